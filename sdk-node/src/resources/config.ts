@@ -1,0 +1,17 @@
+import type { Client } from "openapi-fetch";
+import type { paths } from "../../../generated/types.js";
+import { unwrap } from "../../../sdk-browser/src/unwrap.js";
+import type { ClubConfig, QueryParams, RequestBody } from "../types.js";
+
+export function configResource(api: Client<paths>) {
+  return {
+    /** The published configuration (may be cached for 60 seconds). */
+    get: () => unwrap(api.GET("/v1/config")),
+    getDraft: () => unwrap(api.GET("/v1/config/draft")),
+    /** Validates and stores the draft; the published configuration is unchanged until `publish`. */
+    saveDraft: (config: ClubConfig) => unwrap(api.PUT("/v1/config/draft", { body: config })),
+    /** Publishes the latest draft, or the draft `version` given. */
+    publish: (input?: RequestBody<"Config_publish">) => unwrap(api.POST("/v1/config/publish", { body: input })),
+    versions: (query?: QueryParams<"Config_versions">) => unwrap(api.GET("/v1/config/versions", { params: { query } })),
+  };
+}

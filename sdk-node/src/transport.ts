@@ -1,0 +1,74 @@
+import { ClubeError } from "../../sdk-browser/src/errors.js";
+import { type BackoffPolicy, isRetryableStatus, retryAfterMs, retryDelayMs } from "./backoff.js";
+
+export type FetchFn = (request: Request) => Promise<Response>;
+
+export interface TransportOptions {
+  fetch: FetchFn;
+  /** Per attempt, covering the answer's headers and its whole body. */
+  timeoutMs: number;
+  /** Further attempts after the first, for repeatable calls only. */
+  maxRetries: number;
+  backoff: BackoffPolicy;
+  random: () => number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+// Statuses whose Response must be built with a null body.
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+
+/**
+ * A call is repeated only when repeating cannot apply it twice: reads, and
+ * writes that carry an `Idempotency-Key` (the server answers a repeat with the
+ * stored result instead of acting again).
+ */
+export function isRepeatable(request: Request): boolean {
+  return request.method === "GET" || request.method === "HEAD" || request.headers.has("idempotency-key");
+}
+
+/**
+ * The `fetch` handed to openapi-fetch: adds the per-attempt timeout and the
+ * retries with backoff. It resolves with the last answer (which may be a 4xx
+ * or an exhausted 5xx/429, turned into a `ClubeError` by the caller) or
+ * throws a `ClubeError` with code `network_error` or `timeout`.
+ */
+export function createTransport(options: TransportOptions): FetchFn {
+  return async (request) => {
+    const maxAttempts = isRepeatable(request) ? 1 + options.maxRetries : 1;
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await attemptOnce(request.clone(), options);
+      const failed = outcome instanceof ClubeError || isRetryableStatus(outcome.status);
+      if (!failed || attempt >= maxAttempts) {
+        if (outcome instanceof ClubeError) throw outcome;
+        return outcome;
+      }
+      const retryAfter = outcome instanceof Response ? retryAfterMs(outcome.headers.get("retry-after")) : null;
+      await options.sleep(retryDelayMs(attempt, options.random(), retryAfter, options.backoff));
+    }
+  };
+}
+
+async function attemptOnce(request: Request, options: TransportOptions): Promise<Response | ClubeError> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), options.timeoutMs);
+  try {
+    const response = await options.fetch(new Request(request, { signal: controller.signal }));
+    // The body is read here, under the same timer, so a server that sends
+    // headers and then stalls is a timeout (and retried) like any other.
+    const body = await response.arrayBuffer();
+    return new Response(NULL_BODY_STATUSES.has(response.status) ? null : body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  } catch (err) {
+    const target = `${request.method} ${request.url}`;
+    if (controller.signal.aborted) {
+      return new ClubeError({ status: null, code: "timeout", message: `${target}: no complete answer within ${options.timeoutMs} ms`, requestId: null, raw: err });
+    }
+    const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
+    return new ClubeError({ status: null, code: "network_error", message: `${target} failed: ${reason}`, requestId: null, raw: err });
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,36 @@
+import Koa from "koa";
+import { docsRouter } from "./http/docs.js";
+import { errorHandler } from "./http/errors.js";
+import { participantPreflight } from "./http/cors.js";
+import { requestId } from "./http/request-id.js";
+import { buildRouter, methodNotAllowed } from "./http/router.js";
+import { createHandlers } from "./handlers/index.js";
+import type { Services } from "./services.js";
+
+export interface AppOptions {
+  /** Check every response against the contract (tests only: it costs a validation per response). */
+  validateResponses?: boolean;
+  log?: (line: string) => void;
+}
+
+/**
+ * The HTTP application: request id → error shape → CORS preflight of the
+ * participant surface → docs → the contracted routes → 405/404.
+ */
+export async function createApp(services: Services, options: AppOptions = {}): Promise<Koa> {
+  const app = new Koa();
+  app.proxy = true;
+  const api = buildRouter(createHandlers(services), {
+    auth: services.auth,
+    validateResponses: options.validateResponses,
+  });
+  const docs = await docsRouter();
+
+  app.use(requestId());
+  app.use(errorHandler(options.log));
+  app.use(participantPreflight());
+  app.use(docs.routes());
+  app.use(api.routes());
+  app.use(methodNotAllowed(api));
+  return app;
+}

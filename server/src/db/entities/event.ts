@@ -1,0 +1,72 @@
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import { amountColumn, enumColumn, idColumn, refColumn, tenancyColumns } from "./columns.js";
+
+export type EventStatus = "queued" | "processed" | "failed";
+
+/**
+ * A fact received from the client. `idempotencyKey` is the Idempotency-Key
+ * header, else the event's own `id` (`externalEventId`); the unique index on
+ * (club, env, key) is what makes a repeat a duplicate (NULL keys never
+ * collide, so an event without either is never deduplicated). A repeat is
+ * logged as its own row with no key and `duplicateOf` pointing at the original.
+ *
+ * `amount` keeps the decimal string as received (main units); `amountMinor` is
+ * the same amount in hundredths, exact. `effects` is the list of API effects
+ * returned for it, so a duplicate can answer with the same effects.
+ */
+export const Event = defineEntity({
+  name: "Event",
+  tableName: "events",
+  uniques: [{ properties: ["clubId", "env", "idempotencyKey"] }],
+  indexes: [
+    { properties: ["clubId", "env", "receivedAt"] },
+    { properties: ["participantId", "receivedAt"] },
+    { properties: ["status", "receivedAt"] },
+  ],
+  properties: {
+    id: idColumn(),
+    ...tenancyColumns(),
+    participantId: refColumn(),
+    externalEventId: p.string().length(128).nullable(),
+    idempotencyKey: p.string().length(128).nullable(),
+    duplicateOf: refColumn().nullable(),
+    type: p.string().length(64),
+    amount: p.string().length(40).nullable(),
+    amountMinor: amountColumn().nullable(),
+    currency: p.string().length(3),
+    occurredAt: p.datetime(),
+    meta: p.json<Record<string, unknown>>(),
+    status: enumColumn<EventStatus>(),
+    effects: p.json<Record<string, unknown>[]>(),
+    effectsCount: p.integer(),
+    error: p.text().nullable(),
+    receivedAt: p.datetime(),
+    processedAt: p.datetime().nullable(),
+  },
+});
+export type Event = InferEntity<typeof Event>;
+
+/**
+ * One firing of a rule for a participant: what the rule limits count
+ * (`dayKey` = the club-day, `amounts` = what it granted per unit that run) and,
+ * through the unique (participant, rule, dedupeKey), what makes a rule fire at
+ * most once per value of its `idempotency` path (NULL dedupe keys never collide).
+ */
+export const RuleRun = defineEntity({
+  name: "RuleRun",
+  tableName: "rule_runs",
+  uniques: [{ properties: ["participantId", "ruleId", "dedupeKey"] }],
+  indexes: [{ properties: ["participantId", "ruleId", "dayKey"] }],
+  properties: {
+    id: idColumn(),
+    ...tenancyColumns(),
+    participantId: refColumn(),
+    ruleId: p.string().length(64),
+    dedupeKey: p.string().length(200).nullable(),
+    eventId: refColumn().nullable(),
+    dayKey: p.string().length(10),
+    amounts: p.json<Record<string, number>>(),
+    runAt: p.datetime(),
+  },
+});
+export type RuleRun = InferEntity<typeof RuleRun>;

@@ -1,0 +1,35 @@
+import { ApiKey, Club, ClubSecret } from "./club.js";
+import { CashbackProgram, ConfigVersion } from "./config.js";
+import { Participant } from "./participant.js";
+import { Balance, CurrencyLot, LedgerEntry } from "./wallet.js";
+import { Event, RuleRun } from "./event.js";
+import { Badge, LeaderboardEntry, MissionProgress } from "./achievements.js";
+import { Delivery, ParticipantReward, Redemption } from "./reward.js";
+import { Affiliate, AffiliateAttribution, Referral } from "./referral.js";
+import { CheckinClaim, Notification, WheelSpin } from "./engagement.js";
+import { Game } from "./game.js";
+import { StaffWarning } from "./staff-warning.js";
+import { OutboxMessage, WebhookEndpoint, WebhookSending } from "./webhook.js";
+import { Job } from "./job.js";
+
+export * from "./club.js";
+export * from "./config.js";
+export * from "./participant.js";
+export * from "./wallet.js";
+export * from "./event.js";
+export * from "./achievements.js";
+export * from "./reward.js";
+export * from "./referral.js";
+export * from "./engagement.js";
+export * from "./game.js";
+export * from "./staff-warning.js";
+export * from "./webhook.js";
+export * from "./job.js";
+
+/** Every entity, as the ORM and the migration generator load them. */
+export const allEntities = [
+  Club, ApiKey, ClubSecret, ConfigVersion, CashbackProgram, Participant, Balance, LedgerEntry, CurrencyLot,
+  Event, RuleRun, MissionProgress, Badge, LeaderboardEntry, ParticipantReward, Delivery, Redemption,
+  Referral, Affiliate, AffiliateAttribution, Notification, CheckinClaim, WheelSpin, Game, StaffWarning,
+  WebhookEndpoint, OutboxMessage, WebhookSending, Job,
+];

@@ -1,0 +1,78 @@
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import { enumColumn, idColumn, refColumn, tenancyColumns } from "./columns.js";
+
+export type OutboxKind = "webhook" | "event";
+export type WebhookSendingStatus = "pending" | "succeeded" | "failed";
+
+/**
+ * Where a club sends webhooks in one environment. `events` empty = the default
+ * subscription. `secret` (`whsec_…`) is the HMAC key, kept in clear because
+ * signing needs it. Deleting sets `deletedAt` so past sendings keep their endpoint.
+ */
+export const WebhookEndpoint = defineEntity({
+  name: "WebhookEndpoint",
+  tableName: "webhook_endpoints",
+  indexes: [{ properties: ["clubId", "env", "createdAt"] }],
+  properties: {
+    id: idColumn(),
+    ...tenancyColumns(),
+    url: p.text(),
+    events: p.json<string[]>(),
+    description: p.string().length(200).nullable(),
+    enabled: p.boolean(),
+    secret: p.string().length(64),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+    deletedAt: p.datetime().nullable(),
+  },
+});
+export type WebhookEndpoint = InferEntity<typeof WebhookEndpoint>;
+
+/**
+ * The transactional outbox: written in the same transaction as the change it
+ * announces, handed to the queue after commit by the relay. `webhook`: a
+ * webhook envelope to dispatch; `event`: a queued event to process
+ * (`Prefer: respond-async`). `relayedAt` null = not yet handed over.
+ */
+export const OutboxMessage = defineEntity({
+  name: "OutboxMessage",
+  tableName: "outbox_messages",
+  indexes: [{ properties: ["relayedAt", "createdAt"] }],
+  properties: {
+    id: idColumn(),
+    ...tenancyColumns(),
+    kind: enumColumn<OutboxKind>(),
+    payload: p.json<Record<string, unknown>>(),
+    createdAt: p.datetime(),
+    relayedAt: p.datetime().nullable(),
+  },
+});
+export type OutboxMessage = InferEntity<typeof OutboxMessage>;
+
+/**
+ * One webhook event sent to one endpoint, with its retries. `body` is the exact
+ * JSON sent, fixed at creation so every retry signs the same bytes; unique per
+ * (endpoint, envelope id) so a redelivered outbox message creates no second sending.
+ */
+export const WebhookSending = defineEntity({
+  name: "WebhookSending",
+  tableName: "webhook_sendings",
+  uniques: [{ properties: ["endpointId", "eventId"] }],
+  indexes: [{ properties: ["status", "nextAttemptAt"] }, { properties: ["endpointId", "createdAt"] }],
+  properties: {
+    id: idColumn(),
+    ...tenancyColumns(),
+    endpointId: refColumn(),
+    eventId: refColumn(),
+    eventType: p.string().length(64),
+    body: p.text(),
+    status: enumColumn<WebhookSendingStatus>(),
+    attempts: p.integer(),
+    lastError: p.text().nullable(),
+    lastStatusCode: p.integer().nullable(),
+    nextAttemptAt: p.datetime().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+export type WebhookSending = InferEntity<typeof WebhookSending>;

@@ -1,0 +1,77 @@
+import { join } from "node:path";
+import type { MigrationObject, Options } from "@mikro-orm/core";
+import type { AbstractSqlDriver } from "@mikro-orm/knex";
+import { LibSqlDriver } from "@mikro-orm/libsql";
+import { PostgreSqlDriver } from "@mikro-orm/postgresql";
+import { Migrator } from "@mikro-orm/migrations";
+import { allEntities } from "./entities/index.js";
+
+export type Dialect = "sqlite" | "postgresql";
+
+/** Where the data lives: the embedded SQLite file, or a PostgreSQL database. */
+export type DatabaseTarget = { dialect: "sqlite"; file: string } | { dialect: "postgresql"; url: string };
+
+/** The embedded database's file name inside the data directory. */
+export const SQLITE_FILE = "clube.sqlite";
+
+/**
+ * No URL → the embedded SQLite file `<dataDir>/clube.sqlite`; a
+ * `postgres://`/`postgresql://` URL → PostgreSQL. Anything else is refused
+ * rather than silently falling back to SQLite.
+ */
+export function databaseTarget(opts: { databaseUrl?: string; dataDir: string }): DatabaseTarget {
+  if (!opts.databaseUrl) return { dialect: "sqlite", file: join(opts.dataDir, SQLITE_FILE) };
+  if (/^postgres(ql)?:\/\//.test(opts.databaseUrl)) return { dialect: "postgresql", url: opts.databaseUrl };
+  throw new Error(`DATABASE_URL must be a postgres:// URL (or unset for the embedded SQLite file); got scheme "${opts.databaseUrl.split(":")[0]}"`);
+}
+
+/** How long a SQLite writer waits for another process's write lock before failing. */
+const SQLITE_BUSY_TIMEOUT_MS = 0;
+
+interface SqliteConnection {
+  exec(sql: string): unknown;
+}
+
+/**
+ * Per-connection SQLite settings. WAL lets readers work while one process
+ * writes; busy_timeout makes a second writer (another process on the same
+ * file: the server and a worker) wait for the lock instead of failing with
+ * SQLITE_BUSY. Runs on every new pooled connection (knex recycles them).
+ */
+function prepareSqliteConnection(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void): void {
+  try {
+    conn.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}; PRAGMA synchronous = NORMAL;`);
+    done(null, conn);
+  } catch (err) {
+    done(err as Error, conn);
+  }
+}
+
+/**
+ * The MikroORM options for a target: entities defined with `defineEntity`
+ * (no decorator metadata under tsx), the committed migrations listed
+ * explicitly (no file globbing, so it works from any working directory), and
+ * no schema snapshot files (migrations are generated against a scratch
+ * database instead; see make-migration.ts).
+ */
+export function ormOptions(target: DatabaseTarget, migrations: MigrationObject[], debug = false): Options<AbstractSqlDriver> {
+  const common = {
+    entities: allEntities,
+    extensions: [Migrator],
+    debug,
+    discovery: { disableDynamicFileAccess: true },
+    metadataCache: { enabled: false },
+    migrations: {
+      migrationsList: migrations,
+      snapshot: false,
+      transactional: true,
+      allOrNothing: true,
+      silent: true,
+      emit: "ts" as const,
+    },
+  };
+  if (target.dialect === "sqlite") {
+    return { ...common, driver: LibSqlDriver, dbName: target.file, pool: { afterCreate: prepareSqliteConnection } } as Options<AbstractSqlDriver>;
+  }
+  return { ...common, driver: PostgreSqlDriver, clientUrl: target.url } as Options<AbstractSqlDriver>;
+}

@@ -1,0 +1,56 @@
+import { MikroORM, type MigrationObject } from "@mikro-orm/core";
+import type { AbstractSqlDriver, SqlEntityManager } from "@mikro-orm/knex";
+import type { Migrator } from "@mikro-orm/migrations";
+import { migrations as postgresqlMigrations } from "./migrations/postgresql/index.js";
+import { migrations as sqliteMigrations } from "./migrations/sqlite/index.js";
+import { databaseTarget, ormOptions, type Dialect } from "./options.js";
+
+export type { Dialect } from "./options.js";
+
+export interface Database {
+  orm: MikroORM<AbstractSqlDriver, SqlEntityManager>;
+  dialect: Dialect;
+  /** A fresh EntityManager (its own identity map); use one per request or job. */
+  em(): SqlEntityManager;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** `postgres://…`, or unset for the embedded SQLite file. */
+  databaseUrl?: string;
+  /** Where the embedded SQLite file lives (created when missing). */
+  dataDir: string;
+  /** Log every query. */
+  debug?: boolean;
+  /** Apply pending migrations on open (default true). `clube migrate` and the tests use it; pass false to open as-is. */
+  migrate?: boolean;
+}
+
+/** The committed migrations of each dialect. */
+export const committedMigrations: Record<Dialect, MigrationObject[]> = {
+  sqlite: sqliteMigrations,
+  postgresql: postgresqlMigrations,
+};
+
+/**
+ * Opens the database the settings point at and brings its schema up to date.
+ * Every process (server, worker, CLI) opens it the same way; migrations run in
+ * one transaction, so a process that starts against an older schema either
+ * applies all pending migrations or none.
+ */
+export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
+  const target = databaseTarget(opts);
+  const orm = await MikroORM.init<AbstractSqlDriver, SqlEntityManager>(ormOptions(target, committedMigrations[target.dialect], opts.debug));
+  try {
+    if (opts.migrate !== false) await orm.getMigrator<Migrator>().up();
+  } catch (err) {
+    await orm.close(true);
+    throw err;
+  }
+  return {
+    orm,
+    dialect: target.dialect,
+    em: () => orm.em.fork(),
+    close: () => orm.close(true),
+  };
+}

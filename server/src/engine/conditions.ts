@@ -1,0 +1,96 @@
+import type { ConditionValue, FieldCondition, RuleCondition } from "./config.js";
+import type { EngineEvent } from "./types.js";
+
+/**
+ * The value at a dotted path of the event ("amount", "meta.game_type"). A
+ * leading "event." is accepted so rule `idempotency` paths ("event.meta.round_id")
+ * and condition fields share one resolver. Missing steps give undefined.
+ */
+export function eventField(event: EngineEvent, path: string): unknown {
+  const steps = (path.startsWith("event.") ? path.slice("event.".length) : path).split(".");
+  let value: unknown = event;
+  for (const step of steps) {
+    if (value === null || typeof value !== "object" || Array.isArray(value) || !Object.hasOwn(value, step)) return undefined;
+    value = (value as Record<string, unknown>)[step];
+  }
+  return value;
+}
+
+/** A number from a JSON number or a decimal string ("10.50"); NaN otherwise. */
+export function numericValue(value: unknown): number {
+  if (typeof value === "number") return value;
+  if (typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  return Number.NaN;
+}
+
+type Comparison = "equal" | "less" | "greater" | "incomparable";
+
+/**
+ * Compares an event value with a configured scalar: numerically when the
+ * configured value is a number (a decimal string in the event counts as a
+ * number), as text when it is a string (a number in the event is read as its
+ * text), and by identity for booleans.
+ */
+function compare(actual: unknown, expected: number | string | boolean): Comparison {
+  let left: number | string | boolean;
+  if (typeof expected === "number") left = numericValue(actual);
+  else if (typeof expected === "string") left = typeof actual === "number" ? String(actual) : (actual as string);
+  else left = actual as boolean;
+  if (typeof left !== typeof expected || Number.isNaN(left)) return "incomparable";
+  if (typeof expected === "boolean") return left === expected ? "equal" : "incomparable";
+  if (left === expected) return "equal";
+  return left < expected ? "less" : "greater";
+}
+
+function asList(value: ConditionValue): (number | string | boolean)[] {
+  return Array.isArray(value) ? value : [value];
+}
+
+/**
+ * `{field, op, value}` on the event. A missing or incomparable field makes
+ * every operator false except `!=` and `not_in`, which are true. `in`/`not_in`
+ * take a list (a single value counts as a list of one); the ordering operators
+ * are false against a list.
+ */
+export function evaluateFieldCondition(condition: FieldCondition, event: EngineEvent): boolean {
+  const actual = eventField(event, condition.field);
+  const { op, value } = condition;
+  if (op === "in" || op === "not_in") {
+    const found = asList(value).some((candidate) => compare(actual, candidate) === "equal");
+    return op === "in" ? found : !found;
+  }
+  if (Array.isArray(value)) return op === "!=";
+  const comparison = compare(actual, value);
+  switch (op) {
+    case "==":
+      return comparison === "equal";
+    case "!=":
+      return comparison !== "equal";
+    case ">":
+      return comparison === "greater";
+    case ">=":
+      return comparison === "greater" || comparison === "equal";
+    case "<":
+      return comparison === "less";
+    case "<=":
+      return comparison === "less" || comparison === "equal";
+  }
+}
+
+export interface ConditionContext {
+  event: EngineEvent;
+  tags: readonly string[];
+  tierCode: string;
+  /** Events of this type the participant had before this one. */
+  eventCountBefore: number;
+}
+
+/** Any rule condition form, against the event and the participant as it is now. */
+export function evaluateCondition(condition: RuleCondition, context: ConditionContext): boolean {
+  if ("field" in condition) return evaluateFieldCondition(condition, context.event);
+  if ("segment" in condition) return context.tags.includes(condition.segment);
+  if ("segment_not" in condition) return !context.tags.includes(condition.segment_not);
+  if ("tier_in" in condition) return condition.tier_in.includes(context.tierCode);
+  if ("first_time" in condition) return context.eventCountBefore === 0;
+  return context.eventCountBefore + 1 === condition.nth;
+}

@@ -1,0 +1,50 @@
+import type { ClubConfig } from "./config.js";
+import { claimMissionReward, progressMissionsForEvent, type ClaimRefusal } from "./missions.js";
+import { grantRewardSpec } from "./rewards.js";
+import { runRule } from "./rules.js";
+import { Session } from "./session.js";
+import { dayKey } from "./time.js";
+import type { EngineEvent, Evaluation, ParticipantState } from "./types.js";
+
+export interface EngineInput {
+  /** The published config, with every default filled by the validator. */
+  config: ClubConfig;
+  state: ParticipantState;
+  now: Date;
+  /** The club time zone (`checkin.timezone`): club days, weeks and months. */
+  timeZone: string;
+}
+
+/**
+ * Evaluates one event for one participant: the enabled rules triggered by its
+ * type in config order (each effect in order), then every mission, then the
+ * level and tier changes. Pure: the same input always gives the same output.
+ */
+export function evaluate(input: EngineInput & { event: EngineEvent }): Evaluation {
+  const { config, state, event, now, timeZone } = input;
+  const session = new Session(config, state, now, timeZone);
+  const today = dayKey(now, timeZone);
+  for (const rule of config.rules) {
+    if (rule.enabled && rule.trigger.event === event.type) runRule(session, rule, event, today);
+  }
+  progressMissionsForEvent(session, event);
+  return session.finish(event.type);
+}
+
+/** Claims a completed `manual` mission's reward, or says why it cannot be claimed. */
+export function claimMission(input: EngineInput & { missionId: string }): { ok: true; evaluation: Evaluation } | { ok: false; reason: ClaimRefusal } {
+  const session = new Session(input.config, input.state, input.now, input.timeZone);
+  const refusal = claimMissionReward(session, input.missionId);
+  return refusal === null ? { ok: true, evaluation: session.finish(null) } : { ok: false, reason: refusal };
+}
+
+/**
+ * Grants reward specs (`xp:50`, `coins:10`, `reward:<code>`) outside rules,
+ * e.g. for a check-in day, a wheel slice or a referral, attributed to `ruleId`
+ * (`checkin:2026-11-21`, `referral:<id>`…), with the same effects and delta as an event.
+ */
+export function grantRewards(input: EngineInput & { specs: string[]; ruleId: string }): Evaluation {
+  const session = new Session(input.config, input.state, input.now, input.timeZone);
+  for (const spec of input.specs) grantRewardSpec(session, spec, input.ruleId);
+  return session.finish(null);
+}

@@ -1,0 +1,74 @@
+/**
+ * Exact decimal handling for amounts. Event amounts arrive in main units as
+ * JSON numbers or decimal strings; balances are integers in minor units. Going
+ * through the decimal digits (never `amount * 100`) keeps "0.1" + "0.2" at
+ * exactly 30 cents.
+ */
+
+// Digits, an optional fraction and, for JSON numbers printed by JavaScript
+// (1e21, 1e-7), an optional exponent. No sign: negative amounts are refused.
+const DECIMAL = /^(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+interface Decimal {
+  /** All significant digits, without the decimal point. */
+  digits: string;
+  /** How many of `digits` are after the decimal point (may be negative). */
+  scale: number;
+}
+
+function parseDecimal(amount: number | string): Decimal {
+  const text = typeof amount === "number" ? numberText(amount) : amount;
+  const match = DECIMAL.exec(text);
+  if (!match) throw new RangeError(`amount must be a non-negative decimal number, got ${JSON.stringify(amount)}`);
+  const [, whole, fraction = "", exponent = "0"] = match;
+  return { digits: whole + fraction, scale: fraction.length - Number(exponent) };
+}
+
+function numberText(amount: number): string {
+  if (!Number.isFinite(amount)) throw new RangeError(`amount must be a finite number, got ${amount}`);
+  return String(amount);
+}
+
+/** The decimal scaled to `decimals` places, truncated toward zero, as a BigInt. */
+function scaled({ digits, scale }: Decimal, decimals: number): bigint {
+  const shift = decimals - scale;
+  if (shift >= 0) return BigInt(digits + "0".repeat(shift));
+  const kept = digits.slice(0, digits.length + shift);
+  return BigInt(kept === "" ? "0" : kept);
+}
+
+function toSafeNumber(value: bigint, amount: number | string): number {
+  if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`amount ${JSON.stringify(amount)} is too large`);
+  return Number(value);
+}
+
+/**
+ * Main units → integer minor units with `decimals` places, truncated toward
+ * zero ("10.005" with decimals 2 → 1000). Throws RangeError for negative,
+ * non-numeric, non-finite or unsafe (> 2^53 − 1 minor units) amounts.
+ */
+export function toMinorUnits(amount: number | string, decimals: number): number {
+  return toSafeNumber(scaled(parseDecimal(amount), decimals), amount);
+}
+
+/** Integer minor units → main units (1050 with decimals 2 → 10.5). */
+export function fromMinorUnits(minor: number, decimals: number): number {
+  // Dividing two exactly representable integers is correctly rounded, so this
+  // is the double nearest to the decimal value.
+  return minor / 10 ** decimals;
+}
+
+/** Number of digits after the decimal point needed to write `value` exactly. */
+function decimalPlaces(value: number): number {
+  return Math.max(0, parseDecimal(Math.abs(value)).scale);
+}
+
+/**
+ * Exact sum of two decimal quantities (mission `sum` goals add event amounts in
+ * main units): 0.1 + 0.2 is 0.3, not 0.30000000000000004.
+ */
+export function addDecimal(a: number, b: number): number {
+  const places = Math.max(decimalPlaces(a), decimalPlaces(b));
+  const signed = (value: number) => (value < 0 ? -1n : 1n) * scaled(parseDecimal(Math.abs(value)), places);
+  return fromMinorUnits(Number(signed(a) + signed(b)), places);
+}

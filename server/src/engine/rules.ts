@@ -1,0 +1,52 @@
+import type { RuleConfig } from "./config.js";
+import { eventField, evaluateCondition } from "./conditions.js";
+import { applyRuleEffect } from "./effects.js";
+import { matchesGameFilter } from "./games.js";
+import { currentRunState, runLimitReached } from "./limits.js";
+import type { Session } from "./session.js";
+import type { EngineEvent, RuleGate } from "./types.js";
+
+/**
+ * The rule run's dedupe key: the value at the rule's `idempotency` path
+ * ("event.id", "event.meta.round_id"), or null when the path holds no scalar.
+ */
+export function dedupeKey(rule: RuleConfig, event: EngineEvent): string | null {
+  const value = eventField(event, rule.idempotency);
+  return typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? String(value) : null;
+}
+
+/** The first gate that stops the rule for this event, or null when it fires. */
+function blockingGate(session: Session, rule: RuleConfig, event: EngineEvent, dayKey: string): RuleGate | null {
+  const context = {
+    event,
+    tags: session.tags,
+    tierCode: session.tierCode,
+    eventCountBefore: session.state.eventCountsBefore[event.type] ?? 0,
+  };
+  if (!rule.conditions.every((condition) => evaluateCondition(condition, context))) return "conditions";
+  if (!matchesGameFilter(rule.games, event.meta, session.config.games?.exclude)) return "games";
+  return runLimitReached(rule, currentRunState(session.state.ruleRuns[rule.id], dayKey), dedupeKey(rule, event), session.now);
+}
+
+/**
+ * Runs one rule whose trigger is the event's type: checks its conditions, game
+ * filters and run limits, applies its effects in order and records the run
+ * (a run counts when the rule fires, whatever its effects produced).
+ */
+export function runRule(session: Session, rule: RuleConfig, event: EngineEvent, dayKey: string): void {
+  const gate = blockingGate(session, rule, event, dayKey);
+  if (gate !== null) {
+    session.trace.push({ rule_id: rule.id, fired: false, stoppedBy: gate });
+    return;
+  }
+  const run = currentRunState(session.state.ruleRuns[rule.id], dayKey);
+  const granted = { ...run.today.granted };
+  for (const effect of rule.effects) applyRuleEffect(session, rule, effect, event, granted);
+  session.recordRun(rule.id, {
+    total: run.total + 1,
+    lastRunAt: session.now.toISOString(),
+    today: { dayKey, runs: run.today.runs + 1, granted },
+    dedupeKey: dedupeKey(rule, event),
+  });
+  session.trace.push({ rule_id: rule.id, fired: true });
+}

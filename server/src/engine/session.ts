@@ -1,0 +1,277 @@
+import type { ApiEffect, ClubConfig, CurrencyConfig, MissionConfig, RewardConfig, RuleEffect } from "./config.js";
+import { expiredAmount, spendLots } from "./lots.js";
+import { toMinorUnits } from "./money.js";
+import { levelForXp, levelThresholds } from "./progression.js";
+import { tierAfterLevelChange } from "./tiers.js";
+import { addDays, monthKey } from "./time.js";
+import type {
+  Evaluation,
+  LedgerLine,
+  MissionState,
+  NewLot,
+  ParticipantState,
+  RefusalReason,
+  Refusal,
+  RewardGrant,
+  RuleRunUpdate,
+  RuleTrace,
+  Skip,
+  SkipReason,
+  StateDelta,
+} from "./types.js";
+
+/** Seed limits on participant tags. */
+export const MAX_TAGS = 20;
+export const MAX_TAG_LENGTH = 32;
+
+/**
+ * The participant as it evolves while one event is evaluated, and everything
+ * the evaluation produces. Rules run in order against this working state, so
+ * a later rule sees the XP, balances and tags an earlier one granted.
+ * Mutable, but local to one evaluate call.
+ */
+export class Session {
+  readonly effects: ApiEffect[] = [];
+  readonly refused: Refusal[] = [];
+  readonly skipped: Skip[] = [];
+  readonly trace: RuleTrace[] = [];
+  private xpDelta = 0;
+  private readonly ledger: LedgerLine[] = [];
+  private readonly balanceDeltas: Record<string, number> = {};
+  private readonly lotsConsumed = new Map<string, number>();
+  private readonly lotsCreated: NewLot[] = [];
+  private readonly ruleRuns: Record<string, RuleRunUpdate> = {};
+  private readonly missions: Record<string, MissionState> = {};
+  private readonly rewards: RewardGrant[] = [];
+  private readonly badges: StateDelta["badges"] = [];
+  private readonly leaderboard: StateDelta["leaderboard"] = [];
+  private readonly tagsAdded: StateDelta["tagsAdded"] = [];
+  private readonly notifications: StateDelta["notifications"] = [];
+  private readonly webhooks: StateDelta["webhooks"] = [];
+  private readonly thresholds: readonly number[];
+
+  constructor(
+    readonly config: ClubConfig,
+    readonly state: ParticipantState,
+    readonly now: Date,
+    readonly timeZone: string,
+  ) {
+    this.thresholds = levelThresholds(config.progression.curve);
+  }
+
+  get xp(): number {
+    return this.state.xp + this.xpDelta;
+  }
+
+  get level(): number {
+    return levelForXp(this.thresholds, this.xp);
+  }
+
+  get tierCode(): string {
+    return tierAfterLevelChange(this.config.progression, this.state.tierCode, this.level);
+  }
+
+  get tags(): string[] {
+    return [...this.state.tags, ...this.tagsAdded.map((added) => added.tag)];
+  }
+
+  balance(currency: string): number {
+    return (this.state.balances[currency] ?? 0) + (this.balanceDeltas[currency] ?? 0);
+  }
+
+  currency(code: string): CurrencyConfig | undefined {
+    return this.config.currencies.find((currency) => currency.code === code);
+  }
+
+  reward(code: string): RewardConfig | undefined {
+    return this.config.rewards.find((reward) => reward.code === code);
+  }
+
+  mission(id: string): MissionState | undefined {
+    return this.missions[id] ?? this.state.missions[id];
+  }
+
+  recordRun(ruleId: string, update: RuleRunUpdate): void {
+    this.ruleRuns[ruleId] = update;
+  }
+
+  skip(ruleId: string, effect: RuleEffect["type"], reason: SkipReason, detail: string): void {
+    this.skipped.push({ rule_id: ruleId, effect, reason, detail });
+  }
+
+  /**
+   * `amount` (main units) as a positive whole number of units with `decimals`
+   * places, truncated toward zero; null, reported in `skipped`, when that
+   * comes to nothing or is out of range.
+   */
+  positiveUnits(ruleId: string, effect: RuleEffect["type"], amount: number | string, decimals: number): number | null {
+    if (Number(amount) <= 0) {
+      this.skip(ruleId, effect, "non_positive", `the amount ${amount} is not positive`);
+      return null;
+    }
+    let units: number;
+    try {
+      units = toMinorUnits(amount, decimals);
+    } catch (error) {
+      this.skip(ruleId, effect, "out_of_range", (error as RangeError).message);
+      return null;
+    }
+    if (units === 0) this.skip(ruleId, effect, "non_positive", `the amount ${amount} is less than one unit`);
+    return units === 0 ? null : units;
+  }
+
+  refuse(ruleId: string, effect: RuleEffect["type"], reason: RefusalReason): void {
+    this.refused.push({ rule_id: ruleId, effect, reason });
+  }
+
+  grantXp(amount: number, ruleId: string): void {
+    this.xpDelta += amount;
+    this.ledger.push({ unit: "xp", delta: amount, reason: "grant_xp", ruleId });
+    this.effects.push({ type: "xp_granted", amount, rule_id: ruleId });
+  }
+
+  /** Credits `amount` minor units; a currency with `expiresInDays` credits a lot that expires. */
+  grantCurrency(currency: CurrencyConfig, amount: number, ruleId: string): void {
+    this.changeBalance(currency.code, amount, "grant_currency", ruleId);
+    if (currency.expiresInDays !== null) {
+      this.lotsCreated.push({
+        currency: currency.code,
+        amount,
+        grantedAt: this.now.toISOString(),
+        expiresAt: addDays(this.now, currency.expiresInDays).toISOString(),
+        ruleId,
+      });
+    }
+    this.effects.push({ type: "currency_granted", currency: currency.code, amount, rule_id: ruleId });
+  }
+
+  /**
+   * Debits `amount` minor units, spending the oldest unexpired lots first.
+   * Returns false, changing nothing, when the spendable balance (expired lots
+   * not counted) is short.
+   */
+  debitCurrency(currency: CurrencyConfig, amount: number, ruleId: string): boolean {
+    const spendable = this.balance(currency.code) - expiredAmount(this.remainingLots(), currency.code, this.now);
+    if (spendable < amount) return false;
+    let left = amount;
+    for (const { lotId, amount: taken } of spendLots(this.remainingLots(), currency.code, amount, this.now)) {
+      this.lotsConsumed.set(lotId, (this.lotsConsumed.get(lotId) ?? 0) + taken);
+      left -= taken;
+    }
+    // Lots credited earlier in this same evaluation are the newest of all.
+    for (const lot of this.lotsCreated) {
+      if (left === 0) break;
+      if (lot.currency !== currency.code) continue;
+      const taken = Math.min(left, lot.amount);
+      lot.amount -= taken;
+      left -= taken;
+    }
+    this.changeBalance(currency.code, -amount, "debit_currency", ruleId);
+    this.effects.push({ type: "currency_debited", currency: currency.code, amount, rule_id: ruleId });
+    return true;
+  }
+
+  /** The participant's lots with what this evaluation already spent taken out. */
+  private remainingLots() {
+    return this.state.lots.map((lot) => ({ ...lot, remaining: lot.remaining - (this.lotsConsumed.get(lot.id) ?? 0) }));
+  }
+
+  private changeBalance(currency: string, delta: number, reason: LedgerLine["reason"], ruleId: string): void {
+    this.balanceDeltas[currency] = (this.balanceDeltas[currency] ?? 0) + delta;
+    this.ledger.push({ unit: currency, delta, reason, ruleId });
+  }
+
+  grantReward(reward: RewardConfig, ruleId: string): void {
+    this.rewards.push({
+      effectIndex: this.effects.length,
+      rewardCode: reward.code,
+      ruleId,
+      type: reward.type,
+      payload: reward.payload,
+      expiresAt: reward.expiresInDays === null ? null : addDays(this.now, reward.expiresInDays).toISOString(),
+      delivery: reward.type === "client_delivered",
+    });
+    this.effects.push({ type: "reward_granted", reward_code: reward.code, rule_id: ruleId });
+  }
+
+  /** A badge is granted once: a badge the participant has is a silent no-op. */
+  grantBadge(badgeCode: string, ruleId: string): void {
+    if (this.state.badges.includes(badgeCode) || this.badges.some((badge) => badge.badgeCode === badgeCode)) return;
+    this.badges.push({ badgeCode, ruleId });
+    this.effects.push({ type: "badge_granted", badge_code: badgeCode, rule_id: ruleId });
+  }
+
+  /** Adds a tag within the seed's limits; a tag the participant has is a silent no-op. */
+  tag(tag: string, ruleId: string): RefusalReason | null {
+    const tags = this.tags;
+    if (tags.includes(tag)) return null;
+    if (tag.length > MAX_TAG_LENGTH) return "tag_too_long";
+    if (tags.length >= MAX_TAGS) return "tag_limit";
+    this.tagsAdded.push({ tag, ruleId });
+    this.effects.push({ type: "tagged", tag, rule_id: ruleId });
+    return null;
+  }
+
+  addLeaderboardPoints(campaignId: string, points: number, ruleId: string): void {
+    this.leaderboard.push({ campaignId, points, ruleId });
+    this.effects.push({ type: "leaderboard_points", campaign_id: campaignId, points, rule_id: ruleId });
+  }
+
+  notify(template: string, ruleId: string): void {
+    this.notifications.push({ template, ruleId });
+  }
+
+  requestWebhook(event: string, ruleId: string): void {
+    this.webhooks.push({ event, ruleId });
+  }
+
+  recordMissionProgress(mission: MissionConfig, next: MissionState, completedNow: boolean): void {
+    this.missions[mission.id] = next;
+    this.effects.push({ type: "mission_progressed", mission_id: mission.id, progress: next.progress, target: mission.goal.target });
+    if (completedNow) this.effects.push({ type: "mission_completed", mission_id: mission.id, period: next.periodKey });
+  }
+
+  /** Marks a completed mission's reward as claimed (the grant itself is separate). */
+  markMissionClaimed(missionId: string, state: MissionState): void {
+    this.missions[missionId] = { ...state, claimed: true };
+  }
+
+  /**
+   * Closes the evaluation: level and tier effects after all XP changes, and
+   * the delta. `countedEventType` is the type of the event evaluated, whose
+   * counter goes up by one (null when no event is involved, as for a claim).
+   */
+  finish(countedEventType: string | null): Evaluation {
+    const level = this.level;
+    const tierCode = this.tierCode;
+    if (level > this.state.level) this.effects.push({ type: "level_up", from: this.state.level, to: level });
+    if (tierCode !== this.state.tierCode) this.effects.push({ type: "tier_changed", from: this.state.tierCode, to: tierCode });
+    const month = monthKey(this.now, this.timeZone);
+    const peak = this.state.peakLevel?.monthKey === month ? Math.max(this.state.peakLevel.level, level) : level;
+    return {
+      effects: this.effects,
+      refused: this.refused,
+      skipped: this.skipped,
+      trace: this.trace,
+      delta: {
+        xp: this.xpDelta,
+        level,
+        tierCode,
+        peakLevel: { monthKey: month, level: peak },
+        ledger: this.ledger,
+        balances: this.balanceDeltas,
+        lotsConsumed: [...this.lotsConsumed].map(([lotId, amount]) => ({ lotId, amount })),
+        lotsCreated: this.lotsCreated.filter((lot) => lot.amount > 0),
+        ruleRuns: this.ruleRuns,
+        eventCounts: countedEventType === null ? {} : { [countedEventType]: 1 },
+        missions: this.missions,
+        rewards: this.rewards,
+        badges: this.badges,
+        leaderboard: this.leaderboard,
+        tagsAdded: this.tagsAdded,
+        notifications: this.notifications,
+        webhooks: this.webhooks,
+      },
+    };
+  }
+}

@@ -1,0 +1,96 @@
+import type { Middleware } from "koa";
+import { ApiError } from "../usecases/errors.js";
+import { verifyParticipantToken } from "./tokens.js";
+
+/** The three schemes of the contract. */
+export type SchemeName = "SecretKeyAuth" | "ParticipantTokenAuth" | "ParticipantHeaderAuth";
+
+/** Who is calling, once authenticated. */
+export type Auth =
+  | { kind: "public" }
+  | { kind: "secret"; clubId: string; env: "test" | "live"; keyId: string }
+  | {
+      kind: "participant";
+      clubId: string;
+      env: "test" | "live";
+      externalId: string;
+      /** `token`: a participant token; `header`: headless mode (secret key + X-Participant). */
+      via: "token" | "header";
+    };
+
+export interface AuthDeps {
+  resolveApiKey(raw: string): Promise<{ clubId: string; env: "test" | "live"; keyId: string } | null>;
+  signingSecret(clubId: string, env: "test" | "live"): Promise<string | null>;
+  now(): Date;
+}
+
+const SECRET_KEY = /^cf_(test|live)_[A-Za-z0-9]+$/;
+
+/**
+ * Authenticates a request against an operation's security alternatives (from
+ * generated/operations.ts). `[]` is public. A secret key alone satisfies
+ * `[["SecretKeyAuth"]]`; the participant surface accepts a participant token,
+ * or a secret key plus `X-Participant` (headless mode).
+ *
+ * Status choices: no or unknown credentials → 401; a participant token on a
+ * secret-key-only route → 403 `secret_key_required` (the token is valid, the
+ * route is not for it); a secret key on the participant surface without
+ * `X-Participant` → 422 naming the header.
+ */
+export function authenticate(security: readonly (readonly SchemeName[])[], deps: AuthDeps): Middleware {
+  const acceptsSecret = security.some((alt) => alt.length === 1 && alt[0] === "SecretKeyAuth");
+  const acceptsHeadless = security.some((alt) => alt.includes("ParticipantHeaderAuth"));
+  const acceptsToken = security.some((alt) => alt.includes("ParticipantTokenAuth"));
+
+  return async (ctx, next) => {
+    if (security.length === 0) {
+      ctx.state.auth = { kind: "public" } satisfies Auth;
+      return next();
+    }
+    const credential = bearer(ctx.get("Authorization"));
+    if (!credential) {
+      throw new ApiError(401, "unauthorized", "Send your key as `Authorization: Bearer <key>`.");
+    }
+    if (SECRET_KEY.test(credential)) {
+      const key = await deps.resolveApiKey(credential);
+      if (!key) throw new ApiError(401, "unauthorized", "The key is unknown or revoked.");
+      if (acceptsSecret) {
+        ctx.state.auth = { kind: "secret", ...key } satisfies Auth;
+      } else if (acceptsHeadless) {
+        const externalId = ctx.get("X-Participant");
+        if (!externalId) {
+          throw new ApiError(422, "validation_failed", "headers.x-participant is required with a secret key on /v1/me/* (headless mode).");
+        }
+        if (externalId.length > 128) {
+          throw new ApiError(422, "validation_failed", "headers.x-participant must NOT have more than 128 characters.");
+        }
+        ctx.state.auth = { kind: "participant", clubId: key.clubId, env: key.env, externalId, via: "header" } satisfies Auth;
+      } else {
+        throw new ApiError(401, "unauthorized", "This route does not accept a secret key.");
+      }
+      return next();
+    }
+    if (!acceptsToken) {
+      if (looksLikeJwt(credential)) {
+        throw new ApiError(403, "secret_key_required", "This operation needs the secret key; participant tokens are refused.");
+      }
+      throw new ApiError(401, "unauthorized", "The key is malformed: expected cf_test_… or cf_live_….");
+    }
+    const verified = await verifyParticipantToken(credential, deps.signingSecret, deps.now());
+    if (!verified.ok) {
+      const why = verified.reason === "expired" ? "has expired" : "is not valid for this club";
+      throw new ApiError(401, "invalid_token", `The participant token ${why}; ask your server for a new one.`);
+    }
+    ctx.state.auth = { kind: "participant", ...verified.claims, via: "token" } satisfies Auth;
+    return next();
+  };
+}
+
+function bearer(header: string): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : null;
+}
+
+function looksLikeJwt(value: string): boolean {
+  return value.split(".").length === 3;
+}

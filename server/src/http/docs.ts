@@ -1,0 +1,62 @@
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import Router from "@koa/router";
+
+/**
+ * `GET /openapi.json` (the generated contract, byte for byte) and `GET /docs`
+ * (Swagger UI, served from the swagger-ui-dist package on this server: no CDN,
+ * so the reference works offline and inside a client's private network).
+ */
+const require = createRequire(import.meta.url);
+const swaggerDir: string = require("swagger-ui-dist").getAbsoluteFSPath();
+const ASSETS = new Set(["swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "favicon-32x32.png"]);
+const OPENAPI_PATH = new URL("../../../generated/openapi.json", import.meta.url);
+
+export async function docsRouter(): Promise<Router> {
+  const document = await readFile(OPENAPI_PATH);
+  const router = new Router();
+  router.get("/openapi.json", (ctx) => {
+    ctx.type = "application/json";
+    ctx.set("Cache-Control", "public, max-age=300");
+    ctx.body = document;
+  });
+  router.get("/docs", (ctx) => {
+    ctx.type = "text/html";
+    ctx.body = DOCS_PAGE;
+  });
+  router.get("/docs/assets/:file", async (ctx) => {
+    const file = ctx.params.file;
+    if (!ASSETS.has(file)) return; // falls through to the 404 error body
+    ctx.type = file.split(".").pop()!;
+    ctx.set("Cache-Control", "public, max-age=86400");
+    ctx.body = await readFile(join(swaggerDir, file));
+  });
+  return router;
+}
+
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Clube API reference</title>
+  <link rel="icon" href="/docs/assets/favicon-32x32.png">
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+  <div id="reference"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
+  <script>
+    window.ui = SwaggerUIBundle({
+      url: "/openapi.json",
+      dom_id: "#reference",
+      deepLinking: true,
+      presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+      layout: "StandaloneLayout",
+      validatorUrl: null
+    });
+  </script>
+</body>
+</html>`;

@@ -1,0 +1,128 @@
+import Router from "@koa/router";
+import { bodyParser } from "@koa/bodyparser";
+import type { Context, Middleware } from "koa";
+import { operations, type Handlers, type OperationId } from "../../../generated/operations.js";
+import { operationValidators } from "../../../generated/validators.js";
+import { ApiError } from "../usecases/errors.js";
+import { authenticate, type Auth, type AuthDeps, type SchemeName } from "./auth.js";
+import { check } from "./validate.js";
+
+/** What a handler receives besides the validated request. */
+export interface RequestContext {
+  requestId: string;
+  auth: Auth;
+  /** The Koa context, for the few handlers that need it (CORS of the participant surface). */
+  koa: Context;
+}
+
+/** Body size limits (documented in the contract): 5 MiB for event batches, 1 MiB elsewhere. */
+export const BODY_LIMIT = "1mb";
+export const BATCH_BODY_LIMIT = "5mb";
+
+export interface RouterOptions {
+  auth: AuthDeps;
+  /** In tests: check every response against its schema and fail loudly on a mismatch. */
+  validateResponses?: boolean;
+}
+
+/**
+ * Builds the router from the generated operation table: one route per
+ * contracted operation, each running auth → body parsing → validation (with
+ * coercion and defaults) → the handler. A route the contract lacks cannot be
+ * served, and `Handlers` makes tsc fail while any operation has no handler.
+ */
+export function buildRouter(handlers: Handlers<RequestContext>, options: RouterOptions): Router {
+  const router = new Router();
+  for (const op of operations) {
+    const stack: Middleware[] = [authenticate(op.security as readonly (readonly SchemeName[])[], options.auth)];
+    if (op.body) stack.push(...parseBody(op.operationId === "Events_sendBatch" ? BATCH_BODY_LIMIT : BODY_LIMIT));
+    stack.push(invoke(op, handlers, options));
+    router.register(op.koaPath, [op.method.toUpperCase()], stack, { name: op.operationId });
+  }
+  return router;
+}
+
+/** 405 with an `Allow` header for a known path with another method; unknown paths fall through to 404. */
+export function methodNotAllowed(router: Router): Middleware {
+  return router.allowedMethods({
+    throw: true,
+    methodNotAllowed: () => new ApiError(405, "method_not_allowed", "This route does not accept that method."),
+    notImplemented: () => new ApiError(501, "not_implemented", "Unknown HTTP method."),
+  }) as unknown as Middleware;
+}
+
+function parseBody(limit: string): Middleware[] {
+  const requireJson: Middleware = async (ctx, next) => {
+    const hasBody = Number(ctx.get("Content-Length") || 0) > 0 || Boolean(ctx.get("Transfer-Encoding"));
+    if (hasBody && !ctx.is("application/json")) {
+      throw new ApiError(415, "unsupported_media_type", "Send the body as application/json.");
+    }
+    await next();
+  };
+  const parser = bodyParser({ enableTypes: ["json"], jsonLimit: limit, jsonStrict: true, encoding: "utf-8" }) as unknown as Middleware;
+  return [requireJson, parser];
+}
+
+type Operation = (typeof operations)[number];
+
+function invoke(op: Operation, handlers: Handlers<RequestContext>, options: RouterOptions): Middleware {
+  const validators = operationValidators[op.operationId as OperationId];
+  const handler = handlers[op.operationId as OperationId] as unknown as (req: unknown, ctx: RequestContext) => Promise<{
+    status: number;
+    body: unknown;
+    headers?: Record<string, string | number>;
+  }>;
+  return async (ctx) => {
+    const path = check(validators.path, { ...ctx.params }, "path");
+    const query = check(validators.query, { ...ctx.query }, "query");
+    const headers = readHeaders(ctx, op.params.headers, validators.headers);
+    const body = readBody(ctx, op, validators.body);
+
+    const result = await handler({ path, query, headers, body }, { requestId: ctx.state.requestId, auth: ctx.state.auth, koa: ctx });
+
+    if (options.validateResponses) assertResponse(op.operationId, validators.responses, result.status, result.body);
+    ctx.status = result.status;
+    if (result.headers) {
+      for (const [name, value] of Object.entries(result.headers)) ctx.set(name, String(value));
+    }
+    ctx.body = result.body;
+  };
+}
+
+/** Header parameters are validated under lower-case names and handed over under their declared names. */
+function readHeaders(ctx: Context, declared: readonly string[], validator: Parameters<typeof check>[0]): Record<string, unknown> {
+  const lower: Record<string, unknown> = {};
+  for (const name of declared) {
+    const value = ctx.get(name);
+    if (value !== "") lower[name.toLowerCase()] = value;
+  }
+  check(validator, lower, "headers");
+  const out: Record<string, unknown> = {};
+  for (const name of declared) {
+    if (lower[name.toLowerCase()] !== undefined) out[name] = lower[name.toLowerCase()];
+  }
+  return out;
+}
+
+function readBody(ctx: Context, op: Operation, validator: Parameters<typeof check>[0]): unknown {
+  if (!op.body) return undefined;
+  const raw = (ctx.request as { rawBody?: string }).rawBody;
+  if (raw === undefined || raw === "") {
+    if (op.body.required) throw new ApiError(422, "validation_failed", "body is required.");
+    return check(validator, {}, "body");
+  }
+  return check(validator, (ctx.request as { body?: unknown }).body, "body");
+}
+
+function assertResponse(
+  operationId: string,
+  validators: Record<string, Parameters<typeof check>[0]>,
+  status: number,
+  body: unknown,
+): void {
+  const validator = validators[String(status)];
+  if (!validator) throw new Error(`${operationId} answered ${status}, a status its contract does not list`);
+  if (!validator(body)) {
+    throw new Error(`${operationId} ${status} response breaks the contract: ${JSON.stringify(validator.errors?.slice(0, 3))}`);
+  }
+}

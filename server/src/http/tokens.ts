@@ -1,0 +1,73 @@
+import { SignJWT, decodeJwt, jwtVerify, errors as joseErrors } from "jose";
+
+/**
+ * Participant tokens: short-lived HS256 JWTs signed with the club's secret for
+ * one environment. The club and environment travel as claims so the verifier
+ * knows which secret to check with; a token of another club or environment
+ * fails verification because that secret differs.
+ */
+export interface ParticipantClaims {
+  clubId: string;
+  env: "test" | "live";
+  externalId: string;
+}
+
+const ISSUER = "clube";
+const AUDIENCE = "clube:participant";
+
+export async function issueParticipantToken(
+  secret: string,
+  claims: ParticipantClaims,
+  ttlSeconds: number,
+  now: Date,
+): Promise<{ token: string; expiresAt: Date }> {
+  const iat = Math.floor(now.getTime() / 1000);
+  const exp = iat + ttlSeconds;
+  const token = await new SignJWT({ club: claims.clubId, env: claims.env })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setSubject(claims.externalId)
+    .setIssuedAt(iat)
+    .setExpirationTime(exp)
+    .sign(key(secret));
+  return { token, expiresAt: new Date(exp * 1000) };
+}
+
+/** Why a token was refused; all map to 401 `invalid_token`. */
+export type TokenFailure = "malformed" | "expired" | "bad_signature" | "unknown_club";
+
+export async function verifyParticipantToken(
+  token: string,
+  secretFor: (clubId: string, env: "test" | "live") => Promise<string | null>,
+  now: Date,
+): Promise<{ ok: true; claims: ParticipantClaims } | { ok: false; reason: TokenFailure }> {
+  let unverified: ReturnType<typeof decodeJwt>;
+  try {
+    unverified = decodeJwt(token);
+  } catch {
+    return { ok: false, reason: "malformed" };
+  }
+  const clubId = unverified.club;
+  const env = unverified.env;
+  if (typeof clubId !== "string" || (env !== "test" && env !== "live")) return { ok: false, reason: "malformed" };
+  const secret = await secretFor(clubId, env);
+  if (!secret) return { ok: false, reason: "unknown_club" };
+  try {
+    const { payload } = await jwtVerify(token, key(secret), {
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      algorithms: ["HS256"],
+      currentDate: now,
+    });
+    if (typeof payload.sub !== "string" || payload.sub.length === 0) return { ok: false, reason: "malformed" };
+    return { ok: true, claims: { clubId, env, externalId: payload.sub } };
+  } catch (err) {
+    if (err instanceof joseErrors.JWTExpired) return { ok: false, reason: "expired" };
+    return { ok: false, reason: "bad_signature" };
+  }
+}
+
+function key(secret: string): Uint8Array {
+  return new TextEncoder().encode(secret);
+}

@@ -1,0 +1,292 @@
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import type { Database } from "../db/orm.js";
+import { Job } from "../db/entities/index.js";
+import {
+  DEFAULT_PREFETCH,
+  checkPayload,
+  logHandlerFailure,
+  messageIdFor,
+  type Consumer,
+  type ConsumeOptions,
+  type HandlerFailure,
+  type MessageHandler,
+  type PublishOptions,
+  type Queue,
+} from "./queue.js";
+import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from "./retry.js";
+
+export interface EmbeddedQueueOptions {
+  db: Database;
+  /** The clock deciding when jobs are due and leases end. */
+  now?: () => Date;
+  /** How often an idle consumer looks for due jobs (other processes cannot wake it). */
+  pollIntervalMs?: number;
+  /**
+   * How long a claimed job stays reserved. A running handler renews its lease
+   * every third of it; a job whose worker died is claimed again once it ends.
+   */
+  leaseMs?: number;
+  retry?: RetryPolicy;
+  onHandlerFailure?: (failure: HandlerFailure) => void;
+  /** Problems of the poller itself (database unreachable…); it keeps polling. */
+  onPollError?: (error: unknown) => void;
+  /** Finished jobs are deleted after this long (dead ones are kept for an operator). */
+  retainDoneMs?: number;
+}
+
+type JobRow = Pick<Job, "id" | "queue" | "payload" | "status" | "attempts">;
+
+/**
+ * The queue port on the database (table `jobs`), for one machine without a
+ * broker: jobs survive restarts because they are rows, committed before
+ * `publish` resolves.
+ *
+ * Claiming is a compare-and-set UPDATE (`… WHERE id = ? AND attempts = ? AND
+ * (status = 'ready' AND run_at <= now OR status = 'running' AND locked_until
+ * <= now)`): of two workers racing for a job exactly one changes the row, on
+ * SQLite (writes serialised) and on PostgreSQL (the loser re-checks the WHERE
+ * against the winner's row and matches nothing). `attempts` counts claims, so
+ * a job that keeps killing its worker still reaches the maximum and dies.
+ * Every later write on the job is conditioned on the same `attempts`, so a
+ * worker that lost its lease cannot overwrite the new owner's outcome.
+ */
+export function openEmbeddedQueue(options: EmbeddedQueueOptions): Queue {
+  return new EmbeddedQueue(options);
+}
+
+class EmbeddedQueue implements Queue {
+  private readonly consumers = new Set<EmbeddedConsumer>();
+  private purgeTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: EmbeddedQueueOptions) {}
+
+  async publish(queue: string, payload: unknown, opts: PublishOptions = {}): Promise<void> {
+    checkPayload(payload);
+    const id = messageIdFor(opts);
+    const now = this.now();
+    try {
+      await this.options.db.em().insert(Job, {
+        id,
+        queue,
+        payload,
+        status: "ready",
+        attempts: 0,
+        runAt: new Date(now.getTime() + (opts.delayMs ?? 0)),
+        createdAt: now,
+        updatedAt: now,
+      });
+    } catch (error) {
+      // The same id published again (a relay retrying after a crash): it is already queued.
+      if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      return;
+    }
+    // Consumers in this process need not wait for their next poll.
+    for (const consumer of this.consumers) if (consumer.queue === queue) consumer.wake();
+  }
+
+  async consume(queue: string, handler: MessageHandler, opts: ConsumeOptions = {}): Promise<Consumer> {
+    const consumer = new EmbeddedConsumer(queue, handler, opts.prefetch ?? DEFAULT_PREFETCH, this);
+    this.consumers.add(consumer);
+    this.purgeTimer ??= setInterval(() => void this.purgeDone(), this.retainDoneMs() / 24);
+    consumer.start();
+    return {
+      close: async () => {
+        this.consumers.delete(consumer);
+        await consumer.close();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.purgeTimer);
+    this.purgeTimer = undefined;
+    await Promise.all([...this.consumers].map((consumer) => consumer.close()));
+    this.consumers.clear();
+  }
+
+  now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
+
+  get db(): Database {
+    return this.options.db;
+  }
+
+  get leaseMs(): number {
+    return this.options.leaseMs ?? 60_000;
+  }
+
+  get pollIntervalMs(): number {
+    return this.options.pollIntervalMs ?? 500;
+  }
+
+  get retry(): RetryPolicy {
+    return this.options.retry ?? DEFAULT_RETRY_POLICY;
+  }
+
+  reportFailure(failure: HandlerFailure): void {
+    (this.options.onHandlerFailure ?? logHandlerFailure)(failure);
+  }
+
+  reportPollError(error: unknown): void {
+    (this.options.onPollError ?? ((e) => console.error("[embedded queue]", e)))(error);
+  }
+
+  private retainDoneMs(): number {
+    return this.options.retainDoneMs ?? 24 * 3_600_000;
+  }
+
+  private async purgeDone(): Promise<void> {
+    const before = new Date(this.now().getTime() - this.retainDoneMs());
+    try {
+      await this.db.em().nativeDelete(Job, { status: "done", updatedAt: { $lt: before } });
+    } catch (error) {
+      this.reportPollError(error);
+    }
+  }
+}
+
+class EmbeddedConsumer {
+  private readonly running = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  /** A wake-up arrived during a poll: poll again right after it. */
+  private pollAgain = false;
+  private closed = false;
+
+  constructor(
+    readonly queue: string,
+    private readonly handler: MessageHandler,
+    private readonly prefetch: number,
+    private readonly owner: EmbeddedQueue,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.wake(), this.owner.pollIntervalMs);
+    this.wake();
+  }
+
+  /** Claims due jobs up to the free capacity; one poll at a time per consumer. */
+  wake(): void {
+    if (this.closed) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    this.polling = this.poll()
+      .catch((error: unknown) => this.owner.reportPollError(error))
+      .finally(() => {
+        this.polling = undefined;
+        if (this.pollAgain) {
+          this.pollAgain = false;
+          this.wake();
+        }
+      });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.polling;
+    await Promise.allSettled([...this.running]);
+  }
+
+  private async poll(): Promise<void> {
+    const free = this.prefetch - this.running.size;
+    if (free <= 0) return;
+    for (const job of await this.claim(free)) {
+      const run = this.run(job)
+        // The outcome could not be written: the lease runs out and the job is claimed again.
+        .catch((error: unknown) => this.owner.reportPollError(error))
+        .finally(() => {
+          this.running.delete(run);
+          this.wake();
+        });
+      this.running.add(run);
+    }
+  }
+
+  private async claim(limit: number): Promise<JobRow[]> {
+    const em = this.owner.db.em();
+    const now = this.owner.now();
+    const due = { $lte: now };
+    const candidates = await em.find(
+      Job,
+      { queue: this.queue, $or: [{ status: "ready", runAt: due }, { status: "running", lockedUntil: due }] },
+      { orderBy: { runAt: "asc", createdAt: "asc" }, limit, fields: ["id", "queue", "payload", "status", "attempts"] },
+    );
+    const claimed: JobRow[] = [];
+    for (const candidate of candidates) {
+      if (this.closed) break;
+      const attempts = candidate.attempts + 1;
+      const changed = await em.nativeUpdate(
+        Job,
+        {
+          id: candidate.id,
+          attempts: candidate.attempts,
+          $or: [{ status: "ready", runAt: due }, { status: "running", lockedUntil: due }],
+        },
+        { status: "running", attempts, lockedUntil: this.leaseEnd(now), updatedAt: now },
+      );
+      if (changed === 1) claimed.push({ ...candidate, attempts });
+    }
+    return claimed;
+  }
+
+  private async run(job: JobRow): Promise<void> {
+    const retry = this.owner.retry;
+    if (job.attempts > retry.maxAttempts) {
+      // Only reachable through lease expiry: the worker died during the last allowed attempt.
+      await this.finish(job, { status: "dead", lastError: `worker stopped during attempt ${job.attempts - 1} (lease expired)` });
+      return;
+    }
+    const heartbeat = setInterval(() => void this.renewLease(job), this.owner.leaseMs / 3);
+    let failure: { error: unknown } | undefined;
+    try {
+      await this.handler(job.payload, { id: job.id, attempt: job.attempts });
+    } catch (error) {
+      failure = { error };
+    } finally {
+      clearInterval(heartbeat);
+    }
+    if (!failure) {
+      await this.finish(job, { status: "done", lastError: null });
+      return;
+    }
+    const delay = retryDelayMs(retry, job.attempts);
+    this.owner.reportFailure({ queue: this.queue, id: job.id, attempt: job.attempts, dead: delay === null, error: failure.error });
+    const lastError = failure.error instanceof Error ? failure.error.message : String(failure.error);
+    await this.finish(
+      job,
+      delay === null
+        ? { status: "dead", lastError }
+        : { status: "ready", lastError, runAt: new Date(this.owner.now().getTime() + delay) },
+    );
+  }
+
+  /** Records the outcome, unless another worker took the job over after our lease ran out. */
+  private async finish(job: JobRow, outcome: { status: "done" | "dead" | "ready"; lastError: string | null; runAt?: Date }) {
+    await this.owner.db
+      .em()
+      .nativeUpdate(
+        Job,
+        { id: job.id, status: "running", attempts: job.attempts },
+        { ...outcome, lockedUntil: null, updatedAt: this.owner.now() },
+      );
+  }
+
+  private async renewLease(job: JobRow): Promise<void> {
+    const now = this.owner.now();
+    try {
+      await this.owner.db
+        .em()
+        .nativeUpdate(Job, { id: job.id, status: "running", attempts: job.attempts }, { lockedUntil: this.leaseEnd(now), updatedAt: now });
+    } catch (error) {
+      this.owner.reportPollError(error);
+    }
+  }
+
+  private leaseEnd(now: Date): Date {
+    return new Date(now.getTime() + this.owner.leaseMs);
+  }
+}

@@ -1,0 +1,44 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+
+/**
+ * Process settings, read once from the environment. Everything has an embedded
+ * default so `npm start` on a fresh checkout needs no configuration.
+ */
+export interface Settings {
+  /** HTTP port (`PORT`, default 3000). */
+  port: number;
+  /** `DATABASE_URL`: unset → embedded SQLite under `dataDir`; `postgres://…` → PostgreSQL. */
+  databaseUrl: string | undefined;
+  /** `CLUBE_DATA_DIR`: where the embedded database lives (default ./data). */
+  dataDir: string;
+  /** `AMQP_URL`: unset → the embedded durable queue; `amqp://…` → RabbitMQ. */
+  amqpUrl: string | undefined;
+  /** `CLUBE_PUBLIC_URL`: the base URL clients reach (used in confirm/fail links); default http://localhost:PORT. */
+  publicUrl: string;
+  /** `CLUBE_ALLOW_PRIVATE_WEBHOOKS=1` lets live webhook endpoints point at private addresses. */
+  allowPrivateWebhooks: boolean;
+  /** The service version reported by /v1/health (the root package version). */
+  version: string;
+}
+
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const port = env.PORT ? Number(env.PORT) : 3000;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`PORT must be an integer 0..65535, got ${JSON.stringify(env.PORT)}`);
+  }
+  return {
+    port,
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: resolve(env.CLUBE_DATA_DIR || "data"),
+    amqpUrl: env.AMQP_URL || undefined,
+    publicUrl: (env.CLUBE_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
+    allowPrivateWebhooks: env.CLUBE_ALLOW_PRIVATE_WEBHOOKS === "1",
+    version: packageVersion(),
+  };
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}

@@ -1,0 +1,87 @@
+import { signPayload } from "./signature.js";
+
+/** The seed's limit: the client answers within 10 seconds. */
+export const DEFAULT_SEND_TIMEOUT_MS = 10_000;
+
+export interface WebhookRequest {
+  url: string;
+  /** The endpoint secret (`whsec_…`), used as the HMAC key exactly as given. */
+  secret: string;
+  eventType: string;
+  /** The sending id (`whd_…`), sent as X-Clube-Delivery. */
+  sendingId: string;
+  /** The stored envelope, sent byte for byte. */
+  body: string;
+}
+
+export interface SendResult {
+  ok: boolean;
+  /** The HTTP status when the endpoint answered at all. */
+  statusCode?: number;
+  /** Why the attempt failed, short enough for the console's "last error". */
+  error?: string;
+}
+
+export interface SenderOptions {
+  /** The clock used for the signature timestamp. */
+  now: () => Date;
+  timeoutMs?: number;
+  fetch?: typeof globalThis.fetch;
+}
+
+/**
+ * Makes one delivery attempt. Success is any 2xx within the timeout; the
+ * response body is never read (clients answer first and work later).
+ *
+ * Redirects are not followed: the request carries a signed payload, and
+ * following a 3xx would hand it to whatever host the endpoint points at —
+ * possibly one the club never registered. A redirect counts as a failed
+ * attempt whose error says where it pointed, so the club can fix the URL.
+ *
+ * The signature is computed now, not when the sending was created, so a retry
+ * hours later still passes the receiver's 5-minute age check.
+ */
+export async function sendWebhook(request: WebhookRequest, options: SenderOptions): Promise<SendResult> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const timestamp = Math.floor(options.now().getTime() / 1000);
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
+  try {
+    const response = await doFetch(request.url, {
+      method: "POST",
+      redirect: "manual",
+      signal: abort.signal,
+      headers: {
+        "Content-Type": "application/json",
+        "User-Agent": "Clube-Webhooks/1.0",
+        "X-Clube-Event": request.eventType,
+        "X-Clube-Delivery": request.sendingId,
+        "X-Clube-Signature": signPayload(request.secret, request.body, timestamp),
+      },
+      body: request.body,
+    });
+    // Release the connection without waiting for a body nobody reads.
+    await response.body?.cancel().catch(() => undefined);
+    const statusCode = response.status;
+    if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode };
+    if (statusCode >= 300 && statusCode < 400) {
+      const location = response.headers.get("location");
+      return { ok: false, statusCode, error: `redirect ${statusCode} to ${location ?? "(no location)"} not followed` };
+    }
+    return { ok: false, statusCode, error: `HTTP ${statusCode}` };
+  } catch (err) {
+    if (abort.signal.aborted) return { ok: false, error: `timeout: no response within ${timeoutMs} ms` };
+    return { ok: false, error: networkErrorText(err) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** fetch wraps socket errors as `TypeError: fetch failed` with the useful part in `cause`. */
+function networkErrorText(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
+  if (cause?.code) return `network error: ${cause.code}`;
+  if (cause?.message) return `network error: ${cause.message}`;
+  return `network error: ${err instanceof Error ? err.message : String(err)}`;
+}

@@ -1,0 +1,124 @@
+// Step 5 of `npm run generate`: generated/operations.ts, the operation table the
+// server mounts its routes from, and the Handlers type that makes `tsc` fail while
+// a contracted operation has no handler or a handler returns an undocumented shape.
+import { effectiveSecurity, isSuccessStatus, listOperations, type OpenApiDocument, type OperationRef } from "./document.js";
+import { GENERATED_HEADER } from "./types.js";
+
+/** One row of the table; the shape is also written into the generated file as `OperationSpec`. */
+export interface OperationRow {
+  operationId: string;
+  method: string;
+  path: string;
+  koaPath: string;
+  tag: string;
+  security: string[][];
+  body: { required: boolean } | null;
+  params: { path: string[]; query: string[]; headers: string[] };
+  successStatuses: number[];
+  responseHeaders: Record<string, string[]>;
+}
+
+export function operationRows(doc: OpenApiDocument): OperationRow[] {
+  return listOperations(doc).map((ref) => operationRow(doc, ref));
+}
+
+function operationRow(doc: OpenApiDocument, { operationId, method, path, operation, parameters }: OperationRef): OperationRow {
+  const tag = operation.tags?.[0];
+  if (!tag) throw new Error(`${operationId} has no tag`);
+  const successStatuses = Object.keys(operation.responses).filter(isSuccessStatus).map(Number);
+  if (successStatuses.length === 0) throw new Error(`${operationId} has no 2xx response`);
+  const named = (location: string) => parameters.filter((p) => p.in === location).map((p) => p.name);
+  return {
+    operationId,
+    method,
+    path,
+    koaPath: toKoaPath(path),
+    tag,
+    security: effectiveSecurity(doc, operation),
+    body: operation.requestBody ? { required: operation.requestBody.required === true } : null,
+    // Header names lower-case, as Node delivers them and as the header validators key them.
+    params: { path: named("path"), query: named("query"), headers: named("header").map((n) => n.toLowerCase()) },
+    successStatuses,
+    responseHeaders: Object.fromEntries(
+      Object.entries(operation.responses).map(([status, response]) => [status, Object.keys(response.headers ?? {})]),
+    ),
+  };
+}
+
+/** `/v1/participants/{external_id}/progress` → `/v1/participants/:external_id/progress` (@koa/router syntax). */
+export function toKoaPath(path: string): string {
+  return path.replace(/\{([A-Za-z_$][\w$]*)\}/g, ":$1");
+}
+
+export function generateOperations(doc: OpenApiDocument): string {
+  const rows = operationRows(doc).map((row) => "  " + JSON.stringify(row) + ",");
+  return [GENERATED_HEADER, PRELUDE, "export const operations = [", ...rows, "] as const satisfies readonly OperationSpec[];", "", HANDLER_TYPES].join("\n");
+}
+
+const PRELUDE = `import type { operations as OperationTypes } from "./types.js";
+
+export interface OperationSpec {
+  readonly operationId: string;
+  readonly method: "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace";
+  /** OpenAPI path template, e.g. \`/v1/participants/{external_id}/progress\`. */
+  readonly path: string;
+  /** The same path in @koa/router syntax, e.g. \`/v1/participants/:external_id/progress\`. */
+  readonly koaPath: string;
+  readonly tag: string;
+  /** Alternatives (any one suffices), each a list of schemes that must all be present; \`[]\` = public. */
+  readonly security: readonly (readonly string[])[];
+  readonly body: { readonly required: boolean } | null;
+  /** Parameter names per location; header names lower-case. */
+  readonly params: { readonly path: readonly string[]; readonly query: readonly string[]; readonly headers: readonly string[] };
+  readonly successStatuses: readonly number[];
+  /** Documented response header names per status (\`X-Request-Id\` is on every one). */
+  readonly responseHeaders: { readonly [status: string]: readonly string[] };
+}
+`;
+
+// Generic over openapi-typescript's \`operations\` interface, so these types follow the
+// contract without per-operation code. Errors are not part of HandlerResponse: handlers
+// throw the server's error type for them.
+const HANDLER_TYPES = `/** Every served operation (webhooks are sent, not served, and are not in the table). */
+export type OperationId = (typeof operations)[number]["operationId"];
+export type OperationSpecOf<Op extends OperationId> = Extract<(typeof operations)[number], { operationId: Op }>;
+
+type Defined<T> = Exclude<T, undefined>;
+/** An absent parameter group (\`query?: never\`) is an empty object after validation. */
+type Group<T> = [Defined<T>] extends [never] ? Record<string, never> : Defined<T>;
+type ParametersOf<Op extends OperationId> = OperationTypes[Op]["parameters"];
+type LowerCaseKeys<T> = { [K in keyof T as Lowercase<K & string>]: T[K] };
+
+type RequestBody<Op extends OperationId> = [Defined<OperationTypes[Op]["requestBody"]>] extends [never]
+  ? undefined
+  : Defined<OperationTypes[Op]["requestBody"]> extends { content: { "application/json": infer Body } }
+    ? {} extends Pick<OperationTypes[Op], "requestBody"> ? Body | undefined : Body
+    : undefined;
+
+/** What a handler receives: parameters validated, coerced and defaulted; header names lower-case. */
+export interface HandlerRequest<Op extends OperationId> {
+  path: Group<ParametersOf<Op>["path"]>;
+  query: Group<ParametersOf<Op>["query"]>;
+  headers: LowerCaseKeys<Group<ParametersOf<Op>["header"]>>;
+  body: RequestBody<Op>;
+}
+
+type Responses<Op extends OperationId> = OperationTypes[Op]["responses"];
+type SuccessStatus<Op extends OperationId> = OperationSpecOf<Op>["successStatuses"][number] & keyof Responses<Op>;
+type ResponseBody<R> = R extends { content: { "application/json": infer Body } } ? Body : undefined;
+/** The documented headers a handler sets: the index signature and X-Request-Id (set by the server) removed. */
+type ResponseHeaders<R> = R extends { headers: infer H }
+  ? { [K in keyof H as string extends K ? never : K extends "X-Request-Id" ? never : K]: H[K] }
+  : {};
+type WithHeaders<H> = {} extends H ? { headers?: H } : { headers: H };
+
+/** One variant per documented 2xx response of the operation. */
+export type HandlerResponse<Op extends OperationId> = {
+  [S in SuccessStatus<Op>]: { status: S; body: ResponseBody<Responses<Op>[S]> } & WithHeaders<ResponseHeaders<Responses<Op>[S]>>;
+}[SuccessStatus<Op>];
+
+export type Handler<Op extends OperationId, Ctx> = (req: HandlerRequest<Op>, ctx: Ctx) => Promise<HandlerResponse<Op>>;
+
+/** The server implements exactly this: one handler per operationId. */
+export type Handlers<Ctx> = { [Op in OperationId]: Handler<Op, Ctx> };
+`;

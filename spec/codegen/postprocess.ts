@@ -1,0 +1,168 @@
+// Step 2 of `npm run generate`: what the TypeSpec emitter cannot say, added to
+// the emitted document. Pure (document in, new document out) so it is unit-tested
+// on small inputs and the output is reproducible byte for byte.
+import { listOperations, type JsonSchema, type OpenApiDocument, type ResponseObject } from "./document.js";
+
+/** The extension a webhook body model carries in TypeSpec: `@extension("x-webhook-event", "level.up")`. */
+export const WEBHOOK_EVENT_EXTENSION = "x-webhook-event";
+
+/** Name of the shared response header component every operation response references. */
+export const REQUEST_ID_HEADER = "X-Request-Id";
+const REQUEST_ID_COMPONENT = "RequestId";
+
+/**
+ * `bearerFormat` per HTTP bearer scheme. A fixed table on purpose: a new bearer
+ * scheme in the contract must be classified here, or the generator fails.
+ */
+const BEARER_FORMATS: Record<string, string> = {
+  SecretKeyAuth: "API key",
+  ParticipantTokenAuth: "JWT",
+};
+
+export function postprocess(input: OpenApiDocument): OpenApiDocument {
+  const doc = structuredClone(input);
+  const components = (doc.components ??= {});
+  const schemas = (components.schemas ??= {});
+  const securitySchemes = components.securitySchemes ?? {};
+
+  describeSecuritySchemes(securitySchemes, schemas);
+  // The emitter writes each auth model (`model SecretKeyAuth is BearerAuth`) as a
+  // component schema too; those are not payloads and would get validators and types.
+  for (const name of Object.keys(securitySchemes)) delete schemas[name];
+
+  addRequestIdHeader(doc);
+  summarizeOperations(doc);
+  const webhooks = webhooksFromSchemas(schemas);
+  if (Object.keys(webhooks).length > 0) {
+    doc.webhooks = { ...doc.webhooks, ...webhooks };
+    addWebhooksTag(doc);
+  }
+  return doc;
+}
+
+function describeSecuritySchemes(securitySchemes: Record<string, Record<string, unknown>>, schemas: Record<string, JsonSchema>): void {
+  for (const [name, scheme] of Object.entries(securitySchemes)) {
+    // Some emitter versions drop the doc comment on the scheme but keep it on the schema copy.
+    scheme.description ??= schemas[name]?.description;
+    const isBearer = scheme.type === "http" && String(scheme.scheme).toLowerCase() === "bearer";
+    if (!isBearer) continue;
+    const bearerFormat = BEARER_FORMATS[name];
+    if (bearerFormat === undefined) throw new Error(`Bearer scheme ${name} has no bearerFormat in spec/codegen/postprocess.ts`);
+    scheme.bearerFormat = bearerFormat;
+  }
+}
+
+function addRequestIdHeader(doc: OpenApiDocument): void {
+  const components = doc.components!;
+  components.headers = {
+    ...components.headers,
+    [REQUEST_ID_COMPONENT]: {
+      description: "Identifies this request in the service's logs; quote it when contacting support.",
+      required: true,
+      schema: { type: "string", minLength: 1 },
+      example: "req_01HZX3M7Q4T9B2C6D8E0F1G2H3",
+    },
+  };
+  for (const { operation } of listOperations(doc)) {
+    for (const [status, response] of Object.entries(operation.responses)) {
+      operation.responses[status] = withRequestIdHeader(response);
+    }
+  }
+}
+
+/**
+ * Reference pages list operations by `summary` (Redocly's operation-summary rule requires
+ * one). An operation without `@summary` gets the first sentence of its doc comment.
+ */
+function summarizeOperations(doc: OpenApiDocument): void {
+  for (const { operation } of listOperations(doc)) {
+    // Without a doc comment there is nothing to summarize; the lint reports it.
+    if (operation.summary || !operation.description) continue;
+    operation.summary = firstSentence(operation.description);
+  }
+}
+
+function withRequestIdHeader(response: ResponseObject): ResponseObject {
+  return {
+    ...response,
+    headers: { ...response.headers, [REQUEST_ID_HEADER]: { $ref: `#/components/headers/${REQUEST_ID_COMPONENT}` } },
+  };
+}
+
+/** One `webhooks` entry per schema marked with x-webhook-event, ordered by event name. */
+function webhooksFromSchemas(schemas: Record<string, JsonSchema>): Record<string, Record<string, unknown>> {
+  const marked = Object.entries(schemas)
+    .filter(([, schema]) => typeof schema[WEBHOOK_EVENT_EXTENSION] === "string")
+    .map(([schemaName, schema]) => ({ schemaName, schema, event: schema[WEBHOOK_EVENT_EXTENSION] as string }))
+    .sort((a, b) => (a.event < b.event ? -1 : a.event > b.event ? 1 : 0));
+
+  const webhooks: Record<string, Record<string, unknown>> = {};
+  for (const { schemaName, schema, event } of marked) {
+    if (webhooks[event]) throw new Error(`Two schemas carry ${WEBHOOK_EVENT_EXTENSION} "${event}"`);
+    webhooks[event] = { post: webhookOperation(event, schemaName, typeof schema.description === "string" ? schema.description : "") };
+  }
+  return webhooks;
+}
+
+const WEBHOOKS_TAG = "Webhooks";
+
+function addWebhooksTag(doc: OpenApiDocument): void {
+  const tags = (doc.tags ?? []) as { name: string }[];
+  if (tags.some((t) => t.name === WEBHOOKS_TAG)) return;
+  doc.tags = [
+    ...tags,
+    { name: WEBHOOKS_TAG, description: "Signed notices the service POSTs to the endpoint the client registered for the environment." },
+  ];
+}
+
+function webhookOperation(event: string, schemaName: string, description: string): Record<string, unknown> {
+  return {
+    operationId: `webhook_${event.replace(/[^A-Za-z0-9]+/g, "_")}`,
+    // Without a doc comment on the model these stay empty and the lint reports the missing summary.
+    ...(description ? { summary: firstSentence(description), description } : {}),
+    tags: [WEBHOOKS_TAG],
+    // Webhooks are authenticated by the signature header, not by a security scheme.
+    security: [],
+    parameters: [
+      {
+        name: "X-Clube-Event",
+        in: "header",
+        required: true,
+        description: "The event name; equals the body's `type`.",
+        schema: { type: "string", const: event },
+      },
+      {
+        name: "X-Clube-Delivery",
+        in: "header",
+        required: true,
+        description: "Id of this sending (one attempt series); retries of the same sending keep it.",
+        schema: { type: "string", pattern: "^whd_" },
+        example: "whd_01HZX3M7Q4T9B2C6D8E0F1G2H3",
+      },
+      {
+        name: "X-Clube-Signature",
+        in: "header",
+        required: true,
+        description:
+          "`t=<unix seconds>,v1=<hex>`: `v1` is the lowercase hex HMAC-SHA256, keyed with the endpoint secret (`whsec_…`, used as given), " +
+          "of `t` + `.` + the raw request body. Compare in constant time and reject when `t` is more than 300 seconds from now.",
+        schema: { type: "string", pattern: "^t=\\d+,v1=[0-9a-f]{64}$" },
+        example: "t=1717430400,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd",
+      },
+    ],
+    requestBody: {
+      required: true,
+      content: { "application/json": { schema: { $ref: `#/components/schemas/${schemaName}` } } },
+    },
+    responses: {
+      "200": { description: "Any 2xx within 10 seconds acknowledges; anything else is retried." },
+    },
+  };
+}
+
+/** The first sentence of the first paragraph, line breaks of the doc comment folded, without its final period. */
+export function firstSentence(text: string): string {
+  const paragraph = text.split(/\n\s*\n/)[0].replace(/\s+/g, " ").trim();
+  const match = /^(.+?)[.!?](\s|$)/.exec(paragraph);
+  return match ? match[1] : paragraph;
+}

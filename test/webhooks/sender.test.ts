@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_SEND_TIMEOUT_MS, sendWebhook, type WebhookRequest } from "../../server/src/webhooks/sender.js";
+import { Receiver } from "./support/receiver.js";
+
+const secret = "whsec_sender_test";
+const body = '{"id":"evt_1","type":"reward.granted","created_at":"2025-03-01T12:00:00.000Z","club_id":"club_1","env":"test","data":{}}';
+
+describe("sendWebhook against a real HTTP endpoint", () => {
+  const receiver = new Receiver(secret);
+  const elsewhere = new Receiver(secret);
+  let request: WebhookRequest;
+  const realClock = () => new Date();
+
+  beforeAll(async () => {
+    await receiver.start();
+    await elsewhere.start();
+  });
+  afterAll(async () => {
+    await receiver.stop();
+    await elsewhere.stop();
+  });
+  beforeEach(() => {
+    receiver.requests.length = 0;
+    elsewhere.requests.length = 0;
+    request = { url: receiver.url(), secret, eventType: "reward.granted", sendingId: "whd_abc123", body };
+  });
+
+  it("POSTs the stored body with the three X-Clube headers and a signature the receiver accepts", async () => {
+    const result = await sendWebhook(request, { now: realClock });
+    expect(result).toEqual({ ok: true, statusCode: 200 });
+    expect(receiver.requests).toHaveLength(1);
+    const [seen] = receiver.requests;
+    expect(seen.body).toBe(body);
+    expect(seen.signatureValid).toBe(true);
+    expect(seen.headers["content-type"]).toBe("application/json");
+    expect(seen.headers["x-clube-event"]).toBe("reward.granted");
+    expect(seen.headers["x-clube-delivery"]).toBe("whd_abc123");
+    expect(seen.headers["x-clube-signature"]).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+  });
+
+  it("counts every 2xx as success, at both ends of the range", async () => {
+    receiver.replyWith({ status: 204 }, { status: 299 });
+    expect(await sendWebhook(request, { now: realClock })).toEqual({ ok: true, statusCode: 204 });
+    expect(await sendWebhook(request, { now: realClock })).toEqual({ ok: true, statusCode: 299 });
+  });
+
+  it("reports a 500 and a 404 as failures with their status", async () => {
+    receiver.replyWith({ status: 500 }, { status: 404 });
+    expect(await sendWebhook(request, { now: realClock })).toEqual({ ok: false, statusCode: 500, error: "HTTP 500" });
+    expect(await sendWebhook(request, { now: realClock })).toEqual({ ok: false, statusCode: 404, error: "HTTP 404" });
+  });
+
+  it("gives up after the timeout when the endpoint does not answer", async () => {
+    receiver.replyWith({ hang: true });
+    const started = Date.now();
+    const result = await sendWebhook(request, { now: realClock, timeoutMs: 300 });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(result.ok).toBe(false);
+    expect(result.statusCode).toBeUndefined();
+    expect(result.error).toBe("timeout: no response within 300 ms");
+    expect(DEFAULT_SEND_TIMEOUT_MS).toBe(10_000);
+  });
+
+  it("does not follow a redirect, so the signed payload never reaches the other host", async () => {
+    receiver.replyWith({ status: 302, location: elsewhere.url("/stolen") });
+    const result = await sendWebhook(request, { now: realClock });
+    expect(result).toEqual({
+      ok: false,
+      statusCode: 302,
+      error: `redirect 302 to ${elsewhere.url("/stolen")} not followed`,
+    });
+    expect(elsewhere.requests).toHaveLength(0);
+  });
+
+  it("reports a refused connection", async () => {
+    const closed = new Receiver(secret);
+    await closed.start();
+    const url = closed.url();
+    await closed.stop();
+    const result = await sendWebhook({ ...request, url }, { now: realClock });
+    expect(result).toEqual({ ok: false, error: "network error: ECONNREFUSED" });
+  });
+
+  it("signs with the clock at send time: a stale clock fails the receiver's 300 s check, a fresh one passes", async () => {
+    const stale = () => new Date(Date.now() - 301_000);
+    const edge = () => new Date(Date.now() - 290_000);
+    await sendWebhook(request, { now: stale });
+    await sendWebhook(request, { now: edge });
+    expect(receiver.requests.map((r) => r.signatureValid)).toEqual([false, true]);
+  });
+});
