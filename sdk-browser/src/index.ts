@@ -2,7 +2,7 @@
 // authenticated with a participant token. No Node built-ins: it runs in any
 // environment with the standard fetch API.
 import createClient from "openapi-fetch";
-import type { components, paths } from "../../generated/types.js";
+import type { paths } from "../../generated/types.js";
 import { createMeMethods, type MeMethods } from "./me.js";
 import { createTokenFetch } from "./token-fetch.js";
 
@@ -37,14 +37,4 @@ export function createClubeBrowser(options: ClubeBrowserOptions): ClubeBrowser {
 
 export { ClubeError } from "./errors.js";
 export type { MeMethods } from "./me.js";
-
-type Schemas = components["schemas"];
-export type ParticipantProfile = Schemas["ParticipantProfile"];
-export type ParticipantProgress = Schemas["ParticipantProgress"];
-export type CheckinState = Schemas["CheckinState"];
-export type WheelState = Schemas["WheelState"];
-export type WheelSpinResult = Schemas["WheelSpinResult"];
-export type Redemption = Schemas["Redemption"];
-export type Notification = Schemas["Notification"];
-export type CashbackState = Schemas["CashbackState"];
-export type ReferralState = Schemas["ReferralState"];
+export type * from "./models.js";

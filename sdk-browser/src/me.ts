@@ -45,7 +45,7 @@ export function createMeMethods(api: Client<paths>, options: MeCallOptions) {
         }),
       ),
     rewards: () => unwrap(api.GET("/v1/me/rewards", { headers })),
-    notifications: (query?: QueryParams<"Me_notifications">) => unwrap(api.GET("/v1/me/notifications", { headers, params: { query } })),
+    notifications: (query?: QueryParams<"Me_listNotifications">) => unwrap(api.GET("/v1/me/notifications", { headers, params: { query } })),
     markRead: (notificationId: string) =>
       unwrap(api.POST("/v1/me/notifications/{notification_id}/read", { headers, params: { path: { notification_id: notificationId } } })),
     markAllRead: () => unwrap(api.POST("/v1/me/notifications/read-all", { headers })),
@@ -54,7 +54,7 @@ export function createMeMethods(api: Client<paths>, options: MeCallOptions) {
     claimCashback: () => unwrap(api.POST("/v1/me/cashback/claim", { headers })),
     referral: () => unwrap(api.GET("/v1/me/referral", { headers })),
     leaderboards: () => unwrap(api.GET("/v1/me/leaderboards", { headers })),
-    leaderboard: (campaignId: string, query?: QueryParams<"Me_leaderboard">) =>
+    leaderboard: (campaignId: string, query?: QueryParams<"Me_getLeaderboard">) =>
       unwrap(api.GET("/v1/me/leaderboards/{campaign_id}", { headers, params: { path: { campaign_id: campaignId }, query } })),
     badges: () => unwrap(api.GET("/v1/me/badges", { headers })),
   };

@@ -3,35 +3,52 @@
 import type { components, webhooks } from "../../generated/types.js";
 
 export type { QueryParams, RequestBody } from "../../sdk-browser/src/operation-types.js";
+// The participant surface's models (ParticipantProfile, ParticipantProgress, Redemption, Effect, ErrorBody, …).
+export type * from "../../sdk-browser/src/models.js";
 
 type Schemas = components["schemas"];
 
 export type Health = Schemas["Health"];
-export type ParticipantProfile = Schemas["ParticipantProfile"];
 export type ParticipantUpsert = Schemas["ParticipantUpsert"];
-export type ParticipantProgress = Schemas["ParticipantProgress"];
+export type ParticipantProgressBatch = Schemas["ParticipantProgressBatch"];
 export type TokenRequest = Schemas["TokenRequest"];
 export type TokenResponse = Schemas["TokenResponse"];
 export type ParticipantRename = Schemas["ParticipantRename"];
 export type ParticipantRenameReport = Schemas["ParticipantRenameReport"];
 export type EventInput = Schemas["EventInput"];
-export type Effect = Schemas["Effect"];
 export type EventResult = Schemas["EventResult"];
 export type EventsQueued = Schemas["EventsQueued"];
 export type EventBatchResult = Schemas["EventBatchResult"];
+export type EventLogEntry = Schemas["EventLogEntry"];
 export type Delivery = Schemas["Delivery"];
 export type DeliveryStatus = Schemas["DeliveryStatus"];
 export type DeliveryConfirm = Schemas["DeliveryConfirm"];
-export type Redemption = Schemas["Redemption"];
+export type DeliveryFail = Schemas["DeliveryFail"];
 export type RedemptionRequest = Schemas["RedemptionRequest"];
 export type ReferralRegistration = Schemas["ReferralRegistration"];
 export type ReferralRegistrationResult = Schemas["ReferralRegistrationResult"];
+export type AffiliateAttributionRequest = Schemas["AffiliateAttributionRequest"];
 export type AffiliateAttribution = Schemas["AffiliateAttribution"];
+export type Affiliate = Schemas["Affiliate"];
+export type AffiliateCreate = Schemas["AffiliateCreate"];
+export type AffiliateUpdate = Schemas["AffiliateUpdate"];
 export type CashbackProgram = Schemas["CashbackProgram"];
+export type CashbackProgramUpdate = Schemas["CashbackProgramUpdate"];
 export type ConfigEnvelope = Schemas["ConfigEnvelope"];
 export type ClubConfig = Schemas["ClubConfig"];
+export type ConfigDraft = Schemas["ConfigDraft"];
+export type ConfigVersion = Schemas["ConfigVersion"];
+export type ConfigVersionSummary = Schemas["ConfigVersionSummary"];
 export type KeyInfo = Schemas["KeyInfo"];
 export type Game = Schemas["Game"];
+export type GamesSync = Schemas["GamesSync"];
+export type GamesSynced = Schemas["GamesSynced"];
+export type WebhookEndpoint = Schemas["WebhookEndpoint"];
+export type WebhookEndpointCreate = Schemas["WebhookEndpointCreate"];
+export type WebhookEndpointUpdate = Schemas["WebhookEndpointUpdate"];
+export type WebhookEndpointWithSecret = Schemas["WebhookEndpointWithSecret"];
+export type WebhookSending = Schemas["WebhookSending"];
+export type StaffWarning = Schemas["StaffWarning"];
 export type WebhookEnvelope = Schemas["WebhookEnvelope"];
 
 /**

@@ -20,6 +20,8 @@ export interface Settings {
   allowPrivateWebhooks: boolean;
   /** The service version reported by /v1/health (the root package version). */
   version: string;
+  /** `CLUBE_ENV` (else `NODE_ENV`, else `development`): the deployment's name, reported by /v1/health. */
+  deployment: string;
 }
 
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
@@ -35,6 +37,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     publicUrl: (env.CLUBE_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
     allowPrivateWebhooks: env.CLUBE_ALLOW_PRIVATE_WEBHOOKS === "1",
     version: packageVersion(),
+    deployment: env.CLUBE_ENV || env.NODE_ENV || "development",
   };
 }
 

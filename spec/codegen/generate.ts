@@ -6,12 +6,11 @@
 //
 // --entry/--out let a scratch entry be compiled while parts of the spec are missing.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { compileSpec } from "./compile.js";
-import type { OpenApiDocument } from "./document.js";
 import { generateOperations } from "./operations.js";
 import { postprocess } from "./postprocess.js";
 import { generateTypes } from "./types.js";
@@ -27,27 +26,35 @@ const { values: args } = parseArgs({
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const outDir = path.resolve(args.out!);
-  mkdirSync(outDir, { recursive: true });
-
-  const openapiPath = await compileSpec({ entry: args.entry!, config: args.config!, outputDir: outDir });
-  const doc = postprocess(JSON.parse(readFileSync(openapiPath, "utf8")) as OpenApiDocument);
-  const validators = generateValidators(doc);
+  const outDir = path.resolve(args.out);
+  const doc = await step("compile + post-process", async () => postprocess(await compileSpec({ entry: args.entry, config: args.config })));
+  const validators = await step("validators", async () => generateValidators(doc));
   const files: Record<string, string> = {
     "openapi.json": JSON.stringify(doc, null, 2) + "\n",
-    "types.ts": await generateTypes(doc),
+    "types.ts": await step("types", () => generateTypes(doc)),
     "validators.js": validators.js,
     "validators.d.ts": validators.dts,
-    "operations.ts": generateOperations(doc),
+    "operations.ts": await step("operations", async () => generateOperations(doc)),
   };
+  mkdirSync(outDir, { recursive: true });
   for (const [name, content] of Object.entries(files)) writeFileSync(path.join(outDir, name), content);
-  const elapsed = performance.now() - started;
+  console.log(`generated in ${seconds(performance.now() - started)}`);
 
   for (const name of Object.keys(files)) {
-    console.log(`${name.padEnd(16)} ${(statSync(path.join(outDir, name)).size / 1024).toFixed(1).padStart(8)} KiB`);
+    console.log(`  ${name.padEnd(16)} ${(statSync(path.join(outDir, name)).size / 1024).toFixed(1).padStart(8)} KiB`);
   }
-  console.log(`generated in ${(elapsed / 1000).toFixed(2)} s`);
   console.log(`validators.js import: ${measureImportMs(path.join(outDir, "validators.js")).toFixed(0)} ms (fresh node process)`);
+}
+
+async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const result = await run();
+  console.log(`  ${name}: ${seconds(performance.now() - started)}`);
+  return result;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(2)} s`;
 }
 
 /** The server imports validators.js at start-up; time a cold import in a child process so this process's caches do not flatter it. */

@@ -1,7 +1,7 @@
 // Step 5 of `npm run generate`: generated/operations.ts, the operation table the
 // server mounts its routes from, and the Handlers type that makes `tsc` fail while
 // a contracted operation has no handler or a handler returns an undocumented shape.
-import { effectiveSecurity, isSuccessStatus, listOperations, type OpenApiDocument, type OperationRef } from "./document.js";
+import { effectiveSecurity, isSuccessStatus, listOperations, type JsonSchema, type OpenApiDocument, type OperationRef } from "./document.js";
 import { GENERATED_HEADER } from "./types.js";
 
 /** One row of the table; the shape is also written into the generated file as `OperationSpec`. */
@@ -52,7 +52,50 @@ export function toKoaPath(path: string): string {
 
 export function generateOperations(doc: OpenApiDocument): string {
   const rows = operationRows(doc).map((row) => "  " + JSON.stringify(row) + ",");
-  return [GENERATED_HEADER, PRELUDE, "export const operations = [", ...rows, "] as const satisfies readonly OperationSpec[];", "", HANDLER_TYPES].join("\n");
+  return [
+    GENERATED_HEADER,
+    PRELUDE,
+    "export const operations = [",
+    ...rows,
+    "] as const satisfies readonly OperationSpec[];",
+    "",
+    defaultedParametersType(doc),
+    HANDLER_TYPES,
+  ].join("\n");
+}
+
+/**
+ * The validators fill parameter defaults, so a handler always receives e.g. `query.limit`;
+ * openapi-typescript keeps such parameters optional (right for callers), so the generated
+ * HandlerRequest makes exactly these required again.
+ */
+function defaultedParametersType(doc: OpenApiDocument): string {
+  const lines: string[] = [];
+  for (const { operationId, parameters } of listOperations(doc)) {
+    const byLocation = new Map<string, string[]>();
+    for (const p of parameters) {
+      if (p.in === "cookie" || !hasDefault(doc, p.schema)) continue;
+      byLocation.set(p.in, [...(byLocation.get(p.in) ?? []), JSON.stringify(p.name)]);
+    }
+    if (byLocation.size === 0) continue;
+    const groups = [...byLocation].map(([location, names]) => `${location}: ${names.join(" | ")}`);
+    lines.push(`  ${operationId}: { ${groups.join("; ")} };`);
+  }
+  return [
+    "/** Parameters the validators fill with their default when the caller omits them (original header spelling). */",
+    "interface DefaultedParameters {",
+    ...lines,
+    "}",
+    "",
+  ].join("\n");
+}
+
+function hasDefault(doc: OpenApiDocument, schema: JsonSchema | undefined): boolean {
+  if (!schema) return false;
+  if (schema.default !== undefined) return true;
+  const ref = schema.$ref;
+  const prefix = "#/components/schemas/";
+  return typeof ref === "string" && ref.startsWith(prefix) && hasDefault(doc, doc.components?.schemas?.[ref.slice(prefix.length)]);
 }
 
 const PRELUDE = `import type { operations as OperationTypes } from "./types.js";
@@ -88,6 +131,12 @@ type Defined<T> = Exclude<T, undefined>;
 type Group<T> = [Defined<T>] extends [never] ? Record<string, never> : Defined<T>;
 type ParametersOf<Op extends OperationId> = OperationTypes[Op]["parameters"];
 type LowerCaseKeys<T> = { [K in keyof T as Lowercase<K & string>]: T[K] };
+type DefaultedNames<Op extends OperationId, In extends string> = Op extends keyof DefaultedParameters
+  ? In extends keyof DefaultedParameters[Op] ? DefaultedParameters[Op][In] : never
+  : never;
+/** \`T\` with the keys \`K\` required: they are filled by the validator's defaults. */
+type WithDefaults<T, K> = [K] extends [never] ? T : Omit<T, K & keyof T> & Required<Pick<T, K & keyof T>>;
+type Validated<Op extends OperationId, In extends "path" | "query" | "header"> = WithDefaults<Group<ParametersOf<Op>[In]>, DefaultedNames<Op, In>>;
 
 type RequestBody<Op extends OperationId> = [Defined<OperationTypes[Op]["requestBody"]>] extends [never]
   ? undefined
@@ -97,9 +146,9 @@ type RequestBody<Op extends OperationId> = [Defined<OperationTypes[Op]["requestB
 
 /** What a handler receives: parameters validated, coerced and defaulted; header names lower-case. */
 export interface HandlerRequest<Op extends OperationId> {
-  path: Group<ParametersOf<Op>["path"]>;
-  query: Group<ParametersOf<Op>["query"]>;
-  headers: LowerCaseKeys<Group<ParametersOf<Op>["header"]>>;
+  path: Validated<Op, "path">;
+  query: Validated<Op, "query">;
+  headers: LowerCaseKeys<Validated<Op, "header">>;
   body: RequestBody<Op>;
 }
 

@@ -22,14 +22,14 @@ const OPENAPI_ANNOTATION_KEYWORDS = [
   "openapi", "info", "jsonSchemaDialect", "paths", "components", "webhooks", "tags", "servers", "security", "externalDocs", "example", "xml",
 ];
 
-export type RequestPart = "path" | "query" | "headers";
+export type ParameterPart = "path" | "query" | "headers";
 
 export interface OperationPlan {
   operationId: string;
   /** Export name (in the document module) of the request body validator. */
   body?: string;
   /** Export names (in the parameter module) per request part that has a validator. */
-  params: Partial<Record<RequestPart, string>>;
+  params: Partial<Record<ParameterPart, string>>;
   /** Export name (document module) per status whose response has a JSON body. */
   responses: Record<string, string>;
 }
@@ -73,10 +73,13 @@ export function planValidators(doc: OpenApiDocument): ValidatorPlan {
     return exportName;
   };
 
-  const parameterValidator = (schema: JsonSchema, exportName: string): string => {
+  const parameterValidator = (schema: JsonSchema, operationId: string, part: ParameterPart): string => {
     const content = JSON.stringify(schema);
     const existing = parameterExportByContent.get(content);
     if (existing) return existing;
+    // Every operation without query parameters shares one validator; name it for what it checks.
+    const declaresNone = Object.keys(schema.properties as object).length === 0;
+    const exportName = declaresNone ? `no_${part}_parameters` : `${exportSafe(operationId)}_${part}`;
     const id = `urn:clube:parameters:${exportName}`;
     parameterSchemas.push({ $id: id, ...schema });
     parameterExports[exportName] = id;
@@ -96,7 +99,7 @@ export function planValidators(doc: OpenApiDocument): ValidatorPlan {
       const schema = parameterObjectSchema(parameters, part);
       // Path and header validators exist only where parameters are declared; the query
       // validator always exists, because an unknown query parameter is itself an error.
-      if (schema) plan.params[part] = parameterValidator(schema, `${exportSafe(operationId)}_${part}`);
+      if (schema) plan.params[part] = parameterValidator(schema, operationId, part);
     }
     for (const [status, response] of Object.entries(operation.responses)) {
       const content = jsonContent(response);
@@ -122,14 +125,14 @@ export function planValidators(doc: OpenApiDocument): ValidatorPlan {
   };
 }
 
-const PARAMETER_LOCATION: Record<RequestPart, ParameterObject["in"]> = { path: "path", query: "query", headers: "header" };
+const PARAMETER_LOCATION: Record<ParameterPart, ParameterObject["in"]> = { path: "path", query: "query", headers: "header" };
 
 /**
  * One object schema per request part, properties named by parameter (header names
  * lower-cased, as Node delivers them). Query rejects unknown parameters (like Stripe);
  * headers allow them (browsers and proxies send many).
  */
-export function parameterObjectSchema(parameters: ParameterObject[], part: RequestPart): JsonSchema | undefined {
+export function parameterObjectSchema(parameters: ParameterObject[], part: ParameterPart): JsonSchema | undefined {
   const declared = parameters.filter((p) => p.in === PARAMETER_LOCATION[part]);
   if (declared.length === 0 && part !== "query") return undefined;
   const nameOf = (p: ParameterObject) => (part === "headers" ? p.name.toLowerCase() : p.name);

@@ -40,7 +40,8 @@ export function generateValidators(doc: OpenApiDocument): GeneratedValidators {
 
 function createAjv(plan: ValidatorPlan, coerceTypes: Options["coerceTypes"]): Ajv2020 {
   const ajv = new Ajv2020({
-    code: { source: true },
+    // `lines`: one statement per line, so a contract change shows as a readable diff of the committed file.
+    code: { source: true, lines: true },
     useDefaults: true,
     coerceTypes,
     discriminator: true,
@@ -61,8 +62,9 @@ function createAjv(plan: ValidatorPlan, coerceTypes: Options["coerceTypes"]): Aj
 /** Standalone CommonJS code for the given exports, wrapped in a function scope so two Ajv instances' identifiers never clash. */
 function compileModule(ajv: Ajv2020, exports: Record<string, string>, schemas: object[]): string {
   for (const schema of schemas) ajv.addSchema(schema);
-  const code = standaloneCode(ajv, exports);
-  return `(() => {\nconst exports = {};\n${code}\nreturn exports;\n})()`;
+  // ES modules are strict already; Ajv's leading "use strict" would be a stray expression inside the function.
+  const code = standaloneCode(ajv, exports).replace(/^"use strict";/, "");
+  return `(() => {\nconst exports = {};${code}\nreturn exports;\n})()`;
 }
 
 function validatorsJs(plan: ValidatorPlan, documentCode: string, parameterCode: string, helperJs: string): string {

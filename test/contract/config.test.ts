@@ -40,7 +40,7 @@ function withField(base: unknown, path: string, value: unknown): unknown {
 function pointsAt(error: ErrorObject, path: string): boolean {
   const at = "/" + path.replaceAll(".", "/");
   const named = error.params.missingProperty ?? error.params.unevaluatedProperty ?? error.params.tag;
-  return error.instancePath.startsWith(at) || `${error.instancePath}/${named}` === at;
+  return error.instancePath === at || error.instancePath.startsWith(at + "/") || `${error.instancePath}/${named}` === at;
 }
 
 const text = (length: number, char = "a") => char.repeat(length);
@@ -272,7 +272,7 @@ describe("ClubConfig defaults", () => {
     expect((value as Record<string, unknown>)[section]).toEqual(filled);
   });
 
-  it("fills the default increment inside a discriminated effect and leaves given values alone", () => {
+  it("keeps a given value where a default exists (an expression increment)", () => {
     const given = { type: "progress_mission", mission: "primeiro-deposito", increment: "event.amount" };
     expect(check("RuleEffect", given).value).toEqual(given);
   });

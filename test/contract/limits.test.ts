@@ -26,6 +26,17 @@ const uri = (length: number): string => {
 };
 
 const event = (fields: Record<string, unknown> = {}) => ({ participant: "user_8412", type: "deposit.confirmed", ...fields });
+const delivery = {
+  id: "dlv_01JQ5C2P9T5A7B4E",
+  participant_id: "par_01JQ3Z8K4M2W6T9V",
+  participant_reward_id: "prw_01JQ5C2P8S4Z6A3D",
+  reward_code: "giros-10",
+  status: "pending",
+  external_ref: null,
+  fail_reason: null,
+  created_at: "2025-03-14T18:22:05Z",
+  confirmed_at: null,
+};
 const game = (i: number) => ({ id: `game-${i}`, name: `Jogo ${i}` });
 const games = (count: number) => Array.from({ length: count }, (_, i) => game(i));
 
@@ -319,6 +330,13 @@ const cases: BoundCase[] = [
     field: "/limit",
     passes: [{ limit: "1" }, { limit: "500" }],
     fails: [{ limit: "0" }, { limit: "501" }, { limit: "dez" }],
+  },
+  {
+    limit: "deliveries list: up to 200 items",
+    validate: ops.Deliveries_list.responses["200"],
+    field: "/deliveries",
+    passes: [{ deliveries: [] }, { deliveries: Array.from({ length: 200 }, () => delivery) }],
+    fails: [{ deliveries: Array.from({ length: 201 }, () => delivery) }],
   },
   {
     limit: "deliveries list status: pending, delivered or failed",

@@ -26,6 +26,14 @@ describe("levelThresholds", () => {
     expect(() => levelThresholds({ kind: "table", thresholds: [0, 100, 99] })).toThrow(/thresholds\[2\]/);
   });
 
+  it("rejects a table whose level 1 does not start at 0", () => {
+    expect(() => levelThresholds({ kind: "table", thresholds: [10, 100] })).toThrow(/thresholds\[0\]/);
+  });
+
+  it("accepts a one-level table", () => {
+    expect(levelThresholds({ kind: "table", thresholds: [0] })).toEqual([0]);
+  });
+
   it("computes each curve once (memoized by identity)", () => {
     const curve = { kind: "preset", preset: "suave", base: 500, maxLevel: 10 } as const;
     expect(levelThresholds(curve)).toBe(levelThresholds(curve));
@@ -49,10 +57,6 @@ describe("levelForXp", () => {
 
   it("skips a level that spans no XP", () => {
     expect(levelForXp([0, 50, 50, 200], 50)).toBe(3);
-  });
-
-  it("keeps level 1 as the floor when a table starts above 0", () => {
-    expect(levelForXp([10, 100], 5)).toBe(1);
   });
 });
 
@@ -104,8 +108,8 @@ describe("progressFor", () => {
     expect(progressFor(casinoProgression(), 3828)).toMatchObject({ level: 3, levelStartXp: 3828, nextLevelXp: 9024, maxLevel: 60 });
   });
 
-  it("reports 0 current XP when a table's level 1 starts above the participant's XP", () => {
-    const startsAbove = casinoProgression({ curve: { kind: "table", thresholds: [10, 100] } });
-    expect(progressFor(startsAbove, 4)).toMatchObject({ level: 1, current: 0, required: 90, remainingXp: 96, progress: 0 });
+  it("is complete at once on a one-level table", () => {
+    const single = casinoProgression({ curve: { kind: "table", thresholds: [0] } });
+    expect(progressFor(single, 0)).toMatchObject({ level: 1, maxLevel: 1, nextLevelXp: null, progress: 1, percent: 100 });
   });
 });

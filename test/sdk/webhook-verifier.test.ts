@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { signPayload, verifySignature } from "../../server/src/webhooks/signature.js";
 import { parseSignatureHeader, verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from "../../sdk-node/src/webhooks.js";
 
 const secret = "whsec_3f9a0c1d5e7b2a4c6e8f0a1b3c5d7e9f";
@@ -133,5 +134,41 @@ describe("parseSignatureHeader", () => {
     const b = "0123456789abcdef".repeat(4);
     expect(parseSignatureHeader(`t=0017,v1=${a},v1=${b}`)).toEqual({ timestamp: "0017", signatures: [a, b] });
     expect(parseSignatureHeader(`t=17 ,v1=${a}`)).toBeNull();
+  });
+});
+
+describe("against the server's signer and verifier (server/src/webhooks/signature.ts)", () => {
+  it("verifies what the server signs, as string and as bytes", () => {
+    const signed = signPayload(secret, body, nowSeconds);
+    expect(signed).toBe(header(nowSeconds, sign(body, nowSeconds)));
+    expect(verifyWebhook(body, signed, secret, { now })).toEqual(envelope);
+    expect(verifyWebhook(Buffer.from(body), signPayload(secret, Buffer.from(body), nowSeconds), secret, { now })).toEqual(envelope);
+  });
+
+  const good = sign(body, nowSeconds);
+  it.each([
+    ["valid", header(nowSeconds, good)],
+    ["valid among several", header(nowSeconds, "0".repeat(64), good)],
+    ["missing", undefined],
+    ["empty", ""],
+    ["space", `t=${nowSeconds}, v1=${good}`],
+    ["uppercase", header(nowSeconds, good.toUpperCase())],
+    ["v1 first", `v1=${good},t=${nowSeconds}`],
+    ["unknown scheme", `${header(nowSeconds, good)},v0=${good}`],
+    ["301 s old", header(nowSeconds - 301, sign(body, nowSeconds - 301))],
+    ["300 s old", header(nowSeconds - 300, sign(body, nowSeconds - 300))],
+    ["301 s ahead", header(nowSeconds + 301, sign(body, nowSeconds + 301))],
+    ["old and forged", header(nowSeconds - 301, good)],
+    ["wrong secret", header(nowSeconds, sign(body, nowSeconds, "whsec_another"))],
+  ])("reaches the same verdict as the server's verifySignature: %s", (_, value) => {
+    const server = verifySignature(body, value, secret, { now });
+    let sdk: { ok: true } | { ok: false; reason: WebhookVerificationReason };
+    try {
+      verifyWebhook(body, value, secret, { now });
+      sdk = { ok: true };
+    } catch (err) {
+      sdk = { ok: false, reason: (err as WebhookVerificationError).reason };
+    }
+    expect(sdk).toEqual(server);
   });
 });

@@ -17,7 +17,6 @@ describe("webhook retry schedule", () => {
     expect(MAX_SCHEDULED_ATTEMPTS).toBe(9);
     expect(nextAttemptAt(8, start)).not.toBeNull();
     expect(nextAttemptAt(9, start)).toBeNull();
-    // Attempts made by manual resends after the schedule ran out get no automatic retry either.
     expect(nextAttemptAt(10, start)).toBeNull();
   });
 

@@ -8,9 +8,9 @@ export function affiliatesResource(api: Client<paths>) {
   return {
     /** Attributes a player who signed up through an affiliate link (`?aff=`). */
     attribute: (input: RequestBody<"Affiliates_attribute">) => unwrap(api.POST("/v1/affiliates/attributions", { body: input })),
-    create: (input: RequestBody<"Affiliates_create">) => unwrap(api.POST("/v1/affiliates", { body: input })),
-    list: (query?: QueryParams<"Affiliates_list">) => unwrap(api.GET("/v1/affiliates", { params: { query } })),
+    create: (input: RequestBody<"AffiliateAccounts_create">) => unwrap(api.POST("/v1/affiliates", { body: input })),
+    list: (query?: QueryParams<"AffiliateAccounts_list">) => unwrap(api.GET("/v1/affiliates", { params: { query } })),
     get: (id: string) => unwrap(api.GET("/v1/affiliates/{id}", path(id))),
-    update: (id: string, input: RequestBody<"Affiliates_update">) => unwrap(api.POST("/v1/affiliates/{id}", { ...path(id), body: input })),
+    update: (id: string, input: RequestBody<"AffiliateAccounts_update">) => unwrap(api.POST("/v1/affiliates/{id}", { ...path(id), body: input })),
   };
 }

@@ -8,6 +8,6 @@ export function cashbackResource(api: Client<paths>) {
     /** The cashback program (may be cached for 60 seconds). */
     get: () => unwrap(api.GET("/v1/cashback")),
     /** Changes the program; takes effect at once, without publishing. */
-    update: (input: RequestBody<"Cashback_update">) => unwrap(api.PUT("/v1/cashback", { body: input })),
+    update: (input: RequestBody<"CashbackSettings_update">) => unwrap(api.PUT("/v1/cashback", { body: input })),
   };
 }

@@ -1,7 +1,7 @@
 import type { Client } from "openapi-fetch";
 import type { paths } from "../../../generated/types.js";
 import { unwrap } from "../../../sdk-browser/src/unwrap.js";
-import type { ClubConfig, QueryParams, RequestBody } from "../types.js";
+import type { QueryParams, RequestBody } from "../types.js";
 
 export function configResource(api: Client<paths>) {
   return {
@@ -9,9 +9,9 @@ export function configResource(api: Client<paths>) {
     get: () => unwrap(api.GET("/v1/config")),
     getDraft: () => unwrap(api.GET("/v1/config/draft")),
     /** Validates and stores the draft; the published configuration is unchanged until `publish`. */
-    saveDraft: (config: ClubConfig) => unwrap(api.PUT("/v1/config/draft", { body: config })),
+    saveDraft: (config: RequestBody<"ConfigVersions_saveDraft">) => unwrap(api.PUT("/v1/config/draft", { body: config })),
     /** Publishes the latest draft, or the draft `version` given. */
-    publish: (input?: RequestBody<"Config_publish">) => unwrap(api.POST("/v1/config/publish", { body: input })),
-    versions: (query?: QueryParams<"Config_versions">) => unwrap(api.GET("/v1/config/versions", { params: { query } })),
+    publish: (input?: RequestBody<"ConfigVersions_publish">) => unwrap(api.POST("/v1/config/publish", { body: input })),
+    versions: (query?: QueryParams<"ConfigVersions_list">) => unwrap(api.GET("/v1/config/versions", { params: { query } })),
   };
 }

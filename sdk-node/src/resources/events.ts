@@ -2,7 +2,9 @@ import type { Client } from "openapi-fetch";
 import type { paths } from "../../../generated/types.js";
 import { unwrap } from "../../../sdk-browser/src/unwrap.js";
 import { idempotencyKey } from "../idempotency.js";
-import type { EventBatchResult, EventInput, EventResult, EventsQueued, QueryParams } from "../types.js";
+import type { EventBatchResult, EventResult, EventsQueued, QueryParams, RequestBody } from "../types.js";
+
+type EventInput = RequestBody<"Events_send">;
 
 export interface SendEventOptions {
   /** Deduplication key; defaults to the event's `id`, else a random UUID (so retries never count the event twice). */
@@ -14,6 +16,7 @@ export interface SendEventOptions {
 export function eventsResource(api: Client<paths>) {
   function send(event: EventInput, options: SendEventOptions & { async: true }): Promise<EventsQueued>;
   function send(event: EventInput, options?: SendEventOptions & { async?: false }): Promise<EventResult>;
+  function send(event: EventInput, options?: SendEventOptions): Promise<EventResult | EventsQueued>;
   function send(event: EventInput, options: SendEventOptions = {}): Promise<EventResult | EventsQueued> {
     const header = { "Idempotency-Key": idempotencyKey(options.idempotencyKey ?? event.id), ...preferAsync(options.async) };
     return unwrap(api.POST("/v1/events", { body: event, params: { header } }));
@@ -26,6 +29,7 @@ export function eventsResource(api: Client<paths>) {
    */
   function sendBatch(events: EventInput[], options: { async: true }): Promise<EventsQueued>;
   function sendBatch(events: EventInput[], options?: { async?: false }): Promise<EventBatchResult>;
+  function sendBatch(events: EventInput[], options?: { async?: boolean }): Promise<EventBatchResult | EventsQueued>;
   function sendBatch(events: EventInput[], options: { async?: boolean } = {}): Promise<EventBatchResult | EventsQueued> {
     return unwrap(api.POST("/v1/events/batch", { body: { events }, params: { header: preferAsync(options.async) } }));
   }
@@ -34,9 +38,9 @@ export function eventsResource(api: Client<paths>) {
     send,
     sendBatch,
     /** The latest received events (the event log), newest first. */
-    list: (query?: QueryParams<"Events_list">) => unwrap(api.GET("/v1/events", { params: { query } })),
+    list: (query?: QueryParams<"EventLog_list">) => unwrap(api.GET("/v1/events", { params: { query } })),
     /** Evaluates a test event (marked `meta.test`, shown in the event log). */
-    test: (event: EventInput) => unwrap(api.POST("/v1/events/test", { body: event })),
+    test: (event: RequestBody<"EventLog_sendTest">) => unwrap(api.POST("/v1/events/test", { body: event })),
   };
 }
 

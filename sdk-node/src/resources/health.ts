@@ -4,7 +4,7 @@ import { unwrap } from "../../../sdk-browser/src/unwrap.js";
 
 export function healthResource(api: Client<paths>) {
   return {
-    /** Liveness and dependency checks (needs no key). */
-    get: () => unwrap(api.GET("/v1/health")),
+    /** Liveness and dependency checks. The route is public, so the secret key is not sent (`null` removes the client's default header). */
+    get: () => unwrap(api.GET("/v1/health", { headers: { Authorization: null } })),
   };
 }

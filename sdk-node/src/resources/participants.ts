@@ -1,22 +1,22 @@
 import type { Client } from "openapi-fetch";
 import type { paths } from "../../../generated/types.js";
 import { unwrap } from "../../../sdk-browser/src/unwrap.js";
-import type { ParticipantRename, ParticipantUpsert, TokenRequest } from "../types.js";
+import type { RequestBody } from "../types.js";
 
 export function participantsResource(api: Client<paths>) {
   const path = (externalId: string) => ({ params: { path: { external_id: externalId } } });
   return {
     /** Creates the participant or updates the fields sent. */
-    upsert: (input: ParticipantUpsert) => unwrap(api.POST("/v1/participants", { body: input })),
+    upsert: (input: RequestBody<"Participants_upsert">) => unwrap(api.POST("/v1/participants", { body: input })),
     get: (externalId: string) => unwrap(api.GET("/v1/participants/{external_id}", path(externalId))),
     progress: (externalId: string) => unwrap(api.GET("/v1/participants/{external_id}/progress", path(externalId))),
     /** Progress of 1..200 participants in the requested order; unknown ids are left out. */
     progressMany: (externalIds: string[]) => unwrap(api.POST("/v1/participants/progress", { body: { external_ids: externalIds } })),
     /** A participant token for the browser (creates the participant if absent). */
-    token: (externalId: string, input?: TokenRequest) =>
+    token: (externalId: string, input?: RequestBody<"Participants_createToken">) =>
       unwrap(api.POST("/v1/participants/{external_id}/token", { ...path(externalId), body: input })),
     /** Moves a participant to a new external id (optionally merging, or as a dry run). */
-    rename: (externalId: string, input: ParticipantRename) =>
+    rename: (externalId: string, input: RequestBody<"Participants_rename">) =>
       unwrap(api.POST("/v1/participants/{external_id}/rename", { ...path(externalId), body: input })),
   };
 }

@@ -15,7 +15,7 @@ export function webhookEndpointsResource(api: Client<paths>) {
     delete: (id: string) => unwrap(api.DELETE("/v1/webhook_endpoints/{id}", path(id))),
     rotateSecret: (id: string) => unwrap(api.POST("/v1/webhook_endpoints/{id}/rotate_secret", path(id))),
     /** Each sending to this endpoint, with status, attempts and the last error. */
-    sendings: (id: string, query?: QueryParams<"WebhookEndpoints_sendings">) =>
+    sendings: (id: string, query?: QueryParams<"WebhookEndpoints_listSendings">) =>
       unwrap(api.GET("/v1/webhook_endpoints/{id}/sendings", { params: { path: { id }, query } })),
     /** Sends a (failed) sending again now. */
     resend: (sendingId: string) => unwrap(api.POST("/v1/webhook_sendings/{id}/resend", path(sendingId))),

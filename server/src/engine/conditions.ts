@@ -1,4 +1,5 @@
 import type { ConditionValue, FieldCondition, RuleCondition } from "./config.js";
+import type { ExpressionParticipant } from "./expressions.js";
 import type { EngineEvent } from "./types.js";
 
 /**
@@ -7,9 +8,12 @@ import type { EngineEvent } from "./types.js";
  * and condition fields share one resolver. Missing steps give undefined.
  */
 export function eventField(event: EngineEvent, path: string): unknown {
-  const steps = (path.startsWith("event.") ? path.slice("event.".length) : path).split(".");
-  let value: unknown = event;
-  for (const step of steps) {
+  return pathValue(event, path.startsWith("event.") ? path.slice("event.".length) : path);
+}
+
+function pathValue(root: object, path: string): unknown {
+  let value: unknown = root;
+  for (const step of path.split(".")) {
     if (value === null || typeof value !== "object" || Array.isArray(value) || !Object.hasOwn(value, step)) return undefined;
     value = (value as Record<string, unknown>)[step];
   }
@@ -46,14 +50,27 @@ function asList(value: ConditionValue): (number | string | boolean)[] {
   return Array.isArray(value) ? value : [value];
 }
 
+export interface ConditionContext {
+  event: EngineEvent;
+  /** The participant as it is when the rule runs (after earlier rules' effects). */
+  participant: ExpressionParticipant;
+  /** Events of this type the participant had before this one. */
+  eventCountBefore: number;
+}
+
+/** A condition field: "participant.<xp|level|tier|tags>" reads the participant, anything else the event. */
+function conditionField(context: ConditionContext, path: string): unknown {
+  return path.startsWith("participant.") ? pathValue(context.participant, path.slice("participant.".length)) : eventField(context.event, path);
+}
+
 /**
- * `{field, op, value}` on the event. A missing or incomparable field makes
+ * `{field, op, value}` on the event or the participant. A missing or incomparable field makes
  * every operator false except `!=` and `not_in`, which are true. `in`/`not_in`
  * take a list (a single value counts as a list of one); the ordering operators
  * are false against a list.
  */
-export function evaluateFieldCondition(condition: FieldCondition, event: EngineEvent): boolean {
-  const actual = eventField(event, condition.field);
+export function evaluateFieldCondition(condition: FieldCondition, context: ConditionContext): boolean {
+  const actual = conditionField(context, condition.field);
   const { op, value } = condition;
   if (op === "in" || op === "not_in") {
     const found = asList(value).some((candidate) => compare(actual, candidate) === "equal");
@@ -77,20 +94,13 @@ export function evaluateFieldCondition(condition: FieldCondition, event: EngineE
   }
 }
 
-export interface ConditionContext {
-  event: EngineEvent;
-  tags: readonly string[];
-  tierCode: string;
-  /** Events of this type the participant had before this one. */
-  eventCountBefore: number;
-}
-
 /** Any rule condition form, against the event and the participant as it is now. */
 export function evaluateCondition(condition: RuleCondition, context: ConditionContext): boolean {
-  if ("field" in condition) return evaluateFieldCondition(condition, context.event);
-  if ("segment" in condition) return context.tags.includes(condition.segment);
-  if ("segment_not" in condition) return !context.tags.includes(condition.segment_not);
-  if ("tier_in" in condition) return condition.tier_in.includes(context.tierCode);
+  if ("field" in condition) return evaluateFieldCondition(condition, context);
+  const { tags, tier } = context.participant;
+  if ("segment" in condition) return tags.includes(condition.segment);
+  if ("segment_not" in condition) return !tags.includes(condition.segment_not);
+  if ("tier_in" in condition) return condition.tier_in.includes(tier);
   if ("first_time" in condition) return context.eventCountBefore === 0;
   return context.eventCountBefore + 1 === condition.nth;
 }

@@ -1,155 +1,77 @@
+import type { components } from "../../../generated/types.js";
+
 /**
- * The slices of the club configuration the engine reads. Provisional
- * structural types written from the configuration seed; replaced by aliases of
- * generated/types.ts once codegen has run.
+ * The club configuration as the engine receives it. The generated types mark
+ * fields with a default as optional (they are optional in requests), but a
+ * published config has passed the validator, which fills every default, so
+ * these aliases make exactly those fields required.
  */
-export type Unit = string;
+type Schemas = components["schemas"];
 
-export interface PresetCurve {
-  kind: "preset";
-  preset: "suave" | "media" | "dificil";
-  base: number;
-  maxLevel: number;
-}
+/** `T` with the defaulted keys `K` required. */
+type Filled<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: Exclude<T[P], undefined> };
 
-export interface TableCurve {
-  kind: "table";
-  thresholds: number[];
-}
+export type CurrencyConfig = Filled<Schemas["CurrencyConfig"], "icon" | "decimals" | "expiresInDays">;
 
-export type CurveConfig = PresetCurve | TableCurve;
-
-export interface TierConfig {
-  code: string;
-  name: string;
-  levels: [number, number | null];
-  color?: string;
-  badge?: string;
-  benefits: string[];
-  vip: boolean;
-}
-
-export interface ProgressionConfig {
-  curve: CurveConfig;
-  tiers: TierConfig[];
-  benefits: unknown[];
-  demotion: "never" | "monthly_review";
-}
-
-export interface CurrencyConfig {
-  code: string;
-  name: string;
-  icon: string;
-  decimals: number;
-  expiresInDays: number | null;
-}
-
-export interface GameRef {
-  id: string;
-  name?: string;
-}
-
-export interface GameLists {
-  categories: string[];
-  providers: string[];
-  games: GameRef[];
-}
-
+export type GameRef = Schemas["GameRef"];
+export type GameLists = Filled<Schemas["GameFilter"], "categories" | "providers" | "games">;
 export interface GameFilterScope {
   only: GameLists;
   exclude: GameLists;
 }
-
-export type ConditionOperator = ">" | ">=" | "<" | "<=" | "==" | "!=" | "in" | "not_in";
-
-export type ConditionValue = number | string | boolean | number[] | string[];
-
-export interface FieldCondition {
-  field: string;
-  op: ConditionOperator;
-  value: ConditionValue;
+export interface GamesConfig {
+  exclude: GameLists;
 }
 
-export type RuleCondition =
-  | FieldCondition
-  | { segment: string }
-  | { segment_not: string }
-  | { tier_in: string[] }
-  | { first_time: true }
-  | { nth: number };
+export type PresetCurve = Filled<Schemas["PresetCurve"], "base" | "maxLevel">;
+export type TableCurve = Schemas["TableCurve"];
+export type CurveConfig = PresetCurve | TableCurve;
+export type TierConfig = Filled<Schemas["TierConfig"], "benefits" | "vip">;
+export type BenefitConfig = Filled<Schemas["BenefitConfig"], "compliance">;
+export type ProgressionConfig = {
+  curve: CurveConfig;
+  tiers: TierConfig[];
+  benefits: BenefitConfig[];
+  demotion: Schemas["TierDemotion"];
+};
 
-export type RuleEffect =
-  | { type: "grant_xp"; amount: number | string }
-  | { type: "grant_currency"; currency: string; amount: number | string }
-  | { type: "debit_currency"; currency: string; amount: number | string }
-  | { type: "grant_reward"; reward: string }
-  | { type: "progress_mission"; mission: string; increment: number | string }
-  | { type: "add_leaderboard_points"; campaign: string; points: number | string }
-  | { type: "grant_badge"; badge: string }
-  | { type: "notify"; template: string }
-  | { type: "webhook"; event: string }
-  | { type: "tag_participant"; tag: string };
-
-export interface RuleLimits {
+export type ConditionOperator = Schemas["RuleOperator"];
+export type ConditionValue = Schemas["RuleConditionValue"];
+export type FieldCondition = Schemas["RuleFieldCondition"];
+export type RuleCondition = Schemas["RuleCondition"];
+export type RuleEffect = Exclude<Schemas["RuleEffect"], Schemas["ProgressMissionRuleEffect"]> | Filled<Schemas["ProgressMissionRuleEffect"], "increment">;
+export type RuleLimits = Omit<Schemas["RuleLimits"], "per_participant_per_day"> & {
+  /** `runs`, `xp` or a currency code → maximum per club day (the generated type loses the value type). */
   per_participant_per_day?: Record<string, number>;
-  max_runs_per_participant?: number;
-  cooldown_seconds?: number;
-}
-
-export interface RuleConfig {
-  id: string;
-  name?: string;
-  enabled: boolean;
-  trigger: { event: string };
-  conditions: RuleCondition[];
+};
+export type RuleConfig = Omit<Filled<Schemas["RuleConfig"], "enabled" | "conditions" | "idempotency">, "games" | "effects" | "limits"> & {
   games?: GameFilterScope;
   effects: RuleEffect[];
   limits: RuleLimits;
-  idempotency: string;
-}
+};
 
-export interface RewardConfig {
-  code: string;
-  title: string;
-  type: "internal" | "client_delivered" | "manual" | "partner";
-  payload: Record<string, unknown>;
-  expiresInDays: number | null;
-}
+export type RewardConfig = Filled<Schemas["RewardConfig"], "illustration" | "type" | "payload" | "expiresInDays" | "cost">;
 
-export interface MissionConfig {
-  id: string;
-  title: string;
-  event: string;
-  conditions: FieldCondition[];
+export type MissionGoal = Filled<Schemas["MissionGoal"], "kind" | "field">;
+export type MissionConfig = Omit<Filled<Schemas["MissionConfig"], "illustration" | "conditions" | "period" | "claim" | "enabled" | "order">, "games" | "goal"> & {
   games?: GameFilterScope;
-  goal: { kind: "count" | "sum"; field: string; target: number };
-  period: "once" | "daily" | "weekly" | "monthly";
-  reward: string;
-  claim: "auto" | "manual";
-  enabled: boolean;
-  audienceTag?: string;
-  startsAt?: string;
-  endsAt?: string;
-}
+  goal: MissionGoal;
+};
 
-export interface ClubConfig {
+type ClubConfigDefaults = "name" | "rules" | "rewards" | "missions" | "tournaments" | "home" | "moduleCards" | "faq" | "avatars" | "icons" | "allowedOrigins";
+
+/** The whole published configuration. */
+export type ClubConfig = Omit<Filled<Schemas["ClubConfig"], ClubConfigDefaults>, "currencies" | "progression" | "games" | "rules" | "rewards" | "missions"> & EngineConfig;
+
+/** The sections of the configuration the event engine reads; a ClubConfig is one. */
+export interface EngineConfig {
   currencies: CurrencyConfig[];
   progression: ProgressionConfig;
-  checkin?: { timezone: string; resetHour: number };
-  games?: { exclude: GameLists };
+  games?: GamesConfig;
   rules: RuleConfig[];
   rewards: RewardConfig[];
   missions: MissionConfig[];
 }
 
-export type ApiEffect =
-  | { type: "xp_granted" | "xp_debited"; amount: number; rule_id: string }
-  | { type: "currency_granted" | "currency_debited"; currency: string; amount: number; rule_id: string }
-  | { type: "level_up"; from: number; to: number }
-  | { type: "tier_changed"; from: string; to: string }
-  | { type: "mission_progressed"; mission_id: string; progress: number; target: number }
-  | { type: "mission_completed"; mission_id: string; period: string }
-  | { type: "reward_granted"; reward_code: string; rule_id: string; reward_id?: string; delivery_id?: string }
-  | { type: "badge_granted"; badge_code: string; rule_id: string }
-  | { type: "leaderboard_points"; campaign_id: string; points: number; rule_id: string }
-  | { type: "tagged"; tag: string; rule_id: string };
+/** An effect of an event result, exactly as the API returns it. */
+export type ApiEffect = Schemas["Effect"];

@@ -18,7 +18,7 @@ function expressionVariables(session: Session, event: EngineEvent): ExpressionVa
       occurred_at: event.occurred_at,
       meta: event.meta,
     },
-    participant: { xp: session.xp, level: session.level, tier: session.tierCode, tags: session.tags },
+    participant: session.participant,
   };
 }
 
@@ -99,9 +99,11 @@ export function applyRuleEffect(session: Session, rule: RuleConfig, effect: Rule
       return;
     }
     case "add_leaderboard_points": {
-      const value = resolve(session, ruleId, effect, effect.points, event);
-      const points = value === null ? null : session.positiveUnits(ruleId, effect.type, value, 0);
-      if (points !== null) session.addLeaderboardPoints(effect.campaign, points, ruleId);
+      // Points are used as computed (a tournament may sum amounts with cents).
+      const points = resolve(session, ruleId, effect, effect.points, event);
+      if (points === null) return;
+      if (points <= 0) session.skip(ruleId, effect.type, "non_positive", `the points ${points} are not positive`);
+      else session.addLeaderboardPoints(effect.campaign, points, ruleId);
       return;
     }
     case "grant_badge":

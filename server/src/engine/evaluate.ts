@@ -1,4 +1,4 @@
-import type { ClubConfig } from "./config.js";
+import type { EngineConfig } from "./config.js";
 import { claimMissionReward, progressMissionsForEvent, type ClaimRefusal } from "./missions.js";
 import { grantRewardSpec } from "./rewards.js";
 import { runRule } from "./rules.js";
@@ -8,7 +8,7 @@ import type { EngineEvent, Evaluation, ParticipantState } from "./types.js";
 
 export interface EngineInput {
   /** The published config, with every default filled by the validator. */
-  config: ClubConfig;
+  config: EngineConfig;
   state: ParticipantState;
   now: Date;
   /** The club time zone (`checkin.timezone`): club days, weeks and months. */
@@ -41,7 +41,8 @@ export function claimMission(input: EngineInput & { missionId: string }): { ok: 
 /**
  * Grants reward specs (`xp:50`, `coins:10`, `reward:<code>`) outside rules,
  * e.g. for a check-in day, a wheel slice or a referral, attributed to `ruleId`
- * (`checkin:2026-11-21`, `referral:<id>`…), with the same effects and delta as an event.
+ * (`checkin:2026-11-21`, `referral:<id>`…), with the same effects and delta as
+ * an event.
  */
 export function grantRewards(input: EngineInput & { specs: string[]; ruleId: string }): Evaluation {
   const session = new Session(input.config, input.state, input.now, input.timeZone);

@@ -1,4 +1,5 @@
 import { Environment } from "@marcbachmann/cel-js";
+import { withoutFloatNoise } from "./money.js";
 
 /**
  * Rule amounts written as CEL expressions (`"event.amount * 0.1"`). Only the
@@ -54,10 +55,6 @@ const environment = (() => {
   return env;
 })();
 
-// Results are rounded to 12 significant digits before the caller truncates
-// them, so binary noise (0.57 * 100 = 56.99999999999999) does not lose a unit.
-const SIGNIFICANT_DIGITS = 12;
-
 const NUMERIC_TYPES = new Set(["int", "uint", "double", "dyn"]);
 
 // Expressions come from published configs, so the set is small; the bound only
@@ -102,7 +99,8 @@ function build(source: string): CompiledExpression {
     if (typeof number !== "number" || !Number.isFinite(number)) {
       return { ok: false, reason: "not_a_number", detail: `the expression gave ${describe(value)}, not a finite number` };
     }
-    return { ok: true, value: Number(number.toPrecision(SIGNIFICANT_DIGITS)) };
+    // The caller truncates to whole units: binary noise must not cost one.
+    return { ok: true, value: withoutFloatNoise(number) };
   };
 }
 

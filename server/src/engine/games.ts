@@ -19,25 +19,25 @@ function eventGame(meta: Record<string, unknown>): EventGame {
   return { category: metaText(meta, "game_type"), provider: metaText(meta, "game_provider"), gameId: metaText(meta, "game_id") };
 }
 
-/** Per list: null when the list is empty (no opinion), else whether the game is in it. */
-function listMatches(lists: GameLists, game: EventGame): (boolean | null)[] {
-  const inList = (values: string[], value: string | undefined) => (values.length === 0 ? null : value !== undefined && values.includes(value));
-  return [
-    inList(lists.categories, game.category),
-    inList(lists.providers, game.provider),
-    inList(
-      lists.games.map((entry) => entry.id),
-      game.gameId,
-    ),
-  ];
+function isEmpty(lists: GameLists): boolean {
+  return lists.categories.length === 0 && lists.providers.length === 0 && lists.games.length === 0;
+}
+
+/** The set of games the lists describe contains the game: it matches an entry of any of the three lists. */
+function inSet(lists: GameLists, game: EventGame): boolean {
+  return (
+    (game.category !== undefined && lists.categories.includes(game.category)) ||
+    (game.provider !== undefined && lists.providers.includes(game.provider)) ||
+    (game.gameId !== undefined && lists.games.some((entry) => entry.id === game.gameId))
+  );
 }
 
 /**
- * True when the game in `meta` passes the filter. Every non-empty `only` list
- * must contain the game (categories and providers together narrow, e.g. only
- * "video-slots" from "pragmatic"); a game in any `exclude` list fails, and so
- * does one in `globalExclude` (the club-wide `games.exclude`). An event without
- * game meta passes every exclude list and fails any non-empty `only` list.
+ * True when the game in `meta` passes the filter: `only`, when not empty,
+ * must contain it (a category, a provider or a game id matches; the lists add
+ * up), and neither `exclude` nor `globalExclude` (the club-wide
+ * `games.exclude`) may. An event without game meta is in no set, so it passes
+ * every exclude and fails a non-empty `only`.
  */
 export function matchesGameFilter(
   filter: Partial<GameFilterScope> | undefined,
@@ -45,7 +45,6 @@ export function matchesGameFilter(
   globalExclude?: GameLists,
 ): boolean {
   const game = eventGame(meta);
-  if (filter?.only && listMatches(filter.only, game).some((match) => match === false)) return false;
-  const excludes = [filter?.exclude, globalExclude].filter((lists): lists is GameLists => lists !== undefined);
-  return !excludes.some((lists) => listMatches(lists, game).some((match) => match === true));
+  if (filter?.only && !isEmpty(filter.only) && !inSet(filter.only, game)) return false;
+  return ![filter?.exclude, globalExclude].some((lists) => lists !== undefined && inSet(lists, game));
 }

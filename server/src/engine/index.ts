@@ -2,7 +2,7 @@
 export { evaluate, claimMission, grantRewards, type EngineInput } from "./evaluate.js";
 export { progressFor, levelThresholds, levelForXp, type Progress } from "./progression.js";
 export { tierForLevel, nextTierAfter, tierAfterLevelChange, reviewTier, type NextTier } from "./tiers.js";
-export { toMinorUnits, fromMinorUnits, addDecimal } from "./money.js";
+export { toMinorUnits, fromMinorUnits, addDecimal, withoutFloatNoise } from "./money.js";
 export { dayKey, weekKey, monthKey, previousMonthKey, nextDayStart, periodKey, addDays, type Period } from "./time.js";
 export { compileExpression, resolveAmount, ExpressionError, type CompiledExpression, type ExpressionVariables, type ExpressionResult } from "./expressions.js";
 export { evaluateCondition, evaluateFieldCondition, eventField, type ConditionContext } from "./conditions.js";

@@ -59,7 +59,8 @@ function eventIncrement(mission: MissionConfig, event: EngineEvent): number | nu
 export function progressMissionsForEvent(session: Session, event: EngineEvent): void {
   for (const mission of session.config.missions) {
     if (mission.event !== event.type || !missionAvailable(session, mission)) continue;
-    if (!mission.conditions.every((condition) => evaluateFieldCondition(condition, event))) continue;
+    const context = session.conditionContext(event);
+    if (!mission.conditions.every((condition) => evaluateFieldCondition(condition, context))) continue;
     if (!matchesGameFilter(mission.games, event.meta, session.config.games?.exclude)) continue;
     const increment = eventIncrement(mission, event);
     if (increment !== null) advanceMission(session, mission, increment);

@@ -72,3 +72,15 @@ export function addDecimal(a: number, b: number): number {
   const signed = (value: number) => (value < 0 ? -1n : 1n) * scaled(parseDecimal(Math.abs(value)), places);
   return fromMinorUnits(Number(signed(a) + signed(b)), places);
 }
+
+// Doubles carry 15-17 significant digits; 12 keep every amount a club can
+// configure while dropping binary noise such as 0.57 * 100 = 56.99999999999999.
+const SIGNIFICANT_DIGITS = 12;
+
+/**
+ * A computed quantity rounded to 12 significant digits, so that truncating it
+ * to whole units afterwards does not lose a unit to floating-point noise.
+ */
+export function withoutFloatNoise(value: number): number {
+  return Number(value.toPrecision(SIGNIFICANT_DIGITS));
+}

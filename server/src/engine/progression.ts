@@ -11,8 +11,9 @@ const thresholdCache = new WeakMap<CurveConfig, readonly number[]>();
 /**
  * Total XP at which each level starts: `thresholds[i]` is where level i+1
  * starts (index 0 = level 1), the last entry is where the last level starts.
- * A table curve is used as given and must not decrease (a decreasing table has
- * no consistent level for some XP, so it is rejected rather than reordered).
+ * A table curve is used as given; it must start at 0 and never decrease
+ * (otherwise some XP has no consistent level), else this throws a RangeError
+ * naming the entry, which the server reports when a config draft is saved.
  */
 export function levelThresholds(curve: CurveConfig): readonly number[] {
   const cached = thresholdCache.get(curve);
@@ -32,6 +33,7 @@ function presetThresholds(preset: keyof typeof PRESET_EXPONENTS, base: number, m
 }
 
 function tableThresholds(table: number[]): readonly number[] {
+  if (table[0] !== 0) throw new RangeError(`progression.curve.thresholds[0] is ${table[0]}; level 1 starts at 0 XP, so it must be 0`);
   for (let i = 1; i < table.length; i++) {
     if (table[i] < table[i - 1]) {
       throw new RangeError(`progression.curve.thresholds[${i}] (${table[i]}) is below thresholds[${i - 1}] (${table[i - 1]}); the table must not decrease`);
@@ -42,8 +44,7 @@ function tableThresholds(table: number[]): readonly number[] {
 
 /** The level (1-based) a participant with `xp` total XP is on. */
 export function levelForXp(thresholds: readonly number[], xp: number): number {
-  // Binary search for the last threshold <= xp; level 1 is the floor even when
-  // a table starts above 0.
+  // Binary search for the last threshold <= xp (thresholds[0] is 0).
   let low = 0;
   let high = thresholds.length - 1;
   while (low < high) {
@@ -82,8 +83,7 @@ export function progressFor(progression: ProgressionConfig, xp: number): Progres
   const levelStartXp = thresholds[level - 1];
   const onLastLevel = level === maxLevel;
   const nextLevelXp = onLastLevel ? null : thresholds[level];
-  // Clamped at 0 for a table whose level 1 starts above the participant's XP.
-  const current = Math.max(0, xp - levelStartXp);
+  const current = xp - levelStartXp;
   const required = nextLevelXp === null ? 0 : nextLevelXp - levelStartXp;
   const progress = nextLevelXp === null ? 1 : current / required;
   return {

@@ -17,12 +17,7 @@ export function dedupeKey(rule: RuleConfig, event: EngineEvent): string | null {
 
 /** The first gate that stops the rule for this event, or null when it fires. */
 function blockingGate(session: Session, rule: RuleConfig, event: EngineEvent, dayKey: string): RuleGate | null {
-  const context = {
-    event,
-    tags: session.tags,
-    tierCode: session.tierCode,
-    eventCountBefore: session.state.eventCountsBefore[event.type] ?? 0,
-  };
+  const context = session.conditionContext(event);
   if (!rule.conditions.every((condition) => evaluateCondition(condition, context))) return "conditions";
   if (!matchesGameFilter(rule.games, event.meta, session.config.games?.exclude)) return "games";
   return runLimitReached(rule, currentRunState(session.state.ruleRuns[rule.id], dayKey), dedupeKey(rule, event), session.now);

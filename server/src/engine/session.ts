@@ -1,10 +1,13 @@
-import type { ApiEffect, ClubConfig, CurrencyConfig, MissionConfig, RewardConfig, RuleEffect } from "./config.js";
+import type { ApiEffect, EngineConfig, CurrencyConfig, MissionConfig, RewardConfig, RuleEffect } from "./config.js";
+import type { ConditionContext } from "./conditions.js";
+import type { ExpressionParticipant } from "./expressions.js";
 import { expiredAmount, spendLots } from "./lots.js";
 import { toMinorUnits } from "./money.js";
 import { levelForXp, levelThresholds } from "./progression.js";
 import { tierAfterLevelChange } from "./tiers.js";
 import { addDays, monthKey } from "./time.js";
 import type {
+  EngineEvent,
   Evaluation,
   LedgerLine,
   MissionState,
@@ -51,7 +54,7 @@ export class Session {
   private readonly thresholds: readonly number[];
 
   constructor(
-    readonly config: ClubConfig,
+    readonly config: EngineConfig,
     readonly state: ParticipantState,
     readonly now: Date,
     readonly timeZone: string,
@@ -68,11 +71,21 @@ export class Session {
   }
 
   get tierCode(): string {
-    return tierAfterLevelChange(this.config.progression, this.state.tierCode, this.level);
+    return tierAfterLevelChange(this.config.progression.tiers, this.state.tierCode, this.level);
   }
 
   get tags(): string[] {
     return [...this.state.tags, ...this.tagsAdded.map((added) => added.tag)];
+  }
+
+  /** The participant as expressions and conditions see it. */
+  get participant(): ExpressionParticipant {
+    return { xp: this.xp, level: this.level, tier: this.tierCode, tags: this.tags };
+  }
+
+  /** What conditions are evaluated against for `event`. */
+  conditionContext(event: EngineEvent): ConditionContext {
+    return { event, participant: this.participant, eventCountBefore: this.state.eventCountsBefore[event.type] ?? 0 };
   }
 
   balance(currency: string): number {

@@ -47,31 +47,31 @@ function tierRank(tiers: TierConfig[], code: string): number {
 }
 
 /**
- * The tier after the participant's level became `level`. Promotion is
- * immediate. With demotion `never` the tier simply follows the level; with
- * `monthly_review` a tier is never lowered here, only by reviewTier.
+ * The tier after the participant's level became `level`: promotion is
+ * immediate, and a tier is never lowered here. With demotion `never` a
+ * participant keeps the highest tier reached; with `monthly_review` only
+ * reviewTier lowers it.
  */
-export function tierAfterLevelChange(progression: ProgressionConfig, currentTierCode: string, level: number): string {
-  const levelTier = tierForLevel(progression.tiers, level).code;
-  if (progression.demotion === "never") return levelTier;
-  return tierRank(progression.tiers, currentTierCode) > tierRank(progression.tiers, levelTier) ? currentTierCode : levelTier;
+export function tierAfterLevelChange(tiers: TierConfig[], currentTierCode: string, level: number): string {
+  const levelTier = tierForLevel(tiers, level).code;
+  return tierRank(tiers, currentTierCode) > tierRank(tiers, levelTier) ? currentTierCode : levelTier;
 }
 
 /**
  * The tier a participant keeps after the monthly review run at `now` (a job
  * calls it at the start of each club month). With `monthly_review` it is the
  * tier of the highest level reached during the month under review (the
- * previous club month) or since: a participant whose level fell (XP debited)
- * keeps the tier until the month after, then drops. With `never` the tier is
- * the one of the current level.
+ * previous club month) or since, so a participant whose level fell (XP
+ * debited) keeps the tier until the review after the month it fell in. With
+ * `never` nothing is lowered.
  */
 export function reviewTier(
   progression: ProgressionConfig,
-  participant: Pick<ParticipantState, "level" | "peakLevel">,
+  participant: Pick<ParticipantState, "level" | "tierCode" | "peakLevel">,
   now: Date,
   timeZone: string,
 ): string {
-  if (progression.demotion === "never") return tierForLevel(progression.tiers, participant.level).code;
+  if (progression.demotion === "never") return tierAfterLevelChange(progression.tiers, participant.tierCode, participant.level);
   const reviewedMonth = previousMonthKey(monthKey(now, timeZone));
   const peak = participant.peakLevel;
   // Month keys are "YYYY-MM", so text order is time order.

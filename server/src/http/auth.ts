@@ -33,11 +33,16 @@ const SECRET_KEY = /^cf_(test|live)_[A-Za-z0-9]+$/;
  * or a secret key plus `X-Participant` (headless mode).
  *
  * Status choices: no or unknown credentials → 401; a participant token on a
- * secret-key-only route → 403 `secret_key_required` (the token is valid, the
- * route is not for it); a secret key on the participant surface without
- * `X-Participant` → 422 naming the header.
+ * server route → 403 `secret_key_required` where the contract marks the
+ * operation secret-key-only (rename), else 401; a secret key on the participant surface without
+ * `X-Participant` → 401 (the credentials are incomplete for headless mode).
  */
-export function authenticate(security: readonly (readonly SchemeName[])[], deps: AuthDeps): Middleware {
+export function authenticate(
+  security: readonly (readonly SchemeName[])[],
+  deps: AuthDeps,
+  /** 403 where the contract documents it (the secret-key-only operations, e.g. rename); 401 elsewhere. */
+  tokenRefusalStatus: 401 | 403 = 401,
+): Middleware {
   const acceptsSecret = security.some((alt) => alt.length === 1 && alt[0] === "SecretKeyAuth");
   const acceptsHeadless = security.some((alt) => alt.includes("ParticipantHeaderAuth"));
   const acceptsToken = security.some((alt) => alt.includes("ParticipantTokenAuth"));
@@ -59,10 +64,10 @@ export function authenticate(security: readonly (readonly SchemeName[])[], deps:
       } else if (acceptsHeadless) {
         const externalId = ctx.get("X-Participant");
         if (!externalId) {
-          throw new ApiError(422, "validation_failed", "headers.x-participant is required with a secret key on /v1/me/* (headless mode).");
+          throw new ApiError(401, "unauthorized", "Headless mode: send X-Participant: <external_id> with the secret key on /v1/me/*.");
         }
         if (externalId.length > 128) {
-          throw new ApiError(422, "validation_failed", "headers.x-participant must NOT have more than 128 characters.");
+          throw new ApiError(401, "unauthorized", "X-Participant must be an external id of 1 to 128 characters.");
         }
         ctx.state.auth = { kind: "participant", clubId: key.clubId, env: key.env, externalId, via: "header" } satisfies Auth;
       } else {
@@ -72,7 +77,9 @@ export function authenticate(security: readonly (readonly SchemeName[])[], deps:
     }
     if (!acceptsToken) {
       if (looksLikeJwt(credential)) {
-        throw new ApiError(403, "secret_key_required", "This operation needs the secret key; participant tokens are refused.");
+        throw tokenRefusalStatus === 403
+          ? new ApiError(403, "secret_key_required", "This operation needs the secret key; participant tokens are refused.")
+          : new ApiError(401, "unauthorized", "This route needs the secret key; participant tokens are accepted only on /v1/me/*.");
       }
       throw new ApiError(401, "unauthorized", "The key is malformed: expected cf_test_… or cf_live_….");
     }

@@ -15,9 +15,10 @@ export interface RequestContext {
   koa: Context;
 }
 
-/** Body size limits (documented in the contract): 5 MiB for event batches, 1 MiB elsewhere. */
+/** Body size limits (documented in the contract): 5 MiB for event batches and game syncs, 1 MiB elsewhere. */
 export const BODY_LIMIT = "1mb";
-export const BATCH_BODY_LIMIT = "5mb";
+export const LARGE_BODY_LIMIT = "5mb";
+const LARGE_BODIES = new Set<string>(["Events_sendBatch", "Games_sync"]);
 
 export interface RouterOptions {
   auth: AuthDeps;
@@ -34,8 +35,9 @@ export interface RouterOptions {
 export function buildRouter(handlers: Handlers<RequestContext>, options: RouterOptions): Router {
   const router = new Router();
   for (const op of operations) {
-    const stack: Middleware[] = [authenticate(op.security as readonly (readonly SchemeName[])[], options.auth)];
-    if (op.body) stack.push(...parseBody(op.operationId === "Events_sendBatch" ? BATCH_BODY_LIMIT : BODY_LIMIT));
+    const tokenRefusal = "403" in op.responseHeaders ? 403 : 401;
+    const stack: Middleware[] = [authenticate(op.security as readonly (readonly SchemeName[])[], options.auth, tokenRefusal)];
+    if (op.body) stack.push(...parseBody(LARGE_BODIES.has(op.operationId) ? LARGE_BODY_LIMIT : BODY_LIMIT));
     stack.push(invoke(op, handlers, options));
     router.register(op.koaPath, [op.method.toUpperCase()], stack, { name: op.operationId });
   }
@@ -59,8 +61,27 @@ function parseBody(limit: string): Middleware[] {
     }
     await next();
   };
-  const parser = bodyParser({ enableTypes: ["json"], jsonLimit: limit, jsonStrict: true, encoding: "utf-8" }) as unknown as Middleware;
+  const parser = bodyParser({
+    enableTypes: ["json"],
+    jsonLimit: limit,
+    jsonStrict: true,
+    encoding: "utf-8",
+    onError: (err) => {
+      throw bodyError(err as { status?: number; type?: string });
+    },
+  }) as unknown as Middleware;
   return [requireJson, parser];
+}
+
+/** The body parser's failures, as documented errors. */
+function bodyError(err: { status?: number; type?: string }): ApiError {
+  if (err.status === 413 || err.type === "entity.too.large") {
+    return new ApiError(413, "payload_too_large", "The request body is larger than the limit for this route.");
+  }
+  if (err.status === 415 || err.type === "encoding.unsupported" || err.type === "charset.unsupported") {
+    return new ApiError(415, "unsupported_media_type", "The request body must be UTF-8 application/json.");
+  }
+  return new ApiError(400, "invalid_json", "The request body is not valid JSON (an object or an array is expected).");
 }
 
 type Operation = (typeof operations)[number];
@@ -89,19 +110,14 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
   };
 }
 
-/** Header parameters are validated under lower-case names and handed over under their declared names. */
+/** Header parameters arrive, are validated and are handed over under lower-case names (as Node delivers them). */
 function readHeaders(ctx: Context, declared: readonly string[], validator: Parameters<typeof check>[0]): Record<string, unknown> {
-  const lower: Record<string, unknown> = {};
+  const headers: Record<string, unknown> = {};
   for (const name of declared) {
     const value = ctx.get(name);
-    if (value !== "") lower[name.toLowerCase()] = value;
+    if (value !== "") headers[name] = value;
   }
-  check(validator, lower, "headers");
-  const out: Record<string, unknown> = {};
-  for (const name of declared) {
-    if (lower[name.toLowerCase()] !== undefined) out[name] = lower[name.toLowerCase()];
-  }
-  return out;
+  return check(validator, headers, "headers");
 }
 
 function readBody(ctx: Context, op: Operation, validator: Parameters<typeof check>[0]): unknown {

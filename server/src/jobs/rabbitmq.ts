@@ -80,10 +80,16 @@ class RabbitQueue implements Queue {
     this.onHandlerFailure = options.onHandlerFailure ?? logHandlerFailure;
     this.onConnectionError = options.onConnectionError ?? ((error) => console.error("[rabbitmq]", error));
     this.connection.on("error", this.onConnectionError);
-    // A broker that restarted without its data has none of our queues: declare again.
-    this.connection.on("connection", () => this.declared.clear());
-    // Two attempts: a publish caught by a connection reset is retried once on the new channel.
-    this.publisher = this.connection.createPublisher({ confirm: true, maxAttempts: 2 });
+    // A broker that came back without its data has none of our queues: declare
+    // again after every reconnect (not on the first connection, which may
+    // complete while the first declarations are already under way).
+    let connectedBefore = false;
+    this.connection.on("connection", () => {
+      if (connectedBefore) this.declared.clear();
+      connectedBefore = true;
+    });
+    // Retries happen in publish(), around the topology declaration too.
+    this.publisher = this.connection.createPublisher({ confirm: true });
     this.publisher.on("basic.return", (message) => {
       if (message.messageId) this.returned.add(message.messageId);
     });
@@ -93,9 +99,20 @@ class RabbitQueue implements Queue {
     checkPayload(payload);
     const id = messageIdFor(opts);
     const topology = queueTopology(this.prefix, queue);
-    await this.declareTopology(topology);
     const body = Buffer.from(JSON.stringify(payload), "utf8");
-    await this.send(topology.work.queue, body, id, 1, opts.delayMs ?? 0);
+    // One retry: a connection reset between declaring and the confirm is usual
+    // during a broker restart, and the second try waits (up to the acquire
+    // timeout) for the new connection. Unroutable messages also get a second
+    // try, after declaring their queue again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.declareTopology(topology);
+        await this.send(topology.work.queue, body, id, 1, opts.delayMs ?? 0);
+        return;
+      } catch (error) {
+        if (attempt === 2) throw error;
+      }
+    }
   }
 
   async consume(queue: string, handler: MessageHandler, opts: ConsumeOptions = {}): Promise<Consumer> {
@@ -175,7 +192,9 @@ class RabbitQueue implements Queue {
       },
       body,
     );
-    // The broker sends basic.return before the confirm of an unroutable message.
+    // The broker sends basic.return before the confirm of an unroutable message,
+    // but the client emits it on setImmediate, after the confirm resolved: let it arrive.
+    await new Promise((resolve) => setImmediate(resolve));
     if (this.returned.delete(id)) {
       // The queue vanished behind our back (deleted by hand?): declare it again on the next publish.
       this.declared.delete(routingKey);

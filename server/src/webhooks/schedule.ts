@@ -26,8 +26,8 @@ export const MAX_SCHEDULED_ATTEMPTS = 1 + RETRY_DELAYS_MS.length;
 /**
  * When to try again after `attemptsSoFar` failed attempts, the last one made at
  * `lastAttemptAt`; null when the schedule is exhausted and the sending must be
- * marked failed. A manual resend adds attempts beyond the schedule, so any
- * count past the end also answers null (one try per resend).
+ * marked failed. (A manual resend restarts the count at 0, so the whole
+ * schedule applies again.)
  */
 export function nextAttemptAt(attemptsSoFar: number, lastAttemptAt: Date): Date | null {
   if (!Number.isInteger(attemptsSoFar) || attemptsSoFar < 1) {

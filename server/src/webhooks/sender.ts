@@ -71,17 +71,27 @@ export async function sendWebhook(request: WebhookRequest, options: SenderOption
     }
     return { ok: false, statusCode, error: `HTTP ${statusCode}` };
   } catch (err) {
-    if (abort.signal.aborted) return { ok: false, error: `timeout: no response within ${timeoutMs} ms` };
+    if (abort.signal.aborted) return { ok: false, error: `timeout after ${timeoutMs / 1000}s` };
     return { ok: false, error: networkErrorText(err) };
   } finally {
     clearTimeout(timer);
   }
 }
 
+/** Plain words for the socket errors a club can fix on its side. */
+const NETWORK_ERRORS: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host name lookup failed",
+  UND_ERR_CONNECT_TIMEOUT: "connect timeout",
+  CERT_HAS_EXPIRED: "TLS certificate expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "self-signed TLS certificate",
+};
+
 /** fetch wraps socket errors as `TypeError: fetch failed` with the useful part in `cause`. */
 function networkErrorText(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
-  if (cause?.code) return `network error: ${cause.code}`;
-  if (cause?.message) return `network error: ${cause.message}`;
-  return `network error: ${err instanceof Error ? err.message : String(err)}`;
+  if (cause?.code) return NETWORK_ERRORS[cause.code] ?? `network error: ${cause.code}`;
+  return `network error: ${cause?.message ?? (err instanceof Error ? err.message : String(err))}`;
 }

@@ -20,9 +20,14 @@ export class TcpProxy {
     return this.listenPort;
   }
 
-  /** Starts accepting (again, on the same port after `goDown`). */
+  /** Connections accepted so far, to check that a client really reconnected. */
+  accepted = 0;
+
+  /** Starts accepting (again, on the same port after `goDown`); does nothing when already up. */
   async up(): Promise<void> {
+    if (this.server) return;
     const server = createServer((client) => {
+      this.accepted += 1;
       const upstream = connect(this.targetPort, this.targetHost);
       for (const [from, to] of [
         [client, upstream],
@@ -37,7 +42,10 @@ export class TcpProxy {
         });
       }
     });
-    await new Promise<void>((resolve) => server.listen(this.listenPort, "127.0.0.1", resolve));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.listenPort, "127.0.0.1", resolve);
+    });
     this.listenPort = (server.address() as AddressInfo).port;
     this.server = server;
   }

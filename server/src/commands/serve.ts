@@ -1,0 +1,38 @@
+import type { Server } from "node:http";
+import { createApp } from "../app.js";
+import { ensureDemoClub } from "../demo/ensure-demo-club.js";
+import { openServices } from "../services.js";
+import type { Settings } from "../settings.js";
+
+/** `clube serve`: the HTTP API on PORT, with a demo club on a fresh database. */
+export async function serve(settings: Settings): Promise<void> {
+  const services = await openServices(settings);
+  const demo = await ensureDemoClub(services.db, settings.dataDir);
+  const app = await createApp(services);
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(settings.port, () => resolve(s));
+    s.once("error", (err: NodeJS.ErrnoException) =>
+      reject(err.code === "EADDRINUSE" ? new Error(`Port ${settings.port} is in use: stop the other process or set PORT.`) : err),
+    );
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : settings.port;
+  const url = `http://localhost:${port}`;
+  const database = settings.databaseUrl ? "PostgreSQL" : `SQLite (${settings.dataDir})`;
+  const lines = [
+    `Clube ${settings.version} listening on ${url}`,
+    `  API reference: ${url}/docs   OpenAPI: ${url}/openapi.json`,
+    `  database: ${database}`,
+  ];
+  if (demo) lines.push(`  demo club ${demo.club_id} — test key: ${demo.keys.test}`);
+  else lines.push("  create a club with: npx clube club create --name NAME --json");
+  process.stdout.write(`${lines.join("\n")}\n`);
+
+  const stop = async () => {
+    server.close();
+    await services.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}

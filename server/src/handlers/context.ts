@@ -1,0 +1,22 @@
+import type { Scope } from "../db/scope.js";
+import type { RequestContext } from "../http/router.js";
+
+/** The club and environment the caller's key or token selects. */
+export function scopeOf(ctx: RequestContext): Scope {
+  const { auth } = ctx;
+  if (auth.kind === "public") throw new Error("scopeOf called on a public route");
+  return { clubId: auth.clubId, env: auth.env };
+}
+
+/** The participant a `/v1/me/*` call acts for (from the token, or X-Participant in headless mode). */
+export function meOf(ctx: RequestContext): { scope: Scope; externalId: string } {
+  const { auth } = ctx;
+  if (auth.kind !== "participant") throw new Error("meOf called outside the participant surface");
+  return { scope: { clubId: auth.clubId, env: auth.env }, externalId: auth.externalId };
+}
+
+/** The key id of a secret-key call (GET /v1/key). */
+export function keyIdOf(ctx: RequestContext): string {
+  if (ctx.auth.kind !== "secret") throw new Error("keyIdOf called without a secret key");
+  return ctx.auth.keyId;
+}

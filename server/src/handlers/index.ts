@@ -1,0 +1,26 @@
+import type { Handlers } from "../../../generated/operations.js";
+import type { RequestContext } from "../http/router.js";
+import type { Services } from "../services.js";
+import { clubHandlers } from "./club.js";
+import { configVersionHandlers } from "./config-versions.js";
+import { gameHandlers } from "./games.js";
+import { healthHandlers } from "./health.js";
+import { meHandlers } from "./me.js";
+import { participantHandlers } from "./participants.js";
+import { pendingHandlers } from "./pending.js";
+
+/**
+ * Every contracted operation's handler. The `Handlers` type comes from the
+ * contract: tsc fails here while an operation has no handler.
+ */
+export function createHandlers(services: Services): Handlers<RequestContext> {
+  return {
+    ...healthHandlers(services),
+    ...participantHandlers(services),
+    ...clubHandlers(services),
+    ...configVersionHandlers(services),
+    ...gameHandlers(services),
+    ...meHandlers(services),
+    ...pendingHandlers(),
+  };
+}

@@ -1,0 +1,53 @@
+import { openDatabase, type Database } from "./db/orm.js";
+import type { AuthDeps } from "./http/auth.js";
+import { getSigningSecret, resolveApiKey } from "./usecases/clubs.js";
+import type { Settings } from "./settings.js";
+
+/** The clock every use case reads; tests pass a controllable one. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** What handlers and workers share within one process. */
+export interface Services {
+  settings: Settings;
+  db: Database;
+  clock: Clock;
+  auth: AuthDeps;
+  close(): Promise<void>;
+}
+
+export interface ServiceOverrides {
+  clock?: Clock;
+  /** An already open database (tests open their own). */
+  db?: Database;
+}
+
+export async function openServices(settings: Settings, overrides: ServiceOverrides = {}): Promise<Services> {
+  const clock = overrides.clock ?? systemClock;
+  const db = overrides.db ?? (await openDatabase({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir }));
+  // Signing secrets never change once created, so they are read from the
+  // database once per club and environment instead of on every token request.
+  const secrets = new Map<string, string>();
+  const auth: AuthDeps = {
+    resolveApiKey: (raw) => resolveApiKey(db, raw),
+    async signingSecret(clubId, env) {
+      const cacheKey = `${clubId}:${env}`;
+      const cached = secrets.get(cacheKey);
+      if (cached) return cached;
+      const secret = await getSigningSecret(db, { clubId, env });
+      if (secret) secrets.set(cacheKey, secret);
+      return secret;
+    },
+    now: () => clock.now(),
+  };
+  return {
+    settings,
+    db,
+    clock,
+    auth,
+    close: () => (overrides.db ? Promise.resolve() : db.close()),
+  };
+}

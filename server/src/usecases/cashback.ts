@@ -1,0 +1,68 @@
+import { schemaValidators } from "../../../generated/validators.js";
+import type { components } from "../../../generated/types.js";
+import { CashbackProgram } from "../db/entities/index.js";
+import { newId } from "../db/ids.js";
+import type { Database } from "../db/orm.js";
+import type { Scope } from "../db/scope.js";
+import { validationFailed } from "./errors.js";
+import { checkSchema } from "./schema-check.js";
+
+export type CashbackProgramView = components["schemas"]["CashbackProgram"];
+export type CashbackProgramPatch = Partial<Omit<CashbackProgramView, "welcome">> & { welcome?: Partial<CashbackProgramView["welcome"]> };
+
+/** The program of a club that never set one: off, claimed within 7 days, 5% to 20% from the first cent of loss. */
+export const DEFAULT_CASHBACK_PROGRAM: Readonly<CashbackProgramView> = Object.freeze({
+  enabled: false,
+  mode: "claim",
+  hour: 10,
+  claim_days: 7,
+  min_loss: 0,
+  min_pct: 5,
+  max_pct: 20,
+  tiers: [],
+  welcome: { enabled: false, pct: 0, max: 0 },
+  text: {},
+});
+
+/** The cashback program in force (GET /v1/cashback): the stored one, or the defaults. */
+export async function getCashbackProgram(db: Database, scope: Scope): Promise<CashbackProgramView> {
+  const row = await db.em().findOne(CashbackProgram, scope);
+  return row ? (row.program as CashbackProgramView) : structuredClone(DEFAULT_CASHBACK_PROGRAM) as CashbackProgramView;
+}
+
+/**
+ * Applies a partial update and answers the whole program; it takes effect at
+ * once (the program is not part of the versioned configuration). Each field
+ * sent replaces the current one (`tiers` and `text` as a whole), except
+ * `welcome`, whose fields are merged, so `{welcome: {enabled: true}}` keeps its
+ * percentage and cap.
+ */
+export async function updateCashbackProgram(db: Database, scope: Scope, patch: CashbackProgramPatch, now = new Date()): Promise<CashbackProgramView> {
+  return db.em().transactional(async (em) => {
+    const row = await em.findOne(CashbackProgram, scope);
+    const current = row ? (row.program as CashbackProgramView) : DEFAULT_CASHBACK_PROGRAM;
+    const merged = { ...current, ...patch, welcome: { ...current.welcome, ...patch.welcome } };
+    const program = checkSchema<CashbackProgramView>(schemaValidators.CashbackProgram, merged, "cashback");
+    const problem = cashbackInconsistency(program);
+    if (problem) throw validationFailed(problem);
+    if (row) {
+      row.program = program;
+      row.updatedAt = now;
+    } else {
+      em.create(CashbackProgram, { id: newId("cbp"), ...scope, program, updatedAt: now });
+    }
+    return program;
+  });
+}
+
+/** Percentages that cannot all hold: the base above the cap, a band above the cap, bands out of order. */
+export function cashbackInconsistency(program: CashbackProgramView): string | null {
+  if (program.min_pct > program.max_pct) return `cashback.min_pct (${program.min_pct}) must be <= cashback.max_pct (${program.max_pct})`;
+  for (const [i, band] of program.tiers.entries()) {
+    if (band.pct > program.max_pct) return `cashback.tiers[${i}].pct (${band.pct}) must be <= cashback.max_pct (${program.max_pct})`;
+    if (i > 0 && band.min_loss <= program.tiers[i - 1].min_loss) {
+      return `cashback.tiers[${i}].min_loss must be greater than cashback.tiers[${i - 1}].min_loss (bands ascend by loss)`;
+    }
+  }
+  return null;
+}

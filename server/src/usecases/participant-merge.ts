@@ -1,0 +1,120 @@
+import type { EntitySchema } from "@mikro-orm/core";
+import type { Knex, SqlEntityManager } from "@mikro-orm/knex";
+import {
+  AffiliateAttribution, Badge, Balance, CheckinClaim, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry,
+  MissionProgress, Notification, ParticipantReward, Redemption, Referral, RuleRun, WheelSpin,
+} from "../db/entities/index.js";
+
+/**
+ * How each participant-owned table is merged when one participant is merged
+ * into another (rename with `merge`):
+ * - `move`: every row is repointed;
+ * - `dedupe`: a row whose identity (`keys`) the surviving participant already
+ *   has is dropped and counted, the rest repointed; `keys: []` means one row
+ *   per participant. A NULL key never matches, so such rows always move.
+ * - `sum`: a row whose identity the survivor already has is added into the
+ *   survivor's row (`amount`), the rest repointed.
+ * A table missing here would keep rows pointing at a deleted participant, so
+ * every entity with a participant column must be listed (the tests check it).
+ */
+interface MergeRule {
+  entity: EntitySchema<any, any>;
+  owner: string;
+  kind: "move" | "dedupe" | "sum";
+  keys: string[];
+  amount?: string;
+}
+
+type Props<T> = Extract<keyof T, string>;
+
+const move = <T>(entity: EntitySchema<T, any>, owner: Props<T> = "participantId" as Props<T>): MergeRule => ({ entity, owner, kind: "move", keys: [] });
+const dedupe = <T>(entity: EntitySchema<T, any>, keys: Props<T>[], owner: Props<T> = "participantId" as Props<T>): MergeRule => ({ entity, owner, kind: "dedupe", keys });
+const sum = <T>(entity: EntitySchema<T, any>, keys: Props<T>[], amount: Props<T>): MergeRule => ({ entity, owner: "participantId", kind: "sum", keys, amount });
+
+export const MERGE_RULES: readonly MergeRule[] = [
+  sum(Balance, ["currency"], "amount"),
+  move(LedgerEntry),
+  move(CurrencyLot),
+  dedupe(Event, ["externalEventId"]),
+  dedupe(RuleRun, ["ruleId", "dedupeKey"]),
+  dedupe(MissionProgress, ["missionId", "periodKey"]),
+  move(ParticipantReward),
+  move(Delivery),
+  dedupe(Badge, ["badgeCode"]),
+  sum(LeaderboardEntry, ["campaignId"], "points"),
+  move(Redemption),
+  move(Referral, "referrerId"),
+  dedupe(Referral, [], "referredId"),
+  dedupe(AffiliateAttribution, []),
+  move(Notification),
+  dedupe(CheckinClaim, ["dayKey"]),
+  move(WheelSpin),
+];
+
+export interface MergeCounts {
+  /** Per table, rows of the merged participant now belonging to the survivor (repointed or added into its rows). */
+  moved: Record<string, number>;
+  /** Per table, rows of the merged participant dropped because the survivor had the same row. */
+  duplicatesDropped: Record<string, number>;
+}
+
+interface Columns {
+  table: string;
+  owner: string;
+  keys: string[];
+  amount?: string;
+}
+
+function columnsOf(em: SqlEntityManager, rule: MergeRule): Columns {
+  const meta = em.getMetadata().get(rule.entity.meta.className);
+  const column = (property: string) => meta.properties[property].fieldNames[0];
+  return { table: meta.tableName, owner: column(rule.owner), keys: rule.keys.map(column), amount: rule.amount && column(rule.amount) };
+}
+
+/** Rows of participant `ownerId` (aliased `alias`) with the same identity (`keys`) as the outer statement's row. */
+function sameIdentity(knex: Knex, c: Columns, alias: string, ownerId: string): Knex.QueryBuilder {
+  const query = knex(`${c.table} as ${alias}`).where(`${alias}.${c.owner}`, ownerId);
+  for (const key of c.keys) query.whereRaw("?? = ??", [`${alias}.${key}`, `${c.table}.${key}`]);
+  return query;
+}
+
+async function run(em: SqlEntityManager, query: Knex.QueryBuilder): Promise<number> {
+  const result = await em.execute<{ affectedRows: number }>(query, [], "run");
+  return result.affectedRows;
+}
+
+function add(counts: Record<string, number>, table: string, n: number): void {
+  if (n > 0) counts[table] = (counts[table] ?? 0) + n;
+}
+
+/**
+ * Moves every row of participant `fromId` to `intoId` by the rules above, in
+ * the caller's transaction. Set-based statements, so a participant with a long
+ * history merges without loading its rows.
+ */
+export async function mergeParticipantRows(em: SqlEntityManager, fromId: string, intoId: string): Promise<MergeCounts> {
+  const knex = em.getKnex();
+  const counts: MergeCounts = { moved: {}, duplicatesDropped: {} };
+  for (const rule of MERGE_RULES) {
+    const c = columnsOf(em, rule);
+    const ofMerged = () => knex(c.table).where(c.owner, fromId);
+    const survivorHasSame = () => sameIdentity(knex, c, "survivor", intoId).select(knex.raw("1"));
+    if (rule.kind === "sum") {
+      const amount = c.amount!;
+      // The survivor's row gains the merged participant's amount, then the merged row goes.
+      const mergedAmount = sameIdentity(knex, c, "merged", fromId).select(`merged.${amount}`);
+      await run(
+        em,
+        knex(c.table)
+          .where(c.owner, intoId)
+          .whereExists(sameIdentity(knex, c, "merged", fromId).select(knex.raw("1")))
+          .update({ [amount]: knex.raw("?? + (?)", [amount, mergedAmount]) }),
+      );
+      add(counts.moved, c.table, await run(em, ofMerged().whereExists(survivorHasSame()).delete()));
+    } else if (rule.kind === "dedupe") {
+      add(counts.duplicatesDropped, c.table, await run(em, ofMerged().whereExists(survivorHasSame()).delete()));
+    }
+    add(counts.moved, c.table, await run(em, ofMerged().update({ [c.owner]: intoId })));
+  }
+  return counts;
+}

@@ -1,0 +1,105 @@
+import type { components } from "../../../generated/types.js";
+import type { ClubConfig, TierConfig } from "../engine/config.js";
+import { levelThresholds, progressFor, type Progress } from "../engine/progression.js";
+import { tierForLevel } from "../engine/tiers.js";
+import type { Participant } from "../db/entities/index.js";
+
+/*
+ * The participant resources of the contract, computed from the stored state
+ * and the published configuration. Pure: the caller loads the rows.
+ *
+ * Levels have no configured names or artwork, so a level is shown through its
+ * tier: name `Nível <n>`, `color` the tier's colour, `badge_url` the tier's
+ * badge when that is an image URL (a badge may also be an icon code, which is
+ * not a URL and gives null).
+ */
+
+type Schemas = components["schemas"];
+export type ParticipantProfile = Schemas["ParticipantProfile"];
+export type ParticipantProgress = Schemas["ParticipantProgress"];
+export type ProgressLevel = Schemas["ProgressLevel"];
+export type ProgressXp = Schemas["ProgressXp"];
+export type CurrencyBalance = Schemas["CurrencyBalance"];
+export type ParticipantProgressBatchItem = Schemas["ParticipantProgressBatchItem"];
+
+/** Balances in minor units by currency code; a currency without a row is 0. */
+export type Balances = Record<string, number>;
+
+export function levelName(level: number): string {
+  return `Nível ${level}`;
+}
+
+function badgeUrl(tier: TierConfig): string | null {
+  return tier.badge && /^https?:\/\//.test(tier.badge) ? tier.badge : null;
+}
+
+function levelOf(config: ClubConfig, level: number): ProgressLevel {
+  const tier = tierForLevel(config.progression.tiers, level);
+  return { number: level, name: levelName(level), badge_url: badgeUrl(tier), color: tier.color ?? null };
+}
+
+function xpOf(progress: Progress, xp: number): ProgressXp {
+  return { current: progress.current, required: progress.required, total: xp, progress: progress.progress };
+}
+
+/** Every configured currency in the configured order, with the participant's balance (0 when none). */
+export function currencyBalances(config: ClubConfig, balances: Balances): CurrencyBalance[] {
+  return config.currencies.map((currency) => ({ code: currency.code, name: currency.name, icon: currency.icon, balance: balances[currency.code] ?? 0 }));
+}
+
+export function profileView(participant: Participant, balances: Balances, config: ClubConfig): ParticipantProfile {
+  const progress = progressFor(config.progression, participant.xp);
+  const benefitNames = new Map(config.progression.benefits.map((benefit) => [benefit.code, benefit.name]));
+  return {
+    id: participant.id,
+    external_id: participant.externalId,
+    display_name: participant.displayName ?? null,
+    avatar_url: participant.avatarUrl ?? null,
+    xp: participant.xp,
+    level: progress.level,
+    max_level: progress.maxLevel,
+    level_start_xp: progress.levelStartXp,
+    next_level_xp: progress.nextLevelXp,
+    remaining_xp: progress.remainingXp,
+    percent: progress.percent,
+    tier: {
+      code: progress.tier.code,
+      name: progress.tier.name,
+      color: progress.tier.color ?? null,
+      badge: progress.tier.badge ?? null,
+      vip: progress.tier.vip,
+    },
+    next_tier: progress.nextTier && { code: progress.nextTier.code, name: progress.nextTier.name, starts_at_level: progress.nextTier.startsAtLevel },
+    benefits: progress.tier.benefits.map((code) => benefitNames.get(code) ?? code),
+    currencies: currencyBalances(config, balances),
+    flags: participant.flags,
+  };
+}
+
+/** The club's whole level table: XP each level spans (null on the last) and its tier's look. */
+export function levelTable(config: ClubConfig): Schemas["LevelInfo"][] {
+  const thresholds = levelThresholds(config.progression.curve);
+  return thresholds.map((start, index) => {
+    const { number, name, badge_url, color } = levelOf(config, index + 1);
+    return { number, name, xp_required: index + 1 < thresholds.length ? thresholds[index + 1] - start : null, badge_url, color };
+  });
+}
+
+export function progressView(participant: Participant, balances: Balances, config: ClubConfig): ParticipantProgress {
+  const progress = progressFor(config.progression, participant.xp);
+  const next = progress.nextLevelXp === null ? null : levelOf(config, progress.level + 1);
+  return {
+    participant: { external_id: participant.externalId, display_name: participant.displayName ?? null, avatar_url: participant.avatarUrl ?? null },
+    level: levelOf(config, progress.level),
+    xp: xpOf(progress, participant.xp),
+    next_level: next && { number: next.number, name: next.name, badge_url: next.badge_url },
+    levels: levelTable(config),
+    currencies: currencyBalances(config, balances),
+    updated_at: participant.updatedAt.toISOString(),
+  };
+}
+
+export function progressBatchItem(participant: Pick<Participant, "externalId" | "xp">, config: ClubConfig): ParticipantProgressBatchItem {
+  const progress = progressFor(config.progression, participant.xp);
+  return { external_id: participant.externalId, level: levelOf(config, progress.level), xp: xpOf(progress, participant.xp) };
+}

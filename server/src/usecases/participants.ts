@@ -1,0 +1,152 @@
+import type { SqlEntityManager } from "@mikro-orm/knex";
+import type { components } from "../../../generated/types.js";
+import type { ClubConfig } from "../engine/config.js";
+import { progressFor } from "../engine/progression.js";
+import { Balance, Participant } from "../db/entities/index.js";
+import { newId } from "../db/ids.js";
+import type { Database } from "../db/orm.js";
+import type { Scope } from "../db/scope.js";
+import { requirePublishedConfig } from "./config.js";
+import { notFound } from "./errors.js";
+import { recordWebhook } from "./outbox.js";
+import {
+  profileView,
+  progressBatchItem,
+  progressView,
+  type Balances,
+  type ParticipantProfile,
+  type ParticipantProgress,
+  type ParticipantProgressBatchItem,
+} from "./participant-views.js";
+
+export type ParticipantUpsert = components["schemas"]["ParticipantUpsert"];
+
+export function participantNotFound(externalId: string) {
+  return notFound(`Participant ${JSON.stringify(externalId)}`);
+}
+
+/** The participant's balances by currency code, in minor units. */
+export async function loadBalances(em: SqlEntityManager, participantId: string): Promise<Balances> {
+  const rows = await em.find(Balance, { participantId }, { fields: ["currency", "amount"] });
+  return Object.fromEntries(rows.map((row) => [row.currency, row.amount]));
+}
+
+async function findParticipant(em: SqlEntityManager, scope: Scope, externalId: string): Promise<Participant> {
+  const participant = await em.findOne(Participant, { ...scope, externalId });
+  if (!participant) throw participantNotFound(externalId);
+  return participant;
+}
+
+/** The profile fields of an upsert that were sent: undefined keeps, null clears. */
+function profileChanges(input: ParticipantUpsert): Partial<Pick<Participant, "displayName" | "avatarUrl" | "email" | "phone" | "tags">> {
+  const changes: ReturnType<typeof profileChanges> = {};
+  if (input.display_name !== undefined) changes.displayName = input.display_name;
+  if (input.avatar_url !== undefined) changes.avatarUrl = input.avatar_url;
+  if (input.email !== undefined) changes.email = input.email;
+  if (input.phone !== undefined) changes.phone = input.phone;
+  if (input.tags !== undefined) changes.tags = input.tags;
+  return changes;
+}
+
+/**
+ * Inserts a new participant unless one with the same external id exists
+ * (INSERT … ON CONFLICT DO NOTHING: a concurrent creator never makes the
+ * caller's transaction fail) and records `participant.created` when this call
+ * created it. Starts at 0 XP on level 1 and the tier of level 1.
+ */
+async function createIfAbsent(
+  em: SqlEntityManager,
+  scope: Scope,
+  config: ClubConfig,
+  input: ParticipantUpsert,
+  now: Date,
+): Promise<boolean> {
+  const start = progressFor(config.progression, 0);
+  const row = {
+    id: newId("par"),
+    ...scope,
+    externalId: input.external_id,
+    displayName: null,
+    avatarUrl: null,
+    email: null,
+    phone: null,
+    tags: [],
+    ...profileChanges(input),
+    flags: {},
+    xp: 0,
+    level: start.level,
+    tierCode: start.tier.code,
+    eventCounts: {},
+    createdAt: now,
+    updatedAt: now,
+  };
+  const result = await em.createQueryBuilder(Participant).insert(row).onConflict(["clubId", "env", "externalId"]).ignore().execute("run");
+  if (result.affectedRows === 0) return false;
+  await recordWebhook(em, scope, "participant.created", {
+    participant: { id: row.id, external_id: row.externalId },
+    display_name: row.displayName,
+  }, now);
+  return true;
+}
+
+/**
+ * The participant with `externalId`, created when absent (the token route and
+ * events create participants on first sight). Runs in `em` when given — the
+ * caller's transaction — otherwise in a transaction of its own.
+ */
+export async function ensureParticipant(
+  db: Database,
+  scope: Scope,
+  externalId: string,
+  opts: { em?: SqlEntityManager; now?: Date } = {},
+): Promise<Participant> {
+  const work = async (em: SqlEntityManager) => {
+    const existing = await em.findOne(Participant, { ...scope, externalId });
+    if (existing) return existing;
+    const { config } = await requirePublishedConfig(db, scope, em);
+    await createIfAbsent(em, scope, config, { external_id: externalId }, opts.now ?? new Date());
+    return em.findOneOrFail(Participant, { ...scope, externalId });
+  };
+  return opts.em ? work(opts.em) : db.em().transactional(work);
+}
+
+/** POST /v1/participants: creates the participant or updates the profile fields sent. */
+export async function upsertParticipant(db: Database, scope: Scope, input: ParticipantUpsert, now = new Date()): Promise<ParticipantProfile> {
+  const { config } = await requirePublishedConfig(db, scope);
+  return db.em().transactional(async (em) => {
+    const created = await createIfAbsent(em, scope, config, input, now);
+    const changes = profileChanges(input);
+    if (!created && Object.keys(changes).length > 0) {
+      await em.nativeUpdate(Participant, { ...scope, externalId: input.external_id }, { ...changes, updatedAt: now });
+    }
+    const participant = await findParticipant(em, scope, input.external_id);
+    return profileView(participant, await loadBalances(em, participant.id), config);
+  });
+}
+
+export async function getProfile(db: Database, scope: Scope, externalId: string): Promise<ParticipantProfile> {
+  const { config } = await requirePublishedConfig(db, scope);
+  const em = db.em();
+  const participant = await findParticipant(em, scope, externalId);
+  return profileView(participant, await loadBalances(em, participant.id), config);
+}
+
+/** The level bar and table, computed from the current state (history is never replayed). */
+export async function getProgress(db: Database, scope: Scope, externalId: string): Promise<ParticipantProgress> {
+  const { config } = await requirePublishedConfig(db, scope);
+  const em = db.em();
+  const participant = await findParticipant(em, scope, externalId);
+  return progressView(participant, await loadBalances(em, participant.id), config);
+}
+
+/** Several participants' level and XP in one query, in the requested order; unknown ids are left out. */
+export async function getProgressBatch(db: Database, scope: Scope, externalIds: string[]): Promise<{ items: ParticipantProgressBatchItem[] }> {
+  const { config } = await requirePublishedConfig(db, scope);
+  const rows = await db.em().find(Participant, { ...scope, externalId: { $in: externalIds } }, { fields: ["externalId", "xp"] });
+  const byExternalId = new Map(rows.map((row) => [row.externalId, row]));
+  const items = externalIds.flatMap((externalId) => {
+    const participant = byExternalId.get(externalId);
+    return participant ? [progressBatchItem(participant, config)] : [];
+  });
+  return { items };
+}

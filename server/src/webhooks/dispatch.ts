@@ -1,0 +1,264 @@
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import type { SqlEntityManager } from "@mikro-orm/knex";
+import type { Database } from "../db/orm.js";
+import { WebhookEndpoint, WebhookSending } from "../db/entities/index.js";
+import { newId } from "../db/ids.js";
+import type { Scope } from "../db/scope.js";
+import type { RelayedMessage } from "../jobs/outbox.js";
+import { insertWarning } from "../jobs/warnings.js";
+import { ApiError, notFound } from "../usecases/errors.js";
+import { buildEnvelope, subscriptionMatches } from "./envelope.js";
+import { nextAttemptAt } from "./schedule.js";
+import { DEFAULT_SEND_TIMEOUT_MS, sendWebhook, type SendResult } from "./sender.js";
+
+/** The outbox payload of a webhook event, as `recordWebhook` (usecases/outbox.ts) writes it. */
+interface WebhookEvent {
+  id: string;
+  type: string;
+  createdAt: Date;
+  data: Record<string, unknown>;
+}
+
+export interface WebhookDispatcherOptions {
+  db: Database;
+  /** The clock for schedules and signatures; tests move it to walk the retry schedule. */
+  now?: () => Date;
+  /** Per-request timeout (the seed's 10 s by default). */
+  timeoutMs?: number;
+  fetch?: typeof globalThis.fetch;
+  /** Requests in flight at once in one `runDue` pass. */
+  concurrency?: number;
+  /** Sendings read per `runDue` pass. */
+  batchSize?: number;
+  /** How often `start()` looks for due retries. */
+  intervalMs?: number;
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Turns webhook events into sendings and sends them.
+ *
+ * `handleOutboxMessage` is the consumer of the `webhook` queue: one sending per
+ * enabled endpoint of the club and environment that subscribes to the event
+ * (`webhook.test` goes only to the endpoint its data names), each created with
+ * its final body and unique per (endpoint, event id), so a redelivered message
+ * creates nothing twice; new sendings are attempted at once.
+ *
+ * `runDue` attempts every pending sending whose `nextAttemptAt` has come.
+ * Each attempt first claims the sending by pushing `nextAttemptAt` past the
+ * request timeout with a conditional update, so two workers never send the
+ * same attempt; a worker that dies mid-request leaves it due again after that
+ * lease. Failures are rescheduled by schedule.ts; the last one marks the
+ * sending failed and warns the club's staff.
+ */
+export class WebhookDispatcher {
+  private readonly now: () => Date;
+  private readonly timeoutMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private pass: Promise<number> | undefined;
+
+  constructor(private readonly options: WebhookDispatcherOptions) {
+    this.now = options.now ?? (() => new Date());
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
+  }
+
+  /** The `webhook` queue handler (payload: a RelayedMessage of kind `webhook`). */
+  readonly handleOutboxMessage = async (message: unknown): Promise<void> => {
+    const relayed = parseRelayedMessage(message);
+    const event = parseWebhookEvent(relayed.payload);
+    const created = await this.createSendings({ clubId: relayed.clubId, env: relayed.env }, event);
+    await Promise.all(created.map((id) => this.attempt(id)));
+  };
+
+  /** Attempts every due sending; resolves with the number of attempts made. */
+  async runDue(): Promise<number> {
+    const due = await this.options.db
+      .em()
+      .find(
+        WebhookSending,
+        { status: "pending", nextAttemptAt: { $lte: this.now() } },
+        { orderBy: { nextAttemptAt: "asc" }, limit: this.options.batchSize ?? 100, fields: ["id"] },
+      );
+    const ids = due.map((sending) => sending.id);
+    let attempted = 0;
+    const worker = async () => {
+      for (let id = ids.shift(); id !== undefined; id = ids.shift()) if (await this.attempt(id)) attempted += 1;
+    };
+    await Promise.all(Array.from({ length: Math.min(this.options.concurrency ?? 10, ids.length) }, worker));
+    return attempted;
+  }
+
+  /** Runs `runDue` on an interval (one pass at a time) until `stop()`. */
+  start(): void {
+    this.timer ??= setInterval(() => {
+      this.pass ??= this.runDue()
+        .catch((error: unknown) => {
+          (this.options.onError ?? ((e) => console.error("[webhooks]", e)))(error);
+          return 0;
+        })
+        .finally(() => (this.pass = undefined));
+    }, this.options.intervalMs ?? 1_000);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.pass;
+  }
+
+  private async createSendings(scope: Scope, event: WebhookEvent): Promise<string[]> {
+    const em = this.options.db.em();
+    const endpoints = await em.find(WebhookEndpoint, { ...scope, enabled: true, deletedAt: null });
+    const targets =
+      event.type === "webhook.test"
+        ? endpoints.filter((endpoint) => endpoint.id === event.data.endpoint_id)
+        : endpoints.filter((endpoint) => subscriptionMatches(endpoint.events, event.type));
+    const body = buildEnvelope({ ...event, ...scope });
+    const now = this.now();
+    const created: string[] = [];
+    for (const endpoint of targets) {
+      const id = newId("whd");
+      try {
+        await em.insert(WebhookSending, {
+          id,
+          ...scope,
+          endpointId: endpoint.id,
+          eventId: event.id,
+          eventType: event.type,
+          body,
+          status: "pending",
+          attempts: 0,
+          nextAttemptAt: now,
+          createdAt: now,
+          updatedAt: now,
+        });
+        created.push(id);
+      } catch (error) {
+        // Made by an earlier delivery of this message; the scheduler owns it now.
+        if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      }
+    }
+    return created;
+  }
+
+  /** One attempt of one sending, if it is due and nobody else claimed it; true when a request was made. */
+  private async attempt(id: string): Promise<boolean> {
+    const em = this.options.db.em();
+    const attemptedAt = this.now();
+    const lease = new Date(attemptedAt.getTime() + this.timeoutMs + 60_000);
+    const claimed = await em.nativeUpdate(
+      WebhookSending,
+      { id, status: "pending", nextAttemptAt: { $lte: attemptedAt } },
+      { nextAttemptAt: lease },
+    );
+    if (claimed !== 1) return false;
+    const sending = await em.findOneOrFail(WebhookSending, { id });
+    const endpoint = await em.findOne(WebhookEndpoint, { id: sending.endpointId });
+    if (!endpoint || endpoint.deletedAt || !endpoint.enabled) {
+      // The club removed or switched off the endpoint meanwhile: stop here; a resend works once it is back.
+      await this.finish(em, sending, {
+        status: "failed",
+        attempts: sending.attempts,
+        lastError: endpoint && !endpoint.deletedAt ? "endpoint disabled" : "endpoint deleted",
+        lastStatusCode: sending.lastStatusCode,
+        nextAttemptAt: null,
+      });
+      return false;
+    }
+    const result = await sendWebhook(
+      { url: endpoint.url, secret: endpoint.secret, eventType: sending.eventType, sendingId: sending.id, body: sending.body },
+      { now: this.now, timeoutMs: this.timeoutMs, fetch: this.options.fetch },
+    );
+    await this.record(em, sending, endpoint.url, result, attemptedAt);
+    return true;
+  }
+
+  private async record(em: SqlEntityManager, sending: WebhookSending, url: string, result: SendResult, attemptedAt: Date) {
+    const attempts = sending.attempts + 1;
+    const lastStatusCode = result.statusCode ?? null;
+    if (result.ok) {
+      await this.finish(em, sending, { status: "succeeded", attempts, lastError: null, lastStatusCode, nextAttemptAt: null });
+      return;
+    }
+    const next = nextAttemptAt(attempts, attemptedAt);
+    const lastError = result.error ?? "failed";
+    await this.finish(em, sending, { status: next ? "pending" : "failed", attempts, lastError, lastStatusCode, nextAttemptAt: next });
+    if (!next) {
+      await insertWarning(em, {
+        clubId: sending.clubId,
+        env: sending.env,
+        kind: "webhook_failed",
+        subjectId: sending.id,
+        message: `Webhook ${sending.eventType} (${sending.eventId}) to ${url} failed ${attempts} times; last error: ${lastError}`,
+        createdAt: this.now(),
+      });
+    }
+  }
+
+  private async finish(
+    em: SqlEntityManager,
+    sending: WebhookSending,
+    outcome: Pick<WebhookSending, "status" | "attempts" | "lastError" | "lastStatusCode" | "nextAttemptAt">,
+  ): Promise<void> {
+    // Guarded like the claim: only the worker holding this attempt records it
+    // (the lease outlasts the request timeout, so nobody else claims meanwhile).
+    await em.nativeUpdate(
+      WebhookSending,
+      { id: sending.id, status: "pending", attempts: sending.attempts },
+      { ...outcome, updatedAt: this.now() },
+    );
+  }
+}
+
+/**
+ * Sends a `failed` or `succeeded` sending again (the management route): back
+ * to `pending`, due now, `attempts` restarting at 0 so the whole schedule
+ * applies again; the body and id stay, so the receiver sees the same envelope
+ * id and X-Clube-Delivery. A pending sending is refused with 409 `sending_pending`.
+ */
+export async function resendSending(em: SqlEntityManager, scope: Scope, id: string, now: Date): Promise<WebhookSending> {
+  const sending = await em.findOne(WebhookSending, { id, ...scope });
+  if (!sending) throw notFound(`Webhook sending '${id}'`);
+  if (sending.status === "pending") {
+    const at = sending.nextAttemptAt ? `; next attempt at ${sending.nextAttemptAt.toISOString()}` : "";
+    throw new ApiError(409, "sending_pending", `Sending '${id}' is pending${at}`);
+  }
+  const changed = await em.nativeUpdate(
+    WebhookSending,
+    { id, status: sending.status },
+    { status: "pending", attempts: 0, nextAttemptAt: now, updatedAt: now },
+  );
+  if (changed !== 1) throw new ApiError(409, "sending_pending", `Sending '${id}' is pending`);
+  return em.fork().findOneOrFail(WebhookSending, { id });
+}
+
+function parseRelayedMessage(message: unknown): RelayedMessage {
+  const m = message as Partial<RelayedMessage> | null;
+  if (
+    typeof m?.id !== "string" ||
+    typeof m.clubId !== "string" ||
+    (m.env !== "test" && m.env !== "live") ||
+    typeof m.payload !== "object" ||
+    m.payload === null
+  ) {
+    throw new Error(`not an outbox message: ${JSON.stringify(message)}`);
+  }
+  return m as RelayedMessage;
+}
+
+function parseWebhookEvent(payload: Record<string, unknown>): WebhookEvent {
+  const { id, type, created_at: createdAt, data } = payload;
+  const created = typeof createdAt === "string" ? new Date(createdAt) : undefined;
+  if (
+    typeof id !== "string" ||
+    !id.startsWith("evt_") ||
+    typeof type !== "string" ||
+    !created ||
+    Number.isNaN(created.getTime()) ||
+    typeof data !== "object" ||
+    data === null
+  ) {
+    throw new Error(`not a webhook event payload: ${JSON.stringify(payload)}`);
+  }
+  return { id, type, createdAt: created, data: data as Record<string, unknown> };
+}

@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { addDecimal, fromMinorUnits, toMinorUnits, withoutFloatNoise } from "../../server/src/engine/money.js";
+
+describe("toMinorUnits", () => {
+  it.each([
+    ["10.005", 2, 1000],
+    ["10.50", 2, 1050],
+    [10.5, 2, 1050],
+    ["0.1", 2, 10],
+    [0.29, 2, 29],
+    [1.005, 2, 100],
+    ["7", 0, 7],
+    ["7.99", 0, 7],
+    [12, 1, 120],
+    ["0", 2, 0],
+    ["007.5", 2, 750],
+  ])("%j with %i decimals is %d minor units (truncated toward zero)", (amount, decimals, expected) => {
+    expect(toMinorUnits(amount, decimals)).toBe(expected);
+  });
+
+  it("reads JavaScript's exponent notation of small numbers", () => {
+    expect(toMinorUnits(1e-7, 2)).toBe(0);
+    expect(toMinorUnits(1.5e3, 2)).toBe(150000);
+  });
+
+  it("keeps 0.1 + 0.2 exact in cents", () => {
+    expect(toMinorUnits("0.1", 2) + toMinorUnits("0.2", 2)).toBe(30);
+    expect(toMinorUnits(0.1, 2) + toMinorUnits(0.2, 2)).toBe(toMinorUnits("0.3", 2));
+  });
+
+  it("accepts the largest safe amount and refuses one more", () => {
+    expect(toMinorUnits("90071992547409.91", 2)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(() => toMinorUnits("90071992547409.92", 2)).toThrow(/too large/);
+    expect(() => toMinorUnits(1e21, 0)).toThrow(/too large/);
+  });
+
+  it.each([["-1"], [-0.5], ["1,5"], ["abc"], [""], ["1."], [".5"], ["+1"], [" 1"], [Number.NaN], [Number.POSITIVE_INFINITY]])("refuses %j", (amount) => {
+    expect(() => toMinorUnits(amount, 2)).toThrow(RangeError);
+  });
+});
+
+describe("fromMinorUnits", () => {
+  it.each([
+    [1050, 2, 10.5],
+    [7, 0, 7],
+    [1, 2, 0.01],
+    [123, 1, 12.3],
+  ])("%i with %i decimals is %d", (minor, decimals, expected) => {
+    expect(fromMinorUnits(minor, decimals)).toBe(expected);
+  });
+
+  it("round-trips with toMinorUnits", () => {
+    for (const minor of [0, 1, 29, 999, 123456789]) expect(toMinorUnits(fromMinorUnits(minor, 2), 2)).toBe(minor);
+  });
+});
+
+describe("addDecimal", () => {
+  it.each([
+    [0.1, 0.2, 0.3],
+    [10.05, 0.1, 10.15],
+    [1, 2, 3],
+    [0.7, 0.1, 0.8],
+    [5, -0.25, 4.75],
+  ])("%d + %d = %d exactly", (a, b, sum) => {
+    expect(addDecimal(a, b)).toBe(sum);
+  });
+});
+
+describe("withoutFloatNoise", () => {
+  it("removes binary noise so truncation keeps the unit", () => {
+    expect(0.57 * 100).toBe(56.99999999999999);
+    expect(withoutFloatNoise(0.57 * 100)).toBe(57);
+    expect(withoutFloatNoise(0.1 + 0.2)).toBe(0.3);
+  });
+
+  it("keeps real decimals", () => {
+    expect(withoutFloatNoise(123456.789)).toBe(123456.789);
+    expect(withoutFloatNoise(-2.5)).toBe(-2.5);
+  });
+});

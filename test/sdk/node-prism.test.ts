@@ -1,0 +1,116 @@
+// Every resource method of @clube/node once, against a Prism mock of
+// generated/openapi.json: Prism checks each request against the contract
+// (path, parameters, body, security) and answers with the contract's example,
+// which the SDK must hand back unchanged.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Clube, ClubeError } from "../../sdk-node/src/index.js";
+import { startPrism, type PrismServer } from "../support/prism.js";
+import { operationIds, requestExample, responseExample } from "./contract-examples.js";
+import { meCalls } from "./me-calls.js";
+
+let prism: PrismServer;
+beforeAll(async () => {
+  prism = await startPrism({ mode: "mock" });
+});
+afterAll(() => prism?.stop());
+
+/**
+ * Prism picks a response by `Prefer: code=…`; this fetch adds that to the
+ * request (keeping the SDK's own `Prefer`, which the contract validates).
+ */
+function preferCode(code: number) {
+  return (request: Request) => {
+    const steered = new Request(request);
+    steered.headers.set("Prefer", [request.headers.get("Prefer"), `code=${code}`].filter(Boolean).join(", "));
+    return fetch(steered);
+  };
+}
+
+const client = (fetchImpl?: (request: Request) => Promise<Response>) =>
+  new Clube({ apiKey: "cf_test_4eC39HqLyjWDarjtT1zdp7dc", baseUrl: prism.url, maxRetries: 0, fetch: fetchImpl });
+
+const serverCalls: Record<string, (clube: Clube) => Promise<unknown>> = {
+  Health_get: (c) => c.health.get(),
+  Participants_upsert: (c) => c.participants.upsert(requestExample("Participants_upsert")),
+  Participants_get: (c) => c.participants.get("user_8412"),
+  Participants_progress: (c) => c.participants.progress("user_8412"),
+  Participants_progressBatch: (c) => c.participants.progressMany(requestExample("Participants_progressBatch").external_ids),
+  Participants_createToken: (c) => c.participants.token("user_8412", requestExample("Participants_createToken")),
+  Participants_rename: (c) => c.participants.rename("user_8412", requestExample("Participants_rename")),
+  Events_send: (c) => c.events.send(requestExample("Events_send")),
+  Events_sendBatch: (c) => c.events.sendBatch(requestExample("Events_sendBatch").events),
+  Deliveries_list: (c) => c.deliveries.list({ status: "pending" }),
+  Deliveries_confirm: (c) => c.deliveries.confirm("dlv_01JQ5C2P9T5A7B4E", requestExample("Deliveries_confirm")),
+  Deliveries_fail: (c) => c.deliveries.fail("dlv_01JQ5D7K2M4N6P8Q", requestExample("Deliveries_fail")),
+  Config_get: (c) => c.config.get(),
+  Cashback_get: (c) => c.cashback.get(),
+  Redemptions_create: (c) => c.redemptions.create(requestExample("Redemptions_create")),
+  Referrals_register: (c) => c.referrals.register(requestExample("Referrals_register")),
+  Affiliates_attribute: (c) => c.affiliates.attribute(requestExample("Affiliates_attribute")),
+  Keys_get: (c) => c.key.get(),
+  Games_list: (c) => c.games.list({ category: "video-slots", limit: 50 }),
+  Games_sync: (c) => c.games.sync(requestExample("Games_sync")),
+  EventLog_list: (c) => c.events.list({ participant: "user_8412", limit: 20 }),
+  EventLog_sendTest: (c) => c.events.test(requestExample("EventLog_sendTest")),
+  AffiliateAccounts_create: (c) => c.affiliates.create(requestExample("AffiliateAccounts_create")),
+  AffiliateAccounts_list: (c) => c.affiliates.list({ status: "active" }),
+  AffiliateAccounts_get: (c) => c.affiliates.get("aff_01JQ1A2B3C4D5E6F"),
+  AffiliateAccounts_update: (c) => c.affiliates.update("aff_01JQ1A2B3C4D5E6F", requestExample("AffiliateAccounts_update")),
+  CashbackSettings_update: (c) => c.cashback.update(requestExample("CashbackSettings_update")),
+  ConfigVersions_getDraft: (c) => c.config.getDraft(),
+  ConfigVersions_saveDraft: (c) => c.config.saveDraft(requestExample("ConfigVersions_saveDraft")),
+  ConfigVersions_publish: (c) => c.config.publish(requestExample("ConfigVersions_publish")),
+  ConfigVersions_list: (c) => c.config.versions({ limit: 10 }),
+  Warnings_list: (c) => c.warnings.list({ kind: "delivery_unconfirmed" }),
+  WebhookEndpoints_create: (c) => c.webhookEndpoints.create(requestExample("WebhookEndpoints_create")),
+  WebhookEndpoints_list: (c) => c.webhookEndpoints.list(),
+  WebhookEndpoints_get: (c) => c.webhookEndpoints.get("we_01JQ7E5F6G8J0L2N"),
+  WebhookEndpoints_update: (c) => c.webhookEndpoints.update("we_01JQ7E5F6G8J0L2N", requestExample("WebhookEndpoints_update")),
+  WebhookEndpoints_delete: (c) => c.webhookEndpoints.delete("we_01JQ7E5F6G8J0L2N"),
+  WebhookEndpoints_rotateSecret: (c) => c.webhookEndpoints.rotateSecret("we_01JQ7E5F6G8J0L2N"),
+  WebhookEndpoints_listSendings: (c) => c.webhookEndpoints.sendings("we_01JQ7E5F6G8J0L2N", { status: "failed" }),
+  WebhookSendings_resend: (c) => c.webhookEndpoints.resend("whd_01JQ5C2PB2C3D4E5"),
+};
+
+describe("@clube/node against the Prism mock", () => {
+  it("has a call here for every server-mode and management operation of the contract", () => {
+    expect(Object.keys(serverCalls).sort()).toEqual(operationIds.filter((id) => !id.startsWith("Me_")));
+    expect(Object.keys(meCalls).sort()).toEqual(operationIds.filter((id) => id.startsWith("Me_")));
+  });
+
+  it.each(Object.entries(serverCalls))("%s returns the contract's example", async (operationId, call) => {
+    expect(await call(client())).toEqual(responseExample(operationId as never));
+  });
+
+  it.each(Object.entries(meCalls))("headless %s (secret key + X-Participant) returns the contract's example", async (operationId, call) => {
+    expect(await call(client().me("user_8412"))).toEqual(responseExample(operationId as never));
+  });
+
+  it("events.send with async: true answers the 202 EventsQueued example", async () => {
+    const queued = await client(preferCode(202)).events.send(requestExample("Events_send"), { async: true });
+    expect(queued).toEqual(responseExample("Events_send", "202"));
+    expect(queued.queued).toBe(true);
+  });
+
+  it("events.sendBatch with async: true answers the 202 EventsQueued example", async () => {
+    const queued = await client(preferCode(202)).events.sendBatch(requestExample("Events_sendBatch").events, { async: true });
+    expect(queued).toEqual(responseExample("Events_sendBatch", "202"));
+  });
+
+  it("turns a documented error into a ClubeError with the contract's code and the request id", async () => {
+    const error = await client(preferCode(404)).participants.get("user_9999").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClubeError);
+    const example = responseExample("Participants_get", "404") as { error: { code: string; message: string } };
+    expect(error).toMatchObject({ status: 404, code: example.error.code, message: example.error.message, raw: example });
+    expect((error as ClubeError).requestId).toMatch(/^req_/);
+  });
+
+  it("is refused by the contract's security without a key on a secret-key route", async () => {
+    const noKey = (request: Request) => {
+      const bare = new Request(request);
+      bare.headers.delete("Authorization");
+      return fetch(bare);
+    };
+    await expect(client(noKey).participants.get("user_8412")).rejects.toMatchObject({ status: 401 });
+  });
+});

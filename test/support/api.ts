@@ -1,0 +1,147 @@
+import { readFile } from "node:fs/promises";
+import { createServer, type RequestListener, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createApp } from "../../server/src/app.js";
+import { openDatabase, type Database } from "../../server/src/db/orm.js";
+import { openServices, type Clock } from "../../server/src/services.js";
+import { readSettings } from "../../server/src/settings.js";
+import { createClub } from "../../server/src/usecases/clubs.js";
+import { createTestDatabase, type DatabaseKind } from "./databases.js";
+
+/**
+ * The HTTP API of a real Clube server for one suite: a fresh database of the
+ * given kind, the real Koa app listening on 127.0.0.1 (called with global
+ * fetch, exactly as a client would), responses checked against the contract
+ * by the server itself (`validateResponses`: a response that breaks the
+ * contract becomes a 500, so assert statuses), and a club made with the demo
+ * casino configuration (server/src/demo/casino.json).
+ */
+
+export interface ApiKeys {
+  test: string;
+  live: string;
+}
+
+export interface TestClub {
+  clubId: string;
+  keys: ApiKeys;
+}
+
+export interface RequestOptions {
+  /** The secret key sent as `Authorization: Bearer`; the club's test key when omitted, none with `null`. */
+  key?: string | null;
+  /** A participant token sent as `Authorization: Bearer` instead of the key. */
+  token?: string;
+  /** `X-Participant` (headless mode on `/v1/me/*`). */
+  participant?: string;
+  /** A value sent as JSON (`Content-Type: application/json`). */
+  body?: unknown;
+  /** Bytes sent as they are (`Content-Type: application/json` unless `headers` say otherwise). */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  /** The parsed JSON body; the text for other content types; undefined when empty. */
+  body: any;
+}
+
+export interface TestApi extends TestClub {
+  /** Base URL of the listening server, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  request(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
+  /** Another club (demo configuration) on the same server. */
+  createOtherClub(): Promise<TestClub>;
+  /** The server's database, for setting up state no route can make yet and for reading it back. */
+  db: Database;
+  /** Stops the server and drops the database. */
+  close(): Promise<void>;
+}
+
+/** A clock the test moves by hand; starts at `start`. */
+export interface ManualClock extends Clock {
+  set(at: Date): void;
+  advanceSeconds(seconds: number): void;
+}
+
+export function manualClock(start: Date): ManualClock {
+  let current = new Date(start);
+  return {
+    now: () => new Date(current),
+    set: (at) => {
+      current = new Date(at);
+    },
+    advanceSeconds: (seconds) => {
+      current = new Date(current.getTime() + seconds * 1000);
+    },
+  };
+}
+
+const DEMO_CONFIG_URL = new URL("../../server/src/demo/casino.json", import.meta.url);
+
+/** The demo casino configuration as a client would send it (defaults left out); a fresh copy per call. */
+export async function demoConfig(): Promise<Record<string, any>> {
+  return JSON.parse(await readFile(DEMO_CONFIG_URL, "utf8"));
+}
+
+export async function startApi(kind: DatabaseKind, opts: { clock?: Clock } = {}): Promise<TestApi> {
+  const target = await createTestDatabase(kind);
+  const db = await openDatabase({ databaseUrl: target.url, dataDir: target.dataDir });
+  const settings = readSettings({ ...process.env, DATABASE_URL: target.url ?? "", CLUBE_DATA_DIR: target.dataDir, PORT: "0" });
+  const services = await openServices(settings, { db, clock: opts.clock });
+  const app = await createApp(services, { validateResponses: true });
+  const server = await listen(app.callback());
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const createTestClub = async (name: string): Promise<TestClub> => {
+    const created = await createClub(db, { name, config: await demoConfig() }, opts.clock?.now());
+    return { clubId: created.club_id, keys: created.keys };
+  };
+  const club = await createTestClub("Cassino Sorte Grande");
+
+  return {
+    url,
+    ...club,
+    db,
+    request: (method, path, options = {}) => send(url, club.keys.test, method, path, options),
+    createOtherClub: () => createTestClub("Cassino Vizinho"),
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // fetch keeps connections alive; without this close() waits for them to time out.
+        server.closeAllConnections();
+      });
+      await services.close();
+      await db.close();
+      await target.drop();
+    },
+  };
+}
+
+async function listen(handler: RequestListener): Promise<Server> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  return server;
+}
+
+async function send(url: string, testKey: string, method: string, path: string, options: RequestOptions): Promise<ApiResponse> {
+  const headers: Record<string, string> = {};
+  const credential = options.token ?? (options.key === undefined ? testKey : options.key);
+  if (credential !== null) headers.Authorization = `Bearer ${credential}`;
+  if (options.participant !== undefined) headers["X-Participant"] = options.participant;
+  let payload: string | Buffer | undefined;
+  if (options.rawBody !== undefined) payload = options.rawBody;
+  else if (options.body !== undefined) payload = JSON.stringify(options.body);
+  if (payload !== undefined) headers["Content-Type"] = "application/json";
+  Object.assign(headers, options.headers);
+
+  const response = await fetch(`${url}${path}`, { method, headers, body: payload });
+  const text = await response.text();
+  const isJson = (response.headers.get("Content-Type") ?? "").includes("application/json");
+  return { status: response.status, headers: response.headers, body: text === "" ? undefined : isJson ? JSON.parse(text) : text };
+}
