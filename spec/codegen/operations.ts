@@ -2,10 +2,10 @@
 // server mounts its routes from, and the Handlers type that makes `tsc` fail while
 // a contracted operation has no handler or a handler returns an undocumented shape.
 import { effectiveSecurity, isSuccessStatus, listOperations, type JsonSchema, type OpenApiDocument, type OperationRef } from "./document.js";
-import { GENERATED_HEADER } from "./types.js";
+import { GENERATED_HEADER } from "./banner.js";
 
 /** One row of the table; the shape is also written into the generated file as `OperationSpec`. */
-export interface OperationRow {
+interface OperationRow {
   operationId: string;
   method: string;
   path: string;
@@ -18,7 +18,7 @@ export interface OperationRow {
   responseHeaders: Record<string, string[]>;
 }
 
-export function operationRows(doc: OpenApiDocument): OperationRow[] {
+function operationRows(doc: OpenApiDocument): OperationRow[] {
   return listOperations(doc).map((ref) => operationRow(doc, ref));
 }
 

@@ -4,10 +4,10 @@
 import { listOperations, type JsonSchema, type OpenApiDocument, type ResponseObject } from "./document.js";
 
 /** The extension a webhook body model carries in TypeSpec: `@extension("x-webhook-event", "level.up")`. */
-export const WEBHOOK_EVENT_EXTENSION = "x-webhook-event";
+const WEBHOOK_EVENT_EXTENSION = "x-webhook-event";
 
 /** Name of the shared response header component every operation response references. */
-export const REQUEST_ID_HEADER = "X-Request-Id";
+const REQUEST_ID_HEADER = "X-Request-Id";
 const REQUEST_ID_COMPONENT = "RequestId";
 
 /**

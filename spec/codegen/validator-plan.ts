@@ -12,7 +12,7 @@ import {
 } from "./document.js";
 
 /** `$id` of the whole document inside Ajv; every validator is a reference into it (TOOLCHAIN gotcha 4). */
-export const DOCUMENT_ID = "urn:clube:openapi";
+const DOCUMENT_ID = "urn:clube:openapi";
 
 /**
  * OpenAPI keys that sit where Ajv expects JSON-schema keywords: the document root
@@ -132,7 +132,7 @@ const PARAMETER_LOCATION: Record<ParameterPart, ParameterObject["in"]> = { path:
  * lower-cased, as Node delivers them). Query rejects unknown parameters (like Stripe);
  * headers allow them (browsers and proxies send many).
  */
-export function parameterObjectSchema(parameters: ParameterObject[], part: ParameterPart): JsonSchema | undefined {
+function parameterObjectSchema(parameters: ParameterObject[], part: ParameterPart): JsonSchema | undefined {
   const declared = parameters.filter((p) => p.in === PARAMETER_LOCATION[part]);
   if (declared.length === 0 && part !== "query") return undefined;
   const nameOf = (p: ParameterObject) => (part === "headers" ? p.name.toLowerCase() : p.name);

@@ -9,7 +9,7 @@ import addFormatsModule from "ajv-formats";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import { transformSync } from "esbuild";
 import ts from "typescript";
-import { GENERATED_HEADER } from "./types.js";
+import { GENERATED_HEADER } from "./banner.js";
 import { planValidators, type OperationPlan, type ValidatorPlan } from "./validator-plan.js";
 import type { OpenApiDocument } from "./document.js";
 

@@ -85,7 +85,7 @@ describeEachDatabase("participant rename", (kind) => {
     const em = db.em();
     const dump: Record<string, unknown[]> = {};
     for (const entity of allEntities) {
-      dump[entity.meta.className] = await em.find(entity as any, {}, { orderBy: { id: "asc" } });
+      dump[entity.meta.className] = await em.find(entity as typeof Participant, {}, { orderBy: { id: "asc" } });
     }
     return JSON.parse(JSON.stringify(dump));
   }

@@ -6,6 +6,7 @@ import { openDatabase, type Database } from "../../server/src/db/orm.js";
 import { openServices, type Clock } from "../../server/src/services.js";
 import { readSettings } from "../../server/src/settings.js";
 import { createClub } from "../../server/src/usecases/clubs.js";
+import { expect } from "vitest";
 import { createTestDatabase, type DatabaseKind } from "./databases.js";
 
 /**
@@ -144,4 +145,18 @@ async function send(url: string, testKey: string, method: string, path: string, 
   const text = await response.text();
   const isJson = (response.headers.get("Content-Type") ?? "").includes("application/json");
   return { status: response.status, headers: response.headers, body: text === "" ? undefined : isJson ? JSON.parse(text) : text };
+}
+
+/**
+ * Asserts a documented failure: `status` with the body `{error: {code, message}}`
+ * and nothing else; `message`, when given, is matched against the message
+ * (a string must be contained, e.g. the field name `body.external_id`).
+ */
+export function expectError(response: ApiResponse, status: number, code: string, message?: string | RegExp): void {
+  expect({ status: response.status, body: response.body }).toEqual({
+    status,
+    body: { error: { code, message: expect.any(String) } },
+  });
+  if (typeof message === "string") expect(response.body.error.message).toContain(message);
+  else if (message) expect(response.body.error.message).toMatch(message);
 }

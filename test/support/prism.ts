@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PRISM = fileURLToPath(new URL("../../node_modules/.bin/prism", import.meta.url));
 const DOCUMENT = "generated/openapi.json";
-const STARTUP_TIMEOUT_MS = 30_000;
+const STARTUP_TIMEOUT_MS = 50_000; // loading the contract takes Prism ~10 s of CPU on an idle machine
 const LOG_TAIL_CHARS = 4_000;
 
 export interface PrismServer {

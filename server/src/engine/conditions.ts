@@ -29,21 +29,30 @@ export function numericValue(value: unknown): number {
 
 type Comparison = "equal" | "less" | "greater" | "incomparable";
 
+/** Text from a string, or from a number as written in JSON (numeric game or round ids). */
+export function textValue(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  return typeof value === "number" ? String(value) : undefined;
+}
+
+function order<T extends number | string>(left: T, right: T): Comparison {
+  if (left === right) return "equal";
+  return left < right ? "less" : "greater";
+}
+
 /**
  * Compares an event value with a configured scalar: numerically when the
  * configured value is a number (a decimal string in the event counts as a
- * number), as text when it is a string (a number in the event is read as its
- * text), and by identity for booleans.
+ * number), as text when it is a string, and for equality only with a boolean.
  */
 function compare(actual: unknown, expected: number | string | boolean): Comparison {
-  let left: number | string | boolean;
-  if (typeof expected === "number") left = numericValue(actual);
-  else if (typeof expected === "string") left = typeof actual === "number" ? String(actual) : (actual as string);
-  else left = actual as boolean;
-  if (typeof left !== typeof expected || Number.isNaN(left)) return "incomparable";
-  if (typeof expected === "boolean") return left === expected ? "equal" : "incomparable";
-  if (left === expected) return "equal";
-  return left < expected ? "less" : "greater";
+  if (typeof expected === "boolean") return actual === expected ? "equal" : "incomparable";
+  if (typeof expected === "number") {
+    const number = numericValue(actual);
+    return Number.isNaN(number) ? "incomparable" : order(number, expected);
+  }
+  const text = textValue(actual);
+  return text === undefined ? "incomparable" : order(text, expected);
 }
 
 function asList(value: ConditionValue): (number | string | boolean)[] {

@@ -1,3 +1,4 @@
+import { textValue } from "./conditions.js";
 import type { GameFilterScope, GameLists } from "./config.js";
 
 /** The game an event is about, from its meta (`game_type`, `game_provider`, `game_id`). */
@@ -7,16 +8,9 @@ interface EventGame {
   gameId: string | undefined;
 }
 
-function metaText(meta: Record<string, unknown>, key: string): string | undefined {
-  const value = meta[key];
-  if (typeof value === "string") return value;
-  // Numeric game ids are common in casino catalogs.
-  if (typeof value === "number") return String(value);
-  return undefined;
-}
-
 function eventGame(meta: Record<string, unknown>): EventGame {
-  return { category: metaText(meta, "game_type"), provider: metaText(meta, "game_provider"), gameId: metaText(meta, "game_id") };
+  // Numeric game ids are common in casino catalogs, so numbers count as their text.
+  return { category: textValue(meta.game_type), provider: textValue(meta.game_provider), gameId: textValue(meta.game_id) };
 }
 
 function isEmpty(lists: GameLists): boolean {

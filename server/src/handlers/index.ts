@@ -8,6 +8,7 @@ import { healthHandlers } from "./health.js";
 import { meHandlers } from "./me.js";
 import { participantHandlers } from "./participants.js";
 import { pendingHandlers } from "./pending.js";
+import { consoleHandlers } from "./console.js";
 
 /**
  * Every contracted operation's handler. The `Handlers` type comes from the
@@ -21,6 +22,7 @@ export function createHandlers(services: Services): Handlers<RequestContext> {
     ...configVersionHandlers(services),
     ...gameHandlers(services),
     ...meHandlers(services),
+    ...consoleHandlers(services),
     ...pendingHandlers(),
   };
 }

@@ -16,7 +16,6 @@ export const PENDING = [
   "Deliveries_confirm",
   "Deliveries_fail",
   "Deliveries_list",
-  "EventLog_list",
   "EventLog_sendTest",
   "Events_send",
   "Events_sendBatch",
@@ -40,15 +39,6 @@ export const PENDING = [
   "Me_spinWheel",
   "Redemptions_create",
   "Referrals_register",
-  "Warnings_list",
-  "WebhookEndpoints_create",
-  "WebhookEndpoints_delete",
-  "WebhookEndpoints_get",
-  "WebhookEndpoints_list",
-  "WebhookEndpoints_listSendings",
-  "WebhookEndpoints_rotateSecret",
-  "WebhookEndpoints_update",
-  "WebhookSendings_resend",
 ] as const satisfies readonly OperationId[];
 
 type PendingOp = (typeof PENDING)[number];

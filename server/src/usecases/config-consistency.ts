@@ -212,10 +212,8 @@ function wheelReferences(config: ClubConfig): Problem {
 }
 
 function referralReferences(config: ClubConfig): Problem {
-  const referral = config.referral;
-  if (!referral) return null;
-  return (
-    rewardReference(config, "config.referral.referrerReward", referral.referrerReward) ??
-    (referral.referredReward === null ? null : rewardReference(config, "config.referral.referredReward", referral.referredReward))
-  );
+  const referral = config.referral ?? {};
+  // `referredReward: null` means the referred friend gets nothing.
+  const specs = (["referrerReward", "referredReward"] as const).filter((field) => referral[field] != null);
+  return firstProblem(specs, (field) => rewardReference(config, `config.referral.${field}`, referral[field]!));
 }

@@ -66,13 +66,12 @@ export async function loadParticipantState(
   config: ClubConfig,
   at: { now: Date; timeZone: string; event?: EngineEvent },
 ): Promise<ParticipantState> {
-  const [balances, lots, badges, missions, ruleRuns] = await Promise.all([
-    loadBalances(em, participant.id),
-    loadLots(em, participant.id, config),
-    em.find(Badge, { participantId: participant.id }, { fields: ["badgeCode"] }),
-    loadMissions(em, participant.id, config.missions, at.now, at.timeZone),
-    at.event ? loadRuleRuns(em, participant.id, config.rules, at.event, dayKey(at.now, at.timeZone)) : {},
-  ]);
+  // One after the other: a transaction has one connection, which runs one query at a time.
+  const balances = await loadBalances(em, participant.id);
+  const lots = await loadLots(em, participant.id, config);
+  const badges = await em.find(Badge, { participantId: participant.id }, { fields: ["badgeCode"] });
+  const missions = await loadMissions(em, participant.id, config.missions, at.now, at.timeZone);
+  const ruleRuns = at.event ? await loadRuleRuns(em, participant.id, config.rules, at.event, dayKey(at.now, at.timeZone)) : {};
   return {
     xp: participant.xp,
     level: participant.level,
@@ -135,18 +134,17 @@ async function loadRuleRuns(em: SqlEntityManager, participantId: string, rules: 
   const counted = triggered.filter((rule) => rule.limits.max_runs_per_participant !== undefined || rule.limits.cooldown_seconds !== undefined).map((rule) => rule.id);
   const daily = triggered.filter((rule) => rule.limits.per_participant_per_day !== undefined).map((rule) => rule.id);
 
-  const [seen, totals, todays] = await Promise.all([
-    keyed.length === 0 ? [] : em.find(RuleRun, { participantId, $or: keyed }, { fields: ["ruleId", "dedupeKey"] }),
+  const seen = keyed.length === 0 ? [] : await em.find(RuleRun, { participantId, $or: keyed }, { fields: ["ruleId", "dedupeKey"] });
+  const totals =
     counted.length === 0
       ? []
-      : em
+      : await em
           .createQueryBuilder(RuleRun)
           .select(["ruleId", raw("count(*) as total"), raw("max(run_at) as last_run_at")])
           .where({ participantId, ruleId: { $in: counted } })
           .groupBy("ruleId")
-          .execute<{ ruleId: string; total: number | string; last_run_at: Date | string | number }[]>("all"),
-    daily.length === 0 ? [] : em.find(RuleRun, { participantId, ruleId: { $in: daily }, dayKey: today }, { fields: ["ruleId", "amounts"] }),
-  ]);
+          .execute<{ ruleId: string; total: number | string; last_run_at: Date | string | number }[]>("all");
+  const todays = daily.length === 0 ? [] : await em.find(RuleRun, { participantId, ruleId: { $in: daily }, dayKey: today }, { fields: ["ruleId", "amounts"] });
 
   for (const row of seen) states[row.ruleId].dedupeKeys.push(row.dedupeKey!);
   for (const row of totals) {
@@ -219,7 +217,7 @@ export async function persistEvaluation(target: PersistTarget, evaluation: Evalu
   await writeMissions(target, delta);
   await writeRewards(target, rewards);
   await writeAchievements(target, delta);
-  await writeNotifications(target, notificationsFor(target.config, effects, delta));
+  await writeNotifications(target.em, target.scope, target.participant.id, notificationsFor(target.config, effects, delta), target.now);
   await recordWebhooks(target, effects, delta, rewards);
   return effects;
 }
@@ -385,9 +383,9 @@ function notificationsFor(config: ClubConfig, effects: ApiEffect[], delta: State
 }
 
 /** Adds entries to the participant's inbox. */
-export async function writeNotifications({ em, scope, participant, now }: Pick<PersistTarget, "em" | "scope" | "participant" | "now">, texts: NotificationText[]): Promise<void> {
+export async function writeNotifications(em: SqlEntityManager, scope: Scope, participantId: string, texts: NotificationText[], now: Date): Promise<void> {
   if (texts.length === 0) return;
-  await em.insertMany(Notification, texts.map((text) => ({ id: newId("ntf"), ...scope, participantId: participant.id, ...text, createdAt: now, readAt: null })));
+  await em.insertMany(Notification, texts.map((text) => ({ id: newId("ntf"), ...scope, participantId, ...text, createdAt: now, readAt: null })));
 }
 
 function tierRef(config: ClubConfig, code: string): Schemas["WebhookTier"] {

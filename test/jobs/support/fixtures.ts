@@ -25,6 +25,8 @@ export interface QueueFixture {
   open(): Promise<Queue>;
   /** A queue name nobody else in this run uses. */
   queueName(): string;
+  /** Cleans up a fixed queue name too (one the code under test chose, such as `webhook`). */
+  track(queue: string): void;
   /** Ids of the messages that ran out of attempts on `queue`. */
   deadIds(queue: string): Promise<string[]>;
   teardown(): Promise<void>;
@@ -63,6 +65,9 @@ export function rabbitFixture(): QueueFixture & { prefix: string; open(overrides
       const name = `q${++queueCounter}`;
       names.add(name);
       return name;
+    },
+    track(queue) {
+      names.add(queue);
     },
     async deadIds(queue) {
       const ids: string[] = [];
@@ -123,6 +128,8 @@ export function embeddedFixture(kind: DatabaseKind): QueueFixture & {
     queueName() {
       return `q${++queueCounter}`;
     },
+    // The fixture's database goes away as a whole.
+    track() {},
     async deadIds(queue: string) {
       const db = databases[0] ?? (await fixture.database());
       const dead = await db.em().find(Job, { queue, status: "dead" }, { orderBy: { createdAt: "asc" } });

@@ -1,12 +1,14 @@
-// Every resource method of @clube/node once, against a Prism mock of
+// Every method of both SDKs once against a Prism mock of
 // generated/openapi.json: Prism checks each request against the contract
 // (path, parameters, body, security) and answers with the contract's example,
-// which the SDK must hand back unchanged.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Clube, ClubeError } from "../../sdk-node/src/index.js";
+// which the SDK must hand back unchanged. One Prism serves both SDKs (it takes
+// seconds of CPU to load the contract).
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ClubeError, createClubeBrowser } from "../../sdk-browser/src/index.js";
+import { Clube } from "../../sdk-node/src/index.js";
 import { startPrism, type PrismServer } from "../support/prism.js";
 import { operationIds, requestExample, responseExample } from "./contract-examples.js";
-import { meCalls } from "./me-calls.js";
+import type { MeMethods } from "../../sdk-browser/src/me.js";
 
 let prism: PrismServer;
 beforeAll(async () => {
@@ -72,6 +74,30 @@ const serverCalls: Record<string, (clube: Clube) => Promise<unknown>> = {
   WebhookSendings_resend: (c) => c.webhookEndpoints.resend("whd_01JQ5C2PB2C3D4E5"),
 };
 
+/** One call per participant-surface operation: run headless by the Node client and with a token by the browser client. */
+const meCalls: Record<string, (me: MeMethods) => Promise<unknown>> = {
+  Me_getProfile: (me) => me.profile(),
+  Me_getProgress: (me) => me.progress(),
+  Me_listMissions: (me) => me.missions(),
+  Me_claimMission: (me) => me.claimMission("deposito-semanal"),
+  Me_getCheckin: (me) => me.checkin(),
+  Me_claimCheckin: (me) => me.claimCheckin(),
+  Me_getWheel: (me) => me.wheel(),
+  Me_spinWheel: (me) => me.spin({ idempotencyKey: "spin-user_8412-2025-03-14" }),
+  Me_listStore: (me) => me.store(),
+  Me_redeemStoreItem: (me) => me.redeem("giros-10"),
+  Me_listRewards: (me) => me.rewards(),
+  Me_listNotifications: (me) => me.notifications({ unread: true, limit: 20 }),
+  Me_markNotificationRead: (me) => me.markRead("ntf_01HQ9Z3K8A1B2C3D4E5F"),
+  Me_markAllNotificationsRead: (me) => me.markAllRead(),
+  Me_getCashback: (me) => me.cashback(),
+  Me_claimCashback: (me) => me.claimCashback(),
+  Me_getReferral: (me) => me.referral(),
+  Me_listLeaderboards: (me) => me.leaderboards(),
+  Me_getLeaderboard: (me) => me.leaderboard("torneio-slots-marco", { limit: 10 }),
+  Me_listBadges: (me) => me.badges(),
+};
+
 describe("@clube/node against the Prism mock", () => {
   it("has a call here for every server-mode and management operation of the contract", () => {
     expect(Object.keys(serverCalls).sort()).toEqual(operationIds.filter((id) => !id.startsWith("Me_")));
@@ -112,5 +138,36 @@ describe("@clube/node against the Prism mock", () => {
       return fetch(bare);
     };
     await expect(client(noKey).participants.get("user_8412")).rejects.toMatchObject({ status: 401 });
+  });
+});
+
+const participantToken =
+  "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyXzg0MTIiLCJjbHViIjoiY2xiXzdIM0s5USIsImVudiI6InRlc3QifQ.c2lnbmF0dXJl";
+
+describe("@clube/browser against the Prism mock", () => {
+  it.each(Object.entries(meCalls))("%s returns the contract's example", async (operationId, call) => {
+    const clube = createClubeBrowser({ baseUrl: prism.url, getToken: async () => participantToken });
+    expect(await call(clube.me)).toEqual(responseExample(operationId as never));
+  });
+
+  it("when every token is refused, throws the contract's 401 and calls onAuthExpired", async () => {
+    const getToken = vi.fn(async () => participantToken);
+    const onAuthExpired = vi.fn();
+    const clube = createClubeBrowser({
+      baseUrl: prism.url,
+      getToken,
+      onAuthExpired,
+      // Prism answers the documented 401 example when asked for it.
+      fetch: (request) => {
+        const refused = new Request(request);
+        refused.headers.set("Prefer", "code=401");
+        return fetch(refused);
+      },
+    });
+    const error = await clube.me.profile().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClubeError);
+    expect(error).toMatchObject({ status: 401, raw: responseExample("Me_getProfile", "401") });
+    expect(getToken).toHaveBeenCalledTimes(2);
+    expect(onAuthExpired).toHaveBeenCalledTimes(1);
   });
 });

@@ -1,0 +1,65 @@
+import { resendSending } from "../webhooks/dispatch.js";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  listSendings,
+  rotateSecret,
+  sendingView,
+  updateEndpoint,
+} from "../usecases/webhook-endpoints.js";
+import { listWarnings } from "../usecases/staff-warnings.js";
+import { listEventLog } from "../usecases/event-log.js";
+import type { Services } from "../services.js";
+import { scopeOf } from "./context.js";
+import type { HandlerSet } from "./types.js";
+
+type Ops =
+  | "WebhookEndpoints_create"
+  | "WebhookEndpoints_list"
+  | "WebhookEndpoints_get"
+  | "WebhookEndpoints_update"
+  | "WebhookEndpoints_delete"
+  | "WebhookEndpoints_rotateSecret"
+  | "WebhookEndpoints_listSendings"
+  | "WebhookSendings_resend"
+  | "Warnings_list"
+  | "EventLog_list";
+
+/** The console's operations: webhook endpoints and their sendings, staff warnings, the event log. */
+export function consoleHandlers({ db, clock, settings }: Services): HandlerSet<Ops> {
+  const policy = { allowPrivate: settings.allowPrivateWebhooks };
+  return {
+    async WebhookEndpoints_create(req, ctx) {
+      return { status: 201, body: await createEndpoint(db, scopeOf(ctx), req.body, policy, clock.now()) };
+    },
+    async WebhookEndpoints_list(req, ctx) {
+      return { status: 200, body: await listEndpoints(db, scopeOf(ctx), req.query) };
+    },
+    async WebhookEndpoints_get(req, ctx) {
+      return { status: 200, body: await getEndpoint(db, scopeOf(ctx), req.path.id) };
+    },
+    async WebhookEndpoints_update(req, ctx) {
+      return { status: 200, body: await updateEndpoint(db, scopeOf(ctx), req.path.id, req.body, policy, clock.now()) };
+    },
+    async WebhookEndpoints_delete(req, ctx) {
+      return { status: 200, body: await deleteEndpoint(db, scopeOf(ctx), req.path.id, clock.now()) };
+    },
+    async WebhookEndpoints_rotateSecret(req, ctx) {
+      return { status: 200, body: await rotateSecret(db, scopeOf(ctx), req.path.id, clock.now()) };
+    },
+    async WebhookEndpoints_listSendings(req, ctx) {
+      return { status: 200, body: await listSendings(db, scopeOf(ctx), req.path.id, req.query) };
+    },
+    async WebhookSendings_resend(req, ctx) {
+      return { status: 200, body: sendingView(await resendSending(db.em(), scopeOf(ctx), req.path.id, clock.now())) };
+    },
+    async Warnings_list(req, ctx) {
+      return { status: 200, body: await listWarnings(db, scopeOf(ctx), req.query) };
+    },
+    async EventLog_list(req, ctx) {
+      return { status: 200, body: await listEventLog(db, scopeOf(ctx), req.query) };
+    },
+  };
+}

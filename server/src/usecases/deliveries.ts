@@ -1,0 +1,130 @@
+import type { SqlEntityManager } from "@mikro-orm/knex";
+import type { components } from "../../../generated/types.js";
+import { Delivery, Participant, ParticipantReward, StaffWarning, type DeliveryStatus } from "../db/entities/index.js";
+import { newId } from "../db/ids.js";
+import type { Database } from "../db/orm.js";
+import type { Scope } from "../db/scope.js";
+import { requirePublishedConfig } from "./config.js";
+import { ApiError, notFound } from "./errors.js";
+import { recordWebhook } from "./outbox.js";
+import { webhookParticipant, writeNotifications } from "./participant-state.js";
+
+type Schemas = components["schemas"];
+export type DeliveryView = Schemas["Delivery"];
+export type DeliveryConfirm = Schemas["DeliveryConfirm"];
+export type DeliveryFail = Schemas["DeliveryFail"];
+
+/** The seed's cap on `GET /v1/deliveries`. */
+export const DELIVERY_LIST_LIMIT = 200;
+
+export function deliveryView(row: Delivery): DeliveryView {
+  return {
+    id: row.id,
+    participant_id: row.participantId,
+    participant_reward_id: row.participantRewardId,
+    reward_code: row.rewardCode,
+    status: row.status,
+    external_ref: row.externalRef ?? null,
+    fail_reason: row.failReason ?? null,
+    created_at: row.createdAt.toISOString(),
+    confirmed_at: row.confirmedAt?.toISOString() ?? null,
+  };
+}
+
+/** GET /v1/deliveries: newest first, at most 200, optionally only one status. */
+export async function listDeliveries(db: Database, scope: Scope, filter: { status?: DeliveryStatus } = {}): Promise<{ deliveries: DeliveryView[] }> {
+  const rows = await db.em().find(
+    Delivery,
+    filter.status === undefined ? scope : { ...scope, status: filter.status },
+    { orderBy: { createdAt: "desc", id: "desc" }, limit: DELIVERY_LIST_LIMIT },
+  );
+  return { deliveries: rows.map(deliveryView) };
+}
+
+function deliveryNotFound(id: string): ApiError {
+  return notFound(`Delivery ${JSON.stringify(id)}`);
+}
+
+function alreadyClosed(row: Delivery, attempted: "confirmed" | "failed"): ApiError {
+  return new ApiError(409, "already_closed", `Delivery ${JSON.stringify(row.id)} is already ${row.status} and cannot be ${attempted}.`);
+}
+
+/**
+ * Moves a pending delivery to `next` with a conditional update (only while
+ * still `pending`), so a confirm and a fail racing each other cannot both
+ * win; answers the delivery as it now stands and whether this call closed it.
+ */
+async function closeIfPending(
+  em: SqlEntityManager,
+  scope: Scope,
+  id: string,
+  next: Partial<Pick<Delivery, "status" | "externalRef" | "details" | "confirmedAt" | "failReason">>,
+): Promise<{ row: Delivery; closedNow: boolean }> {
+  const closedNow = (await em.nativeUpdate(Delivery, { ...scope, id, status: "pending" }, next)) === 1;
+  const row = await em.findOne(Delivery, { ...scope, id });
+  if (!row) throw deliveryNotFound(id);
+  return { row, closedNow };
+}
+
+/**
+ * What follows a delivery this call closed: its reward takes the delivery's
+ * outcome, `reward.delivered`/`reward.delivery_failed` is sent, the
+ * participant finds a notice in the inbox and, for a failure, club staff get
+ * a warning in the console (the failure reason is for staff only: it may
+ * name the client's internal checks).
+ */
+async function announceClosed(em: SqlEntityManager, scope: Scope, row: Delivery, rewardTitle: string, now: Date): Promise<void> {
+  const delivered = row.status === "delivered";
+  await em.nativeUpdate(ParticipantReward, { id: row.participantRewardId }, { status: delivered ? "delivered" : "failed" });
+  const participant = await em.findOneOrFail(Participant, { id: row.participantId }, { fields: ["id", "externalId"] });
+  const data: Schemas["RewardDeliveryOutcomeWebhookData"] = { participant: webhookParticipant(participant), reward_code: row.rewardCode, delivery: deliveryView(row) };
+  await recordWebhook(em, scope, delivered ? "reward.delivered" : "reward.delivery_failed", data, now);
+  await writeNotifications(em, scope, participant.id, [
+    delivered
+      ? { kind: "reward_delivered", title: `Prêmio entregue: ${rewardTitle}`, body: null, view: "rewards" }
+      : { kind: "reward_delivery_failed", title: `Não foi possível entregar: ${rewardTitle}`, body: "Fale com o suporte do clube.", view: "rewards" },
+  ], now);
+  if (!delivered) {
+    await em.insert(StaffWarning, {
+      id: newId("swn"), ...scope, kind: "delivery_failed", subjectId: row.id, createdAt: now,
+      message: `Delivery ${row.id} of reward ${row.rewardCode} to participant ${participant.externalId} failed: ${row.failReason}`,
+    });
+  }
+}
+
+/** The reward's title in the published configuration; its code when the reward was removed since. */
+async function rewardTitle(db: Database, scope: Scope): Promise<(code: string) => string> {
+  const { config } = await requirePublishedConfig(db, scope);
+  return (code) => config.rewards.find((reward) => reward.code === code)?.title ?? code;
+}
+
+/**
+ * POST /v1/deliveries/{id}/confirm: pending → delivered with `confirmed_at`,
+ * `external_ref` and `details`. Safe to repeat: a delivered delivery answers
+ * unchanged; a failed one is 409 `already_closed`.
+ */
+export async function confirmDelivery(db: Database, scope: Scope, id: string, body: DeliveryConfirm | undefined, now: Date): Promise<DeliveryView> {
+  const titleOf = await rewardTitle(db, scope);
+  return db.em().transactional(async (em) => {
+    const { row, closedNow } = await closeIfPending(em, scope, id, {
+      status: "delivered",
+      externalRef: body?.external_ref ?? null,
+      details: body?.details ?? null,
+      confirmedAt: now,
+    });
+    if (closedNow) await announceClosed(em, scope, row, titleOf(row.rewardCode), now);
+    else if (row.status !== "delivered") throw alreadyClosed(row, "confirmed");
+    return deliveryView(row);
+  });
+}
+
+/** POST /v1/deliveries/{id}/fail: pending → failed with `fail_reason`; a delivered or failed delivery is 409 `already_closed`. */
+export async function failDelivery(db: Database, scope: Scope, id: string, body: DeliveryFail, now: Date): Promise<DeliveryView> {
+  const titleOf = await rewardTitle(db, scope);
+  return db.em().transactional(async (em) => {
+    const { row, closedNow } = await closeIfPending(em, scope, id, { status: "failed", failReason: body.reason });
+    if (!closedNow) throw alreadyClosed(row, "failed");
+    await announceClosed(em, scope, row, titleOf(row.rewardCode), now);
+    return deliveryView(row);
+  });
+}

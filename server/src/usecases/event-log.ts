@@ -1,0 +1,55 @@
+import type { components } from "../../../generated/types.js";
+import { Event, Participant } from "../db/entities/index.js";
+import type { Database } from "../db/orm.js";
+import type { Scope } from "../db/scope.js";
+import { validationFailed } from "./errors.js";
+
+export type EventLogEntry = components["schemas"]["EventLogEntry"];
+
+export interface EventLogQuery {
+  participant?: string;
+  type?: string;
+  limit?: number;
+  starting_after?: string;
+}
+
+/**
+ * The recent-events log (the console's "latest received events"): newest
+ * first, with the id the client sent and how many effects each had. Paged
+ * Stripe-style by the log id of the last entry seen.
+ */
+export async function listEventLog(db: Database, scope: Scope, query: EventLogQuery): Promise<{ data: EventLogEntry[]; has_more: boolean }> {
+  const em = db.em();
+  const limit = query.limit ?? 20;
+  const where: Record<string, unknown> = { ...scope };
+  if (query.type) where.type = query.type;
+  if (query.participant) {
+    const participant = await em.findOne(Participant, { ...scope, externalId: query.participant }, { fields: ["id"] });
+    if (!participant) return { data: [], has_more: false };
+    where.participantId = participant.id;
+  }
+  if (query.starting_after) {
+    const after = await em.findOne(Event, { ...scope, id: query.starting_after }, { fields: ["id", "receivedAt"] });
+    if (!after) throw validationFailed("query.starting_after is not an event of this log");
+    where.$or = [{ receivedAt: { $lt: after.receivedAt } }, { receivedAt: after.receivedAt, id: { $lt: after.id } }];
+  }
+  const rows = await em.find(Event, where, { orderBy: [{ receivedAt: "desc" }, { id: "desc" }], limit: limit + 1 });
+  const page = rows.slice(0, limit);
+  const participants = await em.find(Participant, { id: { $in: [...new Set(page.map((row) => row.participantId))] } }, { fields: ["id", "externalId"] });
+  const externalIds = new Map(participants.map((p) => [p.id, p.externalId]));
+  return {
+    data: page.map((row) => ({
+      id: row.id,
+      event_id: row.externalEventId ?? null,
+      participant: externalIds.get(row.participantId) ?? "",
+      type: row.type,
+      status: row.status,
+      effects_count: row.effectsCount,
+      duplicate_of: row.duplicateOf ?? null,
+      received_at: row.receivedAt.toISOString(),
+      processed_at: row.processedAt?.toISOString() ?? null,
+      error: row.error ?? null,
+    })),
+    has_more: rows.length > limit,
+  };
+}

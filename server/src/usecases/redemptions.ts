@@ -1,0 +1,161 @@
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import type { SqlEntityManager } from "@mikro-orm/knex";
+import type { components } from "../../../generated/types.js";
+import type { ClubConfig, CurrencyConfig, RewardConfig } from "../engine/config.js";
+import { grantRewards, type EngineInput } from "../engine/evaluate.js";
+import { expiredAmount, spendLots } from "../engine/lots.js";
+import { toMinorUnits } from "../engine/money.js";
+import type { Evaluation, ParticipantState } from "../engine/types.js";
+import { Redemption } from "../db/entities/index.js";
+import { newId } from "../db/ids.js";
+import type { Database } from "../db/orm.js";
+import type { Scope } from "../db/scope.js";
+import { requirePublishedConfig } from "./config.js";
+import { ApiError, notFound } from "./errors.js";
+import { recordWebhook } from "./outbox.js";
+import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "./participant-state.js";
+import { participantNotFound } from "./participants.js";
+
+type Schemas = components["schemas"];
+export type RedemptionView = Schemas["Redemption"];
+export type RedemptionRequest = Schemas["RedemptionRequest"];
+
+/** A reward for sale and its price in the currency's minor unit. */
+export interface PricedReward {
+  reward: RewardConfig;
+  currency: CurrencyConfig;
+  /** Minor units, at least 1. */
+  cost: number;
+}
+
+/**
+ * The reward with `code` and its price, or why it cannot be bought: 404
+ * `not_found` for a code the configuration lacks, 422 `reward_has_no_price`
+ * for a reward without `cost` (or one under a single minor unit, which
+ * would make it free).
+ */
+export function pricedReward(config: ClubConfig, code: string): PricedReward {
+  const reward = config.rewards.find((candidate) => candidate.code === code);
+  if (!reward) throw notFound(`Reward ${JSON.stringify(code)}`);
+  const noPrice = (why: string) => new ApiError(422, "reward_has_no_price", `Reward ${JSON.stringify(code)} ${why} and cannot be redeemed.`);
+  if (reward.cost === null) throw noPrice("has no cost");
+  // The configuration check guarantees the currency exists.
+  const currency = config.currencies.find((candidate) => candidate.code === reward.cost!.currency)!;
+  const cost = toMinorUnits(reward.cost.amount, currency.decimals);
+  if (cost < 1) throw noPrice(`costs less than one unit of ${currency.code}`);
+  return { reward, currency, cost };
+}
+
+/** The balance a payment can use: lots that expired but were not removed yet do not count. */
+export function spendableBalance(state: ParticipantState, currency: string, now: Date): number {
+  return (state.balances[currency] ?? 0) - expiredAmount(state.lots, currency, now);
+}
+
+/**
+ * What redeeming `priced` does to the participant: a `currency_debited`
+ * payment (spending the oldest unexpired lots first) followed by the reward's
+ * grant, attributed to `redemption:<code>`. Null when the spendable balance is
+ * short, in which case nothing may change. Pure.
+ */
+export function redemptionEvaluation(input: EngineInput & { priced: PricedReward }): Evaluation | null {
+  const { state, now, priced } = input;
+  const currency = priced.currency.code;
+  if (spendableBalance(state, currency, now) < priced.cost) return null;
+  const ruleId = `redemption:${priced.reward.code}`;
+  const grant = grantRewards({ ...input, specs: [`reward:${priced.reward.code}`], ruleId });
+  return {
+    ...grant,
+    effects: [{ type: "currency_debited", currency, amount: priced.cost, rule_id: ruleId }, ...grant.effects],
+    delta: {
+      ...grant.delta,
+      ledger: [{ unit: currency, delta: -priced.cost, reason: "debit_currency", ruleId }, ...grant.delta.ledger],
+      balances: { ...grant.delta.balances, [currency]: (grant.delta.balances[currency] ?? 0) - priced.cost },
+      lotsConsumed: spendLots(state.lots, currency, priced.cost, now),
+      // The payment comes first in the effects, so each grant's effect moved one place.
+      rewards: grant.delta.rewards.map((reward) => ({ ...reward, effectIndex: reward.effectIndex + 1 })),
+    },
+  };
+}
+
+/** `pending` while someone still has to hand the reward over: the client's system or club staff. */
+function deliveryStatus(reward: RewardConfig): RedemptionView["delivery_status"] {
+  return reward.type === "client_delivered" || reward.type === "manual" ? "pending" : "delivered";
+}
+
+/** The result stored under an Idempotency-Key, as a repeat answers it. */
+async function storedRedemption(em: SqlEntityManager, scope: Scope, idempotencyKey: string): Promise<RedemptionView | null> {
+  const stored = await em.findOne(Redemption, { ...scope, idempotencyKey }, { fields: ["result"] });
+  return stored && { ...(stored.result as RedemptionView), duplicate: true };
+}
+
+/**
+ * POST /v1/redemptions (and the store): spends the reward's price from the
+ * participant's balance and grants the reward in one transaction holding the
+ * participant's lock, so two redemptions that together exceed the balance
+ * cannot both pass. A `client_delivered` reward gets a pending delivery and
+ * `reward.delivery_requested` with source `redemption:<code>`; every
+ * redemption sends `store.purchased`.
+ *
+ * With an Idempotency-Key, a key seen before answers the stored result with
+ * `duplicate: true` and spends nothing, whatever the body of the repeat.
+ * 404 unknown participant or reward; 422 `reward_has_no_price`; 409
+ * `insufficient_balance` (nothing spent).
+ */
+export async function redeem(
+  db: Database,
+  scope: Scope,
+  request: RedemptionRequest,
+  opts: { idempotencyKey?: string; now: Date; publicUrl: string },
+): Promise<RedemptionView> {
+  const key = opts.idempotencyKey ?? null;
+  const earlier = key === null ? null : await storedRedemption(db.em(), scope, key);
+  if (earlier) return earlier;
+  const { config } = await requirePublishedConfig(db, scope);
+  const priced = pricedReward(config, request.reward);
+  const timeZone = clubTimeZone(config);
+  try {
+    return await db.em().transactional(async (em) => {
+      const participant = await lockParticipant(em, db.dialect, { ...scope, externalId: request.participant });
+      if (!participant) throw participantNotFound(request.participant);
+      // Again under the lock: the same key may have been redeemed since the first look.
+      const repeat = key === null ? null : await storedRedemption(em, scope, key);
+      if (repeat) return repeat;
+      const state = await loadParticipantState(em, participant, config, { now: opts.now, timeZone });
+      const evaluation = redemptionEvaluation({ config, state, now: opts.now, timeZone, priced });
+      if (evaluation === null) {
+        throw new ApiError(
+          409,
+          "insufficient_balance",
+          `Participant ${JSON.stringify(participant.externalId)} has ${spendableBalance(state, priced.currency.code, opts.now)} ${priced.currency.code}; reward ${JSON.stringify(priced.reward.code)} costs ${priced.cost}.`,
+        );
+      }
+      const effects = await persistEvaluation(
+        { em, scope, config, participant, state, now: opts.now, publicUrl: opts.publicUrl, event: null },
+        evaluation,
+      );
+      const cost = { currency: priced.currency.code, amount: priced.cost };
+      const result: RedemptionView = {
+        id: newId("red"),
+        reward_code: priced.reward.code,
+        title: priced.reward.title,
+        cost,
+        balance_after: (state.balances[cost.currency] ?? 0) - cost.amount,
+        delivery_status: deliveryStatus(priced.reward),
+        duplicate: false,
+        effects,
+      };
+      await em.insert(Redemption, {
+        id: result.id, ...scope, participantId: participant.id, rewardCode: priced.reward.code, idempotencyKey: key, cost, result, createdAt: opts.now,
+      });
+      const purchased: Schemas["StorePurchasedWebhookData"] = { participant: webhookParticipant(participant), reward_code: priced.reward.code, cost, redemption_id: result.id };
+      await recordWebhook(em, scope, "store.purchased", purchased, opts.now);
+      return result;
+    });
+  } catch (err) {
+    // The same key sent at the same time for another participant, whose redemption committed first.
+    if (key === null || !(err instanceof UniqueConstraintViolationException)) throw err;
+    const stored = await storedRedemption(db.em(), scope, key);
+    if (!stored) throw err;
+    return stored;
+  }
+}

@@ -1,0 +1,35 @@
+import type { components } from "../../../generated/types.js";
+import { StaffWarning } from "../db/entities/index.js";
+import type { Database } from "../db/orm.js";
+import type { Scope } from "../db/scope.js";
+import { validationFailed } from "./errors.js";
+
+export type StaffWarningView = components["schemas"]["StaffWarning"];
+
+/** GET /v1/warnings: what club staff should look at, newest first. */
+export async function listWarnings(
+  db: Database,
+  scope: Scope,
+  query: { kind?: StaffWarningView["kind"]; limit?: number; starting_after?: string },
+): Promise<{ data: StaffWarningView[]; has_more: boolean }> {
+  const em = db.em();
+  const limit = query.limit ?? 20;
+  const where: Record<string, unknown> = { ...scope };
+  if (query.kind) where.kind = query.kind;
+  if (query.starting_after) {
+    const after = await em.findOne(StaffWarning, { ...scope, id: query.starting_after });
+    if (!after) throw validationFailed("query.starting_after is not a warning of this club");
+    where.$or = [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }];
+  }
+  const rows = await em.find(StaffWarning, where, { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: limit + 1 });
+  return {
+    data: rows.slice(0, limit).map((row) => ({
+      id: row.id,
+      kind: row.kind,
+      message: row.message,
+      subject_id: row.subjectId,
+      created_at: row.createdAt.toISOString(),
+    })),
+    has_more: rows.length > limit,
+  };
+}
