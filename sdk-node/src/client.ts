@@ -58,13 +58,14 @@ export class Clube {
 
   constructor(options: ClubeOptions) {
     if (!options.apiKey) throw new TypeError("apiKey is required (cf_test_… or cf_live_…)");
+    const { random = Math.random, sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)), ...policy } = options.retry ?? {};
     const transport = createTransport({
       fetch: options.fetch ?? ((request) => fetch(request)),
       timeoutMs: options.timeoutMs ?? 30_000,
       maxRetries: options.maxRetries ?? 2,
-      backoff: { ...defaultBackoff, ...options.retry },
-      random: options.retry?.random ?? Math.random,
-      sleep: options.retry?.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      backoff: { ...defaultBackoff, ...policy },
+      random,
+      sleep,
     });
     const api = createClient<paths>({
       baseUrl: options.baseUrl ?? "http://localhost:3000",

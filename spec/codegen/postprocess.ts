@@ -6,7 +6,7 @@ import { listOperations, type JsonSchema, type OpenApiDocument, type ResponseObj
 /** The extension a webhook body model carries in TypeSpec: `@extension("x-webhook-event", "level.up")`. */
 const WEBHOOK_EVENT_EXTENSION = "x-webhook-event";
 
-/** Name of the shared response header component every operation response references. */
+/** The header on every operation response, and the name of the shared component it references. */
 const REQUEST_ID_HEADER = "X-Request-Id";
 const REQUEST_ID_COMPONENT = "RequestId";
 

@@ -13,9 +13,16 @@ describe("levelThresholds", () => {
     expect(thresholds).toHaveLength(60);
   });
 
-  it("scales with base and stops at maxLevel", () => {
+  it("scales with base and stops at maxLevel (smallest: 2)", () => {
     const thresholds = levelThresholds({ kind: "preset", preset: "media", base: 100, maxLevel: 2 });
     expect(thresholds).toEqual([0, 100]);
+  });
+
+  it("builds the largest curve (maxLevel 500) with exact integers", () => {
+    const thresholds = levelThresholds({ kind: "preset", preset: "dificil", base: 1000, maxLevel: 500 });
+    expect(thresholds).toHaveLength(500);
+    expect(thresholds.every((xp) => Number.isSafeInteger(xp))).toBe(true);
+    expect(progressFor({ ...casinoProgression(), curve: { kind: "preset", preset: "dificil", base: 1000, maxLevel: 500 } }, thresholds[499])).toMatchObject({ level: 500, nextLevelXp: null });
   });
 
   it("uses a table as given", () => {

@@ -37,7 +37,9 @@ describeEachDatabase("webhook dispatch", (kind) => {
     receiver.requests.length = 0;
     dispatcher = new WebhookDispatcher({ db, now });
     const em = db.em();
-    for (const entity of [WebhookSending, WebhookEndpoint, StaffWarning]) await em.nativeDelete(entity, {});
+    await em.nativeDelete(WebhookSending, {});
+    await em.nativeDelete(WebhookEndpoint, {});
+    await em.nativeDelete(StaffWarning, {});
   });
   afterEach(() => dispatcher.stop());
 

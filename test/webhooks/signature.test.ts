@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { verifyWebhook, WebhookVerificationError } from "../../sdk-node/src/webhooks.js";
 import { signPayload, verifySignature } from "../../server/src/webhooks/signature.js";
 
 const secret = "whsec_test_secret";
@@ -58,7 +59,7 @@ describe("verifySignature", () => {
     for (const header of [undefined, null, ""]) expect(verify(header)).toEqual({ ok: false, reason: "missing_header" });
   });
 
-  it.each([
+  const badFormats: Array<[string, string]> = [
     ["a space after the comma", `t=${t}, v1=${opensslHex}`],
     ["upper-case hex", `t=${t},v1=${opensslHex.toUpperCase()}`],
     ["no v1", `t=${t}`],
@@ -71,7 +72,8 @@ describe("verifySignature", () => {
     ["a non-numeric t", `t=17e8,v1=${opensslHex}`],
     ["a negative t", `t=-${t},v1=${opensslHex}`],
     ["surrounding whitespace", ` ${valid}`],
-  ])("reports bad_format for %s", (_what, header) => {
+  ];
+  it.each(badFormats)("reports bad_format for %s", (_what, header) => {
     expect(verify(header)).toEqual({ ok: false, reason: "bad_format" });
   });
 
@@ -101,8 +103,43 @@ describe("verifySignature", () => {
     expect(verify(`t=${t},v1=${wrong},v1=${"f".repeat(64)}`)).toEqual({ ok: false, reason: "no_match" });
   });
 
+  it("covers t exactly as sent: a zero-padded t signed as such verifies, the unpadded signature does not", async () => {
+    const padded = `0${t}`;
+    const paddedHex = await webCryptoHex(secret, `${padded}.${body}`);
+    expect(verify(`t=${padded},v1=${paddedHex}`)).toEqual({ ok: true });
+    expect(verify(`t=${padded},v1=${opensslHex}`)).toEqual({ ok: false, reason: "no_match" });
+  });
+
   it("round-trips with signPayload", () => {
     const header = signPayload("whsec_round", "payload", t);
     expect(verifySignature("payload", header, "whsec_round", { now })).toEqual({ ok: true });
+  });
+  it("gives the same verdict as the SDK's verifier on every case", () => {
+    const sdkVerdict = (raw: string, header: string | undefined, key: string, at: Date) => {
+      try {
+        verifyWebhook(raw, header, key, { now: at });
+        return { ok: true };
+      } catch (error) {
+        if (!(error instanceof WebhookVerificationError)) throw error;
+        return { ok: false, reason: error.reason };
+      }
+    };
+    const cases: Array<{ header: string | undefined; key?: string; at?: Date; raw?: string }> = [
+      { header: valid },
+      { header: undefined },
+      { header: "" },
+      ...badFormats.map(([, header]) => ({ header })),
+      { header: valid, at: new Date((t + 300) * 1000) },
+      { header: valid, at: new Date((t + 301) * 1000) },
+      { header: valid, at: new Date((t - 301) * 1000) },
+      { header: valid, key: "whsec_other" },
+      { header: valid, raw: body.replace("1", "2") },
+      { header: `t=${t},v1=${"0".repeat(64)},v1=${opensslHex}` },
+      { header: `t=0${t},v1=${opensslHex}` },
+    ];
+    for (const c of cases) {
+      const [raw, key, at] = [c.raw ?? body, c.key ?? secret, c.at ?? now];
+      expect(verifySignature(raw, c.header, key, { now: at }), JSON.stringify(c)).toEqual(sdkVerdict(raw, c.header, key, at));
+    }
   });
 });

@@ -9,7 +9,7 @@ import { knex } from "@mikro-orm/knex";
 const DATABASE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** The URL of database `name` on the same server as `adminUrl`. */
-export function databaseUrlFor(adminUrl: string, name: string): string {
+function databaseUrlFor(adminUrl: string, name: string): string {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();

@@ -5,6 +5,7 @@ import { WebhookEndpoint, WebhookSending } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
 import type { Scope } from "../db/scope.js";
 import type { RelayedMessage } from "../jobs/outbox.js";
+import type { MessageHandler } from "../jobs/queue.js";
 import { insertWarning } from "../jobs/warnings.js";
 import { ApiError, notFound } from "../usecases/errors.js";
 import { buildEnvelope, subscriptionMatches } from "./envelope.js";
@@ -63,7 +64,7 @@ export class WebhookDispatcher {
   }
 
   /** The `webhook` queue handler (payload: a RelayedMessage of kind `webhook`). */
-  readonly handleOutboxMessage = async (message: unknown): Promise<void> => {
+  readonly handleOutboxMessage: MessageHandler = async (message) => {
     const relayed = parseRelayedMessage(message);
     const event = parseWebhookEvent(relayed.payload);
     const created = await this.createSendings({ clubId: relayed.clubId, env: relayed.env }, event);

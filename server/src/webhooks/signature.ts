@@ -33,7 +33,8 @@ export function signPayload(secret: string, rawBody: string | Uint8Array, timest
   if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
     throw new RangeError(`timestampSeconds must be a non-negative integer, got ${timestampSeconds}`);
   }
-  return `t=${timestampSeconds},v1=${signatureHex(secret, rawBody, timestampSeconds)}`;
+  const t = String(timestampSeconds);
+  return `t=${t},v1=${signatureHex(secret, rawBody, t)}`;
 }
 
 /**
@@ -58,7 +59,8 @@ export function verifySignature(
     return { ok: false, reason: "too_old" };
   }
 
-  const expected = Buffer.from(signatureHex(secret, rawBody, timestamp), "utf8");
+  // The signed string holds `t` exactly as sent (leading zeros included), not as re-printed.
+  const expected = Buffer.from(signatureHex(secret, rawBody, match[1]), "utf8");
   const candidates = match[2].slice(1).split(",").map((part) => Buffer.from(part.slice("v1=".length), "utf8"));
   // Every candidate is compared (no early exit) so timing does not reveal which one matched.
   let matched = false;
@@ -66,6 +68,6 @@ export function verifySignature(
   return matched ? { ok: true } : { ok: false, reason: "no_match" };
 }
 
-function signatureHex(secret: string, rawBody: string | Uint8Array, timestampSeconds: number): string {
-  return createHmac("sha256", secret).update(`${timestampSeconds}.`).update(rawBody).digest("hex");
+function signatureHex(secret: string, rawBody: string | Uint8Array, t: string): string {
+  return createHmac("sha256", secret).update(`${t}.`).update(rawBody).digest("hex");
 }

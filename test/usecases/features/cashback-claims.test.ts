@@ -1,0 +1,216 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { OutboxMessage, ParticipantReward } from "../../../server/src/db/entities/index.js";
+import type { Scope } from "../../../server/src/db/scope.js";
+import { updateCashbackProgram, type CashbackProgramPatch } from "../../../server/src/usecases/cashback.js";
+import { claimCashback, creditDueCashback, getCashbackState } from "../../../server/src/usecases/cashback-claims.js";
+import { createClub } from "../../../server/src/usecases/clubs.js";
+import { ApiError } from "../../../server/src/usecases/errors.js";
+import { ingestEvent } from "../../../server/src/usecases/events.js";
+import { upsertParticipant } from "../../../server/src/usecases/participants.js";
+import { describeEachDatabase } from "../../support/databases.js";
+import { casinoConfig, eventInput, openClub, PUBLIC_URL, type TestClub } from "../fixtures.js";
+
+/** Local noon in São Paulo (UTC−3) of `key`. */
+const noon = (key: string) => new Date(`${key}T15:00:00Z`);
+
+/** Bronze 5% from R$ 50, Prata 10% from R$ 500, Ouro 15% from R$ 2 000; claimable for 7 days; paid at 10:00. */
+const PROGRAM: CashbackProgramPatch = {
+  enabled: true,
+  mode: "claim",
+  hour: 10,
+  claim_days: 7,
+  min_loss: 5000,
+  min_pct: 5,
+  max_pct: 15,
+  tiers: [
+    { name: "Bronze", min_loss: 5000, pct: 5 },
+    { name: "Prata", min_loss: 50000, pct: 10 },
+    { name: "Ouro", min_loss: 200000, pct: 15 },
+  ],
+};
+
+describeEachDatabase("cashback use cases", (kind) => {
+  let club: TestClub;
+  beforeAll(async () => {
+    club = await openClub(kind);
+  });
+  afterAll(async () => {
+    await club?.close();
+  });
+
+  /** A demo casino club of its own (the `auto` run pays a whole club) with the program `patch`. */
+  async function cashbackClub(patch: CashbackProgramPatch = {}): Promise<Scope> {
+    const created = await createClub(club.db, { name: "Cassino Cashback", config: casinoConfig() }, new Date("2026-11-01T12:00:00Z"));
+    const scope: Scope = { clubId: created.club_id, env: "test" };
+    await updateCashbackProgram(club.db, scope, { ...PROGRAM, ...patch });
+    return scope;
+  }
+
+  async function join(scope: Scope, externalId: string, at = new Date("2026-11-01T12:00:00Z")): Promise<void> {
+    await upsertParticipant(club.db, scope, { external_id: externalId }, at);
+  }
+
+  let betIds = 0;
+  /** A bet of `staked` reais received at `at`, settled paying `received` reais. */
+  async function bet(scope: Scope, participant: string, at: Date, staked: string, received = "0"): Promise<void> {
+    const id = `bet-${++betIds}`;
+    await ingestEvent(club.db, scope, eventInput({ participant, type: "bet.placed", id, amount: staked, meta: { game_type: "video-slots" } }), { now: at, publicUrl: PUBLIC_URL });
+    await ingestEvent(club.db, scope, eventInput({ participant, type: "bet.settled", id: `${id}-settle`, amount: received, meta: { game_type: "video-slots" } }), {
+      now: at,
+      publicUrl: PUBLIC_URL,
+    });
+  }
+
+  async function webhooks(scope: Scope, type: string): Promise<Record<string, unknown>[]> {
+    const rows = await club.db.em().find(OutboxMessage, { clubId: scope.clubId, env: scope.env }, { orderBy: { createdAt: "asc" } });
+    return rows.map((row) => row.payload).filter((payload) => payload.type === type).map((payload) => payload.data as Record<string, unknown>);
+  }
+
+  const refusal = (status: number, code: string) => expect.objectContaining({ constructor: ApiError, status, code });
+
+  it("answers 404 for a participant that does not exist", async () => {
+    await expect(getCashbackState(club.db, club.scope, "ninguem", noon("2026-11-05"))).rejects.toEqual(refusal(404, "not_found"));
+    await expect(claimCashback(club.db, club.scope, "ninguem", { now: noon("2026-11-05"), publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(404, "not_found"));
+  });
+
+  it("computes each day's net loss from the bets, claims all waiting days as one cash delivery, then has nothing to claim", async () => {
+    const scope = await cashbackClub();
+    await join(scope, "ana");
+    await bet(scope, "ana", noon("2026-11-10"), "100", "20");
+    await bet(scope, "ana", noon("2026-11-11"), "600", "50");
+    await bet(scope, "ana", noon("2026-11-12"), "60");
+    // A repeat of a bet is not a second bet.
+    await ingestEvent(club.db, scope, eventInput({ participant: "ana", type: "bet.placed", id: "bet-1", amount: "100" }), { now: noon("2026-11-12"), publicUrl: PUBLIC_URL });
+
+    const state = await getCashbackState(club.db, scope, "ana", noon("2026-11-12"));
+    expect(state).toEqual({
+      enabled: true,
+      mode: "claim",
+      available: 5900,
+      availableDays: [
+        { dayKey: "2026-11-10", amount: 400, pct: 5, loss: 8000 },
+        { dayKey: "2026-11-11", amount: 5500, pct: 10, loss: 55000 },
+      ],
+      today: { amount: 300, loss: 6000, pct: 5, band: "Bronze" },
+      pctRange: { min: 5, max: 15 },
+      nextDayAt: "2026-11-13T03:00:00.000Z",
+      autoHour: 10,
+      claimDays: 7,
+      monthReceived: 0,
+    });
+
+    const claim = await claimCashback(club.db, scope, "ana", { now: noon("2026-11-12"), publicUrl: PUBLIC_URL });
+    expect(claim).toMatchObject({ claimed: 5900, days: ["2026-11-10", "2026-11-11"], delivery_id: expect.stringMatching(/^dlv_/) });
+    expect(claim.state).toMatchObject({ available: 0, availableDays: [], monthReceived: 5900, today: { amount: 300 } });
+    const [requested] = await webhooks(scope, "reward.delivery_requested");
+    expect(requested).toMatchObject({
+      source: "cashback:2026-11-10..2026-11-11",
+      reward: { code: "cashback", title: "Cashback", type: "client_delivered", payload: { kind: "cash", amount_cents: 5900 } },
+      delivery: { id: claim.delivery_id },
+    });
+    expect(await webhooks(scope, "cashback.credited")).toEqual([
+      { participant: { id: expect.stringMatching(/^par_/), external_id: "ana" }, amount_cents: 5900, days: ["2026-11-10", "2026-11-11"], delivery_id: claim.delivery_id },
+    ]);
+    expect(await getCashbackState(club.db, scope, "ana", noon("2026-11-12"))).toEqual(claim.state);
+    await expect(claimCashback(club.db, scope, "ana", { now: noon("2026-11-12"), publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(409, "nothing_to_claim"));
+
+    const next = await claimCashback(club.db, scope, "ana", { now: noon("2026-11-13"), publicUrl: PUBLIC_URL });
+    expect(next).toMatchObject({ claimed: 300, days: ["2026-11-12"], state: { monthReceived: 6200 } });
+    const sources = await club.db.em().find(ParticipantReward, { clubId: scope.clubId, rewardCode: "cashback" }, { orderBy: { grantedAt: "asc" } });
+    expect(sources.map((reward) => [reward.source, reward.status])).toEqual([
+      ["cashback:2026-11-10..2026-11-11", "pending"],
+      ["cashback:2026-11-12", "pending"],
+    ]);
+  });
+
+  it("pays only one of five concurrent claims", async () => {
+    const scope = await cashbackClub();
+    await join(scope, "bia");
+    await bet(scope, "bia", noon("2026-11-10"), "100");
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => claimCashback(club.db, scope, "bia", { now: noon("2026-11-11"), publicUrl: PUBLIC_URL })));
+    expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+    for (const result of results) if (result.status === "rejected") expect(result.reason).toEqual(refusal(409, "nothing_to_claim"));
+  });
+
+  it.each([1, 7, 30])("keeps a day exactly claim_days (%i) old claimable and drops the day before it", async (claimDays) => {
+    const scope = await cashbackClub({ claim_days: claimDays });
+    await join(scope, "caio", new Date("2026-10-01T12:00:00Z"));
+    const today = new Date(Date.UTC(2026, 10, 20, 15));
+    const daysAgo = (days: number) => new Date(today.getTime() - days * 86_400_000);
+    await bet(scope, "caio", daysAgo(claimDays), "100");
+    await bet(scope, "caio", daysAgo(claimDays + 1), "200");
+    const state = await getCashbackState(club.db, scope, "caio", today);
+    expect(state.availableDays).toEqual([{ dayKey: daysAgo(claimDays).toISOString().slice(0, 10), amount: 500, pct: 5, loss: 10000 }]);
+    expect(state.claimDays).toBe(claimDays);
+  });
+
+  it("pays the welcome percentage, up to its cap, on the participant's first day", async () => {
+    const scope = await cashbackClub({ welcome: { enabled: true, pct: 20, max: 10000 } });
+    await join(scope, "davi", noon("2026-11-10"));
+    await bet(scope, "davi", noon("2026-11-10"), "300");
+    await bet(scope, "davi", noon("2026-11-11"), "300");
+    const state = await getCashbackState(club.db, scope, "davi", noon("2026-11-12"));
+    expect(state.availableDays).toEqual([
+      { dayKey: "2026-11-10", amount: 6000, pct: 20, loss: 30000 },
+      { dayKey: "2026-11-11", amount: 1500, pct: 5, loss: 30000 },
+    ]);
+    await join(scope, "elis", noon("2026-11-10"));
+    await bet(scope, "elis", noon("2026-11-10"), "1000");
+    expect((await getCashbackState(club.db, scope, "elis", noon("2026-11-11"))).availableDays[0]).toMatchObject({ amount: 10000, pct: 20 });
+  });
+
+  it("refuses claims in auto mode and while disabled", async () => {
+    const auto = await cashbackClub({ mode: "auto" });
+    await join(auto, "fabio");
+    await expect(claimCashback(club.db, auto, "fabio", { now: noon("2026-11-12"), publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(409, "cashback_auto_mode"));
+    const off = await cashbackClub({ enabled: false });
+    await join(off, "fabio");
+    await expect(claimCashback(club.db, off, "fabio", { now: noon("2026-11-12"), publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(409, "cashback_disabled"));
+    expect(await getCashbackState(club.db, off, "fabio", noon("2026-11-12"))).toMatchObject({ enabled: false, available: 0 });
+  });
+
+  it("auto mode pays each participant's yesterday at `hour`, one payment per day, and never twice", async () => {
+    const scope = await cashbackClub({ mode: "auto", hour: 10 });
+    await join(scope, "gil");
+    await join(scope, "hana");
+    await join(scope, "ivo");
+    await bet(scope, "gil", noon("2026-11-13"), "100");
+    await bet(scope, "gil", noon("2026-11-14"), "200");
+    await bet(scope, "hana", noon("2026-11-14"), "600", "100");
+    await bet(scope, "ivo", noon("2026-11-14"), "40"); // below min_loss
+
+    // 09:59:59 in São Paulo: the 14th is not due yet, the 13th is.
+    const early = await creditDueCashback(club.db, scope, { now: new Date("2026-11-15T12:59:59Z"), publicUrl: PUBLIC_URL });
+    expect(early).toEqual({ payments: 1, amount: 500 });
+    const due = await creditDueCashback(club.db, scope, { now: new Date("2026-11-15T13:00:00Z"), publicUrl: PUBLIC_URL });
+    expect(due).toEqual({ payments: 2, amount: 1000 + 5000 });
+    expect(await creditDueCashback(club.db, scope, { now: new Date("2026-11-15T13:05:00Z"), publicUrl: PUBLIC_URL })).toEqual({ payments: 0, amount: 0 });
+
+    const credited = await webhooks(scope, "cashback.credited");
+    expect(credited.map((data) => [(data.participant as { external_id: string }).external_id, data.amount_cents, data.days])).toEqual([
+      ["gil", 500, ["2026-11-13"]],
+      expect.anything(),
+      expect.anything(),
+    ]);
+    expect(credited.slice(1).map((data) => [(data.participant as { external_id: string }).external_id, data.amount_cents, data.days]).sort()).toEqual([
+      ["gil", 1000, ["2026-11-14"]],
+      ["hana", 5000, ["2026-11-14"]],
+    ]);
+    expect(await getCashbackState(club.db, scope, "gil", new Date("2026-11-15T13:05:00Z"))).toMatchObject({ mode: "auto", available: 0, monthReceived: 1500 });
+  });
+
+  it("auto mode catches up on unpaid days within claim_days and does nothing in claim mode", async () => {
+    const scope = await cashbackClub({ mode: "auto", claim_days: 2 });
+    await join(scope, "jade");
+    await bet(scope, "jade", noon("2026-11-11"), "100");
+    await bet(scope, "jade", noon("2026-11-12"), "100");
+    await bet(scope, "jade", noon("2026-11-13"), "100");
+    expect(await creditDueCashback(club.db, scope, { now: noon("2026-11-14"), publicUrl: PUBLIC_URL })).toEqual({ payments: 2, amount: 1000 });
+    expect((await webhooks(scope, "cashback.credited")).map((data) => data.days)).toEqual([["2026-11-12"], ["2026-11-13"]]);
+
+    const claimMode = await cashbackClub();
+    await join(claimMode, "jade");
+    await bet(claimMode, "jade", noon("2026-11-13"), "100");
+    expect(await creditDueCashback(club.db, claimMode, { now: noon("2026-11-14"), publicUrl: PUBLIC_URL })).toEqual({ payments: 0, amount: 0 });
+  });
+});
