@@ -4818,7 +4818,8 @@ export interface components {
             /**
              * @description A path into the event (`event.id`, `event.meta.round_id`, ...) whose value
              *     makes a run unique: the same value never fires this rule twice. When the
-             *     event has no value at that path, `event.id` is used.
+             *     event has no value at that path (for example an event sent without `id`),
+             *     the run is not deduplicated.
              * @default event.id
              */
             idempotency?: string;
@@ -4846,7 +4847,8 @@ export interface components {
          *     the participant (`participant.level`, `participant.xp`, `participant.tier`).
          *     Numbers compare numerically (event amounts in main units; a decimal string
          *     is read as a number); strings compare exactly. A missing field makes the
-         *     condition false, whatever the operator.
+         *     condition false for every operator except `!=` and `not_in`, which are true
+         *     (a missing value is different from any value).
          */
         RuleFieldCondition: {
             field: string;

@@ -5,10 +5,11 @@
 // seconds of CPU to load the contract).
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ClubeError, createClubeBrowser } from "../../sdk-browser/src/index.js";
+import type { MeMethods } from "../../sdk-browser/src/me.js";
+import type { OperationId } from "../../sdk-browser/src/operation-types.js";
 import { Clube } from "../../sdk-node/src/index.js";
 import { startPrism, type PrismServer } from "../support/prism.js";
 import { operationIds, requestExample, responseExample } from "./contract-examples.js";
-import type { MeMethods } from "../../sdk-browser/src/me.js";
 
 let prism: PrismServer;
 beforeAll(async () => {
@@ -31,7 +32,7 @@ function preferCode(code: number) {
 const client = (fetchImpl?: (request: Request) => Promise<Response>) =>
   new Clube({ apiKey: "cf_test_4eC39HqLyjWDarjtT1zdp7dc", baseUrl: prism.url, maxRetries: 0, fetch: fetchImpl });
 
-const serverCalls: Record<string, (clube: Clube) => Promise<unknown>> = {
+const serverCalls: { [Id in OperationId]?: (clube: Clube) => Promise<unknown> } = {
   Health_get: (c) => c.health.get(),
   Participants_upsert: (c) => c.participants.upsert(requestExample("Participants_upsert")),
   Participants_get: (c) => c.participants.get("user_8412"),
@@ -75,7 +76,7 @@ const serverCalls: Record<string, (clube: Clube) => Promise<unknown>> = {
 };
 
 /** One call per participant-surface operation: run headless by the Node client and with a token by the browser client. */
-const meCalls: Record<string, (me: MeMethods) => Promise<unknown>> = {
+const meCalls: { [Id in OperationId]?: (me: MeMethods) => Promise<unknown> } = {
   Me_getProfile: (me) => me.profile(),
   Me_getProgress: (me) => me.progress(),
   Me_listMissions: (me) => me.missions(),
@@ -105,11 +106,11 @@ describe("@clube/node against the Prism mock", () => {
   });
 
   it.each(Object.entries(serverCalls))("%s returns the contract's example", async (operationId, call) => {
-    expect(await call(client())).toEqual(responseExample(operationId as never));
+    expect(await call(client())).toEqual(responseExample(operationId as OperationId));
   });
 
   it.each(Object.entries(meCalls))("headless %s (secret key + X-Participant) returns the contract's example", async (operationId, call) => {
-    expect(await call(client().me("user_8412"))).toEqual(responseExample(operationId as never));
+    expect(await call(client().me("user_8412"))).toEqual(responseExample(operationId as OperationId));
   });
 
   it("events.send with async: true answers the 202 EventsQueued example", async () => {
@@ -147,7 +148,7 @@ const participantToken =
 describe("@clube/browser against the Prism mock", () => {
   it.each(Object.entries(meCalls))("%s returns the contract's example", async (operationId, call) => {
     const clube = createClubeBrowser({ baseUrl: prism.url, getToken: async () => participantToken });
-    expect(await call(clube.me)).toEqual(responseExample(operationId as never));
+    expect(await call(clube.me)).toEqual(responseExample(operationId as OperationId));
   });
 
   it("when every token is refused, throws the contract's 401 and calls onAuthExpired", async () => {

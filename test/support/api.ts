@@ -37,8 +37,8 @@ export interface RequestOptions {
   participant?: string;
   /** A value sent as JSON (`Content-Type: application/json`). */
   body?: unknown;
-  /** Bytes sent as they are (`Content-Type: application/json` unless `headers` say otherwise). */
-  rawBody?: string | Buffer;
+  /** Text sent as it is (`Content-Type: application/json` unless `headers` say otherwise). */
+  rawBody?: string;
   headers?: Record<string, string>;
 }
 
@@ -135,7 +135,7 @@ async function send(url: string, testKey: string, method: string, path: string, 
   const credential = options.token ?? (options.key === undefined ? testKey : options.key);
   if (credential !== null) headers.Authorization = `Bearer ${credential}`;
   if (options.participant !== undefined) headers["X-Participant"] = options.participant;
-  let payload: string | Buffer | undefined;
+  let payload: string | undefined;
   if (options.rawBody !== undefined) payload = options.rawBody;
   else if (options.body !== undefined) payload = JSON.stringify(options.body);
   if (payload !== undefined) headers["Content-Type"] = "application/json";
