@@ -3429,7 +3429,12 @@ export interface components {
             mission_id: string;
             /** @description The period whose completion was claimed. */
             period_key: string;
-            reward_granted: components["schemas"]["MissionRewardGranted"];
+            /**
+             * @description The reward record made by the claim; null when the mission's reward is XP
+             *     or currency (`xp:<n>`, `<currency>:<n>`): no record is made and `effects`
+             *     list what was credited.
+             */
+            reward_granted: components["schemas"]["MissionRewardGranted"] | null;
             /** @description Everything the claim changed, as in event results (`reward_granted` first, then what the reward gave: XP, currency, level…). */
             effects: components["schemas"]["Effect"][];
         };

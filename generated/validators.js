@@ -25100,7 +25100,7 @@ return errors === 0;
 validate568.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_MissionClaimResult = validate569;
-const schema279 = {"type":"object","required":["mission_id","period_key","reward_granted","effects"],"properties":{"mission_id":{"type":"string"},"period_key":{"type":"string","description":"The period whose completion was claimed."},"reward_granted":{"$ref":"#/components/schemas/MissionRewardGranted"},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"Everything the claim changed, as in event results (`reward_granted` first, then what the reward gave: XP, currency, level…)."}},"description":"The result of claiming a completed mission."};
+const schema279 = {"type":"object","required":["mission_id","period_key","reward_granted","effects"],"properties":{"mission_id":{"type":"string"},"period_key":{"type":"string","description":"The period whose completion was claimed."},"reward_granted":{"anyOf":[{"$ref":"#/components/schemas/MissionRewardGranted"},{"type":"null"}],"description":"The reward record made by the claim; null when the mission's reward is XP\nor currency (`xp:<n>`, `<currency>:<n>`): no record is made and `effects`\nlist what was credited."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"Everything the claim changed, as in event results (`reward_granted` first, then what the reward gave: XP, currency, level…)."}},"description":"The result of claiming a completed mission."};
 const schema280 = {"type":"object","required":["reward_code","reward_id","delivery_id"],"properties":{"reward_code":{"type":"string"},"reward_id":{"type":"string","description":"The participant's reward record (`rwd_…`), listed by `GET /v1/me/rewards`."},"delivery_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The delivery the client's system must credit (`reward.delivery_requested` is sent) when the reward is `client_delivered`; null otherwise."}},"description":"The reward a claim granted."};
 
 function validate570(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -25262,10 +25262,58 @@ var valid0 = true;
 }
 if(valid0){
 if(data.reward_granted !== undefined){
+let data2 = data.reward_granted;
 const _errs5 = errors;
-if(!(validate570(data.reward_granted, {instancePath:instancePath+"/reward_granted",parentData:data,parentDataProperty:"reward_granted",rootData,dynamicAnchors}))){
+const _errs6 = errors;
+let valid1 = false;
+const _errs7 = errors;
+if(!(validate570(data2, {instancePath:instancePath+"/reward_granted",parentData:data,parentDataProperty:"reward_granted",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate570.errors : vErrors.concat(validate570.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs7 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.reward_code = true;
+props0.reward_id = true;
+props0.delivery_id = true;
+}
+const _errs8 = errors;
+if(data2 !== null){
+const err0 = {instancePath:instancePath+"/reward_granted",schemaPath:"#/properties/reward_granted/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err1 = {instancePath:instancePath+"/reward_granted",schemaPath:"#/properties/reward_granted/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate569.errors = vErrors;
+return false;
+}
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
 }
 var valid0 = _errs5 === errors;
 }
@@ -25275,19 +25323,19 @@ var valid0 = true;
 if(valid0){
 if(data.effects !== undefined){
 let data3 = data.effects;
-const _errs6 = errors;
-if(errors === _errs6){
+const _errs10 = errors;
+if(errors === _errs10){
 if(Array.isArray(data3)){
-var valid1 = true;
+var valid2 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-const _errs8 = errors;
+const _errs12 = errors;
 if(!(validate129(data3[i0], {instancePath:instancePath+"/effects/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
-var valid1 = _errs8 === errors;
-if(!valid1){
+var valid2 = _errs12 === errors;
+if(!valid2){
 break;
 }
 }
@@ -25297,7 +25345,7 @@ validate569.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs6 === errors;
+var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;

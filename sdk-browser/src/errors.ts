@@ -8,7 +8,7 @@
  *   (for example an HTML page from a proxy in front of the API).
  */
 export class ClubeError extends Error {
-  /** HTTP status, or `null` when no HTTP answer was received. */
+  /** HTTP status; `null` without an answer, and for a success answer whose body is not JSON (openapi-fetch reports only the parse error). */
   readonly status: number | null;
   /** Stable snake_case error code. */
   readonly code: string;

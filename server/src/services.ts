@@ -16,6 +16,13 @@ export interface Services {
   db: Database;
   clock: Clock;
   auth: AuthDeps;
+  /**
+   * Called after a transaction wrote outbox rows (webhooks, queued events), so
+   * an in-process relay hands them to the queue now rather than on its next
+   * tick. A no-op until workers run in this process (`onJobsChanged`).
+   */
+  jobsChanged(): void;
+  onJobsChanged(listener: () => void): void;
   close(): Promise<void>;
 }
 
@@ -43,11 +50,14 @@ export async function openServices(settings: Settings, overrides: ServiceOverrid
     },
     now: () => clock.now(),
   };
+  const listeners: Array<() => void> = [];
   return {
     settings,
     db,
     clock,
     auth,
+    jobsChanged: () => listeners.forEach((listener) => listener()),
+    onJobsChanged: (listener) => void listeners.push(listener),
     close: () => (overrides.db ? Promise.resolve() : db.close()),
   };
 }

@@ -18,6 +18,10 @@ describeEachDatabase("API errors", (kind) => {
   let other: TestClub;
   /** A club whose live environment has lost its token signing secret. */
   let unsigned: TestClub;
+  /** A delivery of ana's that was reported failed, so it is closed. */
+  let closedDelivery: string;
+  /** ana's own referral code. */
+  let referralCode: string;
 
   beforeAll(async () => {
     api = await startApi(kind);
@@ -27,6 +31,13 @@ describeEachDatabase("API errors", (kind) => {
     for (const external_id of ["ana", "bia"]) {
       expect((await api.request("POST", "/v1/participants", { body: { external_id, display_name: `Perfil ${external_id}` } })).status).toBe(200);
     }
+    // ana's first deposit grants a client-delivered reward (the demo club's first-deposit rule) and a few coins
+    const deposit = await api.request("POST", "/v1/events", { body: { participant: "ana", type: "deposit.confirmed", id: "dep-1", amount: 50 } });
+    closedDelivery = deposit.body.effects.find((effect: { delivery_id?: string }) => effect.delivery_id).delivery_id;
+    expect((await api.request("POST", `/v1/deliveries/${closedDelivery}/fail`, { body: { reason: "Conta bloqueada" } })).status).toBe(200);
+    referralCode = (await api.request("GET", "/v1/me/referral", { participant: "ana" })).body.code;
+    expect((await api.request("POST", "/v1/affiliates", { body: { code: "PARCEIRO1", name: "Parceiro Um" } })).status).toBe(201);
+    expect((await api.request("POST", "/v1/affiliates/attributions", { body: { participant_external_id: "bia", code: "PARCEIRO1" } })).status).toBe(201);
   });
   afterAll(() => api?.close());
 
@@ -40,11 +51,62 @@ describeEachDatabase("API errors", (kind) => {
       status: 404,
       code: "not_found",
     },
+    { row: "404 delivery not found (confirm)", send: () => api.request("POST", "/v1/deliveries/dlv_nope/confirm"), status: 404, code: "not_found" },
+    { row: "404 delivery not found (fail)", send: () => api.request("POST", "/v1/deliveries/dlv_nope/fail", { body: { reason: "Sem saldo" } }), status: 404, code: "not_found" },
+    {
+      row: "404 reward not found",
+      send: () => api.request("POST", "/v1/redemptions", { body: { participant: "ana", reward: "giros-500" } }),
+      status: 404,
+      code: "not_found",
+    },
+    {
+      row: "404 participant not found (redemption)",
+      send: () => api.request("POST", "/v1/redemptions", { body: { participant: "nobody", reward: "store-bonus-10" } }),
+      status: 404,
+      code: "not_found",
+    },
+    {
+      row: "404 referral code not found",
+      send: () => api.request("POST", "/v1/referrals", { body: { referred_external_id: "carla", code: "NAOEXISTE" } }),
+      status: 404,
+      code: "not_found",
+    },
+    {
+      row: "404 affiliate code not found",
+      send: () => api.request("POST", "/v1/affiliates/attributions", { body: { participant_external_id: "carla", code: "NAOEXISTE" } }),
+      status: 404,
+      code: "not_found",
+    },
     {
       row: "409 rename target exists without merge",
       send: () => api.request("POST", "/v1/participants/ana/rename", { body: { new_external_id: "bia" } }),
       status: 409,
       code: "participant_exists",
+    },
+    { row: "409 confirming a closed delivery", send: () => api.request("POST", `/v1/deliveries/${closedDelivery}/confirm`), status: 409, code: "already_closed" },
+    {
+      row: "409 failing a closed delivery",
+      send: () => api.request("POST", `/v1/deliveries/${closedDelivery}/fail`, { body: { reason: "De novo" } }),
+      status: 409,
+      code: "already_closed",
+    },
+    {
+      row: "409 redemption with insufficient balance",
+      send: () => api.request("POST", "/v1/redemptions", { body: { participant: "ana", reward: "store-bonus-10" } }),
+      status: 409,
+      code: "insufficient_balance",
+    },
+    {
+      row: "409 referral that does not count (own code)",
+      send: () => api.request("POST", "/v1/referrals", { body: { referred_external_id: "ana", code: referralCode } }),
+      status: 409,
+      code: "referral_not_counted",
+    },
+    {
+      row: "409 affiliate attribution conflict (player already attributed)",
+      send: () => api.request("POST", "/v1/affiliates/attributions", { body: { participant_external_id: "bia", code: "PARCEIRO1" } }),
+      status: 409,
+      code: "affiliate_conflict",
     },
     {
       row: "422 progress list empty",
@@ -73,6 +135,12 @@ describeEachDatabase("API errors", (kind) => {
       status: 422,
       code: "validation_failed",
       message: "body.new_external_id",
+    },
+    {
+      row: "422 redemption of a reward with no price",
+      send: () => api.request("POST", "/v1/redemptions", { body: { participant: "ana", reward: "coins-50" } }),
+      status: 422,
+      code: "reward_has_no_price",
     },
     {
       row: "500 token signing secret missing",
@@ -173,10 +241,12 @@ describeEachDatabase("API errors", (kind) => {
     expect(over.headers.get("X-Request-Id")).toMatch(REQUEST_ID);
   });
 
-  it("accepts a game sync of exactly 5 MiB and refuses one byte more with 413", async () => {
-    const sync = { games: [{ id: "pgsoft-fortune-tiger", name: "Fortune Tiger" }] };
-    expect((await api.request("POST", "/v1/games", { rawBody: jsonOfSize(sync, 5 * MiB) })).status).toBe(200);
-    expectError(await api.request("POST", "/v1/games", { rawBody: jsonOfSize(sync, 5 * MiB + 1) }), 413, "payload_too_large");
+  it.each([
+    { path: "/v1/games", body: { games: [{ id: "pgsoft-fortune-tiger", name: "Fortune Tiger" }] } },
+    { path: "/v1/events/batch", body: { events: [{ participant: "carla", type: "custom.page_viewed" }] } },
+  ])("accepts a body of exactly 5 MiB on POST $path and refuses one byte more with 413", async ({ path, body }) => {
+    expect((await api.request("POST", path, { rawBody: jsonOfSize(body, 5 * MiB) })).status).toBe(200);
+    expectError(await api.request("POST", path, { rawBody: jsonOfSize(body, 5 * MiB + 1) }), 413, "payload_too_large");
   });
 
   it("keeps the 1 MiB limit on the other routes even for bodies a large route would take", async () => {
@@ -207,8 +277,10 @@ describeEachDatabase("API errors", (kind) => {
       await api.request("PUT", "/v1/cashback", { body: { enabled: true, hour: 24 } }),
       await api.request("PUT", "/v1/cashback", { body: { enabled: true, min_pct: 30, max_pct: 20 } }),
       await api.request("PUT", "/v1/config/draft", { body: { name: "Sem o resto" } }),
+      // nothing is spent when the balance does not cover the price
+      await api.request("POST", "/v1/redemptions", { body: { participant: "ana", reward: "store-bonus-10" } }),
     ];
-    expect(refused.map((response) => response.status)).toEqual([422, 422, 413, 409, 422, 500, 422, 422, 422]);
+    expect(refused.map((response) => response.status)).toEqual([422, 422, 413, 409, 422, 500, 422, 422, 422, 409]);
     expect(await read()).toEqual(before);
   });
 });

@@ -120,6 +120,17 @@ describeEachDatabase("embedded queue", (kind) => {
     expect(await jobRow("taken-over")).toMatchObject({ status: "done", attempts: 2, lastError: null });
   });
 
+  it("stores a message published twice with the same id once, and refuses that id on another queue", async () => {
+    const name = fixture.queueName();
+    const queue = await fixture.open();
+    await queue.publish(name, { n: 1 }, { id: "out_twice" });
+    await queue.publish(name, { n: 1 }, { id: "out_twice" });
+    expect(await db.em().count(Job, { id: "out_twice" })).toBe(1);
+    await expect(queue.publish(fixture.queueName(), { n: 1 }, { id: "out_twice" })).rejects.toThrow(
+      `message id out_twice is already used on queue ${name}`,
+    );
+  });
+
   it("deletes finished jobs after the retention time and keeps dead ones", async () => {
     const name = fixture.queueName();
     const queue = await fixture.open({ retainDoneMs: 480 });

@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import openapi from "../../generated/openapi.json" with { type: "json" };
 import { schemaValidators, type SchemaName } from "../../generated/validators.js";
 import { Balance, LedgerEntry, OutboxMessage, Participant } from "../../server/src/db/entities/index.js";
 import type { Database } from "../../server/src/db/orm.js";
@@ -41,8 +40,11 @@ export function eventInput(input: Record<string, unknown>): EventInput {
 }
 
 /** The validator of each webhook event's full body, by event type (the models marked `x-webhook-event`). */
+const openapi = JSON.parse(readFileSync(new URL("../../generated/openapi.json", import.meta.url), "utf8")) as {
+  components: { schemas: Record<string, { "x-webhook-event"?: string }> };
+};
 const webhookValidators = new Map(
-  Object.entries((openapi as { components: { schemas: Record<string, { "x-webhook-event"?: string }> } }).components.schemas).flatMap(([name, schema]) =>
+  Object.entries(openapi.components.schemas).flatMap(([name, schema]) =>
     schema["x-webhook-event"] ? [[schema["x-webhook-event"], schemaValidators[name as SchemaName]] as const] : [],
   ),
 );

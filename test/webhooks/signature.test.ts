@@ -114,6 +114,7 @@ describe("verifySignature", () => {
     const header = signPayload("whsec_round", "payload", t);
     expect(verifySignature("payload", header, "whsec_round", { now })).toEqual({ ok: true });
   });
+
   it("gives the same verdict as the SDK's verifier on every case", () => {
     const sdkVerdict = (raw: string, header: string | undefined, key: string, at: Date) => {
       try {

@@ -2,12 +2,14 @@ import type { Handlers } from "../../../generated/operations.js";
 import type { RequestContext } from "../http/router.js";
 import type { Services } from "../services.js";
 import { clubHandlers } from "./club.js";
+import { deliveryHandlers } from "./deliveries.js";
+import { eventHandlers } from "./events.js";
+import { growthHandlers } from "./growth.js";
 import { configVersionHandlers } from "./config-versions.js";
 import { gameHandlers } from "./games.js";
 import { healthHandlers } from "./health.js";
 import { meHandlers } from "./me.js";
 import { participantHandlers } from "./participants.js";
-import { pendingHandlers } from "./pending.js";
 import { consoleHandlers } from "./console.js";
 
 /**
@@ -22,7 +24,9 @@ export function createHandlers(services: Services): Handlers<RequestContext> {
     ...configVersionHandlers(services),
     ...gameHandlers(services),
     ...meHandlers(services),
+    ...eventHandlers(services),
+    ...deliveryHandlers(services),
+    ...growthHandlers(services),
     ...consoleHandlers(services),
-    ...pendingHandlers(),
   };
 }

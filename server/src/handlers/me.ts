@@ -1,18 +1,39 @@
-import { getProfile, getProgress } from "../usecases/participants.js";
-import type { Services } from "../services.js";
 import { allowOrigin } from "../http/cors.js";
-import { requirePublishedConfig } from "../usecases/config.js";
 import type { RequestContext } from "../http/router.js";
+import { claimCashback, getCashbackState } from "../usecases/cashback-claims.js";
+import { claimCheckin, getCheckinState } from "../usecases/checkin.js";
+import { requirePublishedConfig } from "../usecases/config.js";
+import { listNotifications, markAllNotificationsRead, markNotificationRead } from "../usecases/notifications.js";
+import { getProfile, getProgress } from "../usecases/participants.js";
+import { getReferralState } from "../usecases/referrals.js";
+import {
+  claimMyMission,
+  getLeaderboard,
+  listMyBadges,
+  listMyLeaderboards,
+  listMyMissions,
+  listMyRewards,
+  listStore,
+  redeemFromStore,
+} from "../usecases/surface.js";
+import { cryptoRandom, getWheelState, spinWheel } from "../usecases/wheel.js";
+import type { Services } from "../services.js";
 import { meOf } from "./context.js";
+import type { OperationId } from "../../../generated/operations.js";
 import type { HandlerSet } from "./types.js";
 
-type MeOps = "Me_getProfile" | "Me_getProgress";
+/** Every operation of the participant surface. */
+type MeOp = Extract<OperationId, `Me_${string}`>;
 
 /**
- * The participant surface. Each handler resolves the participant from the
- * token (or X-Participant) and answers CORS for the club's allowed origins.
+ * The participant surface (`/v1/me/*`). Each handler resolves the participant
+ * from the token (or X-Participant in headless mode) and answers CORS for the
+ * club's `allowedOrigins`.
  */
-export function meHandlers({ db }: Services): HandlerSet<MeOps> {
+export function meHandlers(services: Services): HandlerSet<MeOp> {
+  const { db, clock, settings } = services;
+  const publicUrl = settings.publicUrl;
+
   /** The caller's scope and participant, after setting CORS for the club's `allowedOrigins`. */
   async function me(ctx: RequestContext) {
     const { scope, externalId } = meOf(ctx);
@@ -20,6 +41,13 @@ export function meHandlers({ db }: Services): HandlerSet<MeOps> {
     allowOrigin(ctx.koa, config.allowedOrigins ?? []);
     return { scope, externalId };
   }
+
+  /** Writes that may have queued webhooks: let an in-process relay hand them over now. */
+  function changed<T>(value: T): T {
+    services.jobsChanged();
+    return value;
+  }
+
   return {
     async Me_getProfile(_req, ctx) {
       const { scope, externalId } = await me(ctx);
@@ -28,6 +56,89 @@ export function meHandlers({ db }: Services): HandlerSet<MeOps> {
     async Me_getProgress(_req, ctx) {
       const { scope, externalId } = await me(ctx);
       return { status: 200, body: await getProgress(db, scope, externalId) };
+    },
+    async Me_listMissions(_req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await listMyMissions(db, scope, externalId, clock.now()) };
+    },
+    async Me_claimMission(req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: changed(await claimMyMission(db, scope, externalId, req.path.mission_id, { now: clock.now(), publicUrl })) };
+    },
+    async Me_getCheckin(_req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await getCheckinState(db, scope, externalId, clock.now()) };
+    },
+    async Me_claimCheckin(_req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: changed(await claimCheckin(db, scope, externalId, { now: clock.now(), publicUrl })) };
+    },
+    async Me_getWheel(_req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await getWheelState(db, scope, externalId, clock.now()) };
+    },
+    async Me_spinWheel(req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      const spin = await spinWheel(db, scope, externalId, {
+        idempotencyKey: req.headers["idempotency-key"],
+        now: clock.now(),
+        random: cryptoRandom,
+        publicUrl,
+      });
+      return { status: 200, body: changed(spin) };
+    },
+    async Me_listStore(_req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await listStore(db, scope, externalId, clock.now()) };
+    },
+    async Me_redeemStoreItem(req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      const redemption = await redeemFromStore(db, scope, externalId, req.path.reward_code, {
+        idempotencyKey: req.headers["idempotency-key"],
+        now: clock.now(),
+        publicUrl,
+      });
+      return { status: 200, body: changed(redemption) };
+    },
+    async Me_listRewards(_req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await listMyRewards(db, scope, externalId, clock.now()) };
+    },
+    async Me_listNotifications(req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await listNotifications(db, scope, externalId, req.query) };
+    },
+    async Me_markNotificationRead(req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await markNotificationRead(db, scope, externalId, req.path.notification_id, clock.now()) };
+    },
+    async Me_markAllNotificationsRead(_req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await markAllNotificationsRead(db, scope, externalId, clock.now()) };
+    },
+    async Me_getCashback(_req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await getCashbackState(db, scope, externalId, clock.now()) };
+    },
+    async Me_claimCashback(_req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: changed(await claimCashback(db, scope, externalId, { now: clock.now(), publicUrl })) };
+    },
+    async Me_getReferral(_req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await getReferralState(db, scope, externalId) };
+    },
+    async Me_listLeaderboards(_req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await listMyLeaderboards(db, scope, externalId, clock.now()) };
+    },
+    async Me_getLeaderboard(req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await getLeaderboard(db, scope, externalId, req.path.campaign_id, { limit: req.query.limit, now: clock.now() }) };
+    },
+    async Me_listBadges(_req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await listMyBadges(db, scope, externalId) };
     },
   };
 }

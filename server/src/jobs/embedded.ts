@@ -76,8 +76,11 @@ class EmbeddedQueue implements Queue {
         updatedAt: now,
       });
     } catch (error) {
-      // The same id published again (a relay retrying after a crash): it is already queued.
       if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      // The same message published again (a relay retrying after a crash) is already queued;
+      // the same id on another queue is a producer bug, not a duplicate.
+      const existing = await this.options.db.em().findOne(Job, { id }, { fields: ["queue"] });
+      if (existing?.queue !== queue) throw new Error(`message id ${id} is already used on queue ${existing?.queue}`);
       return;
     }
     // Consumers in this process need not wait for their next poll.

@@ -27,7 +27,11 @@ export interface PublishOptions {
 
 export interface MessageMeta {
   id: string;
-  /** 1 on the first delivery, +1 after each failed attempt. */
+  /**
+   * 1 on the first delivery, +1 after each attempt whose handler threw. The
+   * embedded queue also counts an attempt whose worker died (its lease ran
+   * out); RabbitMQ redelivers such a message with the same number.
+   */
   attempt: number;
 }
 

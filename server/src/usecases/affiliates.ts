@@ -152,6 +152,7 @@ export async function attributeAffiliate(db: Database, scope: Scope, input: Affi
         participantId: participant.id,
         type: { $in: [...AFFILIATE_EVENT_TYPES] },
         duplicateOf: null,
+        status: { $ne: "failed" },
         receivedAt: { $gte: signupAt },
       });
       return { id, affiliate_link: affiliateLink(config, affiliate.code), backfilled };

@@ -8,7 +8,7 @@ import { validationFailed } from "./errors.js";
 import { checkSchema } from "./schema-check.js";
 
 export type CashbackProgramView = components["schemas"]["CashbackProgram"];
-export type CashbackProgramPatch = Partial<Omit<CashbackProgramView, "welcome">> & { welcome?: Partial<CashbackProgramView["welcome"]> };
+export type CashbackProgramPatch = components["schemas"]["CashbackProgramUpdate"];
 
 /** The program of a club that never set one: off, claimed within 7 days, 5% to 20% from the first cent of loss. */
 export const DEFAULT_CASHBACK_PROGRAM: Readonly<CashbackProgramView> = Object.freeze({
@@ -31,18 +31,19 @@ export async function getCashbackProgram(db: Database, scope: Scope): Promise<Ca
 }
 
 /**
- * Applies a partial update and answers the whole program; it takes effect at
- * once (the program is not part of the versioned configuration). Each field
- * sent replaces the current one (`tiers` and `text` as a whole), except
- * `welcome`, whose fields are merged, so `{welcome: {enabled: true}}` keeps its
- * percentage and cap.
+ * PUT /v1/cashback: applies a partial update and answers the whole program; it
+ * takes effect at once (the program is not part of the versioned
+ * configuration). Each field sent replaces the current one (`tiers` and `text`
+ * as a whole), except `welcome`, whose fields are merged, so
+ * `{welcome: {enabled: true}}` keeps its percentage and cap. The merged
+ * program is checked again as a whole; 422 names the field from `body`.
  */
 export async function updateCashbackProgram(db: Database, scope: Scope, patch: CashbackProgramPatch, now = new Date()): Promise<CashbackProgramView> {
   return db.em().transactional(async (em) => {
     const row = await em.findOne(CashbackProgram, scope);
     const current = row ? (row.program as CashbackProgramView) : DEFAULT_CASHBACK_PROGRAM;
     const merged = { ...current, ...patch, welcome: { ...current.welcome, ...patch.welcome } };
-    const program = checkSchema<CashbackProgramView>(schemaValidators.CashbackProgram, merged, "cashback");
+    const program = checkSchema<CashbackProgramView>(schemaValidators.CashbackProgram, merged, "body");
     const problem = cashbackInconsistency(program);
     if (problem) throw validationFailed(problem);
     if (row) {
@@ -55,14 +56,12 @@ export async function updateCashbackProgram(db: Database, scope: Scope, patch: C
   });
 }
 
-/** Percentages that cannot all hold: the base above the cap, a band above the cap, bands out of order. */
-export function cashbackInconsistency(program: CashbackProgramView): string | null {
-  if (program.min_pct > program.max_pct) return `cashback.min_pct (${program.min_pct}) must be <= cashback.max_pct (${program.max_pct})`;
-  for (const [i, band] of program.tiers.entries()) {
-    if (band.pct > program.max_pct) return `cashback.tiers[${i}].pct (${band.pct}) must be <= cashback.max_pct (${program.max_pct})`;
-    if (i > 0 && band.min_loss <= program.tiers[i - 1].min_loss) {
-      return `cashback.tiers[${i}].min_loss must be greater than cashback.tiers[${i - 1}].min_loss (bands ascend by loss)`;
-    }
-  }
-  return null;
+/**
+ * What the schema cannot say: the base percentage above the cap, or bands not
+ * in strictly ascending loss. (A band above the cap is allowed: it pays the cap.)
+ */
+function cashbackInconsistency(program: CashbackProgramView): string | null {
+  if (program.min_pct > program.max_pct) return `body.min_pct (${program.min_pct}) must be <= body.max_pct (${program.max_pct})`;
+  const unordered = program.tiers.findIndex((band, i) => i > 0 && band.min_loss <= program.tiers[i - 1].min_loss);
+  return unordered < 0 ? null : `body.tiers[${unordered}].min_loss must be greater than body.tiers[${unordered - 1}].min_loss (bands ascend by loss)`;
 }

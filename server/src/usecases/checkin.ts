@@ -25,7 +25,8 @@ function checkinConfig(config: ClubConfig): CheckinConfig {
  * What the calendar is computed from: the participant's check-in days and,
  * when the club requires an event, whether one of that type was received in
  * today's check-in day (its receipt time: the day's events are what the
- * participant did today, and a receipt can never move into a past day).
+ * participant did today, and a receipt can never move into a past day). A
+ * repeat of an event or one that failed is not a new one.
  */
 async function checkinInput(em: SqlEntityManager, participant: Participant, config: CheckinConfig, now: Date): Promise<CheckinInput> {
   const claims = await em.find(CheckinClaim, { participantId: participant.id }, { fields: ["dayKey"] });
@@ -36,6 +37,7 @@ async function checkinInput(em: SqlEntityManager, participant: Participant, conf
       participantId: participant.id,
       type: config.requireEvent,
       duplicateOf: null,
+      status: { $ne: "failed" },
       receivedAt: { $gte: today.start, $lt: today.end },
     });
     requiredEventSeen = seen > 0;

@@ -42,6 +42,11 @@ function firstProblem<T>(items: readonly T[], problem: (item: T, index: number) 
   return null;
 }
 
+/** A map key as a path segment, written the way 422 messages write field paths: `.ouro`, or `["vip tier"]`. */
+function member(key: string): string {
+  return /^[A-Za-z_$][\w$-]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+}
+
 /** `<path> names <what> '<value>', which is not in <list>`. */
 function missing(path: string, what: string, value: string, list: string): string {
   return `${path} names ${what} '${value}', which is not in ${list}`;
@@ -204,7 +209,7 @@ const wheelReferences: Check = (config, root) => {
     const at = `${root}.wheel.slices[${s}]`;
     const rewardProblem = slice.reward == null ? null : rewardReference(config, root, `${at}.reward`, slice.reward);
     const tier = Object.keys(slice.tierQty ?? {}).find((code) => !tiers.has(code));
-    return rewardProblem ?? (tier === undefined ? null : missing(`${at}.tierQty['${tier}']`, "tier", tier, `${root}.progression.tiers`));
+    return rewardProblem ?? (tier === undefined ? null : missing(`${at}.tierQty${member(tier)}`, "tier", tier, `${root}.progression.tiers`));
   });
 };
 

@@ -1,5 +1,6 @@
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
+import type { components } from "../../../generated/types.js";
 import { schemaValidators } from "../../../generated/validators.js";
 import type { ClubConfig } from "../engine/config.js";
 import { ConfigVersion } from "../db/entities/index.js";
@@ -17,33 +18,22 @@ export interface PublishedConfig {
   config: ClubConfig;
 }
 
-export interface ConfigDraftView {
-  version: number;
-  config: ClubConfig;
-  updated_at: string;
-}
-
-export interface ConfigVersionView {
-  version: number;
-  published_at: string;
-  config: ClubConfig;
-}
-
-export interface ConfigVersionSummary {
-  version: number;
-  status: ConfigVersion["status"];
-  created_at: string;
-  published_at: string | null;
-}
+type Schemas = components["schemas"];
+/** The contract's views, with the configuration typed as filled. */
+export type ConfigDraftView = Omit<Schemas["ConfigDraft"], "config"> & { config: ClubConfig };
+export type ConfigVersionView = Omit<Schemas["ConfigVersion"], "config"> & { config: ClubConfig };
+export type ConfigVersionList = Schemas["ConfigVersionList"];
 
 /**
  * Checks a configuration as a whole: the schema (bounds, patterns, closed
  * objects; defaults filled) and then the cross-field rules. Returns the filled
- * copy; throws 422 `validation_failed` naming the field as `config.<path>`.
+ * copy; throws 422 `validation_failed` naming the field from `root`: `body`
+ * when the configuration is a request body (PUT /v1/config/draft, matching
+ * the HTTP layer's own messages), `config` otherwise (a file given to the CLI).
  */
-export function validateClubConfig(input: unknown): ClubConfig {
-  const config = checkSchema<ClubConfig>(schemaValidators.ClubConfig, input, "config");
-  const problem = findInconsistency(config);
+export function validateClubConfig(input: unknown, root = "config"): ClubConfig {
+  const config = checkSchema<ClubConfig>(schemaValidators.ClubConfig, input, root);
+  const problem = findInconsistency(config, root);
   if (problem) throw validationFailed(problem);
   return config;
 }
@@ -109,21 +99,16 @@ function filledPublished(row: ConfigVersion): ClubConfig {
 }
 
 /**
- * Saves the working draft: the one `draft` version is replaced in place; when
- * there is none, a new version after the highest one is created. The document
- * is stored as sent (defaults are filled when read) and answered filled.
+ * PUT /v1/config/draft: saves the configuration as a new draft version, one
+ * above the highest (versions are never edited, so the history shows what was
+ * in force when). Stored as sent — defaults are filled when read, so a later
+ * release's new default applies to old versions too — and answered filled.
  */
 export async function saveDraft(db: Database, scope: Scope, input: unknown, now = new Date()): Promise<ConfigDraftView> {
-  const config = validateClubConfig(input);
+  const config = validateClubConfig(input, "body");
   try {
-    const draft = await db.em().transactional(async (em) => {
-      const existing = await em.findOne(ConfigVersion, { ...scope, status: "draft" });
-      if (existing) {
-        existing.config = input as Record<string, unknown>;
-        existing.updatedAt = now;
-        return existing;
-      }
-      return em.create(ConfigVersion, {
+    const draft = await db.em().transactional(async (em) =>
+      em.create(ConfigVersion, {
         id: newId("cfg"),
         ...scope,
         version: (await highestVersion(em, scope)) + 1,
@@ -131,60 +116,62 @@ export async function saveDraft(db: Database, scope: Scope, input: unknown, now 
         config: input as Record<string, unknown>,
         createdAt: now,
         updatedAt: now,
-      });
-    });
-    return { version: draft.version, config, updated_at: draft.updatedAt.toISOString() };
+      }),
+    );
+    return { version: draft.version, config, updated_at: draft.createdAt.toISOString() };
   } catch (err) {
+    // Two saves at the same moment picked the same number; the other one won.
     if (err instanceof UniqueConstraintViolationException) {
-      throw new ApiError(409, "conflict", "The draft was being saved by another request at the same time; send it again.");
+      throw new ApiError(409, "conflict", "Another draft was saved at the same moment; send this one again.");
     }
     throw err;
   }
 }
 
 async function highestVersion(em: SqlEntityManager, scope: Scope): Promise<number> {
-  const latest = await em.findOne(ConfigVersion, scope, { orderBy: { version: "desc" }, fields: ["version"] });
+  const latest = await em.findOne(ConfigVersion, scope, { orderBy: { version: "desc" }, fields: ["version"], disableIdentityMap: true });
   return latest?.version ?? 0;
 }
 
-/** The working draft, filled; 404 when there is none. */
+async function latestDraft(em: SqlEntityManager, scope: Scope): Promise<ConfigVersion | null> {
+  return em.findOne(ConfigVersion, { ...scope, status: "draft" }, { orderBy: { version: "desc" } });
+}
+
+/** GET /v1/config/draft: the newest draft (drafts older than the published version are superseded), filled; 404 when none. */
 export async function getDraft(db: Database, scope: Scope): Promise<ConfigDraftView> {
-  const draft = await db.em().findOne(ConfigVersion, { ...scope, status: "draft" });
+  const draft = await latestDraft(db.em(), scope);
   if (!draft) throw notFound("A configuration draft");
-  return { version: draft.version, config: validateClubConfig(draft.config), updated_at: draft.updatedAt.toISOString() };
+  return { version: draft.version, config: validateClubConfig(draft.config), updated_at: draft.createdAt.toISOString() };
 }
 
 /**
- * Publishes a draft (`version`, default the current draft): it becomes the
- * configuration in force and the previously published version becomes
- * `superseded`. Publishing the version already in force answers it unchanged;
- * a superseded version cannot come back (save it again as a draft).
+ * POST /v1/config/publish: makes a draft (`version`, default the newest draft)
+ * the configuration in force; the previously published version and every
+ * older draft become `superseded`, newer drafts stay drafts. 404 when there is
+ * no such draft or version, 409 `version_not_draft` when the version named is
+ * published or superseded.
  */
 export async function publish(db: Database, scope: Scope, version?: number, now = new Date()): Promise<ConfigVersionView> {
   const published = await db.em().transactional(async (em) => {
-    const target = await em.findOne(ConfigVersion, version === undefined ? { ...scope, status: "draft" } : { ...scope, version });
+    const target = version === undefined ? await latestDraft(em, scope) : await em.findOne(ConfigVersion, { ...scope, version });
     if (!target) throw notFound(version === undefined ? "A configuration draft" : `Configuration version ${version}`);
-    if (target.status === "superseded") {
-      throw new ApiError(409, "conflict", `Configuration version ${target.version} was superseded; save it again as a draft to publish it.`);
-    }
-    if (target.status === "draft") {
-      await em.nativeUpdate(ConfigVersion, { ...scope, status: "published" }, { status: "superseded", updatedAt: now });
-      target.status = "published";
-      target.publishedAt = now;
-      target.updatedAt = now;
-    }
+    if (target.status !== "draft") throw new ApiError(409, "version_not_draft", `Version ${target.version} is ${target.status}, not a draft.`);
+    await em.nativeUpdate(
+      ConfigVersion,
+      { ...scope, $or: [{ status: "published" }, { status: "draft", version: { $lt: target.version } }] },
+      { status: "superseded", updatedAt: now },
+    );
+    target.status = "published";
+    target.publishedAt = now;
+    target.updatedAt = now;
     return target;
   });
   forgetPublished(db, scope);
-  return { version: published.version, published_at: published.publishedAt!.toISOString(), config: validateClubConfig(published.config) };
+  return { version: published.version, published_at: now.toISOString(), config: validateClubConfig(published.config) };
 }
 
-/** Every version, newest first, Stripe-style paged by version number. */
-export async function listVersions(
-  db: Database,
-  scope: Scope,
-  page: { limit?: number; starting_after?: number } = {},
-): Promise<{ data: ConfigVersionSummary[]; has_more: boolean }> {
+/** GET /v1/config/versions: every version, newest first, paged by version number. */
+export async function listVersions(db: Database, scope: Scope, page: { limit?: number; starting_after?: number } = {}): Promise<ConfigVersionList> {
   const limit = page.limit ?? 20;
   const rows = await db.em().find(
     ConfigVersion,

@@ -149,7 +149,10 @@ export async function registerReferral(
       });
       await em.flush();
       if (program.qualifyEvent !== "signup") return { id: row.id, status: "pending" };
-      await qualify({ em, dialect: db.dialect, scope, config, referral: program, now, publicUrl }, row, referred);
+      // The referred side's rewards are written under its lock too. Referrer first, then referred: the
+      // opposite order (an event qualifying a referral) only happens when the club does not qualify on signup.
+      const locked = (await lockParticipant(em, db.dialect, { id: referred.id }))!;
+      await qualify({ em, dialect: db.dialect, scope, config, referral: program, now, publicUrl }, row, locked);
       return { id: row.id, status: "qualified" };
     });
   } catch (err) {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { operationValidators } from "../../../generated/validators.js";
 import { AffiliateAttribution, Participant } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
 import {
@@ -17,6 +18,12 @@ import { casinoConfig, eventInput, openClub, PUBLIC_URL, type TestClub } from ".
 
 const NOW = new Date("2026-11-21T15:00:00Z");
 const LINK = (code: string) => `https://sortegrande.example/cadastro?aff=${code}`;
+
+/** `body` is what the contract says operation `op` answers with `status`. */
+function expectResponse(op: keyof typeof operationValidators, status: string, body: unknown): void {
+  const validate = operationValidators[op].responses[status];
+  expect(validate(structuredClone(body)), JSON.stringify(validate.errors)).toBe(true);
+}
 
 describeEachDatabase("affiliate use cases", (kind) => {
   let club: TestClub;
@@ -47,6 +54,7 @@ describeEachDatabase("affiliate use cases", (kind) => {
       players: 0,
       created_at: "2026-11-01T12:00:00.000Z",
     });
+    expectResponse("AffiliateAccounts_create", "201", joao);
     await expect(createAffiliate(club.db, scope, { code: "STREAMERJOAO", name: "Outro João" }, NOW)).rejects.toEqual(
       refusal(409, "affiliate_code_taken", 'Affiliate code "STREAMERJOAO" is already in use'),
     );
@@ -61,6 +69,7 @@ describeEachDatabase("affiliate use cases", (kind) => {
     const all = await listAffiliates(club.db, scope, {});
     expect(all.data.map((affiliate) => affiliate.code)).toEqual(["PARCEIRO", "BLOGDAMARIA", "STREAMERJOAO"]);
     expect(all.has_more).toBe(false);
+    expectResponse("AffiliateAccounts_list", "200", all);
 
     const first = await listAffiliates(club.db, scope, { limit: 1 });
     expect(first).toMatchObject({ data: [{ code: "PARCEIRO" }], has_more: true });
@@ -85,6 +94,7 @@ describeEachDatabase("affiliate use cases", (kind) => {
 
     const attribution = await attribute("user_9120", "STREAMERJOAO", signupAt);
     expect(attribution).toEqual({ id: expect.stringMatching(/^att_/), affiliate_link: LINK("STREAMERJOAO"), backfilled: 2 });
+    expectResponse("Affiliates_attribute", "201", attribution);
     const stored = await club.db.em().findOneOrFail(AffiliateAttribution, { id: attribution.id });
     expect(stored.signupAt).toEqual(new Date(signupAt));
     const joao = (await listAffiliates(club.db, scope, {})).data.find((affiliate) => affiliate.code === "STREAMERJOAO")!;
@@ -122,6 +132,7 @@ describeEachDatabase("affiliate use cases", (kind) => {
   it("pauses and resumes an affiliate; paused refuses new players, attributed players stay", async () => {
     const [joao] = (await listAffiliates(club.db, scope, { limit: 100 })).data.filter((affiliate) => affiliate.code === "STREAMERJOAO");
     const paused = await updateAffiliate(club.db, scope, joao.id, { status: "paused", name: "João (pausado)" }, NOW);
+    expectResponse("AffiliateAccounts_update", "200", paused);
     expect(paused).toMatchObject({ status: "paused", name: "João (pausado)", code: "STREAMERJOAO", players: joao.players });
     await expect(attribute("user_9140", "STREAMERJOAO")).rejects.toEqual(refusal(409, "affiliate_conflict"));
     expect(await updateAffiliate(club.db, scope, joao.id, { status: "active" }, NOW)).toMatchObject({ status: "active", name: "João (pausado)" });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { operationValidators, schemaValidators } from "../../../generated/validators.js";
 import { OutboxMessage, ParticipantReward } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
 import { updateCashbackProgram, type CashbackProgramPatch } from "../../../server/src/usecases/cashback.js";
@@ -28,6 +29,12 @@ const PROGRAM: CashbackProgramPatch = {
     { name: "Ouro", min_loss: 200000, pct: 15 },
   ],
 };
+
+/** `body` is what the contract says operation `op` answers with `status`. */
+function expectResponse(op: keyof typeof operationValidators, status: string, body: unknown): void {
+  const validate = operationValidators[op].responses[status];
+  expect(validate(structuredClone(body)), JSON.stringify(validate.errors)).toBe(true);
+}
 
 describeEachDatabase("cashback use cases", (kind) => {
   let club: TestClub;
@@ -83,6 +90,7 @@ describeEachDatabase("cashback use cases", (kind) => {
     await ingestEvent(club.db, scope, eventInput({ participant: "ana", type: "bet.placed", id: "bet-1", amount: "100" }), { now: noon("2026-11-12"), publicUrl: PUBLIC_URL });
 
     const state = await getCashbackState(club.db, scope, "ana", noon("2026-11-12"));
+    expectResponse("Me_getCashback", "200", state);
     expect(state).toEqual({
       enabled: true,
       mode: "claim",
@@ -100,6 +108,7 @@ describeEachDatabase("cashback use cases", (kind) => {
     });
 
     const claim = await claimCashback(club.db, scope, "ana", { now: noon("2026-11-12"), publicUrl: PUBLIC_URL });
+    expectResponse("Me_claimCashback", "200", claim);
     expect(claim).toMatchObject({ claimed: 5900, days: ["2026-11-10", "2026-11-11"], delivery_id: expect.stringMatching(/^dlv_/) });
     expect(claim.state).toMatchObject({ available: 0, availableDays: [], monthReceived: 5900, today: { amount: 300 } });
     const [requested] = await webhooks(scope, "reward.delivery_requested");
@@ -108,6 +117,7 @@ describeEachDatabase("cashback use cases", (kind) => {
       reward: { code: "cashback", title: "Cashback", type: "client_delivered", payload: { kind: "cash", amount_cents: 5900 } },
       delivery: { id: claim.delivery_id },
     });
+    expect(schemaValidators.CashbackCreditedWebhookData((await webhooks(scope, "cashback.credited"))[0])).toBe(true);
     expect(await webhooks(scope, "cashback.credited")).toEqual([
       { participant: { id: expect.stringMatching(/^par_/), external_id: "ana" }, amount_cents: 5900, days: ["2026-11-10", "2026-11-11"], delivery_id: claim.delivery_id },
     ]);

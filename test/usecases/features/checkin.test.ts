@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operationValidators, schemaValidators } from "../../../generated/validators.js";
 import { CheckinClaim, OutboxMessage } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
 import { claimCheckin, getCheckinState } from "../../../server/src/usecases/checkin.js";
@@ -12,6 +13,12 @@ import { casinoConfig, eventInput, openClub, PUBLIC_URL, type TestClub } from ".
 
 /** Local noon in São Paulo (UTC−3) of `key`. */
 const noon = (key: string) => new Date(`${key}T15:00:00Z`);
+
+/** `body` is what the contract says operation `op` answers with `status`. */
+function expectResponse(op: keyof typeof operationValidators, status: string, body: unknown): void {
+  const validate = operationValidators[op].responses[status];
+  expect(validate(structuredClone(body)), JSON.stringify(validate.errors)).toBe(true);
+}
 
 describeEachDatabase("check-in use cases", (kind) => {
   let club: TestClub;
@@ -50,9 +57,11 @@ describeEachDatabase("check-in use cases", (kind) => {
   it("runs the demo's 7-day streak calendar: claims, rewards, webhooks and the day's refusal", async () => {
     await join(club.scope, "ana");
     const before = await getCheckinState(club.db, club.scope, "ana", noon("2026-11-05"));
+    expectResponse("Me_getCheckin", "200", before);
     expect(before).toMatchObject({ todayKey: "2026-11-05", period: "streak", daysInPeriod: 7, todayIndex: 0, canClaim: true, streak: 0 });
 
     const first = await claimCheckin(club.db, club.scope, "ana", { now: noon("2026-11-05"), publicUrl: PUBLIC_URL });
+    expectResponse("Me_claimCheckin", "200", first);
     expect(first.reward).toEqual({ code: "coins-50", label: "50 moedas", multiplier: 1 });
     expect(first.effects).toEqual([
       { type: "reward_granted", reward_code: "coins-50", rule_id: "checkin:2026-11-05", reward_id: expect.stringMatching(/^rwd_/) },
@@ -64,6 +73,7 @@ describeEachDatabase("check-in use cases", (kind) => {
     expect(await getCheckinState(club.db, club.scope, "ana", noon("2026-11-05"))).toEqual(first.state);
 
     const completed = await webhooks(club.scope, "checkin.completed");
+    expect(schemaValidators.CheckinCompletedWebhookData(completed[0])).toBe(true);
     expect(completed).toEqual([
       { participant: { id: expect.stringMatching(/^par_/), external_id: "ana" }, day_key: "2026-11-05", day_index: 0, streak: 1, reward_code: "coins-50" },
     ]);
@@ -76,6 +86,7 @@ describeEachDatabase("check-in use cases", (kind) => {
     let last;
     for (let day = 10; day <= 16; day++) last = await claimCheckin(club.db, club.scope, "bruno", { now: noon(`2026-11-${day}`), publicUrl: PUBLIC_URL });
     expect(last!.reward.code).toBe("free-spins-20");
+    expectResponse("Me_claimCheckin", "200", last);
     expect(last!.effects[0]).toMatchObject({ type: "reward_granted", reward_code: "free-spins-20", delivery_id: expect.stringMatching(/^dlv_/) });
     expect(last!.state).toMatchObject({ todayIndex: 6, currentDayIndex: 7, streak: 7 });
     const next = await claimCheckin(club.db, club.scope, "bruno", { now: noon("2026-11-17"), publicUrl: PUBLIC_URL });

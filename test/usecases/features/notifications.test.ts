@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { operationValidators } from "../../../generated/validators.js";
 import { Notification, Participant } from "../../../server/src/db/entities/index.js";
 import { newId } from "../../../server/src/db/ids.js";
 import { claimCheckin } from "../../../server/src/usecases/checkin.js";
@@ -7,6 +8,12 @@ import { listNotifications, markAllNotificationsRead, markNotificationRead } fro
 import { upsertParticipant } from "../../../server/src/usecases/participants.js";
 import { describeEachDatabase } from "../../support/databases.js";
 import { openClub, PUBLIC_URL, type TestClub } from "../fixtures.js";
+
+/** `body` is what the contract says operation `op` answers with `status`. */
+function expectResponse(op: keyof typeof operationValidators, status: string, body: unknown): void {
+  const validate = operationValidators[op].responses[status];
+  expect(validate(structuredClone(body)), JSON.stringify(validate.errors)).toBe(true);
+}
 
 describeEachDatabase("notification use cases", (kind) => {
   let club: TestClub;
@@ -37,6 +44,7 @@ describeEachDatabase("notification use cases", (kind) => {
   it("lists newest first, 20 by default, with the unread count of the whole inbox", async () => {
     const list = await listNotifications(club.db, club.scope, "ana", {});
     expect(list.unread_count).toBe(100);
+    expectResponse("Me_listNotifications", "200", list);
     expect(list.data).toHaveLength(20);
     expect(list.data[0]).toEqual({
       id: ids[104], kind: "message", title: "Mensagem 104", body: "Corpo", view: null, createdAt: "2026-11-10T13:44:00.000Z", readAt: null,
@@ -63,6 +71,7 @@ describeEachDatabase("notification use cases", (kind) => {
   it("marks one read, keeping the first readAt when repeated", async () => {
     const read = await markNotificationRead(club.db, club.scope, "ana", ids[50], new Date("2026-11-11T10:00:00Z"));
     expect(read).toMatchObject({ id: ids[50], readAt: "2026-11-11T10:00:00.000Z" });
+    expectResponse("Me_markNotificationRead", "200", read);
     const again = await markNotificationRead(club.db, club.scope, "ana", ids[50], new Date("2026-11-12T10:00:00Z"));
     expect(again.readAt).toBe("2026-11-11T10:00:00.000Z");
     expect((await listNotifications(club.db, club.scope, "ana", {})).unread_count).toBe(99);
@@ -76,7 +85,9 @@ describeEachDatabase("notification use cases", (kind) => {
   });
 
   it("marks every unread one read and says how many; a second time none", async () => {
-    expect(await markAllNotificationsRead(club.db, club.scope, "ana", new Date("2026-11-13T10:00:00Z"))).toEqual({ updated: 99 });
+    const marked = await markAllNotificationsRead(club.db, club.scope, "ana", new Date("2026-11-13T10:00:00Z"));
+    expect(marked).toEqual({ updated: 99 });
+    expectResponse("Me_markAllNotificationsRead", "200", marked);
     expect(await markAllNotificationsRead(club.db, club.scope, "ana", new Date("2026-11-13T10:00:00Z"))).toEqual({ updated: 0 });
     expect((await listNotifications(club.db, club.scope, "ana", {})).unread_count).toBe(0);
     expect((await markNotificationRead(club.db, club.scope, "ana", ids[50], new Date())).readAt).toBe("2026-11-11T10:00:00.000Z");

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { operationValidators, schemaValidators } from "../../../generated/validators.js";
 import { OutboxMessage, Participant, Referral } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
 import { createClub } from "../../../server/src/usecases/clubs.js";
@@ -13,6 +14,12 @@ import { casinoConfig, eventInput, openClub, PUBLIC_URL, type TestClub } from ".
 
 /** Local noon in São Paulo (UTC−3) of `key`. */
 const noon = (key: string) => new Date(`${key}T15:00:00Z`);
+
+/** `body` is what the contract says operation `op` answers with `status`. */
+function expectResponse(op: keyof typeof operationValidators, status: string, body: unknown): void {
+  const validate = operationValidators[op].responses[status];
+  expect(validate(structuredClone(body)), JSON.stringify(validate.errors)).toBe(true);
+}
 
 describeEachDatabase("referral use cases", (kind) => {
   let club: TestClub;
@@ -68,6 +75,7 @@ describeEachDatabase("referral use cases", (kind) => {
   it("gives each participant a stable code, created on first read, with the club's share link and program", async () => {
     await join(club.scope, "ana", "Ana Souza");
     const state = await getReferralState(club.db, club.scope, "ana");
+    expectResponse("Me_getReferral", "200", state);
     expect(state).toEqual({
       enabled: true,
       code: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{8}$/),
@@ -89,6 +97,7 @@ describeEachDatabase("referral use cases", (kind) => {
     const code = await codeOf(club.scope, "ana");
     const registered = await register(club.scope, "bruno", code.toLowerCase());
     expect(registered).toEqual({ id: expect.stringMatching(/^rfl_/), status: "pending" });
+    expectResponse("Referrals_register", "201", registered);
     await club.db.em().nativeUpdate(Participant, { ...club.scope, externalId: "bruno" }, { displayName: "Bruno Costa" });
 
     expect(await send(club.scope, "bruno", "deposit.confirmed", 29.99, noon("2026-11-06"))).toEqual([]);
@@ -113,6 +122,8 @@ describeEachDatabase("referral use cases", (kind) => {
     await register(club.scope, "carla", code, noon("2026-11-08"));
     const state = await getReferralState(club.db, club.scope, "ana");
     expect(state.stats).toEqual({ invited: 2, qualified: 1, earned: "500 moedas" });
+    expectResponse("Me_getReferral", "200", state);
+    expect(schemaValidators.ReferralQualifiedWebhookData((await webhooks(club.scope, "referral.qualified"))[0])).toBe(true);
     expect(state.friends).toEqual([
       { name: "Amigo", status: "pending", since: noon("2026-11-08").toISOString() },
       { name: "Bruno C.", status: "qualified", since: noon("2026-11-05").toISOString() },

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operationValidators } from "../../../generated/validators.js";
 import { OutboxMessage, Participant, WheelSpin } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
 import { createClub } from "../../../server/src/usecases/clubs.js";
@@ -23,6 +24,12 @@ describe("cryptoRandom", () => {
     }
   });
 });
+
+/** `body` is what the contract says operation `op` answers with `status`. */
+function expectResponse(op: keyof typeof operationValidators, status: string, body: unknown): void {
+  const validate = operationValidators[op].responses[status];
+  expect(validate(structuredClone(body)), JSON.stringify(validate.errors)).toBe(true);
+}
 
 describeEachDatabase("wheel use cases", (kind) => {
   let club: TestClub;
@@ -64,6 +71,7 @@ describeEachDatabase("wheel use cases", (kind) => {
   it("shows the demo wheel without its odds", async () => {
     await join(club.scope, "ana");
     const state = await getWheelState(club.db, club.scope, "ana", noon("2026-11-05"));
+    expectResponse("Me_getWheel", "200", state);
     expect(state).toMatchObject({ style: "classica", titleLeft: "ROLETA", titleRight: "GRATUITA", spinsLeft: 1, nextSpinAt: null });
     expect(state.slices).toHaveLength(5);
     expect(state.slices[2]).toEqual({
@@ -75,6 +83,7 @@ describeEachDatabase("wheel use cases", (kind) => {
   it("spins once a day: grants the slice, records the version, sends wheel.spun, then 409 until midnight", async () => {
     const now = noon("2026-11-05");
     const spin = await spinWheel(club.db, club.scope, "ana", { now, random: draw(0.6), publicUrl: PUBLIC_URL });
+    expectResponse("Me_spinWheel", "200", spin);
     expect(spin).toMatchObject({
       index: 2,
       sliceId: "giros-10",
@@ -113,6 +122,7 @@ describeEachDatabase("wheel use cases", (kind) => {
     const spin = await spinWheel(club.db, club.scope, "bruno", { now: noon("2026-11-05"), random: draw(0.99), publicUrl: PUBLIC_URL });
     expect(spin).toMatchObject({ sliceId: "nada", reward: null, rewardId: null, effects: [] });
     expect(spin).not.toHaveProperty("prize");
+    expectResponse("Me_spinWheel", "200", spin);
   });
 
   it("answers a repeated Idempotency-Key with the first spin and spins nothing", async () => {
@@ -121,6 +131,7 @@ describeEachDatabase("wheel use cases", (kind) => {
     const first = await spinWheel(club.db, club.scope, "carla", { idempotencyKey: "giro-carla-20261107", now, random: draw(0.3), publicUrl: PUBLIC_URL });
     const again = await spinWheel(club.db, club.scope, "carla", { idempotencyKey: "giro-carla-20261107", now, random: draw(0.9), publicUrl: PUBLIC_URL });
     expect(again).toEqual({ ...first, duplicate: true });
+    expectResponse("Me_spinWheel", "200", again);
     expect(await club.db.em().count(WheelSpin, { idempotencyKey: "giro-carla-20261107" })).toBe(1);
     expect((await webhooks(club.scope, "wheel.spun")).filter((data) => data.spin_id === first.spinId)).toHaveLength(1);
 

@@ -1,0 +1,40 @@
+import { attributeAffiliate, createAffiliate, getAffiliate, listAffiliates, updateAffiliate } from "../usecases/affiliates.js";
+import { registerReferral } from "../usecases/referrals.js";
+import type { Services } from "../services.js";
+import { scopeOf } from "./context.js";
+import type { HandlerSet } from "./types.js";
+
+type Ops =
+  | "Referrals_register"
+  | "Affiliates_attribute"
+  | "AffiliateAccounts_create"
+  | "AffiliateAccounts_list"
+  | "AffiliateAccounts_get"
+  | "AffiliateAccounts_update";
+
+/** Acquisition: referral registration at signup, affiliate attribution, and the club's affiliates. */
+export function growthHandlers(services: Services): HandlerSet<Ops> {
+  const { db, clock, settings } = services;
+  return {
+    async Referrals_register(req, ctx) {
+      const result = await registerReferral(db, scopeOf(ctx), req.body, { now: clock.now(), publicUrl: settings.publicUrl });
+      services.jobsChanged();
+      return { status: 201, body: result };
+    },
+    async Affiliates_attribute(req, ctx) {
+      return { status: 201, body: await attributeAffiliate(db, scopeOf(ctx), req.body, clock.now()) };
+    },
+    async AffiliateAccounts_create(req, ctx) {
+      return { status: 201, body: await createAffiliate(db, scopeOf(ctx), req.body, clock.now()) };
+    },
+    async AffiliateAccounts_list(req, ctx) {
+      return { status: 200, body: await listAffiliates(db, scopeOf(ctx), req.query) };
+    },
+    async AffiliateAccounts_get(req, ctx) {
+      return { status: 200, body: await getAffiliate(db, scopeOf(ctx), req.path.id) };
+    },
+    async AffiliateAccounts_update(req, ctx) {
+      return { status: 200, body: await updateAffiliate(db, scopeOf(ctx), req.path.id, req.body, clock.now()) };
+    },
+  };
+}

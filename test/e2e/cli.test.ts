@@ -1,0 +1,186 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Migrator } from "@mikro-orm/migrations";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { committedMigrations, openDatabase } from "../../server/src/db/orm.js";
+import { demoConfig } from "../support/api.js";
+import { createTestDatabase, describeEachDatabase, type TestDatabase } from "../support/databases.js";
+import { call, envFor, freePort, runClube, startServe, type ClubeServer, type CommandResult } from "./clube-command.js";
+
+/**
+ * The `clube` command as README's "The `clube` command" section shows it, run
+ * as a child process: what it prints, its exit code, and what a server on
+ * the same data then answers.
+ */
+
+/** The demo casino configuration with one currency code that breaks the schema's pattern. */
+async function invalidConfig(): Promise<Record<string, any>> {
+  const config = await demoConfig();
+  config.currencies[0].code = "Moedas!";
+  return config;
+}
+const INVALID_FIELD = "currencies[0].code";
+
+async function writeJson(dir: string, name: string, value: unknown): Promise<string> {
+  const file = join(dir, name);
+  await writeFile(file, JSON.stringify(value));
+  return file;
+}
+
+describeEachDatabase("clube migrate", (kind) => {
+  let target: TestDatabase;
+  beforeAll(async () => {
+    target = await createTestDatabase(kind);
+  });
+  afterAll(() => target?.drop());
+
+  /** Which migrations the database records as applied and which it still lacks, read without migrating. */
+  async function migrationState() {
+    const db = await openDatabase({ databaseUrl: target.url, dataDir: target.dataDir, migrate: false });
+    try {
+      const migrator = db.orm.getMigrator<Migrator>();
+      const executed = (await migrator.getExecutedMigrations()).map((row) => row.name);
+      const pending = (await migrator.getPendingMigrations()).map((migration) => migration.name);
+      return { executed, pending };
+    } finally {
+      await db.close();
+    }
+  }
+
+  it("applies every committed migration, and a second run changes nothing", async () => {
+    const where = kind === "sqlite" ? `SQLite in ${target.dataDir}` : "PostgreSQL";
+    const first = await runClube(["migrate"], envFor(target));
+    expect(first).toEqual({ code: 0, stdout: `Migrations applied (${where}).\n`, stderr: "" });
+    const applied = { executed: committedMigrations[kind].map((migration) => migration.name), pending: [] };
+    expect(await migrationState()).toEqual(applied);
+
+    expect(await runClube(["migrate"], envFor(target))).toEqual(first);
+    expect(await migrationState()).toEqual(applied);
+  }, 60_000);
+});
+
+describeEachDatabase("clube club create and config publish", (kind) => {
+  let target: TestDatabase;
+  let server: ClubeServer | undefined;
+  let club: { club_id: string; keys: { test: string; live: string } };
+  beforeAll(async () => {
+    target = await createTestDatabase(kind);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await target?.drop();
+  });
+
+  const env = () => envFor(target);
+  const publishedName = async (key: string) => {
+    const response = await call(server!.url, "GET", "/v1/config", key);
+    expect(response.status).toBe(200);
+    return response.body.config.name as string;
+  };
+
+  it("club create --json prints exactly the club id and its two keys", async () => {
+    const result = await runClube(["club", "create", "--name", "Cassino Aurora", "--json"], env());
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^\{"club_id":"club_[A-Za-z0-9]+","keys":\{"test":"cf_test_[A-Za-z0-9]+","live":"cf_live_[A-Za-z0-9]+"\}\}\n$/);
+    club = JSON.parse(result.stdout);
+  }, 60_000);
+
+  it("both keys work against a server started on the same data", async () => {
+    server = await startServe({ ...env(), PORT: await freePort() });
+    // The database already has a club, so serve makes no demo club.
+    expect(server.demo).toBeNull();
+    for (const keyEnv of ["test", "live"] as const) {
+      const key = club.keys[keyEnv];
+      expect(await call(server.url, "GET", "/v1/key", key)).toEqual({
+        status: 200,
+        body: { club_id: club.club_id, club_name: "Cassino Aurora", env: keyEnv, mode: "secret", key_prefix: key.slice(0, 12), created_at: expect.any(String) },
+      });
+    }
+  }, 90_000);
+
+  it("club create --config with an invalid configuration exits 1 naming the field, and prints no keys", async () => {
+    const file = await writeJson(target.dataDir, "invalid-club.json", await invalidConfig());
+    const result = await runClube(["club", "create", "--name", "Cassino Inválido", "--config", file, "--json"], env());
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain(`config.${INVALID_FIELD}`);
+  }, 60_000);
+
+  it("config publish puts the new configuration in force on the running server, in that environment only", async () => {
+    const liveName = await publishedName(club.keys.live);
+    const config = { ...(await demoConfig()), name: "Clube Aurora VIP" };
+    const file = await writeJson(target.dataDir, "club.json", config);
+
+    const result = await runClube(["config", "publish", "--club", club.club_id, "--env", "test", file], env());
+    expect(result).toEqual({ code: 0, stdout: `Published version 2 for ${club.club_id} (test).\n`, stderr: "" });
+
+    const published = await call(server!.url, "GET", "/v1/config", club.keys.test);
+    expect(published.status).toBe(200);
+    expect(published.body).toMatchObject({ club_id: club.club_id, env: "test", config: { name: "Clube Aurora VIP", currencies: [{ code: "coins" }, { code: "gems" }] } });
+    expect(await publishedName(club.keys.live)).toBe(liveName);
+  }, 60_000);
+
+  it("config publish with an invalid configuration exits 1 naming the field, and the published one stays", async () => {
+    const file = await writeJson(target.dataDir, "invalid.json", await invalidConfig());
+    const result = await runClube(["config", "publish", "--club", club.club_id, "--env", "test", file], env());
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain(INVALID_FIELD);
+    expect(await publishedName(club.keys.test)).toBe("Clube Aurora VIP");
+  }, 60_000);
+
+  it("config publish for a club that does not exist exits 1 naming the club", async () => {
+    const file = await writeJson(target.dataDir, "club.json", await demoConfig());
+    const result = await runClube(["config", "publish", "--club", "club_doesnotexist", "--env", "test", file], env());
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("club_doesnotexist");
+  }, 60_000);
+});
+
+describe("clube usage errors", () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "clube-e2e-usage-"));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  const run = (args: string[]) => runClube(args, { CLUBE_DATA_DIR: dataDir });
+
+  /** Exit 2, nothing on stdout, and the usage text listing every command README documents. */
+  function expectUsage(result: CommandResult): void {
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: "" });
+    expect(result.stderr).toMatch(/^usage:\n/);
+    for (const line of [
+      "clube serve",
+      "clube worker",
+      "clube migrate",
+      "clube club create --name NAME [--config FILE] [--json]",
+      "clube config publish --club ID --env test|live FILE",
+    ]) {
+      expect(result.stderr).toContain(`\n  ${line}`);
+    }
+  }
+
+  it.each([
+    ["no command", []],
+    ["an unknown command", ["serv"]],
+    ["an unknown subcommand", ["club", "delete"]],
+    ["a command missing its subcommand", ["config"]],
+    ["an unknown option", ["club", "create", "--nam", "Cassino"]],
+  ])("%s prints the usage and exits 2", async (_case, args) => {
+    expectUsage(await run(args));
+  }, 60_000);
+
+  it.each([
+    ["club create without --name", ["club", "create", "--json"], "--name NAME"],
+    ["config publish without a file", ["config", "publish", "--club", "club_x", "--env", "test"], "FILE"],
+    ["config publish with an unknown environment", ["config", "publish", "--club", "club_x", "--env", "prod", "club.json"], "--env test|live"],
+  ])("%s says what is missing and exits 2", async (_case, args, needed) => {
+    const result = await run(args);
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: "" });
+    expect(result.stderr).toContain(needed);
+  }, 60_000);
+});
