@@ -62,9 +62,9 @@ async function configPublish(settings: ReturnType<typeof readSettings>, args: st
     fail("config publish needs --club ID --env test|live FILE");
   }
   const config = JSON.parse(await readFile(positionals[0], "utf8"));
-  const { withDatabase } = await import("./commands/database.js");
+  const { withClub } = await import("./commands/database.js");
   const { saveDraft, publish } = await import("./usecases/config.js");
-  const published = await withDatabase(settings, async (db) => {
+  const published = await withClub(settings, values.club!, async (db) => {
     const scope = { clubId: values.club!, env: env as "test" | "live" };
     const draft = await saveDraft(db, scope, config);
     return publish(db, scope, draft.version);

@@ -13,6 +13,15 @@ function jsonOfSize(value: unknown, bytes: number): string {
 
 const REQUEST_ID = /^req_[A-Za-z0-9_-]+$/;
 
+/** One refused request: how to send it and the documented answer (`message`: what the message must name). */
+interface ErrorRow {
+  row: string;
+  send: () => Promise<ApiResponse>;
+  status: number;
+  code: string;
+  message?: string;
+}
+
 describeEachDatabase("API errors", (kind) => {
   let api: TestApi;
   let other: TestClub;
@@ -41,8 +50,8 @@ describeEachDatabase("API errors", (kind) => {
   });
   afterAll(() => api?.close());
 
-  // The seed's error table, row by row, as the implemented routes produce it.
-  const seedTable: { row: string; send: () => Promise<ApiResponse>; status: number; code: string; message?: string }[] = [
+  // The seed's error table ("Errors"), row by row.
+  const seedTable: ErrorRow[] = [
     { row: "401 no key on a secret-key route", send: () => api.request("GET", "/v1/participants/ana", { key: null }), status: 401, code: "unauthorized" },
     { row: "404 participant not found", send: () => api.request("GET", "/v1/participants/nobody"), status: 404, code: "not_found", message: "nobody" },
     {
@@ -156,7 +165,8 @@ describeEachDatabase("API errors", (kind) => {
     expect(response.headers.get("X-Request-Id")).toMatch(REQUEST_ID);
   });
 
-  const httpTable: { row: string; send: () => Promise<ApiResponse>; status: number; code: string; message?: string }[] = [
+  // What the HTTP layer refuses before any use case runs.
+  const httpTable: ErrorRow[] = [
     { row: "unknown route", send: () => api.request("GET", "/v1/nothing-here"), status: 404, code: "route_not_found" },
     { row: "unknown route outside /v1", send: () => api.request("POST", "/", { key: null }), status: 404, code: "route_not_found" },
     { row: "wrong method", send: () => api.request("DELETE", "/v1/participants/ana"), status: 405, code: "method_not_allowed" },

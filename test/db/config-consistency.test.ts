@@ -7,7 +7,7 @@ function problem(change: (config: Record<string, any>) => void): string | null {
   const config = casinoConfig();
   change(config);
   try {
-    validateClubConfig(config);
+    validateClubConfig(config, "body");
     return null;
   } catch (err) {
     return (err as Error).message;
@@ -28,17 +28,17 @@ describe("cross-field configuration rules", () => {
     it("must start at level 1", () => {
       expect(problem((c) => (c.progression.tiers = tiers([1, 9], [10, null])))).toBeNull();
       expect(problem((c) => (c.progression.tiers = tiers([2, 9], [10, null])))).toBe(
-        "config.progression.tiers[0].levels must start at level 1 (the lowest tier starts at level 2)",
+        "body.progression.tiers[0].levels must start at level 1 (the lowest tier starts at level 2)",
       );
     });
 
     it("must not overlap (touching is fine, sharing a level is not), in any listed order", () => {
       expect(problem((c) => (c.progression.tiers = tiers([10, null], [1, 9])))).toBeNull();
       expect(problem((c) => (c.progression.tiers = tiers([1, 10], [10, null])))).toBe(
-        "config.progression.tiers[1].levels overlaps config.progression.tiers[0].levels",
+        "body.progression.tiers[1].levels overlaps body.progression.tiers[0].levels (levels 10 to level 10)",
       );
       expect(problem((c) => (c.progression.tiers = tiers([10, 20], [1, null])))).toBe(
-        "config.progression.tiers[0].levels overlaps config.progression.tiers[1].levels",
+        "body.progression.tiers[0].levels overlaps body.progression.tiers[1].levels (levels 10 to the last level)",
       );
     });
 
@@ -46,7 +46,7 @@ describe("cross-field configuration rules", () => {
       expect(problem((c) => (c.progression.tiers = tiers([1, 5], [10, null])))).toBeNull();
       expect(problem((c) => (c.progression.tiers = tiers([1, 1], [2, null])))).toBeNull();
       expect(problem((c) => (c.progression.tiers = tiers([1, 9], [12, 11])))).toBe(
-        "config.progression.tiers[1].levels ends (level 11) before it starts (level 12)",
+        "body.progression.tiers[1].levels ends (level 11) before it starts (level 12)",
       );
     });
   });
@@ -56,10 +56,10 @@ describe("cross-field configuration rules", () => {
       expect(problem((c) => (c.progression.curve = { kind: "table", thresholds: [0, 100, 100, 250] }))).toBeNull();
       expect(problem((c) => (c.progression.curve = { kind: "table", thresholds: [0] }))).toBeNull();
       expect(problem((c) => (c.progression.curve = { kind: "table", thresholds: [1, 100] }))).toBe(
-        "config.progression.curve.thresholds[0] must be 0 (level 1 starts at 0 XP)",
+        "body.progression.curve.thresholds[0] must be 0 (level 1 starts at 0 XP)",
       );
       expect(problem((c) => (c.progression.curve = { kind: "table", thresholds: [0, 100, 99] }))).toBe(
-        "config.progression.curve.thresholds[2] must be >= thresholds[1] (100)",
+        "body.progression.curve.thresholds[2] must be >= body.progression.curve.thresholds[1] (100)",
       );
     });
   });
@@ -67,65 +67,65 @@ describe("cross-field configuration rules", () => {
   describe("references", () => {
     it("tier benefits name configured benefits", () => {
       expect(problem((c) => c.progression.tiers[1].benefits.push("saque-rapido"))).toBe(
-        'config.progression.tiers[1].benefits[2] names no benefit of config.progression.benefits ("saque-rapido")',
+        "body.progression.tiers[1].benefits[2] names benefit 'saque-rapido', which is not in body.progression.benefits",
       );
     });
 
     it("rule effects name configured currencies, rewards and missions", () => {
       expect(problem((c) => c.rules[0].effects.push({ type: "debit_currency", currency: "gems", amount: 1 }))).toBe(
-        'config.rules[0].effects[3].currency names no configured currency ("gems")',
+        "body.rules[0].effects[3].currency names currency 'gems', which is not in body.currencies",
       );
       expect(problem((c) => c.rules[0].effects.push({ type: "grant_reward", reward: "bolo" }))).toBe(
-        'config.rules[0].effects[3].reward names no configured reward ("bolo")',
+        "body.rules[0].effects[3].reward names reward 'bolo', which is not in body.rewards",
       );
       expect(problem((c) => c.rules[0].effects.push({ type: "grant_reward", reward: "vip-box" }))).toBeNull();
       expect(problem((c) => (c.rules[0].effects[2].mission = "segundo-deposito"))).toBe(
-        'config.rules[0].effects[2].mission names no configured mission ("segundo-deposito")',
+        "body.rules[0].effects[2].mission names mission 'segundo-deposito', which is not in body.missions",
       );
     });
 
     it("rule tier_in conditions name configured tiers", () => {
       expect(problem((c) => (c.rules[0].conditions = [{ tier_in: ["prata", "ouro"] }]))).toBeNull();
       expect(problem((c) => (c.rules[0].conditions = [{ first_time: true }, { tier_in: ["prata", "diamante"] }]))).toBe(
-        'config.rules[0].conditions[1].tier_in[1] names no configured tier ("diamante")',
+        "body.rules[0].conditions[1].tier_in[1] names tier 'diamante', which is not in body.progression.tiers",
       );
     });
 
     it("reward costs are in a configured currency", () => {
-      expect(problem((c) => (c.rewards[1].cost.currency = "gems"))).toBe('config.rewards[1].cost.currency names no configured currency ("gems")');
+      expect(problem((c) => (c.rewards[1].cost.currency = "gems"))).toBe("body.rewards[1].cost.currency names currency 'gems', which is not in body.currencies");
     });
 
     it("mission rewards are reward references to configured rewards or currencies", () => {
       for (const ok of ["giros-10", "reward:vip-box", "coins:50", "cashback:2.5", "xp:100"]) {
         expect(problem((c) => (c.missions[0].reward = ok))).toBeNull();
       }
-      expect(problem((c) => (c.missions[0].reward = "reward:bolo"))).toBe('config.missions[0].reward names no configured reward ("bolo")');
-      expect(problem((c) => (c.missions[0].reward = "gems:10"))).toBe('config.missions[0].reward names no configured currency ("gems")');
+      expect(problem((c) => (c.missions[0].reward = "reward:bolo"))).toBe("body.missions[0].reward names reward 'bolo', which is not in body.rewards");
+      expect(problem((c) => (c.missions[0].reward = "gems:10"))).toBe("body.missions[0].reward names currency 'gems', which is not in body.currencies");
       expect(problem((c) => (c.missions[0].reward = "Giros 10"))).toBe(
-        'config.missions[0].reward must be xp:<number>, <currency>:<number>, reward:<reward_code> or a reward code (got "Giros 10")',
+        "body.missions[0].reward must be xp:<number>, <currency>:<number>, reward:<reward_code> or a reward code (got 'Giros 10')",
       );
     });
 
     it("check-in days, wheel slices and tournament prizes grant configured things", () => {
       expect(problem((c) => (c.checkin = { rewards: [{ reward: "coins:10" }, { reward: "giros-10", multiplier: 2 }] }))).toBeNull();
       expect(problem((c) => (c.checkin = { rewards: [{ reward: "coins:10" }, { reward: "gems:1" }] }))).toBe(
-        'config.checkin.rewards[1].reward names no configured currency ("gems")',
+        "body.checkin.rewards[1].reward names currency 'gems', which is not in body.currencies",
       );
       const wheel = (slices: object[]) => ({ slices });
       const fourSlices = [slice("a", { reward: "coins:5" }), slice("b"), slice("c", { reward: "giros-10" }), slice("d", { tierQty: { ouro: 2 } })];
       expect(problem((c) => (c.wheel = wheel(fourSlices)))).toBeNull();
       expect(problem((c) => (c.wheel = wheel([...fourSlices, slice("e", { reward: "reward:bolo" })])))).toBe(
-        'config.wheel.slices[4].reward names no configured reward ("bolo")',
+        "body.wheel.slices[4].reward names reward 'bolo', which is not in body.rewards",
       );
       expect(problem((c) => (c.wheel = wheel([...fourSlices, slice("e", { tierQty: { diamante: 1 } })])))).toBe(
-        'config.wheel.slices[4].tierQty["diamante"] names no configured tier ("diamante")',
+        "body.wheel.slices[4].tierQty.diamante names tier 'diamante', which is not in body.progression.tiers",
       );
     });
 
     it("referral rewards name configured currencies and rewards (the defaults use coins)", () => {
       expect(problem((c) => (c.referral = { referrerReward: "reward:vip-box", referredReward: null }))).toBeNull();
       expect(problem((c) => (c.referral = { referredReward: "xp:50" }))).toBeNull();
-      expect(problem((c) => (c.referral = { referrerReward: "reward:bolo" }))).toBe('config.referral.referrerReward names no configured reward ("bolo")');
+      expect(problem((c) => (c.referral = { referrerReward: "reward:bolo" }))).toBe("body.referral.referrerReward names reward 'bolo', which is not in body.rewards");
       expect(
         problem((c) => {
           c.currencies = [{ code: "pontos", name: "Pontos" }];
@@ -133,7 +133,7 @@ describe("cross-field configuration rules", () => {
           c.rules[0].effects[1].currency = "pontos";
           c.referral = {};
         }),
-      ).toBe('config.referral.referrerReward names no configured currency ("coins")');
+      ).toBe("body.referral.referrerReward names currency 'coins', which is not in body.currencies");
     });
   });
 
@@ -150,41 +150,41 @@ describe("cross-field configuration rules", () => {
       const prizes = [{ from: 1, to: 1, reward: "vip-box" }, { from: 2, to: 10, reward: "coins:100" }];
       expect(problem((c) => (c.tournaments = [tournament(prizes)]))).toBeNull();
       expect(problem((c) => (c.tournaments = [tournament([{ from: 1, to: 3, reward: "vip-box" }, { from: 3, to: 10, reward: "coins:100" }])]))).toBe(
-        "config.tournaments[0].prizes[1] overlaps config.tournaments[0].prizes[0] (ranks 3..3)",
+        "body.tournaments[0].prizes[1] overlaps body.tournaments[0].prizes[0] (ranks 3 to 3)",
       );
       expect(problem((c) => (c.tournaments = [tournament([{ from: 5, to: 4, reward: "vip-box" }])]))).toBe(
-        "config.tournaments[0].prizes[0].to must be >= from (5)",
+        "body.tournaments[0].prizes[0].to must be >= from (5)",
       );
       expect(problem((c) => (c.tournaments = [tournament([{ from: 1, to: 1, reward: "bolo" }])]))).toBe(
-        'config.tournaments[0].prizes[0].reward names no configured reward ("bolo")',
+        "body.tournaments[0].prizes[0].reward names reward 'bolo', which is not in body.rewards",
       );
     });
 
     it("end after they start", () => {
       const same = { startsAt: "2026-12-01T00:00:00Z", endsAt: "2026-12-01T00:00:00Z" };
       expect(problem((c) => (c.tournaments = [tournament([{ from: 1, to: 1, reward: "vip-box" }], same)]))).toBe(
-        "config.tournaments[0].endsAt must be after config.tournaments[0].startsAt",
+        "body.tournaments[0].endsAt must be after body.tournaments[0].startsAt",
       );
       expect(problem((c) => Object.assign(c.missions[0], { startsAt: "2026-12-02T00:00:00Z", endsAt: "2026-12-01T00:00:00Z" }))).toBe(
-        "config.missions[0].endsAt must be after config.missions[0].startsAt",
+        "body.missions[0].endsAt must be after body.missions[0].startsAt",
       );
     });
   });
 
   describe("codes", () => {
     it("are unique within their list", () => {
-      expect(problem((c) => c.currencies.push({ code: "coins", name: "Outras moedas" }))).toBe('config.currencies[2].code "coins" repeats config.currencies[0].code');
-      expect(problem((c) => c.rewards.push({ code: "vip-box", title: "Outra caixa" }))).toBe('config.rewards[2].code "vip-box" repeats config.rewards[1].code');
-      expect(problem((c) => c.rules.push({ ...c.rules[0] }))).toBe('config.rules[1].id "deposito-xp" repeats config.rules[0].id');
+      expect(problem((c) => c.currencies.push({ code: "coins", name: "Outras moedas" }))).toBe("body.currencies[2].code 'coins' repeats body.currencies[0].code");
+      expect(problem((c) => c.rewards.push({ code: "vip-box", title: "Outra caixa" }))).toBe("body.rewards[2].code 'vip-box' repeats body.rewards[1].code");
+      expect(problem((c) => c.rules.push({ ...c.rules[0] }))).toBe("body.rules[1].id 'deposito-xp' repeats body.rules[0].id");
       expect(problem((c) => c.progression.tiers.push({ code: "bronze", name: "Bronze 2", levels: [61, null] }))).toBe(
-        'config.progression.tiers[3].code "bronze" repeats config.progression.tiers[0].code',
+        "body.progression.tiers[3].code 'bronze' repeats body.progression.tiers[0].code",
       );
     });
 
     it("xp and reward are not currency codes (reward specs reserve them)", () => {
-      expect(problem((c) => c.currencies.push({ code: "xp", name: "XP" }))).toBe('config.currencies[2].code "xp" is reserved (in reward specs xp:<n> means XP)');
+      expect(problem((c) => c.currencies.push({ code: "xp", name: "XP" }))).toBe("body.currencies[2].code 'xp' is reserved (in reward specs xp:<n> means XP)");
       expect(problem((c) => c.currencies.push({ code: "reward", name: "Prêmio" }))).toBe(
-        'config.currencies[2].code "reward" is reserved (in reward specs reward:<code> means a reward)',
+        "body.currencies[2].code 'reward' is reserved (in reward specs reward:<code> means a reward)",
       );
     });
   });

@@ -25,71 +25,79 @@ describeEachDatabase("configuration drafts, publishing and versions", (kind) => 
     await expect(getDraft(db, scope)).rejects.toMatchObject({ status: 404, code: "not_found" });
   });
 
-  it("saves a draft as the next version and replaces it in place until it is published", async () => {
+  it("saves each draft as a new version above the highest; the newest is the draft", async () => {
     const config = casinoConfig();
     config.name = "Clube Sorte Grande 2";
-    const first = await saveDraft(db, scope, config, t1);
-    expect(first).toEqual({ version: 2, config: validateClubConfig(config), updated_at: t1.toISOString() });
+    expect(await saveDraft(db, scope, config, t1)).toEqual({ version: 2, config: validateClubConfig(config), updated_at: t1.toISOString() });
 
     config.name = "Clube Sorte Grande 3";
-    const second = await saveDraft(db, scope, config, t2);
-    expect(second.version).toBe(2);
-    expect((await getDraft(db, scope)).config.name).toBe("Clube Sorte Grande 3");
-    // Stored as sent: defaults are filled when read, not written.
-    const row = await db.em().findOneOrFail(ConfigVersion, { ...scope, version: 2 });
-    expect(row.config).toEqual(config);
-    // The draft is not in force.
+    expect((await saveDraft(db, scope, config, t2)).version).toBe(3);
+    expect(await getDraft(db, scope)).toMatchObject({ version: 3, config: { name: "Clube Sorte Grande 3" }, updated_at: t2.toISOString() });
+    // Versions are never edited, and are stored as sent: defaults are filled when read.
+    expect((await db.em().findOneOrFail(ConfigVersion, { ...scope, version: 2 })).config).toMatchObject({ name: "Clube Sorte Grande 2" });
+    expect((await db.em().findOneOrFail(ConfigVersion, { ...scope, version: 3 })).config).toEqual(config);
+    // A draft is not in force.
     expect((await getPublishedConfig(db, scope))?.config.name).toBe("Clube Sorte Grande");
   });
 
-  it("refuses an invalid draft with 422 naming the field and keeps the saved draft", async () => {
+  it("refuses an invalid draft with 422 naming the field of the body, saving nothing", async () => {
     const config = casinoConfig();
     config.theme.colors.bg = "black";
     await expect(saveDraft(db, scope, config, t2)).rejects.toMatchObject({
       status: 422,
       code: "validation_failed",
-      message: 'config.theme.colors.bg must match pattern "^#[0-9a-fA-F]{6}$"',
+      message: 'body.theme.colors.bg must match pattern "^#[0-9a-fA-F]{6}$"',
     });
-    const unknownField = { ...casinoConfig(), colour: "red" };
-    await expect(saveDraft(db, scope, unknownField, t2)).rejects.toThrow("config.colour is not an allowed field");
+    await expect(saveDraft(db, scope, { ...casinoConfig(), colour: "red" }, t2)).rejects.toThrow("body.colour is not an allowed field");
     const crossField = casinoConfig();
     crossField.rules[0].effects[1].currency = "gems";
-    await expect(saveDraft(db, scope, crossField, t2)).rejects.toThrow('config.rules[0].effects[1].currency names no configured currency ("gems")');
-    expect((await getDraft(db, scope)).config.name).toBe("Clube Sorte Grande 3");
+    await expect(saveDraft(db, scope, crossField, t2)).rejects.toThrow("body.rules[0].effects[1].currency names currency 'gems', which is not in body.currencies");
+    expect((await listVersions(db, scope)).data.map((v) => v.version)).toEqual([3, 2, 1]);
   });
 
-  it("lists versions newest first, paged", async () => {
+  it("lists versions newest first, paged after a version", async () => {
     expect(await listVersions(db, scope)).toEqual({
       data: [
+        { version: 3, status: "draft", created_at: t2.toISOString(), published_at: null },
         { version: 2, status: "draft", created_at: t1.toISOString(), published_at: null },
         { version: 1, status: "published", created_at: t0.toISOString(), published_at: t0.toISOString() },
       ],
       has_more: false,
     });
-    const page = await listVersions(db, scope, { limit: 1 });
-    expect(page.data.map((v) => v.version)).toEqual([2]);
+    const page = await listVersions(db, scope, { limit: 2 });
+    expect(page.data.map((v) => v.version)).toEqual([3, 2]);
     expect(page.has_more).toBe(true);
-    const next = await listVersions(db, scope, { limit: 1, starting_after: 2 });
-    expect(next).toMatchObject({ data: [{ version: 1 }], has_more: false });
+    expect(await listVersions(db, scope, { limit: 2, starting_after: 2 })).toMatchObject({ data: [{ version: 1 }], has_more: false });
   });
 
-  it("publishes the draft: it takes effect at once and the previous version is superseded", async () => {
-    const before = await getPublishedConfig(db, scope); // warms the cache with version 1
-    expect(before?.version).toBe(1);
-    const published = await publish(db, scope, undefined, t2);
-    expect(published).toMatchObject({ version: 2, published_at: t2.toISOString() });
-    expect(published.config.name).toBe("Clube Sorte Grande 3");
+  it("publishes a named draft: in force at once; the published version and older drafts superseded, newer drafts kept", async () => {
+    expect((await getPublishedConfig(db, scope))?.version).toBe(1); // warms the cache with version 1
+    const published = await publish(db, scope, 2, t2);
+    expect(published).toEqual({ version: 2, published_at: t2.toISOString(), config: validateClubConfig({ ...casinoConfig(), name: "Clube Sorte Grande 2" }) });
     expect(await getPublishedConfig(db, scope)).toMatchObject({ version: 2, publishedAt: t2 });
     expect((await listVersions(db, scope)).data.map((v) => [v.version, v.status])).toEqual([
+      [3, "draft"],
       [2, "published"],
       [1, "superseded"],
     ]);
-    await expect(getDraft(db, scope)).rejects.toMatchObject({ status: 404 });
+    expect((await getDraft(db, scope)).version).toBe(3);
   });
 
-  it("answers the version in force again when it is published twice, and refuses superseded or unknown versions", async () => {
-    await expect(publish(db, scope, 2, new Date("2026-11-22T00:00:00Z"))).resolves.toMatchObject({ version: 2, published_at: t2.toISOString() });
-    await expect(publish(db, scope, 1)).rejects.toMatchObject({ status: 409, code: "conflict" });
+  it("publishes the newest draft when no version is named, superseding every older one", async () => {
+    await saveDraft(db, scope, casinoConfig(), t2); // version 4
+    expect((await publish(db, scope, undefined, t2)).version).toBe(4);
+    expect((await listVersions(db, scope)).data.map((v) => [v.version, v.status])).toEqual([
+      [4, "published"],
+      [3, "superseded"],
+      [2, "superseded"],
+      [1, "superseded"],
+    ]);
+    await expect(getDraft(db, scope)).rejects.toMatchObject({ status: 404, code: "not_found" });
+  });
+
+  it("refuses versions that are not drafts (409 version_not_draft), unknown versions and a missing draft (404)", async () => {
+    await expect(publish(db, scope, 4)).rejects.toMatchObject({ status: 409, code: "version_not_draft", message: "Version 4 is published, not a draft." });
+    await expect(publish(db, scope, 1)).rejects.toMatchObject({ status: 409, code: "version_not_draft", message: "Version 1 is superseded, not a draft." });
     await expect(publish(db, scope, 99)).rejects.toMatchObject({ status: 404, code: "not_found" });
     await expect(publish(db, scope)).rejects.toMatchObject({ status: 404, message: "A configuration draft was not found." });
   });
@@ -98,6 +106,7 @@ describeEachDatabase("configuration drafts, publishing and versions", (kind) => 
     const live: Scope = { ...scope, env: "live" };
     expect((await getPublishedConfig(db, live))?.version).toBe(1);
     await expect(getDraft(db, live)).rejects.toMatchObject({ status: 404 });
+    expect((await listVersions(db, live)).data).toHaveLength(1);
   });
 
   it("serves the same filled object for a version until another is published", async () => {
@@ -164,19 +173,17 @@ describeEachDatabase("cashback program", (kind) => {
 
   it("refuses values out of bounds or inconsistent with 422 naming the field, changing nothing", async () => {
     const before = await getCashbackProgram(db, scope);
-    await expect(updateCashbackProgram(db, scope, { hour: 24 })).rejects.toMatchObject({ status: 422, message: "cashback.hour must be <= 23" });
+    await expect(updateCashbackProgram(db, scope, { hour: 24 })).rejects.toMatchObject({ status: 422, message: "body.hour must be <= 23" });
     await expect(updateCashbackProgram(db, scope, { min_pct: 30 })).rejects.toMatchObject({
       status: 422,
-      message: "cashback.min_pct (30) must be <= cashback.max_pct (20)",
+      message: "body.min_pct (30) must be <= body.max_pct (20)",
     });
-    await expect(updateCashbackProgram(db, scope, { tiers: [{ name: "Ouro", min_loss: 1, pct: 21 }] })).rejects.toThrow(
-      "cashback.tiers[0].pct (21) must be <= cashback.max_pct (20)",
-    );
     await expect(
       updateCashbackProgram(db, scope, { tiers: [{ name: "A", min_loss: 100, pct: 5 }, { name: "B", min_loss: 100, pct: 6 }] }),
-    ).rejects.toThrow("cashback.tiers[1].min_loss must be greater than cashback.tiers[0].min_loss");
+    ).rejects.toThrow("body.tiers[1].min_loss must be greater than body.tiers[0].min_loss (bands ascend by loss)");
     expect(await getCashbackProgram(db, scope)).toEqual(before);
-    // At the bounds: accepted.
+    // At the bounds: accepted. A band above the cap is allowed (it pays the cap).
     await expect(updateCashbackProgram(db, scope, { hour: 0, min_pct: 20, claim_days: 30 })).resolves.toMatchObject({ hour: 0, min_pct: 20, claim_days: 30 });
+    await expect(updateCashbackProgram(db, scope, { hour: 23, tiers: [{ name: "Ouro", min_loss: 1, pct: 25 }] })).resolves.toMatchObject({ hour: 23 });
   });
 });

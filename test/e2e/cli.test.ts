@@ -81,9 +81,11 @@ describeEachDatabase("clube club create and config publish", (kind) => {
 
   it("club create --json prints exactly the club id and its two keys", async () => {
     const result = await runClube(["club", "create", "--name", "Cassino Aurora", "--json"], env());
-    expect(result.stderr).toBe("");
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^\{"club_id":"club_[A-Za-z0-9]+","keys":\{"test":"cf_test_[A-Za-z0-9]+","live":"cf_live_[A-Za-z0-9]+"\}\}\n$/);
+    expect(result).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/^\{"club_id":"club_[A-Za-z0-9]+","keys":\{"test":"cf_test_[A-Za-z0-9]+","live":"cf_live_[A-Za-z0-9]+"\}\}\n$/),
+      stderr: "",
+    });
     club = JSON.parse(result.stdout);
   }, 60_000);
 
@@ -103,9 +105,7 @@ describeEachDatabase("clube club create and config publish", (kind) => {
   it("club create --config with an invalid configuration exits 1 naming the field, and prints no keys", async () => {
     const file = await writeJson(target.dataDir, "invalid-club.json", await invalidConfig());
     const result = await runClube(["club", "create", "--name", "Cassino Inválido", "--config", file, "--json"], env());
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe("");
-    expect(result.stderr).toContain(`config.${INVALID_FIELD}`);
+    expect(result).toEqual({ code: 1, stdout: "", stderr: expect.stringContaining(`config.${INVALID_FIELD}`) });
   }, 60_000);
 
   it("config publish puts the new configuration in force on the running server, in that environment only", async () => {
@@ -125,18 +125,14 @@ describeEachDatabase("clube club create and config publish", (kind) => {
   it("config publish with an invalid configuration exits 1 naming the field, and the published one stays", async () => {
     const file = await writeJson(target.dataDir, "invalid.json", await invalidConfig());
     const result = await runClube(["config", "publish", "--club", club.club_id, "--env", "test", file], env());
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe("");
-    expect(result.stderr).toContain(INVALID_FIELD);
+    expect(result).toEqual({ code: 1, stdout: "", stderr: expect.stringContaining(INVALID_FIELD) });
     expect(await publishedName(club.keys.test)).toBe("Clube Aurora VIP");
   }, 60_000);
 
   it("config publish for a club that does not exist exits 1 naming the club", async () => {
     const file = await writeJson(target.dataDir, "club.json", await demoConfig());
     const result = await runClube(["config", "publish", "--club", "club_doesnotexist", "--env", "test", file], env());
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe("");
-    expect(result.stderr).toContain("club_doesnotexist");
+    expect(result).toEqual({ code: 1, stdout: "", stderr: expect.stringContaining("club_doesnotexist") });
   }, 60_000);
 });
 
@@ -151,8 +147,7 @@ describe("clube usage errors", () => {
 
   /** Exit 2, nothing on stdout, and the usage text listing every command README documents. */
   function expectUsage(result: CommandResult): void {
-    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: "" });
-    expect(result.stderr).toMatch(/^usage:\n/);
+    expect(result).toEqual({ code: 2, stdout: "", stderr: expect.stringMatching(/^usage:\n/) });
     for (const line of [
       "clube serve",
       "clube worker",
@@ -179,8 +174,6 @@ describe("clube usage errors", () => {
     ["config publish without a file", ["config", "publish", "--club", "club_x", "--env", "test"], "FILE"],
     ["config publish with an unknown environment", ["config", "publish", "--club", "club_x", "--env", "prod", "club.json"], "--env test|live"],
   ])("%s says what is missing and exits 2", async (_case, args, needed) => {
-    const result = await run(args);
-    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: "" });
-    expect(result.stderr).toContain(needed);
+    expect(await run(args)).toEqual({ code: 2, stdout: "", stderr: expect.stringContaining(needed) });
   }, 60_000);
 });

@@ -149,11 +149,14 @@ describeEachQueue("queue contract", (fixture) => {
       },
       { prefetch: 2 },
     );
-    for (let i = 0; i < 5; i++) await queue.publish(name, { i });
-    await waitFor("two running handlers", () => active === 2);
-    await sleep(300);
-    expect(maxActive).toBe(2);
-    release.open();
+    try {
+      for (let i = 0; i < 5; i++) await queue.publish(name, { i });
+      await waitFor("two running handlers", () => active === 2);
+      await sleep(300);
+      expect(maxActive).toBe(2);
+    } finally {
+      release.open();
+    }
     await waitFor("all five", () => done === 5);
     expect(maxActive).toBe(2);
   });
@@ -169,13 +172,17 @@ describeEachQueue("queue contract", (fixture) => {
       await release.promise;
       finished.push(meta.id);
     });
-    await queue.publish(name, {}, { id: "running" });
-    await waitFor("the handler to start", () => started.length === 1);
     let closed = false;
-    const closing = consumer.close().then(() => (closed = true));
-    await sleep(100);
-    expect(closed).toBe(false);
-    release.open();
+    let closing: Promise<unknown> = Promise.resolve();
+    try {
+      await queue.publish(name, {}, { id: "running" });
+      await waitFor("the handler to start", () => started.length === 1);
+      closing = consumer.close().then(() => (closed = true));
+      await sleep(100);
+      expect(closed).toBe(false);
+    } finally {
+      release.open();
+    }
     await closing;
     expect(finished).toEqual(["running"]);
     await queue.publish(name, {}, { id: "after-close" });

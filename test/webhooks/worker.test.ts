@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { OutboxMessage, WebhookEndpoint, WebhookSending } from "../../server/src/db/entities/index.js";
+import { Delivery, OutboxMessage, StaffWarning, WebhookEndpoint, WebhookSending } from "../../server/src/db/entities/index.js";
 import { newId } from "../../server/src/db/ids.js";
 import type { Database } from "../../server/src/db/orm.js";
 import type { Scope } from "../../server/src/db/scope.js";
@@ -22,6 +22,7 @@ describeEachDatabase("worker end to end", (kind) => {
     let teardown: () => Promise<void>;
     let worker: RunningWorker;
     const receiver = new Receiver(secret);
+    const oldDeliveryId = newId("dlv");
 
     beforeAll(async () => {
       if (broker === "embedded") {
@@ -54,6 +55,21 @@ describeEachDatabase("worker end to end", (kind) => {
         createdAt: new Date(),
         updatedAt: new Date(),
         deletedAt: null,
+      });
+      // Pending for three days when the worker starts: its first delivery scan warns about it.
+      await db.em().insert(Delivery, {
+        id: oldDeliveryId,
+        ...scope,
+        participantId: "par_1",
+        participantRewardId: "rwd_1",
+        rewardCode: "giros-gratis-20",
+        status: "pending",
+        externalRef: null,
+        failReason: null,
+        details: null,
+        createdAt: new Date(Date.now() - 72 * 3_600_000),
+        confirmedAt: null,
+        warnedAt: null,
       });
       worker = await startWorker({ db, queue });
     });
@@ -93,6 +109,11 @@ describeEachDatabase("worker end to end", (kind) => {
       await sleep(300);
       expect(receiver.requests).toEqual([]);
       expect(await db.em().count(OutboxMessage, {})).toBe(rowsBefore);
+    });
+
+    it("warns staff about a delivery left pending for 48 hours", async () => {
+      await waitFor("the startup scan", async () => (await db.em().count(StaffWarning, { subjectId: oldDeliveryId })) === 1);
+      expect(await db.em().findOneOrFail(StaffWarning, { subjectId: oldDeliveryId })).toMatchObject({ kind: "delivery_unconfirmed", ...scope });
     });
   });
 });

@@ -1,4 +1,5 @@
 import { openDatabase, type Database } from "../db/orm.js";
+import { Club } from "../db/entities/index.js";
 import type { Settings } from "../settings.js";
 
 /** Opens the configured database (migrating it), runs `work`, and always closes it. */
@@ -9,4 +10,14 @@ export async function withDatabase<T>(settings: Settings, work: (db: Database) =
   } finally {
     await db.close();
   }
+}
+
+/** Like withDatabase, for commands that act on one club: an unknown club id is an operator error, not a silent insert. */
+export async function withClub<T>(settings: Settings, clubId: string, work: (db: Database) => Promise<T>): Promise<T> {
+  return withDatabase(settings, async (db) => {
+    if ((await db.em().count(Club, { id: clubId })) === 0) {
+      throw Object.assign(new Error(`no club ${clubId} in this database`), { status: 404, code: "not_found" });
+    }
+    return work(db);
+  });
 }

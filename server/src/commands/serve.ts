@@ -3,11 +3,14 @@ import { createApp } from "../app.js";
 import { ensureDemoClub } from "../demo/ensure-demo-club.js";
 import { openServices } from "../services.js";
 import type { Settings } from "../settings.js";
+import { startProcessing } from "../workers.js";
 
 /** `clube serve`: the HTTP API on PORT, with a demo club on a fresh database. */
 export async function serve(settings: Settings): Promise<void> {
   const services = await openServices(settings);
   const demo = await ensureDemoClub(services.db, settings.dataDir);
+  // Embedded queue: this process is also the worker. RabbitMQ: `clube worker` processes consume.
+  const processing = await startProcessing(services, { consume: !settings.amqpUrl });
   const app = await createApp(services);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(settings.port, () => resolve(s));
@@ -22,7 +25,7 @@ export async function serve(settings: Settings): Promise<void> {
   const lines = [
     `Clube ${settings.version} listening on ${url}`,
     `  API reference: ${url}/docs   OpenAPI: ${url}/openapi.json`,
-    `  database: ${database}`,
+    `  database: ${database}   queue: ${settings.amqpUrl ? "RabbitMQ (run clube worker)" : "embedded, in-process"}`,
   ];
   if (demo) lines.push(`  demo club ${demo.club_id} — test key: ${demo.keys.test}`);
   else lines.push("  create a club with: npx clube club create --name NAME --json");
@@ -30,6 +33,7 @@ export async function serve(settings: Settings): Promise<void> {
 
   const stop = async () => {
     server.close();
+    await processing.stop();
     await services.close();
     process.exit(0);
   };

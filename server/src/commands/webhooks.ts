@@ -1,6 +1,37 @@
+import { parseArgs } from "node:util";
+import { schemaValidators, formatAjvError } from "../../../generated/validators.js";
+import { createEndpoint } from "../usecases/webhook-endpoints.js";
 import type { Settings } from "../settings.js";
+import { withClub } from "./database.js";
 
-/** `clube webhooks add`: registers a webhook endpoint for an operator. */
-export async function webhooksAdd(_settings: Settings, _args: string[]): Promise<void> {
-  throw new Error("clube webhooks add: webhook endpoints are not wired in yet (see the async issue)");
+/**
+ * `clube webhooks add --club ID --env test|live --url URL [--events a,b] [--json]`:
+ * the operator's way to register an endpoint (the same use case as
+ * POST /v1/webhook_endpoints, validated by the same schema). Prints the
+ * `whsec_` secret once.
+ */
+export async function webhooksAdd(settings: Settings, args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { club: { type: "string" }, env: { type: "string" }, url: { type: "string" }, events: { type: "string" }, json: { type: "boolean" } },
+  });
+  const env = values.env;
+  if (!values.club || (env !== "test" && env !== "live") || !values.url) {
+    throw usage("webhooks add needs --club ID --env test|live --url URL [--events a,b] [--json]");
+  }
+  const input = { url: values.url, events: values.events ? values.events.split(",").map((e) => e.trim()).filter(Boolean) : [] };
+  const validate = schemaValidators.WebhookEndpointCreate;
+  if (!validate(input)) throw usage(`invalid endpoint: ${formatAjvError(validate.errors![0], "body")}`);
+  const created = await withClub(settings, values.club, (db) =>
+    createEndpoint(db, { clubId: values.club!, env }, input, { allowPrivate: settings.allowPrivateWebhooks }, new Date()),
+  );
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ id: created.id, secret: created.secret })}\n`);
+  } else {
+    process.stdout.write(`Webhook endpoint ${created.id} → ${created.url}\n  secret: ${created.secret} (shown only now)\n  events: ${created.effective_events.join(", ")}\n`);
+  }
+}
+
+function usage(message: string): Error & { status: number; code: string } {
+  return Object.assign(new Error(message), { status: 422, code: "validation_failed" });
 }

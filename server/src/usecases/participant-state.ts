@@ -48,17 +48,23 @@ export async function lockParticipant(em: SqlEntityManager, dialect: Dialect, wh
 }
 
 /**
- * What the engine needs to know about the participant before `event` (or
- * before a claim or a redemption when `event` is absent), read inside the
- * transaction that holds the participant's lock.
+ * What the engine needs to know about the participant, read inside the
+ * transaction that holds the participant's lock: for evaluating `event`, or
+ * without one for a claim, a redemption or a view of missions and the store.
  *
- * Rule counters are read only for the rules the event triggers, and only
- * those a limit of the rule looks at: the dedupe key the event resolves to,
- * the run total and last run for `max_runs_per_participant`/`cooldown_seconds`,
- * today's runs and grants for `per_participant_per_day`. Counters no limit
- * reads stay zero (the engine's updates of them are not stored: every run is
- * its own RuleRun row). Missions are read for their current period only,
- * since the engine starts any other period over.
+ * Only what the engine will consult is read; the rest is left empty:
+ * - for an event, the rules it triggers decide: badges only when one grants a
+ *   badge (a badge held is not granted again), lots only when one debits (a
+ *   debit spends lots), missions only those the event or a rule can advance;
+ *   without an event, lots and every mission, but no badges (claims and
+ *   redemptions grant rewards, never badges);
+ * - rule counters only for the rules the event triggers, and only those a
+ *   limit of the rule looks at: the dedupe key the event resolves to, the run
+ *   total and last run for `max_runs_per_participant`/`cooldown_seconds`, and
+ *   today's runs and grants for `per_participant_per_day` (the engine's
+ *   updates of the others are not stored either: each run is a RuleRun row);
+ * - missions in their current period only, since the engine starts any other
+ *   period over.
  */
 export async function loadParticipantState(
   em: SqlEntityManager,
@@ -66,12 +72,16 @@ export async function loadParticipantState(
   config: ClubConfig,
   at: { now: Date; timeZone: string; event?: EngineEvent },
 ): Promise<ParticipantState> {
+  const { event } = at;
+  const triggered = event ? config.rules.filter((rule) => rule.enabled && rule.trigger.event === event.type) : [];
+  const effectTypes = new Set(triggered.flatMap((rule) => rule.effects.map((effect) => effect.type)));
+  const missionIds = event ? advanceableMissions(config, event, triggered) : config.missions.map((mission) => mission.id);
   // One after the other: a transaction has one connection, which runs one query at a time.
   const balances = await loadBalances(em, participant.id);
-  const lots = await loadLots(em, participant.id, config);
-  const badges = await em.find(Badge, { participantId: participant.id }, { fields: ["badgeCode"] });
-  const missions = await loadMissions(em, participant.id, config.missions, at.now, at.timeZone);
-  const ruleRuns = at.event ? await loadRuleRuns(em, participant.id, config.rules, at.event, dayKey(at.now, at.timeZone)) : {};
+  const lots = !event || effectTypes.has("debit_currency") ? await loadLots(em, participant.id, config) : [];
+  const badges = effectTypes.has("grant_badge") ? await em.find(Badge, { participantId: participant.id }, { fields: ["badgeCode"] }) : [];
+  const missions = await loadMissions(em, participant.id, config.missions.filter((mission) => missionIds.includes(mission.id)), at.now, at.timeZone);
+  const ruleRuns = event ? await loadRuleRuns(em, participant.id, triggered, event, dayKey(at.now, at.timeZone)) : {};
   return {
     xp: participant.xp,
     level: participant.level,
@@ -87,6 +97,15 @@ export async function loadParticipantState(
     // can be derived there from the ledger's XP `balanceAfter`.
     peakLevel: null,
   };
+}
+
+/** The missions an event can move: those listening to its type, and those its triggered rules advance (whose rewards may grant more). */
+function advanceableMissions(config: ClubConfig, event: EngineEvent, triggered: RuleConfig[]): string[] {
+  const ids = new Set(config.missions.filter((mission) => mission.event === event.type).map((mission) => mission.id));
+  for (const rule of triggered) {
+    for (const effect of rule.effects) if (effect.type === "progress_mission") ids.add(effect.mission);
+  }
+  return [...ids];
 }
 
 /** Unspent lots of the currencies that expire (only those are credited as lots). */
@@ -119,42 +138,41 @@ async function loadMissions(em: SqlEntityManager, participantId: string, mission
   return states;
 }
 
-function emptyRunState(today: string): RuleRunState {
-  return { total: 0, lastRunAt: null, today: { dayKey: today, runs: 0, granted: {} }, dedupeKeys: [] };
-}
-
-async function loadRuleRuns(em: SqlEntityManager, participantId: string, rules: RuleConfig[], event: EngineEvent, today: string): Promise<Record<string, RuleRunState>> {
-  const triggered = rules.filter((rule) => rule.enabled && rule.trigger.event === event.type);
-  const states: Record<string, RuleRunState> = Object.fromEntries(triggered.map((rule) => [rule.id, emptyRunState(today)]));
-
-  const keyed = triggered.flatMap((rule) => {
+async function loadRuleRuns(em: SqlEntityManager, participantId: string, triggered: RuleConfig[], event: EngineEvent, today: string): Promise<Record<string, RuleRunState>> {
+  const states: Record<string, RuleRunState> = Object.fromEntries(
+    triggered.map((rule) => [rule.id, { total: 0, lastRunAt: null, today: { dayKey: today, runs: 0, granted: {} }, dedupeKeys: [] }]),
+  );
+  const keys = new Map(triggered.flatMap((rule) => {
     const key = dedupeKey(rule, event);
-    return key === null ? [] : [{ ruleId: rule.id, dedupeKey: key }];
-  });
+    return key === null ? [] : [[rule.id, key] as const];
+  }));
   const counted = triggered.filter((rule) => rule.limits.max_runs_per_participant !== undefined || rule.limits.cooldown_seconds !== undefined).map((rule) => rule.id);
   const daily = triggered.filter((rule) => rule.limits.per_participant_per_day !== undefined).map((rule) => rule.id);
 
-  const seen = keyed.length === 0 ? [] : await em.find(RuleRun, { participantId, $or: keyed }, { fields: ["ruleId", "dedupeKey"] });
-  const totals =
-    counted.length === 0
-      ? []
-      : await em
-          .createQueryBuilder(RuleRun)
-          .select(["ruleId", raw("count(*) as total"), raw("max(run_at) as last_run_at")])
-          .where({ participantId, ruleId: { $in: counted } })
-          .groupBy("ruleId")
-          .execute<{ ruleId: string; total: number | string; last_run_at: Date | string | number }[]>("all");
-  const todays = daily.length === 0 ? [] : await em.find(RuleRun, { participantId, ruleId: { $in: daily }, dayKey: today }, { fields: ["ruleId", "amounts"] });
-
-  for (const row of seen) states[row.ruleId].dedupeKeys.push(row.dedupeKey!);
-  for (const row of totals) {
-    states[row.ruleId].total = Number(row.total);
-    states[row.ruleId].lastRunAt = new Date(row.last_run_at).toISOString();
+  // The runs with the event's dedupe keys and today's runs of the rules capped per day, in one read.
+  const wanted = [...[...keys].map(([ruleId, dedupeKey]) => ({ ruleId, dedupeKey })), ...(daily.length === 0 ? [] : [{ ruleId: { $in: daily }, dayKey: today }])];
+  const runs = wanted.length === 0 ? [] : await em.find(RuleRun, { participantId, $or: wanted }, { fields: ["ruleId", "dedupeKey", "dayKey", "amounts"] });
+  for (const run of runs) {
+    const state = states[run.ruleId];
+    const key = keys.get(run.ruleId);
+    if (key !== undefined && run.dedupeKey === key) state.dedupeKeys.push(key);
+    if (run.dayKey !== today || !daily.includes(run.ruleId)) continue;
+    state.today.runs += 1;
+    for (const [unit, amount] of Object.entries(run.amounts)) state.today.granted[unit] = (state.today.granted[unit] ?? 0) + amount;
   }
-  for (const row of todays) {
-    const day = states[row.ruleId].today;
-    day.runs += 1;
-    for (const [unit, amount] of Object.entries(row.amounts)) day.granted[unit] = (day.granted[unit] ?? 0) + amount;
+
+  if (counted.length > 0) {
+    const totals = await em
+      .createQueryBuilder(RuleRun)
+      .select(["ruleId", raw("count(*) as total"), raw("max(run_at) as last_run_at")])
+      .where({ participantId, ruleId: { $in: counted } })
+      .groupBy("ruleId")
+      .execute<{ ruleId: string; total: number | string; last_run_at: Date | string | number }[]>("all");
+    for (const row of totals) {
+      states[row.ruleId].total = Number(row.total);
+      // SQLite keeps datetimes as epoch milliseconds, PostgreSQL as timestamps.
+      states[row.ruleId].lastRunAt = new Date(row.last_run_at).toISOString();
+    }
   }
   return states;
 }
@@ -246,12 +264,15 @@ async function writeLedger({ em, scope, participant, state, now, event }: Persis
       reason: line.reason, ruleId: line.ruleId, eventId: event?.id ?? null, createdAt: now,
     };
   }));
-  for (const [currency, change] of Object.entries(delta.balances)) {
-    if (change === 0) continue;
-    const updated = await em.nativeUpdate(Balance, { participantId: participant.id, currency }, { amount: raw("amount + ?", [change]), updatedAt: now });
-    // The participant's lock makes update-then-insert safe: nobody else creates this row meanwhile.
-    if (updated === 0) await em.insert(Balance, { id: newId("bal"), ...scope, participantId: participant.id, currency, amount: change, updatedAt: now });
-  }
+  const changed = Object.entries(delta.balances).filter(([, change]) => change !== 0);
+  if (changed.length === 0) return;
+  // Added to the stored amount in one statement, atomically, creating rows on first use.
+  await em
+    .createQueryBuilder(Balance)
+    .insert(changed.map(([currency, amount]) => ({ id: newId("bal"), ...scope, participantId: participant.id, currency, amount, updatedAt: now })))
+    .onConflict(["participantId", "currency"])
+    .merge({ amount: raw("balances.amount + excluded.amount"), updatedAt: raw("excluded.updated_at") })
+    .execute();
 }
 
 async function writeLots({ em, scope, participant }: PersistTarget, delta: StateDelta): Promise<void> {
@@ -284,26 +305,24 @@ async function writeRuleRuns({ em, scope, participant, now, event }: PersistTarg
   }));
 }
 
-async function writeMissions({ em, scope, participant, state, now }: PersistTarget, delta: StateDelta): Promise<void> {
-  for (const [missionId, next] of Object.entries(delta.missions)) {
-    const before = state.missions[missionId];
-    const same = before !== undefined && before.periodKey === next.periodKey;
-    const completedNow = next.completed && !(same && before.completed);
-    const claimedNow = next.claimed && !(same && before.claimed);
-    if (same) {
-      await em.nativeUpdate(MissionProgress, { participantId: participant.id, missionId, periodKey: next.periodKey }, {
-        progress: next.progress,
-        ...(completedNow ? { completedAt: now } : {}),
-        ...(claimedNow ? { claimedAt: now } : {}),
-        updatedAt: now,
-      });
-    } else {
-      await em.insert(MissionProgress, {
-        id: newId("msp"), ...scope, participantId: participant.id, missionId, periodKey: next.periodKey, progress: next.progress,
-        completedAt: completedNow ? now : null, claimedAt: claimedNow ? now : null, updatedAt: now,
-      });
-    }
-  }
+/** Progress of each mission that moved, upserted in one statement; the first completion and claim times are kept. */
+async function writeMissions({ em, scope, participant, now }: PersistTarget, delta: StateDelta): Promise<void> {
+  const moved = Object.entries(delta.missions);
+  if (moved.length === 0) return;
+  await em
+    .createQueryBuilder(MissionProgress)
+    .insert(moved.map(([missionId, next]) => ({
+      id: newId("msp"), ...scope, participantId: participant.id, missionId, periodKey: next.periodKey, progress: next.progress,
+      completedAt: next.completed ? now : null, claimedAt: next.claimed ? now : null, updatedAt: now,
+    })))
+    .onConflict(["participantId", "missionId", "periodKey"])
+    .merge({
+      progress: raw("excluded.progress"),
+      completedAt: raw("coalesce(mission_progress.completed_at, excluded.completed_at)"),
+      claimedAt: raw("coalesce(mission_progress.claimed_at, excluded.claimed_at)"),
+      updatedAt: raw("excluded.updated_at"),
+    })
+    .execute();
 }
 
 interface GrantedReward {
@@ -350,11 +369,14 @@ async function writeAchievements({ em, scope, participant, now }: PersistTarget,
   }
   const pointsByCampaign = new Map<string, number>();
   for (const entry of delta.leaderboard) pointsByCampaign.set(entry.campaignId, (pointsByCampaign.get(entry.campaignId) ?? 0) + storedPoints(entry.points));
-  for (const [campaignId, points] of pointsByCampaign) {
-    if (points === 0) continue;
-    const updated = await em.nativeUpdate(LeaderboardEntry, { participantId: participant.id, campaignId }, { points: raw("points + ?", [points]), updatedAt: now });
-    if (updated === 0) await em.insert(LeaderboardEntry, { id: newId("lbe"), ...scope, participantId: participant.id, campaignId, points, updatedAt: now });
-  }
+  const scored = [...pointsByCampaign].filter(([, points]) => points !== 0);
+  if (scored.length === 0) return;
+  await em
+    .createQueryBuilder(LeaderboardEntry)
+    .insert(scored.map(([campaignId, points]) => ({ id: newId("lbe"), ...scope, participantId: participant.id, campaignId, points, updatedAt: now })))
+    .onConflict(["participantId", "campaignId"])
+    .merge({ points: raw("leaderboard_entries.points + excluded.points"), updatedAt: raw("excluded.updated_at") })
+    .execute();
 }
 
 export interface NotificationText {

@@ -140,6 +140,15 @@ describeEachDatabase("affiliate use cases", (kind) => {
     await expect(updateAffiliate(club.db, scope, "aff_nao_existe", { status: "paused" }, NOW)).rejects.toEqual(refusal(404, "not_found"));
   });
 
+  it("stores codes of 4 and 16 characters and names of 80, the contract's bounds", async () => {
+    const name = "N".repeat(80);
+    for (const code of ["AB12", "ABCDEFGHIJKLMNOP"]) {
+      const affiliate = await createAffiliate(club.db, scope, { code, name }, NOW);
+      expect(await getAffiliate(club.db, scope, affiliate.id)).toMatchObject({ code, name, link: LINK(code) });
+      await expect(attribute(`user_${code}`, code)).resolves.toMatchObject({ affiliate_link: LINK(code) });
+    }
+  });
+
   it("lets only one of two concurrent attributions of the same player through", async () => {
     const results = await Promise.allSettled([attribute("user_9150", "STREAMERJOAO"), attribute("user_9150", "BLOGDAMARIA")]);
     expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { operationValidators, schemaValidators } from "../../../generated/validators.js";
 import { OutboxMessage, ParticipantReward } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
-import { updateCashbackProgram, type CashbackProgramPatch } from "../../../server/src/usecases/cashback.js";
+import { updateCashbackProgram } from "../../../server/src/usecases/cashback.js";
 import { claimCashback, creditDueCashback, getCashbackState } from "../../../server/src/usecases/cashback-claims.js";
 import { createClub } from "../../../server/src/usecases/clubs.js";
 import { ApiError } from "../../../server/src/usecases/errors.js";
@@ -14,8 +14,10 @@ import { casinoConfig, eventInput, openClub, PUBLIC_URL, type TestClub } from ".
 /** Local noon in São Paulo (UTC−3) of `key`. */
 const noon = (key: string) => new Date(`${key}T15:00:00Z`);
 
+type ProgramChanges = Parameters<typeof updateCashbackProgram>[2];
+
 /** Bronze 5% from R$ 50, Prata 10% from R$ 500, Ouro 15% from R$ 2 000; claimable for 7 days; paid at 10:00. */
-const PROGRAM: CashbackProgramPatch = {
+const PROGRAM: ProgramChanges = {
   enabled: true,
   mode: "claim",
   hour: 10,
@@ -46,7 +48,7 @@ describeEachDatabase("cashback use cases", (kind) => {
   });
 
   /** A demo casino club of its own (the `auto` run pays a whole club) with the program `patch`. */
-  async function cashbackClub(patch: CashbackProgramPatch = {}): Promise<Scope> {
+  async function cashbackClub(patch: ProgramChanges = {}): Promise<Scope> {
     const created = await createClub(club.db, { name: "Cassino Cashback", config: casinoConfig() }, new Date("2026-11-01T12:00:00Z"));
     const scope: Scope = { clubId: created.club_id, env: "test" };
     await updateCashbackProgram(club.db, scope, { ...PROGRAM, ...patch });

@@ -141,6 +141,15 @@ describeEachDatabase("wheel use cases", (kind) => {
     );
   });
 
+  it("keeps Idempotency-Keys of 8 and 120 characters, the contract's bounds", async () => {
+    for (const [participant, key] of [["kaka", "k".repeat(8)], ["lara", "k".repeat(120)]]) {
+      await join(club.scope, participant);
+      const first = await spinWheel(club.db, club.scope, participant, { idempotencyKey: key, now: noon("2026-11-09"), random: draw(0), publicUrl: PUBLIC_URL });
+      const again = await spinWheel(club.db, club.scope, participant, { idempotencyKey: key, now: noon("2026-11-09"), random: draw(0), publicUrl: PUBLIC_URL });
+      expect(again).toEqual({ ...first, duplicate: true });
+    }
+  });
+
   it("serialises concurrent spins: one spin a day, five tries", async () => {
     await join(club.scope, "eva");
     const results = await Promise.allSettled(

@@ -1,0 +1,64 @@
+import { createOutboxRelay, type RelayedMessage } from "./jobs/outbox.js";
+import { openQueue } from "./jobs/open-queue.js";
+import { startWorker } from "./jobs/worker.js";
+import { processQueuedEvent } from "./usecases/events.js";
+import type { Services } from "./services.js";
+
+/** The queue the outbox relay fills with events accepted by `Prefer: respond-async`. */
+export const EVENT_QUEUE = "event";
+
+export interface Processing {
+  stop(): Promise<void>;
+}
+
+/**
+ * Background work of one process.
+ * - `consume: true` (`clube worker`, and `clube serve` on the embedded queue):
+ *   the outbox relay, the webhook and event consumers, webhook retries and the
+ *   48-hour delivery scan.
+ * - `consume: false` (`clube serve` with RabbitMQ): only the relay, so rows
+ *   this process commits reach the broker at once; separate `clube worker`
+ *   processes consume.
+ * Either way, a commit that wrote outbox rows triggers a relay pass right away.
+ */
+export async function startProcessing(services: Services, options: { consume: boolean }): Promise<Processing> {
+  const { db, settings } = services;
+  const now = () => services.clock.now();
+  const queue = openQueue({ amqpUrl: settings.amqpUrl, db });
+  if (!options.consume) {
+    const relay = createOutboxRelay({ db, queue, now });
+    relay.start();
+    services.onJobsChanged(() => void relay.relayNow());
+    return {
+      async stop() {
+        await relay.stop();
+        await queue.close();
+      },
+    };
+  }
+  const worker = await startWorker({
+    db,
+    queue,
+    now,
+    consumers: [
+      {
+        queue: EVENT_QUEUE,
+        // Idempotent: a redelivered message finds the event processed and changes nothing.
+        handler: async (message) => {
+          const relayed = message as RelayedMessage;
+          const eventId = relayed.payload.event_id;
+          if (typeof eventId !== "string") throw new Error(`event message ${relayed.id} has no event_id`);
+          await processQueuedEvent(db, { clubId: relayed.clubId, env: relayed.env }, eventId, { now: now(), publicUrl: settings.publicUrl });
+          services.jobsChanged();
+        },
+      },
+    ],
+  });
+  services.onJobsChanged(() => void worker.relay.relayNow());
+  return {
+    async stop() {
+      await worker.stop();
+      await queue.close();
+    },
+  };
+}
