@@ -225,9 +225,14 @@ describeEachDatabase("API errors", (kind) => {
   });
 
   it("names the allowed methods on 405", async () => {
-    const response = await api.request("PUT", "/v1/participants/progress");
+    const response = await api.request("PUT", "/v1/events/batch");
     expectError(response, 405, "method_not_allowed");
     expect(response.headers.get("Allow")).toBe("POST");
+    // A path two routes match answers every method either accepts
+    // (`/v1/participants/progress` is also `/v1/participants/{external_id}`).
+    const ambiguous = await api.request("PUT", "/v1/participants/progress");
+    expectError(ambiguous, 405, "method_not_allowed");
+    expect(ambiguous.headers.get("Allow")?.split(", ").sort()).toEqual(["GET", "HEAD", "POST"]);
   });
 
   it("gives every response its own X-Request-Id: successes, errors, preflights and documents", async () => {

@@ -6,7 +6,7 @@ import { getPublishedConfig, validateClubConfig } from "../../server/src/usecase
 import { ApiError } from "../../server/src/usecases/errors.js";
 import { starterConfig } from "../../server/src/usecases/starter-config.js";
 import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
-import { casinoConfig } from "./fixtures.js";
+import { casinoConfig, expectContract } from "./fixtures.js";
 
 const now = new Date("2026-11-21T12:00:00.000Z");
 const KEY = /^cf_(test|live)_[0-9A-Za-z]{32}$/;
@@ -93,7 +93,9 @@ describeEachDatabase("clubs and secret keys", (kind) => {
   it("describes the calling key, and nothing of another club's", async () => {
     const created = await createClub(db, { name: "Cassino Estrela" }, now);
     const key = (await resolveApiKey(db, created.keys.live))!;
-    expect(await getKeyInfo(db, { clubId: created.club_id, env: "live" }, key.keyId)).toEqual({
+    const info = await getKeyInfo(db, { clubId: created.club_id, env: "live" }, key.keyId);
+    expectContract("KeyInfo", info);
+    expect(info).toEqual({
       club_id: created.club_id,
       club_name: "Cassino Estrela",
       env: "live",

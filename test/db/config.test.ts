@@ -5,7 +5,7 @@ import type { Scope } from "../../server/src/db/scope.js";
 import { DEFAULT_CASHBACK_PROGRAM, getCashbackProgram, updateCashbackProgram } from "../../server/src/usecases/cashback.js";
 import { getDraft, getPublishedConfig, listVersions, publish, saveDraft, validateClubConfig } from "../../server/src/usecases/config.js";
 import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
-import { casinoClub, casinoConfig } from "./fixtures.js";
+import { casinoClub, casinoConfig, expectContract } from "./fixtures.js";
 
 const t0 = new Date("2026-11-21T12:00:00.000Z");
 const t1 = new Date("2026-11-21T13:00:00.000Z");
@@ -28,7 +28,9 @@ describeEachDatabase("configuration drafts, publishing and versions", (kind) => 
   it("saves each draft as a new version above the highest; the newest is the draft", async () => {
     const config = casinoConfig();
     config.name = "Clube Sorte Grande 2";
-    expect(await saveDraft(db, scope, config, t1)).toEqual({ version: 2, config: validateClubConfig(config), updated_at: t1.toISOString() });
+    const draft = await saveDraft(db, scope, config, t1);
+    expectContract("ConfigDraft", draft);
+    expect(draft).toEqual({ version: 2, config: validateClubConfig(config), updated_at: t1.toISOString() });
 
     config.name = "Clube Sorte Grande 3";
     expect((await saveDraft(db, scope, config, t2)).version).toBe(3);
@@ -65,6 +67,7 @@ describeEachDatabase("configuration drafts, publishing and versions", (kind) => 
       has_more: false,
     });
     const page = await listVersions(db, scope, { limit: 2 });
+    expectContract("ConfigVersionList", page);
     expect(page.data.map((v) => v.version)).toEqual([3, 2]);
     expect(page.has_more).toBe(true);
     expect(await listVersions(db, scope, { limit: 2, starting_after: 2 })).toMatchObject({ data: [{ version: 1 }], has_more: false });
@@ -73,6 +76,7 @@ describeEachDatabase("configuration drafts, publishing and versions", (kind) => 
   it("publishes a named draft: in force at once; the published version and older drafts superseded, newer drafts kept", async () => {
     expect((await getPublishedConfig(db, scope))?.version).toBe(1); // warms the cache with version 1
     const published = await publish(db, scope, 2, t2);
+    expectContract("ConfigVersion", published);
     expect(published).toEqual({ version: 2, published_at: t2.toISOString(), config: validateClubConfig({ ...casinoConfig(), name: "Clube Sorte Grande 2" }) });
     expect(await getPublishedConfig(db, scope)).toMatchObject({ version: 2, publishedAt: t2 });
     expect((await listVersions(db, scope)).data.map((v) => [v.version, v.status])).toEqual([
@@ -129,6 +133,7 @@ describeEachDatabase("cashback program", (kind) => {
   afterAll(() => close?.());
 
   it("answers the documented defaults when never set", async () => {
+    expectContract("CashbackProgram", await getCashbackProgram(db, scope));
     expect(await getCashbackProgram(db, scope)).toEqual({
       enabled: false,
       mode: "claim",

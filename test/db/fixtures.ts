@@ -1,3 +1,5 @@
+import { expect } from "vitest";
+import { schemaValidators, type SchemaName } from "../../generated/validators.js";
 import { createClub } from "../../server/src/usecases/clubs.js";
 import type { Database } from "../../server/src/db/orm.js";
 import type { Scope } from "../../server/src/db/scope.js";
@@ -54,4 +56,11 @@ export async function casinoClub(db: Database, now = new Date("2026-11-21T12:00:
   const created = await createClub(db, { name: "Cassino do Sol", config: casinoConfig() }, now);
   const scope: Scope = { clubId: created.club_id, env: "test" };
   return { ...created, scope };
+}
+
+/** Asserts that a use case's answer is exactly what the contract's schema allows. */
+export function expectContract(schema: SchemaName, value: unknown): void {
+  const validate = schemaValidators[schema];
+  const valid = validate(structuredClone(value));
+  expect(valid ? [] : validate.errors).toEqual([]);
 }

@@ -3,6 +3,7 @@ import type { Database } from "../../server/src/db/orm.js";
 import type { Scope } from "../../server/src/db/scope.js";
 import { listGames, syncGames } from "../../server/src/usecases/games.js";
 import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
+import { expectContract } from "./fixtures.js";
 
 const t0 = new Date("2026-11-21T12:00:00.000Z");
 const t1 = new Date("2026-11-21T13:00:00.000Z");
@@ -20,7 +21,9 @@ describeEachDatabase("game catalog", (kind) => {
 
   it("upserts the listed games, all active", async () => {
     expect(await syncGames(db, scope, { games: [tiger, aviator, mines] }, t0)).toEqual({ upserted: 3, deactivated: 0 });
-    expect(await listGames(db, scope, {})).toEqual({
+    const list = await listGames(db, scope, {});
+    expectContract("GameList", list);
+    expect(list).toEqual({
       data: [
         { id: "pgsoft-fortune-tiger", name: "Fortune Tiger", provider: "PG Soft", category: "video-slots", image_url: "https://cdn.example.com/tiger.webp", active: true, updated_at: t0.toISOString() },
         { id: "spribe-aviator", name: "Aviator", provider: "Spribe", category: "crash", image_url: null, active: true, updated_at: t0.toISOString() },

@@ -6,7 +6,7 @@ import type { Scope } from "../../server/src/db/scope.js";
 import { getPublishedConfig } from "../../server/src/usecases/config.js";
 import { ensureParticipant, getProfile, getProgress, getProgressBatch, upsertParticipant } from "../../server/src/usecases/participants.js";
 import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
-import { casinoClub } from "./fixtures.js";
+import { casinoClub, expectContract } from "./fixtures.js";
 
 const t0 = new Date("2026-11-21T12:00:00.000Z");
 const t1 = new Date("2026-11-21T13:00:00.000Z");
@@ -54,6 +54,7 @@ describeEachDatabase("participants", (kind) => {
       ],
       flags: {},
     });
+    expectContract("ParticipantProfile", profile);
     const stored = await db.em().findOneOrFail(Participant, { ...scope, externalId: "user_8412" });
     expect(stored).toMatchObject({ level: 1, tierCode: "bronze", tags: ["vip-sp"], createdAt: t0 });
   });
@@ -88,6 +89,7 @@ describeEachDatabase("participants", (kind) => {
     await upsertParticipant(db, scope, { external_id: "user_13" }, t0);
     await give("user_13", 232441, { cashback: 1575, coins: 1250 });
     const profile = await getProfile(db, scope, "user_13");
+    expectContract("ParticipantProfile", profile);
     expect(profile).toMatchObject({
       xp: 232441,
       level: 13,
@@ -112,6 +114,8 @@ describeEachDatabase("participants", (kind) => {
     expect(profile).toMatchObject({ level: 60, max_level: 60, next_level_xp: null, remaining_xp: 0, percent: 100, next_tier: null });
     expect(profile.tier).toEqual({ code: "ouro", name: "Ouro", color: "#FFD700", badge: "https://cdn.example.com/ouro.png", vip: true });
     const progress = await getProgress(db, scope, "user_top");
+    expectContract("ParticipantProgress", progress);
+    expectContract("ParticipantProfile", profile);
     expect(progress.next_level).toBeNull();
     expect(progress.level).toEqual({ number: 60, name: "Nível 60", badge_url: "https://cdn.example.com/ouro.png", color: "#FFD700" });
     expect(progress.xp).toEqual({ current: 50_000_000 - progress.levels.slice(0, 59).reduce((sum, l) => sum + l.xp_required!, 0), required: 0, total: 50_000_000, progress: 1 });
@@ -119,6 +123,7 @@ describeEachDatabase("participants", (kind) => {
 
   it("answers the progress resource with the whole level table", async () => {
     const progress = await getProgress(db, scope, "user_13");
+    expectContract("ParticipantProgress", progress);
     expect(progress.participant).toEqual({ external_id: "user_13", display_name: null, avatar_url: null });
     expect(progress.level).toEqual({ number: 13, name: "Nível 13", badge_url: null, color: "#C0C0C0" });
     expect(progress.xp).toEqual({ current: 11718, required: 46872, total: 232441, progress: 11718 / 46872 });
@@ -139,7 +144,9 @@ describeEachDatabase("participants", (kind) => {
   });
 
   it("answers batch progress in the requested order, leaving out unknown ids", async () => {
-    const { items } = await getProgressBatch(db, scope, ["user_top", "nobody", "user_8412", "user_13"]);
+    const batch = await getProgressBatch(db, scope, ["user_top", "nobody", "user_8412", "user_13"]);
+    expectContract("ParticipantProgressBatch", batch);
+    const { items } = batch;
     expect(items.map((item) => item.external_id)).toEqual(["user_top", "user_8412", "user_13"]);
     expect(items[2]).toEqual({
       external_id: "user_13",

@@ -10,7 +10,7 @@ import { MERGE_RULES } from "../../server/src/usecases/participant-merge.js";
 import { renameParticipant } from "../../server/src/usecases/participant-rename.js";
 import { getProfile, upsertParticipant } from "../../server/src/usecases/participants.js";
 import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
-import { casinoClub } from "./fixtures.js";
+import { casinoClub, expectContract } from "./fixtures.js";
 
 const t0 = new Date("2026-11-21T12:00:00.000Z");
 const t1 = new Date("2026-11-21T13:00:00.000Z");
@@ -101,6 +101,7 @@ describeEachDatabase("participant rename", (kind) => {
     await db.em().nativeDelete(Participant, { id: other.id });
     await history(ana, { coins: 1250, badge: "primeiro-deposito", eventId: "e1", points: 10 });
     const report = await renameParticipant(db, scope, from, { new_external_id: to }, t1);
+    expectContract("ParticipantRenameReport", report);
     expect(report).toEqual({
       env: "test",
       from,
@@ -143,6 +144,7 @@ describeEachDatabase("participant rename", (kind) => {
     await db.em().insert(Badge, { id: newId("bdg"), ...scope, participantId: other.id, badgeCode: "high-roller", grantedAt: t0 });
 
     const report = await renameParticipant(db, scope, from, { new_external_id: to, merge: true }, t1);
+    expectContract("ParticipantRenameReport", report);
     expect(report.before).toEqual({ id: ana.id, external_id: from, xp: 232441, level: 1, balances: { coins: 1250 } });
     expect(report.merged).toEqual({
       id: other.id,

@@ -44,13 +44,19 @@ export function buildRouter(handlers: Handlers<RequestContext>, options: RouterO
   return router;
 }
 
-/** 405 with an `Allow` header for a known path with another method; unknown paths fall through to 404. */
+/**
+ * 405 with an `Allow` header for a known path with another method (501 for an
+ * unknown method); unknown paths fall through to 404. The router sets `Allow`
+ * only in its non-throwing mode, so its answer is turned into the error body here.
+ */
 export function methodNotAllowed(router: Router): Middleware {
-  return router.allowedMethods({
-    throw: true,
-    methodNotAllowed: () => new ApiError(405, "method_not_allowed", "This route does not accept that method."),
-    notImplemented: () => new ApiError(501, "not_implemented", "Unknown HTTP method."),
-  }) as unknown as Middleware;
+  const allowed = router.allowedMethods() as unknown as Middleware;
+  return async (ctx, next) => {
+    await allowed(ctx, next);
+    const allow = ctx.response.get("Allow");
+    if (ctx.status === 405) throw new ApiError(405, "method_not_allowed", `This route accepts ${allow}.`, { Allow: allow });
+    if (ctx.status === 501) throw new ApiError(501, "not_implemented", "Unknown HTTP method.");
+  };
 }
 
 function parseBody(limit: string): Middleware[] {

@@ -119,6 +119,8 @@ function conflict(message: string): ApiError {
   return new ApiError(409, "affiliate_conflict", message);
 }
 
+const alreadyAttributed = (externalId: string) => conflict(`Participant ${JSON.stringify(externalId)} already belongs to an affiliate`);
+
 /**
  * POST /v1/affiliates/attributions: attributes the player (created when
  * absent) to the affiliate with `code`. 404 for an unknown code; 409
@@ -141,7 +143,7 @@ export async function attributeAffiliate(db: Database, scope: Scope, input: Affi
       await ensureParticipant(db, scope, externalId, { em, now });
       const participant = (await lockParticipant(em, db.dialect, { ...scope, externalId }))!;
       if ((await em.count(AffiliateAttribution, { ...scope, participantId: participant.id })) > 0) {
-        throw conflict(`Participant ${JSON.stringify(externalId)} already belongs to an affiliate`);
+        throw alreadyAttributed(externalId);
       }
       if (isOldAccount(signupAt, now) || isOldAccount(participant.createdAt, now)) {
         throw conflict(`Participant ${JSON.stringify(externalId)} is an old account (signed up more than ${AFFILIATE_ACCOUNT_MAX_AGE_DAYS} days ago)`);
@@ -159,7 +161,7 @@ export async function attributeAffiliate(db: Database, scope: Scope, input: Affi
     });
   } catch (err) {
     // A concurrent attribution of the same player won the unique (club, env, participant).
-    if (err instanceof UniqueConstraintViolationException) throw conflict(`Participant ${JSON.stringify(externalId)} already belongs to an affiliate`);
+    if (err instanceof UniqueConstraintViolationException) throw alreadyAttributed(externalId);
     throw err;
   }
 }

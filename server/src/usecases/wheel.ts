@@ -65,6 +65,8 @@ export interface SpinOptions {
   publicUrl: string;
 }
 
+const keyOfAnotherParticipant = () => new ApiError(409, "conflict", "This Idempotency-Key was already used for another participant's spin");
+
 /**
  * The spin stored under `idempotencyKey`, answered as a repeat; null when the
  * key is new. A key is unique in the club and environment, so one used for
@@ -73,7 +75,7 @@ export interface SpinOptions {
 async function repeatedSpin(em: SqlEntityManager, scope: Scope, participantId: string, idempotencyKey: string): Promise<WheelSpinResult | null> {
   const spin = await em.findOne(WheelSpin, { ...scope, idempotencyKey });
   if (!spin) return null;
-  if (spin.participantId !== participantId) throw new ApiError(409, "conflict", "This Idempotency-Key was already used for another participant's spin");
+  if (spin.participantId !== participantId) throw keyOfAnotherParticipant();
   return { ...(spin.result as WheelSpinResult), duplicate: true };
 }
 
@@ -146,7 +148,7 @@ export async function spinWheel(db: Database, scope: Scope, externalId: string, 
   } catch (err) {
     // Another participant's concurrent spin took the same key first.
     if (err instanceof UniqueConstraintViolationException && idempotencyKey !== undefined) {
-      throw new ApiError(409, "conflict", "This Idempotency-Key was already used for another participant's spin");
+      throw keyOfAnotherParticipant();
     }
     throw err;
   }

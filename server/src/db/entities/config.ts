@@ -4,11 +4,12 @@ import { enumColumn, idColumn, tenancyColumns } from "./columns.js";
 export type ConfigStatus = "draft" | "published" | "superseded";
 
 /**
- * One version of a club's configuration in one environment. At most one row is
- * `published` and at most one is `draft` per (club, env); publishing turns the
- * previously published row into `superseded`. `config` is stored as the client
- * sent it (defaults are filled when it is read), so a later release that adds a
- * default applies it to old versions too.
+ * One version of a club's configuration in one environment. Every save adds a
+ * `draft` version (versions are never edited); publishing one makes it the
+ * single `published` row and turns the previously published row and older
+ * drafts into `superseded`. `config` is stored as the client sent it (defaults
+ * are filled when it is read), so a later release that adds a default applies
+ * it to old versions too.
  */
 export const ConfigVersion = defineEntity({
   name: "ConfigVersion",

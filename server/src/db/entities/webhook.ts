@@ -30,9 +30,11 @@ export type WebhookEndpoint = InferEntity<typeof WebhookEndpoint>;
 
 /**
  * The transactional outbox: written in the same transaction as the change it
- * announces, handed to the queue after commit by the relay. `webhook`: a
- * webhook envelope to dispatch; `event`: a queued event to process
- * (`Prefer: respond-async`). `relayedAt` null = not yet handed over.
+ * announces, handed to the queue after commit by the relay. `relayedAt` null =
+ * not yet handed over. Payload by kind:
+ * - `webhook`: the webhook envelope every endpoint receives
+ *   (`{id: "evt_…", type, created_at, club_id, env, data}`, see usecases/outbox.ts);
+ * - `event`: `{event_id}`, an event stored as queued (`Prefer: respond-async`) to process.
  */
 export const OutboxMessage = defineEntity({
   name: "OutboxMessage",
