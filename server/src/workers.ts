@@ -40,6 +40,7 @@ export async function startProcessing(services: Services, options: { consume: bo
     db,
     queue,
     now,
+    allowPrivateAddresses: settings.allowPrivateWebhooks,
     consumers: [
       {
         queue: EVENT_QUEUE,

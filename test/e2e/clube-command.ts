@@ -81,12 +81,18 @@ export interface ServeBanner {
   demo: { clubId: string; testKey: string } | null;
 }
 
+/** How a process ended: its exit code, or the signal that ended it. */
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 export interface ClubeServer extends ServeBanner {
   /**
    * Sends SIGTERM and waits for the process to exit; SIGKILL after 10 s.
    * Resolves with how it ended. Safe to call again once it has exited.
    */
-  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(): Promise<ProcessExit>;
 }
 
 const LISTENING = /^Clube \S+ listening on (http:\/\/\S+)$/m;
@@ -111,9 +117,7 @@ function parseBanner(output: string): ServeBanner | null {
 export async function startServe(env: ClubeEnv & { PORT: string }): Promise<ClubeServer> {
   const child = spawnClube(["serve"], env);
   let output = "";
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
-  );
+  const exited = new Promise<ProcessExit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
 
   const banner = await new Promise<ServeBanner>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`clube serve printed no banner within ${STARTUP_TIMEOUT_MS} ms`)), STARTUP_TIMEOUT_MS);
@@ -147,10 +151,7 @@ export async function startServe(env: ClubeEnv & { PORT: string }): Promise<Club
   return { ...banner, stop: () => stopChild(child, exited) };
 }
 
-async function stopChild(
-  child: ChildProcess,
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>,
-): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+async function stopChild(child: ChildProcess, exited: Promise<ProcessExit>): Promise<ProcessExit> {
   if (child.exitCode === null && child.signalCode === null) {
     child.kill("SIGTERM");
     const forced = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);

@@ -17,6 +17,8 @@ export interface WorkerOptions {
   /** Further consumers, e.g. the `event` queue of `Prefer: respond-async` (its handler lives with the event use cases). */
   consumers?: Array<{ queue: string; handler: MessageHandler; prefetch?: number }>;
   onError?: (error: unknown) => void;
+  /** Passed to the webhook dispatcher (`CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`). */
+  allowPrivateAddresses?: boolean;
 }
 
 export interface RunningWorker {
@@ -35,7 +37,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const now = options.now ?? (() => new Date());
   const onError = options.onError ?? ((error) => console.error("[worker]", error));
   const relay = createOutboxRelay({ db: options.db, queue: options.queue, now, onError });
-  const dispatcher = new WebhookDispatcher({ db: options.db, now, onError });
+  const dispatcher = new WebhookDispatcher({ db: options.db, now, onError, allowPrivateAddresses: options.allowPrivateAddresses });
   const consumers: Consumer[] = [await options.queue.consume(WEBHOOK_QUEUE, dispatcher.handleOutboxMessage)];
   for (const extra of options.consumers ?? []) {
     consumers.push(await options.queue.consume(extra.queue, extra.handler, { prefetch: extra.prefetch }));

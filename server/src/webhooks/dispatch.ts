@@ -8,6 +8,7 @@ import type { RelayedMessage } from "../jobs/outbox.js";
 import type { MessageHandler } from "../jobs/queue.js";
 import { insertWarning } from "../jobs/warnings.js";
 import { ApiError, notFound } from "../usecases/errors.js";
+import { privateAddressOf } from "../usecases/webhook-address.js";
 import { buildEnvelope, subscriptionMatches } from "./envelope.js";
 import { nextAttemptAt } from "./schedule.js";
 import { DEFAULT_SEND_TIMEOUT_MS, sendWebhook, type SendResult } from "./sender.js";
@@ -34,6 +35,8 @@ export interface WebhookDispatcherOptions {
   /** How often `start()` looks for due retries. */
   intervalMs?: number;
   onError?: (error: unknown) => void;
+  /** `CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`: live endpoints may resolve to private addresses. */
+  allowPrivateAddresses?: boolean;
 }
 
 /**
@@ -165,6 +168,12 @@ export class WebhookDispatcher {
         nextAttemptAt: null,
       });
       return false;
+    }
+    // The address was checked when the endpoint was saved; DNS may have changed since.
+    const privateAddress = sending.env === "live" && !this.options.allowPrivateAddresses ? await privateAddressOf(endpoint.url) : null;
+    if (privateAddress) {
+      await this.record(em, sending, endpoint.url, { ok: false, error: `refused: ${endpoint.url} resolves to a private address (${privateAddress})` }, attemptedAt);
+      return true;
     }
     const result = await sendWebhook(
       { url: endpoint.url, secret: endpoint.secret, eventType: sending.eventType, sendingId: sending.id, body: sending.body },
