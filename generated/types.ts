@@ -134,8 +134,12 @@ export interface paths {
          *     the history). The body is validated like the published configuration, with
          *     defaults filled, and then by the rules that span fields; 422
          *     `validation_failed` names the field, e.g. `body.wheel.slices`:
-         *     - `progression.tiers` level ranges must not overlap, and each must have
-         *     `last` ≥ `first` (or `last` null);
+         *     - `progression.tiers` level ranges must not overlap, each must have
+         *     `last` ≥ `first` (or `last` null), and the lowest tier starts at level 1;
+         *     - the currency codes `xp`, `reward` and `runs` are reserved (they are words of
+         *     reward specs and of rule limits);
+         *     - tournament prize ranges need `to` ≥ `from` and must not overlap;
+         *     - missions and tournaments with both dates need `endsAt` after `startsAt`;
          *     - a table curve's `thresholds` must start at 0 and never decrease;
          *     - codes and ids must be unique within their list (currencies, rewards,
          *     rules, missions, tournaments, wheel slices, tiers);
@@ -3299,7 +3303,11 @@ export interface components {
         LevelInfo: {
             number: number;
             name: string;
-            /** @description XP needed to complete this level (from its start to the next level's start); null on the last level. */
+            /**
+             * @description XP needed to complete this level (from its start to the next level's
+             *     start); null on the last level. 0 when a table curve repeats a threshold
+             *     (the level is passed straight through).
+             */
             xp_required: number | null;
             badge_url: string | null;
             color: components["schemas"]["HexColor"] | null;
@@ -4158,7 +4166,11 @@ export interface components {
              */
             maxLevel?: number;
         };
-        /** @description The participant's current level. */
+        /**
+         * @description The participant's current level. Levels have no names in the configuration:
+         *     a level is shown as `Nível <n>`, with its tier's colour, and the tier's
+         *     `badge` as `badge_url` when that badge is an http(s) URL (else null).
+         */
         ProgressLevel: {
             /** @description Level number; the first level is 1. */
             number: number;

@@ -24254,7 +24254,7 @@ return errors === 0;
 validate553.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_LevelInfo = validate555;
-const schema272 = {"type":"object","required":["number","name","xp_required","badge_url","color"],"properties":{"number":{"type":"integer","minimum":1},"name":{"type":"string"},"xp_required":{"anyOf":[{"type":"integer"},{"type":"null"}],"minimum":1,"description":"XP needed to complete this level (from its start to the next level's start); null on the last level."},"badge_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"color":{"anyOf":[{"$ref":"#/components/schemas/HexColor"},{"type":"null"}]}},"description":"One row of the club's level table."};
+const schema272 = {"type":"object","required":["number","name","xp_required","badge_url","color"],"properties":{"number":{"type":"integer","minimum":1},"name":{"type":"string"},"xp_required":{"anyOf":[{"type":"integer"},{"type":"null"}],"minimum":0,"description":"XP needed to complete this level (from its start to the next level's\nstart); null on the last level. 0 when a table curve repeats a threshold\n(the level is passed straight through)."},"badge_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"color":{"anyOf":[{"$ref":"#/components/schemas/HexColor"},{"type":"null"}]}},"description":"One row of the club's level table."};
 
 function validate555(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -24363,8 +24363,8 @@ vErrors = null;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 1 || isNaN(data2)){
-validate555.errors = [{instancePath:instancePath+"/xp_required",schemaPath:"#/properties/xp_required/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data2 < 0 || isNaN(data2)){
+validate555.errors = [{instancePath:instancePath+"/xp_required",schemaPath:"#/properties/xp_required/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -30287,7 +30287,7 @@ return errors === 0;
 }
 validate655.evaluated = {"props":{"external_id":true,"display_name":true,"avatar_url":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema323 = {"type":"object","required":["number","name","badge_url","color"],"properties":{"number":{"type":"integer","minimum":1,"description":"Level number; the first level is 1."},"name":{"type":"string"},"badge_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"color":{"anyOf":[{"$ref":"#/components/schemas/HexColor"},{"type":"null"}]}},"description":"The participant's current level."};
+const schema323 = {"type":"object","required":["number","name","badge_url","color"],"properties":{"number":{"type":"integer","minimum":1,"description":"Level number; the first level is 1."},"name":{"type":"string"},"badge_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"color":{"anyOf":[{"$ref":"#/components/schemas/HexColor"},{"type":"null"}]}},"description":"The participant's current level. Levels have no names in the configuration:\na level is shown as `Nível <n>`, with its tier's colour, and the tier's\n`badge` as `badge_url` when that badge is an http(s) URL (else null)."};
 
 function validate658(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;

@@ -181,11 +181,15 @@ describe("cross-field configuration rules", () => {
       );
     });
 
-    it("xp and reward are not currency codes (reward specs reserve them)", () => {
+    it("xp, reward and runs are not currency codes (reward specs and rule limits reserve them)", () => {
       expect(problem((c) => c.currencies.push({ code: "xp", name: "XP" }))).toBe("body.currencies[2].code 'xp' is reserved (in reward specs xp:<n> means XP)");
       expect(problem((c) => c.currencies.push({ code: "reward", name: "Prêmio" }))).toBe(
         "body.currencies[2].code 'reward' is reserved (in reward specs reward:<code> means a reward)",
       );
+      expect(problem((c) => c.currencies.push({ code: "runs", name: "Corridas" }))).toBe(
+        "body.currencies[2].code 'runs' is reserved (in per_participant_per_day the key runs caps the number of runs)",
+      );
+      expect(problem((c) => c.currencies.push({ code: "runs_2", name: "Corridas" }))).toBeNull();
     });
   });
 });

@@ -189,9 +189,11 @@ describeEachDatabase("participant surface", (kind) => {
     });
 
     it("lists the priced rewards with what the participant can afford; a balance equal to the price affords it", async () => {
-      // 100 welcome coins + 900 from a 9000 deposit = exactly the 1000 of store-bonus-10.
-      await send({ participant: "fabi", type: "user.signed_up", id: "fabi-signup" }, at(0));
-      await send({ participant: "fabi", type: "deposit.confirmed", id: "fabi-dep", amount: 8990 }, at(1));
+      // 100 welcome coins + 899 from a 8990 deposit: one short of the 1000 of store-bonus-10; gui has exactly 1000.
+      for (const [participant, amount] of [["fabi", 8990], ["gui", 9000]] as const) {
+        await send({ participant, type: "user.signed_up", id: `${participant}-signup` }, at(0));
+        await send({ participant, type: "deposit.confirmed", id: `${participant}-dep`, amount }, at(1));
+      }
       const affordable = (store: { data: { code: string; affordable: boolean }[] }) => Object.fromEntries(store.data.map((item) => [item.code, item.affordable]));
       const short = valid("StoreItemList", await listStore(club.db, club.scope, "fabi", at(2)));
       expect(short.data[0]).toEqual({
@@ -199,16 +201,15 @@ describeEachDatabase("participant surface", (kind) => {
         cost: { currency: "coins", amount: 1000 }, affordable: false,
       });
       expect(affordable(short)).toEqual({ "store-bonus-10": false, "store-cash-5": false, "avatar-dourado": false });
-      await send({ participant: "fabi", type: "deposit.confirmed", id: "fabi-dep-2", amount: 10 }, at(3));
-      expect(affordable(await listStore(club.db, club.scope, "fabi", at(4)))).toEqual({ "store-bonus-10": true, "store-cash-5": false, "avatar-dourado": false });
+      expect(affordable(await listStore(club.db, club.scope, "gui", at(2)))).toEqual({ "store-bonus-10": true, "store-cash-5": false, "avatar-dourado": false });
 
-      const bought = valid("Redemption", await redeemFromStore(club.db, club.scope, "fabi", "store-bonus-10", { idempotencyKey: "loja-fabi-0001", now: at(5), publicUrl: PUBLIC_URL }));
+      const bought = valid("Redemption", await redeemFromStore(club.db, club.scope, "gui", "store-bonus-10", { idempotencyKey: "loja-gui-0001", now: at(5), publicUrl: PUBLIC_URL }));
       expect(bought).toMatchObject({ reward_code: "store-bonus-10", balance_after: 0, delivery_status: "pending" });
-      expect(await redeemFromStore(club.db, club.scope, "fabi", "store-bonus-10", { idempotencyKey: "loja-fabi-0001", now: at(6), publicUrl: PUBLIC_URL })).toEqual({ ...bought, duplicate: true });
-      const fabi = await participantRow(club.db, club.scope, "fabi");
-      const granted = (await recordedWebhooks(club.db, club.scope)).filter((hook) => hook.type === "reward.granted" && (hook.data.participant as { id: string }).id === fabi.id);
+      expect(await redeemFromStore(club.db, club.scope, "gui", "store-bonus-10", { idempotencyKey: "loja-gui-0001", now: at(6), publicUrl: PUBLIC_URL })).toEqual({ ...bought, duplicate: true });
+      const gui = await participantRow(club.db, club.scope, "gui");
+      const granted = (await recordedWebhooks(club.db, club.scope)).filter((hook) => hook.type === "reward.granted" && (hook.data.participant as { id: string }).id === gui.id);
       expect(granted.at(-1)!.data.source).toBe("redemption:store-bonus-10");
-      expect(affordable(await listStore(club.db, club.scope, "fabi", at(7)))["store-bonus-10"]).toBe(false);
+      expect(affordable(await listStore(club.db, club.scope, "gui", at(7)))["store-bonus-10"]).toBe(false);
     });
   });
 

@@ -52,13 +52,17 @@ function missing(path: string, what: string, value: string, list: string): strin
   return `${path} names ${what} '${value}', which is not in ${list}`;
 }
 
-/** The unit prefixes of a reward spec mean XP and a reward: a currency with one of these codes could never be referenced. */
-const RESERVED_UNITS: Record<string, string> = { xp: "xp:<n> means XP", reward: "reward:<code> means a reward" };
+/** Words that already mean something where currency codes appear: a currency with one of these codes could never be referenced. */
+const RESERVED_UNITS: Record<string, string> = {
+  xp: "in reward specs xp:<n> means XP",
+  reward: "in reward specs reward:<code> means a reward",
+  runs: "in per_participant_per_day the key runs caps the number of runs",
+};
 
 const reservedCurrencyCodes: Check = (config, root) =>
   firstProblem(config.currencies, (currency, i) =>
     Object.hasOwn(RESERVED_UNITS, currency.code)
-      ? `${root}.currencies[${i}].code '${currency.code}' is reserved (in reward specs ${RESERVED_UNITS[currency.code]})`
+      ? `${root}.currencies[${i}].code '${currency.code}' is reserved (${RESERVED_UNITS[currency.code]})`
       : null,
   );
 

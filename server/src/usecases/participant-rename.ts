@@ -6,7 +6,7 @@ import { progressFor } from "../engine/progression.js";
 import { Participant } from "../db/entities/index.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
-import { getPublishedConfig } from "./config.js";
+import { getPublishedConfig, type PublishedConfig } from "./config.js";
 import { ApiError, validationFailed } from "./errors.js";
 import { mergeParticipantRows } from "./participant-merge.js";
 import { loadBalances, participantNotFound } from "./participants.js";
@@ -39,9 +39,9 @@ function sumCounts(a: Record<string, number>, b: Record<string, number>): Record
  * to the tag limit), and a profile field or flag the survivor lacks is taken
  * from the merged participant.
  */
-function absorbed(survivor: Participant, merged: Participant, config: Awaited<ReturnType<typeof getPublishedConfig>>) {
+function absorbed(survivor: Participant, merged: Participant, published: PublishedConfig | null) {
   const xp = survivor.xp + merged.xp;
-  const progress = config && progressFor(config.config.progression, xp);
+  const progress = published && progressFor(published.config.progression, xp);
   const eventCounts = sumCounts(survivor.eventCounts, merged.eventCounts);
   return {
     xp,

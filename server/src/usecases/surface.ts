@@ -32,14 +32,7 @@ export type StoreItem = Schemas["StoreItem"];
 export type LeaderboardStanding = Schemas["LeaderboardStanding"];
 export type Leaderboard = Schemas["Leaderboard"];
 
-/**
- * The result of a claim. `reward_granted` is null when the mission's reward
- * is XP or currency (`xp:<n>`, `<currency>:<n>`): no reward record is made,
- * and the effects list what was credited.
- */
-export type MissionClaimView = Omit<Schemas["MissionClaimResult"], "reward_granted"> & {
-  reward_granted: Schemas["MissionRewardGranted"] | null;
-};
+export type MissionClaimResult = Schemas["MissionClaimResult"];
 
 interface Me {
   participant: Participant;
@@ -118,7 +111,7 @@ export async function claimMyMission(
   externalId: string,
   missionId: string,
   opts: { now: Date; publicUrl: string },
-): Promise<MissionClaimView> {
+): Promise<MissionClaimResult> {
   const { config } = await requirePublishedConfig(db, scope);
   const timeZone = clubTimeZone(config);
   const { now } = opts;
