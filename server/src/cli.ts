@@ -45,7 +45,7 @@ async function main(argv: string[]): Promise<void> {
 async function clubCreate(settings: ReturnType<typeof readSettings>, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { name: { type: "string" }, config: { type: "string" }, json: { type: "boolean" } } });
   if (!values.name) fail("club create needs --name NAME");
-  const config = values.config ? JSON.parse(await readFile(values.config, "utf8")) : undefined;
+  const config = values.config ? await readJson(values.config) : undefined;
   const { withDatabase } = await import("./commands/database.js");
   const created = await withDatabase(settings, (db) => import("./usecases/clubs.js").then((m) => m.createClub(db, { name: values.name!, config })));
   if (values.json) {
@@ -61,15 +61,31 @@ async function configPublish(settings: ReturnType<typeof readSettings>, args: st
   if (!values.club || (env !== "test" && env !== "live") || positionals.length !== 1) {
     fail("config publish needs --club ID --env test|live FILE");
   }
-  const config = JSON.parse(await readFile(positionals[0], "utf8"));
+  const config = await readJson(positionals[0]);
   const { withClub } = await import("./commands/database.js");
-  const { saveDraft, publish } = await import("./usecases/config.js");
+  const { saveDraft, publish, validateClubConfig } = await import("./usecases/config.js");
+  validateClubConfig(structuredClone(config), "config"); // names fields `config.…` (saveDraft speaks of an HTTP body)
   const published = await withClub(settings, values.club!, async (db) => {
     const scope = { clubId: values.club!, env: env as "test" | "live" };
     const draft = await saveDraft(db, scope, config);
     return publish(db, scope, draft.version);
   });
   process.stdout.write(`Published version ${published.version} for ${values.club} (${env}).\n`);
+}
+
+/** A configuration file, or an operator-facing error (exit 1) saying why it cannot be read. */
+async function readJson(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    throw Object.assign(new Error(`cannot read ${path}: ${(err as Error).message}`), { status: 400, code: "unreadable_file" });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw Object.assign(new Error(`${path} is not valid JSON: ${(err as Error).message}`), { status: 400, code: "invalid_json" });
+  }
 }
 
 function fail(message: string): never {
@@ -79,6 +95,8 @@ function fail(message: string): never {
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   const e = err as { status?: number; code?: string; message?: string };
+  // parseArgs refuses unknown or malformed options: a usage error, like a missing one.
+  if (typeof e?.code === "string" && e.code.startsWith("ERR_PARSE_ARGS_")) fail(`${e.message}\n${USAGE}`);
   // Use-case errors (bad config, unknown club) are the operator's input problem: say it plainly.
   if (e?.code && e?.status) process.stderr.write(`error: ${e.code}: ${e.message}\n`);
   else process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);

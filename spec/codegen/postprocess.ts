@@ -162,7 +162,8 @@ function webhookOperation(event: string, schemaName: string, description: string
 
 /** The first sentence of the first paragraph, line breaks of the doc comment folded, without its final period. */
 export function firstSentence(text: string): string {
-  const paragraph = text.split(/\n\s*\n/)[0].replace(/\s+/g, " ").trim();
+  // Summaries are plain text in reference pages (Swagger UI shows backticks literally).
+  const paragraph = text.split(/\n\s*\n/)[0].replace(/\s+/g, " ").replace(/`/g, "").trim();
   const match = /^(.+?)[.!?](\s|$)/.exec(paragraph);
   return match ? match[1] : paragraph;
 }

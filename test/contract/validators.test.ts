@@ -205,7 +205,7 @@ describe("postprocess", () => {
     expect((output.paths!["/v1/things/{external_id}"].post as any).summary).toBe("Creates a thing for the participant");
     expect((output.paths!["/v1/things/{external_id}/items/{index}"].get as any).summary).toBe("One item");
     expect(firstSentence("Sends 1 to 500 events. In one\ncall.")).toBe("Sends 1 to 500 events");
-    expect(firstSentence("Lists the catalog by `id`,\nascending")).toBe("Lists the catalog by `id`, ascending");
+    expect(firstSentence("Lists the catalog by `id`,\nascending")).toBe("Lists the catalog by id, ascending");
   });
 
   it("leaves its input untouched and gives the same output every time", () => {

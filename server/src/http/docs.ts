@@ -49,13 +49,17 @@ const DOCS_PAGE = `<!doctype html>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
   <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
   <script>
-    window.ui = SwaggerUIBundle({
-      url: "/openapi.json",
-      dom_id: "#reference",
-      deepLinking: true,
-      presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-      layout: "StandaloneLayout",
-      validatorUrl: null
+    // "Try it out" calls this server: the document's {base_url} default is only an example.
+    fetch("/openapi.json").then((response) => response.json()).then((spec) => {
+      spec.servers = [{ url: location.origin, description: "This server" }, ...(spec.servers || [])];
+      window.ui = SwaggerUIBundle({
+        spec,
+        dom_id: "#reference",
+        deepLinking: true,
+        presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+        layout: "StandaloneLayout",
+        validatorUrl: null
+      });
     });
   </script>
 </body>

@@ -15,7 +15,7 @@ export const UNCONFIRMED_DELIVERY_WARNING_MS = 48 * 3_600_000;
 export async function insertWarning(em: SqlEntityManager, warning: Omit<StaffWarning, "id">): Promise<boolean> {
   const result = await em
     .createQueryBuilder(StaffWarning)
-    .insert({ id: newId("swn"), ...warning })
+    .insert({ id: newId("wrn"), ...warning })
     .onConflict(["kind", "subjectId"])
     .ignore()
     .execute("run");

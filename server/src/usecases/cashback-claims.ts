@@ -5,9 +5,7 @@ import {
   cashbackState,
   claimableDays,
   clubDays,
-  dayCashback,
   dueDays,
-  netLoss,
   type BetTotals,
   type CashbackAvailableDay,
   type CashbackInput,
@@ -17,8 +15,9 @@ import {
 } from "../engine/cashback.js";
 import type { ClubConfig, RewardConfig } from "../engine/config.js";
 import { grantRewards } from "../engine/evaluate.js";
-import { dayKey, monthKey } from "../engine/time.js";
-import { Event, Participant, ParticipantReward } from "../db/entities/index.js";
+import { dayKey } from "../engine/time.js";
+import { CashbackCredit, CashbackProgram as CashbackProgramRow, Event, Participant } from "../db/entities/index.js";
+import { newId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { getCashbackProgram } from "./cashback.js";
@@ -27,6 +26,7 @@ import { ApiError } from "./errors.js";
 import { recordWebhook } from "./outbox.js";
 import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "./participant-state.js";
 import { participantNotFound } from "./participants.js";
+import { runEach } from "./run-each.js";
 
 /*
  * The participant's cashback: computing days from their bets, claiming them
@@ -41,21 +41,22 @@ import { participantNotFound } from "./participants.js";
  *
  * A payment is a `client_delivered` reward with the payload
  * `{kind: "cash", amount_cents}` (hence a pending delivery and
- * `reward.delivery_requested`) and `cashback.credited`. Its source records the
- * club days it settles: `cashback:<day>` or `cashback:<first day>..<last day>`.
- * Every payment settles every payable day up to its last day (a claim takes
- * all waiting days, `auto` mode pays day by day in order), so the newest last
- * day is how far the participant is settled.
- *
- * Amounts paid are not stored per day: `monthReceived` recomputes the days of
- * this month's payments from their events. A program changed since then makes
- * it differ from what was paid; a table of paid days (requested) removes that.
+ * `reward.delivery_requested`) and `cashback.credited`; its source names the
+ * club days it pays (`cashback:<day>` or `cashback:<first day>..<last day>`).
+ * Each day paid is a CashbackCredit row with what it paid. Every payment
+ * settles every payable day up to its last day (a claim takes all waiting
+ * days, `auto` mode pays day by day in order), so the newest day credited is
+ * how far the participant is settled.
  */
 
 type CashbackClaimResult = components["schemas"]["CashbackClaimResult"];
 
-const SOURCE_PREFIX = "cashback:";
-const RANGE = "..";
+/** The reward source of a payment: the club days it pays. */
+function paymentSource(days: CashbackAvailableDay[]): string {
+  const first = days[0].dayKey;
+  const last = days[days.length - 1].dayKey;
+  return first === last ? `cashback:${first}` : `cashback:${first}..${last}`;
+}
 
 /** The reward a payment grants. Listed first among the club's rewards, so a club reward with the same code never stands in for it. */
 function cashbackReward(amountCents: number): RewardConfig {
@@ -68,12 +69,6 @@ function cashbackReward(amountCents: number): RewardConfig {
     expiresInDays: null,
     cost: null,
   };
-}
-
-/** The club days a payment's source covers: its first and last day. */
-function settledRange(source: string): { first: string; last: string } {
-  const [first, last = first] = source.slice(SOURCE_PREFIX.length).split(RANGE);
-  return { first, last };
 }
 
 /**
@@ -105,35 +100,24 @@ async function betTotals(em: SqlEntityManager, scope: Scope, day: ClubDay, parti
   return totals;
 }
 
-interface Payment {
-  first: string;
-  last: string;
-  grantedAt: Date;
+/** When the club month containing `now` began: midnight (club time) of its first day. */
+function monthStart(now: Date, timeZone: string): Date {
+  const dayOfMonth = Number(dayKey(now, timeZone).slice(8));
+  return clubDays(now, timeZone, dayOfMonth - 1)[0].start;
 }
 
-// A payment of a day still claimable, or made this calendar month, is at most
-// two months old: a window of claim_days ≤ 30 days, or a month of ≤ 31 days
-// covering days up to 30 days before it.
-const PAYMENT_LOOKBACK_MS = 62 * 86_400_000;
-
-/** The participant's recent cashback payments (see PAYMENT_LOOKBACK_MS). */
-async function recentPayments(em: SqlEntityManager, participantId: string, now: Date): Promise<Payment[]> {
-  const rows = await em.find(
-    ParticipantReward,
-    { participantId, source: { $like: `${SOURCE_PREFIX}%` }, grantedAt: { $gte: new Date(now.getTime() - PAYMENT_LOOKBACK_MS) } },
-    { fields: ["source", "grantedAt"] },
-  );
-  return rows.map((row) => ({ ...settledRange(row.source), grantedAt: row.grantedAt }));
+/** The last club day credited to the participant (null when none was), and what the calendar month so far paid. */
+async function creditsSoFar(em: SqlEntityManager, participantId: string, now: Date, timeZone: string): Promise<{ settledThrough: string | null; monthReceived: number }> {
+  const latest = await em.findOne(CashbackCredit, { participantId }, { orderBy: { dayKey: "desc" }, fields: ["dayKey"] });
+  const thisMonth = await em.find(CashbackCredit, { participantId, paidAt: { $gte: monthStart(now, timeZone) } }, { fields: ["amount"] });
+  return { settledThrough: latest?.dayKey ?? null, monthReceived: thisMonth.reduce((sum, credit) => sum + credit.amount, 0) };
 }
-
-/** Whole calendar days from day key `from` to day key `to`. */
-const daysBetween = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000);
 
 /**
- * Everything the engine needs about one participant: the bet totals of the
- * days still payable and of the days this month's payments covered, how far
- * they are settled, and what this month paid. `preloaded` totals (the `auto`
- * run reads every participant's at once) are not read again.
+ * Everything the engine needs about one participant: the bet totals of today
+ * and the days still payable, how far they are settled, and what this month
+ * paid. `preloaded` totals (the `auto` run reads every participant's at once)
+ * are not read again.
  */
 async function cashbackInput(
   em: SqlEntityManager,
@@ -143,24 +127,12 @@ async function cashbackInput(
   at: { now: Date; timeZone: string; preloaded?: Record<string, BetTotals> },
 ): Promise<CashbackInput> {
   const { now, timeZone } = at;
-  const todayKey = dayKey(now, timeZone);
-  const month = monthKey(now, timeZone);
-  const payments = await recentPayments(em, participant.id, now);
-  const paidThisMonth = payments.filter((payment) => monthKey(payment.grantedAt, timeZone) === month);
-  const settledThrough = payments.reduce<string | null>((latest, payment) => (latest === null || payment.last > latest ? payment.last : latest), null);
-
-  const back = Math.max(program.claim_days, ...paidThisMonth.map((payment) => daysBetween(payment.first, todayKey)));
-  const covered = (key: string) => paidThisMonth.some((payment) => payment.first <= key && key <= payment.last);
-  const days = clubDays(now, timeZone, back).filter((day, index, all) => index >= all.length - 1 - program.claim_days || covered(day.dayKey));
+  const { settledThrough, monthReceived } = await creditsSoFar(em, participant.id, now, timeZone);
   const totals: Record<string, BetTotals> = { ...at.preloaded };
-  for (const day of days) {
+  for (const day of clubDays(now, timeZone, program.claim_days)) {
     totals[day.dayKey] ??= (await betTotals(em, scope, day, participant.id)).get(participant.id) ?? { staked: 0, received: 0 };
   }
-
-  const firstDayKey = dayKey(participant.createdAt, timeZone);
-  const earned = (key: string) => dayCashback(program, netLoss(totals[key] ?? { staked: 0, received: 0 }), key === firstDayKey).amount;
-  const monthReceived = days.filter((day) => covered(day.dayKey)).reduce((sum, day) => sum + earned(day.dayKey), 0);
-  return { program, now, timeZone, totals, firstDayKey, settledThrough, monthReceived };
+  return { program, now, timeZone, totals, firstDayKey: dayKey(participant.createdAt, timeZone), settledThrough, monthReceived };
 }
 
 interface PaymentContext {
@@ -173,19 +145,25 @@ interface PaymentContext {
   publicUrl: string;
 }
 
-/** Pays `days` as one cash delivery and sends `cashback.credited`; returns the amount and the delivery. */
+/**
+ * Pays `days` as one cash delivery, records a credit per day and sends
+ * `cashback.credited`; returns the amount and the delivery.
+ */
 async function pay(context: PaymentContext, days: CashbackAvailableDay[]): Promise<{ amount: number; deliveryId: string | null }> {
   const { em, scope, participant, now, timeZone, publicUrl } = context;
   const amount = days.reduce((sum, day) => sum + day.amount, 0);
-  const first = days[0].dayKey;
-  const last = days[days.length - 1].dayKey;
-  const source = `${SOURCE_PREFIX}${first}${first === last ? "" : RANGE + last}`;
   const config = { ...context.config, rewards: [cashbackReward(amount), ...context.config.rewards] };
   const state = await loadParticipantState(em, participant, config, { now, timeZone });
-  const evaluation = grantRewards({ config, state, now, timeZone, specs: ["reward:cashback"], ruleId: source });
+  const evaluation = grantRewards({ config, state, now, timeZone, specs: ["reward:cashback"], ruleId: paymentSource(days) });
   const effects = await persistEvaluation({ em, scope, config, participant, state, now, publicUrl, event: null }, evaluation);
   const granted = effects.find((effect) => effect.type === "reward_granted");
-  const deliveryId = granted?.type === "reward_granted" ? (granted.delivery_id ?? null) : null;
+  const rewardId = granted?.type === "reward_granted" ? granted.reward_id : undefined;
+  if (granted?.type !== "reward_granted" || rewardId === undefined) throw new Error(`the cashback payment ${paymentSource(days)} granted no reward`);
+  const deliveryId = granted.delivery_id ?? null;
+  await em.insertMany(CashbackCredit, days.map((day) => ({
+    id: newId("cbk"), ...scope, participantId: participant.id, dayKey: day.dayKey, loss: day.loss, pct: day.pct, amount: day.amount,
+    participantRewardId: rewardId, deliveryId, paidAt: now,
+  })));
   const data: components["schemas"]["CashbackCreditedWebhookData"] = {
     participant: webhookParticipant(participant), amount_cents: amount, days: days.map((day) => day.dayKey), delivery_id: deliveryId,
   };
@@ -275,4 +253,24 @@ export async function creditDueCashback(db: Database, scope: Scope, opts: { now:
     });
   }
   return run;
+}
+
+/**
+ * The hourly `auto` job: creditDueCashback for every club and environment
+ * whose program is enabled in `auto` mode. One club's failure does not stop
+ * the others' payments; the failures are thrown together at the end.
+ */
+export async function creditDueCashbackForAllClubs(db: Database, opts: { now: Date; publicUrl: string }): Promise<CashbackRun> {
+  const rows = await db.em().find(CashbackProgramRow, {}, { fields: ["clubId", "env", "program"], orderBy: { clubId: "asc", env: "asc" } });
+  const automatic = rows.filter((row) => {
+    const program = row.program as CashbackProgram;
+    return program.enabled && program.mode === "auto";
+  });
+  const total: CashbackRun = { payments: 0, amount: 0 };
+  await runEach(automatic, (row) => `cashback of ${row.clubId}/${row.env}`, async (row) => {
+    const run = await creditDueCashback(db, { clubId: row.clubId, env: row.env }, opts);
+    total.payments += run.payments;
+    total.amount += run.amount;
+  });
+  return total;
 }

@@ -86,7 +86,7 @@ async function announceClosed(em: SqlEntityManager, scope: Scope, row: Delivery,
   ], now);
   if (!delivered) {
     await em.insert(StaffWarning, {
-      id: newId("swn"), ...scope, kind: "delivery_failed", subjectId: row.id, createdAt: now,
+      id: newId("wrn"), ...scope, kind: "delivery_failed", subjectId: row.id, createdAt: now,
       message: `Delivery ${row.id} of reward ${row.rewardCode} to participant ${participant.externalId} failed: ${row.failReason}`,
     });
   }

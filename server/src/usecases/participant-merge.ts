@@ -1,7 +1,7 @@
 import type { EntitySchema } from "@mikro-orm/core";
 import type { Knex, SqlEntityManager } from "@mikro-orm/knex";
 import {
-  AffiliateAttribution, Badge, Balance, CheckinClaim, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry,
+  AffiliateAttribution, Badge, Balance, CashbackCredit, CheckinClaim, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry,
   MissionProgress, Notification, ParticipantReward, Redemption, Referral, RuleRun, WheelSpin,
 } from "../db/entities/index.js";
 
@@ -49,6 +49,7 @@ export const MERGE_RULES: readonly MergeRule[] = [
   move(Notification),
   dedupe(CheckinClaim, ["dayKey"]),
   move(WheelSpin),
+  dedupe(CashbackCredit, ["dayKey"]),
 ];
 
 export interface MergeCounts {

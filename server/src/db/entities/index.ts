@@ -1,5 +1,6 @@
 import { ApiKey, Club, ClubSecret } from "./club.js";
 import { CashbackProgram, ConfigVersion } from "./config.js";
+import { CashbackCredit } from "./cashback.js";
 import { Participant } from "./participant.js";
 import { Balance, CurrencyLot, LedgerEntry } from "./wallet.js";
 import { Event, RuleRun } from "./event.js";
@@ -11,9 +12,11 @@ import { Game } from "./game.js";
 import { StaffWarning } from "./staff-warning.js";
 import { OutboxMessage, WebhookEndpoint, WebhookSending } from "./webhook.js";
 import { Job } from "./job.js";
+import { TierReview } from "./tier-review.js";
 
 export * from "./club.js";
 export * from "./config.js";
+export * from "./cashback.js";
 export * from "./participant.js";
 export * from "./wallet.js";
 export * from "./event.js";
@@ -25,11 +28,12 @@ export * from "./game.js";
 export * from "./staff-warning.js";
 export * from "./webhook.js";
 export * from "./job.js";
+export * from "./tier-review.js";
 
 /** Every entity, as the ORM and the migration generator load them. */
 export const allEntities = [
   Club, ApiKey, ClubSecret, ConfigVersion, CashbackProgram, Participant, Balance, LedgerEntry, CurrencyLot,
   Event, RuleRun, MissionProgress, Badge, LeaderboardEntry, ParticipantReward, Delivery, Redemption,
   Referral, Affiliate, AffiliateAttribution, Notification, CheckinClaim, WheelSpin, Game, StaffWarning,
-  WebhookEndpoint, OutboxMessage, WebhookSending, Job,
+  WebhookEndpoint, OutboxMessage, WebhookSending, Job, CashbackCredit, TierReview,
 ];

@@ -10,6 +10,14 @@ import { amountColumn, idColumn, tenancyColumns } from "./columns.js";
  * to date (level and tier are stored so a change can be detected and reported
  * as `level_up`/`tier_changed`); `eventCounts` counts events per type for the
  * `first_time`/`nth` rule conditions.
+ *
+ * `peakMonth`/`peakLevel`/`priorMonthPeakLevel` feed the monthly tier review
+ * (`demotion: monthly_review`): the highest level reached in the club month
+ * `peakMonth` (the month of the last change), and in the month before it. The
+ * month before is kept because the review of a month runs some time after the
+ * month ended, and the participant's first event of the new month must not
+ * erase what the review needs. All null until the first change is recorded.
+ * Written by usecases/peak-level.ts.
  */
 export const Participant = defineEntity({
   name: "Participant",
@@ -32,6 +40,9 @@ export const Participant = defineEntity({
     level: p.integer(),
     tierCode: p.string().length(32).nullable(),
     eventCounts: p.json<Record<string, number>>(),
+    peakMonth: p.string().length(7).nullable(),
+    peakLevel: p.integer().nullable(),
+    priorMonthPeakLevel: p.integer().nullable(),
     /** The participant's own referral code, made when first asked for. */
     referralCode: p.string().length(16).nullable(),
     createdAt: p.datetime(),

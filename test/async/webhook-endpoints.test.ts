@@ -1,0 +1,191 @@
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { verifyWebhook } from "../../sdk-node/src/webhooks.js";
+import { freePort } from "../e2e/clube-command.js";
+import { sleep } from "../jobs/support/wait.js";
+import { expectError } from "../support/api.js";
+import { ok, type ClubClient } from "./support/client.js";
+import { shiftableClock } from "./support/clock.js";
+import { describeEachStack, startInProcessStack, type InProcessStack } from "./support/stack.js";
+import { Endpoints, expectContractNotice, noticesOf, waitForNotices } from "./support/webhooks.js";
+
+/**
+ * The webhook endpoints API (`/v1/webhook_endpoints`) through the real server
+ * and its real workers: what the club registers decides what its receiver
+ * gets, signed with the secret shown at creation or rotation.
+ */
+
+const DEFAULT_SUBSCRIPTION = ["reward.*", "referral.qualified", "message.requested"];
+
+/** A first deposit big enough for level 2: participant.created, level.up, reward.granted and reward.delivery_requested. */
+const firstDeposit = (participant: string) => ({
+  participant,
+  type: "deposit.confirmed",
+  id: `dep-${participant}`,
+  amount: 500,
+  currency: "BRL",
+  meta: { method: "pix" },
+});
+
+describeEachStack("webhook endpoints", (kind) => {
+  const clock = shiftableClock();
+  const endpoints = new Endpoints(clock);
+  let stack: InProcessStack;
+  let club: ClubClient;
+
+  beforeAll(async () => {
+    stack = await startInProcessStack(kind, { clock });
+  });
+  afterEach(() => endpoints.stopAll());
+  afterAll(() => stack?.close());
+
+  it("creates an endpoint (201, the whsec_ secret only in this answer) and sends it a signed webhook.test at once", async () => {
+    club = await stack.newClub();
+    const port = Number(await freePort());
+    const url = `http://127.0.0.1:${port}/hooks/clube`;
+    const response = await club.call("POST", "/v1/webhook_endpoints", { body: { url, description: "Backend de pagamentos (homologação)" } });
+    expect(response.status).toBe(201);
+    const created = response.body;
+    expect(created).toEqual({
+      id: expect.stringMatching(/^we_/),
+      url,
+      events: [],
+      effective_events: DEFAULT_SUBSCRIPTION,
+      description: "Backend de pagamentos (homologação)",
+      enabled: true,
+      created_at: expect.any(String),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]+$/),
+    });
+    // The relay hands the test notice over on its next tick, well after this answer: the receiver is up by then.
+    const receiver = await endpoints.receiver(created.secret, port);
+    const [test] = await waitForNotices(receiver, "webhook.test", (notices) => notices.length === 1);
+    expectContractNotice(test, club);
+    expect(test.request.path).toBe("/hooks/clube");
+    expect(test.envelope).toMatchObject({ type: "webhook.test", data: { endpoint_id: created.id, message: expect.any(String) } });
+
+    // Never shown again: not by get, list or update.
+    const got = await ok(club.call("GET", `/v1/webhook_endpoints/${created.id}`));
+    expect(got).toEqual({ ...created, secret: undefined });
+    expect(Object.keys(got)).not.toContain("secret");
+    const listed = await ok(club.call("GET", "/v1/webhook_endpoints"));
+    expect(listed.data.map((endpoint: Record<string, unknown>) => Object.keys(endpoint).includes("secret"))).toEqual([false]);
+    const updated = await ok(club.call("POST", `/v1/webhook_endpoints/${created.id}`, { body: { description: null } }));
+    expect(updated).toEqual({ ...created, description: null, secret: undefined });
+    expect(Object.keys(updated)).not.toContain("secret");
+  });
+
+  it("lists newest first with has_more, gets, updates and deletes; a deleted endpoint answers 404 and receives nothing more", async () => {
+    club = await stack.newClub();
+    const make = async (n: number) =>
+      ok(club.call("POST", "/v1/webhook_endpoints", { body: { url: `https://hooks.cassino.example/${n}`, enabled: false } }), 201);
+    const first = await make(1);
+    await sleep(5); // distinct creation instants, so "newest first" is observable
+    const second = await make(2);
+    await sleep(5);
+    const third = await make(3);
+
+    const page1 = await ok(club.call("GET", "/v1/webhook_endpoints?limit=2"));
+    expect(page1.data.map((endpoint: { id: string }) => endpoint.id)).toEqual([third.id, second.id]);
+    expect(page1.has_more).toBe(true);
+    const page2 = await ok(club.call("GET", `/v1/webhook_endpoints?limit=2&starting_after=${second.id}`));
+    expect(page2).toEqual({ data: [{ ...first, secret: undefined }], has_more: false });
+
+    const renamed = await ok(
+      club.call("POST", `/v1/webhook_endpoints/${second.id}`, { body: { events: ["level.up", "reward.*", "level.up"], description: "CRM" } }),
+    );
+    expect(renamed).toMatchObject({ events: ["level.up", "reward.*"], effective_events: ["level.up", "reward.*"], description: "CRM" });
+    expect(await ok(club.call("GET", `/v1/webhook_endpoints/${second.id}`))).toEqual(renamed);
+
+    expect(await ok(club.call("DELETE", `/v1/webhook_endpoints/${second.id}`))).toEqual({ id: second.id, deleted: true });
+    expectError(await club.call("GET", `/v1/webhook_endpoints/${second.id}`), 404, "not_found", second.id);
+    expectError(await club.call("DELETE", `/v1/webhook_endpoints/${second.id}`), 404, "not_found", second.id);
+    expectError(await club.call("POST", `/v1/webhook_endpoints/${second.id}/rotate_secret`), 404, "not_found", second.id);
+    const remaining = await ok(club.call("GET", "/v1/webhook_endpoints"));
+    expect(remaining.data.map((endpoint: { id: string }) => endpoint.id)).toEqual([third.id, first.id]);
+
+    // A live endpoint, deleted: the next reward is not sent to it.
+    const gone = await endpoints.connect(club, ["reward.*"]);
+    const kept = await endpoints.connect(club, ["reward.*"]);
+    await ok(club.call("DELETE", `/v1/webhook_endpoints/${gone.id}`));
+    await ok(club.call("POST", "/v1/events", { body: firstDeposit("jogador_delete") }));
+    await waitForNotices(kept.receiver, "reward.delivery_requested at the kept endpoint", (notices) =>
+      notices.some((notice) => notice.envelope.type === "reward.delivery_requested"),
+    );
+    await sleep(1_500); // the same relay pass and dispatcher handled both endpoints; give a straggler time to show
+    const afterDeletion = noticesOf(gone.receiver).filter((notice) => notice.envelope.type !== "webhook.test");
+    expect(afterDeletion.map((notice) => notice.envelope.type)).toEqual([]);
+  });
+
+  it("rotates the secret: the answer shows the new whsec_ once, and the old secret stops signing at once", async () => {
+    club = await stack.newClub();
+    const endpoint = await endpoints.connect(club, ["participant.created"]);
+    const rotated = await ok(club.call("POST", `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`));
+    expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9_-]+$/);
+    expect(rotated.secret).not.toBe(endpoint.secret);
+    expect(rotated).toEqual({ ...(await ok(club.call("GET", `/v1/webhook_endpoints/${endpoint.id}`))), secret: rotated.secret });
+
+    await ok(club.call("POST", "/v1/participants", { body: { external_id: "jogador_rotacao", display_name: "Rita R." } }));
+    const notices = await waitForNotices(endpoint.receiver, "participant.created", (all) => all.some((n) => n.envelope.type === "participant.created"));
+    const created = notices.find((notice) => notice.envelope.type === "participant.created")!;
+    // One v1 value, by the new secret only; the receiver still holding the old secret refuses it.
+    expect(created.request.headers["x-clube-signature"]).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(created.request.signatureValid).toBe(false);
+    const verified = verifyWebhook(created.request.body, String(created.request.headers["x-clube-signature"]), rotated.secret, { now: clock.now() });
+    expect(verified).toMatchObject({ type: "participant.created", data: { participant: { external_id: "jogador_rotacao" } } });
+  });
+
+  it("refuses a URL that is not http(s) with 422 naming body.url, and a private address in live (allowed in test)", async () => {
+    club = await stack.newClub();
+    const create = (url: string, key?: string) => club.call("POST", "/v1/webhook_endpoints", { key, body: { url } });
+    for (const url of ["ftp://hooks.cassino.example/clube", "hooks.cassino.example/clube", "javascript:alert(1)", "file:///etc/passwd"]) {
+      expectError(await create(url), 422, "validation_failed", "body.url");
+      expectError(await create(url, club.keys.live), 422, "validation_failed", "body.url");
+    }
+    for (const url of ["http://127.0.0.1:8080/hooks", "http://localhost/hooks", "http://10.0.3.7/hooks", "http://192.168.1.20/hooks", "http://[::1]/hooks"]) {
+      expectError(await create(url, club.keys.live), 422, "validation_failed", "body.url");
+      expect((await create(url)).status, `${url} in test`).toBe(201);
+    }
+    // A public address is accepted in live; changing it to a private one is refused like creating it.
+    const live = await ok(create("https://203.0.113.10/webhooks/clube", club.keys.live), 201);
+    const moved = await club.call("POST", `/v1/webhook_endpoints/${live.id}`, { key: club.keys.live, body: { url: "http://172.16.4.2/hooks" } });
+    expectError(moved, 422, "validation_failed", "body.url");
+    // Test and live keep their own endpoints.
+    const liveList = await ok(club.call("GET", "/v1/webhook_endpoints", { key: club.keys.live }));
+    expect(liveList.data.map((endpoint: { id: string }) => endpoint.id)).toEqual([live.id]);
+  });
+
+  it("holds the url to 2000 characters, events to 50 entries and description to 200", async () => {
+    club = await stack.newClub();
+    const base = "https://hooks.cassino.example/";
+    const urlOf = (length: number) => base + "a".repeat(length - base.length);
+    const create = (body: Record<string, unknown>) => club.call("POST", "/v1/webhook_endpoints", { body: { enabled: false, ...body } });
+    expect((await create({ url: urlOf(2000) })).status).toBe(201);
+    expectError(await create({ url: urlOf(2001) }), 422, "validation_failed", "body.url");
+    const events = (n: number) => Array.from({ length: n }, (_, i) => (i % 2 === 0 ? "level.up" : "reward.*"));
+    expect(await ok(create({ url: base, events: events(50) }), 201)).toMatchObject({ events: ["level.up", "reward.*"] });
+    expectError(await create({ url: base, events: events(51) }), 422, "validation_failed", "body.events");
+    expect((await create({ url: base, description: "d".repeat(200) })).status).toBe(201);
+    expectError(await create({ url: base, description: "d".repeat(201) }), 422, "validation_failed", "body.description");
+    expectError(await create({ url: base, events: ["webhook.test"] }), 422, "validation_failed", "body.events");
+    expectError(await create({ url: base, secret: "whsec_mine" }), 422, "validation_failed", "secret");
+  });
+
+  it("delivers the default subscription (reward.*, referral.qualified, message.requested) when none is marked, and named events only when named", async () => {
+    club = await stack.newClub();
+    const byDefault = await endpoints.connect(club);
+    const named = await endpoints.connect(club, ["participant.created", "level.up"]);
+    const rewardsOnly = await endpoints.connect(club, ["reward.granted"]);
+    await ok(club.call("POST", "/v1/events", { body: firstDeposit("jogador_assinatura") }));
+
+    // The deposit grants the first-deposit bonus (client_delivered) and the daily deposit mission's coins (internal).
+    const expectTypes = async (endpoint: typeof byDefault, expected: string[]) => {
+      await waitForNotices(endpoint.receiver, expected.join(", "), (all) => all.length >= expected.length + 1);
+      await sleep(1_000); // nothing else may follow
+      const notices = noticesOf(endpoint.receiver).filter((notice) => notice.envelope.type !== "webhook.test");
+      for (const notice of notices) expectContractNotice(notice, club);
+      expect(notices.map((notice) => notice.envelope.type).sort()).toEqual(expected);
+    };
+    await expectTypes(byDefault, ["reward.delivery_requested", "reward.granted", "reward.granted"]);
+    await expectTypes(named, ["level.up", "participant.created"]);
+    await expectTypes(rewardsOnly, ["reward.granted", "reward.granted"]);
+  });
+});
