@@ -169,7 +169,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Publishes a draft: it becomes the configuration in force at once (for `GET /v1/config` and for every event processed from then on), the previously published version and every older draft become `superseded`
+         * Publishes a draft: it becomes the configuration in force at once (for GET /v1/config and for every event processed from then on), the previously published version and every older draft become superseded
          * @description Publishes a draft: it becomes the configuration in force at once (for
          *     `GET /v1/config` and for every event processed from then on), the
          *     previously published version and every older draft become `superseded`.
@@ -210,7 +210,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Lists deliveries, newest first, at most 200; filter with `status` (for example a routine that checks no `pending` delivery was left behind)
+         * Lists deliveries, newest first, at most 200; filter with status (for example a routine that checks no pending delivery was left behind)
          * @description Lists deliveries, newest first, at most 200; filter with `status` (for
          *     example a routine that checks no `pending` delivery was left behind). A
          *     delivery still pending after 48 hours also warns club staff.
@@ -234,7 +234,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Confirms that your system credited the reward: the delivery becomes `delivered`, `confirmed_at` is set, `external_ref` and `details` are stored, the participant sees it delivered and `reward.delivered` is sent
+         * Confirms that your system credited the reward: the delivery becomes delivered, confirmed_at is set, external_ref and details are stored, the participant sees it delivered and reward.delivered is sent
          * @description Confirms that your system credited the reward: the delivery becomes
          *     `delivered`, `confirmed_at` is set, `external_ref` and `details` are stored,
          *     the participant sees it delivered and `reward.delivered` is sent. Safe to
@@ -258,7 +258,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reports that your system could not credit the reward: the delivery becomes `failed` with `fail_reason`, the participant sees the failure, club staff are notified in the administration console and `reward.delivery_failed` is sent
+         * Reports that your system could not credit the reward: the delivery becomes failed with fail_reason, the participant sees the failure, club staff are notified in the administration console and reward.delivery_failed is sent
          * @description Reports that your system could not credit the reward: the delivery becomes
          *     `failed` with `fail_reason`, the participant sees the failure, club staff
          *     are notified in the administration console and `reward.delivery_failed` is
@@ -285,7 +285,7 @@ export interface paths {
         get: operations["EventLog_list"];
         put?: never;
         /**
-         * Sends one event; the club's rules evaluate it and the answer lists the effects (XP, currencies, level and tier changes, mission progress, rewards — with `delivery_id` when your system must credit — badges, leaderboard points, tags)
+         * Sends one event; the club's rules evaluate it and the answer lists the effects (XP, currencies, level and tier changes, mission progress, rewards — with delivery_id when your system must credit — badges, leaderboard points, tags)
          * @description Sends one event; the club's rules evaluate it and the answer lists the
          *     effects (XP, currencies, level and tier changes, mission progress, rewards —
          *     with `delivery_id` when your system must credit — badges, leaderboard points,
@@ -345,7 +345,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sends a test event: processed at once like `POST /v1/events` (the rules run and the effects apply to the participant, in the key's environment) with `meta.test` set to `true`, so rules can tell it apart, and listed in the event log
+         * Sends a test event: processed at once like POST /v1/events (the rules run and the effects apply to the participant, in the key's environment) with meta.test set to true, so rules can tell it apart, and listed in the event log
          * @description Sends a test event: processed at once like `POST /v1/events` (the rules run
          *     and the effects apply to the participant, in the key's environment) with
          *     `meta.test` set to `true`, so rules can tell it apart, and listed in the
@@ -366,7 +366,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Lists the catalog by ascending `id`, `limit` games per page (1..500, default 100); filter by `active`, `category` and `provider` (exact match)
+         * Lists the catalog by ascending id, limit games per page (1..500, default 100); filter by active, category and provider (exact match)
          * @description Lists the catalog by ascending `id`, `limit` games per page (1..500, default
          *     100); filter by `active`, `category` and `provider` (exact match). Page with
          *     `starting_after`: the last `id` of the previous page.
@@ -374,7 +374,7 @@ export interface paths {
         get: operations["Games_list"];
         put?: never;
         /**
-         * Upserts up to 5000 games (each `id` at most once, otherwise 422 naming the repeated entry); listed games become active
+         * Upserts up to 5000 games (each id at most once, otherwise 422 naming the repeated entry); listed games become active
          * @description Upserts up to 5000 games (each `id` at most once, otherwise 422 naming the
          *     repeated entry); listed games become active. With `deactivate_missing: true`
          *     the catalog's games not in the list are deactivated, so send the whole
@@ -481,7 +481,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The participant's cashback: today's loss, what is waiting to be claimed, and the program's range (see `CashbackState`)
+         * The participant's cashback: today's loss, what is waiting to be claimed, and the program's range (see CashbackState)
          * @description The participant's cashback: today's loss, what is waiting to be claimed, and the program's range (see `CashbackState`).
          */
         get: operations["Me_getCashback"];
@@ -503,7 +503,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Claims every finished day waiting in `availableDays` (`mode: claim`): the total is paid as a cash delivery (`reward.delivery_requested` with `payload.kind` `cash` and `amount_cents`), then `cashback.credited` is sent
+         * Claims every finished day waiting in availableDays (mode: claim): the total is paid as a cash delivery (reward.delivery_requested with payload.kind cash and amount_cents), then cashback.credited is sent
          * @description Claims every finished day waiting in `availableDays` (`mode: claim`): the
          *     total is paid as a cash delivery (`reward.delivery_requested` with
          *     `payload.kind` `cash` and `amount_cents`), then `cashback.credited` is sent.
@@ -524,7 +524,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The participant's check-in calendar (see `CheckinState` for the day states and the missed-day rules)
+         * The participant's check-in calendar (see CheckinState for the day states and the missed-day rules)
          * @description The participant's check-in calendar (see `CheckinState` for the day states and the missed-day rules).
          */
         get: operations["Me_getCheckin"];
@@ -570,7 +570,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The top `limit` rows of one leaderboard and the participant's own place
+         * The top limit rows of one leaderboard and the participant's own place
          * @description The top `limit` rows of one leaderboard and the participant's own place.
          */
         get: operations["Me_getLeaderboard"];
@@ -590,7 +590,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The participant's missions in their current period, with progress and what can be claimed (see `MyMission`)
+         * The participant's missions in their current period, with progress and what can be claimed (see MyMission)
          * @description The participant's missions in their current period, with progress and what can be claimed (see `MyMission`).
          */
         get: operations["Me_listMissions"];
@@ -612,7 +612,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Claims the reward of a completed mission that is claimed by hand (`claim: manual`; the list shows `claimable: true`)
+         * Claims the reward of a completed mission that is claimed by hand (claim: manual; the list shows claimable: true)
          * @description Claims the reward of a completed mission that is claimed by hand
          *     (`claim: manual`; the list shows `claimable: true`). Grants the mission's
          *     reward once per period; a `client_delivered` reward creates a delivery and
@@ -694,7 +694,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The participant's level progress, the club's level table and the balances (the same shape as `GET /v1/participants/{external_id}/progress`)
+         * The participant's level progress, the club's level table and the balances (the same shape as GET /v1/participants/{external_id}/progress)
          * @description The participant's level progress, the club's level table and the balances (the same shape as `GET /v1/participants/{external_id}/progress`).
          */
         get: operations["Me_getProgress"];
@@ -776,7 +776,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Buys a store item: the participant-surface form of `POST /v1/redemptions`, with the same result and rules (the cost is debited and the reward granted in one transaction; sends `store.purchased`, and `reward.delivery_requested` for a `client_delivered` reward)
+         * Buys a store item: the participant-surface form of POST /v1/redemptions, with the same result and rules (the cost is debited and the reward granted in one transaction; sends store.purchased, and reward.delivery_requested for a client_delivered reward)
          * @description Buys a store item: the participant-surface form of `POST /v1/redemptions`,
          *     with the same result and rules (the cost is debited and the reward granted
          *     in one transaction; sends `store.purchased`, and
@@ -822,7 +822,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Spins the wheel once and grants the slice's reward (a `client_delivered` reward creates a delivery)
+         * Spins the wheel once and grants the slice's reward (a client_delivered reward creates a delivery)
          * @description Spins the wheel once and grants the slice's reward (a `client_delivered`
          *     reward creates a delivery). Sends `wheel.spun`.
          *
@@ -847,7 +847,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Creates the participant or updates its profile (see `ParticipantUpsert` for how omitted and null fields behave)
+         * Creates the participant or updates its profile (see ParticipantUpsert for how omitted and null fields behave)
          * @description Creates the participant or updates its profile (see `ParticipantUpsert` for
          *     how omitted and null fields behave). Answers 200 in both cases.
          */
@@ -868,7 +868,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Several participants' level and XP in one call: 1 to 200 external ids (otherwise 422 `validation_failed` naming `body.external_ids`)
+         * Several participants' level and XP in one call: 1 to 200 external ids (otherwise 422 validation_failed naming body.external_ids)
          * @description Several participants' level and XP in one call: 1 to 200 external ids
          *     (otherwise 422 `validation_failed` naming `body.external_ids`). Items come in
          *     the requested order; ids that do not exist in the club are omitted (no 404).
@@ -932,7 +932,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Changes the participant's `external_id` (secret key only: a participant token gets 403 `secret_key_required`)
+         * Changes the participant's external_id (secret key only: a participant token gets 403 secret_key_required)
          * @description Changes the participant's `external_id` (secret key only: a participant
          *     token gets 403 `secret_key_required`). After it, the old id answers 404.
          *
@@ -963,7 +963,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Issues a participant token (a JWT signed with the club's secret for this environment) for the participant surface `/v1/me/*`
+         * Issues a participant token (a JWT signed with the club's secret for this environment) for the participant surface /v1/me/*
          * @description Issues a participant token (a JWT signed with the club's secret for this
          *     environment) for the participant surface `/v1/me/*`. The body is optional:
          *     `ttl_seconds` is 60..86400, 900 (15 minutes) when omitted. The participant
@@ -986,7 +986,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Redeems a priced reward for a participant: the cost is debited from the participant's balance and the reward granted, in one transaction (a `client_delivered` reward creates a pending delivery and `reward.delivery_requested` is sent, with `source` `redemption:<reward_code>`)
+         * Redeems a priced reward for a participant: the cost is debited from the participant's balance and the reward granted, in one transaction (a client_delivered reward creates a pending delivery and reward.delivery_requested is sent, with source redemption:<reward_code>)
          * @description Redeems a priced reward for a participant: the cost is debited from the
          *     participant's balance and the reward granted, in one transaction (a
          *     `client_delivered` reward creates a pending delivery and
@@ -1060,7 +1060,7 @@ export interface paths {
         get: operations["WebhookEndpoints_list"];
         put?: never;
         /**
-         * Registers an endpoint and sends it `webhook.test` at once
+         * Registers an endpoint and sends it webhook.test at once
          * @description Registers an endpoint and sends it `webhook.test` at once. The answer is
          *     the only time (with `rotate_secret`) the signing secret is shown.
          */
@@ -1129,7 +1129,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The endpoint's sendings, newest first, optionally only those with one `status`
+         * The endpoint's sendings, newest first, optionally only those with one status
          * @description The endpoint's sendings, newest first, optionally only those with one `status`.
          */
         get: operations["WebhookEndpoints_listSendings"];
@@ -1151,7 +1151,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sends a `failed` or `succeeded` sending again, now, with the same body and `X-Clube-Delivery` (so the envelope `id` lets the receiver recognise a repeat): `status` becomes `pending`, `attempts` restarts at 0 and the full retry schedule applies again
+         * Sends a failed or succeeded sending again, now, with the same body and X-Clube-Delivery (so the envelope id lets the receiver recognise a repeat): status becomes pending, attempts restarts at 0 and the full retry schedule applies again
          * @description Sends a `failed` or `succeeded` sending again, now, with the same body and
          *     `X-Clube-Delivery` (so the envelope `id` lets the receiver recognise a
          *     repeat): `status` becomes `pending`, `attempts` restarts at 0 and the full
@@ -1176,7 +1176,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * `cashback.credited`: cashback was paid: a day's cashback at the program's `hour` (`auto` mode), or the days the participant claimed (`claim` mode)
+         * cashback.credited: cashback was paid: a day's cashback at the program's hour (auto mode), or the days the participant claimed (claim mode)
          * @description `cashback.credited`: cashback was paid: a day's cashback at the program's `hour` (`auto` mode), or the days the participant claimed (`claim` mode). A participant notice, sent only when named.
          */
         post: operations["webhook_cashback_credited"];
@@ -1196,7 +1196,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * `checkin.completed`: the participant checked in for the day (`POST /v1/me/checkin`)
+         * checkin.completed: the participant checked in for the day (POST /v1/me/checkin)
          * @description `checkin.completed`: the participant checked in for the day (`POST /v1/me/checkin`).
          */
         post: operations["webhook_checkin_completed"];
@@ -1216,7 +1216,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * `code.redeemed`: the participant activated a promotional code
+         * code.redeemed: the participant activated a promotional code
          * @description `code.redeemed`: the participant activated a promotional code.
          */
         post: operations["webhook_code_redeemed"];
@@ -1236,7 +1236,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * `level.up`: the participant rose a level (one event even when XP crossed several levels)
+         * level.up: the participant rose a level (one event even when XP crossed several levels)
          * @description `level.up`: the participant rose a level (one event even when XP crossed several levels).
          */
         post: operations["webhook_level_up"];
@@ -1256,7 +1256,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * `message.requested`: with the club's CRM in webhook mode, the service asks the client to send an e-mail or SMS to a participant
+         * message.requested: with the club's CRM in webhook mode, the service asks the client to send an e-mail or SMS to a participant
          * @description `message.requested`: with the club's CRM in webhook mode, the service asks
          *     the client to send an e-mail or SMS to a participant. Sent only for
          *     participants with the matching contact (`email` or `phone`). Part of the
@@ -1279,7 +1279,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * `mission.completed`: a mission reached its target in a period
+         * mission.completed: a mission reached its target in a period
          * @description `mission.completed`: a mission reached its target in a period.
          */
         post: operations["webhook_mission_completed"];
@@ -1299,7 +1299,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * `participant.created`: a new participant joined the club (by `POST /v1/participants`, a token request, or a first event)
+         * participant.created: a new participant joined the club (by POST /v1/participants, a token request, or a first event)
          * @description `participant.created`: a new participant joined the club (by `POST /v1/participants`, a token request, or a first event).
          */
         post: operations["webhook_participant_created"];
@@ -1319,7 +1319,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * `referral.qualified`: a referred participant fulfilled the club's qualify rule (`referral.qualifyEvent` with at least `minAmount`); both sides received their rewards
+         * referral.qualified: a referred participant fulfilled the club's qualify rule (referral.qualifyEvent with at least minAmount); both sides received their rewards
          * @description `referral.qualified`: a referred participant fulfilled the club's qualify rule (`referral.qualifyEvent` with at least `minAmount`); both sides received their rewards. Part of the default subscription.
          */
         post: operations["webhook_referral_qualified"];
@@ -1339,7 +1339,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * `reward.delivered`: a delivery was confirmed (`POST /v1/deliveries/{id}/confirm`)
+         * reward.delivered: a delivery was confirmed (POST /v1/deliveries/{id}/confirm)
          * @description `reward.delivered`: a delivery was confirmed (`POST /v1/deliveries/{id}/confirm`).
          */
         post: operations["webhook_reward_delivered"];
@@ -1359,7 +1359,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * `reward.delivery_failed`: a delivery was marked failed (`POST /v1/deliveries/{id}/fail`); the participant sees the failure and club staff are warned
+         * reward.delivery_failed: a delivery was marked failed (POST /v1/deliveries/{id}/fail); the participant sees the failure and club staff are warned
          * @description `reward.delivery_failed`: a delivery was marked failed (`POST /v1/deliveries/{id}/fail`); the participant sees the failure and club staff are warned.
          */
         post: operations["webhook_reward_delivery_failed"];
@@ -1379,7 +1379,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * `reward.delivery_requested`: the client's system must credit a reward (bonus, free spins, balance, cashback): a `client_delivered` reward was granted and a pending delivery created
+         * reward.delivery_requested: the client's system must credit a reward (bonus, free spins, balance, cashback): a client_delivered reward was granted and a pending delivery created
          * @description `reward.delivery_requested`: the client's system must credit a reward
          *     (bonus, free spins, balance, cashback): a `client_delivered` reward was
          *     granted and a pending delivery created. Credit it, then confirm it at
@@ -1403,7 +1403,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * `reward.granted`: any reward was granted to a participant (informative; `client_delivered` rewards also get `reward.delivery_requested`)
+         * reward.granted: any reward was granted to a participant (informative; client_delivered rewards also get reward.delivery_requested)
          * @description `reward.granted`: any reward was granted to a participant (informative; `client_delivered` rewards also get `reward.delivery_requested`).
          */
         post: operations["webhook_reward_granted"];
@@ -1423,7 +1423,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * `store.purchased`: the participant exchanged currency for a reward (the store, or `POST /v1/redemptions`); a repeated `Idempotency-Key` sends nothing
+         * store.purchased: the participant exchanged currency for a reward (the store, or POST /v1/redemptions); a repeated Idempotency-Key sends nothing
          * @description `store.purchased`: the participant exchanged currency for a reward (the store, or `POST /v1/redemptions`); a repeated `Idempotency-Key` sends nothing.
          */
         post: operations["webhook_store_purchased"];
@@ -1443,7 +1443,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * `tier.changed`: the participant moved to another tier, up (a level up) or down (the monthly review with `demotion: monthly_review`)
+         * tier.changed: the participant moved to another tier, up (a level up) or down (the monthly review with demotion: monthly_review)
          * @description `tier.changed`: the participant moved to another tier, up (a level up) or down (the monthly review with `demotion: monthly_review`).
          */
         post: operations["webhook_tier_changed"];
@@ -1463,7 +1463,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * `webhook.test`: sent to an endpoint when it is created and when its `url` changes, whatever it subscribes to, to check that the URL answers and verifies signatures
+         * webhook.test: sent to an endpoint when it is created and when its url changes, whatever it subscribes to, to check that the URL answers and verifies signatures
          * @description `webhook.test`: sent to an endpoint when it is created and when its `url`
          *     changes, whatever it subscribes to, to check that the URL answers and
          *     verifies signatures. It is retried like any other event.
@@ -1485,7 +1485,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * `wheel.spun`: the participant spun the wheel (a repeated `Idempotency-Key` sends nothing)
+         * wheel.spun: the participant spun the wheel (a repeated Idempotency-Key sends nothing)
          * @description `wheel.spun`: the participant spun the wheel (a repeated `Idempotency-Key` sends nothing).
          */
         post: operations["webhook_wheel_spun"];
