@@ -6,7 +6,8 @@ import { expectError } from "../support/api.js";
 import { ok, type ClubClient } from "./support/client.js";
 import { shiftableClock } from "./support/clock.js";
 import { describeEachStack, startInProcessStack, type InProcessStack } from "./support/stack.js";
-import { Endpoints, expectContractNotice, noticesOf, waitForNotices } from "./support/webhooks.js";
+import { Endpoints, noticesOf, waitForNotices } from "./support/endpoints.js";
+import { expectContractNotice } from "./support/webhooks.js";
 
 /**
  * The webhook endpoints API (`/v1/webhook_endpoints`) through the real server

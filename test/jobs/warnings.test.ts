@@ -73,6 +73,8 @@ describeEachDatabase("48-hour unconfirmed delivery warnings", (kind) => {
     const warnings = await db.em().find(StaffWarning, {});
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({
+      // The contract's id form: `wrn_…`.
+      id: expect.stringMatching(/^wrn_/),
       ...scope,
       kind: "delivery_unconfirmed",
       subjectId: due,

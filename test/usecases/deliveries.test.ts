@@ -75,6 +75,15 @@ describeEachDatabase("deliveries", (kind) => {
     expect(deliveryView(await club.db.em().findOneOrFail(Delivery, { id: deliveryId }))).toMatchObject({ status: "delivered", fail_reason: null });
   });
 
+  it("stores the longest reference (200 characters) and the longest failure reason (500) the contract allows", async () => {
+    const confirmed = await pendingDelivery("lia");
+    const reference = "r".repeat(200);
+    expect((await confirmDelivery(club.db, club.scope, confirmed.deliveryId, { external_ref: reference }, CONFIRMED_AT)).external_ref).toBe(reference);
+    const failed = await pendingDelivery("leo");
+    const reason = "x".repeat(500);
+    expect((await failDelivery(club.db, club.scope, failed.deliveryId, { reason }, CONFIRMED_AT)).fail_reason).toBe(reason);
+  });
+
   it("a confirmation without a body closes the delivery without a reference", async () => {
     const { deliveryId } = await pendingDelivery("bia");
     expect(await confirmDelivery(club.db, club.scope, deliveryId, undefined, CONFIRMED_AT)).toMatchObject({ status: "delivered", external_ref: null });
@@ -95,7 +104,7 @@ describeEachDatabase("deliveries", (kind) => {
     // The reason is for staff: it may name the casino's internal checks.
     expect(`${notice.title} ${notice.body}`).not.toContain("autoexclusão");
     const warning = await club.db.em().findOneOrFail(StaffWarning, { kind: "delivery_failed", subjectId: deliveryId });
-    expect(warning).toMatchObject({ ...club.scope, message: expect.stringContaining(reason) });
+    expect(warning).toMatchObject({ id: expect.stringMatching(/^wrn_/), ...club.scope, message: expect.stringContaining(reason) });
 
     // failed → confirm: 409 already_closed; failed → fail: 409; nothing changes.
     expect(await refusal(confirmDelivery(club.db, club.scope, deliveryId, { external_ref: "late" }, CONFIRMED_AT))).toEqual({
@@ -129,9 +138,13 @@ describeEachDatabase("deliveries", (kind) => {
   });
 
   it("lists newest first, filters by status, and returns at most 200", async () => {
-    const listed = await listDeliveries(club.db, club.scope, { status: "pending" });
-    expect(listed.deliveries.every((delivery) => delivery.status === "pending")).toBe(true);
-    expect((await listDeliveries(club.db, club.scope, { status: "failed" })).deliveries.map((delivery) => delivery.status)).toEqual(["failed"]);
+    const all = (await listDeliveries(club.db, club.scope)).deliveries;
+    expect(all.map((delivery) => delivery.created_at)).toEqual(all.map((delivery) => delivery.created_at).sort().reverse());
+    for (const status of ["pending", "delivered", "failed"] as const) {
+      const only = (await listDeliveries(club.db, club.scope, { status })).deliveries;
+      expect(only.length).toBeGreaterThan(0);
+      expect(only).toEqual(all.filter((delivery) => delivery.status === status));
+    }
 
     // A club of its own, so the count is exact: 200 rows are all listed, the 201st (the oldest) is left out.
     const other: Scope = { clubId: "club_list", env: "live" };

@@ -383,7 +383,7 @@ describeEachDatabase("event ingestion", (kind) => {
   });
 });
 
-describeEachDatabase("event ingestion with notify and webhook effects", (kind) => {
+describeEachDatabase("event ingestion with custom rules", (kind) => {
   let club: TestClub;
 
   beforeAll(async () => {
@@ -396,6 +396,12 @@ describeEachDatabase("event ingestion with notify and webhook effects", (kind) =
         { type: "notify", template: "Depósito VIP recebido" },
         { type: "webhook", event: "custom.vip_deposit" },
       ],
+    });
+    config.rules.push({
+      id: "round-bonus",
+      trigger: { event: "game.round_played" },
+      idempotency: "event.meta.round_id",
+      effects: [{ type: "grant_xp", amount: 1 }],
     });
     club = await openClub(kind, config as Record<string, unknown>);
   });
@@ -418,5 +424,17 @@ describeEachDatabase("event ingestion with notify and webhook effects", (kind) =
         data: { participant: { id: lia.id, external_id: "lia" }, rule_id: "vip-deposit-alert", event: { id: result.event_id, type: "deposit.confirmed" } },
       },
     ]);
+  });
+
+  it("a rule keyed on an event field fires once per value, however long the value", async () => {
+    const round = (id: string, roundId: string) =>
+      ingestEvent(club.db, club.scope, eventInput({ participant: "mia", type: "game.round_played", id, meta: { round_id: roundId } }), { now: WEDNESDAY, publicUrl: PUBLIC_URL });
+    const long = "r".repeat(300);
+    expect((await round("mia-1", long)).effects).toEqual([{ type: "xp_granted", amount: 1, rule_id: "round-bonus" }]);
+    // Another event (another id) of the same round: the rule does not fire again.
+    expect((await round("mia-2", long)).effects).toEqual([]);
+    expect((await round("mia-3", `${long}x`)).effects).toEqual([{ type: "xp_granted", amount: 1, rule_id: "round-bonus" }]);
+    expect((await round("mia-4", "short-round")).effects).toEqual([{ type: "xp_granted", amount: 1, rule_id: "round-bonus" }]);
+    expect((await round("mia-5", "short-round")).effects).toEqual([]);
   });
 });

@@ -35,7 +35,8 @@ describeEachDatabase("webhook dispatch", (kind) => {
   beforeEach(async () => {
     clock = new Date("2025-03-01T12:00:00.000Z");
     receiver.requests.length = 0;
-    dispatcher = new WebhookDispatcher({ db, now });
+    // The receiver listens on 127.0.0.1; these tests' live endpoints are allowed to (the refusal has its own test).
+    dispatcher = new WebhookDispatcher({ db, now, allowPrivateAddresses: true });
     const em = db.em();
     await em.nativeDelete(WebhookSending, {});
     await em.nativeDelete(WebhookEndpoint, {});
@@ -223,7 +224,7 @@ describeEachDatabase("webhook dispatch", (kind) => {
   it("counts a receiver that does not answer in time as a failed attempt", async () => {
     await addEndpoint();
     receiver.replyWith({ hang: true });
-    const impatient = new WebhookDispatcher({ db, now, timeoutMs: 200 });
+    const impatient = new WebhookDispatcher({ db, now, timeoutMs: 200, allowPrivateAddresses: true });
     const message = webhookMessage("reward.granted", {});
     await impatient.handleOutboxMessage(message, { id: message.id, attempt: 1 });
     expect((await sendings())[0]).toMatchObject({ status: "pending", attempts: 1, lastError: "timeout after 0.2s", lastStatusCode: null });
@@ -235,10 +236,21 @@ describeEachDatabase("webhook dispatch", (kind) => {
     const message = webhookMessage("reward.granted", {});
     await dispatcher.handleOutboxMessage(message, { id: message.id, attempt: 1 });
     clock = new Date(clock.getTime() + MINUTE);
-    const other = new WebhookDispatcher({ db, now });
+    const other = new WebhookDispatcher({ db, now, allowPrivateAddresses: true });
     const made = await Promise.all([dispatcher.runDue(), other.runDue(), dispatcher.runDue(), other.runDue()]);
     expect(made.reduce((a, b) => a + b, 0)).toBe(1);
     expect(receiver.requests).toHaveLength(2);
+  });
+
+  it("refuses to send to a live endpoint that resolves to a private address, and counts it as a failed attempt", async () => {
+    const strict = new WebhookDispatcher({ db, now });
+    await addEndpoint();
+    const message = webhookMessage("reward.granted", { participant });
+    await strict.handleOutboxMessage(message, { id: message.id, attempt: 1 });
+    const [row] = await sendings();
+    expect(row).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: null });
+    expect(row.lastError).toMatch(/resolves to a private address \(127\.0\.0\.1\)/);
+    expect(receiver.requests).toHaveLength(0);
   });
 
   it("stops a sending whose endpoint was disabled or deleted meanwhile", async () => {

@@ -1,14 +1,18 @@
 import type { Database } from "../db/orm.js";
+import { creditDueCashbackForAllClubs } from "../usecases/cashback-claims.js";
+import { expireCurrencyLots } from "../usecases/lot-expiry.js";
+import { reviewTiers } from "../usecases/tier-review.js";
 import { WebhookDispatcher } from "../webhooks/dispatch.js";
 import { createOutboxRelay, type OutboxRelay } from "./outbox.js";
 import type { Consumer, MessageHandler, Queue } from "./queue.js";
+import { startSchedule, type ScheduledTask } from "./schedules.js";
 import { warnUnconfirmedDeliveries } from "./warnings.js";
 
 /** The queue the relay fills from outbox rows of kind `webhook`. */
 export const WEBHOOK_QUEUE = "webhook";
 
-/** How often the 48-hour delivery check runs; a warning comes at most this late. */
-const DELIVERY_SCAN_INTERVAL_MS = 5 * 60_000;
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
 
 export interface WorkerOptions {
   db: Database;
@@ -19,6 +23,12 @@ export interface WorkerOptions {
   onError?: (error: unknown) => void;
   /** Passed to the webhook dispatcher (`CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`). */
   allowPrivateAddresses?: boolean;
+  /**
+   * The service's public base URL (settings `publicUrl`), for the confirm and
+   * fail links of the deliveries that automatic cashback creates. Without it
+   * the worker pays no automatic cashback.
+   */
+  publicUrl?: string;
 }
 
 export interface RunningWorker {
@@ -28,10 +38,28 @@ export interface RunningWorker {
 }
 
 /**
+ * The periodic jobs of every worker, each safe to run in several workers at
+ * once. The interval is how late a job may act: a delivery warning or a lot
+ * expiry comes at most 5 minutes late; a tier review (once per club month)
+ * and an `auto` cashback payment (due at the program's hour) at most an hour.
+ */
+export function workerTasks(db: Database, publicUrl: string | undefined): ScheduledTask[] {
+  const tasks: ScheduledTask[] = [
+    { name: "unconfirmed delivery warnings", intervalMs: 5 * MINUTE_MS, run: (now) => warnUnconfirmedDeliveries(db, now) },
+    { name: "currency lot expiry", intervalMs: 5 * MINUTE_MS, run: (now) => expireCurrencyLots(db, now) },
+    { name: "monthly tier review", intervalMs: HOUR_MS, run: (now) => reviewTiers(db, now) },
+  ];
+  if (publicUrl !== undefined) {
+    tasks.push({ name: "automatic cashback", intervalMs: HOUR_MS, run: (now) => creditDueCashbackForAllClubs(db, { now, publicUrl }) });
+  }
+  return tasks;
+}
+
+/**
  * Everything a worker process runs: the outbox relay on its interval, the
- * `webhook` queue consumer, the webhook retry scheduler, the 48-hour
- * unconfirmed-delivery scan, and any extra consumers. Stateless: any number of
- * workers may run against the same database and broker.
+ * `webhook` queue consumer, the webhook retry scheduler, the periodic jobs
+ * (workerTasks), and any extra consumers. Stateless: any number of workers
+ * may run against the same database and broker.
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const now = options.now ?? (() => new Date());
@@ -44,19 +72,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   }
   relay.start();
   dispatcher.start();
-  let scan: Promise<unknown> | undefined;
-  const scanDeliveries = () => {
-    scan ??= warnUnconfirmedDeliveries(options.db, now())
-      .catch(onError)
-      .finally(() => (scan = undefined));
-  };
-  const scanTimer = setInterval(scanDeliveries, DELIVERY_SCAN_INTERVAL_MS);
-  scanDeliveries();
+  const schedule = startSchedule(workerTasks(options.db, options.publicUrl), { now, onError });
   return {
     relay,
     async stop() {
-      clearInterval(scanTimer);
-      await scan;
+      await schedule.stop();
       await relay.stop();
       await dispatcher.stop();
       await Promise.all(consumers.map((consumer) => consumer.close()));

@@ -12,7 +12,7 @@ import type { Scope } from "../db/scope.js";
 import { requirePublishedConfig, type PublishedConfig } from "./config.js";
 import { notFound } from "./errors.js";
 import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation } from "./participant-state.js";
-import { upsertParticipant } from "./participants.js";
+import { ensureParticipant } from "./participants.js";
 
 export type EventInput = components["schemas"]["EventInput"];
 export type EventResult = components["schemas"]["EventResult"];
@@ -79,10 +79,9 @@ function duplicateResult(original: Pick<Event, "id" | "effects">): EventResult {
 }
 
 /**
- * Runs `work` in a transaction holding the lock of the participant with
- * `externalId`, creating the participant first when absent. Creation runs
- * in a transaction of its own (it sends `participant.created`); should
- * the participant vanish before the second attempt (merged away), 404.
+ * Runs `work` in one transaction holding the lock of the participant with
+ * `externalId`; a participant seen for the first time is created in that
+ * same transaction (with its `participant.created`).
  */
 async function withParticipantLocked<T>(
   db: Database,
@@ -91,17 +90,15 @@ async function withParticipantLocked<T>(
   now: Date,
   work: (em: SqlEntityManager, participant: Participant) => Promise<T>,
 ): Promise<T> {
-  const attempt = () =>
-    db.em().transactional(async (em) => {
-      const participant = await lockParticipant(em, db.dialect, { ...scope, externalId });
-      return participant === null ? { absent: true as const } : { absent: false as const, value: await work(em, participant) };
-    });
-  let outcome = await attempt();
-  if (!outcome.absent) return outcome.value;
-  await upsertParticipant(db, scope, { external_id: externalId }, now);
-  outcome = await attempt();
-  if (outcome.absent) throw notFound(`Participant ${JSON.stringify(externalId)}`);
-  return outcome.value;
+  return db.em().transactional(async (em) => {
+    const where = { ...scope, externalId };
+    let participant = await lockParticipant(em, db.dialect, where);
+    if (!participant) {
+      await ensureParticipant(db, scope, externalId, { em, now });
+      participant = await lockParticipant(em, db.dialect, where);
+    }
+    return work(em, participant!);
+  });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { LockMode, raw, type FilterQuery } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../generated/types.js";
@@ -81,7 +82,7 @@ export async function loadParticipantState(
   const lots = !event || effectTypes.has("debit_currency") ? await loadLots(em, participant.id, config) : [];
   const badges = effectTypes.has("grant_badge") ? await em.find(Badge, { participantId: participant.id }, { fields: ["badgeCode"] }) : [];
   const missions = await loadMissions(em, participant.id, config.missions.filter((mission) => missionIds.includes(mission.id)), at.now, at.timeZone);
-  const ruleRuns = event ? await loadRuleRuns(em, participant.id, triggered, event, dayKey(at.now, at.timeZone)) : {};
+  const ruleRuns = event ? await loadRuleRuns(em, participant.id, triggered, event, at) : {};
   return {
     xp: participant.xp,
     level: participant.level,
@@ -99,7 +100,7 @@ export async function loadParticipantState(
   };
 }
 
-/** The missions an event can move: those listening to its type, and those its triggered rules advance (whose rewards may grant more). */
+/** The missions an event can move: those listening to its type, and those its triggered rules advance. */
 function advanceableMissions(config: ClubConfig, event: EngineEvent, triggered: RuleConfig[]): string[] {
   const ids = new Set(config.missions.filter((mission) => mission.event === event.type).map((mission) => mission.id));
   for (const rule of triggered) {
@@ -125,11 +126,11 @@ async function loadLots(em: SqlEntityManager, participantId: string, config: Clu
 async function loadMissions(em: SqlEntityManager, participantId: string, missions: MissionConfig[], now: Date, timeZone: string): Promise<Record<string, MissionState>> {
   if (missions.length === 0) return {};
   const currentKey = new Map(missions.map((mission) => [mission.id, periodKey(mission.period, now, timeZone)]));
-  const rows = await em.find(MissionProgress, {
-    participantId,
-    missionId: { $in: [...currentKey.keys()] },
-    periodKey: { $in: [...new Set(currentKey.values())] },
-  });
+  const rows = await em
+    .createQueryBuilder(MissionProgress)
+    .select(["missionId", "periodKey", "progress", "completedAt", "claimedAt"])
+    .where({ participantId, missionId: { $in: [...currentKey.keys()] }, periodKey: { $in: [...new Set(currentKey.values())] } })
+    .execute<Pick<MissionProgress, "missionId" | "periodKey" | "progress" | "completedAt" | "claimedAt">[]>("all");
   const states: Record<string, MissionState> = {};
   for (const row of rows) {
     if (currentKey.get(row.missionId) !== row.periodKey) continue;
@@ -138,41 +139,91 @@ async function loadMissions(em: SqlEntityManager, participantId: string, mission
   return states;
 }
 
-async function loadRuleRuns(em: SqlEntityManager, participantId: string, triggered: RuleConfig[], event: EngineEvent, today: string): Promise<Record<string, RuleRunState>> {
+/** RuleRun.dedupeKey holds at most 200 characters. */
+const DEDUPE_KEY_MAX = 200;
+
+/**
+ * A dedupe key as stored: the value itself, or its SHA-256 when longer than
+ * the column (a rule may key on any event field, such as a long `meta` value).
+ */
+function storedDedupeKey(key: string): string {
+  return key.length <= DEDUPE_KEY_MAX ? key : `sha256:${createHash("sha256").update(key).digest("hex")}`;
+}
+
+/**
+ * SQL for what a RuleRun granted in the unit bound as its parameter (`xp` or
+ * a currency code), read from the `amounts` JSON; 0 when it granted none.
+ * `->>` reads a JSON key on both PostgreSQL (jsonb) and SQLite (3.38+).
+ */
+const GRANTED_IN_UNIT = "coalesce(cast(amounts ->> ? as bigint), 0)";
+
+interface RunCounters {
+  ruleId: string;
+  total: number | string;
+  last_run_at: Date | string | number;
+  today_runs: number | string;
+  [granted: `granted_${number}`]: number | string;
+}
+
+/**
+ * The counters of the triggered rules, read so that every query stays
+ * bounded however long the participant has played: dedupe keys by exact
+ * lookup; then one aggregate over only the runs a limit needs: all of a
+ * rule with `max_runs_per_participant` (never more than that many), those
+ * since the cooldown window opened for `cooldown_seconds`, today's for
+ * `per_participant_per_day` (summed per unit in SQL).
+ */
+async function loadRuleRuns(
+  em: SqlEntityManager,
+  participantId: string,
+  triggered: RuleConfig[],
+  event: EngineEvent,
+  at: { now: Date; timeZone: string },
+): Promise<Record<string, RuleRunState>> {
+  const today = dayKey(at.now, at.timeZone);
   const states: Record<string, RuleRunState> = Object.fromEntries(
     triggered.map((rule) => [rule.id, { total: 0, lastRunAt: null, today: { dayKey: today, runs: 0, granted: {} }, dedupeKeys: [] }]),
   );
+
   const keys = new Map(triggered.flatMap((rule) => {
     const key = dedupeKey(rule, event);
     return key === null ? [] : [[rule.id, key] as const];
   }));
-  const counted = triggered.filter((rule) => rule.limits.max_runs_per_participant !== undefined || rule.limits.cooldown_seconds !== undefined).map((rule) => rule.id);
-  const daily = triggered.filter((rule) => rule.limits.per_participant_per_day !== undefined).map((rule) => rule.id);
-
-  // The runs with the event's dedupe keys and today's runs of the rules capped per day, in one read.
-  const wanted = [...[...keys].map(([ruleId, dedupeKey]) => ({ ruleId, dedupeKey })), ...(daily.length === 0 ? [] : [{ ruleId: { $in: daily }, dayKey: today }])];
-  const runs = wanted.length === 0 ? [] : await em.find(RuleRun, { participantId, $or: wanted }, { fields: ["ruleId", "dedupeKey", "dayKey", "amounts"] });
-  for (const run of runs) {
-    const state = states[run.ruleId];
-    const key = keys.get(run.ruleId);
-    if (key !== undefined && run.dedupeKey === key) state.dedupeKeys.push(key);
-    if (run.dayKey !== today || !daily.includes(run.ruleId)) continue;
-    state.today.runs += 1;
-    for (const [unit, amount] of Object.entries(run.amounts)) state.today.granted[unit] = (state.today.granted[unit] ?? 0) + amount;
+  if (keys.size > 0) {
+    const keyed = [...keys].map(([ruleId, key]) => ({ ruleId, dedupeKey: storedDedupeKey(key) }));
+    const seen = await em.createQueryBuilder(RuleRun).select(["ruleId"]).where({ participantId, $or: keyed }).execute<{ ruleId: string }[]>("all");
+    for (const run of seen) states[run.ruleId].dedupeKeys.push(keys.get(run.ruleId)!);
   }
 
-  if (counted.length > 0) {
-    const totals = await em
-      .createQueryBuilder(RuleRun)
-      .select(["ruleId", raw("count(*) as total"), raw("max(run_at) as last_run_at")])
-      .where({ participantId, ruleId: { $in: counted } })
-      .groupBy("ruleId")
-      .execute<{ ruleId: string; total: number | string; last_run_at: Date | string | number }[]>("all");
-    for (const row of totals) {
-      states[row.ruleId].total = Number(row.total);
-      // SQLite keeps datetimes as epoch milliseconds, PostgreSQL as timestamps.
-      states[row.ruleId].lastRunAt = new Date(row.last_run_at).toISOString();
-    }
+  const windows = triggered.flatMap((rule) => {
+    const { max_runs_per_participant: maxRuns, cooldown_seconds: cooldown, per_participant_per_day: perDay } = rule.limits;
+    if (maxRuns !== undefined) return [{ ruleId: rule.id }];
+    const since = [
+      ...(cooldown !== undefined ? [dayKey(new Date(at.now.getTime() - cooldown * 1000), at.timeZone)] : []),
+      ...(perDay !== undefined ? [today] : []),
+    ];
+    // Day keys are "YYYY-MM-DD", so text order is time order.
+    return since.length === 0 ? [] : [{ ruleId: rule.id, dayKey: { $gte: since.sort()[0] } }];
+  });
+  if (windows.length === 0) return states;
+  const units = [...new Set(triggered.flatMap((rule) => Object.keys(rule.limits.per_participant_per_day ?? {}).filter((unit) => unit !== "runs")))];
+  const sums = units.map((unit, i) => raw(`sum(case when day_key = ? then ${GRANTED_IN_UNIT} else 0 end) as granted_${i}`, [today, unit]));
+  const counters = await em
+    .createQueryBuilder(RuleRun)
+    .select(["ruleId", raw("count(*) as total"), raw("max(run_at) as last_run_at"), raw("sum(case when day_key = ? then 1 else 0 end) as today_runs", [today]), ...sums])
+    .where({ participantId, $or: windows })
+    .groupBy("ruleId")
+    .execute<RunCounters[]>("all");
+  for (const row of counters) {
+    const state = states[row.ruleId];
+    // Drivers return aggregates as numbers or numeric strings; SQLite keeps datetimes as epoch milliseconds.
+    state.total = Number(row.total);
+    state.lastRunAt = new Date(row.last_run_at).toISOString();
+    state.today.runs = Number(row.today_runs);
+    units.forEach((unit, i) => {
+      const granted = Number(row[`granted_${i}`]);
+      if (granted !== 0) state.today.granted[unit] = granted;
+    });
   }
   return states;
 }
@@ -299,7 +350,7 @@ async function writeRuleRuns({ em, scope, participant, now, event }: PersistTarg
       if (line.ruleId === ruleId && (line.reason === "grant_xp" || line.reason === "grant_currency")) amounts[line.unit] = (amounts[line.unit] ?? 0) + line.delta;
     }
     return {
-      id: newId("run"), ...scope, participantId: participant.id, ruleId, dedupeKey: run.dedupeKey, eventId: event?.id ?? null,
+      id: newId("run"), ...scope, participantId: participant.id, ruleId, dedupeKey: run.dedupeKey === null ? null : storedDedupeKey(run.dedupeKey), eventId: event?.id ?? null,
       dayKey: run.today.dayKey, amounts, runAt: now,
     };
   }));

@@ -1,29 +1,10 @@
 import { expect } from "vitest";
 import { schemaValidators, type SchemaName } from "../../../generated/validators.js";
-import type { Clock } from "../../../server/src/services.js";
-import { waitFor } from "../../jobs/support/wait.js";
-import { Receiver, type ReceivedRequest } from "../../webhooks/support/receiver.js";
-import { ok, type ClubClient } from "./client.js";
+import { sleep, waitFor } from "../../jobs/support/wait.js";
+import type { Receiver } from "../../webhooks/support/receiver.js";
+import { noticesOf, type Notice } from "./endpoints.js";
 
-/** A webhook request as the client's endpoint sees it: the three X-Clube headers and the parsed envelope. */
-export interface Notice {
-  /** `X-Clube-Event`. */
-  event: string;
-  /** `X-Clube-Delivery`. */
-  deliveryId: string;
-  envelope: { id: string; type: string; created_at: string; club_id: string; env: string; data: any };
-  request: ReceivedRequest;
-}
-
-export function noticesOf(receiver: Receiver, type?: string): Notice[] {
-  const all = receiver.requests.map((request) => ({
-    event: String(request.headers["x-clube-event"]),
-    deliveryId: String(request.headers["x-clube-delivery"]),
-    envelope: JSON.parse(request.body),
-    request,
-  }));
-  return type === undefined ? all : all.filter((notice) => notice.envelope.type === type);
-}
+/** Assertions on what a club's endpoint received, against the contract. */
 
 /** `reward.delivery_requested` → `RewardDeliveryRequestedWebhookEvent`, the component schema of its body. */
 export function webhookSchemaName(type: string): SchemaName {
@@ -54,59 +35,44 @@ export function expectContractNotice(notice: Notice, club: { clubId: string; env
   expect(valid ? [] : validate.errors, `${envelope.type} body against ${webhookSchemaName(envelope.type)}`).toEqual([]);
 }
 
-/** Waits until `receiver` holds what `check` looks for (its requests are in memory: polled cheaply). */
-export async function waitForNotices(receiver: Receiver, what: string, check: (notices: Notice[]) => boolean, timeoutMs = 15_000): Promise<Notice[]> {
-  await waitFor(what, () => check(noticesOf(receiver)), timeoutMs);
-  return noticesOf(receiver);
-}
-
-export interface ConnectedEndpoint {
-  id: string;
-  secret: string;
-  receiver: Receiver;
-}
-
 /**
- * The clients' endpoints of a suite, each with a receiver that verifies
- * signatures against the endpoint's secret and the stack's clock.
+ * Reads one receiver's notices step by step in a scenario: `next` waits for
+ * the notices one step causes and checks they are exactly the expected types
+ * (in any order: one transaction's notices are sent concurrently). The
+ * endpoints' own `webhook.test` notices are left out.
  */
-export class Endpoints {
-  private readonly receivers: Receiver[] = [];
+export class NoticeCursor {
+  private seen = 0;
 
-  constructor(private readonly clock: Clock) {}
-
-  /**
-   * Registers an endpoint for `events` (the default subscription when empty)
-   * and resolves once its `webhook.test` arrived. The secret is only known
-   * once the endpoint exists, and the receiver needs it: so the endpoint is
-   * created disabled, the receiver started with the secret, and then the
-   * endpoint enabled with the receiver's URL (a URL change sends
-   * `webhook.test`), so nothing is sent before the receiver listens.
-   */
-  async connect(client: ClubClient, events: string[] = [], options: { key?: string } = {}): Promise<ConnectedEndpoint> {
-    const created = await ok(
-      client.call("POST", "/v1/webhook_endpoints", {
-        key: options.key,
-        body: { url: "http://127.0.0.1:9/not-listening-yet", events, enabled: false, description: "Backend de pagamentos (homologação)" },
-      }),
-      201,
-    );
-    const receiver = await this.receiver(created.secret);
-    await ok(client.call("POST", `/v1/webhook_endpoints/${created.id}`, { key: options.key, body: { url: receiver.url(), enabled: true } }));
-    await waitForNotices(receiver, `webhook.test at ${created.id}`, (notices) =>
-      notices.some((notice) => notice.envelope.type === "webhook.test" && notice.envelope.data.endpoint_id === created.id),
-    );
-    return { id: created.id, secret: created.secret, receiver };
+  constructor(private readonly receiver: Receiver) {
+    this.seen = this.notices().length;
   }
 
-  /** A started receiver for `secret` (on `port` when given), stopped by `stopAll`. */
-  async receiver(secret: string, port?: number): Promise<Receiver> {
-    const receiver = await new Receiver(secret, () => this.clock.now()).start(port);
-    this.receivers.push(receiver);
-    return receiver;
+  async next(types: readonly string[], timeoutMs = 15_000): Promise<Notice[]> {
+    const what = types.length > 0 ? types.join(", ") : "nothing";
+    await waitFor(what, () => this.notices().length - this.seen >= types.length, timeoutMs);
+    // A step expected to send nothing gets a moment to show an unexpected notice.
+    if (types.length === 0) await sleep(1_000);
+    const fresh = this.skip();
+    expect(fresh.map((notice) => notice.envelope.type).sort()).toEqual([...types].sort());
+    return fresh;
   }
 
-  async stopAll(): Promise<void> {
-    await Promise.all(this.receivers.splice(0).map((receiver) => receiver.stop()));
+  /** Everything received since the last step, now counted as seen. */
+  skip(): Notice[] {
+    const fresh = this.notices().slice(this.seen);
+    this.seen += fresh.length;
+    return fresh;
   }
+
+  private notices(): Notice[] {
+    return noticesOf(this.receiver).filter((notice) => notice.envelope.type !== "webhook.test");
+  }
+}
+
+/** The one notice of `type` among `notices`. */
+export function single(notices: readonly Notice[], type: string): Notice {
+  const matching = notices.filter((notice) => notice.envelope.type === type);
+  expect(matching, `one ${type}`).toHaveLength(1);
+  return matching[0];
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { operationValidators, schemaValidators } from "../../../generated/validators.js";
-import { OutboxMessage, ParticipantReward } from "../../../server/src/db/entities/index.js";
+import { CashbackCredit, OutboxMessage, ParticipantReward } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
 import { updateCashbackProgram } from "../../../server/src/usecases/cashback.js";
 import { claimCashback, creditDueCashback, getCashbackState } from "../../../server/src/usecases/cashback-claims.js";
@@ -133,6 +133,28 @@ describeEachDatabase("cashback use cases", (kind) => {
       ["cashback:2026-11-10..2026-11-11", "pending"],
       ["cashback:2026-11-12", "pending"],
     ]);
+  });
+
+  it("records what each paid day paid, and counts it in the calendar month it was paid in, whatever the program says later", async () => {
+    const scope = await cashbackClub();
+    await join(scope, "lua", new Date("2026-10-01T12:00:00Z"));
+    await bet(scope, "lua", noon("2026-10-30"), "100");
+    await bet(scope, "lua", noon("2026-10-31"), "600");
+    // Midnight of November 1st in São Paulo: October's last days are paid in November.
+    const paidAt = new Date("2026-11-01T03:00:00Z");
+    const claim = await claimCashback(club.db, scope, "lua", { now: paidAt, publicUrl: PUBLIC_URL });
+    expect(claim).toMatchObject({ claimed: 6500, state: { monthReceived: 6500 } });
+    const [reward] = await club.db.em().find(ParticipantReward, { clubId: scope.clubId, rewardCode: "cashback" });
+    const credits = await club.db.em().find(CashbackCredit, { clubId: scope.clubId }, { orderBy: { dayKey: "asc" } });
+    expect(credits.map(({ dayKey, loss, pct, amount, participantRewardId, deliveryId }) => ({ dayKey, loss, pct, amount, participantRewardId, deliveryId }))).toEqual([
+      { dayKey: "2026-10-30", loss: 10000, pct: 5, amount: 500, participantRewardId: reward.id, deliveryId: claim.delivery_id },
+      { dayKey: "2026-10-31", loss: 60000, pct: 10, amount: 6000, participantRewardId: reward.id, deliveryId: claim.delivery_id },
+    ]);
+    expect(credits.every((credit) => credit.paidAt.getTime() === paidAt.getTime())).toBe(true);
+
+    await updateCashbackProgram(club.db, scope, { min_pct: 15, tiers: [] });
+    expect((await getCashbackState(club.db, scope, "lua", new Date("2026-12-01T02:59:59.999Z"))).monthReceived).toBe(6500);
+    expect((await getCashbackState(club.db, scope, "lua", new Date("2026-12-01T03:00:00Z"))).monthReceived).toBe(0);
   });
 
   it("pays only one of five concurrent claims", async () => {

@@ -1,0 +1,53 @@
+import { ok, type ClubClient } from "./client.js";
+
+/**
+ * A burst of casino bets sent with `Prefer: respond-async`, and what exactly
+ * once means for it. Each participant places `betsEach` bets of `stake` reais
+ * with no game in `meta`, so only the demo club's `bet-xp` rule applies (XP =
+ * stake, well under its 5000-a-day cap): every bet is worth `stake` XP, and
+ * with 1000 ≤ stake × betsEach < 3828 every participant rises to level 2 once
+ * and completes the weekly "bet R$ 500" mission once.
+ */
+export interface Burst {
+  participants: string[];
+  events: Array<{ participant: string; type: "bet.placed"; id: string; amount: number; currency: "BRL" }>;
+  stake: number;
+  betsEach: number;
+}
+
+/** The webhooks a burst makes per participant, for an endpoint that names them. */
+export const BURST_WEBHOOKS = ["participant.created", "level.up", "mission.completed"] as const;
+
+export function betBurst(options: { tag: string; participants: number; betsEach: number; stake: number }): Burst {
+  const participants = Array.from({ length: options.participants }, (_, p) => `${options.tag}_jogador_${p}`);
+  // Interleaved (p0 bet 0, p1 bet 0, …) so concurrent sends contend for the same participants.
+  const events = Array.from({ length: options.betsEach }, (_, bet) =>
+    participants.map((participant) => ({
+      participant,
+      type: "bet.placed" as const,
+      id: `${participant}-aposta-${bet}`,
+      amount: options.stake,
+      currency: "BRL" as const,
+    })),
+  ).flat();
+  return { participants, events, stake: options.stake, betsEach: options.betsEach };
+}
+
+/** Runs `work` on every item with at most `limit` at a time; results in the items' order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < items.length; i = next++) results[i] = await work(items[i], i);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}
+
+/** POSTs each event on its own with `Prefer: respond-async`, `concurrency` at a time; the accepted ids in event order. */
+export async function sendAsync(client: ClubClient, events: readonly object[], concurrency = 16): Promise<string[]> {
+  return mapLimit(events, concurrency, async (event) => {
+    const queued = await ok(client.call("POST", "/v1/events", { body: event, headers: { Prefer: "respond-async" } }), 202);
+    return queued.event_ids[0] as string;
+  });
+}
