@@ -122,6 +122,7 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
       ["badge_granted", "tagged"],
     ]);
 
+    // 50 + 80000 + 50 + 30 XP; on the `media` curve (round(1000 × L^1.5) from level L to L+1) level 8 starts at 61421, level 9 at 84048.
     const progress = await clube.participants.progress(PLAYER);
     expect(progress).toMatchObject({
       participant: { external_id: PLAYER, display_name: "Ana Souza" },

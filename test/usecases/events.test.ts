@@ -193,6 +193,8 @@ describeEachDatabase("event ingestion", (kind) => {
       { type: "tier_changed", from: "bronze", to: "prata" },
     ]);
     expect(await stateOf("ana")).toMatchObject({ xp: 121340, level: 10, tier: "prata", balances: { coins: 6150, gems: 1 } });
+    // What the monthly tier review reads: the highest level of the month, and the level held before it.
+    expect(await participantRow(club.db, club.scope, "ana")).toMatchObject({ peakMonth: "2026-11", peakLevel: 10, priorMonthPeakLevel: 1 });
     expect((await webhooksAbout("ana")).slice(-3)).toEqual([
       { type: "mission.completed", data: { participant: { id: ana.id, external_id: "ana" }, mission_id: "deposito-mensal", period_key: "2026-11", reward_code: null } },
       { type: "level.up", data: { participant: { id: ana.id, external_id: "ana" }, level: 10, from: 2 } },

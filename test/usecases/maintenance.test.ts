@@ -149,6 +149,24 @@ describeEachDatabase("maintenance jobs", (kind) => {
       expect([await tierOf(scope, "em-novembro"), await tierOf(scope, "madrugada")]).toEqual(["bronze", "bronze"]);
     });
 
+    it("reads the peak that events record when they change the level", async () => {
+      const scope = await newClub(configWithDemotion("monthly_review"));
+      const rico = await join(scope, "rico");
+      await reviewTiers(club.db, new Date("2026-11-02T12:00:00Z"));
+      // A deposit's XP lifts rico's level on November 20th.
+      await ingestEvent(club.db, scope, eventInput({ participant: "rico", type: "deposit.confirmed", id: "dep-rico", amount: 5000 }), {
+        now: new Date("2026-11-20T15:00:00Z"), publicUrl: PUBLIC_URL,
+      });
+      const lifted = await participantRow(club.db, scope, "rico");
+      expect(lifted.level).toBeGreaterThan(rico.level);
+      expect(lifted).toMatchObject({ peakMonth: "2026-11", peakLevel: lifted.level, priorMonthPeakLevel: rico.level });
+      // A tier above what the levels reached give (as after the tier ranges were raised): the review lowers it to theirs.
+      expect(lifted.tierCode).not.toBe("diamante");
+      await setState(lifted, { tierCode: "diamante" });
+      await reviewTiers(club.db, new Date("2026-12-01T03:00:00Z"));
+      expect(await tierOf(scope, "rico")).toBe(lifted.tierCode);
+    });
+
     it("lowers a tier once, with one webhook, when two workers review the same month at once", async () => {
       const scope = await newClub(configWithDemotion("monthly_review"));
       await setState(await join(scope, "dois"), { level: 5, tierCode: "diamante" });

@@ -13,6 +13,7 @@ import { requirePublishedConfig, type PublishedConfig } from "./config.js";
 import { notFound } from "./errors.js";
 import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation } from "./participant-state.js";
 import { ensureParticipant } from "./participants.js";
+import { qualifyReferralOnEvent } from "./referrals.js";
 
 export type EventInput = components["schemas"]["EventInput"];
 export type EventResult = components["schemas"]["EventResult"];
@@ -103,10 +104,13 @@ async function withParticipantLocked<T>(
 
 /**
  * Evaluates a stored event for its locked participant and writes the delta;
- * returns the effects (with reward and delivery ids filled in).
+ * returns the effects (with reward and delivery ids filled in). An event that
+ * qualifies the participant's pending referral also pays it, and the referred
+ * participant's reward joins the event's effects.
  */
 async function applyEvent(
   em: SqlEntityManager,
+  db: Database,
   scope: Scope,
   published: PublishedConfig,
   participant: Participant,
@@ -114,13 +118,16 @@ async function applyEvent(
   opts: IngestOptions,
 ): Promise<ApiEffect[]> {
   const { config } = published;
+  const { now, publicUrl } = opts;
   const timeZone = clubTimeZone(config);
-  const state = await loadParticipantState(em, participant, config, { now: opts.now, timeZone, event: stored.event });
-  const evaluation = evaluate({ config, state, event: stored.event, now: opts.now, timeZone });
-  return persistEvaluation(
-    { em, scope, config, participant, state, now: opts.now, publicUrl: opts.publicUrl, event: { id: stored.id, type: stored.event.type } },
+  const state = await loadParticipantState(em, participant, config, { now, timeZone, event: stored.event });
+  const evaluation = evaluate({ config, state, event: stored.event, now, timeZone });
+  const effects = await persistEvaluation(
+    { em, scope, config, participant, state, now, publicUrl, event: { id: stored.id, type: stored.event.type } },
     evaluation,
   );
+  const referral = await qualifyReferralOnEvent(em, scope, { dialect: db.dialect, config, participant, event: stored.event, now, publicUrl });
+  return [...effects, ...referral];
 }
 
 /**
@@ -171,7 +178,7 @@ async function ingestWith(
         return duplicateResult(original);
       }
       const row = eventRow(scope, participant.id, event, key, opts.now);
-      const effects = await applyEvent(em, scope, published, participant, { id: row.id, event }, opts);
+      const effects = await applyEvent(em, db, scope, published, participant, { id: row.id, event }, opts);
       await em.insert(Event, { ...row, status: "processed", effects, effectsCount: effects.length, processedAt: opts.now });
       return { event_id: row.id, duplicate: false, effects };
     });
@@ -251,7 +258,7 @@ export async function processQueuedEvent(db: Database, scope: Scope, eventRowId:
     // Read again under the lock: another worker may have processed it meanwhile.
     const row = await em.findOneOrFail(Event, { id: eventRowId });
     if (row.status !== "queued") return { event_id: row.id, duplicate: false, effects: row.effects as ApiEffect[] };
-    const effects = await applyEvent(em, scope, published, participant, { id: row.id, event: storedEvent(row) }, opts);
+    const effects = await applyEvent(em, db, scope, published, participant, { id: row.id, event: storedEvent(row) }, opts);
     await em.nativeUpdate(Event, { id: row.id }, { status: "processed", effects, effectsCount: effects.length, processedAt: opts.now });
     return { event_id: row.id, duplicate: false, effects };
   });

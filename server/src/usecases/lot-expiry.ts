@@ -42,7 +42,9 @@ export async function expireCurrencyLots(db: Database, now: Date, pageSize = 200
       .em()
       .createQueryBuilder(CurrencyLot)
       .select("participantId")
-      .where({ remaining: { $gt: 0 }, expiresAt: { $lte: now }, participantId: { $gt: after } })
+      // Written out rather than bound: only a literal `remaining > 0` lets SQLite use the partial index (entities/wallet.ts).
+      .where("remaining > 0")
+      .andWhere({ expiresAt: { $lte: now }, participantId: { $gt: after } })
       .groupBy("participantId")
       .orderBy({ participantId: "asc" })
       .limit(pageSize)

@@ -17,6 +17,7 @@ import type { Dialect } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { recordWebhook } from "./outbox.js";
 import { levelName } from "./participant-views.js";
+import { peakColumnsAfter, storedPeakLevel } from "./peak-level.js";
 import { loadBalances } from "./participants.js";
 
 /** The time zone of club days, weeks and months when the club has no `checkin` section to name one. */
@@ -94,9 +95,7 @@ export async function loadParticipantState(
     eventCountsBefore: participant.eventCounts,
     ruleRuns,
     missions,
-    // Not stored: only the monthly tier review reads it, and the month's peak
-    // can be derived there from the ledger's XP `balanceAfter`.
-    peakLevel: null,
+    peakLevel: storedPeakLevel(participant),
   };
 }
 
@@ -300,6 +299,8 @@ async function updateParticipant({ em, participant, now }: PersistTarget, delta:
     tierCode: delta.tierCode,
     tags: [...participant.tags, ...delta.tagsAdded.map((added) => added.tag)],
     eventCounts,
+    // The monthly tier review's record of the highest levels, moved when the level does.
+    ...(delta.level !== participant.level ? peakColumnsAfter(participant, delta.peakLevel) : {}),
     updatedAt: now,
   });
 }

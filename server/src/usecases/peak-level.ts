@@ -8,16 +8,16 @@ import type { Participant } from "../db/entities/index.js";
  * columns. Pure: no I/O.
  *
  * The engine keeps one value, the highest level in the club month of the
- * latest change. The review at the start of month M needs the highest level
- * since the start of M-1, and it runs some time after M began (an hourly
- * job), often after the participant's first event of M. So the row also keeps
- * the highest level of the month before `peakMonth`: a change in a new month
- * moves the old month's peak there instead of dropping it.
+ * latest level change. The review at the start of month M needs the highest
+ * level since the start of M-1, and it runs some time after M began (an
+ * hourly job), possibly after the participant's first level change in M. So
+ * the row also keeps the highest level of the month before `peakMonth`: a
+ * change in a new month moves the old month's peak there instead of dropping it.
  *
- * A level holds from one change to the next, so the level stored before a
- * change was held through the rest of its month and at the start of every
- * month until the change: on a month's first change it counts in both the
- * old month's peak and the new month's.
+ * The columns are written when the level changes (participant-state.ts), so a
+ * level holds from one write to the next: the level stored before a change
+ * was held through the rest of its month and at the start of every month
+ * until the change, and counts in both the old month's peak and the new one's.
  */
 
 /** The participant's peak columns as written. */

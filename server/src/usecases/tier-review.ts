@@ -18,12 +18,17 @@ import { runEach } from "./run-each.js";
  * becomes the tier of the highest level reached since the previous month
  * began (engine reviewTier), announced by `tier.changed`.
  *
- * A job calls reviewTiers hourly; it acts once per club month. The month's
- * TierReview row (unique per club, env and month) is the claim: the worker
- * that inserts it reviews, the others skip. Each participant is reviewed
- * under their row lock from their row as it is then, so even two reviews of
- * the same month (a claim taken over from a worker that seemed dead) lower a
- * tier once and announce it once.
+ * A job calls reviewTiers hourly; it acts in the first run of each club
+ * month. The month's TierReview row (unique per club, env and month) is the
+ * claim: the worker that inserts it reviews, the others skip. A club is
+ * reviewed only when the month before has a row too, i.e. it was already
+ * under monthly review then: a club that switches to it mid-month is first
+ * reviewed when that month is over (and a club no worker ran for during a
+ * whole month skips the following review).
+ *
+ * Each participant is reviewed under their row lock from their row as it is
+ * then, so even two reviews of the same month (a claim taken over from a
+ * worker that seemed dead) lower a tier once and announce it once.
  */
 
 /** After this long without finishing, a month's review is taken to have died with its worker, and the next run takes it over. */

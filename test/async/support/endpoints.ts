@@ -29,6 +29,11 @@ export function noticesOf(receiver: Receiver, type?: string): Notice[] {
   return type === undefined ? all : all.filter((notice) => notice.envelope.type === type);
 }
 
+/** The notices other than the endpoints' own `webhook.test` (which may come twice: see `Endpoints.connect`). */
+export function withoutTests(notices: Notice[]): Notice[] {
+  return notices.filter((notice) => notice.envelope.type !== "webhook.test");
+}
+
 /** Waits until `receiver` holds what `check` looks for (its requests are in memory: polled cheaply). */
 export async function waitForNotices(receiver: Receiver, what: string, check: (notices: Notice[]) => boolean, timeoutMs = 15_000): Promise<Notice[]> {
   await waitFor(what, () => check(noticesOf(receiver)), timeoutMs);

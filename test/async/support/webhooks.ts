@@ -2,7 +2,8 @@ import { expect } from "vitest";
 import { schemaValidators, type SchemaName } from "../../../generated/validators.js";
 import { sleep, waitFor } from "../../jobs/support/wait.js";
 import type { Receiver } from "../../webhooks/support/receiver.js";
-import { noticesOf, type Notice } from "./endpoints.js";
+import { BURST_WEBHOOKS, type Burst } from "./burst.js";
+import { noticesOf, waitForNotices, withoutTests, type Notice } from "./endpoints.js";
 
 /** Assertions on what a club's endpoint received, against the contract. */
 
@@ -66,7 +67,7 @@ export class NoticeCursor {
   }
 
   private notices(): Notice[] {
-    return noticesOf(this.receiver).filter((notice) => notice.envelope.type !== "webhook.test");
+    return withoutTests(noticesOf(this.receiver));
   }
 }
 
@@ -75,4 +76,39 @@ export function single(notices: readonly Notice[], type: string): Notice {
   const matching = notices.filter((notice) => notice.envelope.type === type);
   expect(matching, `one ${type}`).toHaveLength(1);
   return matching[0];
+}
+
+/**
+ * Every webhook a burst causes reaches `receiver`, valid and signed: per
+ * participant one envelope each of participant.created, level.up and
+ * mission.completed. Delivery is at least once, so after a crash a sending
+ * may repeat (`repeats: "allowed"`) — but only as an identical copy with the
+ * same envelope id and X-Clube-Delivery, which the client deduplicates on.
+ */
+export async function expectBurstWebhooks(
+  receiver: Receiver,
+  club: { clubId: string },
+  burst: Burst,
+  options: { repeats: "none" | "allowed"; timeoutMs?: number },
+): Promise<void> {
+  const expected = burst.participants.length * BURST_WEBHOOKS.length;
+  const envelopes = (notices: Notice[]) => new Set(withoutTests(notices).map((notice) => notice.envelope.id));
+  await waitForNotices(receiver, `${expected} burst webhooks`, (all) => envelopes(all).size >= expected, options.timeoutMs ?? 30_000);
+  await sleep(1_000); // a surplus notice would show now
+  const notices = withoutTests(noticesOf(receiver));
+  for (const notice of notices) expectContractNotice(notice, club);
+
+  const byEnvelope = new Map<string, Notice>();
+  for (const notice of notices) {
+    const first = byEnvelope.get(notice.envelope.id);
+    if (first) expect([notice.deliveryId, notice.request.body]).toEqual([first.deliveryId, first.request.body]);
+    else byEnvelope.set(notice.envelope.id, notice);
+  }
+  if (options.repeats === "none") expect(notices.length).toBe(byEnvelope.size);
+  const perParticipant = new Map<string, string[]>();
+  for (const { envelope } of byEnvelope.values()) {
+    const who = envelope.data.participant.external_id as string;
+    perParticipant.set(who, [...(perParticipant.get(who) ?? []), envelope.type].sort());
+  }
+  expect(Object.fromEntries(perParticipant)).toEqual(Object.fromEntries(burst.participants.map((p) => [p, [...BURST_WEBHOOKS].sort()])));
 }

@@ -13,11 +13,11 @@ import { amountColumn, idColumn, tenancyColumns } from "./columns.js";
  *
  * `peakMonth`/`peakLevel`/`priorMonthPeakLevel` feed the monthly tier review
  * (`demotion: monthly_review`): the highest level reached in the club month
- * `peakMonth` (the month of the last change), and in the month before it. The
- * month before is kept because the review of a month runs some time after the
- * month ended, and the participant's first event of the new month must not
- * erase what the review needs. All null until the first change is recorded.
- * Written by usecases/peak-level.ts.
+ * `peakMonth` (the month of the latest level change), and in the month before
+ * it. The month before is kept because the review of a month runs some time
+ * after the month ended, and a level change early in the new month must not
+ * erase what the review needs. All null until the level first changes.
+ * Computed by usecases/peak-level.ts.
  */
 export const Participant = defineEntity({
   name: "Participant",

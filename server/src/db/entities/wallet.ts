@@ -50,11 +50,22 @@ export type LedgerEntry = InferEntity<typeof LedgerEntry>;
  * A grant of an expiring currency (`expiresInDays`): debits spend the oldest
  * lots first and an expiry job removes what is left of a lot when it expires.
  * `expiresAt` null = never expires.
+ *
+ * The expiry job looks for lots past `expiresAt` with something left. Spent
+ * and expired lots (remaining 0) pile up forever, so its index is partial:
+ * it holds only the lots with something left, and the job's scan stays the
+ * size of what is left to expire (same SQL on SQLite and PostgreSQL).
  */
 export const CurrencyLot = defineEntity({
   name: "CurrencyLot",
   tableName: "currency_lots",
-  indexes: [{ properties: ["participantId", "currency", "expiresAt"] }, { properties: ["expiresAt"] }],
+  indexes: [
+    { properties: ["participantId", "currency", "expiresAt"] },
+    {
+      name: "currency_lots_unspent_expires_at_index",
+      expression: (table, columns, name) => `create index ${name} on ${table.name} (${columns.expiresAt}) where ${columns.remaining} > 0`,
+    },
+  ],
   properties: {
     id: idColumn(),
     ...tenancyColumns(),
