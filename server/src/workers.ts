@@ -41,6 +41,7 @@ export async function startProcessing(services: Services, options: { consume: bo
     queue,
     now,
     allowPrivateAddresses: settings.allowPrivateWebhooks,
+    publicUrl: settings.publicUrl,
     consumers: [
       {
         queue: EVENT_QUEUE,

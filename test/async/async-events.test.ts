@@ -159,7 +159,7 @@ describeEachStack("async events", (kind) => {
     const burstClub = await stack.newClub("Cassino Rajada");
     const endpoint = await endpoints.connect(burstClub, [...BURST_WEBHOOKS]);
     const burst = betBurst({ tag: "rajada", participants: 25, betsEach: 20, stake: 60 });
-    const ids = await sendAsync(burstClub, burst.events, 16);
+    const ids = await sendAsync(burstClub, burst.events);
     expect(new Set(ids).size).toBe(500);
 
     await waitUntilProcessed(burstClub, ids, 60_000);

@@ -157,8 +157,8 @@ async function pay(context: PaymentContext, days: CashbackAvailableDay[]): Promi
   const evaluation = grantRewards({ config, state, now, timeZone, specs: ["reward:cashback"], ruleId: paymentSource(days) });
   const effects = await persistEvaluation({ em, scope, config, participant, state, now, publicUrl, event: null }, evaluation);
   const granted = effects.find((effect) => effect.type === "reward_granted");
-  const rewardId = granted?.type === "reward_granted" ? granted.reward_id : undefined;
-  if (granted?.type !== "reward_granted" || rewardId === undefined) throw new Error(`the cashback payment ${paymentSource(days)} granted no reward`);
+  if (granted?.type !== "reward_granted" || granted.reward_id === undefined) throw new Error(`the cashback payment ${paymentSource(days)} granted no reward`);
+  const rewardId = granted.reward_id;
   const deliveryId = granted.delivery_id ?? null;
   await em.insertMany(CashbackCredit, days.map((day) => ({
     id: newId("cbk"), ...scope, participantId: participant.id, dayKey: day.dayKey, loss: day.loss, pct: day.pct, amount: day.amount,

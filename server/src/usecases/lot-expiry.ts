@@ -30,12 +30,23 @@ export interface LotExpiryRun {
 }
 
 /**
- * Expires every lot past its `expiresAt` at `now`, a page of participants at
- * a time. One participant's failure does not stop the others; the failures
- * are thrown together at the end.
+ * Expires every lot past its `expiresAt` at `now`. One participant's failure
+ * does not stop the others; the failures are thrown together at the end.
  */
 export async function expireCurrencyLots(db: Database, now: Date, pageSize = 200): Promise<LotExpiryRun> {
   const run: LotExpiryRun = { participants: 0, lots: 0 };
+  await runEach(participantsWithDueLots(db, now, pageSize), (id) => `lot expiry of ${id}`, async (participantId) => {
+    const expired = await db.em().transactional((em) => expireParticipantLots(em, db, participantId, now));
+    if (expired > 0) {
+      run.participants += 1;
+      run.lots += expired;
+    }
+  });
+  return run;
+}
+
+/** The participants holding lots due to expire at `now`, read a page at a time in id order. */
+async function* participantsWithDueLots(db: Database, now: Date, pageSize: number): AsyncGenerator<string> {
   let after = "";
   for (;;) {
     const rows = await db
@@ -49,16 +60,9 @@ export async function expireCurrencyLots(db: Database, now: Date, pageSize = 200
       .orderBy({ participantId: "asc" })
       .limit(pageSize)
       .execute<{ participantId: string }[]>("all");
-    const participantIds = rows.map((row) => row.participantId);
-    await runEach(participantIds, (id) => `lot expiry of ${id}`, async (participantId) => {
-      const expired = await db.em().transactional((em) => expireParticipantLots(em, db, participantId, now));
-      if (expired > 0) {
-        run.participants += 1;
-        run.lots += expired;
-      }
-    });
-    if (participantIds.length < pageSize) return run;
-    after = participantIds[participantIds.length - 1];
+    for (const row of rows) yield row.participantId;
+    if (rows.length < pageSize) return;
+    after = rows[rows.length - 1].participantId;
   }
 }
 

@@ -4,9 +4,9 @@
  * no longer validates, a deadlock) must not hold up the rest. Every failure
  * is thrown at the end in one AggregateError, each named by `label`.
  */
-export async function runEach<T>(items: Iterable<T>, label: (item: T) => string, work: (item: T) => Promise<void>): Promise<void> {
+export async function runEach<T>(items: Iterable<T> | AsyncIterable<T>, label: (item: T) => string, work: (item: T) => Promise<void>): Promise<void> {
   const failures: Error[] = [];
-  for (const item of items) {
+  for await (const item of items) {
     try {
       await work(item);
     } catch (err) {

@@ -31,7 +31,6 @@ export type MyBadge = Schemas["MyBadge"];
 export type StoreItem = Schemas["StoreItem"];
 export type LeaderboardStanding = Schemas["LeaderboardStanding"];
 export type Leaderboard = Schemas["Leaderboard"];
-
 export type MissionClaimResult = Schemas["MissionClaimResult"];
 
 interface Me {
@@ -49,6 +48,7 @@ async function findMe(em: SqlEntityManager, db: Database, scope: Scope, external
 
 /** The missions listed for the participant now (enabled, in their window, of their audience), by `order` then `id`. */
 function listedMissions(config: ClubConfig, state: ParticipantState, now: Date, timeZone: string): MissionConfig[] {
+  // The engine's own availability test, so a mission is listed exactly when events can advance it.
   const session = new Session(config, state, now, timeZone);
   return config.missions
     .filter((mission) => missionAvailable(session, mission))

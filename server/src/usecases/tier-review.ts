@@ -109,12 +109,22 @@ function reviewedTier(config: ClubConfig, row: ReviewedRow, now: Date): string {
 }
 
 /**
- * Reviews every participant of the club, a page at a time; returns how many
- * changed tier. The pages are read without locks to find who changes; each
- * of those is then locked, read again and changed in a transaction of its own.
+ * Reviews every participant of the club; returns how many changed tier. The
+ * rows are read without locks to find who changes; each of those is then
+ * locked, read again and changed in a transaction of its own. A participant
+ * that fails does not stop the others, but leaves the review unfinished (it
+ * throws at the end), so it is taken over and tried again after the lease.
  */
 async function reviewParticipants(db: Database, scope: Scope, config: ClubConfig, now: Date): Promise<number> {
   let changed = 0;
+  await runEach(clubParticipants(db, scope), (row) => `tier review of ${row.id}`, async (row) => {
+    if (reviewedTier(config, row, now) !== currentTier(config, row) && (await applyReview(db, scope, config, row.id, now))) changed += 1;
+  });
+  return changed;
+}
+
+/** The club's participants with what the review reads, a page at a time in id order. */
+async function* clubParticipants(db: Database, scope: Scope): AsyncGenerator<ReviewedRow> {
   let after = "";
   for (;;) {
     const page: ReviewedRow[] = await db.em().find(
@@ -122,10 +132,8 @@ async function reviewParticipants(db: Database, scope: Scope, config: ClubConfig
       { ...scope, id: { $gt: after } },
       { fields: ["id", "externalId", "level", "tierCode", "peakMonth", "peakLevel", "priorMonthPeakLevel"], orderBy: { id: "asc" }, limit: PAGE_SIZE },
     );
-    for (const row of page) {
-      if (reviewedTier(config, row, now) !== currentTier(config, row) && (await applyReview(db, scope, config, row.id, now))) changed += 1;
-    }
-    if (page.length < PAGE_SIZE) return changed;
+    yield* page;
+    if (page.length < PAGE_SIZE) return;
     after = page[page.length - 1].id;
   }
 }

@@ -1,4 +1,4 @@
-import { ok, type ClubClient } from "./client.js";
+import type { ClubClient } from "./client.js";
 
 /**
  * A burst of casino bets sent with `Prefer: respond-async`, and what exactly
@@ -44,10 +44,29 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (
   return results;
 }
 
-/** POSTs each event on its own with `Prefer: respond-async`, `concurrency` at a time; the accepted ids in event order. */
-export async function sendAsync(client: ClubClient, events: readonly object[], concurrency = 16): Promise<string[]> {
-  return mapLimit(events, concurrency, async (event) => {
-    const queued = await ok(client.call("POST", "/v1/events", { body: event, headers: { Prefer: "respond-async" } }), 202);
-    return queued.event_ids[0] as string;
+/**
+ * POSTs each event on its own with `Prefer: respond-async`, `concurrency` at
+ * a time; the accepted ids in event order. With `retryFailures` it behaves
+ * like a client riding out a server restart: a request that fails (no
+ * answer, or a 5xx) is sent again with the same event id — safe, since the
+ * id makes it idempotent — until accepted or `retryForMs` passed.
+ */
+export async function sendAsync(
+  client: ClubClient,
+  events: readonly object[],
+  options: { concurrency?: number; retryFailures?: boolean; retryForMs?: number } = {},
+): Promise<string[]> {
+  const deadline = Date.now() + (options.retryForMs ?? 120_000);
+  const retryable = () => options.retryFailures === true && Date.now() < deadline;
+  return mapLimit(events, options.concurrency ?? 16, async (event) => {
+    for (;;) {
+      const answer = await client.call("POST", "/v1/events", { body: event, headers: { Prefer: "respond-async" } }).catch((error: unknown) => {
+        if (!retryable()) throw error;
+        return null;
+      });
+      if (answer?.status === 202) return answer.body.event_ids[0] as string;
+      if (answer && (answer.status < 500 || !retryable())) throw new Error(`expected HTTP 202, got ${answer.status}: ${JSON.stringify(answer.body)}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   });
 }
