@@ -14,8 +14,9 @@ export interface Processing {
 /**
  * Background work of one process.
  * - `consume: true` (`clube worker`, and `clube serve` on the embedded queue):
- *   the outbox relay, the webhook and event consumers, webhook retries and the
- *   48-hour delivery scan.
+ *   the outbox relay, the webhook and event consumers, webhook retries, and the
+ *   scheduled tasks (48-hour delivery scan, lot expiry, monthly tier review,
+ *   automatic cashback).
  * - `consume: false` (`clube serve` with RabbitMQ): only the relay, so rows
  *   this process commits reach the broker at once; separate `clube worker`
  *   processes consume.
