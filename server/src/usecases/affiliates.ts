@@ -11,6 +11,7 @@ import { requirePublishedConfig } from "./config.js";
 import { ApiError, notFound, validationFailed } from "./errors.js";
 import { lockParticipant } from "./participant-state.js";
 import { ensureParticipant } from "./participants.js";
+import { olderThan } from "./paging.js";
 
 /*
  * Affiliates: partners who bring players through a link carrying their code
@@ -86,7 +87,7 @@ export async function listAffiliates(db: Database, scope: Scope, query: Affiliat
   if (query.starting_after) {
     const after = await em.findOne(Affiliate, { ...scope, id: query.starting_after }, { fields: ["id", "createdAt"] });
     if (!after) throw validationFailed("query.starting_after is not an affiliate of this club and environment");
-    where.$or = [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }];
+    Object.assign(where, olderThan("createdAt", after));
   }
   const rows = await em.find(Affiliate, where, { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: limit + 1 });
   const page = rows.slice(0, limit);

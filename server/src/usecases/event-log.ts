@@ -3,6 +3,7 @@ import { Event, Participant } from "../db/entities/index.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { validationFailed } from "./errors.js";
+import { olderThan } from "./paging.js";
 
 export type EventLogEntry = components["schemas"]["EventLogEntry"];
 
@@ -31,7 +32,7 @@ export async function listEventLog(db: Database, scope: Scope, query: EventLogQu
   if (query.starting_after) {
     const after = await em.findOne(Event, { ...scope, id: query.starting_after }, { fields: ["id", "receivedAt"] });
     if (!after) throw validationFailed("query.starting_after is not an event of this log");
-    where.$or = [{ receivedAt: { $lt: after.receivedAt } }, { receivedAt: after.receivedAt, id: { $lt: after.id } }];
+    Object.assign(where, olderThan("receivedAt", after));
   }
   const rows = await em.find(Event, where, { orderBy: [{ receivedAt: "desc" }, { id: "desc" }], limit: limit + 1 });
   const page = rows.slice(0, limit);

@@ -3,6 +3,7 @@ import { StaffWarning } from "../db/entities/index.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { validationFailed } from "./errors.js";
+import { olderThan, pageOf } from "./paging.js";
 
 export type StaffWarningView = components["schemas"]["StaffWarning"];
 
@@ -19,17 +20,14 @@ export async function listWarnings(
   if (query.starting_after) {
     const after = await em.findOne(StaffWarning, { ...scope, id: query.starting_after });
     if (!after) throw validationFailed("query.starting_after is not a warning of this club");
-    where.$or = [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }];
+    Object.assign(where, olderThan("createdAt", after));
   }
   const rows = await em.find(StaffWarning, where, { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: limit + 1 });
-  return {
-    data: rows.slice(0, limit).map((row) => ({
-      id: row.id,
-      kind: row.kind,
-      message: row.message,
-      subject_id: row.subjectId,
-      created_at: row.createdAt.toISOString(),
-    })),
-    has_more: rows.length > limit,
-  };
+  return pageOf(rows, limit, (row) => ({
+    id: row.id,
+    kind: row.kind,
+    message: row.message,
+    subject_id: row.subjectId,
+    created_at: row.createdAt.toISOString(),
+  }));
 }

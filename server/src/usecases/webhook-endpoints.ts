@@ -7,6 +7,7 @@ import { effectiveEvents } from "../webhooks/envelope.js";
 import { notFound, validationFailed } from "./errors.js";
 import { recordWebhook } from "./outbox.js";
 import { privateAddressOf } from "./webhook-address.js";
+import { olderThan, pageOf } from "./paging.js";
 
 type Schemas = components["schemas"];
 export type WebhookEndpointView = Schemas["WebhookEndpoint"];
@@ -62,10 +63,10 @@ export async function listEndpoints(
   const where: Record<string, unknown> = { ...scope, deletedAt: null };
   if (page.starting_after) {
     const after = await find(db, scope, page.starting_after);
-    where.$or = [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }];
+    Object.assign(where, olderThan("createdAt", after));
   }
   const rows = await db.em().find(WebhookEndpoint, where, { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: limit + 1 });
-  return { data: rows.slice(0, limit).map(view), has_more: rows.length > limit };
+  return pageOf(rows, limit, view);
 }
 
 export async function getEndpoint(db: Database, scope: Scope, id: string): Promise<WebhookEndpointView> {
@@ -127,10 +128,10 @@ export async function listSendings(
   if (query.starting_after) {
     const after = await db.em().findOne(WebhookSending, { id: query.starting_after, ...scope, endpointId });
     if (!after) throw validationFailed("query.starting_after is not a sending of this endpoint");
-    where.$or = [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }];
+    Object.assign(where, olderThan("createdAt", after));
   }
   const rows = await db.em().find(WebhookSending, where, { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: limit + 1 });
-  return { data: rows.slice(0, limit).map(sendingView), has_more: rows.length > limit };
+  return pageOf(rows, limit, sendingView);
 }
 
 export function sendingView(row: WebhookSending): WebhookSendingView {

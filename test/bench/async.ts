@@ -1,0 +1,208 @@
+/**
+ * Async-event and webhook benchmark; not a test, never run by vitest.
+ * Run it with `npx tsx test/bench/async.ts`.
+ *
+ * On each stack — `sqlite+embedded` (`clube serve` alone) and
+ * `postgresql+rabbitmq` (`clube serve` plus one `clube worker`), real
+ * processes on fresh databases (and a fresh RabbitMQ vhost) — it measures:
+ * - a steady load of `Prefer: respond-async` events (`BENCH_RATE` per second
+ *   offered for `BENCH_SECONDS`, at most `BENCH_IN_FLIGHT` requests open):
+ *   the 202s per second achieved and the answer latency;
+ * - time from accept to processed, p50/p99/max, from the event log
+ *   (`processed_at − received_at`, both stamped by the service);
+ * - webhook sendings per second to a local receiver: `BENCH_WEBHOOKS` new
+ *   participants (`POST /v1/participants`, each one `participant.created`)
+ *   sent at once, timed from the first arrival to the last.
+ *
+ * Everything runs on localhost and is bounded by the sizes above. The stacks
+ * come from `BENCH_STACKS` (default `sqlite+embedded,postgresql+rabbitmq`);
+ * PostgreSQL and RabbitMQ are the test suites' (CLUBE_TEST_PG_URL,
+ * CLUBE_TEST_AMQP_URL), vhosts made with rabbitmqctl.
+ */
+import { systemClock } from "../../server/src/services.js";
+import { mapLimit } from "../async/support/burst.js";
+import { ok, type ClubClient } from "../async/support/client.js";
+import { Endpoints, withoutTests, noticesOf } from "../async/support/endpoints.js";
+import { readEventLog } from "../async/support/event-log.js";
+import { processEnvFor, startServe, startWorker, type ClubeProcess } from "../async/support/processes.js";
+import { createStackResources, stackKinds, usesBroker, type StackKind } from "../async/support/stack-resources.js";
+import type { Receiver } from "../webhooks/support/receiver.js";
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+const RATE = positiveInt("BENCH_RATE", 100);
+const SECONDS = positiveInt("BENCH_SECONDS", 10);
+const IN_FLIGHT = positiveInt("BENCH_IN_FLIGHT", 64);
+const WEBHOOKS = positiveInt("BENCH_WEBHOOKS", 500);
+/** How long the backlog may take to drain before the run gives up. */
+const DRAIN_TIMEOUT_MS = 180_000;
+const PLAYERS = 100;
+
+const STACKS: StackKind[] = (process.env.BENCH_STACKS ?? stackKinds.join(",")).split(",").map((name) => {
+  if (!(stackKinds as readonly string[]).includes(name)) throw new Error(`BENCH_STACKS: unknown stack ${JSON.stringify(name)} (${stackKinds.join(", ")})`);
+  return name as StackKind;
+});
+
+/** The i-th event of the steady load: casino bets, settles and deposits over 100 players. */
+function casinoEvent(i: number): Record<string, unknown> {
+  const participant = `bench_jogador_${i % PLAYERS}`;
+  const id = `bench-${i}`;
+  switch (i % 5) {
+    case 0:
+      return { participant, type: "deposit.confirmed", id, amount: 20 + (i % 7) * 15, currency: "BRL", meta: { method: "pix" } };
+    case 4:
+      return { participant, type: "bet.settled", id, amount: i % 3 === 0 ? 0 : 12, currency: "BRL", meta: { game_type: "crash" } };
+    default:
+      return { participant, type: "bet.placed", id, amount: 1 + (i % 25), currency: "BRL", meta: { game_type: i % 2 ? "video-slots" : "crash" } };
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+interface Row {
+  stack: StackKind;
+  offered: number;
+  accepted: number;
+  acceptedPerSecond: number;
+  answerP50: number;
+  answerP99: number;
+  processedP50: number;
+  processedP99: number;
+  processedMax: number;
+  webhooksPerSecond: number;
+}
+
+/** Offers `RATE` events a second for `SECONDS` (open loop, capped at IN_FLIGHT open requests); the accepted ids and answer times. */
+async function steadyLoad(club: ClubClient): Promise<{ ids: string[]; seconds: number; answers: number[] }> {
+  const total = RATE * SECONDS;
+  const ids: string[] = [];
+  const answers: number[] = [];
+  const open = new Set<Promise<void>>();
+  const started = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    while (open.size >= IN_FLIGHT) await Promise.race(open);
+    const sent = performance.now();
+    const request = ok(club.call("POST", "/v1/events", { body: casinoEvent(i), headers: { Prefer: "respond-async" } }), 202).then((queued) => {
+      answers.push(performance.now() - sent);
+      ids.push(queued.event_ids[0]);
+    });
+    const tracked = request.finally(() => open.delete(tracked));
+    open.add(tracked);
+  }
+  await Promise.all(open);
+  return { ids, seconds: (performance.now() - started) / 1000, answers };
+}
+
+/** Accept → processed, in ms, of every id, once all are processed. */
+async function processingTimes(club: ClubClient, ids: string[]): Promise<number[]> {
+  const wanted = new Set(ids);
+  const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+  for (;;) {
+    const entries = (await readEventLog(club)).filter((entry) => wanted.has(entry.id));
+    if (entries.length === ids.length && entries.every((entry) => entry.status === "processed")) {
+      return entries.map((entry) => Date.parse(entry.processed_at!) - Date.parse(entry.received_at)).sort((a, b) => a - b);
+    }
+    if (Date.now() > deadline) throw new Error(`the backlog did not drain within ${DRAIN_TIMEOUT_MS / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** Makes WEBHOOKS new participants at once and times their participant.created arrivals at `receiver`. */
+async function webhookRate(club: ClubClient, receiver: Receiver): Promise<number> {
+  const before = withoutTests(noticesOf(receiver)).length;
+  const arrivals: number[] = [];
+  const watcher = setInterval(() => {
+    const received = withoutTests(noticesOf(receiver)).length - before;
+    while (arrivals.length < received) arrivals.push(performance.now());
+  }, 5);
+  try {
+    await mapLimit(
+      Array.from({ length: WEBHOOKS }, (_, i) => `bench_webhook_${i}`),
+      16,
+      (externalId) => ok(club.call("POST", "/v1/participants", { body: { external_id: externalId, display_name: `Jogador ${externalId.slice(-4)}` } })),
+    );
+    const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+    while (arrivals.length < WEBHOOKS) {
+      if (Date.now() > deadline) throw new Error(`${WEBHOOKS - arrivals.length} webhooks missing after ${DRAIN_TIMEOUT_MS / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    clearInterval(watcher);
+  }
+  return (arrivals.length - 1) / ((arrivals[arrivals.length - 1] - arrivals[0]) / 1000);
+}
+
+async function runStack(stack: StackKind): Promise<Row> {
+  const resources = await createStackResources(stack);
+  const processes: ClubeProcess[] = [];
+  const endpoints = new Endpoints(systemClock);
+  try {
+    const env = await processEnvFor(resources);
+    const served = await startServe(env);
+    processes.push(served.process);
+    if (usesBroker(stack)) processes.push(await startWorker(env));
+    const club = served.club;
+    // The steady load's own notices (level.up, rewards, missions) go elsewhere: this endpoint times participant.created.
+    const endpoint = await endpoints.connect(club, ["participant.created"]);
+
+    // Its players exist before the clock starts, so the load is events only.
+    await mapLimit(Array.from({ length: PLAYERS }, (_, i) => `bench_jogador_${i}`), 16, (id) => ok(club.call("POST", "/v1/participants", { body: { external_id: id } })));
+    const load = await steadyLoad(club);
+    const processed = await processingTimes(club, load.ids);
+    const answers = [...load.answers].sort((a, b) => a - b);
+    const webhooksPerSecond = await webhookRate(club, endpoint.receiver);
+    return {
+      stack,
+      offered: RATE,
+      accepted: load.ids.length,
+      acceptedPerSecond: load.ids.length / load.seconds,
+      answerP50: percentile(answers, 50),
+      answerP99: percentile(answers, 99),
+      processedP50: percentile(processed, 50),
+      processedP99: percentile(processed, 99),
+      processedMax: processed[processed.length - 1],
+      webhooksPerSecond,
+    };
+  } finally {
+    await Promise.all(processes.map((process) => process.stop("SIGTERM")));
+    await endpoints.stopAll();
+    await resources.release();
+  }
+}
+
+function printTable(rows: Row[]): void {
+  const header = ["stack", "offered/s", "accepted", "202/s", "answer p50 ms", "answer p99 ms", "processed p50 ms", "p99 ms", "max ms", "webhooks/s"];
+  const lines = rows.map((row) => [
+    row.stack,
+    String(row.offered),
+    String(row.accepted),
+    row.acceptedPerSecond.toFixed(1),
+    row.answerP50.toFixed(1),
+    row.answerP99.toFixed(1),
+    String(row.processedP50),
+    String(row.processedP99),
+    String(row.processedMax),
+    row.webhooksPerSecond.toFixed(1),
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column].length)));
+  const format = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join("  ");
+  process.stdout.write(`${format(header)}\n${widths.map((width) => "-".repeat(width)).join("  ")}\n${lines.map(format).join("\n")}\n`);
+}
+
+const rows: Row[] = [];
+for (const stack of STACKS) {
+  process.stderr.write(`${stack}: ${RATE} async events/s for ${SECONDS} s, then ${WEBHOOKS} webhooks…\n`);
+  rows.push(await runStack(stack));
+}
+process.stdout.write(`\nAsync events (Prefer: respond-async) and webhooks, ${RATE * SECONDS} events offered per stack, ${WEBHOOKS} webhooks\n\n`);
+printTable(rows);
