@@ -1,7 +1,9 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { sleep } from "../jobs/support/wait.js";
 import { expectError } from "../support/api.js";
 import { ok, type ClubClient } from "./support/client.js";
-import { betBurst, BURST_WEBHOOKS, sendAsync } from "./support/burst.js";
+import { betBurst, BURST_WEBHOOKS, sendAsync, sendAsyncBatch } from "./support/burst.js";
 import { expectBurstApplied, expectLedgerOncePerEvent } from "./support/exactly-once.js";
 import { shiftableClock } from "./support/clock.js";
 import { readEventLog, waitUntilProcessed } from "./support/event-log.js";
@@ -142,6 +144,8 @@ describeEachStack("async events", (kind) => {
     const extra = { ...burst.events[0], id: "lote500-extra" };
     expectError(await batchClub.call("POST", "/v1/events/batch", { body: { events: [...burst.events, extra] }, headers: ASYNC }), 422, "validation_failed", "body.events");
     expectError(await batchClub.call("POST", "/v1/events/batch", { body: { events: [] }, headers: ASYNC }), 422, "validation_failed", "body.events");
+    const single = await ok(batchClub.call("POST", "/v1/events/batch", { body: { events: [deposit("jogador_lote_unico", "lote-unico-1", 20)] }, headers: ASYNC }), 202);
+    expect(single.event_ids).toHaveLength(1);
 
     const keyOf = (length: number) => "k".repeat(length);
     const event = (id: string) => deposit("jogador_chave", id, 20);
@@ -150,10 +154,41 @@ describeEachStack("async events", (kind) => {
     const tooLong = await batchClub.call("POST", "/v1/events", { body: event("chave-129"), headers: { ...ASYNC, "Idempotency-Key": keyOf(129) } });
     expectError(tooLong, 422, "validation_failed", "idempotency-key");
 
-    await waitUntilProcessed(batchClub, atBound.event_ids, 60_000);
+    await waitUntilProcessed(batchClub, [...atBound.event_ids, ...single.event_ids], 60_000);
     await expectBurstApplied(batchClub, burst);
     await expectLedgerOncePerEvent(stack.db, batchClub.clubId, burst, atBound.event_ids);
   }, 90_000);
+
+  it("keeps answering other requests while it accepts and processes a 500-event async batch (no stall of its event loop over 1 s)", async () => {
+    const loadClub = await stack.newClub("Cassino Carga");
+    const burst = betBurst({ tag: "carga", participants: 25, betsEach: 20, stake: 60 });
+    // The server runs in this process: a stall of its event loop is a stall of this loop.
+    const loop = monitorEventLoopDelay({ resolution: 20 });
+    loop.enable();
+    let done = false;
+    const load = (async () => {
+      const ids = await sendAsyncBatch(loadClub, burst.events);
+      await waitUntilProcessed(loadClub, ids, 90_000);
+    })().finally(() => (done = true));
+    let checks = 0;
+    let unanswered = 0;
+    while (!done) {
+      checks += 1;
+      try {
+        const health = await fetch(`${stack.url}/v1/health`);
+        await health.text();
+        expect(health.status).toBe(200);
+      } catch (error) {
+        if (!(error instanceof TypeError)) throw error; // fetch failed: the connection was reset without an answer
+        unanswered += 1;
+      }
+      await sleep(100);
+    }
+    await load;
+    loop.disable();
+    expect(Math.round(loop.max / 1e6), "the longest event-loop stall, in ms").toBeLessThan(1_000);
+    expect(unanswered, `health checks without an answer, of ${checks}`).toBe(0);
+  }, 120_000);
 
   it("processes a burst of 500 concurrent async events exactly once each, and every resulting webhook arrives", async () => {
     const burstClub = await stack.newClub("Cassino Rajada");

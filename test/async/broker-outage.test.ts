@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TcpProxy } from "../jobs/support/tcp-proxy.js";
-import { sleep } from "../jobs/support/wait.js";
+import { sleep, waitFor } from "../jobs/support/wait.js";
 import { postgresEnabled } from "../support/databases.js";
 import { betBurst, BURST_WEBHOOKS, sendAsync } from "./support/burst.js";
 import { shiftableClock } from "./support/clock.js";
@@ -62,17 +62,17 @@ const KIND = "postgresql+rabbitmq";
     const club = await stack.newClub("Cassino Queda");
     const endpoint = await endpoints.connect(club, [...BURST_WEBHOOKS]);
     const burst = betBurst({ tag: "queda", participants: 15, betsEach: 20, stake: 60 });
-    const connectionsBefore = proxy.accepted;
-
     const thirds = [burst.events.slice(0, 100), burst.events.slice(100, 200), burst.events.slice(200)];
-    const ids: string[] = [];
-    for (const [i, third] of thirds.entries()) {
-      if (i > 0) await stack.resources.vhost!.closeConnections();
-      ids.push(...(await sendAsync(club, third)));
+    const ids = await sendAsync(club, thirds[0]);
+    for (const third of thirds.slice(1)) {
+      const connectionsBefore = proxy.accepted;
+      await stack.resources.vhost!.closeConnections();
+      // Sent while the server and the worker reconnect; both are back before the next drop.
+      const sending = sendAsync(club, third);
+      await waitFor("the server and the worker reconnected", () => proxy.accepted - connectionsBefore >= 2, 30_000);
+      ids.push(...(await sending));
     }
     await waitUntilProcessed(club, ids, 90_000);
-    // The server's and the worker's connections came back after each drop.
-    expect(proxy.accepted - connectionsBefore).toBeGreaterThanOrEqual(4);
     await expectBurstApplied(club, burst);
     await expectLedgerOncePerEvent(stack.db, club.clubId, burst, ids);
     // A redelivered webhook message finds its sendings made: the drops cause no repeated request.

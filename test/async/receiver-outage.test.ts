@@ -89,6 +89,37 @@ describeEachStack("webhooks when the receiver is down or slow", (kind) => {
     expect(done.map((sending) => sending.status)).toEqual(done.map(() => "succeeded"));
   });
 
+  it("gives up after the 9th attempt (1 min, 5 min, 30 min, 2 h, 12 h, then 3 × 24 h), warns the staff, and a resend delivers the same envelope", async () => {
+    club = await stack.newClub();
+    const endpoint = await endpoints.connect(club, ["participant.created"]);
+    const port = endpoint.receiver.port;
+    await endpoint.receiver.stop();
+    await ok(club.call("POST", "/v1/participants", { body: { external_id: "jogador_sumido", display_name: "Caio S." } }));
+    await waitForAttempts(endpoint, 1, 1);
+    const schedule = [1 * MINUTE, 5 * MINUTE, 30 * MINUTE, 120 * MINUTE, 720 * MINUTE, 1440 * MINUTE, 1440 * MINUTE, 1440 * MINUTE];
+    for (const [i, delay] of schedule.entries()) {
+      const [pending] = await waitForAttempts(endpoint, 1, i + 1);
+      expect(pending.status).toBe("pending");
+      expectDelay(pending, delay);
+      clock.advance(delay + 1_000);
+      await waitForAttempts(endpoint, 1, i + 2);
+    }
+    const [failed] = await waitForAttempts(endpoint, 1, 9);
+    expect(failed).toMatchObject({ status: "failed", attempts: 9, last_error: "connection refused", next_attempt_at: null });
+    const warnings = (await ok(club.call("GET", "/v1/warnings?kind=webhook_failed"))).data;
+    expect(warnings).toEqual([expect.objectContaining({ kind: "webhook_failed", subject_id: failed.id, message: expect.stringContaining("participant.created") })]);
+
+    const receiver = await endpoints.receiver(endpoint.secret, port);
+    const resent = await ok(club.call("POST", `/v1/webhook_sendings/${failed.id}/resend`));
+    expect(resent).toMatchObject({ id: failed.id, status: "pending", attempts: 0 });
+    await waitForNotices(receiver, "the resent notice", (all) => withoutTests(all).length === 1);
+    const [notice] = withoutTests(noticesOf(receiver));
+    expectContractNotice(notice, club);
+    expect([notice.deliveryId, notice.envelope.id]).toEqual([failed.id, failed.event_id]);
+    const [succeeded] = await waitForAttempts(endpoint, 1, 1);
+    expect(succeeded.status).toBe("succeeded");
+  }, 90_000);
+
   it("signs a retry scheduled before a secret rotation with the new secret only", async () => {
     club = await stack.newClub();
     const endpoint = await endpoints.connect(club, ["participant.created"]);

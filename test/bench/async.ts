@@ -5,9 +5,11 @@
  * On each stack — `sqlite+embedded` (`clube serve` alone) and
  * `postgresql+rabbitmq` (`clube serve` plus one `clube worker`), real
  * processes on fresh databases (and a fresh RabbitMQ vhost) — it measures:
- * - a steady load of `Prefer: respond-async` events (`BENCH_RATE` per second
- *   offered for `BENCH_SECONDS`, at most `BENCH_IN_FLIGHT` requests open):
- *   the 202s per second achieved and the answer latency;
+ * - a steady load of `Prefer: respond-async` events at each rate of
+ *   `BENCH_RATES` (events per second offered, default `25,100`: one the
+ *   machines here sustain, one they do not) for `BENCH_SECONDS` (default 10),
+ *   with at most `BENCH_IN_FLIGHT` (64) requests open: the 202s per second
+ *   achieved and the answer latency;
  * - time from accept to processed, p50/p99/max, from the event log
  *   (`processed_at − received_at`, both stamped by the service);
  * - webhook sendings per second to a local receiver: `BENCH_WEBHOOKS` new
@@ -35,7 +37,11 @@ function positiveInt(name: string, fallback: number): number {
   return value;
 }
 
-const RATE = positiveInt("BENCH_RATE", 100);
+const RATES = (process.env.BENCH_RATES ?? "25,100").split(",").map((rate) => {
+  const value = Number(rate);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`BENCH_RATES must list positive integers, got ${JSON.stringify(rate)}`);
+  return value;
+});
 const SECONDS = positiveInt("BENCH_SECONDS", 10);
 const IN_FLIGHT = positiveInt("BENCH_IN_FLIGHT", 64);
 const WEBHOOKS = positiveInt("BENCH_WEBHOOKS", 500);
@@ -48,10 +54,10 @@ const STACKS: StackKind[] = (process.env.BENCH_STACKS ?? stackKinds.join(",")).s
   return name as StackKind;
 });
 
-/** The i-th event of the steady load: casino bets, settles and deposits over 100 players. */
-function casinoEvent(i: number): Record<string, unknown> {
+/** The i-th event of a load phase: casino bets, settles and deposits over 100 players. */
+function casinoEvent(phase: string, i: number): Record<string, unknown> {
   const participant = `bench_jogador_${i % PLAYERS}`;
-  const id = `bench-${i}`;
+  const id = `bench-${phase}-${i}`;
   switch (i % 5) {
     case 0:
       return { participant, type: "deposit.confirmed", id, amount: 20 + (i % 7) * 15, currency: "BRL", meta: { method: "pix" } };
@@ -66,7 +72,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-interface Row {
+interface LoadRow {
   stack: StackKind;
   offered: number;
   accepted: number;
@@ -76,23 +82,28 @@ interface Row {
   processedP50: number;
   processedP99: number;
   processedMax: number;
-  webhooksPerSecond: number;
 }
 
-/** Offers `RATE` events a second for `SECONDS` (open loop, capped at IN_FLIGHT open requests); the accepted ids and answer times. */
-async function steadyLoad(club: ClubClient): Promise<{ ids: string[]; seconds: number; answers: number[] }> {
-  const total = RATE * SECONDS;
+interface WebhookRow {
+  stack: StackKind;
+  webhooks: number;
+  perSecond: number;
+}
+
+/** Offers `rate` events a second for SECONDS (open loop, capped at IN_FLIGHT open requests); the accepted ids and answer times. */
+async function steadyLoad(club: ClubClient, rate: number): Promise<{ ids: string[]; seconds: number; answers: number[] }> {
+  const total = rate * SECONDS;
   const ids: string[] = [];
   const answers: number[] = [];
   const open = new Set<Promise<void>>();
   const started = performance.now();
   for (let i = 0; i < total; i++) {
-    const due = started + (i * 1000) / RATE;
+    const due = started + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     while (open.size >= IN_FLIGHT) await Promise.race(open);
     const sent = performance.now();
-    const request = ok(club.call("POST", "/v1/events", { body: casinoEvent(i), headers: { Prefer: "respond-async" } }), 202).then((queued) => {
+    const request = ok(club.call("POST", "/v1/events", { body: casinoEvent(String(rate), i), headers: { Prefer: "respond-async" } }), 202).then((queued) => {
       answers.push(performance.now() - sent);
       ids.push(queued.event_ids[0]);
     });
@@ -142,7 +153,7 @@ async function webhookRate(club: ClubClient, receiver: Receiver): Promise<number
   return (arrivals.length - 1) / ((arrivals[arrivals.length - 1] - arrivals[0]) / 1000);
 }
 
-async function runStack(stack: StackKind): Promise<Row> {
+async function runStack(stack: StackKind): Promise<{ loads: LoadRow[]; webhooks: WebhookRow }> {
   const resources = await createStackResources(stack);
   const processes: ClubeProcess[] = [];
   const endpoints = new Endpoints(systemClock);
@@ -152,57 +163,69 @@ async function runStack(stack: StackKind): Promise<Row> {
     processes.push(served.process);
     if (usesBroker(stack)) processes.push(await startWorker(env));
     const club = served.club;
-    // The steady load's own notices (level.up, rewards, missions) go elsewhere: this endpoint times participant.created.
+    // Times participant.created only: the load's own notices (levels, rewards, missions) are not subscribed.
     const endpoint = await endpoints.connect(club, ["participant.created"]);
 
-    // Its players exist before the clock starts, so the load is events only.
+    // The players exist before the clock starts, so the load is events only.
     await mapLimit(Array.from({ length: PLAYERS }, (_, i) => `bench_jogador_${i}`), 16, (id) => ok(club.call("POST", "/v1/participants", { body: { external_id: id } })));
-    const load = await steadyLoad(club);
-    const processed = await processingTimes(club, load.ids);
-    const answers = [...load.answers].sort((a, b) => a - b);
-    const webhooksPerSecond = await webhookRate(club, endpoint.receiver);
-    return {
-      stack,
-      offered: RATE,
-      accepted: load.ids.length,
-      acceptedPerSecond: load.ids.length / load.seconds,
-      answerP50: percentile(answers, 50),
-      answerP99: percentile(answers, 99),
-      processedP50: percentile(processed, 50),
-      processedP99: percentile(processed, 99),
-      processedMax: processed[processed.length - 1],
-      webhooksPerSecond,
-    };
+    const loads: LoadRow[] = [];
+    for (const rate of RATES) {
+      process.stderr.write(`${stack}: ${rate} async events/s for ${SECONDS} s…\n`);
+      const load = await steadyLoad(club, rate);
+      const processed = await processingTimes(club, load.ids);
+      const answers = [...load.answers].sort((a, b) => a - b);
+      loads.push({
+        stack,
+        offered: rate,
+        accepted: load.ids.length,
+        acceptedPerSecond: load.ids.length / load.seconds,
+        answerP50: percentile(answers, 50),
+        answerP99: percentile(answers, 99),
+        processedP50: percentile(processed, 50),
+        processedP99: percentile(processed, 99),
+        processedMax: processed[processed.length - 1],
+      });
+    }
+    process.stderr.write(`${stack}: ${WEBHOOKS} webhooks…\n`);
+    return { loads, webhooks: { stack, webhooks: WEBHOOKS, perSecond: await webhookRate(club, endpoint.receiver) } };
   } finally {
-    await Promise.all(processes.map((process) => process.stop("SIGTERM")));
-    await endpoints.stopAll();
-    await resources.release();
+    try {
+      await Promise.all(processes.map((running) => running.stop("SIGTERM")));
+      await endpoints.stopAll();
+    } finally {
+      await resources.release();
+    }
   }
 }
 
-function printTable(rows: Row[]): void {
-  const header = ["stack", "offered/s", "accepted", "202/s", "answer p50 ms", "answer p99 ms", "processed p50 ms", "p99 ms", "max ms", "webhooks/s"];
-  const lines = rows.map((row) => [
-    row.stack,
-    String(row.offered),
-    String(row.accepted),
-    row.acceptedPerSecond.toFixed(1),
-    row.answerP50.toFixed(1),
-    row.answerP99.toFixed(1),
-    String(row.processedP50),
-    String(row.processedP99),
-    String(row.processedMax),
-    row.webhooksPerSecond.toFixed(1),
-  ]);
+function printTable(header: string[], lines: string[][]): void {
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column].length)));
   const format = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join("  ");
   process.stdout.write(`${format(header)}\n${widths.map((width) => "-".repeat(width)).join("  ")}\n${lines.map(format).join("\n")}\n`);
 }
 
-const rows: Row[] = [];
-for (const stack of STACKS) {
-  process.stderr.write(`${stack}: ${RATE} async events/s for ${SECONDS} s, then ${WEBHOOKS} webhooks…\n`);
-  rows.push(await runStack(stack));
-}
-process.stdout.write(`\nAsync events (Prefer: respond-async) and webhooks, ${RATE * SECONDS} events offered per stack, ${WEBHOOKS} webhooks\n\n`);
-printTable(rows);
+const results = [];
+for (const stack of STACKS) results.push(await runStack(stack));
+
+process.stdout.write(`\nAsync events (Prefer: respond-async), ${SECONDS} s per offered rate; accept → processed from the event log\n\n`);
+printTable(
+  ["stack", "offered/s", "accepted", "202/s", "answer p50 ms", "answer p99 ms", "processed p50 ms", "p99 ms", "max ms"],
+  results.flatMap(({ loads }) =>
+    loads.map((row) => [
+      row.stack,
+      String(row.offered),
+      String(row.accepted),
+      row.acceptedPerSecond.toFixed(1),
+      row.answerP50.toFixed(1),
+      row.answerP99.toFixed(1),
+      String(row.processedP50),
+      String(row.processedP99),
+      String(row.processedMax),
+    ]),
+  ),
+);
+process.stdout.write(`\nWebhook sendings to a local receiver (participant.created, first arrival to last)\n\n`);
+printTable(
+  ["stack", "webhooks", "sendings/s"],
+  results.map(({ webhooks }) => [webhooks.stack, String(webhooks.webhooks), webhooks.perSecond.toFixed(1)]),
+);

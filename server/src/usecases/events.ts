@@ -1,18 +1,24 @@
-import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import { DeadlockException, UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../generated/types.js";
 import { evaluate } from "../engine/evaluate.js";
-import type { ApiEffect } from "../engine/config.js";
+import type { ApiEffect, ClubConfig } from "../engine/config.js";
 import { toMinorUnits } from "../engine/money.js";
-import type { EngineEvent } from "../engine/types.js";
-import { Event, OutboxMessage, Participant } from "../db/entities/index.js";
+import { qualifiesReferral, type ReferralConfig } from "../engine/referral.js";
+import type { EngineEvent, ParticipantState } from "../engine/types.js";
+import { Event, OutboxMessage, Participant, Referral } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
-import type { Database } from "../db/orm.js";
+import type { Database, Dialect } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
+import { stateAfter } from "./carried-state.js";
+import { forEachConcurrently } from "./concurrently.js";
 import { requirePublishedConfig, type PublishedConfig } from "./config.js";
 import { notFound } from "./errors.js";
-import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation } from "./participant-state.js";
+import {
+  clubTimeZone, gatherEvaluation, loadStatesForEvents, lockParticipant, lockParticipants, participantSnapshot, type ParticipantSnapshot,
+} from "./participant-state.js";
 import { ensureParticipant } from "./participants.js";
+import { PendingWrites } from "./pending-writes.js";
 import { qualifyReferralOnEvent } from "./referrals.js";
 
 export type EventInput = components["schemas"]["EventInput"];
@@ -91,43 +97,213 @@ async function withParticipantLocked<T>(
   now: Date,
   work: (em: SqlEntityManager, participant: Participant) => Promise<T>,
 ): Promise<T> {
-  return db.em().transactional(async (em) => {
-    const where = { ...scope, externalId };
-    let participant = await lockParticipant(em, db.dialect, where);
-    if (!participant) {
-      await ensureParticipant(db, scope, externalId, { em, now });
-      participant = await lockParticipant(em, db.dialect, where);
-    }
-    return work(em, participant!);
-  });
+  return db.em().transactional(async (em) => work(em, (await lockOrCreate(em, db, scope, [externalId], now)).get(externalId)!));
 }
 
 /**
- * Evaluates a stored event for its locked participant and writes the delta;
- * returns the effects (with reward and delivery ids filled in). An event that
- * qualifies the participant's pending referral also pays it, and the referred
- * participant's reward joins the event's effects.
+ * Locks the participants with `externalIds` (see lockParticipants), creating
+ * those seen for the first time (with their `participant.created`); by
+ * external id.
  */
-async function applyEvent(
+async function lockOrCreate(em: SqlEntityManager, db: Database, scope: Scope, externalIds: string[], now: Date): Promise<Map<string, Participant>> {
+  const lock = async (ids: string[]) => lockParticipants(em, db.dialect, { ...scope, externalId: ids.length === 1 ? ids[0] : { $in: ids } });
+  const locked = new Map((await lock(externalIds)).map((participant) => [participant.externalId, participant]));
+  const absent = externalIds.filter((externalId) => !locked.has(externalId));
+  if (absent.length === 0) return locked;
+  for (const externalId of absent) await ensureParticipant(db, scope, externalId, { em, now });
+  for (const participant of await lock(absent)) locked.set(participant.externalId, participant);
+  return locked;
+}
+
+/** An event of a request, ready to apply. */
+interface Incoming {
+  event: EngineEvent;
+  /** The `Idempotency-Key` header, else the event's `id`; null without either. */
+  key: string | null;
+}
+
+function incoming(input: EventInput, idempotencyKey: string | undefined, receivedAt: Date): Incoming {
+  return { event: engineEvent(input, receivedAt), key: idempotencyKey ?? input.id ?? null };
+}
+
+/** Stored events of one locked participant, to evaluate in order. */
+interface ParticipantRun {
+  participant: Participant;
+  stored: { id: string; event: EngineEvent }[];
+}
+
+/**
+ * Evaluates stored events of locked participants, each participant's one
+ * after the other, and gathers their deltas into `writes`; returns each
+ * event's effects (with reward and delivery ids filled in), per participant.
+ * The states are read once for all the events and carried forward in memory,
+ * as reading them back after each event would give.
+ *
+ * An event that qualifies the participant's pending referral also pays it,
+ * and the referred participant's reward joins the event's effects. Paying
+ * reads and writes the stored state of the participant and of its referrer
+ * (who may be among the participants here), so what is gathered is written
+ * first, and the states of the participants still to evaluate are read again
+ * after.
+ */
+async function evaluateInOrder(
   em: SqlEntityManager,
   db: Database,
   scope: Scope,
   published: PublishedConfig,
-  participant: Participant,
-  stored: { id: string; event: EngineEvent },
+  runs: ParticipantRun[],
+  writes: PendingWrites,
   opts: IngestOptions,
-): Promise<ApiEffect[]> {
+): Promise<ApiEffect[][][]> {
   const { config } = published;
   const { now, publicUrl } = opts;
-  const timeZone = clubTimeZone(config);
-  const state = await loadParticipantState(em, participant, config, { now, timeZone, event: stored.event });
-  const evaluation = evaluate({ config, state, event: stored.event, now, timeZone });
-  const effects = await persistEvaluation(
-    { em, scope, config, participant, state, now, publicUrl, event: { id: stored.id, type: stored.event.type } },
-    evaluation,
-  );
-  const referral = await qualifyReferralOnEvent(em, scope, { dialect: db.dialect, config, participant, event: stored.event, now, publicUrl });
-  return [...effects, ...referral];
+  const at = { now, timeZone: clubTimeZone(config) };
+  const loaded = new Map<ParticipantRun, { snapshot: ParticipantSnapshot; state: ParticipantState; referral: ReferralConfig | null }>();
+  const load = async (loading: ParticipantRun[]) => {
+    const snapshots = loading.map((run) => participantSnapshot(run.participant));
+    const states = await loadStatesForEvents(em, snapshots, config, at, loading.map((run) => run.stored.map(({ event }) => event)));
+    const referrals = await pendingReferrals(em, scope, config, loading);
+    loading.forEach((run, i) => loaded.set(run, { snapshot: snapshots[i], state: states[i], referral: referrals.get(run.participant.id) ?? null }));
+  };
+  await load(runs);
+  const results: ApiEffect[][][] = [];
+  for (const [r, run] of runs.entries()) {
+    const { participant } = run;
+    let { snapshot, state, referral } = loaded.get(run)!;
+    const effects: ApiEffect[][] = [];
+    for (const [i, { id, event }] of run.stored.entries()) {
+      const evaluation = evaluate({ config, state, event, ...at });
+      const gathered = gatherEvaluation(writes, { scope, config, participant: snapshot, state, now, publicUrl, event: { id, type: event.type } }, evaluation);
+      if (referral === null || !qualifiesReferral(referral, event)) {
+        effects.push(gathered.effects);
+        snapshot = gathered.participant;
+        state = stateAfter(state, config, evaluation.delta, gathered);
+        continue;
+      }
+      await writes.flush(em);
+      const paid = await qualifyReferralOnEvent(em, scope, { dialect: db.dialect, config, participant, event, now, publicUrl });
+      effects.push([...gathered.effects, ...paid]);
+      // This participant's later events and the next participants' start from their stored rows, read again.
+      const rest = { participant, stored: run.stored.slice(i + 1) };
+      const later = runs.slice(r + 1);
+      await em.find(Participant, { id: { $in: [participant.id, ...later.map((next) => next.participant.id)] } }, { refresh: true });
+      await load([rest, ...later]);
+      ({ snapshot, state, referral } = loaded.get(rest)!);
+    }
+    results.push(effects);
+  }
+  return results;
+}
+
+/**
+ * The club's referral program for each participant with a pending referral
+ * that one of its events may qualify, by participant id; the others' events
+ * need not ask one by one (qualifyReferralOnEvent decides for each that may).
+ */
+async function pendingReferrals(em: SqlEntityManager, scope: Scope, config: ClubConfig, runs: ParticipantRun[]): Promise<Map<string, ReferralConfig>> {
+  const referral = config.referral as ReferralConfig | undefined;
+  if (!referral?.enabled) return new Map();
+  const candidates = runs.filter((run) => run.stored.some(({ event }) => qualifiesReferral(referral, event))).map((run) => run.participant.id);
+  if (candidates.length === 0) return new Map();
+  const pending = await em.find(Referral, { ...scope, referredId: { $in: candidates }, status: "pending" }, { fields: ["referredId"], disableIdentityMap: true });
+  return new Map(pending.map((row) => [row.referredId, referral]));
+}
+
+/** The stored events under `keys` (the originals a repeat answers with), by key. */
+async function findOriginals(em: SqlEntityManager, scope: Scope, keys: (string | null)[]): Promise<Map<string, Pick<Event, "id" | "effects">>> {
+  const wanted = keys.filter((key) => key !== null);
+  if (wanted.length === 0) return new Map();
+  const rows = await em.find(Event, { ...scope, idempotencyKey: { $in: wanted } }, { fields: ["id", "idempotencyKey", "effects"], disableIdentityMap: true });
+  return new Map(rows.map((row) => [row.idempotencyKey!, row]));
+}
+
+/** One participant's events of a request, in request order. */
+interface ParticipantEvents {
+  externalId: string;
+  items: Incoming[];
+}
+
+/**
+ * Applies participants' events in their transaction, holding their locks:
+ * each event whose key was stored before is logged as a repeat and answered
+ * with the original's result; the others are evaluated (each participant's in
+ * order) and stored with their effects. Everything is written at the end,
+ * one statement per table. The keys must all differ (a batch repeating a key
+ * sends the repeat once the first has committed).
+ */
+async function applyInOrder(
+  em: SqlEntityManager,
+  db: Database,
+  scope: Scope,
+  published: PublishedConfig,
+  groups: ParticipantEvents[],
+  opts: IngestOptions,
+): Promise<EventResult[][]> {
+  const { now } = opts;
+  const participants = await lockOrCreate(em, db, scope, groups.map((group) => group.externalId), now);
+  const originals = await findOriginals(em, scope, groups.flatMap((group) => group.items.map((item) => item.key)));
+  const originalOf = (item: Incoming) => (item.key === null ? undefined : originals.get(item.key));
+  const plans = groups.map((group) => {
+    const participant = participants.get(group.externalId)!;
+    const fresh = group.items.filter((item) => !originalOf(item)).map((item) => ({ item, row: eventRow(scope, participant.id, item.event, item.key, now) }));
+    return { group, participant, fresh };
+  });
+  const writes = new PendingWrites();
+  const runs = plans.map(({ participant, fresh }) => ({ participant, stored: fresh.map(({ item, row }) => ({ id: row.id, event: item.event })) }));
+  const effects = await evaluateInOrder(em, db, scope, published, runs, writes, opts);
+  const results = plans.map(({ group, participant, fresh }, g) => {
+    const applied = new Map(fresh.map(({ item, row }, i): [Incoming, EventResult] => {
+      const eventEffects = effects[g][i];
+      writes.events.push({ ...row, status: "processed", effects: eventEffects, effectsCount: eventEffects.length, processedAt: now });
+      return [item, { event_id: row.id, duplicate: false, effects: eventEffects }];
+    }));
+    return group.items.map((item) => {
+      const original = originalOf(item);
+      if (!original) return applied.get(item)!;
+      writes.events.push({ ...eventRow(scope, participant.id, item.event, null, now), duplicateOf: original.id, status: "processed", processedAt: now });
+      return duplicateResult(original);
+    });
+  });
+  await writes.flush(em);
+  return results;
+}
+
+/**
+ * Participants' events in one transaction (see applyInOrder); results per
+ * participant. When another request stored one of the keys meanwhile (the
+ * same key sent at the same time for another participant, which committed
+ * first), the unique key refuses the write, and the events are applied again
+ * apart — participant by participant, then event by event — until the one
+ * whose key is taken is answered as a repeat of the stored event. Several
+ * participants locked together may also deadlock with another transaction
+ * (a referral locks its referrer too): they are then applied one by one.
+ */
+async function ingestTogether(
+  db: Database,
+  scope: Scope,
+  published: PublishedConfig,
+  groups: ParticipantEvents[],
+  opts: IngestOptions,
+): Promise<EventResult[][]> {
+  try {
+    return await db.em().transactional((em) => applyInOrder(em, db, scope, published, groups, opts));
+  } catch (err) {
+    const conflict = err instanceof UniqueConstraintViolationException;
+    if (groups.length > 1 && (conflict || err instanceof DeadlockException)) return applyApart(groups, (group) => ingestTogether(db, scope, published, [group], opts));
+    const [{ externalId, items }] = groups;
+    if (!conflict || items.every((item) => item.key === null)) throw err;
+    if (items.length > 1) return [(await applyApart(items, (item) => ingestTogether(db, scope, published, [{ externalId, items: [item] }], opts))).flat()];
+    const original = (await findOriginals(db.em(), scope, [items[0].key])).get(items[0].key!);
+    if (!original) throw err;
+    return [[duplicateResult(original)]];
+  }
+}
+
+/** `apply` for each part in turn, the results concatenated. */
+async function applyApart<T>(parts: T[], apply: (part: T) => Promise<EventResult[][]>): Promise<EventResult[][]> {
+  const results: EventResult[][] = [];
+  for (const part of parts) results.push(...(await apply(part)));
+  return results;
 }
 
 /**
@@ -145,50 +321,78 @@ export async function ingestEvent(
   input: EventInput,
   opts: IngestOptions & { idempotencyKey?: string },
 ): Promise<EventResult> {
-  return ingestWith(db, scope, await requirePublishedConfig(db, scope), input, opts);
+  const published = await requirePublishedConfig(db, scope);
+  const [[result]] = await ingestTogether(db, scope, published, [{ externalId: input.participant, items: [incoming(input, opts.idempotencyKey, opts.now)] }], opts);
+  return result;
 }
 
 /**
- * POST /v1/events/batch: each event on its own, in request order, with its
- * own idempotency (its `id`), so a second copy of an id later in the batch is
- * a duplicate of the first. The whole batch is evaluated against the
- * configuration published when it arrived.
+ * How a batch's participants are split into transactions: up to
+ * PARTICIPANTS_PER_TRANSACTION in each (every query then serves all of them,
+ * while the locks are held for a bounded time), several transactions at once
+ * on PostgreSQL, each on its own pooled connection. SQLite runs one
+ * transaction at a time, so there they take turns.
+ */
+const PARTICIPANTS_PER_TRANSACTION = 100;
+const TRANSACTIONS_AT_ONCE: Record<Dialect, number> = { postgresql: 2, sqlite: 1 };
+
+interface BatchItem extends Incoming {
+  /** The event's place in the request. */
+  index: number;
+  participant: string;
+}
+
+/**
+ * The batch's events by participant, each participant's in request order,
+ * and apart the repeats: events whose key an earlier event of the batch
+ * (of any participant) already has.
+ */
+function planBatch(items: BatchItem[]): { byParticipant: BatchItem[][]; repeats: BatchItem[] } {
+  const byParticipant = new Map<string, BatchItem[]>();
+  const repeats: BatchItem[] = [];
+  const keys = new Set<string>();
+  for (const item of items) {
+    if (item.key !== null && keys.has(item.key)) {
+      repeats.push(item);
+      continue;
+    }
+    if (item.key !== null) keys.add(item.key);
+    const group = byParticipant.get(item.participant);
+    if (group) group.push(item);
+    else byParticipant.set(item.participant, [item]);
+  }
+  return { byParticipant: [...byParticipant.values()], repeats };
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+}
+
+/**
+ * POST /v1/events/batch: each event with its own idempotency (its `id`) and
+ * its own result, in request order, evaluated as if sent one after the other;
+ * a second copy of an id later in the batch is a duplicate of the first. The
+ * whole batch is evaluated against the configuration published when it
+ * arrived.
+ *
+ * An event only changes its own participant's state (but for the referrer
+ * a qualifying event pays), so the events are applied by participant, many
+ * participants per transaction (see applyInOrder), and the repeats are
+ * answered after the originals commit. The one order that can differ from
+ * sending the events one by one: a referrer's own events of the same batch
+ * that follow the qualifying event may be evaluated before the referral pays.
  */
 export async function ingestBatch(db: Database, scope: Scope, events: EventInput[], opts: IngestOptions): Promise<{ results: EventResult[] }> {
   const published = await requirePublishedConfig(db, scope);
-  const results: EventResult[] = [];
-  for (const input of events) results.push(await ingestWith(db, scope, published, input, opts));
+  const { byParticipant, repeats } = planBatch(events.map((input, index) => ({ index, participant: input.participant, ...incoming(input, undefined, opts.now) })));
+  const results: EventResult[] = new Array(events.length);
+  const answer = async (groups: BatchItem[][]) => {
+    const answered = await ingestTogether(db, scope, published, groups.map((items) => ({ externalId: items[0].participant, items })), opts);
+    groups.forEach((items, g) => items.forEach((item, i) => (results[item.index] = answered[g][i])));
+  };
+  await forEachConcurrently(chunks(byParticipant, PARTICIPANTS_PER_TRANSACTION), TRANSACTIONS_AT_ONCE[db.dialect], answer);
+  for (const repeat of repeats) await answer([[repeat]]);
   return { results };
-}
-
-async function ingestWith(
-  db: Database,
-  scope: Scope,
-  published: PublishedConfig,
-  input: EventInput,
-  opts: IngestOptions & { idempotencyKey?: string },
-): Promise<EventResult> {
-  const event = engineEvent(input, opts.now);
-  const key = opts.idempotencyKey ?? input.id ?? null;
-  try {
-    return await withParticipantLocked(db, scope, input.participant, opts.now, async (em, participant) => {
-      const original = key === null ? null : await em.findOne(Event, { ...scope, idempotencyKey: key }, { fields: ["id", "effects"] });
-      if (original) {
-        await em.insert(Event, { ...eventRow(scope, participant.id, event, null, opts.now), duplicateOf: original.id, status: "processed", processedAt: opts.now });
-        return duplicateResult(original);
-      }
-      const row = eventRow(scope, participant.id, event, key, opts.now);
-      const effects = await applyEvent(em, db, scope, published, participant, { id: row.id, event }, opts);
-      await em.insert(Event, { ...row, status: "processed", effects, effectsCount: effects.length, processedAt: opts.now });
-      return { event_id: row.id, duplicate: false, effects };
-    });
-  } catch (err) {
-    // The same key sent at the same time for another participant, whose event committed first.
-    if (key === null || !(err instanceof UniqueConstraintViolationException)) throw err;
-    const original = await db.em().findOne(Event, { ...scope, idempotencyKey: key }, { fields: ["id", "effects"] });
-    if (!original) throw err;
-    return duplicateResult(original);
-  }
 }
 
 /**
@@ -258,7 +462,9 @@ export async function processQueuedEvent(db: Database, scope: Scope, eventRowId:
     // Read again under the lock: another worker may have processed it meanwhile.
     const row = await em.findOneOrFail(Event, { id: eventRowId });
     if (row.status !== "queued") return { event_id: row.id, duplicate: false, effects: row.effects as ApiEffect[] };
-    const effects = await applyEvent(em, db, scope, published, participant, { id: row.id, event: storedEvent(row) }, opts);
+    const writes = new PendingWrites();
+    const [[effects]] = await evaluateInOrder(em, db, scope, published, [{ participant, stored: [{ id: row.id, event: storedEvent(row) }] }], writes, opts);
+    await writes.flush(em);
     await em.nativeUpdate(Event, { id: row.id }, { status: "processed", effects, effectsCount: effects.length, processedAt: opts.now });
     return { event_id: row.id, duplicate: false, effects };
   });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { LockMode, raw, type FilterQuery } from "@mikro-orm/core";
+import { LockMode, raw, type FilterQuery, type RequiredEntityData } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../generated/types.js";
 import type { ApiEffect, ClubConfig, MissionConfig, RuleConfig } from "../engine/config.js";
@@ -9,16 +9,14 @@ import { dedupeKey } from "../engine/rules.js";
 import { tierForLevel } from "../engine/tiers.js";
 import { dayKey, periodKey } from "../engine/time.js";
 import type { EngineEvent, Evaluation, Lot, MissionState, ParticipantState, RewardGrant, RuleRunState, StateDelta } from "../engine/types.js";
-import {
-  Badge, Balance, CurrencyLot, Delivery, LeaderboardEntry, LedgerEntry, MissionProgress, Notification, Participant, ParticipantReward, RuleRun,
-} from "../db/entities/index.js";
+import { Badge, Balance, CurrencyLot, MissionProgress, Notification, Participant, RuleRun } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
 import type { Dialect } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
-import { recordWebhook } from "./outbox.js";
-import { levelName } from "./participant-views.js";
+import { webhookMessage } from "./outbox.js";
+import { levelName, type Balances } from "./participant-views.js";
 import { peakColumnsAfter, storedPeakLevel } from "./peak-level.js";
-import { loadBalances } from "./participants.js";
+import { PendingWrites, type ParticipantChanges } from "./pending-writes.js";
 
 /** The time zone of club days, weeks and months when the club has no `checkin` section to name one. */
 const DEFAULT_TIME_ZONE = "America/Sao_Paulo";
@@ -42,11 +40,48 @@ export function clubTimeZone(config: ClubConfig): string {
  * `BEGIN IMMEDIATE` would.
  */
 export async function lockParticipant(em: SqlEntityManager, dialect: Dialect, where: FilterQuery<Participant>): Promise<Participant | null> {
+  const [participant] = await lockParticipants(em, dialect, where);
+  return participant ?? null;
+}
+
+/**
+ * Locks every participant row matching `where` (see lockParticipant), in id
+ * order: two transactions locking overlapping sets take the shared rows in
+ * the same order, so neither holds one the other waits for.
+ */
+export async function lockParticipants(em: SqlEntityManager, dialect: Dialect, where: FilterQuery<Participant>): Promise<Participant[]> {
   if (dialect === "sqlite") {
     await em.createQueryBuilder(Participant).update({ updatedAt: raw("updated_at") }).where(where).execute();
-    return em.findOne(Participant, where);
+    return em.find(Participant, where);
   }
-  return em.findOne(Participant, where, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  return em.find(Participant, where, { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: "asc" } });
+}
+
+/** The participant's columns the engine reads and an evaluation moves; a locked row, or its state carried in memory between the events of a batch. */
+export type ParticipantSnapshot = Pick<
+  Participant,
+  "id" | "externalId" | "xp" | "level" | "tierCode" | "tags" | "eventCounts" | "peakMonth" | "peakLevel" | "priorMonthPeakLevel"
+>;
+
+/** A plain copy of the row's snapshot columns: changing it never touches the ORM's tracked entity. */
+export function participantSnapshot(row: ParticipantSnapshot): ParticipantSnapshot {
+  const { id, externalId, xp, level, tierCode, tags, eventCounts, peakMonth, peakLevel, priorMonthPeakLevel } = row;
+  return { id, externalId, xp, level, tierCode, tags, eventCounts, peakMonth, peakLevel, priorMonthPeakLevel };
+}
+
+/** The part of the engine's state that is read off the participant row. */
+export function stateOfParticipant(
+  participant: ParticipantSnapshot,
+  config: ClubConfig,
+): Pick<ParticipantState, "xp" | "level" | "tierCode" | "tags" | "eventCountsBefore" | "peakLevel"> {
+  return {
+    xp: participant.xp,
+    level: participant.level,
+    tierCode: participant.tierCode ?? tierForLevel(config.progression.tiers, participant.level).code,
+    tags: participant.tags,
+    eventCountsBefore: participant.eventCounts,
+    peakLevel: storedPeakLevel(participant),
+  };
 }
 
 /**
@@ -70,50 +105,104 @@ export async function lockParticipant(em: SqlEntityManager, dialect: Dialect, wh
  */
 export async function loadParticipantState(
   em: SqlEntityManager,
-  participant: Participant,
+  participant: ParticipantSnapshot,
   config: ClubConfig,
   at: { now: Date; timeZone: string; event?: EngineEvent },
 ): Promise<ParticipantState> {
-  const { event } = at;
-  const triggered = event ? config.rules.filter((rule) => rule.enabled && rule.trigger.event === event.type) : [];
-  const effectTypes = new Set(triggered.flatMap((rule) => rule.effects.map((effect) => effect.type)));
-  const missionIds = event ? advanceableMissions(config, event, triggered) : config.missions.map((mission) => mission.id);
-  // One after the other: a transaction has one connection, which runs one query at a time.
-  const balances = await loadBalances(em, participant.id);
-  const lots = !event || effectTypes.has("debit_currency") ? await loadLots(em, participant.id, config) : [];
-  const badges = effectTypes.has("grant_badge") ? await em.find(Badge, { participantId: participant.id }, { fields: ["badgeCode"] }) : [];
-  const missions = await loadMissions(em, participant.id, config.missions.filter((mission) => missionIds.includes(mission.id)), at.now, at.timeZone);
-  const ruleRuns = event ? await loadRuleRuns(em, participant.id, triggered, event, at) : {};
-  return {
-    xp: participant.xp,
-    level: participant.level,
-    tierCode: participant.tierCode ?? tierForLevel(config.progression.tiers, participant.level).code,
-    tags: participant.tags,
-    balances,
-    lots,
-    badges: badges.map((badge) => badge.badgeCode),
-    eventCountsBefore: participant.eventCounts,
-    ruleRuns,
-    missions,
-    peakLevel: storedPeakLevel(participant),
-  };
+  const [state] = await loadStates(em, [participant], config, at, at.event ? [[at.event]] : null);
+  return state;
 }
 
-/** The missions an event can move: those listening to its type, and those its triggered rules advance. */
-function advanceableMissions(config: ClubConfig, event: EngineEvent, triggered: RuleConfig[]): string[] {
-  const ids = new Set(config.missions.filter((mission) => mission.event === event.type).map((mission) => mission.id));
+/**
+ * The states for evaluating events of several participants, each
+ * participant's one after the other (a batch): what any of the events needs,
+ * read with one query per kind for all of them, as `loadParticipantState`
+ * reads it for one event (the union of their rules, missions and dedupe
+ * keys). `events[i]` are the events of `participants[i]`. The caller carries
+ * each state forward from one event to the next.
+ */
+export async function loadStatesForEvents(
+  em: SqlEntityManager,
+  participants: ParticipantSnapshot[],
+  config: ClubConfig,
+  at: { now: Date; timeZone: string },
+  events: EngineEvent[][],
+): Promise<ParticipantState[]> {
+  return loadStates(em, participants, config, at, events);
+}
+
+/** `events` null: the states for a claim or a redemption. */
+async function loadStates(
+  em: SqlEntityManager,
+  participants: ParticipantSnapshot[],
+  config: ClubConfig,
+  at: { now: Date; timeZone: string },
+  events: EngineEvent[][] | null,
+): Promise<ParticipantState[]> {
+  const all = events?.flat() ?? null;
+  const types = new Set(all?.map((event) => event.type));
+  const triggered = config.rules.filter((rule) => rule.enabled && types.has(rule.trigger.event));
+  const effectTypes = new Set(triggered.flatMap((rule) => rule.effects.map((effect) => effect.type)));
+  const missionIds = all ? advanceableMissions(config, types, triggered) : new Set(config.missions.map((mission) => mission.id));
+  const ids = participants.map((participant) => participant.id);
+  // One after the other: a transaction has one connection, which runs one query at a time.
+  const balances = await loadBalancesOf(em, ids);
+  const lots = !all || effectTypes.has("debit_currency") ? await loadLots(em, ids, config) : new Map<string, Lot[]>();
+  const badges = effectTypes.has("grant_badge") ? await loadBadges(em, ids) : new Map<string, string[]>();
+  const missions = await loadMissions(em, ids, config.missions.filter((mission) => missionIds.has(mission.id)), at.now, at.timeZone);
+  const ruleRuns = events ? await loadRuleRuns(em, participants.map((participant, i) => ({ participantId: participant.id, events: events[i] })), triggered, at) : null;
+  return participants.map((participant) => ({
+    ...stateOfParticipant(participant, config),
+    balances: balances.get(participant.id) ?? {},
+    lots: lots.get(participant.id) ?? [],
+    badges: badges.get(participant.id) ?? [],
+    ruleRuns: ruleRuns?.get(participant.id) ?? {},
+    missions: missions.get(participant.id) ?? {},
+  }));
+}
+
+/** The missions events of `types` can move: those listening to one of them, and those their triggered rules advance. */
+function advanceableMissions(config: ClubConfig, types: Set<string>, triggered: RuleConfig[]): Set<string> {
+  const ids = new Set(config.missions.filter((mission) => types.has(mission.event)).map((mission) => mission.id));
   for (const rule of triggered) {
     for (const effect of rule.effects) if (effect.type === "progress_mission") ids.add(effect.mission);
   }
-  return [...ids];
+  return ids;
+}
+
+/** `rows` grouped by participant, each mapped with `value`. */
+function byParticipant<R extends { participantId: string }, V>(rows: R[], value: (row: R) => V): Map<string, V[]> {
+  const grouped = new Map<string, V[]>();
+  for (const row of rows) {
+    const list = grouped.get(row.participantId);
+    if (list) list.push(value(row));
+    else grouped.set(row.participantId, [value(row)]);
+  }
+  return grouped;
+}
+
+/** Each participant's balances by currency code, in minor units. */
+async function loadBalancesOf(em: SqlEntityManager, participantIds: string[]): Promise<Map<string, Balances>> {
+  // Through the entity, which maps the bigint column (a string from the PostgreSQL driver) to a number.
+  const rows = await em.find(Balance, { participantId: { $in: participantIds } }, { fields: ["participantId", "currency", "amount"] });
+  return new Map([...byParticipant(rows, (row) => [row.currency, row.amount] as const)].map(([id, entries]) => [id, Object.fromEntries(entries)]));
+}
+
+async function loadBadges(em: SqlEntityManager, participantIds: string[]): Promise<Map<string, string[]>> {
+  const rows = await em
+    .createQueryBuilder(Badge)
+    .select(["participantId", "badgeCode"])
+    .where({ participantId: { $in: participantIds } })
+    .execute<Pick<Badge, "participantId" | "badgeCode">[]>("all");
+  return byParticipant(rows, (row) => row.badgeCode);
 }
 
 /** Unspent lots of the currencies that expire (only those are credited as lots). */
-async function loadLots(em: SqlEntityManager, participantId: string, config: ClubConfig): Promise<Lot[]> {
+async function loadLots(em: SqlEntityManager, participantIds: string[], config: ClubConfig): Promise<Map<string, Lot[]>> {
   const expiring = config.currencies.filter((currency) => currency.expiresInDays !== null).map((currency) => currency.code);
-  if (expiring.length === 0) return [];
-  const rows = await em.find(CurrencyLot, { participantId, currency: { $in: expiring }, remaining: { $gt: 0 }, expiresAt: { $ne: null } });
-  return rows.map((row) => ({
+  if (expiring.length === 0) return new Map();
+  const rows = await em.find(CurrencyLot, { participantId: { $in: participantIds }, currency: { $in: expiring }, remaining: { $gt: 0 }, expiresAt: { $ne: null } });
+  return byParticipant(rows, (row) => ({
     id: row.id,
     currency: row.currency,
     remaining: row.remaining,
@@ -122,18 +211,25 @@ async function loadLots(em: SqlEntityManager, participantId: string, config: Clu
   }));
 }
 
-async function loadMissions(em: SqlEntityManager, participantId: string, missions: MissionConfig[], now: Date, timeZone: string): Promise<Record<string, MissionState>> {
-  if (missions.length === 0) return {};
+async function loadMissions(
+  em: SqlEntityManager,
+  participantIds: string[],
+  missions: MissionConfig[],
+  now: Date,
+  timeZone: string,
+): Promise<Map<string, Record<string, MissionState>>> {
+  const states = new Map<string, Record<string, MissionState>>();
+  if (missions.length === 0) return states;
   const currentKey = new Map(missions.map((mission) => [mission.id, periodKey(mission.period, now, timeZone)]));
   const rows = await em
     .createQueryBuilder(MissionProgress)
-    .select(["missionId", "periodKey", "progress", "completedAt", "claimedAt"])
-    .where({ participantId, missionId: { $in: [...currentKey.keys()] }, periodKey: { $in: [...new Set(currentKey.values())] } })
-    .execute<Pick<MissionProgress, "missionId" | "periodKey" | "progress" | "completedAt" | "claimedAt">[]>("all");
-  const states: Record<string, MissionState> = {};
+    .select(["participantId", "missionId", "periodKey", "progress", "completedAt", "claimedAt"])
+    .where({ participantId: { $in: participantIds }, missionId: { $in: [...currentKey.keys()] }, periodKey: { $in: [...new Set(currentKey.values())] } })
+    .execute<Pick<MissionProgress, "participantId" | "missionId" | "periodKey" | "progress" | "completedAt" | "claimedAt">[]>("all");
   for (const row of rows) {
     if (currentKey.get(row.missionId) !== row.periodKey) continue;
-    states[row.missionId] = { periodKey: row.periodKey, progress: row.progress, completed: row.completedAt !== null, claimed: row.claimedAt !== null };
+    if (!states.has(row.participantId)) states.set(row.participantId, {});
+    states.get(row.participantId)![row.missionId] = { periodKey: row.periodKey, progress: row.progress, completed: row.completedAt !== null, claimed: row.claimedAt !== null };
   }
   return states;
 }
@@ -157,6 +253,7 @@ function storedDedupeKey(key: string): string {
 const GRANTED_IN_UNIT = "coalesce(cast(amounts ->> ? as bigint), 0)";
 
 interface RunCounters {
+  participantId: string;
   ruleId: string;
   total: number | string;
   last_run_at: Date | string | number;
@@ -164,35 +261,28 @@ interface RunCounters {
   [granted: `granted_${number}`]: number | string;
 }
 
+/** Dedupe keys looked up per statement; far under both databases' limits on bound values. */
+const DEDUPE_KEYS_PER_QUERY = 500;
+
 /**
- * The counters of the triggered rules, read so that every query stays
- * bounded however long the participant has played: dedupe keys by exact
- * lookup; then one aggregate over only the runs a limit needs: all of a
- * rule with `max_runs_per_participant` (never more than that many), those
- * since the cooldown window opened for `cooldown_seconds`, today's for
+ * The counters of the triggered rules, per participant, read so that every
+ * query stays bounded however long the participants have played: dedupe keys
+ * by exact lookup; then one aggregate over only the runs a limit needs: all
+ * of a rule with `max_runs_per_participant` (never more than that many),
+ * those since the cooldown window opened for `cooldown_seconds`, today's for
  * `per_participant_per_day` (summed per unit in SQL).
  */
 async function loadRuleRuns(
   em: SqlEntityManager,
-  participantId: string,
+  participants: { participantId: string; events: EngineEvent[] }[],
   triggered: RuleConfig[],
-  event: EngineEvent,
   at: { now: Date; timeZone: string },
-): Promise<Record<string, RuleRunState>> {
+): Promise<Map<string, Record<string, RuleRunState>>> {
   const today = dayKey(at.now, at.timeZone);
-  const states: Record<string, RuleRunState> = Object.fromEntries(
-    triggered.map((rule) => [rule.id, { total: 0, lastRunAt: null, today: { dayKey: today, runs: 0, granted: {} }, dedupeKeys: [] }]),
-  );
-
-  const keys = new Map(triggered.flatMap((rule) => {
-    const key = dedupeKey(rule, event);
-    return key === null ? [] : [[rule.id, key] as const];
-  }));
-  if (keys.size > 0) {
-    const keyed = [...keys].map(([ruleId, key]) => ({ ruleId, dedupeKey: storedDedupeKey(key) }));
-    const seen = await em.createQueryBuilder(RuleRun).select(["ruleId"]).where({ participantId, $or: keyed }).execute<{ ruleId: string }[]>("all");
-    for (const run of seen) states[run.ruleId].dedupeKeys.push(keys.get(run.ruleId)!);
-  }
+  const states = new Map(participants.map(({ participantId }) => [participantId, Object.fromEntries(
+    triggered.map((rule): [string, RuleRunState] => [rule.id, { total: 0, lastRunAt: null, today: { dayKey: today, runs: 0, granted: {} }, dedupeKeys: [] }]),
+  )]));
+  for (const { participantId, ruleId, key } of await firedDedupeKeys(em, participants, triggered)) states.get(participantId)![ruleId].dedupeKeys.push(key);
 
   const windows = triggered.flatMap((rule) => {
     const { max_runs_per_participant: maxRuns, cooldown_seconds: cooldown, per_participant_per_day: perDay } = rule.limits;
@@ -209,12 +299,12 @@ async function loadRuleRuns(
   const sums = units.map((unit, i) => raw(`sum(case when day_key = ? then ${GRANTED_IN_UNIT} else 0 end) as granted_${i}`, [today, unit]));
   const counters = await em
     .createQueryBuilder(RuleRun)
-    .select(["ruleId", raw("count(*) as total"), raw("max(run_at) as last_run_at"), raw("sum(case when day_key = ? then 1 else 0 end) as today_runs", [today]), ...sums])
-    .where({ participantId, $or: windows })
-    .groupBy("ruleId")
+    .select(["participantId", "ruleId", raw("count(*) as total"), raw("max(run_at) as last_run_at"), raw("sum(case when day_key = ? then 1 else 0 end) as today_runs", [today]), ...sums])
+    .where({ participantId: { $in: [...states.keys()] }, $or: windows })
+    .groupBy(["participantId", "ruleId"])
     .execute<RunCounters[]>("all");
   for (const row of counters) {
-    const state = states[row.ruleId];
+    const state = states.get(row.participantId)![row.ruleId];
     // Drivers return aggregates as numbers or numeric strings; SQLite keeps datetimes as epoch milliseconds.
     state.total = Number(row.total);
     state.lastRunAt = new Date(row.last_run_at).toISOString();
@@ -227,16 +317,62 @@ async function loadRuleRuns(
   return states;
 }
 
+/**
+ * The dedupe keys the events resolve to (for the rules each triggers) that
+ * their participant's rules already fired for. Looked up as participants ×
+ * rule ids × stored keys and matched in memory: one indexed query instead of
+ * a condition per combination, whose nesting SQLite limits.
+ */
+async function firedDedupeKeys(
+  em: SqlEntityManager,
+  participants: { participantId: string; events: EngineEvent[] }[],
+  triggered: RuleConfig[],
+): Promise<{ participantId: string; ruleId: string; key: string }[]> {
+  // "participant rule stored-key" → the key as the engine compares it.
+  const wanted = new Map<string, string>();
+  const ruleIds = new Set<string>();
+  const storedKeys = new Set<string>();
+  for (const { participantId, events } of participants) {
+    for (const event of events) {
+      for (const rule of triggered) {
+        const key = rule.trigger.event === event.type ? dedupeKey(rule, event) : null;
+        if (key === null) continue;
+        const stored = storedDedupeKey(key);
+        wanted.set(JSON.stringify([participantId, rule.id, stored]), key);
+        ruleIds.add(rule.id);
+        storedKeys.add(stored);
+      }
+    }
+  }
+  const fired: { participantId: string; ruleId: string; key: string }[] = [];
+  const keys = [...storedKeys];
+  for (let start = 0; start < keys.length; start += DEDUPE_KEYS_PER_QUERY) {
+    const seen = await em
+      .createQueryBuilder(RuleRun)
+      .select(["participantId", "ruleId", "dedupeKey"])
+      .where({
+        participantId: { $in: participants.map(({ participantId }) => participantId) },
+        ruleId: { $in: [...ruleIds] },
+        dedupeKey: { $in: keys.slice(start, start + DEDUPE_KEYS_PER_QUERY) },
+      })
+      .execute<{ participantId: string; ruleId: string; dedupeKey: string }[]>("all");
+    for (const run of seen) {
+      const key = wanted.get(JSON.stringify([run.participantId, run.ruleId, run.dedupeKey]));
+      if (key !== undefined) fired.push({ participantId: run.participantId, ruleId: run.ruleId, key });
+    }
+  }
+  return fired;
+}
+
 type Schemas = components["schemas"];
 export type WebhookParticipant = Schemas["WebhookParticipant"];
 
-/** Where an evaluation's delta is written and what it is about. */
-export interface PersistTarget {
-  /** The transaction holding the participant's lock. */
-  em: SqlEntityManager;
+/** What an evaluation is about, for the rows that record it. */
+export interface EvaluationTarget {
   scope: Scope;
   config: ClubConfig;
-  participant: Participant;
+  /** The participant as the evaluation found it (the locked row, or its state carried in memory). */
+  participant: ParticipantSnapshot;
   /** The state the evaluation started from: XP and balances before it. */
   state: ParticipantState;
   now: Date;
@@ -244,6 +380,12 @@ export interface PersistTarget {
   publicUrl: string;
   /** The stored event evaluated; null for a claim or a redemption. */
   event: { id: string; type: string } | null;
+}
+
+/** Where an evaluation's delta is written and what it is about. */
+export interface PersistTarget extends EvaluationTarget {
+  /** The transaction holding the participant's lock. */
+  em: SqlEntityManager;
 }
 
 export function webhookParticipant(participant: Pick<Participant, "id" | "externalId">): WebhookParticipant {
@@ -269,6 +411,28 @@ export function rewardSource(config: ClubConfig, ruleId: string): string {
  * and `delivery_id` filled into each `reward_granted`.
  */
 export async function persistEvaluation(target: PersistTarget, evaluation: Evaluation): Promise<ApiEffect[]> {
+  const writes = new PendingWrites();
+  const { effects } = gatherEvaluation(writes, target, evaluation);
+  await writes.flush(target.em);
+  return effects;
+}
+
+/** What gathering an evaluation's writes gives back. */
+export interface GatheredEvaluation {
+  /** The effects, with `reward_id` and `delivery_id` filled into each `reward_granted`. */
+  effects: ApiEffect[];
+  /** The participant's columns after the evaluation. */
+  participant: ParticipantSnapshot;
+  /** The lots it credited, under the ids they are written with. */
+  lotsCreated: Lot[];
+}
+
+/**
+ * Adds the rows and increments of an evaluation's delta to `writes` (see
+ * persistEvaluation for what they are), without I/O, so one participant's
+ * evaluations in a row can be written together.
+ */
+export function gatherEvaluation(writes: PendingWrites, target: EvaluationTarget, evaluation: Evaluation): GatheredEvaluation {
   const { delta } = evaluation;
   const effects = evaluation.effects.map((effect) => ({ ...effect }));
   const rewards = delta.rewards.map((grant) => ({ grant, rewardId: newId("rwd"), deliveryId: grant.delivery ? newId("dlv") : null }));
@@ -278,23 +442,23 @@ export async function persistEvaluation(target: PersistTarget, evaluation: Evalu
     effect.reward_id = rewardId;
     if (deliveryId !== null) effect.delivery_id = deliveryId;
   }
-  await updateParticipant(target, delta);
-  await writeLedger(target, delta);
-  await writeLots(target, delta);
-  await writeRuleRuns(target, delta);
-  await writeMissions(target, delta);
-  await writeRewards(target, rewards);
-  await writeAchievements(target, delta);
-  await writeNotifications(target.em, target.scope, target.participant.id, notificationsFor(target.config, effects, delta), target.now);
-  await recordWebhooks(target, effects, delta, rewards);
-  return effects;
+  const participant = updateParticipant(writes, target, delta);
+  gatherLedger(writes, target, delta);
+  const lotsCreated = gatherLots(writes, target, delta);
+  gatherRuleRuns(writes, target, delta);
+  gatherMissions(writes, target, delta);
+  gatherRewards(writes, target, rewards);
+  gatherAchievements(writes, target, delta);
+  writes.notifications.push(...notificationRows(target.scope, target.participant.id, notificationsFor(target.config, effects, delta), target.now));
+  gatherWebhooks(writes, target, effects, delta, rewards);
+  return { effects, participant, lotsCreated };
 }
 
-async function updateParticipant({ em, participant, now }: PersistTarget, delta: StateDelta): Promise<void> {
+/** Sets the participant's columns after the delta; returns them. */
+function updateParticipant(writes: PendingWrites, { participant, now }: EvaluationTarget, delta: StateDelta): ParticipantSnapshot {
   const eventCounts = { ...participant.eventCounts };
   for (const [type, increment] of Object.entries(delta.eventCounts)) eventCounts[type] = (eventCounts[type] ?? 0) + increment;
-  await em.nativeUpdate(Participant, { id: participant.id }, {
-    xp: raw("xp + ?", [delta.xp]),
+  const changes: ParticipantChanges = {
     level: delta.level,
     tierCode: delta.tierCode,
     tags: [...participant.tags, ...delta.tagsAdded.map((added) => added.tag)],
@@ -302,79 +466,65 @@ async function updateParticipant({ em, participant, now }: PersistTarget, delta:
     // The monthly tier review's record of the highest levels, moved when the level does.
     ...(delta.level !== participant.level ? peakColumnsAfter(participant, delta.peakLevel) : {}),
     updatedAt: now,
-  });
+  };
+  writes.updateParticipant(participant.id, delta.xp, changes);
+  const { updatedAt: _, ...columns } = changes;
+  return { ...participant, ...columns, xp: participant.xp + delta.xp };
 }
 
 /** Ledger rows with the running balance after each, and the balance rows moved by the net change. */
-async function writeLedger({ em, scope, participant, state, now, event }: PersistTarget, delta: StateDelta): Promise<void> {
+function gatherLedger(writes: PendingWrites, { scope, participant, state, now, event }: EvaluationTarget, delta: StateDelta): void {
   if (delta.ledger.length === 0) return;
   const running: Record<string, number> = { ...state.balances, xp: state.xp };
-  await em.insertMany(LedgerEntry, delta.ledger.map((line) => {
+  for (const line of delta.ledger) {
     running[line.unit] = (running[line.unit] ?? 0) + line.delta;
-    return {
+    writes.ledger.push({
       id: newId("led"), ...scope, participantId: participant.id, unit: line.unit, delta: line.delta, balanceAfter: running[line.unit],
       reason: line.reason, ruleId: line.ruleId, eventId: event?.id ?? null, createdAt: now,
-    };
-  }));
-  const changed = Object.entries(delta.balances).filter(([, change]) => change !== 0);
-  if (changed.length === 0) return;
-  // Added to the stored amount in one statement, atomically, creating rows on first use.
-  await em
-    .createQueryBuilder(Balance)
-    .insert(changed.map(([currency, amount]) => ({ id: newId("bal"), ...scope, participantId: participant.id, currency, amount, updatedAt: now })))
-    .onConflict(["participantId", "currency"])
-    .merge({ amount: raw("balances.amount + excluded.amount"), updatedAt: raw("excluded.updated_at") })
-    .execute();
+    });
+  }
+  for (const [currency, amount] of Object.entries(delta.balances)) {
+    if (amount !== 0) writes.addToBalance({ id: newId("bal"), ...scope, participantId: participant.id, currency, amount, updatedAt: now });
+  }
 }
 
-async function writeLots({ em, scope, participant }: PersistTarget, delta: StateDelta): Promise<void> {
-  for (const { lotId, amount } of delta.lotsConsumed) {
-    await em.nativeUpdate(CurrencyLot, { id: lotId }, { remaining: raw("remaining - ?", [amount]) });
-  }
-  if (delta.lotsCreated.length === 0) return;
-  await em.insertMany(CurrencyLot, delta.lotsCreated.map((lot) => ({
-    id: newId("lot"), ...scope, participantId: participant.id, currency: lot.currency, granted: lot.amount, remaining: lot.amount,
-    expiresAt: new Date(lot.expiresAt), createdAt: new Date(lot.grantedAt),
-  })));
+function gatherLots(writes: PendingWrites, { scope, participant }: EvaluationTarget, delta: StateDelta): Lot[] {
+  for (const { lotId, amount } of delta.lotsConsumed) writes.spendLot(lotId, amount);
+  return delta.lotsCreated.map((lot) => {
+    const id = newId("lot");
+    writes.lots.push({
+      id, ...scope, participantId: participant.id, currency: lot.currency, granted: lot.amount, remaining: lot.amount,
+      expiresAt: new Date(lot.expiresAt), createdAt: new Date(lot.grantedAt),
+    });
+    return { id, currency: lot.currency, remaining: lot.amount, grantedAt: lot.grantedAt, expiresAt: lot.expiresAt };
+  });
 }
 
 /**
  * One row per rule that fired, with what it granted this run per unit (the
  * daily caps add these up): its own XP and currency grants in the ledger.
  */
-async function writeRuleRuns({ em, scope, participant, now, event }: PersistTarget, delta: StateDelta): Promise<void> {
-  const runs = Object.entries(delta.ruleRuns);
-  if (runs.length === 0) return;
-  await em.insertMany(RuleRun, runs.map(([ruleId, run]) => {
+function gatherRuleRuns(writes: PendingWrites, { scope, participant, now, event }: EvaluationTarget, delta: StateDelta): void {
+  for (const [ruleId, run] of Object.entries(delta.ruleRuns)) {
     const amounts: Record<string, number> = {};
     for (const line of delta.ledger) {
       if (line.ruleId === ruleId && (line.reason === "grant_xp" || line.reason === "grant_currency")) amounts[line.unit] = (amounts[line.unit] ?? 0) + line.delta;
     }
-    return {
+    writes.ruleRuns.push({
       id: newId("run"), ...scope, participantId: participant.id, ruleId, dedupeKey: run.dedupeKey === null ? null : storedDedupeKey(run.dedupeKey), eventId: event?.id ?? null,
       dayKey: run.today.dayKey, amounts, runAt: now,
-    };
-  }));
+    });
+  }
 }
 
-/** Progress of each mission that moved, upserted in one statement; the first completion and claim times are kept. */
-async function writeMissions({ em, scope, participant, now }: PersistTarget, delta: StateDelta): Promise<void> {
-  const moved = Object.entries(delta.missions);
-  if (moved.length === 0) return;
-  await em
-    .createQueryBuilder(MissionProgress)
-    .insert(moved.map(([missionId, next]) => ({
+/** Progress of each mission that moved; the first completion and claim times are kept. */
+function gatherMissions(writes: PendingWrites, { scope, participant, now }: EvaluationTarget, delta: StateDelta): void {
+  for (const [missionId, next] of Object.entries(delta.missions)) {
+    writes.setMission({
       id: newId("msp"), ...scope, participantId: participant.id, missionId, periodKey: next.periodKey, progress: next.progress,
       completedAt: next.completed ? now : null, claimedAt: next.claimed ? now : null, updatedAt: now,
-    })))
-    .onConflict(["participantId", "missionId", "periodKey"])
-    .merge({
-      progress: raw("excluded.progress"),
-      completedAt: raw("coalesce(mission_progress.completed_at, excluded.completed_at)"),
-      claimedAt: raw("coalesce(mission_progress.claimed_at, excluded.claimed_at)"),
-      updatedAt: raw("excluded.updated_at"),
-    })
-    .execute();
+    });
+  }
 }
 
 interface GrantedReward {
@@ -383,19 +533,18 @@ interface GrantedReward {
   deliveryId: string | null;
 }
 
-async function writeRewards({ em, scope, config, participant, now }: PersistTarget, rewards: GrantedReward[]): Promise<void> {
-  if (rewards.length === 0) return;
-  await em.insertMany(ParticipantReward, rewards.map(({ grant, rewardId, deliveryId }) => ({
-    id: rewardId, ...scope, participantId: participant.id, rewardCode: grant.rewardCode, type: grant.type,
-    status: deliveryId === null ? ("granted" as const) : ("pending" as const), source: rewardSource(config, grant.ruleId), deliveryId,
-    grantedAt: now, expiresAt: grant.expiresAt === null ? null : new Date(grant.expiresAt),
-  })));
-  const deliveries = rewards.filter((reward) => reward.deliveryId !== null);
-  if (deliveries.length === 0) return;
-  await em.insertMany(Delivery, deliveries.map(({ grant, rewardId, deliveryId }) => ({
-    id: deliveryId!, ...scope, participantId: participant.id, participantRewardId: rewardId, rewardCode: grant.rewardCode,
-    status: "pending" as const, createdAt: now,
-  })));
+function gatherRewards(writes: PendingWrites, { scope, config, participant, now }: EvaluationTarget, rewards: GrantedReward[]): void {
+  for (const { grant, rewardId, deliveryId } of rewards) {
+    writes.rewards.push({
+      id: rewardId, ...scope, participantId: participant.id, rewardCode: grant.rewardCode, type: grant.type,
+      status: deliveryId === null ? "granted" : "pending", source: rewardSource(config, grant.ruleId), deliveryId,
+      grantedAt: now, expiresAt: grant.expiresAt === null ? null : new Date(grant.expiresAt),
+    });
+    if (deliveryId === null) continue;
+    writes.deliveries.push({
+      id: deliveryId, ...scope, participantId: participant.id, participantRewardId: rewardId, rewardCode: grant.rewardCode, status: "pending", createdAt: now,
+    });
+  }
 }
 
 /**
@@ -413,22 +562,15 @@ export function pointsOf(stored: number): number {
   return fromMinorUnits(stored, LEADERBOARD_POINT_DECIMALS);
 }
 
-async function writeAchievements({ em, scope, participant, now }: PersistTarget, delta: StateDelta): Promise<void> {
-  if (delta.badges.length > 0) {
-    await em.insertMany(Badge, delta.badges.map((badge) => ({
-      id: newId("bdg"), ...scope, participantId: participant.id, badgeCode: badge.badgeCode, ruleId: badge.ruleId, grantedAt: now,
-    })));
+function gatherAchievements(writes: PendingWrites, { scope, participant, now }: EvaluationTarget, delta: StateDelta): void {
+  for (const badge of delta.badges) {
+    writes.badges.push({ id: newId("bdg"), ...scope, participantId: participant.id, badgeCode: badge.badgeCode, ruleId: badge.ruleId, grantedAt: now });
   }
   const pointsByCampaign = new Map<string, number>();
   for (const entry of delta.leaderboard) pointsByCampaign.set(entry.campaignId, (pointsByCampaign.get(entry.campaignId) ?? 0) + storedPoints(entry.points));
-  const scored = [...pointsByCampaign].filter(([, points]) => points !== 0);
-  if (scored.length === 0) return;
-  await em
-    .createQueryBuilder(LeaderboardEntry)
-    .insert(scored.map(([campaignId, points]) => ({ id: newId("lbe"), ...scope, participantId: participant.id, campaignId, points, updatedAt: now })))
-    .onConflict(["participantId", "campaignId"])
-    .merge({ points: raw("leaderboard_entries.points + excluded.points"), updatedAt: raw("excluded.updated_at") })
-    .execute();
+  for (const [campaignId, points] of pointsByCampaign) {
+    if (points !== 0) writes.addLeaderboardPoints({ id: newId("lbe"), ...scope, participantId: participant.id, campaignId, points, updatedAt: now });
+  }
 }
 
 export interface NotificationText {
@@ -459,7 +601,11 @@ function notificationsFor(config: ClubConfig, effects: ApiEffect[], delta: State
 /** Adds entries to the participant's inbox. */
 export async function writeNotifications(em: SqlEntityManager, scope: Scope, participantId: string, texts: NotificationText[], now: Date): Promise<void> {
   if (texts.length === 0) return;
-  await em.insertMany(Notification, texts.map((text) => ({ id: newId("ntf"), ...scope, participantId, ...text, createdAt: now, readAt: null })));
+  await em.insertMany<Notification>(Notification, notificationRows(scope, participantId, texts, now));
+}
+
+function notificationRows(scope: Scope, participantId: string, texts: NotificationText[], now: Date): RequiredEntityData<Notification>[] {
+  return texts.map((text) => ({ id: newId("ntf"), ...scope, participantId, ...text, createdAt: now, readAt: null }));
 }
 
 function tierRef(config: ClubConfig, code: string): Schemas["WebhookTier"] {
@@ -474,16 +620,16 @@ function completionRewardCode(config: ClubConfig, missionId: string): string | n
   return spec?.kind === "reward" ? spec.code : null;
 }
 
-async function recordWebhooks(target: PersistTarget, effects: ApiEffect[], delta: StateDelta, rewards: GrantedReward[]): Promise<void> {
-  const { em, scope, config, participant, now, publicUrl, event } = target;
+function gatherWebhooks(writes: PendingWrites, target: EvaluationTarget, effects: ApiEffect[], delta: StateDelta, rewards: GrantedReward[]): void {
+  const { scope, config, participant, now, publicUrl, event } = target;
   const who = webhookParticipant(participant);
-  const send = (type: string, data: Record<string, unknown>) => recordWebhook(em, scope, type, data, now);
+  const send = (type: string, data: Record<string, unknown>) => writes.outbox.push(webhookMessage(scope, type, data, now));
   for (const { grant, rewardId, deliveryId } of rewards) {
     const title = config.rewards.find((reward) => reward.code === grant.rewardCode)?.title ?? grant.rewardCode;
     const reward: Schemas["WebhookReward"] = { id: rewardId, code: grant.rewardCode, title, type: grant.type };
     const source = rewardSource(config, grant.ruleId);
     const granted: Schemas["RewardGrantedWebhookData"] = { participant: who, reward, source, delivery_id: deliveryId, expires_at: grant.expiresAt };
-    await send("reward.granted", granted);
+    send("reward.granted", granted);
     if (deliveryId === null) continue;
     const requested: Schemas["RewardDeliveryRequestedWebhookData"] = {
       participant: who,
@@ -496,24 +642,24 @@ async function recordWebhooks(target: PersistTarget, effects: ApiEffect[], delta
         fail_url: `${publicUrl}/v1/deliveries/${deliveryId}/fail`,
       },
     };
-    await send("reward.delivery_requested", requested);
+    send("reward.delivery_requested", requested);
   }
   for (const effect of effects) {
     if (effect.type === "level_up") {
       const data: Schemas["LevelUpWebhookData"] = { participant: who, level: effect.to, from: effect.from };
-      await send("level.up", data);
+      send("level.up", data);
     } else if (effect.type === "tier_changed") {
       const data: Schemas["TierChangedWebhookData"] = { participant: who, from: tierRef(config, effect.from), to: tierRef(config, effect.to) };
-      await send("tier.changed", data);
+      send("tier.changed", data);
     } else if (effect.type === "mission_completed") {
       const data: Schemas["MissionCompletedWebhookData"] = {
         participant: who, mission_id: effect.mission_id, period_key: effect.period, reward_code: completionRewardCode(config, effect.mission_id),
       };
-      await send("mission.completed", data);
+      send("mission.completed", data);
     }
   }
   // A rule's `webhook` effect: a custom event named by the rule, saying which rule and which event caused it.
   for (const { event: type, ruleId } of delta.webhooks) {
-    await send(type, { participant: who, rule_id: ruleId, event: event && { id: event.id, type: event.type } });
+    send(type, { participant: who, rule_id: ruleId, event: event && { id: event.id, type: event.type } });
   }
 }

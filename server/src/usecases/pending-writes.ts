@@ -147,6 +147,6 @@ export class PendingWrites {
 /** Multi-row INSERTs straight to the table: these rows are never read back in the transaction, so the unit of work has nothing to track. */
 async function insertRows<T extends object>(em: SqlEntityManager, entity: EntityName<T>, rows: Rows<T>): Promise<void> {
   for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-    await em.insertMany(entity, rows.slice(start, start + ROWS_PER_INSERT));
+    await em.insertMany<T>(entity, rows.slice(start, start + ROWS_PER_INSERT));
   }
 }

@@ -44,29 +44,37 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (
   return results;
 }
 
-/**
- * POSTs each event on its own with `Prefer: respond-async`, `concurrency` at
- * a time; the accepted ids in event order. With `retryFailures` it behaves
- * like a client riding out a server restart: a request that fails (no
- * answer, or a 5xx) is sent again with the same event id — safe, since the
- * id makes it idempotent — until accepted or `retryForMs` passed.
- */
-export async function sendAsync(
-  client: ClubClient,
-  events: readonly object[],
-  options: { concurrency?: number; retryFailures?: boolean; retryForMs?: number } = {},
-): Promise<string[]> {
+/** How a client sends events: once (a failure is an error), or riding out a server restart. */
+export interface SendOptions {
+  concurrency?: number;
+  /**
+   * Send a request that got no answer, or a 5xx, again — unchanged: the
+   * event ids make it idempotent — until accepted or `retryForMs` passed.
+   */
+  retryFailures?: boolean;
+  retryForMs?: number;
+}
+
+/** POSTs each event on its own with `Prefer: respond-async`, `concurrency` at a time; the accepted ids in event order. */
+export async function sendAsync(client: ClubClient, events: readonly object[], options: SendOptions = {}): Promise<string[]> {
   const deadline = Date.now() + (options.retryForMs ?? 120_000);
+  return mapLimit(events, options.concurrency ?? 16, async (event) => (await postAsync(client, "/v1/events", event, options, deadline))[0]);
+}
+
+/** POSTs the events as one `Prefer: respond-async` batch (at most 500); the accepted ids in event order. */
+export async function sendAsyncBatch(client: ClubClient, events: readonly object[], options: SendOptions = {}): Promise<string[]> {
+  return postAsync(client, "/v1/events/batch", { events }, options, Date.now() + (options.retryForMs ?? 120_000));
+}
+
+async function postAsync(client: ClubClient, path: string, body: object, options: SendOptions, deadline: number): Promise<string[]> {
   const retryable = () => options.retryFailures === true && Date.now() < deadline;
-  return mapLimit(events, options.concurrency ?? 16, async (event) => {
-    for (;;) {
-      const answer = await client.call("POST", "/v1/events", { body: event, headers: { Prefer: "respond-async" } }).catch((error: unknown) => {
-        if (!retryable()) throw error;
-        return null;
-      });
-      if (answer?.status === 202) return answer.body.event_ids[0] as string;
-      if (answer && (answer.status < 500 || !retryable())) throw new Error(`expected HTTP 202, got ${answer.status}: ${JSON.stringify(answer.body)}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  });
+  for (;;) {
+    const answer = await client.call("POST", path, { body, headers: { Prefer: "respond-async" } }).catch((error: unknown) => {
+      if (!retryable()) throw error;
+      return null;
+    });
+    if (answer?.status === 202) return answer.body.event_ids as string[];
+    if (answer && (answer.status < 500 || !retryable())) throw new Error(`POST ${path}: expected HTTP 202, got ${answer.status}: ${JSON.stringify(answer.body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }

@@ -19,12 +19,20 @@ export async function readEventLog(client: ClubClient): Promise<EventLogEntry[]>
 /**
  * Polls the event log until every one of `ids` is `processed`, as a client
  * following its async events would; resolves with their entries by id. Fails
- * at once when one of them `failed`.
+ * at once when one of them `failed`. A poll that gets no answer is simply
+ * repeated, as a client would: under a backlog the embedded server can stall
+ * for seconds (asserted on its own in async-events.test.ts), long enough for
+ * an idle keep-alive connection to be reset.
  */
 export async function waitUntilProcessed(client: ClubClient, ids: readonly string[], timeoutMs = 30_000): Promise<Map<string, EventLogEntry>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const byId = new Map((await readEventLog(client)).map((entry) => [entry.id, entry]));
+    const log = await readEventLog(client).catch((error: unknown) => {
+      if (error instanceof TypeError && Date.now() < deadline) return null; // fetch failed: no answer
+      throw error;
+    });
+    if (log === null) continue;
+    const byId = new Map(log.map((entry) => [entry.id, entry]));
     const failed = ids.map((id) => byId.get(id)).filter((entry) => entry?.status === "failed");
     if (failed.length > 0) throw new Error(`events failed: ${JSON.stringify(failed)}`);
     const pending = ids.filter((id) => byId.get(id)?.status !== "processed");

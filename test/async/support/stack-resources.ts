@@ -42,8 +42,10 @@ export async function createStackResources(kind: StackKind): Promise<StackResour
     database,
     vhost,
     async release() {
-      await database.drop();
-      await vhost?.delete();
+      // Both, even when one fails: a leftover vhost or database outlives the run.
+      const results = await Promise.allSettled([database.drop(), vhost?.delete()]);
+      const failure = results.find((result) => result.status === "rejected");
+      if (failure) throw failure.reason;
     },
   };
 }

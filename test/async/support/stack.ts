@@ -62,7 +62,10 @@ export async function startInProcessStack(kind: StackKind, options: InProcessSta
   const server = createServer();
   const close = async () => {
     if (server.listening) await stopServer(server);
-    for (const closer of closers.reverse()) await closer();
+    // Every step runs even if one fails (a worker that cannot stop cleanly must not leave the database behind).
+    const failures: unknown[] = [];
+    for (const closer of closers.reverse()) await closer().catch((error: unknown) => failures.push(error));
+    if (failures.length > 0) throw failures[0];
   };
   try {
     await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,52 @@
+import type { ClubConfig } from "../engine/config.js";
+import type { Lot, ParticipantState, RuleRunState, StateDelta } from "../engine/types.js";
+import { stateOfParticipant, type GatheredEvaluation } from "./participant-state.js";
+
+/*
+ * One participant's events of a batch are evaluated one after the other
+ * against state held in memory, instead of writing each event's delta and
+ * reading the state back for the next. Pure: no I/O.
+ */
+
+/**
+ * The state the next event of the same batch (evaluated at the same `now`)
+ * starts from: what reading it back from the database after writing
+ * `gathered` would give, for everything the state was loaded with.
+ *
+ * Rule counters are carried for the rules that fired: the engine's update is
+ * what the stored runs add up to (the loaded counters cover the window each
+ * limit looks at, and `now` does not move within a batch), and the dedupe key
+ * the run used joins the keys already seen.
+ */
+export function stateAfter(state: ParticipantState, config: ClubConfig, delta: StateDelta, gathered: GatheredEvaluation): ParticipantState {
+  return {
+    ...stateOfParticipant(gathered.participant, config),
+    balances: balancesAfter(state.balances, delta.balances),
+    lots: lotsAfter(state.lots, delta, gathered.lotsCreated),
+    badges: [...state.badges, ...delta.badges.map((badge) => badge.badgeCode)],
+    ruleRuns: ruleRunsAfter(state.ruleRuns, delta.ruleRuns),
+    missions: { ...state.missions, ...delta.missions },
+  };
+}
+
+function balancesAfter(balances: Record<string, number>, changes: Record<string, number>): Record<string, number> {
+  const after = { ...balances };
+  for (const [currency, change] of Object.entries(changes)) after[currency] = (after[currency] ?? 0) + change;
+  return after;
+}
+
+/** Lots spent from, without those emptied (never loaded), then the lots credited. */
+function lotsAfter(lots: Lot[], delta: StateDelta, created: Lot[]): Lot[] {
+  const spent = new Map(delta.lotsConsumed.map(({ lotId, amount }) => [lotId, amount]));
+  const remaining = lots.map((lot) => ({ ...lot, remaining: lot.remaining - (spent.get(lot.id) ?? 0) })).filter((lot) => lot.remaining > 0);
+  return [...remaining, ...created];
+}
+
+function ruleRunsAfter(runs: Record<string, RuleRunState>, updates: StateDelta["ruleRuns"]): Record<string, RuleRunState> {
+  const after = { ...runs };
+  for (const [ruleId, { dedupeKey, ...counters }] of Object.entries(updates)) {
+    const seen = runs[ruleId]?.dedupeKeys ?? [];
+    after[ruleId] = { ...counters, dedupeKeys: dedupeKey === null ? seen : [...seen, dedupeKey] };
+  }
+  return after;
+}
