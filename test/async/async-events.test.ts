@@ -1,4 +1,3 @@
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { sleep } from "../jobs/support/wait.js";
 import { expectError } from "../support/api.js";
@@ -159,12 +158,17 @@ describeEachStack("async events", (kind) => {
     await expectLedgerOncePerEvent(stack.db, batchClub.clubId, burst, atBound.event_ids);
   }, 90_000);
 
-  it("keeps answering other requests while it accepts and processes a 500-event async batch (no stall of its event loop over 1 s)", async () => {
+  it("keeps answering other requests while it accepts and processes a 500-event async batch (its event loop never stalls over 1 s)", async () => {
     const loadClub = await stack.newClub("Cassino Carga");
     const burst = betBurst({ tag: "carga", participants: 25, betsEach: 20, stake: 60 });
-    // The server runs in this process: a stall of its event loop is a stall of this loop.
-    const loop = monitorEventLoopDelay({ resolution: 20 });
-    loop.enable();
+    // The server runs in this process, so a stall of its event loop shows as a late tick here.
+    let lastTick = performance.now();
+    let longestStall = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longestStall = Math.max(longestStall, now - lastTick);
+      lastTick = now;
+    }, 10);
     let done = false;
     const load = (async () => {
       const ids = await sendAsyncBatch(loadClub, burst.events);
@@ -172,21 +176,24 @@ describeEachStack("async events", (kind) => {
     })().finally(() => (done = true));
     let checks = 0;
     let unanswered = 0;
-    while (!done) {
-      checks += 1;
-      try {
-        const health = await fetch(`${stack.url}/v1/health`);
-        await health.text();
-        expect(health.status).toBe(200);
-      } catch (error) {
-        if (!(error instanceof TypeError)) throw error; // fetch failed: the connection was reset without an answer
-        unanswered += 1;
+    try {
+      while (!done) {
+        checks += 1;
+        try {
+          const health = await fetch(`${stack.url}/v1/health`);
+          await health.text();
+          expect(health.status).toBe(200);
+        } catch (error) {
+          if (!(error instanceof TypeError)) throw error; // fetch failed: the connection was reset without an answer
+          unanswered += 1;
+        }
+        await sleep(100);
       }
-      await sleep(100);
+      await load;
+    } finally {
+      clearInterval(ticker);
     }
-    await load;
-    loop.disable();
-    expect(Math.round(loop.max / 1e6), "the longest event-loop stall, in ms").toBeLessThan(1_000);
+    expect(Math.round(longestStall), "the longest event-loop stall, in ms").toBeLessThan(1_000);
     expect(unanswered, `health checks without an answer, of ${checks}`).toBe(0);
   }, 120_000);
 

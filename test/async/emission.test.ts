@@ -34,6 +34,9 @@ describeEachStack("webhook emission", (kind) => {
   const deliveries = new Map<string, Notice>();
 
   const send = async (event: Record<string, unknown>) => ok(club.call("POST", "/v1/events", { body: { participant: PLAYER, currency: "BRL", ...event } }));
+  /** POSTs to a link a webhook gave (confirm_url, fail_url) with the secret key, as the client's backend does. */
+  const postWithKey = (url: string, body: unknown) =>
+    fetch(url, { method: "POST", headers: { Authorization: `Bearer ${club.keys.test}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
   /** Waits for a step's notices and checks each against the contract. */
   const step = async (types: string[]) => {
     const notices = await cursor.next(types);
@@ -141,11 +144,7 @@ describeEachStack("webhook emission", (kind) => {
 
   it("the delivery's confirm_url confirms it (reward.delivered, once even when repeated); its fail_url fails another (reward.delivery_failed)", async () => {
     const bonus = deliveries.get("bonus-first-deposit")!.envelope.data.delivery;
-    const confirm = () => fetch(bonus.confirm_url, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${club.keys.test}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ external_ref: "bonus-778201" }),
-    });
+    const confirm = () => postWithKey(bonus.confirm_url, { external_ref: "bonus-778201" });
     const confirmed = await confirm();
     expect(confirmed.status).toBe(200);
     expect(await confirmed.json()).toMatchObject({ id: bonus.id, status: "delivered", external_ref: "bonus-778201" });
@@ -159,11 +158,7 @@ describeEachStack("webhook emission", (kind) => {
     await step([]);
 
     const spins = deliveries.get("free-spins-20")!.envelope.data.delivery;
-    const failed = await fetch(spins.fail_url, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${club.keys.test}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ reason: "Jogo Sweet Bonanza indisponível para a conta" }),
-    });
+    const failed = await postWithKey(spins.fail_url, { reason: "Jogo Sweet Bonanza indisponível para a conta" });
     expect(failed.status).toBe(200);
     const [notice] = await step(["reward.delivery_failed"]);
     expect(notice.envelope.data).toEqual({

@@ -14,6 +14,7 @@ import {
   type Queue,
 } from "./queue.js";
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from "./retry.js";
+import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
 
 export interface EmbeddedQueueOptions {
   db: Database;
@@ -237,6 +238,7 @@ class EmbeddedConsumer {
   }
 
   private async run(job: JobRow): Promise<void> {
+    await yieldToEventLoop();
     const retry = this.owner.retry;
     if (job.attempts > retry.maxAttempts) {
       // Only reachable through lease expiry: the worker died during the last allowed attempt.

@@ -2,6 +2,7 @@ import type { Database } from "../db/orm.js";
 import { OutboxMessage } from "../db/entities/index.js";
 import type { Env } from "../db/scope.js";
 import type { Queue } from "./queue.js";
+import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
 
 /**
  * What the relay publishes for an outbox row, to the queue named after the
@@ -72,6 +73,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           await options.queue.publish(row.kind, message, { id: row.id });
           await em.nativeUpdate(OutboxMessage, { id: row.id }, { relayedAt: now() });
           relayed += 1;
+          await yieldToEventLoop();
         }
         if (rows.length < batchSize) return relayed;
       }

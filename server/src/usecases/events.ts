@@ -20,6 +20,7 @@ import {
 import { ensureParticipant } from "./participants.js";
 import { PendingWrites } from "./pending-writes.js";
 import { qualifyReferralOnEvent } from "./referrals.js";
+import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
 
 export type EventInput = components["schemas"]["EventInput"];
 export type EventResult = components["schemas"]["EventResult"];
@@ -302,7 +303,10 @@ async function ingestTogether(
 /** `apply` for each part in turn, the results concatenated. */
 async function applyApart<T>(parts: T[], apply: (part: T) => Promise<EventResult[][]>): Promise<EventResult[][]> {
   const results: EventResult[][] = [];
-  for (const part of parts) results.push(...(await apply(part)));
+  for (const part of parts) {
+    results.push(...(await apply(part)));
+    await yieldToEventLoop();
+  }
   return results;
 }
 
@@ -411,6 +415,7 @@ export async function queueEvents(
   if (opts.idempotencyKey !== undefined && inputs.length !== 1) throw new Error("an Idempotency-Key header names one event");
   const eventIds: string[] = [];
   for (const input of inputs) {
+    await yieldToEventLoop();
     const event = engineEvent(input, opts.now);
     const key = opts.idempotencyKey ?? input.id ?? null;
     try {

@@ -19,6 +19,8 @@ export interface Burst {
 export const BURST_WEBHOOKS = ["participant.created", "level.up", "mission.completed"] as const;
 
 export function betBurst(options: { tag: string; participants: number; betsEach: number; stake: number }): Burst {
+  const xp = options.stake * options.betsEach;
+  if (xp < 1000 || xp >= 3828) throw new RangeError(`a participant's XP must reach level 2 and stay below level 3 (1000..3827), got ${xp}`);
   const participants = Array.from({ length: options.participants }, (_, p) => `${options.tag}_jogador_${p}`);
   // Interleaved (p0 bet 0, p1 bet 0, …) so concurrent sends contend for the same participants.
   const events = Array.from({ length: options.betsEach }, (_, bet) =>
@@ -49,21 +51,23 @@ export interface SendOptions {
   concurrency?: number;
   /**
    * Send a request that got no answer, or a 5xx, again — unchanged: the
-   * event ids make it idempotent — until accepted or `retryForMs` passed.
+   * event ids make it idempotent — for up to RETRY_FOR_MS.
    */
   retryFailures?: boolean;
-  retryForMs?: number;
 }
+
+/** Long enough for a `clube` process to be killed and started again on a busy machine. */
+const RETRY_FOR_MS = 120_000;
 
 /** POSTs each event on its own with `Prefer: respond-async`, `concurrency` at a time; the accepted ids in event order. */
 export async function sendAsync(client: ClubClient, events: readonly object[], options: SendOptions = {}): Promise<string[]> {
-  const deadline = Date.now() + (options.retryForMs ?? 120_000);
+  const deadline = Date.now() + RETRY_FOR_MS;
   return mapLimit(events, options.concurrency ?? 16, async (event) => (await postAsync(client, "/v1/events", event, options, deadline))[0]);
 }
 
 /** POSTs the events as one `Prefer: respond-async` batch (at most 500); the accepted ids in event order. */
 export async function sendAsyncBatch(client: ClubClient, events: readonly object[], options: SendOptions = {}): Promise<string[]> {
-  return postAsync(client, "/v1/events/batch", { events }, options, Date.now() + (options.retryForMs ?? 120_000));
+  return postAsync(client, "/v1/events/batch", { events }, options, Date.now() + RETRY_FOR_MS);
 }
 
 async function postAsync(client: ClubClient, path: string, body: object, options: SendOptions, deadline: number): Promise<string[]> {

@@ -1,4 +1,4 @@
-import type { ApiResponse, ApiKeys } from "../../support/api.js";
+import type { ApiResponse } from "../../support/api.js";
 
 /**
  * A club's view of a running Clube server, called over HTTP with fetch
@@ -14,14 +14,20 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
+/** The club's secret keys; `live` is unknown for the demo club of a `clube serve` process, which prints only the test key. */
+export interface ClubKeys {
+  test: string;
+  live?: string;
+}
+
 export interface ClubClient {
   url: string;
   clubId: string;
-  keys: ApiKeys;
+  keys: ClubKeys;
   call(method: string, path: string, options?: CallOptions): Promise<ApiResponse>;
 }
 
-export function clubClient(url: string, club: { clubId: string; keys: ApiKeys }): ClubClient {
+export function clubClient(url: string, club: { clubId: string; keys: ClubKeys }): ClubClient {
   return {
     url,
     ...club,

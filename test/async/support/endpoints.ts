@@ -65,16 +65,15 @@ export class Endpoints {
    * creation's own `webhook.test` may still arrive: it is dispatched to the
    * endpoints enabled when the relay hands it over, often after the update.)
    */
-  async connect(client: ClubClient, events: string[] = [], options: { key?: string } = {}): Promise<ConnectedEndpoint> {
+  async connect(client: ClubClient, events: string[] = []): Promise<ConnectedEndpoint> {
     const created = await ok(
       client.call("POST", "/v1/webhook_endpoints", {
-        key: options.key,
         body: { url: "http://127.0.0.1:9/not-listening-yet", events, enabled: false, description: "Backend de pagamentos (homologação)" },
       }),
       201,
     );
     const receiver = await this.receiver(created.secret);
-    await ok(client.call("POST", `/v1/webhook_endpoints/${created.id}`, { key: options.key, body: { url: receiver.url(), enabled: true } }));
+    await ok(client.call("POST", `/v1/webhook_endpoints/${created.id}`, { body: { url: receiver.url(), enabled: true } }));
     await waitForNotices(receiver, `webhook.test at ${created.id}`, (notices) =>
       notices.some((notice) => notice.envelope.type === "webhook.test" && notice.envelope.data.endpoint_id === created.id),
     );

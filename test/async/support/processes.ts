@@ -55,8 +55,7 @@ const WORKER_BANNER = /^Clube worker \S+ consuming from /m;
 export async function startServe(env: ProcessEnv): Promise<{ process: ClubeProcess; club: ClubClient }> {
   const serve = await startClube("serve", env, DEMO_BANNER);
   const [, clubId, testKey] = DEMO_BANNER.exec(serve.output())!;
-  // The live key is not printed; these processes are driven with the test key only.
-  return { process: serve, club: clubClient(env.CLUBE_PUBLIC_URL, { clubId, keys: { test: testKey, live: "" } }) };
+  return { process: serve, club: clubClient(env.CLUBE_PUBLIC_URL, { clubId, keys: { test: testKey } }) };
 }
 
 /** Starts `clube worker`; resolves once its consumers are up. */
