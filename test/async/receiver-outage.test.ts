@@ -107,7 +107,10 @@ describeEachStack("webhooks when the receiver is down or slow", (kind) => {
     const [failed] = await waitForAttempts(endpoint, 1, 9);
     expect(failed).toMatchObject({ status: "failed", attempts: 9, last_error: "connection refused", next_attempt_at: null });
     const warnings = (await ok(club.call("GET", "/v1/warnings?kind=webhook_failed"))).data;
-    expect(warnings).toEqual([expect.objectContaining({ kind: "webhook_failed", subject_id: failed.id, message: expect.stringContaining("participant.created") })]);
+    // One warning for this sending (the endpoint's webhook.test sending may have failed too and has its own).
+    expect(warnings.filter((warning: { subject_id: string }) => warning.subject_id === failed.id)).toEqual([
+      expect.objectContaining({ kind: "webhook_failed", subject_id: failed.id, message: expect.stringContaining("participant.created") }),
+    ]);
 
     const receiver = await endpoints.receiver(endpoint.secret, port);
     const resent = await ok(club.call("POST", `/v1/webhook_sendings/${failed.id}/resend`));
