@@ -1453,6 +1453,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "tournament.finished": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tournament.finished: an edition ended and was settled: its standings are final (events arriving later do not change them) and its prizes were paid, exactly once even with several workers
+         * @description `tournament.finished`: an edition ended and was settled: its standings are
+         *     final (events arriving later do not change them) and its prizes were paid,
+         *     exactly once even with several workers. Sent once per edition.
+         */
+        post: operations["webhook_tournament_finished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -5360,6 +5382,114 @@ export interface components {
             /** @default true */
             enabled?: boolean;
         };
+        /** @description A prize paid at settlement; each one also sends `reward.granted` (and `reward.delivery_requested` for a `client_delivered` reward). */
+        TournamentFinishedPrize: {
+            rank: number;
+            participant: components["schemas"]["WebhookParticipant"];
+            /** @description The configured reward, or `official-tournament-prize` for an official cash prize. */
+            reward_code: string;
+            reward_id: string | null;
+            /** @description The delivery to credit, for a `client_delivered` reward. */
+            delivery_id: string | null;
+            /** @description An official prize's amount in minor units (cents) of `currency`; null for configured prizes. */
+            amount_minor: number | null;
+        };
+        /** @description One row of a settled edition's final standings. */
+        TournamentFinishedStanding: {
+            rank: number;
+            participant: components["schemas"]["WebhookParticipant"];
+            /** @description The final score (for an official tournament, the amount wagered in main units). */
+            score: number;
+        };
+        /** @description Data of `tournament.finished`. */
+        TournamentFinishedWebhookData: {
+            /** @description The tournament `id`, or `official:<track>:<daily|monthly>:<currency>`. */
+            tournament_id: string;
+            kind: components["schemas"]["TournamentKind"];
+            title: string;
+            /** @description The edition: the club date it started (`2026-11-23`), or the official day (`2026-11-23`) or month (`2026-11`). */
+            edition_id: string;
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            /** @description An official tournament's prize pool in minor units of `currency`; null for configured tournaments. */
+            pool_minor: number | null;
+            currency: string | null;
+            /** @description The top 10 of the final standings (only scores above zero and at least `minScore` / `minWager` rank). */
+            standings: components["schemas"]["TournamentFinishedStanding"][];
+            prizes: components["schemas"]["TournamentFinishedPrize"][];
+        };
+        /**
+         * @description `tournament.finished`: an edition ended and was settled: its standings are
+         *     final (events arriving later do not change them) and its prizes were paid,
+         *     exactly once even with several workers. Sent once per edition.
+         * @example {
+         *       "id": "evt_01JQ7T0RN4M3NT9F",
+         *       "type": "tournament.finished",
+         *       "created_at": "2026-11-30T03:00:05Z",
+         *       "club_id": "clb_7H3K9Q",
+         *       "env": "live",
+         *       "data": {
+         *         "tournament_id": "slots-semanal",
+         *         "kind": "tournament",
+         *         "title": "Torneio Semanal de Slots",
+         *         "edition_id": "2026-11-23",
+         *         "starts_at": "2026-11-23T03:00:00Z",
+         *         "ends_at": "2026-11-30T03:00:00Z",
+         *         "pool_minor": null,
+         *         "currency": null,
+         *         "standings": [
+         *           {
+         *             "rank": 1,
+         *             "participant": {
+         *               "id": "par_01JQ3Z8K4M2W6T9V",
+         *               "external_id": "user_8412"
+         *             },
+         *             "score": 18450
+         *           }
+         *         ],
+         *         "prizes": [
+         *           {
+         *             "rank": 1,
+         *             "participant": {
+         *               "id": "par_01JQ3Z8K4M2W6T9V",
+         *               "external_id": "user_8412"
+         *             },
+         *             "reward_code": "giros-50",
+         *             "reward_id": "rwd_01JQ7T0RP2K4M6N8",
+         *             "delivery_id": "dlv_01JQ7T0RQ3L5N7P9",
+         *             "amount_minor": null
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        TournamentFinishedWebhookEvent: {
+            /** @description The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once. */
+            id: string;
+            /**
+             * @description The event type, also sent as the `X-Clube-Event` header.
+             * @enum {string}
+             */
+            type: "tournament.finished";
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            /** @description The club the event belongs to. */
+            club_id: string;
+            /** @description The environment of the key and the endpoint: test and live have separate endpoints. */
+            env: components["schemas"]["Env"];
+            /** @description What happened; the shape depends on `type`. */
+            data: components["schemas"]["TournamentFinishedWebhookData"];
+        };
+        /**
+         * @description Whether a tournament is configured (`tournaments[]`) or an official wager tournament (`officialTournaments`, one per track, period and currency).
+         * @enum {string}
+         */
+        TournamentKind: "tournament" | "official";
         /** @description Prize for a range of final ranks. */
         TournamentPrize: {
             /**
@@ -10838,6 +10968,41 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TierChangedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_tournament_finished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name; equals the body's `type`. */
+                "X-Clube-Event": "tournament.finished";
+                /**
+                 * @description Id of this sending (one attempt series); retries of the same sending keep it.
+                 * @example whd_01HZX3M7Q4T9B2C6D8E0F1G2H3
+                 */
+                "X-Clube-Delivery": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`: `v1` is the lowercase hex HMAC-SHA256, keyed with the endpoint secret (`whsec_…`, used as given), of `t` + `.` + the raw request body. Compare in constant time and reject when `t` is more than 300 seconds from now.
+                 * @example t=1717430400,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Clube-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TournamentFinishedWebhookEvent"];
             };
         };
         responses: {

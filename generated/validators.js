@@ -41777,7 +41777,8 @@ return errors === 0;
 }
 validate908.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentPrize = validate915;
+exports.schema_TournamentFinishedPrize = validate915;
+const schema434 = {"type":"object","required":["rank","participant","reward_code","reward_id","delivery_id","amount_minor"],"properties":{"rank":{"type":"integer","minimum":1},"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward_code":{"type":"string","description":"The configured reward, or `official-tournament-prize` for an official cash prize."},"reward_id":{"anyOf":[{"type":"string"},{"type":"null"}]},"delivery_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The delivery to credit, for a `client_delivered` reward."},"amount_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"An official prize's amount in minor units (cents) of `currency`; null for configured prizes."}},"description":"A prize paid at settlement; each one also sends `reward.granted` (and `reward.delivery_requested` for a `client_delivered` reward)."};
 
 function validate915(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -41792,8 +41793,848 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.from === undefined) && (missing0 = "from")) || ((data.to === undefined) && (missing0 = "to"))) || ((data.reward === undefined) && (missing0 = "reward"))){
+if(((((((data.rank === undefined) && (missing0 = "rank")) || ((data.participant === undefined) && (missing0 = "participant"))) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.reward_id === undefined) && (missing0 = "reward_id"))) || ((data.delivery_id === undefined) && (missing0 = "delivery_id"))) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
 validate915.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.rank !== undefined){
+let data0 = data.rank;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate915.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+validate915.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.participant !== undefined){
+const _errs3 = errors;
+if(!(validate90(data.participant, {instancePath:instancePath+"/participant",parentData:data,parentDataProperty:"participant",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reward_code !== undefined){
+const _errs4 = errors;
+if(typeof data.reward_code !== "string"){
+validate915.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reward_id !== undefined){
+let data3 = data.reward_id;
+const _errs6 = errors;
+const _errs7 = errors;
+let valid1 = false;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+const err0 = {instancePath:instancePath+"/reward_id",schemaPath:"#/properties/reward_id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+const _errs10 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/reward_id",schemaPath:"#/properties/reward_id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/reward_id",schemaPath:"#/properties/reward_id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate915.errors = vErrors;
+return false;
+}
+else {
+errors = _errs7;
+if(vErrors !== null){
+if(_errs7){
+vErrors.length = _errs7;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.delivery_id !== undefined){
+let data4 = data.delivery_id;
+const _errs12 = errors;
+const _errs13 = errors;
+let valid2 = false;
+const _errs14 = errors;
+if(typeof data4 !== "string"){
+const err3 = {instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs14 === errors;
+valid2 = valid2 || _valid1;
+const _errs16 = errors;
+if(data4 !== null){
+const err4 = {instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var _valid1 = _errs16 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err5 = {instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate915.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.amount_minor !== undefined){
+let data5 = data.amount_minor;
+const _errs18 = errors;
+const _errs19 = errors;
+let valid3 = false;
+const _errs20 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err6 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid2 = _errs20 === errors;
+valid3 = valid3 || _valid2;
+const _errs22 = errors;
+if(data5 !== null){
+const err7 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+var _valid2 = _errs22 === errors;
+valid3 = valid3 || _valid2;
+if(!valid3){
+const err8 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+validate915.errors = vErrors;
+return false;
+}
+else {
+errors = _errs19;
+if(vErrors !== null){
+if(_errs19){
+vErrors.length = _errs19;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate915.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate915.errors = vErrors;
+return errors === 0;
+}
+validate915.evaluated = {"props":{"rank":true,"participant":true,"reward_code":true,"reward_id":true,"delivery_id":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentFinishedStanding = validate917;
+const schema435 = {"type":"object","required":["rank","participant","score"],"properties":{"rank":{"type":"integer","minimum":1},"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"score":{"type":"number","description":"The final score (for an official tournament, the amount wagered in main units)."}},"description":"One row of a settled edition's final standings."};
+
+function validate917(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate917.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.rank === undefined) && (missing0 = "rank")) || ((data.participant === undefined) && (missing0 = "participant"))) || ((data.score === undefined) && (missing0 = "score"))){
+validate917.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.rank !== undefined){
+let data0 = data.rank;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate917.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+validate917.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.participant !== undefined){
+const _errs3 = errors;
+if(!(validate90(data.participant, {instancePath:instancePath+"/participant",parentData:data,parentDataProperty:"participant",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.score !== undefined){
+let data2 = data.score;
+const _errs4 = errors;
+if(!((typeof data2 == "number") && (isFinite(data2)))){
+validate917.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate917.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate917.errors = vErrors;
+return errors === 0;
+}
+validate917.evaluated = {"props":{"rank":true,"participant":true,"score":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentFinishedWebhookData = validate919;
+const schema436 = {"type":"object","required":["tournament_id","kind","title","edition_id","starts_at","ends_at","pool_minor","currency","standings","prizes"],"properties":{"tournament_id":{"type":"string","description":"The tournament `id`, or `official:<track>:<daily|monthly>:<currency>`."},"kind":{"$ref":"#/components/schemas/TournamentKind"},"title":{"type":"string"},"edition_id":{"type":"string","description":"The edition: the club date it started (`2026-11-23`), or the official day (`2026-11-23`) or month (`2026-11`)."},"starts_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time"},"pool_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"An official tournament's prize pool in minor units of `currency`; null for configured tournaments."},"currency":{"anyOf":[{"type":"string"},{"type":"null"}]},"standings":{"type":"array","items":{"$ref":"#/components/schemas/TournamentFinishedStanding"},"description":"The top 10 of the final standings (only scores above zero and at least `minScore` / `minWager` rank)."},"prizes":{"type":"array","items":{"$ref":"#/components/schemas/TournamentFinishedPrize"}}},"description":"Data of `tournament.finished`."};
+const schema437 = {"type":"string","enum":["tournament","official"],"description":"Whether a tournament is configured (`tournaments[]`) or an official wager tournament (`officialTournaments`, one per track, period and currency)."};
+
+function validate920(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate920.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate920.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data === "tournament") || (data === "official"))){
+validate920.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema437.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate920.errors = vErrors;
+return errors === 0;
+}
+validate920.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate919(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate919.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((((data.tournament_id === undefined) && (missing0 = "tournament_id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.edition_id === undefined) && (missing0 = "edition_id"))) || ((data.starts_at === undefined) && (missing0 = "starts_at"))) || ((data.ends_at === undefined) && (missing0 = "ends_at"))) || ((data.pool_minor === undefined) && (missing0 = "pool_minor"))) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.standings === undefined) && (missing0 = "standings"))) || ((data.prizes === undefined) && (missing0 = "prizes"))){
+validate919.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.tournament_id !== undefined){
+const _errs1 = errors;
+if(typeof data.tournament_id !== "string"){
+validate919.errors = [{instancePath:instancePath+"/tournament_id",schemaPath:"#/properties/tournament_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.kind !== undefined){
+const _errs3 = errors;
+if(!(validate920(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate920.errors : vErrors.concat(validate920.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate919.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.edition_id !== undefined){
+const _errs6 = errors;
+if(typeof data.edition_id !== "string"){
+validate919.errors = [{instancePath:instancePath+"/edition_id",schemaPath:"#/properties/edition_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.starts_at !== undefined){
+let data4 = data.starts_at;
+const _errs8 = errors;
+if(errors === _errs8){
+if(errors === _errs8){
+if(typeof data4 === "string"){
+if(!(formats4.validate(data4))){
+validate919.errors = [{instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate919.errors = [{instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.ends_at !== undefined){
+let data5 = data.ends_at;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data5 === "string"){
+if(!(formats4.validate(data5))){
+validate919.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate919.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.pool_minor !== undefined){
+let data6 = data.pool_minor;
+const _errs12 = errors;
+const _errs13 = errors;
+let valid1 = false;
+const _errs14 = errors;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err0 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs14 === errors;
+valid1 = valid1 || _valid0;
+const _errs16 = errors;
+if(data6 !== null){
+const err1 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs16 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate919.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.currency !== undefined){
+let data7 = data.currency;
+const _errs18 = errors;
+const _errs19 = errors;
+let valid2 = false;
+const _errs20 = errors;
+if(typeof data7 !== "string"){
+const err3 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs20 === errors;
+valid2 = valid2 || _valid1;
+const _errs22 = errors;
+if(data7 !== null){
+const err4 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var _valid1 = _errs22 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err5 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate919.errors = vErrors;
+return false;
+}
+else {
+errors = _errs19;
+if(vErrors !== null){
+if(_errs19){
+vErrors.length = _errs19;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.standings !== undefined){
+let data8 = data.standings;
+const _errs24 = errors;
+if(errors === _errs24){
+if(Array.isArray(data8)){
+var valid3 = true;
+const len0 = data8.length;
+for(let i0=0; i0<len0; i0++){
+const _errs26 = errors;
+if(!(validate917(data8[i0], {instancePath:instancePath+"/standings/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate917.errors : vErrors.concat(validate917.errors);
+errors = vErrors.length;
+}
+var valid3 = _errs26 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate919.errors = [{instancePath:instancePath+"/standings",schemaPath:"#/properties/standings/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prizes !== undefined){
+let data10 = data.prizes;
+const _errs27 = errors;
+if(errors === _errs27){
+if(Array.isArray(data10)){
+var valid4 = true;
+const len1 = data10.length;
+for(let i1=0; i1<len1; i1++){
+const _errs29 = errors;
+if(!(validate915(data10[i1], {instancePath:instancePath+"/prizes/" + i1,parentData:data10,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate915.errors : vErrors.concat(validate915.errors);
+errors = vErrors.length;
+}
+var valid4 = _errs29 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate919.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs27 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate919.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate919.errors = vErrors;
+return errors === 0;
+}
+validate919.evaluated = {"props":{"tournament_id":true,"kind":true,"title":true,"edition_id":true,"starts_at":true,"ends_at":true,"pool_minor":true,"currency":true,"standings":true,"prizes":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentFinishedWebhookEvent = validate924;
+const schema438 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["tournament.finished"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/TournamentFinishedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`tournament.finished`: an edition ended and was settled: its standings are\nfinal (events arriving later do not change them) and its prizes were paid,\nexactly once even with several workers. Sent once per edition.","examples":[{"id":"evt_01JQ7T0RN4M3NT9F","type":"tournament.finished","created_at":"2026-11-30T03:00:05Z","club_id":"clb_7H3K9Q","env":"live","data":{"tournament_id":"slots-semanal","kind":"tournament","title":"Torneio Semanal de Slots","edition_id":"2026-11-23","starts_at":"2026-11-23T03:00:00Z","ends_at":"2026-11-30T03:00:00Z","pool_minor":null,"currency":null,"standings":[{"rank":1,"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"score":18450}],"prizes":[{"rank":1,"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-50","reward_id":"rwd_01JQ7T0RP2K4M6N8","delivery_id":"dlv_01JQ7T0RQ3L5N7P9","amount_minor":null}]}}],"x-webhook-event":"tournament.finished"};
+
+function validate924(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate924.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate924.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs1 = errors;
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern3.test(data0)){
+validate924.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+return false;
+}
+}
+else {
+validate924.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data1 = data.type;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate924.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(data1 === "tournament.finished")){
+validate924.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema438.properties.type.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data2 = data.created_at;
+const _errs5 = errors;
+if(errors === _errs5){
+if(errors === _errs5){
+if(typeof data2 === "string"){
+if(!(formats4.validate(data2))){
+validate924.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate924.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.club_id !== undefined){
+const _errs7 = errors;
+if(typeof data.club_id !== "string"){
+validate924.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.env !== undefined){
+const _errs9 = errors;
+if(!(validate94(data.env, {instancePath:instancePath+"/env",parentData:data,parentDataProperty:"env",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+const _errs11 = errors;
+if(!(validate919(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate919.errors : vErrors.concat(validate919.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate924.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate924.errors = vErrors;
+return errors === 0;
+}
+validate924.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentKind = validate927;
+
+function validate927(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate927.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate927.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data === "tournament") || (data === "official"))){
+validate927.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema437.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate927.errors = vErrors;
+return errors === 0;
+}
+validate927.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentPrize = validate928;
+
+function validate928(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate928.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.from === undefined) && (missing0 = "from")) || ((data.to === undefined) && (missing0 = "to"))) || ((data.reward === undefined) && (missing0 = "reward"))){
+validate928.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -41801,18 +42642,18 @@ if(data.from !== undefined){
 let data0 = data.from;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate915.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate928.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 <= 0 || isNaN(data0)){
-validate915.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate928.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data0))){
-validate915.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate928.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -41828,18 +42669,18 @@ if(data.to !== undefined){
 let data1 = data.to;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate915.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate928.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 <= 0 || isNaN(data1)){
-validate915.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate928.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data1))){
-validate915.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate928.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -41866,7 +42707,7 @@ if(valid0){
 for(const key0 in data){
 if(((key0 !== "from") && (key0 !== "to")) && (key0 !== "reward")){
 const _errs8 = errors;
-validate915.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate928.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs8 === errors;
 if(!valid2){
@@ -41880,21 +42721,21 @@ break;
 }
 }
 else {
-validate915.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate928.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate915.errors = vErrors;
+validate928.errors = vErrors;
 return errors === 0;
 }
-validate915.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate928.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentRecurrence = validate917;
+exports.schema_TournamentRecurrence = validate930;
 
-function validate917(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate930(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate917.evaluated;
+const evaluated0 = validate930.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41902,24 +42743,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate917.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate930.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "none") || (data === "weekly"))){
-validate917.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema161.enum},message:"must be equal to one of the allowed values"}];
+validate930.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema161.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate917.errors = vErrors;
+validate930.errors = vErrors;
 return errors === 0;
 }
-validate917.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate930.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentScoring = validate918;
+exports.schema_TournamentScoring = validate931;
 
-function validate918(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate931(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate918.evaluated;
+const evaluated0 = validate931.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41927,27 +42768,27 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate918.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate931.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "sum") || (data === "count")) || (data === "max_ratio"))){
-validate918.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema160.enum},message:"must be equal to one of the allowed values"}];
+validate931.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema160.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate918.errors = vErrors;
+validate931.errors = vErrors;
 return errors === 0;
 }
-validate918.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate931.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpoint = validate919;
-const schema437 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"}},"description":"A webhook endpoint of the key's club and environment (test and live have their own)."};
-const schema438 = {"type":"string","format":"uri","maxLength":2000,"pattern":"^https?://","description":"Where webhooks are sent: an `http` or `https` URL of at most 2000\ncharacters. Addresses that resolve to private, loopback or link-local\nnetworks (10/8, 172.16/12, 192.168/16, 127/8, 169.254/16, ::1, fc00::/7,\n`localhost`) are accepted in the test environment and refused in live with\n422 naming `body.url`, unless the server runs with\n`CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`. The address is checked when the endpoint is\nsaved and again before every sending."};
-const pattern43 = new RegExp("^https?://", "u");
+exports.schema_WebhookEndpoint = validate932;
+const schema443 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"}},"description":"A webhook endpoint of the key's club and environment (test and live have their own)."};
+const schema444 = {"type":"string","format":"uri","maxLength":2000,"pattern":"^https?://","description":"Where webhooks are sent: an `http` or `https` URL of at most 2000\ncharacters. Addresses that resolve to private, loopback or link-local\nnetworks (10/8, 172.16/12, 192.168/16, 127/8, 169.254/16, ::1, fc00::/7,\n`localhost`) are accepted in the test environment and refused in live with\n422 naming `body.url`, unless the server runs with\n`CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`. The address is checked when the endpoint is\nsaved and again before every sending."};
+const pattern44 = new RegExp("^https?://", "u");
 
-function validate920(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate933(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate920.evaluated;
+const evaluated0 = validate933.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41958,39 +42799,39 @@ if(errors === 0){
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 2000){
-validate920.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate933.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 else {
-if(!pattern43.test(data)){
-validate920.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+if(!pattern44.test(data)){
+validate933.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 else {
 if(!(formats2(data))){
-validate920.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate933.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate920.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate933.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
-validate920.errors = vErrors;
+validate933.errors = vErrors;
 return errors === 0;
 }
-validate920.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate933.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema439 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["reward.*"]}],"description":"An entry of an endpoint's `events`: an event name, or `reward.*` for the four `reward.` events."};
+const schema445 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["reward.*"]}],"description":"An entry of an endpoint's `events`: an event name, or `reward.*` for the four `reward.` events."};
 
-function validate922(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate935(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate922.evaluated;
+const evaluated0 = validate935.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42018,7 +42859,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(data === "reward.*")){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema439.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema445.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -42038,7 +42879,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate922.errors = vErrors;
+validate935.errors = vErrors;
 return false;
 }
 else {
@@ -42052,16 +42893,16 @@ vErrors = null;
 }
 }
 }
-validate922.errors = vErrors;
+validate935.errors = vErrors;
 return errors === 0;
 }
-validate922.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate935.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate919(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate932(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate919.evaluated;
+const evaluated0 = validate932.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42072,14 +42913,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.url === undefined) && (missing0 = "url"))) || ((data.events === undefined) && (missing0 = "events"))) || ((data.effective_events === undefined) && (missing0 = "effective_events"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.enabled === undefined) && (missing0 = "enabled"))) || ((data.created_at === undefined) && (missing0 = "created_at"))){
-validate919.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate932.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate919.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate932.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -42090,8 +42931,8 @@ var valid0 = true;
 if(valid0){
 if(data.url !== undefined){
 const _errs3 = errors;
-if(!(validate920(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate920.errors : vErrors.concat(validate920.errors);
+if(!(validate933(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate933.errors : vErrors.concat(validate933.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -42109,8 +42950,8 @@ var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate922(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate922.errors : vErrors.concat(validate922.errors);
+if(!(validate935(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate935.errors : vErrors.concat(validate935.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -42120,7 +42961,7 @@ break;
 }
 }
 else {
-validate919.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate932.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -42139,8 +42980,8 @@ var valid2 = true;
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 const _errs9 = errors;
-if(!(validate922(data4[i1], {instancePath:instancePath+"/effective_events/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate922.errors : vErrors.concat(validate922.errors);
+if(!(validate935(data4[i1], {instancePath:instancePath+"/effective_events/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate935.errors : vErrors.concat(validate935.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs9 === errors;
@@ -42150,7 +42991,7 @@ break;
 }
 }
 else {
-validate919.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate932.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -42200,7 +43041,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate919.errors = vErrors;
+validate932.errors = vErrors;
 return false;
 }
 else {
@@ -42223,7 +43064,7 @@ if(valid0){
 if(data.enabled !== undefined){
 const _errs16 = errors;
 if(typeof data.enabled !== "boolean"){
-validate919.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate932.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -42239,12 +43080,12 @@ if(errors === _errs18){
 if(errors === _errs18){
 if(typeof data8 === "string"){
 if(!(formats4.validate(data8))){
-validate919.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate932.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate919.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate932.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42263,22 +43104,22 @@ var valid0 = true;
 }
 }
 else {
-validate919.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate932.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate919.errors = vErrors;
+validate932.errors = vErrors;
 return errors === 0;
 }
-validate919.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true},"dynamicProps":false,"dynamicItems":false};
+validate932.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointCreate = validate926;
-const schema440 = {"type":"object","required":["url"],"properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50,"description":"The events to send (at most 50 entries): names, or `reward.*`. Empty (the default): the default subscription `reward.*`, `referral.qualified`, `message.requested`. Repeated entries count once.","default":[]},"description":{"type":"string","maxLength":200,"description":"A note for the club's staff."},"enabled":{"type":"boolean","description":"A disabled endpoint receives nothing; events are not kept for it.","default":true}},"unevaluatedProperties":{"not":{}},"description":"A new webhook endpoint."};
+exports.schema_WebhookEndpointCreate = validate939;
+const schema446 = {"type":"object","required":["url"],"properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50,"description":"The events to send (at most 50 entries): names, or `reward.*`. Empty (the default): the default subscription `reward.*`, `referral.qualified`, `message.requested`. Repeated entries count once.","default":[]},"description":{"type":"string","maxLength":200,"description":"A note for the club's staff."},"enabled":{"type":"boolean","description":"A disabled endpoint receives nothing; events are not kept for it.","default":true}},"unevaluatedProperties":{"not":{}},"description":"A new webhook endpoint."};
 
-function validate926(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate939(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate926.evaluated;
+const evaluated0 = validate939.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42295,14 +43136,14 @@ data.enabled = true;
 }
 let missing0;
 if((data.url === undefined) && (missing0 = "url")){
-validate926.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate939.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.url !== undefined){
 const _errs1 = errors;
-if(!(validate920(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate920.errors : vErrors.concat(validate920.errors);
+if(!(validate933(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate933.errors : vErrors.concat(validate933.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -42316,7 +43157,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data1)){
 if(data1.length > 50){
-validate926.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
+validate939.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
 return false;
 }
 else {
@@ -42324,8 +43165,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate922(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate922.errors : vErrors.concat(validate922.errors);
+if(!(validate935(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate935.errors : vErrors.concat(validate935.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -42336,7 +43177,7 @@ break;
 }
 }
 else {
-validate926.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate939.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -42348,12 +43189,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data3 === "string"){
 if(func1(data3) > 200){
-validate926.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate939.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 }
 else {
-validate926.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate939.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42365,7 +43206,7 @@ var valid0 = true;
 if(valid0){
 const _errs7 = errors;
 if(typeof data.enabled !== "boolean"){
-validate926.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate939.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -42373,7 +43214,7 @@ if(valid0){
 for(const key0 in data){
 if((((key0 !== "url") && (key0 !== "events")) && (key0 !== "description")) && (key0 !== "enabled")){
 const _errs10 = errors;
-validate926.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate939.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs10 === errors;
 if(!valid2){
@@ -42388,22 +43229,22 @@ break;
 }
 }
 else {
-validate926.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate939.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate926.errors = vErrors;
+validate939.errors = vErrors;
 return errors === 0;
 }
-validate926.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate939.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointDeleted = validate929;
-const schema441 = {"type":"object","required":["id","deleted"],"properties":{"id":{"type":"string"},"deleted":{"type":"boolean","enum":[true]}},"description":"The answer of a deletion."};
+exports.schema_WebhookEndpointDeleted = validate942;
+const schema447 = {"type":"object","required":["id","deleted"],"properties":{"id":{"type":"string"},"deleted":{"type":"boolean","enum":[true]}},"description":"The answer of a deletion."};
 
-function validate929(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate942(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate929.evaluated;
+const evaluated0 = validate942.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42414,14 +43255,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.deleted === undefined) && (missing0 = "deleted"))){
-validate929.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate942.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate929.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate942.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -42434,11 +43275,11 @@ if(data.deleted !== undefined){
 let data1 = data.deleted;
 const _errs3 = errors;
 if(typeof data1 !== "boolean"){
-validate929.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate942.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 if(!(data1 === true)){
-validate929.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/enum",keyword:"enum",params:{allowedValues: schema441.properties.deleted.enum},message:"must be equal to one of the allowed values"}];
+validate942.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/enum",keyword:"enum",params:{allowedValues: schema447.properties.deleted.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -42450,22 +43291,22 @@ var valid0 = true;
 }
 }
 else {
-validate929.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate942.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate929.errors = vErrors;
+validate942.errors = vErrors;
 return errors === 0;
 }
-validate929.evaluated = {"props":{"id":true,"deleted":true},"dynamicProps":false,"dynamicItems":false};
+validate942.evaluated = {"props":{"id":true,"deleted":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointList = validate930;
-const schema442 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEndpoint"}},"has_more":{"type":"boolean"}},"description":"A page of webhook endpoints, newest first."};
+exports.schema_WebhookEndpointList = validate943;
+const schema448 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEndpoint"}},"has_more":{"type":"boolean"}},"description":"A page of webhook endpoints, newest first."};
 
-function validate930(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate943(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate930.evaluated;
+const evaluated0 = validate943.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42476,7 +43317,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.data === undefined) && (missing0 = "data")) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate930.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate943.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42489,8 +43330,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate919(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate919.errors : vErrors.concat(validate919.errors);
+if(!(validate932(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate932.errors : vErrors.concat(validate932.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -42500,7 +43341,7 @@ break;
 }
 }
 else {
-validate930.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate943.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -42513,7 +43354,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs4 = errors;
 if(typeof data.has_more !== "boolean"){
-validate930.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate943.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -42525,22 +43366,22 @@ var valid0 = true;
 }
 }
 else {
-validate930.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate943.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate930.errors = vErrors;
+validate943.errors = vErrors;
 return errors === 0;
 }
-validate930.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
+validate943.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointUpdate = validate932;
-const schema443 = {"type":"object","properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50},"description":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":200},"enabled":{"type":"boolean"}},"unevaluatedProperties":{"not":{}},"description":"Changes to a webhook endpoint; omitted fields keep their value, `description: null` clears it."};
+exports.schema_WebhookEndpointUpdate = validate945;
+const schema449 = {"type":"object","properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50},"description":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":200},"enabled":{"type":"boolean"}},"unevaluatedProperties":{"not":{}},"description":"Changes to a webhook endpoint; omitted fields keep their value, `description: null` clears it."};
 
-function validate932(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate945(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate932.evaluated;
+const evaluated0 = validate945.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42551,8 +43392,8 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.url !== undefined){
 const _errs1 = errors;
-if(!(validate920(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate920.errors : vErrors.concat(validate920.errors);
+if(!(validate933(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate933.errors : vErrors.concat(validate933.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -42567,7 +43408,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data1)){
 if(data1.length > 50){
-validate932.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
+validate945.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
 return false;
 }
 else {
@@ -42575,8 +43416,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate922(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate922.errors : vErrors.concat(validate922.errors);
+if(!(validate935(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate935.errors : vErrors.concat(validate935.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -42587,7 +43428,7 @@ break;
 }
 }
 else {
-validate932.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate945.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -42637,7 +43478,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate932.errors = vErrors;
+validate945.errors = vErrors;
 return false;
 }
 else {
@@ -42654,7 +43495,7 @@ vErrors = null;
 if(errors === _errs5){
 if(typeof data3 === "string"){
 if(func1(data3) > 200){
-validate932.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate945.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 }
@@ -42668,7 +43509,7 @@ if(valid0){
 if(data.enabled !== undefined){
 const _errs11 = errors;
 if(typeof data.enabled !== "boolean"){
-validate932.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate945.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -42680,7 +43521,7 @@ if(valid0){
 for(const key0 in data){
 if((((key0 !== "url") && (key0 !== "events")) && (key0 !== "description")) && (key0 !== "enabled")){
 const _errs14 = errors;
-validate932.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate945.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid3 = _errs14 === errors;
 if(!valid3){
@@ -42694,23 +43535,23 @@ break;
 }
 }
 else {
-validate932.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate945.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate932.errors = vErrors;
+validate945.errors = vErrors;
 return errors === 0;
 }
-validate932.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate945.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointWithSecret = validate935;
-const schema444 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at","secret"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"secret":{"type":"string","pattern":"^whsec_[A-Za-z0-9_-]+$","description":"The signing secret (`whsec_…`): the HMAC-SHA256 key of `X-Clube-Signature`, used as given."}},"description":"A webhook endpoint with its signing secret, answered only on creation and on secret rotation: store the secret then, it is never shown again."};
-const pattern44 = new RegExp("^whsec_[A-Za-z0-9_-]+$", "u");
+exports.schema_WebhookEndpointWithSecret = validate948;
+const schema450 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at","secret"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"secret":{"type":"string","pattern":"^whsec_[A-Za-z0-9_-]+$","description":"The signing secret (`whsec_…`): the HMAC-SHA256 key of `X-Clube-Signature`, used as given."}},"description":"A webhook endpoint with its signing secret, answered only on creation and on secret rotation: store the secret then, it is never shown again."};
+const pattern45 = new RegExp("^whsec_[A-Za-z0-9_-]+$", "u");
 
-function validate935(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate948(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate935.evaluated;
+const evaluated0 = validate948.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42721,14 +43562,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.id === undefined) && (missing0 = "id")) || ((data.url === undefined) && (missing0 = "url"))) || ((data.events === undefined) && (missing0 = "events"))) || ((data.effective_events === undefined) && (missing0 = "effective_events"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.enabled === undefined) && (missing0 = "enabled"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.secret === undefined) && (missing0 = "secret"))){
-validate935.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate948.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate935.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate948.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -42739,8 +43580,8 @@ var valid0 = true;
 if(valid0){
 if(data.url !== undefined){
 const _errs3 = errors;
-if(!(validate920(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate920.errors : vErrors.concat(validate920.errors);
+if(!(validate933(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate933.errors : vErrors.concat(validate933.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -42758,8 +43599,8 @@ var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate922(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate922.errors : vErrors.concat(validate922.errors);
+if(!(validate935(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate935.errors : vErrors.concat(validate935.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -42769,7 +43610,7 @@ break;
 }
 }
 else {
-validate935.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate948.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -42788,8 +43629,8 @@ var valid2 = true;
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 const _errs9 = errors;
-if(!(validate922(data4[i1], {instancePath:instancePath+"/effective_events/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate922.errors : vErrors.concat(validate922.errors);
+if(!(validate935(data4[i1], {instancePath:instancePath+"/effective_events/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate935.errors : vErrors.concat(validate935.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs9 === errors;
@@ -42799,7 +43640,7 @@ break;
 }
 }
 else {
-validate935.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate948.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -42849,7 +43690,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate935.errors = vErrors;
+validate948.errors = vErrors;
 return false;
 }
 else {
@@ -42872,7 +43713,7 @@ if(valid0){
 if(data.enabled !== undefined){
 const _errs16 = errors;
 if(typeof data.enabled !== "boolean"){
-validate935.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate948.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -42888,12 +43729,12 @@ if(errors === _errs18){
 if(errors === _errs18){
 if(typeof data8 === "string"){
 if(!(formats4.validate(data8))){
-validate935.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate948.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate935.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate948.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42909,13 +43750,13 @@ let data9 = data.secret;
 const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data9 === "string"){
-if(!pattern44.test(data9)){
-validate935.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^whsec_[A-Za-z0-9_-]+$"+"\""}];
+if(!pattern45.test(data9)){
+validate948.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^whsec_[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
 }
 else {
-validate935.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate948.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42934,22 +43775,22 @@ var valid0 = true;
 }
 }
 else {
-validate935.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate948.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate935.errors = vErrors;
+validate948.errors = vErrors;
 return errors === 0;
 }
-validate935.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true,"secret":true},"dynamicProps":false,"dynamicItems":false};
+validate948.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true,"secret":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEnvelope = validate939;
-const schema445 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"type":"object","unevaluatedProperties":{},"description":"What happened; the shape depends on `type`."}},"description":"The body of every webhook: `POST` to the endpoint's URL with\n`Content-Type: application/json`.\n\n**Headers.**\n- `X-Clube-Event`: the event type, e.g. `level.up`.\n- `X-Clube-Delivery`: the id of this sending (`whd_…`), the same on its\nretries; the console lists sendings by this id.\n- `X-Clube-Signature`: `t=<unix seconds>,v1=<hex>`, no spaces, lower-case hex.\n\n**Verifying the signature.** Compute HMAC-SHA256 with the endpoint's secret\n(`whsec_…`, used as given, not decoded) as key over the string\n`t + \".\" + rawBody`, the raw request body before any JSON parsing; encode it\nas lower-case hex; compare it with `v1` in constant time (should several\n`v1=` values appear, one match is enough). Reject the\nrequest when nothing matches, or when `t` is more than 300 seconds away from\nyour clock. Each attempt is signed at send time, so `t` is fresh on retries.\n\n**Answering.** Answer any 2xx within 10 seconds; do long work after\nanswering. Answer 200 to event types you do not use. Anything else (another\nstatus, a timeout, a refused connection) is retried after 1 minute,\n5 minutes, 30 minutes, 2 hours and 12 hours, then three more times every\n24 hours (9 attempts in all); then the sending is marked `failed` and can be\nresent (`POST /v1/webhook_sendings/{id}/resend`). Redirects are not followed.\n\n**Duplicates.** The same event can arrive more than once (a retry after a\nlost answer, a resend): use the envelope `id` to process it once.\n\n**Subscription.** An endpoint whose `events` is empty receives the default\nsubscription: `reward.*`, `referral.qualified` and `message.requested`.\nParticipant notices are sent only when named. Every event about a\nparticipant carries `data.participant` (`{id, external_id}`)."};
+exports.schema_WebhookEnvelope = validate952;
+const schema451 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"type":"object","unevaluatedProperties":{},"description":"What happened; the shape depends on `type`."}},"description":"The body of every webhook: `POST` to the endpoint's URL with\n`Content-Type: application/json`.\n\n**Headers.**\n- `X-Clube-Event`: the event type, e.g. `level.up`.\n- `X-Clube-Delivery`: the id of this sending (`whd_…`), the same on its\nretries; the console lists sendings by this id.\n- `X-Clube-Signature`: `t=<unix seconds>,v1=<hex>`, no spaces, lower-case hex.\n\n**Verifying the signature.** Compute HMAC-SHA256 with the endpoint's secret\n(`whsec_…`, used as given, not decoded) as key over the string\n`t + \".\" + rawBody`, the raw request body before any JSON parsing; encode it\nas lower-case hex; compare it with `v1` in constant time (should several\n`v1=` values appear, one match is enough). Reject the\nrequest when nothing matches, or when `t` is more than 300 seconds away from\nyour clock. Each attempt is signed at send time, so `t` is fresh on retries.\n\n**Answering.** Answer any 2xx within 10 seconds; do long work after\nanswering. Answer 200 to event types you do not use. Anything else (another\nstatus, a timeout, a refused connection) is retried after 1 minute,\n5 minutes, 30 minutes, 2 hours and 12 hours, then three more times every\n24 hours (9 attempts in all); then the sending is marked `failed` and can be\nresent (`POST /v1/webhook_sendings/{id}/resend`). Redirects are not followed.\n\n**Duplicates.** The same event can arrive more than once (a retry after a\nlost answer, a resend): use the envelope `id` to process it once.\n\n**Subscription.** An endpoint whose `events` is empty receives the default\nsubscription: `reward.*`, `referral.qualified` and `message.requested`.\nParticipant notices are sent only when named. Every event about a\nparticipant carries `data.participant` (`{id, external_id}`)."};
 
-function validate939(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate952(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate939.evaluated;
+const evaluated0 = validate952.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42960,7 +43801,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate939.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate952.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42970,12 +43811,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate939.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate952.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate939.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate952.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42988,7 +43829,7 @@ if(valid0){
 if(data.type !== undefined){
 const _errs3 = errors;
 if(typeof data.type !== "string"){
-validate939.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate952.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -43004,12 +43845,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate939.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate952.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate939.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate952.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43023,7 +43864,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate939.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate952.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -43051,7 +43892,7 @@ if(errors === _errs11){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-validate939.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate952.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -43068,21 +43909,21 @@ var valid0 = true;
 }
 }
 else {
-validate939.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate952.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate939.errors = vErrors;
+validate952.errors = vErrors;
 return errors === 0;
 }
-validate939.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate952.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEventSelector = validate941;
+exports.schema_WebhookEventSelector = validate954;
 
-function validate941(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate954(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate941.evaluated;
+const evaluated0 = validate954.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43110,7 +43951,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(data === "reward.*")){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema439.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema445.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -43130,7 +43971,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate941.errors = vErrors;
+validate954.errors = vErrors;
 return false;
 }
 else {
@@ -43144,18 +43985,18 @@ vErrors = null;
 }
 }
 }
-validate941.errors = vErrors;
+validate954.errors = vErrors;
 return errors === 0;
 }
-validate941.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate954.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEventType = validate943;
-const schema447 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["webhook.test"]}],"description":"Every webhook event type: the subscribable ones plus `webhook.test`, which is sent to an endpoint when it is created (or its URL changes) whatever it subscribes to."};
+exports.schema_WebhookEventType = validate956;
+const schema453 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["webhook.test"]}],"description":"Every webhook event type: the subscribable ones plus `webhook.test`, which is sent to an endpoint when it is created (or its URL changes) whatever it subscribes to."};
 
-function validate943(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate956(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate943.evaluated;
+const evaluated0 = validate956.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43183,7 +44024,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(data === "webhook.test")){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema447.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema453.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -43203,7 +44044,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate943.errors = vErrors;
+validate956.errors = vErrors;
 return false;
 }
 else {
@@ -43217,17 +44058,17 @@ vErrors = null;
 }
 }
 }
-validate943.errors = vErrors;
+validate956.errors = vErrors;
 return errors === 0;
 }
-validate943.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate956.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookParticipant = validate945;
+exports.schema_WebhookParticipant = validate958;
 
-function validate945(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate958(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate945.evaluated;
+const evaluated0 = validate958.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43238,14 +44079,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))){
-validate945.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate958.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate945.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate958.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -43269,21 +44110,21 @@ var valid0 = true;
 }
 }
 else {
-validate945.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate958.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate945.errors = vErrors;
+validate958.errors = vErrors;
 return errors === 0;
 }
-validate945.evaluated = {"props":{"id":true,"external_id":true},"dynamicProps":false,"dynamicItems":false};
+validate958.evaluated = {"props":{"id":true,"external_id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookReward = validate947;
+exports.schema_WebhookReward = validate960;
 
-function validate947(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate960(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate947.evaluated;
+const evaluated0 = validate960.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43294,14 +44135,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.code === undefined) && (missing0 = "code"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.type === undefined) && (missing0 = "type"))){
-validate947.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate960.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate947.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate960.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -43313,7 +44154,7 @@ if(valid0){
 if(data.code !== undefined){
 const _errs3 = errors;
 if(typeof data.code !== "string"){
-validate947.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate960.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -43325,7 +44166,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs5 = errors;
 if(typeof data.title !== "string"){
-validate947.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate960.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -43351,21 +44192,21 @@ var valid0 = true;
 }
 }
 else {
-validate947.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate960.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate947.errors = vErrors;
+validate960.errors = vErrors;
 return errors === 0;
 }
-validate947.evaluated = {"props":{"id":true,"code":true,"title":true,"type":true},"dynamicProps":false,"dynamicItems":false};
+validate960.evaluated = {"props":{"id":true,"code":true,"title":true,"type":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookRuleEffect = validate949;
+exports.schema_WebhookRuleEffect = validate962;
 
-function validate949(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate962(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate949.evaluated;
+const evaluated0 = validate962.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43376,7 +44217,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.event === undefined) && (missing0 = "event"))){
-validate949.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate962.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43384,11 +44225,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate949.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate962.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "webhook")){
-validate949.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema147.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate962.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema147.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -43400,7 +44241,7 @@ if(valid0){
 if(data.event !== undefined){
 const _errs3 = errors;
 if(typeof data.event !== "string"){
-validate949.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate962.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -43412,7 +44253,7 @@ if(valid0){
 for(const key0 in data){
 if((key0 !== "type") && (key0 !== "event")){
 const _errs6 = errors;
-validate949.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate962.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs6 === errors;
 if(!valid1){
@@ -43425,23 +44266,23 @@ break;
 }
 }
 else {
-validate949.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate962.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate949.errors = vErrors;
+validate962.errors = vErrors;
 return errors === 0;
 }
-validate949.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate962.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookSending = validate950;
-const schema451 = {"type":"object","required":["id","endpoint_id","event_id","event_type","status","attempts","last_error","last_status_code","next_attempt_at","created_at","updated_at"],"properties":{"id":{"type":"string","description":"`whd_…`."},"endpoint_id":{"type":"string","description":"The endpoint (`we_…`)."},"event_id":{"type":"string","description":"The envelope `id` of the event sent (`evt_…`)."},"event_type":{"$ref":"#/components/schemas/WebhookEventType"},"status":{"$ref":"#/components/schemas/WebhookSendingStatus"},"attempts":{"type":"integer","minimum":0,"description":"Attempts made so far."},"last_error":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the last attempt failed (`timeout after 10s`, `HTTP 500`, `connection refused`…); null when it did not."},"last_status_code":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"The HTTP status of the last answer; null before the first attempt or when there was no answer."},"next_attempt_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next attempt is due; null unless `pending`."},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"}},"description":"One event sent to one endpoint, with its attempts (the `X-Clube-Delivery` header carries its id)."};
-const schema452 = {"type":"string","enum":["pending","succeeded","failed"],"description":"Where a sending stands.\n- `pending`: not acknowledged yet; `next_attempt_at` says when it is tried.\n- `succeeded`: the endpoint answered 2xx within 10 seconds.\n- `failed`: every attempt of the schedule failed (9 in all); it can be resent."};
+exports.schema_WebhookSending = validate963;
+const schema457 = {"type":"object","required":["id","endpoint_id","event_id","event_type","status","attempts","last_error","last_status_code","next_attempt_at","created_at","updated_at"],"properties":{"id":{"type":"string","description":"`whd_…`."},"endpoint_id":{"type":"string","description":"The endpoint (`we_…`)."},"event_id":{"type":"string","description":"The envelope `id` of the event sent (`evt_…`)."},"event_type":{"$ref":"#/components/schemas/WebhookEventType"},"status":{"$ref":"#/components/schemas/WebhookSendingStatus"},"attempts":{"type":"integer","minimum":0,"description":"Attempts made so far."},"last_error":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the last attempt failed (`timeout after 10s`, `HTTP 500`, `connection refused`…); null when it did not."},"last_status_code":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"The HTTP status of the last answer; null before the first attempt or when there was no answer."},"next_attempt_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next attempt is due; null unless `pending`."},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"}},"description":"One event sent to one endpoint, with its attempts (the `X-Clube-Delivery` header carries its id)."};
+const schema458 = {"type":"string","enum":["pending","succeeded","failed"],"description":"Where a sending stands.\n- `pending`: not acknowledged yet; `next_attempt_at` says when it is tried.\n- `succeeded`: the endpoint answered 2xx within 10 seconds.\n- `failed`: every attempt of the schedule failed (9 in all); it can be resent."};
 
-function validate952(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate965(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate952.evaluated;
+const evaluated0 = validate965.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43449,23 +44290,23 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate952.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate965.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "pending") || (data === "succeeded")) || (data === "failed"))){
-validate952.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema452.enum},message:"must be equal to one of the allowed values"}];
+validate965.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema458.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate952.errors = vErrors;
+validate965.errors = vErrors;
 return errors === 0;
 }
-validate952.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate965.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate950(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate963(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate950.evaluated;
+const evaluated0 = validate963.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43476,14 +44317,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.endpoint_id === undefined) && (missing0 = "endpoint_id"))) || ((data.event_id === undefined) && (missing0 = "event_id"))) || ((data.event_type === undefined) && (missing0 = "event_type"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.attempts === undefined) && (missing0 = "attempts"))) || ((data.last_error === undefined) && (missing0 = "last_error"))) || ((data.last_status_code === undefined) && (missing0 = "last_status_code"))) || ((data.next_attempt_at === undefined) && (missing0 = "next_attempt_at"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.updated_at === undefined) && (missing0 = "updated_at"))){
-validate950.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate963.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate950.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate963.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -43495,7 +44336,7 @@ if(valid0){
 if(data.endpoint_id !== undefined){
 const _errs3 = errors;
 if(typeof data.endpoint_id !== "string"){
-validate950.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate963.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -43507,7 +44348,7 @@ if(valid0){
 if(data.event_id !== undefined){
 const _errs5 = errors;
 if(typeof data.event_id !== "string"){
-validate950.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate963.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -43518,8 +44359,8 @@ var valid0 = true;
 if(valid0){
 if(data.event_type !== undefined){
 const _errs7 = errors;
-if(!(validate943(data.event_type, {instancePath:instancePath+"/event_type",parentData:data,parentDataProperty:"event_type",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate943.errors : vErrors.concat(validate943.errors);
+if(!(validate956(data.event_type, {instancePath:instancePath+"/event_type",parentData:data,parentDataProperty:"event_type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate956.errors : vErrors.concat(validate956.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -43530,8 +44371,8 @@ var valid0 = true;
 if(valid0){
 if(data.status !== undefined){
 const _errs8 = errors;
-if(!(validate952(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate952.errors : vErrors.concat(validate952.errors);
+if(!(validate965(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate965.errors : vErrors.concat(validate965.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -43544,13 +44385,13 @@ if(data.attempts !== undefined){
 let data5 = data.attempts;
 const _errs9 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate950.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate963.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate950.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate963.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -43601,7 +44442,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate950.errors = vErrors;
+validate963.errors = vErrors;
 return false;
 }
 else {
@@ -43661,7 +44502,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate950.errors = vErrors;
+validate963.errors = vErrors;
 return false;
 }
 else {
@@ -43737,7 +44578,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate950.errors = vErrors;
+validate963.errors = vErrors;
 return false;
 }
 else {
@@ -43764,12 +44605,12 @@ if(errors === _errs29){
 if(errors === _errs29){
 if(typeof data9 === "string"){
 if(!(formats4.validate(data9))){
-validate950.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate963.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate950.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate963.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43787,12 +44628,12 @@ if(errors === _errs31){
 if(errors === _errs31){
 if(typeof data10 === "string"){
 if(!(formats4.validate(data10))){
-validate950.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate963.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate950.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate963.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43815,22 +44656,22 @@ var valid0 = true;
 }
 }
 else {
-validate950.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate963.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate950.errors = vErrors;
+validate963.errors = vErrors;
 return errors === 0;
 }
-validate950.evaluated = {"props":{"id":true,"endpoint_id":true,"event_id":true,"event_type":true,"status":true,"attempts":true,"last_error":true,"last_status_code":true,"next_attempt_at":true,"created_at":true,"updated_at":true},"dynamicProps":false,"dynamicItems":false};
+validate963.evaluated = {"props":{"id":true,"endpoint_id":true,"event_id":true,"event_type":true,"status":true,"attempts":true,"last_error":true,"last_status_code":true,"next_attempt_at":true,"created_at":true,"updated_at":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookSendingList = validate954;
-const schema453 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookSending"}},"has_more":{"type":"boolean"}},"description":"A page of sendings, newest first."};
+exports.schema_WebhookSendingList = validate967;
+const schema459 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookSending"}},"has_more":{"type":"boolean"}},"description":"A page of sendings, newest first."};
 
-function validate954(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate967(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate954.evaluated;
+const evaluated0 = validate967.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43841,7 +44682,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.data === undefined) && (missing0 = "data")) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate954.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate967.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43854,8 +44695,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate950(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate950.errors : vErrors.concat(validate950.errors);
+if(!(validate963(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate963.errors : vErrors.concat(validate963.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -43865,7 +44706,7 @@ break;
 }
 }
 else {
-validate954.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate967.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -43878,7 +44719,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs4 = errors;
 if(typeof data.has_more !== "boolean"){
-validate954.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate967.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -43890,21 +44731,21 @@ var valid0 = true;
 }
 }
 else {
-validate954.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate967.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate954.errors = vErrors;
+validate967.errors = vErrors;
 return errors === 0;
 }
-validate954.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
+validate967.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookSendingStatus = validate956;
+exports.schema_WebhookSendingStatus = validate969;
 
-function validate956(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate969(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate956.evaluated;
+const evaluated0 = validate969.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43912,25 +44753,25 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate956.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate969.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "pending") || (data === "succeeded")) || (data === "failed"))){
-validate956.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema452.enum},message:"must be equal to one of the allowed values"}];
+validate969.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema458.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate956.errors = vErrors;
+validate969.errors = vErrors;
 return errors === 0;
 }
-validate956.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate969.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookTestData = validate957;
-const schema455 = {"type":"object","required":["endpoint_id","message"],"properties":{"endpoint_id":{"type":"string","description":"The endpoint being checked (`we_…`)."},"message":{"type":"string","description":"A human-readable note."}},"description":"Data of `webhook.test`."};
+exports.schema_WebhookTestData = validate970;
+const schema461 = {"type":"object","required":["endpoint_id","message"],"properties":{"endpoint_id":{"type":"string","description":"The endpoint being checked (`we_…`)."},"message":{"type":"string","description":"A human-readable note."}},"description":"Data of `webhook.test`."};
 
-function validate957(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate970(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate957.evaluated;
+const evaluated0 = validate970.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43941,14 +44782,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.endpoint_id === undefined) && (missing0 = "endpoint_id")) || ((data.message === undefined) && (missing0 = "message"))){
-validate957.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate970.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.endpoint_id !== undefined){
 const _errs1 = errors;
 if(typeof data.endpoint_id !== "string"){
-validate957.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate970.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -43960,7 +44801,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs3 = errors;
 if(typeof data.message !== "string"){
-validate957.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate970.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -43972,22 +44813,22 @@ var valid0 = true;
 }
 }
 else {
-validate957.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate970.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate957.errors = vErrors;
+validate970.errors = vErrors;
 return errors === 0;
 }
-validate957.evaluated = {"props":{"endpoint_id":true,"message":true},"dynamicProps":false,"dynamicItems":false};
+validate970.evaluated = {"props":{"endpoint_id":true,"message":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookTestWebhookEvent = validate958;
-const schema456 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["webhook.test"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WebhookTestData"}],"description":"What happened; the shape depends on `type`."}},"description":"`webhook.test`: sent to an endpoint when it is created and when its `url`\nchanges, whatever it subscribes to, to check that the URL answers and\nverifies signatures. It is retried like any other event.","examples":[{"id":"evt_01JQ7E5F7H9K1M3P","type":"webhook.test","created_at":"2025-03-14T17:00:00Z","club_id":"clb_7H3K9Q","env":"test","data":{"endpoint_id":"we_01JQ7E5F6G8J0L2N","message":"Clube webhook test: if you can read this, your endpoint works."}}],"x-webhook-event":"webhook.test"};
+exports.schema_WebhookTestWebhookEvent = validate971;
+const schema462 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["webhook.test"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WebhookTestData"}],"description":"What happened; the shape depends on `type`."}},"description":"`webhook.test`: sent to an endpoint when it is created and when its `url`\nchanges, whatever it subscribes to, to check that the URL answers and\nverifies signatures. It is retried like any other event.","examples":[{"id":"evt_01JQ7E5F7H9K1M3P","type":"webhook.test","created_at":"2025-03-14T17:00:00Z","club_id":"clb_7H3K9Q","env":"test","data":{"endpoint_id":"we_01JQ7E5F6G8J0L2N","message":"Clube webhook test: if you can read this, your endpoint works."}}],"x-webhook-event":"webhook.test"};
 
-function validate958(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate971(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate958.evaluated;
+const evaluated0 = validate971.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43998,7 +44839,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate958.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate971.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -44008,12 +44849,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate958.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate971.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate958.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate971.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44027,11 +44868,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate958.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate971.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "webhook.test")){
-validate958.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema456.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate971.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema462.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -44047,12 +44888,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate958.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate971.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate958.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate971.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44066,7 +44907,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate958.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate971.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -44089,8 +44930,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate957(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate957.errors : vErrors.concat(validate957.errors);
+if(!(validate970(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate970.errors : vErrors.concat(validate970.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -44106,21 +44947,21 @@ var valid0 = true;
 }
 }
 else {
-validate958.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate971.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate958.errors = vErrors;
+validate971.errors = vErrors;
 return errors === 0;
 }
-validate958.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate971.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookTier = validate961;
+exports.schema_WebhookTier = validate974;
 
-function validate961(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate974(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate961.evaluated;
+const evaluated0 = validate974.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44131,14 +44972,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))){
-validate961.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate974.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate961.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate974.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -44150,7 +44991,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate961.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate974.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -44162,21 +45003,21 @@ var valid0 = true;
 }
 }
 else {
-validate961.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate974.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate961.errors = vErrors;
+validate974.errors = vErrors;
 return errors === 0;
 }
-validate961.evaluated = {"props":{"code":true,"name":true},"dynamicProps":false,"dynamicItems":false};
+validate974.evaluated = {"props":{"code":true,"name":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookUrl = validate962;
+exports.schema_WebhookUrl = validate975;
 
-function validate962(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate975(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate962.evaluated;
+const evaluated0 = validate975.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44187,39 +45028,39 @@ if(errors === 0){
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 2000){
-validate962.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate975.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 else {
-if(!pattern43.test(data)){
-validate962.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+if(!pattern44.test(data)){
+validate975.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 else {
 if(!(formats2(data))){
-validate962.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate975.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate962.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate975.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
-validate962.errors = vErrors;
+validate975.errors = vErrors;
 return errors === 0;
 }
-validate962.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate975.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelConfig = validate963;
+exports.schema_WheelConfig = validate976;
 
-function validate963(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate976(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate963.evaluated;
+const evaluated0 = validate976.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44248,13 +45089,13 @@ data.probabilityVersion = 1;
 }
 let missing0;
 if((data.slices === undefined) && (missing0 = "slices")){
-validate963.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate976.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 if(typeof data.enabled !== "boolean"){
-validate963.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate976.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -44271,12 +45112,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 12){
-validate963.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
+validate976.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
 return false;
 }
 }
 else {
-validate963.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate976.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44287,12 +45128,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(func1(data3) > 12){
-validate963.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
+validate976.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
 return false;
 }
 }
 else {
-validate963.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate976.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44304,12 +45145,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(Array.isArray(data4)){
 if(data4.length > 16){
-validate963.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items"}];
+validate976.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items"}];
 return false;
 }
 else {
 if(data4.length < 4){
-validate963.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/minItems",keyword:"minItems",params:{limit: 4},message:"must NOT have fewer than 4 items"}];
+validate976.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/minItems",keyword:"minItems",params:{limit: 4},message:"must NOT have fewer than 4 items"}];
 return false;
 }
 else {
@@ -44330,7 +45171,7 @@ break;
 }
 }
 else {
-validate963.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate976.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -44343,23 +45184,23 @@ if(valid0){
 let data6 = data.spinsPerDay;
 const _errs12 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate963.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate976.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 50 || isNaN(data6)){
-validate963.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"}];
+validate976.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate963.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate976.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data6))){
-validate963.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate976.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -44371,18 +45212,18 @@ if(valid0){
 let data7 = data.probabilityVersion;
 const _errs14 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate963.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate976.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 1 || isNaN(data7)){
-validate963.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate976.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
 if(!(formats32.validate(data7))){
-validate963.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate976.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -44393,7 +45234,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((key0 !== "enabled") && (key0 !== "style")) && (key0 !== "titleLeft")) && (key0 !== "titleRight")) && (key0 !== "slices")) && (key0 !== "spinsPerDay")) && (key0 !== "probabilityVersion")){
 const _errs17 = errors;
-validate963.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate976.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid3 = _errs17 === errors;
 if(!valid3){
@@ -44411,21 +45252,21 @@ break;
 }
 }
 else {
-validate963.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate976.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate963.errors = vErrors;
+validate976.errors = vErrors;
 return errors === 0;
 }
-validate963.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate976.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelPrizeKind = validate966;
+exports.schema_WheelPrizeKind = validate979;
 
-function validate966(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate979(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate966.evaluated;
+const evaluated0 = validate979.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44433,24 +45274,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate966.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate979.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "free_spins") || (data === "bonus")) || (data === "cash"))){
-validate966.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema116.enum},message:"must be equal to one of the allowed values"}];
+validate979.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema116.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate966.errors = vErrors;
+validate979.errors = vErrors;
 return errors === 0;
 }
-validate966.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate979.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSlice = validate967;
+exports.schema_WheelSlice = validate980;
 
-function validate967(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate980(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate967.evaluated;
+const evaluated0 = validate980.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44467,7 +45308,7 @@ data.weight = 1;
 }
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.label === undefined) && (missing0 = "label"))){
-validate967.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate980.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -44477,12 +45318,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern7.test(data0)){
-validate967.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]{1,32}$"},message:"must match pattern \""+"^[a-z0-9-]{1,32}$"+"\""}];
+validate980.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]{1,32}$"},message:"must match pattern \""+"^[a-z0-9-]{1,32}$"+"\""}];
 return false;
 }
 }
 else {
-validate967.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate980.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44498,18 +45339,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 14){
-validate967.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
+validate980.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate967.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate980.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate967.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate980.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44525,12 +45366,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 14){
-validate967.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
+validate980.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
 return false;
 }
 }
 else {
-validate967.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate980.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44546,12 +45387,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(func1(data3) > 2000){
-validate967.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate980.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 }
 else {
-validate967.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate980.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44594,7 +45435,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate967.errors = vErrors;
+validate980.errors = vErrors;
 return false;
 }
 else {
@@ -44627,24 +45468,24 @@ const _errs15 = errors;
 if(errors === _errs15){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 1000000 || isNaN(data6)){
-validate967.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate980.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate967.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate980.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data6))){
-validate967.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate980.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate967.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate980.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -44668,7 +45509,7 @@ break;
 }
 }
 else {
-validate967.errors = [{instancePath:instancePath+"/tierQty",schemaPath:"#/properties/tierQty/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate980.errors = [{instancePath:instancePath+"/tierQty",schemaPath:"#/properties/tierQty/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -44681,7 +45522,7 @@ if(valid0){
 for(const key1 in data){
 if((((((((key1 !== "id") && (key1 !== "label")) && (key1 !== "sublabel")) && (key1 !== "image")) && (key1 !== "reward")) && (key1 !== "payload")) && (key1 !== "weight")) && (key1 !== "tierQty")){
 const _errs22 = errors;
-validate967.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate980.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid3 = _errs22 === errors;
 if(!valid3){
@@ -44700,21 +45541,21 @@ break;
 }
 }
 else {
-validate967.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate980.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate967.errors = vErrors;
+validate980.errors = vErrors;
 return errors === 0;
 }
-validate967.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate980.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSlicePayload = validate971;
+exports.schema_WheelSlicePayload = validate984;
 
-function validate971(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate984(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate971.evaluated;
+const evaluated0 = validate984.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44725,7 +45566,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.kind === undefined) && (missing0 = "kind")){
-validate971.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate984.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -44745,23 +45586,23 @@ if(data.spins !== undefined){
 let data1 = data.spins;
 const _errs2 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate971.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate984.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 10000 || isNaN(data1)){
-validate971.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+validate984.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
 }
 else {
 if(data1 <= 0 || isNaN(data1)){
-validate971.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate984.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data1))){
-validate971.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate984.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -44778,18 +45619,18 @@ if(data.amount_cents !== undefined){
 let data2 = data.amount_cents;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate971.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate984.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 <= 0 || isNaN(data2)){
-validate971.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate984.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data2))){
-validate971.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate984.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -44807,24 +45648,24 @@ const _errs6 = errors;
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 200 || isNaN(data3)){
-validate971.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
+validate984.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
 return false;
 }
 else {
 if(data3 <= 0 || isNaN(data3)){
-validate971.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate984.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data3))){
-validate971.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate984.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate971.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate984.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -44840,12 +45681,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data4 === "string"){
 if(func1(data4) > 80){
-validate971.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
+validate984.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
 return false;
 }
 }
 else {
-validate971.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate984.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44861,12 +45702,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data5 === "string"){
 if(func1(data5) > 80){
-validate971.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
+validate984.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
 return false;
 }
 }
 else {
-validate971.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate984.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44883,18 +45724,18 @@ if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data6 === "string"){
 if(func1(data6) > 2000){
-validate971.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate984.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 else {
 if(!(formats2(data6))){
-validate971.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate984.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 }
 else {
-validate971.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate984.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44913,21 +45754,21 @@ var valid0 = true;
 }
 }
 else {
-validate971.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate984.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate971.errors = vErrors;
+validate984.errors = vErrors;
 return errors === 0;
 }
-validate971.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate984.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSliceTierQuantity = validate973;
+exports.schema_WheelSliceTierQuantity = validate986;
 
-function validate973(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate986(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate973.evaluated;
+const evaluated0 = validate986.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44937,39 +45778,39 @@ evaluated0.items = undefined;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data > 10000000 || isNaN(data)){
-validate973.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"}];
+validate986.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"}];
 return false;
 }
 else {
 if(data < 0 || isNaN(data)){
-validate973.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate986.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data))){
-validate973.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate986.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate973.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate986.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-validate973.errors = vErrors;
+validate986.errors = vErrors;
 return errors === 0;
 }
-validate973.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate986.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpinResult = validate974;
-const schema464 = {"type":"object","required":["spinId","index","sliceId","label","reward","spinsLeft","nextSpinAt","probabilityVersion","duplicate","effects"],"properties":{"spinId":{"type":"string","description":"The recorded spin."},"index":{"type":"integer","minimum":0,"description":"The slice's 0-based position in `slices`."},"sliceId":{"type":"string"},"label":{"type":"string"},"reward":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's `reward` code, null for a slice without reward (\"Tente de novo\")."},"rewardId":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The participant's reward record (`rwd_…`) when a reward was granted."},"prize":{"type":"object","unevaluatedProperties":{},"description":"The slice's `payload` (`kind` free_spins, bonus or cash, with its amounts; the quantity for the participant's tier when the slice's `tierQty` sets one), when the slice has one."},"spinsLeft":{"type":"integer","minimum":0},"nextSpinAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"probabilityVersion":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."},"duplicate":{"type":"boolean","description":"True when this answers a repeated `Idempotency-Key`: the original spin is returned and no new spin was made."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"What the reward gave, as in event results."}},"description":"The outcome of one spin. The slice is drawn with probability weight / sum of\nthe weights, using a cryptographic random source; every spin is recorded\nwith the `probabilityVersion` of the configuration it was drawn under."};
+exports.schema_WheelSpinResult = validate987;
+const schema470 = {"type":"object","required":["spinId","index","sliceId","label","reward","spinsLeft","nextSpinAt","probabilityVersion","duplicate","effects"],"properties":{"spinId":{"type":"string","description":"The recorded spin."},"index":{"type":"integer","minimum":0,"description":"The slice's 0-based position in `slices`."},"sliceId":{"type":"string"},"label":{"type":"string"},"reward":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's `reward` code, null for a slice without reward (\"Tente de novo\")."},"rewardId":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The participant's reward record (`rwd_…`) when a reward was granted."},"prize":{"type":"object","unevaluatedProperties":{},"description":"The slice's `payload` (`kind` free_spins, bonus or cash, with its amounts; the quantity for the participant's tier when the slice's `tierQty` sets one), when the slice has one."},"spinsLeft":{"type":"integer","minimum":0},"nextSpinAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"probabilityVersion":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."},"duplicate":{"type":"boolean","description":"True when this answers a repeated `Idempotency-Key`: the original spin is returned and no new spin was made."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"What the reward gave, as in event results."}},"description":"The outcome of one spin. The slice is drawn with probability weight / sum of\nthe weights, using a cryptographic random source; every spin is recorded\nwith the `probabilityVersion` of the configuration it was drawn under."};
 
-function validate974(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate987(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate974.evaluated;
+const evaluated0 = validate987.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44980,14 +45821,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((data.spinId === undefined) && (missing0 = "spinId")) || ((data.index === undefined) && (missing0 = "index"))) || ((data.sliceId === undefined) && (missing0 = "sliceId"))) || ((data.label === undefined) && (missing0 = "label"))) || ((data.reward === undefined) && (missing0 = "reward"))) || ((data.spinsLeft === undefined) && (missing0 = "spinsLeft"))) || ((data.nextSpinAt === undefined) && (missing0 = "nextSpinAt"))) || ((data.probabilityVersion === undefined) && (missing0 = "probabilityVersion"))) || ((data.duplicate === undefined) && (missing0 = "duplicate"))) || ((data.effects === undefined) && (missing0 = "effects"))){
-validate974.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate987.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.spinId !== undefined){
 const _errs1 = errors;
 if(typeof data.spinId !== "string"){
-validate974.errors = [{instancePath:instancePath+"/spinId",schemaPath:"#/properties/spinId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate987.errors = [{instancePath:instancePath+"/spinId",schemaPath:"#/properties/spinId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -45000,13 +45841,13 @@ if(data.index !== undefined){
 let data1 = data.index;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate974.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate987.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate974.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate987.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -45020,7 +45861,7 @@ if(valid0){
 if(data.sliceId !== undefined){
 const _errs5 = errors;
 if(typeof data.sliceId !== "string"){
-validate974.errors = [{instancePath:instancePath+"/sliceId",schemaPath:"#/properties/sliceId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate987.errors = [{instancePath:instancePath+"/sliceId",schemaPath:"#/properties/sliceId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -45032,7 +45873,7 @@ if(valid0){
 if(data.label !== undefined){
 const _errs7 = errors;
 if(typeof data.label !== "string"){
-validate974.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate987.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -45081,7 +45922,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate974.errors = vErrors;
+validate987.errors = vErrors;
 return false;
 }
 else {
@@ -45141,7 +45982,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate974.errors = vErrors;
+validate987.errors = vErrors;
 return false;
 }
 else {
@@ -45168,7 +46009,7 @@ if(errors === _errs21){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-validate974.errors = [{instancePath:instancePath+"/prize",schemaPath:"#/properties/prize/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate987.errors = [{instancePath:instancePath+"/prize",schemaPath:"#/properties/prize/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -45182,13 +46023,13 @@ if(data.spinsLeft !== undefined){
 let data7 = data.spinsLeft;
 const _errs24 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate974.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate987.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs24){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 0 || isNaN(data7)){
-validate974.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate987.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -45255,7 +46096,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate974.errors = vErrors;
+validate987.errors = vErrors;
 return false;
 }
 else {
@@ -45279,13 +46120,13 @@ if(data.probabilityVersion !== undefined){
 let data9 = data.probabilityVersion;
 const _errs32 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate974.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate987.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs32){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
-validate974.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate987.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -45299,7 +46140,7 @@ if(valid0){
 if(data.duplicate !== undefined){
 const _errs34 = errors;
 if(typeof data.duplicate !== "boolean"){
-validate974.errors = [{instancePath:instancePath+"/duplicate",schemaPath:"#/properties/duplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate987.errors = [{instancePath:instancePath+"/duplicate",schemaPath:"#/properties/duplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs34 === errors;
@@ -45328,7 +46169,7 @@ break;
 }
 }
 else {
-validate974.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate987.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -45351,22 +46192,22 @@ var valid0 = true;
 }
 }
 else {
-validate974.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate987.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate974.errors = vErrors;
+validate987.errors = vErrors;
 return errors === 0;
 }
-validate974.evaluated = {"props":{"spinId":true,"index":true,"sliceId":true,"label":true,"reward":true,"rewardId":true,"prize":true,"spinsLeft":true,"nextSpinAt":true,"probabilityVersion":true,"duplicate":true,"effects":true},"dynamicProps":false,"dynamicItems":false};
+validate987.evaluated = {"props":{"spinId":true,"index":true,"sliceId":true,"label":true,"reward":true,"rewardId":true,"prize":true,"spinsLeft":true,"nextSpinAt":true,"probabilityVersion":true,"duplicate":true,"effects":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpunWebhookData = validate976;
-const schema465 = {"type":"object","required":["participant","spin_id","slice_id","label","reward_code","probability_version"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"spin_id":{"type":"string","description":"The recorded spin (`WheelSpinResult.spinId`)."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward_code":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's reward; null for a slice without one."},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."}},"description":"Data of `wheel.spun`."};
+exports.schema_WheelSpunWebhookData = validate989;
+const schema471 = {"type":"object","required":["participant","spin_id","slice_id","label","reward_code","probability_version"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"spin_id":{"type":"string","description":"The recorded spin (`WheelSpinResult.spinId`)."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward_code":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's reward; null for a slice without one."},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."}},"description":"Data of `wheel.spun`."};
 
-function validate976(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate989(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate976.evaluated;
+const evaluated0 = validate989.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45377,7 +46218,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.participant === undefined) && (missing0 = "participant")) || ((data.spin_id === undefined) && (missing0 = "spin_id"))) || ((data.slice_id === undefined) && (missing0 = "slice_id"))) || ((data.label === undefined) && (missing0 = "label"))) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.probability_version === undefined) && (missing0 = "probability_version"))){
-validate976.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate989.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -45396,7 +46237,7 @@ if(valid0){
 if(data.spin_id !== undefined){
 const _errs2 = errors;
 if(typeof data.spin_id !== "string"){
-validate976.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate989.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -45408,7 +46249,7 @@ if(valid0){
 if(data.slice_id !== undefined){
 const _errs4 = errors;
 if(typeof data.slice_id !== "string"){
-validate976.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate989.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -45420,7 +46261,7 @@ if(valid0){
 if(data.label !== undefined){
 const _errs6 = errors;
 if(typeof data.label !== "string"){
-validate976.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate989.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -45469,7 +46310,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate976.errors = vErrors;
+validate989.errors = vErrors;
 return false;
 }
 else {
@@ -45493,13 +46334,13 @@ if(data.probability_version !== undefined){
 let data5 = data.probability_version;
 const _errs14 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate976.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate989.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
-validate976.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate989.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -45517,22 +46358,22 @@ var valid0 = true;
 }
 }
 else {
-validate976.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate989.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate976.errors = vErrors;
+validate989.errors = vErrors;
 return errors === 0;
 }
-validate976.evaluated = {"props":{"participant":true,"spin_id":true,"slice_id":true,"label":true,"reward_code":true,"probability_version":true},"dynamicProps":false,"dynamicItems":false};
+validate989.evaluated = {"props":{"participant":true,"spin_id":true,"slice_id":true,"label":true,"reward_code":true,"probability_version":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpunWebhookEvent = validate978;
-const schema466 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["wheel.spun"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WheelSpunWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`wheel.spun`: the participant spun the wheel (a repeated `Idempotency-Key` sends nothing).","examples":[{"id":"evt_01JQA1B2C5E7G9J1","type":"wheel.spun","created_at":"2025-03-14T12:05:10Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"spin_id":"spn_01HQA1B2C3D4E5F6G7H8","slice_id":"giros-10","label":"10 giros","reward_code":"giros-10-fortune-tiger","probability_version":3}}],"x-webhook-event":"wheel.spun"};
+exports.schema_WheelSpunWebhookEvent = validate991;
+const schema472 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["wheel.spun"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WheelSpunWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`wheel.spun`: the participant spun the wheel (a repeated `Idempotency-Key` sends nothing).","examples":[{"id":"evt_01JQA1B2C5E7G9J1","type":"wheel.spun","created_at":"2025-03-14T12:05:10Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"spin_id":"spn_01HQA1B2C3D4E5F6G7H8","slice_id":"giros-10","label":"10 giros","reward_code":"giros-10-fortune-tiger","probability_version":3}}],"x-webhook-event":"wheel.spun"};
 
-function validate978(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate991(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate978.evaluated;
+const evaluated0 = validate991.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45543,7 +46384,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate978.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate991.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -45553,12 +46394,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate978.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate991.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate978.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate991.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -45572,11 +46413,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate978.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate991.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "wheel.spun")){
-validate978.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema466.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate991.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema472.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -45592,12 +46433,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate978.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate991.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate978.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate991.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -45611,7 +46452,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate978.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate991.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -45634,8 +46475,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate976(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate976.errors : vErrors.concat(validate976.errors);
+if(!(validate989(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate989.errors : vErrors.concat(validate989.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -45651,22 +46492,22 @@ var valid0 = true;
 }
 }
 else {
-validate978.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate991.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate978.errors = vErrors;
+validate991.errors = vErrors;
 return errors === 0;
 }
-validate978.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate991.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelState = validate981;
-const schema467 = {"type":"object","required":["style","titleLeft","titleRight","slices","spinsLeft","nextSpinAt"],"properties":{"style":{"$ref":"#/components/schemas/WheelStyle"},"titleLeft":{"type":"string"},"titleRight":{"type":"string"},"slices":{"type":"array","items":{"type":"object","unevaluatedProperties":{}},"description":"The configured slices in wheel order, as shown to participants: `id`,\n`label`, `sublabel`, `image`, `reward` and `payload`. Weights and\n`tierQty` are never sent, so the odds stay on the server."},"spinsLeft":{"type":"integer","minimum":0},"nextSpinAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next spin becomes available while `spinsLeft` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0."}},"description":"The prize wheel (configuration section `wheel`) as the participant sees it.\nSpins refill at the start of each club day (midnight in `checkin.timezone`):\n`spinsLeft` is `wheel.spinsPerDay` minus the spins made this club day."};
+exports.schema_WheelState = validate994;
+const schema473 = {"type":"object","required":["style","titleLeft","titleRight","slices","spinsLeft","nextSpinAt"],"properties":{"style":{"$ref":"#/components/schemas/WheelStyle"},"titleLeft":{"type":"string"},"titleRight":{"type":"string"},"slices":{"type":"array","items":{"type":"object","unevaluatedProperties":{}},"description":"The configured slices in wheel order, as shown to participants: `id`,\n`label`, `sublabel`, `image`, `reward` and `payload`. Weights and\n`tierQty` are never sent, so the odds stay on the server."},"spinsLeft":{"type":"integer","minimum":0},"nextSpinAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next spin becomes available while `spinsLeft` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0."}},"description":"The prize wheel (configuration section `wheel`) as the participant sees it.\nSpins refill at the start of each club day (midnight in `checkin.timezone`):\n`spinsLeft` is `wheel.spinsPerDay` minus the spins made this club day."};
 
-function validate981(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate994(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate981.evaluated;
+const evaluated0 = validate994.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45677,7 +46518,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.style === undefined) && (missing0 = "style")) || ((data.titleLeft === undefined) && (missing0 = "titleLeft"))) || ((data.titleRight === undefined) && (missing0 = "titleRight"))) || ((data.slices === undefined) && (missing0 = "slices"))) || ((data.spinsLeft === undefined) && (missing0 = "spinsLeft"))) || ((data.nextSpinAt === undefined) && (missing0 = "nextSpinAt"))){
-validate981.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate994.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -45696,7 +46537,7 @@ if(valid0){
 if(data.titleLeft !== undefined){
 const _errs2 = errors;
 if(typeof data.titleLeft !== "string"){
-validate981.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate994.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -45708,7 +46549,7 @@ if(valid0){
 if(data.titleRight !== undefined){
 const _errs4 = errors;
 if(typeof data.titleRight !== "string"){
-validate981.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate994.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -45731,7 +46572,7 @@ if(errors === _errs8){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate981.errors = [{instancePath:instancePath+"/slices/" + i0,schemaPath:"#/properties/slices/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate994.errors = [{instancePath:instancePath+"/slices/" + i0,schemaPath:"#/properties/slices/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -45742,7 +46583,7 @@ break;
 }
 }
 else {
-validate981.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate994.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -45756,13 +46597,13 @@ if(data.spinsLeft !== undefined){
 let data5 = data.spinsLeft;
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate981.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate994.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate981.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate994.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -45829,7 +46670,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate981.errors = vErrors;
+validate994.errors = vErrors;
 return false;
 }
 else {
@@ -45856,21 +46697,21 @@ var valid0 = true;
 }
 }
 else {
-validate981.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate994.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate981.errors = vErrors;
+validate994.errors = vErrors;
 return errors === 0;
 }
-validate981.evaluated = {"props":{"style":true,"titleLeft":true,"titleRight":true,"slices":true,"spinsLeft":true,"nextSpinAt":true},"dynamicProps":false,"dynamicItems":false};
+validate994.evaluated = {"props":{"style":true,"titleLeft":true,"titleRight":true,"slices":true,"spinsLeft":true,"nextSpinAt":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelStyle = validate983;
+exports.schema_WheelStyle = validate996;
 
-function validate983(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate996(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate983.evaluated;
+const evaluated0 = validate996.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45878,24 +46719,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate983.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate996.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "classica") || (data === "duo")) || (data === "vip"))){
-validate983.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema113.enum},message:"must be equal to one of the allowed values"}];
+validate996.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema113.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate983.errors = vErrors;
+validate996.errors = vErrors;
 return errors === 0;
 }
-validate983.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate996.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_XpDebitedEffect = validate984;
+exports.schema_XpDebitedEffect = validate997;
 
-function validate984(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate997(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate984.evaluated;
+const evaluated0 = validate997.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45906,7 +46747,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
-validate984.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate997.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -45914,11 +46755,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate984.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate997.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "xp_debited")){
-validate984.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema68.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate997.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema68.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -45931,13 +46772,13 @@ if(data.amount !== undefined){
 let data1 = data.amount;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate984.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate997.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate984.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate997.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -45951,7 +46792,7 @@ if(valid0){
 if(data.rule_id !== undefined){
 const _errs5 = errors;
 if(typeof data.rule_id !== "string"){
-validate984.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate997.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -45964,21 +46805,21 @@ var valid0 = true;
 }
 }
 else {
-validate984.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate997.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate984.errors = vErrors;
+validate997.errors = vErrors;
 return errors === 0;
 }
-validate984.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
+validate997.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_XpGrantedEffect = validate985;
+exports.schema_XpGrantedEffect = validate998;
 
-function validate985(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate998(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate985.evaluated;
+const evaluated0 = validate998.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45989,7 +46830,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
-validate985.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate998.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -45997,11 +46838,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate985.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate998.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "xp_granted")){
-validate985.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema67.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate998.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema67.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -46014,13 +46855,13 @@ if(data.amount !== undefined){
 let data1 = data.amount;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate985.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate998.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate985.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate998.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -46034,7 +46875,7 @@ if(valid0){
 if(data.rule_id !== undefined){
 const _errs5 = errors;
 if(typeof data.rule_id !== "string"){
-validate985.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate998.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -46047,14 +46888,14 @@ var valid0 = true;
 }
 }
 else {
-validate985.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate998.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate985.errors = vErrors;
+validate998.errors = vErrors;
 return errors === 0;
 }
-validate985.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
+validate998.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
 return exports;
 })();
@@ -49212,6 +50053,11 @@ export const schemaValidators = {
   "TokenRequest": documentModule.schema_TokenRequest,
   "TokenResponse": documentModule.schema_TokenResponse,
   "TournamentConfig": documentModule.schema_TournamentConfig,
+  "TournamentFinishedPrize": documentModule.schema_TournamentFinishedPrize,
+  "TournamentFinishedStanding": documentModule.schema_TournamentFinishedStanding,
+  "TournamentFinishedWebhookData": documentModule.schema_TournamentFinishedWebhookData,
+  "TournamentFinishedWebhookEvent": documentModule.schema_TournamentFinishedWebhookEvent,
+  "TournamentKind": documentModule.schema_TournamentKind,
   "TournamentPrize": documentModule.schema_TournamentPrize,
   "TournamentRecurrence": documentModule.schema_TournamentRecurrence,
   "TournamentScoring": documentModule.schema_TournamentScoring,
