@@ -792,6 +792,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current and previous edition of every enabled tournament and official track (see the Tournaments models for scoring, ties and settlement): the participant's score and rank, the top limit rows, the prizes by rank range and, for official tracks, the live pool
+         * @description The current and previous edition of every enabled tournament and official
+         *     track (see the Tournaments models for scoring, ties and settlement): the
+         *     participant's score and rank, the top `limit` rows, the prizes by rank
+         *     range and, for official tracks, the live pool.
+         */
+        get: operations["Me_listTournaments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/wheel": {
         parameters: {
             query?: never;
@@ -1020,6 +1043,46 @@ export interface paths {
          *     `referral.qualified` is sent.
          */
         post: operations["Referrals_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every enabled tournament and official track (per currency wagered, BRL when none yet) with its current and previous editions
+         * @description Every enabled tournament and official track (per currency wagered, BRL when none yet) with its current and previous editions.
+         */
+        get: operations["Tournaments_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{tournament_id}/editions/{edition_id}/standings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An edition's standings by rank, limit rows after rank after_rank
+         * @description An edition's standings by rank, `limit` rows after rank `after_rank`.
+         */
+        get: operations["Tournaments_standings"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3771,6 +3834,36 @@ export interface components {
          * @enum {string}
          */
         MyRewardStatus: "granted" | "pending_delivery" | "delivered" | "delivery_failed" | "expired";
+        /** @description One edition of a tournament or official track, with the participant's place in it. */
+        MyTournamentEdition: {
+            /** @description The tournament `id`, or `official:<track>:<period>:<currency>`. */
+            tournament_id: string;
+            kind: components["schemas"]["TournamentKind"];
+            title: string;
+            /** @description Official tournaments: the track and period; null for configured tournaments. */
+            track_id: string | null;
+            period: components["schemas"]["OfficialTournamentPeriod"] | null;
+            edition_id: string;
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            status: components["schemas"]["TournamentEditionStatus"];
+            /** @description The participant's score (0 without one). */
+            score: number;
+            /** @description 1-based; null without a ranking score. */
+            rank: number | null;
+            /** @description The top `limit` rows. */
+            top: components["schemas"]["TournamentStandingRow"][];
+            prizes: components["schemas"]["TournamentPrizeRange"][];
+            /** @description An official edition's pool so far (or final), in minor units of `currency`; null for configured tournaments. */
+            pool_minor: number | null;
+            currency: string | null;
+        };
+        /** @description The current and the previous edition of each enabled tournament and official track, soonest ending first. */
+        MyTournamentList: {
+            data: components["schemas"]["MyTournamentEdition"][];
+        };
         /** @description Not found in the key's club and environment. */
         NotFoundResponse: {
             body: components["schemas"]["ErrorBody"];
@@ -3856,6 +3949,11 @@ export interface components {
          * @description A rank's share of the prize pool, in percent.
          */
         OfficialPrizeShare: number;
+        /**
+         * @description The official tournament period.
+         * @enum {string}
+         */
+        OfficialTournamentPeriod: "daily" | "monthly";
         /** @description Daily and monthly tournaments run by the service for every participant, funded by a share of wagers. */
         OfficialTournamentsConfig: {
             /** @default false */
@@ -5382,6 +5480,24 @@ export interface components {
             /** @default true */
             enabled?: boolean;
         };
+        /**
+         * @description Where an edition is in its life.
+         * @enum {string}
+         */
+        TournamentEditionStatus: "running" | "ended" | "settled";
+        /** @description An edition as the server routes list it. */
+        TournamentEditionSummary: {
+            edition_id: string;
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            status: components["schemas"]["TournamentEditionStatus"];
+            /** @description Participants with a score in the edition (ranked or not). */
+            participants: number;
+            /** @description Official editions: the pool in minor units of `currency` (live while running); null for configured tournaments. */
+            pool_minor: number | null;
+        };
         /** @description A prize paid at settlement; each one also sends `reward.granted` (and `reward.delivery_requested` for a `client_delivered` reward). */
         TournamentFinishedPrize: {
             rank: number;
@@ -5490,6 +5606,9 @@ export interface components {
          * @enum {string}
          */
         TournamentKind: "tournament" | "official";
+        TournamentList: {
+            data: components["schemas"]["TournamentSummary"][];
+        };
         /** @description Prize for a range of final ranks. */
         TournamentPrize: {
             /**
@@ -5505,6 +5624,15 @@ export interface components {
             /** @description What each participant in the range receives. */
             reward: components["schemas"]["RewardReference"];
         };
+        /** @description What a range of final ranks wins. */
+        TournamentPrizeRange: {
+            from: number;
+            to: number;
+            /** @description The configured reward; `official-tournament-prize` for an official share. */
+            reward_code: string;
+            /** @description An official share in minor units of the edition's `currency`, from the live pool; null for configured prizes. */
+            amount_minor: number | null;
+        };
         /**
          * @description Whether a tournament repeats.
          * @enum {string}
@@ -5515,6 +5643,43 @@ export interface components {
          * @enum {string}
          */
         TournamentScoring: "sum" | "count" | "max_ratio";
+        /** @description One row of an edition's standings for the club's own UI. */
+        TournamentStandingEntry: {
+            rank: number;
+            participant_id: string;
+            external_id: string;
+            display_name: string | null;
+            score: number;
+        };
+        /** @description A page of an edition's standings, by rank. */
+        TournamentStandingPage: {
+            tournament_id: string;
+            edition_id: string;
+            status: components["schemas"]["TournamentEditionStatus"];
+            data: components["schemas"]["TournamentStandingEntry"][];
+            has_more: boolean;
+        };
+        /** @description One row of an edition's standings as a participant sees it: others appear only by display name and avatar. */
+        TournamentStandingRow: {
+            rank: number;
+            display_name: string | null;
+            avatar_url: string | null;
+            score: number;
+            is_me: boolean;
+        };
+        /** @description A tournament or official track with its current and recent editions. */
+        TournamentSummary: {
+            /** @description The tournament `id`, or `official:<track>:<period>:<currency>`. */
+            tournament_id: string;
+            kind: components["schemas"]["TournamentKind"];
+            title: string;
+            track_id: string | null;
+            period: components["schemas"]["OfficialTournamentPeriod"] | null;
+            currency: string | null;
+            prizes: components["schemas"]["TournamentPrizeRange"][];
+            /** @description The running edition, or the last one when none runs; then the one before, newest first. */
+            editions: components["schemas"]["TournamentEditionSummary"][];
+        };
         /** @description A webhook endpoint of the key's club and environment (test and live have their own). */
         WebhookEndpoint: {
             /** @description `we_…`. */
@@ -8977,6 +9142,81 @@ export interface operations {
             };
         };
     };
+    Me_listTournaments: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyTournamentList"];
+                };
+            };
+            /**
+             * @description 401 `unauthorized` for a missing or unknown secret key, or the secret key
+             *     without `X-Participant`; 401 `invalid_token` for a participant token that is expired (15 minutes by default), tampered
+             *     with or issued for another club or environment. The embedded widget answers
+             *     `invalid_token` by asking the host page for a fresh token (`auth.expired`).
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description Headless mode names a participant with `X-Participant`; when no participant
+             *     with that `external_id` exists in the key's club and environment the answer is
+             *     404 `not_found` (the surface never creates participants: create them with
+             *     `POST /v1/participants` or by issuing a token). A participant token always
+             *     names an existing participant, since issuing it creates the participant.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Me_getWheel: {
         parameters: {
             query?: never;
@@ -9756,6 +9996,137 @@ export interface operations {
             };
             /** @description The body is larger than the documented limit. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Tournaments_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentList"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Tournaments_standings: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The rank of the last row of the previous page: the page starts after it. */
+                after_rank?: number;
+            };
+            header?: never;
+            path: {
+                tournament_id: string;
+                /** @description `2026-11-23` (a day) or `2026-11` (an official month). */
+                edition_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentStandingPage"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: no tournament or official track with this id, or no such edition. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

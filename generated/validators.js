@@ -28000,8 +28000,456 @@ return errors === 0;
 }
 validate624.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_NotFoundResponse = validate625;
-const schema307 = {"type":"object","required":["body"],"properties":{"body":{"$ref":"#/components/schemas/ErrorBody"}},"description":"Not found in the key's club and environment."};
+exports.schema_MyTournamentEdition = validate625;
+const schema307 = {"type":"object","required":["tournament_id","kind","title","track_id","period","edition_id","starts_at","ends_at","status","score","rank","top","prizes","pool_minor","currency"],"properties":{"tournament_id":{"type":"string","description":"The tournament `id`, or `official:<track>:<period>:<currency>`."},"kind":{"$ref":"#/components/schemas/TournamentKind"},"title":{"type":"string"},"track_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Official tournaments: the track and period; null for configured tournaments."},"period":{"anyOf":[{"$ref":"#/components/schemas/OfficialTournamentPeriod"},{"type":"null"}]},"edition_id":{"type":"string"},"starts_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time"},"status":{"$ref":"#/components/schemas/TournamentEditionStatus"},"score":{"type":"number","minimum":0,"description":"The participant's score (0 without one)."},"rank":{"anyOf":[{"type":"integer"},{"type":"null"}],"minimum":1,"description":"1-based; null without a ranking score."},"top":{"type":"array","items":{"$ref":"#/components/schemas/TournamentStandingRow"},"description":"The top `limit` rows."},"prizes":{"type":"array","items":{"$ref":"#/components/schemas/TournamentPrizeRange"}},"pool_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"An official edition's pool so far (or final), in minor units of `currency`; null for configured tournaments."},"currency":{"anyOf":[{"type":"string"},{"type":"null"}]}},"description":"One edition of a tournament or official track, with the participant's place in it."};
+const schema308 = {"type":"string","enum":["tournament","official"],"description":"Whether a tournament is configured (`tournaments[]`) or an official wager tournament (`officialTournaments`, one per track, period and currency)."};
+
+function validate626(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate626.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate626.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data === "tournament") || (data === "official"))){
+validate626.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema308.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate626.errors = vErrors;
+return errors === 0;
+}
+validate626.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema309 = {"type":"string","enum":["daily","monthly"],"description":"The official tournament period."};
+
+function validate628(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate628.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate628.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data === "daily") || (data === "monthly"))){
+validate628.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema309.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate628.errors = vErrors;
+return errors === 0;
+}
+validate628.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema310 = {"type":"string","enum":["running","ended","settled"],"description":"Where an edition is in its life."};
+
+function validate630(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate630.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate630.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data === "running") || (data === "ended")) || (data === "settled"))){
+validate630.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema310.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate630.errors = vErrors;
+return errors === 0;
+}
+validate630.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema311 = {"type":"object","required":["rank","display_name","avatar_url","score","is_me"],"properties":{"rank":{"type":"integer","minimum":1},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"score":{"type":"number","minimum":0},"is_me":{"type":"boolean"}},"description":"One row of an edition's standings as a participant sees it: others appear only by display name and avatar."};
+
+function validate632(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate632.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.rank === undefined) && (missing0 = "rank")) || ((data.display_name === undefined) && (missing0 = "display_name"))) || ((data.avatar_url === undefined) && (missing0 = "avatar_url"))) || ((data.score === undefined) && (missing0 = "score"))) || ((data.is_me === undefined) && (missing0 = "is_me"))){
+validate632.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.rank !== undefined){
+let data0 = data.rank;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate632.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+validate632.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.display_name !== undefined){
+let data1 = data.display_name;
+const _errs3 = errors;
+const _errs4 = errors;
+let valid1 = false;
+const _errs5 = errors;
+if(typeof data1 !== "string"){
+const err0 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs5 === errors;
+valid1 = valid1 || _valid0;
+const _errs7 = errors;
+if(data1 !== null){
+const err1 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs7 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate632.errors = vErrors;
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.avatar_url !== undefined){
+let data2 = data.avatar_url;
+const _errs9 = errors;
+const _errs10 = errors;
+let valid2 = false;
+const _errs11 = errors;
+if(errors === _errs11){
+if(errors === _errs11){
+if(typeof data2 === "string"){
+if(!(formats2(data2))){
+const err3 = {instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/anyOf/0/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+var _valid1 = _errs11 === errors;
+valid2 = valid2 || _valid1;
+const _errs13 = errors;
+if(data2 !== null){
+const err5 = {instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid1 = _errs13 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err6 = {instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+validate632.errors = vErrors;
+return false;
+}
+else {
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.score !== undefined){
+let data3 = data.score;
+const _errs15 = errors;
+if(errors === _errs15){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+validate632.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate632.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.is_me !== undefined){
+const _errs17 = errors;
+if(typeof data.is_me !== "boolean"){
+validate632.errors = [{instancePath:instancePath+"/is_me",schemaPath:"#/properties/is_me/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate632.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate632.errors = vErrors;
+return errors === 0;
+}
+validate632.evaluated = {"props":{"rank":true,"display_name":true,"avatar_url":true,"score":true,"is_me":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema312 = {"type":"object","required":["from","to","reward_code","amount_minor"],"properties":{"from":{"type":"integer","minimum":1},"to":{"type":"integer","minimum":1},"reward_code":{"type":"string","description":"The configured reward; `official-tournament-prize` for an official share."},"amount_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"An official share in minor units of the edition's `currency`, from the live pool; null for configured prizes."}},"description":"What a range of final ranks wins."};
+
+function validate634(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate634.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.from === undefined) && (missing0 = "from")) || ((data.to === undefined) && (missing0 = "to"))) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
+validate634.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.from !== undefined){
+let data0 = data.from;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate634.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+validate634.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data1 = data.to;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate634.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 1 || isNaN(data1)){
+validate634.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reward_code !== undefined){
+const _errs5 = errors;
+if(typeof data.reward_code !== "string"){
+validate634.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.amount_minor !== undefined){
+let data3 = data.amount_minor;
+const _errs7 = errors;
+const _errs8 = errors;
+let valid1 = false;
+const _errs9 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err0 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs9 === errors;
+valid1 = valid1 || _valid0;
+const _errs11 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs11 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate634.errors = vErrors;
+return false;
+}
+else {
+errors = _errs8;
+if(vErrors !== null){
+if(_errs8){
+vErrors.length = _errs8;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate634.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate634.errors = vErrors;
+return errors === 0;
+}
+validate634.evaluated = {"props":{"from":true,"to":true,"reward_code":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
+
 
 function validate625(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -28016,15 +28464,511 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.body === undefined) && (missing0 = "body")){
+if((((((((((((((((data.tournament_id === undefined) && (missing0 = "tournament_id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.track_id === undefined) && (missing0 = "track_id"))) || ((data.period === undefined) && (missing0 = "period"))) || ((data.edition_id === undefined) && (missing0 = "edition_id"))) || ((data.starts_at === undefined) && (missing0 = "starts_at"))) || ((data.ends_at === undefined) && (missing0 = "ends_at"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.score === undefined) && (missing0 = "score"))) || ((data.rank === undefined) && (missing0 = "rank"))) || ((data.top === undefined) && (missing0 = "top"))) || ((data.prizes === undefined) && (missing0 = "prizes"))) || ((data.pool_minor === undefined) && (missing0 = "pool_minor"))) || ((data.currency === undefined) && (missing0 = "currency"))){
 validate625.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.body !== undefined){
-if(!(validate403(data.body, {instancePath:instancePath+"/body",parentData:data,parentDataProperty:"body",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate403.errors : vErrors.concat(validate403.errors);
+if(data.tournament_id !== undefined){
+const _errs1 = errors;
+if(typeof data.tournament_id !== "string"){
+validate625.errors = [{instancePath:instancePath+"/tournament_id",schemaPath:"#/properties/tournament_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.kind !== undefined){
+const _errs3 = errors;
+if(!(validate626(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate626.errors : vErrors.concat(validate626.errors);
 errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate625.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.track_id !== undefined){
+let data3 = data.track_id;
+const _errs6 = errors;
+const _errs7 = errors;
+let valid1 = false;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+const err0 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+const _errs10 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate625.errors = vErrors;
+return false;
+}
+else {
+errors = _errs7;
+if(vErrors !== null){
+if(_errs7){
+vErrors.length = _errs7;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.period !== undefined){
+let data4 = data.period;
+const _errs12 = errors;
+const _errs13 = errors;
+let valid2 = false;
+const _errs14 = errors;
+if(!(validate628(data4, {instancePath:instancePath+"/period",parentData:data,parentDataProperty:"period",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate628.errors : vErrors.concat(validate628.errors);
+errors = vErrors.length;
+}
+var _valid1 = _errs14 === errors;
+valid2 = valid2 || _valid1;
+const _errs15 = errors;
+if(data4 !== null){
+const err3 = {instancePath:instancePath+"/period",schemaPath:"#/properties/period/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs15 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err4 = {instancePath:instancePath+"/period",schemaPath:"#/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate625.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.edition_id !== undefined){
+const _errs17 = errors;
+if(typeof data.edition_id !== "string"){
+validate625.errors = [{instancePath:instancePath+"/edition_id",schemaPath:"#/properties/edition_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.starts_at !== undefined){
+let data6 = data.starts_at;
+const _errs19 = errors;
+if(errors === _errs19){
+if(errors === _errs19){
+if(typeof data6 === "string"){
+if(!(formats4.validate(data6))){
+validate625.errors = [{instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate625.errors = [{instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs19 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.ends_at !== undefined){
+let data7 = data.ends_at;
+const _errs21 = errors;
+if(errors === _errs21){
+if(errors === _errs21){
+if(typeof data7 === "string"){
+if(!(formats4.validate(data7))){
+validate625.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate625.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+const _errs23 = errors;
+if(!(validate630(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate630.errors : vErrors.concat(validate630.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs23 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.score !== undefined){
+let data9 = data.score;
+const _errs24 = errors;
+if(errors === _errs24){
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 < 0 || isNaN(data9)){
+validate625.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate625.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.rank !== undefined){
+let data10 = data.rank;
+const _errs26 = errors;
+const _errs27 = errors;
+let valid3 = false;
+const _errs28 = errors;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err5 = {instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid2 = _errs28 === errors;
+valid3 = valid3 || _valid2;
+const _errs30 = errors;
+if(data10 !== null){
+const err6 = {instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid2 = _errs30 === errors;
+valid3 = valid3 || _valid2;
+if(!valid3){
+const err7 = {instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+validate625.errors = vErrors;
+return false;
+}
+else {
+errors = _errs27;
+if(vErrors !== null){
+if(_errs27){
+vErrors.length = _errs27;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs26){
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 1 || isNaN(data10)){
+validate625.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.top !== undefined){
+let data11 = data.top;
+const _errs32 = errors;
+if(errors === _errs32){
+if(Array.isArray(data11)){
+var valid4 = true;
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+const _errs34 = errors;
+if(!(validate632(data11[i0], {instancePath:instancePath+"/top/" + i0,parentData:data11,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate632.errors : vErrors.concat(validate632.errors);
+errors = vErrors.length;
+}
+var valid4 = _errs34 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate625.errors = [{instancePath:instancePath+"/top",schemaPath:"#/properties/top/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs32 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prizes !== undefined){
+let data13 = data.prizes;
+const _errs35 = errors;
+if(errors === _errs35){
+if(Array.isArray(data13)){
+var valid5 = true;
+const len1 = data13.length;
+for(let i1=0; i1<len1; i1++){
+const _errs37 = errors;
+if(!(validate634(data13[i1], {instancePath:instancePath+"/prizes/" + i1,parentData:data13,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate634.errors : vErrors.concat(validate634.errors);
+errors = vErrors.length;
+}
+var valid5 = _errs37 === errors;
+if(!valid5){
+break;
+}
+}
+}
+else {
+validate625.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs35 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.pool_minor !== undefined){
+let data15 = data.pool_minor;
+const _errs38 = errors;
+const _errs39 = errors;
+let valid6 = false;
+const _errs40 = errors;
+if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
+const err8 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+var _valid3 = _errs40 === errors;
+valid6 = valid6 || _valid3;
+const _errs42 = errors;
+if(data15 !== null){
+const err9 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+var _valid3 = _errs42 === errors;
+valid6 = valid6 || _valid3;
+if(!valid6){
+const err10 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+validate625.errors = vErrors;
+return false;
+}
+else {
+errors = _errs39;
+if(vErrors !== null){
+if(_errs39){
+vErrors.length = _errs39;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs38 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.currency !== undefined){
+let data16 = data.currency;
+const _errs44 = errors;
+const _errs45 = errors;
+let valid7 = false;
+const _errs46 = errors;
+if(typeof data16 !== "string"){
+const err11 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+var _valid4 = _errs46 === errors;
+valid7 = valid7 || _valid4;
+const _errs48 = errors;
+if(data16 !== null){
+const err12 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+var _valid4 = _errs48 === errors;
+valid7 = valid7 || _valid4;
+if(!valid7){
+const err13 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+validate625.errors = vErrors;
+return false;
+}
+else {
+errors = _errs45;
+if(vErrors !== null){
+if(_errs45){
+vErrors.length = _errs45;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs44 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
 }
 }
 }
@@ -28037,15 +28981,112 @@ return false;
 validate625.errors = vErrors;
 return errors === 0;
 }
-validate625.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate625.evaluated = {"props":{"tournament_id":true,"kind":true,"title":true,"track_id":true,"period":true,"edition_id":true,"starts_at":true,"ends_at":true,"status":true,"score":true,"rank":true,"top":true,"prizes":true,"pool_minor":true,"currency":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_Notification = validate627;
-const schema308 = {"type":"object","required":["id","kind","title","body","view","createdAt","readAt"],"properties":{"id":{"type":"string","description":"`ntf_…`."},"kind":{"type":"string","description":"What the notification is about, e.g. `level_up`, `reward_granted`, `reward_delivered`, `mission_completed`, `message` (a rule's `notify` template)."},"title":{"type":"string"},"body":{"anyOf":[{"type":"string"},{"type":"null"}]},"view":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The widget view the notification opens (e.g. `rewards`, `missions`); null when it opens nothing."},"createdAt":{"type":"string","format":"date-time"},"readAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the participant read it; null while unread."}},"description":"A message for the participant in the club's inbox, created by the club's\nrules (`notify` effects) and by what happens to the participant (a level up,\na delivered reward…). Field names follow the widget's camelCase."};
+exports.schema_MyTournamentList = validate636;
+const schema313 = {"type":"object","required":["data"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/MyTournamentEdition"}}},"description":"The current and the previous edition of each enabled tournament and official track, soonest ending first."};
 
-function validate627(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate636(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate627.evaluated;
+const evaluated0 = validate636.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.data === undefined) && (missing0 = "data")){
+validate636.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.data !== undefined){
+let data0 = data.data;
+const _errs1 = errors;
+if(errors === _errs1){
+if(Array.isArray(data0)){
+var valid1 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+const _errs3 = errors;
+if(!(validate625(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate625.errors : vErrors.concat(validate625.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs3 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate636.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate636.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate636.errors = vErrors;
+return errors === 0;
+}
+validate636.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_NotFoundResponse = validate638;
+const schema314 = {"type":"object","required":["body"],"properties":{"body":{"$ref":"#/components/schemas/ErrorBody"}},"description":"Not found in the key's club and environment."};
+
+function validate638(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate638.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.body === undefined) && (missing0 = "body")){
+validate638.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.body !== undefined){
+if(!(validate403(data.body, {instancePath:instancePath+"/body",parentData:data,parentDataProperty:"body",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate403.errors : vErrors.concat(validate403.errors);
+errors = vErrors.length;
+}
+}
+}
+}
+else {
+validate638.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate638.errors = vErrors;
+return errors === 0;
+}
+validate638.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_Notification = validate640;
+const schema315 = {"type":"object","required":["id","kind","title","body","view","createdAt","readAt"],"properties":{"id":{"type":"string","description":"`ntf_…`."},"kind":{"type":"string","description":"What the notification is about, e.g. `level_up`, `reward_granted`, `reward_delivered`, `mission_completed`, `message` (a rule's `notify` template)."},"title":{"type":"string"},"body":{"anyOf":[{"type":"string"},{"type":"null"}]},"view":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The widget view the notification opens (e.g. `rewards`, `missions`); null when it opens nothing."},"createdAt":{"type":"string","format":"date-time"},"readAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the participant read it; null while unread."}},"description":"A message for the participant in the club's inbox, created by the club's\nrules (`notify` effects) and by what happens to the participant (a level up,\na delivered reward…). Field names follow the widget's camelCase."};
+
+function validate640(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate640.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28056,14 +29097,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.body === undefined) && (missing0 = "body"))) || ((data.view === undefined) && (missing0 = "view"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))) || ((data.readAt === undefined) && (missing0 = "readAt"))){
-validate627.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate640.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate627.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate640.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -28075,7 +29116,7 @@ if(valid0){
 if(data.kind !== undefined){
 const _errs3 = errors;
 if(typeof data.kind !== "string"){
-validate627.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate640.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -28087,7 +29128,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs5 = errors;
 if(typeof data.title !== "string"){
-validate627.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate640.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -28136,7 +29177,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate627.errors = vErrors;
+validate640.errors = vErrors;
 return false;
 }
 else {
@@ -28196,7 +29237,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate627.errors = vErrors;
+validate640.errors = vErrors;
 return false;
 }
 else {
@@ -28223,12 +29264,12 @@ if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data5 === "string"){
 if(!(formats4.validate(data5))){
-validate627.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate640.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate627.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate640.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28295,7 +29336,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate627.errors = vErrors;
+validate640.errors = vErrors;
 return false;
 }
 else {
@@ -28323,22 +29364,22 @@ var valid0 = true;
 }
 }
 else {
-validate627.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate640.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate627.errors = vErrors;
+validate640.errors = vErrors;
 return errors === 0;
 }
-validate627.evaluated = {"props":{"id":true,"kind":true,"title":true,"body":true,"view":true,"createdAt":true,"readAt":true},"dynamicProps":false,"dynamicItems":false};
+validate640.evaluated = {"props":{"id":true,"kind":true,"title":true,"body":true,"view":true,"createdAt":true,"readAt":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_NotificationList = validate628;
-const schema309 = {"type":"object","required":["data","unread_count"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/Notification"}},"unread_count":{"type":"integer","minimum":0,"description":"How many of the participant's notifications are unread (all of them, not only this page)."}},"description":"The participant's notifications, newest first."};
+exports.schema_NotificationList = validate641;
+const schema316 = {"type":"object","required":["data","unread_count"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/Notification"}},"unread_count":{"type":"integer","minimum":0,"description":"How many of the participant's notifications are unread (all of them, not only this page)."}},"description":"The participant's notifications, newest first."};
 
-function validate628(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate641(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate628.evaluated;
+const evaluated0 = validate641.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28349,7 +29390,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.data === undefined) && (missing0 = "data")) || ((data.unread_count === undefined) && (missing0 = "unread_count"))){
-validate628.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate641.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28362,8 +29403,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate627(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate627.errors : vErrors.concat(validate627.errors);
+if(!(validate640(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate640.errors : vErrors.concat(validate640.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -28373,7 +29414,7 @@ break;
 }
 }
 else {
-validate628.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate641.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -28387,13 +29428,13 @@ if(data.unread_count !== undefined){
 let data2 = data.unread_count;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate628.errors = [{instancePath:instancePath+"/unread_count",schemaPath:"#/properties/unread_count/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate641.errors = [{instancePath:instancePath+"/unread_count",schemaPath:"#/properties/unread_count/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate628.errors = [{instancePath:instancePath+"/unread_count",schemaPath:"#/properties/unread_count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate641.errors = [{instancePath:instancePath+"/unread_count",schemaPath:"#/properties/unread_count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -28407,22 +29448,22 @@ var valid0 = true;
 }
 }
 else {
-validate628.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate641.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate628.errors = vErrors;
+validate641.errors = vErrors;
 return errors === 0;
 }
-validate628.evaluated = {"props":{"data":true,"unread_count":true},"dynamicProps":false,"dynamicItems":false};
+validate641.evaluated = {"props":{"data":true,"unread_count":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_NotificationsMarkedRead = validate630;
-const schema310 = {"type":"object","required":["updated"],"properties":{"updated":{"type":"integer","minimum":0,"description":"How many notifications this call marked read (0 when none was unread)."}},"description":"The result of marking every notification read."};
+exports.schema_NotificationsMarkedRead = validate643;
+const schema317 = {"type":"object","required":["updated"],"properties":{"updated":{"type":"integer","minimum":0,"description":"How many notifications this call marked read (0 when none was unread)."}},"description":"The result of marking every notification read."};
 
-function validate630(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate643(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate630.evaluated;
+const evaluated0 = validate643.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28433,7 +29474,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.updated === undefined) && (missing0 = "updated")){
-validate630.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate643.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28441,13 +29482,13 @@ if(data.updated !== undefined){
 let data0 = data.updated;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate630.errors = [{instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate643.errors = [{instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate630.errors = [{instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate643.errors = [{instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -28456,21 +29497,21 @@ return false;
 }
 }
 else {
-validate630.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate643.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate630.errors = vErrors;
+validate643.errors = vErrors;
 return errors === 0;
 }
-validate630.evaluated = {"props":{"updated":true},"dynamicProps":false,"dynamicItems":false};
+validate643.evaluated = {"props":{"updated":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_NotifyRuleEffect = validate631;
+exports.schema_NotifyRuleEffect = validate644;
 
-function validate631(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate644(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate631.evaluated;
+const evaluated0 = validate644.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28481,7 +29522,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.template === undefined) && (missing0 = "template"))){
-validate631.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate644.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28489,11 +29530,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate631.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate644.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "notify")){
-validate631.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema146.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate644.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema146.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -28505,7 +29546,7 @@ if(valid0){
 if(data.template !== undefined){
 const _errs3 = errors;
 if(typeof data.template !== "string"){
-validate631.errors = [{instancePath:instancePath+"/template",schemaPath:"#/properties/template/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate644.errors = [{instancePath:instancePath+"/template",schemaPath:"#/properties/template/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -28517,7 +29558,7 @@ if(valid0){
 for(const key0 in data){
 if((key0 !== "type") && (key0 !== "template")){
 const _errs6 = errors;
-validate631.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate644.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs6 === errors;
 if(!valid1){
@@ -28530,21 +29571,21 @@ break;
 }
 }
 else {
-validate631.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate644.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate631.errors = vErrors;
+validate644.errors = vErrors;
 return errors === 0;
 }
-validate631.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate644.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_OfficialPeriodSettings = validate632;
+exports.schema_OfficialPeriodSettings = validate645;
 
-function validate632(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate645(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate632.evaluated;
+const evaluated0 = validate645.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28570,7 +29611,7 @@ data.minWager = 0;
 }
 const _errs1 = errors;
 if(typeof data.enabled !== "boolean"){
-validate632.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate645.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -28580,24 +29621,24 @@ const _errs3 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 100 || isNaN(data1)){
-validate632.errors = [{instancePath:instancePath+"/poolPercent",schemaPath:"#/properties/poolPercent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate645.errors = [{instancePath:instancePath+"/poolPercent",schemaPath:"#/properties/poolPercent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate632.errors = [{instancePath:instancePath+"/poolPercent",schemaPath:"#/properties/poolPercent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate645.errors = [{instancePath:instancePath+"/poolPercent",schemaPath:"#/properties/poolPercent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data1))){
-validate632.errors = [{instancePath:instancePath+"/poolPercent",schemaPath:"#/properties/poolPercent/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate645.errors = [{instancePath:instancePath+"/poolPercent",schemaPath:"#/properties/poolPercent/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate632.errors = [{instancePath:instancePath+"/poolPercent",schemaPath:"#/properties/poolPercent/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate645.errors = [{instancePath:instancePath+"/poolPercent",schemaPath:"#/properties/poolPercent/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -28608,24 +29649,24 @@ const _errs5 = errors;
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 1000000 || isNaN(data2)){
-validate632.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate645.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate632.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate645.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data2))){
-validate632.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate645.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate632.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate645.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -28636,12 +29677,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(Array.isArray(data3)){
 if(data3.length > 10){
-validate632.errors = [{instancePath:instancePath+"/split",schemaPath:"#/properties/split/maxItems",keyword:"maxItems",params:{limit: 10},message:"must NOT have more than 10 items"}];
+validate645.errors = [{instancePath:instancePath+"/split",schemaPath:"#/properties/split/maxItems",keyword:"maxItems",params:{limit: 10},message:"must NOT have more than 10 items"}];
 return false;
 }
 else {
 if(data3.length < 1){
-validate632.errors = [{instancePath:instancePath+"/split",schemaPath:"#/properties/split/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate645.errors = [{instancePath:instancePath+"/split",schemaPath:"#/properties/split/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -28662,7 +29703,7 @@ break;
 }
 }
 else {
-validate632.errors = [{instancePath:instancePath+"/split",schemaPath:"#/properties/split/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate645.errors = [{instancePath:instancePath+"/split",schemaPath:"#/properties/split/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -28673,18 +29714,18 @@ const _errs10 = errors;
 if(errors === _errs10){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate632.errors = [{instancePath:instancePath+"/minWager",schemaPath:"#/properties/minWager/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate645.errors = [{instancePath:instancePath+"/minWager",schemaPath:"#/properties/minWager/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data5))){
-validate632.errors = [{instancePath:instancePath+"/minWager",schemaPath:"#/properties/minWager/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate645.errors = [{instancePath:instancePath+"/minWager",schemaPath:"#/properties/minWager/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 else {
-validate632.errors = [{instancePath:instancePath+"/minWager",schemaPath:"#/properties/minWager/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate645.errors = [{instancePath:instancePath+"/minWager",schemaPath:"#/properties/minWager/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -28693,7 +29734,7 @@ if(valid0){
 for(const key0 in data){
 if(((((key0 !== "enabled") && (key0 !== "poolPercent")) && (key0 !== "seed")) && (key0 !== "split")) && (key0 !== "minWager")){
 const _errs13 = errors;
-validate632.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate645.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs13 === errors;
 if(!valid2){
@@ -28708,21 +29749,21 @@ break;
 }
 }
 else {
-validate632.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate645.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate632.errors = vErrors;
+validate645.errors = vErrors;
 return errors === 0;
 }
-validate632.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate645.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_OfficialPrizeShare = validate634;
+exports.schema_OfficialPrizeShare = validate647;
 
-function validate634(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate647(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate634.evaluated;
+const evaluated0 = validate647.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28732,38 +29773,63 @@ evaluated0.items = undefined;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data > 100 || isNaN(data)){
-validate634.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate647.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data <= 0 || isNaN(data)){
-validate634.errors = [{instancePath,schemaPath:"#/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate647.errors = [{instancePath,schemaPath:"#/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data))){
-validate634.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate647.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate634.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate647.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-validate634.errors = vErrors;
+validate647.errors = vErrors;
 return errors === 0;
 }
-validate634.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate647.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_OfficialTournamentsConfig = validate635;
+exports.schema_OfficialTournamentPeriod = validate648;
 
-function validate635(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate648(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate635.evaluated;
+const evaluated0 = validate648.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate648.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data === "daily") || (data === "monthly"))){
+validate648.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema309.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate648.errors = vErrors;
+return errors === 0;
+}
+validate648.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_OfficialTournamentsConfig = validate649;
+
+function validate649(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate649.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28789,7 +29855,7 @@ data.tracks = [{"id":"slots","title":"Slots","icon":"slots","enabled":true,"game
 }
 const _errs1 = errors;
 if(typeof data.enabled !== "boolean"){
-validate635.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate649.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -28799,12 +29865,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate635.errors = [{instancePath:instancePath+"/timezone",schemaPath:"#/properties/timezone/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate649.errors = [{instancePath:instancePath+"/timezone",schemaPath:"#/properties/timezone/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate635.errors = [{instancePath:instancePath+"/timezone",schemaPath:"#/properties/timezone/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate649.errors = [{instancePath:instancePath+"/timezone",schemaPath:"#/properties/timezone/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28829,7 +29895,7 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(Array.isArray(data4)){
 if(data4.length > 6){
-validate635.errors = [{instancePath:instancePath+"/tracks",schemaPath:"#/properties/tracks/maxItems",keyword:"maxItems",params:{limit: 6},message:"must NOT have more than 6 items"}];
+validate649.errors = [{instancePath:instancePath+"/tracks",schemaPath:"#/properties/tracks/maxItems",keyword:"maxItems",params:{limit: 6},message:"must NOT have more than 6 items"}];
 return false;
 }
 else {
@@ -28849,7 +29915,7 @@ break;
 }
 }
 else {
-validate635.errors = [{instancePath:instancePath+"/tracks",schemaPath:"#/properties/tracks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate649.errors = [{instancePath:instancePath+"/tracks",schemaPath:"#/properties/tracks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -28858,7 +29924,7 @@ if(valid0){
 for(const key0 in data){
 if(((((key0 !== "enabled") && (key0 !== "timezone")) && (key0 !== "daily")) && (key0 !== "monthly")) && (key0 !== "tracks")){
 const _errs13 = errors;
-validate635.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate649.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid4 = _errs13 === errors;
 if(!valid4){
@@ -28873,21 +29939,21 @@ break;
 }
 }
 else {
-validate635.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate649.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate635.errors = vErrors;
+validate649.errors = vErrors;
 return errors === 0;
 }
-validate635.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate649.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_OfficialTrack = validate639;
+exports.schema_OfficialTrack = validate653;
 
-function validate639(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate653(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate639.evaluated;
+const evaluated0 = validate653.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28904,7 +29970,7 @@ data.enabled = true;
 }
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.games === undefined) && (missing0 = "games"))){
-validate639.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate653.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28914,24 +29980,24 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 24){
-validate639.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 24},message:"must NOT have more than 24 characters"}];
+validate653.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 24},message:"must NOT have more than 24 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate639.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate653.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern10.test(data0)){
-validate639.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]+$"},message:"must match pattern \""+"^[a-z0-9-]+$"+"\""}];
+validate653.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]+$"},message:"must match pattern \""+"^[a-z0-9-]+$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate639.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate653.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28947,18 +30013,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 40){
-validate639.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+validate653.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate639.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate653.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate639.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate653.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28973,12 +30039,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 300){
-validate639.errors = [{instancePath:instancePath+"/icon",schemaPath:"#/properties/icon/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"}];
+validate653.errors = [{instancePath:instancePath+"/icon",schemaPath:"#/properties/icon/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"}];
 return false;
 }
 }
 else {
-validate639.errors = [{instancePath:instancePath+"/icon",schemaPath:"#/properties/icon/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate653.errors = [{instancePath:instancePath+"/icon",schemaPath:"#/properties/icon/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28990,12 +30056,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(func1(data3) > 500){
-validate639.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
+validate653.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
 }
 else {
-validate639.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate653.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -29019,7 +30085,7 @@ var valid0 = true;
 if(valid0){
 const _errs11 = errors;
 if(typeof data.enabled !== "boolean"){
-validate639.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate653.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -29027,7 +30093,7 @@ if(valid0){
 for(const key0 in data){
 if((((((key0 !== "id") && (key0 !== "title")) && (key0 !== "icon")) && (key0 !== "image")) && (key0 !== "games")) && (key0 !== "enabled")){
 const _errs14 = errors;
-validate639.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate653.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs14 === errors;
 if(!valid2){
@@ -29044,22 +30110,22 @@ break;
 }
 }
 else {
-validate639.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate653.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate639.errors = vErrors;
+validate653.errors = vErrors;
 return errors === 0;
 }
-validate639.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate653.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantCreatedWebhookData = validate641;
-const schema316 = {"type":"object","required":["participant","display_name"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The name given at creation; null when none was."}},"description":"Data of `participant.created`."};
+exports.schema_ParticipantCreatedWebhookData = validate655;
+const schema324 = {"type":"object","required":["participant","display_name"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The name given at creation; null when none was."}},"description":"Data of `participant.created`."};
 
-function validate641(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate655(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate641.evaluated;
+const evaluated0 = validate655.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29070,7 +30136,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.participant === undefined) && (missing0 = "participant")) || ((data.display_name === undefined) && (missing0 = "display_name"))){
-validate641.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate655.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29126,7 +30192,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate641.errors = vErrors;
+validate655.errors = vErrors;
 return false;
 }
 else {
@@ -29149,22 +30215,22 @@ var valid0 = true;
 }
 }
 else {
-validate641.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate655.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate641.errors = vErrors;
+validate655.errors = vErrors;
 return errors === 0;
 }
-validate641.evaluated = {"props":{"participant":true,"display_name":true},"dynamicProps":false,"dynamicItems":false};
+validate655.evaluated = {"props":{"participant":true,"display_name":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantCreatedWebhookEvent = validate643;
-const schema317 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["participant.created"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/ParticipantCreatedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`participant.created`: a new participant joined the club (by `POST /v1/participants`, a token request, or a first event).","examples":[{"id":"evt_01JQ3Z8K5N3X7U0W","type":"participant.created","created_at":"2025-01-05T20:10:00Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"display_name":"Ana S."}}],"x-webhook-event":"participant.created"};
+exports.schema_ParticipantCreatedWebhookEvent = validate657;
+const schema325 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["participant.created"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/ParticipantCreatedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`participant.created`: a new participant joined the club (by `POST /v1/participants`, a token request, or a first event).","examples":[{"id":"evt_01JQ3Z8K5N3X7U0W","type":"participant.created","created_at":"2025-01-05T20:10:00Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"display_name":"Ana S."}}],"x-webhook-event":"participant.created"};
 
-function validate643(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate657(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate643.evaluated;
+const evaluated0 = validate657.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29175,7 +30241,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate643.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate657.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29185,12 +30251,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate643.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate657.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate643.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate657.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -29204,11 +30270,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate643.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate657.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "participant.created")){
-validate643.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema317.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate657.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema325.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -29224,12 +30290,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate643.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate657.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate643.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate657.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -29243,7 +30309,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate643.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate657.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -29266,8 +30332,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate641(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate641.errors : vErrors.concat(validate641.errors);
+if(!(validate655(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate655.errors : vErrors.concat(validate655.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -29283,22 +30349,22 @@ var valid0 = true;
 }
 }
 else {
-validate643.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate657.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate643.errors = vErrors;
+validate657.errors = vErrors;
 return errors === 0;
 }
-validate643.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate657.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantNextTier = validate646;
-const schema318 = {"type":"object","required":["code","name","starts_at_level"],"properties":{"code":{"type":"string"},"name":{"type":"string"},"starts_at_level":{"type":"integer","minimum":1,"description":"The level at which this tier starts."}},"description":"The next tier up."};
+exports.schema_ParticipantNextTier = validate660;
+const schema326 = {"type":"object","required":["code","name","starts_at_level"],"properties":{"code":{"type":"string"},"name":{"type":"string"},"starts_at_level":{"type":"integer","minimum":1,"description":"The level at which this tier starts."}},"description":"The next tier up."};
 
-function validate646(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate660(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate646.evaluated;
+const evaluated0 = validate660.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29309,14 +30375,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.starts_at_level === undefined) && (missing0 = "starts_at_level"))){
-validate646.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate660.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate646.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate660.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -29328,7 +30394,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate646.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate660.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -29341,13 +30407,13 @@ if(data.starts_at_level !== undefined){
 let data2 = data.starts_at_level;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate646.errors = [{instancePath:instancePath+"/starts_at_level",schemaPath:"#/properties/starts_at_level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate660.errors = [{instancePath:instancePath+"/starts_at_level",schemaPath:"#/properties/starts_at_level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 1 || isNaN(data2)){
-validate646.errors = [{instancePath:instancePath+"/starts_at_level",schemaPath:"#/properties/starts_at_level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate660.errors = [{instancePath:instancePath+"/starts_at_level",schemaPath:"#/properties/starts_at_level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -29362,23 +30428,23 @@ var valid0 = true;
 }
 }
 else {
-validate646.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate660.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate646.errors = vErrors;
+validate660.errors = vErrors;
 return errors === 0;
 }
-validate646.evaluated = {"props":{"code":true,"name":true,"starts_at_level":true},"dynamicProps":false,"dynamicItems":false};
+validate660.evaluated = {"props":{"code":true,"name":true,"starts_at_level":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantProfile = validate647;
-const schema319 = {"type":"object","required":["id","external_id","display_name","avatar_url","xp","level","max_level","level_start_xp","next_level_xp","remaining_xp","percent","tier","next_tier","benefits","currencies","flags"],"properties":{"id":{"type":"string","description":"The service's id of the participant."},"external_id":{"$ref":"#/components/schemas/ExternalId"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"xp":{"type":"integer","minimum":0,"description":"Total XP since the start."},"level":{"type":"integer","minimum":1},"max_level":{"type":"integer","minimum":1},"level_start_xp":{"type":"integer","minimum":0},"next_level_xp":{"anyOf":[{"type":"integer"},{"type":"null"}]},"remaining_xp":{"type":"integer","minimum":0},"percent":{"type":"integer","minimum":0,"maximum":100},"tier":{"$ref":"#/components/schemas/ParticipantTier"},"next_tier":{"anyOf":[{"$ref":"#/components/schemas/ParticipantNextTier"},{"type":"null"}],"description":"Null in the highest tier."},"benefits":{"type":"array","items":{"type":"string"},"description":"Names of the benefits of the current tier (benefits still under compliance review are left out)."},"currencies":{"type":"array","items":{"$ref":"#/components/schemas/CurrencyBalance"},"description":"Every configured currency, in the configured order."},"flags":{"type":"object","unevaluatedProperties":{},"description":"Free-form flags the club's surfaces use (for example which modules the participant has seen)."}},"description":"A participant as the club sees it. The level fields follow the XP totals at\nwhich levels start:\n- `level_start_xp`: where the current level starts; `next_level_xp`: where the\nnext one starts, null on the last level (`level` = `max_level`);\n- `remaining_xp` = `next_level_xp` − `xp`, or 0 on the last level;\n- `percent` = (`xp` − `level_start_xp`) / (`next_level_xp` − `level_start_xp`)\n× 100 rounded down (the `ProgressXp.progress` ratio as a percentage), 100 on\nthe last level."};
-const schema320 = {"type":"object","required":["code","name","color","badge","vip"],"properties":{"code":{"type":"string"},"name":{"type":"string"},"color":{"anyOf":[{"$ref":"#/components/schemas/HexColor"},{"type":"null"}]},"badge":{"anyOf":[{"type":"string"},{"type":"null"}]},"vip":{"type":"boolean"}},"description":"The participant's tier (a band of levels from the configuration's `progression.tiers`)."};
+exports.schema_ParticipantProfile = validate661;
+const schema327 = {"type":"object","required":["id","external_id","display_name","avatar_url","xp","level","max_level","level_start_xp","next_level_xp","remaining_xp","percent","tier","next_tier","benefits","currencies","flags"],"properties":{"id":{"type":"string","description":"The service's id of the participant."},"external_id":{"$ref":"#/components/schemas/ExternalId"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"xp":{"type":"integer","minimum":0,"description":"Total XP since the start."},"level":{"type":"integer","minimum":1},"max_level":{"type":"integer","minimum":1},"level_start_xp":{"type":"integer","minimum":0},"next_level_xp":{"anyOf":[{"type":"integer"},{"type":"null"}]},"remaining_xp":{"type":"integer","minimum":0},"percent":{"type":"integer","minimum":0,"maximum":100},"tier":{"$ref":"#/components/schemas/ParticipantTier"},"next_tier":{"anyOf":[{"$ref":"#/components/schemas/ParticipantNextTier"},{"type":"null"}],"description":"Null in the highest tier."},"benefits":{"type":"array","items":{"type":"string"},"description":"Names of the benefits of the current tier (benefits still under compliance review are left out)."},"currencies":{"type":"array","items":{"$ref":"#/components/schemas/CurrencyBalance"},"description":"Every configured currency, in the configured order."},"flags":{"type":"object","unevaluatedProperties":{},"description":"Free-form flags the club's surfaces use (for example which modules the participant has seen)."}},"description":"A participant as the club sees it. The level fields follow the XP totals at\nwhich levels start:\n- `level_start_xp`: where the current level starts; `next_level_xp`: where the\nnext one starts, null on the last level (`level` = `max_level`);\n- `remaining_xp` = `next_level_xp` − `xp`, or 0 on the last level;\n- `percent` = (`xp` − `level_start_xp`) / (`next_level_xp` − `level_start_xp`)\n× 100 rounded down (the `ProgressXp.progress` ratio as a percentage), 100 on\nthe last level."};
+const schema328 = {"type":"object","required":["code","name","color","badge","vip"],"properties":{"code":{"type":"string"},"name":{"type":"string"},"color":{"anyOf":[{"$ref":"#/components/schemas/HexColor"},{"type":"null"}]},"badge":{"anyOf":[{"type":"string"},{"type":"null"}]},"vip":{"type":"boolean"}},"description":"The participant's tier (a band of levels from the configuration's `progression.tiers`)."};
 
-function validate649(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate663(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate649.evaluated;
+const evaluated0 = validate663.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29389,14 +30455,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.color === undefined) && (missing0 = "color"))) || ((data.badge === undefined) && (missing0 = "badge"))) || ((data.vip === undefined) && (missing0 = "vip"))){
-validate649.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate663.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate649.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate663.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -29408,7 +30474,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate649.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate663.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -29451,7 +30517,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate649.errors = vErrors;
+validate663.errors = vErrors;
 return false;
 }
 else {
@@ -29511,7 +30577,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate649.errors = vErrors;
+validate663.errors = vErrors;
 return false;
 }
 else {
@@ -29534,7 +30600,7 @@ if(valid0){
 if(data.vip !== undefined){
 const _errs16 = errors;
 if(typeof data.vip !== "boolean"){
-validate649.errors = [{instancePath:instancePath+"/vip",schemaPath:"#/properties/vip/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate663.errors = [{instancePath:instancePath+"/vip",schemaPath:"#/properties/vip/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -29549,20 +30615,20 @@ var valid0 = true;
 }
 }
 else {
-validate649.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate663.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate649.errors = vErrors;
+validate663.errors = vErrors;
 return errors === 0;
 }
-validate649.evaluated = {"props":{"code":true,"name":true,"color":true,"badge":true,"vip":true},"dynamicProps":false,"dynamicItems":false};
+validate663.evaluated = {"props":{"code":true,"name":true,"color":true,"badge":true,"vip":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate647(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate661(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate647.evaluated;
+const evaluated0 = validate661.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29573,14 +30639,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.display_name === undefined) && (missing0 = "display_name"))) || ((data.avatar_url === undefined) && (missing0 = "avatar_url"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.max_level === undefined) && (missing0 = "max_level"))) || ((data.level_start_xp === undefined) && (missing0 = "level_start_xp"))) || ((data.next_level_xp === undefined) && (missing0 = "next_level_xp"))) || ((data.remaining_xp === undefined) && (missing0 = "remaining_xp"))) || ((data.percent === undefined) && (missing0 = "percent"))) || ((data.tier === undefined) && (missing0 = "tier"))) || ((data.next_tier === undefined) && (missing0 = "next_tier"))) || ((data.benefits === undefined) && (missing0 = "benefits"))) || ((data.currencies === undefined) && (missing0 = "currencies"))) || ((data.flags === undefined) && (missing0 = "flags"))){
-validate647.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate661.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate647.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate661.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -29641,7 +30707,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate647.errors = vErrors;
+validate661.errors = vErrors;
 return false;
 }
 else {
@@ -29717,7 +30783,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate647.errors = vErrors;
+validate661.errors = vErrors;
 return false;
 }
 else {
@@ -29741,13 +30807,13 @@ if(data.xp !== undefined){
 let data4 = data.xp;
 const _errs16 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate647.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate661.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate647.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate661.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -29762,13 +30828,13 @@ if(data.level !== undefined){
 let data5 = data.level;
 const _errs18 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate647.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate661.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
-validate647.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate661.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -29783,13 +30849,13 @@ if(data.max_level !== undefined){
 let data6 = data.max_level;
 const _errs20 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate647.errors = [{instancePath:instancePath+"/max_level",schemaPath:"#/properties/max_level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate661.errors = [{instancePath:instancePath+"/max_level",schemaPath:"#/properties/max_level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs20){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 1 || isNaN(data6)){
-validate647.errors = [{instancePath:instancePath+"/max_level",schemaPath:"#/properties/max_level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate661.errors = [{instancePath:instancePath+"/max_level",schemaPath:"#/properties/max_level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -29804,13 +30870,13 @@ if(data.level_start_xp !== undefined){
 let data7 = data.level_start_xp;
 const _errs22 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate647.errors = [{instancePath:instancePath+"/level_start_xp",schemaPath:"#/properties/level_start_xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate661.errors = [{instancePath:instancePath+"/level_start_xp",schemaPath:"#/properties/level_start_xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs22){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 0 || isNaN(data7)){
-validate647.errors = [{instancePath:instancePath+"/level_start_xp",schemaPath:"#/properties/level_start_xp/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate661.errors = [{instancePath:instancePath+"/level_start_xp",schemaPath:"#/properties/level_start_xp/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -29861,7 +30927,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate647.errors = vErrors;
+validate661.errors = vErrors;
 return false;
 }
 else {
@@ -29885,13 +30951,13 @@ if(data.remaining_xp !== undefined){
 let data9 = data.remaining_xp;
 const _errs30 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate647.errors = [{instancePath:instancePath+"/remaining_xp",schemaPath:"#/properties/remaining_xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate661.errors = [{instancePath:instancePath+"/remaining_xp",schemaPath:"#/properties/remaining_xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs30){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 0 || isNaN(data9)){
-validate647.errors = [{instancePath:instancePath+"/remaining_xp",schemaPath:"#/properties/remaining_xp/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate661.errors = [{instancePath:instancePath+"/remaining_xp",schemaPath:"#/properties/remaining_xp/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -29906,18 +30972,18 @@ if(data.percent !== undefined){
 let data10 = data.percent;
 const _errs32 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate647.errors = [{instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate661.errors = [{instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs32){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 100 || isNaN(data10)){
-validate647.errors = [{instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate661.errors = [{instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data10 < 0 || isNaN(data10)){
-validate647.errors = [{instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate661.errors = [{instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -29931,8 +30997,8 @@ var valid0 = true;
 if(valid0){
 if(data.tier !== undefined){
 const _errs34 = errors;
-if(!(validate649(data.tier, {instancePath:instancePath+"/tier",parentData:data,parentDataProperty:"tier",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate649.errors : vErrors.concat(validate649.errors);
+if(!(validate663(data.tier, {instancePath:instancePath+"/tier",parentData:data,parentDataProperty:"tier",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate663.errors : vErrors.concat(validate663.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs34 === errors;
@@ -29947,8 +31013,8 @@ const _errs35 = errors;
 const _errs36 = errors;
 let valid4 = false;
 const _errs37 = errors;
-if(!(validate646(data12, {instancePath:instancePath+"/next_tier",parentData:data,parentDataProperty:"next_tier",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate646.errors : vErrors.concat(validate646.errors);
+if(!(validate660(data12, {instancePath:instancePath+"/next_tier",parentData:data,parentDataProperty:"next_tier",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate660.errors : vErrors.concat(validate660.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs37 === errors;
@@ -29981,7 +31047,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate647.errors = vErrors;
+validate661.errors = vErrors;
 return false;
 }
 else {
@@ -30011,7 +31077,7 @@ const len0 = data13.length;
 for(let i0=0; i0<len0; i0++){
 const _errs42 = errors;
 if(typeof data13[i0] !== "string"){
-validate647.errors = [{instancePath:instancePath+"/benefits/" + i0,schemaPath:"#/properties/benefits/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate661.errors = [{instancePath:instancePath+"/benefits/" + i0,schemaPath:"#/properties/benefits/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs42 === errors;
@@ -30021,7 +31087,7 @@ break;
 }
 }
 else {
-validate647.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/properties/benefits/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate661.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/properties/benefits/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30051,7 +31117,7 @@ break;
 }
 }
 else {
-validate647.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate661.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30068,7 +31134,7 @@ if(errors === _errs47){
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 }
 else {
-validate647.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properties/flags/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate661.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properties/flags/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -30095,23 +31161,23 @@ var valid0 = true;
 }
 }
 else {
-validate647.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate661.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate647.errors = vErrors;
+validate661.errors = vErrors;
 return errors === 0;
 }
-validate647.evaluated = {"props":{"id":true,"external_id":true,"display_name":true,"avatar_url":true,"xp":true,"level":true,"max_level":true,"level_start_xp":true,"next_level_xp":true,"remaining_xp":true,"percent":true,"tier":true,"next_tier":true,"benefits":true,"currencies":true,"flags":true},"dynamicProps":false,"dynamicItems":false};
+validate661.evaluated = {"props":{"id":true,"external_id":true,"display_name":true,"avatar_url":true,"xp":true,"level":true,"max_level":true,"level_start_xp":true,"next_level_xp":true,"remaining_xp":true,"percent":true,"tier":true,"next_tier":true,"benefits":true,"currencies":true,"flags":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantProgress = validate654;
-const schema321 = {"type":"object","required":["participant","level","xp","next_level","levels","currencies","updated_at"],"properties":{"participant":{"$ref":"#/components/schemas/ProgressParticipant"},"level":{"$ref":"#/components/schemas/ProgressLevel"},"xp":{"$ref":"#/components/schemas/ProgressXp"},"next_level":{"anyOf":[{"$ref":"#/components/schemas/ProgressNextLevel"},{"type":"null"}],"description":"Null on the last level."},"levels":{"type":"array","items":{"$ref":"#/components/schemas/LevelInfo"},"description":"The club's whole level table, first level first."},"currencies":{"type":"array","items":{"$ref":"#/components/schemas/CurrencyBalance"},"description":"Every configured currency, in the configured order; balance 0 when the participant has none."},"updated_at":{"type":"string","format":"date-time","description":"When the participant's state last changed."}},"description":"A participant's level progress, computed from the current state (history is\nnever recomputed), for rendering a level bar and the level table."};
-const schema322 = {"type":"object","required":["external_id","display_name","avatar_url"],"properties":{"external_id":{"$ref":"#/components/schemas/ExternalId"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]}},"description":"Who the progress belongs to."};
+exports.schema_ParticipantProgress = validate668;
+const schema329 = {"type":"object","required":["participant","level","xp","next_level","levels","currencies","updated_at"],"properties":{"participant":{"$ref":"#/components/schemas/ProgressParticipant"},"level":{"$ref":"#/components/schemas/ProgressLevel"},"xp":{"$ref":"#/components/schemas/ProgressXp"},"next_level":{"anyOf":[{"$ref":"#/components/schemas/ProgressNextLevel"},{"type":"null"}],"description":"Null on the last level."},"levels":{"type":"array","items":{"$ref":"#/components/schemas/LevelInfo"},"description":"The club's whole level table, first level first."},"currencies":{"type":"array","items":{"$ref":"#/components/schemas/CurrencyBalance"},"description":"Every configured currency, in the configured order; balance 0 when the participant has none."},"updated_at":{"type":"string","format":"date-time","description":"When the participant's state last changed."}},"description":"A participant's level progress, computed from the current state (history is\nnever recomputed), for rendering a level bar and the level table."};
+const schema330 = {"type":"object","required":["external_id","display_name","avatar_url"],"properties":{"external_id":{"$ref":"#/components/schemas/ExternalId"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]}},"description":"Who the progress belongs to."};
 
-function validate655(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate669(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate655.evaluated;
+const evaluated0 = validate669.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30122,7 +31188,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.external_id === undefined) && (missing0 = "external_id")) || ((data.display_name === undefined) && (missing0 = "display_name"))) || ((data.avatar_url === undefined) && (missing0 = "avatar_url"))){
-validate655.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate669.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30178,7 +31244,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate655.errors = vErrors;
+validate669.errors = vErrors;
 return false;
 }
 else {
@@ -30254,7 +31320,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate655.errors = vErrors;
+validate669.errors = vErrors;
 return false;
 }
 else {
@@ -30278,21 +31344,21 @@ var valid0 = true;
 }
 }
 else {
-validate655.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate669.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate655.errors = vErrors;
+validate669.errors = vErrors;
 return errors === 0;
 }
-validate655.evaluated = {"props":{"external_id":true,"display_name":true,"avatar_url":true},"dynamicProps":false,"dynamicItems":false};
+validate669.evaluated = {"props":{"external_id":true,"display_name":true,"avatar_url":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema323 = {"type":"object","required":["number","name","badge_url","color"],"properties":{"number":{"type":"integer","minimum":1,"description":"Level number; the first level is 1."},"name":{"type":"string"},"badge_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"color":{"anyOf":[{"$ref":"#/components/schemas/HexColor"},{"type":"null"}]}},"description":"The participant's current level. Levels have no names in the configuration:\na level is shown as `Nível <n>`, with its tier's colour, and the tier's\n`badge` as `badge_url` when that badge is an http(s) URL (else null)."};
+const schema331 = {"type":"object","required":["number","name","badge_url","color"],"properties":{"number":{"type":"integer","minimum":1,"description":"Level number; the first level is 1."},"name":{"type":"string"},"badge_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"color":{"anyOf":[{"$ref":"#/components/schemas/HexColor"},{"type":"null"}]}},"description":"The participant's current level. Levels have no names in the configuration:\na level is shown as `Nível <n>`, with its tier's colour, and the tier's\n`badge` as `badge_url` when that badge is an http(s) URL (else null)."};
 
-function validate658(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate672(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate658.evaluated;
+const evaluated0 = validate672.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30303,7 +31369,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.number === undefined) && (missing0 = "number")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.badge_url === undefined) && (missing0 = "badge_url"))) || ((data.color === undefined) && (missing0 = "color"))){
-validate658.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate672.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30311,13 +31377,13 @@ if(data.number !== undefined){
 let data0 = data.number;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate658.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate672.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 1 || isNaN(data0)){
-validate658.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate672.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -30331,7 +31397,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate658.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate672.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -30396,7 +31462,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate658.errors = vErrors;
+validate672.errors = vErrors;
 return false;
 }
 else {
@@ -30450,7 +31516,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate658.errors = vErrors;
+validate672.errors = vErrors;
 return false;
 }
 else {
@@ -30475,21 +31541,21 @@ var valid0 = true;
 }
 }
 else {
-validate658.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate672.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate658.errors = vErrors;
+validate672.errors = vErrors;
 return errors === 0;
 }
-validate658.evaluated = {"props":{"number":true,"name":true,"badge_url":true,"color":true},"dynamicProps":false,"dynamicItems":false};
+validate672.evaluated = {"props":{"number":true,"name":true,"badge_url":true,"color":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema324 = {"type":"object","required":["current","required","total","progress"],"properties":{"current":{"type":"integer","minimum":0,"description":"XP earned inside the current level."},"required":{"type":"integer","minimum":0,"description":"XP needed to complete the current level; 0 on the last level."},"total":{"type":"integer","minimum":0,"description":"XP earned since the start."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"`current / required`, from 0 to 1; 1 on the last level."}},"description":"XP as a progress bar. With `level_start_xp` and `next_level_xp` the XP totals\nat which the current and the next level start:\n- `current` = `total` − `level_start_xp`;\n- `required` = `next_level_xp` − `level_start_xp`, or 0 on the last level;\n- `progress` = `current` / `required`, or 1 on the last level."};
+const schema332 = {"type":"object","required":["current","required","total","progress"],"properties":{"current":{"type":"integer","minimum":0,"description":"XP earned inside the current level."},"required":{"type":"integer","minimum":0,"description":"XP needed to complete the current level; 0 on the last level."},"total":{"type":"integer","minimum":0,"description":"XP earned since the start."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"`current / required`, from 0 to 1; 1 on the last level."}},"description":"XP as a progress bar. With `level_start_xp` and `next_level_xp` the XP totals\nat which the current and the next level start:\n- `current` = `total` − `level_start_xp`;\n- `required` = `next_level_xp` − `level_start_xp`, or 0 on the last level;\n- `progress` = `current` / `required`, or 1 on the last level."};
 
-function validate661(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate675(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate661.evaluated;
+const evaluated0 = validate675.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30500,7 +31566,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.current === undefined) && (missing0 = "current")) || ((data.required === undefined) && (missing0 = "required"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.progress === undefined) && (missing0 = "progress"))){
-validate661.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate675.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30508,13 +31574,13 @@ if(data.current !== undefined){
 let data0 = data.current;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate661.errors = [{instancePath:instancePath+"/current",schemaPath:"#/properties/current/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate675.errors = [{instancePath:instancePath+"/current",schemaPath:"#/properties/current/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate661.errors = [{instancePath:instancePath+"/current",schemaPath:"#/properties/current/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate675.errors = [{instancePath:instancePath+"/current",schemaPath:"#/properties/current/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -30529,13 +31595,13 @@ if(data.required !== undefined){
 let data1 = data.required;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate661.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate675.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate661.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate675.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -30550,13 +31616,13 @@ if(data.total !== undefined){
 let data2 = data.total;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate661.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate675.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate661.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate675.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -30573,18 +31639,18 @@ const _errs7 = errors;
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-validate661.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate675.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate661.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate675.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 else {
-validate661.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate675.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -30599,21 +31665,21 @@ var valid0 = true;
 }
 }
 else {
-validate661.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate675.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate661.errors = vErrors;
+validate675.errors = vErrors;
 return errors === 0;
 }
-validate661.evaluated = {"props":{"current":true,"required":true,"total":true,"progress":true},"dynamicProps":false,"dynamicItems":false};
+validate675.evaluated = {"props":{"current":true,"required":true,"total":true,"progress":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema325 = {"type":"object","required":["number","name","badge_url"],"properties":{"number":{"type":"integer","minimum":2},"name":{"type":"string"},"badge_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]}},"description":"The level after the current one."};
+const schema333 = {"type":"object","required":["number","name","badge_url"],"properties":{"number":{"type":"integer","minimum":2},"name":{"type":"string"},"badge_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]}},"description":"The level after the current one."};
 
-function validate663(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate677(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate663.evaluated;
+const evaluated0 = validate677.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30624,7 +31690,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.number === undefined) && (missing0 = "number")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.badge_url === undefined) && (missing0 = "badge_url"))){
-validate663.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate677.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30632,13 +31698,13 @@ if(data.number !== undefined){
 let data0 = data.number;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate663.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate677.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 2 || isNaN(data0)){
-validate663.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"}];
+validate677.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"}];
 return false;
 }
 }
@@ -30652,7 +31718,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate663.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate677.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -30717,7 +31783,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate663.errors = vErrors;
+validate677.errors = vErrors;
 return false;
 }
 else {
@@ -30741,20 +31807,20 @@ var valid0 = true;
 }
 }
 else {
-validate663.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate677.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate663.errors = vErrors;
+validate677.errors = vErrors;
 return errors === 0;
 }
-validate663.evaluated = {"props":{"number":true,"name":true,"badge_url":true},"dynamicProps":false,"dynamicItems":false};
+validate677.evaluated = {"props":{"number":true,"name":true,"badge_url":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate654(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate668(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate654.evaluated;
+const evaluated0 = validate668.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30765,14 +31831,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.participant === undefined) && (missing0 = "participant")) || ((data.level === undefined) && (missing0 = "level"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.next_level === undefined) && (missing0 = "next_level"))) || ((data.levels === undefined) && (missing0 = "levels"))) || ((data.currencies === undefined) && (missing0 = "currencies"))) || ((data.updated_at === undefined) && (missing0 = "updated_at"))){
-validate654.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate668.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.participant !== undefined){
 const _errs1 = errors;
-if(!(validate655(data.participant, {instancePath:instancePath+"/participant",parentData:data,parentDataProperty:"participant",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate655.errors : vErrors.concat(validate655.errors);
+if(!(validate669(data.participant, {instancePath:instancePath+"/participant",parentData:data,parentDataProperty:"participant",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate669.errors : vErrors.concat(validate669.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -30783,8 +31849,8 @@ var valid0 = true;
 if(valid0){
 if(data.level !== undefined){
 const _errs2 = errors;
-if(!(validate658(data.level, {instancePath:instancePath+"/level",parentData:data,parentDataProperty:"level",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate658.errors : vErrors.concat(validate658.errors);
+if(!(validate672(data.level, {instancePath:instancePath+"/level",parentData:data,parentDataProperty:"level",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate672.errors : vErrors.concat(validate672.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -30795,8 +31861,8 @@ var valid0 = true;
 if(valid0){
 if(data.xp !== undefined){
 const _errs3 = errors;
-if(!(validate661(data.xp, {instancePath:instancePath+"/xp",parentData:data,parentDataProperty:"xp",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate661.errors : vErrors.concat(validate661.errors);
+if(!(validate675(data.xp, {instancePath:instancePath+"/xp",parentData:data,parentDataProperty:"xp",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate675.errors : vErrors.concat(validate675.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -30811,8 +31877,8 @@ const _errs4 = errors;
 const _errs5 = errors;
 let valid1 = false;
 const _errs6 = errors;
-if(!(validate663(data3, {instancePath:instancePath+"/next_level",parentData:data,parentDataProperty:"next_level",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate663.errors : vErrors.concat(validate663.errors);
+if(!(validate677(data3, {instancePath:instancePath+"/next_level",parentData:data,parentDataProperty:"next_level",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate677.errors : vErrors.concat(validate677.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
@@ -30845,7 +31911,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate654.errors = vErrors;
+validate668.errors = vErrors;
 return false;
 }
 else {
@@ -30885,7 +31951,7 @@ break;
 }
 }
 else {
-validate654.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate668.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30915,7 +31981,7 @@ break;
 }
 }
 else {
-validate654.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate668.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -30932,12 +31998,12 @@ if(errors === _errs15){
 if(errors === _errs15){
 if(typeof data8 === "string"){
 if(!(formats4.validate(data8))){
-validate654.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate668.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate654.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate668.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -30956,23 +32022,23 @@ var valid0 = true;
 }
 }
 else {
-validate654.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate668.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate654.errors = vErrors;
+validate668.errors = vErrors;
 return errors === 0;
 }
-validate654.evaluated = {"props":{"participant":true,"level":true,"xp":true,"next_level":true,"levels":true,"currencies":true,"updated_at":true},"dynamicProps":false,"dynamicItems":false};
+validate668.evaluated = {"props":{"participant":true,"level":true,"xp":true,"next_level":true,"levels":true,"currencies":true,"updated_at":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantProgressBatch = validate667;
-const schema326 = {"type":"object","required":["items"],"properties":{"items":{"type":"array","items":{"$ref":"#/components/schemas/ParticipantProgressBatchItem"},"maxItems":200}},"description":"Batch progress, in the requested order; ids that do not exist in the club are omitted."};
-const schema327 = {"type":"object","required":["external_id","level","xp"],"properties":{"external_id":{"$ref":"#/components/schemas/ExternalId"},"level":{"$ref":"#/components/schemas/ProgressLevel"},"xp":{"$ref":"#/components/schemas/ProgressXp"}},"description":"One participant's level and XP in a batch."};
+exports.schema_ParticipantProgressBatch = validate681;
+const schema334 = {"type":"object","required":["items"],"properties":{"items":{"type":"array","items":{"$ref":"#/components/schemas/ParticipantProgressBatchItem"},"maxItems":200}},"description":"Batch progress, in the requested order; ids that do not exist in the club are omitted."};
+const schema335 = {"type":"object","required":["external_id","level","xp"],"properties":{"external_id":{"$ref":"#/components/schemas/ExternalId"},"level":{"$ref":"#/components/schemas/ProgressLevel"},"xp":{"$ref":"#/components/schemas/ProgressXp"}},"description":"One participant's level and XP in a batch."};
 
-function validate668(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate682(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate668.evaluated;
+const evaluated0 = validate682.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30983,7 +32049,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.external_id === undefined) && (missing0 = "external_id")) || ((data.level === undefined) && (missing0 = "level"))) || ((data.xp === undefined) && (missing0 = "xp"))){
-validate668.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate682.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31001,8 +32067,8 @@ var valid0 = true;
 if(valid0){
 if(data.level !== undefined){
 const _errs2 = errors;
-if(!(validate658(data.level, {instancePath:instancePath+"/level",parentData:data,parentDataProperty:"level",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate658.errors : vErrors.concat(validate658.errors);
+if(!(validate672(data.level, {instancePath:instancePath+"/level",parentData:data,parentDataProperty:"level",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate672.errors : vErrors.concat(validate672.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -31013,8 +32079,8 @@ var valid0 = true;
 if(valid0){
 if(data.xp !== undefined){
 const _errs3 = errors;
-if(!(validate661(data.xp, {instancePath:instancePath+"/xp",parentData:data,parentDataProperty:"xp",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate661.errors : vErrors.concat(validate661.errors);
+if(!(validate675(data.xp, {instancePath:instancePath+"/xp",parentData:data,parentDataProperty:"xp",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate675.errors : vErrors.concat(validate675.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -31027,20 +32093,20 @@ var valid0 = true;
 }
 }
 else {
-validate668.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate682.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate668.errors = vErrors;
+validate682.errors = vErrors;
 return errors === 0;
 }
-validate668.evaluated = {"props":{"external_id":true,"level":true,"xp":true},"dynamicProps":false,"dynamicItems":false};
+validate682.evaluated = {"props":{"external_id":true,"level":true,"xp":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate667(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate681(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate667.evaluated;
+const evaluated0 = validate681.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31051,7 +32117,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.items === undefined) && (missing0 = "items")){
-validate667.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate681.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31061,7 +32127,7 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(Array.isArray(data0)){
 if(data0.length > 200){
-validate667.errors = [{instancePath:instancePath+"/items",schemaPath:"#/properties/items/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"}];
+validate681.errors = [{instancePath:instancePath+"/items",schemaPath:"#/properties/items/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"}];
 return false;
 }
 else {
@@ -31069,8 +32135,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate668(data0[i0], {instancePath:instancePath+"/items/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate668.errors : vErrors.concat(validate668.errors);
+if(!(validate682(data0[i0], {instancePath:instancePath+"/items/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate682.errors : vErrors.concat(validate682.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -31081,7 +32147,7 @@ break;
 }
 }
 else {
-validate667.errors = [{instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate681.errors = [{instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -31089,21 +32155,21 @@ return false;
 }
 }
 else {
-validate667.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate681.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate667.errors = vErrors;
+validate681.errors = vErrors;
 return errors === 0;
 }
-validate667.evaluated = {"props":{"items":true},"dynamicProps":false,"dynamicItems":false};
+validate681.evaluated = {"props":{"items":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantProgressBatchItem = validate673;
+exports.schema_ParticipantProgressBatchItem = validate687;
 
-function validate673(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate687(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate673.evaluated;
+const evaluated0 = validate687.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31114,7 +32180,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.external_id === undefined) && (missing0 = "external_id")) || ((data.level === undefined) && (missing0 = "level"))) || ((data.xp === undefined) && (missing0 = "xp"))){
-validate673.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate687.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31132,8 +32198,8 @@ var valid0 = true;
 if(valid0){
 if(data.level !== undefined){
 const _errs2 = errors;
-if(!(validate658(data.level, {instancePath:instancePath+"/level",parentData:data,parentDataProperty:"level",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate658.errors : vErrors.concat(validate658.errors);
+if(!(validate672(data.level, {instancePath:instancePath+"/level",parentData:data,parentDataProperty:"level",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate672.errors : vErrors.concat(validate672.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -31144,8 +32210,8 @@ var valid0 = true;
 if(valid0){
 if(data.xp !== undefined){
 const _errs3 = errors;
-if(!(validate661(data.xp, {instancePath:instancePath+"/xp",parentData:data,parentDataProperty:"xp",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate661.errors : vErrors.concat(validate661.errors);
+if(!(validate675(data.xp, {instancePath:instancePath+"/xp",parentData:data,parentDataProperty:"xp",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate675.errors : vErrors.concat(validate675.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -31158,22 +32224,22 @@ var valid0 = true;
 }
 }
 else {
-validate673.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate687.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate673.errors = vErrors;
+validate687.errors = vErrors;
 return errors === 0;
 }
-validate673.evaluated = {"props":{"external_id":true,"level":true,"xp":true},"dynamicProps":false,"dynamicItems":false};
+validate687.evaluated = {"props":{"external_id":true,"level":true,"xp":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantProgressBatchRequest = validate677;
-const schema329 = {"type":"object","required":["external_ids"],"properties":{"external_ids":{"type":"array","items":{"$ref":"#/components/schemas/ExternalId"},"minItems":1,"maxItems":200,"description":"The participants' external ids, 1 to 200."}},"unevaluatedProperties":{"not":{}},"description":"Several participants' progress in one call."};
+exports.schema_ParticipantProgressBatchRequest = validate691;
+const schema337 = {"type":"object","required":["external_ids"],"properties":{"external_ids":{"type":"array","items":{"$ref":"#/components/schemas/ExternalId"},"minItems":1,"maxItems":200,"description":"The participants' external ids, 1 to 200."}},"unevaluatedProperties":{"not":{}},"description":"Several participants' progress in one call."};
 
-function validate677(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate691(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate677.evaluated;
+const evaluated0 = validate691.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31184,7 +32250,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.external_ids === undefined) && (missing0 = "external_ids")){
-validate677.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate691.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31194,12 +32260,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(Array.isArray(data0)){
 if(data0.length > 200){
-validate677.errors = [{instancePath:instancePath+"/external_ids",schemaPath:"#/properties/external_ids/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"}];
+validate691.errors = [{instancePath:instancePath+"/external_ids",schemaPath:"#/properties/external_ids/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"}];
 return false;
 }
 else {
 if(data0.length < 1){
-validate677.errors = [{instancePath:instancePath+"/external_ids",schemaPath:"#/properties/external_ids/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate691.errors = [{instancePath:instancePath+"/external_ids",schemaPath:"#/properties/external_ids/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -31220,7 +32286,7 @@ break;
 }
 }
 else {
-validate677.errors = [{instancePath:instancePath+"/external_ids",schemaPath:"#/properties/external_ids/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate691.errors = [{instancePath:instancePath+"/external_ids",schemaPath:"#/properties/external_ids/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -31233,7 +32299,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "external_ids"){
 const _errs5 = errors;
-validate677.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate691.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs5 === errors;
 if(!valid2){
@@ -31245,23 +32311,23 @@ break;
 }
 }
 else {
-validate677.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate691.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate677.errors = vErrors;
+validate691.errors = vErrors;
 return errors === 0;
 }
-validate677.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate691.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantRename = validate679;
-const schema330 = {"type":"object","required":["new_external_id"],"properties":{"new_external_id":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9._:@-]+$","description":"The new id: 1..128 characters of letters, digits and `. _ : @ -`; not equal to the current one."},"merge":{"type":"boolean","description":"When a participant with the new id exists, merge it into this one (this participant owns the history). Without it such a rename is refused with 409.","default":false},"dry_run":{"type":"boolean","description":"Perform the rename inside a transaction that is rolled back, and report what would change.","default":false}},"unevaluatedProperties":{"not":{}},"description":"Renaming a participant's `external_id`."};
+exports.schema_ParticipantRename = validate693;
+const schema338 = {"type":"object","required":["new_external_id"],"properties":{"new_external_id":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9._:@-]+$","description":"The new id: 1..128 characters of letters, digits and `. _ : @ -`; not equal to the current one."},"merge":{"type":"boolean","description":"When a participant with the new id exists, merge it into this one (this participant owns the history). Without it such a rename is refused with 409.","default":false},"dry_run":{"type":"boolean","description":"Perform the rename inside a transaction that is rolled back, and report what would change.","default":false}},"unevaluatedProperties":{"not":{}},"description":"Renaming a participant's `external_id`."};
 const pattern32 = new RegExp("^[A-Za-z0-9._:@-]+$", "u");
 
-function validate679(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate693(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate679.evaluated;
+const evaluated0 = validate693.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31278,7 +32344,7 @@ data.dry_run = false;
 }
 let missing0;
 if((data.new_external_id === undefined) && (missing0 = "new_external_id")){
-validate679.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate693.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31288,24 +32354,24 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 128){
-validate679.errors = [{instancePath:instancePath+"/new_external_id",schemaPath:"#/properties/new_external_id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate693.errors = [{instancePath:instancePath+"/new_external_id",schemaPath:"#/properties/new_external_id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate679.errors = [{instancePath:instancePath+"/new_external_id",schemaPath:"#/properties/new_external_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate693.errors = [{instancePath:instancePath+"/new_external_id",schemaPath:"#/properties/new_external_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern32.test(data0)){
-validate679.errors = [{instancePath:instancePath+"/new_external_id",schemaPath:"#/properties/new_external_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._:@-]+$"+"\""}];
+validate693.errors = [{instancePath:instancePath+"/new_external_id",schemaPath:"#/properties/new_external_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._:@-]+$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate679.errors = [{instancePath:instancePath+"/new_external_id",schemaPath:"#/properties/new_external_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate693.errors = [{instancePath:instancePath+"/new_external_id",schemaPath:"#/properties/new_external_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -31317,14 +32383,14 @@ var valid0 = true;
 if(valid0){
 const _errs3 = errors;
 if(typeof data.merge !== "boolean"){
-validate679.errors = [{instancePath:instancePath+"/merge",schemaPath:"#/properties/merge/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate693.errors = [{instancePath:instancePath+"/merge",schemaPath:"#/properties/merge/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs3 === errors;
 if(valid0){
 const _errs5 = errors;
 if(typeof data.dry_run !== "boolean"){
-validate679.errors = [{instancePath:instancePath+"/dry_run",schemaPath:"#/properties/dry_run/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate693.errors = [{instancePath:instancePath+"/dry_run",schemaPath:"#/properties/dry_run/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -31332,7 +32398,7 @@ if(valid0){
 for(const key0 in data){
 if(((key0 !== "new_external_id") && (key0 !== "merge")) && (key0 !== "dry_run")){
 const _errs8 = errors;
-validate679.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate693.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs8 === errors;
 if(!valid1){
@@ -31346,23 +32412,23 @@ break;
 }
 }
 else {
-validate679.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate693.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate679.errors = vErrors;
+validate693.errors = vErrors;
 return errors === 0;
 }
-validate679.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate693.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantRenameReport = validate680;
-const schema331 = {"type":"object","required":["env","from","to","dry_run","before","merged","after","rewritten","moved"],"properties":{"env":{"$ref":"#/components/schemas/Env"},"from":{"type":"string","description":"The old external id."},"to":{"type":"string","description":"The new external id."},"dry_run":{"type":"boolean"},"before":{"allOf":[{"$ref":"#/components/schemas/RenameSnapshot"}],"description":"The renamed participant before the rename."},"merged":{"anyOf":[{"$ref":"#/components/schemas/RenameMergedSnapshot"},{"type":"null"}],"description":"The participant that had the new id, when `merge` merged one; otherwise null."},"after":{"allOf":[{"$ref":"#/components/schemas/RenameSnapshot"}],"description":"The renamed participant after the rename (and merge)."},"rewritten":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Per `table.column`, the number of rows where the old external id was replaced by the new one."},"moved":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Per table, the number of rows moved from the merged participant to the renamed one."}},"description":"What a rename changed (or, with `dry_run`, would change)."};
-const schema332 = {"type":"object","required":["id","external_id","xp","level","balances"],"properties":{"id":{"type":"string"},"external_id":{"$ref":"#/components/schemas/ExternalId"},"xp":{"type":"integer"},"level":{"type":"integer"},"balances":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Balance per currency code, in minor units."}},"description":"A participant's identity and totals at one moment of a rename."};
+exports.schema_ParticipantRenameReport = validate694;
+const schema339 = {"type":"object","required":["env","from","to","dry_run","before","merged","after","rewritten","moved"],"properties":{"env":{"$ref":"#/components/schemas/Env"},"from":{"type":"string","description":"The old external id."},"to":{"type":"string","description":"The new external id."},"dry_run":{"type":"boolean"},"before":{"allOf":[{"$ref":"#/components/schemas/RenameSnapshot"}],"description":"The renamed participant before the rename."},"merged":{"anyOf":[{"$ref":"#/components/schemas/RenameMergedSnapshot"},{"type":"null"}],"description":"The participant that had the new id, when `merge` merged one; otherwise null."},"after":{"allOf":[{"$ref":"#/components/schemas/RenameSnapshot"}],"description":"The renamed participant after the rename (and merge)."},"rewritten":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Per `table.column`, the number of rows where the old external id was replaced by the new one."},"moved":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Per table, the number of rows moved from the merged participant to the renamed one."}},"description":"What a rename changed (or, with `dry_run`, would change)."};
+const schema340 = {"type":"object","required":["id","external_id","xp","level","balances"],"properties":{"id":{"type":"string"},"external_id":{"$ref":"#/components/schemas/ExternalId"},"xp":{"type":"integer"},"level":{"type":"integer"},"balances":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Balance per currency code, in minor units."}},"description":"A participant's identity and totals at one moment of a rename."};
 
-function validate682(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate696(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate682.evaluated;
+const evaluated0 = validate696.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31373,14 +32439,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.balances === undefined) && (missing0 = "balances"))){
-validate682.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate696.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate682.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate696.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -31405,7 +32471,7 @@ if(data.xp !== undefined){
 let data2 = data.xp;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate682.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate696.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -31418,7 +32484,7 @@ if(data.level !== undefined){
 let data3 = data.level;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate682.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate696.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -31436,7 +32502,7 @@ for(const key0 in data4){
 let data5 = data4[key0];
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate682.errors = [{instancePath:instancePath+"/balances/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate696.errors = [{instancePath:instancePath+"/balances/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -31446,7 +32512,7 @@ break;
 }
 }
 else {
-validate682.errors = [{instancePath:instancePath+"/balances",schemaPath:"#/properties/balances/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate696.errors = [{instancePath:instancePath+"/balances",schemaPath:"#/properties/balances/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -31462,21 +32528,21 @@ var valid0 = true;
 }
 }
 else {
-validate682.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate696.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate682.errors = vErrors;
+validate696.errors = vErrors;
 return errors === 0;
 }
-validate682.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances":true},"dynamicProps":false,"dynamicItems":false};
+validate696.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema333 = {"type":"object","required":["id","external_id","xp","level","balances","duplicates_dropped"],"properties":{"id":{"type":"string"},"external_id":{"$ref":"#/components/schemas/ExternalId"},"xp":{"type":"integer"},"level":{"type":"integer"},"balances":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Balance per currency code, in minor units."},"duplicates_dropped":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Rows of the merged participant dropped because the renamed one already had the same row (same event id, same badge, same mission period…), per table."}},"description":"The participant merged into the renamed one, as it was before the merge."};
+const schema341 = {"type":"object","required":["id","external_id","xp","level","balances","duplicates_dropped"],"properties":{"id":{"type":"string"},"external_id":{"$ref":"#/components/schemas/ExternalId"},"xp":{"type":"integer"},"level":{"type":"integer"},"balances":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Balance per currency code, in minor units."},"duplicates_dropped":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Rows of the merged participant dropped because the renamed one already had the same row (same event id, same badge, same mission period…), per table."}},"description":"The participant merged into the renamed one, as it was before the merge."};
 
-function validate685(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate699(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate685.evaluated;
+const evaluated0 = validate699.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31487,14 +32553,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.balances === undefined) && (missing0 = "balances"))) || ((data.duplicates_dropped === undefined) && (missing0 = "duplicates_dropped"))){
-validate685.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate699.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate685.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate699.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -31519,7 +32585,7 @@ if(data.xp !== undefined){
 let data2 = data.xp;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate685.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate699.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -31532,7 +32598,7 @@ if(data.level !== undefined){
 let data3 = data.level;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate685.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate699.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -31550,7 +32616,7 @@ for(const key0 in data4){
 let data5 = data4[key0];
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate685.errors = [{instancePath:instancePath+"/balances/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate699.errors = [{instancePath:instancePath+"/balances/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -31560,7 +32626,7 @@ break;
 }
 }
 else {
-validate685.errors = [{instancePath:instancePath+"/balances",schemaPath:"#/properties/balances/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate699.errors = [{instancePath:instancePath+"/balances",schemaPath:"#/properties/balances/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -31579,7 +32645,7 @@ for(const key1 in data6){
 let data7 = data6[key1];
 const _errs16 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate685.errors = [{instancePath:instancePath+"/duplicates_dropped/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/duplicates_dropped/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate699.errors = [{instancePath:instancePath+"/duplicates_dropped/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/duplicates_dropped/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -31589,7 +32655,7 @@ break;
 }
 }
 else {
-validate685.errors = [{instancePath:instancePath+"/duplicates_dropped",schemaPath:"#/properties/duplicates_dropped/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate699.errors = [{instancePath:instancePath+"/duplicates_dropped",schemaPath:"#/properties/duplicates_dropped/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -31606,20 +32672,20 @@ var valid0 = true;
 }
 }
 else {
-validate685.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate699.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate685.errors = vErrors;
+validate699.errors = vErrors;
 return errors === 0;
 }
-validate685.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances":true,"duplicates_dropped":true},"dynamicProps":false,"dynamicItems":false};
+validate699.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances":true,"duplicates_dropped":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate680(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate694(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate680.evaluated;
+const evaluated0 = validate694.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31630,7 +32696,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((data.env === undefined) && (missing0 = "env")) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.dry_run === undefined) && (missing0 = "dry_run"))) || ((data.before === undefined) && (missing0 = "before"))) || ((data.merged === undefined) && (missing0 = "merged"))) || ((data.after === undefined) && (missing0 = "after"))) || ((data.rewritten === undefined) && (missing0 = "rewritten"))) || ((data.moved === undefined) && (missing0 = "moved"))){
-validate680.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate694.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31649,7 +32715,7 @@ if(valid0){
 if(data.from !== undefined){
 const _errs2 = errors;
 if(typeof data.from !== "string"){
-validate680.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate694.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -31661,7 +32727,7 @@ if(valid0){
 if(data.to !== undefined){
 const _errs4 = errors;
 if(typeof data.to !== "string"){
-validate680.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate694.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -31673,7 +32739,7 @@ if(valid0){
 if(data.dry_run !== undefined){
 const _errs6 = errors;
 if(typeof data.dry_run !== "boolean"){
-validate680.errors = [{instancePath:instancePath+"/dry_run",schemaPath:"#/properties/dry_run/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate694.errors = [{instancePath:instancePath+"/dry_run",schemaPath:"#/properties/dry_run/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -31684,8 +32750,8 @@ var valid0 = true;
 if(valid0){
 if(data.before !== undefined){
 const _errs8 = errors;
-if(!(validate682(data.before, {instancePath:instancePath+"/before",parentData:data,parentDataProperty:"before",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate682.errors : vErrors.concat(validate682.errors);
+if(!(validate696(data.before, {instancePath:instancePath+"/before",parentData:data,parentDataProperty:"before",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate696.errors : vErrors.concat(validate696.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -31700,8 +32766,8 @@ const _errs10 = errors;
 const _errs11 = errors;
 let valid2 = false;
 const _errs12 = errors;
-if(!(validate685(data5, {instancePath:instancePath+"/merged",parentData:data,parentDataProperty:"merged",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate685.errors : vErrors.concat(validate685.errors);
+if(!(validate699(data5, {instancePath:instancePath+"/merged",parentData:data,parentDataProperty:"merged",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate699.errors : vErrors.concat(validate699.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs12 === errors;
@@ -31737,7 +32803,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate680.errors = vErrors;
+validate694.errors = vErrors;
 return false;
 }
 else {
@@ -31759,8 +32825,8 @@ var valid0 = true;
 if(valid0){
 if(data.after !== undefined){
 const _errs15 = errors;
-if(!(validate682(data.after, {instancePath:instancePath+"/after",parentData:data,parentDataProperty:"after",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate682.errors : vErrors.concat(validate682.errors);
+if(!(validate696(data.after, {instancePath:instancePath+"/after",parentData:data,parentDataProperty:"after",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate696.errors : vErrors.concat(validate696.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs15 === errors;
@@ -31778,7 +32844,7 @@ for(const key0 in data7){
 let data8 = data7[key0];
 const _errs20 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate680.errors = [{instancePath:instancePath+"/rewritten/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/rewritten/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate694.errors = [{instancePath:instancePath+"/rewritten/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/rewritten/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid4 = _errs20 === errors;
@@ -31788,7 +32854,7 @@ break;
 }
 }
 else {
-validate680.errors = [{instancePath:instancePath+"/rewritten",schemaPath:"#/properties/rewritten/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate694.errors = [{instancePath:instancePath+"/rewritten",schemaPath:"#/properties/rewritten/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -31807,7 +32873,7 @@ for(const key1 in data9){
 let data10 = data9[key1];
 const _errs25 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate680.errors = [{instancePath:instancePath+"/moved/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/moved/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate694.errors = [{instancePath:instancePath+"/moved/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/moved/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid5 = _errs25 === errors;
@@ -31817,7 +32883,7 @@ break;
 }
 }
 else {
-validate680.errors = [{instancePath:instancePath+"/moved",schemaPath:"#/properties/moved/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate694.errors = [{instancePath:instancePath+"/moved",schemaPath:"#/properties/moved/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -31837,22 +32903,22 @@ var valid0 = true;
 }
 }
 else {
-validate680.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate694.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate680.errors = vErrors;
+validate694.errors = vErrors;
 return errors === 0;
 }
-validate680.evaluated = {"props":{"env":true,"from":true,"to":true,"dry_run":true,"before":true,"merged":true,"after":true,"rewritten":true,"moved":true},"dynamicProps":false,"dynamicItems":false};
+validate694.evaluated = {"props":{"env":true,"from":true,"to":true,"dry_run":true,"before":true,"merged":true,"after":true,"rewritten":true,"moved":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantTag = validate689;
-const schema334 = {"type":"string","maxLength":32,"description":"A participant tag.","examples":["vip-sp"]};
+exports.schema_ParticipantTag = validate703;
+const schema342 = {"type":"string","maxLength":32,"description":"A participant tag.","examples":["vip-sp"]};
 
-function validate689(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate703(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate689.evaluated;
+const evaluated0 = validate703.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31862,26 +32928,26 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 32){
-validate689.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+validate703.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
 }
 else {
-validate689.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate703.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate689.errors = vErrors;
+validate703.errors = vErrors;
 return errors === 0;
 }
-validate689.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate703.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantTier = validate690;
+exports.schema_ParticipantTier = validate704;
 
-function validate690(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate704(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate690.evaluated;
+const evaluated0 = validate704.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31892,14 +32958,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.color === undefined) && (missing0 = "color"))) || ((data.badge === undefined) && (missing0 = "badge"))) || ((data.vip === undefined) && (missing0 = "vip"))){
-validate690.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate704.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate690.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate704.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -31911,7 +32977,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate690.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate704.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -31954,7 +33020,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate690.errors = vErrors;
+validate704.errors = vErrors;
 return false;
 }
 else {
@@ -32014,7 +33080,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate690.errors = vErrors;
+validate704.errors = vErrors;
 return false;
 }
 else {
@@ -32037,7 +33103,7 @@ if(valid0){
 if(data.vip !== undefined){
 const _errs16 = errors;
 if(typeof data.vip !== "boolean"){
-validate690.errors = [{instancePath:instancePath+"/vip",schemaPath:"#/properties/vip/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate704.errors = [{instancePath:instancePath+"/vip",schemaPath:"#/properties/vip/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -32052,23 +33118,23 @@ var valid0 = true;
 }
 }
 else {
-validate690.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate704.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate690.errors = vErrors;
+validate704.errors = vErrors;
 return errors === 0;
 }
-validate690.evaluated = {"props":{"code":true,"name":true,"color":true,"badge":true,"vip":true},"dynamicProps":false,"dynamicItems":false};
+validate704.evaluated = {"props":{"code":true,"name":true,"color":true,"badge":true,"vip":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantUpsert = validate692;
-const schema336 = {"type":"object","required":["external_id"],"properties":{"external_id":{"$ref":"#/components/schemas/ExternalId"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":80},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"email":{"anyOf":[{"type":"string"},{"type":"null"}],"format":"email"},"phone":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":32},"tags":{"type":"array","items":{"$ref":"#/components/schemas/ParticipantTag"},"maxItems":20,"description":"Audience tags (missions can target a tag), at most 20, each at most 32 characters."}},"unevaluatedProperties":{"not":{}},"description":"Creates or updates a participant by `external_id`. A field left out keeps its\ncurrent value; `null` clears it; `tags`, when sent, replaces the whole tag\nlist. Name and avatar appear in rankings; e-mail and phone are used only for\nmessages sent through the club's CRM."};
-const formats236 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+exports.schema_ParticipantUpsert = validate706;
+const schema344 = {"type":"object","required":["external_id"],"properties":{"external_id":{"$ref":"#/components/schemas/ExternalId"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":80},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"email":{"anyOf":[{"type":"string"},{"type":"null"}],"format":"email"},"phone":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":32},"tags":{"type":"array","items":{"$ref":"#/components/schemas/ParticipantTag"},"maxItems":20,"description":"Audience tags (missions can target a tag), at most 20, each at most 32 characters."}},"unevaluatedProperties":{"not":{}},"description":"Creates or updates a participant by `external_id`. A field left out keeps its\ncurrent value; `null` clears it; `tags`, when sent, replaces the whole tag\nlist. Name and avatar appear in rankings; e-mail and phone are used only for\nmessages sent through the club's CRM."};
+const formats242 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
-function validate692(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate706(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate692.evaluated;
+const evaluated0 = validate706.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32079,7 +33145,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.external_id === undefined) && (missing0 = "external_id")){
-validate692.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate706.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32135,7 +33201,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate692.errors = vErrors;
+validate706.errors = vErrors;
 return false;
 }
 else {
@@ -32152,7 +33218,7 @@ vErrors = null;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(func1(data1) > 80){
-validate692.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
+validate706.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
 return false;
 }
 }
@@ -32219,7 +33285,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate692.errors = vErrors;
+validate706.errors = vErrors;
 return false;
 }
 else {
@@ -32279,7 +33345,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate692.errors = vErrors;
+validate706.errors = vErrors;
 return false;
 }
 else {
@@ -32296,8 +33362,8 @@ vErrors = null;
 if(errors === _errs14){
 if(errors === _errs14){
 if(typeof data3 === "string"){
-if(!(formats236.test(data3))){
-validate692.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""}];
+if(!(formats242.test(data3))){
+validate706.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""}];
 return false;
 }
 }
@@ -32349,7 +33415,7 @@ else {
 vErrors.push(err12);
 }
 errors++;
-validate692.errors = vErrors;
+validate706.errors = vErrors;
 return false;
 }
 else {
@@ -32366,7 +33432,7 @@ vErrors = null;
 if(errors === _errs20){
 if(typeof data4 === "string"){
 if(func1(data4) > 32){
-validate692.errors = [{instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+validate706.errors = [{instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
 }
@@ -32383,7 +33449,7 @@ const _errs26 = errors;
 if(errors === _errs26){
 if(Array.isArray(data5)){
 if(data5.length > 20){
-validate692.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
+validate706.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
 return false;
 }
 else {
@@ -32391,8 +33457,8 @@ var valid5 = true;
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 const _errs28 = errors;
-if(!(validate689(data5[i0], {instancePath:instancePath+"/tags/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate689.errors : vErrors.concat(validate689.errors);
+if(!(validate703(data5[i0], {instancePath:instancePath+"/tags/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate703.errors : vErrors.concat(validate703.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs28 === errors;
@@ -32403,7 +33469,7 @@ break;
 }
 }
 else {
-validate692.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate706.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -32416,7 +33482,7 @@ if(valid0){
 for(const key0 in data){
 if((((((key0 !== "external_id") && (key0 !== "display_name")) && (key0 !== "avatar_url")) && (key0 !== "email")) && (key0 !== "phone")) && (key0 !== "tags")){
 const _errs30 = errors;
-validate692.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate706.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid6 = _errs30 === errors;
 if(!valid6){
@@ -32433,22 +33499,22 @@ break;
 }
 }
 else {
-validate692.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate706.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate692.errors = vErrors;
+validate706.errors = vErrors;
 return errors === 0;
 }
-validate692.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate706.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_PreferHeader = validate695;
-const schema337 = {"type":"string","maxLength":256,"description":"The `Prefer` request header (RFC 7240). The service honours `respond-async`\n(answer 202 at once and process within seconds) and ignores other preferences.","examples":["respond-async"]};
+exports.schema_PreferHeader = validate709;
+const schema345 = {"type":"string","maxLength":256,"description":"The `Prefer` request header (RFC 7240). The service honours `respond-async`\n(answer 202 at once and process within seconds) and ignores other preferences.","examples":["respond-async"]};
 
-function validate695(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate709(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate695.evaluated;
+const evaluated0 = validate709.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32458,26 +33524,26 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 256){
-validate695.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+validate709.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
 }
 else {
-validate695.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate709.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate695.errors = vErrors;
+validate709.errors = vErrors;
 return errors === 0;
 }
-validate695.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate709.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_PresetCurve = validate696;
+exports.schema_PresetCurve = validate710;
 
-function validate696(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate710(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate696.evaluated;
+const evaluated0 = validate710.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32494,7 +33560,7 @@ data.maxLevel = 60;
 }
 let missing0;
 if(((data.kind === undefined) && (missing0 = "kind")) || ((data.preset === undefined) && (missing0 = "preset"))){
-validate696.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate710.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32502,11 +33568,11 @@ if(data.kind !== undefined){
 let data0 = data.kind;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate696.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate710.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "preset")){
-validate696.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema105.properties.kind.enum},message:"must be equal to one of the allowed values"}];
+validate710.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema105.properties.kind.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -32530,18 +33596,18 @@ if(valid0){
 let data2 = data.base;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate696.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate710.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 <= 0 || isNaN(data2)){
-validate696.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate710.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data2))){
-validate696.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate710.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -32552,23 +33618,23 @@ if(valid0){
 let data3 = data.maxLevel;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate696.errors = [{instancePath:instancePath+"/maxLevel",schemaPath:"#/properties/maxLevel/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate710.errors = [{instancePath:instancePath+"/maxLevel",schemaPath:"#/properties/maxLevel/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 500 || isNaN(data3)){
-validate696.errors = [{instancePath:instancePath+"/maxLevel",schemaPath:"#/properties/maxLevel/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"}];
+validate710.errors = [{instancePath:instancePath+"/maxLevel",schemaPath:"#/properties/maxLevel/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"}];
 return false;
 }
 else {
 if(data3 < 2 || isNaN(data3)){
-validate696.errors = [{instancePath:instancePath+"/maxLevel",schemaPath:"#/properties/maxLevel/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"}];
+validate710.errors = [{instancePath:instancePath+"/maxLevel",schemaPath:"#/properties/maxLevel/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"}];
 return false;
 }
 else {
 if(!(formats32.validate(data3))){
-validate696.errors = [{instancePath:instancePath+"/maxLevel",schemaPath:"#/properties/maxLevel/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate710.errors = [{instancePath:instancePath+"/maxLevel",schemaPath:"#/properties/maxLevel/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -32580,7 +33646,7 @@ if(valid0){
 for(const key0 in data){
 if((((key0 !== "kind") && (key0 !== "preset")) && (key0 !== "base")) && (key0 !== "maxLevel")){
 const _errs9 = errors;
-validate696.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate710.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs9 === errors;
 if(!valid1){
@@ -32595,21 +33661,21 @@ break;
 }
 }
 else {
-validate696.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate710.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate696.errors = vErrors;
+validate710.errors = vErrors;
 return errors === 0;
 }
-validate696.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate710.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ProgressLevel = validate698;
+exports.schema_ProgressLevel = validate712;
 
-function validate698(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate712(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate698.evaluated;
+const evaluated0 = validate712.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32620,7 +33686,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.number === undefined) && (missing0 = "number")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.badge_url === undefined) && (missing0 = "badge_url"))) || ((data.color === undefined) && (missing0 = "color"))){
-validate698.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate712.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32628,13 +33694,13 @@ if(data.number !== undefined){
 let data0 = data.number;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate698.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate712.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 1 || isNaN(data0)){
-validate698.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate712.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -32648,7 +33714,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate698.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate712.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -32713,7 +33779,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate698.errors = vErrors;
+validate712.errors = vErrors;
 return false;
 }
 else {
@@ -32767,7 +33833,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate698.errors = vErrors;
+validate712.errors = vErrors;
 return false;
 }
 else {
@@ -32792,21 +33858,21 @@ var valid0 = true;
 }
 }
 else {
-validate698.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate712.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate698.errors = vErrors;
+validate712.errors = vErrors;
 return errors === 0;
 }
-validate698.evaluated = {"props":{"number":true,"name":true,"badge_url":true,"color":true},"dynamicProps":false,"dynamicItems":false};
+validate712.evaluated = {"props":{"number":true,"name":true,"badge_url":true,"color":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ProgressMissionRuleEffect = validate700;
+exports.schema_ProgressMissionRuleEffect = validate714;
 
-function validate700(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate714(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate700.evaluated;
+const evaluated0 = validate714.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32820,7 +33886,7 @@ data.increment = 1;
 }
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.mission === undefined) && (missing0 = "mission"))){
-validate700.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate714.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32828,11 +33894,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate700.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate714.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "progress_mission")){
-validate700.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema144.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate714.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema144.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -32844,7 +33910,7 @@ if(valid0){
 if(data.mission !== undefined){
 const _errs3 = errors;
 if(typeof data.mission !== "string"){
-validate700.errors = [{instancePath:instancePath+"/mission",schemaPath:"#/properties/mission/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate714.errors = [{instancePath:instancePath+"/mission",schemaPath:"#/properties/mission/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -32863,7 +33929,7 @@ if(valid0){
 for(const key0 in data){
 if(((key0 !== "type") && (key0 !== "mission")) && (key0 !== "increment")){
 const _errs8 = errors;
-validate700.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate714.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs8 === errors;
 if(!valid2){
@@ -32877,21 +33943,21 @@ break;
 }
 }
 else {
-validate700.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate714.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate700.errors = vErrors;
+validate714.errors = vErrors;
 return errors === 0;
 }
-validate700.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate714.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ProgressNextLevel = validate702;
+exports.schema_ProgressNextLevel = validate716;
 
-function validate702(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate716(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate702.evaluated;
+const evaluated0 = validate716.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32902,7 +33968,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.number === undefined) && (missing0 = "number")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.badge_url === undefined) && (missing0 = "badge_url"))){
-validate702.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate716.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32910,13 +33976,13 @@ if(data.number !== undefined){
 let data0 = data.number;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate702.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate716.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 2 || isNaN(data0)){
-validate702.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"}];
+validate716.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"}];
 return false;
 }
 }
@@ -32930,7 +33996,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate702.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate716.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -32995,7 +34061,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate702.errors = vErrors;
+validate716.errors = vErrors;
 return false;
 }
 else {
@@ -33019,21 +34085,21 @@ var valid0 = true;
 }
 }
 else {
-validate702.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate716.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate702.errors = vErrors;
+validate716.errors = vErrors;
 return errors === 0;
 }
-validate702.evaluated = {"props":{"number":true,"name":true,"badge_url":true},"dynamicProps":false,"dynamicItems":false};
+validate716.evaluated = {"props":{"number":true,"name":true,"badge_url":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ProgressParticipant = validate703;
+exports.schema_ProgressParticipant = validate717;
 
-function validate703(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate717(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate703.evaluated;
+const evaluated0 = validate717.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33044,7 +34110,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.external_id === undefined) && (missing0 = "external_id")) || ((data.display_name === undefined) && (missing0 = "display_name"))) || ((data.avatar_url === undefined) && (missing0 = "avatar_url"))){
-validate703.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate717.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33100,7 +34166,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate703.errors = vErrors;
+validate717.errors = vErrors;
 return false;
 }
 else {
@@ -33176,7 +34242,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate703.errors = vErrors;
+validate717.errors = vErrors;
 return false;
 }
 else {
@@ -33200,21 +34266,21 @@ var valid0 = true;
 }
 }
 else {
-validate703.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate717.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate703.errors = vErrors;
+validate717.errors = vErrors;
 return errors === 0;
 }
-validate703.evaluated = {"props":{"external_id":true,"display_name":true,"avatar_url":true},"dynamicProps":false,"dynamicItems":false};
+validate717.evaluated = {"props":{"external_id":true,"display_name":true,"avatar_url":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ProgressXp = validate705;
+exports.schema_ProgressXp = validate719;
 
-function validate705(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate719(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate705.evaluated;
+const evaluated0 = validate719.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33225,7 +34291,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.current === undefined) && (missing0 = "current")) || ((data.required === undefined) && (missing0 = "required"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.progress === undefined) && (missing0 = "progress"))){
-validate705.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate719.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33233,13 +34299,13 @@ if(data.current !== undefined){
 let data0 = data.current;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate705.errors = [{instancePath:instancePath+"/current",schemaPath:"#/properties/current/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate719.errors = [{instancePath:instancePath+"/current",schemaPath:"#/properties/current/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate705.errors = [{instancePath:instancePath+"/current",schemaPath:"#/properties/current/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate719.errors = [{instancePath:instancePath+"/current",schemaPath:"#/properties/current/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -33254,13 +34320,13 @@ if(data.required !== undefined){
 let data1 = data.required;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate705.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate719.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate705.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate719.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -33275,13 +34341,13 @@ if(data.total !== undefined){
 let data2 = data.total;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate705.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate719.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate705.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate719.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -33298,18 +34364,18 @@ const _errs7 = errors;
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-validate705.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate719.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate705.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate719.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 else {
-validate705.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate719.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -33324,21 +34390,21 @@ var valid0 = true;
 }
 }
 else {
-validate705.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate719.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate705.errors = vErrors;
+validate719.errors = vErrors;
 return errors === 0;
 }
-validate705.evaluated = {"props":{"current":true,"required":true,"total":true,"progress":true},"dynamicProps":false,"dynamicItems":false};
+validate719.evaluated = {"props":{"current":true,"required":true,"total":true,"progress":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ProgressionConfig = validate706;
+exports.schema_ProgressionConfig = validate720;
 
-function validate706(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate720(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate706.evaluated;
+const evaluated0 = validate720.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33355,7 +34421,7 @@ data.demotion = "never";
 }
 let missing0;
 if(((data.curve === undefined) && (missing0 = "curve")) || ((data.tiers === undefined) && (missing0 = "tiers"))){
-validate706.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate720.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33377,7 +34443,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate706.errors = [{instancePath:instancePath+"/tiers",schemaPath:"#/properties/tiers/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate720.errors = [{instancePath:instancePath+"/tiers",schemaPath:"#/properties/tiers/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -33397,7 +34463,7 @@ break;
 }
 }
 else {
-validate706.errors = [{instancePath:instancePath+"/tiers",schemaPath:"#/properties/tiers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate720.errors = [{instancePath:instancePath+"/tiers",schemaPath:"#/properties/tiers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -33426,7 +34492,7 @@ break;
 }
 }
 else {
-validate706.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/properties/benefits/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate720.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/properties/benefits/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -33442,7 +34508,7 @@ if(valid0){
 for(const key0 in data){
 if((((key0 !== "curve") && (key0 !== "tiers")) && (key0 !== "benefits")) && (key0 !== "demotion")){
 const _errs11 = errors;
-validate706.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate720.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid4 = _errs11 === errors;
 if(!valid4){
@@ -33457,21 +34523,21 @@ break;
 }
 }
 else {
-validate706.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate720.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate706.errors = vErrors;
+validate720.errors = vErrors;
 return errors === 0;
 }
-validate706.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate720.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ProgressionCurve = validate711;
+exports.schema_ProgressionCurve = validate725;
 
-function validate711(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate725(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate711.evaluated;
+const evaluated0 = validate725.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33499,32 +34565,32 @@ props0 = true;
 }
 }
 else {
-validate711.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "kind", tagValue: tag0},message:"value of tag \"kind\" must be in oneOf"}];
+validate725.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "kind", tagValue: tag0},message:"value of tag \"kind\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate711.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "kind", tagValue: tag0},message:"tag \"kind\" must be string"}];
+validate725.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "kind", tagValue: tag0},message:"tag \"kind\" must be string"}];
 return false;
 }
 }
 else {
-validate711.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate725.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate711.errors = vErrors;
+validate725.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate711.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate725.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.schema_ProgressionPreset = validate714;
+exports.schema_ProgressionPreset = validate728;
 
-function validate714(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate728(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate714.evaluated;
+const evaluated0 = validate728.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33532,24 +34598,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate714.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate728.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "suave") || (data === "media")) || (data === "dificil"))){
-validate714.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"}];
+validate728.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate714.errors = vErrors;
+validate728.errors = vErrors;
 return errors === 0;
 }
-validate714.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate728.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_PromoCode = validate715;
+exports.schema_PromoCode = validate729;
 
-function validate715(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate729(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate715.evaluated;
+const evaluated0 = validate729.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33559,34 +34625,34 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 16){
-validate715.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
+validate729.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
 return false;
 }
 else {
 if(func1(data) < 4){
-validate715.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 4},message:"must NOT have fewer than 4 characters"}];
+validate729.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 4},message:"must NOT have fewer than 4 characters"}];
 return false;
 }
 }
 }
 else {
-validate715.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate729.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate715.errors = vErrors;
+validate729.errors = vErrors;
 return errors === 0;
 }
-validate715.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate729.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_Redemption = validate716;
-const schema348 = {"type":"object","required":["id","reward_code","title","cost","balance_after","delivery_status","duplicate","effects"],"properties":{"id":{"type":"string"},"reward_code":{"type":"string"},"title":{"type":"string","description":"The reward's title."},"cost":{"$ref":"#/components/schemas/RedemptionCost"},"balance_after":{"type":"integer","minimum":0,"description":"The participant's balance of `cost.currency` after paying, in minor units."},"delivery_status":{"$ref":"#/components/schemas/RedemptionDeliveryStatus"},"duplicate":{"type":"boolean","description":"True when the `Idempotency-Key` was seen before: nothing was spent again and this is the first result."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"The redemption's effects: the `currency_debited` payment and the `reward_granted` reward (with `delivery_id` when your system must credit), as in event results."}},"description":"A redemption."};
-const schema349 = {"type":"object","required":["currency","amount"],"properties":{"currency":{"type":"string"},"amount":{"type":"integer","minimum":1}},"description":"What the reward cost: the configured price converted to the currency's minor unit (`rewards[].cost.amount` × 10^`decimals`), like balances."};
+exports.schema_Redemption = validate730;
+const schema356 = {"type":"object","required":["id","reward_code","title","cost","balance_after","delivery_status","duplicate","effects"],"properties":{"id":{"type":"string"},"reward_code":{"type":"string"},"title":{"type":"string","description":"The reward's title."},"cost":{"$ref":"#/components/schemas/RedemptionCost"},"balance_after":{"type":"integer","minimum":0,"description":"The participant's balance of `cost.currency` after paying, in minor units."},"delivery_status":{"$ref":"#/components/schemas/RedemptionDeliveryStatus"},"duplicate":{"type":"boolean","description":"True when the `Idempotency-Key` was seen before: nothing was spent again and this is the first result."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"The redemption's effects: the `currency_debited` payment and the `reward_granted` reward (with `delivery_id` when your system must credit), as in event results."}},"description":"A redemption."};
+const schema357 = {"type":"object","required":["currency","amount"],"properties":{"currency":{"type":"string"},"amount":{"type":"integer","minimum":1}},"description":"What the reward cost: the configured price converted to the currency's minor unit (`rewards[].cost.amount` × 10^`decimals`), like balances."};
 
-function validate717(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate731(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate717.evaluated;
+const evaluated0 = validate731.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33597,14 +34663,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.currency === undefined) && (missing0 = "currency")) || ((data.amount === undefined) && (missing0 = "amount"))){
-validate717.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate731.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.currency !== undefined){
 const _errs1 = errors;
 if(typeof data.currency !== "string"){
-validate717.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate731.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -33617,13 +34683,13 @@ if(data.amount !== undefined){
 let data1 = data.amount;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate717.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate731.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 1 || isNaN(data1)){
-validate717.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate731.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -33637,21 +34703,21 @@ var valid0 = true;
 }
 }
 else {
-validate717.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate731.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate717.errors = vErrors;
+validate731.errors = vErrors;
 return errors === 0;
 }
-validate717.evaluated = {"props":{"currency":true,"amount":true},"dynamicProps":false,"dynamicItems":false};
+validate731.evaluated = {"props":{"currency":true,"amount":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema350 = {"type":"string","enum":["pending","delivered"],"description":"Where the redeemed reward stands: `delivered` when the club granted it\nitself; `pending` when it awaits crediting by your system (a\n`client_delivered` reward: the `reward_granted` effect carries the\n`delivery_id` to confirm) or by club staff (a `manual` reward)."};
+const schema358 = {"type":"string","enum":["pending","delivered"],"description":"Where the redeemed reward stands: `delivered` when the club granted it\nitself; `pending` when it awaits crediting by your system (a\n`client_delivered` reward: the `reward_granted` effect carries the\n`delivery_id` to confirm) or by club staff (a `manual` reward)."};
 
-function validate719(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate733(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate719.evaluated;
+const evaluated0 = validate733.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33659,23 +34725,23 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate719.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate733.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "pending") || (data === "delivered"))){
-validate719.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema350.enum},message:"must be equal to one of the allowed values"}];
+validate733.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema358.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate719.errors = vErrors;
+validate733.errors = vErrors;
 return errors === 0;
 }
-validate719.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate733.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate716(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate730(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate716.evaluated;
+const evaluated0 = validate730.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33686,14 +34752,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.id === undefined) && (missing0 = "id")) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.cost === undefined) && (missing0 = "cost"))) || ((data.balance_after === undefined) && (missing0 = "balance_after"))) || ((data.delivery_status === undefined) && (missing0 = "delivery_status"))) || ((data.duplicate === undefined) && (missing0 = "duplicate"))) || ((data.effects === undefined) && (missing0 = "effects"))){
-validate716.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate730.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate716.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate730.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -33705,7 +34771,7 @@ if(valid0){
 if(data.reward_code !== undefined){
 const _errs3 = errors;
 if(typeof data.reward_code !== "string"){
-validate716.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate730.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -33717,7 +34783,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs5 = errors;
 if(typeof data.title !== "string"){
-validate716.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate730.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -33728,8 +34794,8 @@ var valid0 = true;
 if(valid0){
 if(data.cost !== undefined){
 const _errs7 = errors;
-if(!(validate717(data.cost, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate717.errors : vErrors.concat(validate717.errors);
+if(!(validate731(data.cost, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate731.errors : vErrors.concat(validate731.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -33742,13 +34808,13 @@ if(data.balance_after !== undefined){
 let data4 = data.balance_after;
 const _errs8 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate716.errors = [{instancePath:instancePath+"/balance_after",schemaPath:"#/properties/balance_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate730.errors = [{instancePath:instancePath+"/balance_after",schemaPath:"#/properties/balance_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate716.errors = [{instancePath:instancePath+"/balance_after",schemaPath:"#/properties/balance_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate730.errors = [{instancePath:instancePath+"/balance_after",schemaPath:"#/properties/balance_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -33761,8 +34827,8 @@ var valid0 = true;
 if(valid0){
 if(data.delivery_status !== undefined){
 const _errs10 = errors;
-if(!(validate719(data.delivery_status, {instancePath:instancePath+"/delivery_status",parentData:data,parentDataProperty:"delivery_status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate719.errors : vErrors.concat(validate719.errors);
+if(!(validate733(data.delivery_status, {instancePath:instancePath+"/delivery_status",parentData:data,parentDataProperty:"delivery_status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate733.errors : vErrors.concat(validate733.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
@@ -33774,7 +34840,7 @@ if(valid0){
 if(data.duplicate !== undefined){
 const _errs11 = errors;
 if(typeof data.duplicate !== "boolean"){
-validate716.errors = [{instancePath:instancePath+"/duplicate",schemaPath:"#/properties/duplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate730.errors = [{instancePath:instancePath+"/duplicate",schemaPath:"#/properties/duplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -33803,7 +34869,7 @@ break;
 }
 }
 else {
-validate716.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate730.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -33822,21 +34888,21 @@ var valid0 = true;
 }
 }
 else {
-validate716.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate730.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate716.errors = vErrors;
+validate730.errors = vErrors;
 return errors === 0;
 }
-validate716.evaluated = {"props":{"id":true,"reward_code":true,"title":true,"cost":true,"balance_after":true,"delivery_status":true,"duplicate":true,"effects":true},"dynamicProps":false,"dynamicItems":false};
+validate730.evaluated = {"props":{"id":true,"reward_code":true,"title":true,"cost":true,"balance_after":true,"delivery_status":true,"duplicate":true,"effects":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RedemptionCost = validate722;
+exports.schema_RedemptionCost = validate736;
 
-function validate722(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate736(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate722.evaluated;
+const evaluated0 = validate736.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33847,14 +34913,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.currency === undefined) && (missing0 = "currency")) || ((data.amount === undefined) && (missing0 = "amount"))){
-validate722.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate736.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.currency !== undefined){
 const _errs1 = errors;
 if(typeof data.currency !== "string"){
-validate722.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate736.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -33867,13 +34933,13 @@ if(data.amount !== undefined){
 let data1 = data.amount;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate722.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate736.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 1 || isNaN(data1)){
-validate722.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate736.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -33887,21 +34953,21 @@ var valid0 = true;
 }
 }
 else {
-validate722.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate736.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate722.errors = vErrors;
+validate736.errors = vErrors;
 return errors === 0;
 }
-validate722.evaluated = {"props":{"currency":true,"amount":true},"dynamicProps":false,"dynamicItems":false};
+validate736.evaluated = {"props":{"currency":true,"amount":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RedemptionDeliveryStatus = validate723;
+exports.schema_RedemptionDeliveryStatus = validate737;
 
-function validate723(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate737(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate723.evaluated;
+const evaluated0 = validate737.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33909,25 +34975,25 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate723.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate737.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "pending") || (data === "delivered"))){
-validate723.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema350.enum},message:"must be equal to one of the allowed values"}];
+validate737.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema358.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate723.errors = vErrors;
+validate737.errors = vErrors;
 return errors === 0;
 }
-validate723.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate737.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RedemptionIdempotencyKey = validate724;
-const schema353 = {"type":"string","minLength":8,"maxLength":120,"description":"`Idempotency-Key` of `POST /v1/redemptions`: 8..120 characters.","examples":["resgate-user_8412-20250314-01"]};
+exports.schema_RedemptionIdempotencyKey = validate738;
+const schema361 = {"type":"string","minLength":8,"maxLength":120,"description":"`Idempotency-Key` of `POST /v1/redemptions`: 8..120 characters.","examples":["resgate-user_8412-20250314-01"]};
 
-function validate724(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate738(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate724.evaluated;
+const evaluated0 = validate738.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33937,33 +35003,33 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 120){
-validate724.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"}];
+validate738.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"}];
 return false;
 }
 else {
 if(func1(data) < 8){
-validate724.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters"}];
+validate738.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters"}];
 return false;
 }
 }
 }
 else {
-validate724.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate738.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate724.errors = vErrors;
+validate738.errors = vErrors;
 return errors === 0;
 }
-validate724.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate738.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RedemptionRequest = validate725;
-const schema354 = {"type":"object","required":["participant","reward"],"properties":{"participant":{"allOf":[{"$ref":"#/components/schemas/ExternalId"}],"description":"The participant's external id."},"reward":{"type":"string","minLength":1,"description":"The reward's code in the configuration (`rewards[].code`)."}},"unevaluatedProperties":{"not":{}},"description":"Spending a participant's currency on a priced reward."};
+exports.schema_RedemptionRequest = validate739;
+const schema362 = {"type":"object","required":["participant","reward"],"properties":{"participant":{"allOf":[{"$ref":"#/components/schemas/ExternalId"}],"description":"The participant's external id."},"reward":{"type":"string","minLength":1,"description":"The reward's code in the configuration (`rewards[].code`)."}},"unevaluatedProperties":{"not":{}},"description":"Spending a participant's currency on a priced reward."};
 
-function validate725(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate739(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate725.evaluated;
+const evaluated0 = validate739.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33974,7 +35040,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.participant === undefined) && (missing0 = "participant")) || ((data.reward === undefined) && (missing0 = "reward"))){
-validate725.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate739.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33996,12 +35062,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate725.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate739.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate725.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate739.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -34014,7 +35080,7 @@ if(valid0){
 for(const key0 in data){
 if((key0 !== "participant") && (key0 !== "reward")){
 const _errs6 = errors;
-validate725.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate739.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs6 === errors;
 if(!valid2){
@@ -34027,21 +35093,21 @@ break;
 }
 }
 else {
-validate725.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate739.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate725.errors = vErrors;
+validate739.errors = vErrors;
 return errors === 0;
 }
-validate725.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate739.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralConfig = validate727;
+exports.schema_ReferralConfig = validate741;
 
-function validate727(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate741(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate727.evaluated;
+const evaluated0 = validate741.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34073,7 +35139,7 @@ data.shareUrl = "";
 }
 const _errs1 = errors;
 if(typeof data.enabled !== "boolean"){
-validate727.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate741.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -34118,7 +35184,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate727.errors = vErrors;
+validate741.errors = vErrors;
 return false;
 }
 else {
@@ -34146,18 +35212,18 @@ const _errs12 = errors;
 if(errors === _errs12){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate727.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate741.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data4))){
-validate727.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate741.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 else {
-validate727.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate741.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -34166,23 +35232,23 @@ if(valid0){
 let data5 = data.dailyLimit;
 const _errs14 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate727.errors = [{instancePath:instancePath+"/dailyLimit",schemaPath:"#/properties/dailyLimit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate741.errors = [{instancePath:instancePath+"/dailyLimit",schemaPath:"#/properties/dailyLimit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 100 || isNaN(data5)){
-validate727.errors = [{instancePath:instancePath+"/dailyLimit",schemaPath:"#/properties/dailyLimit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate741.errors = [{instancePath:instancePath+"/dailyLimit",schemaPath:"#/properties/dailyLimit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data5 < 1 || isNaN(data5)){
-validate727.errors = [{instancePath:instancePath+"/dailyLimit",schemaPath:"#/properties/dailyLimit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate741.errors = [{instancePath:instancePath+"/dailyLimit",schemaPath:"#/properties/dailyLimit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
 if(!(formats32.validate(data5))){
-validate727.errors = [{instancePath:instancePath+"/dailyLimit",schemaPath:"#/properties/dailyLimit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate741.errors = [{instancePath:instancePath+"/dailyLimit",schemaPath:"#/properties/dailyLimit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -34196,12 +35262,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data6 === "string"){
 if(func1(data6) > 500){
-validate727.errors = [{instancePath:instancePath+"/shareUrl",schemaPath:"#/properties/shareUrl/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
+validate741.errors = [{instancePath:instancePath+"/shareUrl",schemaPath:"#/properties/shareUrl/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
 }
 else {
-validate727.errors = [{instancePath:instancePath+"/shareUrl",schemaPath:"#/properties/shareUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate741.errors = [{instancePath:instancePath+"/shareUrl",schemaPath:"#/properties/shareUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -34210,7 +35276,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((key0 !== "enabled") && (key0 !== "referrerReward")) && (key0 !== "referredReward")) && (key0 !== "qualifyEvent")) && (key0 !== "minAmount")) && (key0 !== "dailyLimit")) && (key0 !== "shareUrl")){
 const _errs19 = errors;
-validate727.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate741.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid4 = _errs19 === errors;
 if(!valid4){
@@ -34227,22 +35293,22 @@ break;
 }
 }
 else {
-validate727.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate741.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate727.errors = vErrors;
+validate741.errors = vErrors;
 return errors === 0;
 }
-validate727.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate741.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralFriend = validate731;
-const schema356 = {"type":"object","required":["name","status","since"],"properties":{"name":{"type":"string","description":"The friend's `display_name`, shortened to the first name and the initial of the last (`Bruno C.`); `Amigo` when the friend has none."},"status":{"type":"string","enum":["pending","qualified"]},"since":{"type":"string","format":"date-time","description":"When the referral was registered."}},"description":"A friend the participant referred."};
+exports.schema_ReferralFriend = validate745;
+const schema364 = {"type":"object","required":["name","status","since"],"properties":{"name":{"type":"string","description":"The friend's `display_name`, shortened to the first name and the initial of the last (`Bruno C.`); `Amigo` when the friend has none."},"status":{"type":"string","enum":["pending","qualified"]},"since":{"type":"string","format":"date-time","description":"When the referral was registered."}},"description":"A friend the participant referred."};
 
-function validate731(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate745(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate731.evaluated;
+const evaluated0 = validate745.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34253,14 +35319,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.name === undefined) && (missing0 = "name")) || ((data.status === undefined) && (missing0 = "status"))) || ((data.since === undefined) && (missing0 = "since"))){
-validate731.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate745.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.name !== undefined){
 const _errs1 = errors;
 if(typeof data.name !== "string"){
-validate731.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate745.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -34273,11 +35339,11 @@ if(data.status !== undefined){
 let data1 = data.status;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate731.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate745.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data1 === "pending") || (data1 === "qualified"))){
-validate731.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema356.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate745.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema364.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -34293,12 +35359,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate731.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate745.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate731.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate745.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -34313,22 +35379,22 @@ var valid0 = true;
 }
 }
 else {
-validate731.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate745.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate731.errors = vErrors;
+validate745.errors = vErrors;
 return errors === 0;
 }
-validate731.evaluated = {"props":{"name":true,"status":true,"since":true},"dynamicProps":false,"dynamicItems":false};
+validate745.evaluated = {"props":{"name":true,"status":true,"since":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralQualifiedRewards = validate732;
-const schema357 = {"type":"object","required":["referrer","referred"],"properties":{"referrer":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}]},"referred":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}]}},"description":"What each side of a qualified referral received (reward specs from the `referral` configuration); null when nothing."};
+exports.schema_ReferralQualifiedRewards = validate746;
+const schema365 = {"type":"object","required":["referrer","referred"],"properties":{"referrer":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}]},"referred":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}]}},"description":"What each side of a qualified referral received (reward specs from the `referral` configuration); null when nothing."};
 
-function validate732(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate746(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate732.evaluated;
+const evaluated0 = validate746.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34339,7 +35405,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.referrer === undefined) && (missing0 = "referrer")) || ((data.referred === undefined) && (missing0 = "referred"))){
-validate732.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate746.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34377,7 +35443,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate732.errors = vErrors;
+validate746.errors = vErrors;
 return false;
 }
 else {
@@ -34431,7 +35497,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate732.errors = vErrors;
+validate746.errors = vErrors;
 return false;
 }
 else {
@@ -34454,22 +35520,22 @@ var valid0 = true;
 }
 }
 else {
-validate732.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate746.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate732.errors = vErrors;
+validate746.errors = vErrors;
 return errors === 0;
 }
-validate732.evaluated = {"props":{"referrer":true,"referred":true},"dynamicProps":false,"dynamicItems":false};
+validate746.evaluated = {"props":{"referrer":true,"referred":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralQualifiedWebhookData = validate735;
-const schema358 = {"type":"object","required":["referral_id","referrer","referred","rewards"],"properties":{"referral_id":{"type":"string","description":"The referral registered by `POST /v1/referrals`."},"referrer":{"allOf":[{"$ref":"#/components/schemas/WebhookParticipant"}],"description":"Who shared the code."},"referred":{"allOf":[{"$ref":"#/components/schemas/WebhookParticipant"}],"description":"The friend who signed up with it and fulfilled the qualify rule."},"rewards":{"$ref":"#/components/schemas/ReferralQualifiedRewards"}},"description":"Data of `referral.qualified`. Two participants are involved, so instead of `participant` it names both."};
+exports.schema_ReferralQualifiedWebhookData = validate749;
+const schema366 = {"type":"object","required":["referral_id","referrer","referred","rewards"],"properties":{"referral_id":{"type":"string","description":"The referral registered by `POST /v1/referrals`."},"referrer":{"allOf":[{"$ref":"#/components/schemas/WebhookParticipant"}],"description":"Who shared the code."},"referred":{"allOf":[{"$ref":"#/components/schemas/WebhookParticipant"}],"description":"The friend who signed up with it and fulfilled the qualify rule."},"rewards":{"$ref":"#/components/schemas/ReferralQualifiedRewards"}},"description":"Data of `referral.qualified`. Two participants are involved, so instead of `participant` it names both."};
 
-function validate735(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate749(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate735.evaluated;
+const evaluated0 = validate749.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34480,14 +35546,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.referral_id === undefined) && (missing0 = "referral_id")) || ((data.referrer === undefined) && (missing0 = "referrer"))) || ((data.referred === undefined) && (missing0 = "referred"))) || ((data.rewards === undefined) && (missing0 = "rewards"))){
-validate735.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate749.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.referral_id !== undefined){
 const _errs1 = errors;
 if(typeof data.referral_id !== "string"){
-validate735.errors = [{instancePath:instancePath+"/referral_id",schemaPath:"#/properties/referral_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate749.errors = [{instancePath:instancePath+"/referral_id",schemaPath:"#/properties/referral_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -34522,8 +35588,8 @@ var valid0 = true;
 if(valid0){
 if(data.rewards !== undefined){
 const _errs7 = errors;
-if(!(validate732(data.rewards, {instancePath:instancePath+"/rewards",parentData:data,parentDataProperty:"rewards",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate732.errors : vErrors.concat(validate732.errors);
+if(!(validate746(data.rewards, {instancePath:instancePath+"/rewards",parentData:data,parentDataProperty:"rewards",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate746.errors : vErrors.concat(validate746.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -34537,22 +35603,22 @@ var valid0 = true;
 }
 }
 else {
-validate735.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate749.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate735.errors = vErrors;
+validate749.errors = vErrors;
 return errors === 0;
 }
-validate735.evaluated = {"props":{"referral_id":true,"referrer":true,"referred":true,"rewards":true},"dynamicProps":false,"dynamicItems":false};
+validate749.evaluated = {"props":{"referral_id":true,"referrer":true,"referred":true,"rewards":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralQualifiedWebhookEvent = validate739;
-const schema359 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["referral.qualified"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/ReferralQualifiedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`referral.qualified`: a referred participant fulfilled the club's qualify rule (`referral.qualifyEvent` with at least `minAmount`); both sides received their rewards. Part of the default subscription.","examples":[{"id":"evt_01JQ6C3D5F7H9K1M","type":"referral.qualified","created_at":"2025-03-13T10:12:45Z","club_id":"clb_7H3K9Q","env":"live","data":{"referral_id":"ref_01JQ2B5C8D1E4F7G","referrer":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"referred":{"id":"par_01JQ2B5C7A9D3F6H","external_id":"user_9120"},"rewards":{"referrer":"coins:200","referred":"coins:100"}}}],"x-webhook-event":"referral.qualified"};
+exports.schema_ReferralQualifiedWebhookEvent = validate753;
+const schema367 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["referral.qualified"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/ReferralQualifiedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`referral.qualified`: a referred participant fulfilled the club's qualify rule (`referral.qualifyEvent` with at least `minAmount`); both sides received their rewards. Part of the default subscription.","examples":[{"id":"evt_01JQ6C3D5F7H9K1M","type":"referral.qualified","created_at":"2025-03-13T10:12:45Z","club_id":"clb_7H3K9Q","env":"live","data":{"referral_id":"ref_01JQ2B5C8D1E4F7G","referrer":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"referred":{"id":"par_01JQ2B5C7A9D3F6H","external_id":"user_9120"},"rewards":{"referrer":"coins:200","referred":"coins:100"}}}],"x-webhook-event":"referral.qualified"};
 
-function validate739(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate753(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate739.evaluated;
+const evaluated0 = validate753.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34563,7 +35629,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate739.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate753.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34573,12 +35639,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate739.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate753.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate739.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate753.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -34592,11 +35658,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate739.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate753.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "referral.qualified")){
-validate739.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema359.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate753.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema367.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -34612,12 +35678,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate739.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate753.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate739.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate753.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -34631,7 +35697,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate739.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate753.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -34654,8 +35720,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate735(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate735.errors : vErrors.concat(validate735.errors);
+if(!(validate749(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate749.errors : vErrors.concat(validate749.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -34671,21 +35737,21 @@ var valid0 = true;
 }
 }
 else {
-validate739.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate753.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate739.errors = vErrors;
+validate753.errors = vErrors;
 return errors === 0;
 }
-validate739.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate753.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralQualifyEvent = validate742;
+exports.schema_ReferralQualifyEvent = validate756;
 
-function validate742(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate756(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate742.evaluated;
+const evaluated0 = validate756.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34693,25 +35759,25 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate742.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate756.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "signup") || (data === "deposit.confirmed")) || (data === "bet.placed"))){
-validate742.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"}];
+validate756.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate742.errors = vErrors;
+validate756.errors = vErrors;
 return errors === 0;
 }
-validate742.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate756.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralRegistration = validate743;
-const schema361 = {"type":"object","required":["referred_external_id","code"],"properties":{"referred_external_id":{"allOf":[{"$ref":"#/components/schemas/ExternalId"}],"description":"The new user's external id; the participant is created when absent."},"code":{"allOf":[{"$ref":"#/components/schemas/PromoCode"}],"description":"The referrer's code, 4..16 characters."}},"unevaluatedProperties":{"not":{}},"description":"A new user who signed up with a referral code (the `ref` query parameter of your signup link). Only the new user's external id and the code cross."};
+exports.schema_ReferralRegistration = validate757;
+const schema369 = {"type":"object","required":["referred_external_id","code"],"properties":{"referred_external_id":{"allOf":[{"$ref":"#/components/schemas/ExternalId"}],"description":"The new user's external id; the participant is created when absent."},"code":{"allOf":[{"$ref":"#/components/schemas/PromoCode"}],"description":"The referrer's code, 4..16 characters."}},"unevaluatedProperties":{"not":{}},"description":"A new user who signed up with a referral code (the `ref` query parameter of your signup link). Only the new user's external id and the code cross."};
 
-function validate743(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate757(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate743.evaluated;
+const evaluated0 = validate757.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34722,7 +35788,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.referred_external_id === undefined) && (missing0 = "referred_external_id")) || ((data.code === undefined) && (missing0 = "code"))){
-validate743.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate757.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34753,7 +35819,7 @@ if(valid0){
 for(const key0 in data){
 if((key0 !== "referred_external_id") && (key0 !== "code")){
 const _errs6 = errors;
-validate743.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate757.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid3 = _errs6 === errors;
 if(!valid3){
@@ -34766,23 +35832,23 @@ break;
 }
 }
 else {
-validate743.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate757.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate743.errors = vErrors;
+validate757.errors = vErrors;
 return errors === 0;
 }
-validate743.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate757.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralRegistrationResult = validate746;
-const schema362 = {"type":"object","required":["id","status"],"properties":{"id":{"type":"string"},"status":{"allOf":[{"$ref":"#/components/schemas/ReferralStatus"}],"description":"`qualified` at once when the club qualifies referrals on `signup`."}},"description":"The registered referral."};
-const schema363 = {"type":"string","enum":["pending","qualified"],"description":"A referral's state: `pending` until the referred participant meets the club's qualify rule (for example a first deposit), then `qualified`."};
+exports.schema_ReferralRegistrationResult = validate760;
+const schema370 = {"type":"object","required":["id","status"],"properties":{"id":{"type":"string"},"status":{"allOf":[{"$ref":"#/components/schemas/ReferralStatus"}],"description":"`qualified` at once when the club qualifies referrals on `signup`."}},"description":"The registered referral."};
+const schema371 = {"type":"string","enum":["pending","qualified"],"description":"A referral's state: `pending` until the referred participant meets the club's qualify rule (for example a first deposit), then `qualified`."};
 
-function validate747(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate761(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate747.evaluated;
+const evaluated0 = validate761.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34790,23 +35856,23 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate747.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate761.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "pending") || (data === "qualified"))){
-validate747.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema363.enum},message:"must be equal to one of the allowed values"}];
+validate761.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema371.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate747.errors = vErrors;
+validate761.errors = vErrors;
 return errors === 0;
 }
-validate747.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate761.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate746(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate760(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate746.evaluated;
+const evaluated0 = validate760.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34817,14 +35883,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.status === undefined) && (missing0 = "status"))){
-validate746.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate760.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate746.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate760.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -34835,8 +35901,8 @@ var valid0 = true;
 if(valid0){
 if(data.status !== undefined){
 const _errs3 = errors;
-if(!(validate747(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate747.errors : vErrors.concat(validate747.errors);
+if(!(validate761(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate761.errors : vErrors.concat(validate761.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -34848,23 +35914,23 @@ var valid0 = true;
 }
 }
 else {
-validate746.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate760.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate746.errors = vErrors;
+validate760.errors = vErrors;
 return errors === 0;
 }
-validate746.evaluated = {"props":{"id":true,"status":true},"dynamicProps":false,"dynamicItems":false};
+validate760.evaluated = {"props":{"id":true,"status":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralState = validate749;
-const schema364 = {"type":"object","required":["enabled","code","link","referrerReward","referredReward","qualifyEvent","minAmount","stats","availableCents","friends"],"properties":{"enabled":{"type":"boolean"},"code":{"allOf":[{"$ref":"#/components/schemas/PromoCode"}],"description":"The participant's referral code (4..16 characters), created on first read."},"link":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}],"description":"`referral.shareUrl` with `ref=<code>` added; null when the club has no `shareUrl`."},"referrerReward":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}],"description":"What the participant receives per qualified friend (`referral.referrerReward`, e.g. `coins:200`); null when the club has no referral program."},"referredReward":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}],"description":"What a referred friend receives on qualifying (`referral.referredReward`); null when nothing."},"qualifyEvent":{"allOf":[{"$ref":"#/components/schemas/ReferralQualifyEvent"}],"description":"The event that qualifies a referral (`referral.qualifyEvent`)."},"minAmount":{"type":"number","minimum":0,"description":"The minimum `amount` of the qualifying event, in main units."},"stats":{"$ref":"#/components/schemas/ReferralStats"},"availableCents":{"type":"integer","minimum":0,"description":"Referral earnings in the club's cash currency waiting to be paid, in cents; 0 when the rewards are not cash."},"friends":{"type":"array","items":{"$ref":"#/components/schemas/ReferralFriend"},"description":"The referred friends, newest first."}},"description":"The participant's side of the referral program (configuration section\n`referral`). Field names follow the widget's camelCase."};
-const schema365 = {"type":"object","required":["invited","qualified","earned"],"properties":{"invited":{"type":"integer","minimum":0,"description":"Friends registered with the participant's code."},"qualified":{"type":"integer","minimum":0,"description":"Of those, how many qualified."},"earned":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"A readable total of what the participant earned from referrals (e.g. `600 moedas`); null before the first qualified referral."}},"description":"What the participant's referrals produced."};
+exports.schema_ReferralState = validate763;
+const schema372 = {"type":"object","required":["enabled","code","link","referrerReward","referredReward","qualifyEvent","minAmount","stats","availableCents","friends"],"properties":{"enabled":{"type":"boolean"},"code":{"allOf":[{"$ref":"#/components/schemas/PromoCode"}],"description":"The participant's referral code (4..16 characters), created on first read."},"link":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}],"description":"`referral.shareUrl` with `ref=<code>` added; null when the club has no `shareUrl`."},"referrerReward":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}],"description":"What the participant receives per qualified friend (`referral.referrerReward`, e.g. `coins:200`); null when the club has no referral program."},"referredReward":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}],"description":"What a referred friend receives on qualifying (`referral.referredReward`); null when nothing."},"qualifyEvent":{"allOf":[{"$ref":"#/components/schemas/ReferralQualifyEvent"}],"description":"The event that qualifies a referral (`referral.qualifyEvent`)."},"minAmount":{"type":"number","minimum":0,"description":"The minimum `amount` of the qualifying event, in main units."},"stats":{"$ref":"#/components/schemas/ReferralStats"},"availableCents":{"type":"integer","minimum":0,"description":"Referral earnings in the club's cash currency waiting to be paid, in cents; 0 when the rewards are not cash."},"friends":{"type":"array","items":{"$ref":"#/components/schemas/ReferralFriend"},"description":"The referred friends, newest first."}},"description":"The participant's side of the referral program (configuration section\n`referral`). Field names follow the widget's camelCase."};
+const schema373 = {"type":"object","required":["invited","qualified","earned"],"properties":{"invited":{"type":"integer","minimum":0,"description":"Friends registered with the participant's code."},"qualified":{"type":"integer","minimum":0,"description":"Of those, how many qualified."},"earned":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"A readable total of what the participant earned from referrals (e.g. `600 moedas`); null before the first qualified referral."}},"description":"What the participant's referrals produced."};
 
-function validate754(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate768(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate754.evaluated;
+const evaluated0 = validate768.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34875,7 +35941,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.invited === undefined) && (missing0 = "invited")) || ((data.qualified === undefined) && (missing0 = "qualified"))) || ((data.earned === undefined) && (missing0 = "earned"))){
-validate754.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate768.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34883,13 +35949,13 @@ if(data.invited !== undefined){
 let data0 = data.invited;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate754.errors = [{instancePath:instancePath+"/invited",schemaPath:"#/properties/invited/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate768.errors = [{instancePath:instancePath+"/invited",schemaPath:"#/properties/invited/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate754.errors = [{instancePath:instancePath+"/invited",schemaPath:"#/properties/invited/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate768.errors = [{instancePath:instancePath+"/invited",schemaPath:"#/properties/invited/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -34904,13 +35970,13 @@ if(data.qualified !== undefined){
 let data1 = data.qualified;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate754.errors = [{instancePath:instancePath+"/qualified",schemaPath:"#/properties/qualified/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate768.errors = [{instancePath:instancePath+"/qualified",schemaPath:"#/properties/qualified/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate754.errors = [{instancePath:instancePath+"/qualified",schemaPath:"#/properties/qualified/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate768.errors = [{instancePath:instancePath+"/qualified",schemaPath:"#/properties/qualified/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -34961,7 +36027,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate754.errors = vErrors;
+validate768.errors = vErrors;
 return false;
 }
 else {
@@ -34985,20 +36051,20 @@ var valid0 = true;
 }
 }
 else {
-validate754.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate768.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate754.errors = vErrors;
+validate768.errors = vErrors;
 return errors === 0;
 }
-validate754.evaluated = {"props":{"invited":true,"qualified":true,"earned":true},"dynamicProps":false,"dynamicItems":false};
+validate768.evaluated = {"props":{"invited":true,"qualified":true,"earned":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate749(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate763(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate749.evaluated;
+const evaluated0 = validate763.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35009,14 +36075,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((data.enabled === undefined) && (missing0 = "enabled")) || ((data.code === undefined) && (missing0 = "code"))) || ((data.link === undefined) && (missing0 = "link"))) || ((data.referrerReward === undefined) && (missing0 = "referrerReward"))) || ((data.referredReward === undefined) && (missing0 = "referredReward"))) || ((data.qualifyEvent === undefined) && (missing0 = "qualifyEvent"))) || ((data.minAmount === undefined) && (missing0 = "minAmount"))) || ((data.stats === undefined) && (missing0 = "stats"))) || ((data.availableCents === undefined) && (missing0 = "availableCents"))) || ((data.friends === undefined) && (missing0 = "friends"))){
-validate749.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate763.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.enabled !== undefined){
 const _errs1 = errors;
 if(typeof data.enabled !== "boolean"){
-validate749.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate763.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -35093,7 +36159,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate749.errors = vErrors;
+validate763.errors = vErrors;
 return false;
 }
 else {
@@ -35147,7 +36213,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate749.errors = vErrors;
+validate763.errors = vErrors;
 return false;
 }
 else {
@@ -35201,7 +36267,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate749.errors = vErrors;
+validate763.errors = vErrors;
 return false;
 }
 else {
@@ -35239,12 +36305,12 @@ const _errs23 = errors;
 if(errors === _errs23){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 0 || isNaN(data6)){
-validate749.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate763.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate749.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate763.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -35256,8 +36322,8 @@ var valid0 = true;
 if(valid0){
 if(data.stats !== undefined){
 const _errs25 = errors;
-if(!(validate754(data.stats, {instancePath:instancePath+"/stats",parentData:data,parentDataProperty:"stats",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate754.errors : vErrors.concat(validate754.errors);
+if(!(validate768(data.stats, {instancePath:instancePath+"/stats",parentData:data,parentDataProperty:"stats",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate768.errors : vErrors.concat(validate768.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs25 === errors;
@@ -35270,13 +36336,13 @@ if(data.availableCents !== undefined){
 let data8 = data.availableCents;
 const _errs26 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate749.errors = [{instancePath:instancePath+"/availableCents",schemaPath:"#/properties/availableCents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate763.errors = [{instancePath:instancePath+"/availableCents",schemaPath:"#/properties/availableCents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs26){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 0 || isNaN(data8)){
-validate749.errors = [{instancePath:instancePath+"/availableCents",schemaPath:"#/properties/availableCents/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate763.errors = [{instancePath:instancePath+"/availableCents",schemaPath:"#/properties/availableCents/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -35296,8 +36362,8 @@ var valid6 = true;
 const len0 = data9.length;
 for(let i0=0; i0<len0; i0++){
 const _errs30 = errors;
-if(!(validate731(data9[i0], {instancePath:instancePath+"/friends/" + i0,parentData:data9,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate731.errors : vErrors.concat(validate731.errors);
+if(!(validate745(data9[i0], {instancePath:instancePath+"/friends/" + i0,parentData:data9,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate745.errors : vErrors.concat(validate745.errors);
 errors = vErrors.length;
 }
 var valid6 = _errs30 === errors;
@@ -35307,7 +36373,7 @@ break;
 }
 }
 else {
-validate749.errors = [{instancePath:instancePath+"/friends",schemaPath:"#/properties/friends/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate763.errors = [{instancePath:instancePath+"/friends",schemaPath:"#/properties/friends/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -35328,21 +36394,21 @@ var valid0 = true;
 }
 }
 else {
-validate749.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate763.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate749.errors = vErrors;
+validate763.errors = vErrors;
 return errors === 0;
 }
-validate749.evaluated = {"props":{"enabled":true,"code":true,"link":true,"referrerReward":true,"referredReward":true,"qualifyEvent":true,"minAmount":true,"stats":true,"availableCents":true,"friends":true},"dynamicProps":false,"dynamicItems":false};
+validate763.evaluated = {"props":{"enabled":true,"code":true,"link":true,"referrerReward":true,"referredReward":true,"qualifyEvent":true,"minAmount":true,"stats":true,"availableCents":true,"friends":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralStats = validate757;
+exports.schema_ReferralStats = validate771;
 
-function validate757(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate771(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate757.evaluated;
+const evaluated0 = validate771.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35353,7 +36419,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.invited === undefined) && (missing0 = "invited")) || ((data.qualified === undefined) && (missing0 = "qualified"))) || ((data.earned === undefined) && (missing0 = "earned"))){
-validate757.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate771.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35361,13 +36427,13 @@ if(data.invited !== undefined){
 let data0 = data.invited;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate757.errors = [{instancePath:instancePath+"/invited",schemaPath:"#/properties/invited/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate771.errors = [{instancePath:instancePath+"/invited",schemaPath:"#/properties/invited/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate757.errors = [{instancePath:instancePath+"/invited",schemaPath:"#/properties/invited/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate771.errors = [{instancePath:instancePath+"/invited",schemaPath:"#/properties/invited/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -35382,13 +36448,13 @@ if(data.qualified !== undefined){
 let data1 = data.qualified;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate757.errors = [{instancePath:instancePath+"/qualified",schemaPath:"#/properties/qualified/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate771.errors = [{instancePath:instancePath+"/qualified",schemaPath:"#/properties/qualified/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate757.errors = [{instancePath:instancePath+"/qualified",schemaPath:"#/properties/qualified/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate771.errors = [{instancePath:instancePath+"/qualified",schemaPath:"#/properties/qualified/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -35439,7 +36505,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate757.errors = vErrors;
+validate771.errors = vErrors;
 return false;
 }
 else {
@@ -35463,21 +36529,21 @@ var valid0 = true;
 }
 }
 else {
-validate757.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate771.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate757.errors = vErrors;
+validate771.errors = vErrors;
 return errors === 0;
 }
-validate757.evaluated = {"props":{"invited":true,"qualified":true,"earned":true},"dynamicProps":false,"dynamicItems":false};
+validate771.evaluated = {"props":{"invited":true,"qualified":true,"earned":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralStatus = validate758;
+exports.schema_ReferralStatus = validate772;
 
-function validate758(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate772(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate758.evaluated;
+const evaluated0 = validate772.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35485,24 +36551,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate758.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate772.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "pending") || (data === "qualified"))){
-validate758.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema363.enum},message:"must be equal to one of the allowed values"}];
+validate772.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema371.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate758.errors = vErrors;
+validate772.errors = vErrors;
 return errors === 0;
 }
-validate758.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate772.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RenameMergedSnapshot = validate759;
+exports.schema_RenameMergedSnapshot = validate773;
 
-function validate759(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate773(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate759.evaluated;
+const evaluated0 = validate773.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35513,14 +36579,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.balances === undefined) && (missing0 = "balances"))) || ((data.duplicates_dropped === undefined) && (missing0 = "duplicates_dropped"))){
-validate759.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate773.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate759.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate773.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -35545,7 +36611,7 @@ if(data.xp !== undefined){
 let data2 = data.xp;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate759.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate773.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -35558,7 +36624,7 @@ if(data.level !== undefined){
 let data3 = data.level;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate759.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate773.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -35576,7 +36642,7 @@ for(const key0 in data4){
 let data5 = data4[key0];
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate759.errors = [{instancePath:instancePath+"/balances/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate773.errors = [{instancePath:instancePath+"/balances/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -35586,7 +36652,7 @@ break;
 }
 }
 else {
-validate759.errors = [{instancePath:instancePath+"/balances",schemaPath:"#/properties/balances/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate773.errors = [{instancePath:instancePath+"/balances",schemaPath:"#/properties/balances/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -35605,7 +36671,7 @@ for(const key1 in data6){
 let data7 = data6[key1];
 const _errs16 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate759.errors = [{instancePath:instancePath+"/duplicates_dropped/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/duplicates_dropped/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate773.errors = [{instancePath:instancePath+"/duplicates_dropped/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/duplicates_dropped/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -35615,7 +36681,7 @@ break;
 }
 }
 else {
-validate759.errors = [{instancePath:instancePath+"/duplicates_dropped",schemaPath:"#/properties/duplicates_dropped/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate773.errors = [{instancePath:instancePath+"/duplicates_dropped",schemaPath:"#/properties/duplicates_dropped/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -35632,21 +36698,21 @@ var valid0 = true;
 }
 }
 else {
-validate759.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate773.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate759.errors = vErrors;
+validate773.errors = vErrors;
 return errors === 0;
 }
-validate759.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances":true,"duplicates_dropped":true},"dynamicProps":false,"dynamicItems":false};
+validate773.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances":true,"duplicates_dropped":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RenameSnapshot = validate761;
+exports.schema_RenameSnapshot = validate775;
 
-function validate761(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate775(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate761.evaluated;
+const evaluated0 = validate775.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35657,14 +36723,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.balances === undefined) && (missing0 = "balances"))){
-validate761.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate775.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate761.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate775.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -35689,7 +36755,7 @@ if(data.xp !== undefined){
 let data2 = data.xp;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate761.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate775.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -35702,7 +36768,7 @@ if(data.level !== undefined){
 let data3 = data.level;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate761.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate775.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -35720,7 +36786,7 @@ for(const key0 in data4){
 let data5 = data4[key0];
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate761.errors = [{instancePath:instancePath+"/balances/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate775.errors = [{instancePath:instancePath+"/balances/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -35730,7 +36796,7 @@ break;
 }
 }
 else {
-validate761.errors = [{instancePath:instancePath+"/balances",schemaPath:"#/properties/balances/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate775.errors = [{instancePath:instancePath+"/balances",schemaPath:"#/properties/balances/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -35746,21 +36812,21 @@ var valid0 = true;
 }
 }
 else {
-validate761.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate775.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate761.errors = vErrors;
+validate775.errors = vErrors;
 return errors === 0;
 }
-validate761.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances":true},"dynamicProps":false,"dynamicItems":false};
+validate775.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardConfig = validate763;
+exports.schema_RewardConfig = validate777;
 
-function validate763(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate777(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate763.evaluated;
+const evaluated0 = validate777.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35786,7 +36852,7 @@ data.cost = null;
 }
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.title === undefined) && (missing0 = "title"))){
-validate763.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate777.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35796,24 +36862,24 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 48){
-validate763.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 48},message:"must NOT have more than 48 characters"}];
+validate777.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 48},message:"must NOT have more than 48 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate763.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate777.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern10.test(data0)){
-validate763.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]+$"},message:"must match pattern \""+"^[a-z0-9-]+$"+"\""}];
+validate777.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]+$"},message:"must match pattern \""+"^[a-z0-9-]+$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate763.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate777.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -35829,18 +36895,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 60){
-validate763.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
+validate777.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate763.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate777.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate763.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate777.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -35856,12 +36922,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 200){
-validate763.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate777.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 }
 else {
-validate763.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate777.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -35873,7 +36939,7 @@ var valid0 = true;
 if(valid0){
 const _errs7 = errors;
 if(typeof data.illustration !== "string"){
-validate763.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate777.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -35891,7 +36957,7 @@ if(errors === _errs11){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-validate763.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate777.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -35950,7 +37016,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate763.errors = vErrors;
+validate777.errors = vErrors;
 return false;
 }
 else {
@@ -35967,7 +37033,7 @@ vErrors = null;
 if(errors === _errs14){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 <= 0 || isNaN(data6)){
-validate763.errors = [{instancePath:instancePath+"/expiresInDays",schemaPath:"#/properties/expiresInDays/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate777.errors = [{instancePath:instancePath+"/expiresInDays",schemaPath:"#/properties/expiresInDays/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -35980,12 +37046,12 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data7 === "string"){
 if(func1(data7) > 160){
-validate763.errors = [{instancePath:instancePath+"/howToUse",schemaPath:"#/properties/howToUse/maxLength",keyword:"maxLength",params:{limit: 160},message:"must NOT have more than 160 characters"}];
+validate777.errors = [{instancePath:instancePath+"/howToUse",schemaPath:"#/properties/howToUse/maxLength",keyword:"maxLength",params:{limit: 160},message:"must NOT have more than 160 characters"}];
 return false;
 }
 }
 else {
-validate763.errors = [{instancePath:instancePath+"/howToUse",schemaPath:"#/properties/howToUse/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate777.errors = [{instancePath:instancePath+"/howToUse",schemaPath:"#/properties/howToUse/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -36028,7 +37094,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate763.errors = vErrors;
+validate777.errors = vErrors;
 return false;
 }
 else {
@@ -36047,7 +37113,7 @@ if(valid0){
 for(const key1 in data){
 if(((((((((key1 !== "code") && (key1 !== "title")) && (key1 !== "description")) && (key1 !== "illustration")) && (key1 !== "type")) && (key1 !== "payload")) && (key1 !== "expiresInDays")) && (key1 !== "howToUse")) && (key1 !== "cost")){
 const _errs28 = errors;
-validate763.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate777.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid4 = _errs28 === errors;
 if(!valid4){
@@ -36067,21 +37133,21 @@ break;
 }
 }
 else {
-validate763.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate777.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate763.errors = vErrors;
+validate777.errors = vErrors;
 return errors === 0;
 }
-validate763.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate777.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardCost = validate766;
+exports.schema_RewardCost = validate780;
 
-function validate766(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate780(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate766.evaluated;
+const evaluated0 = validate780.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36092,7 +37158,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.currency === undefined) && (missing0 = "currency")) || ((data.amount === undefined) && (missing0 = "amount"))){
-validate766.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate780.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36102,12 +37168,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate766.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate780.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate766.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate780.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -36123,18 +37189,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 <= 0 || isNaN(data1)){
-validate766.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate780.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data1))){
-validate766.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate780.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 else {
-validate766.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate780.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -36147,7 +37213,7 @@ if(valid0){
 for(const key0 in data){
 if((key0 !== "currency") && (key0 !== "amount")){
 const _errs6 = errors;
-validate766.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate780.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs6 === errors;
 if(!valid1){
@@ -36160,23 +37226,23 @@ break;
 }
 }
 else {
-validate766.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate780.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate766.errors = vErrors;
+validate780.errors = vErrors;
 return errors === 0;
 }
-validate766.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate780.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardDeliveredWebhookEvent = validate767;
-const schema372 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["reward.delivered"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/RewardDeliveryOutcomeWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`reward.delivered`: a delivery was confirmed (`POST /v1/deliveries/{id}/confirm`).","examples":[{"id":"evt_01JQ5C2QB3C4D5E6","type":"reward.delivered","created_at":"2025-03-14T18:22:09Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-gratis-20","delivery":{"id":"dlv_01JQ5C2P9T5A7B4E","participant_id":"par_01JQ3Z8K4M2W6T9V","participant_reward_id":"rwd_01JQ5C2P8S4Z6A3D","reward_code":"giros-gratis-20","status":"delivered","external_ref":"bonus-778201","fail_reason":null,"created_at":"2025-03-14T18:22:05Z","confirmed_at":"2025-03-14T18:22:09Z"}}}],"x-webhook-event":"reward.delivered"};
-const schema373 = {"type":"object","required":["participant","reward_code","delivery"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward_code":{"type":"string"},"delivery":{"allOf":[{"$ref":"#/components/schemas/Delivery"}],"description":"The delivery: `status` `delivered` with `confirmed_at` and `external_ref`, or `failed` with `fail_reason`."}},"description":"Data of `reward.delivered` and `reward.delivery_failed`: the delivery as it now stands."};
+exports.schema_RewardDeliveredWebhookEvent = validate781;
+const schema380 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["reward.delivered"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/RewardDeliveryOutcomeWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`reward.delivered`: a delivery was confirmed (`POST /v1/deliveries/{id}/confirm`).","examples":[{"id":"evt_01JQ5C2QB3C4D5E6","type":"reward.delivered","created_at":"2025-03-14T18:22:09Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-gratis-20","delivery":{"id":"dlv_01JQ5C2P9T5A7B4E","participant_id":"par_01JQ3Z8K4M2W6T9V","participant_reward_id":"rwd_01JQ5C2P8S4Z6A3D","reward_code":"giros-gratis-20","status":"delivered","external_ref":"bonus-778201","fail_reason":null,"created_at":"2025-03-14T18:22:05Z","confirmed_at":"2025-03-14T18:22:09Z"}}}],"x-webhook-event":"reward.delivered"};
+const schema381 = {"type":"object","required":["participant","reward_code","delivery"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward_code":{"type":"string"},"delivery":{"allOf":[{"$ref":"#/components/schemas/Delivery"}],"description":"The delivery: `status` `delivered` with `confirmed_at` and `external_ref`, or `failed` with `fail_reason`."}},"description":"Data of `reward.delivered` and `reward.delivery_failed`: the delivery as it now stands."};
 
-function validate769(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate783(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate769.evaluated;
+const evaluated0 = validate783.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36187,7 +37253,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.participant === undefined) && (missing0 = "participant")) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.delivery === undefined) && (missing0 = "delivery"))){
-validate769.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate783.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36206,7 +37272,7 @@ if(valid0){
 if(data.reward_code !== undefined){
 const _errs2 = errors;
 if(typeof data.reward_code !== "string"){
-validate769.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate783.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -36231,20 +37297,20 @@ var valid0 = true;
 }
 }
 else {
-validate769.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate783.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate769.errors = vErrors;
+validate783.errors = vErrors;
 return errors === 0;
 }
-validate769.evaluated = {"props":{"participant":true,"reward_code":true,"delivery":true},"dynamicProps":false,"dynamicItems":false};
+validate783.evaluated = {"props":{"participant":true,"reward_code":true,"delivery":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate767(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate781(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate767.evaluated;
+const evaluated0 = validate781.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36255,7 +37321,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate767.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate781.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36265,12 +37331,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate767.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate781.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate767.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate781.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -36284,11 +37350,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate767.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate781.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "reward.delivered")){
-validate767.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema372.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate781.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema380.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -36304,12 +37370,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate767.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate781.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate767.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate781.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -36323,7 +37389,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate767.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate781.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -36346,8 +37412,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate769(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate769.errors : vErrors.concat(validate769.errors);
+if(!(validate783(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate783.errors : vErrors.concat(validate783.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -36363,22 +37429,22 @@ var valid0 = true;
 }
 }
 else {
-validate767.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate781.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate767.errors = vErrors;
+validate781.errors = vErrors;
 return errors === 0;
 }
-validate767.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate781.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardDeliveryFailedWebhookEvent = validate773;
-const schema374 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["reward.delivery_failed"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/RewardDeliveryOutcomeWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`reward.delivery_failed`: a delivery was marked failed (`POST /v1/deliveries/{id}/fail`); the participant sees the failure and club staff are warned.","examples":[{"id":"evt_01JQ5C2RC4D5E6F7","type":"reward.delivery_failed","created_at":"2025-03-14T18:25:40Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-gratis-20","delivery":{"id":"dlv_01JQ5C2P9T5A7B4E","participant_id":"par_01JQ3Z8K4M2W6T9V","participant_reward_id":"rwd_01JQ5C2P8S4Z6A3D","reward_code":"giros-gratis-20","status":"failed","external_ref":null,"fail_reason":"Jogo Gates of Olympus indisponível para a conta","created_at":"2025-03-14T18:22:05Z","confirmed_at":null}}}],"x-webhook-event":"reward.delivery_failed"};
+exports.schema_RewardDeliveryFailedWebhookEvent = validate787;
+const schema382 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["reward.delivery_failed"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/RewardDeliveryOutcomeWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`reward.delivery_failed`: a delivery was marked failed (`POST /v1/deliveries/{id}/fail`); the participant sees the failure and club staff are warned.","examples":[{"id":"evt_01JQ5C2RC4D5E6F7","type":"reward.delivery_failed","created_at":"2025-03-14T18:25:40Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-gratis-20","delivery":{"id":"dlv_01JQ5C2P9T5A7B4E","participant_id":"par_01JQ3Z8K4M2W6T9V","participant_reward_id":"rwd_01JQ5C2P8S4Z6A3D","reward_code":"giros-gratis-20","status":"failed","external_ref":null,"fail_reason":"Jogo Gates of Olympus indisponível para a conta","created_at":"2025-03-14T18:22:05Z","confirmed_at":null}}}],"x-webhook-event":"reward.delivery_failed"};
 
-function validate773(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate787(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate773.evaluated;
+const evaluated0 = validate787.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36389,7 +37455,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate773.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate787.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36399,12 +37465,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate773.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate787.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate773.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate787.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -36418,11 +37484,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate773.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate787.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "reward.delivery_failed")){
-validate773.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema374.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate787.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema382.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -36438,12 +37504,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate773.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate787.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate773.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate787.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -36457,7 +37523,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate773.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate787.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -36480,8 +37546,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate769(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate769.errors : vErrors.concat(validate769.errors);
+if(!(validate783(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate783.errors : vErrors.concat(validate783.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -36497,21 +37563,21 @@ var valid0 = true;
 }
 }
 else {
-validate773.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate787.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate773.errors = vErrors;
+validate787.errors = vErrors;
 return errors === 0;
 }
-validate773.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate787.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardDeliveryOutcomeWebhookData = validate776;
+exports.schema_RewardDeliveryOutcomeWebhookData = validate790;
 
-function validate776(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate790(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate776.evaluated;
+const evaluated0 = validate790.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36522,7 +37588,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.participant === undefined) && (missing0 = "participant")) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.delivery === undefined) && (missing0 = "delivery"))){
-validate776.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate790.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36541,7 +37607,7 @@ if(valid0){
 if(data.reward_code !== undefined){
 const _errs2 = errors;
 if(typeof data.reward_code !== "string"){
-validate776.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate790.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -36566,21 +37632,21 @@ var valid0 = true;
 }
 }
 else {
-validate776.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate790.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate776.errors = vErrors;
+validate790.errors = vErrors;
 return errors === 0;
 }
-validate776.evaluated = {"props":{"participant":true,"reward_code":true,"delivery":true},"dynamicProps":false,"dynamicItems":false};
+validate790.evaluated = {"props":{"participant":true,"reward_code":true,"delivery":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardDeliveryPayload = validate779;
+exports.schema_RewardDeliveryPayload = validate793;
 
-function validate779(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate793(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate779.evaluated;
+const evaluated0 = validate793.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36591,7 +37657,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.kind === undefined) && (missing0 = "kind")){
-validate779.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate793.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36599,11 +37665,11 @@ if(data.kind !== undefined){
 let data0 = data.kind;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate779.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate793.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((data0 === "cash") || (data0 === "bonus")) || (data0 === "free_spins")) || (data0 === "other"))){
-validate779.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema205.properties.kind.enum},message:"must be equal to one of the allowed values"}];
+validate793.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema205.properties.kind.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -36616,13 +37682,13 @@ if(data.amount_cents !== undefined){
 let data1 = data.amount_cents;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate779.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate793.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 <= 0 || isNaN(data1)){
-validate779.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate793.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -36639,12 +37705,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 <= 0 || isNaN(data2)){
-validate779.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate793.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
 else {
-validate779.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate793.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -36658,13 +37724,13 @@ if(data.spins !== undefined){
 let data3 = data.spins;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate779.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate793.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 <= 0 || isNaN(data3)){
-validate779.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate793.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -36678,7 +37744,7 @@ if(valid0){
 if(data.game !== undefined){
 const _errs9 = errors;
 if(typeof data.game !== "string"){
-validate779.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate793.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -36690,7 +37756,7 @@ if(valid0){
 if(data.game_code !== undefined){
 const _errs11 = errors;
 if(typeof data.game_code !== "string"){
-validate779.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate793.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -36706,12 +37772,12 @@ if(errors === _errs13){
 if(errors === _errs13){
 if(typeof data6 === "string"){
 if(!(formats2(data6))){
-validate779.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate793.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 else {
-validate779.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate793.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -36728,12 +37794,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 <= 0 || isNaN(data7)){
-validate779.errors = [{instancePath:instancePath+"/multiplier",schemaPath:"#/properties/multiplier/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate793.errors = [{instancePath:instancePath+"/multiplier",schemaPath:"#/properties/multiplier/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
 else {
-validate779.errors = [{instancePath:instancePath+"/multiplier",schemaPath:"#/properties/multiplier/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate793.errors = [{instancePath:instancePath+"/multiplier",schemaPath:"#/properties/multiplier/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -36752,22 +37818,22 @@ var valid0 = true;
 }
 }
 else {
-validate779.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate793.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate779.errors = vErrors;
+validate793.errors = vErrors;
 return errors === 0;
 }
-validate779.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate793.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardDeliveryRequestedWebhookData = validate780;
-const schema377 = {"type":"object","required":["participant","reward","source","delivery"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward":{"$ref":"#/components/schemas/DeliveryRequestedReward"},"source":{"type":"string","description":"What granted the reward (see the list above), e.g. `redemption:giros-gratis-20` for a store purchase."},"delivery":{"$ref":"#/components/schemas/DeliveryRequestLinks"}},"description":"Data of `reward.delivery_requested`."};
+exports.schema_RewardDeliveryRequestedWebhookData = validate794;
+const schema385 = {"type":"object","required":["participant","reward","source","delivery"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward":{"$ref":"#/components/schemas/DeliveryRequestedReward"},"source":{"type":"string","description":"What granted the reward (see the list above), e.g. `redemption:giros-gratis-20` for a store purchase."},"delivery":{"$ref":"#/components/schemas/DeliveryRequestLinks"}},"description":"Data of `reward.delivery_requested`."};
 
-function validate780(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate794(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate780.evaluated;
+const evaluated0 = validate794.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36778,7 +37844,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.participant === undefined) && (missing0 = "participant")) || ((data.reward === undefined) && (missing0 = "reward"))) || ((data.source === undefined) && (missing0 = "source"))) || ((data.delivery === undefined) && (missing0 = "delivery"))){
-validate780.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate794.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36809,7 +37875,7 @@ if(valid0){
 if(data.source !== undefined){
 const _errs3 = errors;
 if(typeof data.source !== "string"){
-validate780.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate794.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -36835,22 +37901,22 @@ var valid0 = true;
 }
 }
 else {
-validate780.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate794.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate780.errors = vErrors;
+validate794.errors = vErrors;
 return errors === 0;
 }
-validate780.evaluated = {"props":{"participant":true,"reward":true,"source":true,"delivery":true},"dynamicProps":false,"dynamicItems":false};
+validate794.evaluated = {"props":{"participant":true,"reward":true,"source":true,"delivery":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardDeliveryRequestedWebhookEvent = validate784;
-const schema378 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["reward.delivery_requested"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/RewardDeliveryRequestedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`reward.delivery_requested`: the client's system must credit a reward\n(bonus, free spins, balance, cashback): a `client_delivered` reward was\ngranted and a pending delivery created. Credit it, then confirm it at\n`delivery.confirm_url` (or report failure at `delivery.fail_url`); a delivery\nleft pending for 48 hours raises a staff warning.","examples":[{"id":"evt_01JQ5C2PA1B2C3D4","type":"reward.delivery_requested","created_at":"2025-03-14T18:22:05Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward":{"id":"rwd_01JQ5C2P8S4Z6A3D","code":"giros-gratis-20","title":"20 giros grátis","type":"client_delivered","payload":{"kind":"free_spins","spins":20,"game":"Gates of Olympus","game_code":"pp-gates-of-olympus"}},"source":"redemption:giros-gratis-20","delivery":{"id":"dlv_01JQ5C2P9T5A7B4E","confirm_url":"https://clube.cassino.example.com/v1/deliveries/dlv_01JQ5C2P9T5A7B4E/confirm","fail_url":"https://clube.cassino.example.com/v1/deliveries/dlv_01JQ5C2P9T5A7B4E/fail"}}}],"x-webhook-event":"reward.delivery_requested"};
+exports.schema_RewardDeliveryRequestedWebhookEvent = validate798;
+const schema386 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["reward.delivery_requested"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/RewardDeliveryRequestedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`reward.delivery_requested`: the client's system must credit a reward\n(bonus, free spins, balance, cashback): a `client_delivered` reward was\ngranted and a pending delivery created. Credit it, then confirm it at\n`delivery.confirm_url` (or report failure at `delivery.fail_url`); a delivery\nleft pending for 48 hours raises a staff warning.","examples":[{"id":"evt_01JQ5C2PA1B2C3D4","type":"reward.delivery_requested","created_at":"2025-03-14T18:22:05Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward":{"id":"rwd_01JQ5C2P8S4Z6A3D","code":"giros-gratis-20","title":"20 giros grátis","type":"client_delivered","payload":{"kind":"free_spins","spins":20,"game":"Gates of Olympus","game_code":"pp-gates-of-olympus"}},"source":"redemption:giros-gratis-20","delivery":{"id":"dlv_01JQ5C2P9T5A7B4E","confirm_url":"https://clube.cassino.example.com/v1/deliveries/dlv_01JQ5C2P9T5A7B4E/confirm","fail_url":"https://clube.cassino.example.com/v1/deliveries/dlv_01JQ5C2P9T5A7B4E/fail"}}}],"x-webhook-event":"reward.delivery_requested"};
 
-function validate784(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate798(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate784.evaluated;
+const evaluated0 = validate798.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36861,7 +37927,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate784.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate798.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36871,12 +37937,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate784.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate798.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate784.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate798.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -36890,11 +37956,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate784.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate798.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "reward.delivery_requested")){
-validate784.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema378.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate798.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema386.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -36910,12 +37976,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate784.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate798.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate784.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate798.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -36929,7 +37995,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate784.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate798.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -36952,8 +38018,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate780(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate780.errors : vErrors.concat(validate780.errors);
+if(!(validate794(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate794.errors : vErrors.concat(validate794.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -36969,21 +38035,21 @@ var valid0 = true;
 }
 }
 else {
-validate784.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate798.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate784.errors = vErrors;
+validate798.errors = vErrors;
 return errors === 0;
 }
-validate784.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate798.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardGrantedEffect = validate787;
+exports.schema_RewardGrantedEffect = validate801;
 
-function validate787(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate801(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate787.evaluated;
+const evaluated0 = validate801.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36994,7 +38060,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
-validate787.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate801.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -37002,11 +38068,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate787.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate801.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "reward_granted")){
-validate787.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema75.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate801.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema75.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -37018,7 +38084,7 @@ if(valid0){
 if(data.reward_code !== undefined){
 const _errs3 = errors;
 if(typeof data.reward_code !== "string"){
-validate787.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate801.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -37030,7 +38096,7 @@ if(valid0){
 if(data.rule_id !== undefined){
 const _errs5 = errors;
 if(typeof data.rule_id !== "string"){
-validate787.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate801.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -37042,7 +38108,7 @@ if(valid0){
 if(data.reward_id !== undefined){
 const _errs7 = errors;
 if(typeof data.reward_id !== "string"){
-validate787.errors = [{instancePath:instancePath+"/reward_id",schemaPath:"#/properties/reward_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate801.errors = [{instancePath:instancePath+"/reward_id",schemaPath:"#/properties/reward_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -37054,7 +38120,7 @@ if(valid0){
 if(data.delivery_id !== undefined){
 const _errs9 = errors;
 if(typeof data.delivery_id !== "string"){
-validate787.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate801.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -37069,23 +38135,23 @@ var valid0 = true;
 }
 }
 else {
-validate787.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate801.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate787.errors = vErrors;
+validate801.errors = vErrors;
 return errors === 0;
 }
-validate787.evaluated = {"props":{"type":true,"reward_code":true,"rule_id":true,"reward_id":true,"delivery_id":true},"dynamicProps":false,"dynamicItems":false};
+validate801.evaluated = {"props":{"type":true,"reward_code":true,"rule_id":true,"reward_id":true,"delivery_id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardGrantedWebhookData = validate788;
-const schema380 = {"type":"object","required":["participant","reward","source","delivery_id","expires_at"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward":{"$ref":"#/components/schemas/WebhookReward"},"source":{"type":"string","description":"What granted the reward (see the list above)."},"delivery_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The delivery of a `client_delivered` reward (announced by its own `reward.delivery_requested`); null otherwise."},"expires_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the reward expires; null when it never does."}},"description":"Data of `reward.granted`."};
-const schema381 = {"type":"object","required":["id","code","title","type"],"properties":{"id":{"type":"string","description":"The participant's reward record (`rwd_…`)."},"code":{"type":"string","description":"The reward's `code` in the configuration."},"title":{"type":"string"},"type":{"$ref":"#/components/schemas/RewardType"}},"description":"A granted reward, as webhooks describe it."};
+exports.schema_RewardGrantedWebhookData = validate802;
+const schema388 = {"type":"object","required":["participant","reward","source","delivery_id","expires_at"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward":{"$ref":"#/components/schemas/WebhookReward"},"source":{"type":"string","description":"What granted the reward (see the list above)."},"delivery_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The delivery of a `client_delivered` reward (announced by its own `reward.delivery_requested`); null otherwise."},"expires_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the reward expires; null when it never does."}},"description":"Data of `reward.granted`."};
+const schema389 = {"type":"object","required":["id","code","title","type"],"properties":{"id":{"type":"string","description":"The participant's reward record (`rwd_…`)."},"code":{"type":"string","description":"The reward's `code` in the configuration."},"title":{"type":"string"},"type":{"$ref":"#/components/schemas/RewardType"}},"description":"A granted reward, as webhooks describe it."};
 
-function validate790(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate804(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate790.evaluated;
+const evaluated0 = validate804.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37096,14 +38162,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.code === undefined) && (missing0 = "code"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.type === undefined) && (missing0 = "type"))){
-validate790.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate804.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate790.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate804.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -37115,7 +38181,7 @@ if(valid0){
 if(data.code !== undefined){
 const _errs3 = errors;
 if(typeof data.code !== "string"){
-validate790.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate804.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -37127,7 +38193,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs5 = errors;
 if(typeof data.title !== "string"){
-validate790.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate804.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -37153,20 +38219,20 @@ var valid0 = true;
 }
 }
 else {
-validate790.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate804.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate790.errors = vErrors;
+validate804.errors = vErrors;
 return errors === 0;
 }
-validate790.evaluated = {"props":{"id":true,"code":true,"title":true,"type":true},"dynamicProps":false,"dynamicItems":false};
+validate804.evaluated = {"props":{"id":true,"code":true,"title":true,"type":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate788(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate802(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate788.evaluated;
+const evaluated0 = validate802.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37177,7 +38243,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.participant === undefined) && (missing0 = "participant")) || ((data.reward === undefined) && (missing0 = "reward"))) || ((data.source === undefined) && (missing0 = "source"))) || ((data.delivery_id === undefined) && (missing0 = "delivery_id"))) || ((data.expires_at === undefined) && (missing0 = "expires_at"))){
-validate788.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate802.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -37195,8 +38261,8 @@ var valid0 = true;
 if(valid0){
 if(data.reward !== undefined){
 const _errs2 = errors;
-if(!(validate790(data.reward, {instancePath:instancePath+"/reward",parentData:data,parentDataProperty:"reward",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate790.errors : vErrors.concat(validate790.errors);
+if(!(validate804(data.reward, {instancePath:instancePath+"/reward",parentData:data,parentDataProperty:"reward",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate804.errors : vErrors.concat(validate804.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -37208,7 +38274,7 @@ if(valid0){
 if(data.source !== undefined){
 const _errs3 = errors;
 if(typeof data.source !== "string"){
-validate788.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate802.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -37257,7 +38323,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate788.errors = vErrors;
+validate802.errors = vErrors;
 return false;
 }
 else {
@@ -37333,7 +38399,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate788.errors = vErrors;
+validate802.errors = vErrors;
 return false;
 }
 else {
@@ -37359,22 +38425,22 @@ var valid0 = true;
 }
 }
 else {
-validate788.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate802.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate788.errors = vErrors;
+validate802.errors = vErrors;
 return errors === 0;
 }
-validate788.evaluated = {"props":{"participant":true,"reward":true,"source":true,"delivery_id":true,"expires_at":true},"dynamicProps":false,"dynamicItems":false};
+validate802.evaluated = {"props":{"participant":true,"reward":true,"source":true,"delivery_id":true,"expires_at":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardGrantedWebhookEvent = validate793;
-const schema382 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["reward.granted"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/RewardGrantedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`reward.granted`: any reward was granted to a participant (informative; `client_delivered` rewards also get `reward.delivery_requested`).","examples":[{"id":"evt_01JQ5C2PA0Z9Y8X7","type":"reward.granted","created_at":"2025-03-14T18:22:05Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward":{"id":"rwd_01JQ5C2P8S4Z6A3D","code":"giros-gratis-20","title":"20 giros grátis","type":"client_delivered"},"source":"redemption:giros-gratis-20","delivery_id":"dlv_01JQ5C2P9T5A7B4E","expires_at":"2025-03-21T18:22:05Z"}}],"x-webhook-event":"reward.granted"};
+exports.schema_RewardGrantedWebhookEvent = validate807;
+const schema390 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["reward.granted"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/RewardGrantedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`reward.granted`: any reward was granted to a participant (informative; `client_delivered` rewards also get `reward.delivery_requested`).","examples":[{"id":"evt_01JQ5C2PA0Z9Y8X7","type":"reward.granted","created_at":"2025-03-14T18:22:05Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward":{"id":"rwd_01JQ5C2P8S4Z6A3D","code":"giros-gratis-20","title":"20 giros grátis","type":"client_delivered"},"source":"redemption:giros-gratis-20","delivery_id":"dlv_01JQ5C2P9T5A7B4E","expires_at":"2025-03-21T18:22:05Z"}}],"x-webhook-event":"reward.granted"};
 
-function validate793(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate807(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate793.evaluated;
+const evaluated0 = validate807.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37385,7 +38451,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate793.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate807.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -37395,12 +38461,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate793.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate807.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate793.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate807.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -37414,11 +38480,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate793.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate807.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "reward.granted")){
-validate793.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema382.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate807.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema390.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -37434,12 +38500,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate793.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate807.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate793.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate807.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -37453,7 +38519,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate793.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate807.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -37476,8 +38542,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate788(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate788.errors : vErrors.concat(validate788.errors);
+if(!(validate802(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate802.errors : vErrors.concat(validate802.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -37493,21 +38559,21 @@ var valid0 = true;
 }
 }
 else {
-validate793.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate807.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate793.errors = vErrors;
+validate807.errors = vErrors;
 return errors === 0;
 }
-validate793.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate807.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardReference = validate796;
+exports.schema_RewardReference = validate810;
 
-function validate796(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate810(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate796.evaluated;
+const evaluated0 = validate810.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37517,26 +38583,26 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) < 1){
-validate796.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate810.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate796.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate810.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate796.errors = vErrors;
+validate810.errors = vErrors;
 return errors === 0;
 }
-validate796.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate810.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardSpec = validate797;
+exports.schema_RewardSpec = validate811;
 
-function validate797(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate811(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate797.evaluated;
+const evaluated0 = validate811.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37546,26 +38612,26 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(typeof data === "string"){
 if(!pattern8.test(data)){
-validate797.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(?:[a-z][a-z0-9_]{1,23}:[0-9]+(?:\\.[0-9]+)?|reward:[a-z0-9-]{1,48})$"},message:"must match pattern \""+"^(?:[a-z][a-z0-9_]{1,23}:[0-9]+(?:\\.[0-9]+)?|reward:[a-z0-9-]{1,48})$"+"\""}];
+validate811.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(?:[a-z][a-z0-9_]{1,23}:[0-9]+(?:\\.[0-9]+)?|reward:[a-z0-9-]{1,48})$"},message:"must match pattern \""+"^(?:[a-z][a-z0-9_]{1,23}:[0-9]+(?:\\.[0-9]+)?|reward:[a-z0-9-]{1,48})$"+"\""}];
 return false;
 }
 }
 else {
-validate797.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate811.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate797.errors = vErrors;
+validate811.errors = vErrors;
 return errors === 0;
 }
-validate797.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate811.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardType = validate798;
+exports.schema_RewardType = validate812;
 
-function validate798(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate812(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate798.evaluated;
+const evaluated0 = validate812.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37573,24 +38639,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate798.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate812.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((data === "internal") || (data === "client_delivered")) || (data === "manual")) || (data === "partner"))){
-validate798.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema152.enum},message:"must be equal to one of the allowed values"}];
+validate812.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema152.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate798.errors = vErrors;
+validate812.errors = vErrors;
 return errors === 0;
 }
-validate798.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate812.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleCondition = validate799;
+exports.schema_RuleCondition = validate813;
 
-function validate799(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate813(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate799.evaluated;
+const evaluated0 = validate813.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37678,7 +38744,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate799.errors = vErrors;
+validate813.errors = vErrors;
 return false;
 }
 else {
@@ -37692,18 +38758,18 @@ vErrors = null;
 }
 }
 }
-validate799.errors = vErrors;
+validate813.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate799.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate813.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.schema_RuleConditionValue = validate806;
+exports.schema_RuleConditionValue = validate820;
 
-function validate806(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate820(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate806.evaluated;
+const evaluated0 = validate820.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37867,7 +38933,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate806.errors = vErrors;
+validate820.errors = vErrors;
 return false;
 }
 else {
@@ -37881,18 +38947,18 @@ vErrors = null;
 }
 }
 }
-validate806.errors = vErrors;
+validate820.errors = vErrors;
 evaluated0.items = items0;
 return errors === 0;
 }
-validate806.evaluated = {"dynamicProps":false,"dynamicItems":true};
+validate820.evaluated = {"dynamicProps":false,"dynamicItems":true};
 
-exports.schema_RuleConfig = validate807;
+exports.schema_RuleConfig = validate821;
 
-function validate807(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate821(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate807.evaluated;
+const evaluated0 = validate821.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37915,7 +38981,7 @@ data.idempotency = "event.id";
 }
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.trigger === undefined) && (missing0 = "trigger"))) || ((data.effects === undefined) && (missing0 = "effects"))){
-validate807.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate821.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -37925,18 +38991,18 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 64){
-validate807.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate821.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate807.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate821.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate807.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate821.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -37952,12 +39018,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 120){
-validate807.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"}];
+validate821.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"}];
 return false;
 }
 }
 else {
-validate807.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate821.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -37969,7 +39035,7 @@ var valid0 = true;
 if(valid0){
 const _errs5 = errors;
 if(typeof data.enabled !== "boolean"){
-validate807.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate821.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -38005,7 +39071,7 @@ break;
 }
 }
 else {
-validate807.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate821.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -38029,7 +39095,7 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(Array.isArray(data7)){
 if(data7.length < 1){
-validate807.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate821.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -38049,7 +39115,7 @@ break;
 }
 }
 else {
-validate807.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate821.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -38068,7 +39134,7 @@ var valid0 = _errs16 === errors;
 if(valid0){
 const _errs18 = errors;
 if(typeof data.idempotency !== "string"){
-validate807.errors = [{instancePath:instancePath+"/idempotency",schemaPath:"#/properties/idempotency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate821.errors = [{instancePath:instancePath+"/idempotency",schemaPath:"#/properties/idempotency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -38076,7 +39142,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((((key0 !== "id") && (key0 !== "name")) && (key0 !== "enabled")) && (key0 !== "trigger")) && (key0 !== "conditions")) && (key0 !== "games")) && (key0 !== "effects")) && (key0 !== "limits")) && (key0 !== "idempotency")){
 const _errs21 = errors;
-validate807.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate821.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid5 = _errs21 === errors;
 if(!valid5){
@@ -38096,21 +39162,21 @@ break;
 }
 }
 else {
-validate807.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate821.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate807.errors = vErrors;
+validate821.errors = vErrors;
 return errors === 0;
 }
-validate807.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate821.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleDailyCap = validate813;
+exports.schema_RuleDailyCap = validate827;
 
-function validate813(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate827(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate813.evaluated;
+const evaluated0 = validate827.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38120,32 +39186,32 @@ evaluated0.items = undefined;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data <= 0 || isNaN(data)){
-validate813.errors = [{instancePath,schemaPath:"#/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate827.errors = [{instancePath,schemaPath:"#/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data))){
-validate813.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate827.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 else {
-validate813.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate827.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-validate813.errors = vErrors;
+validate827.errors = vErrors;
 return errors === 0;
 }
-validate813.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate827.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleEffect = validate814;
+exports.schema_RuleEffect = validate828;
 
-function validate814(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate828(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate814.evaluated;
+const evaluated0 = validate828.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38245,32 +39311,32 @@ props0 = true;
 }
 }
 else {
-validate814.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate828.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate814.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate828.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 else {
-validate814.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate828.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate814.errors = vErrors;
+validate828.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate814.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate828.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.schema_RuleExpression = validate825;
+exports.schema_RuleExpression = validate839;
 
-function validate825(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate839(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate825.evaluated;
+const evaluated0 = validate839.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38280,26 +39346,26 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) < 1){
-validate825.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate839.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate825.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate839.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate825.errors = vErrors;
+validate839.errors = vErrors;
 return errors === 0;
 }
-validate825.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate839.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleFieldCondition = validate826;
+exports.schema_RuleFieldCondition = validate840;
 
-function validate826(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate840(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate826.evaluated;
+const evaluated0 = validate840.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38310,7 +39376,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.field === undefined) && (missing0 = "field")) || ((data.op === undefined) && (missing0 = "op"))) || ((data.value === undefined) && (missing0 = "value"))){
-validate826.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate840.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -38320,12 +39386,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate826.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate840.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate826.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate840.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -38362,7 +39428,7 @@ if(valid0){
 for(const key0 in data){
 if(((key0 !== "field") && (key0 !== "op")) && (key0 !== "value")){
 const _errs6 = errors;
-validate826.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate840.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs6 === errors;
 if(!valid1){
@@ -38376,21 +39442,21 @@ break;
 }
 }
 else {
-validate826.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate840.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate826.errors = vErrors;
+validate840.errors = vErrors;
 return errors === 0;
 }
-validate826.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate840.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleFirstTimeCondition = validate829;
+exports.schema_RuleFirstTimeCondition = validate843;
 
-function validate829(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate843(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate829.evaluated;
+const evaluated0 = validate843.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38401,7 +39467,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.first_time === undefined) && (missing0 = "first_time")){
-validate829.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate843.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -38409,11 +39475,11 @@ if(data.first_time !== undefined){
 let data0 = data.first_time;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate829.errors = [{instancePath:instancePath+"/first_time",schemaPath:"#/properties/first_time/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate843.errors = [{instancePath:instancePath+"/first_time",schemaPath:"#/properties/first_time/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 if(!(data0 === true)){
-validate829.errors = [{instancePath:instancePath+"/first_time",schemaPath:"#/properties/first_time/enum",keyword:"enum",params:{allowedValues: schema136.properties.first_time.enum},message:"must be equal to one of the allowed values"}];
+validate843.errors = [{instancePath:instancePath+"/first_time",schemaPath:"#/properties/first_time/enum",keyword:"enum",params:{allowedValues: schema136.properties.first_time.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -38425,7 +39491,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "first_time"){
 const _errs4 = errors;
-validate829.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate843.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs4 === errors;
 if(!valid1){
@@ -38437,21 +39503,21 @@ break;
 }
 }
 else {
-validate829.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate843.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate829.errors = vErrors;
+validate843.errors = vErrors;
 return errors === 0;
 }
-validate829.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate843.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleLimits = validate830;
+exports.schema_RuleLimits = validate844;
 
-function validate830(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate844(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate830.evaluated;
+const evaluated0 = validate844.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38478,7 +39544,7 @@ break;
 }
 }
 else {
-validate830.errors = [{instancePath:instancePath+"/per_participant_per_day",schemaPath:"#/properties/per_participant_per_day/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate844.errors = [{instancePath:instancePath+"/per_participant_per_day",schemaPath:"#/properties/per_participant_per_day/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -38492,18 +39558,18 @@ if(data.max_runs_per_participant !== undefined){
 let data2 = data.max_runs_per_participant;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate830.errors = [{instancePath:instancePath+"/max_runs_per_participant",schemaPath:"#/properties/max_runs_per_participant/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate844.errors = [{instancePath:instancePath+"/max_runs_per_participant",schemaPath:"#/properties/max_runs_per_participant/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 <= 0 || isNaN(data2)){
-validate830.errors = [{instancePath:instancePath+"/max_runs_per_participant",schemaPath:"#/properties/max_runs_per_participant/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate844.errors = [{instancePath:instancePath+"/max_runs_per_participant",schemaPath:"#/properties/max_runs_per_participant/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data2))){
-validate830.errors = [{instancePath:instancePath+"/max_runs_per_participant",schemaPath:"#/properties/max_runs_per_participant/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate844.errors = [{instancePath:instancePath+"/max_runs_per_participant",schemaPath:"#/properties/max_runs_per_participant/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -38519,18 +39585,18 @@ if(data.cooldown_seconds !== undefined){
 let data3 = data.cooldown_seconds;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate830.errors = [{instancePath:instancePath+"/cooldown_seconds",schemaPath:"#/properties/cooldown_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate844.errors = [{instancePath:instancePath+"/cooldown_seconds",schemaPath:"#/properties/cooldown_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate830.errors = [{instancePath:instancePath+"/cooldown_seconds",schemaPath:"#/properties/cooldown_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate844.errors = [{instancePath:instancePath+"/cooldown_seconds",schemaPath:"#/properties/cooldown_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data3))){
-validate830.errors = [{instancePath:instancePath+"/cooldown_seconds",schemaPath:"#/properties/cooldown_seconds/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate844.errors = [{instancePath:instancePath+"/cooldown_seconds",schemaPath:"#/properties/cooldown_seconds/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -38545,7 +39611,7 @@ if(valid0){
 for(const key1 in data){
 if(((key1 !== "per_participant_per_day") && (key1 !== "max_runs_per_participant")) && (key1 !== "cooldown_seconds")){
 const _errs10 = errors;
-validate830.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate844.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs10 === errors;
 if(!valid2){
@@ -38558,21 +39624,21 @@ break;
 }
 }
 else {
-validate830.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate844.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate830.errors = vErrors;
+validate844.errors = vErrors;
 return errors === 0;
 }
-validate830.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate844.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleNthCondition = validate832;
+exports.schema_RuleNthCondition = validate846;
 
-function validate832(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate846(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate832.evaluated;
+const evaluated0 = validate846.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38583,7 +39649,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.nth === undefined) && (missing0 = "nth")){
-validate832.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate846.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -38591,18 +39657,18 @@ if(data.nth !== undefined){
 let data0 = data.nth;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate832.errors = [{instancePath:instancePath+"/nth",schemaPath:"#/properties/nth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate846.errors = [{instancePath:instancePath+"/nth",schemaPath:"#/properties/nth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 <= 0 || isNaN(data0)){
-validate832.errors = [{instancePath:instancePath+"/nth",schemaPath:"#/properties/nth/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate846.errors = [{instancePath:instancePath+"/nth",schemaPath:"#/properties/nth/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data0))){
-validate832.errors = [{instancePath:instancePath+"/nth",schemaPath:"#/properties/nth/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate846.errors = [{instancePath:instancePath+"/nth",schemaPath:"#/properties/nth/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -38617,7 +39683,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "nth"){
 const _errs4 = errors;
-validate832.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate846.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs4 === errors;
 if(!valid1){
@@ -38629,21 +39695,21 @@ break;
 }
 }
 else {
-validate832.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate846.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate832.errors = vErrors;
+validate846.errors = vErrors;
 return errors === 0;
 }
-validate832.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate846.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleOperator = validate833;
+exports.schema_RuleOperator = validate847;
 
-function validate833(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate847(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate833.evaluated;
+const evaluated0 = validate847.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38651,24 +39717,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate833.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate847.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((((((data === ">") || (data === ">=")) || (data === "<")) || (data === "<=")) || (data === "==")) || (data === "!=")) || (data === "in")) || (data === "not_in"))){
-validate833.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema131.enum},message:"must be equal to one of the allowed values"}];
+validate847.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema131.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate833.errors = vErrors;
+validate847.errors = vErrors;
 return errors === 0;
 }
-validate833.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate847.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleQuantity = validate834;
+exports.schema_RuleQuantity = validate848;
 
-function validate834(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate848(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate834.evaluated;
+const evaluated0 = validate848.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38720,7 +39786,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate834.errors = vErrors;
+validate848.errors = vErrors;
 return false;
 }
 else {
@@ -38734,17 +39800,17 @@ vErrors = null;
 }
 }
 }
-validate834.errors = vErrors;
+validate848.errors = vErrors;
 return errors === 0;
 }
-validate834.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate848.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleSegmentCondition = validate836;
+exports.schema_RuleSegmentCondition = validate850;
 
-function validate836(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate850(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate836.evaluated;
+const evaluated0 = validate850.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38755,14 +39821,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.segment === undefined) && (missing0 = "segment")){
-validate836.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate850.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.segment !== undefined){
 const _errs1 = errors;
 if(typeof data.segment !== "string"){
-validate836.errors = [{instancePath:instancePath+"/segment",schemaPath:"#/properties/segment/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate850.errors = [{instancePath:instancePath+"/segment",schemaPath:"#/properties/segment/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -38774,7 +39840,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "segment"){
 const _errs4 = errors;
-validate836.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate850.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs4 === errors;
 if(!valid1){
@@ -38786,21 +39852,21 @@ break;
 }
 }
 else {
-validate836.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate850.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate836.errors = vErrors;
+validate850.errors = vErrors;
 return errors === 0;
 }
-validate836.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate850.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleSegmentNotCondition = validate837;
+exports.schema_RuleSegmentNotCondition = validate851;
 
-function validate837(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate851(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate837.evaluated;
+const evaluated0 = validate851.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38811,14 +39877,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.segment_not === undefined) && (missing0 = "segment_not")){
-validate837.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate851.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.segment_not !== undefined){
 const _errs1 = errors;
 if(typeof data.segment_not !== "string"){
-validate837.errors = [{instancePath:instancePath+"/segment_not",schemaPath:"#/properties/segment_not/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate851.errors = [{instancePath:instancePath+"/segment_not",schemaPath:"#/properties/segment_not/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -38830,7 +39896,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "segment_not"){
 const _errs4 = errors;
-validate837.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate851.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs4 === errors;
 if(!valid1){
@@ -38842,21 +39908,21 @@ break;
 }
 }
 else {
-validate837.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate851.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate837.errors = vErrors;
+validate851.errors = vErrors;
 return errors === 0;
 }
-validate837.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate851.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleTierInCondition = validate838;
+exports.schema_RuleTierInCondition = validate852;
 
-function validate838(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate852(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate838.evaluated;
+const evaluated0 = validate852.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38867,7 +39933,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.tier_in === undefined) && (missing0 = "tier_in")){
-validate838.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate852.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -38877,7 +39943,7 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(Array.isArray(data0)){
 if(data0.length < 1){
-validate838.errors = [{instancePath:instancePath+"/tier_in",schemaPath:"#/properties/tier_in/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate852.errors = [{instancePath:instancePath+"/tier_in",schemaPath:"#/properties/tier_in/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -38886,7 +39952,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
 if(typeof data0[i0] !== "string"){
-validate838.errors = [{instancePath:instancePath+"/tier_in/" + i0,schemaPath:"#/properties/tier_in/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate852.errors = [{instancePath:instancePath+"/tier_in/" + i0,schemaPath:"#/properties/tier_in/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -38897,7 +39963,7 @@ break;
 }
 }
 else {
-validate838.errors = [{instancePath:instancePath+"/tier_in",schemaPath:"#/properties/tier_in/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate852.errors = [{instancePath:instancePath+"/tier_in",schemaPath:"#/properties/tier_in/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -38910,7 +39976,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "tier_in"){
 const _errs6 = errors;
-validate838.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate852.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs6 === errors;
 if(!valid2){
@@ -38922,21 +39988,21 @@ break;
 }
 }
 else {
-validate838.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate852.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate838.errors = vErrors;
+validate852.errors = vErrors;
 return errors === 0;
 }
-validate838.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate852.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleTrigger = validate839;
+exports.schema_RuleTrigger = validate853;
 
-function validate839(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate853(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate839.evaluated;
+const evaluated0 = validate853.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38947,7 +40013,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.event === undefined) && (missing0 = "event")){
-validate839.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate853.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -38966,7 +40032,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "event"){
 const _errs4 = errors;
-validate839.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate853.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs4 === errors;
 if(!valid2){
@@ -38978,22 +40044,22 @@ break;
 }
 }
 else {
-validate839.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate853.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate839.errors = vErrors;
+validate853.errors = vErrors;
 return errors === 0;
 }
-validate839.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate853.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SpinIdempotencyKey = validate841;
-const schema402 = {"type":"string","minLength":8,"maxLength":120,"description":"`Idempotency-Key` of a wheel spin: the same 8..120 characters as a redemption's.","examples":["resgate-user_8412-20250314-01"]};
+exports.schema_SpinIdempotencyKey = validate855;
+const schema410 = {"type":"string","minLength":8,"maxLength":120,"description":"`Idempotency-Key` of a wheel spin: the same 8..120 characters as a redemption's.","examples":["resgate-user_8412-20250314-01"]};
 
-function validate841(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate855(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate841.evaluated;
+const evaluated0 = validate855.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39003,34 +40069,34 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 120){
-validate841.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"}];
+validate855.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"}];
 return false;
 }
 else {
 if(func1(data) < 8){
-validate841.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters"}];
+validate855.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters"}];
 return false;
 }
 }
 }
 else {
-validate841.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate855.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate841.errors = vErrors;
+validate855.errors = vErrors;
 return errors === 0;
 }
-validate841.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate855.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_StaffWarning = validate842;
-const schema403 = {"type":"object","required":["id","kind","message","subject_id","created_at"],"properties":{"id":{"type":"string","description":"`wrn_…`."},"kind":{"$ref":"#/components/schemas/StaffWarningKind"},"message":{"type":"string","description":"A readable explanation."},"subject_id":{"type":"string","description":"The delivery or sending concerned."},"created_at":{"type":"string","format":"date-time"}},"description":"Something the club's staff should look at."};
-const schema404 = {"type":"string","enum":["delivery_unconfirmed","delivery_failed","webhook_failed"],"description":"What a warning is about (its `subject_id` names the thing):\n- `delivery_unconfirmed`: a delivery still `pending` 48 hours after it was\ncreated (subject: the delivery, `dlv_…`); raised once per delivery;\n- `delivery_failed`: the client marked a delivery failed (subject: the\ndelivery);\n- `webhook_failed`: a webhook sending used up its retries (subject: the\nsending, `whd_…`), to resend once the endpoint works."};
+exports.schema_StaffWarning = validate856;
+const schema411 = {"type":"object","required":["id","kind","message","subject_id","created_at"],"properties":{"id":{"type":"string","description":"`wrn_…`."},"kind":{"$ref":"#/components/schemas/StaffWarningKind"},"message":{"type":"string","description":"A readable explanation."},"subject_id":{"type":"string","description":"The delivery or sending concerned."},"created_at":{"type":"string","format":"date-time"}},"description":"Something the club's staff should look at."};
+const schema412 = {"type":"string","enum":["delivery_unconfirmed","delivery_failed","webhook_failed"],"description":"What a warning is about (its `subject_id` names the thing):\n- `delivery_unconfirmed`: a delivery still `pending` 48 hours after it was\ncreated (subject: the delivery, `dlv_…`); raised once per delivery;\n- `delivery_failed`: the client marked a delivery failed (subject: the\ndelivery);\n- `webhook_failed`: a webhook sending used up its retries (subject: the\nsending, `whd_…`), to resend once the endpoint works."};
 
-function validate843(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate857(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate843.evaluated;
+const evaluated0 = validate857.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39038,23 +40104,23 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate843.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate857.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "delivery_unconfirmed") || (data === "delivery_failed")) || (data === "webhook_failed"))){
-validate843.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema404.enum},message:"must be equal to one of the allowed values"}];
+validate857.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema412.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate843.errors = vErrors;
+validate857.errors = vErrors;
 return errors === 0;
 }
-validate843.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate857.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate842(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate856(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate842.evaluated;
+const evaluated0 = validate856.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39065,14 +40131,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.message === undefined) && (missing0 = "message"))) || ((data.subject_id === undefined) && (missing0 = "subject_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))){
-validate842.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate856.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate842.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate856.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -39083,8 +40149,8 @@ var valid0 = true;
 if(valid0){
 if(data.kind !== undefined){
 const _errs3 = errors;
-if(!(validate843(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate843.errors : vErrors.concat(validate843.errors);
+if(!(validate857(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate857.errors : vErrors.concat(validate857.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -39096,7 +40162,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs4 = errors;
 if(typeof data.message !== "string"){
-validate842.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate856.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -39108,7 +40174,7 @@ if(valid0){
 if(data.subject_id !== undefined){
 const _errs6 = errors;
 if(typeof data.subject_id !== "string"){
-validate842.errors = [{instancePath:instancePath+"/subject_id",schemaPath:"#/properties/subject_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate856.errors = [{instancePath:instancePath+"/subject_id",schemaPath:"#/properties/subject_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -39124,12 +40190,12 @@ if(errors === _errs8){
 if(errors === _errs8){
 if(typeof data4 === "string"){
 if(!(formats4.validate(data4))){
-validate842.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate856.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate842.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate856.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -39146,21 +40212,21 @@ var valid0 = true;
 }
 }
 else {
-validate842.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate856.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate842.errors = vErrors;
+validate856.errors = vErrors;
 return errors === 0;
 }
-validate842.evaluated = {"props":{"id":true,"kind":true,"message":true,"subject_id":true,"created_at":true},"dynamicProps":false,"dynamicItems":false};
+validate856.evaluated = {"props":{"id":true,"kind":true,"message":true,"subject_id":true,"created_at":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_StaffWarningKind = validate845;
+exports.schema_StaffWarningKind = validate859;
 
-function validate845(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate859(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate845.evaluated;
+const evaluated0 = validate859.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39168,25 +40234,25 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate845.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate859.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "delivery_unconfirmed") || (data === "delivery_failed")) || (data === "webhook_failed"))){
-validate845.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema404.enum},message:"must be equal to one of the allowed values"}];
+validate859.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema412.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate845.errors = vErrors;
+validate859.errors = vErrors;
 return errors === 0;
 }
-validate845.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate859.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_StaffWarningList = validate846;
-const schema406 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/StaffWarning"}},"has_more":{"type":"boolean"}},"description":"A page of warnings, newest first."};
+exports.schema_StaffWarningList = validate860;
+const schema414 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/StaffWarning"}},"has_more":{"type":"boolean"}},"description":"A page of warnings, newest first."};
 
-function validate846(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate860(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate846.evaluated;
+const evaluated0 = validate860.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39197,7 +40263,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.data === undefined) && (missing0 = "data")) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate846.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate860.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39210,8 +40276,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate842(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate842.errors : vErrors.concat(validate842.errors);
+if(!(validate856(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate856.errors : vErrors.concat(validate856.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -39221,7 +40287,7 @@ break;
 }
 }
 else {
-validate846.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate860.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -39234,7 +40300,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs4 = errors;
 if(typeof data.has_more !== "boolean"){
-validate846.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate860.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -39246,22 +40312,22 @@ var valid0 = true;
 }
 }
 else {
-validate846.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate860.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate846.errors = vErrors;
+validate860.errors = vErrors;
 return errors === 0;
 }
-validate846.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
+validate860.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_StoreItem = validate848;
-const schema407 = {"type":"object","required":["code","title","description","illustration","type","cost","affordable"],"properties":{"code":{"type":"string","description":"The reward's `code`, used in the redeem route."},"title":{"type":"string"},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"illustration":{"type":"string","description":"An illustration code or image URL (`gift` by default)."},"type":{"$ref":"#/components/schemas/RewardType"},"cost":{"allOf":[{"$ref":"#/components/schemas/RedemptionCost"}],"description":"The price in the currency's minor unit, exactly what redeeming debits (the configured `rewards[].cost` is in main units)."},"affordable":{"type":"boolean","description":"The participant's balance of `cost.currency` covers `cost.amount` now."}},"description":"A reward the participant can buy with a club currency: every configured\nreward with a `cost`, in configuration order. Buying it is\n`POST /v1/me/store/{reward_code}/redeem`, the participant-surface form of\n`POST /v1/redemptions`."};
+exports.schema_StoreItem = validate862;
+const schema415 = {"type":"object","required":["code","title","description","illustration","type","cost","affordable"],"properties":{"code":{"type":"string","description":"The reward's `code`, used in the redeem route."},"title":{"type":"string"},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"illustration":{"type":"string","description":"An illustration code or image URL (`gift` by default)."},"type":{"$ref":"#/components/schemas/RewardType"},"cost":{"allOf":[{"$ref":"#/components/schemas/RedemptionCost"}],"description":"The price in the currency's minor unit, exactly what redeeming debits (the configured `rewards[].cost` is in main units)."},"affordable":{"type":"boolean","description":"The participant's balance of `cost.currency` covers `cost.amount` now."}},"description":"A reward the participant can buy with a club currency: every configured\nreward with a `cost`, in configuration order. Buying it is\n`POST /v1/me/store/{reward_code}/redeem`, the participant-surface form of\n`POST /v1/redemptions`."};
 
-function validate848(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate862(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate848.evaluated;
+const evaluated0 = validate862.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39272,14 +40338,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.code === undefined) && (missing0 = "code")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.illustration === undefined) && (missing0 = "illustration"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.cost === undefined) && (missing0 = "cost"))) || ((data.affordable === undefined) && (missing0 = "affordable"))){
-validate848.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate862.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate848.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate862.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -39291,7 +40357,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs3 = errors;
 if(typeof data.title !== "string"){
-validate848.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate862.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -39340,7 +40406,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate848.errors = vErrors;
+validate862.errors = vErrors;
 return false;
 }
 else {
@@ -39363,7 +40429,7 @@ if(valid0){
 if(data.illustration !== undefined){
 const _errs11 = errors;
 if(typeof data.illustration !== "string"){
-validate848.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate862.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -39386,8 +40452,8 @@ var valid0 = true;
 if(valid0){
 if(data.cost !== undefined){
 const _errs14 = errors;
-if(!(validate717(data.cost, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate717.errors : vErrors.concat(validate717.errors);
+if(!(validate731(data.cost, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate731.errors : vErrors.concat(validate731.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs14 === errors;
@@ -39399,7 +40465,7 @@ if(valid0){
 if(data.affordable !== undefined){
 const _errs16 = errors;
 if(typeof data.affordable !== "boolean"){
-validate848.errors = [{instancePath:instancePath+"/affordable",schemaPath:"#/properties/affordable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate862.errors = [{instancePath:instancePath+"/affordable",schemaPath:"#/properties/affordable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -39416,22 +40482,22 @@ var valid0 = true;
 }
 }
 else {
-validate848.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate862.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate848.errors = vErrors;
+validate862.errors = vErrors;
 return errors === 0;
 }
-validate848.evaluated = {"props":{"code":true,"title":true,"description":true,"illustration":true,"type":true,"cost":true,"affordable":true},"dynamicProps":false,"dynamicItems":false};
+validate862.evaluated = {"props":{"code":true,"title":true,"description":true,"illustration":true,"type":true,"cost":true,"affordable":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_StoreItemList = validate851;
-const schema408 = {"type":"object","required":["data"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/StoreItem"}}},"description":"The store."};
+exports.schema_StoreItemList = validate865;
+const schema416 = {"type":"object","required":["data"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/StoreItem"}}},"description":"The store."};
 
-function validate851(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate865(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate851.evaluated;
+const evaluated0 = validate865.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39442,7 +40508,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate851.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate865.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39455,8 +40521,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate848(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate848.errors : vErrors.concat(validate848.errors);
+if(!(validate862(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate862.errors : vErrors.concat(validate862.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -39466,7 +40532,7 @@ break;
 }
 }
 else {
-validate851.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate865.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -39474,22 +40540,22 @@ return false;
 }
 }
 else {
-validate851.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate865.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate851.errors = vErrors;
+validate865.errors = vErrors;
 return errors === 0;
 }
-validate851.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
+validate865.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_StorePurchasedWebhookData = validate853;
-const schema409 = {"type":"object","required":["participant","reward_code","cost","redemption_id"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward_code":{"type":"string"},"cost":{"allOf":[{"$ref":"#/components/schemas/RedemptionCost"}],"description":"What the participant paid, in the currency's minor unit."},"redemption_id":{"type":"string","description":"The redemption (`Redemption.id`)."}},"description":"Data of `store.purchased`."};
+exports.schema_StorePurchasedWebhookData = validate867;
+const schema417 = {"type":"object","required":["participant","reward_code","cost","redemption_id"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward_code":{"type":"string"},"cost":{"allOf":[{"$ref":"#/components/schemas/RedemptionCost"}],"description":"What the participant paid, in the currency's minor unit."},"redemption_id":{"type":"string","description":"The redemption (`Redemption.id`)."}},"description":"Data of `store.purchased`."};
 
-function validate853(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate867(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate853.evaluated;
+const evaluated0 = validate867.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39500,7 +40566,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.participant === undefined) && (missing0 = "participant")) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.cost === undefined) && (missing0 = "cost"))) || ((data.redemption_id === undefined) && (missing0 = "redemption_id"))){
-validate853.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate867.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39519,7 +40585,7 @@ if(valid0){
 if(data.reward_code !== undefined){
 const _errs2 = errors;
 if(typeof data.reward_code !== "string"){
-validate853.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate867.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -39530,8 +40596,8 @@ var valid0 = true;
 if(valid0){
 if(data.cost !== undefined){
 const _errs4 = errors;
-if(!(validate717(data.cost, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate717.errors : vErrors.concat(validate717.errors);
+if(!(validate731(data.cost, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate731.errors : vErrors.concat(validate731.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -39543,7 +40609,7 @@ if(valid0){
 if(data.redemption_id !== undefined){
 const _errs6 = errors;
 if(typeof data.redemption_id !== "string"){
-validate853.errors = [{instancePath:instancePath+"/redemption_id",schemaPath:"#/properties/redemption_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate867.errors = [{instancePath:instancePath+"/redemption_id",schemaPath:"#/properties/redemption_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -39557,22 +40623,22 @@ var valid0 = true;
 }
 }
 else {
-validate853.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate867.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate853.errors = vErrors;
+validate867.errors = vErrors;
 return errors === 0;
 }
-validate853.evaluated = {"props":{"participant":true,"reward_code":true,"cost":true,"redemption_id":true},"dynamicProps":false,"dynamicItems":false};
+validate867.evaluated = {"props":{"participant":true,"reward_code":true,"cost":true,"redemption_id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_StorePurchasedWebhookEvent = validate856;
-const schema410 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["store.purchased"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/StorePurchasedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`store.purchased`: the participant exchanged currency for a reward (the store, or `POST /v1/redemptions`); a repeated `Idempotency-Key` sends nothing.","examples":[{"id":"evt_01JQ5F4H9M2P5R8T","type":"store.purchased","created_at":"2025-03-14T18:40:12Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-gratis-20","cost":{"currency":"coins","amount":500},"redemption_id":"rdm_01JQ5F4H6J8K2M4N"}}],"x-webhook-event":"store.purchased"};
+exports.schema_StorePurchasedWebhookEvent = validate870;
+const schema418 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["store.purchased"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/StorePurchasedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`store.purchased`: the participant exchanged currency for a reward (the store, or `POST /v1/redemptions`); a repeated `Idempotency-Key` sends nothing.","examples":[{"id":"evt_01JQ5F4H9M2P5R8T","type":"store.purchased","created_at":"2025-03-14T18:40:12Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-gratis-20","cost":{"currency":"coins","amount":500},"redemption_id":"rdm_01JQ5F4H6J8K2M4N"}}],"x-webhook-event":"store.purchased"};
 
-function validate856(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate870(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate856.evaluated;
+const evaluated0 = validate870.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39583,7 +40649,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate856.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate870.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39593,12 +40659,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate856.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate870.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate856.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate870.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -39612,11 +40678,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate856.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate870.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "store.purchased")){
-validate856.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema410.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate870.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema418.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -39632,12 +40698,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate856.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate870.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate856.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate870.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -39651,7 +40717,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate856.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate870.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -39674,8 +40740,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate853(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate853.errors : vErrors.concat(validate853.errors);
+if(!(validate867(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate867.errors : vErrors.concat(validate867.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -39691,22 +40757,22 @@ var valid0 = true;
 }
 }
 else {
-validate856.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate870.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate856.errors = vErrors;
+validate870.errors = vErrors;
 return errors === 0;
 }
-validate856.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate870.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SubscribableWebhookEvent = validate859;
-const schema411 = {"type":"string","enum":["reward.delivery_requested","reward.granted","reward.delivered","reward.delivery_failed","participant.created","level.up","tier.changed","checkin.completed","mission.completed","wheel.spun","code.redeemed","store.purchased","cashback.credited","referral.qualified","message.requested"],"description":"The events a webhook endpoint can subscribe to by name. Participant notices\n(`participant.created`, `level.up`, `tier.changed`, `checkin.completed`,\n`mission.completed`, `wheel.spun`, `code.redeemed`, `store.purchased`,\n`cashback.credited`) are sent only to endpoints that name them."};
+exports.schema_SubscribableWebhookEvent = validate873;
+const schema419 = {"type":"string","enum":["reward.delivery_requested","reward.granted","reward.delivered","reward.delivery_failed","participant.created","level.up","tier.changed","checkin.completed","mission.completed","wheel.spun","code.redeemed","store.purchased","cashback.credited","referral.qualified","message.requested"],"description":"The events a webhook endpoint can subscribe to by name. Participant notices\n(`participant.created`, `level.up`, `tier.changed`, `checkin.completed`,\n`mission.completed`, `wheel.spun`, `code.redeemed`, `store.purchased`,\n`cashback.credited`) are sent only to endpoints that name them."};
 
-function validate859(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate873(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate859.evaluated;
+const evaluated0 = validate873.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39714,24 +40780,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate859.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate873.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((((((((((((((data === "reward.delivery_requested") || (data === "reward.granted")) || (data === "reward.delivered")) || (data === "reward.delivery_failed")) || (data === "participant.created")) || (data === "level.up")) || (data === "tier.changed")) || (data === "checkin.completed")) || (data === "mission.completed")) || (data === "wheel.spun")) || (data === "code.redeemed")) || (data === "store.purchased")) || (data === "cashback.credited")) || (data === "referral.qualified")) || (data === "message.requested"))){
-validate859.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema411.enum},message:"must be equal to one of the allowed values"}];
+validate873.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema419.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate859.errors = vErrors;
+validate873.errors = vErrors;
 return errors === 0;
 }
-validate859.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate873.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TableCurve = validate860;
+exports.schema_TableCurve = validate874;
 
-function validate860(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate874(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate860.evaluated;
+const evaluated0 = validate874.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39742,7 +40808,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.kind === undefined) && (missing0 = "kind")) || ((data.thresholds === undefined) && (missing0 = "thresholds"))){
-validate860.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate874.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39750,11 +40816,11 @@ if(data.kind !== undefined){
 let data0 = data.kind;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate860.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate874.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "table")){
-validate860.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema107.properties.kind.enum},message:"must be equal to one of the allowed values"}];
+validate874.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema107.properties.kind.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -39769,7 +40835,7 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate860.errors = [{instancePath:instancePath+"/thresholds",schemaPath:"#/properties/thresholds/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate874.errors = [{instancePath:instancePath+"/thresholds",schemaPath:"#/properties/thresholds/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -39789,7 +40855,7 @@ break;
 }
 }
 else {
-validate860.errors = [{instancePath:instancePath+"/thresholds",schemaPath:"#/properties/thresholds/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate874.errors = [{instancePath:instancePath+"/thresholds",schemaPath:"#/properties/thresholds/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -39802,7 +40868,7 @@ if(valid0){
 for(const key0 in data){
 if((key0 !== "kind") && (key0 !== "thresholds")){
 const _errs7 = errors;
-validate860.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate874.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs7 === errors;
 if(!valid2){
@@ -39815,21 +40881,21 @@ break;
 }
 }
 else {
-validate860.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate874.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate860.errors = vErrors;
+validate874.errors = vErrors;
 return errors === 0;
 }
-validate860.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate874.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TableCurveThreshold = validate862;
+exports.schema_TableCurveThreshold = validate876;
 
-function validate862(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate876(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate862.evaluated;
+const evaluated0 = validate876.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39837,34 +40903,34 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-validate862.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate876.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data < 0 || isNaN(data)){
-validate862.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate876.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data))){
-validate862.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate876.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
 }
 }
-validate862.errors = vErrors;
+validate876.errors = vErrors;
 return errors === 0;
 }
-validate862.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate876.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TagParticipantRuleEffect = validate863;
+exports.schema_TagParticipantRuleEffect = validate877;
 
-function validate863(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate877(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate863.evaluated;
+const evaluated0 = validate877.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39875,7 +40941,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.tag === undefined) && (missing0 = "tag"))){
-validate863.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate877.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39883,11 +40949,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate863.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate877.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "tag_participant")){
-validate863.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema148.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate877.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema148.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -39899,7 +40965,7 @@ if(valid0){
 if(data.tag !== undefined){
 const _errs3 = errors;
 if(typeof data.tag !== "string"){
-validate863.errors = [{instancePath:instancePath+"/tag",schemaPath:"#/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate877.errors = [{instancePath:instancePath+"/tag",schemaPath:"#/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -39911,7 +40977,7 @@ if(valid0){
 for(const key0 in data){
 if((key0 !== "type") && (key0 !== "tag")){
 const _errs6 = errors;
-validate863.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate877.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs6 === errors;
 if(!valid1){
@@ -39924,21 +40990,21 @@ break;
 }
 }
 else {
-validate863.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate877.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate863.errors = vErrors;
+validate877.errors = vErrors;
 return errors === 0;
 }
-validate863.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate877.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TaggedEffect = validate864;
+exports.schema_TaggedEffect = validate878;
 
-function validate864(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate878(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate864.evaluated;
+const evaluated0 = validate878.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39949,7 +41015,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.tag === undefined) && (missing0 = "tag"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
-validate864.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate878.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39957,11 +41023,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate864.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate878.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "tagged")){
-validate864.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema77.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate878.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema77.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -39973,7 +41039,7 @@ if(valid0){
 if(data.tag !== undefined){
 const _errs3 = errors;
 if(typeof data.tag !== "string"){
-validate864.errors = [{instancePath:instancePath+"/tag",schemaPath:"#/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate878.errors = [{instancePath:instancePath+"/tag",schemaPath:"#/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -39985,7 +41051,7 @@ if(valid0){
 if(data.rule_id !== undefined){
 const _errs5 = errors;
 if(typeof data.rule_id !== "string"){
-validate864.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate878.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -39998,21 +41064,21 @@ var valid0 = true;
 }
 }
 else {
-validate864.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate878.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate864.errors = vErrors;
+validate878.errors = vErrors;
 return errors === 0;
 }
-validate864.evaluated = {"props":{"type":true,"tag":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
+validate878.evaluated = {"props":{"type":true,"tag":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeBackground = validate865;
+exports.schema_ThemeBackground = validate879;
 
-function validate865(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate879(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate865.evaluated;
+const evaluated0 = validate879.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40020,24 +41086,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate865.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate879.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "solid") || (data === "stars")) || (data === "image"))){
-validate865.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema98.enum},message:"must be equal to one of the allowed values"}];
+validate879.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema98.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate865.errors = vErrors;
+validate879.errors = vErrors;
 return errors === 0;
 }
-validate865.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate879.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeBadgeSet = validate866;
+exports.schema_ThemeBadgeSet = validate880;
 
-function validate866(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate880(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate866.evaluated;
+const evaluated0 = validate880.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40045,24 +41111,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate866.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate880.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "spades-3d") || (data === "shields")) || (data === "gems"))){
-validate866.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema99.enum},message:"must be equal to one of the allowed values"}];
+validate880.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema99.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate866.errors = vErrors;
+validate880.errors = vErrors;
 return errors === 0;
 }
-validate866.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate880.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeButtonStyle = validate867;
+exports.schema_ThemeButtonStyle = validate881;
 
-function validate867(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate881(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate867.evaluated;
+const evaluated0 = validate881.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40070,24 +41136,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate867.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate881.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "flat") || (data === "bevel"))){
-validate867.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema97.enum},message:"must be equal to one of the allowed values"}];
+validate881.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema97.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate867.errors = vErrors;
+validate881.errors = vErrors;
 return errors === 0;
 }
-validate867.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate881.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeCardStyle = validate868;
+exports.schema_ThemeCardStyle = validate882;
 
-function validate868(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate882(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate868.evaluated;
+const evaluated0 = validate882.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40095,24 +41161,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate868.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate882.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "gradient") || (data === "glass")) || (data === "flat"))){
-validate868.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema96.enum},message:"must be equal to one of the allowed values"}];
+validate882.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema96.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate868.errors = vErrors;
+validate882.errors = vErrors;
 return errors === 0;
 }
-validate868.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate882.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeColors = validate869;
+exports.schema_ThemeColors = validate883;
 
-function validate869(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate883(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate869.evaluated;
+const evaluated0 = validate883.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40132,7 +41198,7 @@ data.danger = "#EF4444";
 }
 let missing0;
 if(((((((data.bg === undefined) && (missing0 = "bg")) || ((data.surface === undefined) && (missing0 = "surface"))) || ((data.primary === undefined) && (missing0 = "primary"))) || ((data.secondary === undefined) && (missing0 = "secondary"))) || ((data.text === undefined) && (missing0 = "text"))) || ((data.muted === undefined) && (missing0 = "muted"))){
-validate869.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate883.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40232,7 +41298,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((((key0 !== "bg") && (key0 !== "surface")) && (key0 !== "primary")) && (key0 !== "secondary")) && (key0 !== "text")) && (key0 !== "muted")) && (key0 !== "success")) && (key0 !== "warning")) && (key0 !== "danger")){
 const _errs20 = errors;
-validate869.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate883.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid10 = _errs20 === errors;
 if(!valid10){
@@ -40252,21 +41318,21 @@ break;
 }
 }
 else {
-validate869.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate883.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate869.errors = vErrors;
+validate883.errors = vErrors;
 return errors === 0;
 }
-validate869.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate883.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeConfig = validate879;
+exports.schema_ThemeConfig = validate893;
 
-function validate879(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate893(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate879.evaluated;
+const evaluated0 = validate893.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40301,7 +41367,7 @@ data.motionLevel = "full";
 }
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.colors === undefined) && (missing0 = "colors"))){
-validate879.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate893.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40311,18 +41377,18 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 60){
-validate879.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
+validate893.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate879.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate893.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate879.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate893.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -40350,12 +41416,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data2 === "string"){
 if(func1(data2) > 200000){
-validate879.errors = [{instancePath:instancePath+"/logoUrl",schemaPath:"#/properties/logoUrl/maxLength",keyword:"maxLength",params:{limit: 200000},message:"must NOT have more than 200000 characters"}];
+validate893.errors = [{instancePath:instancePath+"/logoUrl",schemaPath:"#/properties/logoUrl/maxLength",keyword:"maxLength",params:{limit: 200000},message:"must NOT have more than 200000 characters"}];
 return false;
 }
 }
 else {
-validate879.errors = [{instancePath:instancePath+"/logoUrl",schemaPath:"#/properties/logoUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate893.errors = [{instancePath:instancePath+"/logoUrl",schemaPath:"#/properties/logoUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -40371,12 +41437,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data3 === "string"){
 if(func1(data3) > 2000){
-validate879.errors = [{instancePath:instancePath+"/logoPngUrl",schemaPath:"#/properties/logoPngUrl/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate893.errors = [{instancePath:instancePath+"/logoPngUrl",schemaPath:"#/properties/logoPngUrl/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 }
 else {
-validate879.errors = [{instancePath:instancePath+"/logoPngUrl",schemaPath:"#/properties/logoPngUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate893.errors = [{instancePath:instancePath+"/logoPngUrl",schemaPath:"#/properties/logoPngUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -40392,18 +41458,18 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data4 === "string"){
 if(func1(data4) > 60){
-validate879.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
+validate893.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
 return false;
 }
 else {
 if(func1(data4) < 1){
-validate879.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate893.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate879.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate893.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -40416,23 +41482,23 @@ if(valid0){
 let data5 = data.radius;
 const _errs10 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate879.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate893.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 40 || isNaN(data5)){
-validate879.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/maximum",keyword:"maximum",params:{comparison: "<=", limit: 40},message:"must be <= 40"}];
+validate893.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/maximum",keyword:"maximum",params:{comparison: "<=", limit: 40},message:"must be <= 40"}];
 return false;
 }
 else {
 if(data5 < 0 || isNaN(data5)){
-validate879.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate893.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data5))){
-validate879.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate893.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -40443,7 +41509,7 @@ var valid0 = _errs10 === errors;
 if(valid0){
 const _errs12 = errors;
 if(typeof data.glow !== "boolean"){
-validate879.errors = [{instancePath:instancePath+"/glow",schemaPath:"#/properties/glow/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate893.errors = [{instancePath:instancePath+"/glow",schemaPath:"#/properties/glow/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -40476,12 +41542,12 @@ if(errors === _errs20){
 if(errors === _errs20){
 if(typeof data10 === "string"){
 if(!(formats2(data10))){
-validate879.errors = [{instancePath:instancePath+"/backgroundImage",schemaPath:"#/properties/backgroundImage/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate893.errors = [{instancePath:instancePath+"/backgroundImage",schemaPath:"#/properties/backgroundImage/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 else {
-validate879.errors = [{instancePath:instancePath+"/backgroundImage",schemaPath:"#/properties/backgroundImage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate893.errors = [{instancePath:instancePath+"/backgroundImage",schemaPath:"#/properties/backgroundImage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -40516,7 +41582,7 @@ if(valid0){
 for(const key0 in data){
 if((((((((((((((key0 !== "name") && (key0 !== "colors")) && (key0 !== "logoUrl")) && (key0 !== "logoPngUrl")) && (key0 !== "font")) && (key0 !== "radius")) && (key0 !== "glow")) && (key0 !== "cardStyle")) && (key0 !== "buttonStyle")) && (key0 !== "background")) && (key0 !== "backgroundImage")) && (key0 !== "badgeSet")) && (key0 !== "illustrationStyle")) && (key0 !== "motionLevel")){
 const _errs29 = errors;
-validate879.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate893.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid7 = _errs29 === errors;
 if(!valid7){
@@ -40541,21 +41607,21 @@ break;
 }
 }
 else {
-validate879.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate893.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate879.errors = vErrors;
+validate893.errors = vErrors;
 return errors === 0;
 }
-validate879.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate893.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeIllustrationStyle = validate887;
+exports.schema_ThemeIllustrationStyle = validate901;
 
-function validate887(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate901(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate887.evaluated;
+const evaluated0 = validate901.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40563,24 +41629,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate887.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate901.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "3d") || (data === "flat"))){
-validate887.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema100.enum},message:"must be equal to one of the allowed values"}];
+validate901.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema100.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate887.errors = vErrors;
+validate901.errors = vErrors;
 return errors === 0;
 }
-validate887.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate901.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeMotionLevel = validate888;
+exports.schema_ThemeMotionLevel = validate902;
 
-function validate888(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate902(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate888.evaluated;
+const evaluated0 = validate902.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40588,24 +41654,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate888.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate902.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "full") || (data === "light")) || (data === "none"))){
-validate888.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema101.enum},message:"must be equal to one of the allowed values"}];
+validate902.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema101.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate888.errors = vErrors;
+validate902.errors = vErrors;
 return errors === 0;
 }
-validate888.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate902.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierChangedEffect = validate889;
+exports.schema_TierChangedEffect = validate903;
 
-function validate889(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate903(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate889.evaluated;
+const evaluated0 = validate903.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40616,7 +41682,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))){
-validate889.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate903.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40624,11 +41690,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate889.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate903.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "tier_changed")){
-validate889.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema72.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate903.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema72.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -40640,7 +41706,7 @@ if(valid0){
 if(data.from !== undefined){
 const _errs3 = errors;
 if(typeof data.from !== "string"){
-validate889.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate903.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -40652,7 +41718,7 @@ if(valid0){
 if(data.to !== undefined){
 const _errs5 = errors;
 if(typeof data.to !== "string"){
-validate889.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate903.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -40665,23 +41731,23 @@ var valid0 = true;
 }
 }
 else {
-validate889.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate903.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate889.errors = vErrors;
+validate903.errors = vErrors;
 return errors === 0;
 }
-validate889.evaluated = {"props":{"type":true,"from":true,"to":true},"dynamicProps":false,"dynamicItems":false};
+validate903.evaluated = {"props":{"type":true,"from":true,"to":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierChangedWebhookData = validate890;
-const schema425 = {"type":"object","required":["participant","from","to"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"from":{"$ref":"#/components/schemas/WebhookTier"},"to":{"$ref":"#/components/schemas/WebhookTier"}},"description":"Data of `tier.changed`."};
-const schema426 = {"type":"object","required":["code","name"],"properties":{"code":{"type":"string","description":"The tier's `code` in `progression.tiers`."},"name":{"type":"string"}},"description":"A tier, by code and display name."};
+exports.schema_TierChangedWebhookData = validate904;
+const schema433 = {"type":"object","required":["participant","from","to"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"from":{"$ref":"#/components/schemas/WebhookTier"},"to":{"$ref":"#/components/schemas/WebhookTier"}},"description":"Data of `tier.changed`."};
+const schema434 = {"type":"object","required":["code","name"],"properties":{"code":{"type":"string","description":"The tier's `code` in `progression.tiers`."},"name":{"type":"string"}},"description":"A tier, by code and display name."};
 
-function validate892(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate906(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate892.evaluated;
+const evaluated0 = validate906.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40692,14 +41758,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))){
-validate892.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate906.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate892.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate906.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -40711,7 +41777,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate892.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate906.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -40723,20 +41789,20 @@ var valid0 = true;
 }
 }
 else {
-validate892.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate906.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate892.errors = vErrors;
+validate906.errors = vErrors;
 return errors === 0;
 }
-validate892.evaluated = {"props":{"code":true,"name":true},"dynamicProps":false,"dynamicItems":false};
+validate906.evaluated = {"props":{"code":true,"name":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate890(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate904(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate890.evaluated;
+const evaluated0 = validate904.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40747,7 +41813,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.participant === undefined) && (missing0 = "participant")) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))){
-validate890.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate904.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40765,8 +41831,8 @@ var valid0 = true;
 if(valid0){
 if(data.from !== undefined){
 const _errs2 = errors;
-if(!(validate892(data.from, {instancePath:instancePath+"/from",parentData:data,parentDataProperty:"from",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate892.errors : vErrors.concat(validate892.errors);
+if(!(validate906(data.from, {instancePath:instancePath+"/from",parentData:data,parentDataProperty:"from",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate906.errors : vErrors.concat(validate906.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -40777,8 +41843,8 @@ var valid0 = true;
 if(valid0){
 if(data.to !== undefined){
 const _errs3 = errors;
-if(!(validate892(data.to, {instancePath:instancePath+"/to",parentData:data,parentDataProperty:"to",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate892.errors : vErrors.concat(validate892.errors);
+if(!(validate906(data.to, {instancePath:instancePath+"/to",parentData:data,parentDataProperty:"to",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate906.errors : vErrors.concat(validate906.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -40791,22 +41857,22 @@ var valid0 = true;
 }
 }
 else {
-validate890.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate904.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate890.errors = vErrors;
+validate904.errors = vErrors;
 return errors === 0;
 }
-validate890.evaluated = {"props":{"participant":true,"from":true,"to":true},"dynamicProps":false,"dynamicItems":false};
+validate904.evaluated = {"props":{"participant":true,"from":true,"to":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierChangedWebhookEvent = validate895;
-const schema427 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["tier.changed"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/TierChangedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`tier.changed`: the participant moved to another tier, up (a level up) or down (the monthly review with `demotion: monthly_review`).","examples":[{"id":"evt_01JQ4M7R2E9G4H6J","type":"tier.changed","created_at":"2025-03-12T22:41:17Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"from":{"code":"bronze","name":"Bronze"},"to":{"code":"prata","name":"Prata"}}}],"x-webhook-event":"tier.changed"};
+exports.schema_TierChangedWebhookEvent = validate909;
+const schema435 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["tier.changed"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/TierChangedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`tier.changed`: the participant moved to another tier, up (a level up) or down (the monthly review with `demotion: monthly_review`).","examples":[{"id":"evt_01JQ4M7R2E9G4H6J","type":"tier.changed","created_at":"2025-03-12T22:41:17Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"from":{"code":"bronze","name":"Bronze"},"to":{"code":"prata","name":"Prata"}}}],"x-webhook-event":"tier.changed"};
 
-function validate895(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate909(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate895.evaluated;
+const evaluated0 = validate909.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40817,7 +41883,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate895.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate909.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40827,12 +41893,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate895.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate909.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate895.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate909.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -40846,11 +41912,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate895.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate909.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "tier.changed")){
-validate895.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema427.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate909.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema435.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -40866,12 +41932,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate895.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate909.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate895.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate909.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -40885,7 +41951,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate895.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate909.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -40908,8 +41974,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate890(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate890.errors : vErrors.concat(validate890.errors);
+if(!(validate904(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate904.errors : vErrors.concat(validate904.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -40925,21 +41991,21 @@ var valid0 = true;
 }
 }
 else {
-validate895.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate909.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate895.errors = vErrors;
+validate909.errors = vErrors;
 return errors === 0;
 }
-validate895.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate909.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierConfig = validate898;
+exports.schema_TierConfig = validate912;
 
-function validate898(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate912(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate898.evaluated;
+const evaluated0 = validate912.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40956,7 +42022,7 @@ data.vip = false;
 }
 let missing0;
 if((((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.levels === undefined) && (missing0 = "levels"))){
-validate898.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate912.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40966,18 +42032,18 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 32){
-validate898.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+validate912.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate898.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate912.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate898.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate912.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -40993,18 +42059,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 40){
-validate898.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+validate912.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate898.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate912.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate898.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate912.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -41020,12 +42086,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(Array.isArray(data2)){
 if(data2.length > 2){
-validate898.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
+validate912.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
 return false;
 }
 else {
 if(data2.length < 2){
-validate898.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
+validate912.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
 return false;
 }
 else {
@@ -41073,7 +42139,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate898.errors = vErrors;
+validate912.errors = vErrors;
 return false;
 }
 else {
@@ -41094,7 +42160,7 @@ var valid1 = _errs8 === errors;
 }
 }
 else {
-validate898.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate912.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -41119,7 +42185,7 @@ if(valid0){
 if(data.badge !== undefined){
 const _errs15 = errors;
 if(typeof data.badge !== "string"){
-validate898.errors = [{instancePath:instancePath+"/badge",schemaPath:"#/properties/badge/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate912.errors = [{instancePath:instancePath+"/badge",schemaPath:"#/properties/badge/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -41137,7 +42203,7 @@ const len1 = data7.length;
 for(let i0=0; i0<len1; i0++){
 const _errs19 = errors;
 if(typeof data7[i0] !== "string"){
-validate898.errors = [{instancePath:instancePath+"/benefits/" + i0,schemaPath:"#/properties/benefits/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate912.errors = [{instancePath:instancePath+"/benefits/" + i0,schemaPath:"#/properties/benefits/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs19 === errors;
@@ -41147,7 +42213,7 @@ break;
 }
 }
 else {
-validate898.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/properties/benefits/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate912.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/properties/benefits/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -41155,7 +42221,7 @@ var valid0 = _errs17 === errors;
 if(valid0){
 const _errs21 = errors;
 if(typeof data.vip !== "boolean"){
-validate898.errors = [{instancePath:instancePath+"/vip",schemaPath:"#/properties/vip/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate912.errors = [{instancePath:instancePath+"/vip",schemaPath:"#/properties/vip/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs21 === errors;
@@ -41163,7 +42229,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((key0 !== "code") && (key0 !== "name")) && (key0 !== "levels")) && (key0 !== "color")) && (key0 !== "badge")) && (key0 !== "benefits")) && (key0 !== "vip")){
 const _errs24 = errors;
-validate898.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate912.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid5 = _errs24 === errors;
 if(!valid5){
@@ -41181,21 +42247,21 @@ break;
 }
 }
 else {
-validate898.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate912.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate898.errors = vErrors;
+validate912.errors = vErrors;
 return errors === 0;
 }
-validate898.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate912.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierDemotion = validate902;
+exports.schema_TierDemotion = validate916;
 
-function validate902(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate916(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate902.evaluated;
+const evaluated0 = validate916.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41203,24 +42269,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate902.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate916.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "never") || (data === "monthly_review"))){
-validate902.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema111.enum},message:"must be equal to one of the allowed values"}];
+validate916.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema111.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate902.errors = vErrors;
+validate916.errors = vErrors;
 return errors === 0;
 }
-validate902.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate916.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierLevel = validate903;
+exports.schema_TierLevel = validate917;
 
-function validate903(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate917(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate903.evaluated;
+const evaluated0 = validate917.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41228,35 +42294,35 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-validate903.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate917.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data <= 0 || isNaN(data)){
-validate903.errors = [{instancePath,schemaPath:"#/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate917.errors = [{instancePath,schemaPath:"#/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data))){
-validate903.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate917.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
 }
 }
-validate903.errors = vErrors;
+validate917.errors = vErrors;
 return errors === 0;
 }
-validate903.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate917.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TokenRequest = validate904;
-const schema431 = {"type":"object","properties":{"ttl_seconds":{"type":"integer","minimum":60,"maximum":86400,"description":"Lifetime in seconds, 60 (1 minute) to 86400 (1 day).","default":900}},"unevaluatedProperties":{"not":{}},"description":"Options of a participant token."};
+exports.schema_TokenRequest = validate918;
+const schema439 = {"type":"object","properties":{"ttl_seconds":{"type":"integer","minimum":60,"maximum":86400,"description":"Lifetime in seconds, 60 (1 minute) to 86400 (1 day).","default":900}},"unevaluatedProperties":{"not":{}},"description":"Options of a participant token."};
 
-function validate904(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate918(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate904.evaluated;
+const evaluated0 = validate918.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41271,18 +42337,18 @@ data.ttl_seconds = 900;
 let data0 = data.ttl_seconds;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate904.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate918.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 86400 || isNaN(data0)){
-validate904.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"}];
+validate918.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"}];
 return false;
 }
 else {
 if(data0 < 60 || isNaN(data0)){
-validate904.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60},message:"must be >= 60"}];
+validate918.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60},message:"must be >= 60"}];
 return false;
 }
 }
@@ -41293,7 +42359,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "ttl_seconds"){
 const _errs4 = errors;
-validate904.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate918.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs4 === errors;
 if(!valid1){
@@ -41304,22 +42370,22 @@ break;
 }
 }
 else {
-validate904.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate918.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate904.errors = vErrors;
+validate918.errors = vErrors;
 return errors === 0;
 }
-validate904.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate918.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TokenResponse = validate905;
-const schema432 = {"type":"object","required":["token","expires_at","participant_id","level","xp"],"properties":{"token":{"type":"string","description":"The JWT to send as `Authorization: Bearer` on `/v1/me/*`."},"expires_at":{"type":"string","format":"date-time"},"participant_id":{"type":"string","description":"The service's id of the participant (`ParticipantProfile.id`)."},"level":{"$ref":"#/components/schemas/ProgressLevel"},"xp":{"$ref":"#/components/schemas/ProgressXp"}},"description":"A participant token with the participant's current level, so a page can render the level bar without a second call."};
+exports.schema_TokenResponse = validate919;
+const schema440 = {"type":"object","required":["token","expires_at","participant_id","level","xp"],"properties":{"token":{"type":"string","description":"The JWT to send as `Authorization: Bearer` on `/v1/me/*`."},"expires_at":{"type":"string","format":"date-time"},"participant_id":{"type":"string","description":"The service's id of the participant (`ParticipantProfile.id`)."},"level":{"$ref":"#/components/schemas/ProgressLevel"},"xp":{"$ref":"#/components/schemas/ProgressXp"}},"description":"A participant token with the participant's current level, so a page can render the level bar without a second call."};
 
-function validate905(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate919(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate905.evaluated;
+const evaluated0 = validate919.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41330,14 +42396,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.token === undefined) && (missing0 = "token")) || ((data.expires_at === undefined) && (missing0 = "expires_at"))) || ((data.participant_id === undefined) && (missing0 = "participant_id"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.xp === undefined) && (missing0 = "xp"))){
-validate905.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate919.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.token !== undefined){
 const _errs1 = errors;
 if(typeof data.token !== "string"){
-validate905.errors = [{instancePath:instancePath+"/token",schemaPath:"#/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate919.errors = [{instancePath:instancePath+"/token",schemaPath:"#/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -41353,12 +42419,12 @@ if(errors === _errs3){
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(!(formats4.validate(data1))){
-validate905.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate919.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate905.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate919.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -41372,7 +42438,7 @@ if(valid0){
 if(data.participant_id !== undefined){
 const _errs5 = errors;
 if(typeof data.participant_id !== "string"){
-validate905.errors = [{instancePath:instancePath+"/participant_id",schemaPath:"#/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate919.errors = [{instancePath:instancePath+"/participant_id",schemaPath:"#/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -41383,8 +42449,8 @@ var valid0 = true;
 if(valid0){
 if(data.level !== undefined){
 const _errs7 = errors;
-if(!(validate658(data.level, {instancePath:instancePath+"/level",parentData:data,parentDataProperty:"level",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate658.errors : vErrors.concat(validate658.errors);
+if(!(validate672(data.level, {instancePath:instancePath+"/level",parentData:data,parentDataProperty:"level",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate672.errors : vErrors.concat(validate672.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -41395,8 +42461,8 @@ var valid0 = true;
 if(valid0){
 if(data.xp !== undefined){
 const _errs8 = errors;
-if(!(validate661(data.xp, {instancePath:instancePath+"/xp",parentData:data,parentDataProperty:"xp",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate661.errors : vErrors.concat(validate661.errors);
+if(!(validate675(data.xp, {instancePath:instancePath+"/xp",parentData:data,parentDataProperty:"xp",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate675.errors : vErrors.concat(validate675.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -41411,21 +42477,21 @@ var valid0 = true;
 }
 }
 else {
-validate905.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate919.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate905.errors = vErrors;
+validate919.errors = vErrors;
 return errors === 0;
 }
-validate905.evaluated = {"props":{"token":true,"expires_at":true,"participant_id":true,"level":true,"xp":true},"dynamicProps":false,"dynamicItems":false};
+validate919.evaluated = {"props":{"token":true,"expires_at":true,"participant_id":true,"level":true,"xp":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentConfig = validate908;
+exports.schema_TournamentConfig = validate922;
 
-function validate908(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate922(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate908.evaluated;
+const evaluated0 = validate922.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41457,7 +42523,7 @@ data.enabled = true;
 }
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.event === undefined) && (missing0 = "event"))) || ((data.startsAt === undefined) && (missing0 = "startsAt"))) || ((data.endsAt === undefined) && (missing0 = "endsAt"))) || ((data.prizes === undefined) && (missing0 = "prizes"))){
-validate908.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate922.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -41467,24 +42533,24 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 48){
-validate908.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 48},message:"must NOT have more than 48 characters"}];
+validate922.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 48},message:"must NOT have more than 48 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate908.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate922.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern10.test(data0)){
-validate908.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]+$"},message:"must match pattern \""+"^[a-z0-9-]+$"+"\""}];
+validate922.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]+$"},message:"must match pattern \""+"^[a-z0-9-]+$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate908.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate922.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -41500,18 +42566,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 60){
-validate908.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
+validate922.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate908.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate922.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate908.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate922.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -41527,12 +42593,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 200){
-validate908.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate922.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 }
 else {
-validate908.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate922.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -41544,7 +42610,7 @@ var valid0 = true;
 if(valid0){
 const _errs7 = errors;
 if(typeof data.illustration !== "string"){
-validate908.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate922.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -41580,7 +42646,7 @@ break;
 }
 }
 else {
-validate908.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate922.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -41610,12 +42676,12 @@ const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data9 === "string"){
 if(func1(data9) < 1){
-validate908.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate922.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate908.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate922.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -41628,12 +42694,12 @@ if(errors === _errs20){
 if(errors === _errs20){
 if(typeof data10 === "string"){
 if(!(formats4.validate(data10))){
-validate908.errors = [{instancePath:instancePath+"/startsAt",schemaPath:"#/properties/startsAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate922.errors = [{instancePath:instancePath+"/startsAt",schemaPath:"#/properties/startsAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate908.errors = [{instancePath:instancePath+"/startsAt",schemaPath:"#/properties/startsAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate922.errors = [{instancePath:instancePath+"/startsAt",schemaPath:"#/properties/startsAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -41651,12 +42717,12 @@ if(errors === _errs22){
 if(errors === _errs22){
 if(typeof data11 === "string"){
 if(!(formats4.validate(data11))){
-validate908.errors = [{instancePath:instancePath+"/endsAt",schemaPath:"#/properties/endsAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate922.errors = [{instancePath:instancePath+"/endsAt",schemaPath:"#/properties/endsAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate908.errors = [{instancePath:instancePath+"/endsAt",schemaPath:"#/properties/endsAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate922.errors = [{instancePath:instancePath+"/endsAt",schemaPath:"#/properties/endsAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -41680,7 +42746,7 @@ const _errs26 = errors;
 if(errors === _errs26){
 if(Array.isArray(data13)){
 if(data13.length < 1){
-validate908.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate922.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -41700,7 +42766,7 @@ break;
 }
 }
 else {
-validate908.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate922.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -41715,18 +42781,18 @@ const _errs29 = errors;
 if(errors === _errs29){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 0 || isNaN(data15)){
-validate908.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate922.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data15))){
-validate908.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate922.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 else {
-validate908.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate922.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -41734,7 +42800,7 @@ var valid0 = _errs29 === errors;
 if(valid0){
 const _errs31 = errors;
 if(typeof data.enabled !== "boolean"){
-validate908.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate922.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs31 === errors;
@@ -41742,7 +42808,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((((((((((key0 !== "id") && (key0 !== "title")) && (key0 !== "description")) && (key0 !== "illustration")) && (key0 !== "event")) && (key0 !== "conditions")) && (key0 !== "games")) && (key0 !== "scoring")) && (key0 !== "field")) && (key0 !== "startsAt")) && (key0 !== "endsAt")) && (key0 !== "recurrence")) && (key0 !== "prizes")) && (key0 !== "minScore")) && (key0 !== "enabled")){
 const _errs34 = errors;
-validate908.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate922.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid7 = _errs34 === errors;
 if(!valid7){
@@ -41768,22 +42834,235 @@ break;
 }
 }
 else {
-validate908.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate922.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate908.errors = vErrors;
+validate922.errors = vErrors;
 return errors === 0;
 }
-validate908.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate922.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentFinishedPrize = validate915;
-const schema434 = {"type":"object","required":["rank","participant","reward_code","reward_id","delivery_id","amount_minor"],"properties":{"rank":{"type":"integer","minimum":1},"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward_code":{"type":"string","description":"The configured reward, or `official-tournament-prize` for an official cash prize."},"reward_id":{"anyOf":[{"type":"string"},{"type":"null"}]},"delivery_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The delivery to credit, for a `client_delivered` reward."},"amount_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"An official prize's amount in minor units (cents) of `currency`; null for configured prizes."}},"description":"A prize paid at settlement; each one also sends `reward.granted` (and `reward.delivery_requested` for a `client_delivered` reward)."};
+exports.schema_TournamentEditionStatus = validate929;
 
-function validate915(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate929(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate915.evaluated;
+const evaluated0 = validate929.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate929.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data === "running") || (data === "ended")) || (data === "settled"))){
+validate929.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema310.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate929.errors = vErrors;
+return errors === 0;
+}
+validate929.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentEditionSummary = validate930;
+const schema443 = {"type":"object","required":["edition_id","starts_at","ends_at","status","participants","pool_minor"],"properties":{"edition_id":{"type":"string"},"starts_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time"},"status":{"$ref":"#/components/schemas/TournamentEditionStatus"},"participants":{"type":"integer","minimum":0,"description":"Participants with a score in the edition (ranked or not)."},"pool_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"Official editions: the pool in minor units of `currency` (live while running); null for configured tournaments."}},"description":"An edition as the server routes list it."};
+
+function validate930(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate930.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.edition_id === undefined) && (missing0 = "edition_id")) || ((data.starts_at === undefined) && (missing0 = "starts_at"))) || ((data.ends_at === undefined) && (missing0 = "ends_at"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.participants === undefined) && (missing0 = "participants"))) || ((data.pool_minor === undefined) && (missing0 = "pool_minor"))){
+validate930.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.edition_id !== undefined){
+const _errs1 = errors;
+if(typeof data.edition_id !== "string"){
+validate930.errors = [{instancePath:instancePath+"/edition_id",schemaPath:"#/properties/edition_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.starts_at !== undefined){
+let data1 = data.starts_at;
+const _errs3 = errors;
+if(errors === _errs3){
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(!(formats4.validate(data1))){
+validate930.errors = [{instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate930.errors = [{instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.ends_at !== undefined){
+let data2 = data.ends_at;
+const _errs5 = errors;
+if(errors === _errs5){
+if(errors === _errs5){
+if(typeof data2 === "string"){
+if(!(formats4.validate(data2))){
+validate930.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate930.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+const _errs7 = errors;
+if(!(validate630(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate630.errors : vErrors.concat(validate630.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.participants !== undefined){
+let data4 = data.participants;
+const _errs8 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate930.errors = [{instancePath:instancePath+"/participants",schemaPath:"#/properties/participants/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs8){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+validate930.errors = [{instancePath:instancePath+"/participants",schemaPath:"#/properties/participants/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.pool_minor !== undefined){
+let data5 = data.pool_minor;
+const _errs10 = errors;
+const _errs11 = errors;
+let valid1 = false;
+const _errs12 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err0 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs12 === errors;
+valid1 = valid1 || _valid0;
+const _errs14 = errors;
+if(data5 !== null){
+const err1 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs14 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate930.errors = vErrors;
+return false;
+}
+else {
+errors = _errs11;
+if(vErrors !== null){
+if(_errs11){
+vErrors.length = _errs11;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate930.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate930.errors = vErrors;
+return errors === 0;
+}
+validate930.evaluated = {"props":{"edition_id":true,"starts_at":true,"ends_at":true,"status":true,"participants":true,"pool_minor":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentFinishedPrize = validate932;
+const schema444 = {"type":"object","required":["rank","participant","reward_code","reward_id","delivery_id","amount_minor"],"properties":{"rank":{"type":"integer","minimum":1},"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward_code":{"type":"string","description":"The configured reward, or `official-tournament-prize` for an official cash prize."},"reward_id":{"anyOf":[{"type":"string"},{"type":"null"}]},"delivery_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The delivery to credit, for a `client_delivered` reward."},"amount_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"An official prize's amount in minor units (cents) of `currency`; null for configured prizes."}},"description":"A prize paid at settlement; each one also sends `reward.granted` (and `reward.delivery_requested` for a `client_delivered` reward)."};
+
+function validate932(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate932.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41794,7 +43073,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.rank === undefined) && (missing0 = "rank")) || ((data.participant === undefined) && (missing0 = "participant"))) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.reward_id === undefined) && (missing0 = "reward_id"))) || ((data.delivery_id === undefined) && (missing0 = "delivery_id"))) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
-validate915.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate932.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -41802,13 +43081,13 @@ if(data.rank !== undefined){
 let data0 = data.rank;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate915.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate932.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 1 || isNaN(data0)){
-validate915.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate932.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -41834,7 +43113,7 @@ if(valid0){
 if(data.reward_code !== undefined){
 const _errs4 = errors;
 if(typeof data.reward_code !== "string"){
-validate915.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate932.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -41883,7 +43162,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate915.errors = vErrors;
+validate932.errors = vErrors;
 return false;
 }
 else {
@@ -41943,7 +43222,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate915.errors = vErrors;
+validate932.errors = vErrors;
 return false;
 }
 else {
@@ -42003,7 +43282,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate915.errors = vErrors;
+validate932.errors = vErrors;
 return false;
 }
 else {
@@ -42030,22 +43309,22 @@ var valid0 = true;
 }
 }
 else {
-validate915.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate932.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate915.errors = vErrors;
+validate932.errors = vErrors;
 return errors === 0;
 }
-validate915.evaluated = {"props":{"rank":true,"participant":true,"reward_code":true,"reward_id":true,"delivery_id":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
+validate932.evaluated = {"props":{"rank":true,"participant":true,"reward_code":true,"reward_id":true,"delivery_id":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentFinishedStanding = validate917;
-const schema435 = {"type":"object","required":["rank","participant","score"],"properties":{"rank":{"type":"integer","minimum":1},"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"score":{"type":"number","description":"The final score (for an official tournament, the amount wagered in main units)."}},"description":"One row of a settled edition's final standings."};
+exports.schema_TournamentFinishedStanding = validate934;
+const schema445 = {"type":"object","required":["rank","participant","score"],"properties":{"rank":{"type":"integer","minimum":1},"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"score":{"type":"number","description":"The final score (for an official tournament, the amount wagered in main units)."}},"description":"One row of a settled edition's final standings."};
 
-function validate917(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate934(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate917.evaluated;
+const evaluated0 = validate934.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42056,7 +43335,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.rank === undefined) && (missing0 = "rank")) || ((data.participant === undefined) && (missing0 = "participant"))) || ((data.score === undefined) && (missing0 = "score"))){
-validate917.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate934.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42064,13 +43343,13 @@ if(data.rank !== undefined){
 let data0 = data.rank;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate917.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate934.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 1 || isNaN(data0)){
-validate917.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate934.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -42097,7 +43376,7 @@ if(data.score !== undefined){
 let data2 = data.score;
 const _errs4 = errors;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-validate917.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate934.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -42110,47 +43389,22 @@ var valid0 = true;
 }
 }
 else {
-validate917.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate934.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate917.errors = vErrors;
+validate934.errors = vErrors;
 return errors === 0;
 }
-validate917.evaluated = {"props":{"rank":true,"participant":true,"score":true},"dynamicProps":false,"dynamicItems":false};
+validate934.evaluated = {"props":{"rank":true,"participant":true,"score":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentFinishedWebhookData = validate919;
-const schema436 = {"type":"object","required":["tournament_id","kind","title","edition_id","starts_at","ends_at","pool_minor","currency","standings","prizes"],"properties":{"tournament_id":{"type":"string","description":"The tournament `id`, or `official:<track>:<daily|monthly>:<currency>`."},"kind":{"$ref":"#/components/schemas/TournamentKind"},"title":{"type":"string"},"edition_id":{"type":"string","description":"The edition: the club date it started (`2026-11-23`), or the official day (`2026-11-23`) or month (`2026-11`)."},"starts_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time"},"pool_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"An official tournament's prize pool in minor units of `currency`; null for configured tournaments."},"currency":{"anyOf":[{"type":"string"},{"type":"null"}]},"standings":{"type":"array","items":{"$ref":"#/components/schemas/TournamentFinishedStanding"},"description":"The top 10 of the final standings (only scores above zero and at least `minScore` / `minWager` rank)."},"prizes":{"type":"array","items":{"$ref":"#/components/schemas/TournamentFinishedPrize"}}},"description":"Data of `tournament.finished`."};
-const schema437 = {"type":"string","enum":["tournament","official"],"description":"Whether a tournament is configured (`tournaments[]`) or an official wager tournament (`officialTournaments`, one per track, period and currency)."};
+exports.schema_TournamentFinishedWebhookData = validate936;
+const schema446 = {"type":"object","required":["tournament_id","kind","title","edition_id","starts_at","ends_at","pool_minor","currency","standings","prizes"],"properties":{"tournament_id":{"type":"string","description":"The tournament `id`, or `official:<track>:<daily|monthly>:<currency>`."},"kind":{"$ref":"#/components/schemas/TournamentKind"},"title":{"type":"string"},"edition_id":{"type":"string","description":"The edition: the club date it started (`2026-11-23`), or the official day (`2026-11-23`) or month (`2026-11`)."},"starts_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time"},"pool_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"An official tournament's prize pool in minor units of `currency`; null for configured tournaments."},"currency":{"anyOf":[{"type":"string"},{"type":"null"}]},"standings":{"type":"array","items":{"$ref":"#/components/schemas/TournamentFinishedStanding"},"description":"The top 10 of the final standings (only scores above zero and at least `minScore` / `minWager` rank)."},"prizes":{"type":"array","items":{"$ref":"#/components/schemas/TournamentFinishedPrize"}}},"description":"Data of `tournament.finished`."};
 
-function validate920(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate936(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate920.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate920.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((data === "tournament") || (data === "official"))){
-validate920.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema437.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-validate920.errors = vErrors;
-return errors === 0;
-}
-validate920.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-
-function validate919(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate919.evaluated;
+const evaluated0 = validate936.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42161,14 +43415,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((data.tournament_id === undefined) && (missing0 = "tournament_id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.edition_id === undefined) && (missing0 = "edition_id"))) || ((data.starts_at === undefined) && (missing0 = "starts_at"))) || ((data.ends_at === undefined) && (missing0 = "ends_at"))) || ((data.pool_minor === undefined) && (missing0 = "pool_minor"))) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.standings === undefined) && (missing0 = "standings"))) || ((data.prizes === undefined) && (missing0 = "prizes"))){
-validate919.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate936.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.tournament_id !== undefined){
 const _errs1 = errors;
 if(typeof data.tournament_id !== "string"){
-validate919.errors = [{instancePath:instancePath+"/tournament_id",schemaPath:"#/properties/tournament_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate936.errors = [{instancePath:instancePath+"/tournament_id",schemaPath:"#/properties/tournament_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -42179,8 +43433,8 @@ var valid0 = true;
 if(valid0){
 if(data.kind !== undefined){
 const _errs3 = errors;
-if(!(validate920(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate920.errors : vErrors.concat(validate920.errors);
+if(!(validate626(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate626.errors : vErrors.concat(validate626.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -42192,7 +43446,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs4 = errors;
 if(typeof data.title !== "string"){
-validate919.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate936.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -42204,7 +43458,7 @@ if(valid0){
 if(data.edition_id !== undefined){
 const _errs6 = errors;
 if(typeof data.edition_id !== "string"){
-validate919.errors = [{instancePath:instancePath+"/edition_id",schemaPath:"#/properties/edition_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate936.errors = [{instancePath:instancePath+"/edition_id",schemaPath:"#/properties/edition_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -42220,12 +43474,12 @@ if(errors === _errs8){
 if(errors === _errs8){
 if(typeof data4 === "string"){
 if(!(formats4.validate(data4))){
-validate919.errors = [{instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate936.errors = [{instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate919.errors = [{instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate936.errors = [{instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42243,12 +43497,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data5 === "string"){
 if(!(formats4.validate(data5))){
-validate919.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate936.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate919.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate936.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42299,7 +43553,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate919.errors = vErrors;
+validate936.errors = vErrors;
 return false;
 }
 else {
@@ -42359,7 +43613,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate919.errors = vErrors;
+validate936.errors = vErrors;
 return false;
 }
 else {
@@ -42388,8 +43642,8 @@ var valid3 = true;
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
 const _errs26 = errors;
-if(!(validate917(data8[i0], {instancePath:instancePath+"/standings/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate917.errors : vErrors.concat(validate917.errors);
+if(!(validate934(data8[i0], {instancePath:instancePath+"/standings/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate934.errors : vErrors.concat(validate934.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs26 === errors;
@@ -42399,7 +43653,7 @@ break;
 }
 }
 else {
-validate919.errors = [{instancePath:instancePath+"/standings",schemaPath:"#/properties/standings/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate936.errors = [{instancePath:instancePath+"/standings",schemaPath:"#/properties/standings/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -42418,8 +43672,8 @@ var valid4 = true;
 const len1 = data10.length;
 for(let i1=0; i1<len1; i1++){
 const _errs29 = errors;
-if(!(validate915(data10[i1], {instancePath:instancePath+"/prizes/" + i1,parentData:data10,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate915.errors : vErrors.concat(validate915.errors);
+if(!(validate932(data10[i1], {instancePath:instancePath+"/prizes/" + i1,parentData:data10,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate932.errors : vErrors.concat(validate932.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs29 === errors;
@@ -42429,7 +43683,7 @@ break;
 }
 }
 else {
-validate919.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate936.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -42450,22 +43704,22 @@ var valid0 = true;
 }
 }
 else {
-validate919.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate936.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate919.errors = vErrors;
+validate936.errors = vErrors;
 return errors === 0;
 }
-validate919.evaluated = {"props":{"tournament_id":true,"kind":true,"title":true,"edition_id":true,"starts_at":true,"ends_at":true,"pool_minor":true,"currency":true,"standings":true,"prizes":true},"dynamicProps":false,"dynamicItems":false};
+validate936.evaluated = {"props":{"tournament_id":true,"kind":true,"title":true,"edition_id":true,"starts_at":true,"ends_at":true,"pool_minor":true,"currency":true,"standings":true,"prizes":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentFinishedWebhookEvent = validate924;
-const schema438 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["tournament.finished"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/TournamentFinishedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`tournament.finished`: an edition ended and was settled: its standings are\nfinal (events arriving later do not change them) and its prizes were paid,\nexactly once even with several workers. Sent once per edition.","examples":[{"id":"evt_01JQ7T0RN4M3NT9F","type":"tournament.finished","created_at":"2026-11-30T03:00:05Z","club_id":"clb_7H3K9Q","env":"live","data":{"tournament_id":"slots-semanal","kind":"tournament","title":"Torneio Semanal de Slots","edition_id":"2026-11-23","starts_at":"2026-11-23T03:00:00Z","ends_at":"2026-11-30T03:00:00Z","pool_minor":null,"currency":null,"standings":[{"rank":1,"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"score":18450}],"prizes":[{"rank":1,"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-50","reward_id":"rwd_01JQ7T0RP2K4M6N8","delivery_id":"dlv_01JQ7T0RQ3L5N7P9","amount_minor":null}]}}],"x-webhook-event":"tournament.finished"};
+exports.schema_TournamentFinishedWebhookEvent = validate940;
+const schema447 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["tournament.finished"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/TournamentFinishedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`tournament.finished`: an edition ended and was settled: its standings are\nfinal (events arriving later do not change them) and its prizes were paid,\nexactly once even with several workers. Sent once per edition.","examples":[{"id":"evt_01JQ7T0RN4M3NT9F","type":"tournament.finished","created_at":"2026-11-30T03:00:05Z","club_id":"clb_7H3K9Q","env":"live","data":{"tournament_id":"slots-semanal","kind":"tournament","title":"Torneio Semanal de Slots","edition_id":"2026-11-23","starts_at":"2026-11-23T03:00:00Z","ends_at":"2026-11-30T03:00:00Z","pool_minor":null,"currency":null,"standings":[{"rank":1,"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"score":18450}],"prizes":[{"rank":1,"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-50","reward_id":"rwd_01JQ7T0RP2K4M6N8","delivery_id":"dlv_01JQ7T0RQ3L5N7P9","amount_minor":null}]}}],"x-webhook-event":"tournament.finished"};
 
-function validate924(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate940(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate924.evaluated;
+const evaluated0 = validate940.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42476,7 +43730,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate924.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate940.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42486,12 +43740,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate924.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate940.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate924.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate940.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42505,11 +43759,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate924.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate940.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "tournament.finished")){
-validate924.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema438.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate940.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema447.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -42525,12 +43779,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate924.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate940.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate924.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate940.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42544,7 +43798,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate924.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate940.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -42567,8 +43821,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate919(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate919.errors : vErrors.concat(validate919.errors);
+if(!(validate936(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate936.errors : vErrors.concat(validate936.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -42584,21 +43838,21 @@ var valid0 = true;
 }
 }
 else {
-validate924.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate940.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate924.errors = vErrors;
+validate940.errors = vErrors;
 return errors === 0;
 }
-validate924.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate940.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentKind = validate927;
+exports.schema_TournamentKind = validate943;
 
-function validate927(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate943(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate927.evaluated;
+const evaluated0 = validate943.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42606,24 +43860,390 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate927.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate943.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "tournament") || (data === "official"))){
-validate927.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema437.enum},message:"must be equal to one of the allowed values"}];
+validate943.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema308.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate927.errors = vErrors;
+validate943.errors = vErrors;
 return errors === 0;
 }
-validate927.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate943.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentPrize = validate928;
+exports.schema_TournamentList = validate944;
+const schema449 = {"type":"object","required":["data"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/TournamentSummary"}}}};
+const schema450 = {"type":"object","required":["tournament_id","kind","title","track_id","period","currency","prizes","editions"],"properties":{"tournament_id":{"type":"string","description":"The tournament `id`, or `official:<track>:<period>:<currency>`."},"kind":{"$ref":"#/components/schemas/TournamentKind"},"title":{"type":"string"},"track_id":{"anyOf":[{"type":"string"},{"type":"null"}]},"period":{"anyOf":[{"$ref":"#/components/schemas/OfficialTournamentPeriod"},{"type":"null"}]},"currency":{"anyOf":[{"type":"string"},{"type":"null"}]},"prizes":{"type":"array","items":{"$ref":"#/components/schemas/TournamentPrizeRange"}},"editions":{"type":"array","items":{"$ref":"#/components/schemas/TournamentEditionSummary"},"description":"The running edition, or the last one when none runs; then the one before, newest first."}},"description":"A tournament or official track with its current and recent editions."};
 
-function validate928(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate945(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate928.evaluated;
+const evaluated0 = validate945.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((data.tournament_id === undefined) && (missing0 = "tournament_id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.track_id === undefined) && (missing0 = "track_id"))) || ((data.period === undefined) && (missing0 = "period"))) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.prizes === undefined) && (missing0 = "prizes"))) || ((data.editions === undefined) && (missing0 = "editions"))){
+validate945.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.tournament_id !== undefined){
+const _errs1 = errors;
+if(typeof data.tournament_id !== "string"){
+validate945.errors = [{instancePath:instancePath+"/tournament_id",schemaPath:"#/properties/tournament_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.kind !== undefined){
+const _errs3 = errors;
+if(!(validate626(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate626.errors : vErrors.concat(validate626.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate945.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.track_id !== undefined){
+let data3 = data.track_id;
+const _errs6 = errors;
+const _errs7 = errors;
+let valid1 = false;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+const err0 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+const _errs10 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate945.errors = vErrors;
+return false;
+}
+else {
+errors = _errs7;
+if(vErrors !== null){
+if(_errs7){
+vErrors.length = _errs7;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.period !== undefined){
+let data4 = data.period;
+const _errs12 = errors;
+const _errs13 = errors;
+let valid2 = false;
+const _errs14 = errors;
+if(!(validate628(data4, {instancePath:instancePath+"/period",parentData:data,parentDataProperty:"period",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate628.errors : vErrors.concat(validate628.errors);
+errors = vErrors.length;
+}
+var _valid1 = _errs14 === errors;
+valid2 = valid2 || _valid1;
+const _errs15 = errors;
+if(data4 !== null){
+const err3 = {instancePath:instancePath+"/period",schemaPath:"#/properties/period/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs15 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err4 = {instancePath:instancePath+"/period",schemaPath:"#/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate945.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.currency !== undefined){
+let data5 = data.currency;
+const _errs17 = errors;
+const _errs18 = errors;
+let valid3 = false;
+const _errs19 = errors;
+if(typeof data5 !== "string"){
+const err5 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid2 = _errs19 === errors;
+valid3 = valid3 || _valid2;
+const _errs21 = errors;
+if(data5 !== null){
+const err6 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid2 = _errs21 === errors;
+valid3 = valid3 || _valid2;
+if(!valid3){
+const err7 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+validate945.errors = vErrors;
+return false;
+}
+else {
+errors = _errs18;
+if(vErrors !== null){
+if(_errs18){
+vErrors.length = _errs18;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prizes !== undefined){
+let data6 = data.prizes;
+const _errs23 = errors;
+if(errors === _errs23){
+if(Array.isArray(data6)){
+var valid4 = true;
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+const _errs25 = errors;
+if(!(validate634(data6[i0], {instancePath:instancePath+"/prizes/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate634.errors : vErrors.concat(validate634.errors);
+errors = vErrors.length;
+}
+var valid4 = _errs25 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate945.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs23 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.editions !== undefined){
+let data8 = data.editions;
+const _errs26 = errors;
+if(errors === _errs26){
+if(Array.isArray(data8)){
+var valid5 = true;
+const len1 = data8.length;
+for(let i1=0; i1<len1; i1++){
+const _errs28 = errors;
+if(!(validate930(data8[i1], {instancePath:instancePath+"/editions/" + i1,parentData:data8,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate930.errors : vErrors.concat(validate930.errors);
+errors = vErrors.length;
+}
+var valid5 = _errs28 === errors;
+if(!valid5){
+break;
+}
+}
+}
+else {
+validate945.errors = [{instancePath:instancePath+"/editions",schemaPath:"#/properties/editions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate945.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate945.errors = vErrors;
+return errors === 0;
+}
+validate945.evaluated = {"props":{"tournament_id":true,"kind":true,"title":true,"track_id":true,"period":true,"currency":true,"prizes":true,"editions":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate944(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate944.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.data === undefined) && (missing0 = "data")){
+validate944.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.data !== undefined){
+let data0 = data.data;
+const _errs1 = errors;
+if(errors === _errs1){
+if(Array.isArray(data0)){
+var valid1 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+const _errs3 = errors;
+if(!(validate945(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate945.errors : vErrors.concat(validate945.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs3 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate944.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate944.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate944.errors = vErrors;
+return errors === 0;
+}
+validate944.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentPrize = validate951;
+
+function validate951(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate951.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42634,7 +44254,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.from === undefined) && (missing0 = "from")) || ((data.to === undefined) && (missing0 = "to"))) || ((data.reward === undefined) && (missing0 = "reward"))){
-validate928.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate951.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42642,18 +44262,18 @@ if(data.from !== undefined){
 let data0 = data.from;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate928.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate951.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 <= 0 || isNaN(data0)){
-validate928.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate951.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data0))){
-validate928.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate951.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -42669,18 +44289,18 @@ if(data.to !== undefined){
 let data1 = data.to;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate928.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate951.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 <= 0 || isNaN(data1)){
-validate928.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate951.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data1))){
-validate928.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate951.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -42707,7 +44327,7 @@ if(valid0){
 for(const key0 in data){
 if(((key0 !== "from") && (key0 !== "to")) && (key0 !== "reward")){
 const _errs8 = errors;
-validate928.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate951.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs8 === errors;
 if(!valid2){
@@ -42721,21 +44341,169 @@ break;
 }
 }
 else {
-validate928.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate951.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate928.errors = vErrors;
+validate951.errors = vErrors;
 return errors === 0;
 }
-validate928.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate951.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentRecurrence = validate930;
+exports.schema_TournamentPrizeRange = validate953;
 
-function validate930(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate953(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate930.evaluated;
+const evaluated0 = validate953.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.from === undefined) && (missing0 = "from")) || ((data.to === undefined) && (missing0 = "to"))) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
+validate953.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.from !== undefined){
+let data0 = data.from;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate953.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+validate953.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data1 = data.to;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate953.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 1 || isNaN(data1)){
+validate953.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reward_code !== undefined){
+const _errs5 = errors;
+if(typeof data.reward_code !== "string"){
+validate953.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.amount_minor !== undefined){
+let data3 = data.amount_minor;
+const _errs7 = errors;
+const _errs8 = errors;
+let valid1 = false;
+const _errs9 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err0 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs9 === errors;
+valid1 = valid1 || _valid0;
+const _errs11 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs11 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate953.errors = vErrors;
+return false;
+}
+else {
+errors = _errs8;
+if(vErrors !== null){
+if(_errs8){
+vErrors.length = _errs8;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate953.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate953.errors = vErrors;
+return errors === 0;
+}
+validate953.evaluated = {"props":{"from":true,"to":true,"reward_code":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentRecurrence = validate954;
+
+function validate954(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate954.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42743,24 +44511,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate930.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate954.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "none") || (data === "weekly"))){
-validate930.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema161.enum},message:"must be equal to one of the allowed values"}];
+validate954.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema161.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate930.errors = vErrors;
+validate954.errors = vErrors;
 return errors === 0;
 }
-validate930.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate954.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentScoring = validate931;
+exports.schema_TournamentScoring = validate955;
 
-function validate931(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate955(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate931.evaluated;
+const evaluated0 = validate955.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42768,27 +44536,836 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate931.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate955.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "sum") || (data === "count")) || (data === "max_ratio"))){
-validate931.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema160.enum},message:"must be equal to one of the allowed values"}];
+validate955.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema160.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate931.errors = vErrors;
+validate955.errors = vErrors;
 return errors === 0;
 }
-validate931.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate955.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpoint = validate932;
-const schema443 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"}},"description":"A webhook endpoint of the key's club and environment (test and live have their own)."};
-const schema444 = {"type":"string","format":"uri","maxLength":2000,"pattern":"^https?://","description":"Where webhooks are sent: an `http` or `https` URL of at most 2000\ncharacters. Addresses that resolve to private, loopback or link-local\nnetworks (10/8, 172.16/12, 192.168/16, 127/8, 169.254/16, ::1, fc00::/7,\n`localhost`) are accepted in the test environment and refused in live with\n422 naming `body.url`, unless the server runs with\n`CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`. The address is checked when the endpoint is\nsaved and again before every sending."};
-const pattern44 = new RegExp("^https?://", "u");
+exports.schema_TournamentStandingEntry = validate956;
+const schema455 = {"type":"object","required":["rank","participant_id","external_id","display_name","score"],"properties":{"rank":{"type":"integer","minimum":1},"participant_id":{"type":"string"},"external_id":{"type":"string"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}]},"score":{"type":"number","minimum":0}},"description":"One row of an edition's standings for the club's own UI."};
 
-function validate933(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate956(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate933.evaluated;
+const evaluated0 = validate956.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.rank === undefined) && (missing0 = "rank")) || ((data.participant_id === undefined) && (missing0 = "participant_id"))) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.display_name === undefined) && (missing0 = "display_name"))) || ((data.score === undefined) && (missing0 = "score"))){
+validate956.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.rank !== undefined){
+let data0 = data.rank;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate956.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+validate956.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.participant_id !== undefined){
+const _errs3 = errors;
+if(typeof data.participant_id !== "string"){
+validate956.errors = [{instancePath:instancePath+"/participant_id",schemaPath:"#/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.external_id !== undefined){
+const _errs5 = errors;
+if(typeof data.external_id !== "string"){
+validate956.errors = [{instancePath:instancePath+"/external_id",schemaPath:"#/properties/external_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.display_name !== undefined){
+let data3 = data.display_name;
+const _errs7 = errors;
+const _errs8 = errors;
+let valid1 = false;
+const _errs9 = errors;
+if(typeof data3 !== "string"){
+const err0 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs9 === errors;
+valid1 = valid1 || _valid0;
+const _errs11 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs11 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate956.errors = vErrors;
+return false;
+}
+else {
+errors = _errs8;
+if(vErrors !== null){
+if(_errs8){
+vErrors.length = _errs8;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.score !== undefined){
+let data4 = data.score;
+const _errs13 = errors;
+if(errors === _errs13){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+validate956.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate956.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate956.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate956.errors = vErrors;
+return errors === 0;
+}
+validate956.evaluated = {"props":{"rank":true,"participant_id":true,"external_id":true,"display_name":true,"score":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentStandingPage = validate957;
+const schema456 = {"type":"object","required":["tournament_id","edition_id","status","data","has_more"],"properties":{"tournament_id":{"type":"string"},"edition_id":{"type":"string"},"status":{"$ref":"#/components/schemas/TournamentEditionStatus"},"data":{"type":"array","items":{"$ref":"#/components/schemas/TournamentStandingEntry"}},"has_more":{"type":"boolean"}},"description":"A page of an edition's standings, by rank."};
+
+function validate957(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate957.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.tournament_id === undefined) && (missing0 = "tournament_id")) || ((data.edition_id === undefined) && (missing0 = "edition_id"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
+validate957.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.tournament_id !== undefined){
+const _errs1 = errors;
+if(typeof data.tournament_id !== "string"){
+validate957.errors = [{instancePath:instancePath+"/tournament_id",schemaPath:"#/properties/tournament_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.edition_id !== undefined){
+const _errs3 = errors;
+if(typeof data.edition_id !== "string"){
+validate957.errors = [{instancePath:instancePath+"/edition_id",schemaPath:"#/properties/edition_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+const _errs5 = errors;
+if(!(validate630(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate630.errors : vErrors.concat(validate630.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data3 = data.data;
+const _errs6 = errors;
+if(errors === _errs6){
+if(Array.isArray(data3)){
+var valid1 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+const _errs8 = errors;
+if(!(validate956(data3[i0], {instancePath:instancePath+"/data/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate956.errors : vErrors.concat(validate956.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs8 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate957.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.has_more !== undefined){
+const _errs9 = errors;
+if(typeof data.has_more !== "boolean"){
+validate957.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate957.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate957.errors = vErrors;
+return errors === 0;
+}
+validate957.evaluated = {"props":{"tournament_id":true,"edition_id":true,"status":true,"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentStandingRow = validate960;
+
+function validate960(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate960.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.rank === undefined) && (missing0 = "rank")) || ((data.display_name === undefined) && (missing0 = "display_name"))) || ((data.avatar_url === undefined) && (missing0 = "avatar_url"))) || ((data.score === undefined) && (missing0 = "score"))) || ((data.is_me === undefined) && (missing0 = "is_me"))){
+validate960.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.rank !== undefined){
+let data0 = data.rank;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate960.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+validate960.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.display_name !== undefined){
+let data1 = data.display_name;
+const _errs3 = errors;
+const _errs4 = errors;
+let valid1 = false;
+const _errs5 = errors;
+if(typeof data1 !== "string"){
+const err0 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs5 === errors;
+valid1 = valid1 || _valid0;
+const _errs7 = errors;
+if(data1 !== null){
+const err1 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs7 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate960.errors = vErrors;
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.avatar_url !== undefined){
+let data2 = data.avatar_url;
+const _errs9 = errors;
+const _errs10 = errors;
+let valid2 = false;
+const _errs11 = errors;
+if(errors === _errs11){
+if(errors === _errs11){
+if(typeof data2 === "string"){
+if(!(formats2(data2))){
+const err3 = {instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/anyOf/0/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+var _valid1 = _errs11 === errors;
+valid2 = valid2 || _valid1;
+const _errs13 = errors;
+if(data2 !== null){
+const err5 = {instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid1 = _errs13 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err6 = {instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+validate960.errors = vErrors;
+return false;
+}
+else {
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.score !== undefined){
+let data3 = data.score;
+const _errs15 = errors;
+if(errors === _errs15){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+validate960.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate960.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.is_me !== undefined){
+const _errs17 = errors;
+if(typeof data.is_me !== "boolean"){
+validate960.errors = [{instancePath:instancePath+"/is_me",schemaPath:"#/properties/is_me/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate960.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate960.errors = vErrors;
+return errors === 0;
+}
+validate960.evaluated = {"props":{"rank":true,"display_name":true,"avatar_url":true,"score":true,"is_me":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentSummary = validate961;
+
+function validate961(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate961.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((data.tournament_id === undefined) && (missing0 = "tournament_id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.track_id === undefined) && (missing0 = "track_id"))) || ((data.period === undefined) && (missing0 = "period"))) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.prizes === undefined) && (missing0 = "prizes"))) || ((data.editions === undefined) && (missing0 = "editions"))){
+validate961.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.tournament_id !== undefined){
+const _errs1 = errors;
+if(typeof data.tournament_id !== "string"){
+validate961.errors = [{instancePath:instancePath+"/tournament_id",schemaPath:"#/properties/tournament_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.kind !== undefined){
+const _errs3 = errors;
+if(!(validate626(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate626.errors : vErrors.concat(validate626.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate961.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.track_id !== undefined){
+let data3 = data.track_id;
+const _errs6 = errors;
+const _errs7 = errors;
+let valid1 = false;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+const err0 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+const _errs10 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate961.errors = vErrors;
+return false;
+}
+else {
+errors = _errs7;
+if(vErrors !== null){
+if(_errs7){
+vErrors.length = _errs7;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.period !== undefined){
+let data4 = data.period;
+const _errs12 = errors;
+const _errs13 = errors;
+let valid2 = false;
+const _errs14 = errors;
+if(!(validate628(data4, {instancePath:instancePath+"/period",parentData:data,parentDataProperty:"period",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate628.errors : vErrors.concat(validate628.errors);
+errors = vErrors.length;
+}
+var _valid1 = _errs14 === errors;
+valid2 = valid2 || _valid1;
+const _errs15 = errors;
+if(data4 !== null){
+const err3 = {instancePath:instancePath+"/period",schemaPath:"#/properties/period/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs15 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err4 = {instancePath:instancePath+"/period",schemaPath:"#/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate961.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.currency !== undefined){
+let data5 = data.currency;
+const _errs17 = errors;
+const _errs18 = errors;
+let valid3 = false;
+const _errs19 = errors;
+if(typeof data5 !== "string"){
+const err5 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid2 = _errs19 === errors;
+valid3 = valid3 || _valid2;
+const _errs21 = errors;
+if(data5 !== null){
+const err6 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid2 = _errs21 === errors;
+valid3 = valid3 || _valid2;
+if(!valid3){
+const err7 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+validate961.errors = vErrors;
+return false;
+}
+else {
+errors = _errs18;
+if(vErrors !== null){
+if(_errs18){
+vErrors.length = _errs18;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prizes !== undefined){
+let data6 = data.prizes;
+const _errs23 = errors;
+if(errors === _errs23){
+if(Array.isArray(data6)){
+var valid4 = true;
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+const _errs25 = errors;
+if(!(validate634(data6[i0], {instancePath:instancePath+"/prizes/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate634.errors : vErrors.concat(validate634.errors);
+errors = vErrors.length;
+}
+var valid4 = _errs25 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate961.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs23 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.editions !== undefined){
+let data8 = data.editions;
+const _errs26 = errors;
+if(errors === _errs26){
+if(Array.isArray(data8)){
+var valid5 = true;
+const len1 = data8.length;
+for(let i1=0; i1<len1; i1++){
+const _errs28 = errors;
+if(!(validate930(data8[i1], {instancePath:instancePath+"/editions/" + i1,parentData:data8,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate930.errors : vErrors.concat(validate930.errors);
+errors = vErrors.length;
+}
+var valid5 = _errs28 === errors;
+if(!valid5){
+break;
+}
+}
+}
+else {
+validate961.errors = [{instancePath:instancePath+"/editions",schemaPath:"#/properties/editions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate961.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate961.errors = vErrors;
+return errors === 0;
+}
+validate961.evaluated = {"props":{"tournament_id":true,"kind":true,"title":true,"track_id":true,"period":true,"currency":true,"prizes":true,"editions":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_WebhookEndpoint = validate966;
+const schema459 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"}},"description":"A webhook endpoint of the key's club and environment (test and live have their own)."};
+const schema460 = {"type":"string","format":"uri","maxLength":2000,"pattern":"^https?://","description":"Where webhooks are sent: an `http` or `https` URL of at most 2000\ncharacters. Addresses that resolve to private, loopback or link-local\nnetworks (10/8, 172.16/12, 192.168/16, 127/8, 169.254/16, ::1, fc00::/7,\n`localhost`) are accepted in the test environment and refused in live with\n422 naming `body.url`, unless the server runs with\n`CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`. The address is checked when the endpoint is\nsaved and again before every sending."};
+const pattern44 = new RegExp("^https?://", "u");
+
+function validate967(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate967.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42799,39 +45376,39 @@ if(errors === 0){
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 2000){
-validate933.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate967.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 else {
 if(!pattern44.test(data)){
-validate933.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+validate967.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 else {
 if(!(formats2(data))){
-validate933.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate967.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate933.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate967.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
-validate933.errors = vErrors;
+validate967.errors = vErrors;
 return errors === 0;
 }
-validate933.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate967.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema445 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["reward.*"]}],"description":"An entry of an endpoint's `events`: an event name, or `reward.*` for the four `reward.` events."};
+const schema461 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["reward.*"]}],"description":"An entry of an endpoint's `events`: an event name, or `reward.*` for the four `reward.` events."};
 
-function validate935(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate969(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate935.evaluated;
+const evaluated0 = validate969.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42841,8 +45418,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate859(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate859.errors : vErrors.concat(validate859.errors);
+if(!(validate873(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate873.errors : vErrors.concat(validate873.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -42859,7 +45436,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(data === "reward.*")){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema445.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema461.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -42879,7 +45456,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate935.errors = vErrors;
+validate969.errors = vErrors;
 return false;
 }
 else {
@@ -42893,16 +45470,16 @@ vErrors = null;
 }
 }
 }
-validate935.errors = vErrors;
+validate969.errors = vErrors;
 return errors === 0;
 }
-validate935.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate969.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate932(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate966(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate932.evaluated;
+const evaluated0 = validate966.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42913,14 +45490,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.url === undefined) && (missing0 = "url"))) || ((data.events === undefined) && (missing0 = "events"))) || ((data.effective_events === undefined) && (missing0 = "effective_events"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.enabled === undefined) && (missing0 = "enabled"))) || ((data.created_at === undefined) && (missing0 = "created_at"))){
-validate932.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate966.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate932.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate966.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -42931,8 +45508,8 @@ var valid0 = true;
 if(valid0){
 if(data.url !== undefined){
 const _errs3 = errors;
-if(!(validate933(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate933.errors : vErrors.concat(validate933.errors);
+if(!(validate967(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate967.errors : vErrors.concat(validate967.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -42950,8 +45527,8 @@ var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate935(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate935.errors : vErrors.concat(validate935.errors);
+if(!(validate969(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate969.errors : vErrors.concat(validate969.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -42961,7 +45538,7 @@ break;
 }
 }
 else {
-validate932.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate966.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -42980,8 +45557,8 @@ var valid2 = true;
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 const _errs9 = errors;
-if(!(validate935(data4[i1], {instancePath:instancePath+"/effective_events/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate935.errors : vErrors.concat(validate935.errors);
+if(!(validate969(data4[i1], {instancePath:instancePath+"/effective_events/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate969.errors : vErrors.concat(validate969.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs9 === errors;
@@ -42991,7 +45568,7 @@ break;
 }
 }
 else {
-validate932.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate966.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -43041,7 +45618,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate932.errors = vErrors;
+validate966.errors = vErrors;
 return false;
 }
 else {
@@ -43064,7 +45641,7 @@ if(valid0){
 if(data.enabled !== undefined){
 const _errs16 = errors;
 if(typeof data.enabled !== "boolean"){
-validate932.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate966.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -43080,12 +45657,12 @@ if(errors === _errs18){
 if(errors === _errs18){
 if(typeof data8 === "string"){
 if(!(formats4.validate(data8))){
-validate932.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate966.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate932.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate966.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43104,22 +45681,22 @@ var valid0 = true;
 }
 }
 else {
-validate932.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate966.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate932.errors = vErrors;
+validate966.errors = vErrors;
 return errors === 0;
 }
-validate932.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true},"dynamicProps":false,"dynamicItems":false};
+validate966.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointCreate = validate939;
-const schema446 = {"type":"object","required":["url"],"properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50,"description":"The events to send (at most 50 entries): names, or `reward.*`. Empty (the default): the default subscription `reward.*`, `referral.qualified`, `message.requested`. Repeated entries count once.","default":[]},"description":{"type":"string","maxLength":200,"description":"A note for the club's staff."},"enabled":{"type":"boolean","description":"A disabled endpoint receives nothing; events are not kept for it.","default":true}},"unevaluatedProperties":{"not":{}},"description":"A new webhook endpoint."};
+exports.schema_WebhookEndpointCreate = validate973;
+const schema462 = {"type":"object","required":["url"],"properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50,"description":"The events to send (at most 50 entries): names, or `reward.*`. Empty (the default): the default subscription `reward.*`, `referral.qualified`, `message.requested`. Repeated entries count once.","default":[]},"description":{"type":"string","maxLength":200,"description":"A note for the club's staff."},"enabled":{"type":"boolean","description":"A disabled endpoint receives nothing; events are not kept for it.","default":true}},"unevaluatedProperties":{"not":{}},"description":"A new webhook endpoint."};
 
-function validate939(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate973(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate939.evaluated;
+const evaluated0 = validate973.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43136,14 +45713,14 @@ data.enabled = true;
 }
 let missing0;
 if((data.url === undefined) && (missing0 = "url")){
-validate939.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate973.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.url !== undefined){
 const _errs1 = errors;
-if(!(validate933(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate933.errors : vErrors.concat(validate933.errors);
+if(!(validate967(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate967.errors : vErrors.concat(validate967.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -43157,7 +45734,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data1)){
 if(data1.length > 50){
-validate939.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
+validate973.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
 return false;
 }
 else {
@@ -43165,8 +45742,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate935(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate935.errors : vErrors.concat(validate935.errors);
+if(!(validate969(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate969.errors : vErrors.concat(validate969.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -43177,7 +45754,7 @@ break;
 }
 }
 else {
-validate939.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate973.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -43189,12 +45766,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data3 === "string"){
 if(func1(data3) > 200){
-validate939.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate973.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 }
 else {
-validate939.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate973.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43206,7 +45783,7 @@ var valid0 = true;
 if(valid0){
 const _errs7 = errors;
 if(typeof data.enabled !== "boolean"){
-validate939.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate973.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -43214,7 +45791,7 @@ if(valid0){
 for(const key0 in data){
 if((((key0 !== "url") && (key0 !== "events")) && (key0 !== "description")) && (key0 !== "enabled")){
 const _errs10 = errors;
-validate939.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate973.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs10 === errors;
 if(!valid2){
@@ -43229,22 +45806,22 @@ break;
 }
 }
 else {
-validate939.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate973.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate939.errors = vErrors;
+validate973.errors = vErrors;
 return errors === 0;
 }
-validate939.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate973.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointDeleted = validate942;
-const schema447 = {"type":"object","required":["id","deleted"],"properties":{"id":{"type":"string"},"deleted":{"type":"boolean","enum":[true]}},"description":"The answer of a deletion."};
+exports.schema_WebhookEndpointDeleted = validate976;
+const schema463 = {"type":"object","required":["id","deleted"],"properties":{"id":{"type":"string"},"deleted":{"type":"boolean","enum":[true]}},"description":"The answer of a deletion."};
 
-function validate942(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate976(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate942.evaluated;
+const evaluated0 = validate976.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43255,14 +45832,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.deleted === undefined) && (missing0 = "deleted"))){
-validate942.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate976.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate942.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate976.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -43275,11 +45852,11 @@ if(data.deleted !== undefined){
 let data1 = data.deleted;
 const _errs3 = errors;
 if(typeof data1 !== "boolean"){
-validate942.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate976.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 if(!(data1 === true)){
-validate942.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/enum",keyword:"enum",params:{allowedValues: schema447.properties.deleted.enum},message:"must be equal to one of the allowed values"}];
+validate976.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/enum",keyword:"enum",params:{allowedValues: schema463.properties.deleted.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -43291,22 +45868,22 @@ var valid0 = true;
 }
 }
 else {
-validate942.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate976.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate942.errors = vErrors;
+validate976.errors = vErrors;
 return errors === 0;
 }
-validate942.evaluated = {"props":{"id":true,"deleted":true},"dynamicProps":false,"dynamicItems":false};
+validate976.evaluated = {"props":{"id":true,"deleted":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointList = validate943;
-const schema448 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEndpoint"}},"has_more":{"type":"boolean"}},"description":"A page of webhook endpoints, newest first."};
+exports.schema_WebhookEndpointList = validate977;
+const schema464 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEndpoint"}},"has_more":{"type":"boolean"}},"description":"A page of webhook endpoints, newest first."};
 
-function validate943(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate977(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate943.evaluated;
+const evaluated0 = validate977.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43317,7 +45894,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.data === undefined) && (missing0 = "data")) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate943.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate977.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43330,8 +45907,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate932(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate932.errors : vErrors.concat(validate932.errors);
+if(!(validate966(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate966.errors : vErrors.concat(validate966.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -43341,7 +45918,7 @@ break;
 }
 }
 else {
-validate943.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate977.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -43354,7 +45931,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs4 = errors;
 if(typeof data.has_more !== "boolean"){
-validate943.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate977.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -43366,22 +45943,22 @@ var valid0 = true;
 }
 }
 else {
-validate943.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate977.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate943.errors = vErrors;
+validate977.errors = vErrors;
 return errors === 0;
 }
-validate943.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
+validate977.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointUpdate = validate945;
-const schema449 = {"type":"object","properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50},"description":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":200},"enabled":{"type":"boolean"}},"unevaluatedProperties":{"not":{}},"description":"Changes to a webhook endpoint; omitted fields keep their value, `description: null` clears it."};
+exports.schema_WebhookEndpointUpdate = validate979;
+const schema465 = {"type":"object","properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50},"description":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":200},"enabled":{"type":"boolean"}},"unevaluatedProperties":{"not":{}},"description":"Changes to a webhook endpoint; omitted fields keep their value, `description: null` clears it."};
 
-function validate945(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate979(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate945.evaluated;
+const evaluated0 = validate979.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43392,8 +45969,8 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.url !== undefined){
 const _errs1 = errors;
-if(!(validate933(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate933.errors : vErrors.concat(validate933.errors);
+if(!(validate967(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate967.errors : vErrors.concat(validate967.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -43408,7 +45985,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data1)){
 if(data1.length > 50){
-validate945.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
+validate979.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
 return false;
 }
 else {
@@ -43416,8 +45993,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate935(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate935.errors : vErrors.concat(validate935.errors);
+if(!(validate969(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate969.errors : vErrors.concat(validate969.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -43428,7 +46005,7 @@ break;
 }
 }
 else {
-validate945.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate979.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -43478,7 +46055,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate945.errors = vErrors;
+validate979.errors = vErrors;
 return false;
 }
 else {
@@ -43495,7 +46072,7 @@ vErrors = null;
 if(errors === _errs5){
 if(typeof data3 === "string"){
 if(func1(data3) > 200){
-validate945.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate979.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 }
@@ -43509,7 +46086,7 @@ if(valid0){
 if(data.enabled !== undefined){
 const _errs11 = errors;
 if(typeof data.enabled !== "boolean"){
-validate945.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate979.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -43521,7 +46098,7 @@ if(valid0){
 for(const key0 in data){
 if((((key0 !== "url") && (key0 !== "events")) && (key0 !== "description")) && (key0 !== "enabled")){
 const _errs14 = errors;
-validate945.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate979.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid3 = _errs14 === errors;
 if(!valid3){
@@ -43535,23 +46112,23 @@ break;
 }
 }
 else {
-validate945.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate979.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate945.errors = vErrors;
+validate979.errors = vErrors;
 return errors === 0;
 }
-validate945.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate979.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointWithSecret = validate948;
-const schema450 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at","secret"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"secret":{"type":"string","pattern":"^whsec_[A-Za-z0-9_-]+$","description":"The signing secret (`whsec_…`): the HMAC-SHA256 key of `X-Clube-Signature`, used as given."}},"description":"A webhook endpoint with its signing secret, answered only on creation and on secret rotation: store the secret then, it is never shown again."};
+exports.schema_WebhookEndpointWithSecret = validate982;
+const schema466 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at","secret"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"secret":{"type":"string","pattern":"^whsec_[A-Za-z0-9_-]+$","description":"The signing secret (`whsec_…`): the HMAC-SHA256 key of `X-Clube-Signature`, used as given."}},"description":"A webhook endpoint with its signing secret, answered only on creation and on secret rotation: store the secret then, it is never shown again."};
 const pattern45 = new RegExp("^whsec_[A-Za-z0-9_-]+$", "u");
 
-function validate948(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate982(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate948.evaluated;
+const evaluated0 = validate982.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43562,14 +46139,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.id === undefined) && (missing0 = "id")) || ((data.url === undefined) && (missing0 = "url"))) || ((data.events === undefined) && (missing0 = "events"))) || ((data.effective_events === undefined) && (missing0 = "effective_events"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.enabled === undefined) && (missing0 = "enabled"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.secret === undefined) && (missing0 = "secret"))){
-validate948.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate982.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate948.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate982.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -43580,8 +46157,8 @@ var valid0 = true;
 if(valid0){
 if(data.url !== undefined){
 const _errs3 = errors;
-if(!(validate933(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate933.errors : vErrors.concat(validate933.errors);
+if(!(validate967(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate967.errors : vErrors.concat(validate967.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -43599,8 +46176,8 @@ var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate935(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate935.errors : vErrors.concat(validate935.errors);
+if(!(validate969(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate969.errors : vErrors.concat(validate969.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -43610,7 +46187,7 @@ break;
 }
 }
 else {
-validate948.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate982.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -43629,8 +46206,8 @@ var valid2 = true;
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 const _errs9 = errors;
-if(!(validate935(data4[i1], {instancePath:instancePath+"/effective_events/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate935.errors : vErrors.concat(validate935.errors);
+if(!(validate969(data4[i1], {instancePath:instancePath+"/effective_events/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate969.errors : vErrors.concat(validate969.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs9 === errors;
@@ -43640,7 +46217,7 @@ break;
 }
 }
 else {
-validate948.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate982.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -43690,7 +46267,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate948.errors = vErrors;
+validate982.errors = vErrors;
 return false;
 }
 else {
@@ -43713,7 +46290,7 @@ if(valid0){
 if(data.enabled !== undefined){
 const _errs16 = errors;
 if(typeof data.enabled !== "boolean"){
-validate948.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate982.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -43729,12 +46306,12 @@ if(errors === _errs18){
 if(errors === _errs18){
 if(typeof data8 === "string"){
 if(!(formats4.validate(data8))){
-validate948.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate982.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate948.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate982.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43751,12 +46328,12 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data9 === "string"){
 if(!pattern45.test(data9)){
-validate948.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^whsec_[A-Za-z0-9_-]+$"+"\""}];
+validate982.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^whsec_[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
 }
 else {
-validate948.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate982.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43775,22 +46352,22 @@ var valid0 = true;
 }
 }
 else {
-validate948.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate982.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate948.errors = vErrors;
+validate982.errors = vErrors;
 return errors === 0;
 }
-validate948.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true,"secret":true},"dynamicProps":false,"dynamicItems":false};
+validate982.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true,"secret":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEnvelope = validate952;
-const schema451 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"type":"object","unevaluatedProperties":{},"description":"What happened; the shape depends on `type`."}},"description":"The body of every webhook: `POST` to the endpoint's URL with\n`Content-Type: application/json`.\n\n**Headers.**\n- `X-Clube-Event`: the event type, e.g. `level.up`.\n- `X-Clube-Delivery`: the id of this sending (`whd_…`), the same on its\nretries; the console lists sendings by this id.\n- `X-Clube-Signature`: `t=<unix seconds>,v1=<hex>`, no spaces, lower-case hex.\n\n**Verifying the signature.** Compute HMAC-SHA256 with the endpoint's secret\n(`whsec_…`, used as given, not decoded) as key over the string\n`t + \".\" + rawBody`, the raw request body before any JSON parsing; encode it\nas lower-case hex; compare it with `v1` in constant time (should several\n`v1=` values appear, one match is enough). Reject the\nrequest when nothing matches, or when `t` is more than 300 seconds away from\nyour clock. Each attempt is signed at send time, so `t` is fresh on retries.\n\n**Answering.** Answer any 2xx within 10 seconds; do long work after\nanswering. Answer 200 to event types you do not use. Anything else (another\nstatus, a timeout, a refused connection) is retried after 1 minute,\n5 minutes, 30 minutes, 2 hours and 12 hours, then three more times every\n24 hours (9 attempts in all); then the sending is marked `failed` and can be\nresent (`POST /v1/webhook_sendings/{id}/resend`). Redirects are not followed.\n\n**Duplicates.** The same event can arrive more than once (a retry after a\nlost answer, a resend): use the envelope `id` to process it once.\n\n**Subscription.** An endpoint whose `events` is empty receives the default\nsubscription: `reward.*`, `referral.qualified` and `message.requested`.\nParticipant notices are sent only when named. Every event about a\nparticipant carries `data.participant` (`{id, external_id}`)."};
+exports.schema_WebhookEnvelope = validate986;
+const schema467 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"type":"object","unevaluatedProperties":{},"description":"What happened; the shape depends on `type`."}},"description":"The body of every webhook: `POST` to the endpoint's URL with\n`Content-Type: application/json`.\n\n**Headers.**\n- `X-Clube-Event`: the event type, e.g. `level.up`.\n- `X-Clube-Delivery`: the id of this sending (`whd_…`), the same on its\nretries; the console lists sendings by this id.\n- `X-Clube-Signature`: `t=<unix seconds>,v1=<hex>`, no spaces, lower-case hex.\n\n**Verifying the signature.** Compute HMAC-SHA256 with the endpoint's secret\n(`whsec_…`, used as given, not decoded) as key over the string\n`t + \".\" + rawBody`, the raw request body before any JSON parsing; encode it\nas lower-case hex; compare it with `v1` in constant time (should several\n`v1=` values appear, one match is enough). Reject the\nrequest when nothing matches, or when `t` is more than 300 seconds away from\nyour clock. Each attempt is signed at send time, so `t` is fresh on retries.\n\n**Answering.** Answer any 2xx within 10 seconds; do long work after\nanswering. Answer 200 to event types you do not use. Anything else (another\nstatus, a timeout, a refused connection) is retried after 1 minute,\n5 minutes, 30 minutes, 2 hours and 12 hours, then three more times every\n24 hours (9 attempts in all); then the sending is marked `failed` and can be\nresent (`POST /v1/webhook_sendings/{id}/resend`). Redirects are not followed.\n\n**Duplicates.** The same event can arrive more than once (a retry after a\nlost answer, a resend): use the envelope `id` to process it once.\n\n**Subscription.** An endpoint whose `events` is empty receives the default\nsubscription: `reward.*`, `referral.qualified` and `message.requested`.\nParticipant notices are sent only when named. Every event about a\nparticipant carries `data.participant` (`{id, external_id}`)."};
 
-function validate952(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate986(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate952.evaluated;
+const evaluated0 = validate986.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43801,7 +46378,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate952.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate986.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43811,12 +46388,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate952.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate986.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate952.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate986.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43829,7 +46406,7 @@ if(valid0){
 if(data.type !== undefined){
 const _errs3 = errors;
 if(typeof data.type !== "string"){
-validate952.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate986.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -43845,12 +46422,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate952.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate986.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate952.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate986.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43864,7 +46441,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate952.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate986.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -43892,7 +46469,7 @@ if(errors === _errs11){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-validate952.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate986.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -43909,21 +46486,21 @@ var valid0 = true;
 }
 }
 else {
-validate952.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate986.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate952.errors = vErrors;
+validate986.errors = vErrors;
 return errors === 0;
 }
-validate952.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate986.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEventSelector = validate954;
+exports.schema_WebhookEventSelector = validate988;
 
-function validate954(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate988(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate954.evaluated;
+const evaluated0 = validate988.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43933,8 +46510,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate859(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate859.errors : vErrors.concat(validate859.errors);
+if(!(validate873(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate873.errors : vErrors.concat(validate873.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -43951,7 +46528,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(data === "reward.*")){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema445.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema461.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -43971,7 +46548,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate954.errors = vErrors;
+validate988.errors = vErrors;
 return false;
 }
 else {
@@ -43985,18 +46562,18 @@ vErrors = null;
 }
 }
 }
-validate954.errors = vErrors;
+validate988.errors = vErrors;
 return errors === 0;
 }
-validate954.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate988.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEventType = validate956;
-const schema453 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["webhook.test"]}],"description":"Every webhook event type: the subscribable ones plus `webhook.test`, which is sent to an endpoint when it is created (or its URL changes) whatever it subscribes to."};
+exports.schema_WebhookEventType = validate990;
+const schema469 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["webhook.test"]}],"description":"Every webhook event type: the subscribable ones plus `webhook.test`, which is sent to an endpoint when it is created (or its URL changes) whatever it subscribes to."};
 
-function validate956(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate990(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate956.evaluated;
+const evaluated0 = validate990.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44006,8 +46583,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate859(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate859.errors : vErrors.concat(validate859.errors);
+if(!(validate873(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate873.errors : vErrors.concat(validate873.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -44024,7 +46601,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(data === "webhook.test")){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema453.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema469.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -44044,7 +46621,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate956.errors = vErrors;
+validate990.errors = vErrors;
 return false;
 }
 else {
@@ -44058,17 +46635,17 @@ vErrors = null;
 }
 }
 }
-validate956.errors = vErrors;
+validate990.errors = vErrors;
 return errors === 0;
 }
-validate956.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate990.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookParticipant = validate958;
+exports.schema_WebhookParticipant = validate992;
 
-function validate958(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate992(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate958.evaluated;
+const evaluated0 = validate992.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44079,14 +46656,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))){
-validate958.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate992.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate958.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate992.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -44110,21 +46687,21 @@ var valid0 = true;
 }
 }
 else {
-validate958.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate992.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate958.errors = vErrors;
+validate992.errors = vErrors;
 return errors === 0;
 }
-validate958.evaluated = {"props":{"id":true,"external_id":true},"dynamicProps":false,"dynamicItems":false};
+validate992.evaluated = {"props":{"id":true,"external_id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookReward = validate960;
+exports.schema_WebhookReward = validate994;
 
-function validate960(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate994(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate960.evaluated;
+const evaluated0 = validate994.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44135,14 +46712,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.code === undefined) && (missing0 = "code"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.type === undefined) && (missing0 = "type"))){
-validate960.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate994.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate960.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate994.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -44154,7 +46731,7 @@ if(valid0){
 if(data.code !== undefined){
 const _errs3 = errors;
 if(typeof data.code !== "string"){
-validate960.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate994.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -44166,7 +46743,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs5 = errors;
 if(typeof data.title !== "string"){
-validate960.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate994.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -44192,21 +46769,21 @@ var valid0 = true;
 }
 }
 else {
-validate960.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate994.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate960.errors = vErrors;
+validate994.errors = vErrors;
 return errors === 0;
 }
-validate960.evaluated = {"props":{"id":true,"code":true,"title":true,"type":true},"dynamicProps":false,"dynamicItems":false};
+validate994.evaluated = {"props":{"id":true,"code":true,"title":true,"type":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookRuleEffect = validate962;
+exports.schema_WebhookRuleEffect = validate996;
 
-function validate962(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate996(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate962.evaluated;
+const evaluated0 = validate996.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44217,7 +46794,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.event === undefined) && (missing0 = "event"))){
-validate962.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate996.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -44225,11 +46802,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate962.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate996.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "webhook")){
-validate962.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema147.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate996.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema147.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -44241,7 +46818,7 @@ if(valid0){
 if(data.event !== undefined){
 const _errs3 = errors;
 if(typeof data.event !== "string"){
-validate962.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate996.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -44253,7 +46830,7 @@ if(valid0){
 for(const key0 in data){
 if((key0 !== "type") && (key0 !== "event")){
 const _errs6 = errors;
-validate962.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate996.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs6 === errors;
 if(!valid1){
@@ -44266,23 +46843,23 @@ break;
 }
 }
 else {
-validate962.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate996.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate962.errors = vErrors;
+validate996.errors = vErrors;
 return errors === 0;
 }
-validate962.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate996.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookSending = validate963;
-const schema457 = {"type":"object","required":["id","endpoint_id","event_id","event_type","status","attempts","last_error","last_status_code","next_attempt_at","created_at","updated_at"],"properties":{"id":{"type":"string","description":"`whd_…`."},"endpoint_id":{"type":"string","description":"The endpoint (`we_…`)."},"event_id":{"type":"string","description":"The envelope `id` of the event sent (`evt_…`)."},"event_type":{"$ref":"#/components/schemas/WebhookEventType"},"status":{"$ref":"#/components/schemas/WebhookSendingStatus"},"attempts":{"type":"integer","minimum":0,"description":"Attempts made so far."},"last_error":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the last attempt failed (`timeout after 10s`, `HTTP 500`, `connection refused`…); null when it did not."},"last_status_code":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"The HTTP status of the last answer; null before the first attempt or when there was no answer."},"next_attempt_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next attempt is due; null unless `pending`."},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"}},"description":"One event sent to one endpoint, with its attempts (the `X-Clube-Delivery` header carries its id)."};
-const schema458 = {"type":"string","enum":["pending","succeeded","failed"],"description":"Where a sending stands.\n- `pending`: not acknowledged yet; `next_attempt_at` says when it is tried.\n- `succeeded`: the endpoint answered 2xx within 10 seconds.\n- `failed`: every attempt of the schedule failed (9 in all); it can be resent."};
+exports.schema_WebhookSending = validate997;
+const schema473 = {"type":"object","required":["id","endpoint_id","event_id","event_type","status","attempts","last_error","last_status_code","next_attempt_at","created_at","updated_at"],"properties":{"id":{"type":"string","description":"`whd_…`."},"endpoint_id":{"type":"string","description":"The endpoint (`we_…`)."},"event_id":{"type":"string","description":"The envelope `id` of the event sent (`evt_…`)."},"event_type":{"$ref":"#/components/schemas/WebhookEventType"},"status":{"$ref":"#/components/schemas/WebhookSendingStatus"},"attempts":{"type":"integer","minimum":0,"description":"Attempts made so far."},"last_error":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the last attempt failed (`timeout after 10s`, `HTTP 500`, `connection refused`…); null when it did not."},"last_status_code":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"The HTTP status of the last answer; null before the first attempt or when there was no answer."},"next_attempt_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next attempt is due; null unless `pending`."},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"}},"description":"One event sent to one endpoint, with its attempts (the `X-Clube-Delivery` header carries its id)."};
+const schema474 = {"type":"string","enum":["pending","succeeded","failed"],"description":"Where a sending stands.\n- `pending`: not acknowledged yet; `next_attempt_at` says when it is tried.\n- `succeeded`: the endpoint answered 2xx within 10 seconds.\n- `failed`: every attempt of the schedule failed (9 in all); it can be resent."};
 
-function validate965(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate999(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate965.evaluated;
+const evaluated0 = validate999.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44290,23 +46867,23 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate965.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate999.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "pending") || (data === "succeeded")) || (data === "failed"))){
-validate965.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema458.enum},message:"must be equal to one of the allowed values"}];
+validate999.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema474.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate965.errors = vErrors;
+validate999.errors = vErrors;
 return errors === 0;
 }
-validate965.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate999.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate963(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate997(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate963.evaluated;
+const evaluated0 = validate997.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44317,14 +46894,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.endpoint_id === undefined) && (missing0 = "endpoint_id"))) || ((data.event_id === undefined) && (missing0 = "event_id"))) || ((data.event_type === undefined) && (missing0 = "event_type"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.attempts === undefined) && (missing0 = "attempts"))) || ((data.last_error === undefined) && (missing0 = "last_error"))) || ((data.last_status_code === undefined) && (missing0 = "last_status_code"))) || ((data.next_attempt_at === undefined) && (missing0 = "next_attempt_at"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.updated_at === undefined) && (missing0 = "updated_at"))){
-validate963.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate997.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate963.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate997.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -44336,7 +46913,7 @@ if(valid0){
 if(data.endpoint_id !== undefined){
 const _errs3 = errors;
 if(typeof data.endpoint_id !== "string"){
-validate963.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate997.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -44348,7 +46925,7 @@ if(valid0){
 if(data.event_id !== undefined){
 const _errs5 = errors;
 if(typeof data.event_id !== "string"){
-validate963.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate997.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -44359,8 +46936,8 @@ var valid0 = true;
 if(valid0){
 if(data.event_type !== undefined){
 const _errs7 = errors;
-if(!(validate956(data.event_type, {instancePath:instancePath+"/event_type",parentData:data,parentDataProperty:"event_type",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate956.errors : vErrors.concat(validate956.errors);
+if(!(validate990(data.event_type, {instancePath:instancePath+"/event_type",parentData:data,parentDataProperty:"event_type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate990.errors : vErrors.concat(validate990.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -44371,8 +46948,8 @@ var valid0 = true;
 if(valid0){
 if(data.status !== undefined){
 const _errs8 = errors;
-if(!(validate965(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate965.errors : vErrors.concat(validate965.errors);
+if(!(validate999(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate999.errors : vErrors.concat(validate999.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -44385,13 +46962,13 @@ if(data.attempts !== undefined){
 let data5 = data.attempts;
 const _errs9 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate963.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate997.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate963.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate997.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -44442,7 +47019,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate963.errors = vErrors;
+validate997.errors = vErrors;
 return false;
 }
 else {
@@ -44502,7 +47079,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate963.errors = vErrors;
+validate997.errors = vErrors;
 return false;
 }
 else {
@@ -44578,7 +47155,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate963.errors = vErrors;
+validate997.errors = vErrors;
 return false;
 }
 else {
@@ -44605,12 +47182,12 @@ if(errors === _errs29){
 if(errors === _errs29){
 if(typeof data9 === "string"){
 if(!(formats4.validate(data9))){
-validate963.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate997.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate963.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate997.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44628,12 +47205,12 @@ if(errors === _errs31){
 if(errors === _errs31){
 if(typeof data10 === "string"){
 if(!(formats4.validate(data10))){
-validate963.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate997.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate963.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate997.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44656,22 +47233,22 @@ var valid0 = true;
 }
 }
 else {
-validate963.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate997.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate963.errors = vErrors;
+validate997.errors = vErrors;
 return errors === 0;
 }
-validate963.evaluated = {"props":{"id":true,"endpoint_id":true,"event_id":true,"event_type":true,"status":true,"attempts":true,"last_error":true,"last_status_code":true,"next_attempt_at":true,"created_at":true,"updated_at":true},"dynamicProps":false,"dynamicItems":false};
+validate997.evaluated = {"props":{"id":true,"endpoint_id":true,"event_id":true,"event_type":true,"status":true,"attempts":true,"last_error":true,"last_status_code":true,"next_attempt_at":true,"created_at":true,"updated_at":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookSendingList = validate967;
-const schema459 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookSending"}},"has_more":{"type":"boolean"}},"description":"A page of sendings, newest first."};
+exports.schema_WebhookSendingList = validate1001;
+const schema475 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookSending"}},"has_more":{"type":"boolean"}},"description":"A page of sendings, newest first."};
 
-function validate967(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1001(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate967.evaluated;
+const evaluated0 = validate1001.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44682,7 +47259,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.data === undefined) && (missing0 = "data")) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate967.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1001.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -44695,8 +47272,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate963(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate963.errors : vErrors.concat(validate963.errors);
+if(!(validate997(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate997.errors : vErrors.concat(validate997.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -44706,7 +47283,7 @@ break;
 }
 }
 else {
-validate967.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1001.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -44719,7 +47296,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs4 = errors;
 if(typeof data.has_more !== "boolean"){
-validate967.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1001.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -44731,21 +47308,21 @@ var valid0 = true;
 }
 }
 else {
-validate967.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1001.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate967.errors = vErrors;
+validate1001.errors = vErrors;
 return errors === 0;
 }
-validate967.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
+validate1001.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookSendingStatus = validate969;
+exports.schema_WebhookSendingStatus = validate1003;
 
-function validate969(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1003(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate969.evaluated;
+const evaluated0 = validate1003.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44753,25 +47330,25 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate969.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1003.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "pending") || (data === "succeeded")) || (data === "failed"))){
-validate969.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema458.enum},message:"must be equal to one of the allowed values"}];
+validate1003.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema474.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate969.errors = vErrors;
+validate1003.errors = vErrors;
 return errors === 0;
 }
-validate969.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1003.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookTestData = validate970;
-const schema461 = {"type":"object","required":["endpoint_id","message"],"properties":{"endpoint_id":{"type":"string","description":"The endpoint being checked (`we_…`)."},"message":{"type":"string","description":"A human-readable note."}},"description":"Data of `webhook.test`."};
+exports.schema_WebhookTestData = validate1004;
+const schema477 = {"type":"object","required":["endpoint_id","message"],"properties":{"endpoint_id":{"type":"string","description":"The endpoint being checked (`we_…`)."},"message":{"type":"string","description":"A human-readable note."}},"description":"Data of `webhook.test`."};
 
-function validate970(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1004(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate970.evaluated;
+const evaluated0 = validate1004.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44782,14 +47359,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.endpoint_id === undefined) && (missing0 = "endpoint_id")) || ((data.message === undefined) && (missing0 = "message"))){
-validate970.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1004.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.endpoint_id !== undefined){
 const _errs1 = errors;
 if(typeof data.endpoint_id !== "string"){
-validate970.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1004.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -44801,7 +47378,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs3 = errors;
 if(typeof data.message !== "string"){
-validate970.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1004.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -44813,22 +47390,22 @@ var valid0 = true;
 }
 }
 else {
-validate970.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1004.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate970.errors = vErrors;
+validate1004.errors = vErrors;
 return errors === 0;
 }
-validate970.evaluated = {"props":{"endpoint_id":true,"message":true},"dynamicProps":false,"dynamicItems":false};
+validate1004.evaluated = {"props":{"endpoint_id":true,"message":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookTestWebhookEvent = validate971;
-const schema462 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["webhook.test"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WebhookTestData"}],"description":"What happened; the shape depends on `type`."}},"description":"`webhook.test`: sent to an endpoint when it is created and when its `url`\nchanges, whatever it subscribes to, to check that the URL answers and\nverifies signatures. It is retried like any other event.","examples":[{"id":"evt_01JQ7E5F7H9K1M3P","type":"webhook.test","created_at":"2025-03-14T17:00:00Z","club_id":"clb_7H3K9Q","env":"test","data":{"endpoint_id":"we_01JQ7E5F6G8J0L2N","message":"Clube webhook test: if you can read this, your endpoint works."}}],"x-webhook-event":"webhook.test"};
+exports.schema_WebhookTestWebhookEvent = validate1005;
+const schema478 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["webhook.test"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WebhookTestData"}],"description":"What happened; the shape depends on `type`."}},"description":"`webhook.test`: sent to an endpoint when it is created and when its `url`\nchanges, whatever it subscribes to, to check that the URL answers and\nverifies signatures. It is retried like any other event.","examples":[{"id":"evt_01JQ7E5F7H9K1M3P","type":"webhook.test","created_at":"2025-03-14T17:00:00Z","club_id":"clb_7H3K9Q","env":"test","data":{"endpoint_id":"we_01JQ7E5F6G8J0L2N","message":"Clube webhook test: if you can read this, your endpoint works."}}],"x-webhook-event":"webhook.test"};
 
-function validate971(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1005(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate971.evaluated;
+const evaluated0 = validate1005.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44839,7 +47416,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate971.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1005.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -44849,12 +47426,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate971.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate1005.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate971.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1005.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44868,11 +47445,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate971.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1005.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "webhook.test")){
-validate971.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema462.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1005.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema478.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -44888,12 +47465,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate971.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1005.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate971.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1005.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44907,7 +47484,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate971.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1005.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -44930,8 +47507,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate970(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate970.errors : vErrors.concat(validate970.errors);
+if(!(validate1004(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1004.errors : vErrors.concat(validate1004.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -44947,21 +47524,21 @@ var valid0 = true;
 }
 }
 else {
-validate971.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1005.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate971.errors = vErrors;
+validate1005.errors = vErrors;
 return errors === 0;
 }
-validate971.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate1005.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookTier = validate974;
+exports.schema_WebhookTier = validate1008;
 
-function validate974(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1008(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate974.evaluated;
+const evaluated0 = validate1008.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44972,14 +47549,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))){
-validate974.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1008.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate974.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1008.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -44991,7 +47568,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate974.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1008.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -45003,21 +47580,21 @@ var valid0 = true;
 }
 }
 else {
-validate974.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1008.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate974.errors = vErrors;
+validate1008.errors = vErrors;
 return errors === 0;
 }
-validate974.evaluated = {"props":{"code":true,"name":true},"dynamicProps":false,"dynamicItems":false};
+validate1008.evaluated = {"props":{"code":true,"name":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookUrl = validate975;
+exports.schema_WebhookUrl = validate1009;
 
-function validate975(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1009(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate975.evaluated;
+const evaluated0 = validate1009.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45028,39 +47605,39 @@ if(errors === 0){
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 2000){
-validate975.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate1009.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 else {
 if(!pattern44.test(data)){
-validate975.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+validate1009.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 else {
 if(!(formats2(data))){
-validate975.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate1009.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate975.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1009.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
-validate975.errors = vErrors;
+validate1009.errors = vErrors;
 return errors === 0;
 }
-validate975.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1009.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelConfig = validate976;
+exports.schema_WheelConfig = validate1010;
 
-function validate976(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1010(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate976.evaluated;
+const evaluated0 = validate1010.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45089,13 +47666,13 @@ data.probabilityVersion = 1;
 }
 let missing0;
 if((data.slices === undefined) && (missing0 = "slices")){
-validate976.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1010.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 if(typeof data.enabled !== "boolean"){
-validate976.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1010.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -45112,12 +47689,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 12){
-validate976.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
+validate1010.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
 return false;
 }
 }
 else {
-validate976.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1010.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -45128,12 +47705,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(func1(data3) > 12){
-validate976.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
+validate1010.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
 return false;
 }
 }
 else {
-validate976.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1010.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -45145,12 +47722,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(Array.isArray(data4)){
 if(data4.length > 16){
-validate976.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items"}];
+validate1010.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items"}];
 return false;
 }
 else {
 if(data4.length < 4){
-validate976.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/minItems",keyword:"minItems",params:{limit: 4},message:"must NOT have fewer than 4 items"}];
+validate1010.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/minItems",keyword:"minItems",params:{limit: 4},message:"must NOT have fewer than 4 items"}];
 return false;
 }
 else {
@@ -45171,7 +47748,7 @@ break;
 }
 }
 else {
-validate976.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1010.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -45184,23 +47761,23 @@ if(valid0){
 let data6 = data.spinsPerDay;
 const _errs12 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate976.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1010.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 50 || isNaN(data6)){
-validate976.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"}];
+validate1010.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate976.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1010.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data6))){
-validate976.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1010.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -45212,18 +47789,18 @@ if(valid0){
 let data7 = data.probabilityVersion;
 const _errs14 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate976.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1010.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 1 || isNaN(data7)){
-validate976.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate1010.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
 if(!(formats32.validate(data7))){
-validate976.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1010.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -45234,7 +47811,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((key0 !== "enabled") && (key0 !== "style")) && (key0 !== "titleLeft")) && (key0 !== "titleRight")) && (key0 !== "slices")) && (key0 !== "spinsPerDay")) && (key0 !== "probabilityVersion")){
 const _errs17 = errors;
-validate976.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1010.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid3 = _errs17 === errors;
 if(!valid3){
@@ -45252,21 +47829,21 @@ break;
 }
 }
 else {
-validate976.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1010.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate976.errors = vErrors;
+validate1010.errors = vErrors;
 return errors === 0;
 }
-validate976.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1010.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelPrizeKind = validate979;
+exports.schema_WheelPrizeKind = validate1013;
 
-function validate979(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1013(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate979.evaluated;
+const evaluated0 = validate1013.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45274,24 +47851,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate979.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1013.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "free_spins") || (data === "bonus")) || (data === "cash"))){
-validate979.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema116.enum},message:"must be equal to one of the allowed values"}];
+validate1013.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema116.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate979.errors = vErrors;
+validate1013.errors = vErrors;
 return errors === 0;
 }
-validate979.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1013.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSlice = validate980;
+exports.schema_WheelSlice = validate1014;
 
-function validate980(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1014(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate980.evaluated;
+const evaluated0 = validate1014.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45308,7 +47885,7 @@ data.weight = 1;
 }
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.label === undefined) && (missing0 = "label"))){
-validate980.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1014.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -45318,12 +47895,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern7.test(data0)){
-validate980.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]{1,32}$"},message:"must match pattern \""+"^[a-z0-9-]{1,32}$"+"\""}];
+validate1014.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]{1,32}$"},message:"must match pattern \""+"^[a-z0-9-]{1,32}$"+"\""}];
 return false;
 }
 }
 else {
-validate980.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1014.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -45339,18 +47916,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 14){
-validate980.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
+validate1014.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate980.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate1014.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate980.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1014.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -45366,12 +47943,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 14){
-validate980.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
+validate1014.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
 return false;
 }
 }
 else {
-validate980.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1014.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -45387,12 +47964,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(func1(data3) > 2000){
-validate980.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate1014.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 }
 else {
-validate980.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1014.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -45435,7 +48012,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate980.errors = vErrors;
+validate1014.errors = vErrors;
 return false;
 }
 else {
@@ -45468,24 +48045,24 @@ const _errs15 = errors;
 if(errors === _errs15){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 1000000 || isNaN(data6)){
-validate980.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate1014.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate980.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1014.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data6))){
-validate980.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate1014.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate980.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate1014.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -45509,7 +48086,7 @@ break;
 }
 }
 else {
-validate980.errors = [{instancePath:instancePath+"/tierQty",schemaPath:"#/properties/tierQty/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1014.errors = [{instancePath:instancePath+"/tierQty",schemaPath:"#/properties/tierQty/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -45522,7 +48099,7 @@ if(valid0){
 for(const key1 in data){
 if((((((((key1 !== "id") && (key1 !== "label")) && (key1 !== "sublabel")) && (key1 !== "image")) && (key1 !== "reward")) && (key1 !== "payload")) && (key1 !== "weight")) && (key1 !== "tierQty")){
 const _errs22 = errors;
-validate980.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1014.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid3 = _errs22 === errors;
 if(!valid3){
@@ -45541,21 +48118,21 @@ break;
 }
 }
 else {
-validate980.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1014.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate980.errors = vErrors;
+validate1014.errors = vErrors;
 return errors === 0;
 }
-validate980.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1014.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSlicePayload = validate984;
+exports.schema_WheelSlicePayload = validate1018;
 
-function validate984(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1018(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate984.evaluated;
+const evaluated0 = validate1018.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45566,7 +48143,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.kind === undefined) && (missing0 = "kind")){
-validate984.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1018.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -45586,23 +48163,23 @@ if(data.spins !== undefined){
 let data1 = data.spins;
 const _errs2 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate984.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1018.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 10000 || isNaN(data1)){
-validate984.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+validate1018.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
 }
 else {
 if(data1 <= 0 || isNaN(data1)){
-validate984.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate1018.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data1))){
-validate984.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1018.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -45619,18 +48196,18 @@ if(data.amount_cents !== undefined){
 let data2 = data.amount_cents;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate984.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1018.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 <= 0 || isNaN(data2)){
-validate984.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate1018.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data2))){
-validate984.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1018.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -45648,24 +48225,24 @@ const _errs6 = errors;
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 200 || isNaN(data3)){
-validate984.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
+validate1018.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
 return false;
 }
 else {
 if(data3 <= 0 || isNaN(data3)){
-validate984.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate1018.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data3))){
-validate984.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate1018.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate984.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate1018.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -45681,12 +48258,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data4 === "string"){
 if(func1(data4) > 80){
-validate984.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
+validate1018.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
 return false;
 }
 }
 else {
-validate984.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1018.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -45702,12 +48279,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data5 === "string"){
 if(func1(data5) > 80){
-validate984.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
+validate1018.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
 return false;
 }
 }
 else {
-validate984.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1018.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -45724,18 +48301,18 @@ if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data6 === "string"){
 if(func1(data6) > 2000){
-validate984.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate1018.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 else {
 if(!(formats2(data6))){
-validate984.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate1018.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 }
 else {
-validate984.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1018.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -45754,21 +48331,21 @@ var valid0 = true;
 }
 }
 else {
-validate984.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1018.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate984.errors = vErrors;
+validate1018.errors = vErrors;
 return errors === 0;
 }
-validate984.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1018.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSliceTierQuantity = validate986;
+exports.schema_WheelSliceTierQuantity = validate1020;
 
-function validate986(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1020(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate986.evaluated;
+const evaluated0 = validate1020.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45778,39 +48355,39 @@ evaluated0.items = undefined;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data > 10000000 || isNaN(data)){
-validate986.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"}];
+validate1020.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"}];
 return false;
 }
 else {
 if(data < 0 || isNaN(data)){
-validate986.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1020.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data))){
-validate986.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate1020.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate986.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate1020.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-validate986.errors = vErrors;
+validate1020.errors = vErrors;
 return errors === 0;
 }
-validate986.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1020.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpinResult = validate987;
-const schema470 = {"type":"object","required":["spinId","index","sliceId","label","reward","spinsLeft","nextSpinAt","probabilityVersion","duplicate","effects"],"properties":{"spinId":{"type":"string","description":"The recorded spin."},"index":{"type":"integer","minimum":0,"description":"The slice's 0-based position in `slices`."},"sliceId":{"type":"string"},"label":{"type":"string"},"reward":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's `reward` code, null for a slice without reward (\"Tente de novo\")."},"rewardId":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The participant's reward record (`rwd_…`) when a reward was granted."},"prize":{"type":"object","unevaluatedProperties":{},"description":"The slice's `payload` (`kind` free_spins, bonus or cash, with its amounts; the quantity for the participant's tier when the slice's `tierQty` sets one), when the slice has one."},"spinsLeft":{"type":"integer","minimum":0},"nextSpinAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"probabilityVersion":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."},"duplicate":{"type":"boolean","description":"True when this answers a repeated `Idempotency-Key`: the original spin is returned and no new spin was made."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"What the reward gave, as in event results."}},"description":"The outcome of one spin. The slice is drawn with probability weight / sum of\nthe weights, using a cryptographic random source; every spin is recorded\nwith the `probabilityVersion` of the configuration it was drawn under."};
+exports.schema_WheelSpinResult = validate1021;
+const schema486 = {"type":"object","required":["spinId","index","sliceId","label","reward","spinsLeft","nextSpinAt","probabilityVersion","duplicate","effects"],"properties":{"spinId":{"type":"string","description":"The recorded spin."},"index":{"type":"integer","minimum":0,"description":"The slice's 0-based position in `slices`."},"sliceId":{"type":"string"},"label":{"type":"string"},"reward":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's `reward` code, null for a slice without reward (\"Tente de novo\")."},"rewardId":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The participant's reward record (`rwd_…`) when a reward was granted."},"prize":{"type":"object","unevaluatedProperties":{},"description":"The slice's `payload` (`kind` free_spins, bonus or cash, with its amounts; the quantity for the participant's tier when the slice's `tierQty` sets one), when the slice has one."},"spinsLeft":{"type":"integer","minimum":0},"nextSpinAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"probabilityVersion":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."},"duplicate":{"type":"boolean","description":"True when this answers a repeated `Idempotency-Key`: the original spin is returned and no new spin was made."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"What the reward gave, as in event results."}},"description":"The outcome of one spin. The slice is drawn with probability weight / sum of\nthe weights, using a cryptographic random source; every spin is recorded\nwith the `probabilityVersion` of the configuration it was drawn under."};
 
-function validate987(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1021(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate987.evaluated;
+const evaluated0 = validate1021.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45821,14 +48398,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((data.spinId === undefined) && (missing0 = "spinId")) || ((data.index === undefined) && (missing0 = "index"))) || ((data.sliceId === undefined) && (missing0 = "sliceId"))) || ((data.label === undefined) && (missing0 = "label"))) || ((data.reward === undefined) && (missing0 = "reward"))) || ((data.spinsLeft === undefined) && (missing0 = "spinsLeft"))) || ((data.nextSpinAt === undefined) && (missing0 = "nextSpinAt"))) || ((data.probabilityVersion === undefined) && (missing0 = "probabilityVersion"))) || ((data.duplicate === undefined) && (missing0 = "duplicate"))) || ((data.effects === undefined) && (missing0 = "effects"))){
-validate987.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1021.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.spinId !== undefined){
 const _errs1 = errors;
 if(typeof data.spinId !== "string"){
-validate987.errors = [{instancePath:instancePath+"/spinId",schemaPath:"#/properties/spinId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1021.errors = [{instancePath:instancePath+"/spinId",schemaPath:"#/properties/spinId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -45841,13 +48418,13 @@ if(data.index !== undefined){
 let data1 = data.index;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate987.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1021.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate987.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1021.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -45861,7 +48438,7 @@ if(valid0){
 if(data.sliceId !== undefined){
 const _errs5 = errors;
 if(typeof data.sliceId !== "string"){
-validate987.errors = [{instancePath:instancePath+"/sliceId",schemaPath:"#/properties/sliceId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1021.errors = [{instancePath:instancePath+"/sliceId",schemaPath:"#/properties/sliceId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -45873,7 +48450,7 @@ if(valid0){
 if(data.label !== undefined){
 const _errs7 = errors;
 if(typeof data.label !== "string"){
-validate987.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1021.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -45922,7 +48499,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate987.errors = vErrors;
+validate1021.errors = vErrors;
 return false;
 }
 else {
@@ -45982,7 +48559,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate987.errors = vErrors;
+validate1021.errors = vErrors;
 return false;
 }
 else {
@@ -46009,7 +48586,7 @@ if(errors === _errs21){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-validate987.errors = [{instancePath:instancePath+"/prize",schemaPath:"#/properties/prize/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1021.errors = [{instancePath:instancePath+"/prize",schemaPath:"#/properties/prize/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -46023,13 +48600,13 @@ if(data.spinsLeft !== undefined){
 let data7 = data.spinsLeft;
 const _errs24 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate987.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1021.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs24){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 0 || isNaN(data7)){
-validate987.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1021.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -46096,7 +48673,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate987.errors = vErrors;
+validate1021.errors = vErrors;
 return false;
 }
 else {
@@ -46120,13 +48697,13 @@ if(data.probabilityVersion !== undefined){
 let data9 = data.probabilityVersion;
 const _errs32 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate987.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1021.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs32){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
-validate987.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate1021.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -46140,7 +48717,7 @@ if(valid0){
 if(data.duplicate !== undefined){
 const _errs34 = errors;
 if(typeof data.duplicate !== "boolean"){
-validate987.errors = [{instancePath:instancePath+"/duplicate",schemaPath:"#/properties/duplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1021.errors = [{instancePath:instancePath+"/duplicate",schemaPath:"#/properties/duplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs34 === errors;
@@ -46169,7 +48746,7 @@ break;
 }
 }
 else {
-validate987.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1021.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -46192,22 +48769,22 @@ var valid0 = true;
 }
 }
 else {
-validate987.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1021.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate987.errors = vErrors;
+validate1021.errors = vErrors;
 return errors === 0;
 }
-validate987.evaluated = {"props":{"spinId":true,"index":true,"sliceId":true,"label":true,"reward":true,"rewardId":true,"prize":true,"spinsLeft":true,"nextSpinAt":true,"probabilityVersion":true,"duplicate":true,"effects":true},"dynamicProps":false,"dynamicItems":false};
+validate1021.evaluated = {"props":{"spinId":true,"index":true,"sliceId":true,"label":true,"reward":true,"rewardId":true,"prize":true,"spinsLeft":true,"nextSpinAt":true,"probabilityVersion":true,"duplicate":true,"effects":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpunWebhookData = validate989;
-const schema471 = {"type":"object","required":["participant","spin_id","slice_id","label","reward_code","probability_version"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"spin_id":{"type":"string","description":"The recorded spin (`WheelSpinResult.spinId`)."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward_code":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's reward; null for a slice without one."},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."}},"description":"Data of `wheel.spun`."};
+exports.schema_WheelSpunWebhookData = validate1023;
+const schema487 = {"type":"object","required":["participant","spin_id","slice_id","label","reward_code","probability_version"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"spin_id":{"type":"string","description":"The recorded spin (`WheelSpinResult.spinId`)."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward_code":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's reward; null for a slice without one."},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."}},"description":"Data of `wheel.spun`."};
 
-function validate989(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1023(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate989.evaluated;
+const evaluated0 = validate1023.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46218,7 +48795,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.participant === undefined) && (missing0 = "participant")) || ((data.spin_id === undefined) && (missing0 = "spin_id"))) || ((data.slice_id === undefined) && (missing0 = "slice_id"))) || ((data.label === undefined) && (missing0 = "label"))) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.probability_version === undefined) && (missing0 = "probability_version"))){
-validate989.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1023.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -46237,7 +48814,7 @@ if(valid0){
 if(data.spin_id !== undefined){
 const _errs2 = errors;
 if(typeof data.spin_id !== "string"){
-validate989.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1023.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -46249,7 +48826,7 @@ if(valid0){
 if(data.slice_id !== undefined){
 const _errs4 = errors;
 if(typeof data.slice_id !== "string"){
-validate989.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1023.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -46261,7 +48838,7 @@ if(valid0){
 if(data.label !== undefined){
 const _errs6 = errors;
 if(typeof data.label !== "string"){
-validate989.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1023.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -46310,7 +48887,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate989.errors = vErrors;
+validate1023.errors = vErrors;
 return false;
 }
 else {
@@ -46334,13 +48911,13 @@ if(data.probability_version !== undefined){
 let data5 = data.probability_version;
 const _errs14 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate989.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1023.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
-validate989.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate1023.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -46358,22 +48935,22 @@ var valid0 = true;
 }
 }
 else {
-validate989.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1023.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate989.errors = vErrors;
+validate1023.errors = vErrors;
 return errors === 0;
 }
-validate989.evaluated = {"props":{"participant":true,"spin_id":true,"slice_id":true,"label":true,"reward_code":true,"probability_version":true},"dynamicProps":false,"dynamicItems":false};
+validate1023.evaluated = {"props":{"participant":true,"spin_id":true,"slice_id":true,"label":true,"reward_code":true,"probability_version":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpunWebhookEvent = validate991;
-const schema472 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["wheel.spun"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WheelSpunWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`wheel.spun`: the participant spun the wheel (a repeated `Idempotency-Key` sends nothing).","examples":[{"id":"evt_01JQA1B2C5E7G9J1","type":"wheel.spun","created_at":"2025-03-14T12:05:10Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"spin_id":"spn_01HQA1B2C3D4E5F6G7H8","slice_id":"giros-10","label":"10 giros","reward_code":"giros-10-fortune-tiger","probability_version":3}}],"x-webhook-event":"wheel.spun"};
+exports.schema_WheelSpunWebhookEvent = validate1025;
+const schema488 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["wheel.spun"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WheelSpunWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`wheel.spun`: the participant spun the wheel (a repeated `Idempotency-Key` sends nothing).","examples":[{"id":"evt_01JQA1B2C5E7G9J1","type":"wheel.spun","created_at":"2025-03-14T12:05:10Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"spin_id":"spn_01HQA1B2C3D4E5F6G7H8","slice_id":"giros-10","label":"10 giros","reward_code":"giros-10-fortune-tiger","probability_version":3}}],"x-webhook-event":"wheel.spun"};
 
-function validate991(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1025(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate991.evaluated;
+const evaluated0 = validate1025.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46384,7 +48961,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate991.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1025.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -46394,12 +48971,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate991.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate1025.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate991.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1025.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -46413,11 +48990,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate991.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1025.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "wheel.spun")){
-validate991.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema472.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1025.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema488.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -46433,12 +49010,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate991.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1025.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate991.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1025.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -46452,7 +49029,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate991.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1025.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -46475,8 +49052,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate989(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate989.errors : vErrors.concat(validate989.errors);
+if(!(validate1023(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1023.errors : vErrors.concat(validate1023.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -46492,22 +49069,22 @@ var valid0 = true;
 }
 }
 else {
-validate991.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1025.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate991.errors = vErrors;
+validate1025.errors = vErrors;
 return errors === 0;
 }
-validate991.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate1025.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelState = validate994;
-const schema473 = {"type":"object","required":["style","titleLeft","titleRight","slices","spinsLeft","nextSpinAt"],"properties":{"style":{"$ref":"#/components/schemas/WheelStyle"},"titleLeft":{"type":"string"},"titleRight":{"type":"string"},"slices":{"type":"array","items":{"type":"object","unevaluatedProperties":{}},"description":"The configured slices in wheel order, as shown to participants: `id`,\n`label`, `sublabel`, `image`, `reward` and `payload`. Weights and\n`tierQty` are never sent, so the odds stay on the server."},"spinsLeft":{"type":"integer","minimum":0},"nextSpinAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next spin becomes available while `spinsLeft` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0."}},"description":"The prize wheel (configuration section `wheel`) as the participant sees it.\nSpins refill at the start of each club day (midnight in `checkin.timezone`):\n`spinsLeft` is `wheel.spinsPerDay` minus the spins made this club day."};
+exports.schema_WheelState = validate1028;
+const schema489 = {"type":"object","required":["style","titleLeft","titleRight","slices","spinsLeft","nextSpinAt"],"properties":{"style":{"$ref":"#/components/schemas/WheelStyle"},"titleLeft":{"type":"string"},"titleRight":{"type":"string"},"slices":{"type":"array","items":{"type":"object","unevaluatedProperties":{}},"description":"The configured slices in wheel order, as shown to participants: `id`,\n`label`, `sublabel`, `image`, `reward` and `payload`. Weights and\n`tierQty` are never sent, so the odds stay on the server."},"spinsLeft":{"type":"integer","minimum":0},"nextSpinAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next spin becomes available while `spinsLeft` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0."}},"description":"The prize wheel (configuration section `wheel`) as the participant sees it.\nSpins refill at the start of each club day (midnight in `checkin.timezone`):\n`spinsLeft` is `wheel.spinsPerDay` minus the spins made this club day."};
 
-function validate994(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1028(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate994.evaluated;
+const evaluated0 = validate1028.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46518,7 +49095,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.style === undefined) && (missing0 = "style")) || ((data.titleLeft === undefined) && (missing0 = "titleLeft"))) || ((data.titleRight === undefined) && (missing0 = "titleRight"))) || ((data.slices === undefined) && (missing0 = "slices"))) || ((data.spinsLeft === undefined) && (missing0 = "spinsLeft"))) || ((data.nextSpinAt === undefined) && (missing0 = "nextSpinAt"))){
-validate994.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1028.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -46537,7 +49114,7 @@ if(valid0){
 if(data.titleLeft !== undefined){
 const _errs2 = errors;
 if(typeof data.titleLeft !== "string"){
-validate994.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1028.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -46549,7 +49126,7 @@ if(valid0){
 if(data.titleRight !== undefined){
 const _errs4 = errors;
 if(typeof data.titleRight !== "string"){
-validate994.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1028.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -46572,7 +49149,7 @@ if(errors === _errs8){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate994.errors = [{instancePath:instancePath+"/slices/" + i0,schemaPath:"#/properties/slices/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1028.errors = [{instancePath:instancePath+"/slices/" + i0,schemaPath:"#/properties/slices/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -46583,7 +49160,7 @@ break;
 }
 }
 else {
-validate994.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1028.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -46597,13 +49174,13 @@ if(data.spinsLeft !== undefined){
 let data5 = data.spinsLeft;
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate994.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1028.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate994.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1028.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -46670,7 +49247,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate994.errors = vErrors;
+validate1028.errors = vErrors;
 return false;
 }
 else {
@@ -46697,21 +49274,21 @@ var valid0 = true;
 }
 }
 else {
-validate994.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1028.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate994.errors = vErrors;
+validate1028.errors = vErrors;
 return errors === 0;
 }
-validate994.evaluated = {"props":{"style":true,"titleLeft":true,"titleRight":true,"slices":true,"spinsLeft":true,"nextSpinAt":true},"dynamicProps":false,"dynamicItems":false};
+validate1028.evaluated = {"props":{"style":true,"titleLeft":true,"titleRight":true,"slices":true,"spinsLeft":true,"nextSpinAt":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelStyle = validate996;
+exports.schema_WheelStyle = validate1030;
 
-function validate996(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1030(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate996.evaluated;
+const evaluated0 = validate1030.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46719,24 +49296,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate996.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1030.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "classica") || (data === "duo")) || (data === "vip"))){
-validate996.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema113.enum},message:"must be equal to one of the allowed values"}];
+validate1030.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema113.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate996.errors = vErrors;
+validate1030.errors = vErrors;
 return errors === 0;
 }
-validate996.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1030.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_XpDebitedEffect = validate997;
+exports.schema_XpDebitedEffect = validate1031;
 
-function validate997(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1031(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate997.evaluated;
+const evaluated0 = validate1031.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46747,7 +49324,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
-validate997.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1031.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -46755,11 +49332,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate997.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1031.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "xp_debited")){
-validate997.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema68.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1031.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema68.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -46772,13 +49349,13 @@ if(data.amount !== undefined){
 let data1 = data.amount;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate997.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1031.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate997.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1031.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -46792,7 +49369,7 @@ if(valid0){
 if(data.rule_id !== undefined){
 const _errs5 = errors;
 if(typeof data.rule_id !== "string"){
-validate997.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1031.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -46805,21 +49382,21 @@ var valid0 = true;
 }
 }
 else {
-validate997.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1031.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate997.errors = vErrors;
+validate1031.errors = vErrors;
 return errors === 0;
 }
-validate997.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
+validate1031.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_XpGrantedEffect = validate998;
+exports.schema_XpGrantedEffect = validate1032;
 
-function validate998(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1032(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate998.evaluated;
+const evaluated0 = validate1032.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46830,7 +49407,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
-validate998.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1032.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -46838,11 +49415,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate998.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1032.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "xp_granted")){
-validate998.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema67.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1032.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema67.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -46855,13 +49432,13 @@ if(data.amount !== undefined){
 let data1 = data.amount;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate998.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1032.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate998.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1032.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -46875,7 +49452,7 @@ if(valid0){
 if(data.rule_id !== undefined){
 const _errs5 = errors;
 if(typeof data.rule_id !== "string"){
-validate998.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1032.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -46888,14 +49465,14 @@ var valid0 = true;
 }
 }
 else {
-validate998.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1032.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate998.errors = vErrors;
+validate1032.errors = vErrors;
 return errors === 0;
 }
-validate998.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
+validate1032.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
 return exports;
 })();
@@ -49255,14 +51832,281 @@ return errors === 0;
 }
 validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.Warnings_list_query = validate98;
-const schema52 = {"$id":"urn:clube:parameters:Warnings_list_query","type":"object","properties":{"kind":{"$ref":"urn:clube:openapi#/components/schemas/StaffWarningKind"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
-const schema53 = {"type":"string","enum":["delivery_unconfirmed","delivery_failed","webhook_failed"],"description":"What a warning is about (its `subject_id` names the thing):\n- `delivery_unconfirmed`: a delivery still `pending` 48 hours after it was\ncreated (subject: the delivery, `dlv_…`); raised once per delivery;\n- `delivery_failed`: the client marked a delivery failed (subject: the\ndelivery);\n- `webhook_failed`: a webhook sending used up its retries (subject: the\nsending, `whd_…`), to resend once the endpoint works."};
+exports.Tournaments_standings_path = validate98;
+const schema52 = {"$id":"urn:clube:parameters:Tournaments_standings_path","type":"object","properties":{"tournament_id":{"type":"string","pattern":"^[A-Za-z0-9:-]{1,80}$"},"edition_id":{"type":"string","pattern":"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"}},"required":["tournament_id","edition_id"],"additionalProperties":false};
+const pattern7 = new RegExp("^[A-Za-z0-9:-]{1,80}$", "u");
+const pattern8 = new RegExp("^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$", "u");
+
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:clube:parameters:Tournaments_standings_path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate98.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.tournament_id === undefined) && (missing0 = "tournament_id")) || ((data.edition_id === undefined) && (missing0 = "edition_id"))){
+validate98.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "tournament_id") || (key0 === "edition_id"))){
+validate98.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.tournament_id !== undefined){
+let data0 = data.tournament_id;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(typeof data0 === "string"){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate98.errors = [{instancePath:instancePath+"/tournament_id",schemaPath:"#/properties/tournament_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["tournament_id"] = coerced0;
+}
+}
+}
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern7.test(data0)){
+validate98.errors = [{instancePath:instancePath+"/tournament_id",schemaPath:"#/properties/tournament_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9:-]{1,80}$"},message:"must match pattern \""+"^[A-Za-z0-9:-]{1,80}$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.edition_id !== undefined){
+let data1 = data.edition_id;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(dataType1 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType1 = typeof data1;
+if(typeof data1 === "string"){
+coerced1 = data1;
+}
+}
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+validate98.errors = [{instancePath:instancePath+"/edition_id",schemaPath:"#/properties/edition_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["edition_id"] = coerced1;
+}
+}
+}
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(!pattern8.test(data1)){
+validate98.errors = [{instancePath:instancePath+"/edition_id",schemaPath:"#/properties/edition_id/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate98.errors = vErrors;
+return errors === 0;
+}
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.Tournaments_standings_query = validate99;
+const schema53 = {"$id":"urn:clube:parameters:Tournaments_standings_query","type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"after_rank":{"type":"integer","minimum":0}},"required":[],"additionalProperties":false};
 
 function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:clube:parameters:Tournaments_standings_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate99.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.limit === undefined){
+data.limit = 20;
+}
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "limit") || (key0 === "after_rank"))){
+validate99.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+let data0 = data.limit;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0))){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data0 === null
+              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
+coerced0 = +data0;
+}
+else {
+validate99.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["limit"] = coerced0;
+}
+}
+}
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 100 || isNaN(data0)){
+validate99.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+return false;
+}
+else {
+if(data0 < 1 || isNaN(data0)){
+validate99.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs2 === errors;
+if(valid0){
+if(data.after_rank !== undefined){
+let data1 = data.after_rank;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(dataType1 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType1 = typeof data1;
+if(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1))){
+coerced1 = data1;
+}
+}
+if(!(coerced1 !== undefined)){
+if(dataType1 === "boolean" || data1 === null
+              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced1 = +data1;
+}
+else {
+validate99.errors = [{instancePath:instancePath+"/after_rank",schemaPath:"#/properties/after_rank/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["after_rank"] = coerced1;
+}
+}
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+validate99.errors = [{instancePath:instancePath+"/after_rank",schemaPath:"#/properties/after_rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate99.errors = vErrors;
+return errors === 0;
+}
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.Warnings_list_query = validate100;
+const schema54 = {"$id":"urn:clube:parameters:Warnings_list_query","type":"object","properties":{"kind":{"$ref":"urn:clube:openapi#/components/schemas/StaffWarningKind"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
+const schema55 = {"type":"string","enum":["delivery_unconfirmed","delivery_failed","webhook_failed"],"description":"What a warning is about (its `subject_id` names the thing):\n- `delivery_unconfirmed`: a delivery still `pending` 48 hours after it was\ncreated (subject: the delivery, `dlv_…`); raised once per delivery;\n- `delivery_failed`: the client marked a delivery failed (subject: the\ndelivery);\n- `webhook_failed`: a webhook sending used up its retries (subject: the\nsending, `whd_…`), to resend once the endpoint works."};
+
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -49287,7 +52131,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -49299,20 +52143,20 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((data === "delivery_unconfirmed") || (data === "delivery_failed")) || (data === "webhook_failed"))){
-validate99.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema53.enum},message:"must be equal to one of the allowed values"}];
+validate101.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema55.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate99.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:clube:parameters:Warnings_list_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate98.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -49327,7 +52171,7 @@ data.limit = 20;
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "limit")) || (key0 === "starting_after"))){
-validate98.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -49335,8 +52179,8 @@ break;
 if(_errs1 === errors){
 if(data.kind !== undefined){
 const _errs2 = errors;
-if(!(validate99(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+if(!(validate101(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -49363,7 +52207,7 @@ if(dataType0 === "boolean" || data1 === null
 coerced0 = +data1;
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate100.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -49377,12 +52221,12 @@ data["limit"] = coerced0;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 100 || isNaN(data1)){
-validate98.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate100.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate98.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate100.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -49411,7 +52255,7 @@ else if(data2 === null){
 coerced1 = "";
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -49425,12 +52269,12 @@ data["starting_after"] = coerced1;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 64){
-validate98.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate100.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(func1(data2) < 1){
-validate98.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate100.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -49446,23 +52290,23 @@ var valid0 = true;
 }
 }
 else {
-validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate98.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.WebhookEndpoints_list_query = validate101;
-const schema54 = {"$id":"urn:clube:parameters:WebhookEndpoints_list_query","type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
+exports.WebhookEndpoints_list_query = validate103;
+const schema56 = {"$id":"urn:clube:parameters:WebhookEndpoints_list_query","type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:clube:parameters:WebhookEndpoints_list_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate101.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -49477,7 +52321,7 @@ data.limit = 20;
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "limit") || (key0 === "starting_after"))){
-validate101.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate103.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -49501,7 +52345,7 @@ if(dataType0 === "boolean" || data0 === null
 coerced0 = +data0;
 }
 else {
-validate101.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate103.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -49515,12 +52359,12 @@ data["limit"] = coerced0;
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 100 || isNaN(data0)){
-validate101.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate103.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate101.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate103.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -49549,7 +52393,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-validate101.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -49563,12 +52407,12 @@ data["starting_after"] = coerced1;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) > 64){
-validate101.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate103.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate101.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate103.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -49583,23 +52427,23 @@ var valid0 = true;
 }
 }
 else {
-validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate101.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.WebhookEndpoints_listSendings_query = validate102;
-const schema55 = {"$id":"urn:clube:parameters:WebhookEndpoints_listSendings_query","type":"object","properties":{"status":{"$ref":"urn:clube:openapi#/components/schemas/WebhookSendingStatus"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
-const schema56 = {"type":"string","enum":["pending","succeeded","failed"],"description":"Where a sending stands.\n- `pending`: not acknowledged yet; `next_attempt_at` says when it is tried.\n- `succeeded`: the endpoint answered 2xx within 10 seconds.\n- `failed`: every attempt of the schedule failed (9 in all); it can be resent."};
+exports.WebhookEndpoints_listSendings_query = validate104;
+const schema57 = {"$id":"urn:clube:parameters:WebhookEndpoints_listSendings_query","type":"object","properties":{"status":{"$ref":"urn:clube:openapi#/components/schemas/WebhookSendingStatus"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
+const schema58 = {"type":"string","enum":["pending","succeeded","failed"],"description":"Where a sending stands.\n- `pending`: not acknowledged yet; `next_attempt_at` says when it is tried.\n- `succeeded`: the endpoint answered 2xx within 10 seconds.\n- `failed`: every attempt of the schedule failed (9 in all); it can be resent."};
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -49624,7 +52468,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -49636,20 +52480,20 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((data === "pending") || (data === "succeeded")) || (data === "failed"))){
-validate103.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema56.enum},message:"must be equal to one of the allowed values"}];
+validate105.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate103.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:clube:parameters:WebhookEndpoints_listSendings_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -49664,7 +52508,7 @@ data.limit = 20;
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "status") || (key0 === "limit")) || (key0 === "starting_after"))){
-validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -49672,8 +52516,8 @@ break;
 if(_errs1 === errors){
 if(data.status !== undefined){
 const _errs2 = errors;
-if(!(validate103(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+if(!(validate105(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -49700,7 +52544,7 @@ if(dataType0 === "boolean" || data1 === null
 coerced0 = +data1;
 }
 else {
-validate102.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate104.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -49714,12 +52558,12 @@ data["limit"] = coerced0;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 100 || isNaN(data1)){
-validate102.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate104.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate102.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate104.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -49748,7 +52592,7 @@ else if(data2 === null){
 coerced1 = "";
 }
 else {
-validate102.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate104.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -49762,12 +52606,12 @@ data["starting_after"] = coerced1;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 64){
-validate102.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate104.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(func1(data2) < 1){
-validate102.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate104.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -49783,14 +52627,14 @@ var valid0 = true;
 }
 }
 else {
-validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate102.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 return exports;
 })();
@@ -49942,6 +52786,8 @@ export const schemaValidators = {
   "MyReward": documentModule.schema_MyReward,
   "MyRewardList": documentModule.schema_MyRewardList,
   "MyRewardStatus": documentModule.schema_MyRewardStatus,
+  "MyTournamentEdition": documentModule.schema_MyTournamentEdition,
+  "MyTournamentList": documentModule.schema_MyTournamentList,
   "NotFoundResponse": documentModule.schema_NotFoundResponse,
   "Notification": documentModule.schema_Notification,
   "NotificationList": documentModule.schema_NotificationList,
@@ -49949,6 +52795,7 @@ export const schemaValidators = {
   "NotifyRuleEffect": documentModule.schema_NotifyRuleEffect,
   "OfficialPeriodSettings": documentModule.schema_OfficialPeriodSettings,
   "OfficialPrizeShare": documentModule.schema_OfficialPrizeShare,
+  "OfficialTournamentPeriod": documentModule.schema_OfficialTournamentPeriod,
   "OfficialTournamentsConfig": documentModule.schema_OfficialTournamentsConfig,
   "OfficialTrack": documentModule.schema_OfficialTrack,
   "ParticipantCreatedWebhookData": documentModule.schema_ParticipantCreatedWebhookData,
@@ -50053,14 +52900,22 @@ export const schemaValidators = {
   "TokenRequest": documentModule.schema_TokenRequest,
   "TokenResponse": documentModule.schema_TokenResponse,
   "TournamentConfig": documentModule.schema_TournamentConfig,
+  "TournamentEditionStatus": documentModule.schema_TournamentEditionStatus,
+  "TournamentEditionSummary": documentModule.schema_TournamentEditionSummary,
   "TournamentFinishedPrize": documentModule.schema_TournamentFinishedPrize,
   "TournamentFinishedStanding": documentModule.schema_TournamentFinishedStanding,
   "TournamentFinishedWebhookData": documentModule.schema_TournamentFinishedWebhookData,
   "TournamentFinishedWebhookEvent": documentModule.schema_TournamentFinishedWebhookEvent,
   "TournamentKind": documentModule.schema_TournamentKind,
+  "TournamentList": documentModule.schema_TournamentList,
   "TournamentPrize": documentModule.schema_TournamentPrize,
+  "TournamentPrizeRange": documentModule.schema_TournamentPrizeRange,
   "TournamentRecurrence": documentModule.schema_TournamentRecurrence,
   "TournamentScoring": documentModule.schema_TournamentScoring,
+  "TournamentStandingEntry": documentModule.schema_TournamentStandingEntry,
+  "TournamentStandingPage": documentModule.schema_TournamentStandingPage,
+  "TournamentStandingRow": documentModule.schema_TournamentStandingRow,
+  "TournamentSummary": documentModule.schema_TournamentSummary,
   "WebhookEndpoint": documentModule.schema_WebhookEndpoint,
   "WebhookEndpointCreate": documentModule.schema_WebhookEndpointCreate,
   "WebhookEndpointDeleted": documentModule.schema_WebhookEndpointDeleted,
@@ -50136,6 +52991,7 @@ export const operationValidators = {
   Me_listRewards: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_MyRewardList, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_listStore: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_StoreItemList, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_redeemStoreItem: { path: parameterModule.Me_redeemStoreItem_path, query: parameterModule.no_query_parameters, headers: parameterModule.Me_redeemStoreItem_headers, responses: { "200": documentModule.schema_Redemption, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "409": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
+  Me_listTournaments: { query: parameterModule.Me_getLeaderboard_query, responses: { "200": documentModule.schema_MyTournamentList, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_getWheel: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_WheelState, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_spinWheel: { query: parameterModule.no_query_parameters, headers: parameterModule.Me_spinWheel_headers, responses: { "200": documentModule.schema_WheelSpinResult, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "409": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Participants_upsert: { body: documentModule.schema_ParticipantUpsert, query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_ParticipantProfile, "400": documentModule.schema_ErrorBody, "401": documentModule.schema_ErrorBody, "413": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
@@ -50146,6 +53002,8 @@ export const operationValidators = {
   Participants_createToken: { body: documentModule.schema_TokenRequest, path: parameterModule.Participants_get_path, query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_TokenResponse, "400": documentModule.schema_ErrorBody, "401": documentModule.schema_ErrorBody, "413": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Redemptions_create: { body: documentModule.schema_RedemptionRequest, query: parameterModule.no_query_parameters, headers: parameterModule.Me_redeemStoreItem_headers, responses: { "200": documentModule.schema_Redemption, "400": documentModule.schema_ErrorBody, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "409": documentModule.schema_ErrorBody, "413": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Referrals_register: { body: documentModule.schema_ReferralRegistration, query: parameterModule.no_query_parameters, responses: { "201": documentModule.schema_ReferralRegistrationResult, "400": documentModule.schema_ErrorBody, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "409": documentModule.schema_ErrorBody, "413": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
+  Tournaments_list: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_TournamentList, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
+  Tournaments_standings: { path: parameterModule.Tournaments_standings_path, query: parameterModule.Tournaments_standings_query, responses: { "200": documentModule.schema_TournamentStandingPage, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Warnings_list: { query: parameterModule.Warnings_list_query, responses: { "200": documentModule.schema_StaffWarningList, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   WebhookEndpoints_list: { query: parameterModule.WebhookEndpoints_list_query, responses: { "200": documentModule.schema_WebhookEndpointList, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   WebhookEndpoints_create: { body: documentModule.schema_WebhookEndpointCreate, query: parameterModule.no_query_parameters, responses: { "201": documentModule.schema_WebhookEndpointWithSecret, "400": documentModule.schema_ErrorBody, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "413": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
