@@ -1686,7 +1686,7 @@ export interface components {
         /**
          * @description The cashback program: a percentage of each day's net loss (staked minus
          *     received, from `bet.placed` and `bet.settled`, per day in the club's time
-         *     zone) is paid back as a `cash` reward. Money values are integer cents of the
+         *     zone) is paid back as a `cash` reward. Money values are integer minor units (cents, fields ending in `_minor`) of the
          *     betting currency. Changes take effect immediately, without publishing the
          *     configuration.
          */
@@ -1717,7 +1717,7 @@ export interface components {
          * @description Changes to the cashback program (`GET /v1/cashback` shows the result). Every
          *     field is optional: an omitted field keeps its value; `tiers` and `text`,
          *     when sent, replace the whole list or map; `welcome` fields merge one by one.
-         *     Money values are integer cents.
+         *     Money values are integer minor units (cents), in fields ending in `_minor`.
          *
          *     After merging, the server also checks (422 naming the field): `min_pct` ≤
          *     `max_pct`, and `tiers` in strictly ascending `min_loss_minor`.
@@ -7865,7 +7865,7 @@ export interface operations {
                 };
             };
             /**
-             * @description 409 `nothing_to_claim`: no finished day is waiting ((`available_minor` is 0)).
+             * @description 409 `nothing_to_claim`: no finished day is waiting (`available_minor` is 0).
              *     409 `cashback_auto_mode`: the program pays automatically (`mode: auto`);
              *     there is nothing to claim by hand. 409 `cashback_disabled`: the program is
              *     disabled.
