@@ -1529,7 +1529,8 @@ export interface webhooks {
          * tournament.finished: an edition ended and was settled: its standings are final (events arriving later do not change them) and its prizes were paid, exactly once even with several workers
          * @description `tournament.finished`: an edition ended and was settled: its standings are
          *     final (events arriving later do not change them) and its prizes were paid,
-         *     exactly once even with several workers. Sent once per edition.
+         *     exactly once even with several workers. Sent once per edition, to
+         *     endpoints that name it in their `events`.
          */
         post: operations["webhook_tournament_finished"];
         delete?: never;
@@ -5163,10 +5164,11 @@ export interface components {
          * @description The events a webhook endpoint can subscribe to by name. Participant notices
          *     (`participant.created`, `level.up`, `tier.changed`, `checkin.completed`,
          *     `mission.completed`, `wheel.spun`, `code.redeemed`, `store.purchased`,
-         *     `cashback.credited`) are sent only to endpoints that name them.
+         *     `cashback.credited`) and `tournament.finished` are sent only to endpoints
+         *     that name them.
          * @enum {string}
          */
-        SubscribableWebhookEvent: "reward.delivery_requested" | "reward.granted" | "reward.delivered" | "reward.delivery_failed" | "participant.created" | "level.up" | "tier.changed" | "checkin.completed" | "mission.completed" | "wheel.spun" | "code.redeemed" | "store.purchased" | "cashback.credited" | "referral.qualified" | "message.requested";
+        SubscribableWebhookEvent: "reward.delivery_requested" | "reward.granted" | "reward.delivered" | "reward.delivery_failed" | "participant.created" | "level.up" | "tier.changed" | "checkin.completed" | "mission.completed" | "wheel.spun" | "code.redeemed" | "store.purchased" | "cashback.credited" | "referral.qualified" | "message.requested" | "tournament.finished";
         /**
          * @description A level curve given as a table of total XP. `thresholds[i]` is the total XP
          *     at which level i+1 starts, so `thresholds[0]` is 0 (level 1 starts at 0)
@@ -5539,7 +5541,8 @@ export interface components {
         /**
          * @description `tournament.finished`: an edition ended and was settled: its standings are
          *     final (events arriving later do not change them) and its prizes were paid,
-         *     exactly once even with several workers. Sent once per edition.
+         *     exactly once even with several workers. Sent once per edition, to
+         *     endpoints that name it in their `events`.
          * @example {
          *       "id": "evt_01JQ7T0RN4M3NT9F",
          *       "type": "tournament.finished",
