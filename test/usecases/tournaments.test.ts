@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { Delivery, ParticipantReward, TournamentSettlement, TournamentStanding } from "../../server/src/db/entities/index.js";
+import { Delivery, Participant, ParticipantReward, TournamentSettlement, TournamentStanding } from "../../server/src/db/entities/index.js";
 import { ingestBatch, ingestEvent } from "../../server/src/usecases/events.js";
 import { settleTournaments, settleTournamentsForAllClubs } from "../../server/src/usecases/tournaments/settlement.js";
 import { listMyTournaments, listStandings, listTournaments } from "../../server/src/usecases/tournaments/views.js";
@@ -148,5 +148,46 @@ describeEachDatabase("tournaments: scoring on ingestion, settlement, views", (ki
     expect(await standing("caio", "soma", "2026-11-30")).toBe(100);
     const mine = await listMyTournaments(club.db, club.scope, "dani", { limit: 3, now: at("2026-12-01T13:00:00Z") });
     expect(mine.data.filter((view) => view.tournament_id === "soma").map((view) => [view.edition_id, view.status, view.rank])).toEqual([["2026-11-23", "settled", 1], ["2026-11-30", "running", null]]);
+  });
+});
+
+describeEachDatabase("the demo casino's tournaments", (kind) => {
+  let club: TestClub;
+
+  beforeAll(async () => {
+    club = await openClub(kind, casinoConfig(), at("2026-11-20T12:00:00Z"));
+  });
+  afterAll(async () => {
+    await club?.close();
+  });
+
+  it("'Torneio semanal de slots' ranks the week's slot wagers and pays bonus-20 to the winner and free-spins-20 to ranks 2-10; the official daily slots track pays 50/30/20 % of its pool", async () => {
+    // Eleven players bet on slots in the week of 2026-11-23 (Monday, São Paulo); a crash bet does not count.
+    const events = Array.from({ length: 11 }, (_, i) => eventInput({
+      type: "bet.placed", participant: `p${String(i + 1).padStart(2, "0")}`, amount: 100 - i * 5, meta: { game_type: "video-slots" }, occurred_at: `2026-11-24T12:${String(i).padStart(2, "0")}:00Z`,
+    }));
+    events.push(eventInput({ type: "bet.placed", participant: "p11", amount: 1000, meta: { game_type: "crash" }, occurred_at: "2026-11-24T13:00:00Z" }));
+    await ingestBatch(club.db, club.scope, events, { now: at("2026-11-24T13:00:00Z"), publicUrl: PUBLIC_URL });
+    const weekly = await listStandings(club.db, club.scope, "slots-semanal", "2026-11-23", { limit: 20, now: at("2026-11-24T14:00:00Z") });
+    expect(weekly.data.map((row) => [row.rank, row.external_id, row.score])).toEqual(Array.from({ length: 11 }, (_, i) => [i + 1, `p${String(i + 1).padStart(2, "0")}`, 100 - i * 5]));
+
+    // The official day ends at midnight in São Paulo; the weekly edition on Monday 2026-11-30 00:00 local.
+    await settleTournaments(club.db, club.scope, { now: at("2026-11-25T03:00:00Z"), publicUrl: PUBLIC_URL });
+    await settleTournaments(club.db, club.scope, { now: at("2026-11-30T03:00:00Z"), publicUrl: PUBLIC_URL });
+    const rewards = await club.db.em().fork().find(ParticipantReward, { ...club.scope, source: "tournament:slots-semanal:2026-11-23" });
+    const byParticipant = new Map<string, string>();
+    for (const reward of rewards) byParticipant.set((await club.db.em().fork().findOneOrFail(Participant, reward.participantId)).externalId, reward.rewardCode);
+    expect(Object.fromEntries([...byParticipant].sort())).toEqual({
+      p01: "bonus-20", p02: "free-spins-20", p03: "free-spins-20", p04: "free-spins-20", p05: "free-spins-20",
+      p06: "free-spins-20", p07: "free-spins-20", p08: "free-spins-20", p09: "free-spins-20", p10: "free-spins-20",
+    });
+    // Slots pool: 50.00 seed + 10 % of 825.00 = 132.50 → 66.25, 39.75, 26.50.
+    const finished = (await recordedWebhooks(club.db, club.scope)).filter((hook) => hook.type === "tournament.finished" && hook.data.tournament_id === "official:slots:daily:BRL");
+    expect(finished).toHaveLength(1);
+    expect(finished[0].data).toMatchObject({ pool_minor: 13250 });
+    expect((finished[0].data.prizes as { amount_minor: number }[]).map((prize) => prize.amount_minor)).toEqual([6625, 3975, 2650]);
+    // The crash bet made the aviator track's pool: 50.00 + 100.00, all to its only player (50 %).
+    const aviator = (await recordedWebhooks(club.db, club.scope)).find((hook) => hook.type === "tournament.finished" && hook.data.tournament_id === "official:aviator:daily:BRL");
+    expect((aviator?.data.prizes as { amount_minor: number }[]).map((prize) => prize.amount_minor)).toEqual([7500]);
   });
 });
