@@ -5504,8 +5504,9 @@ export interface components {
         TournamentFinishedPrize: {
             rank: number;
             participant: components["schemas"]["WebhookParticipant"];
-            /** @description The configured reward, or `official-tournament-prize` for an official cash prize. */
-            reward_code: string;
+            /** @description The prize as configured (a reward code, `reward:<code>`, `<currency>:<amount>` or `xp:<amount>`), or `official-tournament-prize` for an official cash prize. */
+            reward: string;
+            /** @description The participant's reward, for a prize that is a configured reward; null for currency and XP (credited to the balance). */
             reward_id: string | null;
             /** @description The delivery to credit, for a `client_delivered` reward. */
             delivery_id: string | null;
@@ -5575,7 +5576,7 @@ export interface components {
          *               "id": "par_01JQ3Z8K4M2W6T9V",
          *               "external_id": "user_8412"
          *             },
-         *             "reward_code": "giros-50",
+         *             "reward": "giros-50",
          *             "reward_id": "rwd_01JQ7T0RP2K4M6N8",
          *             "delivery_id": "dlv_01JQ7T0RQ3L5N7P9",
          *             "amount_minor": null
@@ -5631,8 +5632,8 @@ export interface components {
         TournamentPrizeRange: {
             from: number;
             to: number;
-            /** @description The configured reward; `official-tournament-prize` for an official share. */
-            reward_code: string;
+            /** @description The prize as configured (a reward code, `reward:<code>`, `<currency>:<amount>` or `xp:<amount>`); `official-tournament-prize` for an official share. */
+            reward: string;
             /** @description An official share in minor units of the edition's `currency`, from the live pool; null for configured prizes. */
             amount_minor: number | null;
         };

@@ -28302,7 +28302,7 @@ return errors === 0;
 }
 validate632.evaluated = {"props":{"rank":true,"display_name":true,"avatar_url":true,"score":true,"is_me":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema312 = {"type":"object","required":["from","to","reward_code","amount_minor"],"properties":{"from":{"type":"integer","minimum":1},"to":{"type":"integer","minimum":1},"reward_code":{"type":"string","description":"The configured reward; `official-tournament-prize` for an official share."},"amount_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"An official share in minor units of the edition's `currency`, from the live pool; null for configured prizes."}},"description":"What a range of final ranks wins."};
+const schema312 = {"type":"object","required":["from","to","reward","amount_minor"],"properties":{"from":{"type":"integer","minimum":1},"to":{"type":"integer","minimum":1},"reward":{"type":"string","description":"The prize as configured (a reward code, `reward:<code>`, `<currency>:<amount>` or `xp:<amount>`); `official-tournament-prize` for an official share."},"amount_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"An official share in minor units of the edition's `currency`, from the live pool; null for configured prizes."}},"description":"What a range of final ranks wins."};
 
 function validate634(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -28317,7 +28317,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.from === undefined) && (missing0 = "from")) || ((data.to === undefined) && (missing0 = "to"))) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
+if(((((data.from === undefined) && (missing0 = "from")) || ((data.to === undefined) && (missing0 = "to"))) || ((data.reward === undefined) && (missing0 = "reward"))) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
 validate634.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -28364,10 +28364,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.reward_code !== undefined){
+if(data.reward !== undefined){
 const _errs5 = errors;
-if(typeof data.reward_code !== "string"){
-validate634.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.reward !== "string"){
+validate634.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -28448,7 +28448,7 @@ return false;
 validate634.errors = vErrors;
 return errors === 0;
 }
-validate634.evaluated = {"props":{"from":true,"to":true,"reward_code":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
+validate634.evaluated = {"props":{"from":true,"to":true,"reward":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate625(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -43057,7 +43057,7 @@ return errors === 0;
 validate930.evaluated = {"props":{"edition_id":true,"starts_at":true,"ends_at":true,"status":true,"participants":true,"pool_minor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_TournamentFinishedPrize = validate932;
-const schema444 = {"type":"object","required":["rank","participant","reward_code","reward_id","delivery_id","amount_minor"],"properties":{"rank":{"type":"integer","minimum":1},"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward_code":{"type":"string","description":"The configured reward, or `official-tournament-prize` for an official cash prize."},"reward_id":{"anyOf":[{"type":"string"},{"type":"null"}]},"delivery_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The delivery to credit, for a `client_delivered` reward."},"amount_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"An official prize's amount in minor units (cents) of `currency`; null for configured prizes."}},"description":"A prize paid at settlement; each one also sends `reward.granted` (and `reward.delivery_requested` for a `client_delivered` reward)."};
+const schema444 = {"type":"object","required":["rank","participant","reward","reward_id","delivery_id","amount_minor"],"properties":{"rank":{"type":"integer","minimum":1},"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward":{"type":"string","description":"The prize as configured (a reward code, `reward:<code>`, `<currency>:<amount>` or `xp:<amount>`), or `official-tournament-prize` for an official cash prize."},"reward_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The participant's reward, for a prize that is a configured reward; null for currency and XP (credited to the balance)."},"delivery_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The delivery to credit, for a `client_delivered` reward."},"amount_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"An official prize's amount in minor units (cents) of `currency`; null for configured prizes."}},"description":"A prize paid at settlement; each one also sends `reward.granted` (and `reward.delivery_requested` for a `client_delivered` reward)."};
 
 function validate932(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -43072,7 +43072,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((data.rank === undefined) && (missing0 = "rank")) || ((data.participant === undefined) && (missing0 = "participant"))) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.reward_id === undefined) && (missing0 = "reward_id"))) || ((data.delivery_id === undefined) && (missing0 = "delivery_id"))) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
+if(((((((data.rank === undefined) && (missing0 = "rank")) || ((data.participant === undefined) && (missing0 = "participant"))) || ((data.reward === undefined) && (missing0 = "reward"))) || ((data.reward_id === undefined) && (missing0 = "reward_id"))) || ((data.delivery_id === undefined) && (missing0 = "delivery_id"))) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
 validate932.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -43110,10 +43110,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.reward_code !== undefined){
+if(data.reward !== undefined){
 const _errs4 = errors;
-if(typeof data.reward_code !== "string"){
-validate932.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.reward !== "string"){
+validate932.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -43316,7 +43316,7 @@ return false;
 validate932.errors = vErrors;
 return errors === 0;
 }
-validate932.evaluated = {"props":{"rank":true,"participant":true,"reward_code":true,"reward_id":true,"delivery_id":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
+validate932.evaluated = {"props":{"rank":true,"participant":true,"reward":true,"reward_id":true,"delivery_id":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_TournamentFinishedStanding = validate934;
 const schema445 = {"type":"object","required":["rank","participant","score"],"properties":{"rank":{"type":"integer","minimum":1},"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"score":{"type":"number","description":"The final score (for an official tournament, the amount wagered in main units)."}},"description":"One row of a settled edition's final standings."};
@@ -43714,7 +43714,7 @@ return errors === 0;
 validate936.evaluated = {"props":{"tournament_id":true,"kind":true,"title":true,"edition_id":true,"starts_at":true,"ends_at":true,"pool_minor":true,"currency":true,"standings":true,"prizes":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_TournamentFinishedWebhookEvent = validate940;
-const schema447 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["tournament.finished"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/TournamentFinishedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`tournament.finished`: an edition ended and was settled: its standings are\nfinal (events arriving later do not change them) and its prizes were paid,\nexactly once even with several workers. Sent once per edition, to\nendpoints that name it in their `events`.","examples":[{"id":"evt_01JQ7T0RN4M3NT9F","type":"tournament.finished","created_at":"2026-11-30T03:00:05Z","club_id":"clb_7H3K9Q","env":"live","data":{"tournament_id":"slots-semanal","kind":"tournament","title":"Torneio Semanal de Slots","edition_id":"2026-11-23","starts_at":"2026-11-23T03:00:00Z","ends_at":"2026-11-30T03:00:00Z","pool_minor":null,"currency":null,"standings":[{"rank":1,"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"score":18450}],"prizes":[{"rank":1,"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-50","reward_id":"rwd_01JQ7T0RP2K4M6N8","delivery_id":"dlv_01JQ7T0RQ3L5N7P9","amount_minor":null}]}}],"x-webhook-event":"tournament.finished"};
+const schema447 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["tournament.finished"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/TournamentFinishedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`tournament.finished`: an edition ended and was settled: its standings are\nfinal (events arriving later do not change them) and its prizes were paid,\nexactly once even with several workers. Sent once per edition, to\nendpoints that name it in their `events`.","examples":[{"id":"evt_01JQ7T0RN4M3NT9F","type":"tournament.finished","created_at":"2026-11-30T03:00:05Z","club_id":"clb_7H3K9Q","env":"live","data":{"tournament_id":"slots-semanal","kind":"tournament","title":"Torneio Semanal de Slots","edition_id":"2026-11-23","starts_at":"2026-11-23T03:00:00Z","ends_at":"2026-11-30T03:00:00Z","pool_minor":null,"currency":null,"standings":[{"rank":1,"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"score":18450}],"prizes":[{"rank":1,"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward":"giros-50","reward_id":"rwd_01JQ7T0RP2K4M6N8","delivery_id":"dlv_01JQ7T0RQ3L5N7P9","amount_minor":null}]}}],"x-webhook-event":"tournament.finished"};
 
 function validate940(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -44365,7 +44365,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.from === undefined) && (missing0 = "from")) || ((data.to === undefined) && (missing0 = "to"))) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
+if(((((data.from === undefined) && (missing0 = "from")) || ((data.to === undefined) && (missing0 = "to"))) || ((data.reward === undefined) && (missing0 = "reward"))) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
 validate953.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -44412,10 +44412,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.reward_code !== undefined){
+if(data.reward !== undefined){
 const _errs5 = errors;
-if(typeof data.reward_code !== "string"){
-validate953.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.reward !== "string"){
+validate953.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -44496,7 +44496,7 @@ return false;
 validate953.errors = vErrors;
 return errors === 0;
 }
-validate953.evaluated = {"props":{"from":true,"to":true,"reward_code":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
+validate953.evaluated = {"props":{"from":true,"to":true,"reward":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_TournamentRecurrence = validate954;
 

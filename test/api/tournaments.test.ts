@@ -79,7 +79,7 @@ describeEachStack("tournaments end to end over HTTP", (kind) => {
     await waitForNotices(endpoint.receiver, "tournament.finished for both", () => finishedOf("e2e-slots").length === 1 && finishedOf("official:slots:daily:BRL").length === 1);
     const [raceDone] = finishedOf("e2e-slots");
     expect(raceDone.envelope.data.standings.map((row: any) => [row.rank, row.participant.external_id, row.score])).toEqual([[1, "bia", 80], [2, "ana", 50], [3, "caio", 20]]);
-    expect(raceDone.envelope.data.prizes.map((prize: any) => [prize.participant.external_id, prize.reward_code])).toEqual([["bia", "bonus-20"], ["ana", "coins-50"]]);
+    expect(raceDone.envelope.data.prizes.map((prize: any) => [prize.participant.external_id, prize.reward])).toEqual([["bia", "bonus-20"], ["ana", "coins-50"]]);
     const [trackDone] = finishedOf("official:slots:daily:BRL");
     expect(trackDone.envelope.data).toMatchObject({ pool_minor: 1600, currency: "BRL" });
     expect(trackDone.envelope.data.prizes.map((prize: any) => [prize.participant.external_id, prize.amount_minor])).toEqual([["bia", 1120], ["ana", 480]]);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { Delivery, Participant, ParticipantReward, TournamentSettlement, TournamentStanding } from "../../server/src/db/entities/index.js";
+import { Delivery, LedgerEntry, Participant, ParticipantReward, TournamentSettlement, TournamentStanding } from "../../server/src/db/entities/index.js";
 import { ingestBatch, ingestEvent } from "../../server/src/usecases/events.js";
 import { settleTournaments, settleTournamentsForAllClubs } from "../../server/src/usecases/tournaments/settlement.js";
 import { listMyTournaments, listStandings, listTournaments } from "../../server/src/usecases/tournaments/views.js";
@@ -23,7 +23,7 @@ function config(): Record<string, unknown> {
       },
       {
         id: "contagem", title: "Contagem", event: "bet.placed", scoring: "count", conditions: [{ field: "amount", op: ">=", value: 5 }],
-        startsAt: "2026-11-23T03:00:00Z", endsAt: "2026-11-30T03:00:00Z", prizes: [{ from: 1, to: 1, reward: "coins-100" }],
+        startsAt: "2026-11-23T03:00:00Z", endsAt: "2026-11-30T03:00:00Z", prizes: [{ from: 1, to: 1, reward: "coins:7" }],
       },
       {
         id: "multiplicador", title: "Multiplicador", event: "bet.settled", scoring: "max_ratio", field: "meta.win",
@@ -87,12 +87,12 @@ describeEachDatabase("tournaments: scoring on ingestion, settlement, views", (ki
   it("shows standings with ties broken by who reached the score first", async () => {
     const mine = await listMyTournaments(club.db, club.scope, "bia", { limit: 5, now: at("2026-11-24T17:00:00Z") });
     const soma = mine.data.find((view) => view.tournament_id === "soma" && view.edition_id === "2026-11-23")!;
-    expect(soma).toMatchObject({ status: "running", score: 30.5, rank: 3, prizes: [{ from: 1, to: 1, reward_code: "bonus-20", amount_minor: null }, { from: 2, to: 3, reward_code: "coins-50", amount_minor: null }] });
+    expect(soma).toMatchObject({ status: "running", score: 30.5, rank: 3, prizes: [{ from: 1, to: 1, reward: "bonus-20", amount_minor: null }, { from: 2, to: 3, reward: "coins-50", amount_minor: null }] });
     expect(soma.top.map((row) => [row.rank, row.score, row.is_me])).toEqual([[1, 40, false], [2, 30.5, false], [3, 30.5, true]]);
     const slots = mine.data.find((view) => view.tournament_id === "official:slots:daily:BRL" && view.edition_id === "2026-11-24")!;
     // Pool: 5.00 seed + 10 % of (30.50 + 30.50 + 3 + 40) = 500 + 1040 cents.
     expect(slots).toMatchObject({ kind: "official", pool_minor: 1540, currency: "BRL", rank: 3 });
-    expect(slots.prizes).toEqual([{ from: 1, to: 1, reward_code: "official-tournament-prize", amount_minor: 924 }, { from: 2, to: 2, reward_code: "official-tournament-prize", amount_minor: 616 }]);
+    expect(slots.prizes).toEqual([{ from: 1, to: 1, reward: "official-tournament-prize", amount_minor: 924 }, { from: 2, to: 2, reward: "official-tournament-prize", amount_minor: 616 }]);
     const page = await listStandings(club.db, club.scope, "soma", "2026-11-23", { limit: 2, now: at("2026-11-24T17:00:00Z") });
     expect(page.data.map((row) => row.external_id)).toEqual(["dani", "ana"]);
     expect(page.has_more).toBe(true);
@@ -130,12 +130,16 @@ describeEachDatabase("tournaments: scoring on ingestion, settlement, views", (ki
     expect(runs[0].settled + runs[1].settled).toBe(3);
     const rewards = (await club.db.em().fork().find(ParticipantReward, { ...club.scope, source: { $like: "tournament:%" } })).filter((reward) => !reward.source.startsWith("tournament:official:"));
     expect(rewards.map((reward) => `${reward.source}→${reward.rewardCode}`).sort()).toEqual([
-      "tournament:contagem:2026-11-23→coins-100",
       "tournament:multiplicador:2026-11-23→free-spins-50",
       "tournament:soma:2026-11-23→bonus-20",
       "tournament:soma:2026-11-23→coins-50",
       "tournament:soma:2026-11-23→coins-50",
     ]);
+    // A currency prize is credited to the balance (no reward row): 7 coins to ana, who counted two bets.
+    const counted = (await recordedWebhooks(club.db, club.scope)).find((hook) => hook.type === "tournament.finished" && hook.data.tournament_id === "contagem")!;
+    expect(counted.data.prizes).toEqual([expect.objectContaining({ rank: 1, reward: "coins:7", reward_id: null, delivery_id: null, participant: expect.objectContaining({ external_id: "ana" }) })]);
+    const ana = await participantRow(club.db, club.scope, "ana");
+    expect((await club.db.em().fork().find(LedgerEntry, { participantId: ana.id, unit: "coins" })).map((line) => line.delta)).toContain(7);
     const settlements = await club.db.em().fork().find(TournamentSettlement, { ...club.scope, tournamentId: "soma" });
     expect(settlements).toHaveLength(1);
     const frozen = settlements[0].results as { standings: { participant: { external_id: string }; rank: number }[] };

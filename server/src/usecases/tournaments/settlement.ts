@@ -69,6 +69,7 @@ interface Payment {
   participantId: string;
   rank: number;
   config: ClubConfig;
+  /** The prize as configured: a reward code, `reward:<code>`, `<currency>:<amount>` or `xp:<amount>` (granted as any reward spec). */
   rewardCode: string;
   ruleId: string;
   amountMinor?: number;
@@ -90,13 +91,13 @@ async function pay(context: SettleContext, payment: Payment): Promise<Schemas["T
   if (!participant) return null;
   const timeZone = clubTimeZone(payment.config);
   const state = await loadParticipantState(em, participant, payment.config, { now, timeZone });
-  const evaluation = grantRewards({ config: payment.config, state, now, timeZone, specs: [`reward:${payment.rewardCode}`], ruleId: payment.ruleId });
+  const evaluation = grantRewards({ config: payment.config, state, now, timeZone, specs: [payment.rewardCode], ruleId: payment.ruleId });
   const effects = await persistEvaluation({ em, scope, config: payment.config, participant, state, now, publicUrl, event: null }, evaluation);
   const granted = effects.find((effect) => effect.type === "reward_granted");
   return {
     rank: payment.rank,
     participant: webhookParticipant(participant),
-    reward_code: payment.rewardCode,
+    reward: payment.rewardCode,
     reward_id: granted?.type === "reward_granted" ? (granted.reward_id ?? null) : null,
     delivery_id: granted?.type === "reward_granted" ? (granted.delivery_id ?? null) : null,
     amount_minor: payment.amountMinor ?? null,

@@ -113,10 +113,10 @@ async function editionTotals(em: SqlEntityManager, scope: Scope, tournamentId: s
 function prizesOf(entry: CatalogEntry, poolMinor: number | null): Schemas["TournamentPrizeRange"][] {
   if (entry.official) {
     return (entry.official.split ?? [100]).map((_, index) => ({
-      from: index + 1, to: index + 1, reward_code: "official-tournament-prize", amount_minor: officialShare(poolMinor ?? 0, entry.official!.split ?? [100], index + 1),
+      from: index + 1, to: index + 1, reward: "official-tournament-prize", amount_minor: officialShare(poolMinor ?? 0, entry.official!.split ?? [100], index + 1),
     }));
   }
-  return entry.prizes.map((prize) => ({ from: prize.from, to: prize.to, reward_code: prize.reward, amount_minor: null }));
+  return entry.prizes.map((prize) => ({ from: prize.from, to: prize.to, reward: prize.reward, amount_minor: null }));
 }
 
 /** The ranking rows of an edition in rank order: `limit` after `offset`. */
