@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Delivery, LedgerEntry, Participant, ParticipantReward, TournamentSettlement, TournamentStanding } from "../../server/src/db/entities/index.js";
+import { validateClubConfig } from "../../server/src/usecases/config.js";
 import { ingestBatch, ingestEvent } from "../../server/src/usecases/events.js";
 import { settleTournaments, settleTournamentsForAllClubs } from "../../server/src/usecases/tournaments/settlement.js";
 import { listMyTournaments, listStandings, listTournaments } from "../../server/src/usecases/tournaments/views.js";
@@ -193,5 +194,13 @@ describeEachDatabase("the demo casino's tournaments", (kind) => {
     // The crash bet made the aviator track's pool: 50.00 + 100.00, all to its only player (50 %).
     const aviator = (await recordedWebhooks(club.db, club.scope)).find((hook) => hook.type === "tournament.finished" && hook.data.tournament_id === "official:aviator:daily:BRL");
     expect((aviator?.data.prizes as { amount_minor: number }[]).map((prize) => prize.amount_minor)).toEqual([7500]);
+  });
+});
+
+describe("official tournament settings", () => {
+  it("refuses splits that would pay out more than the pool (422 naming the field)", () => {
+    const with_ = (split: number[]) => ({ ...casinoConfig(), officialTournaments: { enabled: true, daily: { split } } });
+    expect(() => validateClubConfig(with_([60, 50]), "body")).toThrow("body.officialTournaments.daily.split adds up to more than 100 (110)");
+    expect(validateClubConfig(with_([33.3333, 33.3333, 33.3334]), "body").officialTournaments?.daily?.split).toHaveLength(3);
   });
 });
