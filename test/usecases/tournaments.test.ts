@@ -166,7 +166,7 @@ describeEachDatabase("the demo casino's tournaments", (kind) => {
     await club?.close();
   });
 
-  it("'Torneio semanal de slots' ranks the week's slot wagers and pays bonus-20 to the winner and free-spins-20 to ranks 2-10; the official daily slots track pays 50/30/20 % of its pool", async () => {
+  it("'Torneio semanal de slots' ranks the week's slot wagers and pays bonus-20 to the winner and free-spins-20 to ranks 2-10; the official daily and monthly tracks pay their split of the pool", async () => {
     // Eleven players bet on slots in the week of 2026-11-23 (Monday, São Paulo); a crash bet does not count.
     const events = Array.from({ length: 11 }, (_, i) => eventInput({
       type: "bet.placed", participant: `p${String(i + 1).padStart(2, "0")}`, amount: 100 - i * 5, meta: { game_type: "video-slots" }, occurred_at: `2026-11-24T12:${String(i).padStart(2, "0")}:00Z`,
@@ -194,6 +194,17 @@ describeEachDatabase("the demo casino's tournaments", (kind) => {
     // The crash bet made the aviator track's pool: 50.00 + 100.00, all to its only player (50 %).
     const aviator = (await recordedWebhooks(club.db, club.scope)).find((hook) => hook.type === "tournament.finished" && hook.data.tournament_id === "official:aviator:daily:BRL");
     expect((aviator?.data.prizes as { amount_minor: number }[]).map((prize) => prize.amount_minor)).toEqual([7500]);
+
+    // The official month ends at midnight of 2026-12-01 in São Paulo (03:00Z), not at midnight UTC.
+    const monthly = () => recordedWebhooks(club.db, club.scope).then((hooks) => hooks.filter((hook) => hook.type === "tournament.finished" && String(hook.data.tournament_id).endsWith(":monthly:BRL")));
+    await settleTournaments(club.db, club.scope, { now: at("2026-12-01T02:59:59Z"), publicUrl: PUBLIC_URL });
+    expect(await monthly()).toEqual([]);
+    await settleTournaments(club.db, club.scope, { now: at("2026-12-01T03:00:00Z"), publicUrl: PUBLIC_URL });
+    // Slots: 1,000.00 seed + 5 % of 825.00; only p01 wagered the minWager of 100: 40 % of 1,041.25. Aviator: 40 % of 1,050.00.
+    const months = Object.fromEntries((await monthly()).map((hook) => [hook.data.tournament_id, hook.data]));
+    expect(months["official:slots:monthly:BRL"]).toMatchObject({ edition_id: "2026-11", pool_minor: 104125, prizes: [expect.objectContaining({ rank: 1, amount_minor: 41650 })] });
+    expect((months["official:slots:monthly:BRL"].prizes as unknown[]).length).toBe(1);
+    expect(months["official:aviator:monthly:BRL"]).toMatchObject({ pool_minor: 105000, prizes: [expect.objectContaining({ amount_minor: 42000 })] });
   });
 });
 
