@@ -16,6 +16,7 @@ import {
   listStore,
   redeemFromStore,
 } from "../usecases/surface.js";
+import { etagMatches, getMeConfig } from "../usecases/surface/me-config.js";
 import { cryptoRandom, getWheelState, spinWheel } from "../usecases/wheel.js";
 import type { Services } from "../services.js";
 import { meOf } from "./context.js";
@@ -135,6 +136,14 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
     async Me_getLeaderboard(req, ctx) {
       const { scope, externalId } = await me(ctx);
       return { status: 200, body: await getLeaderboard(db, scope, externalId, req.path.campaign_id, { limit: req.query.limit, now: clock.now() }) };
+    },
+    async Me_getConfig(req, ctx) {
+      const { scope } = meOf(ctx);
+      const view = await getMeConfig(db, scope);
+      allowOrigin(ctx.koa, view.allowedOrigins);
+      const headers = { "Cache-Control": "private, max-age=60" as const, ETag: view.etag };
+      if (etagMatches(req.headers["if-none-match"], view.etag)) return { status: 304, body: undefined, headers };
+      return { status: 200, body: view.body, headers };
     },
     async Me_listBadges(_req, ctx) {
       const { scope, externalId } = await me(ctx);
