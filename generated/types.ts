@@ -558,6 +558,12 @@ export interface paths {
          *     The same for every participant of the club (the participant need not
          *     exist yet). Cache it: `Cache-Control: private, max-age=60`, and
          *     `If-None-Match` with the `ETag` answers 304 while it is unchanged.
+         *
+         *     `embedder` lets an embedded front end check the page it is drawn in: the
+         *     widget sends the origin of the host page that handed it the token (the
+         *     origin the browser reports for that `postMessage`), and a page origin not
+         *     in the club's `allowedOrigins` answers 403 `origin_not_allowed`, which the
+         *     widget shows instead of the club. The list itself is never sent.
          */
         get: operations["Me_getConfig"];
         put?: never;
@@ -2882,6 +2888,7 @@ export interface components {
          *     - `unauthorized` (401): no key, or an unknown, malformed or revoked key.
          *     - `invalid_token` (401): a participant token that is expired, tampered with or issued for another club or environment.
          *     - `secret_key_required` (403): a participant token on an operation marked secret-key-only (rename and every management route); on the other server routes a participant token gets 401 `unauthorized`. Participant tokens are accepted only on `/v1/me/*`.
+         *     - `origin_not_allowed` (403): `GET /v1/me/config?embedder=` names a page origin that is not in the club's `allowedOrigins` (the widget shows this instead of the club).
          *     - `not_found` (404): the resource does not exist in the key's club and environment (another club's key also gets this).
          *     - `route_not_found` (404): no such route. `method_not_allowed` (405): the route exists, not with this method (see `Allow`).
          *     - `not_implemented` (501): an operation of this contract that this deployment does not serve yet.
@@ -8254,7 +8261,10 @@ export interface operations {
     };
     Me_getConfig: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The origin (`https://host[:port]`) of the page embedding the caller; checked against `allowedOrigins`. */
+                embedder?: string;
+            };
             header?: {
                 /** @description The `ETag` of a view the caller holds; 304 without a body when it still matches. */
                 "If-None-Match"?: string;
@@ -8294,6 +8304,26 @@ export interface operations {
              *     `invalid_token` by asking the host page for a fresh token (`auth.expired`).
              */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `origin_not_allowed`: the `embedder` page origin is not in the club's `allowedOrigins`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

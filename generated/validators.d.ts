@@ -45,7 +45,7 @@ export declare const operationValidators: {
   readonly Me_claimCashback: OperationValidators & { query: ValidateFunction; responses: { "200": ValidateFunction; "401": ValidateFunction; "404": ValidateFunction; "409": ValidateFunction; "500": ValidateFunction } };
   readonly Me_getCheckin: OperationValidators & { query: ValidateFunction; responses: { "200": ValidateFunction; "401": ValidateFunction; "404": ValidateFunction; "500": ValidateFunction } };
   readonly Me_claimCheckin: OperationValidators & { query: ValidateFunction; responses: { "200": ValidateFunction; "401": ValidateFunction; "404": ValidateFunction; "409": ValidateFunction; "500": ValidateFunction } };
-  readonly Me_getConfig: OperationValidators & { query: ValidateFunction; headers: ValidateFunction; responses: { "200": ValidateFunction; "401": ValidateFunction; "500": ValidateFunction } };
+  readonly Me_getConfig: OperationValidators & { query: ValidateFunction; headers: ValidateFunction; responses: { "200": ValidateFunction; "401": ValidateFunction; "403": ValidateFunction; "422": ValidateFunction; "500": ValidateFunction } };
   readonly Me_listLeaderboards: OperationValidators & { query: ValidateFunction; responses: { "200": ValidateFunction; "401": ValidateFunction; "404": ValidateFunction; "500": ValidateFunction } };
   readonly Me_getLeaderboard: OperationValidators & { path: ValidateFunction; query: ValidateFunction; responses: { "200": ValidateFunction; "401": ValidateFunction; "404": ValidateFunction; "422": ValidateFunction; "500": ValidateFunction } };
   readonly Me_listMissions: OperationValidators & { query: ValidateFunction; responses: { "200": ValidateFunction; "401": ValidateFunction; "404": ValidateFunction; "500": ValidateFunction } };

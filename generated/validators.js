@@ -16748,7 +16748,7 @@ validate400.evaluated = {"props":{"version":true,"status":true,"created_at":true
 exports.schema_ConflictResponse = validate402;
 const schema188 = {"type":"object","required":["body"],"properties":{"body":{"$ref":"#/components/schemas/ErrorBody"}},"description":"The request conflicts with the current state."};
 const schema189 = {"type":"object","required":["error"],"properties":{"error":{"$ref":"#/components/schemas/ErrorDetail"}},"description":"The error body of every failure."};
-const schema190 = {"type":"object","required":["code","message"],"properties":{"code":{"type":"string","description":"Stable snake_case code; see the list above."},"message":{"type":"string","description":"Human-readable explanation; for validation errors it names the failing field."}},"description":"Stable error codes. New codes may be added; existing ones never change meaning.\n- `invalid_json` (400): the body is not valid JSON.\n- `unauthorized` (401): no key, or an unknown, malformed or revoked key.\n- `invalid_token` (401): a participant token that is expired, tampered with or issued for another club or environment.\n- `secret_key_required` (403): a participant token on an operation marked secret-key-only (rename and every management route); on the other server routes a participant token gets 401 `unauthorized`. Participant tokens are accepted only on `/v1/me/*`.\n- `not_found` (404): the resource does not exist in the key's club and environment (another club's key also gets this).\n- `route_not_found` (404): no such route. `method_not_allowed` (405): the route exists, not with this method (see `Allow`).\n- `not_implemented` (501): an operation of this contract that this deployment does not serve yet.\n- `already_closed` (409): the delivery is already delivered or failed.\n- `not_claimable`, `already_claimed` (409): a mission or check-in that cannot be claimed (now).\n- `checkin_disabled`, `event_required` (409): check-in switched off, or today's required event not seen yet.\n- `no_spins_left`, `wheel_disabled` (409): the wheel cannot be spun now.\n- `nothing_to_claim`, `cashback_auto_mode`, `cashback_disabled` (409): cashback claims that cannot happen.\n- `version_not_draft` (409): publishing a configuration version that is not a draft.\n- `sending_pending` (409): resending a webhook sending that is still being attempted.\n- `affiliate_code_taken` (409): another affiliate already has that code.\n- `participant_exists` (409): the rename target exists and `merge` is not true.\n- `insufficient_balance` (409): the participant cannot pay the reward's cost; nothing was spent.\n- `referral_not_counted` (409), `affiliate_conflict` (409), `conflict` (409): other conflicts, explained in `message`.\n- `payload_too_large` (413): the body is over 1 MiB (5 MiB for `POST /v1/events/batch` and `POST /v1/games`).\n- `unsupported_media_type` (415): a body that is not `application/json`.\n- `validation_failed` (422): a field is invalid; `message` names it. `reward_has_no_price` (422).\n- `signing_secret_missing` (500): the club has no participant-token signing secret.\n- `internal_error` (500): an unexpected failure; retry with the same idempotency key."};
+const schema190 = {"type":"object","required":["code","message"],"properties":{"code":{"type":"string","description":"Stable snake_case code; see the list above."},"message":{"type":"string","description":"Human-readable explanation; for validation errors it names the failing field."}},"description":"Stable error codes. New codes may be added; existing ones never change meaning.\n- `invalid_json` (400): the body is not valid JSON.\n- `unauthorized` (401): no key, or an unknown, malformed or revoked key.\n- `invalid_token` (401): a participant token that is expired, tampered with or issued for another club or environment.\n- `secret_key_required` (403): a participant token on an operation marked secret-key-only (rename and every management route); on the other server routes a participant token gets 401 `unauthorized`. Participant tokens are accepted only on `/v1/me/*`.\n- `origin_not_allowed` (403): `GET /v1/me/config?embedder=` names a page origin that is not in the club's `allowedOrigins` (the widget shows this instead of the club).\n- `not_found` (404): the resource does not exist in the key's club and environment (another club's key also gets this).\n- `route_not_found` (404): no such route. `method_not_allowed` (405): the route exists, not with this method (see `Allow`).\n- `not_implemented` (501): an operation of this contract that this deployment does not serve yet.\n- `already_closed` (409): the delivery is already delivered or failed.\n- `not_claimable`, `already_claimed` (409): a mission or check-in that cannot be claimed (now).\n- `checkin_disabled`, `event_required` (409): check-in switched off, or today's required event not seen yet.\n- `no_spins_left`, `wheel_disabled` (409): the wheel cannot be spun now.\n- `nothing_to_claim`, `cashback_auto_mode`, `cashback_disabled` (409): cashback claims that cannot happen.\n- `version_not_draft` (409): publishing a configuration version that is not a draft.\n- `sending_pending` (409): resending a webhook sending that is still being attempted.\n- `affiliate_code_taken` (409): another affiliate already has that code.\n- `participant_exists` (409): the rename target exists and `merge` is not true.\n- `insufficient_balance` (409): the participant cannot pay the reward's cost; nothing was spent.\n- `referral_not_counted` (409), `affiliate_conflict` (409), `conflict` (409): other conflicts, explained in `message`.\n- `payload_too_large` (413): the body is over 1 MiB (5 MiB for `POST /v1/events/batch` and `POST /v1/games`).\n- `unsupported_media_type` (415): a body that is not `application/json`.\n- `validation_failed` (422): a field is invalid; `message` names it. `reward_has_no_price` (422).\n- `signing_secret_missing` (500): the club has no participant-token signing secret.\n- `internal_error` (500): an unexpected failure; retry with the same idempotency key."};
 
 function validate404(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -54231,14 +54231,92 @@ return errors === 0;
 }
 validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.Me_getConfig_headers = validate83;
-const schema40 = {"$id":"urn:clube:parameters:Me_getConfig_headers","type":"object","properties":{"if-none-match":{"type":"string"}},"required":[]};
+exports.Me_getConfig_query = validate83;
+const schema40 = {"$id":"urn:clube:parameters:Me_getConfig_query","type":"object","properties":{"embedder":{"type":"string","maxLength":300}},"required":[],"additionalProperties":false};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:clube:parameters:Me_getConfig_headers" */;
+/*# sourceURL="urn:clube:parameters:Me_getConfig_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate83.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "embedder")){
+validate83.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.embedder !== undefined){
+let data0 = data.embedder;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(typeof data0 === "string"){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate83.errors = [{instancePath:instancePath+"/embedder",schemaPath:"#/properties/embedder/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["embedder"] = coerced0;
+}
+}
+}
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func1(data0) > 300){
+validate83.errors = [{instancePath:instancePath+"/embedder",schemaPath:"#/properties/embedder/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate83.errors = vErrors;
+return errors === 0;
+}
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.Me_getConfig_headers = validate84;
+const schema41 = {"$id":"urn:clube:parameters:Me_getConfig_headers","type":"object","properties":{"if-none-match":{"type":"string"}},"required":[]};
+
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:clube:parameters:Me_getConfig_headers" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -54267,7 +54345,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/if-none-match",schemaPath:"#/properties/if-none-match/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/if-none-match",schemaPath:"#/properties/if-none-match/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -54281,24 +54359,24 @@ data["if-none-match"] = coerced0;
 }
 }
 else {
-validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate83.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":{"if-none-match":true},"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":{"if-none-match":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.Me_getLeaderboard_path = validate84;
-const schema41 = {"$id":"urn:clube:parameters:Me_getLeaderboard_path","type":"object","properties":{"campaign_id":{"type":"string","pattern":"^[a-z0-9-]{1,48}$"}},"required":["campaign_id"],"additionalProperties":false};
+exports.Me_getLeaderboard_path = validate85;
+const schema42 = {"$id":"urn:clube:parameters:Me_getLeaderboard_path","type":"object","properties":{"campaign_id":{"type":"string","pattern":"^[a-z0-9-]{1,48}$"}},"required":["campaign_id"],"additionalProperties":false};
 const pattern4 = new RegExp("^[a-z0-9-]{1,48}$", "u");
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:clube:parameters:Me_getLeaderboard_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -54309,14 +54387,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.campaign_id === undefined) && (missing0 = "campaign_id")){
-validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "campaign_id")){
-validate84.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -54343,7 +54421,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate85.errors = [{instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -54357,7 +54435,7 @@ data["campaign_id"] = coerced0;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-validate84.errors = [{instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]{1,48}$"},message:"must match pattern \""+"^[a-z0-9-]{1,48}$"+"\""}];
+validate85.errors = [{instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]{1,48}$"},message:"must match pattern \""+"^[a-z0-9-]{1,48}$"+"\""}];
 return false;
 }
 }
@@ -54367,23 +54445,23 @@ return false;
 }
 }
 else {
-validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate84.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.Me_getLeaderboard_query = validate85;
-const schema42 = {"$id":"urn:clube:parameters:Me_getLeaderboard_query","type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[],"additionalProperties":false};
+exports.Me_getLeaderboard_query = validate86;
+const schema43 = {"$id":"urn:clube:parameters:Me_getLeaderboard_query","type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[],"additionalProperties":false};
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:clube:parameters:Me_getLeaderboard_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -54398,7 +54476,7 @@ data.limit = 20;
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "limit")){
-validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate86.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -54422,7 +54500,7 @@ if(dataType0 === "boolean" || data0 === null
 coerced0 = +data0;
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate86.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -54436,12 +54514,12 @@ data["limit"] = coerced0;
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 100 || isNaN(data0)){
-validate85.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate86.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate85.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate86.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -54450,23 +54528,23 @@ return false;
 }
 }
 else {
-validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate85.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.Me_claimMission_path = validate86;
-const schema43 = {"$id":"urn:clube:parameters:Me_claimMission_path","type":"object","properties":{"mission_id":{"type":"string","pattern":"^[a-z0-9-]{1,48}$"}},"required":["mission_id"],"additionalProperties":false};
+exports.Me_claimMission_path = validate87;
+const schema44 = {"$id":"urn:clube:parameters:Me_claimMission_path","type":"object","properties":{"mission_id":{"type":"string","pattern":"^[a-z0-9-]{1,48}$"}},"required":["mission_id"],"additionalProperties":false};
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:clube:parameters:Me_claimMission_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -54477,14 +54555,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.mission_id === undefined) && (missing0 = "mission_id")){
-validate86.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "mission_id")){
-validate86.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate87.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -54511,7 +54589,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate86.errors = [{instancePath:instancePath+"/mission_id",schemaPath:"#/properties/mission_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/mission_id",schemaPath:"#/properties/mission_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -54525,7 +54603,7 @@ data["mission_id"] = coerced0;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-validate86.errors = [{instancePath:instancePath+"/mission_id",schemaPath:"#/properties/mission_id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]{1,48}$"},message:"must match pattern \""+"^[a-z0-9-]{1,48}$"+"\""}];
+validate87.errors = [{instancePath:instancePath+"/mission_id",schemaPath:"#/properties/mission_id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]{1,48}$"},message:"must match pattern \""+"^[a-z0-9-]{1,48}$"+"\""}];
 return false;
 }
 }
@@ -54535,23 +54613,23 @@ return false;
 }
 }
 else {
-validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate86.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.Me_listNotifications_query = validate87;
-const schema44 = {"$id":"urn:clube:parameters:Me_listNotifications_query","type":"object","properties":{"unread":{"type":"boolean"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[],"additionalProperties":false};
+exports.Me_listNotifications_query = validate88;
+const schema45 = {"$id":"urn:clube:parameters:Me_listNotifications_query","type":"object","properties":{"unread":{"type":"boolean"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[],"additionalProperties":false};
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:clube:parameters:Me_listNotifications_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate88.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -54566,7 +54644,7 @@ data.limit = 20;
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "unread") || (key0 === "limit"))){
-validate87.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate88.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -54593,7 +54671,7 @@ else if(data0 === "true" || data0 === 1){
 coerced0 = true;
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/unread",schemaPath:"#/properties/unread/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate88.errors = [{instancePath:instancePath+"/unread",schemaPath:"#/properties/unread/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
@@ -54628,7 +54706,7 @@ if(dataType1 === "boolean" || data1 === null
 coerced1 = +data1;
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate88.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -54642,12 +54720,12 @@ data["limit"] = coerced1;
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 100 || isNaN(data1)){
-validate87.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate88.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate87.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate88.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -54658,23 +54736,23 @@ var valid0 = _errs4 === errors;
 }
 }
 else {
-validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate87.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.Me_markNotificationRead_path = validate88;
-const schema45 = {"$id":"urn:clube:parameters:Me_markNotificationRead_path","type":"object","properties":{"notification_id":{"type":"string","minLength":1,"maxLength":64}},"required":["notification_id"],"additionalProperties":false};
+exports.Me_markNotificationRead_path = validate89;
+const schema46 = {"$id":"urn:clube:parameters:Me_markNotificationRead_path","type":"object","properties":{"notification_id":{"type":"string","minLength":1,"maxLength":64}},"required":["notification_id"],"additionalProperties":false};
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:clube:parameters:Me_markNotificationRead_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -54685,14 +54763,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.notification_id === undefined) && (missing0 = "notification_id")){
-validate88.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "notification_id")){
-validate88.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate89.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -54719,7 +54797,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/notification_id",schemaPath:"#/properties/notification_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/notification_id",schemaPath:"#/properties/notification_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -54733,12 +54811,12 @@ data["notification_id"] = coerced0;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 64){
-validate88.errors = [{instancePath:instancePath+"/notification_id",schemaPath:"#/properties/notification_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate89.errors = [{instancePath:instancePath+"/notification_id",schemaPath:"#/properties/notification_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate88.errors = [{instancePath:instancePath+"/notification_id",schemaPath:"#/properties/notification_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate89.errors = [{instancePath:instancePath+"/notification_id",schemaPath:"#/properties/notification_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -54749,23 +54827,23 @@ return false;
 }
 }
 else {
-validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate88.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.Me_redeemStoreItem_path = validate89;
-const schema46 = {"$id":"urn:clube:parameters:Me_redeemStoreItem_path","type":"object","properties":{"reward_code":{"type":"string","pattern":"^[a-z0-9-]{1,48}$"}},"required":["reward_code"],"additionalProperties":false};
+exports.Me_redeemStoreItem_path = validate90;
+const schema47 = {"$id":"urn:clube:parameters:Me_redeemStoreItem_path","type":"object","properties":{"reward_code":{"type":"string","pattern":"^[a-z0-9-]{1,48}$"}},"required":["reward_code"],"additionalProperties":false};
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:clube:parameters:Me_redeemStoreItem_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate89.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -54776,14 +54854,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.reward_code === undefined) && (missing0 = "reward_code")){
-validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "reward_code")){
-validate89.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate90.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -54810,7 +54888,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -54824,105 +54902,12 @@ data["reward_code"] = coerced0;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-validate89.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]{1,48}$"},message:"must match pattern \""+"^[a-z0-9-]{1,48}$"+"\""}];
+validate90.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]{1,48}$"},message:"must match pattern \""+"^[a-z0-9-]{1,48}$"+"\""}];
 return false;
 }
 }
 }
 }
-}
-}
-}
-else {
-validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate89.errors = vErrors;
-return errors === 0;
-}
-validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-exports.Me_redeemStoreItem_headers = validate90;
-const schema47 = {"$id":"urn:clube:parameters:Me_redeemStoreItem_headers","type":"object","properties":{"idempotency-key":{"$ref":"urn:clube:openapi#/components/schemas/RedemptionIdempotencyKey"}},"required":[]};
-const schema48 = {"type":"string","minLength":8,"maxLength":120,"description":"`Idempotency-Key` of `POST /v1/redemptions`: 8..120 characters.","examples":["resgate-user_8412-20250314-01"]};
-
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate91.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-let dataType0 = typeof data;
-let coerced0 = undefined;
-if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
-data = data[0];
-dataType0 = typeof data;
-if(typeof data === "string"){
-coerced0 = data;
-}
-}
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data;
-}
-else if(data === null){
-coerced0 = "";
-}
-else {
-validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data = coerced0;
-if(parentData !== undefined){
-parentData[parentDataProperty] = coerced0;
-}
-}
-}
-if(errors === 0){
-if(typeof data === "string"){
-if(func1(data) > 120){
-validate91.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"}];
-return false;
-}
-else {
-if(func1(data) < 8){
-validate91.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters"}];
-return false;
-}
-}
-}
-}
-validate91.errors = vErrors;
-return errors === 0;
-}
-validate91.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:clube:parameters:Me_redeemStoreItem_headers" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate90.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-if(!(validate91(data["idempotency-key"], {instancePath:instancePath+"/idempotency-key",parentData:data,parentDataProperty:"idempotency-key",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
-errors = vErrors.length;
 }
 }
 }
@@ -54934,16 +54919,16 @@ return false;
 validate90.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.Me_spinWheel_headers = validate93;
-const schema49 = {"$id":"urn:clube:parameters:Me_spinWheel_headers","type":"object","properties":{"idempotency-key":{"$ref":"urn:clube:openapi#/components/schemas/SpinIdempotencyKey"}},"required":[]};
-const schema50 = {"type":"string","minLength":8,"maxLength":120,"description":"`Idempotency-Key` of a wheel spin: the same 8..120 characters as a redemption's.","examples":["resgate-user_8412-20250314-01"]};
+exports.Me_redeemStoreItem_headers = validate91;
+const schema48 = {"$id":"urn:clube:parameters:Me_redeemStoreItem_headers","type":"object","properties":{"idempotency-key":{"$ref":"urn:clube:openapi#/components/schemas/RedemptionIdempotencyKey"}},"required":[]};
+const schema49 = {"type":"string","minLength":8,"maxLength":120,"description":"`Idempotency-Key` of `POST /v1/redemptions`: 8..120 characters.","examples":["resgate-user_8412-20250314-01"]};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -54968,7 +54953,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -54982,28 +54967,28 @@ parentData[parentDataProperty] = coerced0;
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 120){
-validate94.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"}];
+validate92.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"}];
 return false;
 }
 else {
 if(func1(data) < 8){
-validate94.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters"}];
+validate92.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters"}];
 return false;
 }
 }
 }
 }
-validate94.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:clube:parameters:Me_spinWheel_headers" */;
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:clube:parameters:Me_redeemStoreItem_headers" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -55013,29 +54998,30 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data["idempotency-key"] !== undefined){
-if(!(validate94(data["idempotency-key"], {instancePath:instancePath+"/idempotency-key",parentData:data,parentDataProperty:"idempotency-key",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate92(data["idempotency-key"], {instancePath:instancePath+"/idempotency-key",parentData:data,parentDataProperty:"idempotency-key",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate93.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.Participants_get_path = validate96;
-const schema51 = {"$id":"urn:clube:parameters:Participants_get_path","type":"object","properties":{"external_id":{"$ref":"urn:clube:openapi#/components/schemas/ExternalId"}},"required":["external_id"],"additionalProperties":false};
+exports.Me_spinWheel_headers = validate94;
+const schema50 = {"$id":"urn:clube:parameters:Me_spinWheel_headers","type":"object","properties":{"idempotency-key":{"$ref":"urn:clube:openapi#/components/schemas/SpinIdempotencyKey"}},"required":[]};
+const schema51 = {"type":"string","minLength":8,"maxLength":120,"description":"`Idempotency-Key` of a wheel spin: the same 8..120 characters as a redemption's.","examples":["resgate-user_8412-20250314-01"]};
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate95.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -55060,7 +55046,99 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(errors === 0){
+if(typeof data === "string"){
+if(func1(data) > 120){
+validate95.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"}];
+return false;
+}
+else {
+if(func1(data) < 8){
+validate95.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters"}];
+return false;
+}
+}
+}
+}
+validate95.errors = vErrors;
+return errors === 0;
+}
+validate95.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:clube:parameters:Me_spinWheel_headers" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate94.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["idempotency-key"] !== undefined){
+if(!(validate95(data["idempotency-key"], {instancePath:instancePath+"/idempotency-key",parentData:data,parentDataProperty:"idempotency-key",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate94.errors = vErrors;
+return errors === 0;
+}
+validate94.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.Participants_get_path = validate97;
+const schema52 = {"$id":"urn:clube:parameters:Participants_get_path","type":"object","properties":{"external_id":{"$ref":"urn:clube:openapi#/components/schemas/ExternalId"}},"required":["external_id"],"additionalProperties":false};
+
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate98.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
+data = data[0];
+dataType0 = typeof data;
+if(typeof data === "string"){
+coerced0 = data;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -55074,28 +55152,28 @@ parentData[parentDataProperty] = coerced0;
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 128){
-validate97.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate98.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(func1(data) < 1){
-validate97.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate98.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 }
-validate97.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:clube:parameters:Participants_get_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate96.evaluated;
+const evaluated0 = validate97.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -55106,22 +55184,22 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.external_id === undefined) && (missing0 = "external_id")){
-validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "external_id")){
-validate96.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate97.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
 if(data.external_id !== undefined){
-if(!(validate97(data.external_id, {instancePath:instancePath+"/external_id",parentData:data,parentDataProperty:"external_id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+if(!(validate98(data.external_id, {instancePath:instancePath+"/external_id",parentData:data,parentDataProperty:"external_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
 }
@@ -55129,23 +55207,23 @@ errors = vErrors.length;
 }
 }
 else {
-validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate96.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
-validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.Warnings_list_query = validate99;
-const schema53 = {"$id":"urn:clube:parameters:Warnings_list_query","type":"object","properties":{"kind":{"$ref":"urn:clube:openapi#/components/schemas/StaffWarningKind"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
-const schema54 = {"type":"string","enum":["delivery_unconfirmed","delivery_failed","webhook_failed"],"description":"What a warning is about (its `subject_id` names the thing):\n- `delivery_unconfirmed`: a delivery still `pending` 48 hours after it was\ncreated (subject: the delivery, `dlv_…`); raised once per delivery;\n- `delivery_failed`: the client marked a delivery failed (subject: the\ndelivery);\n- `webhook_failed`: a webhook sending used up its retries (subject: the\nsending, `whd_…`), to resend once the endpoint works."};
+exports.Warnings_list_query = validate100;
+const schema54 = {"$id":"urn:clube:parameters:Warnings_list_query","type":"object","properties":{"kind":{"$ref":"urn:clube:openapi#/components/schemas/StaffWarningKind"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
+const schema55 = {"type":"string","enum":["delivery_unconfirmed","delivery_failed","webhook_failed"],"description":"What a warning is about (its `subject_id` names the thing):\n- `delivery_unconfirmed`: a delivery still `pending` 48 hours after it was\ncreated (subject: the delivery, `dlv_…`); raised once per delivery;\n- `delivery_failed`: the client marked a delivery failed (subject: the\ndelivery);\n- `webhook_failed`: a webhook sending used up its retries (subject: the\nsending, `whd_…`), to resend once the endpoint works."};
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -55170,7 +55248,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -55182,20 +55260,20 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((data === "delivery_unconfirmed") || (data === "delivery_failed")) || (data === "webhook_failed"))){
-validate100.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema54.enum},message:"must be equal to one of the allowed values"}];
+validate101.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema55.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate100.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:clube:parameters:Warnings_list_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -55210,7 +55288,7 @@ data.limit = 20;
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "limit")) || (key0 === "starting_after"))){
-validate99.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -55218,8 +55296,8 @@ break;
 if(_errs1 === errors){
 if(data.kind !== undefined){
 const _errs2 = errors;
-if(!(validate100(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+if(!(validate101(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -55246,7 +55324,7 @@ if(dataType0 === "boolean" || data1 === null
 coerced0 = +data1;
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate100.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -55260,12 +55338,12 @@ data["limit"] = coerced0;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 100 || isNaN(data1)){
-validate99.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate100.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate99.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate100.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -55294,7 +55372,7 @@ else if(data2 === null){
 coerced1 = "";
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -55308,12 +55386,12 @@ data["starting_after"] = coerced1;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 64){
-validate99.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate100.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(func1(data2) < 1){
-validate99.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate100.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -55329,23 +55407,23 @@ var valid0 = true;
 }
 }
 else {
-validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate99.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.WebhookEndpoints_list_query = validate102;
-const schema55 = {"$id":"urn:clube:parameters:WebhookEndpoints_list_query","type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
+exports.WebhookEndpoints_list_query = validate103;
+const schema56 = {"$id":"urn:clube:parameters:WebhookEndpoints_list_query","type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:clube:parameters:WebhookEndpoints_list_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -55360,7 +55438,7 @@ data.limit = 20;
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "limit") || (key0 === "starting_after"))){
-validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate103.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -55384,7 +55462,7 @@ if(dataType0 === "boolean" || data0 === null
 coerced0 = +data0;
 }
 else {
-validate102.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate103.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -55398,12 +55476,12 @@ data["limit"] = coerced0;
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 100 || isNaN(data0)){
-validate102.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate103.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate102.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate103.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -55432,7 +55510,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-validate102.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -55446,12 +55524,12 @@ data["starting_after"] = coerced1;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) > 64){
-validate102.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate103.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate102.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate103.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -55466,23 +55544,23 @@ var valid0 = true;
 }
 }
 else {
-validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate102.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.WebhookEndpoints_listSendings_query = validate103;
-const schema56 = {"$id":"urn:clube:parameters:WebhookEndpoints_listSendings_query","type":"object","properties":{"status":{"$ref":"urn:clube:openapi#/components/schemas/WebhookSendingStatus"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
-const schema57 = {"type":"string","enum":["pending","succeeded","failed"],"description":"Where a sending stands.\n- `pending`: not acknowledged yet; `next_attempt_at` says when it is tried.\n- `succeeded`: the endpoint answered 2xx within 10 seconds.\n- `failed`: every attempt of the schedule failed (9 in all); it can be resent."};
+exports.WebhookEndpoints_listSendings_query = validate104;
+const schema57 = {"$id":"urn:clube:parameters:WebhookEndpoints_listSendings_query","type":"object","properties":{"status":{"$ref":"urn:clube:openapi#/components/schemas/WebhookSendingStatus"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
+const schema58 = {"type":"string","enum":["pending","succeeded","failed"],"description":"Where a sending stands.\n- `pending`: not acknowledged yet; `next_attempt_at` says when it is tried.\n- `succeeded`: the endpoint answered 2xx within 10 seconds.\n- `failed`: every attempt of the schedule failed (9 in all); it can be resent."};
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -55507,7 +55585,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -55519,20 +55597,20 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((data === "pending") || (data === "succeeded")) || (data === "failed"))){
-validate104.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema57.enum},message:"must be equal to one of the allowed values"}];
+validate105.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate104.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:clube:parameters:WebhookEndpoints_listSendings_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -55547,7 +55625,7 @@ data.limit = 20;
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "status") || (key0 === "limit")) || (key0 === "starting_after"))){
-validate103.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -55555,8 +55633,8 @@ break;
 if(_errs1 === errors){
 if(data.status !== undefined){
 const _errs2 = errors;
-if(!(validate104(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+if(!(validate105(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -55583,7 +55661,7 @@ if(dataType0 === "boolean" || data1 === null
 coerced0 = +data1;
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate104.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -55597,12 +55675,12 @@ data["limit"] = coerced0;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 100 || isNaN(data1)){
-validate103.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate104.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate103.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate104.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -55631,7 +55709,7 @@ else if(data2 === null){
 coerced1 = "";
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate104.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -55645,12 +55723,12 @@ data["starting_after"] = coerced1;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 64){
-validate103.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate104.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(func1(data2) < 1){
-validate103.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate104.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -55666,14 +55744,14 @@ var valid0 = true;
 }
 }
 else {
-validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate103.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 return exports;
 })();
@@ -56021,7 +56099,7 @@ export const operationValidators = {
   Me_claimCashback: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_CashbackClaimResult, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "409": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_getCheckin: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_CheckinState, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_claimCheckin: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_CheckinClaimResult, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "409": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
-  Me_getConfig: { query: parameterModule.no_query_parameters, headers: parameterModule.Me_getConfig_headers, responses: { "200": documentModule.schema_MeConfig, "401": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
+  Me_getConfig: { query: parameterModule.Me_getConfig_query, headers: parameterModule.Me_getConfig_headers, responses: { "200": documentModule.schema_MeConfig, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_listLeaderboards: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_LeaderboardStandingList, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_getLeaderboard: { path: parameterModule.Me_getLeaderboard_path, query: parameterModule.Me_getLeaderboard_query, responses: { "200": documentModule.schema_Leaderboard, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_listMissions: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_MyMissionList, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },

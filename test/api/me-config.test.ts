@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEachDatabase } from "../support/databases.js";
-import { demoConfig, startApi, type TestApi } from "../support/api.js";
+import { demoConfig, expectError, startApi, type TestApi } from "../support/api.js";
 
 /**
  * GET /v1/me/config: the participant's view of the published configuration.
@@ -75,6 +75,14 @@ describeEachDatabase("GET /v1/me/config", (kind) => {
     expect(changed.status).toBe(200);
     expect(changed.headers.get("etag")).not.toBe(etag);
     expect(changed.body.legal_note).toBe("Só para maiores de 18 anos.");
+  });
+
+  it("checks the embedding page's origin against allowedOrigins without revealing the list", async () => {
+    const allowed = await api.request("GET", "/v1/me/config?embedder=http%3A%2F%2Flocalhost%3A5173", { token });
+    expect(allowed.status).toBe(200);
+    const refused = await api.request("GET", "/v1/me/config?embedder=https%3A%2F%2Fevil.example", { token });
+    expectError(refused, 403, "origin_not_allowed", "https://evil.example");
+    expect(refused.body.error.message).not.toContain("localhost");
   });
 
   it("refuses a call without credentials", async () => {

@@ -1,4 +1,5 @@
-import { allowOrigin } from "../http/cors.js";
+import { allowOrigin, originAllowed } from "../http/cors.js";
+import { ApiError } from "../usecases/errors.js";
 import type { RequestContext } from "../http/router.js";
 import { claimCashback, getCashbackState } from "../usecases/cashback-claims.js";
 import { claimCheckin, getCheckinState } from "../usecases/checkin.js";
@@ -141,6 +142,9 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
       const { scope } = meOf(ctx);
       const view = await getMeConfig(db, scope);
       allowOrigin(ctx.koa, view.allowedOrigins);
+      if (req.query.embedder !== undefined && !originAllowed(view.allowedOrigins, req.query.embedder)) {
+        throw new ApiError(403, "origin_not_allowed", `The page origin ${JSON.stringify(req.query.embedder)} is not in this club's allowedOrigins.`);
+      }
       const headers = { "Cache-Control": "private, max-age=60" as const, ETag: view.etag };
       if (etagMatches(req.headers["if-none-match"], view.etag)) return { status: 304, body: undefined, headers };
       return { status: 200, body: view.body, headers };
