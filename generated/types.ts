@@ -563,7 +563,8 @@ export interface paths {
          *     widget sends the origin of the host page that handed it the token (the
          *     origin the browser reports for that `postMessage`), and a page origin not
          *     in the club's `allowedOrigins` answers 403 `origin_not_allowed`, which the
-         *     widget shows instead of the club. The list itself is never sent.
+         *     widget shows instead of the club. The list itself is never sent. This
+         *     server's own origin is always allowed (its demo page, pages on the club host).
          */
         get: operations["Me_getConfig"];
         put?: never;

@@ -1,6 +1,7 @@
 import { issueParticipantToken } from "../http/tokens.js";
 import type { Services } from "../services.js";
 import { ingestEvent } from "../usecases/events.js";
+import { upsertParticipant } from "../usecases/participants.js";
 import type { DemoClub } from "./ensure-demo-club.js";
 
 /** The participant the demo page shows. */
@@ -21,8 +22,9 @@ export async function demoParticipantToken(services: Services, demo: DemoClub): 
     { id: "demo_bet_1", type: "bet.placed", amount: "120.00" },
     { id: "demo_bet_2", type: "bet.placed", amount: "80.00" },
   ];
+  await upsertParticipant(services.db, scope, { external_id: DEMO_PARTICIPANT, display_name: "Ana (demo)" }, now);
   for (const fact of facts) {
-    await ingestEvent(services.db, scope, { participant: DEMO_PARTICIPANT, ...fact } as Parameters<typeof ingestEvent>[2], opts);
+    await ingestEvent(services.db, scope, { participant: DEMO_PARTICIPANT, currency: "BRL", meta: {}, ...fact } as Parameters<typeof ingestEvent>[2], opts);
   }
   const secret = await services.auth.signingSecret(scope.clubId, scope.env);
   if (!secret) throw new Error("the demo club has no participant-token signing secret");

@@ -142,8 +142,11 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
       const { scope } = meOf(ctx);
       const view = await getMeConfig(db, scope);
       allowOrigin(ctx.koa, view.allowedOrigins);
-      if (req.query.embedder !== undefined && !originAllowed(view.allowedOrigins, req.query.embedder)) {
-        throw new ApiError(403, "origin_not_allowed", `The page origin ${JSON.stringify(req.query.embedder)} is not in this club's allowedOrigins.`);
+      // A page of this server itself (the demo page, a club's own pages on the club host) is always allowed.
+      const embedder = req.query.embedder;
+      const own = `${ctx.koa.protocol}://${ctx.koa.host}`;
+      if (embedder !== undefined && embedder !== own && !originAllowed(view.allowedOrigins, embedder)) {
+        throw new ApiError(403, "origin_not_allowed", `The page origin ${JSON.stringify(embedder)} is not in this club's allowedOrigins.`);
       }
       const headers = { "Cache-Control": "private, max-age=60" as const, ETag: view.etag };
       if (etagMatches(req.headers["if-none-match"], view.etag)) return { status: 304, body: undefined, headers };
