@@ -83,6 +83,8 @@ describeEachDatabase("GET /v1/me/config", (kind) => {
     const refused = await api.request("GET", "/v1/me/config?embedder=https%3A%2F%2Fevil.example", { token });
     expectError(refused, 403, "origin_not_allowed", "https://evil.example");
     expect(refused.body.error.message).not.toContain("localhost");
+    // The server's own pages (its demo page) may always embed it.
+    expect((await api.request("GET", `/v1/me/config?embedder=${encodeURIComponent(api.url)}`, { token })).status).toBe(200);
   });
 
   it("refuses a call without credentials", async () => {
