@@ -12,6 +12,8 @@ export function formatters(locale: string, config: MeConfig | null) {
       const value = new Intl.NumberFormat(locale, { minimumFractionDigits: decimals, maximumFractionDigits: decimals }).format(minor / 10 ** decimals);
       return `${value} ${currency?.name ?? code}`;
     },
+    /** Real money in cents (cashback), in the club's currency (BRL, the seed's). */
+    money: (cents: number, currency = "BRL") => new Intl.NumberFormat(locale, { style: "currency", currency }).format(cents / 100),
     date: (iso: string) => new Intl.DateTimeFormat(locale, { dateStyle: "medium" }).format(new Date(iso)),
   };
 }

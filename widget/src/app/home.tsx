@@ -44,7 +44,7 @@ function NextAction() {
   const missions = useLoad(() => api.me.missions());
   const claimable = missions.data?.data.find((mission) => mission.claimable);
   let action: { label: string; module: ModuleName } | null = null;
-  if (checkin.data?.canClaim) action = { label: t.checkinNow, module: "checkin" };
+  if (checkin.data?.can_claim) action = { label: t.checkinNow, module: "checkin" };
   else if (claimable) action = { label: `${t.claim}: ${claimable.title}`, module: "missions" };
   if (!action) return null;
   return (

@@ -73,7 +73,7 @@ function BalanceList() {
       {(progress?.currencies ?? []).map((currency) => (
         <li key={currency.code} class="row" data-currency={currency.code}>
           <span>{currency.name}</span>
-          <strong data-testid={`balance-${currency.code}`}>{fmt.amount(currency.balance, currency.code)}</strong>
+          <strong data-testid={`balance-${currency.code}`}>{fmt.amount(currency.balance_minor, currency.code)}</strong>
         </li>
       ))}
     </ul>
@@ -131,7 +131,7 @@ function Checkin() {
     try {
       const result = await api.me.claimCheckin();
       setNotice({ text: t.checkedIn });
-      track("checkin.claimed", { day: result.state.todayIndex });
+      track("checkin.claimed", { day: result.state.today_index });
       await Promise.all([state.reload(), refresh()]);
     } catch (err) {
       setNotice({ text: errorText(err), error: true });
@@ -146,7 +146,7 @@ function Checkin() {
             {checkin.days.map((day, index) => {
               const slot = calendar[index];
               return (
-                <li key={index} class={`day ${day}${slot?.highlight ? " highlight" : ""}${index === checkin.todayIndex ? " today" : ""}`} aria-current={index === checkin.todayIndex ? "date" : undefined}>
+                <li key={index} class={`day ${day}${slot?.highlight ? " highlight" : ""}${index === checkin.today_index ? " today" : ""}`} aria-current={index === checkin.today_index ? "date" : undefined}>
                   <span class="day-number">{t.day(fmt.number(index + 1))}</span>
                   <span class="day-label">{slot?.label ?? ""}</span>
                   <span class="sr-only">{day}</span>
@@ -154,9 +154,9 @@ function Checkin() {
               );
             })}
           </ol>
-          {checkin.canClaim ? (
+          {checkin.can_claim ? (
             <button class="btn primary" onClick={() => void claim()}>{t.checkinNow}</button>
-          ) : <p class="pill ok" data-testid="checked-in">{checkin.claimedToday ? t.checkedIn : ""}</p>}
+          ) : <p class="pill ok" data-testid="checked-in">{checkin.claimed_today ? t.checkedIn : ""}</p>}
           <Notice text={notice?.text ?? null} error={notice?.error} />
         </div>
       )}
@@ -189,7 +189,7 @@ function Store() {
         {(list) => (
           <ul class="cards" role="list">
             {list.data.map((item) => {
-              const cost = fmt.amount(item.cost.amount, item.cost.currency);
+              const cost = fmt.amount(item.cost.amount_minor, item.cost.currency);
               return (
                 <li key={item.code} class="card" data-item={item.code}>
                   <h3>{item.title}</h3>
@@ -294,11 +294,11 @@ function Notifications() {
           {page.unread_count > 0 ? <button class="btn ghost" onClick={() => void markAll()}>{t.markAllRead}</button> : null}
           <ul class="list" role="list">
             {page.data.map((item) => (
-              <li key={item.id} class={`card${item.readAt ? "" : " unread"}`}>
-                <h3>{item.title}{item.readAt ? null : <span class="pill"> {t.unread}</span>}</h3>
+              <li key={item.id} class={`card${item.read_at ? "" : " unread"}`}>
+                <h3>{item.title}{item.read_at ? null : <span class="pill"> {t.unread}</span>}</h3>
                 {item.body ? <p>{item.body}</p> : null}
-                <p class="muted">{fmt.date(item.createdAt)}</p>
-                {item.readAt ? null : <button class="btn ghost" onClick={() => void markOne(item.id)}>✓</button>}
+                <p class="muted">{fmt.date(item.created_at)}</p>
+                {item.read_at ? null : <button class="btn ghost" onClick={() => void markOne(item.id)}>✓</button>}
               </li>
             ))}
           </ul>
@@ -325,8 +325,8 @@ function Cashback() {
     <Loaded state={state}>
       {(cashback) => (
         <div class="card stack">
-          <p>{t.available}: <strong>{fmt.number(cashback.available / 100)}</strong></p>
-          {cashback.mode === "claim" && cashback.available > 0 ? <button class="btn primary" onClick={() => void claim()}>{t.claimCashback}</button> : null}
+          <p>{t.available}: <strong>{fmt.money(cashback.available_minor)}</strong></p>
+          {cashback.mode === "claim" && cashback.available_minor > 0 ? <button class="btn primary" onClick={() => void claim()}>{t.claimCashback}</button> : null}
           <Notice text={notice?.text ?? null} error={notice?.error} />
         </div>
       )}

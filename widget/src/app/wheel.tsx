@@ -41,9 +41,9 @@ export function Wheel() {
     setNotice(null);
     try {
       const result = await api.me.spin({ idempotencyKey: `w-spin-${crypto.randomUUID()}` });
-      const index = Math.max(0, slices.findIndex((slice) => slice.id === result.sliceId));
-      track("wheel.spun", { slice_id: result.sliceId });
-      pending.current = { id: result.sliceId, label: result.label };
+      const index = Math.max(0, slices.findIndex((slice) => slice.id === result.slice_id));
+      track("wheel.spun", { slice_id: result.slice_id });
+      pending.current = { id: result.slice_id, label: result.label };
       // Whole turns plus the angle that brings the slice's middle to the top, always forward.
       const target = 360 - (index + 0.5) * segment;
       const base = rotation - (rotation % 360);
@@ -88,8 +88,8 @@ export function Wheel() {
               })}
             </svg>
           </div>
-          <p class="muted">{wheel.spinsLeft > 0 ? t.spinsLeft(fmt.number(wheel.spinsLeft)) : t.noSpins}</p>
-          <button class="btn primary" disabled={spinning || wheel.spinsLeft < 1} onClick={() => void spin()}>{t.spin}</button>
+          <p class="muted">{wheel.spins_left > 0 ? t.spinsLeft(fmt.number(wheel.spins_left)) : t.noSpins}</p>
+          <button class="btn primary" disabled={spinning || wheel.spins_left < 1} onClick={() => void spin()}>{t.spin}</button>
           <p class="result" data-testid="wheel-result" role="status" aria-live="polite">{landed ? t.youWon(landed.label) : ""}</p>
           {notice?.error ? <Notice text={notice.text} error /> : null}
         </div>
