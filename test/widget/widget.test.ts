@@ -40,7 +40,8 @@ function hostPage(apiUrl: string): string {
   window.tokenCalls = 0; window.messages = [];
   window.widget = ClubeWidget.mount(document.getElementById("clube"), {
     baseUrl: ${JSON.stringify(apiUrl)},
-    locale: "pt-BR",
+    locale: new URLSearchParams(location.search).get("locale") || "pt-BR",
+    scheme: new URLSearchParams(location.search).get("scheme") || "theme",
     getToken: () => { window.tokenCalls++; return fetch("/token", { method: "POST" }).then((r) => r.text()); },
     onEvent: (message) => window.messages.push(message),
   });
@@ -99,6 +100,20 @@ function widgetFrame(target: Page = page): Frame {
   return frame;
 }
 
+/** The widget frame of a page that was just opened (polls until the loader has made it). */
+function waitForFrame(target: Page): Promise<Frame> {
+  return new Promise<Frame>((resolve, reject) => {
+    const deadline = Date.now() + FRAME_TIMEOUT;
+    const look = () => {
+      const found = target.frames().find((candidate) => candidate.url().includes("/widget/app.html"));
+      if (found) resolve(found);
+      else if (Date.now() > deadline) reject(new Error("no widget frame"));
+      else setTimeout(look, 50);
+    };
+    look();
+  });
+}
+
 async function open(module: string): Promise<Frame> {
   await page.evaluate((name) => (window as any).widget.open(name), module);
   return widgetFrame();
@@ -141,7 +156,8 @@ async function expectAccessible(module: string): Promise<void> {
   const frame = widgetFrame();
   if (!(await frame.evaluate(() => "axe" in window))) await frame.addScriptTag({ path: require.resolve("axe-core") });
   const violations = await frame.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
+    const result = await (window as any).axe.run(document);
+    if (result.passes.length === 0) return ["axe checked nothing"];
     return result.violations
       .filter((violation: { impact: string }) => violation.impact === "serious" || violation.impact === "critical")
       .map((violation: { id: string; nodes: { target: string[] }[] }) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
@@ -257,19 +273,28 @@ describe("participant widget in Chromium", () => {
     }
   });
 
+  it("speaks English and draws a light scheme when the host asks, still accessible", async () => {
+    const english = await context.newPage();
+    await english.setViewportSize({ width: 320, height: 700 });
+    await english.goto(`http://localhost:${hostPort}/?locale=en&scheme=light`);
+    const frame = await waitForFrame(english);
+    await frame.getByTestId("level").first().waitFor({ timeout: FRAME_TIMEOUT });
+    expect(await frame.getByTestId("level").first().textContent()).toContain("Level");
+    expect(await frame.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(248, 250, 252)");
+    const previous = page;
+    page = english;
+    try {
+      await expectAccessible("home (en, light)");
+    } finally {
+      page = previous;
+      await english.close();
+    }
+  });
+
   it("shows a clear error, not a blank frame, on a host origin outside allowedOrigins", async () => {
     const refused = await context.newPage();
     await refused.goto(`http://127.0.0.1:${hostPort}/`);
-    const frame = await new Promise<Frame>((resolve, reject) => {
-      const deadline = Date.now() + FRAME_TIMEOUT;
-      const look = () => {
-        const found = refused.frames().find((candidate) => candidate.url().includes("/widget/app.html"));
-        if (found) resolve(found);
-        else if (Date.now() > deadline) reject(new Error("no widget frame"));
-        else setTimeout(look, 50);
-      };
-      look();
-    });
+    const frame = await waitForFrame(refused);
     const alert = frame.getByTestId("origin-refused");
     await alert.waitFor({ timeout: FRAME_TIMEOUT });
     expect(await alert.textContent()).toContain("não tem permissão");

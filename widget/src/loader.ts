@@ -12,6 +12,8 @@ export interface MountOptions {
   getToken: () => Promise<string> | string;
   /** `pt-BR` (default) or `en`. */
   locale?: string;
+  /** Colours: `theme` (default) uses the club's palette; `light`/`dark` force one; `auto` follows the visitor's system setting. */
+  scheme?: "theme" | "light" | "dark" | "auto";
   /** The module shown first (default: the home screen). */
   module?: ModuleName;
   /** Participant actions (`event` messages) and navigation, for the host's analytics. */
@@ -27,7 +29,7 @@ export interface WidgetHandle {
 function mount(element: HTMLElement, options: MountOptions): WidgetHandle {
   const origin = new URL(options.baseUrl).origin;
   const iframe = document.createElement("iframe");
-  const params = new URLSearchParams({ locale: options.locale || "pt-BR", module: options.module || "home" });
+  const params = new URLSearchParams({ locale: options.locale || "pt-BR", module: options.module || "home", scheme: options.scheme || "theme" });
   iframe.src = `${origin}/widget/app.html#${params}`;
   iframe.title = "Clube";
   // Scripts and same-origin (its calls to the Clube server); popups for share links. No top navigation.

@@ -19,7 +19,10 @@ import "./app.css";
 const params = new URLSearchParams(location.hash.slice(1));
 const { locale, t } = stringsFor(params.get("locale") || "pt-BR");
 document.documentElement.lang = locale;
-if (params.get("scheme") === "light" || params.get("scheme") === "dark") document.documentElement.dataset.scheme = params.get("scheme")!;
+const scheme = params.get("scheme") === "auto"
+  ? (matchMedia("(prefers-color-scheme: light)").matches ? "light" : "dark")
+  : params.get("scheme");
+if (scheme === "light" || scheme === "dark") document.documentElement.dataset.scheme = scheme;
 const host = connectHost();
 const api = createApi(host);
 

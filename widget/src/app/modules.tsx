@@ -206,7 +206,7 @@ function Store() {
       </Loaded>
       {confirming ? (
         <div class="overlay">
-          <div class="card dialog" role="alertdialog" aria-modal="true" aria-labelledby="confirm-title">
+          <div class="card dialog" role="alertdialog" aria-modal="true" aria-labelledby="confirm-title" onKeyDown={(event) => event.key === "Escape" && setConfirming(null)}>
             <h2 id="confirm-title">{t.confirmRedeem(confirming.title, confirming.cost)}</h2>
             <div class="row">
               <button class="btn ghost" onClick={() => setConfirming(null)}>{t.cancel}</button>

@@ -9,7 +9,12 @@ export function applyTheme(theme: MeConfig["theme"], reducedMotion: boolean): vo
     "--text": c.text, "--muted": c.muted, "--success": c.success, "--warning": c.warning, "--danger": c.danger,
     "--radius": `${theme.radius}px`,
   };
-  for (const [name, value] of Object.entries(vars)) root.style.setProperty(name, value);
+  // A forced light or dark scheme keeps the club's brand colours but not its background and text colours.
+  const forced = root.dataset.scheme === "light" || root.dataset.scheme === "dark";
+  for (const [name, value] of Object.entries(vars)) {
+    if (forced && ["--bg", "--surface", "--text", "--muted"].includes(name)) continue;
+    root.style.setProperty(name, value);
+  }
   if (theme.font) root.style.setProperty("--font", `${JSON.stringify(theme.font)}, system-ui, sans-serif`);
   root.dataset.cardStyle = theme.card_style;
   root.dataset.glow = String(theme.glow);
