@@ -273,9 +273,10 @@ describe("participant widget in Chromium", () => {
     }
   });
 
-  it("speaks English and draws a light scheme when the host asks, still accessible", async () => {
+  it("speaks English, draws a light scheme and respects reduced motion when asked, still accessible", async () => {
     const english = await context.newPage();
     await english.setViewportSize({ width: 320, height: 700 });
+    await english.emulateMedia({ reducedMotion: "reduce", colorScheme: "light" });
     await english.goto(`http://localhost:${hostPort}/?locale=en&scheme=light`);
     const frame = await waitForFrame(english);
     await frame.getByTestId("level").first().waitFor({ timeout: FRAME_TIMEOUT });
@@ -285,6 +286,10 @@ describe("participant widget in Chromium", () => {
     page = english;
     try {
       await expectAccessible("home (en, light)");
+      // With reduced motion the wheel never animates (it would jump straight to the server's slice).
+      const wheel = await open("wheel");
+      await wheel.getByRole("button", { name: "Spin" }).waitFor({ timeout: FRAME_TIMEOUT });
+      expect(await wheel.getByTestId("wheel").evaluate((svg) => (svg as SVGElement).style.transition)).toMatch(/^none/);
     } finally {
       page = previous;
       await english.close();
