@@ -50,6 +50,7 @@ export const operations = [
   {"operationId":"Me_claimCashback","method":"post","path":"/v1/me/cashback/claim","koaPath":"/v1/me/cashback/claim","tag":"Me","security":[["SecretKeyAuth","ParticipantHeaderAuth"],["ParticipantTokenAuth"]],"body":null,"params":{"path":[],"query":[],"headers":[]},"successStatuses":[200],"responseHeaders":{"200":["X-Request-Id"],"401":["X-Request-Id"],"404":["X-Request-Id"],"409":["X-Request-Id"],"500":["X-Request-Id"]}},
   {"operationId":"Me_getCheckin","method":"get","path":"/v1/me/checkin","koaPath":"/v1/me/checkin","tag":"Me","security":[["SecretKeyAuth","ParticipantHeaderAuth"],["ParticipantTokenAuth"]],"body":null,"params":{"path":[],"query":[],"headers":[]},"successStatuses":[200],"responseHeaders":{"200":["X-Request-Id"],"401":["X-Request-Id"],"404":["X-Request-Id"],"500":["X-Request-Id"]}},
   {"operationId":"Me_claimCheckin","method":"post","path":"/v1/me/checkin","koaPath":"/v1/me/checkin","tag":"Me","security":[["SecretKeyAuth","ParticipantHeaderAuth"],["ParticipantTokenAuth"]],"body":null,"params":{"path":[],"query":[],"headers":[]},"successStatuses":[200],"responseHeaders":{"200":["X-Request-Id"],"401":["X-Request-Id"],"404":["X-Request-Id"],"409":["X-Request-Id"],"500":["X-Request-Id"]}},
+  {"operationId":"Me_getConfig","method":"get","path":"/v1/me/config","koaPath":"/v1/me/config","tag":"Me","security":[["SecretKeyAuth","ParticipantHeaderAuth"],["ParticipantTokenAuth"]],"body":null,"params":{"path":[],"query":["embedder"],"headers":["if-none-match"]},"successStatuses":[200],"responseHeaders":{"200":["Cache-Control","ETag","X-Request-Id"],"304":["Cache-Control","ETag","X-Request-Id"],"401":["X-Request-Id"],"403":["X-Request-Id"],"404":["X-Request-Id"],"422":["X-Request-Id"],"500":["X-Request-Id"]}},
   {"operationId":"Me_listLeaderboards","method":"get","path":"/v1/me/leaderboards","koaPath":"/v1/me/leaderboards","tag":"Me","security":[["SecretKeyAuth","ParticipantHeaderAuth"],["ParticipantTokenAuth"]],"body":null,"params":{"path":[],"query":[],"headers":[]},"successStatuses":[200],"responseHeaders":{"200":["X-Request-Id"],"401":["X-Request-Id"],"404":["X-Request-Id"],"500":["X-Request-Id"]}},
   {"operationId":"Me_getLeaderboard","method":"get","path":"/v1/me/leaderboards/{campaign_id}","koaPath":"/v1/me/leaderboards/:campaign_id","tag":"Me","security":[["SecretKeyAuth","ParticipantHeaderAuth"],["ParticipantTokenAuth"]],"body":null,"params":{"path":["campaign_id"],"query":["limit"],"headers":[]},"successStatuses":[200],"responseHeaders":{"200":["X-Request-Id"],"401":["X-Request-Id"],"404":["X-Request-Id"],"422":["X-Request-Id"],"500":["X-Request-Id"]}},
   {"operationId":"Me_listMissions","method":"get","path":"/v1/me/missions","koaPath":"/v1/me/missions","tag":"Me","security":[["SecretKeyAuth","ParticipantHeaderAuth"],["ParticipantTokenAuth"]],"body":null,"params":{"path":[],"query":[],"headers":[]},"successStatuses":[200],"responseHeaders":{"200":["X-Request-Id"],"401":["X-Request-Id"],"404":["X-Request-Id"],"500":["X-Request-Id"]}},
@@ -132,7 +133,8 @@ export interface HandlerRequest<Op extends OperationId> {
 }
 
 type Responses<Op extends OperationId> = OperationTypes[Op]["responses"];
-type SuccessStatus<Op extends OperationId> = OperationSpecOf<Op>["successStatuses"][number] & keyof Responses<Op>;
+/** A handler answers its 2xx responses, and 304 where the contract documents a conditional GET (If-None-Match). */
+type SuccessStatus<Op extends OperationId> = (OperationSpecOf<Op>["successStatuses"][number] | 304) & keyof Responses<Op>;
 type ResponseBody<R> = R extends { content: { "application/json": infer Body } } ? Body : undefined;
 /** The documented headers a handler sets: the index signature and X-Request-Id (set by the server) removed. */
 type ResponseHeaders<R> = R extends { headers: infer H }
@@ -140,7 +142,7 @@ type ResponseHeaders<R> = R extends { headers: infer H }
   : {};
 type WithHeaders<H> = {} extends H ? { headers?: H } : { headers: H };
 
-/** One variant per documented 2xx response of the operation. */
+/** One variant per documented 2xx (or 304) response of the operation. */
 export type HandlerResponse<Op extends OperationId> = {
   [S in SuccessStatus<Op>]: { status: S; body: ResponseBody<Responses<Op>[S]> } & WithHeaders<ResponseHeaders<Responses<Op>[S]>>;
 }[SuccessStatus<Op>];

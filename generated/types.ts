@@ -542,6 +542,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a participant front end needs to draw the club (theme, currencies, home blocks, module cards, FAQ, avatars, icons, levels, tiers with their benefits, the check-in calendar, the wheel's slices, the store, rewards, missions and the legal note), never the configuration's server-only parts
+         * @description What a participant front end needs to draw the club (theme, currencies,
+         *     home blocks, module cards, FAQ, avatars, icons, levels, tiers with their
+         *     benefits, the check-in calendar, the wheel's slices, the store, rewards,
+         *     missions and the legal note), never the configuration's server-only parts.
+         *     The same for every participant of the club (the participant need not
+         *     exist yet). Cache it: `Cache-Control: private, max-age=60`, and
+         *     `If-None-Match` with the `ETag` answers 304 while it is unchanged.
+         *
+         *     `embedder` lets an embedded front end check the page it is drawn in: the
+         *     widget sends the origin of the host page that handed it the token (the
+         *     origin the browser reports for that `postMessage`), and a page origin not
+         *     in the club's `allowedOrigins` answers 403 `origin_not_allowed`, which the
+         *     widget shows instead of the club. The list itself is never sent. This
+         *     server's own origin is always allowed (its demo page, pages on the club host).
+         */
+        get: operations["Me_getConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/leaderboards": {
         parameters: {
             query?: never;
@@ -2942,6 +2975,7 @@ export interface components {
          *     - `unauthorized` (401): no key, or an unknown, malformed or revoked key.
          *     - `invalid_token` (401): a participant token that is expired, tampered with or issued for another club or environment.
          *     - `secret_key_required` (403): a participant token on an operation marked secret-key-only (rename and every management route); on the other server routes a participant token gets 401 `unauthorized`. Participant tokens are accepted only on `/v1/me/*`.
+         *     - `origin_not_allowed` (403): `GET /v1/me/config?embedder=` names a page origin that is not in the club's `allowedOrigins` (the widget shows this instead of the club).
          *     - `not_found` (404): the resource does not exist in the key's club and environment (another club's key also gets this).
          *     - `route_not_found` (404): no such route. `method_not_allowed` (405): the route exists, not with this method (see `Allow`).
          *     - `not_implemented` (501): an operation of this contract that this deployment does not serve yet.
@@ -3453,6 +3487,37 @@ export interface components {
             env: components["schemas"]["Env"];
             /** @description What happened; the shape depends on `type`. */
             data: components["schemas"]["LevelUpWebhookData"];
+        };
+        /**
+         * @description Everything a participant front end needs to draw the club, from the
+         *     published configuration and never its server-only parts (rule internals,
+         *     weights, audiences, webhook settings, allowed origins, reward payloads,
+         *     benefits not `compliance: ok`). The same for every participant of the club.
+         */
+        MeConfig: {
+            club_name: string;
+            /**
+             * Format: int32
+             * @description The published configuration version this view was made from.
+             */
+            config_version: number;
+            theme: components["schemas"]["SurfaceTheme"];
+            currencies: components["schemas"]["SurfaceCurrency"][];
+            home: components["schemas"]["SurfaceHomeBlock"][];
+            module_cards: components["schemas"]["SurfaceModuleCard"][];
+            faq: components["schemas"]["SurfaceFaqItem"][];
+            avatars: components["schemas"]["SurfaceImage"][];
+            icons: components["schemas"]["SurfaceImage"][];
+            levels: components["schemas"]["SurfaceLevel"][];
+            tiers: components["schemas"]["SurfaceTier"][];
+            /** @description Null when the check-in is disabled. */
+            checkin: components["schemas"]["SurfaceCheckin"] | null;
+            /** @description Null when the wheel is disabled. */
+            wheel: components["schemas"]["SurfaceWheel"] | null;
+            store: components["schemas"]["SurfaceStoreItem"][];
+            rewards: components["schemas"]["SurfaceReward"][];
+            missions: components["schemas"]["SurfaceMission"][];
+            legal_note: string | null;
         };
         /** @description Data of `message.requested`. */
         MessageRequestedWebhookData: {
@@ -5169,6 +5234,171 @@ export interface components {
          * @enum {string}
          */
         SubscribableWebhookEvent: "reward.delivery_requested" | "reward.granted" | "reward.delivered" | "reward.delivery_failed" | "participant.created" | "level.up" | "tier.changed" | "checkin.completed" | "mission.completed" | "wheel.spun" | "code.redeemed" | "store.purchased" | "cashback.credited" | "referral.qualified" | "message.requested" | "tournament.finished";
+        /** @description A benefit a tier gives (only benefits whose `compliance` is `ok` are shown). */
+        SurfaceBenefit: {
+            code: string;
+            name: string;
+            description: string | null;
+            icon: string | null;
+        };
+        /** @description The check-in calendar's shape (the participant's own state is `GET /v1/me/checkin`). */
+        SurfaceCheckin: {
+            /** Format: int32 */
+            days: number;
+            period: components["schemas"]["CheckinPeriod"];
+            missed_day: components["schemas"]["CheckinMissedDay"];
+            calendar: components["schemas"]["SurfaceCheckinDay"][];
+        };
+        /** @description One day of the check-in calendar: what it gives and whether the club highlights it. */
+        SurfaceCheckinDay: {
+            /** Format: int32 */
+            day: number;
+            /** @description The reward's title (or the day's configured label). */
+            label: string;
+            illustration: string | null;
+            highlight: boolean;
+        };
+        /** @description The price of a store item, in minor units of `currency`. */
+        SurfaceCost: {
+            currency: string;
+            /** Format: int64 */
+            amount_minor: number;
+        };
+        /** @description A currency as a front end formats it: amounts are integers in minor units, `decimals` says how many. */
+        SurfaceCurrency: {
+            code: string;
+            name: string;
+            /** @description An icon code (`coin`, `gem`, …) or an `icons` id or image URL. */
+            icon: string;
+            /** Format: int32 */
+            decimals: number;
+        };
+        /** @description A question of the FAQ. */
+        SurfaceFaqItem: {
+            category: string;
+            question: string;
+            answer: string;
+        };
+        /** @description An enabled home block, in the configured order. */
+        SurfaceHomeBlock: {
+            block: components["schemas"]["HomeBlockName"];
+            title: string | null;
+            subtitle: string | null;
+        };
+        /** @description A picture (an avatar to pick, or an icon that `icon`/`badge`/`illustration` fields name by `id`). */
+        SurfaceImage: {
+            id: string;
+            /** Format: uri */
+            url: string;
+            name: string | null;
+        };
+        /** @description A level's name and look. */
+        SurfaceLevel: {
+            /** Format: int32 */
+            number: number;
+            name: string;
+            badge_url: string | null;
+            color: components["schemas"]["HexColor"] | null;
+        };
+        /** @description A mission's title and picture (progress is `GET /v1/me/missions`). */
+        SurfaceMission: {
+            id: string;
+            title: string;
+            description: string | null;
+            illustration: string;
+        };
+        /** @description An enabled card of the home screen's `modules` block, for a module the engine serves. */
+        SurfaceModuleCard: {
+            module: components["schemas"]["ModuleCardModule"];
+            title: string;
+            subtitle: string;
+            illustration: string;
+            cta: string;
+            group: components["schemas"]["ModuleCardGroup"] | null;
+            layout: components["schemas"]["ModuleCardLayout"] | null;
+            tone: components["schemas"]["ModuleCardTone"] | null;
+        };
+        /** @description A reward as the participant reads about it (never its server payload). */
+        SurfaceReward: {
+            code: string;
+            title: string;
+            description: string | null;
+            illustration: string;
+            /** @description How the participant uses it once granted; null when the club wrote nothing. */
+            how_to_use: string | null;
+        };
+        /** @description An item of the store (affordability for the participant is `GET /v1/me/store`). */
+        SurfaceStoreItem: {
+            code: string;
+            title: string;
+            description: string | null;
+            illustration: string;
+            cost: components["schemas"]["SurfaceCost"];
+        };
+        /** @description The look of the widget (the configuration's `theme`, with every default filled). */
+        SurfaceTheme: {
+            name: string;
+            colors: components["schemas"]["SurfaceThemeColors"];
+            /** @description The club logo: an image URL or a `data:` URL; null without a logo. */
+            logo_url: string | null;
+            /** @description A CSS font family; null to use the widget's standard typeface. */
+            font: string | null;
+            /**
+             * Format: int32
+             * @description Corner radius of cards and buttons, in CSS pixels.
+             */
+            radius: number;
+            glow: boolean;
+            card_style: components["schemas"]["ThemeCardStyle"];
+            button_style: components["schemas"]["ThemeButtonStyle"];
+            background: components["schemas"]["ThemeBackground"];
+            background_image: string | null;
+            badge_set: components["schemas"]["ThemeBadgeSet"];
+            illustration_style: components["schemas"]["ThemeIllustrationStyle"];
+            /** @description `none` also applies when the browser asks for reduced motion. */
+            motion_level: components["schemas"]["ThemeMotionLevel"];
+        };
+        /** @description The theme's palette, every colour `#RRGGBB` (the optional ones filled with their defaults). */
+        SurfaceThemeColors: {
+            bg: components["schemas"]["HexColor"];
+            surface: components["schemas"]["HexColor"];
+            primary: components["schemas"]["HexColor"];
+            secondary: components["schemas"]["HexColor"];
+            text: components["schemas"]["HexColor"];
+            muted: components["schemas"]["HexColor"];
+            success: components["schemas"]["HexColor"];
+            warning: components["schemas"]["HexColor"];
+            danger: components["schemas"]["HexColor"];
+        };
+        /** @description A tier, the levels it spans and its benefits. */
+        SurfaceTier: {
+            code: string;
+            name: string;
+            /** Format: int32 */
+            min_level: number;
+            /** @description The last level of the tier; null for the top tier. */
+            max_level: number | null;
+            color: components["schemas"]["HexColor"] | null;
+            badge: string | null;
+            vip: boolean;
+            benefits: components["schemas"]["SurfaceBenefit"][];
+        };
+        /** @description The wheel as drawn (spins left are `GET /v1/me/wheel`). */
+        SurfaceWheel: {
+            style: components["schemas"]["WheelStyle"];
+            title_left: string;
+            title_right: string;
+            /** Format: int32 */
+            spins_per_day: number;
+            slices: components["schemas"]["SurfaceWheelSlice"][];
+        };
+        /** @description A slice of the wheel as drawn: never its weight or its reward's server payload. */
+        SurfaceWheelSlice: {
+            id: string;
+            label: string;
+            sublabel: string | null;
+            image: string | null;
+        };
         /**
          * @description A level curve given as a table of total XP. `thresholds[i]` is the total XP
          *     at which level i+1 starts, so `thresholds[0]` is 0 (level 1 starts at 0)
@@ -8309,6 +8539,101 @@ export interface operations {
              *     `checkin.requireEvent` today, and none has arrived yet this club day.
              */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Me_getConfig: {
+        parameters: {
+            query?: {
+                /** @description The origin (`https://host[:port]`) of the page embedding the caller; checked against `allowedOrigins`. */
+                embedder?: string;
+            };
+            header?: {
+                /** @description The `ETag` of a view the caller holds; 304 without a body when it still matches. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `GET /v1/me/config`'s 200 answer, cacheable and revalidated with its ETag. */
+            200: {
+                headers: {
+                    "Cache-Control": "private, max-age=60";
+                    /** @description A strong validator of this view: send it back in `If-None-Match` to get 304 while it is unchanged. */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeConfig"];
+                };
+            };
+            /** @description The view is unchanged since the `If-None-Match` ETag: no body. */
+            304: {
+                headers: {
+                    "Cache-Control": "private, max-age=60";
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description 401 `unauthorized` for a missing or unknown secret key, or the secret key
+             *     without `X-Participant`; 401 `invalid_token` for a participant token that is expired (15 minutes by default), tampered
+             *     with or issued for another club or environment. The embedded widget answers
+             *     `invalid_token` by asking the host page for a fresh token (`auth.expired`).
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `origin_not_allowed`: the `embedder` page origin is not in the club's `allowedOrigins`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: the club has no published configuration in this environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

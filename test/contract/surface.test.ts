@@ -25,6 +25,7 @@ const ops = operationValidators;
 
 /** The participant surface's operations; the SDKs name their methods after them. */
 const meOperationIds = [
+  "Me_getConfig",
   "Me_getProfile",
   "Me_getProgress",
   "Me_listMissions",
