@@ -349,7 +349,8 @@ export interface paths {
          * @description Sends a test event: processed at once like `POST /v1/events` (the rules run
          *     and the effects apply to the participant, in the key's environment) with
          *     `meta.test` set to `true`, so rules can tell it apart, and listed in the
-         *     event log. Use a test participant.
+         *     event log. Use a test participant. The result always carries the "why"
+         *     trace (`trace`), kept in the event log for 7 days.
          */
         post: operations["EventLog_sendTest"];
         delete?: never;
@@ -2965,6 +2966,8 @@ export interface components {
             processed_at: string | null;
             /** @description Why processing failed; null unless `failed`. */
             error: string | null;
+            /** @description The "why" trace of a test event or an event sent with `?trace=true`, kept for 7 days after receipt; null otherwise. */
+            trace: components["schemas"]["EventTrace"] | null;
         };
         /** @description A page of the event log, most recently received first. */
         EventLogList: {
@@ -2990,6 +2993,28 @@ export interface components {
             /** @description True when the idempotency key was seen before: nothing was applied again and `effects` are those of the first time. */
             duplicate: boolean;
             effects: components["schemas"]["Effect"][];
+            /** @description Present when something is probably wrong with the event, e.g. a type no rule, mission or tournament listens to (naming the closest configured type). */
+            warnings?: components["schemas"]["EventWarning"][];
+            /** @description The "why" trace (see `EventTrace`): with `?trace=true` on `POST /v1/events`, always on `POST /v1/events/test`. Not on a duplicate. */
+            trace?: components["schemas"]["EventTrace"];
+        };
+        /**
+         * @description Why the event did what it did: every rule and mission its type could touch
+         *     (those listening to it, disabled ones included, and those listening to a
+         *     type within 2 edits of it), in configuration order, rules first, matched or
+         *     skipped with the first reason. Computed by the engine only when asked for.
+         */
+        EventTrace: {
+            entries: components["schemas"]["TraceEntry"][];
+            warnings: components["schemas"]["EventWarning"][];
+        };
+        /** @description `unknown_event_type`: no rule, mission or tournament listens to the event's type. */
+        EventWarning: {
+            /** @enum {string} */
+            code: "unknown_event_type";
+            message: string;
+            /** @description The configured event type nearest by edit distance (Levenshtein); null when the club listens to none. */
+            closest_type: string | null;
         };
         /** @description Accepted for processing (`Prefer: respond-async`): stored durably, processed within seconds. */
         EventsQueued: {
@@ -5385,6 +5410,76 @@ export interface components {
          * @enum {string}
          */
         TournamentScoring: "sum" | "count" | "max_ratio";
+        /** @description An effect of a matched rule (or a mission's reward) that produced nothing or was refused. */
+        TraceEffectIssue: {
+            /** @description The effect type (`grant_xp`, `grant_currency`…). */
+            effect: string;
+            /**
+             * @description Skipped: `expression_error` (the amount expression failed at run time: `detail` says how),
+             *     `not_a_number`, `non_positive`, `out_of_range`, `daily_limit`, `unknown_currency`,
+             *     `unknown_reward`, `unknown_mission`, `mission_unavailable`, `invalid_reward_spec`.
+             *     Refused: `insufficient_balance`, `tag_limit`, `tag_too_long`.
+             */
+            reason: string;
+            detail?: string;
+        };
+        /** @description One rule or mission the event's type could touch. */
+        TraceEntry: {
+            /** @enum {string} */
+            kind: "rule" | "mission";
+            /** @description The rule's or mission's id. */
+            id: string;
+            /** @description True when the rule fired (its effects ran) or the mission progressed. */
+            matched: boolean;
+            /** @description Why it did not match; absent when it matched. */
+            reason?: components["schemas"]["TraceReason"];
+            /** @description Effects of a matched rule that produced nothing (for example an expression error). */
+            skipped_effects?: components["schemas"]["TraceEffectIssue"][];
+            /** @description Effects of a matched rule the participant's state refused (for example a short balance). */
+            refused_effects?: components["schemas"]["TraceEffectIssue"][];
+        };
+        /** @description The first reason a rule or mission did not match; the fields beyond `code` and `message` appear for the codes that use them. */
+        TraceReason: {
+            code: components["schemas"]["TraceReasonCode"];
+            /** @description One sentence for people (support staff, the console). */
+            message: string;
+            /** @description `condition`: the failing condition as written, e.g. `amount >= 100`. */
+            condition?: string;
+            /** @description `condition`, `game_filter`, `no_increment`, `not_available`: the actual value seen (null when absent). */
+            actual?: unknown;
+            /** @description `limit_reached`: `max_runs_per_participant` or `per_participant_per_day.runs`. */
+            limit?: string;
+            /** @description `limit_reached`: the participant's counter. */
+            counter?: number;
+            /** @description `limit_reached`: the configured maximum. */
+            max?: number;
+            /**
+             * Format: date-time
+             * @description `cooldown`: when the rule may fire again.
+             */
+            until?: string;
+            /** @description `duplicate`: the dedupe key already seen. */
+            dedupe_key?: string;
+            /** @description `trigger_type`: the event type it listens to. */
+            expected_type?: string;
+        };
+        /**
+         * @description Why a rule or mission did not match the event (the first reason found, in
+         *     this order for a rule: trigger type, disabled, conditions, game filter,
+         *     dedupe key, `max_runs_per_participant`, cooldown, `per_participant_per_day.runs`):
+         *     - `trigger_type`: it listens to another type, within a typo's distance (2 edits) of this one: `expected_type`.
+         *     - `disabled`: `enabled: false` in the configuration.
+         *     - `condition`: the first false condition, as written (`condition`), and the value it saw (`actual`).
+         *     - `game_filter`: the event's game (`actual`: `game_type`, `game_provider`, `game_id`) is outside the filter.
+         *     - `duplicate`: the rule already fired for this `dedupe_key` (its `idempotency` path).
+         *     - `limit_reached`: `limit` reached: the participant's `counter` against `max`.
+         *     - `cooldown`: the rule may fire again at `until`.
+         *     - `not_available`: a mission outside its dates or audience.
+         *     - `no_increment`: a `sum` mission whose goal field has no positive value (`actual`).
+         *     - `already_completed`: a mission already completed in its current period.
+         * @enum {string}
+         */
+        TraceReasonCode: "trigger_type" | "disabled" | "condition" | "game_filter" | "duplicate" | "limit_reached" | "cooldown" | "not_available" | "no_increment" | "already_completed";
         /** @description A webhook endpoint of the key's club and environment (test and live have their own). */
         WebhookEndpoint: {
             /** @description `we_…`. */
@@ -7134,7 +7229,14 @@ export interface operations {
     };
     Events_send: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description `true` to get the "why" trace in the result (see `EventTrace`); it is
+                 *     also kept with the event in the event log for 7 days. Costs nothing when
+                 *     absent. Not available with `Prefer: respond-async`.
+                 */
+                trace?: boolean;
+            };
             header?: {
                 /** @description Idempotency key (1..128); without it the event's `id` is used. */
                 "Idempotency-Key"?: components["schemas"]["EventIdempotencyKey"];

@@ -1,5 +1,6 @@
 import type { Database } from "../db/orm.js";
 import { creditDueCashbackForAllClubs } from "../usecases/cashback-claims.js";
+import { purgeOldTraces } from "../usecases/event-log.js";
 import { expireCurrencyLots } from "../usecases/lot-expiry.js";
 import { reviewTiers } from "../usecases/tier-review.js";
 import { WebhookDispatcher } from "../webhooks/dispatch.js";
@@ -48,6 +49,7 @@ export function workerTasks(db: Database, publicUrl: string | undefined): Schedu
     { name: "unconfirmed delivery warnings", intervalMs: 5 * MINUTE_MS, run: (now) => warnUnconfirmedDeliveries(db, now) },
     { name: "currency lot expiry", intervalMs: 5 * MINUTE_MS, run: (now) => expireCurrencyLots(db, now) },
     { name: "monthly tier review", intervalMs: HOUR_MS, run: (now) => reviewTiers(db, now) },
+    { name: "event trace retention", intervalMs: HOUR_MS, run: (now) => purgeOldTraces(db, now) },
   ];
   if (publicUrl !== undefined) {
     tasks.push({ name: "automatic cashback", intervalMs: HOUR_MS, run: (now) => creditDueCashbackForAllClubs(db, { now, publicUrl }) });
