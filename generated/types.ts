@@ -813,6 +813,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/wheel/seed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotates the participant's provably fair seed pair: reveals the server seed in use (so every spin drawn with it can be verified) and commits to a new one with client_seed (random when omitted), nonce 0
+         * @description Rotates the participant's provably fair seed pair: reveals the server
+         *     seed in use (so every spin drawn with it can be verified) and commits to a
+         *     new one with `client_seed` (random when omitted), nonce 0. See `WheelFairness`.
+         */
+        post: operations["Me_rotateWheelSeed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/wheel/spin": {
         parameters: {
             query?: never;
@@ -832,6 +854,26 @@ export interface paths {
          *     after a timeout never spends a second spin.
          */
         post: operations["Me_spinWheel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/wheel/spins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The participant's own provably fair spins, most recent first (see WheelSpinAudit)
+         * @description The participant's own provably fair spins, most recent first (see `WheelSpinAudit`).
+         */
+        get: operations["Me_listWheelSpins"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -971,6 +1013,26 @@ export interface paths {
          *     is created when absent, so a token can be issued at first login.
          */
         post: operations["Participants_createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/participants/{external_id}/wheel_spins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The participant's provably fair spins, most recent first, with seeds (the server seed once revealed), nonces, weights and outcomes
+         * @description The participant's provably fair spins, most recent first, with seeds (the server seed once revealed), nonces, weights and outcomes.
+         */
+        get: operations["WheelAudit_list"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3774,10 +3836,6 @@ export interface components {
          * @enum {string}
          */
         MyRewardStatus: "granted" | "pending_delivery" | "delivered" | "delivery_failed" | "expired";
-        /** @description Not found in the key's club and environment. */
-        NotFoundResponse: {
-            body: components["schemas"]["ErrorBody"];
-        };
         /**
          * @description A message for the participant in the club's inbox, created by the club's
          *     rules (`notify` effects) and by what happens to the participant (a level up,
@@ -4492,6 +4550,14 @@ export interface components {
             level: number;
             /** @description Balance per currency code, in minor units. */
             balances: Record<string, unknown>;
+        };
+        /** @description A server seed no longer in use, revealed. */
+        RevealedWheelSeed: {
+            server_seed: string;
+            server_seed_hash: string;
+            client_seed: string;
+            /** @description How many spins were drawn with it (nonces 0 to spins − 1). */
+            spins: number;
         };
         /** @description A reward: what rules, missions, tournaments, check-in, the wheel and the store grant. */
         RewardConfig: {
@@ -5753,10 +5819,52 @@ export interface components {
             probabilityVersion?: number;
         };
         /**
+         * @description Provably fair spins (commit–reveal). Each participant has a server seed,
+         *     kept secret while in use, whose SHA-256 hash (`server_seed_hash`, lower-case
+         *     hex of the seed's text) is shown before any spin; a client seed the
+         *     participant may choose (`POST /v1/me/wheel/seed`); and a nonce counting the
+         *     spins made with the pair (0, 1, 2…). A spin's slice is:
+         *
+         *     1. `digest` = HMAC-SHA256 with key = the UTF-8 bytes of the server seed (its
+         *     64 hex characters as text) over the UTF-8 bytes of `client_seed + ":" + nonce`
+         *     (the nonce in decimal, e.g. `"my-seed:7"`);
+         *     2. `draw` = the first 13 hex digits of `digest` (52 bits) as an integer,
+         *     divided by 2^52: a number in [0, 1);
+         *     3. walking the slices in wheel order, skipping weight 0, adding their
+         *     weights (IEEE-754 doubles): the first slice whose running sum is greater
+         *     than `draw` × the sum of all weights wins (the last slice of positive
+         *     weight when rounding leaves the draw past every boundary).
+         *
+         *     Rotating the seed (`POST /v1/me/wheel/seed`) reveals the server seed, so
+         *     every spin made with it can be recomputed — `verifyWheelSpin` in
+         *     `@clube/browser` does exactly that — and commits to a new one. The audit
+         *     (`GET /v1/participants/{external_id}/wheel_spins`, `GET /v1/me/wheel/spins`)
+         *     lists each spin with its seeds, nonce, weights and outcome.
+         */
+        WheelFairness: {
+            /** @description SHA-256 (lower-case hex) of the server seed the next spin uses. */
+            server_seed_hash: string;
+            client_seed: string;
+            /** @description The nonce of the next spin. */
+            next_nonce: number;
+        };
+        /**
          * @description The kind of prize a wheel slice shows; the same kinds as a reward delivery payload.
          * @enum {string}
          */
         WheelPrizeKind: "free_spins" | "bonus" | "cash";
+        /** @description The answer to a seed rotation. */
+        WheelSeedRotated: {
+            /** @description The seed pair just retired, with its server seed; null when the participant had none yet. */
+            revealed: components["schemas"]["RevealedWheelSeed"] | null;
+            /** @description The new commitment. */
+            next: components["schemas"]["WheelFairness"];
+        };
+        /** @description `POST /v1/me/wheel/seed`: reveal the server seed in use and commit to a new one. */
+        WheelSeedRotation: {
+            /** @description The client seed for the new pair (1..64 printable characters); a random one when omitted. */
+            client_seed?: string;
+        };
         /** @description One slice of the wheel. */
         WheelSlice: {
             /** @description Stable identifier, reported as `sliceId` in spin results. */
@@ -5828,6 +5936,34 @@ export interface components {
          * @description A per-tier prize quantity.
          */
         WheelSliceTierQuantity: number;
+        /** @description One spin in the wheel audit. */
+        WheelSpinAudit: {
+            spin_id: string;
+            /** Format: date-time */
+            spun_at: string;
+            /** @description The slice's 0-based position and id. */
+            index: number;
+            slice_id: string;
+            probability_version: number;
+            /** @description The slice weights the spin was drawn with, in wheel order. */
+            weights: number[];
+            server_seed_hash: string;
+            /** @description The server seed, once revealed by a rotation; null while still in use. */
+            server_seed: string | null;
+            client_seed: string;
+            nonce: number;
+        };
+        /** @description The provably fair spins, most recent first. */
+        WheelSpinAuditList: {
+            data: components["schemas"]["WheelSpinAudit"][];
+            has_more: boolean;
+        };
+        /** @description The seeds and nonce one spin was drawn with (see `WheelFairness`). */
+        WheelSpinFairness: {
+            server_seed_hash: string;
+            client_seed: string;
+            nonce: number;
+        };
         /**
          * @description The outcome of one spin. The slice is drawn with probability weight / sum of
          *     the weights, using a cryptographic random source; every spin is recorded
@@ -5854,6 +5990,8 @@ export interface components {
             duplicate: boolean;
             /** @description What the reward gave, as in event results. */
             effects: components["schemas"]["Effect"][];
+            /** @description The seeds and nonce the slice was derived from (see `WheelFairness`). */
+            fairness?: components["schemas"]["WheelSpinFairness"];
         };
         /** @description Data of `wheel.spun`. */
         WheelSpunWebhookData: {
@@ -5926,6 +6064,8 @@ export interface components {
             spinsLeft: number;
             /** @description When the next spin becomes available while `spinsLeft` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0. */
             nextSpinAt: string | null;
+            /** @description The commitment the next spin is drawn with: published before the spin (see `WheelFairness`). */
+            fairness: components["schemas"]["WheelFairness"];
         };
         /**
          * @description The wheel's artwork.
@@ -9011,6 +9151,82 @@ export interface operations {
             };
         };
     };
+    Me_rotateWheelSeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WheelSeedRotation"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WheelSeedRotated"];
+                };
+            };
+            /**
+             * @description 401 `unauthorized` for a missing or unknown secret key, or the secret key
+             *     without `X-Participant`; 401 `invalid_token` for a participant token that is expired (15 minutes by default), tampered
+             *     with or issued for another club or environment. The embedded widget answers
+             *     `invalid_token` by asking the host page for a fresh token (`auth.expired`).
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description Headless mode names a participant with `X-Participant`; when no participant
+             *     with that `external_id` exists in the key's club and environment the answer is
+             *     404 `not_found` (the surface never creates participants: create them with
+             *     `POST /v1/participants` or by issuing a token). A participant token always
+             *     names an existing participant, since issuing it creates the participant.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Me_spinWheel: {
         parameters: {
             query?: never;
@@ -9069,6 +9285,83 @@ export interface operations {
              *     409 `wheel_disabled`: the club has no wheel, or it is disabled.
              */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Me_listWheelSpins: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The `id` of the last item of the previous page: the page starts after it. An id that is not in the list answers 422 naming `query.starting_after`. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WheelSpinAuditList"];
+                };
+            };
+            /**
+             * @description 401 `unauthorized` for a missing or unknown secret key, or the secret key
+             *     without `X-Participant`; 401 `invalid_token` for a participant token that is expired (15 minutes by default), tampered
+             *     with or issued for another club or environment. The embedded widget answers
+             *     `invalid_token` by asking the host page for a fresh token (`auth.expired`).
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description Headless mode names a participant with `X-Participant`; when no participant
+             *     with that `external_id` exists in the key's club and environment the answer is
+             *     404 `not_found` (the surface never creates participants: create them with
+             *     `POST /v1/participants` or by issuing a token). A participant token always
+             *     names an existing participant, since issuing it creates the participant.
+             */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -9554,6 +9847,84 @@ export interface operations {
              *     participant-token signing secret for this environment, `internal_error` for
              *     any other failure.
              */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    WheelAudit_list: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The `id` of the last item of the previous page: the page starts after it. An id that is not in the list answers 422 naming `query.starting_after`. */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                external_id: components["schemas"]["ExternalId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WheelSpinAuditList"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

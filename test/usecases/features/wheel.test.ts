@@ -208,6 +208,7 @@ describeEachDatabase("wheel use cases", (kind) => {
     await join(scope, "joao");
     expect(await getWheelState(club.db, scope, "joao", noon("2026-11-05"))).toEqual({
       style: "classica", titleLeft: "ROLETA", titleRight: "GRATUITA", slices: [], spinsLeft: 0, nextSpinAt: null,
+      fairness: { server_seed_hash: expect.stringMatching(/^[0-9a-f]{64}$/), client_seed: expect.any(String), next_nonce: 0 },
     });
   });
 });

@@ -7,7 +7,7 @@ import { Event, RuleRun } from "./event.js";
 import { Badge, LeaderboardEntry, MissionProgress } from "./achievements.js";
 import { Delivery, ParticipantReward, Redemption } from "./reward.js";
 import { Affiliate, AffiliateAttribution, Referral } from "./referral.js";
-import { CheckinClaim, Notification, WheelSpin } from "./engagement.js";
+import { CheckinClaim, Notification, WheelSeed, WheelSpin } from "./engagement.js";
 import { Game } from "./game.js";
 import { StaffWarning } from "./staff-warning.js";
 import { OutboxMessage, WebhookEndpoint, WebhookSending } from "./webhook.js";
@@ -34,6 +34,6 @@ export * from "./tier-review.js";
 export const allEntities = [
   Club, ApiKey, ClubSecret, ConfigVersion, CashbackProgram, Participant, Balance, LedgerEntry, CurrencyLot,
   Event, RuleRun, MissionProgress, Badge, LeaderboardEntry, ParticipantReward, Delivery, Redemption,
-  Referral, Affiliate, AffiliateAttribution, Notification, CheckinClaim, WheelSpin, Game, StaffWarning,
+  Referral, Affiliate, AffiliateAttribution, Notification, CheckinClaim, WheelSpin, WheelSeed, Game, StaffWarning,
   WebhookEndpoint, OutboxMessage, WebhookSending, Job, CashbackCredit, TierReview,
 ];
