@@ -5813,7 +5813,10 @@ export interface components {
             /**
              * Format: int32
              * @description Version of the slice weights. Increase it whenever weights or prizes
-             *     change: every spin records the version it was drawn with.
+             *     change: every spin records the version it was drawn with. Publishing a
+             *     wheel whose slice ids, weights, rewards or `tierQty` differ from the
+             *     published wheel's without a higher version publishes it with the
+             *     published version + 1, so a version always names one set of odds.
              * @default 1
              */
             probabilityVersion?: number;

@@ -67,6 +67,19 @@ describeEachDatabase("API provably fair wheel", (kind) => {
     }
   });
 
+  it("changes probabilityVersion when the weights change, even if the draft keeps it", async () => {
+    const before = (await api.request("GET", "/v1/config")).body.config.wheel.probabilityVersion;
+    const config = (await api.request("GET", "/v1/config")).body.config;
+    config.wheel.slices[0].weight += 1;
+    expect((await api.request("PUT", "/v1/config/draft", { body: config })).status).toBe(200);
+    const published = await api.request("POST", "/v1/config/publish");
+    expect(published.status).toBe(200);
+    expect(published.body.config.wheel.probabilityVersion).toBe(before + 1);
+    // Unchanged odds keep the version.
+    expect((await api.request("PUT", "/v1/config/draft", { body: published.body.config })).status).toBe(200);
+    expect((await api.request("POST", "/v1/config/publish")).body.config.wheel.probabilityVersion).toBe(before + 1);
+  });
+
   it("refuses a bad client seed naming the field, and keeps audits per club", async () => {
     expectError(await me("POST", "/v1/me/wheel/seed", { client_seed: "com espaço" }), 422, "validation_failed", "body.client_seed");
     const other = await api.createOtherClub();
