@@ -202,6 +202,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/config/versions/{version}/backtest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replays the events received in [from, to) — processed ones, not repeats, in the order they were received, each at the instant it was applied — through configuration version, on a copy of the participants' state at from, in memory: nothing is written
+         * @description Replays the events received in [`from`, `to`) — processed ones, not
+         *     repeats, in the order they were received, each at the instant it was
+         *     applied — through configuration `version`, on a copy of the participants'
+         *     state at `from`, in memory: nothing is written. Answers, per rule and
+         *     mission, the runs, participants reached, XP, currencies and rewards of
+         *     the replay, what the published configuration actually did with the same
+         *     events (their stored effects), and the difference.
+         *
+         *     The state at `from` is rebuilt from history: XP and balances from the
+         *     ledger before `from`, level and tier from that XP, event counts from the
+         *     events before `from`; rule counters, mission progress, lots, badges and
+         *     tags start empty at `from` (a rule's `max_runs_per_participant` counts
+         *     only the period's runs).
+         *
+         *     Bounded: a period holding more than 10,000 events answers 422 naming
+         *     `body.to`; split it into shorter periods. Synchronous.
+         */
+        post: operations["Backtests_run"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/deliveries": {
         parameters: {
             query?: never;
@@ -1637,6 +1672,51 @@ export interface components {
         AffiliateUpdate: {
             name?: string;
             status?: components["schemas"]["AffiliateStatus"];
+        };
+        /** @description The period of a backtest: events received in [`from`, `to`). */
+        BacktestRequest: {
+            /** Format: date-time */
+            from: string;
+            /**
+             * Format: date-time
+             * @description After `from`.
+             */
+            to: string;
+        };
+        /** @description The result of a backtest. Nothing was written. */
+        BacktestResult: {
+            /** @description The configuration version replayed. */
+            version: number;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description Events replayed (processed, not repeats), at most 10,000. */
+            events: number;
+            /** @description Distinct participants of those events. */
+            participants: number;
+            /** @description Every rule and mission that did something under either configuration, by source id. */
+            sources: components["schemas"]["BacktestSource"][];
+        };
+        /** @description One rule (`rule:<id>`) or mission (`mission:<id>`): the draft's replay, what the published configuration actually did, and draft − published. */
+        BacktestSource: {
+            source: string;
+            draft: components["schemas"]["BacktestTally"];
+            published: components["schemas"]["BacktestTally"];
+            difference: components["schemas"]["BacktestTally"];
+        };
+        /** @description What one rule or mission did over the period. Currencies in minor units. */
+        BacktestTally: {
+            /** @description Events on which it fired (a rule) or progressed (a mission). */
+            runs: number;
+            /** @description Distinct participants it reached. */
+            participants: number;
+            xp: number;
+            /** @description Per currency code, in the currency's minor units. */
+            currencies_minor: Record<string, unknown>;
+            rewards: number;
+            /** @description Missions: completions. */
+            completions: number;
         };
         /** @description A badge was granted. */
         BadgeGrantedEffect: {
@@ -7022,6 +7102,83 @@ export interface operations {
             };
             /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Backtests_run: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BacktestRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BacktestResult"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

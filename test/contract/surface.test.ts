@@ -33,6 +33,8 @@ const meOperationIds = [
   "Me_claimCheckin",
   "Me_getWheel",
   "Me_spinWheel",
+  "Me_rotateWheelSeed",
+  "Me_listWheelSpins",
   "Me_listStore",
   "Me_redeemStoreItem",
   "Me_listRewards",
@@ -69,6 +71,7 @@ const managementOperationIds = [
   "EventLog_list",
   "EventLog_sendTest",
   "Warnings_list",
+  "Backtests_run",
 ];
 
 const meAuth = [{ SecretKeyAuth: [], ParticipantHeaderAuth: [] }, { ParticipantTokenAuth: [] }];

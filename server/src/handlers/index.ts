@@ -12,6 +12,7 @@ import { meHandlers } from "./me.js";
 import { participantHandlers } from "./participants.js";
 import { consoleHandlers } from "./console.js";
 import { wheelAuditHandlers } from "./wheel-audit.js";
+import { backtestHandlers } from "./backtests.js";
 
 /**
  * Every contracted operation's handler. The `Handlers` type comes from the
@@ -30,5 +31,6 @@ export function createHandlers(services: Services): Handlers<RequestContext> {
     ...growthHandlers(services),
     ...consoleHandlers(services),
     ...wheelAuditHandlers(services),
+    ...backtestHandlers(services),
   };
 }
