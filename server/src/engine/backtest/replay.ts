@@ -52,7 +52,7 @@ export class Tally {
       if (source === null) continue;
       const tally = touch(source);
       if (effect.type === "xp_granted") tally.xp += effect.amount;
-      else if (effect.type === "currency_granted") tally.currencies[effect.currency] = (tally.currencies[effect.currency] ?? 0) + effect.amount;
+      else if (effect.type === "currency_granted") tally.currencies[effect.currency] = (tally.currencies[effect.currency] ?? 0) + effect.amount_minor;
       else if (effect.type === "reward_granted") tally.rewards++;
       else if (effect.type === "mission_completed") tally.completions++;
     }
