@@ -5598,7 +5598,7 @@ export interface components {
             /** @description `limit_reached`: the participant's counter. */
             counter?: number;
             /** @description `limit_reached`: the configured maximum. */
-            max?: number;
+            maximum?: number;
             /**
              * Format: date-time
              * @description `cooldown`: when the rule may fire again.
@@ -5618,7 +5618,7 @@ export interface components {
          *     - `condition`: the first false condition, as written (`condition`), and the value it saw (`actual`).
          *     - `game_filter`: the event's game (`actual`: `game_type`, `game_provider`, `game_id`) is outside the filter.
          *     - `duplicate`: the rule already fired for this `dedupe_key` (its `idempotency` path).
-         *     - `limit_reached`: `limit` reached: the participant's `counter` against `max`.
+         *     - `limit_reached`: `limit` reached: the participant's `counter` against `maximum`.
          *     - `cooldown`: the rule may fire again at `until`.
          *     - `not_available`: a mission outside its dates or audience.
          *     - `no_increment`: a `sum` mission whose goal field has no positive value (`actual`).

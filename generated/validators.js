@@ -20292,8 +20292,8 @@ validate477.evaluated = {"props":{"code":true,"message":true,"closest_type":true
 
 const schema228 = {"type":"object","required":["entries","warnings"],"properties":{"entries":{"type":"array","items":{"$ref":"#/components/schemas/TraceEntry"}},"warnings":{"type":"array","items":{"$ref":"#/components/schemas/EventWarning"}}},"description":"Why the event did what it did: every rule and mission its type could touch\n(those listening to it, disabled ones included, and those listening to a\ntype within 2 edits of it), in configuration order, rules first, matched or\nskipped with the first reason. Computed by the engine only when asked for."};
 const schema229 = {"type":"object","required":["kind","id","matched"],"properties":{"kind":{"type":"string","enum":["rule","mission"]},"id":{"type":"string","description":"The rule's or mission's id."},"matched":{"type":"boolean","description":"True when the rule fired (its effects ran) or the mission progressed."},"reason":{"allOf":[{"$ref":"#/components/schemas/TraceReason"}],"description":"Why it did not match; absent when it matched."},"skipped_effects":{"type":"array","items":{"$ref":"#/components/schemas/TraceEffectIssue"},"description":"Effects of a matched rule that produced nothing (for example an expression error)."},"refused_effects":{"type":"array","items":{"$ref":"#/components/schemas/TraceEffectIssue"},"description":"Effects of a matched rule the participant's state refused (for example a short balance)."}},"description":"One rule or mission the event's type could touch."};
-const schema230 = {"type":"object","required":["code","message"],"properties":{"code":{"$ref":"#/components/schemas/TraceReasonCode"},"message":{"type":"string","description":"One sentence for people (support staff, the console)."},"condition":{"type":"string","description":"`condition`: the failing condition as written, e.g. `amount >= 100`."},"actual":{"description":"`condition`, `game_filter`, `no_increment`, `not_available`: the actual value seen (null when absent)."},"limit":{"type":"string","description":"`limit_reached`: `max_runs_per_participant` or `per_participant_per_day.runs`."},"counter":{"type":"integer","description":"`limit_reached`: the participant's counter."},"max":{"type":"integer","description":"`limit_reached`: the configured maximum."},"until":{"type":"string","format":"date-time","description":"`cooldown`: when the rule may fire again."},"dedupe_key":{"type":"string","description":"`duplicate`: the dedupe key already seen."},"expected_type":{"type":"string","description":"`trigger_type`: the event type it listens to."}},"description":"The first reason a rule or mission did not match; the fields beyond `code` and `message` appear for the codes that use them."};
-const schema231 = {"type":"string","enum":["trigger_type","disabled","condition","game_filter","duplicate","limit_reached","cooldown","not_available","no_increment","already_completed"],"description":"Why a rule or mission did not match the event (the first reason found, in\nthis order for a rule: trigger type, disabled, conditions, game filter,\ndedupe key, `max_runs_per_participant`, cooldown, `per_participant_per_day.runs`):\n- `trigger_type`: it listens to another type, within a typo's distance (2 edits) of this one: `expected_type`.\n- `disabled`: `enabled: false` in the configuration.\n- `condition`: the first false condition, as written (`condition`), and the value it saw (`actual`).\n- `game_filter`: the event's game (`actual`: `game_type`, `game_provider`, `game_id`) is outside the filter.\n- `duplicate`: the rule already fired for this `dedupe_key` (its `idempotency` path).\n- `limit_reached`: `limit` reached: the participant's `counter` against `max`.\n- `cooldown`: the rule may fire again at `until`.\n- `not_available`: a mission outside its dates or audience.\n- `no_increment`: a `sum` mission whose goal field has no positive value (`actual`).\n- `already_completed`: a mission already completed in its current period."};
+const schema230 = {"type":"object","required":["code","message"],"properties":{"code":{"$ref":"#/components/schemas/TraceReasonCode"},"message":{"type":"string","description":"One sentence for people (support staff, the console)."},"condition":{"type":"string","description":"`condition`: the failing condition as written, e.g. `amount >= 100`."},"actual":{"description":"`condition`, `game_filter`, `no_increment`, `not_available`: the actual value seen (null when absent)."},"limit":{"type":"string","description":"`limit_reached`: `max_runs_per_participant` or `per_participant_per_day.runs`."},"counter":{"type":"integer","description":"`limit_reached`: the participant's counter."},"maximum":{"type":"integer","description":"`limit_reached`: the configured maximum."},"until":{"type":"string","format":"date-time","description":"`cooldown`: when the rule may fire again."},"dedupe_key":{"type":"string","description":"`duplicate`: the dedupe key already seen."},"expected_type":{"type":"string","description":"`trigger_type`: the event type it listens to."}},"description":"The first reason a rule or mission did not match; the fields beyond `code` and `message` appear for the codes that use them."};
+const schema231 = {"type":"string","enum":["trigger_type","disabled","condition","game_filter","duplicate","limit_reached","cooldown","not_available","no_increment","already_completed"],"description":"Why a rule or mission did not match the event (the first reason found, in\nthis order for a rule: trigger type, disabled, conditions, game filter,\ndedupe key, `max_runs_per_participant`, cooldown, `per_participant_per_day.runs`):\n- `trigger_type`: it listens to another type, within a typo's distance (2 edits) of this one: `expected_type`.\n- `disabled`: `enabled: false` in the configuration.\n- `condition`: the first false condition, as written (`condition`), and the value it saw (`actual`).\n- `game_filter`: the event's game (`actual`: `game_type`, `game_provider`, `game_id`) is outside the filter.\n- `duplicate`: the rule already fired for this `dedupe_key` (its `idempotency` path).\n- `limit_reached`: `limit` reached: the participant's `counter` against `maximum`.\n- `cooldown`: the rule may fire again at `until`.\n- `not_available`: a mission outside its dates or audience.\n- `no_increment`: a `sum` mission whose goal field has no positive value (`actual`).\n- `already_completed`: a mission already completed in its current period."};
 
 function validate482(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -20398,11 +20398,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.max !== undefined){
-let data5 = data.max;
+if(data.maximum !== undefined){
+let data5 = data.maximum;
 const _errs10 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate481.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate481.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -20475,7 +20475,7 @@ return false;
 validate481.errors = vErrors;
 return errors === 0;
 }
-validate481.evaluated = {"props":{"code":true,"message":true,"condition":true,"actual":true,"limit":true,"counter":true,"max":true,"until":true,"dedupe_key":true,"expected_type":true},"dynamicProps":false,"dynamicItems":false};
+validate481.evaluated = {"props":{"code":true,"message":true,"condition":true,"actual":true,"limit":true,"counter":true,"maximum":true,"until":true,"dedupe_key":true,"expected_type":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema232 = {"type":"object","required":["effect","reason"],"properties":{"effect":{"type":"string","description":"The effect type (`grant_xp`, `grant_currency`…)."},"reason":{"type":"string","description":"Skipped: `expression_error` (the amount expression failed at run time: `detail` says how),\n`not_a_number`, `non_positive`, `out_of_range`, `daily_limit`, `unknown_currency`,\n`unknown_reward`, `unknown_mission`, `mission_unavailable`, `invalid_reward_spec`.\nRefused: `insufficient_balance`, `tag_limit`, `tag_too_long`."},"detail":{"type":"string"}},"description":"An effect of a matched rule (or a mission's reward) that produced nothing or was refused."};
 
@@ -43938,11 +43938,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.max !== undefined){
-let data5 = data.max;
+if(data.maximum !== undefined){
+let data5 = data.maximum;
 const _errs10 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate957.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate957.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -44015,7 +44015,7 @@ return false;
 validate957.errors = vErrors;
 return errors === 0;
 }
-validate957.evaluated = {"props":{"code":true,"message":true,"condition":true,"actual":true,"limit":true,"counter":true,"max":true,"until":true,"dedupe_key":true,"expected_type":true},"dynamicProps":false,"dynamicItems":false};
+validate957.evaluated = {"props":{"code":true,"message":true,"condition":true,"actual":true,"limit":true,"counter":true,"maximum":true,"until":true,"dedupe_key":true,"expected_type":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_TraceReasonCode = validate959;
 

@@ -43,7 +43,7 @@ describeEachDatabase("API why trace", (kind) => {
     const send = (id: string) => api.request("POST", "/v1/events?trace=true", { body: { participant: "why_2", type: "user.verified", id } });
     expect(entry((await send("why-ver-1")).body, "verified")).toEqual({ kind: "rule", id: "verified", matched: true });
     const second = await send("why-ver-2");
-    expect(entry(second.body, "verified")).toMatchObject({ matched: false, reason: { code: "limit_reached", limit: "max_runs_per_participant", counter: 1, max: 1 } });
+    expect(entry(second.body, "verified")).toMatchObject({ matched: false, reason: { code: "limit_reached", limit: "max_runs_per_participant", counter: 1, maximum: 1 } });
   });
 
   it("warns about a misspelled type naming the right one; test events always carry the trace, kept in the event log", async () => {

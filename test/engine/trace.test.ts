@@ -45,8 +45,8 @@ describe("why trace", () => {
     });
     const reasons = traced(config, state).explanation!.entries.map((entry) => entry.reason);
     expect(reasons).toEqual([
-      expect.objectContaining({ code: "limit_reached", limit: "max_runs_per_participant", counter: 1, max: 1 }),
-      expect.objectContaining({ code: "limit_reached", limit: "per_participant_per_day.runs", counter: 1, max: 1 }),
+      expect.objectContaining({ code: "limit_reached", limit: "max_runs_per_participant", counter: 1, maximum: 1 }),
+      expect.objectContaining({ code: "limit_reached", limit: "per_participant_per_day.runs", counter: 1, maximum: 1 }),
       expect.objectContaining({ code: "cooldown", until: "2026-11-21T15:59:00.000Z" }),
       expect.objectContaining({ code: "duplicate", dedupe_key: "bet-1" }),
     ]);

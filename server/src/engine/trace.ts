@@ -34,7 +34,7 @@ export interface TraceReason {
   /** `limit_reached`: the limit, the participant's counter and the maximum. */
   limit?: string;
   counter?: number;
-  max?: number;
+  maximum?: number;
   /** `cooldown`: when the rule may fire again. */
   until?: string;
   /** `duplicate`: the dedupe key already seen. */
@@ -162,7 +162,7 @@ export function limitReason(gate: Exclude<RuleGate, "conditions" | "games">, rul
         message: `max_runs_per_participant reached (${run.total} of ${limits.max_runs_per_participant})`,
         limit: "max_runs_per_participant",
         counter: run.total,
-        max: limits.max_runs_per_participant,
+        maximum: limits.max_runs_per_participant,
       };
     case "cooldown": {
       const until = new Date(Date.parse(run.lastRunAt!) + (limits.cooldown_seconds ?? 0) * 1000).toISOString();
@@ -170,7 +170,7 @@ export function limitReason(gate: Exclude<RuleGate, "conditions" | "games">, rul
     }
     case "daily_runs": {
       const max = limits.per_participant_per_day?.runs;
-      return { code: "limit_reached", message: `per_participant_per_day.runs reached (${run.today.runs} of ${max})`, limit: "per_participant_per_day.runs", counter: run.today.runs, max };
+      return { code: "limit_reached", message: `per_participant_per_day.runs reached (${run.today.runs} of ${max})`, limit: "per_participant_per_day.runs", counter: run.today.runs, maximum: max };
     }
   }
 }
