@@ -1124,6 +1124,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/test_clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The test environment's time: the test clock's when one is set, real time otherwise
+         * @description The test environment's time: the test clock's when one is set, real time otherwise.
+         */
+        get: operations["TestClocks_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Back to real time
+         * @description Back to real time. Refused with 409 `test_clock_in_use` while events were recorded after real now.
+         */
+        delete: operations["TestClocks_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test_clock/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Moves the test clock forward to to (a clock starts at real now) and, before answering, runs all the work that falls due, in time order: the clock moves one day at a time at most and every scheduled task runs for the test environment at each step
+         * @description Moves the test clock forward to `to` (a clock starts at real now) and,
+         *     before answering, runs all the work that falls due, in time order: the
+         *     clock moves one day at a time at most and every scheduled task runs for
+         *     the test environment at each step. 422 naming `body.to` for a time not
+         *     after the clock's or more than one year after it.
+         */
+        post: operations["TestClocks_advance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/warnings": {
         parameters: {
             query?: never;
@@ -3011,6 +3059,7 @@ export interface components {
          *     - `sending_pending` (409): resending a webhook sending that is still being attempted.
          *     - `affiliate_code_taken` (409): another affiliate already has that code.
          *     - `participant_exists` (409): the rename target exists and `merge` is not true.
+         *     - `test_clock_in_use` (409): the test clock cannot go back to real time while events were recorded after real now.
          *     - `insufficient_balance` (409): the participant cannot pay the reward's cost; nothing was spent.
          *     - `referral_not_counted` (409), `affiliate_conflict` (409), `conflict` (409): other conflicts, explained in `message`.
          *     - `payload_too_large` (413): the body is over 1 MiB (5 MiB for `POST /v1/events/batch` and `POST /v1/games`).
@@ -5258,6 +5307,46 @@ export interface components {
             type: "tagged";
             tag: string;
             rule_id: string;
+        };
+        /**
+         * @description The club's test clock. While one is set (`frozen: true`), everything of the
+         *     club's test environment lives at `now` instead of real time, and time only
+         *     moves when you advance it: event `occurred_at` defaults, rule windows and
+         *     daily limits, cooldowns, mission periods, check-in and wheel days, lot and
+         *     reward expiry, tier reviews, cashback, delivery warnings and every other
+         *     scheduled task. Without one, `now` is real time.
+         */
+        TestClock: {
+            /** Format: date-time */
+            now: string;
+            /** @description True while a test clock is set. */
+            frozen: boolean;
+        };
+        /** @description `POST /v1/test_clock/advance`. */
+        TestClockAdvance: {
+            /**
+             * Format: date-time
+             * @description The new time: after the clock's time (forward only), at most one year after it.
+             */
+            to: string;
+        };
+        /** @description What an advance did. */
+        TestClockAdvanced: {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description Steps taken: the clock moves at most one day per step and runs the due work at each. */
+            steps: number;
+            /** @description Scheduled tasks run for the test environment (tier review, lot expiry, cashback, delivery warnings…). */
+            tasks: components["schemas"]["TestClockTaskRun"][];
+            /** @description Webhooks queued by the work done (sent by the workers as usual). */
+            webhooks_queued: number;
+        };
+        /** @description One scheduled task and how many times it ran during the advance. */
+        TestClockTaskRun: {
+            name: string;
+            runs: number;
         };
         /**
          * @description The page background behind the widget. `image` uses `backgroundImage`.
@@ -10259,6 +10348,183 @@ export interface operations {
             };
             /** @description The body is larger than the documented limit. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    TestClocks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClock"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    TestClocks_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClock"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 409 `test_clock_in_use`: events were recorded after real now. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    TestClocks_advance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestClockAdvance"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClockAdvanced"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

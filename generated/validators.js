@@ -17416,7 +17416,7 @@ validate413.evaluated = {"props":{"version":true,"status":true,"created_at":true
 exports.schema_ConflictResponse = validate415;
 const schema194 = {"type":"object","required":["body"],"properties":{"body":{"$ref":"#/components/schemas/ErrorBody"}},"description":"The request conflicts with the current state."};
 const schema195 = {"type":"object","required":["error"],"properties":{"error":{"$ref":"#/components/schemas/ErrorDetail"}},"description":"The error body of every failure."};
-const schema196 = {"type":"object","required":["code","message"],"properties":{"code":{"type":"string","description":"Stable snake_case code; see the list above."},"message":{"type":"string","description":"Human-readable explanation; for validation errors it names the failing field."}},"description":"Stable error codes. New codes may be added; existing ones never change meaning.\n- `invalid_json` (400): the body is not valid JSON.\n- `unauthorized` (401): no key, or an unknown, malformed or revoked key.\n- `invalid_token` (401): a participant token that is expired, tampered with or issued for another club or environment.\n- `secret_key_required` (403): a participant token on an operation marked secret-key-only (rename and every management route); on the other server routes a participant token gets 401 `unauthorized`. Participant tokens are accepted only on `/v1/me/*`.\n- `not_found` (404): the resource does not exist in the key's club and environment (another club's key also gets this).\n- `route_not_found` (404): no such route. `method_not_allowed` (405): the route exists, not with this method (see `Allow`).\n- `not_implemented` (501): an operation of this contract that this deployment does not serve yet.\n- `already_closed` (409): the delivery is already delivered or failed.\n- `not_claimable`, `already_claimed` (409): a mission or check-in that cannot be claimed (now).\n- `checkin_disabled`, `event_required` (409): check-in switched off, or today's required event not seen yet.\n- `no_spins_left`, `wheel_disabled` (409): the wheel cannot be spun now.\n- `nothing_to_claim`, `cashback_auto_mode`, `cashback_disabled` (409): cashback claims that cannot happen.\n- `version_not_draft` (409): publishing a configuration version that is not a draft.\n- `sending_pending` (409): resending a webhook sending that is still being attempted.\n- `affiliate_code_taken` (409): another affiliate already has that code.\n- `participant_exists` (409): the rename target exists and `merge` is not true.\n- `insufficient_balance` (409): the participant cannot pay the reward's cost; nothing was spent.\n- `referral_not_counted` (409), `affiliate_conflict` (409), `conflict` (409): other conflicts, explained in `message`.\n- `payload_too_large` (413): the body is over 1 MiB (5 MiB for `POST /v1/events/batch` and `POST /v1/games`).\n- `unsupported_media_type` (415): a body that is not `application/json`.\n- `validation_failed` (422): a field is invalid; `message` names it. `reward_has_no_price` (422).\n- `signing_secret_missing` (500): the club has no participant-token signing secret.\n- `internal_error` (500): an unexpected failure; retry with the same idempotency key."};
+const schema196 = {"type":"object","required":["code","message"],"properties":{"code":{"type":"string","description":"Stable snake_case code; see the list above."},"message":{"type":"string","description":"Human-readable explanation; for validation errors it names the failing field."}},"description":"Stable error codes. New codes may be added; existing ones never change meaning.\n- `invalid_json` (400): the body is not valid JSON.\n- `unauthorized` (401): no key, or an unknown, malformed or revoked key.\n- `invalid_token` (401): a participant token that is expired, tampered with or issued for another club or environment.\n- `secret_key_required` (403): a participant token on an operation marked secret-key-only (rename and every management route); on the other server routes a participant token gets 401 `unauthorized`. Participant tokens are accepted only on `/v1/me/*`.\n- `not_found` (404): the resource does not exist in the key's club and environment (another club's key also gets this).\n- `route_not_found` (404): no such route. `method_not_allowed` (405): the route exists, not with this method (see `Allow`).\n- `not_implemented` (501): an operation of this contract that this deployment does not serve yet.\n- `already_closed` (409): the delivery is already delivered or failed.\n- `not_claimable`, `already_claimed` (409): a mission or check-in that cannot be claimed (now).\n- `checkin_disabled`, `event_required` (409): check-in switched off, or today's required event not seen yet.\n- `no_spins_left`, `wheel_disabled` (409): the wheel cannot be spun now.\n- `nothing_to_claim`, `cashback_auto_mode`, `cashback_disabled` (409): cashback claims that cannot happen.\n- `version_not_draft` (409): publishing a configuration version that is not a draft.\n- `sending_pending` (409): resending a webhook sending that is still being attempted.\n- `affiliate_code_taken` (409): another affiliate already has that code.\n- `participant_exists` (409): the rename target exists and `merge` is not true.\n- `test_clock_in_use` (409): the test clock cannot go back to real time while events were recorded after real now.\n- `insufficient_balance` (409): the participant cannot pay the reward's cost; nothing was spent.\n- `referral_not_counted` (409), `affiliate_conflict` (409), `conflict` (409): other conflicts, explained in `message`.\n- `payload_too_large` (413): the body is over 1 MiB (5 MiB for `POST /v1/events/batch` and `POST /v1/games`).\n- `unsupported_media_type` (415): a body that is not `application/json`.\n- `validation_failed` (422): a field is invalid; `message` names it. `reward_has_no_price` (422).\n- `signing_secret_missing` (500): the club has no participant-token signing secret.\n- `internal_error` (500): an unexpected failure; retry with the same idempotency key."};
 
 function validate417(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -41707,7 +41707,8 @@ return errors === 0;
 }
 validate897.evaluated = {"props":{"type":true,"tag":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeBackground = validate898;
+exports.schema_TestClock = validate898;
+const schema430 = {"type":"object","required":["now","frozen"],"properties":{"now":{"type":"string","format":"date-time"},"frozen":{"type":"boolean","description":"True while a test clock is set."}},"description":"The club's test clock. While one is set (`frozen: true`), everything of the\nclub's test environment lives at `now` instead of real time, and time only\nmoves when you advance it: event `occurred_at` defaults, rule windows and\ndaily limits, cooldowns, mission periods, check-in and wheel days, lot and\nreward expiry, tier reviews, cashback, delivery warnings and every other\nscheduled task. Without one, `now` is real time."};
 
 function validate898(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -41719,20 +41720,63 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(typeof data !== "string"){
-validate898.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.now === undefined) && (missing0 = "now")) || ((data.frozen === undefined) && (missing0 = "frozen"))){
+validate898.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
-if(!(((data === "solid") || (data === "stars")) || (data === "image"))){
-validate898.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"}];
+else {
+if(data.now !== undefined){
+let data0 = data.now;
+const _errs1 = errors;
+if(errors === _errs1){
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!(formats4.validate(data0))){
+validate898.errors = [{instancePath:instancePath+"/now",schemaPath:"#/properties/now/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
+}
+else {
+validate898.errors = [{instancePath:instancePath+"/now",schemaPath:"#/properties/now/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.frozen !== undefined){
+const _errs3 = errors;
+if(typeof data.frozen !== "boolean"){
+validate898.errors = [{instancePath:instancePath+"/frozen",schemaPath:"#/properties/frozen/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate898.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 validate898.errors = vErrors;
 return errors === 0;
 }
-validate898.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate898.evaluated = {"props":{"now":true,"frozen":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeBadgeSet = validate899;
+exports.schema_TestClockAdvance = validate899;
+const schema431 = {"type":"object","required":["to"],"properties":{"to":{"type":"string","format":"date-time","description":"The new time: after the clock's time (forward only), at most one year after it."}},"unevaluatedProperties":{"not":{}},"description":"`POST /v1/test_clock/advance`."};
 
 function validate899(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -41744,45 +41788,64 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(typeof data !== "string"){
-validate899.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.to === undefined) && (missing0 = "to")){
+validate899.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
-if(!(((data === "spades-3d") || (data === "shields")) || (data === "gems"))){
-validate899.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"}];
+else {
+if(data.to !== undefined){
+let data0 = data.to;
+const _errs1 = errors;
+if(errors === _errs1){
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!(formats4.validate(data0))){
+validate899.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
+}
+else {
+validate899.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+for(const key0 in data){
+if(key0 !== "to"){
+const _errs4 = errors;
+validate899.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+var valid1 = _errs4 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+}
+}
+else {
+validate899.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 validate899.errors = vErrors;
 return errors === 0;
 }
-validate899.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate899.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeButtonStyle = validate900;
-
-function validate900(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate900.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate900.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((data === "flat") || (data === "bevel"))){
-validate900.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema103.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-validate900.errors = vErrors;
-return errors === 0;
-}
-validate900.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-exports.schema_ThemeCardStyle = validate901;
+exports.schema_TestClockAdvanced = validate900;
+const schema432 = {"type":"object","required":["from","to","steps","tasks","webhooks_queued"],"properties":{"from":{"type":"string","format":"date-time"},"to":{"type":"string","format":"date-time"},"steps":{"type":"integer","minimum":0,"description":"Steps taken: the clock moves at most one day per step and runs the due work at each."},"tasks":{"type":"array","items":{"$ref":"#/components/schemas/TestClockTaskRun"},"description":"Scheduled tasks run for the test environment (tier review, lot expiry, cashback, delivery warnings…)."},"webhooks_queued":{"type":"integer","minimum":0,"description":"Webhooks queued by the work done (sent by the workers as usual)."}},"description":"What an advance did."};
+const schema433 = {"type":"object","required":["name","runs"],"properties":{"name":{"type":"string"},"runs":{"type":"integer","minimum":0}},"description":"One scheduled task and how many times it ran during the advance."};
 
 function validate901(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -41794,25 +41857,382 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(typeof data !== "string"){
-validate901.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.name === undefined) && (missing0 = "name")) || ((data.runs === undefined) && (missing0 = "runs"))){
+validate901.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
-if(!(((data === "gradient") || (data === "glass")) || (data === "flat"))){
-validate901.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values"}];
+else {
+if(data.name !== undefined){
+const _errs1 = errors;
+if(typeof data.name !== "string"){
+validate901.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.runs !== undefined){
+let data1 = data.runs;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate901.errors = [{instancePath:instancePath+"/runs",schemaPath:"#/properties/runs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+validate901.errors = [{instancePath:instancePath+"/runs",schemaPath:"#/properties/runs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate901.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 validate901.errors = vErrors;
 return errors === 0;
 }
-validate901.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate901.evaluated = {"props":{"name":true,"runs":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeColors = validate902;
 
-function validate902(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate900(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate902.evaluated;
+const evaluated0 = validate900.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.from === undefined) && (missing0 = "from")) || ((data.to === undefined) && (missing0 = "to"))) || ((data.steps === undefined) && (missing0 = "steps"))) || ((data.tasks === undefined) && (missing0 = "tasks"))) || ((data.webhooks_queued === undefined) && (missing0 = "webhooks_queued"))){
+validate900.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.from !== undefined){
+let data0 = data.from;
+const _errs1 = errors;
+if(errors === _errs1){
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!(formats4.validate(data0))){
+validate900.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate900.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data1 = data.to;
+const _errs3 = errors;
+if(errors === _errs3){
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(!(formats4.validate(data1))){
+validate900.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate900.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.steps !== undefined){
+let data2 = data.steps;
+const _errs5 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate900.errors = [{instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs5){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+validate900.errors = [{instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.tasks !== undefined){
+let data3 = data.tasks;
+const _errs7 = errors;
+if(errors === _errs7){
+if(Array.isArray(data3)){
+var valid1 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+const _errs9 = errors;
+if(!(validate901(data3[i0], {instancePath:instancePath+"/tasks/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate901.errors : vErrors.concat(validate901.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs9 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate900.errors = [{instancePath:instancePath+"/tasks",schemaPath:"#/properties/tasks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.webhooks_queued !== undefined){
+let data5 = data.webhooks_queued;
+const _errs10 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate900.errors = [{instancePath:instancePath+"/webhooks_queued",schemaPath:"#/properties/webhooks_queued/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs10){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+validate900.errors = [{instancePath:instancePath+"/webhooks_queued",schemaPath:"#/properties/webhooks_queued/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate900.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate900.errors = vErrors;
+return errors === 0;
+}
+validate900.evaluated = {"props":{"from":true,"to":true,"steps":true,"tasks":true,"webhooks_queued":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TestClockTaskRun = validate903;
+
+function validate903(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate903.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.name === undefined) && (missing0 = "name")) || ((data.runs === undefined) && (missing0 = "runs"))){
+validate903.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.name !== undefined){
+const _errs1 = errors;
+if(typeof data.name !== "string"){
+validate903.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.runs !== undefined){
+let data1 = data.runs;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate903.errors = [{instancePath:instancePath+"/runs",schemaPath:"#/properties/runs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+validate903.errors = [{instancePath:instancePath+"/runs",schemaPath:"#/properties/runs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate903.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate903.errors = vErrors;
+return errors === 0;
+}
+validate903.evaluated = {"props":{"name":true,"runs":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_ThemeBackground = validate904;
+
+function validate904(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate904.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate904.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data === "solid") || (data === "stars")) || (data === "image"))){
+validate904.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate904.errors = vErrors;
+return errors === 0;
+}
+validate904.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_ThemeBadgeSet = validate905;
+
+function validate905(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate905.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate905.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data === "spades-3d") || (data === "shields")) || (data === "gems"))){
+validate905.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate905.errors = vErrors;
+return errors === 0;
+}
+validate905.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_ThemeButtonStyle = validate906;
+
+function validate906(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate906.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate906.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data === "flat") || (data === "bevel"))){
+validate906.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema103.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate906.errors = vErrors;
+return errors === 0;
+}
+validate906.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_ThemeCardStyle = validate907;
+
+function validate907(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate907.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate907.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data === "gradient") || (data === "glass")) || (data === "flat"))){
+validate907.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate907.errors = vErrors;
+return errors === 0;
+}
+validate907.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_ThemeColors = validate908;
+
+function validate908(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate908.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41832,7 +42252,7 @@ data.danger = "#EF4444";
 }
 let missing0;
 if(((((((data.bg === undefined) && (missing0 = "bg")) || ((data.surface === undefined) && (missing0 = "surface"))) || ((data.primary === undefined) && (missing0 = "primary"))) || ((data.secondary === undefined) && (missing0 = "secondary"))) || ((data.text === undefined) && (missing0 = "text"))) || ((data.muted === undefined) && (missing0 = "muted"))){
-validate902.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate908.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -41932,7 +42352,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((((key0 !== "bg") && (key0 !== "surface")) && (key0 !== "primary")) && (key0 !== "secondary")) && (key0 !== "text")) && (key0 !== "muted")) && (key0 !== "success")) && (key0 !== "warning")) && (key0 !== "danger")){
 const _errs20 = errors;
-validate902.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate908.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid10 = _errs20 === errors;
 if(!valid10){
@@ -41952,21 +42372,21 @@ break;
 }
 }
 else {
-validate902.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate908.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate902.errors = vErrors;
+validate908.errors = vErrors;
 return errors === 0;
 }
-validate902.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate908.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeConfig = validate912;
+exports.schema_ThemeConfig = validate918;
 
-function validate912(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate918(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate912.evaluated;
+const evaluated0 = validate918.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42001,7 +42421,7 @@ data.motionLevel = "full";
 }
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.colors === undefined) && (missing0 = "colors"))){
-validate912.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate918.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42011,18 +42431,18 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 60){
-validate912.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
+validate918.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate912.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate918.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate912.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate918.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42050,12 +42470,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data2 === "string"){
 if(func1(data2) > 200000){
-validate912.errors = [{instancePath:instancePath+"/logoUrl",schemaPath:"#/properties/logoUrl/maxLength",keyword:"maxLength",params:{limit: 200000},message:"must NOT have more than 200000 characters"}];
+validate918.errors = [{instancePath:instancePath+"/logoUrl",schemaPath:"#/properties/logoUrl/maxLength",keyword:"maxLength",params:{limit: 200000},message:"must NOT have more than 200000 characters"}];
 return false;
 }
 }
 else {
-validate912.errors = [{instancePath:instancePath+"/logoUrl",schemaPath:"#/properties/logoUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate918.errors = [{instancePath:instancePath+"/logoUrl",schemaPath:"#/properties/logoUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42071,12 +42491,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data3 === "string"){
 if(func1(data3) > 2000){
-validate912.errors = [{instancePath:instancePath+"/logoPngUrl",schemaPath:"#/properties/logoPngUrl/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate918.errors = [{instancePath:instancePath+"/logoPngUrl",schemaPath:"#/properties/logoPngUrl/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 }
 else {
-validate912.errors = [{instancePath:instancePath+"/logoPngUrl",schemaPath:"#/properties/logoPngUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate918.errors = [{instancePath:instancePath+"/logoPngUrl",schemaPath:"#/properties/logoPngUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42092,18 +42512,18 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data4 === "string"){
 if(func1(data4) > 60){
-validate912.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
+validate918.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
 return false;
 }
 else {
 if(func1(data4) < 1){
-validate912.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate918.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate912.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate918.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42116,23 +42536,23 @@ if(valid0){
 let data5 = data.radius;
 const _errs10 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate912.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate918.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 40 || isNaN(data5)){
-validate912.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/maximum",keyword:"maximum",params:{comparison: "<=", limit: 40},message:"must be <= 40"}];
+validate918.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/maximum",keyword:"maximum",params:{comparison: "<=", limit: 40},message:"must be <= 40"}];
 return false;
 }
 else {
 if(data5 < 0 || isNaN(data5)){
-validate912.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate918.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats40.validate(data5))){
-validate912.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate918.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -42143,7 +42563,7 @@ var valid0 = _errs10 === errors;
 if(valid0){
 const _errs12 = errors;
 if(typeof data.glow !== "boolean"){
-validate912.errors = [{instancePath:instancePath+"/glow",schemaPath:"#/properties/glow/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate918.errors = [{instancePath:instancePath+"/glow",schemaPath:"#/properties/glow/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -42176,12 +42596,12 @@ if(errors === _errs20){
 if(errors === _errs20){
 if(typeof data10 === "string"){
 if(!(formats2(data10))){
-validate912.errors = [{instancePath:instancePath+"/backgroundImage",schemaPath:"#/properties/backgroundImage/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate918.errors = [{instancePath:instancePath+"/backgroundImage",schemaPath:"#/properties/backgroundImage/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 else {
-validate912.errors = [{instancePath:instancePath+"/backgroundImage",schemaPath:"#/properties/backgroundImage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate918.errors = [{instancePath:instancePath+"/backgroundImage",schemaPath:"#/properties/backgroundImage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42216,7 +42636,7 @@ if(valid0){
 for(const key0 in data){
 if((((((((((((((key0 !== "name") && (key0 !== "colors")) && (key0 !== "logoUrl")) && (key0 !== "logoPngUrl")) && (key0 !== "font")) && (key0 !== "radius")) && (key0 !== "glow")) && (key0 !== "cardStyle")) && (key0 !== "buttonStyle")) && (key0 !== "background")) && (key0 !== "backgroundImage")) && (key0 !== "badgeSet")) && (key0 !== "illustrationStyle")) && (key0 !== "motionLevel")){
 const _errs29 = errors;
-validate912.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate918.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid7 = _errs29 === errors;
 if(!valid7){
@@ -42241,21 +42661,21 @@ break;
 }
 }
 else {
-validate912.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate918.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate912.errors = vErrors;
+validate918.errors = vErrors;
 return errors === 0;
 }
-validate912.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate918.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeIllustrationStyle = validate920;
+exports.schema_ThemeIllustrationStyle = validate926;
 
-function validate920(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate926(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate920.evaluated;
+const evaluated0 = validate926.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42263,24 +42683,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate920.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate926.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "3d") || (data === "flat"))){
-validate920.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"}];
+validate926.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate920.errors = vErrors;
+validate926.errors = vErrors;
 return errors === 0;
 }
-validate920.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate926.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeMotionLevel = validate921;
+exports.schema_ThemeMotionLevel = validate927;
 
-function validate921(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate927(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate921.evaluated;
+const evaluated0 = validate927.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42288,24 +42708,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate921.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate927.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "full") || (data === "light")) || (data === "none"))){
-validate921.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"}];
+validate927.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate921.errors = vErrors;
+validate927.errors = vErrors;
 return errors === 0;
 }
-validate921.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate927.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierChangedEffect = validate922;
+exports.schema_TierChangedEffect = validate928;
 
-function validate922(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate928(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate922.evaluated;
+const evaluated0 = validate928.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42316,7 +42736,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))){
-validate922.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate928.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42324,11 +42744,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate922.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate928.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "tier_changed")){
-validate922.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema78.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate928.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema78.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -42340,7 +42760,7 @@ if(valid0){
 if(data.from !== undefined){
 const _errs3 = errors;
 if(typeof data.from !== "string"){
-validate922.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate928.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -42352,7 +42772,7 @@ if(valid0){
 if(data.to !== undefined){
 const _errs5 = errors;
 if(typeof data.to !== "string"){
-validate922.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate928.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -42365,23 +42785,23 @@ var valid0 = true;
 }
 }
 else {
-validate922.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate928.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate922.errors = vErrors;
+validate928.errors = vErrors;
 return errors === 0;
 }
-validate922.evaluated = {"props":{"type":true,"from":true,"to":true},"dynamicProps":false,"dynamicItems":false};
+validate928.evaluated = {"props":{"type":true,"from":true,"to":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierChangedWebhookData = validate923;
-const schema439 = {"type":"object","required":["participant","from","to"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"from":{"$ref":"#/components/schemas/WebhookTier"},"to":{"$ref":"#/components/schemas/WebhookTier"}},"description":"Data of `tier.changed`."};
-const schema440 = {"type":"object","required":["code","name"],"properties":{"code":{"type":"string","description":"The tier's `code` in `progression.tiers`."},"name":{"type":"string"}},"description":"A tier, by code and display name."};
+exports.schema_TierChangedWebhookData = validate929;
+const schema444 = {"type":"object","required":["participant","from","to"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"from":{"$ref":"#/components/schemas/WebhookTier"},"to":{"$ref":"#/components/schemas/WebhookTier"}},"description":"Data of `tier.changed`."};
+const schema445 = {"type":"object","required":["code","name"],"properties":{"code":{"type":"string","description":"The tier's `code` in `progression.tiers`."},"name":{"type":"string"}},"description":"A tier, by code and display name."};
 
-function validate925(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate931(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate925.evaluated;
+const evaluated0 = validate931.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42392,14 +42812,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))){
-validate925.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate931.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate925.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate931.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -42411,7 +42831,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate925.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate931.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -42423,20 +42843,20 @@ var valid0 = true;
 }
 }
 else {
-validate925.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate931.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate925.errors = vErrors;
+validate931.errors = vErrors;
 return errors === 0;
 }
-validate925.evaluated = {"props":{"code":true,"name":true},"dynamicProps":false,"dynamicItems":false};
+validate931.evaluated = {"props":{"code":true,"name":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate923(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate929(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate923.evaluated;
+const evaluated0 = validate929.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42447,7 +42867,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.participant === undefined) && (missing0 = "participant")) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))){
-validate923.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate929.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42465,8 +42885,8 @@ var valid0 = true;
 if(valid0){
 if(data.from !== undefined){
 const _errs2 = errors;
-if(!(validate925(data.from, {instancePath:instancePath+"/from",parentData:data,parentDataProperty:"from",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate925.errors : vErrors.concat(validate925.errors);
+if(!(validate931(data.from, {instancePath:instancePath+"/from",parentData:data,parentDataProperty:"from",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate931.errors : vErrors.concat(validate931.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -42477,8 +42897,8 @@ var valid0 = true;
 if(valid0){
 if(data.to !== undefined){
 const _errs3 = errors;
-if(!(validate925(data.to, {instancePath:instancePath+"/to",parentData:data,parentDataProperty:"to",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate925.errors : vErrors.concat(validate925.errors);
+if(!(validate931(data.to, {instancePath:instancePath+"/to",parentData:data,parentDataProperty:"to",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate931.errors : vErrors.concat(validate931.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -42491,22 +42911,22 @@ var valid0 = true;
 }
 }
 else {
-validate923.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate929.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate923.errors = vErrors;
+validate929.errors = vErrors;
 return errors === 0;
 }
-validate923.evaluated = {"props":{"participant":true,"from":true,"to":true},"dynamicProps":false,"dynamicItems":false};
+validate929.evaluated = {"props":{"participant":true,"from":true,"to":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierChangedWebhookEvent = validate928;
-const schema441 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["tier.changed"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/TierChangedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`tier.changed`: the participant moved to another tier, up (a level up) or down (the monthly review with `demotion: monthly_review`).","examples":[{"id":"evt_01JQ4M7R2E9G4H6J","type":"tier.changed","created_at":"2025-03-12T22:41:17Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"from":{"code":"bronze","name":"Bronze"},"to":{"code":"prata","name":"Prata"}}}],"x-webhook-event":"tier.changed"};
+exports.schema_TierChangedWebhookEvent = validate934;
+const schema446 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["tier.changed"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/TierChangedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`tier.changed`: the participant moved to another tier, up (a level up) or down (the monthly review with `demotion: monthly_review`).","examples":[{"id":"evt_01JQ4M7R2E9G4H6J","type":"tier.changed","created_at":"2025-03-12T22:41:17Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"from":{"code":"bronze","name":"Bronze"},"to":{"code":"prata","name":"Prata"}}}],"x-webhook-event":"tier.changed"};
 
-function validate928(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate934(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate928.evaluated;
+const evaluated0 = validate934.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42517,7 +42937,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate928.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate934.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42527,12 +42947,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate928.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate934.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate928.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate934.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42546,11 +42966,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate928.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate934.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "tier.changed")){
-validate928.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema441.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate934.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema446.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -42566,12 +42986,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate928.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate934.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate928.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate934.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42585,7 +43005,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate928.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate934.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -42608,8 +43028,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate923(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate923.errors : vErrors.concat(validate923.errors);
+if(!(validate929(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate929.errors : vErrors.concat(validate929.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -42625,21 +43045,21 @@ var valid0 = true;
 }
 }
 else {
-validate928.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate934.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate928.errors = vErrors;
+validate934.errors = vErrors;
 return errors === 0;
 }
-validate928.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate934.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierConfig = validate931;
+exports.schema_TierConfig = validate937;
 
-function validate931(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate937(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate931.evaluated;
+const evaluated0 = validate937.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42656,7 +43076,7 @@ data.vip = false;
 }
 let missing0;
 if((((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.levels === undefined) && (missing0 = "levels"))){
-validate931.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate937.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42666,18 +43086,18 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 32){
-validate931.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+validate937.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate931.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate937.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate931.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate937.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42693,18 +43113,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 40){
-validate931.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+validate937.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate931.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate937.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate931.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate937.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42720,12 +43140,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(Array.isArray(data2)){
 if(data2.length > 2){
-validate931.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
+validate937.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
 return false;
 }
 else {
 if(data2.length < 2){
-validate931.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
+validate937.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
 return false;
 }
 else {
@@ -42773,7 +43193,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate931.errors = vErrors;
+validate937.errors = vErrors;
 return false;
 }
 else {
@@ -42794,7 +43214,7 @@ var valid1 = _errs8 === errors;
 }
 }
 else {
-validate931.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate937.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -42819,7 +43239,7 @@ if(valid0){
 if(data.badge !== undefined){
 const _errs15 = errors;
 if(typeof data.badge !== "string"){
-validate931.errors = [{instancePath:instancePath+"/badge",schemaPath:"#/properties/badge/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate937.errors = [{instancePath:instancePath+"/badge",schemaPath:"#/properties/badge/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -42837,7 +43257,7 @@ const len1 = data7.length;
 for(let i0=0; i0<len1; i0++){
 const _errs19 = errors;
 if(typeof data7[i0] !== "string"){
-validate931.errors = [{instancePath:instancePath+"/benefits/" + i0,schemaPath:"#/properties/benefits/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate937.errors = [{instancePath:instancePath+"/benefits/" + i0,schemaPath:"#/properties/benefits/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs19 === errors;
@@ -42847,7 +43267,7 @@ break;
 }
 }
 else {
-validate931.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/properties/benefits/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate937.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/properties/benefits/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -42855,7 +43275,7 @@ var valid0 = _errs17 === errors;
 if(valid0){
 const _errs21 = errors;
 if(typeof data.vip !== "boolean"){
-validate931.errors = [{instancePath:instancePath+"/vip",schemaPath:"#/properties/vip/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate937.errors = [{instancePath:instancePath+"/vip",schemaPath:"#/properties/vip/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs21 === errors;
@@ -42863,7 +43283,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((key0 !== "code") && (key0 !== "name")) && (key0 !== "levels")) && (key0 !== "color")) && (key0 !== "badge")) && (key0 !== "benefits")) && (key0 !== "vip")){
 const _errs24 = errors;
-validate931.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate937.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid5 = _errs24 === errors;
 if(!valid5){
@@ -42881,21 +43301,21 @@ break;
 }
 }
 else {
-validate931.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate937.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate931.errors = vErrors;
+validate937.errors = vErrors;
 return errors === 0;
 }
-validate931.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate937.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierDemotion = validate935;
+exports.schema_TierDemotion = validate941;
 
-function validate935(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate941(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate935.evaluated;
+const evaluated0 = validate941.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42903,24 +43323,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate935.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate941.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "never") || (data === "monthly_review"))){
-validate935.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema117.enum},message:"must be equal to one of the allowed values"}];
+validate941.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema117.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate935.errors = vErrors;
+validate941.errors = vErrors;
 return errors === 0;
 }
-validate935.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate941.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierLevel = validate936;
+exports.schema_TierLevel = validate942;
 
-function validate936(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate942(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate936.evaluated;
+const evaluated0 = validate942.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42928,35 +43348,35 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-validate936.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate942.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data <= 0 || isNaN(data)){
-validate936.errors = [{instancePath,schemaPath:"#/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate942.errors = [{instancePath,schemaPath:"#/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats40.validate(data))){
-validate936.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate942.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
 }
 }
-validate936.errors = vErrors;
+validate942.errors = vErrors;
 return errors === 0;
 }
-validate936.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate942.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TokenRequest = validate937;
-const schema445 = {"type":"object","properties":{"ttl_seconds":{"type":"integer","minimum":60,"maximum":86400,"description":"Lifetime in seconds, 60 (1 minute) to 86400 (1 day).","default":900}},"unevaluatedProperties":{"not":{}},"description":"Options of a participant token."};
+exports.schema_TokenRequest = validate943;
+const schema450 = {"type":"object","properties":{"ttl_seconds":{"type":"integer","minimum":60,"maximum":86400,"description":"Lifetime in seconds, 60 (1 minute) to 86400 (1 day).","default":900}},"unevaluatedProperties":{"not":{}},"description":"Options of a participant token."};
 
-function validate937(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate943(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate937.evaluated;
+const evaluated0 = validate943.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42971,18 +43391,18 @@ data.ttl_seconds = 900;
 let data0 = data.ttl_seconds;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate937.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate943.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 86400 || isNaN(data0)){
-validate937.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"}];
+validate943.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"}];
 return false;
 }
 else {
 if(data0 < 60 || isNaN(data0)){
-validate937.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60},message:"must be >= 60"}];
+validate943.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60},message:"must be >= 60"}];
 return false;
 }
 }
@@ -42993,7 +43413,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "ttl_seconds"){
 const _errs4 = errors;
-validate937.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate943.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs4 === errors;
 if(!valid1){
@@ -43004,22 +43424,22 @@ break;
 }
 }
 else {
-validate937.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate943.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate937.errors = vErrors;
+validate943.errors = vErrors;
 return errors === 0;
 }
-validate937.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate943.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TokenResponse = validate938;
-const schema446 = {"type":"object","required":["token","expires_at","participant_id","level","xp"],"properties":{"token":{"type":"string","description":"The JWT to send as `Authorization: Bearer` on `/v1/me/*`."},"expires_at":{"type":"string","format":"date-time"},"participant_id":{"type":"string","description":"The service's id of the participant (`ParticipantProfile.id`)."},"level":{"$ref":"#/components/schemas/ProgressLevel"},"xp":{"$ref":"#/components/schemas/ProgressXp"}},"description":"A participant token with the participant's current level, so a page can render the level bar without a second call."};
+exports.schema_TokenResponse = validate944;
+const schema451 = {"type":"object","required":["token","expires_at","participant_id","level","xp"],"properties":{"token":{"type":"string","description":"The JWT to send as `Authorization: Bearer` on `/v1/me/*`."},"expires_at":{"type":"string","format":"date-time"},"participant_id":{"type":"string","description":"The service's id of the participant (`ParticipantProfile.id`)."},"level":{"$ref":"#/components/schemas/ProgressLevel"},"xp":{"$ref":"#/components/schemas/ProgressXp"}},"description":"A participant token with the participant's current level, so a page can render the level bar without a second call."};
 
-function validate938(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate944(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate938.evaluated;
+const evaluated0 = validate944.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43030,14 +43450,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.token === undefined) && (missing0 = "token")) || ((data.expires_at === undefined) && (missing0 = "expires_at"))) || ((data.participant_id === undefined) && (missing0 = "participant_id"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.xp === undefined) && (missing0 = "xp"))){
-validate938.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate944.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.token !== undefined){
 const _errs1 = errors;
 if(typeof data.token !== "string"){
-validate938.errors = [{instancePath:instancePath+"/token",schemaPath:"#/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate944.errors = [{instancePath:instancePath+"/token",schemaPath:"#/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -43053,12 +43473,12 @@ if(errors === _errs3){
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(!(formats4.validate(data1))){
-validate938.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate944.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate938.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate944.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43072,7 +43492,7 @@ if(valid0){
 if(data.participant_id !== undefined){
 const _errs5 = errors;
 if(typeof data.participant_id !== "string"){
-validate938.errors = [{instancePath:instancePath+"/participant_id",schemaPath:"#/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate944.errors = [{instancePath:instancePath+"/participant_id",schemaPath:"#/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -43111,21 +43531,21 @@ var valid0 = true;
 }
 }
 else {
-validate938.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate944.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate938.errors = vErrors;
+validate944.errors = vErrors;
 return errors === 0;
 }
-validate938.evaluated = {"props":{"token":true,"expires_at":true,"participant_id":true,"level":true,"xp":true},"dynamicProps":false,"dynamicItems":false};
+validate944.evaluated = {"props":{"token":true,"expires_at":true,"participant_id":true,"level":true,"xp":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentConfig = validate941;
+exports.schema_TournamentConfig = validate947;
 
-function validate941(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate947(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate941.evaluated;
+const evaluated0 = validate947.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43157,7 +43577,7 @@ data.enabled = true;
 }
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.event === undefined) && (missing0 = "event"))) || ((data.startsAt === undefined) && (missing0 = "startsAt"))) || ((data.endsAt === undefined) && (missing0 = "endsAt"))) || ((data.prizes === undefined) && (missing0 = "prizes"))){
-validate941.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate947.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43167,24 +43587,24 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 48){
-validate941.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 48},message:"must NOT have more than 48 characters"}];
+validate947.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 48},message:"must NOT have more than 48 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate941.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate947.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern10.test(data0)){
-validate941.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]+$"},message:"must match pattern \""+"^[a-z0-9-]+$"+"\""}];
+validate947.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]+$"},message:"must match pattern \""+"^[a-z0-9-]+$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate941.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate947.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43200,18 +43620,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 60){
-validate941.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
+validate947.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate941.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate947.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate941.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate947.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43227,12 +43647,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 200){
-validate941.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate947.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 }
 else {
-validate941.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate947.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43244,7 +43664,7 @@ var valid0 = true;
 if(valid0){
 const _errs7 = errors;
 if(typeof data.illustration !== "string"){
-validate941.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate947.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -43280,7 +43700,7 @@ break;
 }
 }
 else {
-validate941.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate947.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -43310,12 +43730,12 @@ const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data9 === "string"){
 if(func1(data9) < 1){
-validate941.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate947.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate941.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate947.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43328,12 +43748,12 @@ if(errors === _errs20){
 if(errors === _errs20){
 if(typeof data10 === "string"){
 if(!(formats4.validate(data10))){
-validate941.errors = [{instancePath:instancePath+"/startsAt",schemaPath:"#/properties/startsAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate947.errors = [{instancePath:instancePath+"/startsAt",schemaPath:"#/properties/startsAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate941.errors = [{instancePath:instancePath+"/startsAt",schemaPath:"#/properties/startsAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate947.errors = [{instancePath:instancePath+"/startsAt",schemaPath:"#/properties/startsAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43351,12 +43771,12 @@ if(errors === _errs22){
 if(errors === _errs22){
 if(typeof data11 === "string"){
 if(!(formats4.validate(data11))){
-validate941.errors = [{instancePath:instancePath+"/endsAt",schemaPath:"#/properties/endsAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate947.errors = [{instancePath:instancePath+"/endsAt",schemaPath:"#/properties/endsAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate941.errors = [{instancePath:instancePath+"/endsAt",schemaPath:"#/properties/endsAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate947.errors = [{instancePath:instancePath+"/endsAt",schemaPath:"#/properties/endsAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43380,7 +43800,7 @@ const _errs26 = errors;
 if(errors === _errs26){
 if(Array.isArray(data13)){
 if(data13.length < 1){
-validate941.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate947.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -43400,7 +43820,7 @@ break;
 }
 }
 else {
-validate941.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate947.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -43415,18 +43835,18 @@ const _errs29 = errors;
 if(errors === _errs29){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 0 || isNaN(data15)){
-validate941.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate947.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data15))){
-validate941.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate947.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 else {
-validate941.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate947.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -43434,7 +43854,7 @@ var valid0 = _errs29 === errors;
 if(valid0){
 const _errs31 = errors;
 if(typeof data.enabled !== "boolean"){
-validate941.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate947.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs31 === errors;
@@ -43442,7 +43862,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((((((((((key0 !== "id") && (key0 !== "title")) && (key0 !== "description")) && (key0 !== "illustration")) && (key0 !== "event")) && (key0 !== "conditions")) && (key0 !== "games")) && (key0 !== "scoring")) && (key0 !== "field")) && (key0 !== "startsAt")) && (key0 !== "endsAt")) && (key0 !== "recurrence")) && (key0 !== "prizes")) && (key0 !== "minScore")) && (key0 !== "enabled")){
 const _errs34 = errors;
-validate941.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate947.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid7 = _errs34 === errors;
 if(!valid7){
@@ -43468,21 +43888,21 @@ break;
 }
 }
 else {
-validate941.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate947.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate941.errors = vErrors;
+validate947.errors = vErrors;
 return errors === 0;
 }
-validate941.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate947.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentPrize = validate948;
+exports.schema_TournamentPrize = validate954;
 
-function validate948(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate954(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate948.evaluated;
+const evaluated0 = validate954.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43493,7 +43913,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.from === undefined) && (missing0 = "from")) || ((data.to === undefined) && (missing0 = "to"))) || ((data.reward === undefined) && (missing0 = "reward"))){
-validate948.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate954.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43501,18 +43921,18 @@ if(data.from !== undefined){
 let data0 = data.from;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate948.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate954.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 <= 0 || isNaN(data0)){
-validate948.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate954.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats40.validate(data0))){
-validate948.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate954.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -43528,18 +43948,18 @@ if(data.to !== undefined){
 let data1 = data.to;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate948.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate954.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 <= 0 || isNaN(data1)){
-validate948.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate954.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats40.validate(data1))){
-validate948.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate954.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -43566,7 +43986,7 @@ if(valid0){
 for(const key0 in data){
 if(((key0 !== "from") && (key0 !== "to")) && (key0 !== "reward")){
 const _errs8 = errors;
-validate948.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate954.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs8 === errors;
 if(!valid2){
@@ -43580,21 +44000,21 @@ break;
 }
 }
 else {
-validate948.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate954.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate948.errors = vErrors;
+validate954.errors = vErrors;
 return errors === 0;
 }
-validate948.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate954.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentRecurrence = validate950;
+exports.schema_TournamentRecurrence = validate956;
 
-function validate950(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate956(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate950.evaluated;
+const evaluated0 = validate956.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43602,24 +44022,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate950.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate956.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "none") || (data === "weekly"))){
-validate950.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema167.enum},message:"must be equal to one of the allowed values"}];
+validate956.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema167.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate950.errors = vErrors;
+validate956.errors = vErrors;
 return errors === 0;
 }
-validate950.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate956.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentScoring = validate951;
+exports.schema_TournamentScoring = validate957;
 
-function validate951(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate957(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate951.evaluated;
+const evaluated0 = validate957.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43627,24 +44047,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate951.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate957.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "sum") || (data === "count")) || (data === "max_ratio"))){
-validate951.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema166.enum},message:"must be equal to one of the allowed values"}];
+validate957.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema166.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate951.errors = vErrors;
+validate957.errors = vErrors;
 return errors === 0;
 }
-validate951.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate957.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TraceEffectIssue = validate952;
+exports.schema_TraceEffectIssue = validate958;
 
-function validate952(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate958(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate952.evaluated;
+const evaluated0 = validate958.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43655,14 +44075,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.effect === undefined) && (missing0 = "effect")) || ((data.reason === undefined) && (missing0 = "reason"))){
-validate952.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate958.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.effect !== undefined){
 const _errs1 = errors;
 if(typeof data.effect !== "string"){
-validate952.errors = [{instancePath:instancePath+"/effect",schemaPath:"#/properties/effect/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate958.errors = [{instancePath:instancePath+"/effect",schemaPath:"#/properties/effect/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -43674,7 +44094,7 @@ if(valid0){
 if(data.reason !== undefined){
 const _errs3 = errors;
 if(typeof data.reason !== "string"){
-validate952.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate958.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -43686,7 +44106,7 @@ if(valid0){
 if(data.detail !== undefined){
 const _errs5 = errors;
 if(typeof data.detail !== "string"){
-validate952.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate958.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -43699,21 +44119,21 @@ var valid0 = true;
 }
 }
 else {
-validate952.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate958.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate952.errors = vErrors;
+validate958.errors = vErrors;
 return errors === 0;
 }
-validate952.evaluated = {"props":{"effect":true,"reason":true,"detail":true},"dynamicProps":false,"dynamicItems":false};
+validate958.evaluated = {"props":{"effect":true,"reason":true,"detail":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TraceEntry = validate953;
+exports.schema_TraceEntry = validate959;
 
-function validate953(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate959(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate953.evaluated;
+const evaluated0 = validate959.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43724,7 +44144,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.kind === undefined) && (missing0 = "kind")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.matched === undefined) && (missing0 = "matched"))){
-validate953.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate959.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43732,11 +44152,11 @@ if(data.kind !== undefined){
 let data0 = data.kind;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate953.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate959.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data0 === "rule") || (data0 === "mission"))){
-validate953.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema229.properties.kind.enum},message:"must be equal to one of the allowed values"}];
+validate959.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema229.properties.kind.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -43748,7 +44168,7 @@ if(valid0){
 if(data.id !== undefined){
 const _errs3 = errors;
 if(typeof data.id !== "string"){
-validate953.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate959.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -43760,7 +44180,7 @@ if(valid0){
 if(data.matched !== undefined){
 const _errs5 = errors;
 if(typeof data.matched !== "boolean"){
-validate953.errors = [{instancePath:instancePath+"/matched",schemaPath:"#/properties/matched/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate959.errors = [{instancePath:instancePath+"/matched",schemaPath:"#/properties/matched/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -43801,7 +44221,7 @@ break;
 }
 }
 else {
-validate953.errors = [{instancePath:instancePath+"/skipped_effects",schemaPath:"#/properties/skipped_effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate959.errors = [{instancePath:instancePath+"/skipped_effects",schemaPath:"#/properties/skipped_effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -43831,7 +44251,7 @@ break;
 }
 }
 else {
-validate953.errors = [{instancePath:instancePath+"/refused_effects",schemaPath:"#/properties/refused_effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate959.errors = [{instancePath:instancePath+"/refused_effects",schemaPath:"#/properties/refused_effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -43848,21 +44268,21 @@ var valid0 = true;
 }
 }
 else {
-validate953.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate959.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate953.errors = vErrors;
+validate959.errors = vErrors;
 return errors === 0;
 }
-validate953.evaluated = {"props":{"kind":true,"id":true,"matched":true,"reason":true,"skipped_effects":true,"refused_effects":true},"dynamicProps":false,"dynamicItems":false};
+validate959.evaluated = {"props":{"kind":true,"id":true,"matched":true,"reason":true,"skipped_effects":true,"refused_effects":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TraceReason = validate957;
+exports.schema_TraceReason = validate963;
 
-function validate957(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate963(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate957.evaluated;
+const evaluated0 = validate963.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43873,7 +44293,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))){
-validate957.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate963.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43892,7 +44312,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs2 = errors;
 if(typeof data.message !== "string"){
-validate957.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate963.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -43904,7 +44324,7 @@ if(valid0){
 if(data.condition !== undefined){
 const _errs4 = errors;
 if(typeof data.condition !== "string"){
-validate957.errors = [{instancePath:instancePath+"/condition",schemaPath:"#/properties/condition/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate963.errors = [{instancePath:instancePath+"/condition",schemaPath:"#/properties/condition/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -43916,7 +44336,7 @@ if(valid0){
 if(data.limit !== undefined){
 const _errs6 = errors;
 if(typeof data.limit !== "string"){
-validate957.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate963.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -43929,7 +44349,7 @@ if(data.counter !== undefined){
 let data4 = data.counter;
 const _errs8 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate957.errors = [{instancePath:instancePath+"/counter",schemaPath:"#/properties/counter/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate963.errors = [{instancePath:instancePath+"/counter",schemaPath:"#/properties/counter/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -43942,7 +44362,7 @@ if(data.maximum !== undefined){
 let data5 = data.maximum;
 const _errs10 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate957.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate963.errors = [{instancePath:instancePath+"/maximum",schemaPath:"#/properties/maximum/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -43958,12 +44378,12 @@ if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data6 === "string"){
 if(!(formats4.validate(data6))){
-validate957.errors = [{instancePath:instancePath+"/until",schemaPath:"#/properties/until/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate963.errors = [{instancePath:instancePath+"/until",schemaPath:"#/properties/until/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate957.errors = [{instancePath:instancePath+"/until",schemaPath:"#/properties/until/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate963.errors = [{instancePath:instancePath+"/until",schemaPath:"#/properties/until/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43977,7 +44397,7 @@ if(valid0){
 if(data.dedupe_key !== undefined){
 const _errs14 = errors;
 if(typeof data.dedupe_key !== "string"){
-validate957.errors = [{instancePath:instancePath+"/dedupe_key",schemaPath:"#/properties/dedupe_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate963.errors = [{instancePath:instancePath+"/dedupe_key",schemaPath:"#/properties/dedupe_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -43989,7 +44409,7 @@ if(valid0){
 if(data.expected_type !== undefined){
 const _errs16 = errors;
 if(typeof data.expected_type !== "string"){
-validate957.errors = [{instancePath:instancePath+"/expected_type",schemaPath:"#/properties/expected_type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate963.errors = [{instancePath:instancePath+"/expected_type",schemaPath:"#/properties/expected_type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -44008,21 +44428,21 @@ var valid0 = true;
 }
 }
 else {
-validate957.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate963.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate957.errors = vErrors;
+validate963.errors = vErrors;
 return errors === 0;
 }
-validate957.evaluated = {"props":{"code":true,"message":true,"condition":true,"actual":true,"limit":true,"counter":true,"maximum":true,"until":true,"dedupe_key":true,"expected_type":true},"dynamicProps":false,"dynamicItems":false};
+validate963.evaluated = {"props":{"code":true,"message":true,"condition":true,"actual":true,"limit":true,"counter":true,"maximum":true,"until":true,"dedupe_key":true,"expected_type":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TraceReasonCode = validate959;
+exports.schema_TraceReasonCode = validate965;
 
-function validate959(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate965(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate959.evaluated;
+const evaluated0 = validate965.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44030,27 +44450,27 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate959.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate965.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((((((((data === "trigger_type") || (data === "disabled")) || (data === "condition")) || (data === "game_filter")) || (data === "duplicate")) || (data === "limit_reached")) || (data === "cooldown")) || (data === "not_available")) || (data === "no_increment")) || (data === "already_completed"))){
-validate959.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema231.enum},message:"must be equal to one of the allowed values"}];
+validate965.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema231.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate959.errors = vErrors;
+validate965.errors = vErrors;
 return errors === 0;
 }
-validate959.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate965.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpoint = validate960;
-const schema455 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"}},"description":"A webhook endpoint of the key's club and environment (test and live have their own)."};
-const schema456 = {"type":"string","format":"uri","maxLength":2000,"pattern":"^https?://","description":"Where webhooks are sent: an `http` or `https` URL of at most 2000\ncharacters. Addresses that resolve to private, loopback or link-local\nnetworks (10/8, 172.16/12, 192.168/16, 127/8, 169.254/16, ::1, fc00::/7,\n`localhost`) are accepted in the test environment and refused in live with\n422 naming `body.url`, unless the server runs with\n`CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`. The address is checked when the endpoint is\nsaved and again before every sending."};
+exports.schema_WebhookEndpoint = validate966;
+const schema460 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"}},"description":"A webhook endpoint of the key's club and environment (test and live have their own)."};
+const schema461 = {"type":"string","format":"uri","maxLength":2000,"pattern":"^https?://","description":"Where webhooks are sent: an `http` or `https` URL of at most 2000\ncharacters. Addresses that resolve to private, loopback or link-local\nnetworks (10/8, 172.16/12, 192.168/16, 127/8, 169.254/16, ::1, fc00::/7,\n`localhost`) are accepted in the test environment and refused in live with\n422 naming `body.url`, unless the server runs with\n`CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`. The address is checked when the endpoint is\nsaved and again before every sending."};
 const pattern43 = new RegExp("^https?://", "u");
 
-function validate961(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate967(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate961.evaluated;
+const evaluated0 = validate967.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44061,39 +44481,39 @@ if(errors === 0){
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 2000){
-validate961.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate967.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 else {
 if(!pattern43.test(data)){
-validate961.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+validate967.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 else {
 if(!(formats2(data))){
-validate961.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate967.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate961.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate967.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
-validate961.errors = vErrors;
+validate967.errors = vErrors;
 return errors === 0;
 }
-validate961.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate967.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema457 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["reward.*"]}],"description":"An entry of an endpoint's `events`: an event name, or `reward.*` for the four `reward.` events."};
+const schema462 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["reward.*"]}],"description":"An entry of an endpoint's `events`: an event name, or `reward.*` for the four `reward.` events."};
 
-function validate963(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate969(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate963.evaluated;
+const evaluated0 = validate969.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44121,7 +44541,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(data === "reward.*")){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema457.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema462.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -44141,7 +44561,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate963.errors = vErrors;
+validate969.errors = vErrors;
 return false;
 }
 else {
@@ -44155,16 +44575,16 @@ vErrors = null;
 }
 }
 }
-validate963.errors = vErrors;
+validate969.errors = vErrors;
 return errors === 0;
 }
-validate963.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate969.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate960(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate966(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate960.evaluated;
+const evaluated0 = validate966.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44175,14 +44595,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.url === undefined) && (missing0 = "url"))) || ((data.events === undefined) && (missing0 = "events"))) || ((data.effective_events === undefined) && (missing0 = "effective_events"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.enabled === undefined) && (missing0 = "enabled"))) || ((data.created_at === undefined) && (missing0 = "created_at"))){
-validate960.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate966.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate960.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate966.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -44193,8 +44613,8 @@ var valid0 = true;
 if(valid0){
 if(data.url !== undefined){
 const _errs3 = errors;
-if(!(validate961(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate961.errors : vErrors.concat(validate961.errors);
+if(!(validate967(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate967.errors : vErrors.concat(validate967.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -44212,8 +44632,8 @@ var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate963(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate963.errors : vErrors.concat(validate963.errors);
+if(!(validate969(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate969.errors : vErrors.concat(validate969.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -44223,7 +44643,7 @@ break;
 }
 }
 else {
-validate960.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate966.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -44242,8 +44662,8 @@ var valid2 = true;
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 const _errs9 = errors;
-if(!(validate963(data4[i1], {instancePath:instancePath+"/effective_events/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate963.errors : vErrors.concat(validate963.errors);
+if(!(validate969(data4[i1], {instancePath:instancePath+"/effective_events/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate969.errors : vErrors.concat(validate969.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs9 === errors;
@@ -44253,7 +44673,7 @@ break;
 }
 }
 else {
-validate960.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate966.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -44303,7 +44723,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate960.errors = vErrors;
+validate966.errors = vErrors;
 return false;
 }
 else {
@@ -44326,7 +44746,7 @@ if(valid0){
 if(data.enabled !== undefined){
 const _errs16 = errors;
 if(typeof data.enabled !== "boolean"){
-validate960.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate966.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -44342,12 +44762,12 @@ if(errors === _errs18){
 if(errors === _errs18){
 if(typeof data8 === "string"){
 if(!(formats4.validate(data8))){
-validate960.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate966.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate960.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate966.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44366,22 +44786,22 @@ var valid0 = true;
 }
 }
 else {
-validate960.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate966.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate960.errors = vErrors;
+validate966.errors = vErrors;
 return errors === 0;
 }
-validate960.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true},"dynamicProps":false,"dynamicItems":false};
+validate966.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointCreate = validate967;
-const schema458 = {"type":"object","required":["url"],"properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50,"description":"The events to send (at most 50 entries): names, or `reward.*`. Empty (the default): the default subscription `reward.*`, `referral.qualified`, `message.requested`. Repeated entries count once.","default":[]},"description":{"type":"string","maxLength":200,"description":"A note for the club's staff."},"enabled":{"type":"boolean","description":"A disabled endpoint receives nothing; events are not kept for it.","default":true}},"unevaluatedProperties":{"not":{}},"description":"A new webhook endpoint."};
+exports.schema_WebhookEndpointCreate = validate973;
+const schema463 = {"type":"object","required":["url"],"properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50,"description":"The events to send (at most 50 entries): names, or `reward.*`. Empty (the default): the default subscription `reward.*`, `referral.qualified`, `message.requested`. Repeated entries count once.","default":[]},"description":{"type":"string","maxLength":200,"description":"A note for the club's staff."},"enabled":{"type":"boolean","description":"A disabled endpoint receives nothing; events are not kept for it.","default":true}},"unevaluatedProperties":{"not":{}},"description":"A new webhook endpoint."};
 
-function validate967(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate973(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate967.evaluated;
+const evaluated0 = validate973.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44398,14 +44818,14 @@ data.enabled = true;
 }
 let missing0;
 if((data.url === undefined) && (missing0 = "url")){
-validate967.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate973.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.url !== undefined){
 const _errs1 = errors;
-if(!(validate961(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate961.errors : vErrors.concat(validate961.errors);
+if(!(validate967(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate967.errors : vErrors.concat(validate967.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -44419,7 +44839,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data1)){
 if(data1.length > 50){
-validate967.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
+validate973.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
 return false;
 }
 else {
@@ -44427,8 +44847,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate963(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate963.errors : vErrors.concat(validate963.errors);
+if(!(validate969(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate969.errors : vErrors.concat(validate969.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -44439,7 +44859,7 @@ break;
 }
 }
 else {
-validate967.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate973.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -44451,12 +44871,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data3 === "string"){
 if(func1(data3) > 200){
-validate967.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate973.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 }
 else {
-validate967.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate973.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44468,7 +44888,7 @@ var valid0 = true;
 if(valid0){
 const _errs7 = errors;
 if(typeof data.enabled !== "boolean"){
-validate967.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate973.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -44476,7 +44896,7 @@ if(valid0){
 for(const key0 in data){
 if((((key0 !== "url") && (key0 !== "events")) && (key0 !== "description")) && (key0 !== "enabled")){
 const _errs10 = errors;
-validate967.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate973.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs10 === errors;
 if(!valid2){
@@ -44491,22 +44911,22 @@ break;
 }
 }
 else {
-validate967.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate973.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate967.errors = vErrors;
+validate973.errors = vErrors;
 return errors === 0;
 }
-validate967.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate973.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointDeleted = validate970;
-const schema459 = {"type":"object","required":["id","deleted"],"properties":{"id":{"type":"string"},"deleted":{"type":"boolean","enum":[true]}},"description":"The answer of a deletion."};
+exports.schema_WebhookEndpointDeleted = validate976;
+const schema464 = {"type":"object","required":["id","deleted"],"properties":{"id":{"type":"string"},"deleted":{"type":"boolean","enum":[true]}},"description":"The answer of a deletion."};
 
-function validate970(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate976(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate970.evaluated;
+const evaluated0 = validate976.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44517,14 +44937,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.deleted === undefined) && (missing0 = "deleted"))){
-validate970.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate976.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate970.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate976.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -44537,11 +44957,11 @@ if(data.deleted !== undefined){
 let data1 = data.deleted;
 const _errs3 = errors;
 if(typeof data1 !== "boolean"){
-validate970.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate976.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 if(!(data1 === true)){
-validate970.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/enum",keyword:"enum",params:{allowedValues: schema459.properties.deleted.enum},message:"must be equal to one of the allowed values"}];
+validate976.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/enum",keyword:"enum",params:{allowedValues: schema464.properties.deleted.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -44553,22 +44973,22 @@ var valid0 = true;
 }
 }
 else {
-validate970.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate976.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate970.errors = vErrors;
+validate976.errors = vErrors;
 return errors === 0;
 }
-validate970.evaluated = {"props":{"id":true,"deleted":true},"dynamicProps":false,"dynamicItems":false};
+validate976.evaluated = {"props":{"id":true,"deleted":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointList = validate971;
-const schema460 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEndpoint"}},"has_more":{"type":"boolean"}},"description":"A page of webhook endpoints, newest first."};
+exports.schema_WebhookEndpointList = validate977;
+const schema465 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEndpoint"}},"has_more":{"type":"boolean"}},"description":"A page of webhook endpoints, newest first."};
 
-function validate971(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate977(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate971.evaluated;
+const evaluated0 = validate977.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44579,7 +44999,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.data === undefined) && (missing0 = "data")) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate971.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate977.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -44592,8 +45012,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate960(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate960.errors : vErrors.concat(validate960.errors);
+if(!(validate966(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate966.errors : vErrors.concat(validate966.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -44603,7 +45023,7 @@ break;
 }
 }
 else {
-validate971.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate977.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -44616,7 +45036,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs4 = errors;
 if(typeof data.has_more !== "boolean"){
-validate971.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate977.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -44628,22 +45048,22 @@ var valid0 = true;
 }
 }
 else {
-validate971.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate977.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate971.errors = vErrors;
+validate977.errors = vErrors;
 return errors === 0;
 }
-validate971.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
+validate977.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointUpdate = validate973;
-const schema461 = {"type":"object","properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50},"description":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":200},"enabled":{"type":"boolean"}},"unevaluatedProperties":{"not":{}},"description":"Changes to a webhook endpoint; omitted fields keep their value, `description: null` clears it."};
+exports.schema_WebhookEndpointUpdate = validate979;
+const schema466 = {"type":"object","properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50},"description":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":200},"enabled":{"type":"boolean"}},"unevaluatedProperties":{"not":{}},"description":"Changes to a webhook endpoint; omitted fields keep their value, `description: null` clears it."};
 
-function validate973(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate979(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate973.evaluated;
+const evaluated0 = validate979.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44654,8 +45074,8 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.url !== undefined){
 const _errs1 = errors;
-if(!(validate961(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate961.errors : vErrors.concat(validate961.errors);
+if(!(validate967(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate967.errors : vErrors.concat(validate967.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -44670,7 +45090,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data1)){
 if(data1.length > 50){
-validate973.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
+validate979.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
 return false;
 }
 else {
@@ -44678,8 +45098,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate963(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate963.errors : vErrors.concat(validate963.errors);
+if(!(validate969(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate969.errors : vErrors.concat(validate969.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -44690,7 +45110,7 @@ break;
 }
 }
 else {
-validate973.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate979.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -44740,7 +45160,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate973.errors = vErrors;
+validate979.errors = vErrors;
 return false;
 }
 else {
@@ -44757,7 +45177,7 @@ vErrors = null;
 if(errors === _errs5){
 if(typeof data3 === "string"){
 if(func1(data3) > 200){
-validate973.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate979.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 }
@@ -44771,7 +45191,7 @@ if(valid0){
 if(data.enabled !== undefined){
 const _errs11 = errors;
 if(typeof data.enabled !== "boolean"){
-validate973.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate979.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -44783,7 +45203,7 @@ if(valid0){
 for(const key0 in data){
 if((((key0 !== "url") && (key0 !== "events")) && (key0 !== "description")) && (key0 !== "enabled")){
 const _errs14 = errors;
-validate973.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate979.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid3 = _errs14 === errors;
 if(!valid3){
@@ -44797,23 +45217,23 @@ break;
 }
 }
 else {
-validate973.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate979.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate973.errors = vErrors;
+validate979.errors = vErrors;
 return errors === 0;
 }
-validate973.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate979.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointWithSecret = validate976;
-const schema462 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at","secret"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"secret":{"type":"string","pattern":"^whsec_[A-Za-z0-9_-]+$","description":"The signing secret (`whsec_…`): the HMAC-SHA256 key of `X-Clube-Signature`, used as given."}},"description":"A webhook endpoint with its signing secret, answered only on creation and on secret rotation: store the secret then, it is never shown again."};
+exports.schema_WebhookEndpointWithSecret = validate982;
+const schema467 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at","secret"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"secret":{"type":"string","pattern":"^whsec_[A-Za-z0-9_-]+$","description":"The signing secret (`whsec_…`): the HMAC-SHA256 key of `X-Clube-Signature`, used as given."}},"description":"A webhook endpoint with its signing secret, answered only on creation and on secret rotation: store the secret then, it is never shown again."};
 const pattern44 = new RegExp("^whsec_[A-Za-z0-9_-]+$", "u");
 
-function validate976(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate982(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate976.evaluated;
+const evaluated0 = validate982.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44824,14 +45244,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.id === undefined) && (missing0 = "id")) || ((data.url === undefined) && (missing0 = "url"))) || ((data.events === undefined) && (missing0 = "events"))) || ((data.effective_events === undefined) && (missing0 = "effective_events"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.enabled === undefined) && (missing0 = "enabled"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.secret === undefined) && (missing0 = "secret"))){
-validate976.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate982.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate976.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate982.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -44842,8 +45262,8 @@ var valid0 = true;
 if(valid0){
 if(data.url !== undefined){
 const _errs3 = errors;
-if(!(validate961(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate961.errors : vErrors.concat(validate961.errors);
+if(!(validate967(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate967.errors : vErrors.concat(validate967.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -44861,8 +45281,8 @@ var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate963(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate963.errors : vErrors.concat(validate963.errors);
+if(!(validate969(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate969.errors : vErrors.concat(validate969.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -44872,7 +45292,7 @@ break;
 }
 }
 else {
-validate976.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate982.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -44891,8 +45311,8 @@ var valid2 = true;
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 const _errs9 = errors;
-if(!(validate963(data4[i1], {instancePath:instancePath+"/effective_events/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate963.errors : vErrors.concat(validate963.errors);
+if(!(validate969(data4[i1], {instancePath:instancePath+"/effective_events/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate969.errors : vErrors.concat(validate969.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs9 === errors;
@@ -44902,7 +45322,7 @@ break;
 }
 }
 else {
-validate976.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate982.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -44952,7 +45372,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate976.errors = vErrors;
+validate982.errors = vErrors;
 return false;
 }
 else {
@@ -44975,7 +45395,7 @@ if(valid0){
 if(data.enabled !== undefined){
 const _errs16 = errors;
 if(typeof data.enabled !== "boolean"){
-validate976.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate982.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -44991,12 +45411,12 @@ if(errors === _errs18){
 if(errors === _errs18){
 if(typeof data8 === "string"){
 if(!(formats4.validate(data8))){
-validate976.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate982.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate976.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate982.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -45013,12 +45433,12 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data9 === "string"){
 if(!pattern44.test(data9)){
-validate976.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^whsec_[A-Za-z0-9_-]+$"+"\""}];
+validate982.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^whsec_[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
 }
 else {
-validate976.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate982.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -45037,22 +45457,22 @@ var valid0 = true;
 }
 }
 else {
-validate976.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate982.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate976.errors = vErrors;
+validate982.errors = vErrors;
 return errors === 0;
 }
-validate976.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true,"secret":true},"dynamicProps":false,"dynamicItems":false};
+validate982.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true,"secret":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEnvelope = validate980;
-const schema463 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"type":"object","unevaluatedProperties":{},"description":"What happened; the shape depends on `type`."}},"description":"The body of every webhook: `POST` to the endpoint's URL with\n`Content-Type: application/json`.\n\n**Headers.**\n- `X-Clube-Event`: the event type, e.g. `level.up`.\n- `X-Clube-Delivery`: the id of this sending (`whd_…`), the same on its\nretries; the console lists sendings by this id.\n- `X-Clube-Signature`: `t=<unix seconds>,v1=<hex>`, no spaces, lower-case hex.\n\n**Verifying the signature.** Compute HMAC-SHA256 with the endpoint's secret\n(`whsec_…`, used as given, not decoded) as key over the string\n`t + \".\" + rawBody`, the raw request body before any JSON parsing; encode it\nas lower-case hex; compare it with `v1` in constant time (should several\n`v1=` values appear, one match is enough). Reject the\nrequest when nothing matches, or when `t` is more than 300 seconds away from\nyour clock. Each attempt is signed at send time, so `t` is fresh on retries.\n\n**Answering.** Answer any 2xx within 10 seconds; do long work after\nanswering. Answer 200 to event types you do not use. Anything else (another\nstatus, a timeout, a refused connection) is retried after 1 minute,\n5 minutes, 30 minutes, 2 hours and 12 hours, then three more times every\n24 hours (9 attempts in all); then the sending is marked `failed` and can be\nresent (`POST /v1/webhook_sendings/{id}/resend`). Redirects are not followed.\n\n**Duplicates.** The same event can arrive more than once (a retry after a\nlost answer, a resend): use the envelope `id` to process it once.\n\n**Subscription.** An endpoint whose `events` is empty receives the default\nsubscription: `reward.*`, `referral.qualified` and `message.requested`.\nParticipant notices are sent only when named. Every event about a\nparticipant carries `data.participant` (`{id, external_id}`)."};
+exports.schema_WebhookEnvelope = validate986;
+const schema468 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"type":"object","unevaluatedProperties":{},"description":"What happened; the shape depends on `type`."}},"description":"The body of every webhook: `POST` to the endpoint's URL with\n`Content-Type: application/json`.\n\n**Headers.**\n- `X-Clube-Event`: the event type, e.g. `level.up`.\n- `X-Clube-Delivery`: the id of this sending (`whd_…`), the same on its\nretries; the console lists sendings by this id.\n- `X-Clube-Signature`: `t=<unix seconds>,v1=<hex>`, no spaces, lower-case hex.\n\n**Verifying the signature.** Compute HMAC-SHA256 with the endpoint's secret\n(`whsec_…`, used as given, not decoded) as key over the string\n`t + \".\" + rawBody`, the raw request body before any JSON parsing; encode it\nas lower-case hex; compare it with `v1` in constant time (should several\n`v1=` values appear, one match is enough). Reject the\nrequest when nothing matches, or when `t` is more than 300 seconds away from\nyour clock. Each attempt is signed at send time, so `t` is fresh on retries.\n\n**Answering.** Answer any 2xx within 10 seconds; do long work after\nanswering. Answer 200 to event types you do not use. Anything else (another\nstatus, a timeout, a refused connection) is retried after 1 minute,\n5 minutes, 30 minutes, 2 hours and 12 hours, then three more times every\n24 hours (9 attempts in all); then the sending is marked `failed` and can be\nresent (`POST /v1/webhook_sendings/{id}/resend`). Redirects are not followed.\n\n**Duplicates.** The same event can arrive more than once (a retry after a\nlost answer, a resend): use the envelope `id` to process it once.\n\n**Subscription.** An endpoint whose `events` is empty receives the default\nsubscription: `reward.*`, `referral.qualified` and `message.requested`.\nParticipant notices are sent only when named. Every event about a\nparticipant carries `data.participant` (`{id, external_id}`)."};
 
-function validate980(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate986(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate980.evaluated;
+const evaluated0 = validate986.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45063,7 +45483,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate980.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate986.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -45073,12 +45493,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate980.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate986.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate980.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate986.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -45091,7 +45511,7 @@ if(valid0){
 if(data.type !== undefined){
 const _errs3 = errors;
 if(typeof data.type !== "string"){
-validate980.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate986.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -45107,12 +45527,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate980.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate986.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate980.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate986.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -45126,7 +45546,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate980.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate986.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -45154,7 +45574,7 @@ if(errors === _errs11){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-validate980.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate986.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -45171,21 +45591,21 @@ var valid0 = true;
 }
 }
 else {
-validate980.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate986.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate980.errors = vErrors;
+validate986.errors = vErrors;
 return errors === 0;
 }
-validate980.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate986.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEventSelector = validate982;
+exports.schema_WebhookEventSelector = validate988;
 
-function validate982(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate988(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate982.evaluated;
+const evaluated0 = validate988.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45213,7 +45633,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(data === "reward.*")){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema457.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema462.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -45233,7 +45653,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate982.errors = vErrors;
+validate988.errors = vErrors;
 return false;
 }
 else {
@@ -45247,18 +45667,18 @@ vErrors = null;
 }
 }
 }
-validate982.errors = vErrors;
+validate988.errors = vErrors;
 return errors === 0;
 }
-validate982.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate988.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEventType = validate984;
-const schema465 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["webhook.test"]}],"description":"Every webhook event type: the subscribable ones plus `webhook.test`, which is sent to an endpoint when it is created (or its URL changes) whatever it subscribes to."};
+exports.schema_WebhookEventType = validate990;
+const schema470 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["webhook.test"]}],"description":"Every webhook event type: the subscribable ones plus `webhook.test`, which is sent to an endpoint when it is created (or its URL changes) whatever it subscribes to."};
 
-function validate984(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate990(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate984.evaluated;
+const evaluated0 = validate990.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45286,7 +45706,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(data === "webhook.test")){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema465.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema470.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -45306,7 +45726,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate984.errors = vErrors;
+validate990.errors = vErrors;
 return false;
 }
 else {
@@ -45320,17 +45740,17 @@ vErrors = null;
 }
 }
 }
-validate984.errors = vErrors;
+validate990.errors = vErrors;
 return errors === 0;
 }
-validate984.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate990.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookParticipant = validate986;
+exports.schema_WebhookParticipant = validate992;
 
-function validate986(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate992(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate986.evaluated;
+const evaluated0 = validate992.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45341,14 +45761,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))){
-validate986.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate992.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate986.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate992.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -45372,21 +45792,21 @@ var valid0 = true;
 }
 }
 else {
-validate986.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate992.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate986.errors = vErrors;
+validate992.errors = vErrors;
 return errors === 0;
 }
-validate986.evaluated = {"props":{"id":true,"external_id":true},"dynamicProps":false,"dynamicItems":false};
+validate992.evaluated = {"props":{"id":true,"external_id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookReward = validate988;
+exports.schema_WebhookReward = validate994;
 
-function validate988(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate994(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate988.evaluated;
+const evaluated0 = validate994.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45397,14 +45817,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.code === undefined) && (missing0 = "code"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.type === undefined) && (missing0 = "type"))){
-validate988.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate994.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate988.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate994.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -45416,7 +45836,7 @@ if(valid0){
 if(data.code !== undefined){
 const _errs3 = errors;
 if(typeof data.code !== "string"){
-validate988.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate994.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -45428,7 +45848,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs5 = errors;
 if(typeof data.title !== "string"){
-validate988.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate994.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -45454,21 +45874,21 @@ var valid0 = true;
 }
 }
 else {
-validate988.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate994.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate988.errors = vErrors;
+validate994.errors = vErrors;
 return errors === 0;
 }
-validate988.evaluated = {"props":{"id":true,"code":true,"title":true,"type":true},"dynamicProps":false,"dynamicItems":false};
+validate994.evaluated = {"props":{"id":true,"code":true,"title":true,"type":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookRuleEffect = validate990;
+exports.schema_WebhookRuleEffect = validate996;
 
-function validate990(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate996(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate990.evaluated;
+const evaluated0 = validate996.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45479,7 +45899,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.event === undefined) && (missing0 = "event"))){
-validate990.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate996.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -45487,11 +45907,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate990.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate996.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "webhook")){
-validate990.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema153.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate996.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema153.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -45503,7 +45923,7 @@ if(valid0){
 if(data.event !== undefined){
 const _errs3 = errors;
 if(typeof data.event !== "string"){
-validate990.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate996.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -45515,7 +45935,7 @@ if(valid0){
 for(const key0 in data){
 if((key0 !== "type") && (key0 !== "event")){
 const _errs6 = errors;
-validate990.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate996.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs6 === errors;
 if(!valid1){
@@ -45528,23 +45948,23 @@ break;
 }
 }
 else {
-validate990.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate996.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate990.errors = vErrors;
+validate996.errors = vErrors;
 return errors === 0;
 }
-validate990.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate996.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookSending = validate991;
-const schema469 = {"type":"object","required":["id","endpoint_id","event_id","event_type","status","attempts","last_error","last_status_code","next_attempt_at","created_at","updated_at"],"properties":{"id":{"type":"string","description":"`whd_…`."},"endpoint_id":{"type":"string","description":"The endpoint (`we_…`)."},"event_id":{"type":"string","description":"The envelope `id` of the event sent (`evt_…`)."},"event_type":{"$ref":"#/components/schemas/WebhookEventType"},"status":{"$ref":"#/components/schemas/WebhookSendingStatus"},"attempts":{"type":"integer","minimum":0,"description":"Attempts made so far."},"last_error":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the last attempt failed (`timeout after 10s`, `HTTP 500`, `connection refused`…); null when it did not."},"last_status_code":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"The HTTP status of the last answer; null before the first attempt or when there was no answer."},"next_attempt_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next attempt is due; null unless `pending`."},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"}},"description":"One event sent to one endpoint, with its attempts (the `X-Clube-Delivery` header carries its id)."};
-const schema470 = {"type":"string","enum":["pending","succeeded","failed"],"description":"Where a sending stands.\n- `pending`: not acknowledged yet; `next_attempt_at` says when it is tried.\n- `succeeded`: the endpoint answered 2xx within 10 seconds.\n- `failed`: every attempt of the schedule failed (9 in all); it can be resent."};
+exports.schema_WebhookSending = validate997;
+const schema474 = {"type":"object","required":["id","endpoint_id","event_id","event_type","status","attempts","last_error","last_status_code","next_attempt_at","created_at","updated_at"],"properties":{"id":{"type":"string","description":"`whd_…`."},"endpoint_id":{"type":"string","description":"The endpoint (`we_…`)."},"event_id":{"type":"string","description":"The envelope `id` of the event sent (`evt_…`)."},"event_type":{"$ref":"#/components/schemas/WebhookEventType"},"status":{"$ref":"#/components/schemas/WebhookSendingStatus"},"attempts":{"type":"integer","minimum":0,"description":"Attempts made so far."},"last_error":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the last attempt failed (`timeout after 10s`, `HTTP 500`, `connection refused`…); null when it did not."},"last_status_code":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"The HTTP status of the last answer; null before the first attempt or when there was no answer."},"next_attempt_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next attempt is due; null unless `pending`."},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"}},"description":"One event sent to one endpoint, with its attempts (the `X-Clube-Delivery` header carries its id)."};
+const schema475 = {"type":"string","enum":["pending","succeeded","failed"],"description":"Where a sending stands.\n- `pending`: not acknowledged yet; `next_attempt_at` says when it is tried.\n- `succeeded`: the endpoint answered 2xx within 10 seconds.\n- `failed`: every attempt of the schedule failed (9 in all); it can be resent."};
 
-function validate993(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate999(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate993.evaluated;
+const evaluated0 = validate999.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45552,23 +45972,23 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate993.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate999.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "pending") || (data === "succeeded")) || (data === "failed"))){
-validate993.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema470.enum},message:"must be equal to one of the allowed values"}];
+validate999.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema475.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate993.errors = vErrors;
+validate999.errors = vErrors;
 return errors === 0;
 }
-validate993.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate999.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate991(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate997(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate991.evaluated;
+const evaluated0 = validate997.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45579,14 +45999,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.endpoint_id === undefined) && (missing0 = "endpoint_id"))) || ((data.event_id === undefined) && (missing0 = "event_id"))) || ((data.event_type === undefined) && (missing0 = "event_type"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.attempts === undefined) && (missing0 = "attempts"))) || ((data.last_error === undefined) && (missing0 = "last_error"))) || ((data.last_status_code === undefined) && (missing0 = "last_status_code"))) || ((data.next_attempt_at === undefined) && (missing0 = "next_attempt_at"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.updated_at === undefined) && (missing0 = "updated_at"))){
-validate991.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate997.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate991.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate997.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -45598,7 +46018,7 @@ if(valid0){
 if(data.endpoint_id !== undefined){
 const _errs3 = errors;
 if(typeof data.endpoint_id !== "string"){
-validate991.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate997.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -45610,7 +46030,7 @@ if(valid0){
 if(data.event_id !== undefined){
 const _errs5 = errors;
 if(typeof data.event_id !== "string"){
-validate991.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate997.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -45621,8 +46041,8 @@ var valid0 = true;
 if(valid0){
 if(data.event_type !== undefined){
 const _errs7 = errors;
-if(!(validate984(data.event_type, {instancePath:instancePath+"/event_type",parentData:data,parentDataProperty:"event_type",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate984.errors : vErrors.concat(validate984.errors);
+if(!(validate990(data.event_type, {instancePath:instancePath+"/event_type",parentData:data,parentDataProperty:"event_type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate990.errors : vErrors.concat(validate990.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -45633,8 +46053,8 @@ var valid0 = true;
 if(valid0){
 if(data.status !== undefined){
 const _errs8 = errors;
-if(!(validate993(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate993.errors : vErrors.concat(validate993.errors);
+if(!(validate999(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate999.errors : vErrors.concat(validate999.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -45647,13 +46067,13 @@ if(data.attempts !== undefined){
 let data5 = data.attempts;
 const _errs9 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate991.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate997.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate991.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate997.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -45704,7 +46124,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate991.errors = vErrors;
+validate997.errors = vErrors;
 return false;
 }
 else {
@@ -45764,7 +46184,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate991.errors = vErrors;
+validate997.errors = vErrors;
 return false;
 }
 else {
@@ -45840,7 +46260,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate991.errors = vErrors;
+validate997.errors = vErrors;
 return false;
 }
 else {
@@ -45867,12 +46287,12 @@ if(errors === _errs29){
 if(errors === _errs29){
 if(typeof data9 === "string"){
 if(!(formats4.validate(data9))){
-validate991.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate997.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate991.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate997.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -45890,12 +46310,12 @@ if(errors === _errs31){
 if(errors === _errs31){
 if(typeof data10 === "string"){
 if(!(formats4.validate(data10))){
-validate991.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate997.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate991.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate997.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -45918,22 +46338,22 @@ var valid0 = true;
 }
 }
 else {
-validate991.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate997.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate991.errors = vErrors;
+validate997.errors = vErrors;
 return errors === 0;
 }
-validate991.evaluated = {"props":{"id":true,"endpoint_id":true,"event_id":true,"event_type":true,"status":true,"attempts":true,"last_error":true,"last_status_code":true,"next_attempt_at":true,"created_at":true,"updated_at":true},"dynamicProps":false,"dynamicItems":false};
+validate997.evaluated = {"props":{"id":true,"endpoint_id":true,"event_id":true,"event_type":true,"status":true,"attempts":true,"last_error":true,"last_status_code":true,"next_attempt_at":true,"created_at":true,"updated_at":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookSendingList = validate995;
-const schema471 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookSending"}},"has_more":{"type":"boolean"}},"description":"A page of sendings, newest first."};
+exports.schema_WebhookSendingList = validate1001;
+const schema476 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookSending"}},"has_more":{"type":"boolean"}},"description":"A page of sendings, newest first."};
 
-function validate995(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1001(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate995.evaluated;
+const evaluated0 = validate1001.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45944,7 +46364,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.data === undefined) && (missing0 = "data")) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate995.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1001.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -45957,8 +46377,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate991(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate991.errors : vErrors.concat(validate991.errors);
+if(!(validate997(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate997.errors : vErrors.concat(validate997.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -45968,7 +46388,7 @@ break;
 }
 }
 else {
-validate995.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1001.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -45981,7 +46401,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs4 = errors;
 if(typeof data.has_more !== "boolean"){
-validate995.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1001.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -45993,21 +46413,21 @@ var valid0 = true;
 }
 }
 else {
-validate995.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1001.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate995.errors = vErrors;
+validate1001.errors = vErrors;
 return errors === 0;
 }
-validate995.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
+validate1001.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookSendingStatus = validate997;
+exports.schema_WebhookSendingStatus = validate1003;
 
-function validate997(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1003(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate997.evaluated;
+const evaluated0 = validate1003.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46015,25 +46435,25 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate997.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1003.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "pending") || (data === "succeeded")) || (data === "failed"))){
-validate997.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema470.enum},message:"must be equal to one of the allowed values"}];
+validate1003.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema475.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate997.errors = vErrors;
+validate1003.errors = vErrors;
 return errors === 0;
 }
-validate997.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1003.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookTestData = validate998;
-const schema473 = {"type":"object","required":["endpoint_id","message"],"properties":{"endpoint_id":{"type":"string","description":"The endpoint being checked (`we_…`)."},"message":{"type":"string","description":"A human-readable note."}},"description":"Data of `webhook.test`."};
+exports.schema_WebhookTestData = validate1004;
+const schema478 = {"type":"object","required":["endpoint_id","message"],"properties":{"endpoint_id":{"type":"string","description":"The endpoint being checked (`we_…`)."},"message":{"type":"string","description":"A human-readable note."}},"description":"Data of `webhook.test`."};
 
-function validate998(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1004(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate998.evaluated;
+const evaluated0 = validate1004.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46044,14 +46464,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.endpoint_id === undefined) && (missing0 = "endpoint_id")) || ((data.message === undefined) && (missing0 = "message"))){
-validate998.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1004.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.endpoint_id !== undefined){
 const _errs1 = errors;
 if(typeof data.endpoint_id !== "string"){
-validate998.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1004.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -46063,7 +46483,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs3 = errors;
 if(typeof data.message !== "string"){
-validate998.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1004.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -46075,22 +46495,22 @@ var valid0 = true;
 }
 }
 else {
-validate998.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1004.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate998.errors = vErrors;
+validate1004.errors = vErrors;
 return errors === 0;
 }
-validate998.evaluated = {"props":{"endpoint_id":true,"message":true},"dynamicProps":false,"dynamicItems":false};
+validate1004.evaluated = {"props":{"endpoint_id":true,"message":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookTestWebhookEvent = validate999;
-const schema474 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["webhook.test"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WebhookTestData"}],"description":"What happened; the shape depends on `type`."}},"description":"`webhook.test`: sent to an endpoint when it is created and when its `url`\nchanges, whatever it subscribes to, to check that the URL answers and\nverifies signatures. It is retried like any other event.","examples":[{"id":"evt_01JQ7E5F7H9K1M3P","type":"webhook.test","created_at":"2025-03-14T17:00:00Z","club_id":"clb_7H3K9Q","env":"test","data":{"endpoint_id":"we_01JQ7E5F6G8J0L2N","message":"Clube webhook test: if you can read this, your endpoint works."}}],"x-webhook-event":"webhook.test"};
+exports.schema_WebhookTestWebhookEvent = validate1005;
+const schema479 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["webhook.test"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WebhookTestData"}],"description":"What happened; the shape depends on `type`."}},"description":"`webhook.test`: sent to an endpoint when it is created and when its `url`\nchanges, whatever it subscribes to, to check that the URL answers and\nverifies signatures. It is retried like any other event.","examples":[{"id":"evt_01JQ7E5F7H9K1M3P","type":"webhook.test","created_at":"2025-03-14T17:00:00Z","club_id":"clb_7H3K9Q","env":"test","data":{"endpoint_id":"we_01JQ7E5F6G8J0L2N","message":"Clube webhook test: if you can read this, your endpoint works."}}],"x-webhook-event":"webhook.test"};
 
-function validate999(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1005(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate999.evaluated;
+const evaluated0 = validate1005.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46101,7 +46521,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate999.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1005.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -46111,12 +46531,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate999.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate1005.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate999.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1005.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -46130,11 +46550,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate999.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1005.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "webhook.test")){
-validate999.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema474.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1005.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema479.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -46150,12 +46570,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate999.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1005.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate999.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1005.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -46169,7 +46589,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate999.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1005.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -46192,8 +46612,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate998(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate998.errors : vErrors.concat(validate998.errors);
+if(!(validate1004(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1004.errors : vErrors.concat(validate1004.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -46209,21 +46629,21 @@ var valid0 = true;
 }
 }
 else {
-validate999.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1005.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate999.errors = vErrors;
+validate1005.errors = vErrors;
 return errors === 0;
 }
-validate999.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate1005.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookTier = validate1002;
+exports.schema_WebhookTier = validate1008;
 
-function validate1002(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1008(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1002.evaluated;
+const evaluated0 = validate1008.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46234,14 +46654,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))){
-validate1002.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1008.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate1002.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1008.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -46253,7 +46673,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate1002.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1008.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -46265,21 +46685,21 @@ var valid0 = true;
 }
 }
 else {
-validate1002.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1008.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1002.errors = vErrors;
+validate1008.errors = vErrors;
 return errors === 0;
 }
-validate1002.evaluated = {"props":{"code":true,"name":true},"dynamicProps":false,"dynamicItems":false};
+validate1008.evaluated = {"props":{"code":true,"name":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookUrl = validate1003;
+exports.schema_WebhookUrl = validate1009;
 
-function validate1003(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1009(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1003.evaluated;
+const evaluated0 = validate1009.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46290,39 +46710,39 @@ if(errors === 0){
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 2000){
-validate1003.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate1009.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 else {
 if(!pattern43.test(data)){
-validate1003.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+validate1009.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 else {
 if(!(formats2(data))){
-validate1003.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate1009.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate1003.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1009.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
-validate1003.errors = vErrors;
+validate1009.errors = vErrors;
 return errors === 0;
 }
-validate1003.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1009.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelConfig = validate1004;
+exports.schema_WheelConfig = validate1010;
 
-function validate1004(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1010(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1004.evaluated;
+const evaluated0 = validate1010.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46351,13 +46771,13 @@ data.probabilityVersion = 1;
 }
 let missing0;
 if((data.slices === undefined) && (missing0 = "slices")){
-validate1004.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1010.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 if(typeof data.enabled !== "boolean"){
-validate1004.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1010.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -46374,12 +46794,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 12){
-validate1004.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
+validate1010.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
 return false;
 }
 }
 else {
-validate1004.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1010.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -46390,12 +46810,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(func1(data3) > 12){
-validate1004.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
+validate1010.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
 return false;
 }
 }
 else {
-validate1004.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1010.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -46407,12 +46827,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(Array.isArray(data4)){
 if(data4.length > 16){
-validate1004.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items"}];
+validate1010.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items"}];
 return false;
 }
 else {
 if(data4.length < 4){
-validate1004.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/minItems",keyword:"minItems",params:{limit: 4},message:"must NOT have fewer than 4 items"}];
+validate1010.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/minItems",keyword:"minItems",params:{limit: 4},message:"must NOT have fewer than 4 items"}];
 return false;
 }
 else {
@@ -46433,7 +46853,7 @@ break;
 }
 }
 else {
-validate1004.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1010.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -46446,23 +46866,23 @@ if(valid0){
 let data6 = data.spinsPerDay;
 const _errs12 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate1004.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1010.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 50 || isNaN(data6)){
-validate1004.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"}];
+validate1010.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate1004.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1010.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats40.validate(data6))){
-validate1004.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1010.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -46474,18 +46894,18 @@ if(valid0){
 let data7 = data.probabilityVersion;
 const _errs14 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate1004.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1010.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 1 || isNaN(data7)){
-validate1004.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate1010.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
 if(!(formats40.validate(data7))){
-validate1004.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1010.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -46496,7 +46916,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((key0 !== "enabled") && (key0 !== "style")) && (key0 !== "titleLeft")) && (key0 !== "titleRight")) && (key0 !== "slices")) && (key0 !== "spinsPerDay")) && (key0 !== "probabilityVersion")){
 const _errs17 = errors;
-validate1004.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1010.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid3 = _errs17 === errors;
 if(!valid3){
@@ -46514,22 +46934,22 @@ break;
 }
 }
 else {
-validate1004.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1010.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1004.errors = vErrors;
+validate1010.errors = vErrors;
 return errors === 0;
 }
-validate1004.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1010.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelFairness = validate1007;
-const schema478 = {"type":"object","required":["server_seed_hash","client_seed","next_nonce"],"properties":{"server_seed_hash":{"type":"string","description":"SHA-256 (lower-case hex) of the server seed the next spin uses."},"client_seed":{"type":"string"},"next_nonce":{"type":"integer","minimum":0,"description":"The nonce of the next spin."}},"description":"Provably fair spins (commit–reveal). Each participant has a server seed,\nkept secret while in use, whose SHA-256 hash (`server_seed_hash`, lower-case\nhex of the seed's text) is shown before any spin; a client seed the\nparticipant may choose (`POST /v1/me/wheel/seed`); and a nonce counting the\nspins made with the pair (0, 1, 2…). A spin's slice is:\n\n1. `digest` = HMAC-SHA256 with key = the UTF-8 bytes of the server seed (its\n64 hex characters as text) over the UTF-8 bytes of `client_seed + \":\" + nonce`\n(the nonce in decimal, e.g. `\"my-seed:7\"`);\n2. `draw` = the first 13 hex digits of `digest` (52 bits) as an integer,\ndivided by 2^52: a number in [0, 1);\n3. walking the slices in wheel order, skipping weight 0, adding their\nweights (IEEE-754 doubles): the first slice whose running sum is greater\nthan `draw` × the sum of all weights wins (the last slice of positive\nweight when rounding leaves the draw past every boundary).\n\nRotating the seed (`POST /v1/me/wheel/seed`) reveals the server seed, so\nevery spin made with it can be recomputed — `verifyWheelSpin` in\n`@clube/browser` does exactly that — and commits to a new one. The audit\n(`GET /v1/participants/{external_id}/wheel_spins`, `GET /v1/me/wheel/spins`)\nlists each spin with its seeds, nonce, weights and outcome."};
+exports.schema_WheelFairness = validate1013;
+const schema483 = {"type":"object","required":["server_seed_hash","client_seed","next_nonce"],"properties":{"server_seed_hash":{"type":"string","description":"SHA-256 (lower-case hex) of the server seed the next spin uses."},"client_seed":{"type":"string"},"next_nonce":{"type":"integer","minimum":0,"description":"The nonce of the next spin."}},"description":"Provably fair spins (commit–reveal). Each participant has a server seed,\nkept secret while in use, whose SHA-256 hash (`server_seed_hash`, lower-case\nhex of the seed's text) is shown before any spin; a client seed the\nparticipant may choose (`POST /v1/me/wheel/seed`); and a nonce counting the\nspins made with the pair (0, 1, 2…). A spin's slice is:\n\n1. `digest` = HMAC-SHA256 with key = the UTF-8 bytes of the server seed (its\n64 hex characters as text) over the UTF-8 bytes of `client_seed + \":\" + nonce`\n(the nonce in decimal, e.g. `\"my-seed:7\"`);\n2. `draw` = the first 13 hex digits of `digest` (52 bits) as an integer,\ndivided by 2^52: a number in [0, 1);\n3. walking the slices in wheel order, skipping weight 0, adding their\nweights (IEEE-754 doubles): the first slice whose running sum is greater\nthan `draw` × the sum of all weights wins (the last slice of positive\nweight when rounding leaves the draw past every boundary).\n\nRotating the seed (`POST /v1/me/wheel/seed`) reveals the server seed, so\nevery spin made with it can be recomputed — `verifyWheelSpin` in\n`@clube/browser` does exactly that — and commits to a new one. The audit\n(`GET /v1/participants/{external_id}/wheel_spins`, `GET /v1/me/wheel/spins`)\nlists each spin with its seeds, nonce, weights and outcome."};
 
-function validate1007(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1013(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1007.evaluated;
+const evaluated0 = validate1013.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46540,14 +46960,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.server_seed_hash === undefined) && (missing0 = "server_seed_hash")) || ((data.client_seed === undefined) && (missing0 = "client_seed"))) || ((data.next_nonce === undefined) && (missing0 = "next_nonce"))){
-validate1007.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1013.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.server_seed_hash !== undefined){
 const _errs1 = errors;
 if(typeof data.server_seed_hash !== "string"){
-validate1007.errors = [{instancePath:instancePath+"/server_seed_hash",schemaPath:"#/properties/server_seed_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1013.errors = [{instancePath:instancePath+"/server_seed_hash",schemaPath:"#/properties/server_seed_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -46559,7 +46979,7 @@ if(valid0){
 if(data.client_seed !== undefined){
 const _errs3 = errors;
 if(typeof data.client_seed !== "string"){
-validate1007.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1013.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -46572,13 +46992,13 @@ if(data.next_nonce !== undefined){
 let data2 = data.next_nonce;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate1007.errors = [{instancePath:instancePath+"/next_nonce",schemaPath:"#/properties/next_nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1013.errors = [{instancePath:instancePath+"/next_nonce",schemaPath:"#/properties/next_nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate1007.errors = [{instancePath:instancePath+"/next_nonce",schemaPath:"#/properties/next_nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1013.errors = [{instancePath:instancePath+"/next_nonce",schemaPath:"#/properties/next_nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -46593,21 +47013,21 @@ var valid0 = true;
 }
 }
 else {
-validate1007.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1013.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1007.errors = vErrors;
+validate1013.errors = vErrors;
 return errors === 0;
 }
-validate1007.evaluated = {"props":{"server_seed_hash":true,"client_seed":true,"next_nonce":true},"dynamicProps":false,"dynamicItems":false};
+validate1013.evaluated = {"props":{"server_seed_hash":true,"client_seed":true,"next_nonce":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelPrizeKind = validate1008;
+exports.schema_WheelPrizeKind = validate1014;
 
-function validate1008(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1014(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1008.evaluated;
+const evaluated0 = validate1014.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46615,25 +47035,25 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate1008.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1014.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "free_spins") || (data === "bonus")) || (data === "cash"))){
-validate1008.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema122.enum},message:"must be equal to one of the allowed values"}];
+validate1014.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema122.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate1008.errors = vErrors;
+validate1014.errors = vErrors;
 return errors === 0;
 }
-validate1008.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1014.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSeedRotated = validate1009;
-const schema480 = {"type":"object","required":["revealed","next"],"properties":{"revealed":{"anyOf":[{"$ref":"#/components/schemas/RevealedWheelSeed"},{"type":"null"}],"description":"The seed pair just retired, with its server seed; null when the participant had none yet."},"next":{"allOf":[{"$ref":"#/components/schemas/WheelFairness"}],"description":"The new commitment."}},"description":"The answer to a seed rotation."};
+exports.schema_WheelSeedRotated = validate1015;
+const schema485 = {"type":"object","required":["revealed","next"],"properties":{"revealed":{"anyOf":[{"$ref":"#/components/schemas/RevealedWheelSeed"},{"type":"null"}],"description":"The seed pair just retired, with its server seed; null when the participant had none yet."},"next":{"allOf":[{"$ref":"#/components/schemas/WheelFairness"}],"description":"The new commitment."}},"description":"The answer to a seed rotation."};
 
-function validate1009(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1015(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1009.evaluated;
+const evaluated0 = validate1015.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46644,7 +47064,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.revealed === undefined) && (missing0 = "revealed")) || ((data.next === undefined) && (missing0 = "next"))){
-validate1009.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1015.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -46689,7 +47109,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate1009.errors = vErrors;
+validate1015.errors = vErrors;
 return false;
 }
 else {
@@ -46711,8 +47131,8 @@ var valid0 = true;
 if(valid0){
 if(data.next !== undefined){
 const _errs6 = errors;
-if(!(validate1007(data.next, {instancePath:instancePath+"/next",parentData:data,parentDataProperty:"next",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1007.errors : vErrors.concat(validate1007.errors);
+if(!(validate1013(data.next, {instancePath:instancePath+"/next",parentData:data,parentDataProperty:"next",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1013.errors : vErrors.concat(validate1013.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
@@ -46724,23 +47144,23 @@ var valid0 = true;
 }
 }
 else {
-validate1009.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1015.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1009.errors = vErrors;
+validate1015.errors = vErrors;
 return errors === 0;
 }
-validate1009.evaluated = {"props":{"revealed":true,"next":true},"dynamicProps":false,"dynamicItems":false};
+validate1015.evaluated = {"props":{"revealed":true,"next":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSeedRotation = validate1012;
-const schema481 = {"type":"object","properties":{"client_seed":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[\\x21-\\x7E]+$","description":"The client seed for the new pair (1..64 printable characters); a random one when omitted."}},"unevaluatedProperties":{"not":{}},"description":"`POST /v1/me/wheel/seed`: reveal the server seed in use and commit to a new one."};
+exports.schema_WheelSeedRotation = validate1018;
+const schema486 = {"type":"object","properties":{"client_seed":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[\\x21-\\x7E]+$","description":"The client seed for the new pair (1..64 printable characters); a random one when omitted."}},"unevaluatedProperties":{"not":{}},"description":"`POST /v1/me/wheel/seed`: reveal the server seed in use and commit to a new one."};
 const pattern48 = new RegExp("^[\\x21-\\x7E]+$", "u");
 
-function validate1012(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1018(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1012.evaluated;
+const evaluated0 = validate1018.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46755,24 +47175,24 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 64){
-validate1012.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate1018.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate1012.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate1018.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern48.test(data0)){
-validate1012.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""}];
+validate1018.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate1012.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1018.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -46785,7 +47205,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "client_seed"){
 const _errs4 = errors;
-validate1012.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1018.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs4 === errors;
 if(!valid1){
@@ -46796,21 +47216,21 @@ break;
 }
 }
 else {
-validate1012.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1018.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1012.errors = vErrors;
+validate1018.errors = vErrors;
 return errors === 0;
 }
-validate1012.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1018.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSlice = validate1013;
+exports.schema_WheelSlice = validate1019;
 
-function validate1013(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1019(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1013.evaluated;
+const evaluated0 = validate1019.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46827,7 +47247,7 @@ data.weight = 1;
 }
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.label === undefined) && (missing0 = "label"))){
-validate1013.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1019.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -46837,12 +47257,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern7.test(data0)){
-validate1013.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]{1,32}$"},message:"must match pattern \""+"^[a-z0-9-]{1,32}$"+"\""}];
+validate1019.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]{1,32}$"},message:"must match pattern \""+"^[a-z0-9-]{1,32}$"+"\""}];
 return false;
 }
 }
 else {
-validate1013.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1019.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -46858,18 +47278,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 14){
-validate1013.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
+validate1019.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate1013.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate1019.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate1013.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1019.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -46885,12 +47305,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 14){
-validate1013.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
+validate1019.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
 return false;
 }
 }
 else {
-validate1013.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1019.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -46906,12 +47326,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(func1(data3) > 2000){
-validate1013.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate1019.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 }
 else {
-validate1013.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1019.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -46954,7 +47374,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate1013.errors = vErrors;
+validate1019.errors = vErrors;
 return false;
 }
 else {
@@ -46987,24 +47407,24 @@ const _errs15 = errors;
 if(errors === _errs15){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 1000000 || isNaN(data6)){
-validate1013.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate1019.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate1013.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1019.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data6))){
-validate1013.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate1019.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate1013.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate1019.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -47028,7 +47448,7 @@ break;
 }
 }
 else {
-validate1013.errors = [{instancePath:instancePath+"/tierQty",schemaPath:"#/properties/tierQty/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1019.errors = [{instancePath:instancePath+"/tierQty",schemaPath:"#/properties/tierQty/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -47041,7 +47461,7 @@ if(valid0){
 for(const key1 in data){
 if((((((((key1 !== "id") && (key1 !== "label")) && (key1 !== "sublabel")) && (key1 !== "image")) && (key1 !== "reward")) && (key1 !== "payload")) && (key1 !== "weight")) && (key1 !== "tierQty")){
 const _errs22 = errors;
-validate1013.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1019.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid3 = _errs22 === errors;
 if(!valid3){
@@ -47060,21 +47480,21 @@ break;
 }
 }
 else {
-validate1013.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1019.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1013.errors = vErrors;
+validate1019.errors = vErrors;
 return errors === 0;
 }
-validate1013.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1019.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSlicePayload = validate1017;
+exports.schema_WheelSlicePayload = validate1023;
 
-function validate1017(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1023(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1017.evaluated;
+const evaluated0 = validate1023.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -47085,7 +47505,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.kind === undefined) && (missing0 = "kind")){
-validate1017.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1023.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -47105,23 +47525,23 @@ if(data.spins !== undefined){
 let data1 = data.spins;
 const _errs2 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate1017.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1023.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 10000 || isNaN(data1)){
-validate1017.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+validate1023.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
 }
 else {
 if(data1 <= 0 || isNaN(data1)){
-validate1017.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate1023.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats40.validate(data1))){
-validate1017.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1023.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -47138,18 +47558,18 @@ if(data.amount_cents !== undefined){
 let data2 = data.amount_cents;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate1017.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1023.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 <= 0 || isNaN(data2)){
-validate1017.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate1023.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats40.validate(data2))){
-validate1017.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1023.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -47167,24 +47587,24 @@ const _errs6 = errors;
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 200 || isNaN(data3)){
-validate1017.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
+validate1023.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
 return false;
 }
 else {
 if(data3 <= 0 || isNaN(data3)){
-validate1017.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate1023.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data3))){
-validate1017.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate1023.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate1017.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate1023.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -47200,12 +47620,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data4 === "string"){
 if(func1(data4) > 80){
-validate1017.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
+validate1023.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
 return false;
 }
 }
 else {
-validate1017.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1023.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -47221,12 +47641,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data5 === "string"){
 if(func1(data5) > 80){
-validate1017.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
+validate1023.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
 return false;
 }
 }
 else {
-validate1017.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1023.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -47243,18 +47663,18 @@ if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data6 === "string"){
 if(func1(data6) > 2000){
-validate1017.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate1023.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 else {
 if(!(formats2(data6))){
-validate1017.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate1023.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 }
 else {
-validate1017.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1023.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -47273,21 +47693,21 @@ var valid0 = true;
 }
 }
 else {
-validate1017.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1023.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1017.errors = vErrors;
+validate1023.errors = vErrors;
 return errors === 0;
 }
-validate1017.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1023.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSliceTierQuantity = validate1019;
+exports.schema_WheelSliceTierQuantity = validate1025;
 
-function validate1019(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1025(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1019.evaluated;
+const evaluated0 = validate1025.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -47297,39 +47717,39 @@ evaluated0.items = undefined;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data > 10000000 || isNaN(data)){
-validate1019.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"}];
+validate1025.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"}];
 return false;
 }
 else {
 if(data < 0 || isNaN(data)){
-validate1019.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1025.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data))){
-validate1019.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate1025.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate1019.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate1025.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-validate1019.errors = vErrors;
+validate1025.errors = vErrors;
 return errors === 0;
 }
-validate1019.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1025.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpinAudit = validate1020;
-const schema485 = {"type":"object","required":["spin_id","spun_at","index","slice_id","probability_version","weights","server_seed_hash","server_seed","client_seed","nonce"],"properties":{"spin_id":{"type":"string"},"spun_at":{"type":"string","format":"date-time"},"index":{"type":"integer","minimum":0,"description":"The slice's 0-based position and id."},"slice_id":{"type":"string"},"probability_version":{"type":"integer","minimum":1},"weights":{"type":"array","items":{"type":"number","format":"double"},"description":"The slice weights the spin was drawn with, in wheel order."},"server_seed_hash":{"type":"string"},"server_seed":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The server seed, once revealed by a rotation; null while still in use."},"client_seed":{"type":"string"},"nonce":{"type":"integer","minimum":0}},"description":"One spin in the wheel audit."};
+exports.schema_WheelSpinAudit = validate1026;
+const schema490 = {"type":"object","required":["spin_id","spun_at","index","slice_id","probability_version","weights","server_seed_hash","server_seed","client_seed","nonce"],"properties":{"spin_id":{"type":"string"},"spun_at":{"type":"string","format":"date-time"},"index":{"type":"integer","minimum":0,"description":"The slice's 0-based position and id."},"slice_id":{"type":"string"},"probability_version":{"type":"integer","minimum":1},"weights":{"type":"array","items":{"type":"number","format":"double"},"description":"The slice weights the spin was drawn with, in wheel order."},"server_seed_hash":{"type":"string"},"server_seed":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The server seed, once revealed by a rotation; null while still in use."},"client_seed":{"type":"string"},"nonce":{"type":"integer","minimum":0}},"description":"One spin in the wheel audit."};
 
-function validate1020(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1026(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1020.evaluated;
+const evaluated0 = validate1026.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -47340,14 +47760,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((data.spin_id === undefined) && (missing0 = "spin_id")) || ((data.spun_at === undefined) && (missing0 = "spun_at"))) || ((data.index === undefined) && (missing0 = "index"))) || ((data.slice_id === undefined) && (missing0 = "slice_id"))) || ((data.probability_version === undefined) && (missing0 = "probability_version"))) || ((data.weights === undefined) && (missing0 = "weights"))) || ((data.server_seed_hash === undefined) && (missing0 = "server_seed_hash"))) || ((data.server_seed === undefined) && (missing0 = "server_seed"))) || ((data.client_seed === undefined) && (missing0 = "client_seed"))) || ((data.nonce === undefined) && (missing0 = "nonce"))){
-validate1020.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1026.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.spin_id !== undefined){
 const _errs1 = errors;
 if(typeof data.spin_id !== "string"){
-validate1020.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1026.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -47363,12 +47783,12 @@ if(errors === _errs3){
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(!(formats4.validate(data1))){
-validate1020.errors = [{instancePath:instancePath+"/spun_at",schemaPath:"#/properties/spun_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1026.errors = [{instancePath:instancePath+"/spun_at",schemaPath:"#/properties/spun_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1020.errors = [{instancePath:instancePath+"/spun_at",schemaPath:"#/properties/spun_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1026.errors = [{instancePath:instancePath+"/spun_at",schemaPath:"#/properties/spun_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -47383,13 +47803,13 @@ if(data.index !== undefined){
 let data2 = data.index;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate1020.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1026.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate1020.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1026.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -47403,7 +47823,7 @@ if(valid0){
 if(data.slice_id !== undefined){
 const _errs7 = errors;
 if(typeof data.slice_id !== "string"){
-validate1020.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1026.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -47416,13 +47836,13 @@ if(data.probability_version !== undefined){
 let data4 = data.probability_version;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate1020.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1026.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 1 || isNaN(data4)){
-validate1020.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate1026.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -47446,12 +47866,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(!(formats0.validate(data6))){
-validate1020.errors = [{instancePath:instancePath+"/weights/" + i0,schemaPath:"#/properties/weights/items/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate1026.errors = [{instancePath:instancePath+"/weights/" + i0,schemaPath:"#/properties/weights/items/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 else {
-validate1020.errors = [{instancePath:instancePath+"/weights/" + i0,schemaPath:"#/properties/weights/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate1026.errors = [{instancePath:instancePath+"/weights/" + i0,schemaPath:"#/properties/weights/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -47462,7 +47882,7 @@ break;
 }
 }
 else {
-validate1020.errors = [{instancePath:instancePath+"/weights",schemaPath:"#/properties/weights/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1026.errors = [{instancePath:instancePath+"/weights",schemaPath:"#/properties/weights/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -47475,7 +47895,7 @@ if(valid0){
 if(data.server_seed_hash !== undefined){
 const _errs15 = errors;
 if(typeof data.server_seed_hash !== "string"){
-validate1020.errors = [{instancePath:instancePath+"/server_seed_hash",schemaPath:"#/properties/server_seed_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1026.errors = [{instancePath:instancePath+"/server_seed_hash",schemaPath:"#/properties/server_seed_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -47524,7 +47944,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1020.errors = vErrors;
+validate1026.errors = vErrors;
 return false;
 }
 else {
@@ -47547,7 +47967,7 @@ if(valid0){
 if(data.client_seed !== undefined){
 const _errs23 = errors;
 if(typeof data.client_seed !== "string"){
-validate1020.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1026.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs23 === errors;
@@ -47560,13 +47980,13 @@ if(data.nonce !== undefined){
 let data10 = data.nonce;
 const _errs25 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate1020.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1026.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs25){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
-validate1020.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1026.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -47588,22 +48008,22 @@ var valid0 = true;
 }
 }
 else {
-validate1020.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1026.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1020.errors = vErrors;
+validate1026.errors = vErrors;
 return errors === 0;
 }
-validate1020.evaluated = {"props":{"spin_id":true,"spun_at":true,"index":true,"slice_id":true,"probability_version":true,"weights":true,"server_seed_hash":true,"server_seed":true,"client_seed":true,"nonce":true},"dynamicProps":false,"dynamicItems":false};
+validate1026.evaluated = {"props":{"spin_id":true,"spun_at":true,"index":true,"slice_id":true,"probability_version":true,"weights":true,"server_seed_hash":true,"server_seed":true,"client_seed":true,"nonce":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpinAuditList = validate1021;
-const schema486 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WheelSpinAudit"}},"has_more":{"type":"boolean"}},"description":"The provably fair spins, most recent first."};
+exports.schema_WheelSpinAuditList = validate1027;
+const schema491 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WheelSpinAudit"}},"has_more":{"type":"boolean"}},"description":"The provably fair spins, most recent first."};
 
-function validate1021(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1027(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1021.evaluated;
+const evaluated0 = validate1027.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -47614,7 +48034,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.data === undefined) && (missing0 = "data")) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate1021.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1027.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -47627,8 +48047,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate1020(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1020.errors : vErrors.concat(validate1020.errors);
+if(!(validate1026(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1026.errors : vErrors.concat(validate1026.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -47638,7 +48058,7 @@ break;
 }
 }
 else {
-validate1021.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1027.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -47651,7 +48071,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs4 = errors;
 if(typeof data.has_more !== "boolean"){
-validate1021.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1027.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -47663,22 +48083,22 @@ var valid0 = true;
 }
 }
 else {
-validate1021.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1027.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1021.errors = vErrors;
+validate1027.errors = vErrors;
 return errors === 0;
 }
-validate1021.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
+validate1027.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpinFairness = validate1023;
-const schema487 = {"type":"object","required":["server_seed_hash","client_seed","nonce"],"properties":{"server_seed_hash":{"type":"string"},"client_seed":{"type":"string"},"nonce":{"type":"integer","minimum":0}},"description":"The seeds and nonce one spin was drawn with (see `WheelFairness`)."};
+exports.schema_WheelSpinFairness = validate1029;
+const schema492 = {"type":"object","required":["server_seed_hash","client_seed","nonce"],"properties":{"server_seed_hash":{"type":"string"},"client_seed":{"type":"string"},"nonce":{"type":"integer","minimum":0}},"description":"The seeds and nonce one spin was drawn with (see `WheelFairness`)."};
 
-function validate1023(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1029(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1023.evaluated;
+const evaluated0 = validate1029.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -47689,14 +48109,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.server_seed_hash === undefined) && (missing0 = "server_seed_hash")) || ((data.client_seed === undefined) && (missing0 = "client_seed"))) || ((data.nonce === undefined) && (missing0 = "nonce"))){
-validate1023.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1029.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.server_seed_hash !== undefined){
 const _errs1 = errors;
 if(typeof data.server_seed_hash !== "string"){
-validate1023.errors = [{instancePath:instancePath+"/server_seed_hash",schemaPath:"#/properties/server_seed_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1029.errors = [{instancePath:instancePath+"/server_seed_hash",schemaPath:"#/properties/server_seed_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -47708,7 +48128,7 @@ if(valid0){
 if(data.client_seed !== undefined){
 const _errs3 = errors;
 if(typeof data.client_seed !== "string"){
-validate1023.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1029.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -47721,13 +48141,13 @@ if(data.nonce !== undefined){
 let data2 = data.nonce;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate1023.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1029.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate1023.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1029.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -47742,22 +48162,22 @@ var valid0 = true;
 }
 }
 else {
-validate1023.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1029.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1023.errors = vErrors;
+validate1029.errors = vErrors;
 return errors === 0;
 }
-validate1023.evaluated = {"props":{"server_seed_hash":true,"client_seed":true,"nonce":true},"dynamicProps":false,"dynamicItems":false};
+validate1029.evaluated = {"props":{"server_seed_hash":true,"client_seed":true,"nonce":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpinResult = validate1024;
-const schema488 = {"type":"object","required":["spin_id","index","slice_id","label","reward","spins_left","next_spin_at","probability_version","duplicate","effects"],"properties":{"spin_id":{"type":"string","description":"The recorded spin."},"index":{"type":"integer","minimum":0,"description":"The slice's 0-based position in `slices`."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's `reward` code, null for a slice without reward (\"Tente de novo\")."},"reward_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The participant's reward record (`rwd_…`) when a reward was granted."},"prize":{"type":"object","unevaluatedProperties":{},"description":"The slice's `payload` (`kind` free_spins, bonus or cash, with its amounts; the quantity for the participant's tier when the slice's `tierQty` sets one), when the slice has one."},"spins_left":{"type":"integer","minimum":0},"next_spin_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."},"duplicate":{"type":"boolean","description":"True when this answers a repeated `Idempotency-Key`: the original spin is returned and no new spin was made."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"What the reward gave, as in event results."},"fairness":{"allOf":[{"$ref":"#/components/schemas/WheelSpinFairness"}],"description":"The seeds and nonce the slice was derived from (see `WheelFairness`)."}},"description":"The outcome of one spin. The slice is drawn with probability weight / sum of\nthe weights, using a cryptographic random source; every spin is recorded\nwith the configuration's `probabilityVersion` (`probability_version`) it was drawn under."};
+exports.schema_WheelSpinResult = validate1030;
+const schema493 = {"type":"object","required":["spin_id","index","slice_id","label","reward","spins_left","next_spin_at","probability_version","duplicate","effects"],"properties":{"spin_id":{"type":"string","description":"The recorded spin."},"index":{"type":"integer","minimum":0,"description":"The slice's 0-based position in `slices`."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's `reward` code, null for a slice without reward (\"Tente de novo\")."},"reward_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The participant's reward record (`rwd_…`) when a reward was granted."},"prize":{"type":"object","unevaluatedProperties":{},"description":"The slice's `payload` (`kind` free_spins, bonus or cash, with its amounts; the quantity for the participant's tier when the slice's `tierQty` sets one), when the slice has one."},"spins_left":{"type":"integer","minimum":0},"next_spin_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."},"duplicate":{"type":"boolean","description":"True when this answers a repeated `Idempotency-Key`: the original spin is returned and no new spin was made."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"What the reward gave, as in event results."},"fairness":{"allOf":[{"$ref":"#/components/schemas/WheelSpinFairness"}],"description":"The seeds and nonce the slice was derived from (see `WheelFairness`)."}},"description":"The outcome of one spin. The slice is drawn with probability weight / sum of\nthe weights, using a cryptographic random source; every spin is recorded\nwith the configuration's `probabilityVersion` (`probability_version`) it was drawn under."};
 
-function validate1024(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1030(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1024.evaluated;
+const evaluated0 = validate1030.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -47768,14 +48188,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((data.spin_id === undefined) && (missing0 = "spin_id")) || ((data.index === undefined) && (missing0 = "index"))) || ((data.slice_id === undefined) && (missing0 = "slice_id"))) || ((data.label === undefined) && (missing0 = "label"))) || ((data.reward === undefined) && (missing0 = "reward"))) || ((data.spins_left === undefined) && (missing0 = "spins_left"))) || ((data.next_spin_at === undefined) && (missing0 = "next_spin_at"))) || ((data.probability_version === undefined) && (missing0 = "probability_version"))) || ((data.duplicate === undefined) && (missing0 = "duplicate"))) || ((data.effects === undefined) && (missing0 = "effects"))){
-validate1024.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1030.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.spin_id !== undefined){
 const _errs1 = errors;
 if(typeof data.spin_id !== "string"){
-validate1024.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1030.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -47788,13 +48208,13 @@ if(data.index !== undefined){
 let data1 = data.index;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate1024.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1030.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate1024.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1030.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -47808,7 +48228,7 @@ if(valid0){
 if(data.slice_id !== undefined){
 const _errs5 = errors;
 if(typeof data.slice_id !== "string"){
-validate1024.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1030.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -47820,7 +48240,7 @@ if(valid0){
 if(data.label !== undefined){
 const _errs7 = errors;
 if(typeof data.label !== "string"){
-validate1024.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1030.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -47869,7 +48289,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1024.errors = vErrors;
+validate1030.errors = vErrors;
 return false;
 }
 else {
@@ -47929,7 +48349,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate1024.errors = vErrors;
+validate1030.errors = vErrors;
 return false;
 }
 else {
@@ -47956,7 +48376,7 @@ if(errors === _errs21){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-validate1024.errors = [{instancePath:instancePath+"/prize",schemaPath:"#/properties/prize/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1030.errors = [{instancePath:instancePath+"/prize",schemaPath:"#/properties/prize/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -47970,13 +48390,13 @@ if(data.spins_left !== undefined){
 let data7 = data.spins_left;
 const _errs24 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate1024.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1030.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs24){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 0 || isNaN(data7)){
-validate1024.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1030.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -48043,7 +48463,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate1024.errors = vErrors;
+validate1030.errors = vErrors;
 return false;
 }
 else {
@@ -48067,13 +48487,13 @@ if(data.probability_version !== undefined){
 let data9 = data.probability_version;
 const _errs32 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate1024.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1030.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs32){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
-validate1024.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate1030.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -48087,7 +48507,7 @@ if(valid0){
 if(data.duplicate !== undefined){
 const _errs34 = errors;
 if(typeof data.duplicate !== "boolean"){
-validate1024.errors = [{instancePath:instancePath+"/duplicate",schemaPath:"#/properties/duplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1030.errors = [{instancePath:instancePath+"/duplicate",schemaPath:"#/properties/duplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs34 === errors;
@@ -48116,7 +48536,7 @@ break;
 }
 }
 else {
-validate1024.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1030.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -48128,8 +48548,8 @@ var valid0 = true;
 if(valid0){
 if(data.fairness !== undefined){
 const _errs39 = errors;
-if(!(validate1023(data.fairness, {instancePath:instancePath+"/fairness",parentData:data,parentDataProperty:"fairness",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1023.errors : vErrors.concat(validate1023.errors);
+if(!(validate1029(data.fairness, {instancePath:instancePath+"/fairness",parentData:data,parentDataProperty:"fairness",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1029.errors : vErrors.concat(validate1029.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs39 === errors;
@@ -48152,22 +48572,22 @@ var valid0 = true;
 }
 }
 else {
-validate1024.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1030.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1024.errors = vErrors;
+validate1030.errors = vErrors;
 return errors === 0;
 }
-validate1024.evaluated = {"props":{"spin_id":true,"index":true,"slice_id":true,"label":true,"reward":true,"reward_id":true,"prize":true,"spins_left":true,"next_spin_at":true,"probability_version":true,"duplicate":true,"effects":true,"fairness":true},"dynamicProps":false,"dynamicItems":false};
+validate1030.evaluated = {"props":{"spin_id":true,"index":true,"slice_id":true,"label":true,"reward":true,"reward_id":true,"prize":true,"spins_left":true,"next_spin_at":true,"probability_version":true,"duplicate":true,"effects":true,"fairness":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpunWebhookData = validate1027;
-const schema489 = {"type":"object","required":["participant","spin_id","slice_id","label","reward_code","probability_version"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"spin_id":{"type":"string","description":"The recorded spin (`WheelSpinResult.spinId`)."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward_code":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's reward; null for a slice without one."},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."}},"description":"Data of `wheel.spun`."};
+exports.schema_WheelSpunWebhookData = validate1033;
+const schema494 = {"type":"object","required":["participant","spin_id","slice_id","label","reward_code","probability_version"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"spin_id":{"type":"string","description":"The recorded spin (`WheelSpinResult.spinId`)."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward_code":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's reward; null for a slice without one."},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."}},"description":"Data of `wheel.spun`."};
 
-function validate1027(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1033(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1027.evaluated;
+const evaluated0 = validate1033.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -48178,7 +48598,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.participant === undefined) && (missing0 = "participant")) || ((data.spin_id === undefined) && (missing0 = "spin_id"))) || ((data.slice_id === undefined) && (missing0 = "slice_id"))) || ((data.label === undefined) && (missing0 = "label"))) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.probability_version === undefined) && (missing0 = "probability_version"))){
-validate1027.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1033.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -48197,7 +48617,7 @@ if(valid0){
 if(data.spin_id !== undefined){
 const _errs2 = errors;
 if(typeof data.spin_id !== "string"){
-validate1027.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1033.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -48209,7 +48629,7 @@ if(valid0){
 if(data.slice_id !== undefined){
 const _errs4 = errors;
 if(typeof data.slice_id !== "string"){
-validate1027.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1033.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -48221,7 +48641,7 @@ if(valid0){
 if(data.label !== undefined){
 const _errs6 = errors;
 if(typeof data.label !== "string"){
-validate1027.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1033.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -48270,7 +48690,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1027.errors = vErrors;
+validate1033.errors = vErrors;
 return false;
 }
 else {
@@ -48294,13 +48714,13 @@ if(data.probability_version !== undefined){
 let data5 = data.probability_version;
 const _errs14 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate1027.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1033.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
-validate1027.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate1033.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -48318,22 +48738,22 @@ var valid0 = true;
 }
 }
 else {
-validate1027.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1033.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1027.errors = vErrors;
+validate1033.errors = vErrors;
 return errors === 0;
 }
-validate1027.evaluated = {"props":{"participant":true,"spin_id":true,"slice_id":true,"label":true,"reward_code":true,"probability_version":true},"dynamicProps":false,"dynamicItems":false};
+validate1033.evaluated = {"props":{"participant":true,"spin_id":true,"slice_id":true,"label":true,"reward_code":true,"probability_version":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpunWebhookEvent = validate1029;
-const schema490 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["wheel.spun"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WheelSpunWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`wheel.spun`: the participant spun the wheel (a repeated `Idempotency-Key` sends nothing).","examples":[{"id":"evt_01JQA1B2C5E7G9J1","type":"wheel.spun","created_at":"2025-03-14T12:05:10Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"spin_id":"spn_01HQA1B2C3D4E5F6G7H8","slice_id":"giros-10","label":"10 giros","reward_code":"giros-10-fortune-tiger","probability_version":3}}],"x-webhook-event":"wheel.spun"};
+exports.schema_WheelSpunWebhookEvent = validate1035;
+const schema495 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["wheel.spun"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WheelSpunWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`wheel.spun`: the participant spun the wheel (a repeated `Idempotency-Key` sends nothing).","examples":[{"id":"evt_01JQA1B2C5E7G9J1","type":"wheel.spun","created_at":"2025-03-14T12:05:10Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"spin_id":"spn_01HQA1B2C3D4E5F6G7H8","slice_id":"giros-10","label":"10 giros","reward_code":"giros-10-fortune-tiger","probability_version":3}}],"x-webhook-event":"wheel.spun"};
 
-function validate1029(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1035(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1029.evaluated;
+const evaluated0 = validate1035.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -48344,7 +48764,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate1029.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1035.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -48354,12 +48774,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate1029.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate1035.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate1029.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1035.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -48373,11 +48793,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate1029.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1035.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "wheel.spun")){
-validate1029.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema490.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1035.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema495.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -48393,12 +48813,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate1029.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1035.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1029.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1035.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -48412,7 +48832,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate1029.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1035.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -48435,8 +48855,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate1027(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1027.errors : vErrors.concat(validate1027.errors);
+if(!(validate1033(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1033.errors : vErrors.concat(validate1033.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -48452,22 +48872,22 @@ var valid0 = true;
 }
 }
 else {
-validate1029.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1035.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1029.errors = vErrors;
+validate1035.errors = vErrors;
 return errors === 0;
 }
-validate1029.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate1035.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelState = validate1032;
-const schema491 = {"type":"object","required":["style","title_left","title_right","slices","spins_left","next_spin_at","fairness"],"properties":{"style":{"$ref":"#/components/schemas/WheelStyle"},"title_left":{"type":"string"},"title_right":{"type":"string"},"slices":{"type":"array","items":{"type":"object","unevaluatedProperties":{}},"description":"The configured slices in wheel order, as shown to participants: `id`,\n`label`, `sublabel`, `image`, `reward` and `payload`. Weights and\n`tierQty` are never sent, so the odds stay on the server."},"spins_left":{"type":"integer","minimum":0},"next_spin_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next spin becomes available while `spins_left` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0."},"fairness":{"allOf":[{"$ref":"#/components/schemas/WheelFairness"}],"description":"The commitment the next spin is drawn with: published before the spin (see `WheelFairness`)."}},"description":"The prize wheel (configuration section `wheel`) as the participant sees it.\nSpins refill at the start of each club day (midnight in `checkin.timezone`):\n`spins_left` is `wheel.spinsPerDay` minus the spins made this club day."};
+exports.schema_WheelState = validate1038;
+const schema496 = {"type":"object","required":["style","title_left","title_right","slices","spins_left","next_spin_at","fairness"],"properties":{"style":{"$ref":"#/components/schemas/WheelStyle"},"title_left":{"type":"string"},"title_right":{"type":"string"},"slices":{"type":"array","items":{"type":"object","unevaluatedProperties":{}},"description":"The configured slices in wheel order, as shown to participants: `id`,\n`label`, `sublabel`, `image`, `reward` and `payload`. Weights and\n`tierQty` are never sent, so the odds stay on the server."},"spins_left":{"type":"integer","minimum":0},"next_spin_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next spin becomes available while `spins_left` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0."},"fairness":{"allOf":[{"$ref":"#/components/schemas/WheelFairness"}],"description":"The commitment the next spin is drawn with: published before the spin (see `WheelFairness`)."}},"description":"The prize wheel (configuration section `wheel`) as the participant sees it.\nSpins refill at the start of each club day (midnight in `checkin.timezone`):\n`spins_left` is `wheel.spinsPerDay` minus the spins made this club day."};
 
-function validate1032(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1038(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1032.evaluated;
+const evaluated0 = validate1038.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -48478,7 +48898,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.style === undefined) && (missing0 = "style")) || ((data.title_left === undefined) && (missing0 = "title_left"))) || ((data.title_right === undefined) && (missing0 = "title_right"))) || ((data.slices === undefined) && (missing0 = "slices"))) || ((data.spins_left === undefined) && (missing0 = "spins_left"))) || ((data.next_spin_at === undefined) && (missing0 = "next_spin_at"))) || ((data.fairness === undefined) && (missing0 = "fairness"))){
-validate1032.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1038.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -48497,7 +48917,7 @@ if(valid0){
 if(data.title_left !== undefined){
 const _errs2 = errors;
 if(typeof data.title_left !== "string"){
-validate1032.errors = [{instancePath:instancePath+"/title_left",schemaPath:"#/properties/title_left/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1038.errors = [{instancePath:instancePath+"/title_left",schemaPath:"#/properties/title_left/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -48509,7 +48929,7 @@ if(valid0){
 if(data.title_right !== undefined){
 const _errs4 = errors;
 if(typeof data.title_right !== "string"){
-validate1032.errors = [{instancePath:instancePath+"/title_right",schemaPath:"#/properties/title_right/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1038.errors = [{instancePath:instancePath+"/title_right",schemaPath:"#/properties/title_right/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -48532,7 +48952,7 @@ if(errors === _errs8){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate1032.errors = [{instancePath:instancePath+"/slices/" + i0,schemaPath:"#/properties/slices/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1038.errors = [{instancePath:instancePath+"/slices/" + i0,schemaPath:"#/properties/slices/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -48543,7 +48963,7 @@ break;
 }
 }
 else {
-validate1032.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1038.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -48557,13 +48977,13 @@ if(data.spins_left !== undefined){
 let data5 = data.spins_left;
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate1032.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1038.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate1032.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1038.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -48630,7 +49050,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate1032.errors = vErrors;
+validate1038.errors = vErrors;
 return false;
 }
 else {
@@ -48652,8 +49072,8 @@ var valid0 = true;
 if(valid0){
 if(data.fairness !== undefined){
 const _errs19 = errors;
-if(!(validate1007(data.fairness, {instancePath:instancePath+"/fairness",parentData:data,parentDataProperty:"fairness",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1007.errors : vErrors.concat(validate1007.errors);
+if(!(validate1013(data.fairness, {instancePath:instancePath+"/fairness",parentData:data,parentDataProperty:"fairness",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1013.errors : vErrors.concat(validate1013.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs19 === errors;
@@ -48670,21 +49090,21 @@ var valid0 = true;
 }
 }
 else {
-validate1032.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1038.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1032.errors = vErrors;
+validate1038.errors = vErrors;
 return errors === 0;
 }
-validate1032.evaluated = {"props":{"style":true,"title_left":true,"title_right":true,"slices":true,"spins_left":true,"next_spin_at":true,"fairness":true},"dynamicProps":false,"dynamicItems":false};
+validate1038.evaluated = {"props":{"style":true,"title_left":true,"title_right":true,"slices":true,"spins_left":true,"next_spin_at":true,"fairness":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelStyle = validate1035;
+exports.schema_WheelStyle = validate1041;
 
-function validate1035(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1041(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1035.evaluated;
+const evaluated0 = validate1041.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -48692,24 +49112,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate1035.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1041.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "classica") || (data === "duo")) || (data === "vip"))){
-validate1035.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema119.enum},message:"must be equal to one of the allowed values"}];
+validate1041.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema119.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate1035.errors = vErrors;
+validate1041.errors = vErrors;
 return errors === 0;
 }
-validate1035.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1041.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_XpDebitedEffect = validate1036;
+exports.schema_XpDebitedEffect = validate1042;
 
-function validate1036(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1042(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1036.evaluated;
+const evaluated0 = validate1042.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -48720,7 +49140,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
-validate1036.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1042.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -48728,11 +49148,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate1036.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1042.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "xp_debited")){
-validate1036.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema74.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1042.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema74.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -48745,13 +49165,13 @@ if(data.amount !== undefined){
 let data1 = data.amount;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate1036.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1042.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate1036.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1042.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -48765,7 +49185,7 @@ if(valid0){
 if(data.rule_id !== undefined){
 const _errs5 = errors;
 if(typeof data.rule_id !== "string"){
-validate1036.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1042.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -48778,21 +49198,21 @@ var valid0 = true;
 }
 }
 else {
-validate1036.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1042.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1036.errors = vErrors;
+validate1042.errors = vErrors;
 return errors === 0;
 }
-validate1036.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
+validate1042.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_XpGrantedEffect = validate1037;
+exports.schema_XpGrantedEffect = validate1043;
 
-function validate1037(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1043(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1037.evaluated;
+const evaluated0 = validate1043.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -48803,7 +49223,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
-validate1037.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1043.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -48811,11 +49231,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate1037.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1043.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "xp_granted")){
-validate1037.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema73.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1043.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema73.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -48828,13 +49248,13 @@ if(data.amount !== undefined){
 let data1 = data.amount;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate1037.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1043.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate1037.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1043.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -48848,7 +49268,7 @@ if(valid0){
 if(data.rule_id !== undefined){
 const _errs5 = errors;
 if(typeof data.rule_id !== "string"){
-validate1037.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1043.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -48861,14 +49281,14 @@ var valid0 = true;
 }
 }
 else {
-validate1037.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1043.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1037.errors = vErrors;
+validate1043.errors = vErrors;
 return errors === 0;
 }
-validate1037.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
+validate1043.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
 return exports;
 })();
@@ -52168,6 +52588,10 @@ export const schemaValidators = {
   "TableCurveThreshold": documentModule.schema_TableCurveThreshold,
   "TagParticipantRuleEffect": documentModule.schema_TagParticipantRuleEffect,
   "TaggedEffect": documentModule.schema_TaggedEffect,
+  "TestClock": documentModule.schema_TestClock,
+  "TestClockAdvance": documentModule.schema_TestClockAdvance,
+  "TestClockAdvanced": documentModule.schema_TestClockAdvanced,
+  "TestClockTaskRun": documentModule.schema_TestClockTaskRun,
   "ThemeBackground": documentModule.schema_ThemeBackground,
   "ThemeBadgeSet": documentModule.schema_ThemeBadgeSet,
   "ThemeButtonStyle": documentModule.schema_ThemeButtonStyle,
@@ -52287,6 +52711,9 @@ export const operationValidators = {
   WheelAudit_list: { path: parameterModule.Participants_get_path, query: parameterModule.Me_listWheelSpins_query, responses: { "200": documentModule.schema_WheelSpinAuditList, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Redemptions_create: { body: documentModule.schema_RedemptionRequest, query: parameterModule.no_query_parameters, headers: parameterModule.Me_redeemStoreItem_headers, responses: { "200": documentModule.schema_Redemption, "400": documentModule.schema_ErrorBody, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "409": documentModule.schema_ErrorBody, "413": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Referrals_register: { body: documentModule.schema_ReferralRegistration, query: parameterModule.no_query_parameters, responses: { "201": documentModule.schema_ReferralRegistrationResult, "400": documentModule.schema_ErrorBody, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "409": documentModule.schema_ErrorBody, "413": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
+  TestClocks_get: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_TestClock, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
+  TestClocks_delete: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_TestClock, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "409": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
+  TestClocks_advance: { body: documentModule.schema_TestClockAdvance, query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_TestClockAdvanced, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Warnings_list: { query: parameterModule.Warnings_list_query, responses: { "200": documentModule.schema_StaffWarningList, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   WebhookEndpoints_list: { query: parameterModule.Me_listWheelSpins_query, responses: { "200": documentModule.schema_WebhookEndpointList, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   WebhookEndpoints_create: { body: documentModule.schema_WebhookEndpointCreate, query: parameterModule.no_query_parameters, responses: { "201": documentModule.schema_WebhookEndpointWithSecret, "400": documentModule.schema_ErrorBody, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "413": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },

@@ -13,6 +13,7 @@ import { participantHandlers } from "./participants.js";
 import { consoleHandlers } from "./console.js";
 import { wheelAuditHandlers } from "./wheel-audit.js";
 import { backtestHandlers } from "./backtests.js";
+import { testClockHandlers } from "./test-clocks.js";
 
 /**
  * Every contracted operation's handler. The `Handlers` type comes from the
@@ -32,5 +33,6 @@ export function createHandlers(services: Services): Handlers<RequestContext> {
     ...consoleHandlers(services),
     ...wheelAuditHandlers(services),
     ...backtestHandlers(services),
+    ...testClockHandlers(services),
   };
 }
