@@ -14,10 +14,28 @@ export type TestClockAdvanced = Schemas["TestClockAdvanced"];
 
 const DAY_MS = 86_400_000;
 
+/**
+ * How long a process trusts what it read of a club's clock. Requests of every
+ * test environment consult it, so it is not read on each one; this process's
+ * own advances and deletions update it at once, another process's show here
+ * within this time.
+ */
+const CLOCK_CACHE_MS = 1_000;
+const cached = new Map<string, { at: Date | null; readAt: number }>();
+
 /** The club's test clock time, null without one (the test environment then runs in real time). */
 export async function testClockAt(db: Database, clubId: string): Promise<Date | null> {
+  const hit = cached.get(clubId);
+  if (hit && performance.now() - hit.readAt < CLOCK_CACHE_MS) return hit.at;
   const row = await db.em().findOne(TestClock, { clubId }, { fields: ["now"], disableIdentityMap: true });
-  return row?.now ?? null;
+  const at = row?.now ?? null;
+  remember(clubId, at);
+  return at;
+}
+
+function remember(clubId: string, at: Date | null): void {
+  if (cached.size > 10_000) cached.clear();
+  cached.set(clubId, { at, readAt: performance.now() });
 }
 
 /** The clock routes exist for test keys only: a live key gets 404, so the live environment never sees a clock. */
@@ -48,6 +66,7 @@ function oneYearAfter(from: Date): Date {
  */
 export async function advanceTestClock(db: Database, scope: Scope, to: Date, tasks: readonly ScheduledTask[], realNow: Date): Promise<TestClockAdvanced> {
   requireTestEnv(scope);
+  cached.delete(scope.clubId);
   const from = (await testClockAt(db, scope.clubId)) ?? realNow;
   if (!(to.getTime() > from.getTime())) throw validationFailed(`body.to must be after the test clock's time ${from.toISOString()} (a test clock only moves forward)`);
   if (to.getTime() > oneYearAfter(from).getTime()) throw validationFailed(`body.to may be at most one year after the test clock's time ${from.toISOString()}`);
@@ -78,6 +97,7 @@ async function setClock(db: Database, clubId: string, at: Date): Promise<void> {
   const em = db.em();
   const updated = await em.nativeUpdate(TestClock, { clubId }, { now: at, updatedAt: at });
   if (updated === 0) await em.insert(TestClock, { id: newId("clk"), clubId, now: at, createdAt: at, updatedAt: at });
+  remember(clubId, at);
 }
 
 /**
@@ -92,5 +112,6 @@ export async function deleteTestClock(db: Database, scope: Scope, realNow: Date)
     throw new ApiError(409, "test_clock_in_use", `${later} event(s) of the test environment were recorded after real now; real time cannot go back before them. Keep the clock or use a new club.`);
   }
   await em.nativeDelete(TestClock, { clubId: scope.clubId });
+  remember(scope.clubId, null);
   return { now: realNow.toISOString(), frozen: false };
 }
