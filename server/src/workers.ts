@@ -2,6 +2,7 @@ import { createOutboxRelay, type RelayedMessage } from "./jobs/outbox.js";
 import { openQueue } from "./jobs/open-queue.js";
 import { startWorker } from "./jobs/worker.js";
 import { processQueuedEvent } from "./usecases/events.js";
+import { testClockAt } from "./usecases/test-clocks/clock.js";
 import type { Services } from "./services.js";
 
 /** The queue the outbox relay fills with events accepted by `Prefer: respond-async`. */
@@ -51,7 +52,9 @@ export async function startProcessing(services: Services, options: { consume: bo
           const relayed = message as RelayedMessage;
           const eventId = relayed.payload.event_id;
           if (typeof eventId !== "string") throw new Error(`event message ${relayed.id} has no event_id`);
-          await processQueuedEvent(db, { clubId: relayed.clubId, env: relayed.env }, eventId, { now: now(), publicUrl: settings.publicUrl });
+          // A queued event of a test environment with a test clock is applied at the clock's time, like a synchronous one.
+          const testClock = relayed.env === "test" ? await testClockAt(db, relayed.clubId) : null;
+          await processQueuedEvent(db, { clubId: relayed.clubId, env: relayed.env }, eventId, { now: testClock ?? now(), publicUrl: settings.publicUrl });
           services.jobsChanged();
         },
       },
