@@ -116,6 +116,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/config/backtests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A backtest job: its progress, and its result once done
+         * @description A backtest job: its progress, and its result once done.
+         */
+        get: operations["Backtests_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/config/draft": {
         parameters: {
             query?: never;
@@ -228,7 +248,11 @@ export interface paths {
          *     only the period's runs).
          *
          *     Bounded: a period holding more than 10,000 events answers 422 naming
-         *     `body.to`; split it into shorter periods. Synchronous.
+         *     `body.to`; split it into shorter periods. A period of up to 2,000 events
+         *     is answered at once (200); a larger one, or any with
+         *     `Prefer: respond-async`, runs as a job: 202 with the `BacktestJob`, whose
+         *     `events_done` shows the progress and `result` the answer once `done`
+         *     (`GET /v1/config/backtests/{id}`).
          */
         post: operations["Backtests_run"];
         delete?: never;
@@ -1721,6 +1745,27 @@ export interface components {
             name?: string;
             status?: components["schemas"]["AffiliateStatus"];
         };
+        /** @description A backtest run as a job; poll `GET /v1/config/backtests/{id}` until `done`. */
+        BacktestJob: {
+            id: string;
+            status: components["schemas"]["BacktestStatus"];
+            version: number;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description Events of the period to replay. */
+            events_total: number;
+            /** @description Progress: events replayed so far. */
+            events_done: number;
+            /** @description The result once `done`; null before. */
+            result: components["schemas"]["BacktestResult"] | null;
+            /** @description Why it failed; null unless `failed`. */
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            finished_at: string | null;
+        };
         /** @description The period of a backtest: events received in [`from`, `to`). */
         BacktestRequest: {
             /** Format: date-time */
@@ -1753,6 +1798,11 @@ export interface components {
             published: components["schemas"]["BacktestTally"];
             difference: components["schemas"]["BacktestTally"];
         };
+        /**
+         * @description `queued`, `running` (see `events_done`), `done` (see `result`) or `failed` (see `error`).
+         * @enum {string}
+         */
+        BacktestStatus: "queued" | "running" | "done" | "failed";
         /** @description What one rule or mission did over the period. Currencies in minor units. */
         BacktestTally: {
             /** @description Events on which it fired (a rule) or progressed (a mission). */
@@ -6900,6 +6950,69 @@ export interface operations {
             };
         };
     };
+    Backtests_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BacktestJob"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     ConfigVersions_getDraft: {
         parameters: {
             query?: never;
@@ -7224,7 +7337,10 @@ export interface operations {
     Backtests_run: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async` to run it as a job whatever its size. */
+                Prefer?: components["schemas"]["PreferHeader"];
+            };
             path: {
                 version: number;
             };
@@ -7244,6 +7360,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BacktestResult"];
+                };
+            };
+            /** @description 202: the backtest runs as a job. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BacktestJob"];
                 };
             };
             /** @description No key, or an unknown key, or an invalid participant token. */

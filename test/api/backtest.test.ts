@@ -4,6 +4,7 @@
 import type { EntityName } from "@mikro-orm/core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ConfigVersion, Event, LedgerEntry, Participant, RuleRun, Balance, MissionProgress } from "../../server/src/db/entities/index.js";
+import { processBacktest } from "../../server/src/usecases/backtest/run-backtest.js";
 import { expectError, manualClock, startApi, type TestApi } from "../support/api.js";
 import { describeEachDatabase } from "../support/databases.js";
 
@@ -54,6 +55,23 @@ describeEachDatabase("API backtest", (kind) => {
     // A rule the draft leaves alone does the same on replay as it did.
     expect(source("rule:deposit-coins").draft).toEqual(source("rule:deposit-coins").published);
     expect(source("rule:first-deposit").draft).toEqual(source("rule:first-deposit").published);
+  });
+
+  it("runs as a job with Prefer: respond-async: 202, progress, then the same result", async () => {
+    const body = { from: minutes(-1).toISOString(), to: minutes(30).toISOString() };
+    const direct = await api.request("POST", "/v1/config/versions/1/backtest", { body });
+    const accepted = await api.request("POST", "/v1/config/versions/1/backtest", { body, headers: { Prefer: "respond-async" } });
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toMatchObject({ status: "queued", version: 1, events_total: 5, events_done: 0, result: null });
+    // The worker's side, as the `backtest` queue consumer runs it.
+    await processBacktest(api.db, { clubId: api.clubId, env: "test" }, accepted.body.id, () => minutes(61));
+    const job = await api.request("GET", `/v1/config/backtests/${accepted.body.id}`);
+    expect(job.status).toBe(200);
+    expect(job.body).toMatchObject({ status: "done", events_total: 5, events_done: 5, finished_at: minutes(61).toISOString(), error: null });
+    expect(job.body.result).toEqual(direct.body);
+    // On the published configuration itself, the rules replay as they ran.
+    for (const source of direct.body.sources.filter((candidate: any) => candidate.source.startsWith("rule:"))) expect(source.draft, source.source).toEqual(source.published);
+    expectError(await api.request("GET", "/v1/config/backtests/btr_nope"), 404, "not_found");
   });
 
   it("answers 404 for an unknown version and 422 for an empty period", async () => {

@@ -72,6 +72,7 @@ const managementOperationIds = [
   "EventLog_sendTest",
   "Warnings_list",
   "Backtests_run",
+  "Backtests_get",
 ];
 
 const meAuth = [{ SecretKeyAuth: [], ParticipantHeaderAuth: [] }, { ParticipantTokenAuth: [] }];

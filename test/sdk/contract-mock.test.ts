@@ -66,6 +66,7 @@ const serverCalls: { [Id in OperationId]?: (clube: Clube) => Promise<unknown> } 
   ConfigVersions_list: (c) => c.config.versions({ limit: 10 }),
   Warnings_list: (c) => c.warnings.list({ kind: "delivery_unconfirmed" }),
   Backtests_run: (c) => c.config.backtest(7, requestExample("Backtests_run")),
+  Backtests_get: (c) => c.config.backtestJob("btr_01JQ9A2B3C4D5E6F7G8H"),
   WheelAudit_list: (c) => c.participants.wheelSpins("user_8412"),
   TestClocks_get: (c) => c.testClock.get(),
   TestClocks_advance: (c) => c.testClock.advance(requestExample("TestClocks_advance")),

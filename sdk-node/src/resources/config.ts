@@ -16,5 +16,7 @@ export function configResource(api: Client<paths>) {
     /** Replays a period's events through configuration `version` and compares with what was granted; writes nothing. */
     backtest: (version: number, input: RequestBody<"Backtests_run">) =>
       unwrap(api.POST("/v1/config/versions/{version}/backtest", { params: { path: { version } }, body: input })),
+    /** A backtest job (large periods): progress, then the result. */
+    backtestJob: (id: string) => unwrap(api.GET("/v1/config/backtests/{id}", { params: { path: { id } } })),
   };
 }

@@ -14,6 +14,7 @@ import { OutboxMessage, WebhookEndpoint, WebhookSending } from "./webhook.js";
 import { Job } from "./job.js";
 import { TierReview } from "./tier-review.js";
 import { TestClock } from "./test-clock.js";
+import { Backtest } from "./backtest.js";
 
 export * from "./club.js";
 export * from "./config.js";
@@ -31,11 +32,12 @@ export * from "./webhook.js";
 export * from "./job.js";
 export * from "./tier-review.js";
 export * from "./test-clock.js";
+export * from "./backtest.js";
 
 /** Every entity, as the ORM and the migration generator load them. */
 export const allEntities = [
   Club, ApiKey, ClubSecret, ConfigVersion, CashbackProgram, Participant, Balance, LedgerEntry, CurrencyLot,
   Event, RuleRun, MissionProgress, Badge, LeaderboardEntry, ParticipantReward, Delivery, Redemption,
   Referral, Affiliate, AffiliateAttribution, Notification, CheckinClaim, WheelSpin, WheelSeed, Game, StaffWarning,
-  WebhookEndpoint, OutboxMessage, WebhookSending, Job, CashbackCredit, TierReview, TestClock,
+  WebhookEndpoint, OutboxMessage, WebhookSending, Job, CashbackCredit, TierReview, TestClock, Backtest,
 ];

@@ -105,17 +105,33 @@ export interface ReplayedEvent {
 }
 
 /**
- * Replays `events` (in order) through `config`, each participant starting
- * from `startStates` (blank when absent), and tallies the effects. Pure.
+ * Replays events (in order, possibly in several `run` calls) through
+ * `config`, each participant starting from `startStates` (blank when
+ * absent), and tallies the effects. Pure.
  */
-export function replay(config: EngineConfig, timeZone: string, startStates: Map<string, ParticipantState>, blank: () => ParticipantState, events: Iterable<ReplayedEvent>): Record<string, SourceTally> {
-  const states = new Map(startStates);
-  const tally = new Tally();
-  for (const { participant, event, at } of events) {
-    const state = states.get(participant) ?? blank();
-    const evaluation = evaluate({ config, state, event, now: at, timeZone });
-    tally.add(participant, evaluation.effects);
-    states.set(participant, carryState(state, evaluation.delta, event.type));
+export class Replay {
+  private readonly states: Map<string, ParticipantState>;
+  private readonly tally = new Tally();
+
+  constructor(
+    private readonly config: EngineConfig,
+    private readonly timeZone: string,
+    startStates: Map<string, ParticipantState>,
+    private readonly blank: () => ParticipantState,
+  ) {
+    this.states = new Map(startStates);
   }
-  return tally.result();
+
+  run(events: Iterable<ReplayedEvent>): void {
+    for (const { participant, event, at } of events) {
+      const state = this.states.get(participant) ?? this.blank();
+      const evaluation = evaluate({ config: this.config, state, event, now: at, timeZone: this.timeZone });
+      this.tally.add(participant, evaluation.effects);
+      this.states.set(participant, carryState(state, evaluation.delta, event.type));
+    }
+  }
+
+  result(): Record<string, SourceTally> {
+    return this.tally.result();
+  }
 }

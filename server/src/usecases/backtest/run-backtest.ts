@@ -1,10 +1,11 @@
 import type { components } from "../../../../generated/types.js";
-import { replay, Tally, type ReplayedEvent, type SourceTally } from "../../engine/backtest/replay.js";
+import { Replay, Tally, type ReplayedEvent, type SourceTally } from "../../engine/backtest/replay.js";
 import type { ApiEffect, ClubConfig } from "../../engine/config.js";
 import { levelForXp, levelThresholds } from "../../engine/progression.js";
 import { tierForLevel } from "../../engine/tiers.js";
 import type { ParticipantState } from "../../engine/types.js";
-import { ConfigVersion, Event, LedgerEntry } from "../../db/entities/index.js";
+import { Backtest, ConfigVersion, Event, LedgerEntry, OutboxMessage } from "../../db/entities/index.js";
+import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { yieldToEventLoop } from "../../db/yield-to-event-loop.js";
@@ -15,6 +16,7 @@ import { clubTimeZone } from "../participant-state.js";
 type Schemas = components["schemas"];
 export type BacktestRequest = Schemas["BacktestRequest"];
 export type BacktestResult = Schemas["BacktestResult"];
+export type BacktestJob = Schemas["BacktestJob"];
 
 /** The most events one backtest replays (documented in spec/manage/backtests.tsp). */
 export const MAX_BACKTEST_EVENTS = 10_000;
@@ -22,28 +24,118 @@ export const MAX_BACKTEST_EVENTS = 10_000;
 /** Participants whose history is read per query. */
 const PARTICIPANTS_PER_QUERY = 500;
 
-/**
- * POST /v1/config/versions/{version}/backtest: replays the period's events
- * through the version's configuration on the participants' state at `from`
- * (rebuilt from history, see the contract), reads only, and compares with
- * the effects the events actually had.
- */
-export async function runBacktest(db: Database, scope: Scope, version: number, request: BacktestRequest): Promise<BacktestResult> {
+/** Periods with up to this many events are answered at once; larger ones run as a job (202). */
+export const SYNC_BACKTEST_EVENTS = 2_000;
+
+/** Events replayed between two progress reports of a job. */
+const PROGRESS_EVERY = 1_000;
+
+interface Period {
+  version: number;
+  from: Date;
+  to: Date;
+}
+
+async function periodOf(db: Database, scope: Scope, version: number, request: BacktestRequest): Promise<Period & { count: number }> {
   const from = new Date(request.from);
   const to = new Date(request.to);
   if (!(from < to)) throw validationFailed("body.to must be after body.from");
+  const row = await db.em().findOne(ConfigVersion, { ...scope, version }, { fields: ["id"], disableIdentityMap: true });
+  if (!row) throw notFound(`Configuration version ${version}`);
+  const count = await db.em().count(Event, periodEvents(scope, from, to));
+  if (count > MAX_BACKTEST_EVENTS) throw validationFailed(`body.to: the period holds more than ${MAX_BACKTEST_EVENTS} events; split it into shorter periods`);
+  return { version, from, to, count };
+}
+
+function periodEvents(scope: Scope, from: Date, to: Date) {
+  return { ...scope, status: "processed" as const, duplicateOf: null, receivedAt: { $gte: from, $lt: to } };
+}
+
+/**
+ * POST /v1/config/versions/{version}/backtest: answers the result at once
+ * for a period of up to SYNC_BACKTEST_EVENTS events; a larger one (or with
+ * `Prefer: respond-async`) is stored as a job with an outbox row, in one
+ * transaction, and answered 202 with the job (see processBacktest).
+ */
+export async function startBacktest(
+  db: Database,
+  scope: Scope,
+  version: number,
+  request: BacktestRequest,
+  opts: { now: Date; async: boolean },
+): Promise<{ status: 200; body: BacktestResult } | { status: 202; body: BacktestJob }> {
+  const period = await periodOf(db, scope, version, request);
+  if (!opts.async && period.count <= SYNC_BACKTEST_EVENTS) return { status: 200, body: await computeBacktest(db, scope, period) };
+  const row: Backtest = {
+    id: newId("btr"), ...scope, version, from: period.from, to: period.to, status: "queued", eventsTotal: period.count, eventsDone: 0,
+    result: null, error: null, createdAt: opts.now, finishedAt: null,
+  };
+  await db.em().transactional(async (em) => {
+    await em.insert(Backtest, row);
+    await em.insert(OutboxMessage, { id: newId("out"), ...scope, kind: "backtest", payload: { backtest_id: row.id }, createdAt: opts.now });
+  });
+  return { status: 202, body: jobView(row) };
+}
+
+/** GET /v1/config/backtests/{id}. */
+export async function getBacktest(db: Database, scope: Scope, id: string): Promise<BacktestJob> {
+  const row = await db.em().findOne(Backtest, { ...scope, id }, { disableIdentityMap: true });
+  if (!row) throw notFound(`Backtest ${JSON.stringify(id)}`);
+  return jobView(row);
+}
+
+function jobView(row: Backtest): BacktestJob {
+  return {
+    id: row.id,
+    status: row.status,
+    version: row.version,
+    from: row.from.toISOString(),
+    to: row.to.toISOString(),
+    events_total: row.eventsTotal,
+    events_done: row.eventsDone,
+    result: (row.result as BacktestResult | null) ?? null,
+    error: row.error ?? null,
+    created_at: row.createdAt.toISOString(),
+    finished_at: row.finishedAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * The worker side: runs a stored backtest job, reporting progress, and stores
+ * its result. A job already finished is left alone (a redelivered message
+ * changes nothing); one found running was interrupted and starts over.
+ */
+export async function processBacktest(db: Database, scope: Scope, id: string, now: () => Date): Promise<void> {
+  const em = db.em();
+  const row = await em.findOne(Backtest, { ...scope, id }, { disableIdentityMap: true });
+  if (!row || row.status === "done" || row.status === "failed") return;
+  await em.nativeUpdate(Backtest, { id }, { status: "running", eventsDone: 0 });
+  try {
+    const result = await computeBacktest(db, scope, row, (done) => em.nativeUpdate(Backtest, { id }, { eventsDone: done }));
+    await em.nativeUpdate(Backtest, { id }, { status: "done", eventsDone: result.events, result: result as unknown as Record<string, unknown>, finishedAt: now() });
+  } catch (error) {
+    // A configuration that no longer validates, or the like: retrying would fail the same way.
+    await em.nativeUpdate(Backtest, { id }, { status: "failed", error: error instanceof Error ? error.message : String(error), finishedAt: now() });
+  }
+}
+
+/**
+ * Replays the period's events through the version's configuration on the
+ * participants' state at `from` (rebuilt from history, see the contract),
+ * reading only, and compares with the effects the events actually had.
+ */
+async function computeBacktest(db: Database, scope: Scope, period: Period, progress?: (done: number) => Promise<unknown>): Promise<BacktestResult> {
+  const { version, from, to } = period;
   const em = db.em();
   const row = await em.findOne(ConfigVersion, { ...scope, version }, { disableIdentityMap: true });
   if (!row) throw notFound(`Configuration version ${version}`);
   const config = validateClubConfig(row.config);
 
-  const events = await em.find(
-    Event,
-    { ...scope, status: "processed", duplicateOf: null, receivedAt: { $gte: from, $lt: to } },
-    { orderBy: [{ receivedAt: "asc" }, { id: "asc" }], limit: MAX_BACKTEST_EVENTS + 1, disableIdentityMap: true },
-  );
-  if (events.length > MAX_BACKTEST_EVENTS) throw validationFailed(`body.to: the period holds more than ${MAX_BACKTEST_EVENTS} events; split it into shorter periods`);
-
+  const events = await em.find(Event, periodEvents(scope, from, to), {
+    orderBy: [{ receivedAt: "asc" }, { id: "asc" }],
+    limit: MAX_BACKTEST_EVENTS,
+    disableIdentityMap: true,
+  });
   const participantIds = [...new Set(events.map((event) => event.participantId))];
   const starts = await statesAt(db, scope, config, participantIds, from);
   const replayed: ReplayedEvent[] = events.map((event) => ({
@@ -51,7 +143,12 @@ export async function runBacktest(db: Database, scope: Scope, version: number, r
     at: event.processedAt ?? event.receivedAt,
     event: { type: event.type, id: event.externalEventId, amount: event.amount, currency: event.currency, occurred_at: event.occurredAt.toISOString(), meta: event.meta },
   }));
-  const draft = replay(config, clubTimeZone(config), starts, () => blankState(config, 0, {}, {}), replayed);
+  const replay = new Replay(config, clubTimeZone(config), starts, () => blankState(config, 0, {}, {}));
+  for (let i = 0; i < replayed.length; i += PROGRESS_EVERY) {
+    replay.run(replayed.slice(i, i + PROGRESS_EVERY));
+    if (progress) await progress(Math.min(i + PROGRESS_EVERY, replayed.length));
+    await yieldToEventLoop();
+  }
   const actual = new Tally();
   for (const event of events) actual.add(event.participantId, event.effects as ApiEffect[]);
 
@@ -61,7 +158,7 @@ export async function runBacktest(db: Database, scope: Scope, version: number, r
     to: to.toISOString(),
     events: events.length,
     participants: participantIds.length,
-    sources: compare(draft, actual.result()),
+    sources: compare(replay.result(), actual.result()),
   };
 }
 
