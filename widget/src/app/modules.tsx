@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import type { ModuleName } from "../protocol";
 import { useWidget } from "./context";
-import { Bar, errorText, Loaded, Notice, useLoad } from "./load";
+import { Bar, errorText, Loaded, newKey, Notice, useLoad } from "./load";
 import { Wheel } from "./wheel";
 
 /** The modules the widget can show (what `open(module)` accepts besides `home`). */
@@ -173,7 +173,7 @@ function Store() {
     const item = confirming!;
     setConfirming(null);
     try {
-      await api.me.redeem(item.code, { idempotencyKey: `w-${item.code}-${crypto.randomUUID()}` });
+      await api.me.redeem(item.code, { idempotencyKey: newKey(`w-${item.code}`) });
       setNotice({ text: t.redeemed(item.title) });
       track("store.redeemed", { reward_code: item.code });
       await Promise.all([store.reload(), refresh()]);
