@@ -825,6 +825,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current and previous edition of every enabled tournament and official track (see the Tournaments models for scoring, ties and settlement): the participant's score and rank, the top limit rows, the prizes by rank range and, for official tracks, the live pool
+         * @description The current and previous edition of every enabled tournament and official
+         *     track (see the Tournaments models for scoring, ties and settlement): the
+         *     participant's score and rank, the top `limit` rows, the prizes by rank
+         *     range and, for official tracks, the live pool.
+         */
+        get: operations["Me_listTournaments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/wheel": {
         parameters: {
             query?: never;
@@ -1053,6 +1076,46 @@ export interface paths {
          *     `referral.qualified` is sent.
          */
         post: operations["Referrals_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every enabled tournament and official track (per currency wagered, BRL when none yet) with its current and previous editions
+         * @description Every enabled tournament and official track (per currency wagered, BRL when none yet) with its current and previous editions.
+         */
+        get: operations["Tournaments_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{tournament_id}/editions/{edition_id}/standings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An edition's standings by rank, limit rows after rank after_rank
+         * @description An edition's standings by rank, `limit` rows after rank `after_rank`.
+         */
+        get: operations["Tournaments_standings"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1480,6 +1543,29 @@ export interface webhooks {
          * @description `tier.changed`: the participant moved to another tier, up (a level up) or down (the monthly review with `demotion: monthly_review`).
          */
         post: operations["webhook_tier_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tournament.finished": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tournament.finished: an edition ended and was settled: its standings are final (events arriving later do not change them) and its prizes were paid, exactly once even with several workers
+         * @description `tournament.finished`: an edition ended and was settled: its standings are
+         *     final (events arriving later do not change them) and its prizes were paid,
+         *     exactly once even with several workers. Sent once per edition, to
+         *     endpoints that name it in their `events`.
+         */
+        post: operations["webhook_tournament_finished"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3814,6 +3900,36 @@ export interface components {
          * @enum {string}
          */
         MyRewardStatus: "granted" | "pending_delivery" | "delivered" | "delivery_failed" | "expired";
+        /** @description One edition of a tournament or official track, with the participant's place in it. */
+        MyTournamentEdition: {
+            /** @description The tournament `id`, or `official:<track>:<period>:<currency>`. */
+            tournament_id: string;
+            kind: components["schemas"]["TournamentKind"];
+            title: string;
+            /** @description Official tournaments: the track and period; null for configured tournaments. */
+            track_id: string | null;
+            period: components["schemas"]["OfficialTournamentPeriod"] | null;
+            edition_id: string;
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            status: components["schemas"]["TournamentEditionStatus"];
+            /** @description The participant's score (0 without one). */
+            score: number;
+            /** @description 1-based; null without a ranking score. */
+            rank: number | null;
+            /** @description The top `limit` rows. */
+            top: components["schemas"]["TournamentStandingRow"][];
+            prizes: components["schemas"]["TournamentPrizeRange"][];
+            /** @description An official edition's pool so far (or final), in minor units of `currency`; null for configured tournaments. */
+            pool_minor: number | null;
+            currency: string | null;
+        };
+        /** @description The current and the previous edition of each enabled tournament and official track, soonest ending first. */
+        MyTournamentList: {
+            data: components["schemas"]["MyTournamentEdition"][];
+        };
         /** @description Not found in the key's club and environment. */
         NotFoundResponse: {
             body: components["schemas"]["ErrorBody"];
@@ -3899,6 +4015,11 @@ export interface components {
          * @description A rank's share of the prize pool, in percent.
          */
         OfficialPrizeShare: number;
+        /**
+         * @description The official tournament period.
+         * @enum {string}
+         */
+        OfficialTournamentPeriod: "daily" | "monthly";
         /** @description Daily and monthly tournaments run by the service for every participant, funded by a share of wagers. */
         OfficialTournamentsConfig: {
             /** @default false */
@@ -5108,10 +5229,11 @@ export interface components {
          * @description The events a webhook endpoint can subscribe to by name. Participant notices
          *     (`participant.created`, `level.up`, `tier.changed`, `checkin.completed`,
          *     `mission.completed`, `wheel.spun`, `code.redeemed`, `store.purchased`,
-         *     `cashback.credited`) are sent only to endpoints that name them.
+         *     `cashback.credited`) and `tournament.finished` are sent only to endpoints
+         *     that name them.
          * @enum {string}
          */
-        SubscribableWebhookEvent: "reward.delivery_requested" | "reward.granted" | "reward.delivered" | "reward.delivery_failed" | "participant.created" | "level.up" | "tier.changed" | "checkin.completed" | "mission.completed" | "wheel.spun" | "code.redeemed" | "store.purchased" | "cashback.credited" | "referral.qualified" | "message.requested";
+        SubscribableWebhookEvent: "reward.delivery_requested" | "reward.granted" | "reward.delivered" | "reward.delivery_failed" | "participant.created" | "level.up" | "tier.changed" | "checkin.completed" | "mission.completed" | "wheel.spun" | "code.redeemed" | "store.purchased" | "cashback.credited" | "referral.qualified" | "message.requested" | "tournament.finished";
         /** @description A benefit a tier gives (only benefits whose `compliance` is `ok` are shown). */
         SurfaceBenefit: {
             code: string;
@@ -5590,6 +5712,137 @@ export interface components {
             /** @default true */
             enabled?: boolean;
         };
+        /**
+         * @description Where an edition is in its life.
+         * @enum {string}
+         */
+        TournamentEditionStatus: "running" | "ended" | "settled";
+        /** @description An edition as the server routes list it. */
+        TournamentEditionSummary: {
+            edition_id: string;
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            status: components["schemas"]["TournamentEditionStatus"];
+            /** @description Participants with a score in the edition (ranked or not). */
+            participants: number;
+            /** @description Official editions: the pool in minor units of `currency` (live while running); null for configured tournaments. */
+            pool_minor: number | null;
+        };
+        /** @description A prize paid at settlement; each one also sends `reward.granted` (and `reward.delivery_requested` for a `client_delivered` reward). */
+        TournamentFinishedPrize: {
+            rank: number;
+            participant: components["schemas"]["WebhookParticipant"];
+            /** @description The prize as configured (a reward code, `reward:<code>`, `<currency>:<amount>` or `xp:<amount>`), or `official-tournament-prize` for an official cash prize. */
+            reward: string;
+            /** @description The participant's reward, for a prize that is a configured reward; null for currency and XP (credited to the balance). */
+            reward_id: string | null;
+            /** @description The delivery to credit, for a `client_delivered` reward. */
+            delivery_id: string | null;
+            /** @description An official prize's amount in minor units (cents) of `currency`; null for configured prizes. */
+            amount_minor: number | null;
+        };
+        /** @description One row of a settled edition's final standings. */
+        TournamentFinishedStanding: {
+            rank: number;
+            participant: components["schemas"]["WebhookParticipant"];
+            /** @description The final score (for an official tournament, the amount wagered in main units). */
+            score: number;
+        };
+        /** @description Data of `tournament.finished`. */
+        TournamentFinishedWebhookData: {
+            /** @description The tournament `id`, or `official:<track>:<daily|monthly>:<currency>`. */
+            tournament_id: string;
+            kind: components["schemas"]["TournamentKind"];
+            title: string;
+            /** @description The edition: the club date it started (`2026-11-23`), or the official day (`2026-11-23`) or month (`2026-11`). */
+            edition_id: string;
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            /** @description An official tournament's prize pool in minor units of `currency`; null for configured tournaments. */
+            pool_minor: number | null;
+            currency: string | null;
+            /** @description The top 10 of the final standings (only scores above zero and at least `minScore` / `minWager` rank). */
+            standings: components["schemas"]["TournamentFinishedStanding"][];
+            prizes: components["schemas"]["TournamentFinishedPrize"][];
+        };
+        /**
+         * @description `tournament.finished`: an edition ended and was settled: its standings are
+         *     final (events arriving later do not change them) and its prizes were paid,
+         *     exactly once even with several workers. Sent once per edition, to
+         *     endpoints that name it in their `events`.
+         * @example {
+         *       "id": "evt_01JQ7T0RN4M3NT9F",
+         *       "type": "tournament.finished",
+         *       "created_at": "2026-11-30T03:00:05Z",
+         *       "club_id": "clb_7H3K9Q",
+         *       "env": "live",
+         *       "data": {
+         *         "tournament_id": "slots-semanal",
+         *         "kind": "tournament",
+         *         "title": "Torneio Semanal de Slots",
+         *         "edition_id": "2026-11-23",
+         *         "starts_at": "2026-11-23T03:00:00Z",
+         *         "ends_at": "2026-11-30T03:00:00Z",
+         *         "pool_minor": null,
+         *         "currency": null,
+         *         "standings": [
+         *           {
+         *             "rank": 1,
+         *             "participant": {
+         *               "id": "par_01JQ3Z8K4M2W6T9V",
+         *               "external_id": "user_8412"
+         *             },
+         *             "score": 18450
+         *           }
+         *         ],
+         *         "prizes": [
+         *           {
+         *             "rank": 1,
+         *             "participant": {
+         *               "id": "par_01JQ3Z8K4M2W6T9V",
+         *               "external_id": "user_8412"
+         *             },
+         *             "reward": "giros-50",
+         *             "reward_id": "rwd_01JQ7T0RP2K4M6N8",
+         *             "delivery_id": "dlv_01JQ7T0RQ3L5N7P9",
+         *             "amount_minor": null
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        TournamentFinishedWebhookEvent: {
+            /** @description The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once. */
+            id: string;
+            /**
+             * @description The event type, also sent as the `X-Clube-Event` header.
+             * @enum {string}
+             */
+            type: "tournament.finished";
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            /** @description The club the event belongs to. */
+            club_id: string;
+            /** @description The environment of the key and the endpoint: test and live have separate endpoints. */
+            env: components["schemas"]["Env"];
+            /** @description What happened; the shape depends on `type`. */
+            data: components["schemas"]["TournamentFinishedWebhookData"];
+        };
+        /**
+         * @description Whether a tournament is configured (`tournaments[]`) or an official wager tournament (`officialTournaments`, one per track, period and currency).
+         * @enum {string}
+         */
+        TournamentKind: "tournament" | "official";
+        TournamentList: {
+            data: components["schemas"]["TournamentSummary"][];
+        };
         /** @description Prize for a range of final ranks. */
         TournamentPrize: {
             /**
@@ -5605,6 +5858,15 @@ export interface components {
             /** @description What each participant in the range receives. */
             reward: components["schemas"]["RewardReference"];
         };
+        /** @description What a range of final ranks wins. */
+        TournamentPrizeRange: {
+            from: number;
+            to: number;
+            /** @description The prize as configured (a reward code, `reward:<code>`, `<currency>:<amount>` or `xp:<amount>`); `official-tournament-prize` for an official share. */
+            reward: string;
+            /** @description An official share in minor units of the edition's `currency`, from the live pool; null for configured prizes. */
+            amount_minor: number | null;
+        };
         /**
          * @description Whether a tournament repeats.
          * @enum {string}
@@ -5615,6 +5877,43 @@ export interface components {
          * @enum {string}
          */
         TournamentScoring: "sum" | "count" | "max_ratio";
+        /** @description One row of an edition's standings for the club's own UI. */
+        TournamentStandingEntry: {
+            rank: number;
+            participant_id: string;
+            external_id: string;
+            display_name: string | null;
+            score: number;
+        };
+        /** @description A page of an edition's standings, by rank. */
+        TournamentStandingPage: {
+            tournament_id: string;
+            edition_id: string;
+            status: components["schemas"]["TournamentEditionStatus"];
+            data: components["schemas"]["TournamentStandingEntry"][];
+            has_more: boolean;
+        };
+        /** @description One row of an edition's standings as a participant sees it: others appear only by display name and avatar. */
+        TournamentStandingRow: {
+            rank: number;
+            display_name: string | null;
+            avatar_url: string | null;
+            score: number;
+            is_me: boolean;
+        };
+        /** @description A tournament or official track with its current and recent editions. */
+        TournamentSummary: {
+            /** @description The tournament `id`, or `official:<track>:<period>:<currency>`. */
+            tournament_id: string;
+            kind: components["schemas"]["TournamentKind"];
+            title: string;
+            track_id: string | null;
+            period: components["schemas"]["OfficialTournamentPeriod"] | null;
+            currency: string | null;
+            prizes: components["schemas"]["TournamentPrizeRange"][];
+            /** @description The running edition, or the last one when none runs; then the one before, newest first. */
+            editions: components["schemas"]["TournamentEditionSummary"][];
+        };
         /** @description A webhook endpoint of the key's club and environment (test and live have their own). */
         WebhookEndpoint: {
             /** @description `we_…`. */
@@ -9172,6 +9471,81 @@ export interface operations {
             };
         };
     };
+    Me_listTournaments: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyTournamentList"];
+                };
+            };
+            /**
+             * @description 401 `unauthorized` for a missing or unknown secret key, or the secret key
+             *     without `X-Participant`; 401 `invalid_token` for a participant token that is expired (15 minutes by default), tampered
+             *     with or issued for another club or environment. The embedded widget answers
+             *     `invalid_token` by asking the host page for a fresh token (`auth.expired`).
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description Headless mode names a participant with `X-Participant`; when no participant
+             *     with that `external_id` exists in the key's club and environment the answer is
+             *     404 `not_found` (the surface never creates participants: create them with
+             *     `POST /v1/participants` or by issuing a token). A participant token always
+             *     names an existing participant, since issuing it creates the participant.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Me_getWheel: {
         parameters: {
             query?: never;
@@ -9951,6 +10325,137 @@ export interface operations {
             };
             /** @description The body is larger than the documented limit. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Tournaments_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentList"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Tournaments_standings: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The rank of the last row of the previous page: the page starts after it. */
+                after_rank?: number;
+            };
+            header?: never;
+            path: {
+                tournament_id: string;
+                /** @description `2026-11-23` (a day) or `2026-11` (an official month). */
+                edition_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentStandingPage"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: no tournament or official track with this id, or no such edition. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -11163,6 +11668,41 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TierChangedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_tournament_finished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name; equals the body's `type`. */
+                "X-Clube-Event": "tournament.finished";
+                /**
+                 * @description Id of this sending (one attempt series); retries of the same sending keep it.
+                 * @example whd_01HZX3M7Q4T9B2C6D8E0F1G2H3
+                 */
+                "X-Clube-Delivery": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`: `v1` is the lowercase hex HMAC-SHA256, keyed with the endpoint secret (`whsec_…`, used as given), of `t` + `.` + the raw request body. Compare in constant time and reject when `t` is more than 300 seconds from now.
+                 * @example t=1717430400,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Clube-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TournamentFinishedWebhookEvent"];
             };
         };
         responses: {

@@ -31636,8 +31636,456 @@ return errors === 0;
 }
 validate687.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_NotFoundResponse = validate688;
-const schema326 = {"type":"object","required":["body"],"properties":{"body":{"$ref":"#/components/schemas/ErrorBody"}},"description":"Not found in the key's club and environment."};
+exports.schema_MyTournamentEdition = validate688;
+const schema326 = {"type":"object","required":["tournament_id","kind","title","track_id","period","edition_id","starts_at","ends_at","status","score","rank","top","prizes","pool_minor","currency"],"properties":{"tournament_id":{"type":"string","description":"The tournament `id`, or `official:<track>:<period>:<currency>`."},"kind":{"$ref":"#/components/schemas/TournamentKind"},"title":{"type":"string"},"track_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Official tournaments: the track and period; null for configured tournaments."},"period":{"anyOf":[{"$ref":"#/components/schemas/OfficialTournamentPeriod"},{"type":"null"}]},"edition_id":{"type":"string"},"starts_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time"},"status":{"$ref":"#/components/schemas/TournamentEditionStatus"},"score":{"type":"number","minimum":0,"description":"The participant's score (0 without one)."},"rank":{"anyOf":[{"type":"integer"},{"type":"null"}],"minimum":1,"description":"1-based; null without a ranking score."},"top":{"type":"array","items":{"$ref":"#/components/schemas/TournamentStandingRow"},"description":"The top `limit` rows."},"prizes":{"type":"array","items":{"$ref":"#/components/schemas/TournamentPrizeRange"}},"pool_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"An official edition's pool so far (or final), in minor units of `currency`; null for configured tournaments."},"currency":{"anyOf":[{"type":"string"},{"type":"null"}]}},"description":"One edition of a tournament or official track, with the participant's place in it."};
+const schema327 = {"type":"string","enum":["tournament","official"],"description":"Whether a tournament is configured (`tournaments[]`) or an official wager tournament (`officialTournaments`, one per track, period and currency)."};
+
+function validate689(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate689.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate689.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data === "tournament") || (data === "official"))){
+validate689.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema327.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate689.errors = vErrors;
+return errors === 0;
+}
+validate689.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema328 = {"type":"string","enum":["daily","monthly"],"description":"The official tournament period."};
+
+function validate691(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate691.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate691.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data === "daily") || (data === "monthly"))){
+validate691.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema328.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate691.errors = vErrors;
+return errors === 0;
+}
+validate691.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema329 = {"type":"string","enum":["running","ended","settled"],"description":"Where an edition is in its life."};
+
+function validate693(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate693.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate693.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data === "running") || (data === "ended")) || (data === "settled"))){
+validate693.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema329.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate693.errors = vErrors;
+return errors === 0;
+}
+validate693.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema330 = {"type":"object","required":["rank","display_name","avatar_url","score","is_me"],"properties":{"rank":{"type":"integer","minimum":1},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"score":{"type":"number","minimum":0},"is_me":{"type":"boolean"}},"description":"One row of an edition's standings as a participant sees it: others appear only by display name and avatar."};
+
+function validate695(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate695.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.rank === undefined) && (missing0 = "rank")) || ((data.display_name === undefined) && (missing0 = "display_name"))) || ((data.avatar_url === undefined) && (missing0 = "avatar_url"))) || ((data.score === undefined) && (missing0 = "score"))) || ((data.is_me === undefined) && (missing0 = "is_me"))){
+validate695.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.rank !== undefined){
+let data0 = data.rank;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate695.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+validate695.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.display_name !== undefined){
+let data1 = data.display_name;
+const _errs3 = errors;
+const _errs4 = errors;
+let valid1 = false;
+const _errs5 = errors;
+if(typeof data1 !== "string"){
+const err0 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs5 === errors;
+valid1 = valid1 || _valid0;
+const _errs7 = errors;
+if(data1 !== null){
+const err1 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs7 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate695.errors = vErrors;
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.avatar_url !== undefined){
+let data2 = data.avatar_url;
+const _errs9 = errors;
+const _errs10 = errors;
+let valid2 = false;
+const _errs11 = errors;
+if(errors === _errs11){
+if(errors === _errs11){
+if(typeof data2 === "string"){
+if(!(formats2(data2))){
+const err3 = {instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/anyOf/0/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+var _valid1 = _errs11 === errors;
+valid2 = valid2 || _valid1;
+const _errs13 = errors;
+if(data2 !== null){
+const err5 = {instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid1 = _errs13 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err6 = {instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+validate695.errors = vErrors;
+return false;
+}
+else {
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.score !== undefined){
+let data3 = data.score;
+const _errs15 = errors;
+if(errors === _errs15){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+validate695.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate695.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.is_me !== undefined){
+const _errs17 = errors;
+if(typeof data.is_me !== "boolean"){
+validate695.errors = [{instancePath:instancePath+"/is_me",schemaPath:"#/properties/is_me/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate695.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate695.errors = vErrors;
+return errors === 0;
+}
+validate695.evaluated = {"props":{"rank":true,"display_name":true,"avatar_url":true,"score":true,"is_me":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema331 = {"type":"object","required":["from","to","reward","amount_minor"],"properties":{"from":{"type":"integer","minimum":1},"to":{"type":"integer","minimum":1},"reward":{"type":"string","description":"The prize as configured (a reward code, `reward:<code>`, `<currency>:<amount>` or `xp:<amount>`); `official-tournament-prize` for an official share."},"amount_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"An official share in minor units of the edition's `currency`, from the live pool; null for configured prizes."}},"description":"What a range of final ranks wins."};
+
+function validate697(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate697.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.from === undefined) && (missing0 = "from")) || ((data.to === undefined) && (missing0 = "to"))) || ((data.reward === undefined) && (missing0 = "reward"))) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
+validate697.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.from !== undefined){
+let data0 = data.from;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate697.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+validate697.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data1 = data.to;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate697.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 1 || isNaN(data1)){
+validate697.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reward !== undefined){
+const _errs5 = errors;
+if(typeof data.reward !== "string"){
+validate697.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.amount_minor !== undefined){
+let data3 = data.amount_minor;
+const _errs7 = errors;
+const _errs8 = errors;
+let valid1 = false;
+const _errs9 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err0 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs9 === errors;
+valid1 = valid1 || _valid0;
+const _errs11 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs11 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate697.errors = vErrors;
+return false;
+}
+else {
+errors = _errs8;
+if(vErrors !== null){
+if(_errs8){
+vErrors.length = _errs8;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate697.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate697.errors = vErrors;
+return errors === 0;
+}
+validate697.evaluated = {"props":{"from":true,"to":true,"reward":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
+
 
 function validate688(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -31652,15 +32100,511 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.body === undefined) && (missing0 = "body")){
+if((((((((((((((((data.tournament_id === undefined) && (missing0 = "tournament_id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.track_id === undefined) && (missing0 = "track_id"))) || ((data.period === undefined) && (missing0 = "period"))) || ((data.edition_id === undefined) && (missing0 = "edition_id"))) || ((data.starts_at === undefined) && (missing0 = "starts_at"))) || ((data.ends_at === undefined) && (missing0 = "ends_at"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.score === undefined) && (missing0 = "score"))) || ((data.rank === undefined) && (missing0 = "rank"))) || ((data.top === undefined) && (missing0 = "top"))) || ((data.prizes === undefined) && (missing0 = "prizes"))) || ((data.pool_minor === undefined) && (missing0 = "pool_minor"))) || ((data.currency === undefined) && (missing0 = "currency"))){
 validate688.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.body !== undefined){
-if(!(validate403(data.body, {instancePath:instancePath+"/body",parentData:data,parentDataProperty:"body",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate403.errors : vErrors.concat(validate403.errors);
+if(data.tournament_id !== undefined){
+const _errs1 = errors;
+if(typeof data.tournament_id !== "string"){
+validate688.errors = [{instancePath:instancePath+"/tournament_id",schemaPath:"#/properties/tournament_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.kind !== undefined){
+const _errs3 = errors;
+if(!(validate689(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate689.errors : vErrors.concat(validate689.errors);
 errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate688.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.track_id !== undefined){
+let data3 = data.track_id;
+const _errs6 = errors;
+const _errs7 = errors;
+let valid1 = false;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+const err0 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+const _errs10 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate688.errors = vErrors;
+return false;
+}
+else {
+errors = _errs7;
+if(vErrors !== null){
+if(_errs7){
+vErrors.length = _errs7;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.period !== undefined){
+let data4 = data.period;
+const _errs12 = errors;
+const _errs13 = errors;
+let valid2 = false;
+const _errs14 = errors;
+if(!(validate691(data4, {instancePath:instancePath+"/period",parentData:data,parentDataProperty:"period",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate691.errors : vErrors.concat(validate691.errors);
+errors = vErrors.length;
+}
+var _valid1 = _errs14 === errors;
+valid2 = valid2 || _valid1;
+const _errs15 = errors;
+if(data4 !== null){
+const err3 = {instancePath:instancePath+"/period",schemaPath:"#/properties/period/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs15 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err4 = {instancePath:instancePath+"/period",schemaPath:"#/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate688.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.edition_id !== undefined){
+const _errs17 = errors;
+if(typeof data.edition_id !== "string"){
+validate688.errors = [{instancePath:instancePath+"/edition_id",schemaPath:"#/properties/edition_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.starts_at !== undefined){
+let data6 = data.starts_at;
+const _errs19 = errors;
+if(errors === _errs19){
+if(errors === _errs19){
+if(typeof data6 === "string"){
+if(!(formats4.validate(data6))){
+validate688.errors = [{instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate688.errors = [{instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs19 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.ends_at !== undefined){
+let data7 = data.ends_at;
+const _errs21 = errors;
+if(errors === _errs21){
+if(errors === _errs21){
+if(typeof data7 === "string"){
+if(!(formats4.validate(data7))){
+validate688.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate688.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+const _errs23 = errors;
+if(!(validate693(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate693.errors : vErrors.concat(validate693.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs23 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.score !== undefined){
+let data9 = data.score;
+const _errs24 = errors;
+if(errors === _errs24){
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 < 0 || isNaN(data9)){
+validate688.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate688.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.rank !== undefined){
+let data10 = data.rank;
+const _errs26 = errors;
+const _errs27 = errors;
+let valid3 = false;
+const _errs28 = errors;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err5 = {instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid2 = _errs28 === errors;
+valid3 = valid3 || _valid2;
+const _errs30 = errors;
+if(data10 !== null){
+const err6 = {instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid2 = _errs30 === errors;
+valid3 = valid3 || _valid2;
+if(!valid3){
+const err7 = {instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+validate688.errors = vErrors;
+return false;
+}
+else {
+errors = _errs27;
+if(vErrors !== null){
+if(_errs27){
+vErrors.length = _errs27;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs26){
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 1 || isNaN(data10)){
+validate688.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.top !== undefined){
+let data11 = data.top;
+const _errs32 = errors;
+if(errors === _errs32){
+if(Array.isArray(data11)){
+var valid4 = true;
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+const _errs34 = errors;
+if(!(validate695(data11[i0], {instancePath:instancePath+"/top/" + i0,parentData:data11,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate695.errors : vErrors.concat(validate695.errors);
+errors = vErrors.length;
+}
+var valid4 = _errs34 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate688.errors = [{instancePath:instancePath+"/top",schemaPath:"#/properties/top/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs32 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prizes !== undefined){
+let data13 = data.prizes;
+const _errs35 = errors;
+if(errors === _errs35){
+if(Array.isArray(data13)){
+var valid5 = true;
+const len1 = data13.length;
+for(let i1=0; i1<len1; i1++){
+const _errs37 = errors;
+if(!(validate697(data13[i1], {instancePath:instancePath+"/prizes/" + i1,parentData:data13,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate697.errors : vErrors.concat(validate697.errors);
+errors = vErrors.length;
+}
+var valid5 = _errs37 === errors;
+if(!valid5){
+break;
+}
+}
+}
+else {
+validate688.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs35 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.pool_minor !== undefined){
+let data15 = data.pool_minor;
+const _errs38 = errors;
+const _errs39 = errors;
+let valid6 = false;
+const _errs40 = errors;
+if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
+const err8 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+var _valid3 = _errs40 === errors;
+valid6 = valid6 || _valid3;
+const _errs42 = errors;
+if(data15 !== null){
+const err9 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+var _valid3 = _errs42 === errors;
+valid6 = valid6 || _valid3;
+if(!valid6){
+const err10 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+validate688.errors = vErrors;
+return false;
+}
+else {
+errors = _errs39;
+if(vErrors !== null){
+if(_errs39){
+vErrors.length = _errs39;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs38 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.currency !== undefined){
+let data16 = data.currency;
+const _errs44 = errors;
+const _errs45 = errors;
+let valid7 = false;
+const _errs46 = errors;
+if(typeof data16 !== "string"){
+const err11 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+var _valid4 = _errs46 === errors;
+valid7 = valid7 || _valid4;
+const _errs48 = errors;
+if(data16 !== null){
+const err12 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+var _valid4 = _errs48 === errors;
+valid7 = valid7 || _valid4;
+if(!valid7){
+const err13 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+validate688.errors = vErrors;
+return false;
+}
+else {
+errors = _errs45;
+if(vErrors !== null){
+if(_errs45){
+vErrors.length = _errs45;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs44 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
 }
 }
 }
@@ -31673,15 +32617,112 @@ return false;
 validate688.errors = vErrors;
 return errors === 0;
 }
-validate688.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate688.evaluated = {"props":{"tournament_id":true,"kind":true,"title":true,"track_id":true,"period":true,"edition_id":true,"starts_at":true,"ends_at":true,"status":true,"score":true,"rank":true,"top":true,"prizes":true,"pool_minor":true,"currency":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_Notification = validate690;
-const schema327 = {"type":"object","required":["id","kind","title","body","view","created_at","read_at"],"properties":{"id":{"type":"string","description":"`ntf_…`."},"kind":{"type":"string","description":"What the notification is about, e.g. `level_up`, `reward_granted`, `reward_delivered`, `mission_completed`, `message` (a rule's `notify` template)."},"title":{"type":"string"},"body":{"anyOf":[{"type":"string"},{"type":"null"}]},"view":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The widget view the notification opens (e.g. `rewards`, `missions`); null when it opens nothing."},"created_at":{"type":"string","format":"date-time"},"read_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the participant read it; null while unread."}},"description":"A message for the participant in the club's inbox, created by the club's\nrules (`notify` effects) and by what happens to the participant (a level up,\na delivered reward…)."};
+exports.schema_MyTournamentList = validate699;
+const schema332 = {"type":"object","required":["data"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/MyTournamentEdition"}}},"description":"The current and the previous edition of each enabled tournament and official track, soonest ending first."};
 
-function validate690(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate699(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate690.evaluated;
+const evaluated0 = validate699.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.data === undefined) && (missing0 = "data")){
+validate699.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.data !== undefined){
+let data0 = data.data;
+const _errs1 = errors;
+if(errors === _errs1){
+if(Array.isArray(data0)){
+var valid1 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+const _errs3 = errors;
+if(!(validate688(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate688.errors : vErrors.concat(validate688.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs3 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate699.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate699.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate699.errors = vErrors;
+return errors === 0;
+}
+validate699.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_NotFoundResponse = validate701;
+const schema333 = {"type":"object","required":["body"],"properties":{"body":{"$ref":"#/components/schemas/ErrorBody"}},"description":"Not found in the key's club and environment."};
+
+function validate701(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate701.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.body === undefined) && (missing0 = "body")){
+validate701.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.body !== undefined){
+if(!(validate403(data.body, {instancePath:instancePath+"/body",parentData:data,parentDataProperty:"body",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate403.errors : vErrors.concat(validate403.errors);
+errors = vErrors.length;
+}
+}
+}
+}
+else {
+validate701.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate701.errors = vErrors;
+return errors === 0;
+}
+validate701.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_Notification = validate703;
+const schema334 = {"type":"object","required":["id","kind","title","body","view","created_at","read_at"],"properties":{"id":{"type":"string","description":"`ntf_…`."},"kind":{"type":"string","description":"What the notification is about, e.g. `level_up`, `reward_granted`, `reward_delivered`, `mission_completed`, `message` (a rule's `notify` template)."},"title":{"type":"string"},"body":{"anyOf":[{"type":"string"},{"type":"null"}]},"view":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The widget view the notification opens (e.g. `rewards`, `missions`); null when it opens nothing."},"created_at":{"type":"string","format":"date-time"},"read_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the participant read it; null while unread."}},"description":"A message for the participant in the club's inbox, created by the club's\nrules (`notify` effects) and by what happens to the participant (a level up,\na delivered reward…)."};
+
+function validate703(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate703.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31692,14 +32733,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.body === undefined) && (missing0 = "body"))) || ((data.view === undefined) && (missing0 = "view"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.read_at === undefined) && (missing0 = "read_at"))){
-validate690.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate703.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate690.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate703.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -31711,7 +32752,7 @@ if(valid0){
 if(data.kind !== undefined){
 const _errs3 = errors;
 if(typeof data.kind !== "string"){
-validate690.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate703.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -31723,7 +32764,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs5 = errors;
 if(typeof data.title !== "string"){
-validate690.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate703.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -31772,7 +32813,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate690.errors = vErrors;
+validate703.errors = vErrors;
 return false;
 }
 else {
@@ -31832,7 +32873,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate690.errors = vErrors;
+validate703.errors = vErrors;
 return false;
 }
 else {
@@ -31859,12 +32900,12 @@ if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data5 === "string"){
 if(!(formats4.validate(data5))){
-validate690.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate703.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate690.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate703.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -31931,7 +32972,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate690.errors = vErrors;
+validate703.errors = vErrors;
 return false;
 }
 else {
@@ -31959,22 +33000,22 @@ var valid0 = true;
 }
 }
 else {
-validate690.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate703.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate690.errors = vErrors;
+validate703.errors = vErrors;
 return errors === 0;
 }
-validate690.evaluated = {"props":{"id":true,"kind":true,"title":true,"body":true,"view":true,"created_at":true,"read_at":true},"dynamicProps":false,"dynamicItems":false};
+validate703.evaluated = {"props":{"id":true,"kind":true,"title":true,"body":true,"view":true,"created_at":true,"read_at":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_NotificationList = validate691;
-const schema328 = {"type":"object","required":["data","unread_count"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/Notification"}},"unread_count":{"type":"integer","minimum":0,"description":"How many of the participant's notifications are unread (all of them, not only this page)."}},"description":"The participant's notifications, newest first."};
+exports.schema_NotificationList = validate704;
+const schema335 = {"type":"object","required":["data","unread_count"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/Notification"}},"unread_count":{"type":"integer","minimum":0,"description":"How many of the participant's notifications are unread (all of them, not only this page)."}},"description":"The participant's notifications, newest first."};
 
-function validate691(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate704(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate691.evaluated;
+const evaluated0 = validate704.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31985,7 +33026,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.data === undefined) && (missing0 = "data")) || ((data.unread_count === undefined) && (missing0 = "unread_count"))){
-validate691.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate704.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31998,8 +33039,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate690(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate690.errors : vErrors.concat(validate690.errors);
+if(!(validate703(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate703.errors : vErrors.concat(validate703.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -32009,7 +33050,7 @@ break;
 }
 }
 else {
-validate691.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate704.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -32023,13 +33064,13 @@ if(data.unread_count !== undefined){
 let data2 = data.unread_count;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate691.errors = [{instancePath:instancePath+"/unread_count",schemaPath:"#/properties/unread_count/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate704.errors = [{instancePath:instancePath+"/unread_count",schemaPath:"#/properties/unread_count/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate691.errors = [{instancePath:instancePath+"/unread_count",schemaPath:"#/properties/unread_count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate704.errors = [{instancePath:instancePath+"/unread_count",schemaPath:"#/properties/unread_count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -32043,22 +33084,22 @@ var valid0 = true;
 }
 }
 else {
-validate691.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate704.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate691.errors = vErrors;
+validate704.errors = vErrors;
 return errors === 0;
 }
-validate691.evaluated = {"props":{"data":true,"unread_count":true},"dynamicProps":false,"dynamicItems":false};
+validate704.evaluated = {"props":{"data":true,"unread_count":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_NotificationsMarkedRead = validate693;
-const schema329 = {"type":"object","required":["updated"],"properties":{"updated":{"type":"integer","minimum":0,"description":"How many notifications this call marked read (0 when none was unread)."}},"description":"The result of marking every notification read."};
+exports.schema_NotificationsMarkedRead = validate706;
+const schema336 = {"type":"object","required":["updated"],"properties":{"updated":{"type":"integer","minimum":0,"description":"How many notifications this call marked read (0 when none was unread)."}},"description":"The result of marking every notification read."};
 
-function validate693(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate706(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate693.evaluated;
+const evaluated0 = validate706.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32069,7 +33110,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.updated === undefined) && (missing0 = "updated")){
-validate693.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate706.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32077,13 +33118,13 @@ if(data.updated !== undefined){
 let data0 = data.updated;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate693.errors = [{instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate706.errors = [{instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate693.errors = [{instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate706.errors = [{instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -32092,21 +33133,21 @@ return false;
 }
 }
 else {
-validate693.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate706.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate693.errors = vErrors;
+validate706.errors = vErrors;
 return errors === 0;
 }
-validate693.evaluated = {"props":{"updated":true},"dynamicProps":false,"dynamicItems":false};
+validate706.evaluated = {"props":{"updated":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_NotifyRuleEffect = validate694;
+exports.schema_NotifyRuleEffect = validate707;
 
-function validate694(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate707(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate694.evaluated;
+const evaluated0 = validate707.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32117,7 +33158,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.template === undefined) && (missing0 = "template"))){
-validate694.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate707.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32125,11 +33166,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate694.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate707.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "notify")){
-validate694.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema146.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate707.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema146.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -32141,7 +33182,7 @@ if(valid0){
 if(data.template !== undefined){
 const _errs3 = errors;
 if(typeof data.template !== "string"){
-validate694.errors = [{instancePath:instancePath+"/template",schemaPath:"#/properties/template/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate707.errors = [{instancePath:instancePath+"/template",schemaPath:"#/properties/template/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -32153,7 +33194,7 @@ if(valid0){
 for(const key0 in data){
 if((key0 !== "type") && (key0 !== "template")){
 const _errs6 = errors;
-validate694.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate707.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs6 === errors;
 if(!valid1){
@@ -32166,21 +33207,21 @@ break;
 }
 }
 else {
-validate694.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate707.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate694.errors = vErrors;
+validate707.errors = vErrors;
 return errors === 0;
 }
-validate694.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate707.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_OfficialPeriodSettings = validate695;
+exports.schema_OfficialPeriodSettings = validate708;
 
-function validate695(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate708(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate695.evaluated;
+const evaluated0 = validate708.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32206,7 +33247,7 @@ data.minWager = 0;
 }
 const _errs1 = errors;
 if(typeof data.enabled !== "boolean"){
-validate695.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate708.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -32216,24 +33257,24 @@ const _errs3 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 100 || isNaN(data1)){
-validate695.errors = [{instancePath:instancePath+"/poolPercent",schemaPath:"#/properties/poolPercent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate708.errors = [{instancePath:instancePath+"/poolPercent",schemaPath:"#/properties/poolPercent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate695.errors = [{instancePath:instancePath+"/poolPercent",schemaPath:"#/properties/poolPercent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate708.errors = [{instancePath:instancePath+"/poolPercent",schemaPath:"#/properties/poolPercent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data1))){
-validate695.errors = [{instancePath:instancePath+"/poolPercent",schemaPath:"#/properties/poolPercent/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate708.errors = [{instancePath:instancePath+"/poolPercent",schemaPath:"#/properties/poolPercent/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate695.errors = [{instancePath:instancePath+"/poolPercent",schemaPath:"#/properties/poolPercent/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate708.errors = [{instancePath:instancePath+"/poolPercent",schemaPath:"#/properties/poolPercent/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -32244,24 +33285,24 @@ const _errs5 = errors;
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 1000000 || isNaN(data2)){
-validate695.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate708.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate695.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate708.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data2))){
-validate695.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate708.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate695.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate708.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -32272,12 +33313,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(Array.isArray(data3)){
 if(data3.length > 10){
-validate695.errors = [{instancePath:instancePath+"/split",schemaPath:"#/properties/split/maxItems",keyword:"maxItems",params:{limit: 10},message:"must NOT have more than 10 items"}];
+validate708.errors = [{instancePath:instancePath+"/split",schemaPath:"#/properties/split/maxItems",keyword:"maxItems",params:{limit: 10},message:"must NOT have more than 10 items"}];
 return false;
 }
 else {
 if(data3.length < 1){
-validate695.errors = [{instancePath:instancePath+"/split",schemaPath:"#/properties/split/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate708.errors = [{instancePath:instancePath+"/split",schemaPath:"#/properties/split/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -32298,7 +33339,7 @@ break;
 }
 }
 else {
-validate695.errors = [{instancePath:instancePath+"/split",schemaPath:"#/properties/split/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate708.errors = [{instancePath:instancePath+"/split",schemaPath:"#/properties/split/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -32309,18 +33350,18 @@ const _errs10 = errors;
 if(errors === _errs10){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate695.errors = [{instancePath:instancePath+"/minWager",schemaPath:"#/properties/minWager/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate708.errors = [{instancePath:instancePath+"/minWager",schemaPath:"#/properties/minWager/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data5))){
-validate695.errors = [{instancePath:instancePath+"/minWager",schemaPath:"#/properties/minWager/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate708.errors = [{instancePath:instancePath+"/minWager",schemaPath:"#/properties/minWager/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 else {
-validate695.errors = [{instancePath:instancePath+"/minWager",schemaPath:"#/properties/minWager/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate708.errors = [{instancePath:instancePath+"/minWager",schemaPath:"#/properties/minWager/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -32329,7 +33370,7 @@ if(valid0){
 for(const key0 in data){
 if(((((key0 !== "enabled") && (key0 !== "poolPercent")) && (key0 !== "seed")) && (key0 !== "split")) && (key0 !== "minWager")){
 const _errs13 = errors;
-validate695.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate708.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs13 === errors;
 if(!valid2){
@@ -32344,21 +33385,21 @@ break;
 }
 }
 else {
-validate695.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate708.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate695.errors = vErrors;
+validate708.errors = vErrors;
 return errors === 0;
 }
-validate695.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate708.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_OfficialPrizeShare = validate697;
+exports.schema_OfficialPrizeShare = validate710;
 
-function validate697(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate710(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate697.evaluated;
+const evaluated0 = validate710.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32368,38 +33409,63 @@ evaluated0.items = undefined;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data > 100 || isNaN(data)){
-validate697.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate710.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data <= 0 || isNaN(data)){
-validate697.errors = [{instancePath,schemaPath:"#/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate710.errors = [{instancePath,schemaPath:"#/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data))){
-validate697.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate710.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate697.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate710.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-validate697.errors = vErrors;
+validate710.errors = vErrors;
 return errors === 0;
 }
-validate697.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate710.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_OfficialTournamentsConfig = validate698;
+exports.schema_OfficialTournamentPeriod = validate711;
 
-function validate698(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate711(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate698.evaluated;
+const evaluated0 = validate711.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate711.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data === "daily") || (data === "monthly"))){
+validate711.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema328.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate711.errors = vErrors;
+return errors === 0;
+}
+validate711.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_OfficialTournamentsConfig = validate712;
+
+function validate712(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate712.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32425,7 +33491,7 @@ data.tracks = [{"id":"slots","title":"Slots","icon":"slots","enabled":true,"game
 }
 const _errs1 = errors;
 if(typeof data.enabled !== "boolean"){
-validate698.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate712.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -32435,12 +33501,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate698.errors = [{instancePath:instancePath+"/timezone",schemaPath:"#/properties/timezone/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate712.errors = [{instancePath:instancePath+"/timezone",schemaPath:"#/properties/timezone/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate698.errors = [{instancePath:instancePath+"/timezone",schemaPath:"#/properties/timezone/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate712.errors = [{instancePath:instancePath+"/timezone",schemaPath:"#/properties/timezone/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -32465,7 +33531,7 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(Array.isArray(data4)){
 if(data4.length > 6){
-validate698.errors = [{instancePath:instancePath+"/tracks",schemaPath:"#/properties/tracks/maxItems",keyword:"maxItems",params:{limit: 6},message:"must NOT have more than 6 items"}];
+validate712.errors = [{instancePath:instancePath+"/tracks",schemaPath:"#/properties/tracks/maxItems",keyword:"maxItems",params:{limit: 6},message:"must NOT have more than 6 items"}];
 return false;
 }
 else {
@@ -32485,7 +33551,7 @@ break;
 }
 }
 else {
-validate698.errors = [{instancePath:instancePath+"/tracks",schemaPath:"#/properties/tracks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate712.errors = [{instancePath:instancePath+"/tracks",schemaPath:"#/properties/tracks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -32494,7 +33560,7 @@ if(valid0){
 for(const key0 in data){
 if(((((key0 !== "enabled") && (key0 !== "timezone")) && (key0 !== "daily")) && (key0 !== "monthly")) && (key0 !== "tracks")){
 const _errs13 = errors;
-validate698.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate712.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid4 = _errs13 === errors;
 if(!valid4){
@@ -32509,21 +33575,21 @@ break;
 }
 }
 else {
-validate698.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate712.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate698.errors = vErrors;
+validate712.errors = vErrors;
 return errors === 0;
 }
-validate698.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate712.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_OfficialTrack = validate702;
+exports.schema_OfficialTrack = validate716;
 
-function validate702(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate716(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate702.evaluated;
+const evaluated0 = validate716.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32540,7 +33606,7 @@ data.enabled = true;
 }
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.games === undefined) && (missing0 = "games"))){
-validate702.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate716.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32550,24 +33616,24 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 24){
-validate702.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 24},message:"must NOT have more than 24 characters"}];
+validate716.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 24},message:"must NOT have more than 24 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate702.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate716.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern10.test(data0)){
-validate702.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]+$"},message:"must match pattern \""+"^[a-z0-9-]+$"+"\""}];
+validate716.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]+$"},message:"must match pattern \""+"^[a-z0-9-]+$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate702.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate716.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -32583,18 +33649,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 40){
-validate702.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+validate716.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate702.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate716.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate702.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate716.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -32609,12 +33675,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 300){
-validate702.errors = [{instancePath:instancePath+"/icon",schemaPath:"#/properties/icon/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"}];
+validate716.errors = [{instancePath:instancePath+"/icon",schemaPath:"#/properties/icon/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"}];
 return false;
 }
 }
 else {
-validate702.errors = [{instancePath:instancePath+"/icon",schemaPath:"#/properties/icon/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate716.errors = [{instancePath:instancePath+"/icon",schemaPath:"#/properties/icon/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -32626,12 +33692,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(func1(data3) > 500){
-validate702.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
+validate716.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
 }
 else {
-validate702.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate716.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -32655,7 +33721,7 @@ var valid0 = true;
 if(valid0){
 const _errs11 = errors;
 if(typeof data.enabled !== "boolean"){
-validate702.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate716.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -32663,7 +33729,7 @@ if(valid0){
 for(const key0 in data){
 if((((((key0 !== "id") && (key0 !== "title")) && (key0 !== "icon")) && (key0 !== "image")) && (key0 !== "games")) && (key0 !== "enabled")){
 const _errs14 = errors;
-validate702.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate716.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs14 === errors;
 if(!valid2){
@@ -32680,22 +33746,22 @@ break;
 }
 }
 else {
-validate702.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate716.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate702.errors = vErrors;
+validate716.errors = vErrors;
 return errors === 0;
 }
-validate702.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate716.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantCreatedWebhookData = validate704;
-const schema335 = {"type":"object","required":["participant","display_name"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The name given at creation; null when none was."}},"description":"Data of `participant.created`."};
+exports.schema_ParticipantCreatedWebhookData = validate718;
+const schema343 = {"type":"object","required":["participant","display_name"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The name given at creation; null when none was."}},"description":"Data of `participant.created`."};
 
-function validate704(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate718(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate704.evaluated;
+const evaluated0 = validate718.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32706,7 +33772,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.participant === undefined) && (missing0 = "participant")) || ((data.display_name === undefined) && (missing0 = "display_name"))){
-validate704.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate718.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32762,7 +33828,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate704.errors = vErrors;
+validate718.errors = vErrors;
 return false;
 }
 else {
@@ -32785,22 +33851,22 @@ var valid0 = true;
 }
 }
 else {
-validate704.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate718.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate704.errors = vErrors;
+validate718.errors = vErrors;
 return errors === 0;
 }
-validate704.evaluated = {"props":{"participant":true,"display_name":true},"dynamicProps":false,"dynamicItems":false};
+validate718.evaluated = {"props":{"participant":true,"display_name":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantCreatedWebhookEvent = validate706;
-const schema336 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["participant.created"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/ParticipantCreatedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`participant.created`: a new participant joined the club (by `POST /v1/participants`, a token request, or a first event).","examples":[{"id":"evt_01JQ3Z8K5N3X7U0W","type":"participant.created","created_at":"2025-01-05T20:10:00Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"display_name":"Ana S."}}],"x-webhook-event":"participant.created"};
+exports.schema_ParticipantCreatedWebhookEvent = validate720;
+const schema344 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["participant.created"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/ParticipantCreatedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`participant.created`: a new participant joined the club (by `POST /v1/participants`, a token request, or a first event).","examples":[{"id":"evt_01JQ3Z8K5N3X7U0W","type":"participant.created","created_at":"2025-01-05T20:10:00Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"display_name":"Ana S."}}],"x-webhook-event":"participant.created"};
 
-function validate706(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate720(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate706.evaluated;
+const evaluated0 = validate720.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32811,7 +33877,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate706.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate720.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32821,12 +33887,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate706.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate720.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate706.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate720.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -32840,11 +33906,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate706.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate720.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "participant.created")){
-validate706.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema336.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate720.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema344.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -32860,12 +33926,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate706.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate720.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate706.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate720.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -32879,7 +33945,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate706.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate720.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -32902,8 +33968,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate704(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate704.errors : vErrors.concat(validate704.errors);
+if(!(validate718(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate718.errors : vErrors.concat(validate718.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -32919,22 +33985,22 @@ var valid0 = true;
 }
 }
 else {
-validate706.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate720.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate706.errors = vErrors;
+validate720.errors = vErrors;
 return errors === 0;
 }
-validate706.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate720.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantNextTier = validate709;
-const schema337 = {"type":"object","required":["code","name","starts_at_level"],"properties":{"code":{"type":"string"},"name":{"type":"string"},"starts_at_level":{"type":"integer","minimum":1,"description":"The level at which this tier starts."}},"description":"The next tier up."};
+exports.schema_ParticipantNextTier = validate723;
+const schema345 = {"type":"object","required":["code","name","starts_at_level"],"properties":{"code":{"type":"string"},"name":{"type":"string"},"starts_at_level":{"type":"integer","minimum":1,"description":"The level at which this tier starts."}},"description":"The next tier up."};
 
-function validate709(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate723(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate709.evaluated;
+const evaluated0 = validate723.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32945,14 +34011,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.starts_at_level === undefined) && (missing0 = "starts_at_level"))){
-validate709.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate723.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate709.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate723.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -32964,7 +34030,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate709.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate723.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -32977,13 +34043,13 @@ if(data.starts_at_level !== undefined){
 let data2 = data.starts_at_level;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate709.errors = [{instancePath:instancePath+"/starts_at_level",schemaPath:"#/properties/starts_at_level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate723.errors = [{instancePath:instancePath+"/starts_at_level",schemaPath:"#/properties/starts_at_level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 1 || isNaN(data2)){
-validate709.errors = [{instancePath:instancePath+"/starts_at_level",schemaPath:"#/properties/starts_at_level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate723.errors = [{instancePath:instancePath+"/starts_at_level",schemaPath:"#/properties/starts_at_level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -32998,23 +34064,23 @@ var valid0 = true;
 }
 }
 else {
-validate709.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate723.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate709.errors = vErrors;
+validate723.errors = vErrors;
 return errors === 0;
 }
-validate709.evaluated = {"props":{"code":true,"name":true,"starts_at_level":true},"dynamicProps":false,"dynamicItems":false};
+validate723.evaluated = {"props":{"code":true,"name":true,"starts_at_level":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantProfile = validate710;
-const schema338 = {"type":"object","required":["id","external_id","display_name","avatar_url","xp","level","max_level","level_start_xp","next_level_xp","remaining_xp","percent","tier","next_tier","benefits","currencies","flags"],"properties":{"id":{"type":"string","description":"The service's id of the participant."},"external_id":{"$ref":"#/components/schemas/ExternalId"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"xp":{"type":"integer","minimum":0,"description":"Total XP since the start."},"level":{"type":"integer","minimum":1},"max_level":{"type":"integer","minimum":1},"level_start_xp":{"type":"integer","minimum":0},"next_level_xp":{"anyOf":[{"type":"integer"},{"type":"null"}]},"remaining_xp":{"type":"integer","minimum":0},"percent":{"type":"integer","minimum":0,"maximum":100},"tier":{"$ref":"#/components/schemas/ParticipantTier"},"next_tier":{"anyOf":[{"$ref":"#/components/schemas/ParticipantNextTier"},{"type":"null"}],"description":"Null in the highest tier."},"benefits":{"type":"array","items":{"type":"string"},"description":"Names of the benefits of the current tier (benefits still under compliance review are left out)."},"currencies":{"type":"array","items":{"$ref":"#/components/schemas/CurrencyBalance"},"description":"Every configured currency, in the configured order."},"flags":{"type":"object","unevaluatedProperties":{},"description":"Free-form flags the club's surfaces use (for example which modules the participant has seen)."}},"description":"A participant as the club sees it. The level fields follow the XP totals at\nwhich levels start:\n- `level_start_xp`: where the current level starts; `next_level_xp`: where the\nnext one starts, null on the last level (`level` = `max_level`);\n- `remaining_xp` = `next_level_xp` − `xp`, or 0 on the last level;\n- `percent` = (`xp` − `level_start_xp`) / (`next_level_xp` − `level_start_xp`)\n× 100 rounded down (the `ProgressXp.progress` ratio as a percentage), 100 on\nthe last level."};
-const schema339 = {"type":"object","required":["code","name","color","badge","vip"],"properties":{"code":{"type":"string"},"name":{"type":"string"},"color":{"anyOf":[{"$ref":"#/components/schemas/HexColor"},{"type":"null"}]},"badge":{"anyOf":[{"type":"string"},{"type":"null"}]},"vip":{"type":"boolean"}},"description":"The participant's tier (a band of levels from the configuration's `progression.tiers`)."};
+exports.schema_ParticipantProfile = validate724;
+const schema346 = {"type":"object","required":["id","external_id","display_name","avatar_url","xp","level","max_level","level_start_xp","next_level_xp","remaining_xp","percent","tier","next_tier","benefits","currencies","flags"],"properties":{"id":{"type":"string","description":"The service's id of the participant."},"external_id":{"$ref":"#/components/schemas/ExternalId"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"xp":{"type":"integer","minimum":0,"description":"Total XP since the start."},"level":{"type":"integer","minimum":1},"max_level":{"type":"integer","minimum":1},"level_start_xp":{"type":"integer","minimum":0},"next_level_xp":{"anyOf":[{"type":"integer"},{"type":"null"}]},"remaining_xp":{"type":"integer","minimum":0},"percent":{"type":"integer","minimum":0,"maximum":100},"tier":{"$ref":"#/components/schemas/ParticipantTier"},"next_tier":{"anyOf":[{"$ref":"#/components/schemas/ParticipantNextTier"},{"type":"null"}],"description":"Null in the highest tier."},"benefits":{"type":"array","items":{"type":"string"},"description":"Names of the benefits of the current tier (benefits still under compliance review are left out)."},"currencies":{"type":"array","items":{"$ref":"#/components/schemas/CurrencyBalance"},"description":"Every configured currency, in the configured order."},"flags":{"type":"object","unevaluatedProperties":{},"description":"Free-form flags the club's surfaces use (for example which modules the participant has seen)."}},"description":"A participant as the club sees it. The level fields follow the XP totals at\nwhich levels start:\n- `level_start_xp`: where the current level starts; `next_level_xp`: where the\nnext one starts, null on the last level (`level` = `max_level`);\n- `remaining_xp` = `next_level_xp` − `xp`, or 0 on the last level;\n- `percent` = (`xp` − `level_start_xp`) / (`next_level_xp` − `level_start_xp`)\n× 100 rounded down (the `ProgressXp.progress` ratio as a percentage), 100 on\nthe last level."};
+const schema347 = {"type":"object","required":["code","name","color","badge","vip"],"properties":{"code":{"type":"string"},"name":{"type":"string"},"color":{"anyOf":[{"$ref":"#/components/schemas/HexColor"},{"type":"null"}]},"badge":{"anyOf":[{"type":"string"},{"type":"null"}]},"vip":{"type":"boolean"}},"description":"The participant's tier (a band of levels from the configuration's `progression.tiers`)."};
 
-function validate712(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate726(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate712.evaluated;
+const evaluated0 = validate726.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33025,14 +34091,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.color === undefined) && (missing0 = "color"))) || ((data.badge === undefined) && (missing0 = "badge"))) || ((data.vip === undefined) && (missing0 = "vip"))){
-validate712.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate726.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate712.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate726.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -33044,7 +34110,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate712.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate726.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -33087,7 +34153,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate712.errors = vErrors;
+validate726.errors = vErrors;
 return false;
 }
 else {
@@ -33147,7 +34213,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate712.errors = vErrors;
+validate726.errors = vErrors;
 return false;
 }
 else {
@@ -33170,7 +34236,7 @@ if(valid0){
 if(data.vip !== undefined){
 const _errs16 = errors;
 if(typeof data.vip !== "boolean"){
-validate712.errors = [{instancePath:instancePath+"/vip",schemaPath:"#/properties/vip/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate726.errors = [{instancePath:instancePath+"/vip",schemaPath:"#/properties/vip/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -33185,20 +34251,20 @@ var valid0 = true;
 }
 }
 else {
-validate712.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate726.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate712.errors = vErrors;
+validate726.errors = vErrors;
 return errors === 0;
 }
-validate712.evaluated = {"props":{"code":true,"name":true,"color":true,"badge":true,"vip":true},"dynamicProps":false,"dynamicItems":false};
+validate726.evaluated = {"props":{"code":true,"name":true,"color":true,"badge":true,"vip":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate710(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate724(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate710.evaluated;
+const evaluated0 = validate724.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33209,14 +34275,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.display_name === undefined) && (missing0 = "display_name"))) || ((data.avatar_url === undefined) && (missing0 = "avatar_url"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.max_level === undefined) && (missing0 = "max_level"))) || ((data.level_start_xp === undefined) && (missing0 = "level_start_xp"))) || ((data.next_level_xp === undefined) && (missing0 = "next_level_xp"))) || ((data.remaining_xp === undefined) && (missing0 = "remaining_xp"))) || ((data.percent === undefined) && (missing0 = "percent"))) || ((data.tier === undefined) && (missing0 = "tier"))) || ((data.next_tier === undefined) && (missing0 = "next_tier"))) || ((data.benefits === undefined) && (missing0 = "benefits"))) || ((data.currencies === undefined) && (missing0 = "currencies"))) || ((data.flags === undefined) && (missing0 = "flags"))){
-validate710.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate724.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate710.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate724.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -33277,7 +34343,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate710.errors = vErrors;
+validate724.errors = vErrors;
 return false;
 }
 else {
@@ -33353,7 +34419,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate710.errors = vErrors;
+validate724.errors = vErrors;
 return false;
 }
 else {
@@ -33377,13 +34443,13 @@ if(data.xp !== undefined){
 let data4 = data.xp;
 const _errs16 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate710.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate724.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate710.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate724.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -33398,13 +34464,13 @@ if(data.level !== undefined){
 let data5 = data.level;
 const _errs18 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate710.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate724.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
-validate710.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate724.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -33419,13 +34485,13 @@ if(data.max_level !== undefined){
 let data6 = data.max_level;
 const _errs20 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate710.errors = [{instancePath:instancePath+"/max_level",schemaPath:"#/properties/max_level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate724.errors = [{instancePath:instancePath+"/max_level",schemaPath:"#/properties/max_level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs20){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 1 || isNaN(data6)){
-validate710.errors = [{instancePath:instancePath+"/max_level",schemaPath:"#/properties/max_level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate724.errors = [{instancePath:instancePath+"/max_level",schemaPath:"#/properties/max_level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -33440,13 +34506,13 @@ if(data.level_start_xp !== undefined){
 let data7 = data.level_start_xp;
 const _errs22 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate710.errors = [{instancePath:instancePath+"/level_start_xp",schemaPath:"#/properties/level_start_xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate724.errors = [{instancePath:instancePath+"/level_start_xp",schemaPath:"#/properties/level_start_xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs22){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 0 || isNaN(data7)){
-validate710.errors = [{instancePath:instancePath+"/level_start_xp",schemaPath:"#/properties/level_start_xp/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate724.errors = [{instancePath:instancePath+"/level_start_xp",schemaPath:"#/properties/level_start_xp/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -33497,7 +34563,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate710.errors = vErrors;
+validate724.errors = vErrors;
 return false;
 }
 else {
@@ -33521,13 +34587,13 @@ if(data.remaining_xp !== undefined){
 let data9 = data.remaining_xp;
 const _errs30 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate710.errors = [{instancePath:instancePath+"/remaining_xp",schemaPath:"#/properties/remaining_xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate724.errors = [{instancePath:instancePath+"/remaining_xp",schemaPath:"#/properties/remaining_xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs30){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 0 || isNaN(data9)){
-validate710.errors = [{instancePath:instancePath+"/remaining_xp",schemaPath:"#/properties/remaining_xp/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate724.errors = [{instancePath:instancePath+"/remaining_xp",schemaPath:"#/properties/remaining_xp/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -33542,18 +34608,18 @@ if(data.percent !== undefined){
 let data10 = data.percent;
 const _errs32 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate710.errors = [{instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate724.errors = [{instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs32){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 100 || isNaN(data10)){
-validate710.errors = [{instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate724.errors = [{instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data10 < 0 || isNaN(data10)){
-validate710.errors = [{instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate724.errors = [{instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -33567,8 +34633,8 @@ var valid0 = true;
 if(valid0){
 if(data.tier !== undefined){
 const _errs34 = errors;
-if(!(validate712(data.tier, {instancePath:instancePath+"/tier",parentData:data,parentDataProperty:"tier",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate712.errors : vErrors.concat(validate712.errors);
+if(!(validate726(data.tier, {instancePath:instancePath+"/tier",parentData:data,parentDataProperty:"tier",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate726.errors : vErrors.concat(validate726.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs34 === errors;
@@ -33583,8 +34649,8 @@ const _errs35 = errors;
 const _errs36 = errors;
 let valid4 = false;
 const _errs37 = errors;
-if(!(validate709(data12, {instancePath:instancePath+"/next_tier",parentData:data,parentDataProperty:"next_tier",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate709.errors : vErrors.concat(validate709.errors);
+if(!(validate723(data12, {instancePath:instancePath+"/next_tier",parentData:data,parentDataProperty:"next_tier",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate723.errors : vErrors.concat(validate723.errors);
 errors = vErrors.length;
 }
 var _valid3 = _errs37 === errors;
@@ -33617,7 +34683,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate710.errors = vErrors;
+validate724.errors = vErrors;
 return false;
 }
 else {
@@ -33647,7 +34713,7 @@ const len0 = data13.length;
 for(let i0=0; i0<len0; i0++){
 const _errs42 = errors;
 if(typeof data13[i0] !== "string"){
-validate710.errors = [{instancePath:instancePath+"/benefits/" + i0,schemaPath:"#/properties/benefits/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate724.errors = [{instancePath:instancePath+"/benefits/" + i0,schemaPath:"#/properties/benefits/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid5 = _errs42 === errors;
@@ -33657,7 +34723,7 @@ break;
 }
 }
 else {
-validate710.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/properties/benefits/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate724.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/properties/benefits/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -33687,7 +34753,7 @@ break;
 }
 }
 else {
-validate710.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate724.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -33704,7 +34770,7 @@ if(errors === _errs47){
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 }
 else {
-validate710.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properties/flags/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate724.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properties/flags/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -33731,23 +34797,23 @@ var valid0 = true;
 }
 }
 else {
-validate710.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate724.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate710.errors = vErrors;
+validate724.errors = vErrors;
 return errors === 0;
 }
-validate710.evaluated = {"props":{"id":true,"external_id":true,"display_name":true,"avatar_url":true,"xp":true,"level":true,"max_level":true,"level_start_xp":true,"next_level_xp":true,"remaining_xp":true,"percent":true,"tier":true,"next_tier":true,"benefits":true,"currencies":true,"flags":true},"dynamicProps":false,"dynamicItems":false};
+validate724.evaluated = {"props":{"id":true,"external_id":true,"display_name":true,"avatar_url":true,"xp":true,"level":true,"max_level":true,"level_start_xp":true,"next_level_xp":true,"remaining_xp":true,"percent":true,"tier":true,"next_tier":true,"benefits":true,"currencies":true,"flags":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantProgress = validate717;
-const schema340 = {"type":"object","required":["participant","level","xp","next_level","levels","currencies","updated_at"],"properties":{"participant":{"$ref":"#/components/schemas/ProgressParticipant"},"level":{"$ref":"#/components/schemas/ProgressLevel"},"xp":{"$ref":"#/components/schemas/ProgressXp"},"next_level":{"anyOf":[{"$ref":"#/components/schemas/ProgressNextLevel"},{"type":"null"}],"description":"Null on the last level."},"levels":{"type":"array","items":{"$ref":"#/components/schemas/LevelInfo"},"description":"The club's whole level table, first level first."},"currencies":{"type":"array","items":{"$ref":"#/components/schemas/CurrencyBalance"},"description":"Every configured currency, in the configured order; `balance_minor` 0 when the participant has none."},"updated_at":{"type":"string","format":"date-time","description":"When the participant's state last changed."}},"description":"A participant's level progress, computed from the current state (history is\nnever recomputed), for rendering a level bar and the level table."};
-const schema341 = {"type":"object","required":["external_id","display_name","avatar_url"],"properties":{"external_id":{"$ref":"#/components/schemas/ExternalId"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]}},"description":"Who the progress belongs to."};
+exports.schema_ParticipantProgress = validate731;
+const schema348 = {"type":"object","required":["participant","level","xp","next_level","levels","currencies","updated_at"],"properties":{"participant":{"$ref":"#/components/schemas/ProgressParticipant"},"level":{"$ref":"#/components/schemas/ProgressLevel"},"xp":{"$ref":"#/components/schemas/ProgressXp"},"next_level":{"anyOf":[{"$ref":"#/components/schemas/ProgressNextLevel"},{"type":"null"}],"description":"Null on the last level."},"levels":{"type":"array","items":{"$ref":"#/components/schemas/LevelInfo"},"description":"The club's whole level table, first level first."},"currencies":{"type":"array","items":{"$ref":"#/components/schemas/CurrencyBalance"},"description":"Every configured currency, in the configured order; `balance_minor` 0 when the participant has none."},"updated_at":{"type":"string","format":"date-time","description":"When the participant's state last changed."}},"description":"A participant's level progress, computed from the current state (history is\nnever recomputed), for rendering a level bar and the level table."};
+const schema349 = {"type":"object","required":["external_id","display_name","avatar_url"],"properties":{"external_id":{"$ref":"#/components/schemas/ExternalId"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]}},"description":"Who the progress belongs to."};
 
-function validate718(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate732(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate718.evaluated;
+const evaluated0 = validate732.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33758,7 +34824,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.external_id === undefined) && (missing0 = "external_id")) || ((data.display_name === undefined) && (missing0 = "display_name"))) || ((data.avatar_url === undefined) && (missing0 = "avatar_url"))){
-validate718.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate732.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33814,7 +34880,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate718.errors = vErrors;
+validate732.errors = vErrors;
 return false;
 }
 else {
@@ -33890,7 +34956,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate718.errors = vErrors;
+validate732.errors = vErrors;
 return false;
 }
 else {
@@ -33914,21 +34980,21 @@ var valid0 = true;
 }
 }
 else {
-validate718.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate732.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate718.errors = vErrors;
+validate732.errors = vErrors;
 return errors === 0;
 }
-validate718.evaluated = {"props":{"external_id":true,"display_name":true,"avatar_url":true},"dynamicProps":false,"dynamicItems":false};
+validate732.evaluated = {"props":{"external_id":true,"display_name":true,"avatar_url":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema342 = {"type":"object","required":["number","name","badge_url","color"],"properties":{"number":{"type":"integer","minimum":1,"description":"Level number; the first level is 1."},"name":{"type":"string"},"badge_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"color":{"anyOf":[{"$ref":"#/components/schemas/HexColor"},{"type":"null"}]}},"description":"The participant's current level. Levels have no names in the configuration:\na level is shown as `Nível <n>`, with its tier's colour, and the tier's\n`badge` as `badge_url` when that badge is an http(s) URL (else null)."};
+const schema350 = {"type":"object","required":["number","name","badge_url","color"],"properties":{"number":{"type":"integer","minimum":1,"description":"Level number; the first level is 1."},"name":{"type":"string"},"badge_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"color":{"anyOf":[{"$ref":"#/components/schemas/HexColor"},{"type":"null"}]}},"description":"The participant's current level. Levels have no names in the configuration:\na level is shown as `Nível <n>`, with its tier's colour, and the tier's\n`badge` as `badge_url` when that badge is an http(s) URL (else null)."};
 
-function validate721(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate735(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate721.evaluated;
+const evaluated0 = validate735.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33939,7 +35005,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.number === undefined) && (missing0 = "number")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.badge_url === undefined) && (missing0 = "badge_url"))) || ((data.color === undefined) && (missing0 = "color"))){
-validate721.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate735.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33947,13 +35013,13 @@ if(data.number !== undefined){
 let data0 = data.number;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate721.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate735.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 1 || isNaN(data0)){
-validate721.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate735.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -33967,7 +35033,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate721.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate735.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -34032,7 +35098,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate721.errors = vErrors;
+validate735.errors = vErrors;
 return false;
 }
 else {
@@ -34086,7 +35152,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate721.errors = vErrors;
+validate735.errors = vErrors;
 return false;
 }
 else {
@@ -34111,21 +35177,21 @@ var valid0 = true;
 }
 }
 else {
-validate721.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate735.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate721.errors = vErrors;
+validate735.errors = vErrors;
 return errors === 0;
 }
-validate721.evaluated = {"props":{"number":true,"name":true,"badge_url":true,"color":true},"dynamicProps":false,"dynamicItems":false};
+validate735.evaluated = {"props":{"number":true,"name":true,"badge_url":true,"color":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema343 = {"type":"object","required":["current","required","total","progress"],"properties":{"current":{"type":"integer","minimum":0,"description":"XP earned inside the current level."},"required":{"type":"integer","minimum":0,"description":"XP needed to complete the current level; 0 on the last level."},"total":{"type":"integer","minimum":0,"description":"XP earned since the start."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"`current / required`, from 0 to 1; 1 on the last level."}},"description":"XP as a progress bar. With `level_start_xp` and `next_level_xp` the XP totals\nat which the current and the next level start:\n- `current` = `total` − `level_start_xp`;\n- `required` = `next_level_xp` − `level_start_xp`, or 0 on the last level;\n- `progress` = `current` / `required`, or 1 on the last level."};
+const schema351 = {"type":"object","required":["current","required","total","progress"],"properties":{"current":{"type":"integer","minimum":0,"description":"XP earned inside the current level."},"required":{"type":"integer","minimum":0,"description":"XP needed to complete the current level; 0 on the last level."},"total":{"type":"integer","minimum":0,"description":"XP earned since the start."},"progress":{"type":"number","minimum":0,"maximum":1,"description":"`current / required`, from 0 to 1; 1 on the last level."}},"description":"XP as a progress bar. With `level_start_xp` and `next_level_xp` the XP totals\nat which the current and the next level start:\n- `current` = `total` − `level_start_xp`;\n- `required` = `next_level_xp` − `level_start_xp`, or 0 on the last level;\n- `progress` = `current` / `required`, or 1 on the last level."};
 
-function validate724(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate738(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate724.evaluated;
+const evaluated0 = validate738.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34136,7 +35202,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.current === undefined) && (missing0 = "current")) || ((data.required === undefined) && (missing0 = "required"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.progress === undefined) && (missing0 = "progress"))){
-validate724.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate738.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34144,13 +35210,13 @@ if(data.current !== undefined){
 let data0 = data.current;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate724.errors = [{instancePath:instancePath+"/current",schemaPath:"#/properties/current/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate738.errors = [{instancePath:instancePath+"/current",schemaPath:"#/properties/current/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate724.errors = [{instancePath:instancePath+"/current",schemaPath:"#/properties/current/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate738.errors = [{instancePath:instancePath+"/current",schemaPath:"#/properties/current/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -34165,13 +35231,13 @@ if(data.required !== undefined){
 let data1 = data.required;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate724.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate738.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate724.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate738.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -34186,13 +35252,13 @@ if(data.total !== undefined){
 let data2 = data.total;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate724.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate738.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate724.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate738.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -34209,18 +35275,18 @@ const _errs7 = errors;
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-validate724.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate738.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate724.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate738.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 else {
-validate724.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate738.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -34235,21 +35301,21 @@ var valid0 = true;
 }
 }
 else {
-validate724.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate738.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate724.errors = vErrors;
+validate738.errors = vErrors;
 return errors === 0;
 }
-validate724.evaluated = {"props":{"current":true,"required":true,"total":true,"progress":true},"dynamicProps":false,"dynamicItems":false};
+validate738.evaluated = {"props":{"current":true,"required":true,"total":true,"progress":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema344 = {"type":"object","required":["number","name","badge_url"],"properties":{"number":{"type":"integer","minimum":2},"name":{"type":"string"},"badge_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]}},"description":"The level after the current one."};
+const schema352 = {"type":"object","required":["number","name","badge_url"],"properties":{"number":{"type":"integer","minimum":2},"name":{"type":"string"},"badge_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]}},"description":"The level after the current one."};
 
-function validate726(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate740(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate726.evaluated;
+const evaluated0 = validate740.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34260,7 +35326,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.number === undefined) && (missing0 = "number")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.badge_url === undefined) && (missing0 = "badge_url"))){
-validate726.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate740.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34268,13 +35334,13 @@ if(data.number !== undefined){
 let data0 = data.number;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate726.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate740.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 2 || isNaN(data0)){
-validate726.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"}];
+validate740.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"}];
 return false;
 }
 }
@@ -34288,7 +35354,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate726.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate740.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -34353,7 +35419,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate726.errors = vErrors;
+validate740.errors = vErrors;
 return false;
 }
 else {
@@ -34377,20 +35443,20 @@ var valid0 = true;
 }
 }
 else {
-validate726.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate740.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate726.errors = vErrors;
+validate740.errors = vErrors;
 return errors === 0;
 }
-validate726.evaluated = {"props":{"number":true,"name":true,"badge_url":true},"dynamicProps":false,"dynamicItems":false};
+validate740.evaluated = {"props":{"number":true,"name":true,"badge_url":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate717(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate731(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate717.evaluated;
+const evaluated0 = validate731.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34401,14 +35467,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.participant === undefined) && (missing0 = "participant")) || ((data.level === undefined) && (missing0 = "level"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.next_level === undefined) && (missing0 = "next_level"))) || ((data.levels === undefined) && (missing0 = "levels"))) || ((data.currencies === undefined) && (missing0 = "currencies"))) || ((data.updated_at === undefined) && (missing0 = "updated_at"))){
-validate717.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate731.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.participant !== undefined){
 const _errs1 = errors;
-if(!(validate718(data.participant, {instancePath:instancePath+"/participant",parentData:data,parentDataProperty:"participant",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate718.errors : vErrors.concat(validate718.errors);
+if(!(validate732(data.participant, {instancePath:instancePath+"/participant",parentData:data,parentDataProperty:"participant",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate732.errors : vErrors.concat(validate732.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -34419,8 +35485,8 @@ var valid0 = true;
 if(valid0){
 if(data.level !== undefined){
 const _errs2 = errors;
-if(!(validate721(data.level, {instancePath:instancePath+"/level",parentData:data,parentDataProperty:"level",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate721.errors : vErrors.concat(validate721.errors);
+if(!(validate735(data.level, {instancePath:instancePath+"/level",parentData:data,parentDataProperty:"level",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate735.errors : vErrors.concat(validate735.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -34431,8 +35497,8 @@ var valid0 = true;
 if(valid0){
 if(data.xp !== undefined){
 const _errs3 = errors;
-if(!(validate724(data.xp, {instancePath:instancePath+"/xp",parentData:data,parentDataProperty:"xp",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate724.errors : vErrors.concat(validate724.errors);
+if(!(validate738(data.xp, {instancePath:instancePath+"/xp",parentData:data,parentDataProperty:"xp",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate738.errors : vErrors.concat(validate738.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -34447,8 +35513,8 @@ const _errs4 = errors;
 const _errs5 = errors;
 let valid1 = false;
 const _errs6 = errors;
-if(!(validate726(data3, {instancePath:instancePath+"/next_level",parentData:data,parentDataProperty:"next_level",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate726.errors : vErrors.concat(validate726.errors);
+if(!(validate740(data3, {instancePath:instancePath+"/next_level",parentData:data,parentDataProperty:"next_level",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate740.errors : vErrors.concat(validate740.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
@@ -34481,7 +35547,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate717.errors = vErrors;
+validate731.errors = vErrors;
 return false;
 }
 else {
@@ -34521,7 +35587,7 @@ break;
 }
 }
 else {
-validate717.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate731.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -34551,7 +35617,7 @@ break;
 }
 }
 else {
-validate717.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate731.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -34568,12 +35634,12 @@ if(errors === _errs15){
 if(errors === _errs15){
 if(typeof data8 === "string"){
 if(!(formats4.validate(data8))){
-validate717.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate731.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate717.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate731.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -34592,23 +35658,23 @@ var valid0 = true;
 }
 }
 else {
-validate717.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate731.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate717.errors = vErrors;
+validate731.errors = vErrors;
 return errors === 0;
 }
-validate717.evaluated = {"props":{"participant":true,"level":true,"xp":true,"next_level":true,"levels":true,"currencies":true,"updated_at":true},"dynamicProps":false,"dynamicItems":false};
+validate731.evaluated = {"props":{"participant":true,"level":true,"xp":true,"next_level":true,"levels":true,"currencies":true,"updated_at":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantProgressBatch = validate730;
-const schema345 = {"type":"object","required":["items"],"properties":{"items":{"type":"array","items":{"$ref":"#/components/schemas/ParticipantProgressBatchItem"},"maxItems":200}},"description":"Batch progress, in the requested order; ids that do not exist in the club are omitted."};
-const schema346 = {"type":"object","required":["external_id","level","xp"],"properties":{"external_id":{"$ref":"#/components/schemas/ExternalId"},"level":{"$ref":"#/components/schemas/ProgressLevel"},"xp":{"$ref":"#/components/schemas/ProgressXp"}},"description":"One participant's level and XP in a batch."};
+exports.schema_ParticipantProgressBatch = validate744;
+const schema353 = {"type":"object","required":["items"],"properties":{"items":{"type":"array","items":{"$ref":"#/components/schemas/ParticipantProgressBatchItem"},"maxItems":200}},"description":"Batch progress, in the requested order; ids that do not exist in the club are omitted."};
+const schema354 = {"type":"object","required":["external_id","level","xp"],"properties":{"external_id":{"$ref":"#/components/schemas/ExternalId"},"level":{"$ref":"#/components/schemas/ProgressLevel"},"xp":{"$ref":"#/components/schemas/ProgressXp"}},"description":"One participant's level and XP in a batch."};
 
-function validate731(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate745(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate731.evaluated;
+const evaluated0 = validate745.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34619,7 +35685,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.external_id === undefined) && (missing0 = "external_id")) || ((data.level === undefined) && (missing0 = "level"))) || ((data.xp === undefined) && (missing0 = "xp"))){
-validate731.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate745.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34637,8 +35703,8 @@ var valid0 = true;
 if(valid0){
 if(data.level !== undefined){
 const _errs2 = errors;
-if(!(validate721(data.level, {instancePath:instancePath+"/level",parentData:data,parentDataProperty:"level",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate721.errors : vErrors.concat(validate721.errors);
+if(!(validate735(data.level, {instancePath:instancePath+"/level",parentData:data,parentDataProperty:"level",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate735.errors : vErrors.concat(validate735.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -34649,8 +35715,8 @@ var valid0 = true;
 if(valid0){
 if(data.xp !== undefined){
 const _errs3 = errors;
-if(!(validate724(data.xp, {instancePath:instancePath+"/xp",parentData:data,parentDataProperty:"xp",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate724.errors : vErrors.concat(validate724.errors);
+if(!(validate738(data.xp, {instancePath:instancePath+"/xp",parentData:data,parentDataProperty:"xp",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate738.errors : vErrors.concat(validate738.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -34663,20 +35729,20 @@ var valid0 = true;
 }
 }
 else {
-validate731.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate745.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate731.errors = vErrors;
+validate745.errors = vErrors;
 return errors === 0;
 }
-validate731.evaluated = {"props":{"external_id":true,"level":true,"xp":true},"dynamicProps":false,"dynamicItems":false};
+validate745.evaluated = {"props":{"external_id":true,"level":true,"xp":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate730(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate744(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate730.evaluated;
+const evaluated0 = validate744.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34687,7 +35753,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.items === undefined) && (missing0 = "items")){
-validate730.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate744.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34697,7 +35763,7 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(Array.isArray(data0)){
 if(data0.length > 200){
-validate730.errors = [{instancePath:instancePath+"/items",schemaPath:"#/properties/items/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"}];
+validate744.errors = [{instancePath:instancePath+"/items",schemaPath:"#/properties/items/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"}];
 return false;
 }
 else {
@@ -34705,8 +35771,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate731(data0[i0], {instancePath:instancePath+"/items/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate731.errors : vErrors.concat(validate731.errors);
+if(!(validate745(data0[i0], {instancePath:instancePath+"/items/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate745.errors : vErrors.concat(validate745.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -34717,7 +35783,7 @@ break;
 }
 }
 else {
-validate730.errors = [{instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate744.errors = [{instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -34725,21 +35791,21 @@ return false;
 }
 }
 else {
-validate730.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate744.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate730.errors = vErrors;
+validate744.errors = vErrors;
 return errors === 0;
 }
-validate730.evaluated = {"props":{"items":true},"dynamicProps":false,"dynamicItems":false};
+validate744.evaluated = {"props":{"items":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantProgressBatchItem = validate736;
+exports.schema_ParticipantProgressBatchItem = validate750;
 
-function validate736(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate750(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate736.evaluated;
+const evaluated0 = validate750.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34750,7 +35816,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.external_id === undefined) && (missing0 = "external_id")) || ((data.level === undefined) && (missing0 = "level"))) || ((data.xp === undefined) && (missing0 = "xp"))){
-validate736.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate750.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34768,8 +35834,8 @@ var valid0 = true;
 if(valid0){
 if(data.level !== undefined){
 const _errs2 = errors;
-if(!(validate721(data.level, {instancePath:instancePath+"/level",parentData:data,parentDataProperty:"level",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate721.errors : vErrors.concat(validate721.errors);
+if(!(validate735(data.level, {instancePath:instancePath+"/level",parentData:data,parentDataProperty:"level",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate735.errors : vErrors.concat(validate735.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -34780,8 +35846,8 @@ var valid0 = true;
 if(valid0){
 if(data.xp !== undefined){
 const _errs3 = errors;
-if(!(validate724(data.xp, {instancePath:instancePath+"/xp",parentData:data,parentDataProperty:"xp",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate724.errors : vErrors.concat(validate724.errors);
+if(!(validate738(data.xp, {instancePath:instancePath+"/xp",parentData:data,parentDataProperty:"xp",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate738.errors : vErrors.concat(validate738.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -34794,22 +35860,22 @@ var valid0 = true;
 }
 }
 else {
-validate736.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate750.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate736.errors = vErrors;
+validate750.errors = vErrors;
 return errors === 0;
 }
-validate736.evaluated = {"props":{"external_id":true,"level":true,"xp":true},"dynamicProps":false,"dynamicItems":false};
+validate750.evaluated = {"props":{"external_id":true,"level":true,"xp":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantProgressBatchRequest = validate740;
-const schema348 = {"type":"object","required":["external_ids"],"properties":{"external_ids":{"type":"array","items":{"$ref":"#/components/schemas/ExternalId"},"minItems":1,"maxItems":200,"description":"The participants' external ids, 1 to 200."}},"unevaluatedProperties":{"not":{}},"description":"Several participants' progress in one call."};
+exports.schema_ParticipantProgressBatchRequest = validate754;
+const schema356 = {"type":"object","required":["external_ids"],"properties":{"external_ids":{"type":"array","items":{"$ref":"#/components/schemas/ExternalId"},"minItems":1,"maxItems":200,"description":"The participants' external ids, 1 to 200."}},"unevaluatedProperties":{"not":{}},"description":"Several participants' progress in one call."};
 
-function validate740(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate754(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate740.evaluated;
+const evaluated0 = validate754.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34820,7 +35886,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.external_ids === undefined) && (missing0 = "external_ids")){
-validate740.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate754.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34830,12 +35896,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(Array.isArray(data0)){
 if(data0.length > 200){
-validate740.errors = [{instancePath:instancePath+"/external_ids",schemaPath:"#/properties/external_ids/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"}];
+validate754.errors = [{instancePath:instancePath+"/external_ids",schemaPath:"#/properties/external_ids/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"}];
 return false;
 }
 else {
 if(data0.length < 1){
-validate740.errors = [{instancePath:instancePath+"/external_ids",schemaPath:"#/properties/external_ids/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate754.errors = [{instancePath:instancePath+"/external_ids",schemaPath:"#/properties/external_ids/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -34856,7 +35922,7 @@ break;
 }
 }
 else {
-validate740.errors = [{instancePath:instancePath+"/external_ids",schemaPath:"#/properties/external_ids/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate754.errors = [{instancePath:instancePath+"/external_ids",schemaPath:"#/properties/external_ids/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -34869,7 +35935,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "external_ids"){
 const _errs5 = errors;
-validate740.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate754.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs5 === errors;
 if(!valid2){
@@ -34881,23 +35947,23 @@ break;
 }
 }
 else {
-validate740.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate754.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate740.errors = vErrors;
+validate754.errors = vErrors;
 return errors === 0;
 }
-validate740.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate754.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantRename = validate742;
-const schema349 = {"type":"object","required":["new_external_id"],"properties":{"new_external_id":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9._:@-]+$","description":"The new id: 1..128 characters of letters, digits and `. _ : @ -`; not equal to the current one."},"merge":{"type":"boolean","description":"When a participant with the new id exists, merge it into this one (this participant owns the history). Without it such a rename is refused with 409.","default":false},"dry_run":{"type":"boolean","description":"Perform the rename inside a transaction that is rolled back, and report what would change.","default":false}},"unevaluatedProperties":{"not":{}},"description":"Renaming a participant's `external_id`."};
+exports.schema_ParticipantRename = validate756;
+const schema357 = {"type":"object","required":["new_external_id"],"properties":{"new_external_id":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9._:@-]+$","description":"The new id: 1..128 characters of letters, digits and `. _ : @ -`; not equal to the current one."},"merge":{"type":"boolean","description":"When a participant with the new id exists, merge it into this one (this participant owns the history). Without it such a rename is refused with 409.","default":false},"dry_run":{"type":"boolean","description":"Perform the rename inside a transaction that is rolled back, and report what would change.","default":false}},"unevaluatedProperties":{"not":{}},"description":"Renaming a participant's `external_id`."};
 const pattern32 = new RegExp("^[A-Za-z0-9._:@-]+$", "u");
 
-function validate742(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate756(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate742.evaluated;
+const evaluated0 = validate756.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34914,7 +35980,7 @@ data.dry_run = false;
 }
 let missing0;
 if((data.new_external_id === undefined) && (missing0 = "new_external_id")){
-validate742.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate756.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34924,24 +35990,24 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 128){
-validate742.errors = [{instancePath:instancePath+"/new_external_id",schemaPath:"#/properties/new_external_id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate756.errors = [{instancePath:instancePath+"/new_external_id",schemaPath:"#/properties/new_external_id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate742.errors = [{instancePath:instancePath+"/new_external_id",schemaPath:"#/properties/new_external_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate756.errors = [{instancePath:instancePath+"/new_external_id",schemaPath:"#/properties/new_external_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern32.test(data0)){
-validate742.errors = [{instancePath:instancePath+"/new_external_id",schemaPath:"#/properties/new_external_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._:@-]+$"+"\""}];
+validate756.errors = [{instancePath:instancePath+"/new_external_id",schemaPath:"#/properties/new_external_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._:@-]+$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate742.errors = [{instancePath:instancePath+"/new_external_id",schemaPath:"#/properties/new_external_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate756.errors = [{instancePath:instancePath+"/new_external_id",schemaPath:"#/properties/new_external_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -34953,14 +36019,14 @@ var valid0 = true;
 if(valid0){
 const _errs3 = errors;
 if(typeof data.merge !== "boolean"){
-validate742.errors = [{instancePath:instancePath+"/merge",schemaPath:"#/properties/merge/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate756.errors = [{instancePath:instancePath+"/merge",schemaPath:"#/properties/merge/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs3 === errors;
 if(valid0){
 const _errs5 = errors;
 if(typeof data.dry_run !== "boolean"){
-validate742.errors = [{instancePath:instancePath+"/dry_run",schemaPath:"#/properties/dry_run/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate756.errors = [{instancePath:instancePath+"/dry_run",schemaPath:"#/properties/dry_run/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -34968,7 +36034,7 @@ if(valid0){
 for(const key0 in data){
 if(((key0 !== "new_external_id") && (key0 !== "merge")) && (key0 !== "dry_run")){
 const _errs8 = errors;
-validate742.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate756.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs8 === errors;
 if(!valid1){
@@ -34982,23 +36048,23 @@ break;
 }
 }
 else {
-validate742.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate756.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate742.errors = vErrors;
+validate756.errors = vErrors;
 return errors === 0;
 }
-validate742.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate756.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantRenameReport = validate743;
-const schema350 = {"type":"object","required":["env","from","to","dry_run","before","merged","after","rewritten","moved"],"properties":{"env":{"$ref":"#/components/schemas/Env"},"from":{"type":"string","description":"The old external id."},"to":{"type":"string","description":"The new external id."},"dry_run":{"type":"boolean"},"before":{"allOf":[{"$ref":"#/components/schemas/RenameSnapshot"}],"description":"The renamed participant before the rename."},"merged":{"anyOf":[{"$ref":"#/components/schemas/RenameMergedSnapshot"},{"type":"null"}],"description":"The participant that had the new id, when `merge` merged one; otherwise null."},"after":{"allOf":[{"$ref":"#/components/schemas/RenameSnapshot"}],"description":"The renamed participant after the rename (and merge)."},"rewritten":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Per `table.column`, the number of rows where the old external id was replaced by the new one."},"moved":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Per table, the number of rows moved from the merged participant to the renamed one."}},"description":"What a rename changed (or, with `dry_run`, would change)."};
-const schema351 = {"type":"object","required":["id","external_id","xp","level","balances_minor"],"properties":{"id":{"type":"string"},"external_id":{"$ref":"#/components/schemas/ExternalId"},"xp":{"type":"integer"},"level":{"type":"integer"},"balances_minor":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Balance per currency code, in minor units."}},"description":"A participant's identity and totals at one moment of a rename."};
+exports.schema_ParticipantRenameReport = validate757;
+const schema358 = {"type":"object","required":["env","from","to","dry_run","before","merged","after","rewritten","moved"],"properties":{"env":{"$ref":"#/components/schemas/Env"},"from":{"type":"string","description":"The old external id."},"to":{"type":"string","description":"The new external id."},"dry_run":{"type":"boolean"},"before":{"allOf":[{"$ref":"#/components/schemas/RenameSnapshot"}],"description":"The renamed participant before the rename."},"merged":{"anyOf":[{"$ref":"#/components/schemas/RenameMergedSnapshot"},{"type":"null"}],"description":"The participant that had the new id, when `merge` merged one; otherwise null."},"after":{"allOf":[{"$ref":"#/components/schemas/RenameSnapshot"}],"description":"The renamed participant after the rename (and merge)."},"rewritten":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Per `table.column`, the number of rows where the old external id was replaced by the new one."},"moved":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Per table, the number of rows moved from the merged participant to the renamed one."}},"description":"What a rename changed (or, with `dry_run`, would change)."};
+const schema359 = {"type":"object","required":["id","external_id","xp","level","balances_minor"],"properties":{"id":{"type":"string"},"external_id":{"$ref":"#/components/schemas/ExternalId"},"xp":{"type":"integer"},"level":{"type":"integer"},"balances_minor":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Balance per currency code, in minor units."}},"description":"A participant's identity and totals at one moment of a rename."};
 
-function validate745(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate759(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate745.evaluated;
+const evaluated0 = validate759.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35009,14 +36075,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.balances_minor === undefined) && (missing0 = "balances_minor"))){
-validate745.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate759.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate745.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate759.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -35041,7 +36107,7 @@ if(data.xp !== undefined){
 let data2 = data.xp;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate745.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate759.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -35054,7 +36120,7 @@ if(data.level !== undefined){
 let data3 = data.level;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate745.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate759.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -35072,7 +36138,7 @@ for(const key0 in data4){
 let data5 = data4[key0];
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate745.errors = [{instancePath:instancePath+"/balances_minor/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances_minor/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate759.errors = [{instancePath:instancePath+"/balances_minor/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances_minor/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -35082,7 +36148,7 @@ break;
 }
 }
 else {
-validate745.errors = [{instancePath:instancePath+"/balances_minor",schemaPath:"#/properties/balances_minor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate759.errors = [{instancePath:instancePath+"/balances_minor",schemaPath:"#/properties/balances_minor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -35098,21 +36164,21 @@ var valid0 = true;
 }
 }
 else {
-validate745.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate759.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate745.errors = vErrors;
+validate759.errors = vErrors;
 return errors === 0;
 }
-validate745.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances_minor":true},"dynamicProps":false,"dynamicItems":false};
+validate759.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances_minor":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema352 = {"type":"object","required":["id","external_id","xp","level","balances_minor","duplicates_dropped"],"properties":{"id":{"type":"string"},"external_id":{"$ref":"#/components/schemas/ExternalId"},"xp":{"type":"integer"},"level":{"type":"integer"},"balances_minor":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Balance per currency code, in minor units."},"duplicates_dropped":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Rows of the merged participant dropped because the renamed one already had the same row (same event id, same badge, same mission period…), per table."}},"description":"The participant merged into the renamed one, as it was before the merge."};
+const schema360 = {"type":"object","required":["id","external_id","xp","level","balances_minor","duplicates_dropped"],"properties":{"id":{"type":"string"},"external_id":{"$ref":"#/components/schemas/ExternalId"},"xp":{"type":"integer"},"level":{"type":"integer"},"balances_minor":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Balance per currency code, in minor units."},"duplicates_dropped":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Rows of the merged participant dropped because the renamed one already had the same row (same event id, same badge, same mission period…), per table."}},"description":"The participant merged into the renamed one, as it was before the merge."};
 
-function validate748(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate762(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate748.evaluated;
+const evaluated0 = validate762.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35123,14 +36189,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.balances_minor === undefined) && (missing0 = "balances_minor"))) || ((data.duplicates_dropped === undefined) && (missing0 = "duplicates_dropped"))){
-validate748.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate762.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate748.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate762.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -35155,7 +36221,7 @@ if(data.xp !== undefined){
 let data2 = data.xp;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate748.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate762.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -35168,7 +36234,7 @@ if(data.level !== undefined){
 let data3 = data.level;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate748.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate762.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -35186,7 +36252,7 @@ for(const key0 in data4){
 let data5 = data4[key0];
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate748.errors = [{instancePath:instancePath+"/balances_minor/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances_minor/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate762.errors = [{instancePath:instancePath+"/balances_minor/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances_minor/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -35196,7 +36262,7 @@ break;
 }
 }
 else {
-validate748.errors = [{instancePath:instancePath+"/balances_minor",schemaPath:"#/properties/balances_minor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate762.errors = [{instancePath:instancePath+"/balances_minor",schemaPath:"#/properties/balances_minor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -35215,7 +36281,7 @@ for(const key1 in data6){
 let data7 = data6[key1];
 const _errs16 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate748.errors = [{instancePath:instancePath+"/duplicates_dropped/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/duplicates_dropped/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate762.errors = [{instancePath:instancePath+"/duplicates_dropped/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/duplicates_dropped/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -35225,7 +36291,7 @@ break;
 }
 }
 else {
-validate748.errors = [{instancePath:instancePath+"/duplicates_dropped",schemaPath:"#/properties/duplicates_dropped/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate762.errors = [{instancePath:instancePath+"/duplicates_dropped",schemaPath:"#/properties/duplicates_dropped/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -35242,20 +36308,20 @@ var valid0 = true;
 }
 }
 else {
-validate748.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate762.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate748.errors = vErrors;
+validate762.errors = vErrors;
 return errors === 0;
 }
-validate748.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances_minor":true,"duplicates_dropped":true},"dynamicProps":false,"dynamicItems":false};
+validate762.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances_minor":true,"duplicates_dropped":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate743(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate757(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate743.evaluated;
+const evaluated0 = validate757.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35266,7 +36332,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((data.env === undefined) && (missing0 = "env")) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.dry_run === undefined) && (missing0 = "dry_run"))) || ((data.before === undefined) && (missing0 = "before"))) || ((data.merged === undefined) && (missing0 = "merged"))) || ((data.after === undefined) && (missing0 = "after"))) || ((data.rewritten === undefined) && (missing0 = "rewritten"))) || ((data.moved === undefined) && (missing0 = "moved"))){
-validate743.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate757.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35285,7 +36351,7 @@ if(valid0){
 if(data.from !== undefined){
 const _errs2 = errors;
 if(typeof data.from !== "string"){
-validate743.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate757.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -35297,7 +36363,7 @@ if(valid0){
 if(data.to !== undefined){
 const _errs4 = errors;
 if(typeof data.to !== "string"){
-validate743.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate757.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -35309,7 +36375,7 @@ if(valid0){
 if(data.dry_run !== undefined){
 const _errs6 = errors;
 if(typeof data.dry_run !== "boolean"){
-validate743.errors = [{instancePath:instancePath+"/dry_run",schemaPath:"#/properties/dry_run/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate757.errors = [{instancePath:instancePath+"/dry_run",schemaPath:"#/properties/dry_run/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -35320,8 +36386,8 @@ var valid0 = true;
 if(valid0){
 if(data.before !== undefined){
 const _errs8 = errors;
-if(!(validate745(data.before, {instancePath:instancePath+"/before",parentData:data,parentDataProperty:"before",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate745.errors : vErrors.concat(validate745.errors);
+if(!(validate759(data.before, {instancePath:instancePath+"/before",parentData:data,parentDataProperty:"before",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate759.errors : vErrors.concat(validate759.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -35336,8 +36402,8 @@ const _errs10 = errors;
 const _errs11 = errors;
 let valid2 = false;
 const _errs12 = errors;
-if(!(validate748(data5, {instancePath:instancePath+"/merged",parentData:data,parentDataProperty:"merged",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate748.errors : vErrors.concat(validate748.errors);
+if(!(validate762(data5, {instancePath:instancePath+"/merged",parentData:data,parentDataProperty:"merged",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate762.errors : vErrors.concat(validate762.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs12 === errors;
@@ -35373,7 +36439,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate743.errors = vErrors;
+validate757.errors = vErrors;
 return false;
 }
 else {
@@ -35395,8 +36461,8 @@ var valid0 = true;
 if(valid0){
 if(data.after !== undefined){
 const _errs15 = errors;
-if(!(validate745(data.after, {instancePath:instancePath+"/after",parentData:data,parentDataProperty:"after",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate745.errors : vErrors.concat(validate745.errors);
+if(!(validate759(data.after, {instancePath:instancePath+"/after",parentData:data,parentDataProperty:"after",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate759.errors : vErrors.concat(validate759.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs15 === errors;
@@ -35414,7 +36480,7 @@ for(const key0 in data7){
 let data8 = data7[key0];
 const _errs20 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate743.errors = [{instancePath:instancePath+"/rewritten/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/rewritten/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate757.errors = [{instancePath:instancePath+"/rewritten/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/rewritten/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid4 = _errs20 === errors;
@@ -35424,7 +36490,7 @@ break;
 }
 }
 else {
-validate743.errors = [{instancePath:instancePath+"/rewritten",schemaPath:"#/properties/rewritten/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate757.errors = [{instancePath:instancePath+"/rewritten",schemaPath:"#/properties/rewritten/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -35443,7 +36509,7 @@ for(const key1 in data9){
 let data10 = data9[key1];
 const _errs25 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate743.errors = [{instancePath:instancePath+"/moved/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/moved/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate757.errors = [{instancePath:instancePath+"/moved/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/moved/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid5 = _errs25 === errors;
@@ -35453,7 +36519,7 @@ break;
 }
 }
 else {
-validate743.errors = [{instancePath:instancePath+"/moved",schemaPath:"#/properties/moved/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate757.errors = [{instancePath:instancePath+"/moved",schemaPath:"#/properties/moved/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -35473,22 +36539,22 @@ var valid0 = true;
 }
 }
 else {
-validate743.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate757.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate743.errors = vErrors;
+validate757.errors = vErrors;
 return errors === 0;
 }
-validate743.evaluated = {"props":{"env":true,"from":true,"to":true,"dry_run":true,"before":true,"merged":true,"after":true,"rewritten":true,"moved":true},"dynamicProps":false,"dynamicItems":false};
+validate757.evaluated = {"props":{"env":true,"from":true,"to":true,"dry_run":true,"before":true,"merged":true,"after":true,"rewritten":true,"moved":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantTag = validate752;
-const schema353 = {"type":"string","maxLength":32,"description":"A participant tag.","examples":["vip-sp"]};
+exports.schema_ParticipantTag = validate766;
+const schema361 = {"type":"string","maxLength":32,"description":"A participant tag.","examples":["vip-sp"]};
 
-function validate752(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate766(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate752.evaluated;
+const evaluated0 = validate766.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35498,26 +36564,26 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 32){
-validate752.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+validate766.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
 }
 else {
-validate752.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate766.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate752.errors = vErrors;
+validate766.errors = vErrors;
 return errors === 0;
 }
-validate752.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate766.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantTier = validate753;
+exports.schema_ParticipantTier = validate767;
 
-function validate753(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate767(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate753.evaluated;
+const evaluated0 = validate767.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35528,14 +36594,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.color === undefined) && (missing0 = "color"))) || ((data.badge === undefined) && (missing0 = "badge"))) || ((data.vip === undefined) && (missing0 = "vip"))){
-validate753.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate767.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate753.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate767.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -35547,7 +36613,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate753.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate767.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -35590,7 +36656,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate753.errors = vErrors;
+validate767.errors = vErrors;
 return false;
 }
 else {
@@ -35650,7 +36716,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate753.errors = vErrors;
+validate767.errors = vErrors;
 return false;
 }
 else {
@@ -35673,7 +36739,7 @@ if(valid0){
 if(data.vip !== undefined){
 const _errs16 = errors;
 if(typeof data.vip !== "boolean"){
-validate753.errors = [{instancePath:instancePath+"/vip",schemaPath:"#/properties/vip/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate767.errors = [{instancePath:instancePath+"/vip",schemaPath:"#/properties/vip/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -35688,23 +36754,23 @@ var valid0 = true;
 }
 }
 else {
-validate753.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate767.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate753.errors = vErrors;
+validate767.errors = vErrors;
 return errors === 0;
 }
-validate753.evaluated = {"props":{"code":true,"name":true,"color":true,"badge":true,"vip":true},"dynamicProps":false,"dynamicItems":false};
+validate767.evaluated = {"props":{"code":true,"name":true,"color":true,"badge":true,"vip":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ParticipantUpsert = validate755;
-const schema355 = {"type":"object","required":["external_id"],"properties":{"external_id":{"$ref":"#/components/schemas/ExternalId"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":80},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"email":{"anyOf":[{"type":"string"},{"type":"null"}],"format":"email"},"phone":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":32},"tags":{"type":"array","items":{"$ref":"#/components/schemas/ParticipantTag"},"maxItems":20,"description":"Audience tags (missions can target a tag), at most 20, each at most 32 characters."}},"unevaluatedProperties":{"not":{}},"description":"Creates or updates a participant by `external_id`. A field left out keeps its\ncurrent value; `null` clears it; `tags`, when sent, replaces the whole tag\nlist. Name and avatar appear in rankings; e-mail and phone are used only for\nmessages sent through the club's CRM."};
-const formats262 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+exports.schema_ParticipantUpsert = validate769;
+const schema363 = {"type":"object","required":["external_id"],"properties":{"external_id":{"$ref":"#/components/schemas/ExternalId"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":80},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"email":{"anyOf":[{"type":"string"},{"type":"null"}],"format":"email"},"phone":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":32},"tags":{"type":"array","items":{"$ref":"#/components/schemas/ParticipantTag"},"maxItems":20,"description":"Audience tags (missions can target a tag), at most 20, each at most 32 characters."}},"unevaluatedProperties":{"not":{}},"description":"Creates or updates a participant by `external_id`. A field left out keeps its\ncurrent value; `null` clears it; `tags`, when sent, replaces the whole tag\nlist. Name and avatar appear in rankings; e-mail and phone are used only for\nmessages sent through the club's CRM."};
+const formats268 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
-function validate755(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate769(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate755.evaluated;
+const evaluated0 = validate769.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35715,7 +36781,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.external_id === undefined) && (missing0 = "external_id")){
-validate755.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate769.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35771,7 +36837,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate755.errors = vErrors;
+validate769.errors = vErrors;
 return false;
 }
 else {
@@ -35788,7 +36854,7 @@ vErrors = null;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(func1(data1) > 80){
-validate755.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
+validate769.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
 return false;
 }
 }
@@ -35855,7 +36921,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate755.errors = vErrors;
+validate769.errors = vErrors;
 return false;
 }
 else {
@@ -35915,7 +36981,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate755.errors = vErrors;
+validate769.errors = vErrors;
 return false;
 }
 else {
@@ -35932,8 +36998,8 @@ vErrors = null;
 if(errors === _errs14){
 if(errors === _errs14){
 if(typeof data3 === "string"){
-if(!(formats262.test(data3))){
-validate755.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""}];
+if(!(formats268.test(data3))){
+validate769.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""}];
 return false;
 }
 }
@@ -35985,7 +37051,7 @@ else {
 vErrors.push(err12);
 }
 errors++;
-validate755.errors = vErrors;
+validate769.errors = vErrors;
 return false;
 }
 else {
@@ -36002,7 +37068,7 @@ vErrors = null;
 if(errors === _errs20){
 if(typeof data4 === "string"){
 if(func1(data4) > 32){
-validate755.errors = [{instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+validate769.errors = [{instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
 }
@@ -36019,7 +37085,7 @@ const _errs26 = errors;
 if(errors === _errs26){
 if(Array.isArray(data5)){
 if(data5.length > 20){
-validate755.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
+validate769.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
 return false;
 }
 else {
@@ -36027,8 +37093,8 @@ var valid5 = true;
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 const _errs28 = errors;
-if(!(validate752(data5[i0], {instancePath:instancePath+"/tags/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate752.errors : vErrors.concat(validate752.errors);
+if(!(validate766(data5[i0], {instancePath:instancePath+"/tags/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate766.errors : vErrors.concat(validate766.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs28 === errors;
@@ -36039,7 +37105,7 @@ break;
 }
 }
 else {
-validate755.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate769.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -36052,7 +37118,7 @@ if(valid0){
 for(const key0 in data){
 if((((((key0 !== "external_id") && (key0 !== "display_name")) && (key0 !== "avatar_url")) && (key0 !== "email")) && (key0 !== "phone")) && (key0 !== "tags")){
 const _errs30 = errors;
-validate755.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate769.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid6 = _errs30 === errors;
 if(!valid6){
@@ -36069,22 +37135,22 @@ break;
 }
 }
 else {
-validate755.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate769.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate755.errors = vErrors;
+validate769.errors = vErrors;
 return errors === 0;
 }
-validate755.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate769.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_PreferHeader = validate758;
-const schema356 = {"type":"string","maxLength":256,"description":"The `Prefer` request header (RFC 7240). The service honours `respond-async`\n(answer 202 at once and process within seconds) and ignores other preferences.","examples":["respond-async"]};
+exports.schema_PreferHeader = validate772;
+const schema364 = {"type":"string","maxLength":256,"description":"The `Prefer` request header (RFC 7240). The service honours `respond-async`\n(answer 202 at once and process within seconds) and ignores other preferences.","examples":["respond-async"]};
 
-function validate758(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate772(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate758.evaluated;
+const evaluated0 = validate772.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36094,26 +37160,26 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 256){
-validate758.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+validate772.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
 }
 else {
-validate758.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate772.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate758.errors = vErrors;
+validate772.errors = vErrors;
 return errors === 0;
 }
-validate758.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate772.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_PresetCurve = validate759;
+exports.schema_PresetCurve = validate773;
 
-function validate759(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate773(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate759.evaluated;
+const evaluated0 = validate773.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36130,7 +37196,7 @@ data.maxLevel = 60;
 }
 let missing0;
 if(((data.kind === undefined) && (missing0 = "kind")) || ((data.preset === undefined) && (missing0 = "preset"))){
-validate759.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate773.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36138,11 +37204,11 @@ if(data.kind !== undefined){
 let data0 = data.kind;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate759.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate773.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "preset")){
-validate759.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema105.properties.kind.enum},message:"must be equal to one of the allowed values"}];
+validate773.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema105.properties.kind.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -36166,18 +37232,18 @@ if(valid0){
 let data2 = data.base;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate759.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate773.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 <= 0 || isNaN(data2)){
-validate759.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate773.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data2))){
-validate759.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate773.errors = [{instancePath:instancePath+"/base",schemaPath:"#/properties/base/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -36188,23 +37254,23 @@ if(valid0){
 let data3 = data.maxLevel;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate759.errors = [{instancePath:instancePath+"/maxLevel",schemaPath:"#/properties/maxLevel/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate773.errors = [{instancePath:instancePath+"/maxLevel",schemaPath:"#/properties/maxLevel/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 500 || isNaN(data3)){
-validate759.errors = [{instancePath:instancePath+"/maxLevel",schemaPath:"#/properties/maxLevel/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"}];
+validate773.errors = [{instancePath:instancePath+"/maxLevel",schemaPath:"#/properties/maxLevel/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"}];
 return false;
 }
 else {
 if(data3 < 2 || isNaN(data3)){
-validate759.errors = [{instancePath:instancePath+"/maxLevel",schemaPath:"#/properties/maxLevel/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"}];
+validate773.errors = [{instancePath:instancePath+"/maxLevel",schemaPath:"#/properties/maxLevel/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"}];
 return false;
 }
 else {
 if(!(formats32.validate(data3))){
-validate759.errors = [{instancePath:instancePath+"/maxLevel",schemaPath:"#/properties/maxLevel/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate773.errors = [{instancePath:instancePath+"/maxLevel",schemaPath:"#/properties/maxLevel/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -36216,7 +37282,7 @@ if(valid0){
 for(const key0 in data){
 if((((key0 !== "kind") && (key0 !== "preset")) && (key0 !== "base")) && (key0 !== "maxLevel")){
 const _errs9 = errors;
-validate759.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate773.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs9 === errors;
 if(!valid1){
@@ -36231,21 +37297,21 @@ break;
 }
 }
 else {
-validate759.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate773.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate759.errors = vErrors;
+validate773.errors = vErrors;
 return errors === 0;
 }
-validate759.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate773.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ProgressLevel = validate761;
+exports.schema_ProgressLevel = validate775;
 
-function validate761(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate775(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate761.evaluated;
+const evaluated0 = validate775.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36256,7 +37322,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.number === undefined) && (missing0 = "number")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.badge_url === undefined) && (missing0 = "badge_url"))) || ((data.color === undefined) && (missing0 = "color"))){
-validate761.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate775.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36264,13 +37330,13 @@ if(data.number !== undefined){
 let data0 = data.number;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate761.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate775.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 1 || isNaN(data0)){
-validate761.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate775.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -36284,7 +37350,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate761.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate775.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -36349,7 +37415,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate761.errors = vErrors;
+validate775.errors = vErrors;
 return false;
 }
 else {
@@ -36403,7 +37469,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate761.errors = vErrors;
+validate775.errors = vErrors;
 return false;
 }
 else {
@@ -36428,21 +37494,21 @@ var valid0 = true;
 }
 }
 else {
-validate761.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate775.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate761.errors = vErrors;
+validate775.errors = vErrors;
 return errors === 0;
 }
-validate761.evaluated = {"props":{"number":true,"name":true,"badge_url":true,"color":true},"dynamicProps":false,"dynamicItems":false};
+validate775.evaluated = {"props":{"number":true,"name":true,"badge_url":true,"color":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ProgressMissionRuleEffect = validate763;
+exports.schema_ProgressMissionRuleEffect = validate777;
 
-function validate763(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate777(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate763.evaluated;
+const evaluated0 = validate777.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36456,7 +37522,7 @@ data.increment = 1;
 }
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.mission === undefined) && (missing0 = "mission"))){
-validate763.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate777.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36464,11 +37530,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate763.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate777.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "progress_mission")){
-validate763.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema144.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate777.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema144.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -36480,7 +37546,7 @@ if(valid0){
 if(data.mission !== undefined){
 const _errs3 = errors;
 if(typeof data.mission !== "string"){
-validate763.errors = [{instancePath:instancePath+"/mission",schemaPath:"#/properties/mission/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate777.errors = [{instancePath:instancePath+"/mission",schemaPath:"#/properties/mission/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -36499,7 +37565,7 @@ if(valid0){
 for(const key0 in data){
 if(((key0 !== "type") && (key0 !== "mission")) && (key0 !== "increment")){
 const _errs8 = errors;
-validate763.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate777.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs8 === errors;
 if(!valid2){
@@ -36513,21 +37579,21 @@ break;
 }
 }
 else {
-validate763.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate777.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate763.errors = vErrors;
+validate777.errors = vErrors;
 return errors === 0;
 }
-validate763.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate777.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ProgressNextLevel = validate765;
+exports.schema_ProgressNextLevel = validate779;
 
-function validate765(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate779(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate765.evaluated;
+const evaluated0 = validate779.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36538,7 +37604,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.number === undefined) && (missing0 = "number")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.badge_url === undefined) && (missing0 = "badge_url"))){
-validate765.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate779.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36546,13 +37612,13 @@ if(data.number !== undefined){
 let data0 = data.number;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate765.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate779.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 2 || isNaN(data0)){
-validate765.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"}];
+validate779.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"}];
 return false;
 }
 }
@@ -36566,7 +37632,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate765.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate779.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -36631,7 +37697,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate765.errors = vErrors;
+validate779.errors = vErrors;
 return false;
 }
 else {
@@ -36655,21 +37721,21 @@ var valid0 = true;
 }
 }
 else {
-validate765.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate779.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate765.errors = vErrors;
+validate779.errors = vErrors;
 return errors === 0;
 }
-validate765.evaluated = {"props":{"number":true,"name":true,"badge_url":true},"dynamicProps":false,"dynamicItems":false};
+validate779.evaluated = {"props":{"number":true,"name":true,"badge_url":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ProgressParticipant = validate766;
+exports.schema_ProgressParticipant = validate780;
 
-function validate766(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate780(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate766.evaluated;
+const evaluated0 = validate780.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36680,7 +37746,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.external_id === undefined) && (missing0 = "external_id")) || ((data.display_name === undefined) && (missing0 = "display_name"))) || ((data.avatar_url === undefined) && (missing0 = "avatar_url"))){
-validate766.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate780.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36736,7 +37802,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate766.errors = vErrors;
+validate780.errors = vErrors;
 return false;
 }
 else {
@@ -36812,7 +37878,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate766.errors = vErrors;
+validate780.errors = vErrors;
 return false;
 }
 else {
@@ -36836,21 +37902,21 @@ var valid0 = true;
 }
 }
 else {
-validate766.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate780.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate766.errors = vErrors;
+validate780.errors = vErrors;
 return errors === 0;
 }
-validate766.evaluated = {"props":{"external_id":true,"display_name":true,"avatar_url":true},"dynamicProps":false,"dynamicItems":false};
+validate780.evaluated = {"props":{"external_id":true,"display_name":true,"avatar_url":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ProgressXp = validate768;
+exports.schema_ProgressXp = validate782;
 
-function validate768(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate782(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate768.evaluated;
+const evaluated0 = validate782.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36861,7 +37927,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.current === undefined) && (missing0 = "current")) || ((data.required === undefined) && (missing0 = "required"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.progress === undefined) && (missing0 = "progress"))){
-validate768.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate782.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36869,13 +37935,13 @@ if(data.current !== undefined){
 let data0 = data.current;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate768.errors = [{instancePath:instancePath+"/current",schemaPath:"#/properties/current/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate782.errors = [{instancePath:instancePath+"/current",schemaPath:"#/properties/current/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate768.errors = [{instancePath:instancePath+"/current",schemaPath:"#/properties/current/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate782.errors = [{instancePath:instancePath+"/current",schemaPath:"#/properties/current/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -36890,13 +37956,13 @@ if(data.required !== undefined){
 let data1 = data.required;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate768.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate782.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate768.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate782.errors = [{instancePath:instancePath+"/required",schemaPath:"#/properties/required/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -36911,13 +37977,13 @@ if(data.total !== undefined){
 let data2 = data.total;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate768.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate782.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate768.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate782.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -36934,18 +38000,18 @@ const _errs7 = errors;
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-validate768.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate782.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate768.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate782.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 else {
-validate768.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate782.errors = [{instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -36960,21 +38026,21 @@ var valid0 = true;
 }
 }
 else {
-validate768.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate782.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate768.errors = vErrors;
+validate782.errors = vErrors;
 return errors === 0;
 }
-validate768.evaluated = {"props":{"current":true,"required":true,"total":true,"progress":true},"dynamicProps":false,"dynamicItems":false};
+validate782.evaluated = {"props":{"current":true,"required":true,"total":true,"progress":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ProgressionConfig = validate769;
+exports.schema_ProgressionConfig = validate783;
 
-function validate769(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate783(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate769.evaluated;
+const evaluated0 = validate783.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36991,7 +38057,7 @@ data.demotion = "never";
 }
 let missing0;
 if(((data.curve === undefined) && (missing0 = "curve")) || ((data.tiers === undefined) && (missing0 = "tiers"))){
-validate769.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate783.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -37013,7 +38079,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate769.errors = [{instancePath:instancePath+"/tiers",schemaPath:"#/properties/tiers/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate783.errors = [{instancePath:instancePath+"/tiers",schemaPath:"#/properties/tiers/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -37033,7 +38099,7 @@ break;
 }
 }
 else {
-validate769.errors = [{instancePath:instancePath+"/tiers",schemaPath:"#/properties/tiers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate783.errors = [{instancePath:instancePath+"/tiers",schemaPath:"#/properties/tiers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -37062,7 +38128,7 @@ break;
 }
 }
 else {
-validate769.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/properties/benefits/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate783.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/properties/benefits/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -37078,7 +38144,7 @@ if(valid0){
 for(const key0 in data){
 if((((key0 !== "curve") && (key0 !== "tiers")) && (key0 !== "benefits")) && (key0 !== "demotion")){
 const _errs11 = errors;
-validate769.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate783.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid4 = _errs11 === errors;
 if(!valid4){
@@ -37093,21 +38159,21 @@ break;
 }
 }
 else {
-validate769.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate783.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate769.errors = vErrors;
+validate783.errors = vErrors;
 return errors === 0;
 }
-validate769.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate783.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ProgressionCurve = validate774;
+exports.schema_ProgressionCurve = validate788;
 
-function validate774(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate788(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate774.evaluated;
+const evaluated0 = validate788.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37135,32 +38201,32 @@ props0 = true;
 }
 }
 else {
-validate774.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "kind", tagValue: tag0},message:"value of tag \"kind\" must be in oneOf"}];
+validate788.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "kind", tagValue: tag0},message:"value of tag \"kind\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate774.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "kind", tagValue: tag0},message:"tag \"kind\" must be string"}];
+validate788.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "kind", tagValue: tag0},message:"tag \"kind\" must be string"}];
 return false;
 }
 }
 else {
-validate774.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate788.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate774.errors = vErrors;
+validate788.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate774.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate788.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.schema_ProgressionPreset = validate777;
+exports.schema_ProgressionPreset = validate791;
 
-function validate777(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate791(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate777.evaluated;
+const evaluated0 = validate791.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37168,24 +38234,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate777.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate791.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "suave") || (data === "media")) || (data === "dificil"))){
-validate777.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"}];
+validate791.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate777.errors = vErrors;
+validate791.errors = vErrors;
 return errors === 0;
 }
-validate777.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate791.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_PromoCode = validate778;
+exports.schema_PromoCode = validate792;
 
-function validate778(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate792(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate778.evaluated;
+const evaluated0 = validate792.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37195,34 +38261,34 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 16){
-validate778.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
+validate792.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
 return false;
 }
 else {
 if(func1(data) < 4){
-validate778.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 4},message:"must NOT have fewer than 4 characters"}];
+validate792.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 4},message:"must NOT have fewer than 4 characters"}];
 return false;
 }
 }
 }
 else {
-validate778.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate792.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate778.errors = vErrors;
+validate792.errors = vErrors;
 return errors === 0;
 }
-validate778.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate792.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_Redemption = validate779;
-const schema367 = {"type":"object","required":["id","reward_code","title","cost","balance_after_minor","delivery_status","duplicate","effects"],"properties":{"id":{"type":"string"},"reward_code":{"type":"string"},"title":{"type":"string","description":"The reward's title."},"cost":{"$ref":"#/components/schemas/RedemptionCost"},"balance_after_minor":{"type":"integer","minimum":0,"description":"The participant's balance of `cost.currency` after paying, in minor units."},"delivery_status":{"$ref":"#/components/schemas/RedemptionDeliveryStatus"},"duplicate":{"type":"boolean","description":"True when the `Idempotency-Key` was seen before: nothing was spent again and this is the first result."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"The redemption's effects: the `currency_debited` payment and the `reward_granted` reward (with `delivery_id` when your system must credit), as in event results."}},"description":"A redemption."};
-const schema368 = {"type":"object","required":["currency","amount_minor"],"properties":{"currency":{"type":"string"},"amount_minor":{"type":"integer","minimum":1}},"description":"What the reward cost: the configured price converted to the currency's minor unit (`rewards[].cost.amount`, in main units, × 10^`decimals`), like balances."};
+exports.schema_Redemption = validate793;
+const schema375 = {"type":"object","required":["id","reward_code","title","cost","balance_after_minor","delivery_status","duplicate","effects"],"properties":{"id":{"type":"string"},"reward_code":{"type":"string"},"title":{"type":"string","description":"The reward's title."},"cost":{"$ref":"#/components/schemas/RedemptionCost"},"balance_after_minor":{"type":"integer","minimum":0,"description":"The participant's balance of `cost.currency` after paying, in minor units."},"delivery_status":{"$ref":"#/components/schemas/RedemptionDeliveryStatus"},"duplicate":{"type":"boolean","description":"True when the `Idempotency-Key` was seen before: nothing was spent again and this is the first result."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"The redemption's effects: the `currency_debited` payment and the `reward_granted` reward (with `delivery_id` when your system must credit), as in event results."}},"description":"A redemption."};
+const schema376 = {"type":"object","required":["currency","amount_minor"],"properties":{"currency":{"type":"string"},"amount_minor":{"type":"integer","minimum":1}},"description":"What the reward cost: the configured price converted to the currency's minor unit (`rewards[].cost.amount`, in main units, × 10^`decimals`), like balances."};
 
-function validate780(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate794(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate780.evaluated;
+const evaluated0 = validate794.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37233,14 +38299,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.currency === undefined) && (missing0 = "currency")) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
-validate780.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate794.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.currency !== undefined){
 const _errs1 = errors;
 if(typeof data.currency !== "string"){
-validate780.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate794.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -37253,13 +38319,13 @@ if(data.amount_minor !== undefined){
 let data1 = data.amount_minor;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate780.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate794.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 1 || isNaN(data1)){
-validate780.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate794.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -37273,21 +38339,21 @@ var valid0 = true;
 }
 }
 else {
-validate780.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate794.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate780.errors = vErrors;
+validate794.errors = vErrors;
 return errors === 0;
 }
-validate780.evaluated = {"props":{"currency":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
+validate794.evaluated = {"props":{"currency":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema369 = {"type":"string","enum":["pending","delivered"],"description":"Where the redeemed reward stands: `delivered` when the club granted it\nitself; `pending` when it awaits crediting by your system (a\n`client_delivered` reward: the `reward_granted` effect carries the\n`delivery_id` to confirm) or by club staff (a `manual` reward)."};
+const schema377 = {"type":"string","enum":["pending","delivered"],"description":"Where the redeemed reward stands: `delivered` when the club granted it\nitself; `pending` when it awaits crediting by your system (a\n`client_delivered` reward: the `reward_granted` effect carries the\n`delivery_id` to confirm) or by club staff (a `manual` reward)."};
 
-function validate782(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate796(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate782.evaluated;
+const evaluated0 = validate796.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37295,23 +38361,23 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate782.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate796.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "pending") || (data === "delivered"))){
-validate782.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema369.enum},message:"must be equal to one of the allowed values"}];
+validate796.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema377.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate782.errors = vErrors;
+validate796.errors = vErrors;
 return errors === 0;
 }
-validate782.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate796.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate779(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate793(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate779.evaluated;
+const evaluated0 = validate793.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37322,14 +38388,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.id === undefined) && (missing0 = "id")) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.cost === undefined) && (missing0 = "cost"))) || ((data.balance_after_minor === undefined) && (missing0 = "balance_after_minor"))) || ((data.delivery_status === undefined) && (missing0 = "delivery_status"))) || ((data.duplicate === undefined) && (missing0 = "duplicate"))) || ((data.effects === undefined) && (missing0 = "effects"))){
-validate779.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate793.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate779.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate793.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -37341,7 +38407,7 @@ if(valid0){
 if(data.reward_code !== undefined){
 const _errs3 = errors;
 if(typeof data.reward_code !== "string"){
-validate779.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate793.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -37353,7 +38419,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs5 = errors;
 if(typeof data.title !== "string"){
-validate779.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate793.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -37364,8 +38430,8 @@ var valid0 = true;
 if(valid0){
 if(data.cost !== undefined){
 const _errs7 = errors;
-if(!(validate780(data.cost, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate780.errors : vErrors.concat(validate780.errors);
+if(!(validate794(data.cost, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate794.errors : vErrors.concat(validate794.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -37378,13 +38444,13 @@ if(data.balance_after_minor !== undefined){
 let data4 = data.balance_after_minor;
 const _errs8 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate779.errors = [{instancePath:instancePath+"/balance_after_minor",schemaPath:"#/properties/balance_after_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate793.errors = [{instancePath:instancePath+"/balance_after_minor",schemaPath:"#/properties/balance_after_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate779.errors = [{instancePath:instancePath+"/balance_after_minor",schemaPath:"#/properties/balance_after_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate793.errors = [{instancePath:instancePath+"/balance_after_minor",schemaPath:"#/properties/balance_after_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -37397,8 +38463,8 @@ var valid0 = true;
 if(valid0){
 if(data.delivery_status !== undefined){
 const _errs10 = errors;
-if(!(validate782(data.delivery_status, {instancePath:instancePath+"/delivery_status",parentData:data,parentDataProperty:"delivery_status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate782.errors : vErrors.concat(validate782.errors);
+if(!(validate796(data.delivery_status, {instancePath:instancePath+"/delivery_status",parentData:data,parentDataProperty:"delivery_status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate796.errors : vErrors.concat(validate796.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
@@ -37410,7 +38476,7 @@ if(valid0){
 if(data.duplicate !== undefined){
 const _errs11 = errors;
 if(typeof data.duplicate !== "boolean"){
-validate779.errors = [{instancePath:instancePath+"/duplicate",schemaPath:"#/properties/duplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate793.errors = [{instancePath:instancePath+"/duplicate",schemaPath:"#/properties/duplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -37439,7 +38505,7 @@ break;
 }
 }
 else {
-validate779.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate793.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -37458,21 +38524,21 @@ var valid0 = true;
 }
 }
 else {
-validate779.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate793.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate779.errors = vErrors;
+validate793.errors = vErrors;
 return errors === 0;
 }
-validate779.evaluated = {"props":{"id":true,"reward_code":true,"title":true,"cost":true,"balance_after_minor":true,"delivery_status":true,"duplicate":true,"effects":true},"dynamicProps":false,"dynamicItems":false};
+validate793.evaluated = {"props":{"id":true,"reward_code":true,"title":true,"cost":true,"balance_after_minor":true,"delivery_status":true,"duplicate":true,"effects":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RedemptionCost = validate785;
+exports.schema_RedemptionCost = validate799;
 
-function validate785(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate799(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate785.evaluated;
+const evaluated0 = validate799.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37483,14 +38549,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.currency === undefined) && (missing0 = "currency")) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
-validate785.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate799.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.currency !== undefined){
 const _errs1 = errors;
 if(typeof data.currency !== "string"){
-validate785.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate799.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -37503,13 +38569,13 @@ if(data.amount_minor !== undefined){
 let data1 = data.amount_minor;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate785.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate799.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 1 || isNaN(data1)){
-validate785.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate799.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -37523,21 +38589,21 @@ var valid0 = true;
 }
 }
 else {
-validate785.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate799.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate785.errors = vErrors;
+validate799.errors = vErrors;
 return errors === 0;
 }
-validate785.evaluated = {"props":{"currency":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
+validate799.evaluated = {"props":{"currency":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RedemptionDeliveryStatus = validate786;
+exports.schema_RedemptionDeliveryStatus = validate800;
 
-function validate786(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate800(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate786.evaluated;
+const evaluated0 = validate800.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37545,25 +38611,25 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate786.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate800.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "pending") || (data === "delivered"))){
-validate786.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema369.enum},message:"must be equal to one of the allowed values"}];
+validate800.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema377.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate786.errors = vErrors;
+validate800.errors = vErrors;
 return errors === 0;
 }
-validate786.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate800.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RedemptionIdempotencyKey = validate787;
-const schema372 = {"type":"string","minLength":8,"maxLength":120,"description":"`Idempotency-Key` of `POST /v1/redemptions`: 8..120 characters.","examples":["resgate-user_8412-20250314-01"]};
+exports.schema_RedemptionIdempotencyKey = validate801;
+const schema380 = {"type":"string","minLength":8,"maxLength":120,"description":"`Idempotency-Key` of `POST /v1/redemptions`: 8..120 characters.","examples":["resgate-user_8412-20250314-01"]};
 
-function validate787(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate801(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate787.evaluated;
+const evaluated0 = validate801.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37573,33 +38639,33 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 120){
-validate787.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"}];
+validate801.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"}];
 return false;
 }
 else {
 if(func1(data) < 8){
-validate787.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters"}];
+validate801.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters"}];
 return false;
 }
 }
 }
 else {
-validate787.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate801.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate787.errors = vErrors;
+validate801.errors = vErrors;
 return errors === 0;
 }
-validate787.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate801.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RedemptionRequest = validate788;
-const schema373 = {"type":"object","required":["participant","reward"],"properties":{"participant":{"allOf":[{"$ref":"#/components/schemas/ExternalId"}],"description":"The participant's external id."},"reward":{"type":"string","minLength":1,"description":"The reward's code in the configuration (`rewards[].code`)."}},"unevaluatedProperties":{"not":{}},"description":"Spending a participant's currency on a priced reward."};
+exports.schema_RedemptionRequest = validate802;
+const schema381 = {"type":"object","required":["participant","reward"],"properties":{"participant":{"allOf":[{"$ref":"#/components/schemas/ExternalId"}],"description":"The participant's external id."},"reward":{"type":"string","minLength":1,"description":"The reward's code in the configuration (`rewards[].code`)."}},"unevaluatedProperties":{"not":{}},"description":"Spending a participant's currency on a priced reward."};
 
-function validate788(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate802(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate788.evaluated;
+const evaluated0 = validate802.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37610,7 +38676,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.participant === undefined) && (missing0 = "participant")) || ((data.reward === undefined) && (missing0 = "reward"))){
-validate788.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate802.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -37632,12 +38698,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate788.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate802.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate788.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate802.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -37650,7 +38716,7 @@ if(valid0){
 for(const key0 in data){
 if((key0 !== "participant") && (key0 !== "reward")){
 const _errs6 = errors;
-validate788.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate802.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs6 === errors;
 if(!valid2){
@@ -37663,21 +38729,21 @@ break;
 }
 }
 else {
-validate788.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate802.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate788.errors = vErrors;
+validate802.errors = vErrors;
 return errors === 0;
 }
-validate788.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate802.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralConfig = validate790;
+exports.schema_ReferralConfig = validate804;
 
-function validate790(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate804(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate790.evaluated;
+const evaluated0 = validate804.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37709,7 +38775,7 @@ data.shareUrl = "";
 }
 const _errs1 = errors;
 if(typeof data.enabled !== "boolean"){
-validate790.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate804.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -37754,7 +38820,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate790.errors = vErrors;
+validate804.errors = vErrors;
 return false;
 }
 else {
@@ -37782,18 +38848,18 @@ const _errs12 = errors;
 if(errors === _errs12){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate790.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate804.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data4))){
-validate790.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate804.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 else {
-validate790.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate804.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -37802,23 +38868,23 @@ if(valid0){
 let data5 = data.dailyLimit;
 const _errs14 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate790.errors = [{instancePath:instancePath+"/dailyLimit",schemaPath:"#/properties/dailyLimit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate804.errors = [{instancePath:instancePath+"/dailyLimit",schemaPath:"#/properties/dailyLimit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 100 || isNaN(data5)){
-validate790.errors = [{instancePath:instancePath+"/dailyLimit",schemaPath:"#/properties/dailyLimit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate804.errors = [{instancePath:instancePath+"/dailyLimit",schemaPath:"#/properties/dailyLimit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data5 < 1 || isNaN(data5)){
-validate790.errors = [{instancePath:instancePath+"/dailyLimit",schemaPath:"#/properties/dailyLimit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate804.errors = [{instancePath:instancePath+"/dailyLimit",schemaPath:"#/properties/dailyLimit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
 if(!(formats32.validate(data5))){
-validate790.errors = [{instancePath:instancePath+"/dailyLimit",schemaPath:"#/properties/dailyLimit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate804.errors = [{instancePath:instancePath+"/dailyLimit",schemaPath:"#/properties/dailyLimit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -37832,12 +38898,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data6 === "string"){
 if(func1(data6) > 500){
-validate790.errors = [{instancePath:instancePath+"/shareUrl",schemaPath:"#/properties/shareUrl/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
+validate804.errors = [{instancePath:instancePath+"/shareUrl",schemaPath:"#/properties/shareUrl/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
 }
 else {
-validate790.errors = [{instancePath:instancePath+"/shareUrl",schemaPath:"#/properties/shareUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate804.errors = [{instancePath:instancePath+"/shareUrl",schemaPath:"#/properties/shareUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -37846,7 +38912,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((key0 !== "enabled") && (key0 !== "referrerReward")) && (key0 !== "referredReward")) && (key0 !== "qualifyEvent")) && (key0 !== "minAmount")) && (key0 !== "dailyLimit")) && (key0 !== "shareUrl")){
 const _errs19 = errors;
-validate790.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate804.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid4 = _errs19 === errors;
 if(!valid4){
@@ -37863,22 +38929,22 @@ break;
 }
 }
 else {
-validate790.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate804.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate790.errors = vErrors;
+validate804.errors = vErrors;
 return errors === 0;
 }
-validate790.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate804.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralFriend = validate794;
-const schema375 = {"type":"object","required":["name","status","since"],"properties":{"name":{"type":"string","description":"The friend's `display_name`, shortened to the first name and the initial of the last (`Bruno C.`); `Amigo` when the friend has none."},"status":{"type":"string","enum":["pending","qualified"]},"since":{"type":"string","format":"date-time","description":"When the referral was registered."}},"description":"A friend the participant referred."};
+exports.schema_ReferralFriend = validate808;
+const schema383 = {"type":"object","required":["name","status","since"],"properties":{"name":{"type":"string","description":"The friend's `display_name`, shortened to the first name and the initial of the last (`Bruno C.`); `Amigo` when the friend has none."},"status":{"type":"string","enum":["pending","qualified"]},"since":{"type":"string","format":"date-time","description":"When the referral was registered."}},"description":"A friend the participant referred."};
 
-function validate794(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate808(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate794.evaluated;
+const evaluated0 = validate808.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37889,14 +38955,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.name === undefined) && (missing0 = "name")) || ((data.status === undefined) && (missing0 = "status"))) || ((data.since === undefined) && (missing0 = "since"))){
-validate794.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate808.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.name !== undefined){
 const _errs1 = errors;
 if(typeof data.name !== "string"){
-validate794.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate808.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -37909,11 +38975,11 @@ if(data.status !== undefined){
 let data1 = data.status;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate794.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate808.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data1 === "pending") || (data1 === "qualified"))){
-validate794.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema375.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate808.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema383.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -37929,12 +38995,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate794.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate808.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate794.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate808.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -37949,22 +39015,22 @@ var valid0 = true;
 }
 }
 else {
-validate794.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate808.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate794.errors = vErrors;
+validate808.errors = vErrors;
 return errors === 0;
 }
-validate794.evaluated = {"props":{"name":true,"status":true,"since":true},"dynamicProps":false,"dynamicItems":false};
+validate808.evaluated = {"props":{"name":true,"status":true,"since":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralQualifiedRewards = validate795;
-const schema376 = {"type":"object","required":["referrer","referred"],"properties":{"referrer":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}]},"referred":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}]}},"description":"What each side of a qualified referral received (reward specs from the `referral` configuration); null when nothing."};
+exports.schema_ReferralQualifiedRewards = validate809;
+const schema384 = {"type":"object","required":["referrer","referred"],"properties":{"referrer":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}]},"referred":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}]}},"description":"What each side of a qualified referral received (reward specs from the `referral` configuration); null when nothing."};
 
-function validate795(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate809(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate795.evaluated;
+const evaluated0 = validate809.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37975,7 +39041,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.referrer === undefined) && (missing0 = "referrer")) || ((data.referred === undefined) && (missing0 = "referred"))){
-validate795.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate809.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -38013,7 +39079,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate795.errors = vErrors;
+validate809.errors = vErrors;
 return false;
 }
 else {
@@ -38067,7 +39133,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate795.errors = vErrors;
+validate809.errors = vErrors;
 return false;
 }
 else {
@@ -38090,22 +39156,22 @@ var valid0 = true;
 }
 }
 else {
-validate795.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate809.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate795.errors = vErrors;
+validate809.errors = vErrors;
 return errors === 0;
 }
-validate795.evaluated = {"props":{"referrer":true,"referred":true},"dynamicProps":false,"dynamicItems":false};
+validate809.evaluated = {"props":{"referrer":true,"referred":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralQualifiedWebhookData = validate798;
-const schema377 = {"type":"object","required":["referral_id","referrer","referred","rewards"],"properties":{"referral_id":{"type":"string","description":"The referral registered by `POST /v1/referrals`."},"referrer":{"allOf":[{"$ref":"#/components/schemas/WebhookParticipant"}],"description":"Who shared the code."},"referred":{"allOf":[{"$ref":"#/components/schemas/WebhookParticipant"}],"description":"The friend who signed up with it and fulfilled the qualify rule."},"rewards":{"$ref":"#/components/schemas/ReferralQualifiedRewards"}},"description":"Data of `referral.qualified`. Two participants are involved, so instead of `participant` it names both."};
+exports.schema_ReferralQualifiedWebhookData = validate812;
+const schema385 = {"type":"object","required":["referral_id","referrer","referred","rewards"],"properties":{"referral_id":{"type":"string","description":"The referral registered by `POST /v1/referrals`."},"referrer":{"allOf":[{"$ref":"#/components/schemas/WebhookParticipant"}],"description":"Who shared the code."},"referred":{"allOf":[{"$ref":"#/components/schemas/WebhookParticipant"}],"description":"The friend who signed up with it and fulfilled the qualify rule."},"rewards":{"$ref":"#/components/schemas/ReferralQualifiedRewards"}},"description":"Data of `referral.qualified`. Two participants are involved, so instead of `participant` it names both."};
 
-function validate798(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate812(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate798.evaluated;
+const evaluated0 = validate812.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38116,14 +39182,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.referral_id === undefined) && (missing0 = "referral_id")) || ((data.referrer === undefined) && (missing0 = "referrer"))) || ((data.referred === undefined) && (missing0 = "referred"))) || ((data.rewards === undefined) && (missing0 = "rewards"))){
-validate798.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate812.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.referral_id !== undefined){
 const _errs1 = errors;
 if(typeof data.referral_id !== "string"){
-validate798.errors = [{instancePath:instancePath+"/referral_id",schemaPath:"#/properties/referral_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate812.errors = [{instancePath:instancePath+"/referral_id",schemaPath:"#/properties/referral_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -38158,8 +39224,8 @@ var valid0 = true;
 if(valid0){
 if(data.rewards !== undefined){
 const _errs7 = errors;
-if(!(validate795(data.rewards, {instancePath:instancePath+"/rewards",parentData:data,parentDataProperty:"rewards",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate795.errors : vErrors.concat(validate795.errors);
+if(!(validate809(data.rewards, {instancePath:instancePath+"/rewards",parentData:data,parentDataProperty:"rewards",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate809.errors : vErrors.concat(validate809.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -38173,22 +39239,22 @@ var valid0 = true;
 }
 }
 else {
-validate798.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate812.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate798.errors = vErrors;
+validate812.errors = vErrors;
 return errors === 0;
 }
-validate798.evaluated = {"props":{"referral_id":true,"referrer":true,"referred":true,"rewards":true},"dynamicProps":false,"dynamicItems":false};
+validate812.evaluated = {"props":{"referral_id":true,"referrer":true,"referred":true,"rewards":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralQualifiedWebhookEvent = validate802;
-const schema378 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["referral.qualified"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/ReferralQualifiedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`referral.qualified`: a referred participant fulfilled the club's qualify rule (`referral.qualifyEvent` with at least `minAmount`); both sides received their rewards. Part of the default subscription.","examples":[{"id":"evt_01JQ6C3D5F7H9K1M","type":"referral.qualified","created_at":"2025-03-13T10:12:45Z","club_id":"clb_7H3K9Q","env":"live","data":{"referral_id":"ref_01JQ2B5C8D1E4F7G","referrer":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"referred":{"id":"par_01JQ2B5C7A9D3F6H","external_id":"user_9120"},"rewards":{"referrer":"coins:200","referred":"coins:100"}}}],"x-webhook-event":"referral.qualified"};
+exports.schema_ReferralQualifiedWebhookEvent = validate816;
+const schema386 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["referral.qualified"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/ReferralQualifiedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`referral.qualified`: a referred participant fulfilled the club's qualify rule (`referral.qualifyEvent` with at least `minAmount`); both sides received their rewards. Part of the default subscription.","examples":[{"id":"evt_01JQ6C3D5F7H9K1M","type":"referral.qualified","created_at":"2025-03-13T10:12:45Z","club_id":"clb_7H3K9Q","env":"live","data":{"referral_id":"ref_01JQ2B5C8D1E4F7G","referrer":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"referred":{"id":"par_01JQ2B5C7A9D3F6H","external_id":"user_9120"},"rewards":{"referrer":"coins:200","referred":"coins:100"}}}],"x-webhook-event":"referral.qualified"};
 
-function validate802(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate816(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate802.evaluated;
+const evaluated0 = validate816.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38199,7 +39265,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate802.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate816.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -38209,12 +39275,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate802.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate816.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate802.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate816.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -38228,11 +39294,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate802.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate816.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "referral.qualified")){
-validate802.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema378.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate816.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema386.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -38248,12 +39314,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate802.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate816.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate802.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate816.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -38267,7 +39333,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate802.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate816.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -38290,8 +39356,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate798(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate798.errors : vErrors.concat(validate798.errors);
+if(!(validate812(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate812.errors : vErrors.concat(validate812.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -38307,21 +39373,21 @@ var valid0 = true;
 }
 }
 else {
-validate802.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate816.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate802.errors = vErrors;
+validate816.errors = vErrors;
 return errors === 0;
 }
-validate802.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate816.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralQualifyEvent = validate805;
+exports.schema_ReferralQualifyEvent = validate819;
 
-function validate805(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate819(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate805.evaluated;
+const evaluated0 = validate819.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38329,25 +39395,25 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate805.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate819.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "signup") || (data === "deposit.confirmed")) || (data === "bet.placed"))){
-validate805.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"}];
+validate819.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate805.errors = vErrors;
+validate819.errors = vErrors;
 return errors === 0;
 }
-validate805.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate819.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralRegistration = validate806;
-const schema380 = {"type":"object","required":["referred_external_id","code"],"properties":{"referred_external_id":{"allOf":[{"$ref":"#/components/schemas/ExternalId"}],"description":"The new user's external id; the participant is created when absent."},"code":{"allOf":[{"$ref":"#/components/schemas/PromoCode"}],"description":"The referrer's code, 4..16 characters."}},"unevaluatedProperties":{"not":{}},"description":"A new user who signed up with a referral code (the `ref` query parameter of your signup link). Only the new user's external id and the code cross."};
+exports.schema_ReferralRegistration = validate820;
+const schema388 = {"type":"object","required":["referred_external_id","code"],"properties":{"referred_external_id":{"allOf":[{"$ref":"#/components/schemas/ExternalId"}],"description":"The new user's external id; the participant is created when absent."},"code":{"allOf":[{"$ref":"#/components/schemas/PromoCode"}],"description":"The referrer's code, 4..16 characters."}},"unevaluatedProperties":{"not":{}},"description":"A new user who signed up with a referral code (the `ref` query parameter of your signup link). Only the new user's external id and the code cross."};
 
-function validate806(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate820(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate806.evaluated;
+const evaluated0 = validate820.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38358,7 +39424,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.referred_external_id === undefined) && (missing0 = "referred_external_id")) || ((data.code === undefined) && (missing0 = "code"))){
-validate806.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate820.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -38389,7 +39455,7 @@ if(valid0){
 for(const key0 in data){
 if((key0 !== "referred_external_id") && (key0 !== "code")){
 const _errs6 = errors;
-validate806.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate820.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid3 = _errs6 === errors;
 if(!valid3){
@@ -38402,23 +39468,23 @@ break;
 }
 }
 else {
-validate806.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate820.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate806.errors = vErrors;
+validate820.errors = vErrors;
 return errors === 0;
 }
-validate806.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate820.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralRegistrationResult = validate809;
-const schema381 = {"type":"object","required":["id","status"],"properties":{"id":{"type":"string"},"status":{"allOf":[{"$ref":"#/components/schemas/ReferralStatus"}],"description":"`qualified` at once when the club qualifies referrals on `signup`."}},"description":"The registered referral."};
-const schema382 = {"type":"string","enum":["pending","qualified"],"description":"A referral's state: `pending` until the referred participant meets the club's qualify rule (for example a first deposit), then `qualified`."};
+exports.schema_ReferralRegistrationResult = validate823;
+const schema389 = {"type":"object","required":["id","status"],"properties":{"id":{"type":"string"},"status":{"allOf":[{"$ref":"#/components/schemas/ReferralStatus"}],"description":"`qualified` at once when the club qualifies referrals on `signup`."}},"description":"The registered referral."};
+const schema390 = {"type":"string","enum":["pending","qualified"],"description":"A referral's state: `pending` until the referred participant meets the club's qualify rule (for example a first deposit), then `qualified`."};
 
-function validate810(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate824(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate810.evaluated;
+const evaluated0 = validate824.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38426,23 +39492,23 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate810.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate824.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "pending") || (data === "qualified"))){
-validate810.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema382.enum},message:"must be equal to one of the allowed values"}];
+validate824.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema390.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate810.errors = vErrors;
+validate824.errors = vErrors;
 return errors === 0;
 }
-validate810.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate824.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate809(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate823(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate809.evaluated;
+const evaluated0 = validate823.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38453,14 +39519,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.status === undefined) && (missing0 = "status"))){
-validate809.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate823.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate809.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate823.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -38471,8 +39537,8 @@ var valid0 = true;
 if(valid0){
 if(data.status !== undefined){
 const _errs3 = errors;
-if(!(validate810(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate810.errors : vErrors.concat(validate810.errors);
+if(!(validate824(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate824.errors : vErrors.concat(validate824.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -38484,23 +39550,23 @@ var valid0 = true;
 }
 }
 else {
-validate809.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate823.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate809.errors = vErrors;
+validate823.errors = vErrors;
 return errors === 0;
 }
-validate809.evaluated = {"props":{"id":true,"status":true},"dynamicProps":false,"dynamicItems":false};
+validate823.evaluated = {"props":{"id":true,"status":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralState = validate812;
-const schema383 = {"type":"object","required":["enabled","code","link","referrer_reward","referred_reward","qualify_event","min_amount","stats","available_minor","friends"],"properties":{"enabled":{"type":"boolean"},"code":{"allOf":[{"$ref":"#/components/schemas/PromoCode"}],"description":"The participant's referral code (4..16 characters), created on first read."},"link":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}],"description":"`referral.shareUrl` with `ref=<code>` added; null when the club has no `shareUrl`."},"referrer_reward":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}],"description":"What the participant receives per qualified friend (`referral.referrerReward`, e.g. `coins:200`); null when the club has no referral program."},"referred_reward":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}],"description":"What a referred friend receives on qualifying (`referral.referredReward`); null when nothing."},"qualify_event":{"allOf":[{"$ref":"#/components/schemas/ReferralQualifyEvent"}],"description":"The event that qualifies a referral (`referral.qualifyEvent`)."},"min_amount":{"type":"number","minimum":0,"description":"The minimum `amount` of the qualifying event, in main units."},"stats":{"$ref":"#/components/schemas/ReferralStats"},"available_minor":{"type":"integer","minimum":0,"description":"Referral earnings in the club's cash currency waiting to be paid, in minor units (cents); 0 when the rewards are not cash."},"friends":{"type":"array","items":{"$ref":"#/components/schemas/ReferralFriend"},"description":"The referred friends, newest first."}},"description":"The participant's side of the referral program (configuration section\n`referral`)."};
-const schema384 = {"type":"object","required":["invited","qualified","earned"],"properties":{"invited":{"type":"integer","minimum":0,"description":"Friends registered with the participant's code."},"qualified":{"type":"integer","minimum":0,"description":"Of those, how many qualified."},"earned":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"A readable total of what the participant earned from referrals (e.g. `600 moedas`); null before the first qualified referral."}},"description":"What the participant's referrals produced."};
+exports.schema_ReferralState = validate826;
+const schema391 = {"type":"object","required":["enabled","code","link","referrer_reward","referred_reward","qualify_event","min_amount","stats","available_minor","friends"],"properties":{"enabled":{"type":"boolean"},"code":{"allOf":[{"$ref":"#/components/schemas/PromoCode"}],"description":"The participant's referral code (4..16 characters), created on first read."},"link":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}],"description":"`referral.shareUrl` with `ref=<code>` added; null when the club has no `shareUrl`."},"referrer_reward":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}],"description":"What the participant receives per qualified friend (`referral.referrerReward`, e.g. `coins:200`); null when the club has no referral program."},"referred_reward":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}],"description":"What a referred friend receives on qualifying (`referral.referredReward`); null when nothing."},"qualify_event":{"allOf":[{"$ref":"#/components/schemas/ReferralQualifyEvent"}],"description":"The event that qualifies a referral (`referral.qualifyEvent`)."},"min_amount":{"type":"number","minimum":0,"description":"The minimum `amount` of the qualifying event, in main units."},"stats":{"$ref":"#/components/schemas/ReferralStats"},"available_minor":{"type":"integer","minimum":0,"description":"Referral earnings in the club's cash currency waiting to be paid, in minor units (cents); 0 when the rewards are not cash."},"friends":{"type":"array","items":{"$ref":"#/components/schemas/ReferralFriend"},"description":"The referred friends, newest first."}},"description":"The participant's side of the referral program (configuration section\n`referral`)."};
+const schema392 = {"type":"object","required":["invited","qualified","earned"],"properties":{"invited":{"type":"integer","minimum":0,"description":"Friends registered with the participant's code."},"qualified":{"type":"integer","minimum":0,"description":"Of those, how many qualified."},"earned":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"A readable total of what the participant earned from referrals (e.g. `600 moedas`); null before the first qualified referral."}},"description":"What the participant's referrals produced."};
 
-function validate817(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate831(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate817.evaluated;
+const evaluated0 = validate831.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38511,7 +39577,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.invited === undefined) && (missing0 = "invited")) || ((data.qualified === undefined) && (missing0 = "qualified"))) || ((data.earned === undefined) && (missing0 = "earned"))){
-validate817.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate831.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -38519,13 +39585,13 @@ if(data.invited !== undefined){
 let data0 = data.invited;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate817.errors = [{instancePath:instancePath+"/invited",schemaPath:"#/properties/invited/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate831.errors = [{instancePath:instancePath+"/invited",schemaPath:"#/properties/invited/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate817.errors = [{instancePath:instancePath+"/invited",schemaPath:"#/properties/invited/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate831.errors = [{instancePath:instancePath+"/invited",schemaPath:"#/properties/invited/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -38540,13 +39606,13 @@ if(data.qualified !== undefined){
 let data1 = data.qualified;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate817.errors = [{instancePath:instancePath+"/qualified",schemaPath:"#/properties/qualified/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate831.errors = [{instancePath:instancePath+"/qualified",schemaPath:"#/properties/qualified/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate817.errors = [{instancePath:instancePath+"/qualified",schemaPath:"#/properties/qualified/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate831.errors = [{instancePath:instancePath+"/qualified",schemaPath:"#/properties/qualified/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -38597,7 +39663,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate817.errors = vErrors;
+validate831.errors = vErrors;
 return false;
 }
 else {
@@ -38621,20 +39687,20 @@ var valid0 = true;
 }
 }
 else {
-validate817.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate831.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate817.errors = vErrors;
+validate831.errors = vErrors;
 return errors === 0;
 }
-validate817.evaluated = {"props":{"invited":true,"qualified":true,"earned":true},"dynamicProps":false,"dynamicItems":false};
+validate831.evaluated = {"props":{"invited":true,"qualified":true,"earned":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate812(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate826(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate812.evaluated;
+const evaluated0 = validate826.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38645,14 +39711,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((data.enabled === undefined) && (missing0 = "enabled")) || ((data.code === undefined) && (missing0 = "code"))) || ((data.link === undefined) && (missing0 = "link"))) || ((data.referrer_reward === undefined) && (missing0 = "referrer_reward"))) || ((data.referred_reward === undefined) && (missing0 = "referred_reward"))) || ((data.qualify_event === undefined) && (missing0 = "qualify_event"))) || ((data.min_amount === undefined) && (missing0 = "min_amount"))) || ((data.stats === undefined) && (missing0 = "stats"))) || ((data.available_minor === undefined) && (missing0 = "available_minor"))) || ((data.friends === undefined) && (missing0 = "friends"))){
-validate812.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate826.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.enabled !== undefined){
 const _errs1 = errors;
 if(typeof data.enabled !== "boolean"){
-validate812.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate826.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -38729,7 +39795,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate812.errors = vErrors;
+validate826.errors = vErrors;
 return false;
 }
 else {
@@ -38783,7 +39849,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate812.errors = vErrors;
+validate826.errors = vErrors;
 return false;
 }
 else {
@@ -38837,7 +39903,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate812.errors = vErrors;
+validate826.errors = vErrors;
 return false;
 }
 else {
@@ -38875,12 +39941,12 @@ const _errs23 = errors;
 if(errors === _errs23){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 0 || isNaN(data6)){
-validate812.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate826.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate812.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate826.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -38892,8 +39958,8 @@ var valid0 = true;
 if(valid0){
 if(data.stats !== undefined){
 const _errs25 = errors;
-if(!(validate817(data.stats, {instancePath:instancePath+"/stats",parentData:data,parentDataProperty:"stats",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate817.errors : vErrors.concat(validate817.errors);
+if(!(validate831(data.stats, {instancePath:instancePath+"/stats",parentData:data,parentDataProperty:"stats",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate831.errors : vErrors.concat(validate831.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs25 === errors;
@@ -38906,13 +39972,13 @@ if(data.available_minor !== undefined){
 let data8 = data.available_minor;
 const _errs26 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate812.errors = [{instancePath:instancePath+"/available_minor",schemaPath:"#/properties/available_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate826.errors = [{instancePath:instancePath+"/available_minor",schemaPath:"#/properties/available_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs26){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 0 || isNaN(data8)){
-validate812.errors = [{instancePath:instancePath+"/available_minor",schemaPath:"#/properties/available_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate826.errors = [{instancePath:instancePath+"/available_minor",schemaPath:"#/properties/available_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -38932,8 +39998,8 @@ var valid6 = true;
 const len0 = data9.length;
 for(let i0=0; i0<len0; i0++){
 const _errs30 = errors;
-if(!(validate794(data9[i0], {instancePath:instancePath+"/friends/" + i0,parentData:data9,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate794.errors : vErrors.concat(validate794.errors);
+if(!(validate808(data9[i0], {instancePath:instancePath+"/friends/" + i0,parentData:data9,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate808.errors : vErrors.concat(validate808.errors);
 errors = vErrors.length;
 }
 var valid6 = _errs30 === errors;
@@ -38943,7 +40009,7 @@ break;
 }
 }
 else {
-validate812.errors = [{instancePath:instancePath+"/friends",schemaPath:"#/properties/friends/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate826.errors = [{instancePath:instancePath+"/friends",schemaPath:"#/properties/friends/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -38964,21 +40030,21 @@ var valid0 = true;
 }
 }
 else {
-validate812.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate826.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate812.errors = vErrors;
+validate826.errors = vErrors;
 return errors === 0;
 }
-validate812.evaluated = {"props":{"enabled":true,"code":true,"link":true,"referrer_reward":true,"referred_reward":true,"qualify_event":true,"min_amount":true,"stats":true,"available_minor":true,"friends":true},"dynamicProps":false,"dynamicItems":false};
+validate826.evaluated = {"props":{"enabled":true,"code":true,"link":true,"referrer_reward":true,"referred_reward":true,"qualify_event":true,"min_amount":true,"stats":true,"available_minor":true,"friends":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralStats = validate820;
+exports.schema_ReferralStats = validate834;
 
-function validate820(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate834(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate820.evaluated;
+const evaluated0 = validate834.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38989,7 +40055,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.invited === undefined) && (missing0 = "invited")) || ((data.qualified === undefined) && (missing0 = "qualified"))) || ((data.earned === undefined) && (missing0 = "earned"))){
-validate820.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate834.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -38997,13 +40063,13 @@ if(data.invited !== undefined){
 let data0 = data.invited;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate820.errors = [{instancePath:instancePath+"/invited",schemaPath:"#/properties/invited/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate834.errors = [{instancePath:instancePath+"/invited",schemaPath:"#/properties/invited/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate820.errors = [{instancePath:instancePath+"/invited",schemaPath:"#/properties/invited/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate834.errors = [{instancePath:instancePath+"/invited",schemaPath:"#/properties/invited/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -39018,13 +40084,13 @@ if(data.qualified !== undefined){
 let data1 = data.qualified;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate820.errors = [{instancePath:instancePath+"/qualified",schemaPath:"#/properties/qualified/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate834.errors = [{instancePath:instancePath+"/qualified",schemaPath:"#/properties/qualified/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate820.errors = [{instancePath:instancePath+"/qualified",schemaPath:"#/properties/qualified/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate834.errors = [{instancePath:instancePath+"/qualified",schemaPath:"#/properties/qualified/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -39075,7 +40141,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate820.errors = vErrors;
+validate834.errors = vErrors;
 return false;
 }
 else {
@@ -39099,21 +40165,21 @@ var valid0 = true;
 }
 }
 else {
-validate820.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate834.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate820.errors = vErrors;
+validate834.errors = vErrors;
 return errors === 0;
 }
-validate820.evaluated = {"props":{"invited":true,"qualified":true,"earned":true},"dynamicProps":false,"dynamicItems":false};
+validate834.evaluated = {"props":{"invited":true,"qualified":true,"earned":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ReferralStatus = validate821;
+exports.schema_ReferralStatus = validate835;
 
-function validate821(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate835(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate821.evaluated;
+const evaluated0 = validate835.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39121,24 +40187,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate821.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate835.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "pending") || (data === "qualified"))){
-validate821.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema382.enum},message:"must be equal to one of the allowed values"}];
+validate835.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema390.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate821.errors = vErrors;
+validate835.errors = vErrors;
 return errors === 0;
 }
-validate821.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate835.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RenameMergedSnapshot = validate822;
+exports.schema_RenameMergedSnapshot = validate836;
 
-function validate822(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate836(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate822.evaluated;
+const evaluated0 = validate836.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39149,14 +40215,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.balances_minor === undefined) && (missing0 = "balances_minor"))) || ((data.duplicates_dropped === undefined) && (missing0 = "duplicates_dropped"))){
-validate822.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate836.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate822.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate836.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -39181,7 +40247,7 @@ if(data.xp !== undefined){
 let data2 = data.xp;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate822.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate836.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -39194,7 +40260,7 @@ if(data.level !== undefined){
 let data3 = data.level;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate822.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate836.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -39212,7 +40278,7 @@ for(const key0 in data4){
 let data5 = data4[key0];
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate822.errors = [{instancePath:instancePath+"/balances_minor/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances_minor/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate836.errors = [{instancePath:instancePath+"/balances_minor/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances_minor/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -39222,7 +40288,7 @@ break;
 }
 }
 else {
-validate822.errors = [{instancePath:instancePath+"/balances_minor",schemaPath:"#/properties/balances_minor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate836.errors = [{instancePath:instancePath+"/balances_minor",schemaPath:"#/properties/balances_minor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -39241,7 +40307,7 @@ for(const key1 in data6){
 let data7 = data6[key1];
 const _errs16 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate822.errors = [{instancePath:instancePath+"/duplicates_dropped/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/duplicates_dropped/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate836.errors = [{instancePath:instancePath+"/duplicates_dropped/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/duplicates_dropped/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -39251,7 +40317,7 @@ break;
 }
 }
 else {
-validate822.errors = [{instancePath:instancePath+"/duplicates_dropped",schemaPath:"#/properties/duplicates_dropped/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate836.errors = [{instancePath:instancePath+"/duplicates_dropped",schemaPath:"#/properties/duplicates_dropped/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -39268,21 +40334,21 @@ var valid0 = true;
 }
 }
 else {
-validate822.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate836.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate822.errors = vErrors;
+validate836.errors = vErrors;
 return errors === 0;
 }
-validate822.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances_minor":true,"duplicates_dropped":true},"dynamicProps":false,"dynamicItems":false};
+validate836.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances_minor":true,"duplicates_dropped":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RenameSnapshot = validate824;
+exports.schema_RenameSnapshot = validate838;
 
-function validate824(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate838(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate824.evaluated;
+const evaluated0 = validate838.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39293,14 +40359,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.balances_minor === undefined) && (missing0 = "balances_minor"))){
-validate824.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate838.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate824.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate838.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -39325,7 +40391,7 @@ if(data.xp !== undefined){
 let data2 = data.xp;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate824.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate838.errors = [{instancePath:instancePath+"/xp",schemaPath:"#/properties/xp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -39338,7 +40404,7 @@ if(data.level !== undefined){
 let data3 = data.level;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate824.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate838.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -39356,7 +40422,7 @@ for(const key0 in data4){
 let data5 = data4[key0];
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate824.errors = [{instancePath:instancePath+"/balances_minor/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances_minor/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate838.errors = [{instancePath:instancePath+"/balances_minor/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances_minor/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -39366,7 +40432,7 @@ break;
 }
 }
 else {
-validate824.errors = [{instancePath:instancePath+"/balances_minor",schemaPath:"#/properties/balances_minor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate838.errors = [{instancePath:instancePath+"/balances_minor",schemaPath:"#/properties/balances_minor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -39382,21 +40448,21 @@ var valid0 = true;
 }
 }
 else {
-validate824.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate838.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate824.errors = vErrors;
+validate838.errors = vErrors;
 return errors === 0;
 }
-validate824.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances_minor":true},"dynamicProps":false,"dynamicItems":false};
+validate838.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances_minor":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardConfig = validate826;
+exports.schema_RewardConfig = validate840;
 
-function validate826(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate840(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate826.evaluated;
+const evaluated0 = validate840.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39422,7 +40488,7 @@ data.cost = null;
 }
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.title === undefined) && (missing0 = "title"))){
-validate826.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate840.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39432,24 +40498,24 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 48){
-validate826.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 48},message:"must NOT have more than 48 characters"}];
+validate840.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 48},message:"must NOT have more than 48 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate826.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate840.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern10.test(data0)){
-validate826.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]+$"},message:"must match pattern \""+"^[a-z0-9-]+$"+"\""}];
+validate840.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]+$"},message:"must match pattern \""+"^[a-z0-9-]+$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate826.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate840.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -39465,18 +40531,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 60){
-validate826.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
+validate840.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate826.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate840.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate826.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate840.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -39492,12 +40558,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 200){
-validate826.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate840.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 }
 else {
-validate826.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate840.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -39509,7 +40575,7 @@ var valid0 = true;
 if(valid0){
 const _errs7 = errors;
 if(typeof data.illustration !== "string"){
-validate826.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate840.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -39527,7 +40593,7 @@ if(errors === _errs11){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-validate826.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate840.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -39586,7 +40652,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate826.errors = vErrors;
+validate840.errors = vErrors;
 return false;
 }
 else {
@@ -39603,7 +40669,7 @@ vErrors = null;
 if(errors === _errs14){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 <= 0 || isNaN(data6)){
-validate826.errors = [{instancePath:instancePath+"/expiresInDays",schemaPath:"#/properties/expiresInDays/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate840.errors = [{instancePath:instancePath+"/expiresInDays",schemaPath:"#/properties/expiresInDays/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -39616,12 +40682,12 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data7 === "string"){
 if(func1(data7) > 160){
-validate826.errors = [{instancePath:instancePath+"/howToUse",schemaPath:"#/properties/howToUse/maxLength",keyword:"maxLength",params:{limit: 160},message:"must NOT have more than 160 characters"}];
+validate840.errors = [{instancePath:instancePath+"/howToUse",schemaPath:"#/properties/howToUse/maxLength",keyword:"maxLength",params:{limit: 160},message:"must NOT have more than 160 characters"}];
 return false;
 }
 }
 else {
-validate826.errors = [{instancePath:instancePath+"/howToUse",schemaPath:"#/properties/howToUse/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate840.errors = [{instancePath:instancePath+"/howToUse",schemaPath:"#/properties/howToUse/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -39664,7 +40730,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate826.errors = vErrors;
+validate840.errors = vErrors;
 return false;
 }
 else {
@@ -39683,7 +40749,7 @@ if(valid0){
 for(const key1 in data){
 if(((((((((key1 !== "code") && (key1 !== "title")) && (key1 !== "description")) && (key1 !== "illustration")) && (key1 !== "type")) && (key1 !== "payload")) && (key1 !== "expiresInDays")) && (key1 !== "howToUse")) && (key1 !== "cost")){
 const _errs28 = errors;
-validate826.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate840.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid4 = _errs28 === errors;
 if(!valid4){
@@ -39703,21 +40769,21 @@ break;
 }
 }
 else {
-validate826.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate840.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate826.errors = vErrors;
+validate840.errors = vErrors;
 return errors === 0;
 }
-validate826.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate840.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardCost = validate829;
+exports.schema_RewardCost = validate843;
 
-function validate829(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate843(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate829.evaluated;
+const evaluated0 = validate843.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39728,7 +40794,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.currency === undefined) && (missing0 = "currency")) || ((data.amount === undefined) && (missing0 = "amount"))){
-validate829.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate843.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39738,12 +40804,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate829.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate843.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate829.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate843.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -39759,18 +40825,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 <= 0 || isNaN(data1)){
-validate829.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate843.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data1))){
-validate829.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate843.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 else {
-validate829.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate843.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -39783,7 +40849,7 @@ if(valid0){
 for(const key0 in data){
 if((key0 !== "currency") && (key0 !== "amount")){
 const _errs6 = errors;
-validate829.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate843.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs6 === errors;
 if(!valid1){
@@ -39796,23 +40862,23 @@ break;
 }
 }
 else {
-validate829.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate843.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate829.errors = vErrors;
+validate843.errors = vErrors;
 return errors === 0;
 }
-validate829.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate843.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardDeliveredWebhookEvent = validate830;
-const schema391 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["reward.delivered"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/RewardDeliveryOutcomeWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`reward.delivered`: a delivery was confirmed (`POST /v1/deliveries/{id}/confirm`).","examples":[{"id":"evt_01JQ5C2QB3C4D5E6","type":"reward.delivered","created_at":"2025-03-14T18:22:09Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-gratis-20","delivery":{"id":"dlv_01JQ5C2P9T5A7B4E","participant_id":"par_01JQ3Z8K4M2W6T9V","participant_reward_id":"rwd_01JQ5C2P8S4Z6A3D","reward_code":"giros-gratis-20","status":"delivered","external_ref":"bonus-778201","fail_reason":null,"created_at":"2025-03-14T18:22:05Z","confirmed_at":"2025-03-14T18:22:09Z"}}}],"x-webhook-event":"reward.delivered"};
-const schema392 = {"type":"object","required":["participant","reward_code","delivery"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward_code":{"type":"string"},"delivery":{"allOf":[{"$ref":"#/components/schemas/Delivery"}],"description":"The delivery: `status` `delivered` with `confirmed_at` and `external_ref`, or `failed` with `fail_reason`."}},"description":"Data of `reward.delivered` and `reward.delivery_failed`: the delivery as it now stands."};
+exports.schema_RewardDeliveredWebhookEvent = validate844;
+const schema399 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["reward.delivered"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/RewardDeliveryOutcomeWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`reward.delivered`: a delivery was confirmed (`POST /v1/deliveries/{id}/confirm`).","examples":[{"id":"evt_01JQ5C2QB3C4D5E6","type":"reward.delivered","created_at":"2025-03-14T18:22:09Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-gratis-20","delivery":{"id":"dlv_01JQ5C2P9T5A7B4E","participant_id":"par_01JQ3Z8K4M2W6T9V","participant_reward_id":"rwd_01JQ5C2P8S4Z6A3D","reward_code":"giros-gratis-20","status":"delivered","external_ref":"bonus-778201","fail_reason":null,"created_at":"2025-03-14T18:22:05Z","confirmed_at":"2025-03-14T18:22:09Z"}}}],"x-webhook-event":"reward.delivered"};
+const schema400 = {"type":"object","required":["participant","reward_code","delivery"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward_code":{"type":"string"},"delivery":{"allOf":[{"$ref":"#/components/schemas/Delivery"}],"description":"The delivery: `status` `delivered` with `confirmed_at` and `external_ref`, or `failed` with `fail_reason`."}},"description":"Data of `reward.delivered` and `reward.delivery_failed`: the delivery as it now stands."};
 
-function validate832(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate846(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate832.evaluated;
+const evaluated0 = validate846.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39823,7 +40889,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.participant === undefined) && (missing0 = "participant")) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.delivery === undefined) && (missing0 = "delivery"))){
-validate832.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate846.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39842,7 +40908,7 @@ if(valid0){
 if(data.reward_code !== undefined){
 const _errs2 = errors;
 if(typeof data.reward_code !== "string"){
-validate832.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate846.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -39867,20 +40933,20 @@ var valid0 = true;
 }
 }
 else {
-validate832.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate846.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate832.errors = vErrors;
+validate846.errors = vErrors;
 return errors === 0;
 }
-validate832.evaluated = {"props":{"participant":true,"reward_code":true,"delivery":true},"dynamicProps":false,"dynamicItems":false};
+validate846.evaluated = {"props":{"participant":true,"reward_code":true,"delivery":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate830(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate844(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate830.evaluated;
+const evaluated0 = validate844.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39891,7 +40957,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate830.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate844.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39901,12 +40967,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate830.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate844.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate830.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate844.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -39920,11 +40986,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate830.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate844.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "reward.delivered")){
-validate830.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema391.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate844.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema399.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -39940,12 +41006,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate830.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate844.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate830.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate844.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -39959,7 +41025,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate830.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate844.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -39982,8 +41048,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate832(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate832.errors : vErrors.concat(validate832.errors);
+if(!(validate846(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate846.errors : vErrors.concat(validate846.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -39999,22 +41065,22 @@ var valid0 = true;
 }
 }
 else {
-validate830.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate844.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate830.errors = vErrors;
+validate844.errors = vErrors;
 return errors === 0;
 }
-validate830.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate844.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardDeliveryFailedWebhookEvent = validate836;
-const schema393 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["reward.delivery_failed"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/RewardDeliveryOutcomeWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`reward.delivery_failed`: a delivery was marked failed (`POST /v1/deliveries/{id}/fail`); the participant sees the failure and club staff are warned.","examples":[{"id":"evt_01JQ5C2RC4D5E6F7","type":"reward.delivery_failed","created_at":"2025-03-14T18:25:40Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-gratis-20","delivery":{"id":"dlv_01JQ5C2P9T5A7B4E","participant_id":"par_01JQ3Z8K4M2W6T9V","participant_reward_id":"rwd_01JQ5C2P8S4Z6A3D","reward_code":"giros-gratis-20","status":"failed","external_ref":null,"fail_reason":"Jogo Gates of Olympus indisponível para a conta","created_at":"2025-03-14T18:22:05Z","confirmed_at":null}}}],"x-webhook-event":"reward.delivery_failed"};
+exports.schema_RewardDeliveryFailedWebhookEvent = validate850;
+const schema401 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["reward.delivery_failed"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/RewardDeliveryOutcomeWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`reward.delivery_failed`: a delivery was marked failed (`POST /v1/deliveries/{id}/fail`); the participant sees the failure and club staff are warned.","examples":[{"id":"evt_01JQ5C2RC4D5E6F7","type":"reward.delivery_failed","created_at":"2025-03-14T18:25:40Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-gratis-20","delivery":{"id":"dlv_01JQ5C2P9T5A7B4E","participant_id":"par_01JQ3Z8K4M2W6T9V","participant_reward_id":"rwd_01JQ5C2P8S4Z6A3D","reward_code":"giros-gratis-20","status":"failed","external_ref":null,"fail_reason":"Jogo Gates of Olympus indisponível para a conta","created_at":"2025-03-14T18:22:05Z","confirmed_at":null}}}],"x-webhook-event":"reward.delivery_failed"};
 
-function validate836(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate850(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate836.evaluated;
+const evaluated0 = validate850.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40025,7 +41091,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate836.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate850.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40035,12 +41101,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate836.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate850.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate836.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate850.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -40054,11 +41120,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate836.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate850.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "reward.delivery_failed")){
-validate836.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema393.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate850.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema401.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -40074,12 +41140,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate836.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate850.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate836.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate850.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -40093,7 +41159,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate836.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate850.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -40116,8 +41182,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate832(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate832.errors : vErrors.concat(validate832.errors);
+if(!(validate846(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate846.errors : vErrors.concat(validate846.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -40133,21 +41199,21 @@ var valid0 = true;
 }
 }
 else {
-validate836.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate850.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate836.errors = vErrors;
+validate850.errors = vErrors;
 return errors === 0;
 }
-validate836.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate850.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardDeliveryOutcomeWebhookData = validate839;
+exports.schema_RewardDeliveryOutcomeWebhookData = validate853;
 
-function validate839(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate853(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate839.evaluated;
+const evaluated0 = validate853.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40158,7 +41224,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.participant === undefined) && (missing0 = "participant")) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.delivery === undefined) && (missing0 = "delivery"))){
-validate839.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate853.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40177,7 +41243,7 @@ if(valid0){
 if(data.reward_code !== undefined){
 const _errs2 = errors;
 if(typeof data.reward_code !== "string"){
-validate839.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate853.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -40202,21 +41268,21 @@ var valid0 = true;
 }
 }
 else {
-validate839.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate853.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate839.errors = vErrors;
+validate853.errors = vErrors;
 return errors === 0;
 }
-validate839.evaluated = {"props":{"participant":true,"reward_code":true,"delivery":true},"dynamicProps":false,"dynamicItems":false};
+validate853.evaluated = {"props":{"participant":true,"reward_code":true,"delivery":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardDeliveryPayload = validate842;
+exports.schema_RewardDeliveryPayload = validate856;
 
-function validate842(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate856(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate842.evaluated;
+const evaluated0 = validate856.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40227,7 +41293,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.kind === undefined) && (missing0 = "kind")){
-validate842.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate856.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40235,11 +41301,11 @@ if(data.kind !== undefined){
 let data0 = data.kind;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate842.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate856.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((data0 === "cash") || (data0 === "bonus")) || (data0 === "free_spins")) || (data0 === "other"))){
-validate842.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema205.properties.kind.enum},message:"must be equal to one of the allowed values"}];
+validate856.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema205.properties.kind.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -40252,13 +41318,13 @@ if(data.amount_cents !== undefined){
 let data1 = data.amount_cents;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate842.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate856.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 <= 0 || isNaN(data1)){
-validate842.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate856.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -40275,12 +41341,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 <= 0 || isNaN(data2)){
-validate842.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate856.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
 else {
-validate842.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate856.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -40294,13 +41360,13 @@ if(data.spins !== undefined){
 let data3 = data.spins;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate842.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate856.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 <= 0 || isNaN(data3)){
-validate842.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate856.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -40314,7 +41380,7 @@ if(valid0){
 if(data.game !== undefined){
 const _errs9 = errors;
 if(typeof data.game !== "string"){
-validate842.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate856.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -40326,7 +41392,7 @@ if(valid0){
 if(data.game_code !== undefined){
 const _errs11 = errors;
 if(typeof data.game_code !== "string"){
-validate842.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate856.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -40342,12 +41408,12 @@ if(errors === _errs13){
 if(errors === _errs13){
 if(typeof data6 === "string"){
 if(!(formats2(data6))){
-validate842.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate856.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 else {
-validate842.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate856.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -40364,12 +41430,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 <= 0 || isNaN(data7)){
-validate842.errors = [{instancePath:instancePath+"/multiplier",schemaPath:"#/properties/multiplier/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate856.errors = [{instancePath:instancePath+"/multiplier",schemaPath:"#/properties/multiplier/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
 else {
-validate842.errors = [{instancePath:instancePath+"/multiplier",schemaPath:"#/properties/multiplier/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate856.errors = [{instancePath:instancePath+"/multiplier",schemaPath:"#/properties/multiplier/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -40388,22 +41454,22 @@ var valid0 = true;
 }
 }
 else {
-validate842.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate856.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate842.errors = vErrors;
+validate856.errors = vErrors;
 return errors === 0;
 }
-validate842.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate856.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardDeliveryRequestedWebhookData = validate843;
-const schema396 = {"type":"object","required":["participant","reward","source","delivery"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward":{"$ref":"#/components/schemas/DeliveryRequestedReward"},"source":{"type":"string","description":"What granted the reward (see the list above), e.g. `redemption:giros-gratis-20` for a store purchase."},"delivery":{"$ref":"#/components/schemas/DeliveryRequestLinks"}},"description":"Data of `reward.delivery_requested`."};
+exports.schema_RewardDeliveryRequestedWebhookData = validate857;
+const schema404 = {"type":"object","required":["participant","reward","source","delivery"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward":{"$ref":"#/components/schemas/DeliveryRequestedReward"},"source":{"type":"string","description":"What granted the reward (see the list above), e.g. `redemption:giros-gratis-20` for a store purchase."},"delivery":{"$ref":"#/components/schemas/DeliveryRequestLinks"}},"description":"Data of `reward.delivery_requested`."};
 
-function validate843(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate857(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate843.evaluated;
+const evaluated0 = validate857.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40414,7 +41480,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.participant === undefined) && (missing0 = "participant")) || ((data.reward === undefined) && (missing0 = "reward"))) || ((data.source === undefined) && (missing0 = "source"))) || ((data.delivery === undefined) && (missing0 = "delivery"))){
-validate843.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate857.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40445,7 +41511,7 @@ if(valid0){
 if(data.source !== undefined){
 const _errs3 = errors;
 if(typeof data.source !== "string"){
-validate843.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate857.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -40471,22 +41537,22 @@ var valid0 = true;
 }
 }
 else {
-validate843.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate857.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate843.errors = vErrors;
+validate857.errors = vErrors;
 return errors === 0;
 }
-validate843.evaluated = {"props":{"participant":true,"reward":true,"source":true,"delivery":true},"dynamicProps":false,"dynamicItems":false};
+validate857.evaluated = {"props":{"participant":true,"reward":true,"source":true,"delivery":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardDeliveryRequestedWebhookEvent = validate847;
-const schema397 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["reward.delivery_requested"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/RewardDeliveryRequestedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`reward.delivery_requested`: the client's system must credit a reward\n(bonus, free spins, balance, cashback): a `client_delivered` reward was\ngranted and a pending delivery created. Credit it, then confirm it at\n`delivery.confirm_url` (or report failure at `delivery.fail_url`); a delivery\nleft pending for 48 hours raises a staff warning.","examples":[{"id":"evt_01JQ5C2PA1B2C3D4","type":"reward.delivery_requested","created_at":"2025-03-14T18:22:05Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward":{"id":"rwd_01JQ5C2P8S4Z6A3D","code":"giros-gratis-20","title":"20 giros grátis","type":"client_delivered","payload":{"kind":"free_spins","spins":20,"game":"Gates of Olympus","game_code":"pp-gates-of-olympus"}},"source":"redemption:giros-gratis-20","delivery":{"id":"dlv_01JQ5C2P9T5A7B4E","confirm_url":"https://clube.cassino.example.com/v1/deliveries/dlv_01JQ5C2P9T5A7B4E/confirm","fail_url":"https://clube.cassino.example.com/v1/deliveries/dlv_01JQ5C2P9T5A7B4E/fail"}}}],"x-webhook-event":"reward.delivery_requested"};
+exports.schema_RewardDeliveryRequestedWebhookEvent = validate861;
+const schema405 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["reward.delivery_requested"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/RewardDeliveryRequestedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`reward.delivery_requested`: the client's system must credit a reward\n(bonus, free spins, balance, cashback): a `client_delivered` reward was\ngranted and a pending delivery created. Credit it, then confirm it at\n`delivery.confirm_url` (or report failure at `delivery.fail_url`); a delivery\nleft pending for 48 hours raises a staff warning.","examples":[{"id":"evt_01JQ5C2PA1B2C3D4","type":"reward.delivery_requested","created_at":"2025-03-14T18:22:05Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward":{"id":"rwd_01JQ5C2P8S4Z6A3D","code":"giros-gratis-20","title":"20 giros grátis","type":"client_delivered","payload":{"kind":"free_spins","spins":20,"game":"Gates of Olympus","game_code":"pp-gates-of-olympus"}},"source":"redemption:giros-gratis-20","delivery":{"id":"dlv_01JQ5C2P9T5A7B4E","confirm_url":"https://clube.cassino.example.com/v1/deliveries/dlv_01JQ5C2P9T5A7B4E/confirm","fail_url":"https://clube.cassino.example.com/v1/deliveries/dlv_01JQ5C2P9T5A7B4E/fail"}}}],"x-webhook-event":"reward.delivery_requested"};
 
-function validate847(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate861(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate847.evaluated;
+const evaluated0 = validate861.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40497,7 +41563,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate847.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate861.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40507,12 +41573,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate847.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate861.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate847.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate861.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -40526,11 +41592,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate847.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate861.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "reward.delivery_requested")){
-validate847.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema397.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate861.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema405.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -40546,12 +41612,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate847.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate861.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate847.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate861.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -40565,7 +41631,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate847.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate861.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -40588,8 +41654,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate843(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate843.errors : vErrors.concat(validate843.errors);
+if(!(validate857(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate857.errors : vErrors.concat(validate857.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -40605,21 +41671,21 @@ var valid0 = true;
 }
 }
 else {
-validate847.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate861.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate847.errors = vErrors;
+validate861.errors = vErrors;
 return errors === 0;
 }
-validate847.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate861.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardGrantedEffect = validate850;
+exports.schema_RewardGrantedEffect = validate864;
 
-function validate850(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate864(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate850.evaluated;
+const evaluated0 = validate864.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40630,7 +41696,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
-validate850.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate864.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40638,11 +41704,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate850.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate864.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "reward_granted")){
-validate850.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema75.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate864.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema75.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -40654,7 +41720,7 @@ if(valid0){
 if(data.reward_code !== undefined){
 const _errs3 = errors;
 if(typeof data.reward_code !== "string"){
-validate850.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate864.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -40666,7 +41732,7 @@ if(valid0){
 if(data.rule_id !== undefined){
 const _errs5 = errors;
 if(typeof data.rule_id !== "string"){
-validate850.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate864.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -40678,7 +41744,7 @@ if(valid0){
 if(data.reward_id !== undefined){
 const _errs7 = errors;
 if(typeof data.reward_id !== "string"){
-validate850.errors = [{instancePath:instancePath+"/reward_id",schemaPath:"#/properties/reward_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate864.errors = [{instancePath:instancePath+"/reward_id",schemaPath:"#/properties/reward_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -40690,7 +41756,7 @@ if(valid0){
 if(data.delivery_id !== undefined){
 const _errs9 = errors;
 if(typeof data.delivery_id !== "string"){
-validate850.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate864.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -40705,23 +41771,23 @@ var valid0 = true;
 }
 }
 else {
-validate850.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate864.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate850.errors = vErrors;
+validate864.errors = vErrors;
 return errors === 0;
 }
-validate850.evaluated = {"props":{"type":true,"reward_code":true,"rule_id":true,"reward_id":true,"delivery_id":true},"dynamicProps":false,"dynamicItems":false};
+validate864.evaluated = {"props":{"type":true,"reward_code":true,"rule_id":true,"reward_id":true,"delivery_id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardGrantedWebhookData = validate851;
-const schema399 = {"type":"object","required":["participant","reward","source","delivery_id","expires_at"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward":{"$ref":"#/components/schemas/WebhookReward"},"source":{"type":"string","description":"What granted the reward (see the list above)."},"delivery_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The delivery of a `client_delivered` reward (announced by its own `reward.delivery_requested`); null otherwise."},"expires_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the reward expires; null when it never does."}},"description":"Data of `reward.granted`."};
-const schema400 = {"type":"object","required":["id","code","title","type"],"properties":{"id":{"type":"string","description":"The participant's reward record (`rwd_…`)."},"code":{"type":"string","description":"The reward's `code` in the configuration."},"title":{"type":"string"},"type":{"$ref":"#/components/schemas/RewardType"}},"description":"A granted reward, as webhooks describe it."};
+exports.schema_RewardGrantedWebhookData = validate865;
+const schema407 = {"type":"object","required":["participant","reward","source","delivery_id","expires_at"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward":{"$ref":"#/components/schemas/WebhookReward"},"source":{"type":"string","description":"What granted the reward (see the list above)."},"delivery_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The delivery of a `client_delivered` reward (announced by its own `reward.delivery_requested`); null otherwise."},"expires_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the reward expires; null when it never does."}},"description":"Data of `reward.granted`."};
+const schema408 = {"type":"object","required":["id","code","title","type"],"properties":{"id":{"type":"string","description":"The participant's reward record (`rwd_…`)."},"code":{"type":"string","description":"The reward's `code` in the configuration."},"title":{"type":"string"},"type":{"$ref":"#/components/schemas/RewardType"}},"description":"A granted reward, as webhooks describe it."};
 
-function validate853(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate867(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate853.evaluated;
+const evaluated0 = validate867.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40732,14 +41798,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.code === undefined) && (missing0 = "code"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.type === undefined) && (missing0 = "type"))){
-validate853.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate867.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate853.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate867.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -40751,7 +41817,7 @@ if(valid0){
 if(data.code !== undefined){
 const _errs3 = errors;
 if(typeof data.code !== "string"){
-validate853.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate867.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -40763,7 +41829,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs5 = errors;
 if(typeof data.title !== "string"){
-validate853.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate867.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -40789,20 +41855,20 @@ var valid0 = true;
 }
 }
 else {
-validate853.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate867.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate853.errors = vErrors;
+validate867.errors = vErrors;
 return errors === 0;
 }
-validate853.evaluated = {"props":{"id":true,"code":true,"title":true,"type":true},"dynamicProps":false,"dynamicItems":false};
+validate867.evaluated = {"props":{"id":true,"code":true,"title":true,"type":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate851(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate865(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate851.evaluated;
+const evaluated0 = validate865.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40813,7 +41879,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.participant === undefined) && (missing0 = "participant")) || ((data.reward === undefined) && (missing0 = "reward"))) || ((data.source === undefined) && (missing0 = "source"))) || ((data.delivery_id === undefined) && (missing0 = "delivery_id"))) || ((data.expires_at === undefined) && (missing0 = "expires_at"))){
-validate851.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate865.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40831,8 +41897,8 @@ var valid0 = true;
 if(valid0){
 if(data.reward !== undefined){
 const _errs2 = errors;
-if(!(validate853(data.reward, {instancePath:instancePath+"/reward",parentData:data,parentDataProperty:"reward",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate853.errors : vErrors.concat(validate853.errors);
+if(!(validate867(data.reward, {instancePath:instancePath+"/reward",parentData:data,parentDataProperty:"reward",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate867.errors : vErrors.concat(validate867.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -40844,7 +41910,7 @@ if(valid0){
 if(data.source !== undefined){
 const _errs3 = errors;
 if(typeof data.source !== "string"){
-validate851.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate865.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -40893,7 +41959,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate851.errors = vErrors;
+validate865.errors = vErrors;
 return false;
 }
 else {
@@ -40969,7 +42035,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate851.errors = vErrors;
+validate865.errors = vErrors;
 return false;
 }
 else {
@@ -40995,22 +42061,22 @@ var valid0 = true;
 }
 }
 else {
-validate851.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate865.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate851.errors = vErrors;
+validate865.errors = vErrors;
 return errors === 0;
 }
-validate851.evaluated = {"props":{"participant":true,"reward":true,"source":true,"delivery_id":true,"expires_at":true},"dynamicProps":false,"dynamicItems":false};
+validate865.evaluated = {"props":{"participant":true,"reward":true,"source":true,"delivery_id":true,"expires_at":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardGrantedWebhookEvent = validate856;
-const schema401 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["reward.granted"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/RewardGrantedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`reward.granted`: any reward was granted to a participant (informative; `client_delivered` rewards also get `reward.delivery_requested`).","examples":[{"id":"evt_01JQ5C2PA0Z9Y8X7","type":"reward.granted","created_at":"2025-03-14T18:22:05Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward":{"id":"rwd_01JQ5C2P8S4Z6A3D","code":"giros-gratis-20","title":"20 giros grátis","type":"client_delivered"},"source":"redemption:giros-gratis-20","delivery_id":"dlv_01JQ5C2P9T5A7B4E","expires_at":"2025-03-21T18:22:05Z"}}],"x-webhook-event":"reward.granted"};
+exports.schema_RewardGrantedWebhookEvent = validate870;
+const schema409 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["reward.granted"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/RewardGrantedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`reward.granted`: any reward was granted to a participant (informative; `client_delivered` rewards also get `reward.delivery_requested`).","examples":[{"id":"evt_01JQ5C2PA0Z9Y8X7","type":"reward.granted","created_at":"2025-03-14T18:22:05Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward":{"id":"rwd_01JQ5C2P8S4Z6A3D","code":"giros-gratis-20","title":"20 giros grátis","type":"client_delivered"},"source":"redemption:giros-gratis-20","delivery_id":"dlv_01JQ5C2P9T5A7B4E","expires_at":"2025-03-21T18:22:05Z"}}],"x-webhook-event":"reward.granted"};
 
-function validate856(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate870(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate856.evaluated;
+const evaluated0 = validate870.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41021,7 +42087,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate856.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate870.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -41031,12 +42097,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate856.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate870.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate856.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate870.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -41050,11 +42116,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate856.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate870.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "reward.granted")){
-validate856.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema401.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate870.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema409.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -41070,12 +42136,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate856.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate870.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate856.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate870.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -41089,7 +42155,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate856.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate870.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -41112,8 +42178,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate851(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate851.errors : vErrors.concat(validate851.errors);
+if(!(validate865(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate865.errors : vErrors.concat(validate865.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -41129,21 +42195,21 @@ var valid0 = true;
 }
 }
 else {
-validate856.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate870.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate856.errors = vErrors;
+validate870.errors = vErrors;
 return errors === 0;
 }
-validate856.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate870.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardReference = validate859;
+exports.schema_RewardReference = validate873;
 
-function validate859(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate873(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate859.evaluated;
+const evaluated0 = validate873.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41153,26 +42219,26 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) < 1){
-validate859.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate873.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate859.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate873.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate859.errors = vErrors;
+validate873.errors = vErrors;
 return errors === 0;
 }
-validate859.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate873.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardSpec = validate860;
+exports.schema_RewardSpec = validate874;
 
-function validate860(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate874(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate860.evaluated;
+const evaluated0 = validate874.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41182,26 +42248,26 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(typeof data === "string"){
 if(!pattern8.test(data)){
-validate860.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(?:[a-z][a-z0-9_]{1,23}:[0-9]+(?:\\.[0-9]+)?|reward:[a-z0-9-]{1,48})$"},message:"must match pattern \""+"^(?:[a-z][a-z0-9_]{1,23}:[0-9]+(?:\\.[0-9]+)?|reward:[a-z0-9-]{1,48})$"+"\""}];
+validate874.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(?:[a-z][a-z0-9_]{1,23}:[0-9]+(?:\\.[0-9]+)?|reward:[a-z0-9-]{1,48})$"},message:"must match pattern \""+"^(?:[a-z][a-z0-9_]{1,23}:[0-9]+(?:\\.[0-9]+)?|reward:[a-z0-9-]{1,48})$"+"\""}];
 return false;
 }
 }
 else {
-validate860.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate874.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate860.errors = vErrors;
+validate874.errors = vErrors;
 return errors === 0;
 }
-validate860.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate874.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RewardType = validate861;
+exports.schema_RewardType = validate875;
 
-function validate861(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate875(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate861.evaluated;
+const evaluated0 = validate875.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41209,24 +42275,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate861.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate875.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((data === "internal") || (data === "client_delivered")) || (data === "manual")) || (data === "partner"))){
-validate861.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema152.enum},message:"must be equal to one of the allowed values"}];
+validate875.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema152.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate861.errors = vErrors;
+validate875.errors = vErrors;
 return errors === 0;
 }
-validate861.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate875.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleCondition = validate862;
+exports.schema_RuleCondition = validate876;
 
-function validate862(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate876(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate862.evaluated;
+const evaluated0 = validate876.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41314,7 +42380,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate862.errors = vErrors;
+validate876.errors = vErrors;
 return false;
 }
 else {
@@ -41328,18 +42394,18 @@ vErrors = null;
 }
 }
 }
-validate862.errors = vErrors;
+validate876.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate862.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate876.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.schema_RuleConditionValue = validate869;
+exports.schema_RuleConditionValue = validate883;
 
-function validate869(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate883(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate869.evaluated;
+const evaluated0 = validate883.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41503,7 +42569,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate869.errors = vErrors;
+validate883.errors = vErrors;
 return false;
 }
 else {
@@ -41517,18 +42583,18 @@ vErrors = null;
 }
 }
 }
-validate869.errors = vErrors;
+validate883.errors = vErrors;
 evaluated0.items = items0;
 return errors === 0;
 }
-validate869.evaluated = {"dynamicProps":false,"dynamicItems":true};
+validate883.evaluated = {"dynamicProps":false,"dynamicItems":true};
 
-exports.schema_RuleConfig = validate870;
+exports.schema_RuleConfig = validate884;
 
-function validate870(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate884(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate870.evaluated;
+const evaluated0 = validate884.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41551,7 +42617,7 @@ data.idempotency = "event.id";
 }
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.trigger === undefined) && (missing0 = "trigger"))) || ((data.effects === undefined) && (missing0 = "effects"))){
-validate870.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate884.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -41561,18 +42627,18 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 64){
-validate870.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate884.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate870.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate884.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate870.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate884.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -41588,12 +42654,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 120){
-validate870.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"}];
+validate884.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"}];
 return false;
 }
 }
 else {
-validate870.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate884.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -41605,7 +42671,7 @@ var valid0 = true;
 if(valid0){
 const _errs5 = errors;
 if(typeof data.enabled !== "boolean"){
-validate870.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate884.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -41641,7 +42707,7 @@ break;
 }
 }
 else {
-validate870.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate884.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -41665,7 +42731,7 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(Array.isArray(data7)){
 if(data7.length < 1){
-validate870.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate884.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -41685,7 +42751,7 @@ break;
 }
 }
 else {
-validate870.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate884.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -41704,7 +42770,7 @@ var valid0 = _errs16 === errors;
 if(valid0){
 const _errs18 = errors;
 if(typeof data.idempotency !== "string"){
-validate870.errors = [{instancePath:instancePath+"/idempotency",schemaPath:"#/properties/idempotency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate884.errors = [{instancePath:instancePath+"/idempotency",schemaPath:"#/properties/idempotency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -41712,7 +42778,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((((key0 !== "id") && (key0 !== "name")) && (key0 !== "enabled")) && (key0 !== "trigger")) && (key0 !== "conditions")) && (key0 !== "games")) && (key0 !== "effects")) && (key0 !== "limits")) && (key0 !== "idempotency")){
 const _errs21 = errors;
-validate870.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate884.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid5 = _errs21 === errors;
 if(!valid5){
@@ -41732,21 +42798,21 @@ break;
 }
 }
 else {
-validate870.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate884.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate870.errors = vErrors;
+validate884.errors = vErrors;
 return errors === 0;
 }
-validate870.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate884.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleDailyCap = validate876;
+exports.schema_RuleDailyCap = validate890;
 
-function validate876(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate890(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate876.evaluated;
+const evaluated0 = validate890.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41756,32 +42822,32 @@ evaluated0.items = undefined;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data <= 0 || isNaN(data)){
-validate876.errors = [{instancePath,schemaPath:"#/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate890.errors = [{instancePath,schemaPath:"#/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data))){
-validate876.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate890.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 else {
-validate876.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate890.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-validate876.errors = vErrors;
+validate890.errors = vErrors;
 return errors === 0;
 }
-validate876.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate890.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleEffect = validate877;
+exports.schema_RuleEffect = validate891;
 
-function validate877(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate891(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate877.evaluated;
+const evaluated0 = validate891.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41881,32 +42947,32 @@ props0 = true;
 }
 }
 else {
-validate877.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate891.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate877.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate891.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 else {
-validate877.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate891.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate877.errors = vErrors;
+validate891.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate877.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate891.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.schema_RuleExpression = validate888;
+exports.schema_RuleExpression = validate902;
 
-function validate888(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate902(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate888.evaluated;
+const evaluated0 = validate902.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41916,26 +42982,26 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) < 1){
-validate888.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate902.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate888.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate902.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate888.errors = vErrors;
+validate902.errors = vErrors;
 return errors === 0;
 }
-validate888.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate902.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleFieldCondition = validate889;
+exports.schema_RuleFieldCondition = validate903;
 
-function validate889(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate903(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate889.evaluated;
+const evaluated0 = validate903.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41946,7 +43012,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.field === undefined) && (missing0 = "field")) || ((data.op === undefined) && (missing0 = "op"))) || ((data.value === undefined) && (missing0 = "value"))){
-validate889.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate903.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -41956,12 +43022,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate889.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate903.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate889.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate903.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -41998,7 +43064,7 @@ if(valid0){
 for(const key0 in data){
 if(((key0 !== "field") && (key0 !== "op")) && (key0 !== "value")){
 const _errs6 = errors;
-validate889.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate903.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs6 === errors;
 if(!valid1){
@@ -42012,21 +43078,21 @@ break;
 }
 }
 else {
-validate889.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate903.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate889.errors = vErrors;
+validate903.errors = vErrors;
 return errors === 0;
 }
-validate889.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate903.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleFirstTimeCondition = validate892;
+exports.schema_RuleFirstTimeCondition = validate906;
 
-function validate892(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate906(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate892.evaluated;
+const evaluated0 = validate906.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42037,7 +43103,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.first_time === undefined) && (missing0 = "first_time")){
-validate892.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate906.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42045,11 +43111,11 @@ if(data.first_time !== undefined){
 let data0 = data.first_time;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate892.errors = [{instancePath:instancePath+"/first_time",schemaPath:"#/properties/first_time/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate906.errors = [{instancePath:instancePath+"/first_time",schemaPath:"#/properties/first_time/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 if(!(data0 === true)){
-validate892.errors = [{instancePath:instancePath+"/first_time",schemaPath:"#/properties/first_time/enum",keyword:"enum",params:{allowedValues: schema136.properties.first_time.enum},message:"must be equal to one of the allowed values"}];
+validate906.errors = [{instancePath:instancePath+"/first_time",schemaPath:"#/properties/first_time/enum",keyword:"enum",params:{allowedValues: schema136.properties.first_time.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -42061,7 +43127,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "first_time"){
 const _errs4 = errors;
-validate892.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate906.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs4 === errors;
 if(!valid1){
@@ -42073,21 +43139,21 @@ break;
 }
 }
 else {
-validate892.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate906.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate892.errors = vErrors;
+validate906.errors = vErrors;
 return errors === 0;
 }
-validate892.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate906.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleLimits = validate893;
+exports.schema_RuleLimits = validate907;
 
-function validate893(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate907(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate893.evaluated;
+const evaluated0 = validate907.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42114,7 +43180,7 @@ break;
 }
 }
 else {
-validate893.errors = [{instancePath:instancePath+"/per_participant_per_day",schemaPath:"#/properties/per_participant_per_day/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate907.errors = [{instancePath:instancePath+"/per_participant_per_day",schemaPath:"#/properties/per_participant_per_day/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -42128,18 +43194,18 @@ if(data.max_runs_per_participant !== undefined){
 let data2 = data.max_runs_per_participant;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate893.errors = [{instancePath:instancePath+"/max_runs_per_participant",schemaPath:"#/properties/max_runs_per_participant/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate907.errors = [{instancePath:instancePath+"/max_runs_per_participant",schemaPath:"#/properties/max_runs_per_participant/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 <= 0 || isNaN(data2)){
-validate893.errors = [{instancePath:instancePath+"/max_runs_per_participant",schemaPath:"#/properties/max_runs_per_participant/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate907.errors = [{instancePath:instancePath+"/max_runs_per_participant",schemaPath:"#/properties/max_runs_per_participant/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data2))){
-validate893.errors = [{instancePath:instancePath+"/max_runs_per_participant",schemaPath:"#/properties/max_runs_per_participant/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate907.errors = [{instancePath:instancePath+"/max_runs_per_participant",schemaPath:"#/properties/max_runs_per_participant/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -42155,18 +43221,18 @@ if(data.cooldown_seconds !== undefined){
 let data3 = data.cooldown_seconds;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate893.errors = [{instancePath:instancePath+"/cooldown_seconds",schemaPath:"#/properties/cooldown_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate907.errors = [{instancePath:instancePath+"/cooldown_seconds",schemaPath:"#/properties/cooldown_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate893.errors = [{instancePath:instancePath+"/cooldown_seconds",schemaPath:"#/properties/cooldown_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate907.errors = [{instancePath:instancePath+"/cooldown_seconds",schemaPath:"#/properties/cooldown_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data3))){
-validate893.errors = [{instancePath:instancePath+"/cooldown_seconds",schemaPath:"#/properties/cooldown_seconds/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate907.errors = [{instancePath:instancePath+"/cooldown_seconds",schemaPath:"#/properties/cooldown_seconds/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -42181,7 +43247,7 @@ if(valid0){
 for(const key1 in data){
 if(((key1 !== "per_participant_per_day") && (key1 !== "max_runs_per_participant")) && (key1 !== "cooldown_seconds")){
 const _errs10 = errors;
-validate893.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate907.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs10 === errors;
 if(!valid2){
@@ -42194,21 +43260,21 @@ break;
 }
 }
 else {
-validate893.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate907.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate893.errors = vErrors;
+validate907.errors = vErrors;
 return errors === 0;
 }
-validate893.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate907.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleNthCondition = validate895;
+exports.schema_RuleNthCondition = validate909;
 
-function validate895(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate909(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate895.evaluated;
+const evaluated0 = validate909.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42219,7 +43285,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.nth === undefined) && (missing0 = "nth")){
-validate895.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate909.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42227,18 +43293,18 @@ if(data.nth !== undefined){
 let data0 = data.nth;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate895.errors = [{instancePath:instancePath+"/nth",schemaPath:"#/properties/nth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate909.errors = [{instancePath:instancePath+"/nth",schemaPath:"#/properties/nth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 <= 0 || isNaN(data0)){
-validate895.errors = [{instancePath:instancePath+"/nth",schemaPath:"#/properties/nth/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate909.errors = [{instancePath:instancePath+"/nth",schemaPath:"#/properties/nth/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data0))){
-validate895.errors = [{instancePath:instancePath+"/nth",schemaPath:"#/properties/nth/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate909.errors = [{instancePath:instancePath+"/nth",schemaPath:"#/properties/nth/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -42253,7 +43319,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "nth"){
 const _errs4 = errors;
-validate895.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate909.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs4 === errors;
 if(!valid1){
@@ -42265,21 +43331,21 @@ break;
 }
 }
 else {
-validate895.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate909.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate895.errors = vErrors;
+validate909.errors = vErrors;
 return errors === 0;
 }
-validate895.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate909.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleOperator = validate896;
+exports.schema_RuleOperator = validate910;
 
-function validate896(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate910(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate896.evaluated;
+const evaluated0 = validate910.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42287,24 +43353,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate896.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate910.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((((((data === ">") || (data === ">=")) || (data === "<")) || (data === "<=")) || (data === "==")) || (data === "!=")) || (data === "in")) || (data === "not_in"))){
-validate896.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema131.enum},message:"must be equal to one of the allowed values"}];
+validate910.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema131.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate896.errors = vErrors;
+validate910.errors = vErrors;
 return errors === 0;
 }
-validate896.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate910.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleQuantity = validate897;
+exports.schema_RuleQuantity = validate911;
 
-function validate897(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate911(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate897.evaluated;
+const evaluated0 = validate911.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42356,7 +43422,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate897.errors = vErrors;
+validate911.errors = vErrors;
 return false;
 }
 else {
@@ -42370,17 +43436,17 @@ vErrors = null;
 }
 }
 }
-validate897.errors = vErrors;
+validate911.errors = vErrors;
 return errors === 0;
 }
-validate897.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate911.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleSegmentCondition = validate899;
+exports.schema_RuleSegmentCondition = validate913;
 
-function validate899(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate913(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate899.evaluated;
+const evaluated0 = validate913.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42391,14 +43457,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.segment === undefined) && (missing0 = "segment")){
-validate899.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate913.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.segment !== undefined){
 const _errs1 = errors;
 if(typeof data.segment !== "string"){
-validate899.errors = [{instancePath:instancePath+"/segment",schemaPath:"#/properties/segment/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate913.errors = [{instancePath:instancePath+"/segment",schemaPath:"#/properties/segment/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -42410,7 +43476,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "segment"){
 const _errs4 = errors;
-validate899.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate913.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs4 === errors;
 if(!valid1){
@@ -42422,21 +43488,21 @@ break;
 }
 }
 else {
-validate899.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate913.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate899.errors = vErrors;
+validate913.errors = vErrors;
 return errors === 0;
 }
-validate899.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate913.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleSegmentNotCondition = validate900;
+exports.schema_RuleSegmentNotCondition = validate914;
 
-function validate900(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate914(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate900.evaluated;
+const evaluated0 = validate914.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42447,14 +43513,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.segment_not === undefined) && (missing0 = "segment_not")){
-validate900.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate914.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.segment_not !== undefined){
 const _errs1 = errors;
 if(typeof data.segment_not !== "string"){
-validate900.errors = [{instancePath:instancePath+"/segment_not",schemaPath:"#/properties/segment_not/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate914.errors = [{instancePath:instancePath+"/segment_not",schemaPath:"#/properties/segment_not/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -42466,7 +43532,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "segment_not"){
 const _errs4 = errors;
-validate900.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate914.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs4 === errors;
 if(!valid1){
@@ -42478,21 +43544,21 @@ break;
 }
 }
 else {
-validate900.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate914.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate900.errors = vErrors;
+validate914.errors = vErrors;
 return errors === 0;
 }
-validate900.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate914.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleTierInCondition = validate901;
+exports.schema_RuleTierInCondition = validate915;
 
-function validate901(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate915(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate901.evaluated;
+const evaluated0 = validate915.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42503,7 +43569,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.tier_in === undefined) && (missing0 = "tier_in")){
-validate901.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate915.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42513,7 +43579,7 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(Array.isArray(data0)){
 if(data0.length < 1){
-validate901.errors = [{instancePath:instancePath+"/tier_in",schemaPath:"#/properties/tier_in/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate915.errors = [{instancePath:instancePath+"/tier_in",schemaPath:"#/properties/tier_in/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -42522,7 +43588,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
 if(typeof data0[i0] !== "string"){
-validate901.errors = [{instancePath:instancePath+"/tier_in/" + i0,schemaPath:"#/properties/tier_in/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate915.errors = [{instancePath:instancePath+"/tier_in/" + i0,schemaPath:"#/properties/tier_in/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -42533,7 +43599,7 @@ break;
 }
 }
 else {
-validate901.errors = [{instancePath:instancePath+"/tier_in",schemaPath:"#/properties/tier_in/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate915.errors = [{instancePath:instancePath+"/tier_in",schemaPath:"#/properties/tier_in/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -42546,7 +43612,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "tier_in"){
 const _errs6 = errors;
-validate901.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate915.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs6 === errors;
 if(!valid2){
@@ -42558,21 +43624,21 @@ break;
 }
 }
 else {
-validate901.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate915.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate901.errors = vErrors;
+validate915.errors = vErrors;
 return errors === 0;
 }
-validate901.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate915.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_RuleTrigger = validate902;
+exports.schema_RuleTrigger = validate916;
 
-function validate902(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate916(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate902.evaluated;
+const evaluated0 = validate916.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42583,7 +43649,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.event === undefined) && (missing0 = "event")){
-validate902.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate916.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42602,7 +43668,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "event"){
 const _errs4 = errors;
-validate902.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate916.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs4 === errors;
 if(!valid2){
@@ -42614,22 +43680,22 @@ break;
 }
 }
 else {
-validate902.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate916.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate902.errors = vErrors;
+validate916.errors = vErrors;
 return errors === 0;
 }
-validate902.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate916.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SpinIdempotencyKey = validate904;
-const schema421 = {"type":"string","minLength":8,"maxLength":120,"description":"`Idempotency-Key` of a wheel spin: the same 8..120 characters as a redemption's.","examples":["resgate-user_8412-20250314-01"]};
+exports.schema_SpinIdempotencyKey = validate918;
+const schema429 = {"type":"string","minLength":8,"maxLength":120,"description":"`Idempotency-Key` of a wheel spin: the same 8..120 characters as a redemption's.","examples":["resgate-user_8412-20250314-01"]};
 
-function validate904(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate918(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate904.evaluated;
+const evaluated0 = validate918.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42639,34 +43705,34 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 120){
-validate904.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"}];
+validate918.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"}];
 return false;
 }
 else {
 if(func1(data) < 8){
-validate904.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters"}];
+validate918.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters"}];
 return false;
 }
 }
 }
 else {
-validate904.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate918.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate904.errors = vErrors;
+validate918.errors = vErrors;
 return errors === 0;
 }
-validate904.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate918.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_StaffWarning = validate905;
-const schema422 = {"type":"object","required":["id","kind","message","subject_id","created_at"],"properties":{"id":{"type":"string","description":"`wrn_…`."},"kind":{"$ref":"#/components/schemas/StaffWarningKind"},"message":{"type":"string","description":"A readable explanation."},"subject_id":{"type":"string","description":"The delivery or sending concerned."},"created_at":{"type":"string","format":"date-time"}},"description":"Something the club's staff should look at."};
-const schema423 = {"type":"string","enum":["delivery_unconfirmed","delivery_failed","webhook_failed"],"description":"What a warning is about (its `subject_id` names the thing):\n- `delivery_unconfirmed`: a delivery still `pending` 48 hours after it was\ncreated (subject: the delivery, `dlv_…`); raised once per delivery;\n- `delivery_failed`: the client marked a delivery failed (subject: the\ndelivery);\n- `webhook_failed`: a webhook sending used up its retries (subject: the\nsending, `whd_…`), to resend once the endpoint works."};
+exports.schema_StaffWarning = validate919;
+const schema430 = {"type":"object","required":["id","kind","message","subject_id","created_at"],"properties":{"id":{"type":"string","description":"`wrn_…`."},"kind":{"$ref":"#/components/schemas/StaffWarningKind"},"message":{"type":"string","description":"A readable explanation."},"subject_id":{"type":"string","description":"The delivery or sending concerned."},"created_at":{"type":"string","format":"date-time"}},"description":"Something the club's staff should look at."};
+const schema431 = {"type":"string","enum":["delivery_unconfirmed","delivery_failed","webhook_failed"],"description":"What a warning is about (its `subject_id` names the thing):\n- `delivery_unconfirmed`: a delivery still `pending` 48 hours after it was\ncreated (subject: the delivery, `dlv_…`); raised once per delivery;\n- `delivery_failed`: the client marked a delivery failed (subject: the\ndelivery);\n- `webhook_failed`: a webhook sending used up its retries (subject: the\nsending, `whd_…`), to resend once the endpoint works."};
 
-function validate906(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate920(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate906.evaluated;
+const evaluated0 = validate920.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42674,23 +43740,23 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate906.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate920.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "delivery_unconfirmed") || (data === "delivery_failed")) || (data === "webhook_failed"))){
-validate906.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema423.enum},message:"must be equal to one of the allowed values"}];
+validate920.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema431.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate906.errors = vErrors;
+validate920.errors = vErrors;
 return errors === 0;
 }
-validate906.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate920.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate905(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate919(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate905.evaluated;
+const evaluated0 = validate919.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42701,14 +43767,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.message === undefined) && (missing0 = "message"))) || ((data.subject_id === undefined) && (missing0 = "subject_id"))) || ((data.created_at === undefined) && (missing0 = "created_at"))){
-validate905.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate919.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate905.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate919.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -42719,8 +43785,8 @@ var valid0 = true;
 if(valid0){
 if(data.kind !== undefined){
 const _errs3 = errors;
-if(!(validate906(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate906.errors : vErrors.concat(validate906.errors);
+if(!(validate920(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate920.errors : vErrors.concat(validate920.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -42732,7 +43798,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs4 = errors;
 if(typeof data.message !== "string"){
-validate905.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate919.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -42744,7 +43810,7 @@ if(valid0){
 if(data.subject_id !== undefined){
 const _errs6 = errors;
 if(typeof data.subject_id !== "string"){
-validate905.errors = [{instancePath:instancePath+"/subject_id",schemaPath:"#/properties/subject_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate919.errors = [{instancePath:instancePath+"/subject_id",schemaPath:"#/properties/subject_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -42760,12 +43826,12 @@ if(errors === _errs8){
 if(errors === _errs8){
 if(typeof data4 === "string"){
 if(!(formats4.validate(data4))){
-validate905.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate919.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate905.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate919.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -42782,21 +43848,21 @@ var valid0 = true;
 }
 }
 else {
-validate905.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate919.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate905.errors = vErrors;
+validate919.errors = vErrors;
 return errors === 0;
 }
-validate905.evaluated = {"props":{"id":true,"kind":true,"message":true,"subject_id":true,"created_at":true},"dynamicProps":false,"dynamicItems":false};
+validate919.evaluated = {"props":{"id":true,"kind":true,"message":true,"subject_id":true,"created_at":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_StaffWarningKind = validate908;
+exports.schema_StaffWarningKind = validate922;
 
-function validate908(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate922(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate908.evaluated;
+const evaluated0 = validate922.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42804,25 +43870,25 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate908.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate922.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "delivery_unconfirmed") || (data === "delivery_failed")) || (data === "webhook_failed"))){
-validate908.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema423.enum},message:"must be equal to one of the allowed values"}];
+validate922.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema431.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate908.errors = vErrors;
+validate922.errors = vErrors;
 return errors === 0;
 }
-validate908.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate922.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_StaffWarningList = validate909;
-const schema425 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/StaffWarning"}},"has_more":{"type":"boolean"}},"description":"A page of warnings, newest first."};
+exports.schema_StaffWarningList = validate923;
+const schema433 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/StaffWarning"}},"has_more":{"type":"boolean"}},"description":"A page of warnings, newest first."};
 
-function validate909(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate923(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate909.evaluated;
+const evaluated0 = validate923.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42833,7 +43899,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.data === undefined) && (missing0 = "data")) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate909.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate923.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42846,8 +43912,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate905(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate905.errors : vErrors.concat(validate905.errors);
+if(!(validate919(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate919.errors : vErrors.concat(validate919.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -42857,7 +43923,7 @@ break;
 }
 }
 else {
-validate909.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate923.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -42870,7 +43936,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs4 = errors;
 if(typeof data.has_more !== "boolean"){
-validate909.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate923.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -42882,22 +43948,22 @@ var valid0 = true;
 }
 }
 else {
-validate909.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate923.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate909.errors = vErrors;
+validate923.errors = vErrors;
 return errors === 0;
 }
-validate909.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
+validate923.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_StoreItem = validate911;
-const schema426 = {"type":"object","required":["code","title","description","illustration","type","cost","affordable"],"properties":{"code":{"type":"string","description":"The reward's `code`, used in the redeem route."},"title":{"type":"string"},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"illustration":{"type":"string","description":"An illustration code or image URL (`gift` by default)."},"type":{"$ref":"#/components/schemas/RewardType"},"cost":{"allOf":[{"$ref":"#/components/schemas/RedemptionCost"}],"description":"The price in the currency's minor unit, exactly what redeeming debits (the configured `rewards[].cost` is in main units)."},"affordable":{"type":"boolean","description":"The participant's balance of `cost.currency` covers `cost.amount_minor` now."}},"description":"A reward the participant can buy with a club currency: every configured\nreward with a `cost`, in configuration order. Buying it is\n`POST /v1/me/store/{reward_code}/redeem`, the participant-surface form of\n`POST /v1/redemptions`."};
+exports.schema_StoreItem = validate925;
+const schema434 = {"type":"object","required":["code","title","description","illustration","type","cost","affordable"],"properties":{"code":{"type":"string","description":"The reward's `code`, used in the redeem route."},"title":{"type":"string"},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"illustration":{"type":"string","description":"An illustration code or image URL (`gift` by default)."},"type":{"$ref":"#/components/schemas/RewardType"},"cost":{"allOf":[{"$ref":"#/components/schemas/RedemptionCost"}],"description":"The price in the currency's minor unit, exactly what redeeming debits (the configured `rewards[].cost` is in main units)."},"affordable":{"type":"boolean","description":"The participant's balance of `cost.currency` covers `cost.amount_minor` now."}},"description":"A reward the participant can buy with a club currency: every configured\nreward with a `cost`, in configuration order. Buying it is\n`POST /v1/me/store/{reward_code}/redeem`, the participant-surface form of\n`POST /v1/redemptions`."};
 
-function validate911(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate925(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate911.evaluated;
+const evaluated0 = validate925.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42908,14 +43974,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.code === undefined) && (missing0 = "code")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.illustration === undefined) && (missing0 = "illustration"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.cost === undefined) && (missing0 = "cost"))) || ((data.affordable === undefined) && (missing0 = "affordable"))){
-validate911.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate925.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate911.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate925.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -42927,7 +43993,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs3 = errors;
 if(typeof data.title !== "string"){
-validate911.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate925.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -42976,7 +44042,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate911.errors = vErrors;
+validate925.errors = vErrors;
 return false;
 }
 else {
@@ -42999,7 +44065,7 @@ if(valid0){
 if(data.illustration !== undefined){
 const _errs11 = errors;
 if(typeof data.illustration !== "string"){
-validate911.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate925.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -43022,8 +44088,8 @@ var valid0 = true;
 if(valid0){
 if(data.cost !== undefined){
 const _errs14 = errors;
-if(!(validate780(data.cost, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate780.errors : vErrors.concat(validate780.errors);
+if(!(validate794(data.cost, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate794.errors : vErrors.concat(validate794.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs14 === errors;
@@ -43035,7 +44101,7 @@ if(valid0){
 if(data.affordable !== undefined){
 const _errs16 = errors;
 if(typeof data.affordable !== "boolean"){
-validate911.errors = [{instancePath:instancePath+"/affordable",schemaPath:"#/properties/affordable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate925.errors = [{instancePath:instancePath+"/affordable",schemaPath:"#/properties/affordable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -43052,22 +44118,22 @@ var valid0 = true;
 }
 }
 else {
-validate911.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate925.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate911.errors = vErrors;
+validate925.errors = vErrors;
 return errors === 0;
 }
-validate911.evaluated = {"props":{"code":true,"title":true,"description":true,"illustration":true,"type":true,"cost":true,"affordable":true},"dynamicProps":false,"dynamicItems":false};
+validate925.evaluated = {"props":{"code":true,"title":true,"description":true,"illustration":true,"type":true,"cost":true,"affordable":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_StoreItemList = validate914;
-const schema427 = {"type":"object","required":["data"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/StoreItem"}}},"description":"The store."};
+exports.schema_StoreItemList = validate928;
+const schema435 = {"type":"object","required":["data"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/StoreItem"}}},"description":"The store."};
 
-function validate914(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate928(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate914.evaluated;
+const evaluated0 = validate928.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43078,7 +44144,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate914.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate928.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43091,8 +44157,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate911(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate911.errors : vErrors.concat(validate911.errors);
+if(!(validate925(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate925.errors : vErrors.concat(validate925.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -43102,7 +44168,7 @@ break;
 }
 }
 else {
-validate914.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate928.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -43110,22 +44176,22 @@ return false;
 }
 }
 else {
-validate914.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate928.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate914.errors = vErrors;
+validate928.errors = vErrors;
 return errors === 0;
 }
-validate914.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
+validate928.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_StorePurchasedWebhookData = validate916;
-const schema428 = {"type":"object","required":["participant","reward_code","cost","redemption_id"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward_code":{"type":"string"},"cost":{"allOf":[{"$ref":"#/components/schemas/RedemptionCost"}],"description":"What the participant paid, in the currency's minor unit."},"redemption_id":{"type":"string","description":"The redemption (`Redemption.id`)."}},"description":"Data of `store.purchased`."};
+exports.schema_StorePurchasedWebhookData = validate930;
+const schema436 = {"type":"object","required":["participant","reward_code","cost","redemption_id"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward_code":{"type":"string"},"cost":{"allOf":[{"$ref":"#/components/schemas/RedemptionCost"}],"description":"What the participant paid, in the currency's minor unit."},"redemption_id":{"type":"string","description":"The redemption (`Redemption.id`)."}},"description":"Data of `store.purchased`."};
 
-function validate916(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate930(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate916.evaluated;
+const evaluated0 = validate930.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43136,7 +44202,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.participant === undefined) && (missing0 = "participant")) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.cost === undefined) && (missing0 = "cost"))) || ((data.redemption_id === undefined) && (missing0 = "redemption_id"))){
-validate916.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate930.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43155,7 +44221,7 @@ if(valid0){
 if(data.reward_code !== undefined){
 const _errs2 = errors;
 if(typeof data.reward_code !== "string"){
-validate916.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate930.errors = [{instancePath:instancePath+"/reward_code",schemaPath:"#/properties/reward_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -43166,8 +44232,8 @@ var valid0 = true;
 if(valid0){
 if(data.cost !== undefined){
 const _errs4 = errors;
-if(!(validate780(data.cost, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate780.errors : vErrors.concat(validate780.errors);
+if(!(validate794(data.cost, {instancePath:instancePath+"/cost",parentData:data,parentDataProperty:"cost",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate794.errors : vErrors.concat(validate794.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -43179,7 +44245,7 @@ if(valid0){
 if(data.redemption_id !== undefined){
 const _errs6 = errors;
 if(typeof data.redemption_id !== "string"){
-validate916.errors = [{instancePath:instancePath+"/redemption_id",schemaPath:"#/properties/redemption_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate930.errors = [{instancePath:instancePath+"/redemption_id",schemaPath:"#/properties/redemption_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -43193,22 +44259,22 @@ var valid0 = true;
 }
 }
 else {
-validate916.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate930.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate916.errors = vErrors;
+validate930.errors = vErrors;
 return errors === 0;
 }
-validate916.evaluated = {"props":{"participant":true,"reward_code":true,"cost":true,"redemption_id":true},"dynamicProps":false,"dynamicItems":false};
+validate930.evaluated = {"props":{"participant":true,"reward_code":true,"cost":true,"redemption_id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_StorePurchasedWebhookEvent = validate919;
-const schema429 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["store.purchased"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/StorePurchasedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`store.purchased`: the participant exchanged currency for a reward (the store, or `POST /v1/redemptions`); a repeated `Idempotency-Key` sends nothing.","examples":[{"id":"evt_01JQ5F4H9M2P5R8T","type":"store.purchased","created_at":"2025-03-14T18:40:12Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-gratis-20","cost":{"currency":"coins","amount_minor":500},"redemption_id":"rdm_01JQ5F4H6J8K2M4N"}}],"x-webhook-event":"store.purchased"};
+exports.schema_StorePurchasedWebhookEvent = validate933;
+const schema437 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["store.purchased"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/StorePurchasedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`store.purchased`: the participant exchanged currency for a reward (the store, or `POST /v1/redemptions`); a repeated `Idempotency-Key` sends nothing.","examples":[{"id":"evt_01JQ5F4H9M2P5R8T","type":"store.purchased","created_at":"2025-03-14T18:40:12Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-gratis-20","cost":{"currency":"coins","amount_minor":500},"redemption_id":"rdm_01JQ5F4H6J8K2M4N"}}],"x-webhook-event":"store.purchased"};
 
-function validate919(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate933(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate919.evaluated;
+const evaluated0 = validate933.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43219,7 +44285,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate919.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate933.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43229,12 +44295,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate919.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate933.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate919.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate933.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43248,11 +44314,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate919.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate933.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "store.purchased")){
-validate919.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema429.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate933.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema437.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -43268,12 +44334,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate919.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate933.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate919.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate933.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -43287,7 +44353,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate919.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate933.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -43310,8 +44376,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate916(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate916.errors : vErrors.concat(validate916.errors);
+if(!(validate930(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate930.errors : vErrors.concat(validate930.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -43327,22 +44393,22 @@ var valid0 = true;
 }
 }
 else {
-validate919.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate933.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate919.errors = vErrors;
+validate933.errors = vErrors;
 return errors === 0;
 }
-validate919.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate933.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SubscribableWebhookEvent = validate922;
-const schema430 = {"type":"string","enum":["reward.delivery_requested","reward.granted","reward.delivered","reward.delivery_failed","participant.created","level.up","tier.changed","checkin.completed","mission.completed","wheel.spun","code.redeemed","store.purchased","cashback.credited","referral.qualified","message.requested"],"description":"The events a webhook endpoint can subscribe to by name. Participant notices\n(`participant.created`, `level.up`, `tier.changed`, `checkin.completed`,\n`mission.completed`, `wheel.spun`, `code.redeemed`, `store.purchased`,\n`cashback.credited`) are sent only to endpoints that name them."};
+exports.schema_SubscribableWebhookEvent = validate936;
+const schema438 = {"type":"string","enum":["reward.delivery_requested","reward.granted","reward.delivered","reward.delivery_failed","participant.created","level.up","tier.changed","checkin.completed","mission.completed","wheel.spun","code.redeemed","store.purchased","cashback.credited","referral.qualified","message.requested","tournament.finished"],"description":"The events a webhook endpoint can subscribe to by name. Participant notices\n(`participant.created`, `level.up`, `tier.changed`, `checkin.completed`,\n`mission.completed`, `wheel.spun`, `code.redeemed`, `store.purchased`,\n`cashback.credited`) and `tournament.finished` are sent only to endpoints\nthat name them."};
 
-function validate922(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate936(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate922.evaluated;
+const evaluated0 = validate936.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43350,24 +44416,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate922.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate936.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!(((((((((((((((data === "reward.delivery_requested") || (data === "reward.granted")) || (data === "reward.delivered")) || (data === "reward.delivery_failed")) || (data === "participant.created")) || (data === "level.up")) || (data === "tier.changed")) || (data === "checkin.completed")) || (data === "mission.completed")) || (data === "wheel.spun")) || (data === "code.redeemed")) || (data === "store.purchased")) || (data === "cashback.credited")) || (data === "referral.qualified")) || (data === "message.requested"))){
-validate922.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema430.enum},message:"must be equal to one of the allowed values"}];
+if(!((((((((((((((((data === "reward.delivery_requested") || (data === "reward.granted")) || (data === "reward.delivered")) || (data === "reward.delivery_failed")) || (data === "participant.created")) || (data === "level.up")) || (data === "tier.changed")) || (data === "checkin.completed")) || (data === "mission.completed")) || (data === "wheel.spun")) || (data === "code.redeemed")) || (data === "store.purchased")) || (data === "cashback.credited")) || (data === "referral.qualified")) || (data === "message.requested")) || (data === "tournament.finished"))){
+validate936.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema438.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate922.errors = vErrors;
+validate936.errors = vErrors;
 return errors === 0;
 }
-validate922.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate936.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceBenefit = validate923;
+exports.schema_SurfaceBenefit = validate937;
 
-function validate923(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate937(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate923.evaluated;
+const evaluated0 = validate937.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43378,14 +44444,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.icon === undefined) && (missing0 = "icon"))){
-validate923.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate937.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate923.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate937.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -43397,7 +44463,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate923.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate937.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -43446,7 +44512,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate923.errors = vErrors;
+validate937.errors = vErrors;
 return false;
 }
 else {
@@ -43506,7 +44572,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate923.errors = vErrors;
+validate937.errors = vErrors;
 return false;
 }
 else {
@@ -43531,21 +44597,21 @@ var valid0 = true;
 }
 }
 else {
-validate923.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate937.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate923.errors = vErrors;
+validate937.errors = vErrors;
 return errors === 0;
 }
-validate923.evaluated = {"props":{"code":true,"name":true,"description":true,"icon":true},"dynamicProps":false,"dynamicItems":false};
+validate937.evaluated = {"props":{"code":true,"name":true,"description":true,"icon":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceCheckin = validate924;
+exports.schema_SurfaceCheckin = validate938;
 
-function validate924(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate938(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate924.evaluated;
+const evaluated0 = validate938.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43556,7 +44622,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.days === undefined) && (missing0 = "days")) || ((data.period === undefined) && (missing0 = "period"))) || ((data.missed_day === undefined) && (missing0 = "missed_day"))) || ((data.calendar === undefined) && (missing0 = "calendar"))){
-validate924.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate938.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43564,13 +44630,13 @@ if(data.days !== undefined){
 let data0 = data.days;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate924.errors = [{instancePath:instancePath+"/days",schemaPath:"#/properties/days/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate938.errors = [{instancePath:instancePath+"/days",schemaPath:"#/properties/days/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(!(formats32.validate(data0))){
-validate924.errors = [{instancePath:instancePath+"/days",schemaPath:"#/properties/days/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate938.errors = [{instancePath:instancePath+"/days",schemaPath:"#/properties/days/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -43625,7 +44691,7 @@ break;
 }
 }
 else {
-validate924.errors = [{instancePath:instancePath+"/calendar",schemaPath:"#/properties/calendar/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate938.errors = [{instancePath:instancePath+"/calendar",schemaPath:"#/properties/calendar/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -43640,21 +44706,21 @@ var valid0 = true;
 }
 }
 else {
-validate924.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate938.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate924.errors = vErrors;
+validate938.errors = vErrors;
 return errors === 0;
 }
-validate924.evaluated = {"props":{"days":true,"period":true,"missed_day":true,"calendar":true},"dynamicProps":false,"dynamicItems":false};
+validate938.evaluated = {"props":{"days":true,"period":true,"missed_day":true,"calendar":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceCheckinDay = validate928;
+exports.schema_SurfaceCheckinDay = validate942;
 
-function validate928(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate942(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate928.evaluated;
+const evaluated0 = validate942.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43665,7 +44731,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.day === undefined) && (missing0 = "day")) || ((data.label === undefined) && (missing0 = "label"))) || ((data.illustration === undefined) && (missing0 = "illustration"))) || ((data.highlight === undefined) && (missing0 = "highlight"))){
-validate928.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate942.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43673,18 +44739,18 @@ if(data.day !== undefined){
 let data0 = data.day;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate928.errors = [{instancePath:instancePath+"/day",schemaPath:"#/properties/day/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate942.errors = [{instancePath:instancePath+"/day",schemaPath:"#/properties/day/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 1 || isNaN(data0)){
-validate928.errors = [{instancePath:instancePath+"/day",schemaPath:"#/properties/day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate942.errors = [{instancePath:instancePath+"/day",schemaPath:"#/properties/day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
 if(!(formats32.validate(data0))){
-validate928.errors = [{instancePath:instancePath+"/day",schemaPath:"#/properties/day/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate942.errors = [{instancePath:instancePath+"/day",schemaPath:"#/properties/day/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -43699,7 +44765,7 @@ if(valid0){
 if(data.label !== undefined){
 const _errs3 = errors;
 if(typeof data.label !== "string"){
-validate928.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate942.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -43748,7 +44814,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate928.errors = vErrors;
+validate942.errors = vErrors;
 return false;
 }
 else {
@@ -43771,7 +44837,7 @@ if(valid0){
 if(data.highlight !== undefined){
 const _errs11 = errors;
 if(typeof data.highlight !== "boolean"){
-validate928.errors = [{instancePath:instancePath+"/highlight",schemaPath:"#/properties/highlight/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate942.errors = [{instancePath:instancePath+"/highlight",schemaPath:"#/properties/highlight/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -43785,21 +44851,21 @@ var valid0 = true;
 }
 }
 else {
-validate928.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate942.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate928.errors = vErrors;
+validate942.errors = vErrors;
 return errors === 0;
 }
-validate928.evaluated = {"props":{"day":true,"label":true,"illustration":true,"highlight":true},"dynamicProps":false,"dynamicItems":false};
+validate942.evaluated = {"props":{"day":true,"label":true,"illustration":true,"highlight":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceCost = validate929;
+exports.schema_SurfaceCost = validate943;
 
-function validate929(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate943(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate929.evaluated;
+const evaluated0 = validate943.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43810,14 +44876,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.currency === undefined) && (missing0 = "currency")) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
-validate929.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate943.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.currency !== undefined){
 const _errs1 = errors;
 if(typeof data.currency !== "string"){
-validate929.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate943.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -43830,18 +44896,18 @@ if(data.amount_minor !== undefined){
 let data1 = data.amount_minor;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate929.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate943.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 1 || isNaN(data1)){
-validate929.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate943.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
 if(!(formats212.validate(data1))){
-validate929.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+validate943.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
 return false;
 }
 }
@@ -43856,21 +44922,21 @@ var valid0 = true;
 }
 }
 else {
-validate929.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate943.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate929.errors = vErrors;
+validate943.errors = vErrors;
 return errors === 0;
 }
-validate929.evaluated = {"props":{"currency":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
+validate943.evaluated = {"props":{"currency":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceCurrency = validate930;
+exports.schema_SurfaceCurrency = validate944;
 
-function validate930(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate944(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate930.evaluated;
+const evaluated0 = validate944.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43881,14 +44947,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.icon === undefined) && (missing0 = "icon"))) || ((data.decimals === undefined) && (missing0 = "decimals"))){
-validate930.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate944.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate930.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate944.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -43900,7 +44966,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate930.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate944.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -43912,7 +44978,7 @@ if(valid0){
 if(data.icon !== undefined){
 const _errs5 = errors;
 if(typeof data.icon !== "string"){
-validate930.errors = [{instancePath:instancePath+"/icon",schemaPath:"#/properties/icon/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate944.errors = [{instancePath:instancePath+"/icon",schemaPath:"#/properties/icon/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -43925,23 +44991,23 @@ if(data.decimals !== undefined){
 let data3 = data.decimals;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate930.errors = [{instancePath:instancePath+"/decimals",schemaPath:"#/properties/decimals/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate944.errors = [{instancePath:instancePath+"/decimals",schemaPath:"#/properties/decimals/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 2 || isNaN(data3)){
-validate930.errors = [{instancePath:instancePath+"/decimals",schemaPath:"#/properties/decimals/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
+validate944.errors = [{instancePath:instancePath+"/decimals",schemaPath:"#/properties/decimals/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate930.errors = [{instancePath:instancePath+"/decimals",schemaPath:"#/properties/decimals/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate944.errors = [{instancePath:instancePath+"/decimals",schemaPath:"#/properties/decimals/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data3))){
-validate930.errors = [{instancePath:instancePath+"/decimals",schemaPath:"#/properties/decimals/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate944.errors = [{instancePath:instancePath+"/decimals",schemaPath:"#/properties/decimals/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -43959,21 +45025,21 @@ var valid0 = true;
 }
 }
 else {
-validate930.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate944.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate930.errors = vErrors;
+validate944.errors = vErrors;
 return errors === 0;
 }
-validate930.evaluated = {"props":{"code":true,"name":true,"icon":true,"decimals":true},"dynamicProps":false,"dynamicItems":false};
+validate944.evaluated = {"props":{"code":true,"name":true,"icon":true,"decimals":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceFaqItem = validate931;
+exports.schema_SurfaceFaqItem = validate945;
 
-function validate931(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate945(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate931.evaluated;
+const evaluated0 = validate945.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43984,14 +45050,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.category === undefined) && (missing0 = "category")) || ((data.question === undefined) && (missing0 = "question"))) || ((data.answer === undefined) && (missing0 = "answer"))){
-validate931.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate945.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.category !== undefined){
 const _errs1 = errors;
 if(typeof data.category !== "string"){
-validate931.errors = [{instancePath:instancePath+"/category",schemaPath:"#/properties/category/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate945.errors = [{instancePath:instancePath+"/category",schemaPath:"#/properties/category/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -44003,7 +45069,7 @@ if(valid0){
 if(data.question !== undefined){
 const _errs3 = errors;
 if(typeof data.question !== "string"){
-validate931.errors = [{instancePath:instancePath+"/question",schemaPath:"#/properties/question/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate945.errors = [{instancePath:instancePath+"/question",schemaPath:"#/properties/question/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -44015,7 +45081,7 @@ if(valid0){
 if(data.answer !== undefined){
 const _errs5 = errors;
 if(typeof data.answer !== "string"){
-validate931.errors = [{instancePath:instancePath+"/answer",schemaPath:"#/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate945.errors = [{instancePath:instancePath+"/answer",schemaPath:"#/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -44028,21 +45094,21 @@ var valid0 = true;
 }
 }
 else {
-validate931.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate945.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate931.errors = vErrors;
+validate945.errors = vErrors;
 return errors === 0;
 }
-validate931.evaluated = {"props":{"category":true,"question":true,"answer":true},"dynamicProps":false,"dynamicItems":false};
+validate945.evaluated = {"props":{"category":true,"question":true,"answer":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceHomeBlock = validate932;
+exports.schema_SurfaceHomeBlock = validate946;
 
-function validate932(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate946(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate932.evaluated;
+const evaluated0 = validate946.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44053,7 +45119,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.block === undefined) && (missing0 = "block")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.subtitle === undefined) && (missing0 = "subtitle"))){
-validate932.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate946.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -44109,7 +45175,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate932.errors = vErrors;
+validate946.errors = vErrors;
 return false;
 }
 else {
@@ -44169,7 +45235,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate932.errors = vErrors;
+validate946.errors = vErrors;
 return false;
 }
 else {
@@ -44193,21 +45259,21 @@ var valid0 = true;
 }
 }
 else {
-validate932.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate946.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate932.errors = vErrors;
+validate946.errors = vErrors;
 return errors === 0;
 }
-validate932.evaluated = {"props":{"block":true,"title":true,"subtitle":true},"dynamicProps":false,"dynamicItems":false};
+validate946.evaluated = {"props":{"block":true,"title":true,"subtitle":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceImage = validate934;
+exports.schema_SurfaceImage = validate948;
 
-function validate934(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate948(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate934.evaluated;
+const evaluated0 = validate948.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44218,14 +45284,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.url === undefined) && (missing0 = "url"))) || ((data.name === undefined) && (missing0 = "name"))){
-validate934.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate948.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate934.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate948.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -44241,12 +45307,12 @@ if(errors === _errs3){
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(!(formats2(data1))){
-validate934.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate948.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 else {
-validate934.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate948.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -44297,7 +45363,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate934.errors = vErrors;
+validate948.errors = vErrors;
 return false;
 }
 else {
@@ -44321,21 +45387,21 @@ var valid0 = true;
 }
 }
 else {
-validate934.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate948.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate934.errors = vErrors;
+validate948.errors = vErrors;
 return errors === 0;
 }
-validate934.evaluated = {"props":{"id":true,"url":true,"name":true},"dynamicProps":false,"dynamicItems":false};
+validate948.evaluated = {"props":{"id":true,"url":true,"name":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceLevel = validate935;
+exports.schema_SurfaceLevel = validate949;
 
-function validate935(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate949(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate935.evaluated;
+const evaluated0 = validate949.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44346,7 +45412,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.number === undefined) && (missing0 = "number")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.badge_url === undefined) && (missing0 = "badge_url"))) || ((data.color === undefined) && (missing0 = "color"))){
-validate935.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate949.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -44354,18 +45420,18 @@ if(data.number !== undefined){
 let data0 = data.number;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate935.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate949.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 1 || isNaN(data0)){
-validate935.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate949.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
 if(!(formats32.validate(data0))){
-validate935.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate949.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -44380,7 +45446,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate935.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate949.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -44445,7 +45511,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate935.errors = vErrors;
+validate949.errors = vErrors;
 return false;
 }
 else {
@@ -44499,7 +45565,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate935.errors = vErrors;
+validate949.errors = vErrors;
 return false;
 }
 else {
@@ -44524,21 +45590,21 @@ var valid0 = true;
 }
 }
 else {
-validate935.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate949.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate935.errors = vErrors;
+validate949.errors = vErrors;
 return errors === 0;
 }
-validate935.evaluated = {"props":{"number":true,"name":true,"badge_url":true,"color":true},"dynamicProps":false,"dynamicItems":false};
+validate949.evaluated = {"props":{"number":true,"name":true,"badge_url":true,"color":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceMission = validate937;
+exports.schema_SurfaceMission = validate951;
 
-function validate937(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate951(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate937.evaluated;
+const evaluated0 = validate951.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44549,14 +45615,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.illustration === undefined) && (missing0 = "illustration"))){
-validate937.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate951.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate937.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate951.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -44568,7 +45634,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs3 = errors;
 if(typeof data.title !== "string"){
-validate937.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate951.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -44617,7 +45683,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate937.errors = vErrors;
+validate951.errors = vErrors;
 return false;
 }
 else {
@@ -44640,7 +45706,7 @@ if(valid0){
 if(data.illustration !== undefined){
 const _errs11 = errors;
 if(typeof data.illustration !== "string"){
-validate937.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate951.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -44654,21 +45720,21 @@ var valid0 = true;
 }
 }
 else {
-validate937.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate951.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate937.errors = vErrors;
+validate951.errors = vErrors;
 return errors === 0;
 }
-validate937.evaluated = {"props":{"id":true,"title":true,"description":true,"illustration":true},"dynamicProps":false,"dynamicItems":false};
+validate951.evaluated = {"props":{"id":true,"title":true,"description":true,"illustration":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceModuleCard = validate938;
+exports.schema_SurfaceModuleCard = validate952;
 
-function validate938(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate952(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate938.evaluated;
+const evaluated0 = validate952.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44679,7 +45745,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.module === undefined) && (missing0 = "module")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.subtitle === undefined) && (missing0 = "subtitle"))) || ((data.illustration === undefined) && (missing0 = "illustration"))) || ((data.cta === undefined) && (missing0 = "cta"))) || ((data.group === undefined) && (missing0 = "group"))) || ((data.layout === undefined) && (missing0 = "layout"))) || ((data.tone === undefined) && (missing0 = "tone"))){
-validate938.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate952.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -44698,7 +45764,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs2 = errors;
 if(typeof data.title !== "string"){
-validate938.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate952.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -44710,7 +45776,7 @@ if(valid0){
 if(data.subtitle !== undefined){
 const _errs4 = errors;
 if(typeof data.subtitle !== "string"){
-validate938.errors = [{instancePath:instancePath+"/subtitle",schemaPath:"#/properties/subtitle/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate952.errors = [{instancePath:instancePath+"/subtitle",schemaPath:"#/properties/subtitle/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -44722,7 +45788,7 @@ if(valid0){
 if(data.illustration !== undefined){
 const _errs6 = errors;
 if(typeof data.illustration !== "string"){
-validate938.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate952.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -44734,7 +45800,7 @@ if(valid0){
 if(data.cta !== undefined){
 const _errs8 = errors;
 if(typeof data.cta !== "string"){
-validate938.errors = [{instancePath:instancePath+"/cta",schemaPath:"#/properties/cta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate952.errors = [{instancePath:instancePath+"/cta",schemaPath:"#/properties/cta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -44777,7 +45843,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate938.errors = vErrors;
+validate952.errors = vErrors;
 return false;
 }
 else {
@@ -44831,7 +45897,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate938.errors = vErrors;
+validate952.errors = vErrors;
 return false;
 }
 else {
@@ -44885,7 +45951,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate938.errors = vErrors;
+validate952.errors = vErrors;
 return false;
 }
 else {
@@ -44914,21 +45980,21 @@ var valid0 = true;
 }
 }
 else {
-validate938.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate952.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate938.errors = vErrors;
+validate952.errors = vErrors;
 return errors === 0;
 }
-validate938.evaluated = {"props":{"module":true,"title":true,"subtitle":true,"illustration":true,"cta":true,"group":true,"layout":true,"tone":true},"dynamicProps":false,"dynamicItems":false};
+validate952.evaluated = {"props":{"module":true,"title":true,"subtitle":true,"illustration":true,"cta":true,"group":true,"layout":true,"tone":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceReward = validate943;
+exports.schema_SurfaceReward = validate957;
 
-function validate943(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate957(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate943.evaluated;
+const evaluated0 = validate957.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -44939,14 +46005,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.code === undefined) && (missing0 = "code")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.illustration === undefined) && (missing0 = "illustration"))) || ((data.how_to_use === undefined) && (missing0 = "how_to_use"))){
-validate943.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate957.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate943.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate957.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -44958,7 +46024,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs3 = errors;
 if(typeof data.title !== "string"){
-validate943.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate957.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -45007,7 +46073,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate943.errors = vErrors;
+validate957.errors = vErrors;
 return false;
 }
 else {
@@ -45030,7 +46096,7 @@ if(valid0){
 if(data.illustration !== undefined){
 const _errs11 = errors;
 if(typeof data.illustration !== "string"){
-validate943.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate957.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -45079,7 +46145,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate943.errors = vErrors;
+validate957.errors = vErrors;
 return false;
 }
 else {
@@ -45105,21 +46171,21 @@ var valid0 = true;
 }
 }
 else {
-validate943.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate957.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate943.errors = vErrors;
+validate957.errors = vErrors;
 return errors === 0;
 }
-validate943.evaluated = {"props":{"code":true,"title":true,"description":true,"illustration":true,"how_to_use":true},"dynamicProps":false,"dynamicItems":false};
+validate957.evaluated = {"props":{"code":true,"title":true,"description":true,"illustration":true,"how_to_use":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceStoreItem = validate944;
+exports.schema_SurfaceStoreItem = validate958;
 
-function validate944(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate958(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate944.evaluated;
+const evaluated0 = validate958.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45130,14 +46196,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.code === undefined) && (missing0 = "code")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.illustration === undefined) && (missing0 = "illustration"))) || ((data.cost === undefined) && (missing0 = "cost"))){
-validate944.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate958.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate944.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate958.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -45149,7 +46215,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs3 = errors;
 if(typeof data.title !== "string"){
-validate944.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate958.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -45198,7 +46264,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate944.errors = vErrors;
+validate958.errors = vErrors;
 return false;
 }
 else {
@@ -45221,7 +46287,7 @@ if(valid0){
 if(data.illustration !== undefined){
 const _errs11 = errors;
 if(typeof data.illustration !== "string"){
-validate944.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate958.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -45248,21 +46314,21 @@ var valid0 = true;
 }
 }
 else {
-validate944.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate958.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate944.errors = vErrors;
+validate958.errors = vErrors;
 return errors === 0;
 }
-validate944.evaluated = {"props":{"code":true,"title":true,"description":true,"illustration":true,"cost":true},"dynamicProps":false,"dynamicItems":false};
+validate958.evaluated = {"props":{"code":true,"title":true,"description":true,"illustration":true,"cost":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceTheme = validate946;
+exports.schema_SurfaceTheme = validate960;
 
-function validate946(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate960(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate946.evaluated;
+const evaluated0 = validate960.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45273,14 +46339,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((((data.name === undefined) && (missing0 = "name")) || ((data.colors === undefined) && (missing0 = "colors"))) || ((data.logo_url === undefined) && (missing0 = "logo_url"))) || ((data.font === undefined) && (missing0 = "font"))) || ((data.radius === undefined) && (missing0 = "radius"))) || ((data.glow === undefined) && (missing0 = "glow"))) || ((data.card_style === undefined) && (missing0 = "card_style"))) || ((data.button_style === undefined) && (missing0 = "button_style"))) || ((data.background === undefined) && (missing0 = "background"))) || ((data.background_image === undefined) && (missing0 = "background_image"))) || ((data.badge_set === undefined) && (missing0 = "badge_set"))) || ((data.illustration_style === undefined) && (missing0 = "illustration_style"))) || ((data.motion_level === undefined) && (missing0 = "motion_level"))){
-validate946.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate960.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.name !== undefined){
 const _errs1 = errors;
 if(typeof data.name !== "string"){
-validate946.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate960.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -45341,7 +46407,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate946.errors = vErrors;
+validate960.errors = vErrors;
 return false;
 }
 else {
@@ -45401,7 +46467,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate946.errors = vErrors;
+validate960.errors = vErrors;
 return false;
 }
 else {
@@ -45425,13 +46491,13 @@ if(data.radius !== undefined){
 let data4 = data.radius;
 const _errs16 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate946.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate960.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(!(formats32.validate(data4))){
-validate946.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate960.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -45445,7 +46511,7 @@ if(valid0){
 if(data.glow !== undefined){
 const _errs18 = errors;
 if(typeof data.glow !== "boolean"){
-validate946.errors = [{instancePath:instancePath+"/glow",schemaPath:"#/properties/glow/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate960.errors = [{instancePath:instancePath+"/glow",schemaPath:"#/properties/glow/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -45546,7 +46612,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate946.errors = vErrors;
+validate960.errors = vErrors;
 return false;
 }
 else {
@@ -45616,21 +46682,21 @@ var valid0 = true;
 }
 }
 else {
-validate946.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate960.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate946.errors = vErrors;
+validate960.errors = vErrors;
 return errors === 0;
 }
-validate946.evaluated = {"props":{"name":true,"colors":true,"logo_url":true,"font":true,"radius":true,"glow":true,"card_style":true,"button_style":true,"background":true,"background_image":true,"badge_set":true,"illustration_style":true,"motion_level":true},"dynamicProps":false,"dynamicItems":false};
+validate960.evaluated = {"props":{"name":true,"colors":true,"logo_url":true,"font":true,"radius":true,"glow":true,"card_style":true,"button_style":true,"background":true,"background_image":true,"badge_set":true,"illustration_style":true,"motion_level":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceThemeColors = validate954;
+exports.schema_SurfaceThemeColors = validate968;
 
-function validate954(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate968(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate954.evaluated;
+const evaluated0 = validate968.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45641,7 +46707,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((data.bg === undefined) && (missing0 = "bg")) || ((data.surface === undefined) && (missing0 = "surface"))) || ((data.primary === undefined) && (missing0 = "primary"))) || ((data.secondary === undefined) && (missing0 = "secondary"))) || ((data.text === undefined) && (missing0 = "text"))) || ((data.muted === undefined) && (missing0 = "muted"))) || ((data.success === undefined) && (missing0 = "success"))) || ((data.warning === undefined) && (missing0 = "warning"))) || ((data.danger === undefined) && (missing0 = "danger"))){
-validate954.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate968.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -45763,21 +46829,21 @@ var valid0 = true;
 }
 }
 else {
-validate954.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate968.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate954.errors = vErrors;
+validate968.errors = vErrors;
 return errors === 0;
 }
-validate954.evaluated = {"props":{"bg":true,"surface":true,"primary":true,"secondary":true,"text":true,"muted":true,"success":true,"warning":true,"danger":true},"dynamicProps":false,"dynamicItems":false};
+validate968.evaluated = {"props":{"bg":true,"surface":true,"primary":true,"secondary":true,"text":true,"muted":true,"success":true,"warning":true,"danger":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceTier = validate964;
+exports.schema_SurfaceTier = validate978;
 
-function validate964(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate978(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate964.evaluated;
+const evaluated0 = validate978.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -45788,14 +46854,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.min_level === undefined) && (missing0 = "min_level"))) || ((data.max_level === undefined) && (missing0 = "max_level"))) || ((data.color === undefined) && (missing0 = "color"))) || ((data.badge === undefined) && (missing0 = "badge"))) || ((data.vip === undefined) && (missing0 = "vip"))) || ((data.benefits === undefined) && (missing0 = "benefits"))){
-validate964.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate978.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate964.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate978.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -45807,7 +46873,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate964.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate978.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -45820,18 +46886,18 @@ if(data.min_level !== undefined){
 let data2 = data.min_level;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate964.errors = [{instancePath:instancePath+"/min_level",schemaPath:"#/properties/min_level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate978.errors = [{instancePath:instancePath+"/min_level",schemaPath:"#/properties/min_level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 1 || isNaN(data2)){
-validate964.errors = [{instancePath:instancePath+"/min_level",schemaPath:"#/properties/min_level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate978.errors = [{instancePath:instancePath+"/min_level",schemaPath:"#/properties/min_level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
 if(!(formats32.validate(data2))){
-validate964.errors = [{instancePath:instancePath+"/min_level",schemaPath:"#/properties/min_level/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate978.errors = [{instancePath:instancePath+"/min_level",schemaPath:"#/properties/min_level/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -45897,7 +46963,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate964.errors = vErrors;
+validate978.errors = vErrors;
 return false;
 }
 else {
@@ -45951,7 +47017,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate964.errors = vErrors;
+validate978.errors = vErrors;
 return false;
 }
 else {
@@ -46011,7 +47077,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate964.errors = vErrors;
+validate978.errors = vErrors;
 return false;
 }
 else {
@@ -46034,7 +47100,7 @@ if(valid0){
 if(data.vip !== undefined){
 const _errs24 = errors;
 if(typeof data.vip !== "boolean"){
-validate964.errors = [{instancePath:instancePath+"/vip",schemaPath:"#/properties/vip/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate978.errors = [{instancePath:instancePath+"/vip",schemaPath:"#/properties/vip/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs24 === errors;
@@ -46063,7 +47129,7 @@ break;
 }
 }
 else {
-validate964.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/properties/benefits/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate978.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/properties/benefits/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -46082,21 +47148,21 @@ var valid0 = true;
 }
 }
 else {
-validate964.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate978.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate964.errors = vErrors;
+validate978.errors = vErrors;
 return errors === 0;
 }
-validate964.evaluated = {"props":{"code":true,"name":true,"min_level":true,"max_level":true,"color":true,"badge":true,"vip":true,"benefits":true},"dynamicProps":false,"dynamicItems":false};
+validate978.evaluated = {"props":{"code":true,"name":true,"min_level":true,"max_level":true,"color":true,"badge":true,"vip":true,"benefits":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceWheel = validate967;
+exports.schema_SurfaceWheel = validate981;
 
-function validate967(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate981(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate967.evaluated;
+const evaluated0 = validate981.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46107,7 +47173,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.style === undefined) && (missing0 = "style")) || ((data.title_left === undefined) && (missing0 = "title_left"))) || ((data.title_right === undefined) && (missing0 = "title_right"))) || ((data.spins_per_day === undefined) && (missing0 = "spins_per_day"))) || ((data.slices === undefined) && (missing0 = "slices"))){
-validate967.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate981.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -46126,7 +47192,7 @@ if(valid0){
 if(data.title_left !== undefined){
 const _errs2 = errors;
 if(typeof data.title_left !== "string"){
-validate967.errors = [{instancePath:instancePath+"/title_left",schemaPath:"#/properties/title_left/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate981.errors = [{instancePath:instancePath+"/title_left",schemaPath:"#/properties/title_left/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -46138,7 +47204,7 @@ if(valid0){
 if(data.title_right !== undefined){
 const _errs4 = errors;
 if(typeof data.title_right !== "string"){
-validate967.errors = [{instancePath:instancePath+"/title_right",schemaPath:"#/properties/title_right/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate981.errors = [{instancePath:instancePath+"/title_right",schemaPath:"#/properties/title_right/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -46151,13 +47217,13 @@ if(data.spins_per_day !== undefined){
 let data3 = data.spins_per_day;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate967.errors = [{instancePath:instancePath+"/spins_per_day",schemaPath:"#/properties/spins_per_day/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate981.errors = [{instancePath:instancePath+"/spins_per_day",schemaPath:"#/properties/spins_per_day/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(!(formats32.validate(data3))){
-validate967.errors = [{instancePath:instancePath+"/spins_per_day",schemaPath:"#/properties/spins_per_day/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate981.errors = [{instancePath:instancePath+"/spins_per_day",schemaPath:"#/properties/spins_per_day/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -46188,7 +47254,7 @@ break;
 }
 }
 else {
-validate967.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate981.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -46204,21 +47270,21 @@ var valid0 = true;
 }
 }
 else {
-validate967.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate981.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate967.errors = vErrors;
+validate981.errors = vErrors;
 return errors === 0;
 }
-validate967.evaluated = {"props":{"style":true,"title_left":true,"title_right":true,"spins_per_day":true,"slices":true},"dynamicProps":false,"dynamicItems":false};
+validate981.evaluated = {"props":{"style":true,"title_left":true,"title_right":true,"spins_per_day":true,"slices":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_SurfaceWheelSlice = validate970;
+exports.schema_SurfaceWheelSlice = validate984;
 
-function validate970(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate984(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate970.evaluated;
+const evaluated0 = validate984.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46229,14 +47295,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.label === undefined) && (missing0 = "label"))) || ((data.sublabel === undefined) && (missing0 = "sublabel"))) || ((data.image === undefined) && (missing0 = "image"))){
-validate970.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate984.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate970.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate984.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -46248,7 +47314,7 @@ if(valid0){
 if(data.label !== undefined){
 const _errs3 = errors;
 if(typeof data.label !== "string"){
-validate970.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate984.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -46297,7 +47363,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate970.errors = vErrors;
+validate984.errors = vErrors;
 return false;
 }
 else {
@@ -46357,7 +47423,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate970.errors = vErrors;
+validate984.errors = vErrors;
 return false;
 }
 else {
@@ -46382,21 +47448,21 @@ var valid0 = true;
 }
 }
 else {
-validate970.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate984.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate970.errors = vErrors;
+validate984.errors = vErrors;
 return errors === 0;
 }
-validate970.evaluated = {"props":{"id":true,"label":true,"sublabel":true,"image":true},"dynamicProps":false,"dynamicItems":false};
+validate984.evaluated = {"props":{"id":true,"label":true,"sublabel":true,"image":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TableCurve = validate971;
+exports.schema_TableCurve = validate985;
 
-function validate971(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate985(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate971.evaluated;
+const evaluated0 = validate985.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46407,7 +47473,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.kind === undefined) && (missing0 = "kind")) || ((data.thresholds === undefined) && (missing0 = "thresholds"))){
-validate971.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate985.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -46415,11 +47481,11 @@ if(data.kind !== undefined){
 let data0 = data.kind;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate971.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate985.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "table")){
-validate971.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema107.properties.kind.enum},message:"must be equal to one of the allowed values"}];
+validate985.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema107.properties.kind.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -46434,7 +47500,7 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate971.errors = [{instancePath:instancePath+"/thresholds",schemaPath:"#/properties/thresholds/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate985.errors = [{instancePath:instancePath+"/thresholds",schemaPath:"#/properties/thresholds/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -46454,7 +47520,7 @@ break;
 }
 }
 else {
-validate971.errors = [{instancePath:instancePath+"/thresholds",schemaPath:"#/properties/thresholds/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate985.errors = [{instancePath:instancePath+"/thresholds",schemaPath:"#/properties/thresholds/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -46467,7 +47533,7 @@ if(valid0){
 for(const key0 in data){
 if((key0 !== "kind") && (key0 !== "thresholds")){
 const _errs7 = errors;
-validate971.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate985.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs7 === errors;
 if(!valid2){
@@ -46480,21 +47546,21 @@ break;
 }
 }
 else {
-validate971.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate985.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate971.errors = vErrors;
+validate985.errors = vErrors;
 return errors === 0;
 }
-validate971.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate985.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TableCurveThreshold = validate973;
+exports.schema_TableCurveThreshold = validate987;
 
-function validate973(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate987(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate973.evaluated;
+const evaluated0 = validate987.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46502,34 +47568,34 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-validate973.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate987.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data < 0 || isNaN(data)){
-validate973.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate987.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data))){
-validate973.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate987.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
 }
 }
-validate973.errors = vErrors;
+validate987.errors = vErrors;
 return errors === 0;
 }
-validate973.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate987.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TagParticipantRuleEffect = validate974;
+exports.schema_TagParticipantRuleEffect = validate988;
 
-function validate974(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate988(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate974.evaluated;
+const evaluated0 = validate988.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46540,7 +47606,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.tag === undefined) && (missing0 = "tag"))){
-validate974.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate988.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -46548,11 +47614,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate974.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate988.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "tag_participant")){
-validate974.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema148.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate988.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema148.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -46564,7 +47630,7 @@ if(valid0){
 if(data.tag !== undefined){
 const _errs3 = errors;
 if(typeof data.tag !== "string"){
-validate974.errors = [{instancePath:instancePath+"/tag",schemaPath:"#/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate988.errors = [{instancePath:instancePath+"/tag",schemaPath:"#/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -46576,7 +47642,7 @@ if(valid0){
 for(const key0 in data){
 if((key0 !== "type") && (key0 !== "tag")){
 const _errs6 = errors;
-validate974.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate988.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs6 === errors;
 if(!valid1){
@@ -46589,21 +47655,21 @@ break;
 }
 }
 else {
-validate974.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate988.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate974.errors = vErrors;
+validate988.errors = vErrors;
 return errors === 0;
 }
-validate974.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate988.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TaggedEffect = validate975;
+exports.schema_TaggedEffect = validate989;
 
-function validate975(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate989(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate975.evaluated;
+const evaluated0 = validate989.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46614,7 +47680,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.tag === undefined) && (missing0 = "tag"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
-validate975.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate989.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -46622,11 +47688,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate975.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate989.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "tagged")){
-validate975.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema77.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate989.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema77.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -46638,7 +47704,7 @@ if(valid0){
 if(data.tag !== undefined){
 const _errs3 = errors;
 if(typeof data.tag !== "string"){
-validate975.errors = [{instancePath:instancePath+"/tag",schemaPath:"#/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate989.errors = [{instancePath:instancePath+"/tag",schemaPath:"#/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -46650,7 +47716,7 @@ if(valid0){
 if(data.rule_id !== undefined){
 const _errs5 = errors;
 if(typeof data.rule_id !== "string"){
-validate975.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate989.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -46663,21 +47729,21 @@ var valid0 = true;
 }
 }
 else {
-validate975.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate989.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate975.errors = vErrors;
+validate989.errors = vErrors;
 return errors === 0;
 }
-validate975.evaluated = {"props":{"type":true,"tag":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
+validate989.evaluated = {"props":{"type":true,"tag":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeBackground = validate976;
+exports.schema_ThemeBackground = validate990;
 
-function validate976(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate990(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate976.evaluated;
+const evaluated0 = validate990.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46685,24 +47751,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate976.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate990.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "solid") || (data === "stars")) || (data === "image"))){
-validate976.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema98.enum},message:"must be equal to one of the allowed values"}];
+validate990.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema98.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate976.errors = vErrors;
+validate990.errors = vErrors;
 return errors === 0;
 }
-validate976.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate990.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeBadgeSet = validate977;
+exports.schema_ThemeBadgeSet = validate991;
 
-function validate977(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate991(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate977.evaluated;
+const evaluated0 = validate991.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46710,24 +47776,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate977.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate991.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "spades-3d") || (data === "shields")) || (data === "gems"))){
-validate977.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema99.enum},message:"must be equal to one of the allowed values"}];
+validate991.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema99.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate977.errors = vErrors;
+validate991.errors = vErrors;
 return errors === 0;
 }
-validate977.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate991.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeButtonStyle = validate978;
+exports.schema_ThemeButtonStyle = validate992;
 
-function validate978(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate992(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate978.evaluated;
+const evaluated0 = validate992.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46735,24 +47801,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate978.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate992.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "flat") || (data === "bevel"))){
-validate978.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema97.enum},message:"must be equal to one of the allowed values"}];
+validate992.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema97.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate978.errors = vErrors;
+validate992.errors = vErrors;
 return errors === 0;
 }
-validate978.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate992.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeCardStyle = validate979;
+exports.schema_ThemeCardStyle = validate993;
 
-function validate979(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate993(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate979.evaluated;
+const evaluated0 = validate993.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46760,24 +47826,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate979.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate993.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "gradient") || (data === "glass")) || (data === "flat"))){
-validate979.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema96.enum},message:"must be equal to one of the allowed values"}];
+validate993.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema96.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate979.errors = vErrors;
+validate993.errors = vErrors;
 return errors === 0;
 }
-validate979.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate993.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeColors = validate980;
+exports.schema_ThemeColors = validate994;
 
-function validate980(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate994(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate980.evaluated;
+const evaluated0 = validate994.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46797,7 +47863,7 @@ data.danger = "#EF4444";
 }
 let missing0;
 if(((((((data.bg === undefined) && (missing0 = "bg")) || ((data.surface === undefined) && (missing0 = "surface"))) || ((data.primary === undefined) && (missing0 = "primary"))) || ((data.secondary === undefined) && (missing0 = "secondary"))) || ((data.text === undefined) && (missing0 = "text"))) || ((data.muted === undefined) && (missing0 = "muted"))){
-validate980.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate994.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -46897,7 +47963,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((((key0 !== "bg") && (key0 !== "surface")) && (key0 !== "primary")) && (key0 !== "secondary")) && (key0 !== "text")) && (key0 !== "muted")) && (key0 !== "success")) && (key0 !== "warning")) && (key0 !== "danger")){
 const _errs20 = errors;
-validate980.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate994.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid10 = _errs20 === errors;
 if(!valid10){
@@ -46917,21 +47983,21 @@ break;
 }
 }
 else {
-validate980.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate994.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate980.errors = vErrors;
+validate994.errors = vErrors;
 return errors === 0;
 }
-validate980.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate994.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeConfig = validate990;
+exports.schema_ThemeConfig = validate1004;
 
-function validate990(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1004(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate990.evaluated;
+const evaluated0 = validate1004.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46966,7 +48032,7 @@ data.motionLevel = "full";
 }
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.colors === undefined) && (missing0 = "colors"))){
-validate990.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1004.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -46976,18 +48042,18 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 60){
-validate990.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
+validate1004.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate990.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate1004.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate990.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1004.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -47015,12 +48081,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data2 === "string"){
 if(func1(data2) > 200000){
-validate990.errors = [{instancePath:instancePath+"/logoUrl",schemaPath:"#/properties/logoUrl/maxLength",keyword:"maxLength",params:{limit: 200000},message:"must NOT have more than 200000 characters"}];
+validate1004.errors = [{instancePath:instancePath+"/logoUrl",schemaPath:"#/properties/logoUrl/maxLength",keyword:"maxLength",params:{limit: 200000},message:"must NOT have more than 200000 characters"}];
 return false;
 }
 }
 else {
-validate990.errors = [{instancePath:instancePath+"/logoUrl",schemaPath:"#/properties/logoUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1004.errors = [{instancePath:instancePath+"/logoUrl",schemaPath:"#/properties/logoUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -47036,12 +48102,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data3 === "string"){
 if(func1(data3) > 2000){
-validate990.errors = [{instancePath:instancePath+"/logoPngUrl",schemaPath:"#/properties/logoPngUrl/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate1004.errors = [{instancePath:instancePath+"/logoPngUrl",schemaPath:"#/properties/logoPngUrl/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 }
 else {
-validate990.errors = [{instancePath:instancePath+"/logoPngUrl",schemaPath:"#/properties/logoPngUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1004.errors = [{instancePath:instancePath+"/logoPngUrl",schemaPath:"#/properties/logoPngUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -47057,18 +48123,18 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data4 === "string"){
 if(func1(data4) > 60){
-validate990.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
+validate1004.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
 return false;
 }
 else {
 if(func1(data4) < 1){
-validate990.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate1004.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate990.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1004.errors = [{instancePath:instancePath+"/font",schemaPath:"#/properties/font/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -47081,23 +48147,23 @@ if(valid0){
 let data5 = data.radius;
 const _errs10 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate990.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1004.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 40 || isNaN(data5)){
-validate990.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/maximum",keyword:"maximum",params:{comparison: "<=", limit: 40},message:"must be <= 40"}];
+validate1004.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/maximum",keyword:"maximum",params:{comparison: "<=", limit: 40},message:"must be <= 40"}];
 return false;
 }
 else {
 if(data5 < 0 || isNaN(data5)){
-validate990.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1004.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data5))){
-validate990.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1004.errors = [{instancePath:instancePath+"/radius",schemaPath:"#/properties/radius/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -47108,7 +48174,7 @@ var valid0 = _errs10 === errors;
 if(valid0){
 const _errs12 = errors;
 if(typeof data.glow !== "boolean"){
-validate990.errors = [{instancePath:instancePath+"/glow",schemaPath:"#/properties/glow/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1004.errors = [{instancePath:instancePath+"/glow",schemaPath:"#/properties/glow/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -47141,12 +48207,12 @@ if(errors === _errs20){
 if(errors === _errs20){
 if(typeof data10 === "string"){
 if(!(formats2(data10))){
-validate990.errors = [{instancePath:instancePath+"/backgroundImage",schemaPath:"#/properties/backgroundImage/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate1004.errors = [{instancePath:instancePath+"/backgroundImage",schemaPath:"#/properties/backgroundImage/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 else {
-validate990.errors = [{instancePath:instancePath+"/backgroundImage",schemaPath:"#/properties/backgroundImage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1004.errors = [{instancePath:instancePath+"/backgroundImage",schemaPath:"#/properties/backgroundImage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -47181,7 +48247,7 @@ if(valid0){
 for(const key0 in data){
 if((((((((((((((key0 !== "name") && (key0 !== "colors")) && (key0 !== "logoUrl")) && (key0 !== "logoPngUrl")) && (key0 !== "font")) && (key0 !== "radius")) && (key0 !== "glow")) && (key0 !== "cardStyle")) && (key0 !== "buttonStyle")) && (key0 !== "background")) && (key0 !== "backgroundImage")) && (key0 !== "badgeSet")) && (key0 !== "illustrationStyle")) && (key0 !== "motionLevel")){
 const _errs29 = errors;
-validate990.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1004.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid7 = _errs29 === errors;
 if(!valid7){
@@ -47206,21 +48272,21 @@ break;
 }
 }
 else {
-validate990.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1004.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate990.errors = vErrors;
+validate1004.errors = vErrors;
 return errors === 0;
 }
-validate990.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1004.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeIllustrationStyle = validate998;
+exports.schema_ThemeIllustrationStyle = validate1012;
 
-function validate998(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1012(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate998.evaluated;
+const evaluated0 = validate1012.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -47228,24 +48294,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate998.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1012.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "3d") || (data === "flat"))){
-validate998.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema100.enum},message:"must be equal to one of the allowed values"}];
+validate1012.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema100.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate998.errors = vErrors;
+validate1012.errors = vErrors;
 return errors === 0;
 }
-validate998.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1012.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_ThemeMotionLevel = validate999;
+exports.schema_ThemeMotionLevel = validate1013;
 
-function validate999(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1013(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate999.evaluated;
+const evaluated0 = validate1013.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -47253,24 +48319,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate999.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1013.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "full") || (data === "light")) || (data === "none"))){
-validate999.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema101.enum},message:"must be equal to one of the allowed values"}];
+validate1013.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema101.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate999.errors = vErrors;
+validate1013.errors = vErrors;
 return errors === 0;
 }
-validate999.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1013.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierChangedEffect = validate1000;
+exports.schema_TierChangedEffect = validate1014;
 
-function validate1000(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1014(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1000.evaluated;
+const evaluated0 = validate1014.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -47281,7 +48347,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))){
-validate1000.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1014.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -47289,11 +48355,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate1000.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1014.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "tier_changed")){
-validate1000.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema72.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1014.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema72.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -47305,7 +48371,7 @@ if(valid0){
 if(data.from !== undefined){
 const _errs3 = errors;
 if(typeof data.from !== "string"){
-validate1000.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1014.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -47317,7 +48383,7 @@ if(valid0){
 if(data.to !== undefined){
 const _errs5 = errors;
 if(typeof data.to !== "string"){
-validate1000.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1014.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -47330,23 +48396,23 @@ var valid0 = true;
 }
 }
 else {
-validate1000.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1014.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1000.errors = vErrors;
+validate1014.errors = vErrors;
 return errors === 0;
 }
-validate1000.evaluated = {"props":{"type":true,"from":true,"to":true},"dynamicProps":false,"dynamicItems":false};
+validate1014.evaluated = {"props":{"type":true,"from":true,"to":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierChangedWebhookData = validate1001;
-const schema462 = {"type":"object","required":["participant","from","to"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"from":{"$ref":"#/components/schemas/WebhookTier"},"to":{"$ref":"#/components/schemas/WebhookTier"}},"description":"Data of `tier.changed`."};
-const schema463 = {"type":"object","required":["code","name"],"properties":{"code":{"type":"string","description":"The tier's `code` in `progression.tiers`."},"name":{"type":"string"}},"description":"A tier, by code and display name."};
+exports.schema_TierChangedWebhookData = validate1015;
+const schema470 = {"type":"object","required":["participant","from","to"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"from":{"$ref":"#/components/schemas/WebhookTier"},"to":{"$ref":"#/components/schemas/WebhookTier"}},"description":"Data of `tier.changed`."};
+const schema471 = {"type":"object","required":["code","name"],"properties":{"code":{"type":"string","description":"The tier's `code` in `progression.tiers`."},"name":{"type":"string"}},"description":"A tier, by code and display name."};
 
-function validate1003(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1017(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1003.evaluated;
+const evaluated0 = validate1017.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -47357,14 +48423,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))){
-validate1003.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1017.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate1003.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1017.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -47376,7 +48442,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate1003.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1017.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -47388,20 +48454,20 @@ var valid0 = true;
 }
 }
 else {
-validate1003.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1017.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1003.errors = vErrors;
+validate1017.errors = vErrors;
 return errors === 0;
 }
-validate1003.evaluated = {"props":{"code":true,"name":true},"dynamicProps":false,"dynamicItems":false};
+validate1017.evaluated = {"props":{"code":true,"name":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate1001(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1015(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1001.evaluated;
+const evaluated0 = validate1015.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -47412,7 +48478,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.participant === undefined) && (missing0 = "participant")) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))){
-validate1001.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1015.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -47430,8 +48496,8 @@ var valid0 = true;
 if(valid0){
 if(data.from !== undefined){
 const _errs2 = errors;
-if(!(validate1003(data.from, {instancePath:instancePath+"/from",parentData:data,parentDataProperty:"from",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1003.errors : vErrors.concat(validate1003.errors);
+if(!(validate1017(data.from, {instancePath:instancePath+"/from",parentData:data,parentDataProperty:"from",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1017.errors : vErrors.concat(validate1017.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -47442,8 +48508,8 @@ var valid0 = true;
 if(valid0){
 if(data.to !== undefined){
 const _errs3 = errors;
-if(!(validate1003(data.to, {instancePath:instancePath+"/to",parentData:data,parentDataProperty:"to",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1003.errors : vErrors.concat(validate1003.errors);
+if(!(validate1017(data.to, {instancePath:instancePath+"/to",parentData:data,parentDataProperty:"to",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1017.errors : vErrors.concat(validate1017.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -47456,22 +48522,22 @@ var valid0 = true;
 }
 }
 else {
-validate1001.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1015.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1001.errors = vErrors;
+validate1015.errors = vErrors;
 return errors === 0;
 }
-validate1001.evaluated = {"props":{"participant":true,"from":true,"to":true},"dynamicProps":false,"dynamicItems":false};
+validate1015.evaluated = {"props":{"participant":true,"from":true,"to":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierChangedWebhookEvent = validate1006;
-const schema464 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["tier.changed"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/TierChangedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`tier.changed`: the participant moved to another tier, up (a level up) or down (the monthly review with `demotion: monthly_review`).","examples":[{"id":"evt_01JQ4M7R2E9G4H6J","type":"tier.changed","created_at":"2025-03-12T22:41:17Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"from":{"code":"bronze","name":"Bronze"},"to":{"code":"prata","name":"Prata"}}}],"x-webhook-event":"tier.changed"};
+exports.schema_TierChangedWebhookEvent = validate1020;
+const schema472 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["tier.changed"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/TierChangedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`tier.changed`: the participant moved to another tier, up (a level up) or down (the monthly review with `demotion: monthly_review`).","examples":[{"id":"evt_01JQ4M7R2E9G4H6J","type":"tier.changed","created_at":"2025-03-12T22:41:17Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"from":{"code":"bronze","name":"Bronze"},"to":{"code":"prata","name":"Prata"}}}],"x-webhook-event":"tier.changed"};
 
-function validate1006(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1020(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1006.evaluated;
+const evaluated0 = validate1020.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -47482,7 +48548,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate1006.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1020.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -47492,12 +48558,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate1006.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate1020.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate1006.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1020.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -47511,11 +48577,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate1006.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1020.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "tier.changed")){
-validate1006.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema464.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1020.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema472.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -47531,12 +48597,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate1006.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1020.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1006.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1020.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -47550,7 +48616,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate1006.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1020.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -47573,8 +48639,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate1001(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1001.errors : vErrors.concat(validate1001.errors);
+if(!(validate1015(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1015.errors : vErrors.concat(validate1015.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -47590,21 +48656,21 @@ var valid0 = true;
 }
 }
 else {
-validate1006.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1020.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1006.errors = vErrors;
+validate1020.errors = vErrors;
 return errors === 0;
 }
-validate1006.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate1020.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierConfig = validate1009;
+exports.schema_TierConfig = validate1023;
 
-function validate1009(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1023(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1009.evaluated;
+const evaluated0 = validate1023.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -47621,7 +48687,7 @@ data.vip = false;
 }
 let missing0;
 if((((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.levels === undefined) && (missing0 = "levels"))){
-validate1009.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1023.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -47631,18 +48697,18 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 32){
-validate1009.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+validate1023.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate1009.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate1023.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate1009.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1023.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -47658,18 +48724,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 40){
-validate1009.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+validate1023.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate1009.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate1023.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate1009.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1023.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -47685,12 +48751,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(Array.isArray(data2)){
 if(data2.length > 2){
-validate1009.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
+validate1023.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
 return false;
 }
 else {
 if(data2.length < 2){
-validate1009.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
+validate1023.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
 return false;
 }
 else {
@@ -47738,7 +48804,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate1009.errors = vErrors;
+validate1023.errors = vErrors;
 return false;
 }
 else {
@@ -47759,7 +48825,7 @@ var valid1 = _errs8 === errors;
 }
 }
 else {
-validate1009.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1023.errors = [{instancePath:instancePath+"/levels",schemaPath:"#/properties/levels/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -47784,7 +48850,7 @@ if(valid0){
 if(data.badge !== undefined){
 const _errs15 = errors;
 if(typeof data.badge !== "string"){
-validate1009.errors = [{instancePath:instancePath+"/badge",schemaPath:"#/properties/badge/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1023.errors = [{instancePath:instancePath+"/badge",schemaPath:"#/properties/badge/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -47802,7 +48868,7 @@ const len1 = data7.length;
 for(let i0=0; i0<len1; i0++){
 const _errs19 = errors;
 if(typeof data7[i0] !== "string"){
-validate1009.errors = [{instancePath:instancePath+"/benefits/" + i0,schemaPath:"#/properties/benefits/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1023.errors = [{instancePath:instancePath+"/benefits/" + i0,schemaPath:"#/properties/benefits/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs19 === errors;
@@ -47812,7 +48878,7 @@ break;
 }
 }
 else {
-validate1009.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/properties/benefits/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1023.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/properties/benefits/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -47820,7 +48886,7 @@ var valid0 = _errs17 === errors;
 if(valid0){
 const _errs21 = errors;
 if(typeof data.vip !== "boolean"){
-validate1009.errors = [{instancePath:instancePath+"/vip",schemaPath:"#/properties/vip/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1023.errors = [{instancePath:instancePath+"/vip",schemaPath:"#/properties/vip/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs21 === errors;
@@ -47828,7 +48894,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((key0 !== "code") && (key0 !== "name")) && (key0 !== "levels")) && (key0 !== "color")) && (key0 !== "badge")) && (key0 !== "benefits")) && (key0 !== "vip")){
 const _errs24 = errors;
-validate1009.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1023.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid5 = _errs24 === errors;
 if(!valid5){
@@ -47846,21 +48912,21 @@ break;
 }
 }
 else {
-validate1009.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1023.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1009.errors = vErrors;
+validate1023.errors = vErrors;
 return errors === 0;
 }
-validate1009.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1023.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierDemotion = validate1013;
+exports.schema_TierDemotion = validate1027;
 
-function validate1013(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1027(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1013.evaluated;
+const evaluated0 = validate1027.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -47868,24 +48934,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate1013.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1027.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "never") || (data === "monthly_review"))){
-validate1013.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema111.enum},message:"must be equal to one of the allowed values"}];
+validate1027.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema111.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate1013.errors = vErrors;
+validate1027.errors = vErrors;
 return errors === 0;
 }
-validate1013.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1027.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TierLevel = validate1014;
+exports.schema_TierLevel = validate1028;
 
-function validate1014(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1028(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1014.evaluated;
+const evaluated0 = validate1028.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -47893,35 +48959,35 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-validate1014.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1028.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data <= 0 || isNaN(data)){
-validate1014.errors = [{instancePath,schemaPath:"#/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate1028.errors = [{instancePath,schemaPath:"#/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data))){
-validate1014.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1028.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
 }
 }
-validate1014.errors = vErrors;
+validate1028.errors = vErrors;
 return errors === 0;
 }
-validate1014.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1028.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TokenRequest = validate1015;
-const schema468 = {"type":"object","properties":{"ttl_seconds":{"type":"integer","minimum":60,"maximum":86400,"description":"Lifetime in seconds, 60 (1 minute) to 86400 (1 day).","default":900}},"unevaluatedProperties":{"not":{}},"description":"Options of a participant token."};
+exports.schema_TokenRequest = validate1029;
+const schema476 = {"type":"object","properties":{"ttl_seconds":{"type":"integer","minimum":60,"maximum":86400,"description":"Lifetime in seconds, 60 (1 minute) to 86400 (1 day).","default":900}},"unevaluatedProperties":{"not":{}},"description":"Options of a participant token."};
 
-function validate1015(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1029(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1015.evaluated;
+const evaluated0 = validate1029.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -47936,18 +49002,18 @@ data.ttl_seconds = 900;
 let data0 = data.ttl_seconds;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate1015.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1029.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 86400 || isNaN(data0)){
-validate1015.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"}];
+validate1029.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"}];
 return false;
 }
 else {
 if(data0 < 60 || isNaN(data0)){
-validate1015.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60},message:"must be >= 60"}];
+validate1029.errors = [{instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60},message:"must be >= 60"}];
 return false;
 }
 }
@@ -47958,7 +49024,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "ttl_seconds"){
 const _errs4 = errors;
-validate1015.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1029.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs4 === errors;
 if(!valid1){
@@ -47969,22 +49035,22 @@ break;
 }
 }
 else {
-validate1015.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1029.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1015.errors = vErrors;
+validate1029.errors = vErrors;
 return errors === 0;
 }
-validate1015.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1029.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TokenResponse = validate1016;
-const schema469 = {"type":"object","required":["token","expires_at","participant_id","level","xp"],"properties":{"token":{"type":"string","description":"The JWT to send as `Authorization: Bearer` on `/v1/me/*`."},"expires_at":{"type":"string","format":"date-time"},"participant_id":{"type":"string","description":"The service's id of the participant (`ParticipantProfile.id`)."},"level":{"$ref":"#/components/schemas/ProgressLevel"},"xp":{"$ref":"#/components/schemas/ProgressXp"}},"description":"A participant token with the participant's current level, so a page can render the level bar without a second call."};
+exports.schema_TokenResponse = validate1030;
+const schema477 = {"type":"object","required":["token","expires_at","participant_id","level","xp"],"properties":{"token":{"type":"string","description":"The JWT to send as `Authorization: Bearer` on `/v1/me/*`."},"expires_at":{"type":"string","format":"date-time"},"participant_id":{"type":"string","description":"The service's id of the participant (`ParticipantProfile.id`)."},"level":{"$ref":"#/components/schemas/ProgressLevel"},"xp":{"$ref":"#/components/schemas/ProgressXp"}},"description":"A participant token with the participant's current level, so a page can render the level bar without a second call."};
 
-function validate1016(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1030(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1016.evaluated;
+const evaluated0 = validate1030.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -47995,14 +49061,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.token === undefined) && (missing0 = "token")) || ((data.expires_at === undefined) && (missing0 = "expires_at"))) || ((data.participant_id === undefined) && (missing0 = "participant_id"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.xp === undefined) && (missing0 = "xp"))){
-validate1016.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1030.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.token !== undefined){
 const _errs1 = errors;
 if(typeof data.token !== "string"){
-validate1016.errors = [{instancePath:instancePath+"/token",schemaPath:"#/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1030.errors = [{instancePath:instancePath+"/token",schemaPath:"#/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -48018,12 +49084,12 @@ if(errors === _errs3){
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(!(formats4.validate(data1))){
-validate1016.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1030.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1016.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1030.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -48037,7 +49103,7 @@ if(valid0){
 if(data.participant_id !== undefined){
 const _errs5 = errors;
 if(typeof data.participant_id !== "string"){
-validate1016.errors = [{instancePath:instancePath+"/participant_id",schemaPath:"#/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1030.errors = [{instancePath:instancePath+"/participant_id",schemaPath:"#/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -48048,8 +49114,8 @@ var valid0 = true;
 if(valid0){
 if(data.level !== undefined){
 const _errs7 = errors;
-if(!(validate721(data.level, {instancePath:instancePath+"/level",parentData:data,parentDataProperty:"level",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate721.errors : vErrors.concat(validate721.errors);
+if(!(validate735(data.level, {instancePath:instancePath+"/level",parentData:data,parentDataProperty:"level",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate735.errors : vErrors.concat(validate735.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -48060,8 +49126,8 @@ var valid0 = true;
 if(valid0){
 if(data.xp !== undefined){
 const _errs8 = errors;
-if(!(validate724(data.xp, {instancePath:instancePath+"/xp",parentData:data,parentDataProperty:"xp",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate724.errors : vErrors.concat(validate724.errors);
+if(!(validate738(data.xp, {instancePath:instancePath+"/xp",parentData:data,parentDataProperty:"xp",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate738.errors : vErrors.concat(validate738.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -48076,21 +49142,21 @@ var valid0 = true;
 }
 }
 else {
-validate1016.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1030.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1016.errors = vErrors;
+validate1030.errors = vErrors;
 return errors === 0;
 }
-validate1016.evaluated = {"props":{"token":true,"expires_at":true,"participant_id":true,"level":true,"xp":true},"dynamicProps":false,"dynamicItems":false};
+validate1030.evaluated = {"props":{"token":true,"expires_at":true,"participant_id":true,"level":true,"xp":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentConfig = validate1019;
+exports.schema_TournamentConfig = validate1033;
 
-function validate1019(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1033(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1019.evaluated;
+const evaluated0 = validate1033.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -48122,7 +49188,7 @@ data.enabled = true;
 }
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.title === undefined) && (missing0 = "title"))) || ((data.event === undefined) && (missing0 = "event"))) || ((data.startsAt === undefined) && (missing0 = "startsAt"))) || ((data.endsAt === undefined) && (missing0 = "endsAt"))) || ((data.prizes === undefined) && (missing0 = "prizes"))){
-validate1019.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1033.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -48132,24 +49198,24 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 48){
-validate1019.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 48},message:"must NOT have more than 48 characters"}];
+validate1033.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 48},message:"must NOT have more than 48 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate1019.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate1033.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern10.test(data0)){
-validate1019.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]+$"},message:"must match pattern \""+"^[a-z0-9-]+$"+"\""}];
+validate1033.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]+$"},message:"must match pattern \""+"^[a-z0-9-]+$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate1019.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1033.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -48165,18 +49231,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 60){
-validate1019.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
+validate1033.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate1019.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate1033.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate1019.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1033.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -48192,12 +49258,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 200){
-validate1019.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate1033.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 }
 else {
-validate1019.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1033.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -48209,7 +49275,7 @@ var valid0 = true;
 if(valid0){
 const _errs7 = errors;
 if(typeof data.illustration !== "string"){
-validate1019.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1033.errors = [{instancePath:instancePath+"/illustration",schemaPath:"#/properties/illustration/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -48245,7 +49311,7 @@ break;
 }
 }
 else {
-validate1019.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1033.errors = [{instancePath:instancePath+"/conditions",schemaPath:"#/properties/conditions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -48275,12 +49341,12 @@ const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data9 === "string"){
 if(func1(data9) < 1){
-validate1019.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate1033.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 else {
-validate1019.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1033.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -48293,12 +49359,12 @@ if(errors === _errs20){
 if(errors === _errs20){
 if(typeof data10 === "string"){
 if(!(formats4.validate(data10))){
-validate1019.errors = [{instancePath:instancePath+"/startsAt",schemaPath:"#/properties/startsAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1033.errors = [{instancePath:instancePath+"/startsAt",schemaPath:"#/properties/startsAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1019.errors = [{instancePath:instancePath+"/startsAt",schemaPath:"#/properties/startsAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1033.errors = [{instancePath:instancePath+"/startsAt",schemaPath:"#/properties/startsAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -48316,12 +49382,12 @@ if(errors === _errs22){
 if(errors === _errs22){
 if(typeof data11 === "string"){
 if(!(formats4.validate(data11))){
-validate1019.errors = [{instancePath:instancePath+"/endsAt",schemaPath:"#/properties/endsAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1033.errors = [{instancePath:instancePath+"/endsAt",schemaPath:"#/properties/endsAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1019.errors = [{instancePath:instancePath+"/endsAt",schemaPath:"#/properties/endsAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1033.errors = [{instancePath:instancePath+"/endsAt",schemaPath:"#/properties/endsAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -48345,7 +49411,7 @@ const _errs26 = errors;
 if(errors === _errs26){
 if(Array.isArray(data13)){
 if(data13.length < 1){
-validate1019.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate1033.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -48365,7 +49431,7 @@ break;
 }
 }
 else {
-validate1019.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1033.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -48380,18 +49446,18 @@ const _errs29 = errors;
 if(errors === _errs29){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 0 || isNaN(data15)){
-validate1019.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1033.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data15))){
-validate1019.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate1033.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 else {
-validate1019.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate1033.errors = [{instancePath:instancePath+"/minScore",schemaPath:"#/properties/minScore/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -48399,7 +49465,7 @@ var valid0 = _errs29 === errors;
 if(valid0){
 const _errs31 = errors;
 if(typeof data.enabled !== "boolean"){
-validate1019.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1033.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs31 === errors;
@@ -48407,7 +49473,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((((((((((key0 !== "id") && (key0 !== "title")) && (key0 !== "description")) && (key0 !== "illustration")) && (key0 !== "event")) && (key0 !== "conditions")) && (key0 !== "games")) && (key0 !== "scoring")) && (key0 !== "field")) && (key0 !== "startsAt")) && (key0 !== "endsAt")) && (key0 !== "recurrence")) && (key0 !== "prizes")) && (key0 !== "minScore")) && (key0 !== "enabled")){
 const _errs34 = errors;
-validate1019.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1033.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid7 = _errs34 === errors;
 if(!valid7){
@@ -48433,21 +49499,1416 @@ break;
 }
 }
 else {
-validate1019.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1033.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1019.errors = vErrors;
+validate1033.errors = vErrors;
 return errors === 0;
 }
-validate1019.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1033.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentPrize = validate1026;
+exports.schema_TournamentEditionStatus = validate1040;
 
-function validate1026(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1040(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1026.evaluated;
+const evaluated0 = validate1040.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate1040.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data === "running") || (data === "ended")) || (data === "settled"))){
+validate1040.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema329.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate1040.errors = vErrors;
+return errors === 0;
+}
+validate1040.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentEditionSummary = validate1041;
+const schema480 = {"type":"object","required":["edition_id","starts_at","ends_at","status","participants","pool_minor"],"properties":{"edition_id":{"type":"string"},"starts_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time"},"status":{"$ref":"#/components/schemas/TournamentEditionStatus"},"participants":{"type":"integer","minimum":0,"description":"Participants with a score in the edition (ranked or not)."},"pool_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"Official editions: the pool in minor units of `currency` (live while running); null for configured tournaments."}},"description":"An edition as the server routes list it."};
+
+function validate1041(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1041.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.edition_id === undefined) && (missing0 = "edition_id")) || ((data.starts_at === undefined) && (missing0 = "starts_at"))) || ((data.ends_at === undefined) && (missing0 = "ends_at"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.participants === undefined) && (missing0 = "participants"))) || ((data.pool_minor === undefined) && (missing0 = "pool_minor"))){
+validate1041.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.edition_id !== undefined){
+const _errs1 = errors;
+if(typeof data.edition_id !== "string"){
+validate1041.errors = [{instancePath:instancePath+"/edition_id",schemaPath:"#/properties/edition_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.starts_at !== undefined){
+let data1 = data.starts_at;
+const _errs3 = errors;
+if(errors === _errs3){
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(!(formats4.validate(data1))){
+validate1041.errors = [{instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate1041.errors = [{instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.ends_at !== undefined){
+let data2 = data.ends_at;
+const _errs5 = errors;
+if(errors === _errs5){
+if(errors === _errs5){
+if(typeof data2 === "string"){
+if(!(formats4.validate(data2))){
+validate1041.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate1041.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+const _errs7 = errors;
+if(!(validate693(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate693.errors : vErrors.concat(validate693.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.participants !== undefined){
+let data4 = data.participants;
+const _errs8 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate1041.errors = [{instancePath:instancePath+"/participants",schemaPath:"#/properties/participants/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs8){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+validate1041.errors = [{instancePath:instancePath+"/participants",schemaPath:"#/properties/participants/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.pool_minor !== undefined){
+let data5 = data.pool_minor;
+const _errs10 = errors;
+const _errs11 = errors;
+let valid1 = false;
+const _errs12 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err0 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs12 === errors;
+valid1 = valid1 || _valid0;
+const _errs14 = errors;
+if(data5 !== null){
+const err1 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs14 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate1041.errors = vErrors;
+return false;
+}
+else {
+errors = _errs11;
+if(vErrors !== null){
+if(_errs11){
+vErrors.length = _errs11;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate1041.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate1041.errors = vErrors;
+return errors === 0;
+}
+validate1041.evaluated = {"props":{"edition_id":true,"starts_at":true,"ends_at":true,"status":true,"participants":true,"pool_minor":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentFinishedPrize = validate1043;
+const schema481 = {"type":"object","required":["rank","participant","reward","reward_id","delivery_id","amount_minor"],"properties":{"rank":{"type":"integer","minimum":1},"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"reward":{"type":"string","description":"The prize as configured (a reward code, `reward:<code>`, `<currency>:<amount>` or `xp:<amount>`), or `official-tournament-prize` for an official cash prize."},"reward_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The participant's reward, for a prize that is a configured reward; null for currency and XP (credited to the balance)."},"delivery_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The delivery to credit, for a `client_delivered` reward."},"amount_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"An official prize's amount in minor units (cents) of `currency`; null for configured prizes."}},"description":"A prize paid at settlement; each one also sends `reward.granted` (and `reward.delivery_requested` for a `client_delivered` reward)."};
+
+function validate1043(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1043.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.rank === undefined) && (missing0 = "rank")) || ((data.participant === undefined) && (missing0 = "participant"))) || ((data.reward === undefined) && (missing0 = "reward"))) || ((data.reward_id === undefined) && (missing0 = "reward_id"))) || ((data.delivery_id === undefined) && (missing0 = "delivery_id"))) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
+validate1043.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.rank !== undefined){
+let data0 = data.rank;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate1043.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+validate1043.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.participant !== undefined){
+const _errs3 = errors;
+if(!(validate90(data.participant, {instancePath:instancePath+"/participant",parentData:data,parentDataProperty:"participant",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reward !== undefined){
+const _errs4 = errors;
+if(typeof data.reward !== "string"){
+validate1043.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reward_id !== undefined){
+let data3 = data.reward_id;
+const _errs6 = errors;
+const _errs7 = errors;
+let valid1 = false;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+const err0 = {instancePath:instancePath+"/reward_id",schemaPath:"#/properties/reward_id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+const _errs10 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/reward_id",schemaPath:"#/properties/reward_id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/reward_id",schemaPath:"#/properties/reward_id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate1043.errors = vErrors;
+return false;
+}
+else {
+errors = _errs7;
+if(vErrors !== null){
+if(_errs7){
+vErrors.length = _errs7;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.delivery_id !== undefined){
+let data4 = data.delivery_id;
+const _errs12 = errors;
+const _errs13 = errors;
+let valid2 = false;
+const _errs14 = errors;
+if(typeof data4 !== "string"){
+const err3 = {instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs14 === errors;
+valid2 = valid2 || _valid1;
+const _errs16 = errors;
+if(data4 !== null){
+const err4 = {instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var _valid1 = _errs16 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err5 = {instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate1043.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.amount_minor !== undefined){
+let data5 = data.amount_minor;
+const _errs18 = errors;
+const _errs19 = errors;
+let valid3 = false;
+const _errs20 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err6 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid2 = _errs20 === errors;
+valid3 = valid3 || _valid2;
+const _errs22 = errors;
+if(data5 !== null){
+const err7 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+var _valid2 = _errs22 === errors;
+valid3 = valid3 || _valid2;
+if(!valid3){
+const err8 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+validate1043.errors = vErrors;
+return false;
+}
+else {
+errors = _errs19;
+if(vErrors !== null){
+if(_errs19){
+vErrors.length = _errs19;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate1043.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate1043.errors = vErrors;
+return errors === 0;
+}
+validate1043.evaluated = {"props":{"rank":true,"participant":true,"reward":true,"reward_id":true,"delivery_id":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentFinishedStanding = validate1045;
+const schema482 = {"type":"object","required":["rank","participant","score"],"properties":{"rank":{"type":"integer","minimum":1},"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"score":{"type":"number","description":"The final score (for an official tournament, the amount wagered in main units)."}},"description":"One row of a settled edition's final standings."};
+
+function validate1045(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1045.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.rank === undefined) && (missing0 = "rank")) || ((data.participant === undefined) && (missing0 = "participant"))) || ((data.score === undefined) && (missing0 = "score"))){
+validate1045.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.rank !== undefined){
+let data0 = data.rank;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate1045.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+validate1045.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.participant !== undefined){
+const _errs3 = errors;
+if(!(validate90(data.participant, {instancePath:instancePath+"/participant",parentData:data,parentDataProperty:"participant",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.score !== undefined){
+let data2 = data.score;
+const _errs4 = errors;
+if(!((typeof data2 == "number") && (isFinite(data2)))){
+validate1045.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate1045.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate1045.errors = vErrors;
+return errors === 0;
+}
+validate1045.evaluated = {"props":{"rank":true,"participant":true,"score":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentFinishedWebhookData = validate1047;
+const schema483 = {"type":"object","required":["tournament_id","kind","title","edition_id","starts_at","ends_at","pool_minor","currency","standings","prizes"],"properties":{"tournament_id":{"type":"string","description":"The tournament `id`, or `official:<track>:<daily|monthly>:<currency>`."},"kind":{"$ref":"#/components/schemas/TournamentKind"},"title":{"type":"string"},"edition_id":{"type":"string","description":"The edition: the club date it started (`2026-11-23`), or the official day (`2026-11-23`) or month (`2026-11`)."},"starts_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time"},"pool_minor":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"An official tournament's prize pool in minor units of `currency`; null for configured tournaments."},"currency":{"anyOf":[{"type":"string"},{"type":"null"}]},"standings":{"type":"array","items":{"$ref":"#/components/schemas/TournamentFinishedStanding"},"description":"The top 10 of the final standings (only scores above zero and at least `minScore` / `minWager` rank)."},"prizes":{"type":"array","items":{"$ref":"#/components/schemas/TournamentFinishedPrize"}}},"description":"Data of `tournament.finished`."};
+
+function validate1047(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1047.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((((data.tournament_id === undefined) && (missing0 = "tournament_id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.edition_id === undefined) && (missing0 = "edition_id"))) || ((data.starts_at === undefined) && (missing0 = "starts_at"))) || ((data.ends_at === undefined) && (missing0 = "ends_at"))) || ((data.pool_minor === undefined) && (missing0 = "pool_minor"))) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.standings === undefined) && (missing0 = "standings"))) || ((data.prizes === undefined) && (missing0 = "prizes"))){
+validate1047.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.tournament_id !== undefined){
+const _errs1 = errors;
+if(typeof data.tournament_id !== "string"){
+validate1047.errors = [{instancePath:instancePath+"/tournament_id",schemaPath:"#/properties/tournament_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.kind !== undefined){
+const _errs3 = errors;
+if(!(validate689(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate689.errors : vErrors.concat(validate689.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate1047.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.edition_id !== undefined){
+const _errs6 = errors;
+if(typeof data.edition_id !== "string"){
+validate1047.errors = [{instancePath:instancePath+"/edition_id",schemaPath:"#/properties/edition_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.starts_at !== undefined){
+let data4 = data.starts_at;
+const _errs8 = errors;
+if(errors === _errs8){
+if(errors === _errs8){
+if(typeof data4 === "string"){
+if(!(formats4.validate(data4))){
+validate1047.errors = [{instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate1047.errors = [{instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.ends_at !== undefined){
+let data5 = data.ends_at;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data5 === "string"){
+if(!(formats4.validate(data5))){
+validate1047.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate1047.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.pool_minor !== undefined){
+let data6 = data.pool_minor;
+const _errs12 = errors;
+const _errs13 = errors;
+let valid1 = false;
+const _errs14 = errors;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err0 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs14 === errors;
+valid1 = valid1 || _valid0;
+const _errs16 = errors;
+if(data6 !== null){
+const err1 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs16 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/pool_minor",schemaPath:"#/properties/pool_minor/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate1047.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.currency !== undefined){
+let data7 = data.currency;
+const _errs18 = errors;
+const _errs19 = errors;
+let valid2 = false;
+const _errs20 = errors;
+if(typeof data7 !== "string"){
+const err3 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs20 === errors;
+valid2 = valid2 || _valid1;
+const _errs22 = errors;
+if(data7 !== null){
+const err4 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var _valid1 = _errs22 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err5 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate1047.errors = vErrors;
+return false;
+}
+else {
+errors = _errs19;
+if(vErrors !== null){
+if(_errs19){
+vErrors.length = _errs19;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.standings !== undefined){
+let data8 = data.standings;
+const _errs24 = errors;
+if(errors === _errs24){
+if(Array.isArray(data8)){
+var valid3 = true;
+const len0 = data8.length;
+for(let i0=0; i0<len0; i0++){
+const _errs26 = errors;
+if(!(validate1045(data8[i0], {instancePath:instancePath+"/standings/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1045.errors : vErrors.concat(validate1045.errors);
+errors = vErrors.length;
+}
+var valid3 = _errs26 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate1047.errors = [{instancePath:instancePath+"/standings",schemaPath:"#/properties/standings/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prizes !== undefined){
+let data10 = data.prizes;
+const _errs27 = errors;
+if(errors === _errs27){
+if(Array.isArray(data10)){
+var valid4 = true;
+const len1 = data10.length;
+for(let i1=0; i1<len1; i1++){
+const _errs29 = errors;
+if(!(validate1043(data10[i1], {instancePath:instancePath+"/prizes/" + i1,parentData:data10,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1043.errors : vErrors.concat(validate1043.errors);
+errors = vErrors.length;
+}
+var valid4 = _errs29 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate1047.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs27 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate1047.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate1047.errors = vErrors;
+return errors === 0;
+}
+validate1047.evaluated = {"props":{"tournament_id":true,"kind":true,"title":true,"edition_id":true,"starts_at":true,"ends_at":true,"pool_minor":true,"currency":true,"standings":true,"prizes":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentFinishedWebhookEvent = validate1051;
+const schema484 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["tournament.finished"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/TournamentFinishedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`tournament.finished`: an edition ended and was settled: its standings are\nfinal (events arriving later do not change them) and its prizes were paid,\nexactly once even with several workers. Sent once per edition, to\nendpoints that name it in their `events`.","examples":[{"id":"evt_01JQ7T0RN4M3NT9F","type":"tournament.finished","created_at":"2026-11-30T03:00:05Z","club_id":"clb_7H3K9Q","env":"live","data":{"tournament_id":"slots-semanal","kind":"tournament","title":"Torneio Semanal de Slots","edition_id":"2026-11-23","starts_at":"2026-11-23T03:00:00Z","ends_at":"2026-11-30T03:00:00Z","pool_minor":null,"currency":null,"standings":[{"rank":1,"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"score":18450}],"prizes":[{"rank":1,"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward":"giros-50","reward_id":"rwd_01JQ7T0RP2K4M6N8","delivery_id":"dlv_01JQ7T0RQ3L5N7P9","amount_minor":null}]}}],"x-webhook-event":"tournament.finished"};
+
+function validate1051(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1051.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate1051.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs1 = errors;
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern3.test(data0)){
+validate1051.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+return false;
+}
+}
+else {
+validate1051.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data1 = data.type;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate1051.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(data1 === "tournament.finished")){
+validate1051.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema484.properties.type.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data2 = data.created_at;
+const _errs5 = errors;
+if(errors === _errs5){
+if(errors === _errs5){
+if(typeof data2 === "string"){
+if(!(formats4.validate(data2))){
+validate1051.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate1051.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.club_id !== undefined){
+const _errs7 = errors;
+if(typeof data.club_id !== "string"){
+validate1051.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.env !== undefined){
+const _errs9 = errors;
+if(!(validate94(data.env, {instancePath:instancePath+"/env",parentData:data,parentDataProperty:"env",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+const _errs11 = errors;
+if(!(validate1047(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1047.errors : vErrors.concat(validate1047.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate1051.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate1051.errors = vErrors;
+return errors === 0;
+}
+validate1051.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentKind = validate1054;
+
+function validate1054(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1054.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate1054.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data === "tournament") || (data === "official"))){
+validate1054.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema327.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate1054.errors = vErrors;
+return errors === 0;
+}
+validate1054.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentList = validate1055;
+const schema486 = {"type":"object","required":["data"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/TournamentSummary"}}}};
+const schema487 = {"type":"object","required":["tournament_id","kind","title","track_id","period","currency","prizes","editions"],"properties":{"tournament_id":{"type":"string","description":"The tournament `id`, or `official:<track>:<period>:<currency>`."},"kind":{"$ref":"#/components/schemas/TournamentKind"},"title":{"type":"string"},"track_id":{"anyOf":[{"type":"string"},{"type":"null"}]},"period":{"anyOf":[{"$ref":"#/components/schemas/OfficialTournamentPeriod"},{"type":"null"}]},"currency":{"anyOf":[{"type":"string"},{"type":"null"}]},"prizes":{"type":"array","items":{"$ref":"#/components/schemas/TournamentPrizeRange"}},"editions":{"type":"array","items":{"$ref":"#/components/schemas/TournamentEditionSummary"},"description":"The running edition, or the last one when none runs; then the one before, newest first."}},"description":"A tournament or official track with its current and recent editions."};
+
+function validate1056(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1056.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((data.tournament_id === undefined) && (missing0 = "tournament_id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.track_id === undefined) && (missing0 = "track_id"))) || ((data.period === undefined) && (missing0 = "period"))) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.prizes === undefined) && (missing0 = "prizes"))) || ((data.editions === undefined) && (missing0 = "editions"))){
+validate1056.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.tournament_id !== undefined){
+const _errs1 = errors;
+if(typeof data.tournament_id !== "string"){
+validate1056.errors = [{instancePath:instancePath+"/tournament_id",schemaPath:"#/properties/tournament_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.kind !== undefined){
+const _errs3 = errors;
+if(!(validate689(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate689.errors : vErrors.concat(validate689.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate1056.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.track_id !== undefined){
+let data3 = data.track_id;
+const _errs6 = errors;
+const _errs7 = errors;
+let valid1 = false;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+const err0 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+const _errs10 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate1056.errors = vErrors;
+return false;
+}
+else {
+errors = _errs7;
+if(vErrors !== null){
+if(_errs7){
+vErrors.length = _errs7;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.period !== undefined){
+let data4 = data.period;
+const _errs12 = errors;
+const _errs13 = errors;
+let valid2 = false;
+const _errs14 = errors;
+if(!(validate691(data4, {instancePath:instancePath+"/period",parentData:data,parentDataProperty:"period",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate691.errors : vErrors.concat(validate691.errors);
+errors = vErrors.length;
+}
+var _valid1 = _errs14 === errors;
+valid2 = valid2 || _valid1;
+const _errs15 = errors;
+if(data4 !== null){
+const err3 = {instancePath:instancePath+"/period",schemaPath:"#/properties/period/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs15 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err4 = {instancePath:instancePath+"/period",schemaPath:"#/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate1056.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.currency !== undefined){
+let data5 = data.currency;
+const _errs17 = errors;
+const _errs18 = errors;
+let valid3 = false;
+const _errs19 = errors;
+if(typeof data5 !== "string"){
+const err5 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid2 = _errs19 === errors;
+valid3 = valid3 || _valid2;
+const _errs21 = errors;
+if(data5 !== null){
+const err6 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid2 = _errs21 === errors;
+valid3 = valid3 || _valid2;
+if(!valid3){
+const err7 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+validate1056.errors = vErrors;
+return false;
+}
+else {
+errors = _errs18;
+if(vErrors !== null){
+if(_errs18){
+vErrors.length = _errs18;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prizes !== undefined){
+let data6 = data.prizes;
+const _errs23 = errors;
+if(errors === _errs23){
+if(Array.isArray(data6)){
+var valid4 = true;
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+const _errs25 = errors;
+if(!(validate697(data6[i0], {instancePath:instancePath+"/prizes/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate697.errors : vErrors.concat(validate697.errors);
+errors = vErrors.length;
+}
+var valid4 = _errs25 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate1056.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs23 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.editions !== undefined){
+let data8 = data.editions;
+const _errs26 = errors;
+if(errors === _errs26){
+if(Array.isArray(data8)){
+var valid5 = true;
+const len1 = data8.length;
+for(let i1=0; i1<len1; i1++){
+const _errs28 = errors;
+if(!(validate1041(data8[i1], {instancePath:instancePath+"/editions/" + i1,parentData:data8,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1041.errors : vErrors.concat(validate1041.errors);
+errors = vErrors.length;
+}
+var valid5 = _errs28 === errors;
+if(!valid5){
+break;
+}
+}
+}
+else {
+validate1056.errors = [{instancePath:instancePath+"/editions",schemaPath:"#/properties/editions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate1056.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate1056.errors = vErrors;
+return errors === 0;
+}
+validate1056.evaluated = {"props":{"tournament_id":true,"kind":true,"title":true,"track_id":true,"period":true,"currency":true,"prizes":true,"editions":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate1055(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1055.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.data === undefined) && (missing0 = "data")){
+validate1055.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.data !== undefined){
+let data0 = data.data;
+const _errs1 = errors;
+if(errors === _errs1){
+if(Array.isArray(data0)){
+var valid1 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+const _errs3 = errors;
+if(!(validate1056(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1056.errors : vErrors.concat(validate1056.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs3 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate1055.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate1055.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate1055.errors = vErrors;
+return errors === 0;
+}
+validate1055.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentPrize = validate1062;
+
+function validate1062(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1062.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -48458,7 +50919,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.from === undefined) && (missing0 = "from")) || ((data.to === undefined) && (missing0 = "to"))) || ((data.reward === undefined) && (missing0 = "reward"))){
-validate1026.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1062.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -48466,18 +50927,18 @@ if(data.from !== undefined){
 let data0 = data.from;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate1026.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1062.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 <= 0 || isNaN(data0)){
-validate1026.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate1062.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data0))){
-validate1026.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1062.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -48493,18 +50954,18 @@ if(data.to !== undefined){
 let data1 = data.to;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate1026.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1062.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 <= 0 || isNaN(data1)){
-validate1026.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate1062.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data1))){
-validate1026.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1062.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -48531,7 +50992,7 @@ if(valid0){
 for(const key0 in data){
 if(((key0 !== "from") && (key0 !== "to")) && (key0 !== "reward")){
 const _errs8 = errors;
-validate1026.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1062.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs8 === errors;
 if(!valid2){
@@ -48545,21 +51006,169 @@ break;
 }
 }
 else {
-validate1026.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1062.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1026.errors = vErrors;
+validate1062.errors = vErrors;
 return errors === 0;
 }
-validate1026.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1062.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentRecurrence = validate1028;
+exports.schema_TournamentPrizeRange = validate1064;
 
-function validate1028(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1064(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1028.evaluated;
+const evaluated0 = validate1064.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.from === undefined) && (missing0 = "from")) || ((data.to === undefined) && (missing0 = "to"))) || ((data.reward === undefined) && (missing0 = "reward"))) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
+validate1064.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.from !== undefined){
+let data0 = data.from;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate1064.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+validate1064.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data1 = data.to;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate1064.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 1 || isNaN(data1)){
+validate1064.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reward !== undefined){
+const _errs5 = errors;
+if(typeof data.reward !== "string"){
+validate1064.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.amount_minor !== undefined){
+let data3 = data.amount_minor;
+const _errs7 = errors;
+const _errs8 = errors;
+let valid1 = false;
+const _errs9 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err0 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs9 === errors;
+valid1 = valid1 || _valid0;
+const _errs11 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs11 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate1064.errors = vErrors;
+return false;
+}
+else {
+errors = _errs8;
+if(vErrors !== null){
+if(_errs8){
+vErrors.length = _errs8;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate1064.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate1064.errors = vErrors;
+return errors === 0;
+}
+validate1064.evaluated = {"props":{"from":true,"to":true,"reward":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentRecurrence = validate1065;
+
+function validate1065(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1065.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -48567,24 +51176,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate1028.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1065.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "none") || (data === "weekly"))){
-validate1028.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema161.enum},message:"must be equal to one of the allowed values"}];
+validate1065.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema161.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate1028.errors = vErrors;
+validate1065.errors = vErrors;
 return errors === 0;
 }
-validate1028.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1065.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_TournamentScoring = validate1029;
+exports.schema_TournamentScoring = validate1066;
 
-function validate1029(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1066(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1029.evaluated;
+const evaluated0 = validate1066.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -48592,27 +51201,836 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate1029.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1066.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "sum") || (data === "count")) || (data === "max_ratio"))){
-validate1029.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema160.enum},message:"must be equal to one of the allowed values"}];
+validate1066.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema160.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate1029.errors = vErrors;
+validate1066.errors = vErrors;
 return errors === 0;
 }
-validate1029.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1066.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpoint = validate1030;
-const schema474 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"}},"description":"A webhook endpoint of the key's club and environment (test and live have their own)."};
-const schema475 = {"type":"string","format":"uri","maxLength":2000,"pattern":"^https?://","description":"Where webhooks are sent: an `http` or `https` URL of at most 2000\ncharacters. Addresses that resolve to private, loopback or link-local\nnetworks (10/8, 172.16/12, 192.168/16, 127/8, 169.254/16, ::1, fc00::/7,\n`localhost`) are accepted in the test environment and refused in live with\n422 naming `body.url`, unless the server runs with\n`CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`. The address is checked when the endpoint is\nsaved and again before every sending."};
-const pattern43 = new RegExp("^https?://", "u");
+exports.schema_TournamentStandingEntry = validate1067;
+const schema492 = {"type":"object","required":["rank","participant_id","external_id","display_name","score"],"properties":{"rank":{"type":"integer","minimum":1},"participant_id":{"type":"string"},"external_id":{"type":"string"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}]},"score":{"type":"number","minimum":0}},"description":"One row of an edition's standings for the club's own UI."};
 
-function validate1031(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1067(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1031.evaluated;
+const evaluated0 = validate1067.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.rank === undefined) && (missing0 = "rank")) || ((data.participant_id === undefined) && (missing0 = "participant_id"))) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.display_name === undefined) && (missing0 = "display_name"))) || ((data.score === undefined) && (missing0 = "score"))){
+validate1067.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.rank !== undefined){
+let data0 = data.rank;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate1067.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+validate1067.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.participant_id !== undefined){
+const _errs3 = errors;
+if(typeof data.participant_id !== "string"){
+validate1067.errors = [{instancePath:instancePath+"/participant_id",schemaPath:"#/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.external_id !== undefined){
+const _errs5 = errors;
+if(typeof data.external_id !== "string"){
+validate1067.errors = [{instancePath:instancePath+"/external_id",schemaPath:"#/properties/external_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.display_name !== undefined){
+let data3 = data.display_name;
+const _errs7 = errors;
+const _errs8 = errors;
+let valid1 = false;
+const _errs9 = errors;
+if(typeof data3 !== "string"){
+const err0 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs9 === errors;
+valid1 = valid1 || _valid0;
+const _errs11 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs11 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate1067.errors = vErrors;
+return false;
+}
+else {
+errors = _errs8;
+if(vErrors !== null){
+if(_errs8){
+vErrors.length = _errs8;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.score !== undefined){
+let data4 = data.score;
+const _errs13 = errors;
+if(errors === _errs13){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+validate1067.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate1067.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate1067.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate1067.errors = vErrors;
+return errors === 0;
+}
+validate1067.evaluated = {"props":{"rank":true,"participant_id":true,"external_id":true,"display_name":true,"score":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentStandingPage = validate1068;
+const schema493 = {"type":"object","required":["tournament_id","edition_id","status","data","has_more"],"properties":{"tournament_id":{"type":"string"},"edition_id":{"type":"string"},"status":{"$ref":"#/components/schemas/TournamentEditionStatus"},"data":{"type":"array","items":{"$ref":"#/components/schemas/TournamentStandingEntry"}},"has_more":{"type":"boolean"}},"description":"A page of an edition's standings, by rank."};
+
+function validate1068(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1068.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.tournament_id === undefined) && (missing0 = "tournament_id")) || ((data.edition_id === undefined) && (missing0 = "edition_id"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.has_more === undefined) && (missing0 = "has_more"))){
+validate1068.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.tournament_id !== undefined){
+const _errs1 = errors;
+if(typeof data.tournament_id !== "string"){
+validate1068.errors = [{instancePath:instancePath+"/tournament_id",schemaPath:"#/properties/tournament_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.edition_id !== undefined){
+const _errs3 = errors;
+if(typeof data.edition_id !== "string"){
+validate1068.errors = [{instancePath:instancePath+"/edition_id",schemaPath:"#/properties/edition_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+const _errs5 = errors;
+if(!(validate693(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate693.errors : vErrors.concat(validate693.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data3 = data.data;
+const _errs6 = errors;
+if(errors === _errs6){
+if(Array.isArray(data3)){
+var valid1 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+const _errs8 = errors;
+if(!(validate1067(data3[i0], {instancePath:instancePath+"/data/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1067.errors : vErrors.concat(validate1067.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs8 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate1068.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.has_more !== undefined){
+const _errs9 = errors;
+if(typeof data.has_more !== "boolean"){
+validate1068.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate1068.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate1068.errors = vErrors;
+return errors === 0;
+}
+validate1068.evaluated = {"props":{"tournament_id":true,"edition_id":true,"status":true,"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentStandingRow = validate1071;
+
+function validate1071(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1071.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.rank === undefined) && (missing0 = "rank")) || ((data.display_name === undefined) && (missing0 = "display_name"))) || ((data.avatar_url === undefined) && (missing0 = "avatar_url"))) || ((data.score === undefined) && (missing0 = "score"))) || ((data.is_me === undefined) && (missing0 = "is_me"))){
+validate1071.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.rank !== undefined){
+let data0 = data.rank;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate1071.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+validate1071.errors = [{instancePath:instancePath+"/rank",schemaPath:"#/properties/rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.display_name !== undefined){
+let data1 = data.display_name;
+const _errs3 = errors;
+const _errs4 = errors;
+let valid1 = false;
+const _errs5 = errors;
+if(typeof data1 !== "string"){
+const err0 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs5 === errors;
+valid1 = valid1 || _valid0;
+const _errs7 = errors;
+if(data1 !== null){
+const err1 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs7 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate1071.errors = vErrors;
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.avatar_url !== undefined){
+let data2 = data.avatar_url;
+const _errs9 = errors;
+const _errs10 = errors;
+let valid2 = false;
+const _errs11 = errors;
+if(errors === _errs11){
+if(errors === _errs11){
+if(typeof data2 === "string"){
+if(!(formats2(data2))){
+const err3 = {instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/anyOf/0/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+var _valid1 = _errs11 === errors;
+valid2 = valid2 || _valid1;
+const _errs13 = errors;
+if(data2 !== null){
+const err5 = {instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid1 = _errs13 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err6 = {instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+validate1071.errors = vErrors;
+return false;
+}
+else {
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.score !== undefined){
+let data3 = data.score;
+const _errs15 = errors;
+if(errors === _errs15){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+validate1071.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate1071.errors = [{instancePath:instancePath+"/score",schemaPath:"#/properties/score/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.is_me !== undefined){
+const _errs17 = errors;
+if(typeof data.is_me !== "boolean"){
+validate1071.errors = [{instancePath:instancePath+"/is_me",schemaPath:"#/properties/is_me/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate1071.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate1071.errors = vErrors;
+return errors === 0;
+}
+validate1071.evaluated = {"props":{"rank":true,"display_name":true,"avatar_url":true,"score":true,"is_me":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_TournamentSummary = validate1072;
+
+function validate1072(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1072.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((data.tournament_id === undefined) && (missing0 = "tournament_id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.track_id === undefined) && (missing0 = "track_id"))) || ((data.period === undefined) && (missing0 = "period"))) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.prizes === undefined) && (missing0 = "prizes"))) || ((data.editions === undefined) && (missing0 = "editions"))){
+validate1072.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.tournament_id !== undefined){
+const _errs1 = errors;
+if(typeof data.tournament_id !== "string"){
+validate1072.errors = [{instancePath:instancePath+"/tournament_id",schemaPath:"#/properties/tournament_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.kind !== undefined){
+const _errs3 = errors;
+if(!(validate689(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate689.errors : vErrors.concat(validate689.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+const _errs4 = errors;
+if(typeof data.title !== "string"){
+validate1072.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.track_id !== undefined){
+let data3 = data.track_id;
+const _errs6 = errors;
+const _errs7 = errors;
+let valid1 = false;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+const err0 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+const _errs10 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/track_id",schemaPath:"#/properties/track_id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate1072.errors = vErrors;
+return false;
+}
+else {
+errors = _errs7;
+if(vErrors !== null){
+if(_errs7){
+vErrors.length = _errs7;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.period !== undefined){
+let data4 = data.period;
+const _errs12 = errors;
+const _errs13 = errors;
+let valid2 = false;
+const _errs14 = errors;
+if(!(validate691(data4, {instancePath:instancePath+"/period",parentData:data,parentDataProperty:"period",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate691.errors : vErrors.concat(validate691.errors);
+errors = vErrors.length;
+}
+var _valid1 = _errs14 === errors;
+valid2 = valid2 || _valid1;
+const _errs15 = errors;
+if(data4 !== null){
+const err3 = {instancePath:instancePath+"/period",schemaPath:"#/properties/period/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs15 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err4 = {instancePath:instancePath+"/period",schemaPath:"#/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate1072.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.currency !== undefined){
+let data5 = data.currency;
+const _errs17 = errors;
+const _errs18 = errors;
+let valid3 = false;
+const _errs19 = errors;
+if(typeof data5 !== "string"){
+const err5 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid2 = _errs19 === errors;
+valid3 = valid3 || _valid2;
+const _errs21 = errors;
+if(data5 !== null){
+const err6 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid2 = _errs21 === errors;
+valid3 = valid3 || _valid2;
+if(!valid3){
+const err7 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+validate1072.errors = vErrors;
+return false;
+}
+else {
+errors = _errs18;
+if(vErrors !== null){
+if(_errs18){
+vErrors.length = _errs18;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prizes !== undefined){
+let data6 = data.prizes;
+const _errs23 = errors;
+if(errors === _errs23){
+if(Array.isArray(data6)){
+var valid4 = true;
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+const _errs25 = errors;
+if(!(validate697(data6[i0], {instancePath:instancePath+"/prizes/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate697.errors : vErrors.concat(validate697.errors);
+errors = vErrors.length;
+}
+var valid4 = _errs25 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate1072.errors = [{instancePath:instancePath+"/prizes",schemaPath:"#/properties/prizes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs23 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.editions !== undefined){
+let data8 = data.editions;
+const _errs26 = errors;
+if(errors === _errs26){
+if(Array.isArray(data8)){
+var valid5 = true;
+const len1 = data8.length;
+for(let i1=0; i1<len1; i1++){
+const _errs28 = errors;
+if(!(validate1041(data8[i1], {instancePath:instancePath+"/editions/" + i1,parentData:data8,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1041.errors : vErrors.concat(validate1041.errors);
+errors = vErrors.length;
+}
+var valid5 = _errs28 === errors;
+if(!valid5){
+break;
+}
+}
+}
+else {
+validate1072.errors = [{instancePath:instancePath+"/editions",schemaPath:"#/properties/editions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate1072.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate1072.errors = vErrors;
+return errors === 0;
+}
+validate1072.evaluated = {"props":{"tournament_id":true,"kind":true,"title":true,"track_id":true,"period":true,"currency":true,"prizes":true,"editions":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_WebhookEndpoint = validate1077;
+const schema496 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"}},"description":"A webhook endpoint of the key's club and environment (test and live have their own)."};
+const schema497 = {"type":"string","format":"uri","maxLength":2000,"pattern":"^https?://","description":"Where webhooks are sent: an `http` or `https` URL of at most 2000\ncharacters. Addresses that resolve to private, loopback or link-local\nnetworks (10/8, 172.16/12, 192.168/16, 127/8, 169.254/16, ::1, fc00::/7,\n`localhost`) are accepted in the test environment and refused in live with\n422 naming `body.url`, unless the server runs with\n`CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`. The address is checked when the endpoint is\nsaved and again before every sending."};
+const pattern44 = new RegExp("^https?://", "u");
+
+function validate1078(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1078.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -48623,39 +52041,39 @@ if(errors === 0){
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 2000){
-validate1031.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate1078.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 else {
-if(!pattern43.test(data)){
-validate1031.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+if(!pattern44.test(data)){
+validate1078.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 else {
 if(!(formats2(data))){
-validate1031.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate1078.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate1031.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1078.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
-validate1031.errors = vErrors;
+validate1078.errors = vErrors;
 return errors === 0;
 }
-validate1031.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1078.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema476 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["reward.*"]}],"description":"An entry of an endpoint's `events`: an event name, or `reward.*` for the four `reward.` events."};
+const schema498 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["reward.*"]}],"description":"An entry of an endpoint's `events`: an event name, or `reward.*` for the four `reward.` events."};
 
-function validate1033(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1080(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1033.evaluated;
+const evaluated0 = validate1080.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -48665,8 +52083,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate922(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate922.errors : vErrors.concat(validate922.errors);
+if(!(validate936(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate936.errors : vErrors.concat(validate936.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -48683,7 +52101,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(data === "reward.*")){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema476.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema498.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -48703,7 +52121,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1033.errors = vErrors;
+validate1080.errors = vErrors;
 return false;
 }
 else {
@@ -48717,16 +52135,16 @@ vErrors = null;
 }
 }
 }
-validate1033.errors = vErrors;
+validate1080.errors = vErrors;
 return errors === 0;
 }
-validate1033.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1080.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate1030(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1077(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1030.evaluated;
+const evaluated0 = validate1077.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -48737,14 +52155,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.url === undefined) && (missing0 = "url"))) || ((data.events === undefined) && (missing0 = "events"))) || ((data.effective_events === undefined) && (missing0 = "effective_events"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.enabled === undefined) && (missing0 = "enabled"))) || ((data.created_at === undefined) && (missing0 = "created_at"))){
-validate1030.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1077.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate1030.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1077.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -48755,8 +52173,8 @@ var valid0 = true;
 if(valid0){
 if(data.url !== undefined){
 const _errs3 = errors;
-if(!(validate1031(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1031.errors : vErrors.concat(validate1031.errors);
+if(!(validate1078(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1078.errors : vErrors.concat(validate1078.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -48774,8 +52192,8 @@ var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate1033(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1033.errors : vErrors.concat(validate1033.errors);
+if(!(validate1080(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1080.errors : vErrors.concat(validate1080.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -48785,7 +52203,7 @@ break;
 }
 }
 else {
-validate1030.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1077.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -48804,8 +52222,8 @@ var valid2 = true;
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 const _errs9 = errors;
-if(!(validate1033(data4[i1], {instancePath:instancePath+"/effective_events/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1033.errors : vErrors.concat(validate1033.errors);
+if(!(validate1080(data4[i1], {instancePath:instancePath+"/effective_events/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1080.errors : vErrors.concat(validate1080.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs9 === errors;
@@ -48815,7 +52233,7 @@ break;
 }
 }
 else {
-validate1030.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1077.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -48865,7 +52283,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1030.errors = vErrors;
+validate1077.errors = vErrors;
 return false;
 }
 else {
@@ -48888,7 +52306,7 @@ if(valid0){
 if(data.enabled !== undefined){
 const _errs16 = errors;
 if(typeof data.enabled !== "boolean"){
-validate1030.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1077.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -48904,12 +52322,12 @@ if(errors === _errs18){
 if(errors === _errs18){
 if(typeof data8 === "string"){
 if(!(formats4.validate(data8))){
-validate1030.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1077.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1030.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1077.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -48928,22 +52346,22 @@ var valid0 = true;
 }
 }
 else {
-validate1030.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1077.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1030.errors = vErrors;
+validate1077.errors = vErrors;
 return errors === 0;
 }
-validate1030.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true},"dynamicProps":false,"dynamicItems":false};
+validate1077.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointCreate = validate1037;
-const schema477 = {"type":"object","required":["url"],"properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50,"description":"The events to send (at most 50 entries): names, or `reward.*`. Empty (the default): the default subscription `reward.*`, `referral.qualified`, `message.requested`. Repeated entries count once.","default":[]},"description":{"type":"string","maxLength":200,"description":"A note for the club's staff."},"enabled":{"type":"boolean","description":"A disabled endpoint receives nothing; events are not kept for it.","default":true}},"unevaluatedProperties":{"not":{}},"description":"A new webhook endpoint."};
+exports.schema_WebhookEndpointCreate = validate1084;
+const schema499 = {"type":"object","required":["url"],"properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50,"description":"The events to send (at most 50 entries): names, or `reward.*`. Empty (the default): the default subscription `reward.*`, `referral.qualified`, `message.requested`. Repeated entries count once.","default":[]},"description":{"type":"string","maxLength":200,"description":"A note for the club's staff."},"enabled":{"type":"boolean","description":"A disabled endpoint receives nothing; events are not kept for it.","default":true}},"unevaluatedProperties":{"not":{}},"description":"A new webhook endpoint."};
 
-function validate1037(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1084(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1037.evaluated;
+const evaluated0 = validate1084.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -48960,14 +52378,14 @@ data.enabled = true;
 }
 let missing0;
 if((data.url === undefined) && (missing0 = "url")){
-validate1037.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1084.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.url !== undefined){
 const _errs1 = errors;
-if(!(validate1031(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1031.errors : vErrors.concat(validate1031.errors);
+if(!(validate1078(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1078.errors : vErrors.concat(validate1078.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -48981,7 +52399,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data1)){
 if(data1.length > 50){
-validate1037.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
+validate1084.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
 return false;
 }
 else {
@@ -48989,8 +52407,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate1033(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1033.errors : vErrors.concat(validate1033.errors);
+if(!(validate1080(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1080.errors : vErrors.concat(validate1080.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -49001,7 +52419,7 @@ break;
 }
 }
 else {
-validate1037.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1084.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -49013,12 +52431,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data3 === "string"){
 if(func1(data3) > 200){
-validate1037.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate1084.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 }
 else {
-validate1037.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1084.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -49030,7 +52448,7 @@ var valid0 = true;
 if(valid0){
 const _errs7 = errors;
 if(typeof data.enabled !== "boolean"){
-validate1037.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1084.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -49038,7 +52456,7 @@ if(valid0){
 for(const key0 in data){
 if((((key0 !== "url") && (key0 !== "events")) && (key0 !== "description")) && (key0 !== "enabled")){
 const _errs10 = errors;
-validate1037.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1084.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid2 = _errs10 === errors;
 if(!valid2){
@@ -49053,22 +52471,22 @@ break;
 }
 }
 else {
-validate1037.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1084.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1037.errors = vErrors;
+validate1084.errors = vErrors;
 return errors === 0;
 }
-validate1037.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1084.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointDeleted = validate1040;
-const schema478 = {"type":"object","required":["id","deleted"],"properties":{"id":{"type":"string"},"deleted":{"type":"boolean","enum":[true]}},"description":"The answer of a deletion."};
+exports.schema_WebhookEndpointDeleted = validate1087;
+const schema500 = {"type":"object","required":["id","deleted"],"properties":{"id":{"type":"string"},"deleted":{"type":"boolean","enum":[true]}},"description":"The answer of a deletion."};
 
-function validate1040(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1087(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1040.evaluated;
+const evaluated0 = validate1087.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -49079,14 +52497,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.deleted === undefined) && (missing0 = "deleted"))){
-validate1040.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1087.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate1040.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1087.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -49099,11 +52517,11 @@ if(data.deleted !== undefined){
 let data1 = data.deleted;
 const _errs3 = errors;
 if(typeof data1 !== "boolean"){
-validate1040.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1087.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 if(!(data1 === true)){
-validate1040.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/enum",keyword:"enum",params:{allowedValues: schema478.properties.deleted.enum},message:"must be equal to one of the allowed values"}];
+validate1087.errors = [{instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/enum",keyword:"enum",params:{allowedValues: schema500.properties.deleted.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -49115,22 +52533,22 @@ var valid0 = true;
 }
 }
 else {
-validate1040.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1087.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1040.errors = vErrors;
+validate1087.errors = vErrors;
 return errors === 0;
 }
-validate1040.evaluated = {"props":{"id":true,"deleted":true},"dynamicProps":false,"dynamicItems":false};
+validate1087.evaluated = {"props":{"id":true,"deleted":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointList = validate1041;
-const schema479 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEndpoint"}},"has_more":{"type":"boolean"}},"description":"A page of webhook endpoints, newest first."};
+exports.schema_WebhookEndpointList = validate1088;
+const schema501 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEndpoint"}},"has_more":{"type":"boolean"}},"description":"A page of webhook endpoints, newest first."};
 
-function validate1041(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1088(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1041.evaluated;
+const evaluated0 = validate1088.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -49141,7 +52559,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.data === undefined) && (missing0 = "data")) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate1041.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1088.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -49154,8 +52572,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate1030(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1030.errors : vErrors.concat(validate1030.errors);
+if(!(validate1077(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1077.errors : vErrors.concat(validate1077.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -49165,7 +52583,7 @@ break;
 }
 }
 else {
-validate1041.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1088.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -49178,7 +52596,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs4 = errors;
 if(typeof data.has_more !== "boolean"){
-validate1041.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1088.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -49190,22 +52608,22 @@ var valid0 = true;
 }
 }
 else {
-validate1041.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1088.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1041.errors = vErrors;
+validate1088.errors = vErrors;
 return errors === 0;
 }
-validate1041.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
+validate1088.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointUpdate = validate1043;
-const schema480 = {"type":"object","properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50},"description":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":200},"enabled":{"type":"boolean"}},"unevaluatedProperties":{"not":{}},"description":"Changes to a webhook endpoint; omitted fields keep their value, `description: null` clears it."};
+exports.schema_WebhookEndpointUpdate = validate1090;
+const schema502 = {"type":"object","properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50},"description":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":200},"enabled":{"type":"boolean"}},"unevaluatedProperties":{"not":{}},"description":"Changes to a webhook endpoint; omitted fields keep their value, `description: null` clears it."};
 
-function validate1043(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1090(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1043.evaluated;
+const evaluated0 = validate1090.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -49216,8 +52634,8 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.url !== undefined){
 const _errs1 = errors;
-if(!(validate1031(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1031.errors : vErrors.concat(validate1031.errors);
+if(!(validate1078(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1078.errors : vErrors.concat(validate1078.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -49232,7 +52650,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data1)){
 if(data1.length > 50){
-validate1043.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
+validate1090.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
 return false;
 }
 else {
@@ -49240,8 +52658,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate1033(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1033.errors : vErrors.concat(validate1033.errors);
+if(!(validate1080(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1080.errors : vErrors.concat(validate1080.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -49252,7 +52670,7 @@ break;
 }
 }
 else {
-validate1043.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1090.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -49302,7 +52720,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1043.errors = vErrors;
+validate1090.errors = vErrors;
 return false;
 }
 else {
@@ -49319,7 +52737,7 @@ vErrors = null;
 if(errors === _errs5){
 if(typeof data3 === "string"){
 if(func1(data3) > 200){
-validate1043.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate1090.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 }
@@ -49333,7 +52751,7 @@ if(valid0){
 if(data.enabled !== undefined){
 const _errs11 = errors;
 if(typeof data.enabled !== "boolean"){
-validate1043.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1090.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -49345,7 +52763,7 @@ if(valid0){
 for(const key0 in data){
 if((((key0 !== "url") && (key0 !== "events")) && (key0 !== "description")) && (key0 !== "enabled")){
 const _errs14 = errors;
-validate1043.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1090.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid3 = _errs14 === errors;
 if(!valid3){
@@ -49359,23 +52777,23 @@ break;
 }
 }
 else {
-validate1043.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1090.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1043.errors = vErrors;
+validate1090.errors = vErrors;
 return errors === 0;
 }
-validate1043.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1090.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointWithSecret = validate1046;
-const schema481 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at","secret"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"secret":{"type":"string","pattern":"^whsec_[A-Za-z0-9_-]+$","description":"The signing secret (`whsec_…`): the HMAC-SHA256 key of `X-Clube-Signature`, used as given."}},"description":"A webhook endpoint with its signing secret, answered only on creation and on secret rotation: store the secret then, it is never shown again."};
-const pattern44 = new RegExp("^whsec_[A-Za-z0-9_-]+$", "u");
+exports.schema_WebhookEndpointWithSecret = validate1093;
+const schema503 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at","secret"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"secret":{"type":"string","pattern":"^whsec_[A-Za-z0-9_-]+$","description":"The signing secret (`whsec_…`): the HMAC-SHA256 key of `X-Clube-Signature`, used as given."}},"description":"A webhook endpoint with its signing secret, answered only on creation and on secret rotation: store the secret then, it is never shown again."};
+const pattern45 = new RegExp("^whsec_[A-Za-z0-9_-]+$", "u");
 
-function validate1046(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1093(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1046.evaluated;
+const evaluated0 = validate1093.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -49386,14 +52804,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.id === undefined) && (missing0 = "id")) || ((data.url === undefined) && (missing0 = "url"))) || ((data.events === undefined) && (missing0 = "events"))) || ((data.effective_events === undefined) && (missing0 = "effective_events"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.enabled === undefined) && (missing0 = "enabled"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.secret === undefined) && (missing0 = "secret"))){
-validate1046.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1093.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate1046.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1093.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -49404,8 +52822,8 @@ var valid0 = true;
 if(valid0){
 if(data.url !== undefined){
 const _errs3 = errors;
-if(!(validate1031(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1031.errors : vErrors.concat(validate1031.errors);
+if(!(validate1078(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1078.errors : vErrors.concat(validate1078.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -49423,8 +52841,8 @@ var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate1033(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1033.errors : vErrors.concat(validate1033.errors);
+if(!(validate1080(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1080.errors : vErrors.concat(validate1080.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -49434,7 +52852,7 @@ break;
 }
 }
 else {
-validate1046.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1093.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -49453,8 +52871,8 @@ var valid2 = true;
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 const _errs9 = errors;
-if(!(validate1033(data4[i1], {instancePath:instancePath+"/effective_events/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1033.errors : vErrors.concat(validate1033.errors);
+if(!(validate1080(data4[i1], {instancePath:instancePath+"/effective_events/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1080.errors : vErrors.concat(validate1080.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs9 === errors;
@@ -49464,7 +52882,7 @@ break;
 }
 }
 else {
-validate1046.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1093.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -49514,7 +52932,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1046.errors = vErrors;
+validate1093.errors = vErrors;
 return false;
 }
 else {
@@ -49537,7 +52955,7 @@ if(valid0){
 if(data.enabled !== undefined){
 const _errs16 = errors;
 if(typeof data.enabled !== "boolean"){
-validate1046.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1093.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -49553,12 +52971,12 @@ if(errors === _errs18){
 if(errors === _errs18){
 if(typeof data8 === "string"){
 if(!(formats4.validate(data8))){
-validate1046.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1093.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1046.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1093.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -49574,13 +52992,13 @@ let data9 = data.secret;
 const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data9 === "string"){
-if(!pattern44.test(data9)){
-validate1046.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^whsec_[A-Za-z0-9_-]+$"+"\""}];
+if(!pattern45.test(data9)){
+validate1093.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^whsec_[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
 }
 else {
-validate1046.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1093.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -49599,22 +53017,22 @@ var valid0 = true;
 }
 }
 else {
-validate1046.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1093.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1046.errors = vErrors;
+validate1093.errors = vErrors;
 return errors === 0;
 }
-validate1046.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true,"secret":true},"dynamicProps":false,"dynamicItems":false};
+validate1093.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true,"secret":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEnvelope = validate1050;
-const schema482 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"type":"object","unevaluatedProperties":{},"description":"What happened; the shape depends on `type`."}},"description":"The body of every webhook: `POST` to the endpoint's URL with\n`Content-Type: application/json`.\n\n**Headers.**\n- `X-Clube-Event`: the event type, e.g. `level.up`.\n- `X-Clube-Delivery`: the id of this sending (`whd_…`), the same on its\nretries; the console lists sendings by this id.\n- `X-Clube-Signature`: `t=<unix seconds>,v1=<hex>`, no spaces, lower-case hex.\n\n**Verifying the signature.** Compute HMAC-SHA256 with the endpoint's secret\n(`whsec_…`, used as given, not decoded) as key over the string\n`t + \".\" + rawBody`, the raw request body before any JSON parsing; encode it\nas lower-case hex; compare it with `v1` in constant time (should several\n`v1=` values appear, one match is enough). Reject the\nrequest when nothing matches, or when `t` is more than 300 seconds away from\nyour clock. Each attempt is signed at send time, so `t` is fresh on retries.\n\n**Answering.** Answer any 2xx within 10 seconds; do long work after\nanswering. Answer 200 to event types you do not use. Anything else (another\nstatus, a timeout, a refused connection) is retried after 1 minute,\n5 minutes, 30 minutes, 2 hours and 12 hours, then three more times every\n24 hours (9 attempts in all); then the sending is marked `failed` and can be\nresent (`POST /v1/webhook_sendings/{id}/resend`). Redirects are not followed.\n\n**Duplicates.** The same event can arrive more than once (a retry after a\nlost answer, a resend): use the envelope `id` to process it once.\n\n**Subscription.** An endpoint whose `events` is empty receives the default\nsubscription: `reward.*`, `referral.qualified` and `message.requested`.\nParticipant notices are sent only when named. Every event about a\nparticipant carries `data.participant` (`{id, external_id}`)."};
+exports.schema_WebhookEnvelope = validate1097;
+const schema504 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"type":"object","unevaluatedProperties":{},"description":"What happened; the shape depends on `type`."}},"description":"The body of every webhook: `POST` to the endpoint's URL with\n`Content-Type: application/json`.\n\n**Headers.**\n- `X-Clube-Event`: the event type, e.g. `level.up`.\n- `X-Clube-Delivery`: the id of this sending (`whd_…`), the same on its\nretries; the console lists sendings by this id.\n- `X-Clube-Signature`: `t=<unix seconds>,v1=<hex>`, no spaces, lower-case hex.\n\n**Verifying the signature.** Compute HMAC-SHA256 with the endpoint's secret\n(`whsec_…`, used as given, not decoded) as key over the string\n`t + \".\" + rawBody`, the raw request body before any JSON parsing; encode it\nas lower-case hex; compare it with `v1` in constant time (should several\n`v1=` values appear, one match is enough). Reject the\nrequest when nothing matches, or when `t` is more than 300 seconds away from\nyour clock. Each attempt is signed at send time, so `t` is fresh on retries.\n\n**Answering.** Answer any 2xx within 10 seconds; do long work after\nanswering. Answer 200 to event types you do not use. Anything else (another\nstatus, a timeout, a refused connection) is retried after 1 minute,\n5 minutes, 30 minutes, 2 hours and 12 hours, then three more times every\n24 hours (9 attempts in all); then the sending is marked `failed` and can be\nresent (`POST /v1/webhook_sendings/{id}/resend`). Redirects are not followed.\n\n**Duplicates.** The same event can arrive more than once (a retry after a\nlost answer, a resend): use the envelope `id` to process it once.\n\n**Subscription.** An endpoint whose `events` is empty receives the default\nsubscription: `reward.*`, `referral.qualified` and `message.requested`.\nParticipant notices are sent only when named. Every event about a\nparticipant carries `data.participant` (`{id, external_id}`)."};
 
-function validate1050(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1097(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1050.evaluated;
+const evaluated0 = validate1097.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -49625,7 +53043,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate1050.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1097.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -49635,12 +53053,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate1050.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate1097.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate1050.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1097.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -49653,7 +53071,7 @@ if(valid0){
 if(data.type !== undefined){
 const _errs3 = errors;
 if(typeof data.type !== "string"){
-validate1050.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1097.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -49669,12 +53087,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate1050.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1097.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1050.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1097.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -49688,7 +53106,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate1050.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1097.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -49716,7 +53134,7 @@ if(errors === _errs11){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-validate1050.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1097.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -49733,21 +53151,21 @@ var valid0 = true;
 }
 }
 else {
-validate1050.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1097.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1050.errors = vErrors;
+validate1097.errors = vErrors;
 return errors === 0;
 }
-validate1050.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate1097.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEventSelector = validate1052;
+exports.schema_WebhookEventSelector = validate1099;
 
-function validate1052(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1099(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1052.evaluated;
+const evaluated0 = validate1099.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -49757,8 +53175,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate922(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate922.errors : vErrors.concat(validate922.errors);
+if(!(validate936(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate936.errors : vErrors.concat(validate936.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -49775,7 +53193,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(data === "reward.*")){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema476.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema498.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -49795,7 +53213,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1052.errors = vErrors;
+validate1099.errors = vErrors;
 return false;
 }
 else {
@@ -49809,18 +53227,18 @@ vErrors = null;
 }
 }
 }
-validate1052.errors = vErrors;
+validate1099.errors = vErrors;
 return errors === 0;
 }
-validate1052.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1099.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEventType = validate1054;
-const schema484 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["webhook.test"]}],"description":"Every webhook event type: the subscribable ones plus `webhook.test`, which is sent to an endpoint when it is created (or its URL changes) whatever it subscribes to."};
+exports.schema_WebhookEventType = validate1101;
+const schema506 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["webhook.test"]}],"description":"Every webhook event type: the subscribable ones plus `webhook.test`, which is sent to an endpoint when it is created (or its URL changes) whatever it subscribes to."};
 
-function validate1054(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1054.evaluated;
+const evaluated0 = validate1101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -49830,8 +53248,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate922(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate922.errors : vErrors.concat(validate922.errors);
+if(!(validate936(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate936.errors : vErrors.concat(validate936.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -49848,7 +53266,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(data === "webhook.test")){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema484.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema506.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -49868,7 +53286,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1054.errors = vErrors;
+validate1101.errors = vErrors;
 return false;
 }
 else {
@@ -49882,17 +53300,17 @@ vErrors = null;
 }
 }
 }
-validate1054.errors = vErrors;
+validate1101.errors = vErrors;
 return errors === 0;
 }
-validate1054.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1101.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookParticipant = validate1056;
+exports.schema_WebhookParticipant = validate1103;
 
-function validate1056(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1056.evaluated;
+const evaluated0 = validate1103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -49903,14 +53321,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))){
-validate1056.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1103.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate1056.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1103.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -49934,21 +53352,21 @@ var valid0 = true;
 }
 }
 else {
-validate1056.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1056.errors = vErrors;
+validate1103.errors = vErrors;
 return errors === 0;
 }
-validate1056.evaluated = {"props":{"id":true,"external_id":true},"dynamicProps":false,"dynamicItems":false};
+validate1103.evaluated = {"props":{"id":true,"external_id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookReward = validate1058;
+exports.schema_WebhookReward = validate1105;
 
-function validate1058(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1058.evaluated;
+const evaluated0 = validate1105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -49959,14 +53377,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.code === undefined) && (missing0 = "code"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.type === undefined) && (missing0 = "type"))){
-validate1058.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1105.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate1058.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1105.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -49978,7 +53396,7 @@ if(valid0){
 if(data.code !== undefined){
 const _errs3 = errors;
 if(typeof data.code !== "string"){
-validate1058.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1105.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -49990,7 +53408,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs5 = errors;
 if(typeof data.title !== "string"){
-validate1058.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1105.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -50016,21 +53434,21 @@ var valid0 = true;
 }
 }
 else {
-validate1058.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1058.errors = vErrors;
+validate1105.errors = vErrors;
 return errors === 0;
 }
-validate1058.evaluated = {"props":{"id":true,"code":true,"title":true,"type":true},"dynamicProps":false,"dynamicItems":false};
+validate1105.evaluated = {"props":{"id":true,"code":true,"title":true,"type":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookRuleEffect = validate1060;
+exports.schema_WebhookRuleEffect = validate1107;
 
-function validate1060(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1060.evaluated;
+const evaluated0 = validate1107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -50041,7 +53459,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.event === undefined) && (missing0 = "event"))){
-validate1060.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1107.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -50049,11 +53467,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate1060.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1107.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "webhook")){
-validate1060.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema147.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1107.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema147.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -50065,7 +53483,7 @@ if(valid0){
 if(data.event !== undefined){
 const _errs3 = errors;
 if(typeof data.event !== "string"){
-validate1060.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1107.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -50077,7 +53495,7 @@ if(valid0){
 for(const key0 in data){
 if((key0 !== "type") && (key0 !== "event")){
 const _errs6 = errors;
-validate1060.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1107.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs6 === errors;
 if(!valid1){
@@ -50090,23 +53508,23 @@ break;
 }
 }
 else {
-validate1060.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1060.errors = vErrors;
+validate1107.errors = vErrors;
 return errors === 0;
 }
-validate1060.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookSending = validate1061;
-const schema488 = {"type":"object","required":["id","endpoint_id","event_id","event_type","status","attempts","last_error","last_status_code","next_attempt_at","created_at","updated_at"],"properties":{"id":{"type":"string","description":"`whd_…`."},"endpoint_id":{"type":"string","description":"The endpoint (`we_…`)."},"event_id":{"type":"string","description":"The envelope `id` of the event sent (`evt_…`)."},"event_type":{"$ref":"#/components/schemas/WebhookEventType"},"status":{"$ref":"#/components/schemas/WebhookSendingStatus"},"attempts":{"type":"integer","minimum":0,"description":"Attempts made so far."},"last_error":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the last attempt failed (`timeout after 10s`, `HTTP 500`, `connection refused`…); null when it did not."},"last_status_code":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"The HTTP status of the last answer; null before the first attempt or when there was no answer."},"next_attempt_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next attempt is due; null unless `pending`."},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"}},"description":"One event sent to one endpoint, with its attempts (the `X-Clube-Delivery` header carries its id)."};
-const schema489 = {"type":"string","enum":["pending","succeeded","failed"],"description":"Where a sending stands.\n- `pending`: not acknowledged yet; `next_attempt_at` says when it is tried.\n- `succeeded`: the endpoint answered 2xx within 10 seconds.\n- `failed`: every attempt of the schedule failed (9 in all); it can be resent."};
+exports.schema_WebhookSending = validate1108;
+const schema510 = {"type":"object","required":["id","endpoint_id","event_id","event_type","status","attempts","last_error","last_status_code","next_attempt_at","created_at","updated_at"],"properties":{"id":{"type":"string","description":"`whd_…`."},"endpoint_id":{"type":"string","description":"The endpoint (`we_…`)."},"event_id":{"type":"string","description":"The envelope `id` of the event sent (`evt_…`)."},"event_type":{"$ref":"#/components/schemas/WebhookEventType"},"status":{"$ref":"#/components/schemas/WebhookSendingStatus"},"attempts":{"type":"integer","minimum":0,"description":"Attempts made so far."},"last_error":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the last attempt failed (`timeout after 10s`, `HTTP 500`, `connection refused`…); null when it did not."},"last_status_code":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"The HTTP status of the last answer; null before the first attempt or when there was no answer."},"next_attempt_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next attempt is due; null unless `pending`."},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"}},"description":"One event sent to one endpoint, with its attempts (the `X-Clube-Delivery` header carries its id)."};
+const schema511 = {"type":"string","enum":["pending","succeeded","failed"],"description":"Where a sending stands.\n- `pending`: not acknowledged yet; `next_attempt_at` says when it is tried.\n- `succeeded`: the endpoint answered 2xx within 10 seconds.\n- `failed`: every attempt of the schedule failed (9 in all); it can be resent."};
 
-function validate1063(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1063.evaluated;
+const evaluated0 = validate1110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -50114,23 +53532,23 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate1063.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "pending") || (data === "succeeded")) || (data === "failed"))){
-validate1063.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema489.enum},message:"must be equal to one of the allowed values"}];
+validate1110.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema511.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate1063.errors = vErrors;
+validate1110.errors = vErrors;
 return errors === 0;
 }
-validate1063.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1110.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate1061(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1061.evaluated;
+const evaluated0 = validate1108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -50141,14 +53559,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.endpoint_id === undefined) && (missing0 = "endpoint_id"))) || ((data.event_id === undefined) && (missing0 = "event_id"))) || ((data.event_type === undefined) && (missing0 = "event_type"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.attempts === undefined) && (missing0 = "attempts"))) || ((data.last_error === undefined) && (missing0 = "last_error"))) || ((data.last_status_code === undefined) && (missing0 = "last_status_code"))) || ((data.next_attempt_at === undefined) && (missing0 = "next_attempt_at"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.updated_at === undefined) && (missing0 = "updated_at"))){
-validate1061.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate1061.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1108.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -50160,7 +53578,7 @@ if(valid0){
 if(data.endpoint_id !== undefined){
 const _errs3 = errors;
 if(typeof data.endpoint_id !== "string"){
-validate1061.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1108.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -50172,7 +53590,7 @@ if(valid0){
 if(data.event_id !== undefined){
 const _errs5 = errors;
 if(typeof data.event_id !== "string"){
-validate1061.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1108.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -50183,8 +53601,8 @@ var valid0 = true;
 if(valid0){
 if(data.event_type !== undefined){
 const _errs7 = errors;
-if(!(validate1054(data.event_type, {instancePath:instancePath+"/event_type",parentData:data,parentDataProperty:"event_type",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1054.errors : vErrors.concat(validate1054.errors);
+if(!(validate1101(data.event_type, {instancePath:instancePath+"/event_type",parentData:data,parentDataProperty:"event_type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1101.errors : vErrors.concat(validate1101.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -50195,8 +53613,8 @@ var valid0 = true;
 if(valid0){
 if(data.status !== undefined){
 const _errs8 = errors;
-if(!(validate1063(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1063.errors : vErrors.concat(validate1063.errors);
+if(!(validate1110(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1110.errors : vErrors.concat(validate1110.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -50209,13 +53627,13 @@ if(data.attempts !== undefined){
 let data5 = data.attempts;
 const _errs9 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate1061.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1108.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate1061.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1108.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -50266,7 +53684,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1061.errors = vErrors;
+validate1108.errors = vErrors;
 return false;
 }
 else {
@@ -50326,7 +53744,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate1061.errors = vErrors;
+validate1108.errors = vErrors;
 return false;
 }
 else {
@@ -50402,7 +53820,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate1061.errors = vErrors;
+validate1108.errors = vErrors;
 return false;
 }
 else {
@@ -50429,12 +53847,12 @@ if(errors === _errs29){
 if(errors === _errs29){
 if(typeof data9 === "string"){
 if(!(formats4.validate(data9))){
-validate1061.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1108.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1061.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1108.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -50452,12 +53870,12 @@ if(errors === _errs31){
 if(errors === _errs31){
 if(typeof data10 === "string"){
 if(!(formats4.validate(data10))){
-validate1061.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1108.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1061.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1108.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -50480,22 +53898,22 @@ var valid0 = true;
 }
 }
 else {
-validate1061.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1061.errors = vErrors;
+validate1108.errors = vErrors;
 return errors === 0;
 }
-validate1061.evaluated = {"props":{"id":true,"endpoint_id":true,"event_id":true,"event_type":true,"status":true,"attempts":true,"last_error":true,"last_status_code":true,"next_attempt_at":true,"created_at":true,"updated_at":true},"dynamicProps":false,"dynamicItems":false};
+validate1108.evaluated = {"props":{"id":true,"endpoint_id":true,"event_id":true,"event_type":true,"status":true,"attempts":true,"last_error":true,"last_status_code":true,"next_attempt_at":true,"created_at":true,"updated_at":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookSendingList = validate1065;
-const schema490 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookSending"}},"has_more":{"type":"boolean"}},"description":"A page of sendings, newest first."};
+exports.schema_WebhookSendingList = validate1112;
+const schema512 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookSending"}},"has_more":{"type":"boolean"}},"description":"A page of sendings, newest first."};
 
-function validate1065(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1065.evaluated;
+const evaluated0 = validate1112.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -50506,7 +53924,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.data === undefined) && (missing0 = "data")) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate1065.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -50519,8 +53937,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate1061(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1061.errors : vErrors.concat(validate1061.errors);
+if(!(validate1108(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1108.errors : vErrors.concat(validate1108.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -50530,7 +53948,7 @@ break;
 }
 }
 else {
-validate1065.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1112.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -50543,7 +53961,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs4 = errors;
 if(typeof data.has_more !== "boolean"){
-validate1065.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1112.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -50555,21 +53973,21 @@ var valid0 = true;
 }
 }
 else {
-validate1065.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1112.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1065.errors = vErrors;
+validate1112.errors = vErrors;
 return errors === 0;
 }
-validate1065.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
+validate1112.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookSendingStatus = validate1067;
+exports.schema_WebhookSendingStatus = validate1114;
 
-function validate1067(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1067.evaluated;
+const evaluated0 = validate1114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -50577,25 +53995,25 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate1067.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "pending") || (data === "succeeded")) || (data === "failed"))){
-validate1067.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema489.enum},message:"must be equal to one of the allowed values"}];
+validate1114.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema511.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate1067.errors = vErrors;
+validate1114.errors = vErrors;
 return errors === 0;
 }
-validate1067.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1114.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookTestData = validate1068;
-const schema492 = {"type":"object","required":["endpoint_id","message"],"properties":{"endpoint_id":{"type":"string","description":"The endpoint being checked (`we_…`)."},"message":{"type":"string","description":"A human-readable note."}},"description":"Data of `webhook.test`."};
+exports.schema_WebhookTestData = validate1115;
+const schema514 = {"type":"object","required":["endpoint_id","message"],"properties":{"endpoint_id":{"type":"string","description":"The endpoint being checked (`we_…`)."},"message":{"type":"string","description":"A human-readable note."}},"description":"Data of `webhook.test`."};
 
-function validate1068(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1068.evaluated;
+const evaluated0 = validate1115.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -50606,14 +54024,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.endpoint_id === undefined) && (missing0 = "endpoint_id")) || ((data.message === undefined) && (missing0 = "message"))){
-validate1068.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1115.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.endpoint_id !== undefined){
 const _errs1 = errors;
 if(typeof data.endpoint_id !== "string"){
-validate1068.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1115.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -50625,7 +54043,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs3 = errors;
 if(typeof data.message !== "string"){
-validate1068.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1115.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -50637,22 +54055,22 @@ var valid0 = true;
 }
 }
 else {
-validate1068.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1068.errors = vErrors;
+validate1115.errors = vErrors;
 return errors === 0;
 }
-validate1068.evaluated = {"props":{"endpoint_id":true,"message":true},"dynamicProps":false,"dynamicItems":false};
+validate1115.evaluated = {"props":{"endpoint_id":true,"message":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookTestWebhookEvent = validate1069;
-const schema493 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["webhook.test"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WebhookTestData"}],"description":"What happened; the shape depends on `type`."}},"description":"`webhook.test`: sent to an endpoint when it is created and when its `url`\nchanges, whatever it subscribes to, to check that the URL answers and\nverifies signatures. It is retried like any other event.","examples":[{"id":"evt_01JQ7E5F7H9K1M3P","type":"webhook.test","created_at":"2025-03-14T17:00:00Z","club_id":"clb_7H3K9Q","env":"test","data":{"endpoint_id":"we_01JQ7E5F6G8J0L2N","message":"Clube webhook test: if you can read this, your endpoint works."}}],"x-webhook-event":"webhook.test"};
+exports.schema_WebhookTestWebhookEvent = validate1116;
+const schema515 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["webhook.test"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WebhookTestData"}],"description":"What happened; the shape depends on `type`."}},"description":"`webhook.test`: sent to an endpoint when it is created and when its `url`\nchanges, whatever it subscribes to, to check that the URL answers and\nverifies signatures. It is retried like any other event.","examples":[{"id":"evt_01JQ7E5F7H9K1M3P","type":"webhook.test","created_at":"2025-03-14T17:00:00Z","club_id":"clb_7H3K9Q","env":"test","data":{"endpoint_id":"we_01JQ7E5F6G8J0L2N","message":"Clube webhook test: if you can read this, your endpoint works."}}],"x-webhook-event":"webhook.test"};
 
-function validate1069(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1069.evaluated;
+const evaluated0 = validate1116.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -50663,7 +54081,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate1069.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1116.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -50673,12 +54091,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate1069.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate1116.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate1069.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1116.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -50692,11 +54110,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate1069.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1116.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "webhook.test")){
-validate1069.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema493.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1116.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema515.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -50712,12 +54130,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate1069.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1116.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1069.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1116.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -50731,7 +54149,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate1069.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1116.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -50754,8 +54172,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate1068(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1068.errors : vErrors.concat(validate1068.errors);
+if(!(validate1115(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1115.errors : vErrors.concat(validate1115.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -50771,21 +54189,21 @@ var valid0 = true;
 }
 }
 else {
-validate1069.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1069.errors = vErrors;
+validate1116.errors = vErrors;
 return errors === 0;
 }
-validate1069.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate1116.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookTier = validate1072;
+exports.schema_WebhookTier = validate1119;
 
-function validate1072(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1072.evaluated;
+const evaluated0 = validate1119.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -50796,14 +54214,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))){
-validate1072.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1119.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate1072.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1119.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -50815,7 +54233,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate1072.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1119.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -50827,21 +54245,21 @@ var valid0 = true;
 }
 }
 else {
-validate1072.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1119.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1072.errors = vErrors;
+validate1119.errors = vErrors;
 return errors === 0;
 }
-validate1072.evaluated = {"props":{"code":true,"name":true},"dynamicProps":false,"dynamicItems":false};
+validate1119.evaluated = {"props":{"code":true,"name":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookUrl = validate1073;
+exports.schema_WebhookUrl = validate1120;
 
-function validate1073(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1073.evaluated;
+const evaluated0 = validate1120.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -50852,39 +54270,39 @@ if(errors === 0){
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 2000){
-validate1073.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate1120.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 else {
-if(!pattern43.test(data)){
-validate1073.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+if(!pattern44.test(data)){
+validate1120.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 else {
 if(!(formats2(data))){
-validate1073.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate1120.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate1073.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
-validate1073.errors = vErrors;
+validate1120.errors = vErrors;
 return errors === 0;
 }
-validate1073.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1120.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelConfig = validate1074;
+exports.schema_WheelConfig = validate1121;
 
-function validate1074(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1074.evaluated;
+const evaluated0 = validate1121.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -50913,13 +54331,13 @@ data.probabilityVersion = 1;
 }
 let missing0;
 if((data.slices === undefined) && (missing0 = "slices")){
-validate1074.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1121.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 if(typeof data.enabled !== "boolean"){
-validate1074.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1121.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -50936,12 +54354,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 12){
-validate1074.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
+validate1121.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
 return false;
 }
 }
 else {
-validate1074.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1121.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -50952,12 +54370,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(func1(data3) > 12){
-validate1074.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
+validate1121.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
 return false;
 }
 }
 else {
-validate1074.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1121.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -50969,12 +54387,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(Array.isArray(data4)){
 if(data4.length > 16){
-validate1074.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items"}];
+validate1121.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items"}];
 return false;
 }
 else {
 if(data4.length < 4){
-validate1074.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/minItems",keyword:"minItems",params:{limit: 4},message:"must NOT have fewer than 4 items"}];
+validate1121.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/minItems",keyword:"minItems",params:{limit: 4},message:"must NOT have fewer than 4 items"}];
 return false;
 }
 else {
@@ -50995,7 +54413,7 @@ break;
 }
 }
 else {
-validate1074.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1121.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -51008,23 +54426,23 @@ if(valid0){
 let data6 = data.spinsPerDay;
 const _errs12 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate1074.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1121.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 50 || isNaN(data6)){
-validate1074.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"}];
+validate1121.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate1074.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1121.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data6))){
-validate1074.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1121.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -51036,18 +54454,18 @@ if(valid0){
 let data7 = data.probabilityVersion;
 const _errs14 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate1074.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1121.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 1 || isNaN(data7)){
-validate1074.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate1121.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
 if(!(formats32.validate(data7))){
-validate1074.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1121.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -51058,7 +54476,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((key0 !== "enabled") && (key0 !== "style")) && (key0 !== "titleLeft")) && (key0 !== "titleRight")) && (key0 !== "slices")) && (key0 !== "spinsPerDay")) && (key0 !== "probabilityVersion")){
 const _errs17 = errors;
-validate1074.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1121.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid3 = _errs17 === errors;
 if(!valid3){
@@ -51076,21 +54494,21 @@ break;
 }
 }
 else {
-validate1074.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1121.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1074.errors = vErrors;
+validate1121.errors = vErrors;
 return errors === 0;
 }
-validate1074.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelPrizeKind = validate1077;
+exports.schema_WheelPrizeKind = validate1124;
 
-function validate1077(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1077.evaluated;
+const evaluated0 = validate1124.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -51098,24 +54516,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate1077.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1124.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "free_spins") || (data === "bonus")) || (data === "cash"))){
-validate1077.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema116.enum},message:"must be equal to one of the allowed values"}];
+validate1124.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema116.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate1077.errors = vErrors;
+validate1124.errors = vErrors;
 return errors === 0;
 }
-validate1077.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1124.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSlice = validate1078;
+exports.schema_WheelSlice = validate1125;
 
-function validate1078(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1078.evaluated;
+const evaluated0 = validate1125.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -51132,7 +54550,7 @@ data.weight = 1;
 }
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.label === undefined) && (missing0 = "label"))){
-validate1078.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1125.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -51142,12 +54560,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern7.test(data0)){
-validate1078.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]{1,32}$"},message:"must match pattern \""+"^[a-z0-9-]{1,32}$"+"\""}];
+validate1125.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]{1,32}$"},message:"must match pattern \""+"^[a-z0-9-]{1,32}$"+"\""}];
 return false;
 }
 }
 else {
-validate1078.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1125.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -51163,18 +54581,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 14){
-validate1078.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
+validate1125.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate1078.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate1125.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate1078.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1125.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -51190,12 +54608,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 14){
-validate1078.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
+validate1125.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
 return false;
 }
 }
 else {
-validate1078.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1125.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -51211,12 +54629,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(func1(data3) > 2000){
-validate1078.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate1125.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 }
 else {
-validate1078.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1125.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -51259,7 +54677,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate1078.errors = vErrors;
+validate1125.errors = vErrors;
 return false;
 }
 else {
@@ -51292,24 +54710,24 @@ const _errs15 = errors;
 if(errors === _errs15){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 1000000 || isNaN(data6)){
-validate1078.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate1125.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate1078.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1125.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data6))){
-validate1078.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate1125.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate1078.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate1125.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -51333,7 +54751,7 @@ break;
 }
 }
 else {
-validate1078.errors = [{instancePath:instancePath+"/tierQty",schemaPath:"#/properties/tierQty/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1125.errors = [{instancePath:instancePath+"/tierQty",schemaPath:"#/properties/tierQty/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -51346,7 +54764,7 @@ if(valid0){
 for(const key1 in data){
 if((((((((key1 !== "id") && (key1 !== "label")) && (key1 !== "sublabel")) && (key1 !== "image")) && (key1 !== "reward")) && (key1 !== "payload")) && (key1 !== "weight")) && (key1 !== "tierQty")){
 const _errs22 = errors;
-validate1078.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1125.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid3 = _errs22 === errors;
 if(!valid3){
@@ -51365,21 +54783,21 @@ break;
 }
 }
 else {
-validate1078.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1078.errors = vErrors;
+validate1125.errors = vErrors;
 return errors === 0;
 }
-validate1078.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSlicePayload = validate1082;
+exports.schema_WheelSlicePayload = validate1129;
 
-function validate1082(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1082.evaluated;
+const evaluated0 = validate1129.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -51390,7 +54808,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.kind === undefined) && (missing0 = "kind")){
-validate1082.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -51410,23 +54828,23 @@ if(data.spins !== undefined){
 let data1 = data.spins;
 const _errs2 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate1082.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1129.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 10000 || isNaN(data1)){
-validate1082.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+validate1129.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
 }
 else {
 if(data1 <= 0 || isNaN(data1)){
-validate1082.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate1129.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data1))){
-validate1082.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1129.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -51443,18 +54861,18 @@ if(data.amount_cents !== undefined){
 let data2 = data.amount_cents;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate1082.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1129.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 <= 0 || isNaN(data2)){
-validate1082.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate1129.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats32.validate(data2))){
-validate1082.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1129.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -51472,24 +54890,24 @@ const _errs6 = errors;
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 200 || isNaN(data3)){
-validate1082.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
+validate1129.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
 return false;
 }
 else {
 if(data3 <= 0 || isNaN(data3)){
-validate1082.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate1129.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data3))){
-validate1082.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate1129.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate1082.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate1129.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -51505,12 +54923,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data4 === "string"){
 if(func1(data4) > 80){
-validate1082.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
+validate1129.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
 return false;
 }
 }
 else {
-validate1082.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1129.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -51526,12 +54944,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data5 === "string"){
 if(func1(data5) > 80){
-validate1082.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
+validate1129.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
 return false;
 }
 }
 else {
-validate1082.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1129.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -51548,18 +54966,18 @@ if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data6 === "string"){
 if(func1(data6) > 2000){
-validate1082.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate1129.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 else {
 if(!(formats2(data6))){
-validate1082.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate1129.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 }
 else {
-validate1082.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1129.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -51578,21 +54996,21 @@ var valid0 = true;
 }
 }
 else {
-validate1082.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1082.errors = vErrors;
+validate1129.errors = vErrors;
 return errors === 0;
 }
-validate1082.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1129.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSliceTierQuantity = validate1084;
+exports.schema_WheelSliceTierQuantity = validate1131;
 
-function validate1084(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1084.evaluated;
+const evaluated0 = validate1131.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -51602,39 +55020,39 @@ evaluated0.items = undefined;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data > 10000000 || isNaN(data)){
-validate1084.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"}];
+validate1131.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"}];
 return false;
 }
 else {
 if(data < 0 || isNaN(data)){
-validate1084.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1131.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data))){
-validate1084.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate1131.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate1084.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate1131.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-validate1084.errors = vErrors;
+validate1131.errors = vErrors;
 return errors === 0;
 }
-validate1084.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1131.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpinResult = validate1085;
-const schema501 = {"type":"object","required":["spin_id","index","slice_id","label","reward","spins_left","next_spin_at","probability_version","duplicate","effects"],"properties":{"spin_id":{"type":"string","description":"The recorded spin."},"index":{"type":"integer","minimum":0,"description":"The slice's 0-based position in `slices`."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's `reward` code, null for a slice without reward (\"Tente de novo\")."},"reward_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The participant's reward record (`rwd_…`) when a reward was granted."},"prize":{"type":"object","unevaluatedProperties":{},"description":"The slice's `payload` (`kind` free_spins, bonus or cash, with its amounts; the quantity for the participant's tier when the slice's `tierQty` sets one), when the slice has one."},"spins_left":{"type":"integer","minimum":0},"next_spin_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."},"duplicate":{"type":"boolean","description":"True when this answers a repeated `Idempotency-Key`: the original spin is returned and no new spin was made."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"What the reward gave, as in event results."}},"description":"The outcome of one spin. The slice is drawn with probability weight / sum of\nthe weights, using a cryptographic random source; every spin is recorded\nwith the configuration's `probabilityVersion` (`probability_version`) it was drawn under."};
+exports.schema_WheelSpinResult = validate1132;
+const schema523 = {"type":"object","required":["spin_id","index","slice_id","label","reward","spins_left","next_spin_at","probability_version","duplicate","effects"],"properties":{"spin_id":{"type":"string","description":"The recorded spin."},"index":{"type":"integer","minimum":0,"description":"The slice's 0-based position in `slices`."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's `reward` code, null for a slice without reward (\"Tente de novo\")."},"reward_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The participant's reward record (`rwd_…`) when a reward was granted."},"prize":{"type":"object","unevaluatedProperties":{},"description":"The slice's `payload` (`kind` free_spins, bonus or cash, with its amounts; the quantity for the participant's tier when the slice's `tierQty` sets one), when the slice has one."},"spins_left":{"type":"integer","minimum":0},"next_spin_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."},"duplicate":{"type":"boolean","description":"True when this answers a repeated `Idempotency-Key`: the original spin is returned and no new spin was made."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"What the reward gave, as in event results."}},"description":"The outcome of one spin. The slice is drawn with probability weight / sum of\nthe weights, using a cryptographic random source; every spin is recorded\nwith the configuration's `probabilityVersion` (`probability_version`) it was drawn under."};
 
-function validate1085(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1085.evaluated;
+const evaluated0 = validate1132.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -51645,14 +55063,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((data.spin_id === undefined) && (missing0 = "spin_id")) || ((data.index === undefined) && (missing0 = "index"))) || ((data.slice_id === undefined) && (missing0 = "slice_id"))) || ((data.label === undefined) && (missing0 = "label"))) || ((data.reward === undefined) && (missing0 = "reward"))) || ((data.spins_left === undefined) && (missing0 = "spins_left"))) || ((data.next_spin_at === undefined) && (missing0 = "next_spin_at"))) || ((data.probability_version === undefined) && (missing0 = "probability_version"))) || ((data.duplicate === undefined) && (missing0 = "duplicate"))) || ((data.effects === undefined) && (missing0 = "effects"))){
-validate1085.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1132.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.spin_id !== undefined){
 const _errs1 = errors;
 if(typeof data.spin_id !== "string"){
-validate1085.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1132.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -51665,13 +55083,13 @@ if(data.index !== undefined){
 let data1 = data.index;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate1085.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1132.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate1085.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1132.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -51685,7 +55103,7 @@ if(valid0){
 if(data.slice_id !== undefined){
 const _errs5 = errors;
 if(typeof data.slice_id !== "string"){
-validate1085.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1132.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -51697,7 +55115,7 @@ if(valid0){
 if(data.label !== undefined){
 const _errs7 = errors;
 if(typeof data.label !== "string"){
-validate1085.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1132.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -51746,7 +55164,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1085.errors = vErrors;
+validate1132.errors = vErrors;
 return false;
 }
 else {
@@ -51806,7 +55224,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate1085.errors = vErrors;
+validate1132.errors = vErrors;
 return false;
 }
 else {
@@ -51833,7 +55251,7 @@ if(errors === _errs21){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-validate1085.errors = [{instancePath:instancePath+"/prize",schemaPath:"#/properties/prize/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1132.errors = [{instancePath:instancePath+"/prize",schemaPath:"#/properties/prize/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -51847,13 +55265,13 @@ if(data.spins_left !== undefined){
 let data7 = data.spins_left;
 const _errs24 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate1085.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1132.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs24){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 0 || isNaN(data7)){
-validate1085.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1132.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -51920,7 +55338,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate1085.errors = vErrors;
+validate1132.errors = vErrors;
 return false;
 }
 else {
@@ -51944,13 +55362,13 @@ if(data.probability_version !== undefined){
 let data9 = data.probability_version;
 const _errs32 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate1085.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1132.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs32){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
-validate1085.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate1132.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -51964,7 +55382,7 @@ if(valid0){
 if(data.duplicate !== undefined){
 const _errs34 = errors;
 if(typeof data.duplicate !== "boolean"){
-validate1085.errors = [{instancePath:instancePath+"/duplicate",schemaPath:"#/properties/duplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1132.errors = [{instancePath:instancePath+"/duplicate",schemaPath:"#/properties/duplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs34 === errors;
@@ -51993,7 +55411,7 @@ break;
 }
 }
 else {
-validate1085.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1132.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -52016,22 +55434,22 @@ var valid0 = true;
 }
 }
 else {
-validate1085.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1132.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1085.errors = vErrors;
+validate1132.errors = vErrors;
 return errors === 0;
 }
-validate1085.evaluated = {"props":{"spin_id":true,"index":true,"slice_id":true,"label":true,"reward":true,"reward_id":true,"prize":true,"spins_left":true,"next_spin_at":true,"probability_version":true,"duplicate":true,"effects":true},"dynamicProps":false,"dynamicItems":false};
+validate1132.evaluated = {"props":{"spin_id":true,"index":true,"slice_id":true,"label":true,"reward":true,"reward_id":true,"prize":true,"spins_left":true,"next_spin_at":true,"probability_version":true,"duplicate":true,"effects":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpunWebhookData = validate1087;
-const schema502 = {"type":"object","required":["participant","spin_id","slice_id","label","reward_code","probability_version"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"spin_id":{"type":"string","description":"The recorded spin (`WheelSpinResult.spinId`)."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward_code":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's reward; null for a slice without one."},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."}},"description":"Data of `wheel.spun`."};
+exports.schema_WheelSpunWebhookData = validate1134;
+const schema524 = {"type":"object","required":["participant","spin_id","slice_id","label","reward_code","probability_version"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"spin_id":{"type":"string","description":"The recorded spin (`WheelSpinResult.spinId`)."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward_code":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's reward; null for a slice without one."},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."}},"description":"Data of `wheel.spun`."};
 
-function validate1087(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1087.evaluated;
+const evaluated0 = validate1134.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -52042,7 +55460,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.participant === undefined) && (missing0 = "participant")) || ((data.spin_id === undefined) && (missing0 = "spin_id"))) || ((data.slice_id === undefined) && (missing0 = "slice_id"))) || ((data.label === undefined) && (missing0 = "label"))) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.probability_version === undefined) && (missing0 = "probability_version"))){
-validate1087.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1134.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -52061,7 +55479,7 @@ if(valid0){
 if(data.spin_id !== undefined){
 const _errs2 = errors;
 if(typeof data.spin_id !== "string"){
-validate1087.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1134.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -52073,7 +55491,7 @@ if(valid0){
 if(data.slice_id !== undefined){
 const _errs4 = errors;
 if(typeof data.slice_id !== "string"){
-validate1087.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1134.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -52085,7 +55503,7 @@ if(valid0){
 if(data.label !== undefined){
 const _errs6 = errors;
 if(typeof data.label !== "string"){
-validate1087.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1134.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -52134,7 +55552,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1087.errors = vErrors;
+validate1134.errors = vErrors;
 return false;
 }
 else {
@@ -52158,13 +55576,13 @@ if(data.probability_version !== undefined){
 let data5 = data.probability_version;
 const _errs14 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate1087.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1134.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
-validate1087.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate1134.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -52182,22 +55600,22 @@ var valid0 = true;
 }
 }
 else {
-validate1087.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1134.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1087.errors = vErrors;
+validate1134.errors = vErrors;
 return errors === 0;
 }
-validate1087.evaluated = {"props":{"participant":true,"spin_id":true,"slice_id":true,"label":true,"reward_code":true,"probability_version":true},"dynamicProps":false,"dynamicItems":false};
+validate1134.evaluated = {"props":{"participant":true,"spin_id":true,"slice_id":true,"label":true,"reward_code":true,"probability_version":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpunWebhookEvent = validate1089;
-const schema503 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["wheel.spun"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WheelSpunWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`wheel.spun`: the participant spun the wheel (a repeated `Idempotency-Key` sends nothing).","examples":[{"id":"evt_01JQA1B2C5E7G9J1","type":"wheel.spun","created_at":"2025-03-14T12:05:10Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"spin_id":"spn_01HQA1B2C3D4E5F6G7H8","slice_id":"giros-10","label":"10 giros","reward_code":"giros-10-fortune-tiger","probability_version":3}}],"x-webhook-event":"wheel.spun"};
+exports.schema_WheelSpunWebhookEvent = validate1136;
+const schema525 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["wheel.spun"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WheelSpunWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`wheel.spun`: the participant spun the wheel (a repeated `Idempotency-Key` sends nothing).","examples":[{"id":"evt_01JQA1B2C5E7G9J1","type":"wheel.spun","created_at":"2025-03-14T12:05:10Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"spin_id":"spn_01HQA1B2C3D4E5F6G7H8","slice_id":"giros-10","label":"10 giros","reward_code":"giros-10-fortune-tiger","probability_version":3}}],"x-webhook-event":"wheel.spun"};
 
-function validate1089(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1089.evaluated;
+const evaluated0 = validate1136.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -52208,7 +55626,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate1089.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1136.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -52218,12 +55636,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate1089.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate1136.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate1089.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1136.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -52237,11 +55655,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate1089.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1136.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "wheel.spun")){
-validate1089.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema503.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1136.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema525.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -52257,12 +55675,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate1089.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1136.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1089.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1136.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -52276,7 +55694,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate1089.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1136.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -52299,8 +55717,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate1087(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1087.errors : vErrors.concat(validate1087.errors);
+if(!(validate1134(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1134.errors : vErrors.concat(validate1134.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -52316,22 +55734,22 @@ var valid0 = true;
 }
 }
 else {
-validate1089.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1136.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1089.errors = vErrors;
+validate1136.errors = vErrors;
 return errors === 0;
 }
-validate1089.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate1136.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelState = validate1092;
-const schema504 = {"type":"object","required":["style","title_left","title_right","slices","spins_left","next_spin_at"],"properties":{"style":{"$ref":"#/components/schemas/WheelStyle"},"title_left":{"type":"string"},"title_right":{"type":"string"},"slices":{"type":"array","items":{"type":"object","unevaluatedProperties":{}},"description":"The configured slices in wheel order, as shown to participants: `id`,\n`label`, `sublabel`, `image`, `reward` and `payload`. Weights and\n`tierQty` are never sent, so the odds stay on the server."},"spins_left":{"type":"integer","minimum":0},"next_spin_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next spin becomes available while `spins_left` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0."}},"description":"The prize wheel (configuration section `wheel`) as the participant sees it.\nSpins refill at the start of each club day (midnight in `checkin.timezone`):\n`spins_left` is `wheel.spinsPerDay` minus the spins made this club day."};
+exports.schema_WheelState = validate1139;
+const schema526 = {"type":"object","required":["style","title_left","title_right","slices","spins_left","next_spin_at"],"properties":{"style":{"$ref":"#/components/schemas/WheelStyle"},"title_left":{"type":"string"},"title_right":{"type":"string"},"slices":{"type":"array","items":{"type":"object","unevaluatedProperties":{}},"description":"The configured slices in wheel order, as shown to participants: `id`,\n`label`, `sublabel`, `image`, `reward` and `payload`. Weights and\n`tierQty` are never sent, so the odds stay on the server."},"spins_left":{"type":"integer","minimum":0},"next_spin_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next spin becomes available while `spins_left` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0."}},"description":"The prize wheel (configuration section `wheel`) as the participant sees it.\nSpins refill at the start of each club day (midnight in `checkin.timezone`):\n`spins_left` is `wheel.spinsPerDay` minus the spins made this club day."};
 
-function validate1092(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1092.evaluated;
+const evaluated0 = validate1139.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -52342,7 +55760,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.style === undefined) && (missing0 = "style")) || ((data.title_left === undefined) && (missing0 = "title_left"))) || ((data.title_right === undefined) && (missing0 = "title_right"))) || ((data.slices === undefined) && (missing0 = "slices"))) || ((data.spins_left === undefined) && (missing0 = "spins_left"))) || ((data.next_spin_at === undefined) && (missing0 = "next_spin_at"))){
-validate1092.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1139.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -52361,7 +55779,7 @@ if(valid0){
 if(data.title_left !== undefined){
 const _errs2 = errors;
 if(typeof data.title_left !== "string"){
-validate1092.errors = [{instancePath:instancePath+"/title_left",schemaPath:"#/properties/title_left/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1139.errors = [{instancePath:instancePath+"/title_left",schemaPath:"#/properties/title_left/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -52373,7 +55791,7 @@ if(valid0){
 if(data.title_right !== undefined){
 const _errs4 = errors;
 if(typeof data.title_right !== "string"){
-validate1092.errors = [{instancePath:instancePath+"/title_right",schemaPath:"#/properties/title_right/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1139.errors = [{instancePath:instancePath+"/title_right",schemaPath:"#/properties/title_right/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -52396,7 +55814,7 @@ if(errors === _errs8){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate1092.errors = [{instancePath:instancePath+"/slices/" + i0,schemaPath:"#/properties/slices/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1139.errors = [{instancePath:instancePath+"/slices/" + i0,schemaPath:"#/properties/slices/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -52407,7 +55825,7 @@ break;
 }
 }
 else {
-validate1092.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1139.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -52421,13 +55839,13 @@ if(data.spins_left !== undefined){
 let data5 = data.spins_left;
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate1092.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1139.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate1092.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1139.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -52494,7 +55912,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate1092.errors = vErrors;
+validate1139.errors = vErrors;
 return false;
 }
 else {
@@ -52521,21 +55939,21 @@ var valid0 = true;
 }
 }
 else {
-validate1092.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1139.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1092.errors = vErrors;
+validate1139.errors = vErrors;
 return errors === 0;
 }
-validate1092.evaluated = {"props":{"style":true,"title_left":true,"title_right":true,"slices":true,"spins_left":true,"next_spin_at":true},"dynamicProps":false,"dynamicItems":false};
+validate1139.evaluated = {"props":{"style":true,"title_left":true,"title_right":true,"slices":true,"spins_left":true,"next_spin_at":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelStyle = validate1094;
+exports.schema_WheelStyle = validate1141;
 
-function validate1094(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1094.evaluated;
+const evaluated0 = validate1141.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -52543,24 +55961,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate1094.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1141.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "classica") || (data === "duo")) || (data === "vip"))){
-validate1094.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema113.enum},message:"must be equal to one of the allowed values"}];
+validate1141.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema113.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate1094.errors = vErrors;
+validate1141.errors = vErrors;
 return errors === 0;
 }
-validate1094.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1141.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_XpDebitedEffect = validate1095;
+exports.schema_XpDebitedEffect = validate1142;
 
-function validate1095(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1095.evaluated;
+const evaluated0 = validate1142.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -52571,7 +55989,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
-validate1095.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1142.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -52579,11 +55997,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate1095.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1142.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "xp_debited")){
-validate1095.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema68.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1142.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema68.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -52596,13 +56014,13 @@ if(data.amount !== undefined){
 let data1 = data.amount;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate1095.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1142.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate1095.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1142.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -52616,7 +56034,7 @@ if(valid0){
 if(data.rule_id !== undefined){
 const _errs5 = errors;
 if(typeof data.rule_id !== "string"){
-validate1095.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1142.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -52629,21 +56047,21 @@ var valid0 = true;
 }
 }
 else {
-validate1095.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1142.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1095.errors = vErrors;
+validate1142.errors = vErrors;
 return errors === 0;
 }
-validate1095.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
+validate1142.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_XpGrantedEffect = validate1096;
+exports.schema_XpGrantedEffect = validate1143;
 
-function validate1096(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1096.evaluated;
+const evaluated0 = validate1143.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -52654,7 +56072,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
-validate1096.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1143.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -52662,11 +56080,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate1096.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1143.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "xp_granted")){
-validate1096.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema67.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1143.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema67.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -52679,13 +56097,13 @@ if(data.amount !== undefined){
 let data1 = data.amount;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate1096.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1143.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate1096.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1143.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -52699,7 +56117,7 @@ if(valid0){
 if(data.rule_id !== undefined){
 const _errs5 = errors;
 if(typeof data.rule_id !== "string"){
-validate1096.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1143.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -52712,14 +56130,14 @@ var valid0 = true;
 }
 }
 else {
-validate1096.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1096.errors = vErrors;
+validate1143.errors = vErrors;
 return errors === 0;
 }
-validate1096.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
+validate1143.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
 return exports;
 })();
@@ -55216,14 +58634,281 @@ return errors === 0;
 }
 validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.Warnings_list_query = validate100;
-const schema54 = {"$id":"urn:clube:parameters:Warnings_list_query","type":"object","properties":{"kind":{"$ref":"urn:clube:openapi#/components/schemas/StaffWarningKind"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
-const schema55 = {"type":"string","enum":["delivery_unconfirmed","delivery_failed","webhook_failed"],"description":"What a warning is about (its `subject_id` names the thing):\n- `delivery_unconfirmed`: a delivery still `pending` 48 hours after it was\ncreated (subject: the delivery, `dlv_…`); raised once per delivery;\n- `delivery_failed`: the client marked a delivery failed (subject: the\ndelivery);\n- `webhook_failed`: a webhook sending used up its retries (subject: the\nsending, `whd_…`), to resend once the endpoint works."};
+exports.Tournaments_standings_path = validate100;
+const schema54 = {"$id":"urn:clube:parameters:Tournaments_standings_path","type":"object","properties":{"tournament_id":{"type":"string","pattern":"^[A-Za-z0-9:-]{1,80}$"},"edition_id":{"type":"string","pattern":"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"}},"required":["tournament_id","edition_id"],"additionalProperties":false};
+const pattern7 = new RegExp("^[A-Za-z0-9:-]{1,80}$", "u");
+const pattern8 = new RegExp("^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$", "u");
+
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:clube:parameters:Tournaments_standings_path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate100.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.tournament_id === undefined) && (missing0 = "tournament_id")) || ((data.edition_id === undefined) && (missing0 = "edition_id"))){
+validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "tournament_id") || (key0 === "edition_id"))){
+validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.tournament_id !== undefined){
+let data0 = data.tournament_id;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(typeof data0 === "string"){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate100.errors = [{instancePath:instancePath+"/tournament_id",schemaPath:"#/properties/tournament_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["tournament_id"] = coerced0;
+}
+}
+}
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern7.test(data0)){
+validate100.errors = [{instancePath:instancePath+"/tournament_id",schemaPath:"#/properties/tournament_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9:-]{1,80}$"},message:"must match pattern \""+"^[A-Za-z0-9:-]{1,80}$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.edition_id !== undefined){
+let data1 = data.edition_id;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(dataType1 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType1 = typeof data1;
+if(typeof data1 === "string"){
+coerced1 = data1;
+}
+}
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+validate100.errors = [{instancePath:instancePath+"/edition_id",schemaPath:"#/properties/edition_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["edition_id"] = coerced1;
+}
+}
+}
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(!pattern8.test(data1)){
+validate100.errors = [{instancePath:instancePath+"/edition_id",schemaPath:"#/properties/edition_id/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate100.errors = vErrors;
+return errors === 0;
+}
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.Tournaments_standings_query = validate101;
+const schema55 = {"$id":"urn:clube:parameters:Tournaments_standings_query","type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"after_rank":{"type":"integer","minimum":0}},"required":[],"additionalProperties":false};
 
 function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:clube:parameters:Tournaments_standings_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate101.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.limit === undefined){
+data.limit = 20;
+}
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "limit") || (key0 === "after_rank"))){
+validate101.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+let data0 = data.limit;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0))){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data0 === null
+              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
+coerced0 = +data0;
+}
+else {
+validate101.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["limit"] = coerced0;
+}
+}
+}
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 100 || isNaN(data0)){
+validate101.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+return false;
+}
+else {
+if(data0 < 1 || isNaN(data0)){
+validate101.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs2 === errors;
+if(valid0){
+if(data.after_rank !== undefined){
+let data1 = data.after_rank;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(dataType1 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType1 = typeof data1;
+if(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1))){
+coerced1 = data1;
+}
+}
+if(!(coerced1 !== undefined)){
+if(dataType1 === "boolean" || data1 === null
+              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced1 = +data1;
+}
+else {
+validate101.errors = [{instancePath:instancePath+"/after_rank",schemaPath:"#/properties/after_rank/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["after_rank"] = coerced1;
+}
+}
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+validate101.errors = [{instancePath:instancePath+"/after_rank",schemaPath:"#/properties/after_rank/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate101.errors = vErrors;
+return errors === 0;
+}
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.Warnings_list_query = validate102;
+const schema56 = {"$id":"urn:clube:parameters:Warnings_list_query","type":"object","properties":{"kind":{"$ref":"urn:clube:openapi#/components/schemas/StaffWarningKind"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
+const schema57 = {"type":"string","enum":["delivery_unconfirmed","delivery_failed","webhook_failed"],"description":"What a warning is about (its `subject_id` names the thing):\n- `delivery_unconfirmed`: a delivery still `pending` 48 hours after it was\ncreated (subject: the delivery, `dlv_…`); raised once per delivery;\n- `delivery_failed`: the client marked a delivery failed (subject: the\ndelivery);\n- `webhook_failed`: a webhook sending used up its retries (subject: the\nsending, `whd_…`), to resend once the endpoint works."};
+
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -55248,7 +58933,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -55260,20 +58945,20 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((data === "delivery_unconfirmed") || (data === "delivery_failed")) || (data === "webhook_failed"))){
-validate101.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema55.enum},message:"must be equal to one of the allowed values"}];
+validate103.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema57.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate101.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:clube:parameters:Warnings_list_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -55288,7 +58973,7 @@ data.limit = 20;
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "limit")) || (key0 === "starting_after"))){
-validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -55296,8 +58981,8 @@ break;
 if(_errs1 === errors){
 if(data.kind !== undefined){
 const _errs2 = errors;
-if(!(validate101(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
+if(!(validate103(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -55324,7 +59009,7 @@ if(dataType0 === "boolean" || data1 === null
 coerced0 = +data1;
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate102.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -55338,12 +59023,12 @@ data["limit"] = coerced0;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 100 || isNaN(data1)){
-validate100.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate102.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate100.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate102.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -55372,7 +59057,7 @@ else if(data2 === null){
 coerced1 = "";
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate102.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -55386,12 +59071,12 @@ data["starting_after"] = coerced1;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 64){
-validate100.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate102.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(func1(data2) < 1){
-validate100.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate102.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -55407,23 +59092,23 @@ var valid0 = true;
 }
 }
 else {
-validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate100.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.WebhookEndpoints_list_query = validate103;
-const schema56 = {"$id":"urn:clube:parameters:WebhookEndpoints_list_query","type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
+exports.WebhookEndpoints_list_query = validate105;
+const schema58 = {"$id":"urn:clube:parameters:WebhookEndpoints_list_query","type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:clube:parameters:WebhookEndpoints_list_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -55438,7 +59123,7 @@ data.limit = 20;
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "limit") || (key0 === "starting_after"))){
-validate103.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate105.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -55462,7 +59147,7 @@ if(dataType0 === "boolean" || data0 === null
 coerced0 = +data0;
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate105.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -55476,12 +59161,12 @@ data["limit"] = coerced0;
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 100 || isNaN(data0)){
-validate103.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate105.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate103.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate105.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -55510,7 +59195,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -55524,12 +59209,12 @@ data["starting_after"] = coerced1;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) > 64){
-validate103.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate105.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate103.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate105.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -55544,23 +59229,23 @@ var valid0 = true;
 }
 }
 else {
-validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate103.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.WebhookEndpoints_listSendings_query = validate104;
-const schema57 = {"$id":"urn:clube:parameters:WebhookEndpoints_listSendings_query","type":"object","properties":{"status":{"$ref":"urn:clube:openapi#/components/schemas/WebhookSendingStatus"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
-const schema58 = {"type":"string","enum":["pending","succeeded","failed"],"description":"Where a sending stands.\n- `pending`: not acknowledged yet; `next_attempt_at` says when it is tried.\n- `succeeded`: the endpoint answered 2xx within 10 seconds.\n- `failed`: every attempt of the schedule failed (9 in all); it can be resent."};
+exports.WebhookEndpoints_listSendings_query = validate106;
+const schema59 = {"$id":"urn:clube:parameters:WebhookEndpoints_listSendings_query","type":"object","properties":{"status":{"$ref":"urn:clube:openapi#/components/schemas/WebhookSendingStatus"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
+const schema60 = {"type":"string","enum":["pending","succeeded","failed"],"description":"Where a sending stands.\n- `pending`: not acknowledged yet; `next_attempt_at` says when it is tried.\n- `succeeded`: the endpoint answered 2xx within 10 seconds.\n- `failed`: every attempt of the schedule failed (9 in all); it can be resent."};
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -55585,7 +59270,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -55597,20 +59282,20 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((data === "pending") || (data === "succeeded")) || (data === "failed"))){
-validate105.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"}];
+validate107.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema60.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate105.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:clube:parameters:WebhookEndpoints_listSendings_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -55625,7 +59310,7 @@ data.limit = 20;
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "status") || (key0 === "limit")) || (key0 === "starting_after"))){
-validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -55633,8 +59318,8 @@ break;
 if(_errs1 === errors){
 if(data.status !== undefined){
 const _errs2 = errors;
-if(!(validate105(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+if(!(validate107(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -55661,7 +59346,7 @@ if(dataType0 === "boolean" || data1 === null
 coerced0 = +data1;
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate106.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -55675,12 +59360,12 @@ data["limit"] = coerced0;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 100 || isNaN(data1)){
-validate104.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate106.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate104.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate106.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -55709,7 +59394,7 @@ else if(data2 === null){
 coerced1 = "";
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -55723,12 +59408,12 @@ data["starting_after"] = coerced1;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 64){
-validate104.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate106.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(func1(data2) < 1){
-validate104.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate106.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -55744,14 +59429,14 @@ var valid0 = true;
 }
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate104.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 return exports;
 })();
@@ -55904,6 +59589,8 @@ export const schemaValidators = {
   "MyReward": documentModule.schema_MyReward,
   "MyRewardList": documentModule.schema_MyRewardList,
   "MyRewardStatus": documentModule.schema_MyRewardStatus,
+  "MyTournamentEdition": documentModule.schema_MyTournamentEdition,
+  "MyTournamentList": documentModule.schema_MyTournamentList,
   "NotFoundResponse": documentModule.schema_NotFoundResponse,
   "Notification": documentModule.schema_Notification,
   "NotificationList": documentModule.schema_NotificationList,
@@ -55911,6 +59598,7 @@ export const schemaValidators = {
   "NotifyRuleEffect": documentModule.schema_NotifyRuleEffect,
   "OfficialPeriodSettings": documentModule.schema_OfficialPeriodSettings,
   "OfficialPrizeShare": documentModule.schema_OfficialPrizeShare,
+  "OfficialTournamentPeriod": documentModule.schema_OfficialTournamentPeriod,
   "OfficialTournamentsConfig": documentModule.schema_OfficialTournamentsConfig,
   "OfficialTrack": documentModule.schema_OfficialTrack,
   "ParticipantCreatedWebhookData": documentModule.schema_ParticipantCreatedWebhookData,
@@ -56033,9 +59721,22 @@ export const schemaValidators = {
   "TokenRequest": documentModule.schema_TokenRequest,
   "TokenResponse": documentModule.schema_TokenResponse,
   "TournamentConfig": documentModule.schema_TournamentConfig,
+  "TournamentEditionStatus": documentModule.schema_TournamentEditionStatus,
+  "TournamentEditionSummary": documentModule.schema_TournamentEditionSummary,
+  "TournamentFinishedPrize": documentModule.schema_TournamentFinishedPrize,
+  "TournamentFinishedStanding": documentModule.schema_TournamentFinishedStanding,
+  "TournamentFinishedWebhookData": documentModule.schema_TournamentFinishedWebhookData,
+  "TournamentFinishedWebhookEvent": documentModule.schema_TournamentFinishedWebhookEvent,
+  "TournamentKind": documentModule.schema_TournamentKind,
+  "TournamentList": documentModule.schema_TournamentList,
   "TournamentPrize": documentModule.schema_TournamentPrize,
+  "TournamentPrizeRange": documentModule.schema_TournamentPrizeRange,
   "TournamentRecurrence": documentModule.schema_TournamentRecurrence,
   "TournamentScoring": documentModule.schema_TournamentScoring,
+  "TournamentStandingEntry": documentModule.schema_TournamentStandingEntry,
+  "TournamentStandingPage": documentModule.schema_TournamentStandingPage,
+  "TournamentStandingRow": documentModule.schema_TournamentStandingRow,
+  "TournamentSummary": documentModule.schema_TournamentSummary,
   "WebhookEndpoint": documentModule.schema_WebhookEndpoint,
   "WebhookEndpointCreate": documentModule.schema_WebhookEndpointCreate,
   "WebhookEndpointDeleted": documentModule.schema_WebhookEndpointDeleted,
@@ -56112,6 +59813,7 @@ export const operationValidators = {
   Me_listRewards: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_MyRewardList, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_listStore: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_StoreItemList, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_redeemStoreItem: { path: parameterModule.Me_redeemStoreItem_path, query: parameterModule.no_query_parameters, headers: parameterModule.Me_redeemStoreItem_headers, responses: { "200": documentModule.schema_Redemption, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "409": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
+  Me_listTournaments: { query: parameterModule.Me_getLeaderboard_query, responses: { "200": documentModule.schema_MyTournamentList, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_getWheel: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_WheelState, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_spinWheel: { query: parameterModule.no_query_parameters, headers: parameterModule.Me_spinWheel_headers, responses: { "200": documentModule.schema_WheelSpinResult, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "409": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Participants_upsert: { body: documentModule.schema_ParticipantUpsert, query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_ParticipantProfile, "400": documentModule.schema_ErrorBody, "401": documentModule.schema_ErrorBody, "413": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
@@ -56122,6 +59824,8 @@ export const operationValidators = {
   Participants_createToken: { body: documentModule.schema_TokenRequest, path: parameterModule.Participants_get_path, query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_TokenResponse, "400": documentModule.schema_ErrorBody, "401": documentModule.schema_ErrorBody, "413": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Redemptions_create: { body: documentModule.schema_RedemptionRequest, query: parameterModule.no_query_parameters, headers: parameterModule.Me_redeemStoreItem_headers, responses: { "200": documentModule.schema_Redemption, "400": documentModule.schema_ErrorBody, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "409": documentModule.schema_ErrorBody, "413": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Referrals_register: { body: documentModule.schema_ReferralRegistration, query: parameterModule.no_query_parameters, responses: { "201": documentModule.schema_ReferralRegistrationResult, "400": documentModule.schema_ErrorBody, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "409": documentModule.schema_ErrorBody, "413": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
+  Tournaments_list: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_TournamentList, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
+  Tournaments_standings: { path: parameterModule.Tournaments_standings_path, query: parameterModule.Tournaments_standings_query, responses: { "200": documentModule.schema_TournamentStandingPage, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Warnings_list: { query: parameterModule.Warnings_list_query, responses: { "200": documentModule.schema_StaffWarningList, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   WebhookEndpoints_list: { query: parameterModule.WebhookEndpoints_list_query, responses: { "200": documentModule.schema_WebhookEndpointList, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   WebhookEndpoints_create: { body: documentModule.schema_WebhookEndpointCreate, query: parameterModule.no_query_parameters, responses: { "201": documentModule.schema_WebhookEndpointWithSecret, "400": documentModule.schema_ErrorBody, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "413": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },

@@ -46,6 +46,7 @@ const meOperationIds = [
   "Me_listLeaderboards",
   "Me_getLeaderboard",
   "Me_listBadges",
+  "Me_listTournaments",
 ];
 
 /** The management operations (spec/manage/). */
@@ -69,6 +70,8 @@ const managementOperationIds = [
   "AffiliateAccounts_update",
   "EventLog_list",
   "EventLog_sendTest",
+  "Tournaments_list",
+  "Tournaments_standings",
   "Warnings_list",
 ];
 
@@ -145,6 +148,8 @@ const limitCases: BoundCase[] = [
   "AffiliateAccounts_list",
   "EventLog_list",
   "Warnings_list",
+  "Me_listTournaments",
+  "Tournaments_standings",
 ].map((operationId) => ({
   bound: `${operationId} limit: 1..100`,
   validate: ops[operationId as keyof typeof ops].query!,

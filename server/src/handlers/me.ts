@@ -17,6 +17,7 @@ import {
   listStore,
   redeemFromStore,
 } from "../usecases/surface.js";
+import { listMyTournaments } from "../usecases/tournaments/views.js";
 import { etagMatches, getMeConfig } from "../usecases/surface/me-config.js";
 import { cryptoRandom, getWheelState, spinWheel } from "../usecases/wheel.js";
 import type { Services } from "../services.js";
@@ -133,6 +134,10 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
     async Me_listLeaderboards(_req, ctx) {
       const { scope, externalId } = await me(ctx);
       return { status: 200, body: await listMyLeaderboards(db, scope, externalId, clock.now()) };
+    },
+    async Me_listTournaments(req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await listMyTournaments(db, scope, externalId, { limit: req.query.limit, now: clock.now() }) };
     },
     async Me_getLeaderboard(req, ctx) {
       const { scope, externalId } = await me(ctx);
