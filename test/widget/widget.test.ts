@@ -165,7 +165,8 @@ async function expectAccessible(module: string): Promise<void> {
   expect(violations, `axe on ${module}`).toEqual([]);
 }
 
-describe("participant widget in Chromium", () => {
+// Generous per-test time: the full suite runs many files at once on two cores.
+describe("participant widget in Chromium", { timeout: 120_000 }, () => {
   it("mounts from an allowed host origin and shows the participant's level and XP", async () => {
     const frame = widgetFrame();
     const expected = await progress();
