@@ -38,3 +38,4 @@ export function createClubeBrowser(options: ClubeBrowserOptions): ClubeBrowser {
 export { ClubeError } from "./errors.js";
 export type { MeMethods } from "./me.js";
 export type * from "./models.js";
+export { verifyWheelSpin, wheelDraw, wheelSeedHash, wheelSliceForDraw, type FairSpin, type FairSpinCheck } from "./fair-wheel.js";
