@@ -602,6 +602,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a participant front end needs to draw the club (theme, currencies, home blocks, module cards, FAQ, avatars, icons, levels, tiers with their benefits, the check-in calendar, the wheel's slices, the store, rewards, missions and the legal note), never the configuration's server-only parts
+         * @description What a participant front end needs to draw the club (theme, currencies,
+         *     home blocks, module cards, FAQ, avatars, icons, levels, tiers with their
+         *     benefits, the check-in calendar, the wheel's slices, the store, rewards,
+         *     missions and the legal note), never the configuration's server-only parts.
+         *     The same for every participant of the club (the participant need not
+         *     exist yet). Cache it: `Cache-Control: private, max-age=60`, and
+         *     `If-None-Match` with the `ETag` answers 304 while it is unchanged.
+         *
+         *     `embedder` lets an embedded front end check the page it is drawn in: the
+         *     widget sends the origin of the host page that handed it the token (the
+         *     origin the browser reports for that `postMessage`), and a page origin not
+         *     in the club's `allowedOrigins` answers 403 `origin_not_allowed`, which the
+         *     widget shows instead of the club. The list itself is never sent. This
+         *     server's own origin is always allowed (its demo page, pages on the club host).
+         */
+        get: operations["Me_getConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/leaderboards": {
         parameters: {
             query?: never;
@@ -846,6 +879,29 @@ export interface paths {
          *     result with `duplicate: true` and spends nothing.
          */
         post: operations["Me_redeemStoreItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current and previous edition of every enabled tournament and official track (see the Tournaments models for scoring, ties and settlement): the participant's score and rank, the top limit rows, the prizes by rank range and, for official tracks, the live pool
+         * @description The current and previous edition of every enabled tournament and official
+         *     track (see the Tournaments models for scoring, ties and settlement): the
+         *     participant's score and rank, the top `limit` rows, the prizes by rank
+         *     range and, for official tracks, the live pool.
+         */
+        get: operations["Me_listTournaments"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1190,6 +1246,46 @@ export interface paths {
          *     after the clock's or more than one year after it.
          */
         post: operations["TestClocks_advance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every enabled tournament and official track (per currency wagered, BRL when none yet) with its current and previous editions
+         * @description Every enabled tournament and official track (per currency wagered, BRL when none yet) with its current and previous editions.
+         */
+        get: operations["Tournaments_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{tournament_id}/editions/{edition_id}/standings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An edition's standings by rank, limit rows after rank after_rank
+         * @description An edition's standings by rank, `limit` rows after rank `after_rank`.
+         */
+        get: operations["Tournaments_standings"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1617,6 +1713,29 @@ export interface webhooks {
          * @description `tier.changed`: the participant moved to another tier, up (a level up) or down (the monthly review with `demotion: monthly_review`).
          */
         post: operations["webhook_tier_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tournament.finished": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tournament.finished: an edition ended and was settled: its standings are final (events arriving later do not change them) and its prizes were paid, exactly once even with several workers
+         * @description `tournament.finished`: an edition ended and was settled: its standings are
+         *     final (events arriving later do not change them) and its prizes were paid,
+         *     exactly once even with several workers. Sent once per edition, to
+         *     endpoints that name it in their `events`.
+         */
+        post: operations["webhook_tournament_finished"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3097,6 +3216,7 @@ export interface components {
          *     - `unauthorized` (401): no key, or an unknown, malformed or revoked key.
          *     - `invalid_token` (401): a participant token that is expired, tampered with or issued for another club or environment.
          *     - `secret_key_required` (403): a participant token on an operation marked secret-key-only (rename and every management route); on the other server routes a participant token gets 401 `unauthorized`. Participant tokens are accepted only on `/v1/me/*`.
+         *     - `origin_not_allowed` (403): `GET /v1/me/config?embedder=` names a page origin that is not in the club's `allowedOrigins` (the widget shows this instead of the club).
          *     - `not_found` (404): the resource does not exist in the key's club and environment (another club's key also gets this).
          *     - `route_not_found` (404): no such route. `method_not_allowed` (405): the route exists, not with this method (see `Allow`).
          *     - `not_implemented` (501): an operation of this contract that this deployment does not serve yet.
@@ -3634,6 +3754,37 @@ export interface components {
             /** @description What happened; the shape depends on `type`. */
             data: components["schemas"]["LevelUpWebhookData"];
         };
+        /**
+         * @description Everything a participant front end needs to draw the club, from the
+         *     published configuration and never its server-only parts (rule internals,
+         *     weights, audiences, webhook settings, allowed origins, reward payloads,
+         *     benefits not `compliance: ok`). The same for every participant of the club.
+         */
+        MeConfig: {
+            club_name: string;
+            /**
+             * Format: int32
+             * @description The published configuration version this view was made from.
+             */
+            config_version: number;
+            theme: components["schemas"]["SurfaceTheme"];
+            currencies: components["schemas"]["SurfaceCurrency"][];
+            home: components["schemas"]["SurfaceHomeBlock"][];
+            module_cards: components["schemas"]["SurfaceModuleCard"][];
+            faq: components["schemas"]["SurfaceFaqItem"][];
+            avatars: components["schemas"]["SurfaceImage"][];
+            icons: components["schemas"]["SurfaceImage"][];
+            levels: components["schemas"]["SurfaceLevel"][];
+            tiers: components["schemas"]["SurfaceTier"][];
+            /** @description Null when the check-in is disabled. */
+            checkin: components["schemas"]["SurfaceCheckin"] | null;
+            /** @description Null when the wheel is disabled. */
+            wheel: components["schemas"]["SurfaceWheel"] | null;
+            store: components["schemas"]["SurfaceStoreItem"][];
+            rewards: components["schemas"]["SurfaceReward"][];
+            missions: components["schemas"]["SurfaceMission"][];
+            legal_note: string | null;
+        };
         /** @description Data of `message.requested`. */
         MessageRequestedWebhookData: {
             participant: components["schemas"]["WebhookParticipant"];
@@ -4015,6 +4166,36 @@ export interface components {
          * @enum {string}
          */
         MyRewardStatus: "granted" | "pending_delivery" | "delivered" | "delivery_failed" | "expired";
+        /** @description One edition of a tournament or official track, with the participant's place in it. */
+        MyTournamentEdition: {
+            /** @description The tournament `id`, or `official:<track>:<period>:<currency>`. */
+            tournament_id: string;
+            kind: components["schemas"]["TournamentKind"];
+            title: string;
+            /** @description Official tournaments: the track and period; null for configured tournaments. */
+            track_id: string | null;
+            period: components["schemas"]["OfficialTournamentPeriod"] | null;
+            edition_id: string;
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            status: components["schemas"]["TournamentEditionStatus"];
+            /** @description The participant's score (0 without one). */
+            score: number;
+            /** @description 1-based; null without a ranking score. */
+            rank: number | null;
+            /** @description The top `limit` rows. */
+            top: components["schemas"]["TournamentStandingRow"][];
+            prizes: components["schemas"]["TournamentPrizeRange"][];
+            /** @description An official edition's pool so far (or final), in minor units of `currency`; null for configured tournaments. */
+            pool_minor: number | null;
+            currency: string | null;
+        };
+        /** @description The current and the previous edition of each enabled tournament and official track, soonest ending first. */
+        MyTournamentList: {
+            data: components["schemas"]["MyTournamentEdition"][];
+        };
         /**
          * @description A message for the participant in the club's inbox, created by the club's
          *     rules (`notify` effects) and by what happens to the participant (a level up,
@@ -4096,6 +4277,11 @@ export interface components {
          * @description A rank's share of the prize pool, in percent.
          */
         OfficialPrizeShare: number;
+        /**
+         * @description The official tournament period.
+         * @enum {string}
+         */
+        OfficialTournamentPeriod: "daily" | "monthly";
         /** @description Daily and monthly tournaments run by the service for every participant, funded by a share of wagers. */
         OfficialTournamentsConfig: {
             /** @default false */
@@ -5313,10 +5499,176 @@ export interface components {
          * @description The events a webhook endpoint can subscribe to by name. Participant notices
          *     (`participant.created`, `level.up`, `tier.changed`, `checkin.completed`,
          *     `mission.completed`, `wheel.spun`, `code.redeemed`, `store.purchased`,
-         *     `cashback.credited`) are sent only to endpoints that name them.
+         *     `cashback.credited`) and `tournament.finished` are sent only to endpoints
+         *     that name them.
          * @enum {string}
          */
-        SubscribableWebhookEvent: "reward.delivery_requested" | "reward.granted" | "reward.delivered" | "reward.delivery_failed" | "participant.created" | "level.up" | "tier.changed" | "checkin.completed" | "mission.completed" | "wheel.spun" | "code.redeemed" | "store.purchased" | "cashback.credited" | "referral.qualified" | "message.requested";
+        SubscribableWebhookEvent: "reward.delivery_requested" | "reward.granted" | "reward.delivered" | "reward.delivery_failed" | "participant.created" | "level.up" | "tier.changed" | "checkin.completed" | "mission.completed" | "wheel.spun" | "code.redeemed" | "store.purchased" | "cashback.credited" | "referral.qualified" | "message.requested" | "tournament.finished";
+        /** @description A benefit a tier gives (only benefits whose `compliance` is `ok` are shown). */
+        SurfaceBenefit: {
+            code: string;
+            name: string;
+            description: string | null;
+            icon: string | null;
+        };
+        /** @description The check-in calendar's shape (the participant's own state is `GET /v1/me/checkin`). */
+        SurfaceCheckin: {
+            /** Format: int32 */
+            days: number;
+            period: components["schemas"]["CheckinPeriod"];
+            missed_day: components["schemas"]["CheckinMissedDay"];
+            calendar: components["schemas"]["SurfaceCheckinDay"][];
+        };
+        /** @description One day of the check-in calendar: what it gives and whether the club highlights it. */
+        SurfaceCheckinDay: {
+            /** Format: int32 */
+            day: number;
+            /** @description The reward's title (or the day's configured label). */
+            label: string;
+            illustration: string | null;
+            highlight: boolean;
+        };
+        /** @description The price of a store item, in minor units of `currency`. */
+        SurfaceCost: {
+            currency: string;
+            /** Format: int64 */
+            amount_minor: number;
+        };
+        /** @description A currency as a front end formats it: amounts are integers in minor units, `decimals` says how many. */
+        SurfaceCurrency: {
+            code: string;
+            name: string;
+            /** @description An icon code (`coin`, `gem`, …) or an `icons` id or image URL. */
+            icon: string;
+            /** Format: int32 */
+            decimals: number;
+        };
+        /** @description A question of the FAQ. */
+        SurfaceFaqItem: {
+            category: string;
+            question: string;
+            answer: string;
+        };
+        /** @description An enabled home block, in the configured order. */
+        SurfaceHomeBlock: {
+            block: components["schemas"]["HomeBlockName"];
+            title: string | null;
+            subtitle: string | null;
+        };
+        /** @description A picture (an avatar to pick, or an icon that `icon`/`badge`/`illustration` fields name by `id`). */
+        SurfaceImage: {
+            id: string;
+            /** Format: uri */
+            url: string;
+            name: string | null;
+        };
+        /** @description A level's name and look. */
+        SurfaceLevel: {
+            /** Format: int32 */
+            number: number;
+            name: string;
+            badge_url: string | null;
+            color: components["schemas"]["HexColor"] | null;
+        };
+        /** @description A mission's title and picture (progress is `GET /v1/me/missions`). */
+        SurfaceMission: {
+            id: string;
+            title: string;
+            description: string | null;
+            illustration: string;
+        };
+        /** @description An enabled card of the home screen's `modules` block, for a module the engine serves. */
+        SurfaceModuleCard: {
+            module: components["schemas"]["ModuleCardModule"];
+            title: string;
+            subtitle: string;
+            illustration: string;
+            cta: string;
+            group: components["schemas"]["ModuleCardGroup"] | null;
+            layout: components["schemas"]["ModuleCardLayout"] | null;
+            tone: components["schemas"]["ModuleCardTone"] | null;
+        };
+        /** @description A reward as the participant reads about it (never its server payload). */
+        SurfaceReward: {
+            code: string;
+            title: string;
+            description: string | null;
+            illustration: string;
+            /** @description How the participant uses it once granted; null when the club wrote nothing. */
+            how_to_use: string | null;
+        };
+        /** @description An item of the store (affordability for the participant is `GET /v1/me/store`). */
+        SurfaceStoreItem: {
+            code: string;
+            title: string;
+            description: string | null;
+            illustration: string;
+            cost: components["schemas"]["SurfaceCost"];
+        };
+        /** @description The look of the widget (the configuration's `theme`, with every default filled). */
+        SurfaceTheme: {
+            name: string;
+            colors: components["schemas"]["SurfaceThemeColors"];
+            /** @description The club logo: an image URL or a `data:` URL; null without a logo. */
+            logo_url: string | null;
+            /** @description A CSS font family; null to use the widget's standard typeface. */
+            font: string | null;
+            /**
+             * Format: int32
+             * @description Corner radius of cards and buttons, in CSS pixels.
+             */
+            radius: number;
+            glow: boolean;
+            card_style: components["schemas"]["ThemeCardStyle"];
+            button_style: components["schemas"]["ThemeButtonStyle"];
+            background: components["schemas"]["ThemeBackground"];
+            background_image: string | null;
+            badge_set: components["schemas"]["ThemeBadgeSet"];
+            illustration_style: components["schemas"]["ThemeIllustrationStyle"];
+            /** @description `none` also applies when the browser asks for reduced motion. */
+            motion_level: components["schemas"]["ThemeMotionLevel"];
+        };
+        /** @description The theme's palette, every colour `#RRGGBB` (the optional ones filled with their defaults). */
+        SurfaceThemeColors: {
+            bg: components["schemas"]["HexColor"];
+            surface: components["schemas"]["HexColor"];
+            primary: components["schemas"]["HexColor"];
+            secondary: components["schemas"]["HexColor"];
+            text: components["schemas"]["HexColor"];
+            muted: components["schemas"]["HexColor"];
+            success: components["schemas"]["HexColor"];
+            warning: components["schemas"]["HexColor"];
+            danger: components["schemas"]["HexColor"];
+        };
+        /** @description A tier, the levels it spans and its benefits. */
+        SurfaceTier: {
+            code: string;
+            name: string;
+            /** Format: int32 */
+            min_level: number;
+            /** @description The last level of the tier; null for the top tier. */
+            max_level: number | null;
+            color: components["schemas"]["HexColor"] | null;
+            badge: string | null;
+            vip: boolean;
+            benefits: components["schemas"]["SurfaceBenefit"][];
+        };
+        /** @description The wheel as drawn (spins left are `GET /v1/me/wheel`). */
+        SurfaceWheel: {
+            style: components["schemas"]["WheelStyle"];
+            title_left: string;
+            title_right: string;
+            /** Format: int32 */
+            spins_per_day: number;
+            slices: components["schemas"]["SurfaceWheelSlice"][];
+        };
+        /** @description A slice of the wheel as drawn: never its weight or its reward's server payload. */
+        SurfaceWheelSlice: {
+            id: string;
+            label: string;
+            sublabel: string | null;
+            image: string | null;
+        };
         /**
          * @description A level curve given as a table of total XP. `thresholds[i]` is the total XP
          *     at which level i+1 starts, so `thresholds[0]` is 0 (level 1 starts at 0)
@@ -5670,6 +6022,137 @@ export interface components {
             /** @default true */
             enabled?: boolean;
         };
+        /**
+         * @description Where an edition is in its life.
+         * @enum {string}
+         */
+        TournamentEditionStatus: "running" | "ended" | "settled";
+        /** @description An edition as the server routes list it. */
+        TournamentEditionSummary: {
+            edition_id: string;
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            status: components["schemas"]["TournamentEditionStatus"];
+            /** @description Participants with a score in the edition (ranked or not). */
+            participants: number;
+            /** @description Official editions: the pool in minor units of `currency` (live while running); null for configured tournaments. */
+            pool_minor: number | null;
+        };
+        /** @description A prize paid at settlement; each one also sends `reward.granted` (and `reward.delivery_requested` for a `client_delivered` reward). */
+        TournamentFinishedPrize: {
+            rank: number;
+            participant: components["schemas"]["WebhookParticipant"];
+            /** @description The prize as configured (a reward code, `reward:<code>`, `<currency>:<amount>` or `xp:<amount>`), or `official-tournament-prize` for an official cash prize. */
+            reward: string;
+            /** @description The participant's reward, for a prize that is a configured reward; null for currency and XP (credited to the balance). */
+            reward_id: string | null;
+            /** @description The delivery to credit, for a `client_delivered` reward. */
+            delivery_id: string | null;
+            /** @description An official prize's amount in minor units (cents) of `currency`; null for configured prizes. */
+            amount_minor: number | null;
+        };
+        /** @description One row of a settled edition's final standings. */
+        TournamentFinishedStanding: {
+            rank: number;
+            participant: components["schemas"]["WebhookParticipant"];
+            /** @description The final score (for an official tournament, the amount wagered in main units). */
+            score: number;
+        };
+        /** @description Data of `tournament.finished`. */
+        TournamentFinishedWebhookData: {
+            /** @description The tournament `id`, or `official:<track>:<daily|monthly>:<currency>`. */
+            tournament_id: string;
+            kind: components["schemas"]["TournamentKind"];
+            title: string;
+            /** @description The edition: the club date it started (`2026-11-23`), or the official day (`2026-11-23`) or month (`2026-11`). */
+            edition_id: string;
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            /** @description An official tournament's prize pool in minor units of `currency`; null for configured tournaments. */
+            pool_minor: number | null;
+            currency: string | null;
+            /** @description The top 10 of the final standings (only scores above zero and at least `minScore` / `minWager` rank). */
+            standings: components["schemas"]["TournamentFinishedStanding"][];
+            prizes: components["schemas"]["TournamentFinishedPrize"][];
+        };
+        /**
+         * @description `tournament.finished`: an edition ended and was settled: its standings are
+         *     final (events arriving later do not change them) and its prizes were paid,
+         *     exactly once even with several workers. Sent once per edition, to
+         *     endpoints that name it in their `events`.
+         * @example {
+         *       "id": "evt_01JQ7T0RN4M3NT9F",
+         *       "type": "tournament.finished",
+         *       "created_at": "2026-11-30T03:00:05Z",
+         *       "club_id": "clb_7H3K9Q",
+         *       "env": "live",
+         *       "data": {
+         *         "tournament_id": "slots-semanal",
+         *         "kind": "tournament",
+         *         "title": "Torneio Semanal de Slots",
+         *         "edition_id": "2026-11-23",
+         *         "starts_at": "2026-11-23T03:00:00Z",
+         *         "ends_at": "2026-11-30T03:00:00Z",
+         *         "pool_minor": null,
+         *         "currency": null,
+         *         "standings": [
+         *           {
+         *             "rank": 1,
+         *             "participant": {
+         *               "id": "par_01JQ3Z8K4M2W6T9V",
+         *               "external_id": "user_8412"
+         *             },
+         *             "score": 18450
+         *           }
+         *         ],
+         *         "prizes": [
+         *           {
+         *             "rank": 1,
+         *             "participant": {
+         *               "id": "par_01JQ3Z8K4M2W6T9V",
+         *               "external_id": "user_8412"
+         *             },
+         *             "reward": "giros-50",
+         *             "reward_id": "rwd_01JQ7T0RP2K4M6N8",
+         *             "delivery_id": "dlv_01JQ7T0RQ3L5N7P9",
+         *             "amount_minor": null
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        TournamentFinishedWebhookEvent: {
+            /** @description The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once. */
+            id: string;
+            /**
+             * @description The event type, also sent as the `X-Clube-Event` header.
+             * @enum {string}
+             */
+            type: "tournament.finished";
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            /** @description The club the event belongs to. */
+            club_id: string;
+            /** @description The environment of the key and the endpoint: test and live have separate endpoints. */
+            env: components["schemas"]["Env"];
+            /** @description What happened; the shape depends on `type`. */
+            data: components["schemas"]["TournamentFinishedWebhookData"];
+        };
+        /**
+         * @description Whether a tournament is configured (`tournaments[]`) or an official wager tournament (`officialTournaments`, one per track, period and currency).
+         * @enum {string}
+         */
+        TournamentKind: "tournament" | "official";
+        TournamentList: {
+            data: components["schemas"]["TournamentSummary"][];
+        };
         /** @description Prize for a range of final ranks. */
         TournamentPrize: {
             /**
@@ -5685,6 +6168,15 @@ export interface components {
             /** @description What each participant in the range receives. */
             reward: components["schemas"]["RewardReference"];
         };
+        /** @description What a range of final ranks wins. */
+        TournamentPrizeRange: {
+            from: number;
+            to: number;
+            /** @description The prize as configured (a reward code, `reward:<code>`, `<currency>:<amount>` or `xp:<amount>`); `official-tournament-prize` for an official share. */
+            reward: string;
+            /** @description An official share in minor units of the edition's `currency`, from the live pool; null for configured prizes. */
+            amount_minor: number | null;
+        };
         /**
          * @description Whether a tournament repeats.
          * @enum {string}
@@ -5695,6 +6187,43 @@ export interface components {
          * @enum {string}
          */
         TournamentScoring: "sum" | "count" | "max_ratio";
+        /** @description One row of an edition's standings for the club's own UI. */
+        TournamentStandingEntry: {
+            rank: number;
+            participant_id: string;
+            external_id: string;
+            display_name: string | null;
+            score: number;
+        };
+        /** @description A page of an edition's standings, by rank. */
+        TournamentStandingPage: {
+            tournament_id: string;
+            edition_id: string;
+            status: components["schemas"]["TournamentEditionStatus"];
+            data: components["schemas"]["TournamentStandingEntry"][];
+            has_more: boolean;
+        };
+        /** @description One row of an edition's standings as a participant sees it: others appear only by display name and avatar. */
+        TournamentStandingRow: {
+            rank: number;
+            display_name: string | null;
+            avatar_url: string | null;
+            score: number;
+            is_me: boolean;
+        };
+        /** @description A tournament or official track with its current and recent editions. */
+        TournamentSummary: {
+            /** @description The tournament `id`, or `official:<track>:<period>:<currency>`. */
+            tournament_id: string;
+            kind: components["schemas"]["TournamentKind"];
+            title: string;
+            track_id: string | null;
+            period: components["schemas"]["OfficialTournamentPeriod"] | null;
+            currency: string | null;
+            prizes: components["schemas"]["TournamentPrizeRange"][];
+            /** @description The running edition, or the last one when none runs; then the one before, newest first. */
+            editions: components["schemas"]["TournamentEditionSummary"][];
+        };
         /** @description An effect of a matched rule (or a mission's reward) that produced nothing or was refused. */
         TraceEffectIssue: {
             /** @description The effect type (`grant_xp`, `grant_currency`…). */
@@ -8647,6 +9176,101 @@ export interface operations {
             };
         };
     };
+    Me_getConfig: {
+        parameters: {
+            query?: {
+                /** @description The origin (`https://host[:port]`) of the page embedding the caller; checked against `allowedOrigins`. */
+                embedder?: string;
+            };
+            header?: {
+                /** @description The `ETag` of a view the caller holds; 304 without a body when it still matches. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `GET /v1/me/config`'s 200 answer, cacheable and revalidated with its ETag. */
+            200: {
+                headers: {
+                    "Cache-Control": "private, max-age=60";
+                    /** @description A strong validator of this view: send it back in `If-None-Match` to get 304 while it is unchanged. */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeConfig"];
+                };
+            };
+            /** @description The view is unchanged since the `If-None-Match` ETag: no body. */
+            304: {
+                headers: {
+                    "Cache-Control": "private, max-age=60";
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description 401 `unauthorized` for a missing or unknown secret key, or the secret key
+             *     without `X-Participant`; 401 `invalid_token` for a participant token that is expired (15 minutes by default), tampered
+             *     with or issued for another club or environment. The embedded widget answers
+             *     `invalid_token` by asking the host page for a fresh token (`auth.expired`).
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `origin_not_allowed`: the `embedder` page origin is not in the club's `allowedOrigins`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: the club has no published configuration in this environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Me_listLeaderboards: {
         parameters: {
             query?: never;
@@ -9443,6 +10067,81 @@ export interface operations {
                 };
             };
             /** @description `reward_has_no_price`: the reward has no `cost` and cannot be redeemed; `validation_failed`: a field is invalid (the message names it). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Me_listTournaments: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyTournamentList"];
+                };
+            };
+            /**
+             * @description 401 `unauthorized` for a missing or unknown secret key, or the secret key
+             *     without `X-Participant`; 401 `invalid_token` for a participant token that is expired (15 minutes by default), tampered
+             *     with or issued for another club or environment. The embedded widget answers
+             *     `invalid_token` by asking the host page for a fresh token (`auth.expired`).
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description Headless mode names a participant with `X-Participant`; when no participant
+             *     with that `external_id` exists in the key's club and environment the answer is
+             *     404 `not_found` (the surface never creates participants: create them with
+             *     `POST /v1/participants` or by issuing a token). A participant token always
+             *     names an existing participant, since issuing it creates the participant.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10681,6 +11380,137 @@ export interface operations {
             };
         };
     };
+    Tournaments_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentList"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Tournaments_standings: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The rank of the last row of the previous page: the page starts after it. */
+                after_rank?: number;
+            };
+            header?: never;
+            path: {
+                tournament_id: string;
+                /** @description `2026-11-23` (a day) or `2026-11` (an official month). */
+                edition_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentStandingPage"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: no tournament or official track with this id, or no such edition. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Warnings_list: {
         parameters: {
             query?: {
@@ -11863,6 +12693,41 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TierChangedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_tournament_finished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name; equals the body's `type`. */
+                "X-Clube-Event": "tournament.finished";
+                /**
+                 * @description Id of this sending (one attempt series); retries of the same sending keep it.
+                 * @example whd_01HZX3M7Q4T9B2C6D8E0F1G2H3
+                 */
+                "X-Clube-Delivery": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`: `v1` is the lowercase hex HMAC-SHA256, keyed with the endpoint secret (`whsec_…`, used as given), of `t` + `.` + the raw request body. Compare in constant time and reject when `t` is more than 300 seconds from now.
+                 * @example t=1717430400,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Clube-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TournamentFinishedWebhookEvent"];
             };
         };
         responses: {

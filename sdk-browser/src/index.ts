@@ -18,7 +18,7 @@ export interface ClubeBrowserOptions {
 }
 
 export interface ClubeBrowser {
-  /** The signed-in participant's profile, progress, missions, check-in, wheel, store, rewards, notifications, cashback, referral, leaderboards and badges. */
+  /** The signed-in participant's profile, progress, missions, check-in, wheel, store, rewards, notifications, cashback, referral, leaderboards, badges and tournaments. */
   me: MeMethods;
 }
 

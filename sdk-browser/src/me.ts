@@ -61,6 +61,8 @@ export function createMeMethods(api: Client<paths>, options: MeCallOptions) {
     leaderboard: (campaignId: string, query?: QueryParams<"Me_getLeaderboard">) =>
       unwrap(api.GET("/v1/me/leaderboards/{campaign_id}", { headers, params: { path: { campaign_id: campaignId }, query } })),
     badges: () => unwrap(api.GET("/v1/me/badges", { headers })),
+    /** Current and previous editions of every tournament and official track: score, rank, top `limit`, prizes, live pool. */
+    tournaments: (query?: QueryParams<"Me_listTournaments">) => unwrap(api.GET("/v1/me/tournaments", { headers, params: { query } })),
   };
 }
 

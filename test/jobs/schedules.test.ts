@@ -115,6 +115,7 @@ describe("the worker's periodic jobs", () => {
       "monthly tier review": 60,
       "event trace retention": 60,
       "automatic cashback": 60,
+      "tournament settlement": 1,
     });
   });
 

@@ -11,6 +11,7 @@ import { healthHandlers } from "./health.js";
 import { meHandlers } from "./me.js";
 import { participantHandlers } from "./participants.js";
 import { consoleHandlers } from "./console.js";
+import { tournamentHandlers } from "./tournaments.js";
 import { wheelAuditHandlers } from "./wheel-audit.js";
 import { backtestHandlers } from "./backtests.js";
 import { testClockHandlers } from "./test-clocks.js";
@@ -31,6 +32,7 @@ export function createHandlers(services: Services): Handlers<RequestContext> {
     ...deliveryHandlers(services),
     ...growthHandlers(services),
     ...consoleHandlers(services),
+    ...tournamentHandlers(services),
     ...wheelAuditHandlers(services),
     ...backtestHandlers(services),
     ...testClockHandlers(services),
