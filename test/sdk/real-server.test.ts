@@ -111,11 +111,11 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
     const queued = await clube.events.send({ participant: PLAYER, type: "deposit.confirmed", id: "dep-8412-2", amount: 50 }, { async: true });
     expect(queued).toEqual({ queued: true, event_ids: [expect.stringMatching(/^evt_/)] });
 
-    const batch = await clube.events.sendBatch([
+    const batch = await clube.events.sendBatch({ events: [
       { participant: PLAYER, type: "bet.placed", id: "bet-8412-1", amount: 50, meta: { game_id: "pgsoft-fortune-tiger", game_type: "video-slots" } },
       { participant: PLAYER, type: "bet.placed", id: "bet-8412-2", amount: "30.00", meta: { game_type: "live-casino" } },
       { participant: PLAYER, type: "bet.settled", id: "settle-8412-1", amount: 1500, meta: { game_type: "video-slots" } },
-    ]);
+    ] });
     expect(batch.results.map((result) => result.effects.map((effect) => effect.type))).toEqual([
       ["xp_granted", "leaderboard_points", "mission_progressed", "mission_progressed"],
       ["xp_granted", "currency_granted", "mission_progressed"],
@@ -133,7 +133,7 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
         { code: "gems", balance: 1 },
       ],
     });
-    expect(await clube.participants.progressMany([PLAYER, "nobody"])).toEqual({ items: [{ external_id: PLAYER, level: progress.level, xp: progress.xp }] });
+    expect(await clube.participants.progressMany({ external_ids: [PLAYER, "nobody"] })).toEqual({ items: [{ external_id: PLAYER, level: progress.level, xp: progress.xp }] });
     expect(await clube.participants.get(PLAYER)).toMatchObject({ xp: 80130, level: 8, tier: { code: "bronze" } });
 
     const issued = await clube.participants.token(PLAYER, { ttl_seconds: 900 });
