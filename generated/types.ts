@@ -210,10 +210,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Lists deliveries, newest first, at most 200; filter with status (for example a routine that checks no pending delivery was left behind)
-         * @description Lists deliveries, newest first, at most 200; filter with `status` (for
-         *     example a routine that checks no `pending` delivery was left behind). A
-         *     delivery still pending after 48 hours also warns club staff.
+         * Lists deliveries, newest first, a page at a time (limit, then starting_after = the last id while has_more); filter with status (for example a routine that checks no pending delivery was left behind)
+         * @description Lists deliveries, newest first, a page at a time (`limit`, then
+         *     `starting_after` = the last `id` while `has_more`); filter with `status`
+         *     (for example a routine that checks no `pending` delivery was left behind).
+         *     A delivery still pending after 48 hours also warns club staff.
          */
         get: operations["Deliveries_list"];
         put?: never;
@@ -2797,10 +2798,12 @@ export interface components {
             /** @description Why, 1..500 characters; shown to club staff. */
             reason: string;
         };
-        /** @description Deliveries, newest first. */
+        /** @description A page of deliveries, newest first. */
         DeliveryList: {
-            /** @description At most 200 items. */
-            deliveries: components["schemas"]["Delivery"][];
+            /** @description At most `limit` items. */
+            data: components["schemas"]["Delivery"][];
+            /** @description True when more deliveries follow: ask again with `starting_after` set to the last `id`. */
+            has_more: boolean;
         };
         /** @description Where to report the outcome of a delivery. */
         DeliveryRequestLinks: {
@@ -6819,6 +6822,10 @@ export interface operations {
             query?: {
                 /** @description Only deliveries in this state. */
                 status?: components["schemas"]["DeliveryStatus"];
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The `id` of the last item of the previous page: the page starts after it. An id that is not in the list answers 422 naming `query.starting_after`. */
+                starting_after?: string;
             };
             header?: never;
             path?: never;

@@ -18279,7 +18279,7 @@ return errors === 0;
 validate420.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_DeliveryList = validate421;
-const schema202 = {"type":"object","required":["deliveries"],"properties":{"deliveries":{"type":"array","items":{"$ref":"#/components/schemas/Delivery"},"maxItems":200,"description":"At most 200 items."}},"description":"Deliveries, newest first."};
+const schema202 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/Delivery"},"description":"At most `limit` items."},"has_more":{"type":"boolean","description":"True when more deliveries follow: ask again with `starting_after` set to the last `id`."}},"description":"A page of deliveries, newest first."};
 
 function validate421(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -18294,26 +18294,21 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.deliveries === undefined) && (missing0 = "deliveries")){
+if(((data.data === undefined) && (missing0 = "data")) || ((data.has_more === undefined) && (missing0 = "has_more"))){
 validate421.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.deliveries !== undefined){
-let data0 = data.deliveries;
+if(data.data !== undefined){
+let data0 = data.data;
 const _errs1 = errors;
 if(errors === _errs1){
 if(Array.isArray(data0)){
-if(data0.length > 200){
-validate421.errors = [{instancePath:instancePath+"/deliveries",schemaPath:"#/properties/deliveries/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"}];
-return false;
-}
-else {
 var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate413(data0[i0], {instancePath:instancePath+"/deliveries/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+if(!(validate413(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate413.errors : vErrors.concat(validate413.errors);
 errors = vErrors.length;
 }
@@ -18323,11 +18318,27 @@ break;
 }
 }
 }
-}
 else {
-validate421.errors = [{instancePath:instancePath+"/deliveries",schemaPath:"#/properties/deliveries/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate421.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.has_more !== undefined){
+const _errs4 = errors;
+if(typeof data.has_more !== "boolean"){
+validate421.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
 }
 }
 }
@@ -18340,7 +18351,7 @@ return false;
 validate421.errors = vErrors;
 return errors === 0;
 }
-validate421.evaluated = {"props":{"deliveries":true},"dynamicProps":false,"dynamicItems":false};
+validate421.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_DeliveryRequestLinks = validate423;
 const schema203 = {"type":"object","required":["id","confirm_url","fail_url"],"properties":{"id":{"type":"string","description":"The delivery id (`dlv_…`): credit idempotently by it, since the same notice can arrive again."},"confirm_url":{"type":"string","format":"uri","description":"`POST` here (with the secret key) once credited: `{base_url}/v1/deliveries/{id}/confirm`."},"fail_url":{"type":"string","format":"uri","description":"`POST` here with a `reason` when crediting is impossible: `{base_url}/v1/deliveries/{id}/fail`."}},"description":"Where to report the outcome of a delivery."};
@@ -46515,7 +46526,7 @@ return errors === 0;
 validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.Deliveries_list_query = validate59;
-const schema25 = {"$id":"urn:clube:parameters:Deliveries_list_query","type":"object","properties":{"status":{"$ref":"urn:clube:openapi#/components/schemas/DeliveryStatus"}},"required":[],"additionalProperties":false};
+const schema25 = {"$id":"urn:clube:parameters:Deliveries_list_query","type":"object","properties":{"status":{"$ref":"urn:clube:openapi#/components/schemas/DeliveryStatus"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"starting_after":{"type":"string","minLength":1,"maxLength":64}},"required":[],"additionalProperties":false};
 const schema26 = {"type":"string","enum":["pending","delivered","failed"],"description":"A delivery's state: created `pending` when a `client_delivered` reward is\ngranted (by a rule or a redemption); `delivered` after confirm; `failed`\nafter fail. Delivered and failed are final."};
 
 function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -46580,9 +46591,12 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.limit === undefined){
+data.limit = 20;
+}
 const _errs1 = errors;
 for(const key0 in data){
-if(!(key0 === "status")){
+if(!(((key0 === "status") || (key0 === "limit")) || (key0 === "starting_after"))){
 validate59.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -46590,9 +46604,113 @@ break;
 }
 if(_errs1 === errors){
 if(data.status !== undefined){
+const _errs2 = errors;
 if(!(validate60(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
 errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+let data1 = data.limit;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+let dataType0 = typeof data1;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType0 = typeof data1;
+if(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1))){
+coerced0 = data1;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data1 === null
+              || (dataType0 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced0 = +data1;
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data1 = coerced0;
+if(data !== undefined){
+data["limit"] = coerced0;
+}
+}
+}
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 100 || isNaN(data1)){
+validate59.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate59.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs3 === errors;
+if(valid0){
+if(data.starting_after !== undefined){
+let data2 = data.starting_after;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+let dataType1 = typeof data2;
+let coerced1 = undefined;
+if(dataType1 == 'object' && Array.isArray(data2) && data2.length == 1){
+data2 = data2[0];
+dataType1 = typeof data2;
+if(typeof data2 === "string"){
+coerced1 = data2;
+}
+}
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data2;
+}
+else if(data2 === null){
+coerced1 = "";
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data2 = coerced1;
+if(data !== undefined){
+data["starting_after"] = coerced1;
+}
+}
+}
+if(errors === _errs5){
+if(typeof data2 === "string"){
+if(func1(data2) > 64){
+validate59.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(func1(data2) < 1){
+validate59.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

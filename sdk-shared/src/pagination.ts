@@ -25,8 +25,15 @@ export type ListPromise<P extends Page<unknown>> = Promise<WithResponse<P>> &
 
 const MAX_TO_ARRAY = 10_000;
 
-/** `fetchPage(startingAfter)` fetches one page; `undefined` asks for the first page the caller's query selects. */
-export function listPromise<P extends Page<unknown>>(fetchPage: (startingAfter: string | undefined) => Promise<WithResponse<P>>): ListPromise<P> {
+/**
+ * `fetchPage(startingAfter)` fetches one page; `undefined` asks for the first
+ * page the caller's query selects. `cursor` is the item field the next page
+ * starts after (`id`, or `version` for configuration versions).
+ */
+export function listPromise<P extends Page<unknown>>(
+  fetchPage: (startingAfter: string | number | undefined) => Promise<WithResponse<P>>,
+  cursor = "id",
+): ListPromise<P> {
   type Item = P["data"][number];
   const first = fetchPage(undefined);
 
@@ -34,9 +41,10 @@ export function listPromise<P extends Page<unknown>>(fetchPage: (startingAfter: 
     let page: P = await first;
     for (;;) {
       yield* page.data as Item[];
-      const last = page.data[page.data.length - 1] as { id?: unknown } | undefined;
-      if (!page.has_more || typeof last?.id !== "string") return;
-      page = await fetchPage(last.id);
+      const last = page.data[page.data.length - 1] as Record<string, unknown> | undefined;
+      const after = last?.[cursor];
+      if (!page.has_more || (typeof after !== "string" && typeof after !== "number")) return;
+      page = await fetchPage(after);
     }
   }
 

@@ -98,6 +98,7 @@ function method(doc: OpenApiDocument, { ref, method: name }: MethodPlan): string
   const respondAsync = headerNames.includes("prefer") && statuses.includes(202);
   const syncStatus = statuses.find((s) => s !== 202) ?? statuses[0];
   const paged = isPaged(doc, ref, syncStatus);
+  const cursor = paged ? cursorField(doc, ref, syncStatus) : "id";
 
   const args: string[] = pathParams.map((p) => `${camelCase(p.name)}: string`);
   if (body) args.push(`body${body.required ? "" : "?"}: RequestBody<${op}>`);
@@ -116,7 +117,7 @@ function method(doc: OpenApiDocument, { ref, method: name }: MethodPlan): string
   const result = (status: number) => `ResponseBody<${op}, ${status}>`;
   if (paged) {
     const type = `ListPromise<${result(syncStatus)}>`;
-    return `${docs}\n  ${name} = (${[...args, "options?: RequestOptions"].join(", ")}): ${type} =>\n    listPromise((startingAfter) => this._request<${result(syncStatus)}>(${callObject}, options));`;
+    return `${docs}\n  ${name} = (${[...args, "options?: RequestOptions"].join(", ")}): ${type} =>\n    listPromise((startingAfter) => this._request<${result(syncStatus)}>(${callObject}, options)${cursor === "id" ? "" : `, ${JSON.stringify(cursor)}`});`;
   }
   if (respondAsync) {
     const params = args.join(", ");
@@ -134,6 +135,16 @@ function isPaged(doc: OpenApiDocument, ref: OperationRef, status: number): boole
   const schema = resolve(doc, jsonContent(ref.operation.responses[String(status)])?.schema);
   const properties = (schema?.properties ?? {}) as Record<string, JsonSchema>;
   return "data" in properties && "has_more" in properties;
+}
+
+/** The item field `starting_after` takes: `id`, unless the items have none (configuration versions page by `version`). */
+function cursorField(doc: OpenApiDocument, ref: OperationRef, status: number): string {
+  const page = resolve(doc, jsonContent(ref.operation.responses[String(status)])?.schema);
+  const items = resolve(doc, ((page?.properties as Record<string, JsonSchema>).data.items as JsonSchema | undefined) ?? {});
+  const properties = Object.keys((items?.properties ?? {}) as object);
+  if (properties.includes("id")) return "id";
+  if (properties.includes("version")) return "version";
+  throw new Error(`${ref.operationId}: cannot tell which item field starting_after takes`);
 }
 
 function resolve(doc: OpenApiDocument, schema: JsonSchema | undefined): JsonSchema | undefined {

@@ -332,11 +332,11 @@ const cases: BoundCase[] = [
     fails: [{ limit: "0" }, { limit: "501" }, { limit: "dez" }],
   },
   {
-    limit: "deliveries list: up to 200 items",
+    limit: "deliveries list: a page with has_more",
     validate: ops.Deliveries_list.responses["200"],
-    field: "/deliveries",
-    passes: [{ deliveries: [] }, { deliveries: Array.from({ length: 200 }, () => delivery) }],
-    fails: [{ deliveries: Array.from({ length: 201 }, () => delivery) }],
+    field: "/has_more",
+    passes: [{ data: [], has_more: false }, { data: Array.from({ length: 100 }, () => delivery), has_more: true }],
+    fails: [{ data: [] }],
   },
   {
     limit: "deliveries list status: pending, delivered or failed",

@@ -198,7 +198,7 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
   });
 
   it("server side: confirms and fails deliveries, redeems with an idempotency key, registers a referral and attributes an affiliate", async () => {
-    const pending = (await clube.deliveries.list({ status: "pending" })).deliveries;
+    const pending = await clube.deliveries.list({ status: "pending" }).autoPagingToArray({ limit: 1000 });
     const bonus = pending.find((delivery) => delivery.reward_code === "bonus-first-deposit")!;
     const storeBonus = pending.find((delivery) => delivery.reward_code === "store-bonus-10")!;
     expect([bonus, storeBonus]).toEqual([expect.objectContaining({ status: "pending" }), expect.objectContaining({ status: "pending" })]);
@@ -207,7 +207,7 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
     expect(confirmed).toMatchObject({ id: bonus.id, status: "delivered", external_ref: "bonus-778201", confirmed_at: WEDNESDAY.toISOString() });
     expect(await clube.deliveries.confirm(bonus.id)).toEqual(confirmed);
     expect(await clube.deliveries.fail(storeBonus.id, { reason: "Conta bloqueada para bônus" })).toMatchObject({ status: "failed", fail_reason: "Conta bloqueada para bônus" });
-    expect((await clube.deliveries.list({ status: "failed" })).deliveries.map((delivery) => delivery.id)).toEqual([storeBonus.id]);
+    expect((await clube.deliveries.list({ status: "failed" })).data.map((delivery) => delivery.id)).toEqual([storeBonus.id]);
 
     // 3100 coins: R$ 5 cash (2500) leaves 600; the same key again is the same redemption; a second one is refused.
     const redemption = await clube.redemptions.create({ participant: PLAYER, reward: "store-cash-5" }, { idempotencyKey: "resgate-8412-0001" });

@@ -144,7 +144,7 @@ export class ConfigResource extends Resource {
    * `GET /v1/config/versions`
    */
   versions = (query?: QueryParams<"ConfigVersions_list">, options?: RequestOptions): ListPromise<ResponseBody<"ConfigVersions_list", 200>> =>
-    listPromise((startingAfter) => this._request<ResponseBody<"ConfigVersions_list", 200>>({ method: "GET", path: "/v1/config/versions", query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options));
+    listPromise((startingAfter) => this._request<ResponseBody<"ConfigVersions_list", 200>>({ method: "GET", path: "/v1/config/versions", query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options), "version");
 }
 
 /**
@@ -152,14 +152,15 @@ export class ConfigResource extends Resource {
  */
 export class DeliveriesResource extends Resource {
   /**
-   * Lists deliveries, newest first, at most 200; filter with `status` (for
-   * example a routine that checks no `pending` delivery was left behind). A
-   * delivery still pending after 48 hours also warns club staff.
+   * Lists deliveries, newest first, a page at a time (`limit`, then
+   * `starting_after` = the last `id` while `has_more`); filter with `status`
+   * (for example a routine that checks no `pending` delivery was left behind).
+   * A delivery still pending after 48 hours also warns club staff.
    *
    * `GET /v1/deliveries`
    */
-  list = (query?: QueryParams<"Deliveries_list">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"Deliveries_list", 200>>> =>
-    this._request({ method: "GET", path: "/v1/deliveries", query }, options);
+  list = (query?: QueryParams<"Deliveries_list">, options?: RequestOptions): ListPromise<ResponseBody<"Deliveries_list", 200>> =>
+    listPromise((startingAfter) => this._request<ResponseBody<"Deliveries_list", 200>>({ method: "GET", path: "/v1/deliveries", query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options));
 
   /**
    * Confirms that your system credited the reward: the delivery becomes
