@@ -27,7 +27,12 @@ const dist = path.join(packageDir, "dist");
 if (existsSync(dist)) {
   for (const file of walk(dist)) {
     const text = readFileSync(file, "utf8");
-    for (const [, specifier] of text.matchAll(/(?:from|import\()\s*["']([^"']+)["']/g)) {
+    const specifiers = [
+      ...text.matchAll(/^\s*(?:import|export)\b[^;\n]*?\bfrom\s*["']([^"']+)["']/gm),
+      ...text.matchAll(/^\s*import\s*["']([^"']+)["']/gm),
+      ...text.matchAll(/\b(?:import|require)\(\s*["']([^"']+)["']\s*\)/g),
+    ].map((match) => match[1]);
+    for (const specifier of specifiers) {
       if (specifier.startsWith(".")) {
         const resolved = path.resolve(path.dirname(file), specifier);
         if (!resolved.startsWith(dist + path.sep)) problems.push(`${path.relative(packageDir, file)} imports ${specifier}, outside dist/`);
