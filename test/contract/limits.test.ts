@@ -332,11 +332,11 @@ const cases: BoundCase[] = [
     fails: [{ limit: "0" }, { limit: "501" }, { limit: "dez" }],
   },
   {
-    limit: "deliveries list: a page with has_more",
-    validate: ops.Deliveries_list.responses["200"],
-    field: "/has_more",
-    passes: [{ data: [], has_more: false }, { data: Array.from({ length: 100 }, () => delivery), has_more: true }],
-    fails: [{ data: [] }],
+    limit: "deliveries list: pages of 1 to 100",
+    validate: ops.Deliveries_list.query,
+    field: "/limit",
+    passes: [{ limit: "1" }, { limit: "100" }],
+    fails: [{ limit: "0" }, { limit: "101" }],
   },
   {
     limit: "deliveries list status: pending, delivered or failed",
