@@ -2877,13 +2877,25 @@ export interface components {
          *     - `unsupported_media_type` (415): a body that is not `application/json`.
          *     - `validation_failed` (422): a field is invalid; `message` names it. `reward_has_no_price` (422).
          *     - `signing_secret_missing` (500): the club has no participant-token signing secret.
-         *     - `internal_error` (500): an unexpected failure; retry with the same idempotency key.
+         *     - `rate_limited` (429): too many requests; retry after `Retry-After` seconds.
+         *     - `internal_error` (500): an unexpected failure; retry with the same idempotency key.Every error code the API answers (their meaning is listed on `ErrorDetail`).
+         *     Clients may switch on them: a code never changes meaning. A later version
+         *     may add codes, so a client should also handle an unknown one (as a generic
+         *     failure of the answer's HTTP status).
+         * @enum {string}
          */
+        ErrorCode: "affiliate_code_taken" | "affiliate_conflict" | "already_claimed" | "already_closed" | "cashback_auto_mode" | "cashback_disabled" | "checkin_disabled" | "conflict" | "event_required" | "insufficient_balance" | "internal_error" | "invalid_json" | "invalid_token" | "method_not_allowed" | "no_spins_left" | "not_claimable" | "not_found" | "not_implemented" | "nothing_to_claim" | "participant_exists" | "payload_too_large" | "rate_limited" | "referral_not_counted" | "reward_has_no_price" | "route_not_found" | "secret_key_required" | "sending_pending" | "signing_secret_missing" | "unauthorized" | "unsupported_media_type" | "validation_failed" | "version_not_draft" | "wheel_disabled";
         ErrorDetail: {
             /** @description Stable snake_case code; see the list above. */
-            code: string;
+            code: components["schemas"]["ErrorCode"];
             /** @description Human-readable explanation; for validation errors it names the failing field. */
             message: string;
+            /**
+             * @description The failing field of a 422 `validation_failed`, as the path `message`
+             *     starts with (for example `body.events[3].type`, `query.limit`); absent on
+             *     other errors.
+             */
+            param?: string;
         };
         /** @description An event's monetary value in main currency units (not minor units), as a number or a decimal string; the service converts it to integer cents without floating-point drift. */
         EventAmount: components["schemas"]["EventAmountNumber"] | components["schemas"]["EventAmountDecimal"];
