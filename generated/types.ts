@@ -504,8 +504,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Claims every finished day waiting in availableDays (mode: claim): the total is paid as a cash delivery (reward.delivery_requested with payload.kind cash and amount_cents), then cashback.credited is sent
-         * @description Claims every finished day waiting in `availableDays` (`mode: claim`): the
+         * Claims every finished day waiting in available_days (mode: claim): the total is paid as a cash delivery (reward.delivery_requested with payload.kind cash and amount_cents), then cashback.credited is sent
+         * @description Claims every finished day waiting in `available_days` (`mode: claim`): the
          *     total is paid as a cash delivery (`reward.delivery_requested` with
          *     `payload.kind` `cash` and `amount_cents`), then `cashback.credited` is sent.
          *     Safe to retry: a repeat finds nothing left and answers 409 `nothing_to_claim`.
@@ -537,6 +537,39 @@ export interface paths {
          *     and answers 409 `already_claimed`.
          */
         post: operations["Me_claimCheckin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a participant front end needs to draw the club (theme, currencies, home blocks, module cards, FAQ, avatars, icons, levels, tiers with their benefits, the check-in calendar, the wheel's slices, the store, rewards, missions and the legal note), never the configuration's server-only parts
+         * @description What a participant front end needs to draw the club (theme, currencies,
+         *     home blocks, module cards, FAQ, avatars, icons, levels, tiers with their
+         *     benefits, the check-in calendar, the wheel's slices, the store, rewards,
+         *     missions and the legal note), never the configuration's server-only parts.
+         *     The same for every participant of the club (the participant need not
+         *     exist yet). Cache it: `Cache-Control: private, max-age=60`, and
+         *     `If-None-Match` with the `ETag` answers 304 while it is unchanged.
+         *
+         *     `embedder` lets an embedded front end check the page it is drawn in: the
+         *     widget sends the origin of the host page that handed it the token (the
+         *     origin the browser reports for that `postMessage`), and a page origin not
+         *     in the club's `allowedOrigins` answers 403 `origin_not_allowed`, which the
+         *     widget shows instead of the club. The list itself is never sent. This
+         *     server's own origin is always allowed (its demo page, pages on the club host).
+         */
+        get: operations["Me_getConfig"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -678,7 +711,7 @@ export interface paths {
         put?: never;
         /**
          * Marks one notification read
-         * @description Marks one notification read. Safe to repeat: an already read notification keeps its `readAt`.
+         * @description Marks one notification read. Safe to repeat: an already read notification keeps its `read_at`.
          */
         post: operations["Me_markNotificationRead"];
         delete?: never;
@@ -787,6 +820,29 @@ export interface paths {
          *     result with `duplicate: true` and spends nothing.
          */
         post: operations["Me_redeemStoreItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current and previous edition of every enabled tournament and official track (see the Tournaments models for scoring, ties and settlement): the participant's score and rank, the top limit rows, the prizes by rank range and, for official tracks, the live pool
+         * @description The current and previous edition of every enabled tournament and official
+         *     track (see the Tournaments models for scoring, ties and settlement): the
+         *     participant's score and rank, the top `limit` rows, the prizes by rank
+         *     range and, for official tracks, the live pool.
+         */
+        get: operations["Me_listTournaments"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1021,6 +1077,46 @@ export interface paths {
          *     `referral.qualified` is sent.
          */
         post: operations["Referrals_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every enabled tournament and official track (per currency wagered, BRL when none yet) with its current and previous editions
+         * @description Every enabled tournament and official track (per currency wagered, BRL when none yet) with its current and previous editions.
+         */
+        get: operations["Tournaments_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{tournament_id}/editions/{edition_id}/standings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An edition's standings by rank, limit rows after rank after_rank
+         * @description An edition's standings by rank, `limit` rows after rank `after_rank`.
+         */
+        get: operations["Tournaments_standings"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1454,6 +1550,29 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "tournament.finished": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tournament.finished: an edition ended and was settled: its standings are final (events arriving later do not change them) and its prizes were paid, exactly once even with several workers
+         * @description `tournament.finished`: an edition ended and was settled: its standings are
+         *     final (events arriving later do not change them) and its prizes were paid,
+         *     exactly once even with several workers. Sent once per edition, to
+         *     endpoints that name it in their `events`.
+         */
+        post: operations["webhook_tournament_finished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -1608,18 +1727,18 @@ export interface components {
              * Format: date
              * @description The club day (midnight to midnight in the club time zone).
              */
-            dayKey: string;
-            /** @description Cashback of the day, in cents of the client's money. */
-            amount: number;
+            day_key: string;
+            /** @description Cashback of the day, in minor units (cents) of the client's money. */
+            amount_minor: number;
             /** @description The percentage applied (0..100). */
             pct: number;
             /** @description The day's net loss, in cents: staked (`bet.placed`) minus received (`bet.settled`). */
-            loss: number;
+            loss_minor: number;
         };
         /** @description The result of claiming the available cashback. */
         CashbackClaimResult: {
-            /** @description The amount claimed, in cents of the client's money. */
-            claimed: number;
+            /** @description The amount claimed, in minor units (cents) of the client's money. */
+            claimed_minor: number;
             /** @description The club days paid by this claim. */
             days: string[];
             /** @description The cash delivery the client's system credits (`reward.delivery_requested` with `payload.kind` `cash`); null when the club pays cashback as an `internal` reward. */
@@ -1630,8 +1749,8 @@ export interface components {
         /** @description Data of `cashback.credited`. */
         CashbackCreditedWebhookData: {
             participant: components["schemas"]["WebhookParticipant"];
-            /** @description The amount paid, in cents of the client's money. */
-            amount_cents: number;
+            /** @description The amount paid, in minor units (cents) of the client's money. */
+            amount_minor: number;
             /** @description The club days the payment covers (one in `auto` mode; those claimed in `claim` mode). */
             days: string[];
             /** @description The cash delivery that credits it (announced by `reward.delivery_requested`); null when the club pays cashback as an `internal` reward. */
@@ -1650,7 +1769,7 @@ export interface components {
          *           "id": "par_01JQ3Z8K4M2W6T9V",
          *           "external_id": "user_8412"
          *         },
-         *         "amount_cents": 1250,
+         *         "amount_minor": 1250,
          *         "days": [
          *           "2025-03-12",
          *           "2025-03-13"
@@ -1687,7 +1806,7 @@ export interface components {
         /**
          * @description The cashback program: a percentage of each day's net loss (staked minus
          *     received, from `bet.placed` and `bet.settled`, per day in the club's time
-         *     zone) is paid back as a `cash` reward. Money values are integer cents of the
+         *     zone) is paid back as a `cash` reward. Money values are integer minor units (cents, fields ending in `_minor`) of the
          *     betting currency. Changes take effect immediately, without publishing the
          *     configuration.
          */
@@ -1702,13 +1821,13 @@ export interface components {
             hour: number;
             /** @description In `claim` mode, how many days a day's cashback stays claimable. */
             claim_days: number;
-            /** @description The smallest daily net loss that earns cashback, in cents. */
-            min_loss: number;
-            /** @description The lowest percentage paid (0..100): a day's loss of at least `min_loss` earns at least this, also when it reaches no band. */
+            /** @description The smallest daily net loss that earns cashback, in minor units (cents). */
+            min_loss_minor: number;
+            /** @description The lowest percentage paid (0..100): a day's loss of at least `min_loss_minor` earns at least this, also when it reaches no band. */
             min_pct: number;
             /** @description The highest percentage paid (0..100): a band's `pct` is clamped to `min_pct`..`max_pct`. */
             max_pct: number;
-            /** @description Loss bands, by ascending `min_loss`; a day's loss earns the percentage of the highest band it reaches. */
+            /** @description Loss bands, by ascending `min_loss_minor`; a day's loss earns the percentage of the highest band it reaches. */
             tiers: components["schemas"]["CashbackTierBand"][];
             welcome: components["schemas"]["CashbackWelcome"];
             /** @description Texts and display switches of the cashback screens, by key. */
@@ -1718,10 +1837,10 @@ export interface components {
          * @description Changes to the cashback program (`GET /v1/cashback` shows the result). Every
          *     field is optional: an omitted field keeps its value; `tiers` and `text`,
          *     when sent, replace the whole list or map; `welcome` fields merge one by one.
-         *     Money values are integer cents.
+         *     Money values are integer minor units (cents), in fields ending in `_minor`.
          *
          *     After merging, the server also checks (422 naming the field): `min_pct` ≤
-         *     `max_pct`, and `tiers` in strictly ascending `min_loss`.
+         *     `max_pct`, and `tiers` in strictly ascending `min_loss_minor`.
          */
         CashbackProgramUpdate: {
             enabled?: boolean;
@@ -1734,13 +1853,13 @@ export interface components {
             hour?: number;
             /** @description In `claim` mode, how many days (1..30) a day's cashback stays claimable. */
             claim_days?: number;
-            /** @description The smallest daily net loss that earns cashback, in cents. */
-            min_loss?: number;
+            /** @description The smallest daily net loss that earns cashback, in minor units (cents). */
+            min_loss_minor?: number;
             /** @description The base percentage, 0..100. */
             min_pct?: number;
             /** @description The cap, 0..100. */
             max_pct?: number;
-            /** @description Loss bands, at most 10, by ascending `min_loss`. */
+            /** @description Loss bands, at most 10, by ascending `min_loss_minor`. */
             tiers?: components["schemas"]["CashbackTierBandInput"][];
             welcome?: components["schemas"]["CashbackWelcomeUpdate"];
             /** @description Texts and display switches of the cashback screens, by key. */
@@ -1748,17 +1867,17 @@ export interface components {
         };
         /**
          * @description The participant's cashback under the club's cashback program
-         *     (`GET /v1/cashback`). Amounts are integers in cents of the client's money.
+         *     (`GET /v1/cashback`). Amounts are integers in minor units (cents) of the client's money.
          *
          *     Each club day (midnight to midnight in the club time zone) the net loss is
          *     what the participant staked (`bet.placed` amounts) minus what they received
-         *     (`bet.settled` amounts). When it reaches the program's `min_loss`, the day
-         *     earns the percentage of the highest tier whose `min_loss` it reaches
+         *     (`bet.settled` amounts). When it reaches the program's `min_loss_minor`, the day
+         *     earns the percentage of the highest tier whose `min_loss_minor` it reaches
          *     (clamped to `min_pct`..`max_pct`); on the participant's first day the
-         *     `welcome` percentage applies instead, up to `welcome.max`.
+         *     `welcome` percentage applies instead, up to `welcome.max_minor`.
          *     - `mode: auto`: each finished day is paid at `hour` the next day (a cash
          *     delivery: `reward.delivery_requested` then `cashback.credited`).
-         *     - `mode: claim`: finished days wait in `availableDays` for `claim_days` days;
+         *     - `mode: claim`: finished days wait in `available_days` for `claim_days` days;
          *     the participant claims them all with `POST /v1/me/cashback/claim`, and
          *     unclaimed days older than that are dropped.
          */
@@ -1766,29 +1885,29 @@ export interface components {
             enabled: boolean;
             /** @enum {string} */
             mode: "auto" | "claim";
-            /** @description Total of `availableDays`, in cents; 0 in `auto` mode. */
-            available: number;
+            /** @description Total of `available_days`, in minor units (cents); 0 in `auto` mode. */
+            available_minor: number;
             /** @description Finished days waiting to be claimed, oldest first; empty in `auto` mode. */
-            availableDays: components["schemas"]["CashbackAvailableDay"][];
+            available_days: components["schemas"]["CashbackAvailableDay"][];
             today: components["schemas"]["CashbackToday"];
-            pctRange: components["schemas"]["CashbackPctRange"];
+            pct_range: components["schemas"]["CashbackPctRange"];
             /**
              * Format: date-time
              * @description When the current club day ends.
              */
-            nextDayAt: string;
+            next_day_at: string;
             /** @description The program's `hour` (0..23): when `auto` mode pays the previous day. */
-            autoHour: number;
+            auto_hour: number;
             /** @description The program's `claim_days`: how many days a finished day stays claimable. */
-            claimDays: number;
+            claim_days: number;
             /** @description Cashback paid to the participant this calendar month, in cents. */
-            monthReceived: number;
+            month_received_minor: number;
         };
-        /** @description A loss band: from `min_loss` of daily net loss up, `pct` percent is paid back. */
+        /** @description A loss band: from `min_loss_minor` of daily net loss up, `pct` percent is paid back. */
         CashbackTierBand: {
             name: string;
-            /** @description Daily net loss (staked minus received) from which this band applies, in cents of the betting currency. */
-            min_loss: number;
+            /** @description Daily net loss (staked minus received) from which this band applies, in minor units (cents) of the betting currency. */
+            min_loss_minor: number;
             /** @description Percentage of the net loss paid back, 0..100. */
             pct: number;
         };
@@ -1796,17 +1915,17 @@ export interface components {
         CashbackTierBandInput: {
             /** @description The band's name, shown to participants (`CashbackState.today.band`). */
             name: string;
-            /** @description Daily net loss from which the band applies, in cents. */
-            min_loss: number;
+            /** @description Daily net loss from which the band applies, in minor units (cents). */
+            min_loss_minor: number;
             /** @description Percentage paid back, 0..100. */
             pct: number;
         };
         /** @description The club day in progress. */
         CashbackToday: {
             /** @description Cashback the day's loss earns so far, in cents. */
-            amount: number;
+            amount_minor: number;
             /** @description Net loss so far today, in cents. */
-            loss: number;
+            loss_minor: number;
             pct: number;
             /** @description The name of the program tier (`tiers[].name`) the loss falls in; null below the first tier, or when the welcome percentage applies. */
             band: string | null;
@@ -1816,16 +1935,16 @@ export interface components {
             enabled: boolean;
             /** @description Percentage of the first day's net loss paid back, 0..100. */
             pct: number;
-            /** @description The most it pays, in cents. */
-            max: number;
+            /** @description The most it pays, in minor units (cents). */
+            max_minor: number;
         };
         /** @description Changes to the first-day cashback; omitted fields keep their value. */
         CashbackWelcomeUpdate: {
             enabled?: boolean;
             /** @description Percentage of the first day's net loss paid back, 0..100. */
             pct?: number;
-            /** @description The most it pays, in cents. */
-            max?: number;
+            /** @description The most it pays, in minor units (cents). */
+            max_minor?: number;
         };
         /**
          * @description A game category, 1..40 characters: one of the `meta.game_type` values
@@ -1869,7 +1988,7 @@ export interface components {
              * @description The check-in day, as the date it starts on in the club time zone.
              */
             day_key: string;
-            /** @description The calendar slot filled, 0-based (`CheckinState.todayIndex`). */
+            /** @description The calendar slot filled, 0-based (`CheckinState.today_index`). */
             day_index: number;
             /** @description The streak after this check-in. */
             streak: number;
@@ -2015,7 +2134,7 @@ export interface components {
          * @description The participant's check-in calendar (configuration section `checkin`).
          *
          *     **Check-in day.** A day starts at `resetHour` (0..23) in `timezone` and lasts
-         *     until the same hour the next day; `todayKey` names it by the date it starts
+         *     until the same hour the next day; `today_key` names it by the date it starts
          *     on.
          *
          *     **Period and slots.** `days[i]` is the state of the period's (i+1)-th
@@ -2023,11 +2142,11 @@ export interface components {
          *     `checkin.rewards[i % rewards.length]` (the configuration's "day d gives
          *     `rewards[(d - 1) mod length]`"); `highlightDays` count slots from 1.
          *     - `period: month`: the period is the calendar month and slot i is its
-         *     (i+1)-th day, so `daysInPeriod` is the length of the month (28 to 31) and
-         *     `todayIndex` is the day of the month minus 1. A new calendar starts on the
+         *     (i+1)-th day, so `days_in_period` is the length of the month (28 to 31) and
+         *     `today_index` is the day of the month minus 1. A new calendar starts on the
          *     first day of each month.
          *     - `period: streak`: the period is a run of `checkin.days` consecutive days
-         *     (`daysInPeriod` = `days`) that starts with the first check-in after the
+         *     (`days_in_period` = `days`) that starts with the first check-in after the
          *     previous run ended; slot i is the run's (i+1)-th day. A run ends after its
          *     last slot, or when a missed day breaks it (below); until the next check-in
          *     the state shows the coming run, with today as slot 0.
@@ -2040,8 +2159,8 @@ export interface components {
          *     consecutive days.
          *     - `forgive_one`: the first missed day of a period is forgiven: it stays
          *     `missed` and its reward is lost, but the streak and the run carry on, and
-         *     `forgivenessUsed` becomes 1; the next missed day in the same period acts
-         *     as `restart`. A new period starts with `forgivenessUsed` 0.
+         *     `forgiveness_used` becomes 1; the next missed day in the same period acts
+         *     as `restart`. A new period starts with `forgiveness_used` 0.
          *
          *     In `month` mode a missed day never moves the slots (they are dates); the
          *     policy decides only what happens to `streak`.
@@ -2051,32 +2170,32 @@ export interface components {
              * Format: date
              * @description Today's check-in day, as the date it starts on in the club time zone.
              */
-            todayKey: string;
+            today_key: string;
             /**
-             * @description The slot the next check-in fills, 0-based: `todayIndex` while today is not
-             *     claimed, `todayIndex + 1` after today's check-in (`daysInPeriod` when that
+             * @description The slot the next check-in fills, 0-based: `today_index` while today is not
+             *     claimed, `today_index + 1` after today's check-in (`days_in_period` when that
              *     filled the last slot: the next check-in starts a new period).
              */
-            currentDayIndex: number;
+            current_day_index: number;
             /** @description Today's slot in `days`, 0-based. */
-            todayIndex: number;
+            today_index: number;
             /**
              * Format: date-time
              * @description When the next check-in day starts.
              */
-            nextDayAt: string;
+            next_day_at: string;
             period: components["schemas"]["CheckinPeriod"];
             /** @description The number of slots in `days`. */
-            daysInPeriod: number;
+            days_in_period: number;
             /** @description Consecutive check-in days claimed, up to today (when claimed) or yesterday; a forgiven day keeps the streak alive without adding to it. */
             streak: number;
-            claimedToday: boolean;
+            claimed_today: boolean;
             /** @description Today's slot is `available`: `POST /v1/me/checkin` will succeed. */
-            canClaim: boolean;
-            /** @description One state per slot of the period, `daysInPeriod` items. */
+            can_claim: boolean;
+            /** @description One state per slot of the period, `days_in_period` items. */
             days: components["schemas"]["CheckinDayState"][];
             /** @description Missed days forgiven in this period: 0 or 1, and always 0 unless `missedDay` is `forgive_one`. */
-            forgivenessUsed: number;
+            forgiveness_used: number;
         };
         /**
          * @description The configuration of a club: its look, currencies, levels and tiers, the
@@ -2682,7 +2801,7 @@ export interface components {
             /** @description An icon code (for example `coin`) or an image URL. */
             icon: string;
             /** @description Integer in the currency's minor unit (see `decimals` in the configuration); 0 when the participant has none. */
-            balance: number;
+            balance_minor: number;
         };
         /**
          * @description A club currency (coins, points, cashback balance...). Balances are kept as
@@ -2716,7 +2835,7 @@ export interface components {
              */
             expiresInDays?: number | null;
         };
-        /** @description Currency debited; `amount` in the currency's minor unit. */
+        /** @description Currency debited; `amount_minor` in the currency's minor unit. */
         CurrencyDebitedEffect: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2724,10 +2843,10 @@ export interface components {
              */
             type: "currency_debited";
             currency: string;
-            amount: number;
+            amount_minor: number;
             rule_id: string;
         };
-        /** @description Currency credited; `amount` in the currency's minor unit. */
+        /** @description Currency credited; `amount_minor` in the currency's minor unit. */
         CurrencyGrantedEffect: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2735,7 +2854,7 @@ export interface components {
              */
             type: "currency_granted";
             currency: string;
-            amount: number;
+            amount_minor: number;
             rule_id: string;
         };
         /**
@@ -2859,6 +2978,7 @@ export interface components {
          *     - `unauthorized` (401): no key, or an unknown, malformed or revoked key.
          *     - `invalid_token` (401): a participant token that is expired, tampered with or issued for another club or environment.
          *     - `secret_key_required` (403): a participant token on an operation marked secret-key-only (rename and every management route); on the other server routes a participant token gets 401 `unauthorized`. Participant tokens are accepted only on `/v1/me/*`.
+         *     - `origin_not_allowed` (403): `GET /v1/me/config?embedder=` names a page origin that is not in the club's `allowedOrigins` (the widget shows this instead of the club).
          *     - `not_found` (404): the resource does not exist in the key's club and environment (another club's key also gets this).
          *     - `route_not_found` (404): no such route. `method_not_allowed` (405): the route exists, not with this method (see `Allow`).
          *     - `not_implemented` (501): an operation of this contract that this deployment does not serve yet.
@@ -3383,6 +3503,37 @@ export interface components {
             /** @description What happened; the shape depends on `type`. */
             data: components["schemas"]["LevelUpWebhookData"];
         };
+        /**
+         * @description Everything a participant front end needs to draw the club, from the
+         *     published configuration and never its server-only parts (rule internals,
+         *     weights, audiences, webhook settings, allowed origins, reward payloads,
+         *     benefits not `compliance: ok`). The same for every participant of the club.
+         */
+        MeConfig: {
+            club_name: string;
+            /**
+             * Format: int32
+             * @description The published configuration version this view was made from.
+             */
+            config_version: number;
+            theme: components["schemas"]["SurfaceTheme"];
+            currencies: components["schemas"]["SurfaceCurrency"][];
+            home: components["schemas"]["SurfaceHomeBlock"][];
+            module_cards: components["schemas"]["SurfaceModuleCard"][];
+            faq: components["schemas"]["SurfaceFaqItem"][];
+            avatars: components["schemas"]["SurfaceImage"][];
+            icons: components["schemas"]["SurfaceImage"][];
+            levels: components["schemas"]["SurfaceLevel"][];
+            tiers: components["schemas"]["SurfaceTier"][];
+            /** @description Null when the check-in is disabled. */
+            checkin: components["schemas"]["SurfaceCheckin"] | null;
+            /** @description Null when the wheel is disabled. */
+            wheel: components["schemas"]["SurfaceWheel"] | null;
+            store: components["schemas"]["SurfaceStoreItem"][];
+            rewards: components["schemas"]["SurfaceReward"][];
+            missions: components["schemas"]["SurfaceMission"][];
+            legal_note: string | null;
+        };
         /** @description Data of `message.requested`. */
         MessageRequestedWebhookData: {
             participant: components["schemas"]["WebhookParticipant"];
@@ -3764,6 +3915,36 @@ export interface components {
          * @enum {string}
          */
         MyRewardStatus: "granted" | "pending_delivery" | "delivered" | "delivery_failed" | "expired";
+        /** @description One edition of a tournament or official track, with the participant's place in it. */
+        MyTournamentEdition: {
+            /** @description The tournament `id`, or `official:<track>:<period>:<currency>`. */
+            tournament_id: string;
+            kind: components["schemas"]["TournamentKind"];
+            title: string;
+            /** @description Official tournaments: the track and period; null for configured tournaments. */
+            track_id: string | null;
+            period: components["schemas"]["OfficialTournamentPeriod"] | null;
+            edition_id: string;
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            status: components["schemas"]["TournamentEditionStatus"];
+            /** @description The participant's score (0 without one). */
+            score: number;
+            /** @description 1-based; null without a ranking score. */
+            rank: number | null;
+            /** @description The top `limit` rows. */
+            top: components["schemas"]["TournamentStandingRow"][];
+            prizes: components["schemas"]["TournamentPrizeRange"][];
+            /** @description An official edition's pool so far (or final), in minor units of `currency`; null for configured tournaments. */
+            pool_minor: number | null;
+            currency: string | null;
+        };
+        /** @description The current and the previous edition of each enabled tournament and official track, soonest ending first. */
+        MyTournamentList: {
+            data: components["schemas"]["MyTournamentEdition"][];
+        };
         /** @description Not found in the key's club and environment. */
         NotFoundResponse: {
             body: components["schemas"]["ErrorBody"];
@@ -3771,7 +3952,7 @@ export interface components {
         /**
          * @description A message for the participant in the club's inbox, created by the club's
          *     rules (`notify` effects) and by what happens to the participant (a level up,
-         *     a delivered reward…). Field names follow the widget's camelCase.
+         *     a delivered reward…).
          */
         Notification: {
             /** @description `ntf_…`. */
@@ -3783,9 +3964,9 @@ export interface components {
             /** @description The widget view the notification opens (e.g. `rewards`, `missions`); null when it opens nothing. */
             view: string | null;
             /** Format: date-time */
-            createdAt: string;
+            created_at: string;
             /** @description When the participant read it; null while unread. */
-            readAt: string | null;
+            read_at: string | null;
         };
         /** @description The participant's notifications, newest first. */
         NotificationList: {
@@ -3849,6 +4030,11 @@ export interface components {
          * @description A rank's share of the prize pool, in percent.
          */
         OfficialPrizeShare: number;
+        /**
+         * @description The official tournament period.
+         * @enum {string}
+         */
+        OfficialTournamentPeriod: "daily" | "monthly";
         /** @description Daily and monthly tournaments run by the service for every participant, funded by a share of wagers. */
         OfficialTournamentsConfig: {
             /** @default false */
@@ -4062,7 +4248,7 @@ export interface components {
             next_level: components["schemas"]["ProgressNextLevel"] | null;
             /** @description The club's whole level table, first level first. */
             levels: components["schemas"]["LevelInfo"][];
-            /** @description Every configured currency, in the configured order; balance 0 when the participant has none. */
+            /** @description Every configured currency, in the configured order; `balance_minor` 0 when the participant has none. */
             currencies: components["schemas"]["CurrencyBalance"][];
             /**
              * Format: date-time
@@ -4263,17 +4449,17 @@ export interface components {
             title: string;
             cost: components["schemas"]["RedemptionCost"];
             /** @description The participant's balance of `cost.currency` after paying, in minor units. */
-            balance_after: number;
+            balance_after_minor: number;
             delivery_status: components["schemas"]["RedemptionDeliveryStatus"];
             /** @description True when the `Idempotency-Key` was seen before: nothing was spent again and this is the first result. */
             duplicate: boolean;
             /** @description The redemption's effects: the `currency_debited` payment and the `reward_granted` reward (with `delivery_id` when your system must credit), as in event results. */
             effects: components["schemas"]["Effect"][];
         };
-        /** @description What the reward cost: the configured price converted to the currency's minor unit (`rewards[].cost.amount` × 10^`decimals`), like balances. */
+        /** @description What the reward cost: the configured price converted to the currency's minor unit (`rewards[].cost.amount`, in main units, × 10^`decimals`), like balances. */
         RedemptionCost: {
             currency: string;
-            amount: number;
+            amount_minor: number;
         };
         /**
          * @description Where the redeemed reward stands: `delivered` when the club granted it
@@ -4427,7 +4613,7 @@ export interface components {
         };
         /**
          * @description The participant's side of the referral program (configuration section
-         *     `referral`). Field names follow the widget's camelCase.
+         *     `referral`).
          */
         ReferralState: {
             enabled: boolean;
@@ -4436,16 +4622,16 @@ export interface components {
             /** @description `referral.shareUrl` with `ref=<code>` added; null when the club has no `shareUrl`. */
             link: string | null;
             /** @description What the participant receives per qualified friend (`referral.referrerReward`, e.g. `coins:200`); null when the club has no referral program. */
-            referrerReward: components["schemas"]["RewardSpec"] | null;
+            referrer_reward: components["schemas"]["RewardSpec"] | null;
             /** @description What a referred friend receives on qualifying (`referral.referredReward`); null when nothing. */
-            referredReward: components["schemas"]["RewardSpec"] | null;
+            referred_reward: components["schemas"]["RewardSpec"] | null;
             /** @description The event that qualifies a referral (`referral.qualifyEvent`). */
-            qualifyEvent: components["schemas"]["ReferralQualifyEvent"];
+            qualify_event: components["schemas"]["ReferralQualifyEvent"];
             /** @description The minimum `amount` of the qualifying event, in main units. */
-            minAmount: number;
+            min_amount: number;
             stats: components["schemas"]["ReferralStats"];
-            /** @description Referral earnings in the club's cash currency waiting to be paid, in cents; 0 when the rewards are not cash. */
-            availableCents: number;
+            /** @description Referral earnings in the club's cash currency waiting to be paid, in minor units (cents); 0 when the rewards are not cash. */
+            available_minor: number;
             /** @description The referred friends, newest first. */
             friends: components["schemas"]["ReferralFriend"][];
         };
@@ -4470,7 +4656,7 @@ export interface components {
             xp: number;
             level: number;
             /** @description Balance per currency code, in minor units. */
-            balances: Record<string, unknown>;
+            balances_minor: Record<string, unknown>;
             /** @description Rows of the merged participant dropped because the renamed one already had the same row (same event id, same badge, same mission period…), per table. */
             duplicates_dropped: Record<string, unknown>;
         };
@@ -4481,7 +4667,7 @@ export interface components {
             xp: number;
             level: number;
             /** @description Balance per currency code, in minor units. */
-            balances: Record<string, unknown>;
+            balances_minor: Record<string, unknown>;
         };
         /** @description A reward: what rules, missions, tournaments, check-in, the wheel and the store grant. */
         RewardConfig: {
@@ -4996,7 +5182,7 @@ export interface components {
             type: components["schemas"]["RewardType"];
             /** @description The price in the currency's minor unit, exactly what redeeming debits (the configured `rewards[].cost` is in main units). */
             cost: components["schemas"]["RedemptionCost"];
-            /** @description The participant's balance of `cost.currency` covers `cost.amount` now. */
+            /** @description The participant's balance of `cost.currency` covers `cost.amount_minor` now. */
             affordable: boolean;
         };
         /** @description The store. */
@@ -5028,7 +5214,7 @@ export interface components {
          *         "reward_code": "giros-gratis-20",
          *         "cost": {
          *           "currency": "coins",
-         *           "amount": 500
+         *           "amount_minor": 500
          *         },
          *         "redemption_id": "rdm_01JQ5F4H6J8K2M4N"
          *       }
@@ -5058,10 +5244,176 @@ export interface components {
          * @description The events a webhook endpoint can subscribe to by name. Participant notices
          *     (`participant.created`, `level.up`, `tier.changed`, `checkin.completed`,
          *     `mission.completed`, `wheel.spun`, `code.redeemed`, `store.purchased`,
-         *     `cashback.credited`) are sent only to endpoints that name them.
+         *     `cashback.credited`) and `tournament.finished` are sent only to endpoints
+         *     that name them.
          * @enum {string}
          */
-        SubscribableWebhookEvent: "reward.delivery_requested" | "reward.granted" | "reward.delivered" | "reward.delivery_failed" | "participant.created" | "level.up" | "tier.changed" | "checkin.completed" | "mission.completed" | "wheel.spun" | "code.redeemed" | "store.purchased" | "cashback.credited" | "referral.qualified" | "message.requested";
+        SubscribableWebhookEvent: "reward.delivery_requested" | "reward.granted" | "reward.delivered" | "reward.delivery_failed" | "participant.created" | "level.up" | "tier.changed" | "checkin.completed" | "mission.completed" | "wheel.spun" | "code.redeemed" | "store.purchased" | "cashback.credited" | "referral.qualified" | "message.requested" | "tournament.finished";
+        /** @description A benefit a tier gives (only benefits whose `compliance` is `ok` are shown). */
+        SurfaceBenefit: {
+            code: string;
+            name: string;
+            description: string | null;
+            icon: string | null;
+        };
+        /** @description The check-in calendar's shape (the participant's own state is `GET /v1/me/checkin`). */
+        SurfaceCheckin: {
+            /** Format: int32 */
+            days: number;
+            period: components["schemas"]["CheckinPeriod"];
+            missed_day: components["schemas"]["CheckinMissedDay"];
+            calendar: components["schemas"]["SurfaceCheckinDay"][];
+        };
+        /** @description One day of the check-in calendar: what it gives and whether the club highlights it. */
+        SurfaceCheckinDay: {
+            /** Format: int32 */
+            day: number;
+            /** @description The reward's title (or the day's configured label). */
+            label: string;
+            illustration: string | null;
+            highlight: boolean;
+        };
+        /** @description The price of a store item, in minor units of `currency`. */
+        SurfaceCost: {
+            currency: string;
+            /** Format: int64 */
+            amount_minor: number;
+        };
+        /** @description A currency as a front end formats it: amounts are integers in minor units, `decimals` says how many. */
+        SurfaceCurrency: {
+            code: string;
+            name: string;
+            /** @description An icon code (`coin`, `gem`, …) or an `icons` id or image URL. */
+            icon: string;
+            /** Format: int32 */
+            decimals: number;
+        };
+        /** @description A question of the FAQ. */
+        SurfaceFaqItem: {
+            category: string;
+            question: string;
+            answer: string;
+        };
+        /** @description An enabled home block, in the configured order. */
+        SurfaceHomeBlock: {
+            block: components["schemas"]["HomeBlockName"];
+            title: string | null;
+            subtitle: string | null;
+        };
+        /** @description A picture (an avatar to pick, or an icon that `icon`/`badge`/`illustration` fields name by `id`). */
+        SurfaceImage: {
+            id: string;
+            /** Format: uri */
+            url: string;
+            name: string | null;
+        };
+        /** @description A level's name and look. */
+        SurfaceLevel: {
+            /** Format: int32 */
+            number: number;
+            name: string;
+            badge_url: string | null;
+            color: components["schemas"]["HexColor"] | null;
+        };
+        /** @description A mission's title and picture (progress is `GET /v1/me/missions`). */
+        SurfaceMission: {
+            id: string;
+            title: string;
+            description: string | null;
+            illustration: string;
+        };
+        /** @description An enabled card of the home screen's `modules` block, for a module the engine serves. */
+        SurfaceModuleCard: {
+            module: components["schemas"]["ModuleCardModule"];
+            title: string;
+            subtitle: string;
+            illustration: string;
+            cta: string;
+            group: components["schemas"]["ModuleCardGroup"] | null;
+            layout: components["schemas"]["ModuleCardLayout"] | null;
+            tone: components["schemas"]["ModuleCardTone"] | null;
+        };
+        /** @description A reward as the participant reads about it (never its server payload). */
+        SurfaceReward: {
+            code: string;
+            title: string;
+            description: string | null;
+            illustration: string;
+            /** @description How the participant uses it once granted; null when the club wrote nothing. */
+            how_to_use: string | null;
+        };
+        /** @description An item of the store (affordability for the participant is `GET /v1/me/store`). */
+        SurfaceStoreItem: {
+            code: string;
+            title: string;
+            description: string | null;
+            illustration: string;
+            cost: components["schemas"]["SurfaceCost"];
+        };
+        /** @description The look of the widget (the configuration's `theme`, with every default filled). */
+        SurfaceTheme: {
+            name: string;
+            colors: components["schemas"]["SurfaceThemeColors"];
+            /** @description The club logo: an image URL or a `data:` URL; null without a logo. */
+            logo_url: string | null;
+            /** @description A CSS font family; null to use the widget's standard typeface. */
+            font: string | null;
+            /**
+             * Format: int32
+             * @description Corner radius of cards and buttons, in CSS pixels.
+             */
+            radius: number;
+            glow: boolean;
+            card_style: components["schemas"]["ThemeCardStyle"];
+            button_style: components["schemas"]["ThemeButtonStyle"];
+            background: components["schemas"]["ThemeBackground"];
+            background_image: string | null;
+            badge_set: components["schemas"]["ThemeBadgeSet"];
+            illustration_style: components["schemas"]["ThemeIllustrationStyle"];
+            /** @description `none` also applies when the browser asks for reduced motion. */
+            motion_level: components["schemas"]["ThemeMotionLevel"];
+        };
+        /** @description The theme's palette, every colour `#RRGGBB` (the optional ones filled with their defaults). */
+        SurfaceThemeColors: {
+            bg: components["schemas"]["HexColor"];
+            surface: components["schemas"]["HexColor"];
+            primary: components["schemas"]["HexColor"];
+            secondary: components["schemas"]["HexColor"];
+            text: components["schemas"]["HexColor"];
+            muted: components["schemas"]["HexColor"];
+            success: components["schemas"]["HexColor"];
+            warning: components["schemas"]["HexColor"];
+            danger: components["schemas"]["HexColor"];
+        };
+        /** @description A tier, the levels it spans and its benefits. */
+        SurfaceTier: {
+            code: string;
+            name: string;
+            /** Format: int32 */
+            min_level: number;
+            /** @description The last level of the tier; null for the top tier. */
+            max_level: number | null;
+            color: components["schemas"]["HexColor"] | null;
+            badge: string | null;
+            vip: boolean;
+            benefits: components["schemas"]["SurfaceBenefit"][];
+        };
+        /** @description The wheel as drawn (spins left are `GET /v1/me/wheel`). */
+        SurfaceWheel: {
+            style: components["schemas"]["WheelStyle"];
+            title_left: string;
+            title_right: string;
+            /** Format: int32 */
+            spins_per_day: number;
+            slices: components["schemas"]["SurfaceWheelSlice"][];
+        };
+        /** @description A slice of the wheel as drawn: never its weight or its reward's server payload. */
+        SurfaceWheelSlice: {
+            id: string;
+            label: string;
+            sublabel: string | null;
+            image: string | null;
+        };
         /**
          * @description A level curve given as a table of total XP. `thresholds[i]` is the total XP
          *     at which level i+1 starts, so `thresholds[0]` is 0 (level 1 starts at 0)
@@ -5375,6 +5727,137 @@ export interface components {
             /** @default true */
             enabled?: boolean;
         };
+        /**
+         * @description Where an edition is in its life.
+         * @enum {string}
+         */
+        TournamentEditionStatus: "running" | "ended" | "settled";
+        /** @description An edition as the server routes list it. */
+        TournamentEditionSummary: {
+            edition_id: string;
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            status: components["schemas"]["TournamentEditionStatus"];
+            /** @description Participants with a score in the edition (ranked or not). */
+            participants: number;
+            /** @description Official editions: the pool in minor units of `currency` (live while running); null for configured tournaments. */
+            pool_minor: number | null;
+        };
+        /** @description A prize paid at settlement; each one also sends `reward.granted` (and `reward.delivery_requested` for a `client_delivered` reward). */
+        TournamentFinishedPrize: {
+            rank: number;
+            participant: components["schemas"]["WebhookParticipant"];
+            /** @description The prize as configured (a reward code, `reward:<code>`, `<currency>:<amount>` or `xp:<amount>`), or `official-tournament-prize` for an official cash prize. */
+            reward: string;
+            /** @description The participant's reward, for a prize that is a configured reward; null for currency and XP (credited to the balance). */
+            reward_id: string | null;
+            /** @description The delivery to credit, for a `client_delivered` reward. */
+            delivery_id: string | null;
+            /** @description An official prize's amount in minor units (cents) of `currency`; null for configured prizes. */
+            amount_minor: number | null;
+        };
+        /** @description One row of a settled edition's final standings. */
+        TournamentFinishedStanding: {
+            rank: number;
+            participant: components["schemas"]["WebhookParticipant"];
+            /** @description The final score (for an official tournament, the amount wagered in main units). */
+            score: number;
+        };
+        /** @description Data of `tournament.finished`. */
+        TournamentFinishedWebhookData: {
+            /** @description The tournament `id`, or `official:<track>:<daily|monthly>:<currency>`. */
+            tournament_id: string;
+            kind: components["schemas"]["TournamentKind"];
+            title: string;
+            /** @description The edition: the club date it started (`2026-11-23`), or the official day (`2026-11-23`) or month (`2026-11`). */
+            edition_id: string;
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            /** @description An official tournament's prize pool in minor units of `currency`; null for configured tournaments. */
+            pool_minor: number | null;
+            currency: string | null;
+            /** @description The top 10 of the final standings (only scores above zero and at least `minScore` / `minWager` rank). */
+            standings: components["schemas"]["TournamentFinishedStanding"][];
+            prizes: components["schemas"]["TournamentFinishedPrize"][];
+        };
+        /**
+         * @description `tournament.finished`: an edition ended and was settled: its standings are
+         *     final (events arriving later do not change them) and its prizes were paid,
+         *     exactly once even with several workers. Sent once per edition, to
+         *     endpoints that name it in their `events`.
+         * @example {
+         *       "id": "evt_01JQ7T0RN4M3NT9F",
+         *       "type": "tournament.finished",
+         *       "created_at": "2026-11-30T03:00:05Z",
+         *       "club_id": "clb_7H3K9Q",
+         *       "env": "live",
+         *       "data": {
+         *         "tournament_id": "slots-semanal",
+         *         "kind": "tournament",
+         *         "title": "Torneio Semanal de Slots",
+         *         "edition_id": "2026-11-23",
+         *         "starts_at": "2026-11-23T03:00:00Z",
+         *         "ends_at": "2026-11-30T03:00:00Z",
+         *         "pool_minor": null,
+         *         "currency": null,
+         *         "standings": [
+         *           {
+         *             "rank": 1,
+         *             "participant": {
+         *               "id": "par_01JQ3Z8K4M2W6T9V",
+         *               "external_id": "user_8412"
+         *             },
+         *             "score": 18450
+         *           }
+         *         ],
+         *         "prizes": [
+         *           {
+         *             "rank": 1,
+         *             "participant": {
+         *               "id": "par_01JQ3Z8K4M2W6T9V",
+         *               "external_id": "user_8412"
+         *             },
+         *             "reward": "giros-50",
+         *             "reward_id": "rwd_01JQ7T0RP2K4M6N8",
+         *             "delivery_id": "dlv_01JQ7T0RQ3L5N7P9",
+         *             "amount_minor": null
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        TournamentFinishedWebhookEvent: {
+            /** @description The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once. */
+            id: string;
+            /**
+             * @description The event type, also sent as the `X-Clube-Event` header.
+             * @enum {string}
+             */
+            type: "tournament.finished";
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            /** @description The club the event belongs to. */
+            club_id: string;
+            /** @description The environment of the key and the endpoint: test and live have separate endpoints. */
+            env: components["schemas"]["Env"];
+            /** @description What happened; the shape depends on `type`. */
+            data: components["schemas"]["TournamentFinishedWebhookData"];
+        };
+        /**
+         * @description Whether a tournament is configured (`tournaments[]`) or an official wager tournament (`officialTournaments`, one per track, period and currency).
+         * @enum {string}
+         */
+        TournamentKind: "tournament" | "official";
+        TournamentList: {
+            data: components["schemas"]["TournamentSummary"][];
+        };
         /** @description Prize for a range of final ranks. */
         TournamentPrize: {
             /**
@@ -5390,6 +5873,15 @@ export interface components {
             /** @description What each participant in the range receives. */
             reward: components["schemas"]["RewardReference"];
         };
+        /** @description What a range of final ranks wins. */
+        TournamentPrizeRange: {
+            from: number;
+            to: number;
+            /** @description The prize as configured (a reward code, `reward:<code>`, `<currency>:<amount>` or `xp:<amount>`); `official-tournament-prize` for an official share. */
+            reward: string;
+            /** @description An official share in minor units of the edition's `currency`, from the live pool; null for configured prizes. */
+            amount_minor: number | null;
+        };
         /**
          * @description Whether a tournament repeats.
          * @enum {string}
@@ -5400,6 +5892,43 @@ export interface components {
          * @enum {string}
          */
         TournamentScoring: "sum" | "count" | "max_ratio";
+        /** @description One row of an edition's standings for the club's own UI. */
+        TournamentStandingEntry: {
+            rank: number;
+            participant_id: string;
+            external_id: string;
+            display_name: string | null;
+            score: number;
+        };
+        /** @description A page of an edition's standings, by rank. */
+        TournamentStandingPage: {
+            tournament_id: string;
+            edition_id: string;
+            status: components["schemas"]["TournamentEditionStatus"];
+            data: components["schemas"]["TournamentStandingEntry"][];
+            has_more: boolean;
+        };
+        /** @description One row of an edition's standings as a participant sees it: others appear only by display name and avatar. */
+        TournamentStandingRow: {
+            rank: number;
+            display_name: string | null;
+            avatar_url: string | null;
+            score: number;
+            is_me: boolean;
+        };
+        /** @description A tournament or official track with its current and recent editions. */
+        TournamentSummary: {
+            /** @description The tournament `id`, or `official:<track>:<period>:<currency>`. */
+            tournament_id: string;
+            kind: components["schemas"]["TournamentKind"];
+            title: string;
+            track_id: string | null;
+            period: components["schemas"]["OfficialTournamentPeriod"] | null;
+            currency: string | null;
+            prizes: components["schemas"]["TournamentPrizeRange"][];
+            /** @description The running edition, or the last one when none runs; then the one before, newest first. */
+            editions: components["schemas"]["TournamentEditionSummary"][];
+        };
         /** @description A webhook endpoint of the key's club and environment (test and live have their own). */
         WebhookEndpoint: {
             /** @description `we_…`. */
@@ -5751,25 +6280,25 @@ export interface components {
         /**
          * @description The outcome of one spin. The slice is drawn with probability weight / sum of
          *     the weights, using a cryptographic random source; every spin is recorded
-         *     with the `probabilityVersion` of the configuration it was drawn under.
+         *     with the configuration's `probabilityVersion` (`probability_version`) it was drawn under.
          */
         WheelSpinResult: {
             /** @description The recorded spin. */
-            spinId: string;
+            spin_id: string;
             /** @description The slice's 0-based position in `slices`. */
             index: number;
-            sliceId: string;
+            slice_id: string;
             label: string;
             /** @description The slice's `reward` code, null for a slice without reward ("Tente de novo"). */
             reward: string | null;
             /** @description The participant's reward record (`rwd_…`) when a reward was granted. */
-            rewardId?: string | null;
+            reward_id?: string | null;
             /** @description The slice's `payload` (`kind` free_spins, bonus or cash, with its amounts; the quantity for the participant's tier when the slice's `tierQty` sets one), when the slice has one. */
             prize?: Record<string, unknown>;
-            spinsLeft: number;
-            nextSpinAt: string | null;
+            spins_left: number;
+            next_spin_at: string | null;
             /** @description The wheel configuration's `probabilityVersion` the spin was drawn under. */
-            probabilityVersion: number;
+            probability_version: number;
             /** @description True when this answers a repeated `Idempotency-Key`: the original spin is returned and no new spin was made. */
             duplicate: boolean;
             /** @description What the reward gave, as in event results. */
@@ -5831,21 +6360,21 @@ export interface components {
         /**
          * @description The prize wheel (configuration section `wheel`) as the participant sees it.
          *     Spins refill at the start of each club day (midnight in `checkin.timezone`):
-         *     `spinsLeft` is `wheel.spinsPerDay` minus the spins made this club day.
+         *     `spins_left` is `wheel.spinsPerDay` minus the spins made this club day.
          */
         WheelState: {
             style: components["schemas"]["WheelStyle"];
-            titleLeft: string;
-            titleRight: string;
+            title_left: string;
+            title_right: string;
             /**
              * @description The configured slices in wheel order, as shown to participants: `id`,
              *     `label`, `sublabel`, `image`, `reward` and `payload`. Weights and
              *     `tierQty` are never sent, so the odds stay on the server.
              */
             slices: Record<string, unknown>[];
-            spinsLeft: number;
-            /** @description When the next spin becomes available while `spinsLeft` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0. */
-            nextSpinAt: string | null;
+            spins_left: number;
+            /** @description When the next spin becomes available while `spins_left` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0. */
+            next_spin_at: string | null;
         };
         /**
          * @description The wheel's artwork.
@@ -7884,7 +8413,7 @@ export interface operations {
                 };
             };
             /**
-             * @description 409 `nothing_to_claim`: no finished day is waiting (`available` is 0).
+             * @description 409 `nothing_to_claim`: no finished day is waiting (`available_minor` is 0).
              *     409 `cashback_auto_mode`: the program pays automatically (`mode: auto`);
              *     there is nothing to claim by hand. 409 `cashback_disabled`: the program is
              *     disabled.
@@ -8029,6 +8558,101 @@ export interface operations {
              *     `checkin.requireEvent` today, and none has arrived yet this club day.
              */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Me_getConfig: {
+        parameters: {
+            query?: {
+                /** @description The origin (`https://host[:port]`) of the page embedding the caller; checked against `allowedOrigins`. */
+                embedder?: string;
+            };
+            header?: {
+                /** @description The `ETag` of a view the caller holds; 304 without a body when it still matches. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `GET /v1/me/config`'s 200 answer, cacheable and revalidated with its ETag. */
+            200: {
+                headers: {
+                    "Cache-Control": "private, max-age=60";
+                    /** @description A strong validator of this view: send it back in `If-None-Match` to get 304 while it is unchanged. */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeConfig"];
+                };
+            };
+            /** @description The view is unchanged since the `If-None-Match` ETag: no body. */
+            304: {
+                headers: {
+                    "Cache-Control": "private, max-age=60";
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description 401 `unauthorized` for a missing or unknown secret key, or the secret key
+             *     without `X-Participant`; 401 `invalid_token` for a participant token that is expired (15 minutes by default), tampered
+             *     with or issued for another club or environment. The embedded widget answers
+             *     `invalid_token` by asking the host page for a fresh token (`auth.expired`).
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `origin_not_allowed`: the `embedder` page origin is not in the club's `allowedOrigins`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: the club has no published configuration in this environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -8866,6 +9490,81 @@ export interface operations {
             };
         };
     };
+    Me_listTournaments: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyTournamentList"];
+                };
+            };
+            /**
+             * @description 401 `unauthorized` for a missing or unknown secret key, or the secret key
+             *     without `X-Participant`; 401 `invalid_token` for a participant token that is expired (15 minutes by default), tampered
+             *     with or issued for another club or environment. The embedded widget answers
+             *     `invalid_token` by asking the host page for a fresh token (`auth.expired`).
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description Headless mode names a participant with `X-Participant`; when no participant
+             *     with that `external_id` exists in the key's club and environment the answer is
+             *     404 `not_found` (the surface never creates participants: create them with
+             *     `POST /v1/participants` or by issuing a token). A participant token always
+             *     names an existing participant, since issuing it creates the participant.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Me_getWheel: {
         parameters: {
             query?: never;
@@ -8982,7 +9681,7 @@ export interface operations {
                 };
             };
             /**
-             * @description 409 `no_spins_left`: no spin is left this club day (see `nextSpinAt`).
+             * @description 409 `no_spins_left`: no spin is left this club day (see `next_spin_at`).
              *     409 `wheel_disabled`: the club has no wheel, or it is disabled.
              */
             409: {
@@ -9645,6 +10344,137 @@ export interface operations {
             };
             /** @description The body is larger than the documented limit. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Tournaments_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentList"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Tournaments_standings: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The rank of the last row of the previous page: the page starts after it. */
+                after_rank?: number;
+            };
+            header?: never;
+            path: {
+                tournament_id: string;
+                /** @description `2026-11-23` (a day) or `2026-11` (an official month). */
+                edition_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentStandingPage"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: no tournament or official track with this id, or no such edition. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -10857,6 +11687,41 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TierChangedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_tournament_finished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name; equals the body's `type`. */
+                "X-Clube-Event": "tournament.finished";
+                /**
+                 * @description Id of this sending (one attempt series); retries of the same sending keep it.
+                 * @example whd_01HZX3M7Q4T9B2C6D8E0F1G2H3
+                 */
+                "X-Clube-Delivery": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`: `v1` is the lowercase hex HMAC-SHA256, keyed with the endpoint secret (`whsec_…`, used as given), of `t` + `.` + the raw request body. Compare in constant time and reject when `t` is more than 300 seconds from now.
+                 * @example t=1717430400,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Clube-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TournamentFinishedWebhookEvent"];
             };
         };
         responses: {

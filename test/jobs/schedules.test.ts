@@ -114,6 +114,7 @@ describe("the worker's periodic jobs", () => {
       "currency lot expiry": 5,
       "monthly tier review": 60,
       "automatic cashback": 60,
+      "tournament settlement": 1,
     });
   });
 

@@ -65,6 +65,8 @@ const serverCalls: { [Id in OperationId]?: (clube: Clube) => Promise<unknown> } 
   ConfigVersions_publish: (c) => c.config.publish(requestExample("ConfigVersions_publish")),
   ConfigVersions_list: (c) => c.config.versions({ limit: 10 }),
   Warnings_list: (c) => c.warnings.list({ kind: "delivery_unconfirmed" }),
+  Tournaments_list: (c) => c.tournaments.list(),
+  Tournaments_standings: (c) => c.tournaments.standings("slots-semanal", "2026-11-23", { limit: 1 }),
   WebhookEndpoints_create: (c) => c.webhookEndpoints.create(requestExample("WebhookEndpoints_create")),
   WebhookEndpoints_list: (c) => c.webhookEndpoints.list(),
   WebhookEndpoints_get: (c) => c.webhookEndpoints.get("we_01JQ7E5F6G8J0L2N"),
@@ -97,6 +99,7 @@ const meCalls: { [Id in OperationId]?: (me: MeMethods) => Promise<unknown> } = {
   Me_listLeaderboards: (me) => me.leaderboards(),
   Me_getLeaderboard: (me) => me.leaderboard("torneio-slots-marco", { limit: 10 }),
   Me_listBadges: (me) => me.badges(),
+  Me_listTournaments: (me) => me.tournaments({ limit: 2 }),
 };
 
 describe("@clube/node against the Prism mock", () => {

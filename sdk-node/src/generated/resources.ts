@@ -341,7 +341,7 @@ export class MeResource extends Resource {
     this._request({ method: "GET", path: "/v1/me/cashback" }, options);
 
   /**
-   * Claims every finished day waiting in `availableDays` (`mode: claim`): the
+   * Claims every finished day waiting in `available_days` (`mode: claim`): the
    * total is paid as a cash delivery (`reward.delivery_requested` with
    * `payload.kind` `cash` and `amount_cents`), then `cashback.credited` is sent.
    * Safe to retry: a repeat finds nothing left and answers 409 `nothing_to_claim`.
@@ -368,6 +368,27 @@ export class MeResource extends Resource {
    */
   claimCheckin = (options?: RequestOptions): Promise<WithResponse<ResponseBody<"Me_claimCheckin", 200>>> =>
     this._request({ method: "POST", path: "/v1/me/checkin" }, options);
+
+  /**
+   * What a participant front end needs to draw the club (theme, currencies,
+   * home blocks, module cards, FAQ, avatars, icons, levels, tiers with their
+   * benefits, the check-in calendar, the wheel's slices, the store, rewards,
+   * missions and the legal note), never the configuration's server-only parts.
+   * The same for every participant of the club (the participant need not
+   * exist yet). Cache it: `Cache-Control: private, max-age=60`, and
+   * `If-None-Match` with the `ETag` answers 304 while it is unchanged.
+   *
+   * `embedder` lets an embedded front end check the page it is drawn in: the
+   * widget sends the origin of the host page that handed it the token (the
+   * origin the browser reports for that `postMessage`), and a page origin not
+   * in the club's `allowedOrigins` answers 403 `origin_not_allowed`, which the
+   * widget shows instead of the club. The list itself is never sent. This
+   * server's own origin is always allowed (its demo page, pages on the club host).
+   *
+   * `GET /v1/me/config`
+   */
+  config = (query?: QueryParams<"Me_getConfig">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"Me_getConfig", 200>>> =>
+    this._request({ method: "GET", path: "/v1/me/config", query }, options);
 
   /**
    * The participant's standing in every leaderboard they can see.
@@ -426,7 +447,7 @@ export class MeResource extends Resource {
     this._request({ method: "POST", path: "/v1/me/notifications/read-all" }, options);
 
   /**
-   * Marks one notification read. Safe to repeat: an already read notification keeps its `readAt`.
+   * Marks one notification read. Safe to repeat: an already read notification keeps its `read_at`.
    *
    * @param notificationId The notification's `id`.
    *
@@ -482,6 +503,17 @@ export class MeResource extends Resource {
    */
   redeem = (rewardCode: string, options?: RequestOptions): Promise<WithResponse<ResponseBody<"Me_redeemStoreItem", 200>>> =>
     this._request({ method: "POST", path: "/v1/me/store/{reward_code}/redeem", pathParams: { "reward_code": rewardCode }, idempotent: true }, options);
+
+  /**
+   * The current and previous edition of every enabled tournament and official
+   * track (see the Tournaments models for scoring, ties and settlement): the
+   * participant's score and rank, the top `limit` rows, the prizes by rank
+   * range and, for official tracks, the live pool.
+   *
+   * `GET /v1/me/tournaments`
+   */
+  tournaments = (query?: QueryParams<"Me_listTournaments">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"Me_listTournaments", 200>>> =>
+    this._request({ method: "GET", path: "/v1/me/tournaments", query }, options);
 
   /**
    * The wheel and the participant's spins left today.
@@ -614,6 +646,29 @@ export class ReferralsResource extends Resource {
 }
 
 /**
+ * Tournaments
+ */
+export class TournamentsResource extends Resource {
+  /**
+   * Every enabled tournament and official track (per currency wagered, BRL when none yet) with its current and previous editions.
+   *
+   * `GET /v1/tournaments`
+   */
+  list = (options?: RequestOptions): Promise<WithResponse<ResponseBody<"Tournaments_list", 200>>> =>
+    this._request({ method: "GET", path: "/v1/tournaments" }, options);
+
+  /**
+   * An edition's standings by rank, `limit` rows after rank `after_rank`.
+   *
+   * @param editionId `2026-11-23` (a day) or `2026-11` (an official month).
+   *
+   * `GET /v1/tournaments/{tournament_id}/editions/{edition_id}/standings`
+   */
+  standings = (tournamentId: string, editionId: string, query?: QueryParams<"Tournaments_standings">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"Tournaments_standings", 200>>> =>
+    this._request({ method: "GET", path: "/v1/tournaments/{tournament_id}/editions/{edition_id}/standings", pathParams: { "tournament_id": tournamentId, "edition_id": editionId }, query }, options);
+}
+
+/**
  * Things club staff should look at, such as deliveries unconfirmed after 48 hours.
  */
 export class WarningsResource extends Resource {
@@ -726,6 +781,7 @@ export abstract class ClubeResources {
   readonly participants: ParticipantsResource;
   readonly redemptions: RedemptionsResource;
   readonly referrals: ReferralsResource;
+  readonly tournaments: TournamentsResource;
   readonly warnings: WarningsResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
 
@@ -741,6 +797,7 @@ export abstract class ClubeResources {
     this.participants = new ParticipantsResource(request);
     this.redemptions = new RedemptionsResource(request);
     this.referrals = new ReferralsResource(request);
+    this.tournaments = new TournamentsResource(request);
     this.warnings = new WarningsResource(request);
     this.webhookEndpoints = new WebhookEndpointsResource(request);
   }

@@ -11,6 +11,7 @@ import { healthHandlers } from "./health.js";
 import { meHandlers } from "./me.js";
 import { participantHandlers } from "./participants.js";
 import { consoleHandlers } from "./console.js";
+import { tournamentHandlers } from "./tournaments.js";
 
 /**
  * Every contracted operation's handler. The `Handlers` type comes from the
@@ -28,5 +29,6 @@ export function createHandlers(services: Services): Handlers<RequestContext> {
     ...deliveryHandlers(services),
     ...growthHandlers(services),
     ...consoleHandlers(services),
+    ...tournamentHandlers(services),
   };
 }

@@ -2,6 +2,7 @@ import type { Database } from "../db/orm.js";
 import { creditDueCashbackForAllClubs } from "../usecases/cashback-claims.js";
 import { expireCurrencyLots } from "../usecases/lot-expiry.js";
 import { reviewTiers } from "../usecases/tier-review.js";
+import { settleTournamentsForAllClubs } from "../usecases/tournaments/settlement.js";
 import { WebhookDispatcher } from "../webhooks/dispatch.js";
 import { createOutboxRelay, type OutboxRelay } from "./outbox.js";
 import type { Consumer, MessageHandler, Queue } from "./queue.js";
@@ -41,7 +42,8 @@ export interface RunningWorker {
  * The periodic jobs of every worker, each safe to run in several workers at
  * once. The interval is how late a job may act: a delivery warning or a lot
  * expiry comes at most 5 minutes late; a tier review (once per club month)
- * and an `auto` cashback payment (due at the program's hour) at most an hour.
+ * and an `auto` cashback payment (due at the program's hour) at most an hour;
+ * a tournament edition is settled at most a minute after it ends.
  */
 export function workerTasks(db: Database, publicUrl: string | undefined): ScheduledTask[] {
   const tasks: ScheduledTask[] = [
@@ -51,6 +53,8 @@ export function workerTasks(db: Database, publicUrl: string | undefined): Schedu
   ];
   if (publicUrl !== undefined) {
     tasks.push({ name: "automatic cashback", intervalMs: HOUR_MS, run: (now) => creditDueCashbackForAllClubs(db, { now, publicUrl }) });
+    // Prizes are paid at most a minute after an edition ends; a pass over settled editions only reads.
+    tasks.push({ name: "tournament settlement", intervalMs: MINUTE_MS, run: (now) => settleTournamentsForAllClubs(db, { now, publicUrl }) });
   }
   return tasks;
 }

@@ -19,6 +19,7 @@ import {
 } from "./participant-state.js";
 import { ensureParticipant } from "./participants.js";
 import { PendingWrites } from "./pending-writes.js";
+import { gatherTournamentScores } from "./tournaments/standing-writes.js";
 import { qualifyReferralOnEvent } from "./referrals.js";
 import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
 
@@ -175,6 +176,7 @@ async function evaluateInOrder(
     for (const [i, { id, event }] of run.stored.entries()) {
       const evaluation = evaluate({ config, state, event, ...at });
       const gathered = gatherEvaluation(writes, { scope, config, participant: snapshot, state, now, publicUrl, event: { id, type: event.type } }, evaluation);
+      gatherTournamentScores(writes.standings, { scope, participantId: participant.id, config, event, ...at });
       if (referral === null || !qualifiesReferral(referral, event)) {
         effects.push(gathered.effects);
         snapshot = gathered.participant;
