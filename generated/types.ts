@@ -2789,10 +2789,6 @@ export interface components {
             /** @description When it was published; null if it never was. */
             published_at: string | null;
         };
-        /** @description The request conflicts with the current state. */
-        ConflictResponse: {
-            body: components["schemas"]["ErrorBody"];
-        };
         /** @description A balance of one of the club's currencies. */
         CurrencyBalance: {
             /** @description The currency code from the configuration (for example `coins`). */
@@ -3143,10 +3139,6 @@ export interface components {
             category: string;
             question: string;
             answer: string;
-        };
-        /** @description A participant token was used on a secret-key-only operation. */
-        ForbiddenResponse: {
-            body: components["schemas"]["ErrorBody"];
         };
         /**
          * @description A game of the club's catalog, used to pick games in mission, tournament,
@@ -3944,10 +3936,6 @@ export interface components {
         /** @description The current and the previous edition of each enabled tournament and official track, soonest ending first. */
         MyTournamentList: {
             data: components["schemas"]["MyTournamentEdition"][];
-        };
-        /** @description Not found in the key's club and environment. */
-        NotFoundResponse: {
-            body: components["schemas"]["ErrorBody"];
         };
         /**
          * @description A message for the participant in the club's inbox, created by the club's
