@@ -100,6 +100,7 @@ const meCalls: { [Id in OperationId]?: (me: MeMethods) => Promise<unknown> } = {
   Me_getLeaderboard: (me) => me.leaderboard("torneio-slots-marco", { limit: 10 }),
   Me_listBadges: (me) => me.badges(),
   Me_listTournaments: (me) => me.tournaments({ limit: 2 }),
+  Me_getConfig: (me) => me.config(),
 };
 
 describe("@clube/node against the Prism mock", () => {
