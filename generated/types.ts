@@ -116,6 +116,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/config/backtests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A backtest job: its progress, and its result once done
+         * @description A backtest job: its progress, and its result once done.
+         */
+        get: operations["Backtests_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/config/draft": {
         parameters: {
             query?: never;
@@ -196,6 +216,45 @@ export interface paths {
         get: operations["ConfigVersions_list"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/config/versions/{version}/backtest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replays the events received in [from, to) — processed ones, not repeats, in the order they were received, each at the instant it was applied — through configuration version, on a copy of the participants' state at from, in memory: nothing is written
+         * @description Replays the events received in [`from`, `to`) — processed ones, not
+         *     repeats, in the order they were received, each at the instant it was
+         *     applied — through configuration `version`, on a copy of the participants'
+         *     state at `from`, in memory: nothing is written. Answers, per rule and
+         *     mission, the runs, participants reached, XP, currencies and rewards of
+         *     the replay, what the published configuration actually did with the same
+         *     events (their stored effects), and the difference.
+         *
+         *     The state at `from` is rebuilt from history: XP and balances from the
+         *     ledger before `from`, level and tier from that XP, event counts from the
+         *     events before `from`; rule counters, mission progress, lots, badges and
+         *     tags start empty at `from` (a rule's `max_runs_per_participant` counts
+         *     only the period's runs).
+         *
+         *     Bounded: a period holding more than 10,000 events answers 422 naming
+         *     `body.to`; split it into shorter periods. A period of up to 2,000 events
+         *     is answered at once (200); a larger one, or any with
+         *     `Prefer: respond-async`, runs as a job: 202 with the `BacktestJob`, whose
+         *     `events_done` shows the progress and `result` the answer once `done`
+         *     (`GET /v1/config/backtests/{id}`).
+         */
+        post: operations["Backtests_run"];
         delete?: never;
         options?: never;
         head?: never;
@@ -325,6 +384,13 @@ export interface paths {
          *     with its own idempotency (its `id`; a second copy of an id inside the same
          *     batch is a duplicate). Events of a participant that does not exist create it.
          *
+         *     Atomic: a batch applies every event or none. Everything the rules need of
+         *     each event (a real `occurred_at` instant — no leap second, years 1970..9999 —
+         *     and a usable `amount`) is checked before anything is written (422 naming
+         *     the field), and the batch is one transaction: if anything fails later
+         *     (5xx), nothing of it was written and resending the same batch is safe.
+         *     Single events sent at the same time never fail each other.
+         *
          *     The answer has one result per event in request order; with
          *     `Prefer: respond-async` it is 202 with the `event_ids` in request order.
          *     The body may be up to 5 MiB.
@@ -350,7 +416,8 @@ export interface paths {
          * @description Sends a test event: processed at once like `POST /v1/events` (the rules run
          *     and the effects apply to the participant, in the key's environment) with
          *     `meta.test` set to `true`, so rules can tell it apart, and listed in the
-         *     event log. Use a test participant.
+         *     event log. Use a test participant. The result always carries the "why"
+         *     trace (`trace`), kept in the event log for 7 days.
          */
         post: operations["EventLog_sendTest"];
         delete?: never;
@@ -869,6 +936,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/wheel/seed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotates the participant's provably fair seed pair: reveals the server seed in use (so every spin drawn with it can be verified) and commits to a new one with client_seed (random when omitted), nonce 0
+         * @description Rotates the participant's provably fair seed pair: reveals the server
+         *     seed in use (so every spin drawn with it can be verified) and commits to a
+         *     new one with `client_seed` (random when omitted), nonce 0. See `WheelFairness`.
+         */
+        post: operations["Me_rotateWheelSeed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/wheel/spin": {
         parameters: {
             query?: never;
@@ -888,6 +977,26 @@ export interface paths {
          *     after a timeout never spends a second spin.
          */
         post: operations["Me_spinWheel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/wheel/spins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The participant's own provably fair spins, most recent first (see WheelSpinAudit)
+         * @description The participant's own provably fair spins, most recent first (see `WheelSpinAudit`).
+         */
+        get: operations["Me_listWheelSpins"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1033,6 +1142,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/participants/{external_id}/wheel_spins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The participant's provably fair spins, most recent first, with seeds (the server seed once revealed), nonces, weights and outcomes
+         * @description The participant's provably fair spins, most recent first, with seeds (the server seed once revealed), nonces, weights and outcomes.
+         */
+        get: operations["WheelAudit_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/redemptions": {
         parameters: {
             query?: never;
@@ -1077,6 +1206,54 @@ export interface paths {
          *     `referral.qualified` is sent.
          */
         post: operations["Referrals_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test_clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The test environment's time: the test clock's when one is set, real time otherwise
+         * @description The test environment's time: the test clock's when one is set, real time otherwise.
+         */
+        get: operations["TestClocks_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Back to real time
+         * @description Back to real time. Refused with 409 `test_clock_in_use` while events were recorded after real now.
+         */
+        delete: operations["TestClocks_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test_clock/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Moves the test clock forward to to (a clock starts at real now) and, before answering, runs all the work that falls due, in time order: the clock moves one day at a time at most and every scheduled task runs for the test environment at each step
+         * @description Moves the test clock forward to `to` (a clock starts at real now) and,
+         *     before answering, runs all the work that falls due, in time order: the
+         *     clock moves one day at a time at most and every scheduled task runs for
+         *     the test environment at each step. 422 naming `body.to` for a time not
+         *     after the clock's or more than one year after it.
+         */
+        post: operations["TestClocks_advance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1694,6 +1871,77 @@ export interface components {
         AffiliateUpdate: {
             name?: string;
             status?: components["schemas"]["AffiliateStatus"];
+        };
+        /** @description A backtest run as a job; poll `GET /v1/config/backtests/{id}` until `done`. */
+        BacktestJob: {
+            id: string;
+            status: components["schemas"]["BacktestStatus"];
+            version: number;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description Events of the period to replay. */
+            events_total: number;
+            /** @description Progress: events replayed so far. */
+            events_done: number;
+            /** @description The result once `done`; null before. */
+            result: components["schemas"]["BacktestResult"] | null;
+            /** @description Why it failed; null unless `failed`. */
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            finished_at: string | null;
+        };
+        /** @description The period of a backtest: events received in [`from`, `to`). */
+        BacktestRequest: {
+            /** Format: date-time */
+            from: string;
+            /**
+             * Format: date-time
+             * @description After `from`.
+             */
+            to: string;
+        };
+        /** @description The result of a backtest. Nothing was written. */
+        BacktestResult: {
+            /** @description The configuration version replayed. */
+            version: number;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description Events replayed (processed, not repeats), at most 10,000. */
+            events: number;
+            /** @description Distinct participants of those events. */
+            participants: number;
+            /** @description Every rule and mission that did something under either configuration, by source id. */
+            sources: components["schemas"]["BacktestSource"][];
+        };
+        /** @description One rule (`rule:<id>`) or mission (`mission:<id>`): the draft's replay, what the published configuration actually did, and draft − published. */
+        BacktestSource: {
+            source: string;
+            draft: components["schemas"]["BacktestTally"];
+            published: components["schemas"]["BacktestTally"];
+            difference: components["schemas"]["BacktestTally"];
+        };
+        /**
+         * @description `queued`, `running` (see `events_done`), `done` (see `result`) or `failed` (see `error`).
+         * @enum {string}
+         */
+        BacktestStatus: "queued" | "running" | "done" | "failed";
+        /** @description What one rule or mission did over the period. Currencies in minor units. */
+        BacktestTally: {
+            /** @description Events on which it fired (a rule) or progressed (a mission). */
+            runs: number;
+            /** @description Distinct participants it reached. */
+            participants: number;
+            xp: number;
+            /** @description Per currency code, in the currency's minor units. */
+            currencies_minor: Record<string, unknown>;
+            rewards: number;
+            /** @description Missions: completions. */
+            completions: number;
         };
         /** @description A badge was granted. */
         BadgeGrantedEffect: {
@@ -2987,6 +3235,7 @@ export interface components {
          *     - `sending_pending` (409): resending a webhook sending that is still being attempted.
          *     - `affiliate_code_taken` (409): another affiliate already has that code.
          *     - `participant_exists` (409): the rename target exists and `merge` is not true.
+         *     - `test_clock_in_use` (409): the test clock cannot go back to real time while events were recorded after real now.
          *     - `insufficient_balance` (409): the participant cannot pay the reward's cost; nothing was spent.
          *     - `referral_not_counted` (409), `affiliate_conflict` (409), `conflict` (409): other conflicts, explained in `message`.
          *     - `payload_too_large` (413): the body is over 1 MiB (5 MiB for `POST /v1/events/batch` and `POST /v1/games`).
@@ -3096,6 +3345,8 @@ export interface components {
             processed_at: string | null;
             /** @description Why processing failed; null unless `failed`. */
             error: string | null;
+            /** @description The "why" trace of a test event or an event sent with `?trace=true`, kept for 7 days after receipt; null otherwise. */
+            trace: components["schemas"]["EventTrace"] | null;
         };
         /** @description A page of the event log, most recently received first. */
         EventLogList: {
@@ -3121,6 +3372,28 @@ export interface components {
             /** @description True when the idempotency key was seen before: nothing was applied again and `effects` are those of the first time. */
             duplicate: boolean;
             effects: components["schemas"]["Effect"][];
+            /** @description Present when something is probably wrong with the event, e.g. a type no rule, mission or tournament listens to (naming the closest configured type). */
+            warnings?: components["schemas"]["EventWarning"][];
+            /** @description The "why" trace (see `EventTrace`): with `?trace=true` on `POST /v1/events`, always on `POST /v1/events/test`. Not on a duplicate. */
+            trace?: components["schemas"]["EventTrace"];
+        };
+        /**
+         * @description Why the event did what it did: every rule and mission its type could touch
+         *     (those listening to it, disabled ones included, and those listening to a
+         *     type within 2 edits of it), in configuration order, rules first, matched or
+         *     skipped with the first reason. Computed by the engine only when asked for.
+         */
+        EventTrace: {
+            entries: components["schemas"]["TraceEntry"][];
+            warnings: components["schemas"]["EventWarning"][];
+        };
+        /** @description `unknown_event_type`: no rule, mission or tournament listens to the event's type. */
+        EventWarning: {
+            /** @enum {string} */
+            code: "unknown_event_type";
+            message: string;
+            /** @description The configured event type nearest by edit distance (Levenshtein); null when the club listens to none. */
+            closest_type: string | null;
         };
         /** @description Accepted for processing (`Prefer: respond-async`): stored durably, processed within seconds. */
         EventsQueued: {
@@ -4657,6 +4930,14 @@ export interface components {
             /** @description Balance per currency code, in minor units. */
             balances_minor: Record<string, unknown>;
         };
+        /** @description A server seed no longer in use, revealed. */
+        RevealedWheelSeed: {
+            server_seed: string;
+            server_seed_hash: string;
+            client_seed: string;
+            /** @description How many spins were drawn with it (nonces 0 to spins − 1). */
+            spins: number;
+        };
         /** @description A reward: what rules, missions, tournaments, check-in, the wheel and the store grant. */
         RewardConfig: {
             /** @description Identifier used wherever a reward is referenced (`reward:<code>` in reward specs). */
@@ -5444,6 +5725,46 @@ export interface components {
             rule_id: string;
         };
         /**
+         * @description The club's test clock. While one is set (`frozen: true`), everything of the
+         *     club's test environment lives at `now` instead of real time, and time only
+         *     moves when you advance it: event `occurred_at` defaults, rule windows and
+         *     daily limits, cooldowns, mission periods, check-in and wheel days, lot and
+         *     reward expiry, tier reviews, cashback, delivery warnings and every other
+         *     scheduled task. Without one, `now` is real time.
+         */
+        TestClock: {
+            /** Format: date-time */
+            now: string;
+            /** @description True while a test clock is set. */
+            frozen: boolean;
+        };
+        /** @description `POST /v1/test_clock/advance`. */
+        TestClockAdvance: {
+            /**
+             * Format: date-time
+             * @description The new time: after the clock's time (forward only), at most one year after it.
+             */
+            to: string;
+        };
+        /** @description What an advance did. */
+        TestClockAdvanced: {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description Steps taken: the clock moves at most one day per step and runs the due work at each. */
+            steps: number;
+            /** @description Scheduled tasks run for the test environment (tier review, lot expiry, cashback, delivery warnings…). */
+            tasks: components["schemas"]["TestClockTaskRun"][];
+            /** @description Webhooks queued by the work done (sent by the workers as usual). */
+            webhooks_queued: number;
+        };
+        /** @description One scheduled task and how many times it ran during the advance. */
+        TestClockTaskRun: {
+            name: string;
+            runs: number;
+        };
+        /**
          * @description The page background behind the widget. `image` uses `backgroundImage`.
          * @enum {string}
          */
@@ -5917,6 +6238,76 @@ export interface components {
             /** @description The running edition, or the last one when none runs; then the one before, newest first. */
             editions: components["schemas"]["TournamentEditionSummary"][];
         };
+        /** @description An effect of a matched rule (or a mission's reward) that produced nothing or was refused. */
+        TraceEffectIssue: {
+            /** @description The effect type (`grant_xp`, `grant_currency`…). */
+            effect: string;
+            /**
+             * @description Skipped: `expression_error` (the amount expression failed at run time: `detail` says how),
+             *     `not_a_number`, `non_positive`, `out_of_range`, `daily_limit`, `unknown_currency`,
+             *     `unknown_reward`, `unknown_mission`, `mission_unavailable`, `invalid_reward_spec`.
+             *     Refused: `insufficient_balance`, `tag_limit`, `tag_too_long`.
+             */
+            reason: string;
+            detail?: string;
+        };
+        /** @description One rule or mission the event's type could touch. */
+        TraceEntry: {
+            /** @enum {string} */
+            kind: "rule" | "mission";
+            /** @description The rule's or mission's id. */
+            id: string;
+            /** @description True when the rule fired (its effects ran) or the mission progressed. */
+            matched: boolean;
+            /** @description Why it did not match; absent when it matched. */
+            reason?: components["schemas"]["TraceReason"];
+            /** @description Effects of a matched rule that produced nothing (for example an expression error). */
+            skipped_effects?: components["schemas"]["TraceEffectIssue"][];
+            /** @description Effects of a matched rule the participant's state refused (for example a short balance). */
+            refused_effects?: components["schemas"]["TraceEffectIssue"][];
+        };
+        /** @description The first reason a rule or mission did not match; the fields beyond `code` and `message` appear for the codes that use them. */
+        TraceReason: {
+            code: components["schemas"]["TraceReasonCode"];
+            /** @description One sentence for people (support staff, the console). */
+            message: string;
+            /** @description `condition`: the failing condition as written, e.g. `amount >= 100`. */
+            condition?: string;
+            /** @description `condition`, `game_filter`, `no_increment`, `not_available`: the actual value seen (null when absent). */
+            actual?: unknown;
+            /** @description `limit_reached`: `max_runs_per_participant` or `per_participant_per_day.runs`. */
+            limit?: string;
+            /** @description `limit_reached`: the participant's counter. */
+            counter?: number;
+            /** @description `limit_reached`: the configured maximum. */
+            maximum?: number;
+            /**
+             * Format: date-time
+             * @description `cooldown`: when the rule may fire again.
+             */
+            until?: string;
+            /** @description `duplicate`: the dedupe key already seen. */
+            dedupe_key?: string;
+            /** @description `trigger_type`: the event type it listens to. */
+            expected_type?: string;
+        };
+        /**
+         * @description Why a rule or mission did not match the event (the first reason found, in
+         *     this order for a rule: trigger type, disabled, conditions, game filter,
+         *     dedupe key, `max_runs_per_participant`, cooldown, `per_participant_per_day.runs`):
+         *     - `trigger_type`: it listens to another type, within a typo's distance (2 edits) of this one: `expected_type`.
+         *     - `disabled`: `enabled: false` in the configuration.
+         *     - `condition`: the first false condition, as written (`condition`), and the value it saw (`actual`).
+         *     - `game_filter`: the event's game (`actual`: `game_type`, `game_provider`, `game_id`) is outside the filter.
+         *     - `duplicate`: the rule already fired for this `dedupe_key` (its `idempotency` path).
+         *     - `limit_reached`: `limit` reached: the participant's `counter` against `maximum`.
+         *     - `cooldown`: the rule may fire again at `until`.
+         *     - `not_available`: a mission outside its dates or audience.
+         *     - `no_increment`: a `sum` mission whose goal field has no positive value (`actual`).
+         *     - `already_completed`: a mission already completed in its current period.
+         * @enum {string}
+         */
+        TraceReasonCode: "trigger_type" | "disabled" | "condition" | "game_filter" | "duplicate" | "limit_reached" | "cooldown" | "not_available" | "no_increment" | "already_completed";
         /** @description A webhook endpoint of the key's club and environment (test and live have their own). */
         WebhookEndpoint: {
             /** @description `we_…`. */
@@ -6184,16 +6575,61 @@ export interface components {
             /**
              * Format: int32
              * @description Version of the slice weights. Increase it whenever weights or prizes
-             *     change: every spin records the version it was drawn with.
+             *     change: every spin records the version it was drawn with. Publishing a
+             *     wheel whose slice ids, weights, rewards or `tierQty` differ from the
+             *     published wheel's without a higher version publishes it with the
+             *     published version + 1, so a version always names one set of odds.
              * @default 1
              */
             probabilityVersion?: number;
+        };
+        /**
+         * @description Provably fair spins (commit–reveal). Each participant has a server seed,
+         *     kept secret while in use, whose SHA-256 hash (`server_seed_hash`, lower-case
+         *     hex of the seed's text) is shown before any spin; a client seed the
+         *     participant may choose (`POST /v1/me/wheel/seed`); and a nonce counting the
+         *     spins made with the pair (0, 1, 2…). A spin's slice is:
+         *
+         *     1. `digest` = HMAC-SHA256 with key = the UTF-8 bytes of the server seed (its
+         *     64 hex characters as text) over the UTF-8 bytes of `client_seed + ":" + nonce`
+         *     (the nonce in decimal, e.g. `"my-seed:7"`);
+         *     2. `draw` = the first 13 hex digits of `digest` (52 bits) as an integer,
+         *     divided by 2^52: a number in [0, 1);
+         *     3. walking the slices in wheel order, skipping weight 0, adding their
+         *     weights (IEEE-754 doubles): the first slice whose running sum is greater
+         *     than `draw` × the sum of all weights wins (the last slice of positive
+         *     weight when rounding leaves the draw past every boundary).
+         *
+         *     Rotating the seed (`POST /v1/me/wheel/seed`) reveals the server seed, so
+         *     every spin made with it can be recomputed — `verifyWheelSpin` in
+         *     `@clube/browser` does exactly that — and commits to a new one. The audit
+         *     (`GET /v1/participants/{external_id}/wheel_spins`, `GET /v1/me/wheel/spins`)
+         *     lists each spin with its seeds, nonce, weights and outcome.
+         */
+        WheelFairness: {
+            /** @description SHA-256 (lower-case hex) of the server seed the next spin uses. */
+            server_seed_hash: string;
+            client_seed: string;
+            /** @description The nonce of the next spin. */
+            next_nonce: number;
         };
         /**
          * @description The kind of prize a wheel slice shows; the same kinds as a reward delivery payload.
          * @enum {string}
          */
         WheelPrizeKind: "free_spins" | "bonus" | "cash";
+        /** @description The answer to a seed rotation. */
+        WheelSeedRotated: {
+            /** @description The seed pair just retired, with its server seed; null when the participant had none yet. */
+            revealed: components["schemas"]["RevealedWheelSeed"] | null;
+            /** @description The new commitment. */
+            next: components["schemas"]["WheelFairness"];
+        };
+        /** @description `POST /v1/me/wheel/seed`: reveal the server seed in use and commit to a new one. */
+        WheelSeedRotation: {
+            /** @description The client seed for the new pair (1..64 printable characters); a random one when omitted. */
+            client_seed?: string;
+        };
         /** @description One slice of the wheel. */
         WheelSlice: {
             /** @description Stable identifier, reported as `sliceId` in spin results. */
@@ -6265,6 +6701,34 @@ export interface components {
          * @description A per-tier prize quantity.
          */
         WheelSliceTierQuantity: number;
+        /** @description One spin in the wheel audit. */
+        WheelSpinAudit: {
+            spin_id: string;
+            /** Format: date-time */
+            spun_at: string;
+            /** @description The slice's 0-based position and id. */
+            index: number;
+            slice_id: string;
+            probability_version: number;
+            /** @description The slice weights the spin was drawn with, in wheel order. */
+            weights: number[];
+            server_seed_hash: string;
+            /** @description The server seed, once revealed by a rotation; null while still in use. */
+            server_seed: string | null;
+            client_seed: string;
+            nonce: number;
+        };
+        /** @description The provably fair spins, most recent first. */
+        WheelSpinAuditList: {
+            data: components["schemas"]["WheelSpinAudit"][];
+            has_more: boolean;
+        };
+        /** @description The seeds and nonce one spin was drawn with (see `WheelFairness`). */
+        WheelSpinFairness: {
+            server_seed_hash: string;
+            client_seed: string;
+            nonce: number;
+        };
         /**
          * @description The outcome of one spin. The slice is drawn with probability weight / sum of
          *     the weights, using a cryptographic random source; every spin is recorded
@@ -6291,6 +6755,8 @@ export interface components {
             duplicate: boolean;
             /** @description What the reward gave, as in event results. */
             effects: components["schemas"]["Effect"][];
+            /** @description The seeds and nonce the slice was derived from (see `WheelFairness`). */
+            fairness?: components["schemas"]["WheelSpinFairness"];
         };
         /** @description Data of `wheel.spun`. */
         WheelSpunWebhookData: {
@@ -6363,6 +6829,8 @@ export interface components {
             spins_left: number;
             /** @description When the next spin becomes available while `spins_left` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0. */
             next_spin_at: string | null;
+            /** @description The commitment the next spin is drawn with: published before the spin (see `WheelFairness`). */
+            fairness: components["schemas"]["WheelFairness"];
         };
         /**
          * @description The wheel's artwork.
@@ -7025,6 +7493,69 @@ export interface operations {
             };
         };
     };
+    Backtests_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BacktestJob"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     ConfigVersions_getDraft: {
         parameters: {
             query?: never;
@@ -7316,6 +7847,96 @@ export interface operations {
             };
             /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Backtests_run: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `respond-async` to run it as a job whatever its size. */
+                Prefer?: components["schemas"]["PreferHeader"];
+            };
+            path: {
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BacktestRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BacktestResult"];
+                };
+            };
+            /** @description 202: the backtest runs as a job. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BacktestJob"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -7670,7 +8291,14 @@ export interface operations {
     };
     Events_send: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description `true` to get the "why" trace in the result (see `EventTrace`); it is
+                 *     also kept with the event in the event log for 7 days. Costs nothing when
+                 *     absent. Not available with `Prefer: respond-async`.
+                 */
+                trace?: boolean;
+            };
             header?: {
                 /** @description Idempotency key (1..128); without it the event's `id` is used. */
                 "Idempotency-Key"?: components["schemas"]["EventIdempotencyKey"];
@@ -9615,6 +10243,82 @@ export interface operations {
             };
         };
     };
+    Me_rotateWheelSeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WheelSeedRotation"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WheelSeedRotated"];
+                };
+            };
+            /**
+             * @description 401 `unauthorized` for a missing or unknown secret key, or the secret key
+             *     without `X-Participant`; 401 `invalid_token` for a participant token that is expired (15 minutes by default), tampered
+             *     with or issued for another club or environment. The embedded widget answers
+             *     `invalid_token` by asking the host page for a fresh token (`auth.expired`).
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description Headless mode names a participant with `X-Participant`; when no participant
+             *     with that `external_id` exists in the key's club and environment the answer is
+             *     404 `not_found` (the surface never creates participants: create them with
+             *     `POST /v1/participants` or by issuing a token). A participant token always
+             *     names an existing participant, since issuing it creates the participant.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Me_spinWheel: {
         parameters: {
             query?: never;
@@ -9673,6 +10377,83 @@ export interface operations {
              *     409 `wheel_disabled`: the club has no wheel, or it is disabled.
              */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Me_listWheelSpins: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The `id` of the last item of the previous page: the page starts after it. An id that is not in the list answers 422 naming `query.starting_after`. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WheelSpinAuditList"];
+                };
+            };
+            /**
+             * @description 401 `unauthorized` for a missing or unknown secret key, or the secret key
+             *     without `X-Participant`; 401 `invalid_token` for a participant token that is expired (15 minutes by default), tampered
+             *     with or issued for another club or environment. The embedded widget answers
+             *     `invalid_token` by asking the host page for a fresh token (`auth.expired`).
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description Headless mode names a participant with `X-Participant`; when no participant
+             *     with that `external_id` exists in the key's club and environment the answer is
+             *     404 `not_found` (the surface never creates participants: create them with
+             *     `POST /v1/participants` or by issuing a token). A participant token always
+             *     names an existing participant, since issuing it creates the participant.
+             */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -10169,6 +10950,84 @@ export interface operations {
             };
         };
     };
+    WheelAudit_list: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The `id` of the last item of the previous page: the page starts after it. An id that is not in the list answers 422 naming `query.starting_after`. */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                external_id: components["schemas"]["ExternalId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WheelSpinAuditList"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Redemptions_create: {
         parameters: {
             query?: never;
@@ -10332,6 +11191,183 @@ export interface operations {
             };
             /** @description The body is larger than the documented limit. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    TestClocks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClock"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    TestClocks_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClock"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 409 `test_clock_in_use`: events were recorded after real now. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    TestClocks_advance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestClockAdvance"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClockAdvanced"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

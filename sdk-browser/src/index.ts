@@ -88,3 +88,4 @@ export { MeResource } from "./generated/resources.js";
 /** The participant surface: what `createClubeBrowser(…).me` is. */
 export type { MeResource as MeMethods } from "./generated/resources.js";
 export type * from "../../sdk-shared/src/models.js";
+export { verifyWheelSpin, wheelDraw, wheelSeedHash, wheelSliceForDraw, type FairSpin, type FairSpinCheck } from "./fair-wheel.js";

@@ -39,7 +39,7 @@ export interface Call {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** The contract's path template, e.g. `/v1/participants/{external_id}`. */
   path: string;
-  pathParams?: Record<string, string>;
+  pathParams?: Record<string, string | number>;
   query?: object;
   body?: unknown;
   /** The operation takes an `Idempotency-Key` header. */
@@ -102,11 +102,11 @@ function bodyId(body: unknown): string | undefined {
   return typeof id === "string" && id !== "" ? id : undefined;
 }
 
-function fillPath(template: string, params: Record<string, string> = {}): string {
+function fillPath(template: string, params: Record<string, string | number> = {}): string {
   return template.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined || value === "") throw new TypeError(`${name} is required`);
-    return encodeURIComponent(value);
+    return encodeURIComponent(String(value));
   });
 }
 

@@ -100,14 +100,18 @@ function method(doc: OpenApiDocument, { ref, method: name }: MethodPlan): string
   const paged = isPaged(doc, ref, syncStatus);
   const cursor = paged ? cursorField(doc, ref, syncStatus) : "id";
 
-  const args: string[] = pathParams.map((p) => `${camelCase(p.name)}: string`);
+  // Optional query flags of a write (`?trace=`) ride in the options, so adding one never moves the options argument.
+  const queryInOptions = body !== undefined && queryParams.length > 0 && !queryParams.some((p) => p.required);
+  const args: string[] = pathParams.map((p) => `${camelCase(p.name)}: ${isInteger(doc, p.schema) ? "number" : "string"}`);
   if (body) args.push(`body${body.required ? "" : "?"}: RequestBody<${op}>`);
-  if (queryParams.length > 0) args.push(`query${queryParams.some((p) => p.required) ? "" : "?"}: QueryParams<${op}>`);
+  if (queryParams.length > 0 && !queryInOptions) args.push(`query${queryParams.some((p) => p.required) ? "" : "?"}: QueryParams<${op}>`);
+  const optionsType = (base: string) => (queryInOptions ? `${base} & { query?: QueryParams<${op}> }` : base);
 
   const call: string[] = [`method: ${JSON.stringify(ref.method.toUpperCase())}`, `path: ${JSON.stringify(ref.path)}`];
   if (pathParams.length > 0) call.push(`pathParams: { ${pathParams.map((p) => `${JSON.stringify(p.name)}: ${camelCase(p.name)}`).join(", ")} }`);
   if (body) call.push("body");
-  if (queryParams.length > 0) call.push(paged ? "query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter }" : "query");
+  if (queryInOptions) call.push("query: options?.query");
+  else if (queryParams.length > 0) call.push(paged ? "query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter }" : "query");
   if (headerNames.includes("idempotency-key")) call.push("idempotent: true");
   if (respondAsync) call.push("respondAsync: async === true");
   if (effectiveSecurity(doc, operation).length === 0) call.push("public: true");
@@ -122,11 +126,16 @@ function method(doc: OpenApiDocument, { ref, method: name }: MethodPlan): string
   if (respondAsync) {
     const params = args.join(", ");
     const sep = params ? ", " : "";
-    const type = `{\n    (${params}${sep}options: AsyncRequestOptions & { async: true }): Promise<WithResponse<${result(202)}>>;\n    (${params}${sep}options?: AsyncRequestOptions & { async?: false }): Promise<WithResponse<${result(syncStatus)}>>;\n    (${params}${sep}options?: AsyncRequestOptions): Promise<WithResponse<${result(syncStatus)} | ${result(202)}>>;\n  }`;
-    const names = [...pathParams.map((p) => camelCase(p.name)), ...(body ? ["body"] : []), ...(queryParams.length > 0 ? ["query"] : [])];
-    return `${docs}\n  ${name}: ${type} = (${[...names.map((n) => `${n}: any`), "{ async, ...options }: AsyncRequestOptions = {}"].join(", ")}): Promise<any> =>\n    this._request(${callObject}, options);`;
+    const type = `{\n    (${params}${sep}options: ${optionsType("AsyncRequestOptions")} & { async: true }): Promise<WithResponse<${result(202)}>>;\n    (${params}${sep}options?: ${optionsType("AsyncRequestOptions")} & { async?: false }): Promise<WithResponse<${result(syncStatus)}>>;\n    (${params}${sep}options?: ${optionsType("AsyncRequestOptions")}): Promise<WithResponse<${result(syncStatus)} | ${result(202)}>>;\n  }`;
+    const names = [...pathParams.map((p) => camelCase(p.name)), ...(body ? ["body"] : []), ...(queryParams.length > 0 && !queryInOptions ? ["query"] : [])];
+    return `${docs}\n  ${name}: ${type} = (${[...names.map((n) => `${n}: any`), `{ async, ...options }: ${optionsType("AsyncRequestOptions")} = {}`].join(", ")}): Promise<any> =>\n    this._request(${callObject}, options);`;
   }
-  return `${docs}\n  ${name} = (${[...args, "options?: RequestOptions"].join(", ")}): Promise<WithResponse<${result(syncStatus)}>> =>\n    this._request(${callObject}, options);`;
+  return `${docs}\n  ${name} = (${[...args, `options?: ${optionsType("RequestOptions")}`].join(", ")}): Promise<WithResponse<${result(syncStatus)}>> =>\n    this._request(${callObject}, options);`;
+}
+
+function isInteger(doc: OpenApiDocument, schema: JsonSchema | undefined): boolean {
+  const type = resolve(doc, schema)?.type;
+  return type === "integer" || type === "number";
 }
 
 /** A cursor list: `starting_after` in the query and a `{data, has_more}` answer. */
@@ -137,13 +146,16 @@ function isPaged(doc: OpenApiDocument, ref: OperationRef, status: number): boole
   return "data" in properties && "has_more" in properties;
 }
 
-/** The item field `starting_after` takes: `id`, unless the items have none (configuration versions page by `version`). */
+/** The item field `starting_after` takes: `id`, else `version` (configuration versions), else the items' own `…_id`. */
 function cursorField(doc: OpenApiDocument, ref: OperationRef, status: number): string {
   const page = resolve(doc, jsonContent(ref.operation.responses[String(status)])?.schema);
   const items = resolve(doc, ((page?.properties as Record<string, JsonSchema>).data.items as JsonSchema | undefined) ?? {});
   const properties = Object.keys((items?.properties ?? {}) as object);
   if (properties.includes("id")) return "id";
   if (properties.includes("version")) return "version";
+  // Items named by their kind (`spin_id`): the first such field is the cursor.
+  const ownId = properties.find((name) => name.endsWith("_id"));
+  if (ownId) return ownId;
   throw new Error(`${ref.operationId}: cannot tell which item field starting_after takes`);
 }
 

@@ -34,6 +34,8 @@ const meOperationIds = [
   "Me_claimCheckin",
   "Me_getWheel",
   "Me_spinWheel",
+  "Me_rotateWheelSeed",
+  "Me_listWheelSpins",
   "Me_listStore",
   "Me_redeemStoreItem",
   "Me_listRewards",
@@ -73,6 +75,8 @@ const managementOperationIds = [
   "Tournaments_list",
   "Tournaments_standings",
   "Warnings_list",
+  "Backtests_run",
+  "Backtests_get",
 ];
 
 const meAuth = [{ SecretKeyAuth: [], ParticipantHeaderAuth: [] }, { ParticipantTokenAuth: [] }];

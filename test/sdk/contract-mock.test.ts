@@ -67,6 +67,12 @@ const serverCalls: { [Id in OperationId]?: (clube: Clube) => Promise<unknown> } 
   Warnings_list: (c) => c.warnings.list({ kind: "delivery_unconfirmed" }),
   Tournaments_list: (c) => c.tournaments.list(),
   Tournaments_standings: (c) => c.tournaments.standings("slots-semanal", "2026-11-23", { limit: 1 }),
+  Backtests_run: (c) => c.config.backtest(7, requestExample("Backtests_run")),
+  Backtests_get: (c) => c.config.backtestJob("btr_01JQ9A2B3C4D5E6F7G8H"),
+  WheelAudit_list: (c) => c.participants.wheelSpins("user_8412"),
+  TestClocks_get: (c) => c.testClock.get(),
+  TestClocks_advance: (c) => c.testClock.advance(requestExample("TestClocks_advance")),
+  TestClocks_delete: (c) => c.testClock.delete(),
   WebhookEndpoints_create: (c) => c.webhookEndpoints.create(requestExample("WebhookEndpoints_create")),
   WebhookEndpoints_list: (c) => c.webhookEndpoints.list(),
   WebhookEndpoints_get: (c) => c.webhookEndpoints.get("we_01JQ7E5F6G8J0L2N"),
@@ -101,6 +107,8 @@ const meCalls: { [Id in OperationId]?: (me: MeMethods) => Promise<unknown> } = {
   Me_listBadges: (me) => me.badges(),
   Me_listTournaments: (me) => me.tournaments({ limit: 2 }),
   Me_getConfig: (me) => me.config(),
+  Me_rotateWheelSeed: (me) => me.rotateWheelSeed(requestExample("Me_rotateWheelSeed")),
+  Me_listWheelSpins: (me) => me.wheelSpins(),
 };
 
 describe("@clube/node against the Prism mock", () => {

@@ -223,6 +223,16 @@ export class MeResource extends Resource {
     this._request({ method: "GET", path: "/v1/me/wheel" }, options);
 
   /**
+   * Rotates the participant's provably fair seed pair: reveals the server
+   * seed in use (so every spin drawn with it can be verified) and commits to a
+   * new one with `client_seed` (random when omitted), nonce 0. See `WheelFairness`.
+   *
+   * `POST /v1/me/wheel/seed`
+   */
+  rotateWheelSeed = (body?: RequestBody<"Me_rotateWheelSeed">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"Me_rotateWheelSeed", 200>>> =>
+    this._request({ method: "POST", path: "/v1/me/wheel/seed", body }, options);
+
+  /**
    * Spins the wheel once and grants the slice's reward (a `client_delivered`
    * reward creates a delivery). Sends `wheel.spun`.
    *
@@ -234,4 +244,12 @@ export class MeResource extends Resource {
    */
   spin = (options?: RequestOptions): Promise<WithResponse<ResponseBody<"Me_spinWheel", 200>>> =>
     this._request({ method: "POST", path: "/v1/me/wheel/spin", idempotent: true }, options);
+
+  /**
+   * The participant's own provably fair spins, most recent first (see `WheelSpinAudit`).
+   *
+   * `GET /v1/me/wheel/spins`
+   */
+  wheelSpins = (query?: QueryParams<"Me_listWheelSpins">, options?: RequestOptions): ListPromise<ResponseBody<"Me_listWheelSpins", 200>> =>
+    listPromise((startingAfter) => this._request<ResponseBody<"Me_listWheelSpins", 200>>({ method: "GET", path: "/v1/me/wheel/spins", query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options), "spin_id");
 }

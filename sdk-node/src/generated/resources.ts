@@ -93,6 +93,14 @@ export class ConfigResource extends Resource {
     this._request({ method: "GET", path: "/v1/config" }, options);
 
   /**
+   * A backtest job: its progress, and its result once done.
+   *
+   * `GET /v1/config/backtests/{id}`
+   */
+  backtestJob = (id: string, options?: RequestOptions): Promise<WithResponse<ResponseBody<"Backtests_get", 200>>> =>
+    this._request({ method: "GET", path: "/v1/config/backtests/{id}", pathParams: { "id": id } }, options);
+
+  /**
    * The latest draft: the newest saved version above the published one. 404 `not_found` when there is none (nothing saved since the last publish).
    *
    * `GET /v1/config/draft`
@@ -145,6 +153,37 @@ export class ConfigResource extends Resource {
    */
   versions = (query?: QueryParams<"ConfigVersions_list">, options?: RequestOptions): ListPromise<ResponseBody<"ConfigVersions_list", 200>> =>
     listPromise((startingAfter) => this._request<ResponseBody<"ConfigVersions_list", 200>>({ method: "GET", path: "/v1/config/versions", query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options), "version");
+
+  /**
+   * Replays the events received in [`from`, `to`) — processed ones, not
+   * repeats, in the order they were received, each at the instant it was
+   * applied — through configuration `version`, on a copy of the participants'
+   * state at `from`, in memory: nothing is written. Answers, per rule and
+   * mission, the runs, participants reached, XP, currencies and rewards of
+   * the replay, what the published configuration actually did with the same
+   * events (their stored effects), and the difference.
+   *
+   * The state at `from` is rebuilt from history: XP and balances from the
+   * ledger before `from`, level and tier from that XP, event counts from the
+   * events before `from`; rule counters, mission progress, lots, badges and
+   * tags start empty at `from` (a rule's `max_runs_per_participant` counts
+   * only the period's runs).
+   *
+   * Bounded: a period holding more than 10,000 events answers 422 naming
+   * `body.to`; split it into shorter periods. A period of up to 2,000 events
+   * is answered at once (200); a larger one, or any with
+   * `Prefer: respond-async`, runs as a job: 202 with the `BacktestJob`, whose
+   * `events_done` shows the progress and `result` the answer once `done`
+   * (`GET /v1/config/backtests/{id}`).
+   *
+   * `POST /v1/config/versions/{version}/backtest`
+   */
+  backtest: {
+    (version: number, body: RequestBody<"Backtests_run">, options: AsyncRequestOptions & { async: true }): Promise<WithResponse<ResponseBody<"Backtests_run", 202>>>;
+    (version: number, body: RequestBody<"Backtests_run">, options?: AsyncRequestOptions & { async?: false }): Promise<WithResponse<ResponseBody<"Backtests_run", 200>>>;
+    (version: number, body: RequestBody<"Backtests_run">, options?: AsyncRequestOptions): Promise<WithResponse<ResponseBody<"Backtests_run", 200> | ResponseBody<"Backtests_run", 202>>>;
+  } = (version: any, body: any, { async, ...options }: AsyncRequestOptions = {}): Promise<any> =>
+    this._request({ method: "POST", path: "/v1/config/versions/{version}/backtest", pathParams: { "version": version }, body, respondAsync: async === true }, options);
 }
 
 /**
@@ -216,11 +255,11 @@ export class EventsResource extends Resource {
    * `POST /v1/events`
    */
   send: {
-    (body: RequestBody<"Events_send">, options: AsyncRequestOptions & { async: true }): Promise<WithResponse<ResponseBody<"Events_send", 202>>>;
-    (body: RequestBody<"Events_send">, options?: AsyncRequestOptions & { async?: false }): Promise<WithResponse<ResponseBody<"Events_send", 200>>>;
-    (body: RequestBody<"Events_send">, options?: AsyncRequestOptions): Promise<WithResponse<ResponseBody<"Events_send", 200> | ResponseBody<"Events_send", 202>>>;
-  } = (body: any, { async, ...options }: AsyncRequestOptions = {}): Promise<any> =>
-    this._request({ method: "POST", path: "/v1/events", body, idempotent: true, respondAsync: async === true }, options);
+    (body: RequestBody<"Events_send">, options: AsyncRequestOptions & { query?: QueryParams<"Events_send"> } & { async: true }): Promise<WithResponse<ResponseBody<"Events_send", 202>>>;
+    (body: RequestBody<"Events_send">, options?: AsyncRequestOptions & { query?: QueryParams<"Events_send"> } & { async?: false }): Promise<WithResponse<ResponseBody<"Events_send", 200>>>;
+    (body: RequestBody<"Events_send">, options?: AsyncRequestOptions & { query?: QueryParams<"Events_send"> }): Promise<WithResponse<ResponseBody<"Events_send", 200> | ResponseBody<"Events_send", 202>>>;
+  } = (body: any, { async, ...options }: AsyncRequestOptions & { query?: QueryParams<"Events_send"> } = {}): Promise<any> =>
+    this._request({ method: "POST", path: "/v1/events", body, query: options?.query, idempotent: true, respondAsync: async === true }, options);
 
   /**
    * Sends 1 to 500 events. The whole body is validated first: one invalid event
@@ -228,6 +267,13 @@ export class EventsResource extends Resource {
    * nothing is processed. Then each event is processed independently, in order,
    * with its own idempotency (its `id`; a second copy of an id inside the same
    * batch is a duplicate). Events of a participant that does not exist create it.
+   *
+   * Atomic: a batch applies every event or none. Everything the rules need of
+   * each event (a real `occurred_at` instant — no leap second, years 1970..9999 —
+   * and a usable `amount`) is checked before anything is written (422 naming
+   * the field), and the batch is one transaction: if anything fails later
+   * (5xx), nothing of it was written and resending the same batch is safe.
+   * Single events sent at the same time never fail each other.
    *
    * The answer has one result per event in request order; with
    * `Prefer: respond-async` it is 202 with the `event_ids` in request order.
@@ -246,7 +292,8 @@ export class EventsResource extends Resource {
    * Sends a test event: processed at once like `POST /v1/events` (the rules run
    * and the effects apply to the participant, in the key's environment) with
    * `meta.test` set to `true`, so rules can tell it apart, and listed in the
-   * event log. Use a test participant.
+   * event log. Use a test participant. The result always carries the "why"
+   * trace (`trace`), kept in the event log for 7 days.
    *
    * `POST /v1/events/test`
    */
@@ -524,6 +571,16 @@ export class MeResource extends Resource {
     this._request({ method: "GET", path: "/v1/me/wheel" }, options);
 
   /**
+   * Rotates the participant's provably fair seed pair: reveals the server
+   * seed in use (so every spin drawn with it can be verified) and commits to a
+   * new one with `client_seed` (random when omitted), nonce 0. See `WheelFairness`.
+   *
+   * `POST /v1/me/wheel/seed`
+   */
+  rotateWheelSeed = (body?: RequestBody<"Me_rotateWheelSeed">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"Me_rotateWheelSeed", 200>>> =>
+    this._request({ method: "POST", path: "/v1/me/wheel/seed", body }, options);
+
+  /**
    * Spins the wheel once and grants the slice's reward (a `client_delivered`
    * reward creates a delivery). Sends `wheel.spun`.
    *
@@ -535,6 +592,14 @@ export class MeResource extends Resource {
    */
   spin = (options?: RequestOptions): Promise<WithResponse<ResponseBody<"Me_spinWheel", 200>>> =>
     this._request({ method: "POST", path: "/v1/me/wheel/spin", idempotent: true }, options);
+
+  /**
+   * The participant's own provably fair spins, most recent first (see `WheelSpinAudit`).
+   *
+   * `GET /v1/me/wheel/spins`
+   */
+  wheelSpins = (query?: QueryParams<"Me_listWheelSpins">, options?: RequestOptions): ListPromise<ResponseBody<"Me_listWheelSpins", 200>> =>
+    listPromise((startingAfter) => this._request<ResponseBody<"Me_listWheelSpins", 200>>({ method: "GET", path: "/v1/me/wheel/spins", query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options), "spin_id");
 }
 
 /**
@@ -607,6 +672,14 @@ export class ParticipantsResource extends Resource {
    */
   token = (externalId: string, body?: RequestBody<"Participants_createToken">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"Participants_createToken", 200>>> =>
     this._request({ method: "POST", path: "/v1/participants/{external_id}/token", pathParams: { "external_id": externalId }, body }, options);
+
+  /**
+   * The participant's provably fair spins, most recent first, with seeds (the server seed once revealed), nonces, weights and outcomes.
+   *
+   * `GET /v1/participants/{external_id}/wheel_spins`
+   */
+  wheelSpins = (externalId: string, query?: QueryParams<"WheelAudit_list">, options?: RequestOptions): ListPromise<ResponseBody<"WheelAudit_list", 200>> =>
+    listPromise((startingAfter) => this._request<ResponseBody<"WheelAudit_list", 200>>({ method: "GET", path: "/v1/participants/{external_id}/wheel_spins", pathParams: { "external_id": externalId }, query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options), "spin_id");
 }
 
 /**
@@ -643,6 +716,39 @@ export class ReferralsResource extends Resource {
    */
   register = (body: RequestBody<"Referrals_register">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"Referrals_register", 201>>> =>
     this._request({ method: "POST", path: "/v1/referrals", body }, options);
+}
+
+/**
+ * Simulated time for a club's test environment.
+ */
+export class TestClockResource extends Resource {
+  /**
+   * The test environment's time: the test clock's when one is set, real time otherwise.
+   *
+   * `GET /v1/test_clock`
+   */
+  get = (options?: RequestOptions): Promise<WithResponse<ResponseBody<"TestClocks_get", 200>>> =>
+    this._request({ method: "GET", path: "/v1/test_clock" }, options);
+
+  /**
+   * Back to real time. Refused with 409 `test_clock_in_use` while events were recorded after real now.
+   *
+   * `DELETE /v1/test_clock`
+   */
+  delete = (options?: RequestOptions): Promise<WithResponse<ResponseBody<"TestClocks_delete", 200>>> =>
+    this._request({ method: "DELETE", path: "/v1/test_clock" }, options);
+
+  /**
+   * Moves the test clock forward to `to` (a clock starts at real now) and,
+   * before answering, runs all the work that falls due, in time order: the
+   * clock moves one day at a time at most and every scheduled task runs for
+   * the test environment at each step. 422 naming `body.to` for a time not
+   * after the clock's or more than one year after it.
+   *
+   * `POST /v1/test_clock/advance`
+   */
+  advance = (body: RequestBody<"TestClocks_advance">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"TestClocks_advance", 200>>> =>
+    this._request({ method: "POST", path: "/v1/test_clock/advance", body }, options);
 }
 
 /**
@@ -781,6 +887,7 @@ export abstract class ClubeResources {
   readonly participants: ParticipantsResource;
   readonly redemptions: RedemptionsResource;
   readonly referrals: ReferralsResource;
+  readonly testClock: TestClockResource;
   readonly tournaments: TournamentsResource;
   readonly warnings: WarningsResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
@@ -797,6 +904,7 @@ export abstract class ClubeResources {
     this.participants = new ParticipantsResource(request);
     this.redemptions = new RedemptionsResource(request);
     this.referrals = new ReferralsResource(request);
+    this.testClock = new TestClockResource(request);
     this.tournaments = new TournamentsResource(request);
     this.warnings = new WarningsResource(request);
     this.webhookEndpoints = new WebhookEndpointsResource(request);

@@ -12,6 +12,9 @@ import { meHandlers } from "./me.js";
 import { participantHandlers } from "./participants.js";
 import { consoleHandlers } from "./console.js";
 import { tournamentHandlers } from "./tournaments.js";
+import { wheelAuditHandlers } from "./wheel-audit.js";
+import { backtestHandlers } from "./backtests.js";
+import { testClockHandlers } from "./test-clocks.js";
 
 /**
  * Every contracted operation's handler. The `Handlers` type comes from the
@@ -30,5 +33,8 @@ export function createHandlers(services: Services): Handlers<RequestContext> {
     ...growthHandlers(services),
     ...consoleHandlers(services),
     ...tournamentHandlers(services),
+    ...wheelAuditHandlers(services),
+    ...backtestHandlers(services),
+    ...testClockHandlers(services),
   };
 }

@@ -19,7 +19,8 @@ import {
 } from "../usecases/surface.js";
 import { listMyTournaments } from "../usecases/tournaments/views.js";
 import { etagMatches, getMeConfig } from "../usecases/surface/me-config.js";
-import { cryptoRandom, getWheelState, spinWheel } from "../usecases/wheel.js";
+import { getWheelState, spinWheel } from "../usecases/wheel.js";
+import { listFairSpins, rotateWheelSeed } from "../usecases/wheel/fair-seeds.js";
 import type { Services } from "../services.js";
 import { meOf } from "./context.js";
 import type { OperationId } from "../../../generated/operations.js";
@@ -85,10 +86,17 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
       const spin = await spinWheel(db, scope, externalId, {
         idempotencyKey: req.headers["idempotency-key"],
         now: clock.now(),
-        random: cryptoRandom,
         publicUrl,
       });
       return { status: 200, body: changed(spin) };
+    },
+    async Me_rotateWheelSeed(req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await rotateWheelSeed(db, scope, externalId, req.body?.client_seed, clock.now()) };
+    },
+    async Me_listWheelSpins(req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await listFairSpins(db, scope, externalId, req.query) };
     },
     async Me_listStore(_req, ctx) {
       const { scope, externalId } = await me(ctx);
