@@ -4485,7 +4485,8 @@ export interface components {
              * @description Free-form details sent with the delivery (`reward.delivery_requested`).
              *     Its `kind` tells the client what to credit: `cash` (`amount_cents` as
              *     balance), `bonus` (`amount_cents` as bonus, with `rollover`), `free_spins`
-             *     (`spins` in `game`), or `other`.
+             *     (`spins` in `game`), or `other`. For an `internal` reward, `currency` and
+             *     `amount` credit the participant at grant (see `RewardType.internal`).
              * @default {}
              */
             payload?: Record<string, unknown>;
