@@ -3745,7 +3745,9 @@ export interface components {
          *     - `delivered`: the client confirmed the delivery.
          *     - `delivery_failed`: the client reported the delivery as failed.
          *     - `expired`: the reward's `expiresInDays` ran out before it was used or
-         *     delivered.
+         *     delivered. It shows from `expires_at` on; a worker job also stores it
+         *     every few minutes. The seed's webhook list has no `reward.expired`, so
+         *     expiry sends no webhook: the client reads the status.
          * @enum {string}
          */
         MyRewardStatus: "granted" | "pending_delivery" | "delivered" | "delivery_failed" | "expired";

@@ -1,6 +1,7 @@
 import type { Database } from "../db/orm.js";
 import { creditDueCashbackForAllClubs } from "../usecases/cashback-claims.js";
 import { expireCurrencyLots } from "../usecases/lot-expiry.js";
+import { expireRewards } from "../usecases/reward-expiry.js";
 import { reviewTiers } from "../usecases/tier-review.js";
 import { WebhookDispatcher } from "../webhooks/dispatch.js";
 import { createOutboxRelay, type OutboxRelay } from "./outbox.js";
@@ -47,6 +48,7 @@ export function workerTasks(db: Database, publicUrl: string | undefined): Schedu
   const tasks: ScheduledTask[] = [
     { name: "unconfirmed delivery warnings", intervalMs: 5 * MINUTE_MS, run: (now) => warnUnconfirmedDeliveries(db, now) },
     { name: "currency lot expiry", intervalMs: 5 * MINUTE_MS, run: (now) => expireCurrencyLots(db, now) },
+    { name: "reward expiry", intervalMs: 5 * MINUTE_MS, run: (now) => expireRewards(db, now) },
     { name: "monthly tier review", intervalMs: HOUR_MS, run: (now) => reviewTiers(db, now) },
   ];
   if (publicUrl !== undefined) {
