@@ -4027,10 +4027,20 @@ export interface components {
             next_level_xp: number | null;
             remaining_xp: number;
             percent: number;
+            /**
+             * @description The participant's stored tier: the one `tier_in` conditions test and
+             *     `tier.changed` reports. It can differ from the tier of `level` after the
+             *     club changes its curve or tiers, until an event or the monthly review
+             *     moves it (see `progression.demotion`).
+             */
             tier: components["schemas"]["ParticipantTier"];
             /** @description Null in the highest tier. */
             next_tier: components["schemas"]["ParticipantNextTier"] | null;
-            /** @description Names of the benefits of the current tier (benefits still under compliance review are left out). */
+            /**
+             * @description Names of the benefits of the current tier. Benefits still under compliance
+             *     review (`compliance: review`) are left out of `/v1/me`; server routes list
+             *     them all.
+             */
             benefits: string[];
             /** @description Every configured currency, in the configured order. */
             currencies: components["schemas"]["CurrencyBalance"][];

@@ -29372,7 +29372,7 @@ return errors === 0;
 validate646.evaluated = {"props":{"code":true,"name":true,"starts_at_level":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_ParticipantProfile = validate647;
-const schema319 = {"type":"object","required":["id","external_id","display_name","avatar_url","xp","level","max_level","level_start_xp","next_level_xp","remaining_xp","percent","tier","next_tier","benefits","currencies","flags"],"properties":{"id":{"type":"string","description":"The service's id of the participant."},"external_id":{"$ref":"#/components/schemas/ExternalId"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"xp":{"type":"integer","minimum":0,"description":"Total XP since the start."},"level":{"type":"integer","minimum":1},"max_level":{"type":"integer","minimum":1},"level_start_xp":{"type":"integer","minimum":0},"next_level_xp":{"anyOf":[{"type":"integer"},{"type":"null"}]},"remaining_xp":{"type":"integer","minimum":0},"percent":{"type":"integer","minimum":0,"maximum":100},"tier":{"$ref":"#/components/schemas/ParticipantTier"},"next_tier":{"anyOf":[{"$ref":"#/components/schemas/ParticipantNextTier"},{"type":"null"}],"description":"Null in the highest tier."},"benefits":{"type":"array","items":{"type":"string"},"description":"Names of the benefits of the current tier (benefits still under compliance review are left out)."},"currencies":{"type":"array","items":{"$ref":"#/components/schemas/CurrencyBalance"},"description":"Every configured currency, in the configured order."},"flags":{"type":"object","unevaluatedProperties":{},"description":"Free-form flags the club's surfaces use (for example which modules the participant has seen)."}},"description":"A participant as the club sees it. The level fields follow the XP totals at\nwhich levels start:\n- `level_start_xp`: where the current level starts; `next_level_xp`: where the\nnext one starts, null on the last level (`level` = `max_level`);\n- `remaining_xp` = `next_level_xp` − `xp`, or 0 on the last level;\n- `percent` = (`xp` − `level_start_xp`) / (`next_level_xp` − `level_start_xp`)\n× 100 rounded down (the `ProgressXp.progress` ratio as a percentage), 100 on\nthe last level."};
+const schema319 = {"type":"object","required":["id","external_id","display_name","avatar_url","xp","level","max_level","level_start_xp","next_level_xp","remaining_xp","percent","tier","next_tier","benefits","currencies","flags"],"properties":{"id":{"type":"string","description":"The service's id of the participant."},"external_id":{"$ref":"#/components/schemas/ExternalId"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"xp":{"type":"integer","minimum":0,"description":"Total XP since the start."},"level":{"type":"integer","minimum":1},"max_level":{"type":"integer","minimum":1},"level_start_xp":{"type":"integer","minimum":0},"next_level_xp":{"anyOf":[{"type":"integer"},{"type":"null"}]},"remaining_xp":{"type":"integer","minimum":0},"percent":{"type":"integer","minimum":0,"maximum":100},"tier":{"allOf":[{"$ref":"#/components/schemas/ParticipantTier"}],"description":"The participant's stored tier: the one `tier_in` conditions test and\n`tier.changed` reports. It can differ from the tier of `level` after the\nclub changes its curve or tiers, until an event or the monthly review\nmoves it (see `progression.demotion`)."},"next_tier":{"anyOf":[{"$ref":"#/components/schemas/ParticipantNextTier"},{"type":"null"}],"description":"Null in the highest tier."},"benefits":{"type":"array","items":{"type":"string"},"description":"Names of the benefits of the current tier. Benefits still under compliance\nreview (`compliance: review`) are left out of `/v1/me`; server routes list\nthem all."},"currencies":{"type":"array","items":{"$ref":"#/components/schemas/CurrencyBalance"},"description":"Every configured currency, in the configured order."},"flags":{"type":"object","unevaluatedProperties":{},"description":"Free-form flags the club's surfaces use (for example which modules the participant has seen)."}},"description":"A participant as the club sees it. The level fields follow the XP totals at\nwhich levels start:\n- `level_start_xp`: where the current level starts; `next_level_xp`: where the\nnext one starts, null on the last level (`level` = `max_level`);\n- `remaining_xp` = `next_level_xp` − `xp`, or 0 on the last level;\n- `percent` = (`xp` − `level_start_xp`) / (`next_level_xp` − `level_start_xp`)\n× 100 rounded down (the `ProgressXp.progress` ratio as a percentage), 100 on\nthe last level."};
 const schema320 = {"type":"object","required":["code","name","color","badge","vip"],"properties":{"code":{"type":"string"},"name":{"type":"string"},"color":{"anyOf":[{"$ref":"#/components/schemas/HexColor"},{"type":"null"}]},"badge":{"anyOf":[{"type":"string"},{"type":"null"}]},"vip":{"type":"boolean"}},"description":"The participant's tier (a band of levels from the configuration's `progression.tiers`)."};
 
 function validate649(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -29943,23 +29943,23 @@ var valid0 = true;
 if(valid0){
 if(data.next_tier !== undefined){
 let data12 = data.next_tier;
-const _errs35 = errors;
 const _errs36 = errors;
-let valid4 = false;
 const _errs37 = errors;
+let valid5 = false;
+const _errs38 = errors;
 if(!(validate646(data12, {instancePath:instancePath+"/next_tier",parentData:data,parentDataProperty:"next_tier",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate646.errors : vErrors.concat(validate646.errors);
 errors = vErrors.length;
 }
-var _valid3 = _errs37 === errors;
-valid4 = valid4 || _valid3;
+var _valid3 = _errs38 === errors;
+valid5 = valid5 || _valid3;
 if(_valid3){
 var props0 = {};
 props0.code = true;
 props0.name = true;
 props0.starts_at_level = true;
 }
-const _errs38 = errors;
+const _errs39 = errors;
 if(data12 !== null){
 const err10 = {instancePath:instancePath+"/next_tier",schemaPath:"#/properties/next_tier/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
@@ -29970,9 +29970,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-var _valid3 = _errs38 === errors;
-valid4 = valid4 || _valid3;
-if(!valid4){
+var _valid3 = _errs39 === errors;
+valid5 = valid5 || _valid3;
+if(!valid5){
 const err11 = {instancePath:instancePath+"/next_tier",schemaPath:"#/properties/next_tier/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err11];
@@ -29985,17 +29985,17 @@ validate647.errors = vErrors;
 return false;
 }
 else {
-errors = _errs36;
+errors = _errs37;
 if(vErrors !== null){
-if(_errs36){
-vErrors.length = _errs36;
+if(_errs37){
+vErrors.length = _errs37;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs35 === errors;
+var valid0 = _errs36 === errors;
 }
 else {
 var valid0 = true;
@@ -30003,19 +30003,19 @@ var valid0 = true;
 if(valid0){
 if(data.benefits !== undefined){
 let data13 = data.benefits;
-const _errs40 = errors;
-if(errors === _errs40){
+const _errs41 = errors;
+if(errors === _errs41){
 if(Array.isArray(data13)){
-var valid5 = true;
+var valid6 = true;
 const len0 = data13.length;
 for(let i0=0; i0<len0; i0++){
-const _errs42 = errors;
+const _errs43 = errors;
 if(typeof data13[i0] !== "string"){
 validate647.errors = [{instancePath:instancePath+"/benefits/" + i0,schemaPath:"#/properties/benefits/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid5 = _errs42 === errors;
-if(!valid5){
+var valid6 = _errs43 === errors;
+if(!valid6){
 break;
 }
 }
@@ -30025,7 +30025,7 @@ validate647.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs40 === errors;
+var valid0 = _errs41 === errors;
 }
 else {
 var valid0 = true;
@@ -30033,19 +30033,19 @@ var valid0 = true;
 if(valid0){
 if(data.currencies !== undefined){
 let data15 = data.currencies;
-const _errs44 = errors;
-if(errors === _errs44){
+const _errs45 = errors;
+if(errors === _errs45){
 if(Array.isArray(data15)){
-var valid6 = true;
+var valid7 = true;
 const len1 = data15.length;
 for(let i1=0; i1<len1; i1++){
-const _errs46 = errors;
+const _errs47 = errors;
 if(!(validate407(data15[i1], {instancePath:instancePath+"/currencies/" + i1,parentData:data15,parentDataProperty:i1,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate407.errors : vErrors.concat(validate407.errors);
 errors = vErrors.length;
 }
-var valid6 = _errs46 === errors;
-if(!valid6){
+var valid7 = _errs47 === errors;
+if(!valid7){
 break;
 }
 }
@@ -30055,7 +30055,7 @@ validate647.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/pro
 return false;
 }
 }
-var valid0 = _errs44 === errors;
+var valid0 = _errs45 === errors;
 }
 else {
 var valid0 = true;
@@ -30063,8 +30063,8 @@ var valid0 = true;
 if(valid0){
 if(data.flags !== undefined){
 let data17 = data.flags;
-const _errs47 = errors;
-if(errors === _errs47){
+const _errs48 = errors;
+if(errors === _errs48){
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 }
 else {
@@ -30072,7 +30072,7 @@ validate647.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs47 === errors;
+var valid0 = _errs48 === errors;
 }
 else {
 var valid0 = true;
