@@ -114,7 +114,9 @@ describe("the worker's periodic jobs", () => {
       "currency lot expiry": 5,
       "reward expiry": 5,
       "monthly tier review": 60,
+      "event trace retention": 60,
       "automatic cashback": 60,
+      "tournament settlement": 1,
     });
   });
 

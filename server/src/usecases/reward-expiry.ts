@@ -1,5 +1,6 @@
 import { ParticipantReward } from "../db/entities/index.js";
 import type { Database } from "../db/orm.js";
+import type { Scope } from "../db/scope.js";
 
 /*
  * The expiry of granted rewards (rewards with `expiresInDays`): a reward still
@@ -14,7 +15,10 @@ import type { Database } from "../db/orm.js";
  * status (documented with `MyRewardStatus`).
  */
 
-/** Marks every open reward past its `expiresAt` at `now` expired; returns how many. */
-export async function expireRewards(db: Database, now: Date): Promise<number> {
-  return db.em().nativeUpdate(ParticipantReward, { status: { $in: ["granted", "pending"] }, expiresAt: { $lte: now } }, { status: "expired" });
+/**
+ * Marks every open reward past its `expiresAt` at `now` expired (only `scope`'s
+ * when given: a test environment running on its test clock); returns how many.
+ */
+export async function expireRewards(db: Database, now: Date, scope?: Scope): Promise<number> {
+  return db.em().nativeUpdate(ParticipantReward, { ...scope, status: { $in: ["granted", "pending"] }, expiresAt: { $lte: now } }, { status: "expired" });
 }
