@@ -383,6 +383,13 @@ export interface paths {
          *     with its own idempotency (its `id`; a second copy of an id inside the same
          *     batch is a duplicate). Events of a participant that does not exist create it.
          *
+         *     Atomic: a batch applies every event or none. Everything the rules need of
+         *     each event (a real `occurred_at` instant — no leap second, years 1970..9999 —
+         *     and a usable `amount`) is checked before anything is written (422 naming
+         *     the field), and the batch is one transaction: if anything fails later
+         *     (5xx), nothing of it was written and resending the same batch is safe.
+         *     Single events sent at the same time never fail each other.
+         *
          *     The answer has one result per event in request order; with
          *     `Prefer: respond-async` it is 202 with the `event_ids` in request order.
          *     The body may be up to 5 MiB.

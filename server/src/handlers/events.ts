@@ -1,4 +1,5 @@
 import { ingestBatch, ingestEvent, queueEvents } from "../usecases/events.js";
+import { checkEngineInputs } from "../usecases/event-inputs.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";
@@ -23,6 +24,7 @@ export function eventHandlers(services: Services): HandlerSet<"Events_send" | "E
       const scope = scopeOf(ctx);
       const idempotencyKey = req.headers["idempotency-key"];
       if (prefersAsync(req.headers.prefer)) {
+        checkEngineInputs([req.body], () => "body");
         const queued = await queueEvents(db, scope, [req.body], { now: clock.now(), idempotencyKey });
         services.jobsChanged();
         return { status: 202, body: queued, headers: ASYNC_APPLIED };
@@ -35,6 +37,7 @@ export function eventHandlers(services: Services): HandlerSet<"Events_send" | "E
     async Events_sendBatch(req, ctx) {
       const scope = scopeOf(ctx);
       if (prefersAsync(req.headers.prefer)) {
+        checkEngineInputs(req.body.events, (i) => `body.events[${i}]`);
         const queued = await queueEvents(db, scope, req.body.events, { now: clock.now() });
         services.jobsChanged();
         return { status: 202, body: queued, headers: ASYNC_APPLIED };

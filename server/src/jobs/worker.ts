@@ -4,7 +4,7 @@ import { purgeOldTraces } from "../usecases/event-log.js";
 import { expireCurrencyLots } from "../usecases/lot-expiry.js";
 import { expireRewards } from "../usecases/reward-expiry.js";
 import { reviewTiers } from "../usecases/tier-review.js";
-import { settleTournamentsForAllClubs } from "../usecases/tournaments/settlement.js";
+import { settleTournaments, settleTournamentsForAllClubs } from "../usecases/tournaments/settlement.js";
 import { WebhookDispatcher } from "../webhooks/dispatch.js";
 import { createOutboxRelay, type OutboxRelay } from "./outbox.js";
 import type { Consumer, MessageHandler, Queue } from "./queue.js";
@@ -78,7 +78,12 @@ export function workerTasks(db: Database, publicUrl: string | undefined): Schedu
       runFor: (scope, now) => creditDueCashbackForAllClubs(db, { now, publicUrl }, scope),
     });
     // Prizes are paid at most a minute after an edition ends; a pass over settled editions only reads.
-    tasks.push({ name: "tournament settlement", intervalMs: MINUTE_MS, run: (now) => settleTournamentsForAllClubs(db, { now, publicUrl }) });
+    tasks.push({
+      name: "tournament settlement",
+      intervalMs: MINUTE_MS,
+      run: (now) => settleTournamentsForAllClubs(db, { now, publicUrl }),
+      runFor: (scope, now) => settleTournaments(db, scope, { now, publicUrl }),
+    });
   }
   return tasks;
 }

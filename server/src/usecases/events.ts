@@ -9,10 +9,10 @@ import type { EngineEvent, ParticipantState } from "../engine/types.js";
 import { unknownTypeWarning, type EventTrace } from "../engine/trace.js";
 import { Event, OutboxMessage, Participant, Referral } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
-import type { Database, Dialect } from "../db/orm.js";
+import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { stateAfter } from "./carried-state.js";
-import { forEachConcurrently } from "./concurrently.js";
+import { checkEngineInputs } from "./event-inputs.js";
 import { requirePublishedConfig, type PublishedConfig } from "./config.js";
 import { notFound } from "./errors.js";
 import {
@@ -337,6 +337,7 @@ export async function ingestEvent(
   input: EventInput,
   opts: IngestOptions & { idempotencyKey?: string; trace?: boolean },
 ): Promise<EventResult> {
+  checkEngineInputs([input], () => "body");
   const published = await requirePublishedConfig(db, scope);
   if (opts.trace) opts = { ...opts, traces: new Map() };
   const [[result]] = await ingestTogether(db, scope, published, [{ externalId: input.participant, items: [incoming(input, opts.idempotencyKey, opts.now)] }], opts);
@@ -344,14 +345,17 @@ export async function ingestEvent(
 }
 
 /**
- * How a batch's participants are split into transactions: up to
- * PARTICIPANTS_PER_TRANSACTION in each (every query then serves all of them,
- * while the locks are held for a bounded time), several transactions at once
- * on PostgreSQL, each on its own pooled connection. SQLite runs one
- * transaction at a time, so there they take turns.
+ * A batch is one transaction (every event applied, or none), its
+ * participants taken PARTICIPANTS_PER_STEP at a time (every query serves all
+ * of them, with IN lists and multi-row writes of bounded size).
  */
-const PARTICIPANTS_PER_TRANSACTION = 100;
-const TRANSACTIONS_AT_ONCE: Record<Dialect, number> = { postgresql: 2, sqlite: 1 };
+const PARTICIPANTS_PER_STEP = 100;
+/**
+ * How often a whole batch is tried again after losing a race: another request
+ * stored one of its keys first (the retry answers it as a repeat) or a
+ * deadlock with another transaction (a referral also locks its referrer).
+ */
+const BATCH_ATTEMPTS = 5;
 
 interface BatchItem extends Incoming {
   /** The event's place in the request. */
@@ -392,24 +396,44 @@ function chunks<T>(items: T[], size: number): T[][] {
  * whole batch is evaluated against the configuration published when it
  * arrived.
  *
+ * Atomic: everything the engine needs of each event (real instants, usable
+ * amounts) is checked before the first write (422 naming the field), and the
+ * whole batch is one transaction, so a failure anywhere leaves nothing
+ * written and resending is safe.
+ *
  * An event only changes its own participant's state (but for the referrer
  * a qualifying event pays), so the events are applied by participant, many
- * participants per transaction (see applyInOrder), and the repeats are
- * answered after the originals commit. The one order that can differ from
- * sending the events one by one: a referrer's own events of the same batch
- * that follow the qualifying event may be evaluated before the referral pays.
+ * participants per step (see applyInOrder), and the repeats are answered
+ * after the originals, in the same transaction. The one order that can differ
+ * from sending the events one by one: a referrer's own events of the same
+ * batch that follow the qualifying event may be evaluated before the referral pays.
  */
 export async function ingestBatch(db: Database, scope: Scope, events: EventInput[], opts: IngestOptions): Promise<{ results: EventResult[] }> {
+  checkEngineInputs(events, (i) => `body.events[${i}]`);
   const published = await requirePublishedConfig(db, scope);
   const { byParticipant, repeats } = planBatch(events.map((input, index) => ({ index, participant: input.participant, ...incoming(input, undefined, opts.now) })));
-  const results: EventResult[] = new Array(events.length);
-  const answer = async (groups: BatchItem[][]) => {
-    const answered = await ingestTogether(db, scope, published, groups.map((items) => ({ externalId: items[0].participant, items })), opts);
-    groups.forEach((items, g) => items.forEach((item, i) => (results[item.index] = answered[g][i])));
+  const applyAll = (em: SqlEntityManager) => async () => {
+    const results: EventResult[] = new Array(events.length);
+    const answer = async (groups: BatchItem[][]) => {
+      const answered = await applyInOrder(em, db, scope, published, groups.map((items) => ({ externalId: items[0].participant, items })), opts);
+      groups.forEach((items, g) => items.forEach((item, i) => (results[item.index] = answered[g][i])));
+    };
+    for (const step of chunks(byParticipant, PARTICIPANTS_PER_STEP)) {
+      await answer(step);
+      await yieldToEventLoop();
+    }
+    for (const repeat of repeats) await answer([[repeat]]);
+    return { results };
   };
-  await forEachConcurrently(chunks(byParticipant, PARTICIPANTS_PER_TRANSACTION), TRANSACTIONS_AT_ONCE[db.dialect], answer);
-  for (const repeat of repeats) await answer([[repeat]]);
-  return { results };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.em().transactional((em) => applyAll(em)());
+    } catch (err) {
+      const lostRace = err instanceof UniqueConstraintViolationException || err instanceof DeadlockException;
+      if (!lostRace || attempt >= BATCH_ATTEMPTS) throw err;
+      await yieldToEventLoop();
+    }
+  }
 }
 
 /**

@@ -40,7 +40,13 @@ export type WebhookEndpoint = InferEntity<typeof WebhookEndpoint>;
 export const OutboxMessage = defineEntity({
   name: "OutboxMessage",
   tableName: "outbox_messages",
-  indexes: [{ properties: ["relayedAt", "createdAt"] }],
+  indexes: [
+    {
+      // Only the unrelayed rows: the relay's scan stays small however many relayed rows accumulate.
+      name: "outbox_messages_unrelayed_created_at_index",
+      expression: (table, columns, name) => `create index ${name} on ${table.name} (${columns.createdAt}) where ${columns.relayedAt} is null`,
+    },
+  ],
   properties: {
     id: idColumn(),
     ...tenancyColumns(),
