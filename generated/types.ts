@@ -4176,7 +4176,9 @@ export interface components {
          *     - `delivered`: the client confirmed the delivery.
          *     - `delivery_failed`: the client reported the delivery as failed.
          *     - `expired`: the reward's `expiresInDays` ran out before it was used or
-         *     delivered.
+         *     delivered. It shows from `expires_at` on; a worker job also stores it
+         *     every few minutes. The seed's webhook list has no `reward.expired`, so
+         *     expiry sends no webhook: the client reads the status.
          * @enum {string}
          */
         MyRewardStatus: "granted" | "pending_delivery" | "delivered" | "delivery_failed" | "expired";
@@ -4487,10 +4489,20 @@ export interface components {
             next_level_xp: number | null;
             remaining_xp: number;
             percent: number;
+            /**
+             * @description The participant's stored tier: the one `tier_in` conditions test and
+             *     `tier.changed` reports. It can differ from the tier of `level` after the
+             *     club changes its curve or tiers, until an event or the monthly review
+             *     moves it (see `progression.demotion`).
+             */
             tier: components["schemas"]["ParticipantTier"];
             /** @description Null in the highest tier. */
             next_tier: components["schemas"]["ParticipantNextTier"] | null;
-            /** @description Names of the benefits of the current tier (benefits still under compliance review are left out). */
+            /**
+             * @description Names of the benefits of the current tier. Benefits still under compliance
+             *     review (`compliance: review`) are left out of `/v1/me`; server routes list
+             *     them all.
+             */
             benefits: string[];
             /** @description Every configured currency, in the configured order. */
             currencies: components["schemas"]["CurrencyBalance"][];
@@ -4955,7 +4967,8 @@ export interface components {
              * @description Free-form details sent with the delivery (`reward.delivery_requested`).
              *     Its `kind` tells the client what to credit: `cash` (`amount_cents` as
              *     balance), `bonus` (`amount_cents` as bonus, with `rollover`), `free_spins`
-             *     (`spins` in `game`), or `other`.
+             *     (`spins` in `game`), or `other`. For an `internal` reward, `currency` and
+             *     `amount` credit the participant at grant (see `RewardType.internal`).
              * @default {}
              */
             payload?: Record<string, unknown>;

@@ -13840,7 +13840,7 @@ return errors === 0;
 }
 validate282.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema161 = {"type":"object","required":["code","title"],"properties":{"code":{"type":"string","minLength":1,"maxLength":48,"pattern":"^[a-z0-9-]+$","description":"Identifier used wherever a reward is referenced (`reward:<code>` in reward specs)."},"title":{"type":"string","minLength":1,"maxLength":60},"description":{"type":"string","maxLength":200},"illustration":{"type":"string","description":"An illustration code or image URL.","default":"gift"},"type":{"allOf":[{"$ref":"#/components/schemas/RewardType"}],"default":"internal"},"payload":{"type":"object","unevaluatedProperties":{},"description":"Free-form details sent with the delivery (`reward.delivery_requested`).\nIts `kind` tells the client what to credit: `cash` (`amount_cents` as\nbalance), `bonus` (`amount_cents` as bonus, with `rollover`), `free_spins`\n(`spins` in `game`), or `other`.","default":{}},"expiresInDays":{"anyOf":[{"type":"integer","format":"int32"},{"type":"null"}],"description":"Days after it is granted when an unused reward expires; `null`: never.","exclusiveMinimum":0,"default":null},"howToUse":{"type":"string","maxLength":160,"description":"Short instructions shown with the granted reward."},"cost":{"anyOf":[{"$ref":"#/components/schemas/RewardCost"},{"type":"null"}],"description":"Price in the store; `null`: not for sale (redeeming it answers 422 `reward_has_no_price`).","default":null}},"unevaluatedProperties":{"not":{}},"description":"A reward: what rules, missions, tournaments, check-in, the wheel and the store grant."};
+const schema161 = {"type":"object","required":["code","title"],"properties":{"code":{"type":"string","minLength":1,"maxLength":48,"pattern":"^[a-z0-9-]+$","description":"Identifier used wherever a reward is referenced (`reward:<code>` in reward specs)."},"title":{"type":"string","minLength":1,"maxLength":60},"description":{"type":"string","maxLength":200},"illustration":{"type":"string","description":"An illustration code or image URL.","default":"gift"},"type":{"allOf":[{"$ref":"#/components/schemas/RewardType"}],"default":"internal"},"payload":{"type":"object","unevaluatedProperties":{},"description":"Free-form details sent with the delivery (`reward.delivery_requested`).\nIts `kind` tells the client what to credit: `cash` (`amount_cents` as\nbalance), `bonus` (`amount_cents` as bonus, with `rollover`), `free_spins`\n(`spins` in `game`), or `other`. For an `internal` reward, `currency` and\n`amount` credit the participant at grant (see `RewardType.internal`).","default":{}},"expiresInDays":{"anyOf":[{"type":"integer","format":"int32"},{"type":"null"}],"description":"Days after it is granted when an unused reward expires; `null`: never.","exclusiveMinimum":0,"default":null},"howToUse":{"type":"string","maxLength":160,"description":"Short instructions shown with the granted reward."},"cost":{"anyOf":[{"$ref":"#/components/schemas/RewardCost"},{"type":"null"}],"description":"Price in the store; `null`: not for sale (redeeming it answers 422 `reward_has_no_price`).","default":null}},"unevaluatedProperties":{"not":{}},"description":"A reward: what rules, missions, tournaments, check-in, the wheel and the store grant."};
 const pattern10 = new RegExp("^[a-z0-9-]+$", "u");
 const schema162 = {"type":"string","enum":["internal","client_delivered","manual","partner"],"description":"Who fulfils a reward."};
 
@@ -33543,7 +33543,7 @@ validate721.evaluated = {"props":{"code":true,"title":true},"dynamicProps":false
 
 exports.schema_MyReward = validate722;
 const schema339 = {"type":"object","required":["id","reward_code","title","type","status","source","delivery_id","granted_at","expires_at"],"properties":{"id":{"type":"string","description":"The participant's reward record (`rwd_…`)."},"reward_code":{"type":"string"},"title":{"type":"string"},"type":{"$ref":"#/components/schemas/RewardType"},"status":{"$ref":"#/components/schemas/MyRewardStatus"},"source":{"type":"string"},"delivery_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The delivery (`dlv_…`) for a `client_delivered` reward; null otherwise."},"granted_at":{"type":"string","format":"date-time"},"expires_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the reward expires (from the reward's `expiresInDays`); null when it never does."}},"description":"A reward the participant received, newest first. `source` says what granted\nit: `rule:<rule_id>`, `mission:<mission_id>`, `checkin:<day key>`, `wheel:<spin_id>`,\n`redemption:<reward_code>` (the store), `referral:<referral_id>`,\n`code:<promo code>` or `cashback:<day key>`."};
-const schema340 = {"type":"string","enum":["granted","pending_delivery","delivered","delivery_failed","expired"],"description":"Where a participant's reward stands.\n- `granted`: held by the participant (rewards that need no delivery:\n`internal`, `manual`, `partner`).\n- `pending_delivery`: a `client_delivered` reward the client's system has not\nconfirmed yet.\n- `delivered`: the client confirmed the delivery.\n- `delivery_failed`: the client reported the delivery as failed.\n- `expired`: the reward's `expiresInDays` ran out before it was used or\ndelivered."};
+const schema340 = {"type":"string","enum":["granted","pending_delivery","delivered","delivery_failed","expired"],"description":"Where a participant's reward stands.\n- `granted`: held by the participant (rewards that need no delivery:\n`internal`, `manual`, `partner`).\n- `pending_delivery`: a `client_delivered` reward the client's system has not\nconfirmed yet.\n- `delivered`: the client confirmed the delivery.\n- `delivery_failed`: the client reported the delivery as failed.\n- `expired`: the reward's `expiresInDays` ran out before it was used or\ndelivered. It shows from `expires_at` on; a worker job also stores it\nevery few minutes. The seed's webhook list has no `reward.expired`, so\nexpiry sends no webhook: the client reads the status."};
 
 function validate724(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -36319,7 +36319,7 @@ return errors === 0;
 validate762.evaluated = {"props":{"code":true,"name":true,"starts_at_level":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_ParticipantProfile = validate763;
-const schema362 = {"type":"object","required":["id","external_id","display_name","avatar_url","xp","level","max_level","level_start_xp","next_level_xp","remaining_xp","percent","tier","next_tier","benefits","currencies","flags"],"properties":{"id":{"type":"string","description":"The service's id of the participant."},"external_id":{"$ref":"#/components/schemas/ExternalId"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"xp":{"type":"integer","minimum":0,"description":"Total XP since the start."},"level":{"type":"integer","minimum":1},"max_level":{"type":"integer","minimum":1},"level_start_xp":{"type":"integer","minimum":0},"next_level_xp":{"anyOf":[{"type":"integer"},{"type":"null"}]},"remaining_xp":{"type":"integer","minimum":0},"percent":{"type":"integer","minimum":0,"maximum":100},"tier":{"$ref":"#/components/schemas/ParticipantTier"},"next_tier":{"anyOf":[{"$ref":"#/components/schemas/ParticipantNextTier"},{"type":"null"}],"description":"Null in the highest tier."},"benefits":{"type":"array","items":{"type":"string"},"description":"Names of the benefits of the current tier (benefits still under compliance review are left out)."},"currencies":{"type":"array","items":{"$ref":"#/components/schemas/CurrencyBalance"},"description":"Every configured currency, in the configured order."},"flags":{"type":"object","unevaluatedProperties":{},"description":"Free-form flags the club's surfaces use (for example which modules the participant has seen)."}},"description":"A participant as the club sees it. The level fields follow the XP totals at\nwhich levels start:\n- `level_start_xp`: where the current level starts; `next_level_xp`: where the\nnext one starts, null on the last level (`level` = `max_level`);\n- `remaining_xp` = `next_level_xp` − `xp`, or 0 on the last level;\n- `percent` = (`xp` − `level_start_xp`) / (`next_level_xp` − `level_start_xp`)\n× 100 rounded down (the `ProgressXp.progress` ratio as a percentage), 100 on\nthe last level."};
+const schema362 = {"type":"object","required":["id","external_id","display_name","avatar_url","xp","level","max_level","level_start_xp","next_level_xp","remaining_xp","percent","tier","next_tier","benefits","currencies","flags"],"properties":{"id":{"type":"string","description":"The service's id of the participant."},"external_id":{"$ref":"#/components/schemas/ExternalId"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]},"xp":{"type":"integer","minimum":0,"description":"Total XP since the start."},"level":{"type":"integer","minimum":1},"max_level":{"type":"integer","minimum":1},"level_start_xp":{"type":"integer","minimum":0},"next_level_xp":{"anyOf":[{"type":"integer"},{"type":"null"}]},"remaining_xp":{"type":"integer","minimum":0},"percent":{"type":"integer","minimum":0,"maximum":100},"tier":{"allOf":[{"$ref":"#/components/schemas/ParticipantTier"}],"description":"The participant's stored tier: the one `tier_in` conditions test and\n`tier.changed` reports. It can differ from the tier of `level` after the\nclub changes its curve or tiers, until an event or the monthly review\nmoves it (see `progression.demotion`)."},"next_tier":{"anyOf":[{"$ref":"#/components/schemas/ParticipantNextTier"},{"type":"null"}],"description":"Null in the highest tier."},"benefits":{"type":"array","items":{"type":"string"},"description":"Names of the benefits of the current tier. Benefits still under compliance\nreview (`compliance: review`) are left out of `/v1/me`; server routes list\nthem all."},"currencies":{"type":"array","items":{"$ref":"#/components/schemas/CurrencyBalance"},"description":"Every configured currency, in the configured order."},"flags":{"type":"object","unevaluatedProperties":{},"description":"Free-form flags the club's surfaces use (for example which modules the participant has seen)."}},"description":"A participant as the club sees it. The level fields follow the XP totals at\nwhich levels start:\n- `level_start_xp`: where the current level starts; `next_level_xp`: where the\nnext one starts, null on the last level (`level` = `max_level`);\n- `remaining_xp` = `next_level_xp` − `xp`, or 0 on the last level;\n- `percent` = (`xp` − `level_start_xp`) / (`next_level_xp` − `level_start_xp`)\n× 100 rounded down (the `ProgressXp.progress` ratio as a percentage), 100 on\nthe last level."};
 const schema363 = {"type":"object","required":["code","name","color","badge","vip"],"properties":{"code":{"type":"string"},"name":{"type":"string"},"color":{"anyOf":[{"$ref":"#/components/schemas/HexColor"},{"type":"null"}]},"badge":{"anyOf":[{"type":"string"},{"type":"null"}]},"vip":{"type":"boolean"}},"description":"The participant's tier (a band of levels from the configuration's `progression.tiers`)."};
 
 function validate765(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -36890,23 +36890,23 @@ var valid0 = true;
 if(valid0){
 if(data.next_tier !== undefined){
 let data12 = data.next_tier;
-const _errs35 = errors;
 const _errs36 = errors;
-let valid4 = false;
 const _errs37 = errors;
+let valid5 = false;
+const _errs38 = errors;
 if(!(validate762(data12, {instancePath:instancePath+"/next_tier",parentData:data,parentDataProperty:"next_tier",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate762.errors : vErrors.concat(validate762.errors);
 errors = vErrors.length;
 }
-var _valid3 = _errs37 === errors;
-valid4 = valid4 || _valid3;
+var _valid3 = _errs38 === errors;
+valid5 = valid5 || _valid3;
 if(_valid3){
 var props0 = {};
 props0.code = true;
 props0.name = true;
 props0.starts_at_level = true;
 }
-const _errs38 = errors;
+const _errs39 = errors;
 if(data12 !== null){
 const err10 = {instancePath:instancePath+"/next_tier",schemaPath:"#/properties/next_tier/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
@@ -36917,9 +36917,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-var _valid3 = _errs38 === errors;
-valid4 = valid4 || _valid3;
-if(!valid4){
+var _valid3 = _errs39 === errors;
+valid5 = valid5 || _valid3;
+if(!valid5){
 const err11 = {instancePath:instancePath+"/next_tier",schemaPath:"#/properties/next_tier/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err11];
@@ -36932,17 +36932,17 @@ validate763.errors = vErrors;
 return false;
 }
 else {
-errors = _errs36;
+errors = _errs37;
 if(vErrors !== null){
-if(_errs36){
-vErrors.length = _errs36;
+if(_errs37){
+vErrors.length = _errs37;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs35 === errors;
+var valid0 = _errs36 === errors;
 }
 else {
 var valid0 = true;
@@ -36950,19 +36950,19 @@ var valid0 = true;
 if(valid0){
 if(data.benefits !== undefined){
 let data13 = data.benefits;
-const _errs40 = errors;
-if(errors === _errs40){
+const _errs41 = errors;
+if(errors === _errs41){
 if(Array.isArray(data13)){
-var valid5 = true;
+var valid6 = true;
 const len0 = data13.length;
 for(let i0=0; i0<len0; i0++){
-const _errs42 = errors;
+const _errs43 = errors;
 if(typeof data13[i0] !== "string"){
 validate763.errors = [{instancePath:instancePath+"/benefits/" + i0,schemaPath:"#/properties/benefits/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid5 = _errs42 === errors;
-if(!valid5){
+var valid6 = _errs43 === errors;
+if(!valid6){
 break;
 }
 }
@@ -36972,7 +36972,7 @@ validate763.errors = [{instancePath:instancePath+"/benefits",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs40 === errors;
+var valid0 = _errs41 === errors;
 }
 else {
 var valid0 = true;
@@ -36980,19 +36980,19 @@ var valid0 = true;
 if(valid0){
 if(data.currencies !== undefined){
 let data15 = data.currencies;
-const _errs44 = errors;
-if(errors === _errs44){
+const _errs45 = errors;
+if(errors === _errs45){
 if(Array.isArray(data15)){
-var valid6 = true;
+var valid7 = true;
 const len1 = data15.length;
 for(let i1=0; i1<len1; i1++){
-const _errs46 = errors;
+const _errs47 = errors;
 if(!(validate424(data15[i1], {instancePath:instancePath+"/currencies/" + i1,parentData:data15,parentDataProperty:i1,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate424.errors : vErrors.concat(validate424.errors);
 errors = vErrors.length;
 }
-var valid6 = _errs46 === errors;
-if(!valid6){
+var valid7 = _errs47 === errors;
+if(!valid7){
 break;
 }
 }
@@ -37002,7 +37002,7 @@ validate763.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/pro
 return false;
 }
 }
-var valid0 = _errs44 === errors;
+var valid0 = _errs45 === errors;
 }
 else {
 var valid0 = true;
@@ -37010,8 +37010,8 @@ var valid0 = true;
 if(valid0){
 if(data.flags !== undefined){
 let data17 = data.flags;
-const _errs47 = errors;
-if(errors === _errs47){
+const _errs48 = errors;
+if(errors === _errs48){
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 }
 else {
@@ -37019,7 +37019,7 @@ validate763.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs47 === errors;
+var valid0 = _errs48 === errors;
 }
 else {
 var valid0 = true;
