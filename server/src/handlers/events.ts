@@ -29,7 +29,8 @@ export function eventHandlers(services: Services): HandlerSet<"Events_send" | "E
         services.jobsChanged();
         return { status: 202, body: queued, headers: ASYNC_APPLIED };
       }
-      const result = await ingestEvent(db, scope, req.body, { now: clock.now(), publicUrl: settings.publicUrl, idempotencyKey });
+      const trace = req.query.trace === true;
+      const result = await ingestEvent(db, scope, req.body, { now: clock.now(), publicUrl: settings.publicUrl, idempotencyKey, trace });
       services.jobsChanged();
       return { status: 200, body: result };
     },
@@ -48,7 +49,7 @@ export function eventHandlers(services: Services): HandlerSet<"Events_send" | "E
     async EventLog_sendTest(req, ctx) {
       // A test event is a real event marked `meta.test`, so the console shows exactly what the rules do with it.
       const event = { ...req.body, meta: { ...req.body.meta, test: true } };
-      const result = await ingestEvent(db, scopeOf(ctx), event, { now: clock.now(), publicUrl: settings.publicUrl });
+      const result = await ingestEvent(db, scopeOf(ctx), event, { now: clock.now(), publicUrl: settings.publicUrl, trace: true });
       services.jobsChanged();
       return { status: 200, body: result };
     },

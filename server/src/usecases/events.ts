@@ -6,6 +6,7 @@ import type { ApiEffect, ClubConfig } from "../engine/config.js";
 import { toMinorUnits } from "../engine/money.js";
 import { qualifiesReferral, type ReferralConfig } from "../engine/referral.js";
 import type { EngineEvent, ParticipantState } from "../engine/types.js";
+import { unknownTypeWarning, type EventTrace } from "../engine/trace.js";
 import { Event, OutboxMessage, Participant, Referral } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
@@ -19,6 +20,7 @@ import {
 } from "./participant-state.js";
 import { ensureParticipant } from "./participants.js";
 import { PendingWrites } from "./pending-writes.js";
+import { gatherTournamentScores } from "./tournaments/standing-writes.js";
 import { qualifyReferralOnEvent } from "./referrals.js";
 import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
 
@@ -30,6 +32,11 @@ export interface IngestOptions {
   now: Date;
   /** The base URL of the delivery confirm/fail links sent in webhooks. */
   publicUrl: string;
+  /**
+   * Set to collect the engine's "why" trace of each evaluated event, by event
+   * row id (the trace is then stored with the event and returned).
+   */
+  traces?: Map<string, EventTrace>;
 }
 
 /**
@@ -77,6 +84,7 @@ function eventRow(scope: Scope, participantId: string, event: EngineEvent, idemp
     effects: [] as ApiEffect[],
     effectsCount: 0,
     error: null,
+    trace: null as Record<string, unknown> | null,
     receivedAt,
   };
 }
@@ -173,8 +181,10 @@ async function evaluateInOrder(
     let { snapshot, state, referral } = loaded.get(run)!;
     const effects: ApiEffect[][] = [];
     for (const [i, { id, event }] of run.stored.entries()) {
-      const evaluation = evaluate({ config, state, event, ...at });
+      const evaluation = evaluate({ config, state, event, ...at, trace: opts.traces !== undefined });
+      if (evaluation.explanation) opts.traces!.set(id, evaluation.explanation);
       const gathered = gatherEvaluation(writes, { scope, config, participant: snapshot, state, now, publicUrl, event: { id, type: event.type } }, evaluation);
+      gatherTournamentScores(writes.standings, { scope, participantId: participant.id, config, event, ...at });
       if (referral === null || !qualifiesReferral(referral, event)) {
         effects.push(gathered.effects);
         snapshot = gathered.participant;
@@ -255,8 +265,10 @@ async function applyInOrder(
   const results = plans.map(({ group, participant, fresh }, g) => {
     const applied = new Map(fresh.map(({ item, row }, i): [Incoming, EventResult] => {
       const eventEffects = effects[g][i];
-      writes.events.push({ ...row, status: "processed", effects: eventEffects, effectsCount: eventEffects.length, processedAt: now });
-      return [item, { event_id: row.id, duplicate: false, effects: eventEffects }];
+      const trace = opts.traces?.get(row.id);
+      writes.events.push({ ...row, status: "processed", effects: eventEffects, effectsCount: eventEffects.length, processedAt: now, trace: (trace as unknown as Record<string, unknown>) ?? null });
+      const warning = unknownTypeWarning(published.config, item.event.type);
+      return [item, { event_id: row.id, duplicate: false, effects: eventEffects, ...(warning ? { warnings: [warning] } : {}), ...(trace ? { trace } : {}) }];
     }));
     return group.items.map((item) => {
       const original = originalOf(item);
@@ -323,10 +335,11 @@ export async function ingestEvent(
   db: Database,
   scope: Scope,
   input: EventInput,
-  opts: IngestOptions & { idempotencyKey?: string },
+  opts: IngestOptions & { idempotencyKey?: string; trace?: boolean },
 ): Promise<EventResult> {
   checkEngineInputs([input], () => "body");
   const published = await requirePublishedConfig(db, scope);
+  if (opts.trace) opts = { ...opts, traces: new Map() };
   const [[result]] = await ingestTogether(db, scope, published, [{ externalId: input.participant, items: [incoming(input, opts.idempotencyKey, opts.now)] }], opts);
   return result;
 }

@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { enumColumn, idColumn, refColumn, tenancyColumns } from "./columns.js";
 
-export type OutboxKind = "webhook" | "event";
+export type OutboxKind = "webhook" | "event" | "backtest";
 export type WebhookSendingStatus = "pending" | "succeeded" | "failed";
 
 /**
@@ -34,7 +34,8 @@ export type WebhookEndpoint = InferEntity<typeof WebhookEndpoint>;
  * not yet handed over. Payload by kind:
  * - `webhook`: the webhook envelope every endpoint receives
  *   (`{id: "evt_…", type, created_at, club_id, env, data}`, see usecases/outbox.ts);
- * - `event`: `{event_id}`, an event stored as queued (`Prefer: respond-async`) to process.
+ * - `event`: `{event_id}`, an event stored as queued (`Prefer: respond-async`) to process;
+ * - `backtest`: `{backtest_id}`, a backtest job to run.
  */
 export const OutboxMessage = defineEntity({
   name: "OutboxMessage",
