@@ -281,7 +281,10 @@ async function main(): Promise<void> {
     return name as DatabaseKind;
   });
   const figures: Figures[] = [];
-  for (const kind of kinds) figures.push(await benchDatabase(kind));
+  for (const kind of kinds) {
+    figures.push(await benchDatabase(kind));
+    log(JSON.stringify(figures.at(-1)));
+  }
   if (JSON_OUTPUT) console.log(JSON.stringify({ events: EVENTS, concurrency: CONCURRENCY, batches: BATCHES, batch_size: BATCH_SIZE, participants: PARTICIPANTS, node: process.version, figures }, null, 2));
   else printTable(figures);
 }
