@@ -5616,13 +5616,30 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description Where webhooks are sent: an `http` or `https` URL of at most 2000
-         *     characters. Addresses that resolve to private, loopback or link-local
-         *     networks (10/8, 172.16/12, 192.168/16, 127/8, 169.254/16, ::1, fc00::/7,
-         *     `localhost`) are accepted in the test environment and refused in live with
-         *     422 naming `body.url`, unless the server runs with
-         *     `CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`. The address is checked when the endpoint is
-         *     saved and again before every sending.
+         * @description Where webhooks are sent: an absolute `http` or `https` URL of at most 2000
+         *     characters whose host a standard URL parser accepts (no credentials); a
+         *     malformed host such as `http://127.0.0.1%09/` is 422 naming `body.url`.
+         *
+         *     In live, only global unicast addresses are allowed: every special-purpose
+         *     address (IANA registries) is refused with 422 naming `body.url` — loopback,
+         *     private (10/8, 172.16/12, 192.168/16), shared/CGNAT 100.64/10 (incl. the
+         *     metadata address 100.100.100.200), link-local 169.254/16 and fe80::/10,
+         *     0/8, multicast, reserved 240/4, documentation and benchmarking ranges,
+         *     fc00::/7, NAT64, 6to4, Teredo, IPv4-compatible `::a.b.c.d`, and `localhost`.
+         *     Addresses are normalised before the check: IPv4-mapped IPv6
+         *     (`[::ffff:127.0.0.1]`, `[::ffff:7f00:1]`) counts as the IPv4 address it
+         *     carries, and decimal/octal/hex IPv4 hosts (`2130706433`, `0x7f.1`) as the
+         *     dotted address. The test environment accepts them (developers receive
+         *     webhooks on their machines), and so does live when the server runs with
+         *     `CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`.
+         *
+         *     The address is checked when the endpoint is saved and again on every
+         *     sending, against the address actually connected to (DNS names are resolved
+         *     by a guarded lookup at connect time), so a DNS answer changed after saving
+         *     (DNS rebinding) cannot reach a refused address. Such an attempt fails with
+         *     one generic `last_error` ("refused: the endpoint's address is not allowed
+         *     for live webhooks") whatever the state of the port, and is retried on the
+         *     normal schedule.
          */
         WebhookUrl: string;
         /** @description The prize wheel. */
