@@ -296,6 +296,14 @@ export interface paths {
          *     retry after a timeout is safe. An event with neither is never deduplicated:
          *     every copy counts.
          *
+         *     Like Stripe's, an `Idempotency-Key` is bound to the request it was first
+         *     used with (operation, canonical body, participant): the same key with
+         *     another body → 409 `idempotency_key_reused` naming the key; while the
+         *     first request is still running → 409 `idempotency_key_in_use` (retry; the
+         *     retry replays). An event key (header or `id`) already stored for another
+         *     participant or event type → 409 `event_id_conflict`. Keys are kept at
+         *     least 24 hours (currently forever).
+         *
          *     With `Prefer: respond-async` the event is stored durably and the answer is
          *     202 `EventsQueued` with `Preference-Applied: respond-async`; it is processed
          *     within seconds (effects then reach you through webhooks).
@@ -2669,10 +2677,6 @@ export interface components {
             /** @description When it was published; null if it never was. */
             published_at: string | null;
         };
-        /** @description The request conflicts with the current state. */
-        ConflictResponse: {
-            body: components["schemas"]["ErrorBody"];
-        };
         /** @description A balance of one of the club's currencies. */
         CurrencyBalance: {
             /** @description The currency code from the configuration (for example `coins`). */
@@ -2868,6 +2872,12 @@ export interface components {
          *     - `sending_pending` (409): resending a webhook sending that is still being attempted.
          *     - `affiliate_code_taken` (409): another affiliate already has that code.
          *     - `participant_exists` (409): the rename target exists and `merge` is not true.
+         *     - `idempotency_key_reused` (409): the `Idempotency-Key` was first used for a different request
+         *     (another operation, body or participant); the first result is not shown. Use a new key.
+         *     - `idempotency_key_in_use` (409): a request with the same `Idempotency-Key` is still running;
+         *     retry shortly (the retry replays the first result). Keys are kept at least 24 hours.
+         *     - `event_id_conflict` (409): the event's key (`Idempotency-Key`, else its `id`) was already used
+         *     by an event of another participant or type; nothing was applied.
          *     - `insufficient_balance` (409): the participant cannot pay the reward's cost; nothing was spent.
          *     - `referral_not_counted` (409), `affiliate_conflict` (409), `conflict` (409): other conflicts, explained in `message`.
          *     - `payload_too_large` (413): the body is over 1 MiB (5 MiB for `POST /v1/events/batch` and `POST /v1/games`).
@@ -7209,6 +7219,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is larger than the documented limit. */
             413: {
                 headers: {
@@ -8786,7 +8806,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Idempotency key (8..120); a repeat answers the first result with `duplicate: true`. */
+                /** @description Idempotency key (8..120); a repeat answers the first result with `duplicate: true`; the key with another request → 409 `idempotency_key_reused`, while the first runs → 409 `idempotency_key_in_use` (see the error codes). */
                 "Idempotency-Key"?: components["schemas"]["RedemptionIdempotencyKey"];
             };
             path: {
@@ -8930,7 +8950,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Idempotency key (8..120); a repeat answers the first spin with `duplicate: true`. */
+                /** @description Idempotency key (8..120); a repeat answers the first spin with `duplicate: true`; the key with another request → 409 `idempotency_key_reused`, while the first runs → 409 `idempotency_key_in_use` (see the error codes). */
                 "Idempotency-Key"?: components["schemas"]["SpinIdempotencyKey"];
             };
             path?: never;
@@ -9484,7 +9504,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Idempotency key (8..120); a repeat answers the first result with `duplicate: true`. */
+                /** @description Idempotency key (8..120); a repeat answers the first result with `duplicate: true`; the key with another request → 409 `idempotency_key_reused`, while the first runs → 409 `idempotency_key_in_use` (see the error codes). */
                 "Idempotency-Key"?: components["schemas"]["RedemptionIdempotencyKey"];
             };
             path?: never;

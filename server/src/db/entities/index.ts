@@ -13,6 +13,7 @@ import { StaffWarning } from "./staff-warning.js";
 import { OutboxMessage, WebhookEndpoint, WebhookSending } from "./webhook.js";
 import { Job } from "./job.js";
 import { TierReview } from "./tier-review.js";
+import { IdempotencyKey } from "./idempotency.js";
 
 export * from "./club.js";
 export * from "./config.js";
@@ -29,11 +30,12 @@ export * from "./staff-warning.js";
 export * from "./webhook.js";
 export * from "./job.js";
 export * from "./tier-review.js";
+export * from "./idempotency.js";
 
 /** Every entity, as the ORM and the migration generator load them. */
 export const allEntities = [
   Club, ApiKey, ClubSecret, ConfigVersion, CashbackProgram, Participant, Balance, LedgerEntry, CurrencyLot,
   Event, RuleRun, MissionProgress, Badge, LeaderboardEntry, ParticipantReward, Delivery, Redemption,
   Referral, Affiliate, AffiliateAttribution, Notification, CheckinClaim, WheelSpin, Game, StaffWarning,
-  WebhookEndpoint, OutboxMessage, WebhookSending, Job, CashbackCredit, TierReview,
+  WebhookEndpoint, OutboxMessage, WebhookSending, Job, CashbackCredit, TierReview, IdempotencyKey,
 ];
