@@ -511,8 +511,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Claims every finished day waiting in availableDays (mode: claim): the total is paid as a cash delivery (reward.delivery_requested with payload.kind cash and amount_cents), then cashback.credited is sent
-         * @description Claims every finished day waiting in `availableDays` (`mode: claim`): the
+         * Claims every finished day waiting in available_days (mode: claim): the total is paid as a cash delivery (reward.delivery_requested with payload.kind cash and amount_cents), then cashback.credited is sent
+         * @description Claims every finished day waiting in `available_days` (`mode: claim`): the
          *     total is paid as a cash delivery (`reward.delivery_requested` with
          *     `payload.kind` `cash` and `amount_cents`), then `cashback.credited` is sent.
          *     Safe to retry: a repeat finds nothing left and answers 409 `nothing_to_claim`.
@@ -685,7 +685,7 @@ export interface paths {
         put?: never;
         /**
          * Marks one notification read
-         * @description Marks one notification read. Safe to repeat: an already read notification keeps its `readAt`.
+         * @description Marks one notification read. Safe to repeat: an already read notification keeps its `read_at`.
          */
         post: operations["Me_markNotificationRead"];
         delete?: never;
@@ -1615,18 +1615,18 @@ export interface components {
              * Format: date
              * @description The club day (midnight to midnight in the club time zone).
              */
-            dayKey: string;
-            /** @description Cashback of the day, in cents of the client's money. */
-            amount: number;
+            day_key: string;
+            /** @description Cashback of the day, in minor units (cents) of the client's money. */
+            amount_minor: number;
             /** @description The percentage applied (0..100). */
             pct: number;
             /** @description The day's net loss, in cents: staked (`bet.placed`) minus received (`bet.settled`). */
-            loss: number;
+            loss_minor: number;
         };
         /** @description The result of claiming the available cashback. */
         CashbackClaimResult: {
-            /** @description The amount claimed, in cents of the client's money. */
-            claimed: number;
+            /** @description The amount claimed, in minor units (cents) of the client's money. */
+            claimed_minor: number;
             /** @description The club days paid by this claim. */
             days: string[];
             /** @description The cash delivery the client's system credits (`reward.delivery_requested` with `payload.kind` `cash`); null when the club pays cashback as an `internal` reward. */
@@ -1637,8 +1637,8 @@ export interface components {
         /** @description Data of `cashback.credited`. */
         CashbackCreditedWebhookData: {
             participant: components["schemas"]["WebhookParticipant"];
-            /** @description The amount paid, in cents of the client's money. */
-            amount_cents: number;
+            /** @description The amount paid, in minor units (cents) of the client's money. */
+            amount_minor: number;
             /** @description The club days the payment covers (one in `auto` mode; those claimed in `claim` mode). */
             days: string[];
             /** @description The cash delivery that credits it (announced by `reward.delivery_requested`); null when the club pays cashback as an `internal` reward. */
@@ -1657,7 +1657,7 @@ export interface components {
          *           "id": "par_01JQ3Z8K4M2W6T9V",
          *           "external_id": "user_8412"
          *         },
-         *         "amount_cents": 1250,
+         *         "amount_minor": 1250,
          *         "days": [
          *           "2025-03-12",
          *           "2025-03-13"
@@ -1694,7 +1694,7 @@ export interface components {
         /**
          * @description The cashback program: a percentage of each day's net loss (staked minus
          *     received, from `bet.placed` and `bet.settled`, per day in the club's time
-         *     zone) is paid back as a `cash` reward. Money values are integer cents of the
+         *     zone) is paid back as a `cash` reward. Money values are integer minor units (cents, fields ending in `_minor`) of the
          *     betting currency. Changes take effect immediately, without publishing the
          *     configuration.
          */
@@ -1709,13 +1709,13 @@ export interface components {
             hour: number;
             /** @description In `claim` mode, how many days a day's cashback stays claimable. */
             claim_days: number;
-            /** @description The smallest daily net loss that earns cashback, in cents. */
-            min_loss: number;
-            /** @description The lowest percentage paid (0..100): a day's loss of at least `min_loss` earns at least this, also when it reaches no band. */
+            /** @description The smallest daily net loss that earns cashback, in minor units (cents). */
+            min_loss_minor: number;
+            /** @description The lowest percentage paid (0..100): a day's loss of at least `min_loss_minor` earns at least this, also when it reaches no band. */
             min_pct: number;
             /** @description The highest percentage paid (0..100): a band's `pct` is clamped to `min_pct`..`max_pct`. */
             max_pct: number;
-            /** @description Loss bands, by ascending `min_loss`; a day's loss earns the percentage of the highest band it reaches. */
+            /** @description Loss bands, by ascending `min_loss_minor`; a day's loss earns the percentage of the highest band it reaches. */
             tiers: components["schemas"]["CashbackTierBand"][];
             welcome: components["schemas"]["CashbackWelcome"];
             /** @description Texts and display switches of the cashback screens, by key. */
@@ -1725,10 +1725,10 @@ export interface components {
          * @description Changes to the cashback program (`GET /v1/cashback` shows the result). Every
          *     field is optional: an omitted field keeps its value; `tiers` and `text`,
          *     when sent, replace the whole list or map; `welcome` fields merge one by one.
-         *     Money values are integer cents.
+         *     Money values are integer minor units (cents), in fields ending in `_minor`.
          *
          *     After merging, the server also checks (422 naming the field): `min_pct` ≤
-         *     `max_pct`, and `tiers` in strictly ascending `min_loss`.
+         *     `max_pct`, and `tiers` in strictly ascending `min_loss_minor`.
          */
         CashbackProgramUpdate: {
             enabled?: boolean;
@@ -1741,13 +1741,13 @@ export interface components {
             hour?: number;
             /** @description In `claim` mode, how many days (1..30) a day's cashback stays claimable. */
             claim_days?: number;
-            /** @description The smallest daily net loss that earns cashback, in cents. */
-            min_loss?: number;
+            /** @description The smallest daily net loss that earns cashback, in minor units (cents). */
+            min_loss_minor?: number;
             /** @description The base percentage, 0..100. */
             min_pct?: number;
             /** @description The cap, 0..100. */
             max_pct?: number;
-            /** @description Loss bands, at most 10, by ascending `min_loss`. */
+            /** @description Loss bands, at most 10, by ascending `min_loss_minor`. */
             tiers?: components["schemas"]["CashbackTierBandInput"][];
             welcome?: components["schemas"]["CashbackWelcomeUpdate"];
             /** @description Texts and display switches of the cashback screens, by key. */
@@ -1755,17 +1755,17 @@ export interface components {
         };
         /**
          * @description The participant's cashback under the club's cashback program
-         *     (`GET /v1/cashback`). Amounts are integers in cents of the client's money.
+         *     (`GET /v1/cashback`). Amounts are integers in minor units (cents) of the client's money.
          *
          *     Each club day (midnight to midnight in the club time zone) the net loss is
          *     what the participant staked (`bet.placed` amounts) minus what they received
-         *     (`bet.settled` amounts). When it reaches the program's `min_loss`, the day
-         *     earns the percentage of the highest tier whose `min_loss` it reaches
+         *     (`bet.settled` amounts). When it reaches the program's `min_loss_minor`, the day
+         *     earns the percentage of the highest tier whose `min_loss_minor` it reaches
          *     (clamped to `min_pct`..`max_pct`); on the participant's first day the
-         *     `welcome` percentage applies instead, up to `welcome.max`.
+         *     `welcome` percentage applies instead, up to `welcome.max_minor`.
          *     - `mode: auto`: each finished day is paid at `hour` the next day (a cash
          *     delivery: `reward.delivery_requested` then `cashback.credited`).
-         *     - `mode: claim`: finished days wait in `availableDays` for `claim_days` days;
+         *     - `mode: claim`: finished days wait in `available_days` for `claim_days` days;
          *     the participant claims them all with `POST /v1/me/cashback/claim`, and
          *     unclaimed days older than that are dropped.
          */
@@ -1773,29 +1773,29 @@ export interface components {
             enabled: boolean;
             /** @enum {string} */
             mode: "auto" | "claim";
-            /** @description Total of `availableDays`, in cents; 0 in `auto` mode. */
-            available: number;
+            /** @description Total of `available_days`, in minor units (cents); 0 in `auto` mode. */
+            available_minor: number;
             /** @description Finished days waiting to be claimed, oldest first; empty in `auto` mode. */
-            availableDays: components["schemas"]["CashbackAvailableDay"][];
+            available_days: components["schemas"]["CashbackAvailableDay"][];
             today: components["schemas"]["CashbackToday"];
-            pctRange: components["schemas"]["CashbackPctRange"];
+            pct_range: components["schemas"]["CashbackPctRange"];
             /**
              * Format: date-time
              * @description When the current club day ends.
              */
-            nextDayAt: string;
+            next_day_at: string;
             /** @description The program's `hour` (0..23): when `auto` mode pays the previous day. */
-            autoHour: number;
+            auto_hour: number;
             /** @description The program's `claim_days`: how many days a finished day stays claimable. */
-            claimDays: number;
+            claim_days: number;
             /** @description Cashback paid to the participant this calendar month, in cents. */
-            monthReceived: number;
+            month_received_minor: number;
         };
-        /** @description A loss band: from `min_loss` of daily net loss up, `pct` percent is paid back. */
+        /** @description A loss band: from `min_loss_minor` of daily net loss up, `pct` percent is paid back. */
         CashbackTierBand: {
             name: string;
-            /** @description Daily net loss (staked minus received) from which this band applies, in cents of the betting currency. */
-            min_loss: number;
+            /** @description Daily net loss (staked minus received) from which this band applies, in minor units (cents) of the betting currency. */
+            min_loss_minor: number;
             /** @description Percentage of the net loss paid back, 0..100. */
             pct: number;
         };
@@ -1803,17 +1803,17 @@ export interface components {
         CashbackTierBandInput: {
             /** @description The band's name, shown to participants (`CashbackState.today.band`). */
             name: string;
-            /** @description Daily net loss from which the band applies, in cents. */
-            min_loss: number;
+            /** @description Daily net loss from which the band applies, in minor units (cents). */
+            min_loss_minor: number;
             /** @description Percentage paid back, 0..100. */
             pct: number;
         };
         /** @description The club day in progress. */
         CashbackToday: {
             /** @description Cashback the day's loss earns so far, in cents. */
-            amount: number;
+            amount_minor: number;
             /** @description Net loss so far today, in cents. */
-            loss: number;
+            loss_minor: number;
             pct: number;
             /** @description The name of the program tier (`tiers[].name`) the loss falls in; null below the first tier, or when the welcome percentage applies. */
             band: string | null;
@@ -1823,16 +1823,16 @@ export interface components {
             enabled: boolean;
             /** @description Percentage of the first day's net loss paid back, 0..100. */
             pct: number;
-            /** @description The most it pays, in cents. */
-            max: number;
+            /** @description The most it pays, in minor units (cents). */
+            max_minor: number;
         };
         /** @description Changes to the first-day cashback; omitted fields keep their value. */
         CashbackWelcomeUpdate: {
             enabled?: boolean;
             /** @description Percentage of the first day's net loss paid back, 0..100. */
             pct?: number;
-            /** @description The most it pays, in cents. */
-            max?: number;
+            /** @description The most it pays, in minor units (cents). */
+            max_minor?: number;
         };
         /**
          * @description A game category, 1..40 characters: one of the `meta.game_type` values
@@ -1876,7 +1876,7 @@ export interface components {
              * @description The check-in day, as the date it starts on in the club time zone.
              */
             day_key: string;
-            /** @description The calendar slot filled, 0-based (`CheckinState.todayIndex`). */
+            /** @description The calendar slot filled, 0-based (`CheckinState.today_index`). */
             day_index: number;
             /** @description The streak after this check-in. */
             streak: number;
@@ -2022,7 +2022,7 @@ export interface components {
          * @description The participant's check-in calendar (configuration section `checkin`).
          *
          *     **Check-in day.** A day starts at `resetHour` (0..23) in `timezone` and lasts
-         *     until the same hour the next day; `todayKey` names it by the date it starts
+         *     until the same hour the next day; `today_key` names it by the date it starts
          *     on.
          *
          *     **Period and slots.** `days[i]` is the state of the period's (i+1)-th
@@ -2030,11 +2030,11 @@ export interface components {
          *     `checkin.rewards[i % rewards.length]` (the configuration's "day d gives
          *     `rewards[(d - 1) mod length]`"); `highlightDays` count slots from 1.
          *     - `period: month`: the period is the calendar month and slot i is its
-         *     (i+1)-th day, so `daysInPeriod` is the length of the month (28 to 31) and
-         *     `todayIndex` is the day of the month minus 1. A new calendar starts on the
+         *     (i+1)-th day, so `days_in_period` is the length of the month (28 to 31) and
+         *     `today_index` is the day of the month minus 1. A new calendar starts on the
          *     first day of each month.
          *     - `period: streak`: the period is a run of `checkin.days` consecutive days
-         *     (`daysInPeriod` = `days`) that starts with the first check-in after the
+         *     (`days_in_period` = `days`) that starts with the first check-in after the
          *     previous run ended; slot i is the run's (i+1)-th day. A run ends after its
          *     last slot, or when a missed day breaks it (below); until the next check-in
          *     the state shows the coming run, with today as slot 0.
@@ -2047,8 +2047,8 @@ export interface components {
          *     consecutive days.
          *     - `forgive_one`: the first missed day of a period is forgiven: it stays
          *     `missed` and its reward is lost, but the streak and the run carry on, and
-         *     `forgivenessUsed` becomes 1; the next missed day in the same period acts
-         *     as `restart`. A new period starts with `forgivenessUsed` 0.
+         *     `forgiveness_used` becomes 1; the next missed day in the same period acts
+         *     as `restart`. A new period starts with `forgiveness_used` 0.
          *
          *     In `month` mode a missed day never moves the slots (they are dates); the
          *     policy decides only what happens to `streak`.
@@ -2058,32 +2058,32 @@ export interface components {
              * Format: date
              * @description Today's check-in day, as the date it starts on in the club time zone.
              */
-            todayKey: string;
+            today_key: string;
             /**
-             * @description The slot the next check-in fills, 0-based: `todayIndex` while today is not
-             *     claimed, `todayIndex + 1` after today's check-in (`daysInPeriod` when that
+             * @description The slot the next check-in fills, 0-based: `today_index` while today is not
+             *     claimed, `today_index + 1` after today's check-in (`days_in_period` when that
              *     filled the last slot: the next check-in starts a new period).
              */
-            currentDayIndex: number;
+            current_day_index: number;
             /** @description Today's slot in `days`, 0-based. */
-            todayIndex: number;
+            today_index: number;
             /**
              * Format: date-time
              * @description When the next check-in day starts.
              */
-            nextDayAt: string;
+            next_day_at: string;
             period: components["schemas"]["CheckinPeriod"];
             /** @description The number of slots in `days`. */
-            daysInPeriod: number;
+            days_in_period: number;
             /** @description Consecutive check-in days claimed, up to today (when claimed) or yesterday; a forgiven day keeps the streak alive without adding to it. */
             streak: number;
-            claimedToday: boolean;
+            claimed_today: boolean;
             /** @description Today's slot is `available`: `POST /v1/me/checkin` will succeed. */
-            canClaim: boolean;
-            /** @description One state per slot of the period, `daysInPeriod` items. */
+            can_claim: boolean;
+            /** @description One state per slot of the period, `days_in_period` items. */
             days: components["schemas"]["CheckinDayState"][];
             /** @description Missed days forgiven in this period: 0 or 1, and always 0 unless `missedDay` is `forgive_one`. */
-            forgivenessUsed: number;
+            forgiveness_used: number;
         };
         /**
          * @description The configuration of a club: its look, currencies, levels and tiers, the
@@ -2685,7 +2685,7 @@ export interface components {
             /** @description An icon code (for example `coin`) or an image URL. */
             icon: string;
             /** @description Integer in the currency's minor unit (see `decimals` in the configuration); 0 when the participant has none. */
-            balance: number;
+            balance_minor: number;
         };
         /**
          * @description A club currency (coins, points, cashback balance...). Balances are kept as
@@ -2719,7 +2719,7 @@ export interface components {
              */
             expiresInDays?: number | null;
         };
-        /** @description Currency debited; `amount` in the currency's minor unit. */
+        /** @description Currency debited; `amount_minor` in the currency's minor unit. */
         CurrencyDebitedEffect: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2727,10 +2727,10 @@ export interface components {
              */
             type: "currency_debited";
             currency: string;
-            amount: number;
+            amount_minor: number;
             rule_id: string;
         };
-        /** @description Currency credited; `amount` in the currency's minor unit. */
+        /** @description Currency credited; `amount_minor` in the currency's minor unit. */
         CurrencyGrantedEffect: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2738,7 +2738,7 @@ export interface components {
              */
             type: "currency_granted";
             currency: string;
-            amount: number;
+            amount_minor: number;
             rule_id: string;
         };
         /**
@@ -3766,7 +3766,7 @@ export interface components {
         /**
          * @description A message for the participant in the club's inbox, created by the club's
          *     rules (`notify` effects) and by what happens to the participant (a level up,
-         *     a delivered reward…). Field names follow the widget's camelCase.
+         *     a delivered reward…).
          */
         Notification: {
             /** @description `ntf_…`. */
@@ -3778,9 +3778,9 @@ export interface components {
             /** @description The widget view the notification opens (e.g. `rewards`, `missions`); null when it opens nothing. */
             view: string | null;
             /** Format: date-time */
-            createdAt: string;
+            created_at: string;
             /** @description When the participant read it; null while unread. */
-            readAt: string | null;
+            read_at: string | null;
         };
         /** @description The participant's notifications, newest first. */
         NotificationList: {
@@ -4057,7 +4057,7 @@ export interface components {
             next_level: components["schemas"]["ProgressNextLevel"] | null;
             /** @description The club's whole level table, first level first. */
             levels: components["schemas"]["LevelInfo"][];
-            /** @description Every configured currency, in the configured order; balance 0 when the participant has none. */
+            /** @description Every configured currency, in the configured order; `balance_minor` 0 when the participant has none. */
             currencies: components["schemas"]["CurrencyBalance"][];
             /**
              * Format: date-time
@@ -4258,17 +4258,17 @@ export interface components {
             title: string;
             cost: components["schemas"]["RedemptionCost"];
             /** @description The participant's balance of `cost.currency` after paying, in minor units. */
-            balance_after: number;
+            balance_after_minor: number;
             delivery_status: components["schemas"]["RedemptionDeliveryStatus"];
             /** @description True when the `Idempotency-Key` was seen before: nothing was spent again and this is the first result. */
             duplicate: boolean;
             /** @description The redemption's effects: the `currency_debited` payment and the `reward_granted` reward (with `delivery_id` when your system must credit), as in event results. */
             effects: components["schemas"]["Effect"][];
         };
-        /** @description What the reward cost: the configured price converted to the currency's minor unit (`rewards[].cost.amount` × 10^`decimals`), like balances. */
+        /** @description What the reward cost: the configured price converted to the currency's minor unit (`rewards[].cost.amount`, in main units, × 10^`decimals`), like balances. */
         RedemptionCost: {
             currency: string;
-            amount: number;
+            amount_minor: number;
         };
         /**
          * @description Where the redeemed reward stands: `delivered` when the club granted it
@@ -4422,7 +4422,7 @@ export interface components {
         };
         /**
          * @description The participant's side of the referral program (configuration section
-         *     `referral`). Field names follow the widget's camelCase.
+         *     `referral`).
          */
         ReferralState: {
             enabled: boolean;
@@ -4431,16 +4431,16 @@ export interface components {
             /** @description `referral.shareUrl` with `ref=<code>` added; null when the club has no `shareUrl`. */
             link: string | null;
             /** @description What the participant receives per qualified friend (`referral.referrerReward`, e.g. `coins:200`); null when the club has no referral program. */
-            referrerReward: components["schemas"]["RewardSpec"] | null;
+            referrer_reward: components["schemas"]["RewardSpec"] | null;
             /** @description What a referred friend receives on qualifying (`referral.referredReward`); null when nothing. */
-            referredReward: components["schemas"]["RewardSpec"] | null;
+            referred_reward: components["schemas"]["RewardSpec"] | null;
             /** @description The event that qualifies a referral (`referral.qualifyEvent`). */
-            qualifyEvent: components["schemas"]["ReferralQualifyEvent"];
+            qualify_event: components["schemas"]["ReferralQualifyEvent"];
             /** @description The minimum `amount` of the qualifying event, in main units. */
-            minAmount: number;
+            min_amount: number;
             stats: components["schemas"]["ReferralStats"];
-            /** @description Referral earnings in the club's cash currency waiting to be paid, in cents; 0 when the rewards are not cash. */
-            availableCents: number;
+            /** @description Referral earnings in the club's cash currency waiting to be paid, in minor units (cents); 0 when the rewards are not cash. */
+            available_minor: number;
             /** @description The referred friends, newest first. */
             friends: components["schemas"]["ReferralFriend"][];
         };
@@ -4465,7 +4465,7 @@ export interface components {
             xp: number;
             level: number;
             /** @description Balance per currency code, in minor units. */
-            balances: Record<string, unknown>;
+            balances_minor: Record<string, unknown>;
             /** @description Rows of the merged participant dropped because the renamed one already had the same row (same event id, same badge, same mission period…), per table. */
             duplicates_dropped: Record<string, unknown>;
         };
@@ -4476,7 +4476,7 @@ export interface components {
             xp: number;
             level: number;
             /** @description Balance per currency code, in minor units. */
-            balances: Record<string, unknown>;
+            balances_minor: Record<string, unknown>;
         };
         /** @description A reward: what rules, missions, tournaments, check-in, the wheel and the store grant. */
         RewardConfig: {
@@ -4991,7 +4991,7 @@ export interface components {
             type: components["schemas"]["RewardType"];
             /** @description The price in the currency's minor unit, exactly what redeeming debits (the configured `rewards[].cost` is in main units). */
             cost: components["schemas"]["RedemptionCost"];
-            /** @description The participant's balance of `cost.currency` covers `cost.amount` now. */
+            /** @description The participant's balance of `cost.currency` covers `cost.amount_minor` now. */
             affordable: boolean;
         };
         /** @description The store. */
@@ -5023,7 +5023,7 @@ export interface components {
          *         "reward_code": "giros-gratis-20",
          *         "cost": {
          *           "currency": "coins",
-         *           "amount": 500
+         *           "amount_minor": 500
          *         },
          *         "redemption_id": "rdm_01JQ5F4H6J8K2M4N"
          *       }
@@ -5763,25 +5763,25 @@ export interface components {
         /**
          * @description The outcome of one spin. The slice is drawn with probability weight / sum of
          *     the weights, using a cryptographic random source; every spin is recorded
-         *     with the `probabilityVersion` of the configuration it was drawn under.
+         *     with the configuration's `probabilityVersion` (`probability_version`) it was drawn under.
          */
         WheelSpinResult: {
             /** @description The recorded spin. */
-            spinId: string;
+            spin_id: string;
             /** @description The slice's 0-based position in `slices`. */
             index: number;
-            sliceId: string;
+            slice_id: string;
             label: string;
             /** @description The slice's `reward` code, null for a slice without reward ("Tente de novo"). */
             reward: string | null;
             /** @description The participant's reward record (`rwd_…`) when a reward was granted. */
-            rewardId?: string | null;
+            reward_id?: string | null;
             /** @description The slice's `payload` (`kind` free_spins, bonus or cash, with its amounts; the quantity for the participant's tier when the slice's `tierQty` sets one), when the slice has one. */
             prize?: Record<string, unknown>;
-            spinsLeft: number;
-            nextSpinAt: string | null;
+            spins_left: number;
+            next_spin_at: string | null;
             /** @description The wheel configuration's `probabilityVersion` the spin was drawn under. */
-            probabilityVersion: number;
+            probability_version: number;
             /** @description True when this answers a repeated `Idempotency-Key`: the original spin is returned and no new spin was made. */
             duplicate: boolean;
             /** @description What the reward gave, as in event results. */
@@ -5843,21 +5843,21 @@ export interface components {
         /**
          * @description The prize wheel (configuration section `wheel`) as the participant sees it.
          *     Spins refill at the start of each club day (midnight in `checkin.timezone`):
-         *     `spinsLeft` is `wheel.spinsPerDay` minus the spins made this club day.
+         *     `spins_left` is `wheel.spinsPerDay` minus the spins made this club day.
          */
         WheelState: {
             style: components["schemas"]["WheelStyle"];
-            titleLeft: string;
-            titleRight: string;
+            title_left: string;
+            title_right: string;
             /**
              * @description The configured slices in wheel order, as shown to participants: `id`,
              *     `label`, `sublabel`, `image`, `reward` and `payload`. Weights and
              *     `tierQty` are never sent, so the odds stay on the server.
              */
             slices: Record<string, unknown>[];
-            spinsLeft: number;
-            /** @description When the next spin becomes available while `spinsLeft` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0. */
-            nextSpinAt: string | null;
+            spins_left: number;
+            /** @description When the next spin becomes available while `spins_left` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0. */
+            next_spin_at: string | null;
         };
         /**
          * @description The wheel's artwork.
@@ -7902,7 +7902,7 @@ export interface operations {
                 };
             };
             /**
-             * @description 409 `nothing_to_claim`: no finished day is waiting (`available` is 0).
+             * @description 409 `nothing_to_claim`: no finished day is waiting (`available_minor` is 0).
              *     409 `cashback_auto_mode`: the program pays automatically (`mode: auto`);
              *     there is nothing to claim by hand. 409 `cashback_disabled`: the program is
              *     disabled.
@@ -9000,7 +9000,7 @@ export interface operations {
                 };
             };
             /**
-             * @description 409 `no_spins_left`: no spin is left this club day (see `nextSpinAt`).
+             * @description 409 `no_spins_left`: no spin is left this club day (see `next_spin_at`).
              *     409 `wheel_disabled`: the club has no wheel, or it is disabled.
              */
             409: {

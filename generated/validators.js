@@ -1156,7 +1156,7 @@ return errors === 0;
 validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_CashbackAvailableDay = validate80;
-const schema36 = {"type":"object","required":["dayKey","amount","pct","loss"],"properties":{"dayKey":{"type":"string","format":"date","description":"The club day (midnight to midnight in the club time zone)."},"amount":{"type":"integer","minimum":0,"description":"Cashback of the day, in cents of the client's money."},"pct":{"type":"number","minimum":0,"maximum":100,"description":"The percentage applied (0..100)."},"loss":{"type":"integer","minimum":0,"description":"The day's net loss, in cents: staked (`bet.placed`) minus received (`bet.settled`)."}},"description":"One finished club day's cashback waiting to be claimed."};
+const schema36 = {"type":"object","required":["day_key","amount_minor","pct","loss_minor"],"properties":{"day_key":{"type":"string","format":"date","description":"The club day (midnight to midnight in the club time zone)."},"amount_minor":{"type":"integer","minimum":0,"description":"Cashback of the day, in minor units (cents) of the client's money."},"pct":{"type":"number","minimum":0,"maximum":100,"description":"The percentage applied (0..100)."},"loss_minor":{"type":"integer","minimum":0,"description":"The day's net loss, in cents: staked (`bet.placed`) minus received (`bet.settled`)."}},"description":"One finished club day's cashback waiting to be claimed."};
 const formats10 = require("ajv-formats/dist/formats").fullFormats.date;
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1172,24 +1172,24 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.dayKey === undefined) && (missing0 = "dayKey")) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.pct === undefined) && (missing0 = "pct"))) || ((data.loss === undefined) && (missing0 = "loss"))){
+if(((((data.day_key === undefined) && (missing0 = "day_key")) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))) || ((data.pct === undefined) && (missing0 = "pct"))) || ((data.loss_minor === undefined) && (missing0 = "loss_minor"))){
 validate80.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.dayKey !== undefined){
-let data0 = data.dayKey;
+if(data.day_key !== undefined){
+let data0 = data.day_key;
 const _errs1 = errors;
 if(errors === _errs1){
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!(formats10.validate(data0))){
-validate80.errors = [{instancePath:instancePath+"/dayKey",schemaPath:"#/properties/dayKey/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""}];
+validate80.errors = [{instancePath:instancePath+"/day_key",schemaPath:"#/properties/day_key/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""}];
 return false;
 }
 }
 else {
-validate80.errors = [{instancePath:instancePath+"/dayKey",schemaPath:"#/properties/dayKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate80.errors = [{instancePath:instancePath+"/day_key",schemaPath:"#/properties/day_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1200,17 +1200,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.amount !== undefined){
-let data1 = data.amount;
+if(data.amount_minor !== undefined){
+let data1 = data.amount_minor;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate80.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate80.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate80.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate80.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -1248,17 +1248,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.loss !== undefined){
-let data3 = data.loss;
+if(data.loss_minor !== undefined){
+let data3 = data.loss_minor;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate80.errors = [{instancePath:instancePath+"/loss",schemaPath:"#/properties/loss/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate80.errors = [{instancePath:instancePath+"/loss_minor",schemaPath:"#/properties/loss_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-validate80.errors = [{instancePath:instancePath+"/loss",schemaPath:"#/properties/loss/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate80.errors = [{instancePath:instancePath+"/loss_minor",schemaPath:"#/properties/loss_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -1281,12 +1281,12 @@ return false;
 validate80.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":{"dayKey":true,"amount":true,"pct":true,"loss":true},"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":{"day_key":true,"amount_minor":true,"pct":true,"loss_minor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_CashbackClaimResult = validate81;
-const schema37 = {"type":"object","required":["claimed","days","delivery_id","state"],"properties":{"claimed":{"type":"integer","minimum":1,"description":"The amount claimed, in cents of the client's money."},"days":{"type":"array","items":{"type":"string","format":"date"},"description":"The club days paid by this claim."},"delivery_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The cash delivery the client's system credits (`reward.delivery_requested` with `payload.kind` `cash`); null when the club pays cashback as an `internal` reward."},"state":{"allOf":[{"$ref":"#/components/schemas/CashbackState"}],"description":"The cashback state after the claim."}},"description":"The result of claiming the available cashback."};
-const schema38 = {"type":"object","required":["enabled","mode","available","availableDays","today","pctRange","nextDayAt","autoHour","claimDays","monthReceived"],"properties":{"enabled":{"type":"boolean"},"mode":{"type":"string","enum":["auto","claim"]},"available":{"type":"integer","minimum":0,"description":"Total of `availableDays`, in cents; 0 in `auto` mode."},"availableDays":{"type":"array","items":{"$ref":"#/components/schemas/CashbackAvailableDay"},"description":"Finished days waiting to be claimed, oldest first; empty in `auto` mode."},"today":{"$ref":"#/components/schemas/CashbackToday"},"pctRange":{"$ref":"#/components/schemas/CashbackPctRange"},"nextDayAt":{"type":"string","format":"date-time","description":"When the current club day ends."},"autoHour":{"type":"integer","minimum":0,"maximum":23,"description":"The program's `hour` (0..23): when `auto` mode pays the previous day."},"claimDays":{"type":"integer","minimum":1,"description":"The program's `claim_days`: how many days a finished day stays claimable."},"monthReceived":{"type":"integer","minimum":0,"description":"Cashback paid to the participant this calendar month, in cents."}},"description":"The participant's cashback under the club's cashback program\n(`GET /v1/cashback`). Amounts are integers in cents of the client's money.\n\nEach club day (midnight to midnight in the club time zone) the net loss is\nwhat the participant staked (`bet.placed` amounts) minus what they received\n(`bet.settled` amounts). When it reaches the program's `min_loss`, the day\nearns the percentage of the highest tier whose `min_loss` it reaches\n(clamped to `min_pct`..`max_pct`); on the participant's first day the\n`welcome` percentage applies instead, up to `welcome.max`.\n- `mode: auto`: each finished day is paid at `hour` the next day (a cash\ndelivery: `reward.delivery_requested` then `cashback.credited`).\n- `mode: claim`: finished days wait in `availableDays` for `claim_days` days;\nthe participant claims them all with `POST /v1/me/cashback/claim`, and\nunclaimed days older than that are dropped."};
-const schema39 = {"type":"object","required":["amount","loss","pct","band"],"properties":{"amount":{"type":"integer","minimum":0,"description":"Cashback the day's loss earns so far, in cents."},"loss":{"type":"integer","minimum":0,"description":"Net loss so far today, in cents."},"pct":{"type":"number","minimum":0,"maximum":100},"band":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The name of the program tier (`tiers[].name`) the loss falls in; null below the first tier, or when the welcome percentage applies."}},"description":"The club day in progress."};
+const schema37 = {"type":"object","required":["claimed_minor","days","delivery_id","state"],"properties":{"claimed_minor":{"type":"integer","minimum":1,"description":"The amount claimed, in minor units (cents) of the client's money."},"days":{"type":"array","items":{"type":"string","format":"date"},"description":"The club days paid by this claim."},"delivery_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The cash delivery the client's system credits (`reward.delivery_requested` with `payload.kind` `cash`); null when the club pays cashback as an `internal` reward."},"state":{"allOf":[{"$ref":"#/components/schemas/CashbackState"}],"description":"The cashback state after the claim."}},"description":"The result of claiming the available cashback."};
+const schema38 = {"type":"object","required":["enabled","mode","available_minor","available_days","today","pct_range","next_day_at","auto_hour","claim_days","month_received_minor"],"properties":{"enabled":{"type":"boolean"},"mode":{"type":"string","enum":["auto","claim"]},"available_minor":{"type":"integer","minimum":0,"description":"Total of `available_days`, in minor units (cents); 0 in `auto` mode."},"available_days":{"type":"array","items":{"$ref":"#/components/schemas/CashbackAvailableDay"},"description":"Finished days waiting to be claimed, oldest first; empty in `auto` mode."},"today":{"$ref":"#/components/schemas/CashbackToday"},"pct_range":{"$ref":"#/components/schemas/CashbackPctRange"},"next_day_at":{"type":"string","format":"date-time","description":"When the current club day ends."},"auto_hour":{"type":"integer","minimum":0,"maximum":23,"description":"The program's `hour` (0..23): when `auto` mode pays the previous day."},"claim_days":{"type":"integer","minimum":1,"description":"The program's `claim_days`: how many days a finished day stays claimable."},"month_received_minor":{"type":"integer","minimum":0,"description":"Cashback paid to the participant this calendar month, in cents."}},"description":"The participant's cashback under the club's cashback program\n(`GET /v1/cashback`). Amounts are integers in minor units (cents) of the client's money.\n\nEach club day (midnight to midnight in the club time zone) the net loss is\nwhat the participant staked (`bet.placed` amounts) minus what they received\n(`bet.settled` amounts). When it reaches the program's `min_loss_minor`, the day\nearns the percentage of the highest tier whose `min_loss_minor` it reaches\n(clamped to `min_pct`..`max_pct`); on the participant's first day the\n`welcome` percentage applies instead, up to `welcome.max_minor`.\n- `mode: auto`: each finished day is paid at `hour` the next day (a cash\ndelivery: `reward.delivery_requested` then `cashback.credited`).\n- `mode: claim`: finished days wait in `available_days` for `claim_days` days;\nthe participant claims them all with `POST /v1/me/cashback/claim`, and\nunclaimed days older than that are dropped."};
+const schema39 = {"type":"object","required":["amount_minor","loss_minor","pct","band"],"properties":{"amount_minor":{"type":"integer","minimum":0,"description":"Cashback the day's loss earns so far, in cents."},"loss_minor":{"type":"integer","minimum":0,"description":"Net loss so far today, in cents."},"pct":{"type":"number","minimum":0,"maximum":100},"band":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The name of the program tier (`tiers[].name`) the loss falls in; null below the first tier, or when the welcome percentage applies."}},"description":"The club day in progress."};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1301,22 +1301,22 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.amount === undefined) && (missing0 = "amount")) || ((data.loss === undefined) && (missing0 = "loss"))) || ((data.pct === undefined) && (missing0 = "pct"))) || ((data.band === undefined) && (missing0 = "band"))){
+if(((((data.amount_minor === undefined) && (missing0 = "amount_minor")) || ((data.loss_minor === undefined) && (missing0 = "loss_minor"))) || ((data.pct === undefined) && (missing0 = "pct"))) || ((data.band === undefined) && (missing0 = "band"))){
 validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.amount !== undefined){
-let data0 = data.amount;
+if(data.amount_minor !== undefined){
+let data0 = data.amount_minor;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate84.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate84.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate84.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate84.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -1327,17 +1327,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.loss !== undefined){
-let data1 = data.loss;
+if(data.loss_minor !== undefined){
+let data1 = data.loss_minor;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate84.errors = [{instancePath:instancePath+"/loss",schemaPath:"#/properties/loss/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate84.errors = [{instancePath:instancePath+"/loss_minor",schemaPath:"#/properties/loss_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate84.errors = [{instancePath:instancePath+"/loss",schemaPath:"#/properties/loss/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate84.errors = [{instancePath:instancePath+"/loss_minor",schemaPath:"#/properties/loss_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -1447,7 +1447,7 @@ return false;
 validate84.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":{"amount":true,"loss":true,"pct":true,"band":true},"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":{"amount_minor":true,"loss_minor":true,"pct":true,"band":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema40 = {"type":"object","required":["min","max"],"properties":{"min":{"type":"number","minimum":0,"maximum":100},"max":{"type":"number","minimum":0,"maximum":100}},"description":"The lowest and highest percentage the program pays."};
 
@@ -1549,7 +1549,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((((((data.enabled === undefined) && (missing0 = "enabled")) || ((data.mode === undefined) && (missing0 = "mode"))) || ((data.available === undefined) && (missing0 = "available"))) || ((data.availableDays === undefined) && (missing0 = "availableDays"))) || ((data.today === undefined) && (missing0 = "today"))) || ((data.pctRange === undefined) && (missing0 = "pctRange"))) || ((data.nextDayAt === undefined) && (missing0 = "nextDayAt"))) || ((data.autoHour === undefined) && (missing0 = "autoHour"))) || ((data.claimDays === undefined) && (missing0 = "claimDays"))) || ((data.monthReceived === undefined) && (missing0 = "monthReceived"))){
+if(((((((((((data.enabled === undefined) && (missing0 = "enabled")) || ((data.mode === undefined) && (missing0 = "mode"))) || ((data.available_minor === undefined) && (missing0 = "available_minor"))) || ((data.available_days === undefined) && (missing0 = "available_days"))) || ((data.today === undefined) && (missing0 = "today"))) || ((data.pct_range === undefined) && (missing0 = "pct_range"))) || ((data.next_day_at === undefined) && (missing0 = "next_day_at"))) || ((data.auto_hour === undefined) && (missing0 = "auto_hour"))) || ((data.claim_days === undefined) && (missing0 = "claim_days"))) || ((data.month_received_minor === undefined) && (missing0 = "month_received_minor"))){
 validate82.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -1583,17 +1583,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.available !== undefined){
-let data2 = data.available;
+if(data.available_minor !== undefined){
+let data2 = data.available_minor;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate82.errors = [{instancePath:instancePath+"/available",schemaPath:"#/properties/available/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate82.errors = [{instancePath:instancePath+"/available_minor",schemaPath:"#/properties/available_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate82.errors = [{instancePath:instancePath+"/available",schemaPath:"#/properties/available/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate82.errors = [{instancePath:instancePath+"/available_minor",schemaPath:"#/properties/available_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -1604,8 +1604,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.availableDays !== undefined){
-let data3 = data.availableDays;
+if(data.available_days !== undefined){
+let data3 = data.available_days;
 const _errs7 = errors;
 if(errors === _errs7){
 if(Array.isArray(data3)){
@@ -1613,7 +1613,7 @@ var valid1 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs9 = errors;
-if(!(validate80(data3[i0], {instancePath:instancePath+"/availableDays/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+if(!(validate80(data3[i0], {instancePath:instancePath+"/available_days/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
@@ -1624,7 +1624,7 @@ break;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/availableDays",schemaPath:"#/properties/availableDays/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate82.errors = [{instancePath:instancePath+"/available_days",schemaPath:"#/properties/available_days/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1646,9 +1646,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.pctRange !== undefined){
+if(data.pct_range !== undefined){
 const _errs11 = errors;
-if(!(validate86(data.pctRange, {instancePath:instancePath+"/pctRange",parentData:data,parentDataProperty:"pctRange",rootData,dynamicAnchors}))){
+if(!(validate86(data.pct_range, {instancePath:instancePath+"/pct_range",parentData:data,parentDataProperty:"pct_range",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
 errors = vErrors.length;
 }
@@ -1658,19 +1658,19 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.nextDayAt !== undefined){
-let data7 = data.nextDayAt;
+if(data.next_day_at !== undefined){
+let data7 = data.next_day_at;
 const _errs12 = errors;
 if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data7 === "string"){
 if(!(formats4.validate(data7))){
-validate82.errors = [{instancePath:instancePath+"/nextDayAt",schemaPath:"#/properties/nextDayAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate82.errors = [{instancePath:instancePath+"/next_day_at",schemaPath:"#/properties/next_day_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/nextDayAt",schemaPath:"#/properties/nextDayAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/next_day_at",schemaPath:"#/properties/next_day_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1681,22 +1681,22 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.autoHour !== undefined){
-let data8 = data.autoHour;
+if(data.auto_hour !== undefined){
+let data8 = data.auto_hour;
 const _errs14 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate82.errors = [{instancePath:instancePath+"/autoHour",schemaPath:"#/properties/autoHour/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate82.errors = [{instancePath:instancePath+"/auto_hour",schemaPath:"#/properties/auto_hour/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 23 || isNaN(data8)){
-validate82.errors = [{instancePath:instancePath+"/autoHour",schemaPath:"#/properties/autoHour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 23},message:"must be <= 23"}];
+validate82.errors = [{instancePath:instancePath+"/auto_hour",schemaPath:"#/properties/auto_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 23},message:"must be <= 23"}];
 return false;
 }
 else {
 if(data8 < 0 || isNaN(data8)){
-validate82.errors = [{instancePath:instancePath+"/autoHour",schemaPath:"#/properties/autoHour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate82.errors = [{instancePath:instancePath+"/auto_hour",schemaPath:"#/properties/auto_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -1708,17 +1708,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.claimDays !== undefined){
-let data9 = data.claimDays;
+if(data.claim_days !== undefined){
+let data9 = data.claim_days;
 const _errs16 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate82.errors = [{instancePath:instancePath+"/claimDays",schemaPath:"#/properties/claimDays/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate82.errors = [{instancePath:instancePath+"/claim_days",schemaPath:"#/properties/claim_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
-validate82.errors = [{instancePath:instancePath+"/claimDays",schemaPath:"#/properties/claimDays/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate82.errors = [{instancePath:instancePath+"/claim_days",schemaPath:"#/properties/claim_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1729,17 +1729,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.monthReceived !== undefined){
-let data10 = data.monthReceived;
+if(data.month_received_minor !== undefined){
+let data10 = data.month_received_minor;
 const _errs18 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate82.errors = [{instancePath:instancePath+"/monthReceived",schemaPath:"#/properties/monthReceived/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate82.errors = [{instancePath:instancePath+"/month_received_minor",schemaPath:"#/properties/month_received_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
-validate82.errors = [{instancePath:instancePath+"/monthReceived",schemaPath:"#/properties/monthReceived/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate82.errors = [{instancePath:instancePath+"/month_received_minor",schemaPath:"#/properties/month_received_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -1768,7 +1768,7 @@ return false;
 validate82.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":{"enabled":true,"mode":true,"available":true,"availableDays":true,"today":true,"pctRange":true,"nextDayAt":true,"autoHour":true,"claimDays":true,"monthReceived":true},"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":{"enabled":true,"mode":true,"available_minor":true,"available_days":true,"today":true,"pct_range":true,"next_day_at":true,"auto_hour":true,"claim_days":true,"month_received_minor":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1784,22 +1784,22 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.claimed === undefined) && (missing0 = "claimed")) || ((data.days === undefined) && (missing0 = "days"))) || ((data.delivery_id === undefined) && (missing0 = "delivery_id"))) || ((data.state === undefined) && (missing0 = "state"))){
+if(((((data.claimed_minor === undefined) && (missing0 = "claimed_minor")) || ((data.days === undefined) && (missing0 = "days"))) || ((data.delivery_id === undefined) && (missing0 = "delivery_id"))) || ((data.state === undefined) && (missing0 = "state"))){
 validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.claimed !== undefined){
-let data0 = data.claimed;
+if(data.claimed_minor !== undefined){
+let data0 = data.claimed_minor;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate81.errors = [{instancePath:instancePath+"/claimed",schemaPath:"#/properties/claimed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate81.errors = [{instancePath:instancePath+"/claimed_minor",schemaPath:"#/properties/claimed_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 1 || isNaN(data0)){
-validate81.errors = [{instancePath:instancePath+"/claimed",schemaPath:"#/properties/claimed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate81.errors = [{instancePath:instancePath+"/claimed_minor",schemaPath:"#/properties/claimed_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1935,10 +1935,10 @@ return false;
 validate81.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":{"claimed":true,"days":true,"delivery_id":true,"state":true},"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":{"claimed_minor":true,"days":true,"delivery_id":true,"state":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_CashbackCreditedWebhookData = validate89;
-const schema41 = {"type":"object","required":["participant","amount_cents","days","delivery_id"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"amount_cents":{"type":"integer","minimum":1,"description":"The amount paid, in cents of the client's money."},"days":{"type":"array","items":{"type":"string","format":"date"},"description":"The club days the payment covers (one in `auto` mode; those claimed in `claim` mode)."},"delivery_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The cash delivery that credits it (announced by `reward.delivery_requested`); null when the club pays cashback as an `internal` reward."}},"description":"Data of `cashback.credited`."};
+const schema41 = {"type":"object","required":["participant","amount_minor","days","delivery_id"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"amount_minor":{"type":"integer","minimum":1,"description":"The amount paid, in minor units (cents) of the client's money."},"days":{"type":"array","items":{"type":"string","format":"date"},"description":"The club days the payment covers (one in `auto` mode; those claimed in `claim` mode)."},"delivery_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The cash delivery that credits it (announced by `reward.delivery_requested`); null when the club pays cashback as an `internal` reward."}},"description":"Data of `cashback.credited`."};
 const schema42 = {"type":"object","required":["id","external_id"],"properties":{"id":{"type":"string","description":"The service's participant id (`par_…`)."},"external_id":{"allOf":[{"$ref":"#/components/schemas/ExternalId"}],"description":"The client's user id."}},"description":"Who a webhook is about: the service's id and the client's own id of the participant."};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2009,7 +2009,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.participant === undefined) && (missing0 = "participant")) || ((data.amount_cents === undefined) && (missing0 = "amount_cents"))) || ((data.days === undefined) && (missing0 = "days"))) || ((data.delivery_id === undefined) && (missing0 = "delivery_id"))){
+if(((((data.participant === undefined) && (missing0 = "participant")) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))) || ((data.days === undefined) && (missing0 = "days"))) || ((data.delivery_id === undefined) && (missing0 = "delivery_id"))){
 validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -2026,17 +2026,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.amount_cents !== undefined){
-let data1 = data.amount_cents;
+if(data.amount_minor !== undefined){
+let data1 = data.amount_minor;
 const _errs2 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate89.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate89.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 1 || isNaN(data1)){
-validate89.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate89.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -2160,10 +2160,10 @@ return false;
 validate89.errors = vErrors;
 return errors === 0;
 }
-validate89.evaluated = {"props":{"participant":true,"amount_cents":true,"days":true,"delivery_id":true},"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"props":{"participant":true,"amount_minor":true,"days":true,"delivery_id":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_CashbackCreditedWebhookEvent = validate93;
-const schema43 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["cashback.credited"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/CashbackCreditedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`cashback.credited`: cashback was paid: a day's cashback at the program's `hour` (`auto` mode), or the days the participant claimed (`claim` mode). A participant notice, sent only when named.","examples":[{"id":"evt_01JQ6A2B4C6D8E0F","type":"cashback.credited","created_at":"2025-03-14T13:00:02Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"amount_cents":1250,"days":["2025-03-12","2025-03-13"],"delivery_id":"dlv_01HQC4D5E6F7G8H9J0K1"}}],"x-webhook-event":"cashback.credited"};
+const schema43 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["cashback.credited"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/CashbackCreditedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`cashback.credited`: cashback was paid: a day's cashback at the program's `hour` (`auto` mode), or the days the participant claimed (`claim` mode). A participant notice, sent only when named.","examples":[{"id":"evt_01JQ6A2B4C6D8E0F","type":"cashback.credited","created_at":"2025-03-14T13:00:02Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"amount_minor":1250,"days":["2025-03-12","2025-03-13"],"delivery_id":"dlv_01HQC4D5E6F7G8H9J0K1"}}],"x-webhook-event":"cashback.credited"};
 const pattern3 = new RegExp("^evt_[A-Za-z0-9]+$", "u");
 const schema44 = {"type":"string","enum":["test","live"],"description":"The environment a key or a record belongs to."};
 
@@ -2409,8 +2409,8 @@ return errors === 0;
 validate97.evaluated = {"props":{"min":true,"max":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_CashbackProgram = validate98;
-const schema46 = {"type":"object","required":["enabled","mode","hour","claim_days","min_loss","min_pct","max_pct","tiers","welcome","text"],"properties":{"enabled":{"type":"boolean"},"mode":{"type":"string","enum":["auto","claim"],"description":"`auto`: paid every day at `hour`; `claim`: the participant claims it within `claim_days` days."},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Hour of the day (club time zone) when the previous day's cashback is computed and, in `auto` mode, paid."},"claim_days":{"type":"integer","minimum":1,"maximum":30,"description":"In `claim` mode, how many days a day's cashback stays claimable."},"min_loss":{"type":"integer","minimum":0,"description":"The smallest daily net loss that earns cashback, in cents."},"min_pct":{"type":"number","minimum":0,"maximum":100,"description":"The lowest percentage paid (0..100): a day's loss of at least `min_loss` earns at least this, also when it reaches no band."},"max_pct":{"type":"number","minimum":0,"maximum":100,"description":"The highest percentage paid (0..100): a band's `pct` is clamped to `min_pct`..`max_pct`."},"tiers":{"type":"array","items":{"$ref":"#/components/schemas/CashbackTierBand"},"maxItems":20,"description":"Loss bands, by ascending `min_loss`; a day's loss earns the percentage of the highest band it reaches."},"welcome":{"$ref":"#/components/schemas/CashbackWelcome"},"text":{"type":"object","unevaluatedProperties":{"anyOf":[{"type":"string"},{"type":"boolean"}]},"description":"Texts and display switches of the cashback screens, by key."}},"description":"The cashback program: a percentage of each day's net loss (staked minus\nreceived, from `bet.placed` and `bet.settled`, per day in the club's time\nzone) is paid back as a `cash` reward. Money values are integer cents of the\nbetting currency. Changes take effect immediately, without publishing the\nconfiguration."};
-const schema47 = {"type":"object","required":["name","min_loss","pct"],"properties":{"name":{"type":"string"},"min_loss":{"type":"integer","minimum":0,"description":"Daily net loss (staked minus received) from which this band applies, in cents of the betting currency."},"pct":{"type":"number","minimum":0,"maximum":100,"description":"Percentage of the net loss paid back, 0..100."}},"description":"A loss band: from `min_loss` of daily net loss up, `pct` percent is paid back."};
+const schema46 = {"type":"object","required":["enabled","mode","hour","claim_days","min_loss_minor","min_pct","max_pct","tiers","welcome","text"],"properties":{"enabled":{"type":"boolean"},"mode":{"type":"string","enum":["auto","claim"],"description":"`auto`: paid every day at `hour`; `claim`: the participant claims it within `claim_days` days."},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Hour of the day (club time zone) when the previous day's cashback is computed and, in `auto` mode, paid."},"claim_days":{"type":"integer","minimum":1,"maximum":30,"description":"In `claim` mode, how many days a day's cashback stays claimable."},"min_loss_minor":{"type":"integer","minimum":0,"description":"The smallest daily net loss that earns cashback, in minor units (cents)."},"min_pct":{"type":"number","minimum":0,"maximum":100,"description":"The lowest percentage paid (0..100): a day's loss of at least `min_loss_minor` earns at least this, also when it reaches no band."},"max_pct":{"type":"number","minimum":0,"maximum":100,"description":"The highest percentage paid (0..100): a band's `pct` is clamped to `min_pct`..`max_pct`."},"tiers":{"type":"array","items":{"$ref":"#/components/schemas/CashbackTierBand"},"maxItems":20,"description":"Loss bands, by ascending `min_loss_minor`; a day's loss earns the percentage of the highest band it reaches."},"welcome":{"$ref":"#/components/schemas/CashbackWelcome"},"text":{"type":"object","unevaluatedProperties":{"anyOf":[{"type":"string"},{"type":"boolean"}]},"description":"Texts and display switches of the cashback screens, by key."}},"description":"The cashback program: a percentage of each day's net loss (staked minus\nreceived, from `bet.placed` and `bet.settled`, per day in the club's time\nzone) is paid back as a `cash` reward. Money values are integer minor units (cents, fields ending in `_minor`) of the\nbetting currency. Changes take effect immediately, without publishing the\nconfiguration."};
+const schema47 = {"type":"object","required":["name","min_loss_minor","pct"],"properties":{"name":{"type":"string"},"min_loss_minor":{"type":"integer","minimum":0,"description":"Daily net loss (staked minus received) from which this band applies, in minor units (cents) of the betting currency."},"pct":{"type":"number","minimum":0,"maximum":100,"description":"Percentage of the net loss paid back, 0..100."}},"description":"A loss band: from `min_loss_minor` of daily net loss up, `pct` percent is paid back."};
 
 function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2425,7 +2425,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.name === undefined) && (missing0 = "name")) || ((data.min_loss === undefined) && (missing0 = "min_loss"))) || ((data.pct === undefined) && (missing0 = "pct"))){
+if((((data.name === undefined) && (missing0 = "name")) || ((data.min_loss_minor === undefined) && (missing0 = "min_loss_minor"))) || ((data.pct === undefined) && (missing0 = "pct"))){
 validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -2442,17 +2442,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.min_loss !== undefined){
-let data1 = data.min_loss;
+if(data.min_loss_minor !== undefined){
+let data1 = data.min_loss_minor;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate99.errors = [{instancePath:instancePath+"/min_loss",schemaPath:"#/properties/min_loss/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate99.errors = [{instancePath:instancePath+"/min_loss_minor",schemaPath:"#/properties/min_loss_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate99.errors = [{instancePath:instancePath+"/min_loss",schemaPath:"#/properties/min_loss/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate99.errors = [{instancePath:instancePath+"/min_loss_minor",schemaPath:"#/properties/min_loss_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -2501,9 +2501,9 @@ return false;
 validate99.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":{"name":true,"min_loss":true,"pct":true},"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":{"name":true,"min_loss_minor":true,"pct":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema48 = {"type":"object","required":["enabled","pct","max"],"properties":{"enabled":{"type":"boolean"},"pct":{"type":"number","minimum":0,"maximum":100,"description":"Percentage of the first day's net loss paid back, 0..100."},"max":{"type":"integer","minimum":0,"description":"The most it pays, in cents."}},"description":"First-day cashback for new players."};
+const schema48 = {"type":"object","required":["enabled","pct","max_minor"],"properties":{"enabled":{"type":"boolean"},"pct":{"type":"number","minimum":0,"maximum":100,"description":"Percentage of the first day's net loss paid back, 0..100."},"max_minor":{"type":"integer","minimum":0,"description":"The most it pays, in minor units (cents)."}},"description":"First-day cashback for new players."};
 
 function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2518,7 +2518,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.enabled === undefined) && (missing0 = "enabled")) || ((data.pct === undefined) && (missing0 = "pct"))) || ((data.max === undefined) && (missing0 = "max"))){
+if((((data.enabled === undefined) && (missing0 = "enabled")) || ((data.pct === undefined) && (missing0 = "pct"))) || ((data.max_minor === undefined) && (missing0 = "max_minor"))){
 validate101.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -2562,17 +2562,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.max !== undefined){
-let data2 = data.max;
+if(data.max_minor !== undefined){
+let data2 = data.max_minor;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate101.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate101.errors = [{instancePath:instancePath+"/max_minor",schemaPath:"#/properties/max_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate101.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate101.errors = [{instancePath:instancePath+"/max_minor",schemaPath:"#/properties/max_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -2594,7 +2594,7 @@ return false;
 validate101.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":{"enabled":true,"pct":true,"max":true},"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":{"enabled":true,"pct":true,"max_minor":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2610,7 +2610,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((((((data.enabled === undefined) && (missing0 = "enabled")) || ((data.mode === undefined) && (missing0 = "mode"))) || ((data.hour === undefined) && (missing0 = "hour"))) || ((data.claim_days === undefined) && (missing0 = "claim_days"))) || ((data.min_loss === undefined) && (missing0 = "min_loss"))) || ((data.min_pct === undefined) && (missing0 = "min_pct"))) || ((data.max_pct === undefined) && (missing0 = "max_pct"))) || ((data.tiers === undefined) && (missing0 = "tiers"))) || ((data.welcome === undefined) && (missing0 = "welcome"))) || ((data.text === undefined) && (missing0 = "text"))){
+if(((((((((((data.enabled === undefined) && (missing0 = "enabled")) || ((data.mode === undefined) && (missing0 = "mode"))) || ((data.hour === undefined) && (missing0 = "hour"))) || ((data.claim_days === undefined) && (missing0 = "claim_days"))) || ((data.min_loss_minor === undefined) && (missing0 = "min_loss_minor"))) || ((data.min_pct === undefined) && (missing0 = "min_pct"))) || ((data.max_pct === undefined) && (missing0 = "max_pct"))) || ((data.tiers === undefined) && (missing0 = "tiers"))) || ((data.welcome === undefined) && (missing0 = "welcome"))) || ((data.text === undefined) && (missing0 = "text"))){
 validate98.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -2698,17 +2698,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.min_loss !== undefined){
-let data4 = data.min_loss;
+if(data.min_loss_minor !== undefined){
+let data4 = data.min_loss_minor;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate98.errors = [{instancePath:instancePath+"/min_loss",schemaPath:"#/properties/min_loss/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate98.errors = [{instancePath:instancePath+"/min_loss_minor",schemaPath:"#/properties/min_loss_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate98.errors = [{instancePath:instancePath+"/min_loss",schemaPath:"#/properties/min_loss/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate98.errors = [{instancePath:instancePath+"/min_loss_minor",schemaPath:"#/properties/min_loss_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -2915,11 +2915,11 @@ return false;
 validate98.errors = vErrors;
 return errors === 0;
 }
-validate98.evaluated = {"props":{"enabled":true,"mode":true,"hour":true,"claim_days":true,"min_loss":true,"min_pct":true,"max_pct":true,"tiers":true,"welcome":true,"text":true},"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"props":{"enabled":true,"mode":true,"hour":true,"claim_days":true,"min_loss_minor":true,"min_pct":true,"max_pct":true,"tiers":true,"welcome":true,"text":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_CashbackProgramUpdate = validate103;
-const schema49 = {"type":"object","properties":{"enabled":{"type":"boolean"},"mode":{"type":"string","enum":["auto","claim"],"description":"`auto`: paid every day at `hour`; `claim`: participants claim within `claim_days` days."},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Hour of the day, 0..23 in the club time zone, when the previous day is computed and (in `auto` mode) paid."},"claim_days":{"type":"integer","minimum":1,"maximum":30,"description":"In `claim` mode, how many days (1..30) a day's cashback stays claimable."},"min_loss":{"type":"integer","minimum":0,"description":"The smallest daily net loss that earns cashback, in cents."},"min_pct":{"type":"number","minimum":0,"maximum":100,"description":"The base percentage, 0..100."},"max_pct":{"type":"number","minimum":0,"maximum":100,"description":"The cap, 0..100."},"tiers":{"type":"array","items":{"$ref":"#/components/schemas/CashbackTierBandInput"},"maxItems":10,"description":"Loss bands, at most 10, by ascending `min_loss`."},"welcome":{"$ref":"#/components/schemas/CashbackWelcomeUpdate"},"text":{"type":"object","unevaluatedProperties":{"anyOf":[{"type":"string"},{"type":"boolean"}]},"description":"Texts and display switches of the cashback screens, by key."}},"unevaluatedProperties":{"not":{}},"description":"Changes to the cashback program (`GET /v1/cashback` shows the result). Every\nfield is optional: an omitted field keeps its value; `tiers` and `text`,\nwhen sent, replace the whole list or map; `welcome` fields merge one by one.\nMoney values are integer cents.\n\nAfter merging, the server also checks (422 naming the field): `min_pct` ≤\n`max_pct`, and `tiers` in strictly ascending `min_loss`."};
-const schema50 = {"type":"object","required":["name","min_loss","pct"],"properties":{"name":{"type":"string","minLength":1,"maxLength":40,"description":"The band's name, shown to participants (`CashbackState.today.band`)."},"min_loss":{"type":"integer","minimum":0,"description":"Daily net loss from which the band applies, in cents."},"pct":{"type":"number","minimum":0,"maximum":100,"description":"Percentage paid back, 0..100."}},"unevaluatedProperties":{"not":{}},"description":"A loss band of the cashback program, as sent in an update."};
+const schema49 = {"type":"object","properties":{"enabled":{"type":"boolean"},"mode":{"type":"string","enum":["auto","claim"],"description":"`auto`: paid every day at `hour`; `claim`: participants claim within `claim_days` days."},"hour":{"type":"integer","minimum":0,"maximum":23,"description":"Hour of the day, 0..23 in the club time zone, when the previous day is computed and (in `auto` mode) paid."},"claim_days":{"type":"integer","minimum":1,"maximum":30,"description":"In `claim` mode, how many days (1..30) a day's cashback stays claimable."},"min_loss_minor":{"type":"integer","minimum":0,"description":"The smallest daily net loss that earns cashback, in minor units (cents)."},"min_pct":{"type":"number","minimum":0,"maximum":100,"description":"The base percentage, 0..100."},"max_pct":{"type":"number","minimum":0,"maximum":100,"description":"The cap, 0..100."},"tiers":{"type":"array","items":{"$ref":"#/components/schemas/CashbackTierBandInput"},"maxItems":10,"description":"Loss bands, at most 10, by ascending `min_loss_minor`."},"welcome":{"$ref":"#/components/schemas/CashbackWelcomeUpdate"},"text":{"type":"object","unevaluatedProperties":{"anyOf":[{"type":"string"},{"type":"boolean"}]},"description":"Texts and display switches of the cashback screens, by key."}},"unevaluatedProperties":{"not":{}},"description":"Changes to the cashback program (`GET /v1/cashback` shows the result). Every\nfield is optional: an omitted field keeps its value; `tiers` and `text`,\nwhen sent, replace the whole list or map; `welcome` fields merge one by one.\nMoney values are integer minor units (cents), in fields ending in `_minor`.\n\nAfter merging, the server also checks (422 naming the field): `min_pct` ≤\n`max_pct`, and `tiers` in strictly ascending `min_loss_minor`."};
+const schema50 = {"type":"object","required":["name","min_loss_minor","pct"],"properties":{"name":{"type":"string","minLength":1,"maxLength":40,"description":"The band's name, shown to participants (`CashbackState.today.band`)."},"min_loss_minor":{"type":"integer","minimum":0,"description":"Daily net loss from which the band applies, in minor units (cents)."},"pct":{"type":"number","minimum":0,"maximum":100,"description":"Percentage paid back, 0..100."}},"unevaluatedProperties":{"not":{}},"description":"A loss band of the cashback program, as sent in an update."};
 
 function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2934,7 +2934,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.name === undefined) && (missing0 = "name")) || ((data.min_loss === undefined) && (missing0 = "min_loss"))) || ((data.pct === undefined) && (missing0 = "pct"))){
+if((((data.name === undefined) && (missing0 = "name")) || ((data.min_loss_minor === undefined) && (missing0 = "min_loss_minor"))) || ((data.pct === undefined) && (missing0 = "pct"))){
 validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -2966,17 +2966,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.min_loss !== undefined){
-let data1 = data.min_loss;
+if(data.min_loss_minor !== undefined){
+let data1 = data.min_loss_minor;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate104.errors = [{instancePath:instancePath+"/min_loss",schemaPath:"#/properties/min_loss/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate104.errors = [{instancePath:instancePath+"/min_loss_minor",schemaPath:"#/properties/min_loss_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate104.errors = [{instancePath:instancePath+"/min_loss",schemaPath:"#/properties/min_loss/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate104.errors = [{instancePath:instancePath+"/min_loss_minor",schemaPath:"#/properties/min_loss_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -3015,7 +3015,7 @@ var valid0 = true;
 }
 if(valid0){
 for(const key0 in data){
-if(((key0 !== "name") && (key0 !== "min_loss")) && (key0 !== "pct")){
+if(((key0 !== "name") && (key0 !== "min_loss_minor")) && (key0 !== "pct")){
 const _errs8 = errors;
 validate104.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
@@ -3040,7 +3040,7 @@ return errors === 0;
 }
 validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema51 = {"type":"object","properties":{"enabled":{"type":"boolean"},"pct":{"type":"number","minimum":0,"maximum":100,"description":"Percentage of the first day's net loss paid back, 0..100."},"max":{"type":"integer","minimum":0,"description":"The most it pays, in cents."}},"unevaluatedProperties":{"not":{}},"description":"Changes to the first-day cashback; omitted fields keep their value."};
+const schema51 = {"type":"object","properties":{"enabled":{"type":"boolean"},"pct":{"type":"number","minimum":0,"maximum":100,"description":"Percentage of the first day's net loss paid back, 0..100."},"max_minor":{"type":"integer","minimum":0,"description":"The most it pays, in minor units (cents)."}},"unevaluatedProperties":{"not":{}},"description":"Changes to the first-day cashback; omitted fields keep their value."};
 
 function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3093,17 +3093,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.max !== undefined){
-let data2 = data.max;
+if(data.max_minor !== undefined){
+let data2 = data.max_minor;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate106.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate106.errors = [{instancePath:instancePath+"/max_minor",schemaPath:"#/properties/max_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate106.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate106.errors = [{instancePath:instancePath+"/max_minor",schemaPath:"#/properties/max_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -3115,7 +3115,7 @@ var valid0 = true;
 }
 if(valid0){
 for(const key0 in data){
-if(((key0 !== "enabled") && (key0 !== "pct")) && (key0 !== "max")){
+if(((key0 !== "enabled") && (key0 !== "pct")) && (key0 !== "max_minor")){
 const _errs8 = errors;
 validate106.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
@@ -3235,17 +3235,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.min_loss !== undefined){
-let data4 = data.min_loss;
+if(data.min_loss_minor !== undefined){
+let data4 = data.min_loss_minor;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate103.errors = [{instancePath:instancePath+"/min_loss",schemaPath:"#/properties/min_loss/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate103.errors = [{instancePath:instancePath+"/min_loss_minor",schemaPath:"#/properties/min_loss_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate103.errors = [{instancePath:instancePath+"/min_loss",schemaPath:"#/properties/min_loss/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate103.errors = [{instancePath:instancePath+"/min_loss_minor",schemaPath:"#/properties/min_loss_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -3435,7 +3435,7 @@ var valid0 = true;
 }
 if(valid0){
 for(const key1 in data){
-if((((((((((key1 !== "enabled") && (key1 !== "mode")) && (key1 !== "hour")) && (key1 !== "claim_days")) && (key1 !== "min_loss")) && (key1 !== "min_pct")) && (key1 !== "max_pct")) && (key1 !== "tiers")) && (key1 !== "welcome")) && (key1 !== "text")){
+if((((((((((key1 !== "enabled") && (key1 !== "mode")) && (key1 !== "hour")) && (key1 !== "claim_days")) && (key1 !== "min_loss_minor")) && (key1 !== "min_pct")) && (key1 !== "max_pct")) && (key1 !== "tiers")) && (key1 !== "welcome")) && (key1 !== "text")){
 const _errs29 = errors;
 validate103.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
@@ -3481,7 +3481,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((((((data.enabled === undefined) && (missing0 = "enabled")) || ((data.mode === undefined) && (missing0 = "mode"))) || ((data.available === undefined) && (missing0 = "available"))) || ((data.availableDays === undefined) && (missing0 = "availableDays"))) || ((data.today === undefined) && (missing0 = "today"))) || ((data.pctRange === undefined) && (missing0 = "pctRange"))) || ((data.nextDayAt === undefined) && (missing0 = "nextDayAt"))) || ((data.autoHour === undefined) && (missing0 = "autoHour"))) || ((data.claimDays === undefined) && (missing0 = "claimDays"))) || ((data.monthReceived === undefined) && (missing0 = "monthReceived"))){
+if(((((((((((data.enabled === undefined) && (missing0 = "enabled")) || ((data.mode === undefined) && (missing0 = "mode"))) || ((data.available_minor === undefined) && (missing0 = "available_minor"))) || ((data.available_days === undefined) && (missing0 = "available_days"))) || ((data.today === undefined) && (missing0 = "today"))) || ((data.pct_range === undefined) && (missing0 = "pct_range"))) || ((data.next_day_at === undefined) && (missing0 = "next_day_at"))) || ((data.auto_hour === undefined) && (missing0 = "auto_hour"))) || ((data.claim_days === undefined) && (missing0 = "claim_days"))) || ((data.month_received_minor === undefined) && (missing0 = "month_received_minor"))){
 validate108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -3515,17 +3515,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.available !== undefined){
-let data2 = data.available;
+if(data.available_minor !== undefined){
+let data2 = data.available_minor;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate108.errors = [{instancePath:instancePath+"/available",schemaPath:"#/properties/available/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate108.errors = [{instancePath:instancePath+"/available_minor",schemaPath:"#/properties/available_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate108.errors = [{instancePath:instancePath+"/available",schemaPath:"#/properties/available/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate108.errors = [{instancePath:instancePath+"/available_minor",schemaPath:"#/properties/available_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -3536,8 +3536,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.availableDays !== undefined){
-let data3 = data.availableDays;
+if(data.available_days !== undefined){
+let data3 = data.available_days;
 const _errs7 = errors;
 if(errors === _errs7){
 if(Array.isArray(data3)){
@@ -3545,7 +3545,7 @@ var valid1 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs9 = errors;
-if(!(validate80(data3[i0], {instancePath:instancePath+"/availableDays/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+if(!(validate80(data3[i0], {instancePath:instancePath+"/available_days/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
@@ -3556,7 +3556,7 @@ break;
 }
 }
 else {
-validate108.errors = [{instancePath:instancePath+"/availableDays",schemaPath:"#/properties/availableDays/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate108.errors = [{instancePath:instancePath+"/available_days",schemaPath:"#/properties/available_days/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3578,9 +3578,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.pctRange !== undefined){
+if(data.pct_range !== undefined){
 const _errs11 = errors;
-if(!(validate86(data.pctRange, {instancePath:instancePath+"/pctRange",parentData:data,parentDataProperty:"pctRange",rootData,dynamicAnchors}))){
+if(!(validate86(data.pct_range, {instancePath:instancePath+"/pct_range",parentData:data,parentDataProperty:"pct_range",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
 errors = vErrors.length;
 }
@@ -3590,19 +3590,19 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.nextDayAt !== undefined){
-let data7 = data.nextDayAt;
+if(data.next_day_at !== undefined){
+let data7 = data.next_day_at;
 const _errs12 = errors;
 if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data7 === "string"){
 if(!(formats4.validate(data7))){
-validate108.errors = [{instancePath:instancePath+"/nextDayAt",schemaPath:"#/properties/nextDayAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate108.errors = [{instancePath:instancePath+"/next_day_at",schemaPath:"#/properties/next_day_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate108.errors = [{instancePath:instancePath+"/nextDayAt",schemaPath:"#/properties/nextDayAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/next_day_at",schemaPath:"#/properties/next_day_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3613,22 +3613,22 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.autoHour !== undefined){
-let data8 = data.autoHour;
+if(data.auto_hour !== undefined){
+let data8 = data.auto_hour;
 const _errs14 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate108.errors = [{instancePath:instancePath+"/autoHour",schemaPath:"#/properties/autoHour/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate108.errors = [{instancePath:instancePath+"/auto_hour",schemaPath:"#/properties/auto_hour/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 23 || isNaN(data8)){
-validate108.errors = [{instancePath:instancePath+"/autoHour",schemaPath:"#/properties/autoHour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 23},message:"must be <= 23"}];
+validate108.errors = [{instancePath:instancePath+"/auto_hour",schemaPath:"#/properties/auto_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 23},message:"must be <= 23"}];
 return false;
 }
 else {
 if(data8 < 0 || isNaN(data8)){
-validate108.errors = [{instancePath:instancePath+"/autoHour",schemaPath:"#/properties/autoHour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate108.errors = [{instancePath:instancePath+"/auto_hour",schemaPath:"#/properties/auto_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -3640,17 +3640,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.claimDays !== undefined){
-let data9 = data.claimDays;
+if(data.claim_days !== undefined){
+let data9 = data.claim_days;
 const _errs16 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate108.errors = [{instancePath:instancePath+"/claimDays",schemaPath:"#/properties/claimDays/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate108.errors = [{instancePath:instancePath+"/claim_days",schemaPath:"#/properties/claim_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
-validate108.errors = [{instancePath:instancePath+"/claimDays",schemaPath:"#/properties/claimDays/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate108.errors = [{instancePath:instancePath+"/claim_days",schemaPath:"#/properties/claim_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3661,17 +3661,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.monthReceived !== undefined){
-let data10 = data.monthReceived;
+if(data.month_received_minor !== undefined){
+let data10 = data.month_received_minor;
 const _errs18 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate108.errors = [{instancePath:instancePath+"/monthReceived",schemaPath:"#/properties/monthReceived/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate108.errors = [{instancePath:instancePath+"/month_received_minor",schemaPath:"#/properties/month_received_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
-validate108.errors = [{instancePath:instancePath+"/monthReceived",schemaPath:"#/properties/monthReceived/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate108.errors = [{instancePath:instancePath+"/month_received_minor",schemaPath:"#/properties/month_received_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -3700,7 +3700,7 @@ return false;
 validate108.errors = vErrors;
 return errors === 0;
 }
-validate108.evaluated = {"props":{"enabled":true,"mode":true,"available":true,"availableDays":true,"today":true,"pctRange":true,"nextDayAt":true,"autoHour":true,"claimDays":true,"monthReceived":true},"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"props":{"enabled":true,"mode":true,"available_minor":true,"available_days":true,"today":true,"pct_range":true,"next_day_at":true,"auto_hour":true,"claim_days":true,"month_received_minor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_CashbackTierBand = validate112;
 
@@ -3717,7 +3717,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.name === undefined) && (missing0 = "name")) || ((data.min_loss === undefined) && (missing0 = "min_loss"))) || ((data.pct === undefined) && (missing0 = "pct"))){
+if((((data.name === undefined) && (missing0 = "name")) || ((data.min_loss_minor === undefined) && (missing0 = "min_loss_minor"))) || ((data.pct === undefined) && (missing0 = "pct"))){
 validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -3734,17 +3734,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.min_loss !== undefined){
-let data1 = data.min_loss;
+if(data.min_loss_minor !== undefined){
+let data1 = data.min_loss_minor;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate112.errors = [{instancePath:instancePath+"/min_loss",schemaPath:"#/properties/min_loss/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate112.errors = [{instancePath:instancePath+"/min_loss_minor",schemaPath:"#/properties/min_loss_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate112.errors = [{instancePath:instancePath+"/min_loss",schemaPath:"#/properties/min_loss/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate112.errors = [{instancePath:instancePath+"/min_loss_minor",schemaPath:"#/properties/min_loss_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -3793,7 +3793,7 @@ return false;
 validate112.errors = vErrors;
 return errors === 0;
 }
-validate112.evaluated = {"props":{"name":true,"min_loss":true,"pct":true},"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"props":{"name":true,"min_loss_minor":true,"pct":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_CashbackTierBandInput = validate113;
 
@@ -3810,7 +3810,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.name === undefined) && (missing0 = "name")) || ((data.min_loss === undefined) && (missing0 = "min_loss"))) || ((data.pct === undefined) && (missing0 = "pct"))){
+if((((data.name === undefined) && (missing0 = "name")) || ((data.min_loss_minor === undefined) && (missing0 = "min_loss_minor"))) || ((data.pct === undefined) && (missing0 = "pct"))){
 validate113.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -3842,17 +3842,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.min_loss !== undefined){
-let data1 = data.min_loss;
+if(data.min_loss_minor !== undefined){
+let data1 = data.min_loss_minor;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate113.errors = [{instancePath:instancePath+"/min_loss",schemaPath:"#/properties/min_loss/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate113.errors = [{instancePath:instancePath+"/min_loss_minor",schemaPath:"#/properties/min_loss_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate113.errors = [{instancePath:instancePath+"/min_loss",schemaPath:"#/properties/min_loss/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate113.errors = [{instancePath:instancePath+"/min_loss_minor",schemaPath:"#/properties/min_loss_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -3891,7 +3891,7 @@ var valid0 = true;
 }
 if(valid0){
 for(const key0 in data){
-if(((key0 !== "name") && (key0 !== "min_loss")) && (key0 !== "pct")){
+if(((key0 !== "name") && (key0 !== "min_loss_minor")) && (key0 !== "pct")){
 const _errs8 = errors;
 validate113.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
@@ -3931,22 +3931,22 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.amount === undefined) && (missing0 = "amount")) || ((data.loss === undefined) && (missing0 = "loss"))) || ((data.pct === undefined) && (missing0 = "pct"))) || ((data.band === undefined) && (missing0 = "band"))){
+if(((((data.amount_minor === undefined) && (missing0 = "amount_minor")) || ((data.loss_minor === undefined) && (missing0 = "loss_minor"))) || ((data.pct === undefined) && (missing0 = "pct"))) || ((data.band === undefined) && (missing0 = "band"))){
 validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.amount !== undefined){
-let data0 = data.amount;
+if(data.amount_minor !== undefined){
+let data0 = data.amount_minor;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate114.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate114.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-validate114.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate114.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -3957,17 +3957,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.loss !== undefined){
-let data1 = data.loss;
+if(data.loss_minor !== undefined){
+let data1 = data.loss_minor;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate114.errors = [{instancePath:instancePath+"/loss",schemaPath:"#/properties/loss/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate114.errors = [{instancePath:instancePath+"/loss_minor",schemaPath:"#/properties/loss_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate114.errors = [{instancePath:instancePath+"/loss",schemaPath:"#/properties/loss/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate114.errors = [{instancePath:instancePath+"/loss_minor",schemaPath:"#/properties/loss_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4077,7 +4077,7 @@ return false;
 validate114.errors = vErrors;
 return errors === 0;
 }
-validate114.evaluated = {"props":{"amount":true,"loss":true,"pct":true,"band":true},"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"props":{"amount_minor":true,"loss_minor":true,"pct":true,"band":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_CashbackWelcome = validate115;
 
@@ -4094,7 +4094,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.enabled === undefined) && (missing0 = "enabled")) || ((data.pct === undefined) && (missing0 = "pct"))) || ((data.max === undefined) && (missing0 = "max"))){
+if((((data.enabled === undefined) && (missing0 = "enabled")) || ((data.pct === undefined) && (missing0 = "pct"))) || ((data.max_minor === undefined) && (missing0 = "max_minor"))){
 validate115.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -4138,17 +4138,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.max !== undefined){
-let data2 = data.max;
+if(data.max_minor !== undefined){
+let data2 = data.max_minor;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate115.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate115.errors = [{instancePath:instancePath+"/max_minor",schemaPath:"#/properties/max_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate115.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate115.errors = [{instancePath:instancePath+"/max_minor",schemaPath:"#/properties/max_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4170,7 +4170,7 @@ return false;
 validate115.errors = vErrors;
 return errors === 0;
 }
-validate115.evaluated = {"props":{"enabled":true,"pct":true,"max":true},"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"props":{"enabled":true,"pct":true,"max_minor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_CashbackWelcomeUpdate = validate116;
 
@@ -4225,17 +4225,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.max !== undefined){
-let data2 = data.max;
+if(data.max_minor !== undefined){
+let data2 = data.max_minor;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate116.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate116.errors = [{instancePath:instancePath+"/max_minor",schemaPath:"#/properties/max_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate116.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate116.errors = [{instancePath:instancePath+"/max_minor",schemaPath:"#/properties/max_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4247,7 +4247,7 @@ var valid0 = true;
 }
 if(valid0){
 for(const key0 in data){
-if(((key0 !== "enabled") && (key0 !== "pct")) && (key0 !== "max")){
+if(((key0 !== "enabled") && (key0 !== "pct")) && (key0 !== "max_minor")){
 const _errs8 = errors;
 validate116.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
@@ -4381,7 +4381,7 @@ validate119.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_CheckinClaimResult = validate120;
 const schema61 = {"type":"object","required":["state","reward","effects"],"properties":{"state":{"allOf":[{"$ref":"#/components/schemas/CheckinState"}],"description":"The calendar after the claim."},"reward":{"$ref":"#/components/schemas/CheckinClaimReward"},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"What the reward gave, as in event results."}},"description":"The result of today's check-in."};
-const schema62 = {"type":"object","required":["todayKey","currentDayIndex","todayIndex","nextDayAt","period","daysInPeriod","streak","claimedToday","canClaim","days","forgivenessUsed"],"properties":{"todayKey":{"type":"string","format":"date","description":"Today's check-in day, as the date it starts on in the club time zone."},"currentDayIndex":{"type":"integer","minimum":0,"description":"The slot the next check-in fills, 0-based: `todayIndex` while today is not\nclaimed, `todayIndex + 1` after today's check-in (`daysInPeriod` when that\nfilled the last slot: the next check-in starts a new period)."},"todayIndex":{"type":"integer","minimum":0,"description":"Today's slot in `days`, 0-based."},"nextDayAt":{"type":"string","format":"date-time","description":"When the next check-in day starts."},"period":{"$ref":"#/components/schemas/CheckinPeriod"},"daysInPeriod":{"type":"integer","minimum":1,"description":"The number of slots in `days`."},"streak":{"type":"integer","minimum":0,"description":"Consecutive check-in days claimed, up to today (when claimed) or yesterday; a forgiven day keeps the streak alive without adding to it."},"claimedToday":{"type":"boolean"},"canClaim":{"type":"boolean","description":"Today's slot is `available`: `POST /v1/me/checkin` will succeed."},"days":{"type":"array","items":{"$ref":"#/components/schemas/CheckinDayState"},"description":"One state per slot of the period, `daysInPeriod` items."},"forgivenessUsed":{"type":"integer","minimum":0,"maximum":1,"description":"Missed days forgiven in this period: 0 or 1, and always 0 unless `missedDay` is `forgive_one`."}},"description":"The participant's check-in calendar (configuration section `checkin`).\n\n**Check-in day.** A day starts at `resetHour` (0..23) in `timezone` and lasts\nuntil the same hour the next day; `todayKey` names it by the date it starts\non.\n\n**Period and slots.** `days[i]` is the state of the period's (i+1)-th\ncheck-in day, and a check-in on that day grants\n`checkin.rewards[i % rewards.length]` (the configuration's \"day d gives\n`rewards[(d - 1) mod length]`\"); `highlightDays` count slots from 1.\n- `period: month`: the period is the calendar month and slot i is its\n(i+1)-th day, so `daysInPeriod` is the length of the month (28 to 31) and\n`todayIndex` is the day of the month minus 1. A new calendar starts on the\nfirst day of each month.\n- `period: streak`: the period is a run of `checkin.days` consecutive days\n(`daysInPeriod` = `days`) that starts with the first check-in after the\nprevious run ended; slot i is the run's (i+1)-th day. A run ends after its\nlast slot, or when a missed day breaks it (below); until the next check-in\nthe state shows the coming run, with today as slot 0.\n\n**Missed days** (`checkin.missedDay`):\n- `restart`: a missed day breaks the streak (`streak` back to 0) and, in\n`streak` mode, ends the run, so the calendar starts again at day 1.\n- `continue`: a missed day is lost (its slot stays `missed`, its reward is\nnever granted) and the calendar goes on; `streak` still counts only\nconsecutive days.\n- `forgive_one`: the first missed day of a period is forgiven: it stays\n`missed` and its reward is lost, but the streak and the run carry on, and\n`forgivenessUsed` becomes 1; the next missed day in the same period acts\nas `restart`. A new period starts with `forgivenessUsed` 0.\n\nIn `month` mode a missed day never moves the slots (they are dates); the\npolicy decides only what happens to `streak`."};
+const schema62 = {"type":"object","required":["today_key","current_day_index","today_index","next_day_at","period","days_in_period","streak","claimed_today","can_claim","days","forgiveness_used"],"properties":{"today_key":{"type":"string","format":"date","description":"Today's check-in day, as the date it starts on in the club time zone."},"current_day_index":{"type":"integer","minimum":0,"description":"The slot the next check-in fills, 0-based: `today_index` while today is not\nclaimed, `today_index + 1` after today's check-in (`days_in_period` when that\nfilled the last slot: the next check-in starts a new period)."},"today_index":{"type":"integer","minimum":0,"description":"Today's slot in `days`, 0-based."},"next_day_at":{"type":"string","format":"date-time","description":"When the next check-in day starts."},"period":{"$ref":"#/components/schemas/CheckinPeriod"},"days_in_period":{"type":"integer","minimum":1,"description":"The number of slots in `days`."},"streak":{"type":"integer","minimum":0,"description":"Consecutive check-in days claimed, up to today (when claimed) or yesterday; a forgiven day keeps the streak alive without adding to it."},"claimed_today":{"type":"boolean"},"can_claim":{"type":"boolean","description":"Today's slot is `available`: `POST /v1/me/checkin` will succeed."},"days":{"type":"array","items":{"$ref":"#/components/schemas/CheckinDayState"},"description":"One state per slot of the period, `days_in_period` items."},"forgiveness_used":{"type":"integer","minimum":0,"maximum":1,"description":"Missed days forgiven in this period: 0 or 1, and always 0 unless `missedDay` is `forgive_one`."}},"description":"The participant's check-in calendar (configuration section `checkin`).\n\n**Check-in day.** A day starts at `resetHour` (0..23) in `timezone` and lasts\nuntil the same hour the next day; `today_key` names it by the date it starts\non.\n\n**Period and slots.** `days[i]` is the state of the period's (i+1)-th\ncheck-in day, and a check-in on that day grants\n`checkin.rewards[i % rewards.length]` (the configuration's \"day d gives\n`rewards[(d - 1) mod length]`\"); `highlightDays` count slots from 1.\n- `period: month`: the period is the calendar month and slot i is its\n(i+1)-th day, so `days_in_period` is the length of the month (28 to 31) and\n`today_index` is the day of the month minus 1. A new calendar starts on the\nfirst day of each month.\n- `period: streak`: the period is a run of `checkin.days` consecutive days\n(`days_in_period` = `days`) that starts with the first check-in after the\nprevious run ended; slot i is the run's (i+1)-th day. A run ends after its\nlast slot, or when a missed day breaks it (below); until the next check-in\nthe state shows the coming run, with today as slot 0.\n\n**Missed days** (`checkin.missedDay`):\n- `restart`: a missed day breaks the streak (`streak` back to 0) and, in\n`streak` mode, ends the run, so the calendar starts again at day 1.\n- `continue`: a missed day is lost (its slot stays `missed`, its reward is\nnever granted) and the calendar goes on; `streak` still counts only\nconsecutive days.\n- `forgive_one`: the first missed day of a period is forgiven: it stays\n`missed` and its reward is lost, but the streak and the run carry on, and\n`forgiveness_used` becomes 1; the next missed day in the same period acts\nas `restart`. A new period starts with `forgiveness_used` 0.\n\nIn `month` mode a missed day never moves the slots (they are dates); the\npolicy decides only what happens to `streak`."};
 const schema63 = {"type":"string","enum":["month","streak"],"description":"How the check-in calendar runs."};
 
 function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4446,24 +4446,24 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((((((((((data.todayKey === undefined) && (missing0 = "todayKey")) || ((data.currentDayIndex === undefined) && (missing0 = "currentDayIndex"))) || ((data.todayIndex === undefined) && (missing0 = "todayIndex"))) || ((data.nextDayAt === undefined) && (missing0 = "nextDayAt"))) || ((data.period === undefined) && (missing0 = "period"))) || ((data.daysInPeriod === undefined) && (missing0 = "daysInPeriod"))) || ((data.streak === undefined) && (missing0 = "streak"))) || ((data.claimedToday === undefined) && (missing0 = "claimedToday"))) || ((data.canClaim === undefined) && (missing0 = "canClaim"))) || ((data.days === undefined) && (missing0 = "days"))) || ((data.forgivenessUsed === undefined) && (missing0 = "forgivenessUsed"))){
+if((((((((((((data.today_key === undefined) && (missing0 = "today_key")) || ((data.current_day_index === undefined) && (missing0 = "current_day_index"))) || ((data.today_index === undefined) && (missing0 = "today_index"))) || ((data.next_day_at === undefined) && (missing0 = "next_day_at"))) || ((data.period === undefined) && (missing0 = "period"))) || ((data.days_in_period === undefined) && (missing0 = "days_in_period"))) || ((data.streak === undefined) && (missing0 = "streak"))) || ((data.claimed_today === undefined) && (missing0 = "claimed_today"))) || ((data.can_claim === undefined) && (missing0 = "can_claim"))) || ((data.days === undefined) && (missing0 = "days"))) || ((data.forgiveness_used === undefined) && (missing0 = "forgiveness_used"))){
 validate121.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.todayKey !== undefined){
-let data0 = data.todayKey;
+if(data.today_key !== undefined){
+let data0 = data.today_key;
 const _errs1 = errors;
 if(errors === _errs1){
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!(formats10.validate(data0))){
-validate121.errors = [{instancePath:instancePath+"/todayKey",schemaPath:"#/properties/todayKey/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""}];
+validate121.errors = [{instancePath:instancePath+"/today_key",schemaPath:"#/properties/today_key/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""}];
 return false;
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/todayKey",schemaPath:"#/properties/todayKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate121.errors = [{instancePath:instancePath+"/today_key",schemaPath:"#/properties/today_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4474,17 +4474,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.currentDayIndex !== undefined){
-let data1 = data.currentDayIndex;
+if(data.current_day_index !== undefined){
+let data1 = data.current_day_index;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate121.errors = [{instancePath:instancePath+"/currentDayIndex",schemaPath:"#/properties/currentDayIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate121.errors = [{instancePath:instancePath+"/current_day_index",schemaPath:"#/properties/current_day_index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate121.errors = [{instancePath:instancePath+"/currentDayIndex",schemaPath:"#/properties/currentDayIndex/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate121.errors = [{instancePath:instancePath+"/current_day_index",schemaPath:"#/properties/current_day_index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4495,17 +4495,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.todayIndex !== undefined){
-let data2 = data.todayIndex;
+if(data.today_index !== undefined){
+let data2 = data.today_index;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate121.errors = [{instancePath:instancePath+"/todayIndex",schemaPath:"#/properties/todayIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate121.errors = [{instancePath:instancePath+"/today_index",schemaPath:"#/properties/today_index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate121.errors = [{instancePath:instancePath+"/todayIndex",schemaPath:"#/properties/todayIndex/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate121.errors = [{instancePath:instancePath+"/today_index",schemaPath:"#/properties/today_index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4516,19 +4516,19 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.nextDayAt !== undefined){
-let data3 = data.nextDayAt;
+if(data.next_day_at !== undefined){
+let data3 = data.next_day_at;
 const _errs7 = errors;
 if(errors === _errs7){
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(!(formats4.validate(data3))){
-validate121.errors = [{instancePath:instancePath+"/nextDayAt",schemaPath:"#/properties/nextDayAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate121.errors = [{instancePath:instancePath+"/next_day_at",schemaPath:"#/properties/next_day_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/nextDayAt",schemaPath:"#/properties/nextDayAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate121.errors = [{instancePath:instancePath+"/next_day_at",schemaPath:"#/properties/next_day_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4551,17 +4551,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.daysInPeriod !== undefined){
-let data5 = data.daysInPeriod;
+if(data.days_in_period !== undefined){
+let data5 = data.days_in_period;
 const _errs10 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate121.errors = [{instancePath:instancePath+"/daysInPeriod",schemaPath:"#/properties/daysInPeriod/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate121.errors = [{instancePath:instancePath+"/days_in_period",schemaPath:"#/properties/days_in_period/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
-validate121.errors = [{instancePath:instancePath+"/daysInPeriod",schemaPath:"#/properties/daysInPeriod/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate121.errors = [{instancePath:instancePath+"/days_in_period",schemaPath:"#/properties/days_in_period/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4593,10 +4593,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.claimedToday !== undefined){
+if(data.claimed_today !== undefined){
 const _errs14 = errors;
-if(typeof data.claimedToday !== "boolean"){
-validate121.errors = [{instancePath:instancePath+"/claimedToday",schemaPath:"#/properties/claimedToday/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(typeof data.claimed_today !== "boolean"){
+validate121.errors = [{instancePath:instancePath+"/claimed_today",schemaPath:"#/properties/claimed_today/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -4605,10 +4605,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.canClaim !== undefined){
+if(data.can_claim !== undefined){
 const _errs16 = errors;
-if(typeof data.canClaim !== "boolean"){
-validate121.errors = [{instancePath:instancePath+"/canClaim",schemaPath:"#/properties/canClaim/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(typeof data.can_claim !== "boolean"){
+validate121.errors = [{instancePath:instancePath+"/can_claim",schemaPath:"#/properties/can_claim/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -4647,22 +4647,22 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.forgivenessUsed !== undefined){
-let data11 = data.forgivenessUsed;
+if(data.forgiveness_used !== undefined){
+let data11 = data.forgiveness_used;
 const _errs21 = errors;
 if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-validate121.errors = [{instancePath:instancePath+"/forgivenessUsed",schemaPath:"#/properties/forgivenessUsed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate121.errors = [{instancePath:instancePath+"/forgiveness_used",schemaPath:"#/properties/forgiveness_used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs21){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 1 || isNaN(data11)){
-validate121.errors = [{instancePath:instancePath+"/forgivenessUsed",schemaPath:"#/properties/forgivenessUsed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate121.errors = [{instancePath:instancePath+"/forgiveness_used",schemaPath:"#/properties/forgiveness_used/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data11 < 0 || isNaN(data11)){
-validate121.errors = [{instancePath:instancePath+"/forgivenessUsed",schemaPath:"#/properties/forgivenessUsed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate121.errors = [{instancePath:instancePath+"/forgiveness_used",schemaPath:"#/properties/forgiveness_used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4693,7 +4693,7 @@ return false;
 validate121.errors = vErrors;
 return errors === 0;
 }
-validate121.evaluated = {"props":{"todayKey":true,"currentDayIndex":true,"todayIndex":true,"nextDayAt":true,"period":true,"daysInPeriod":true,"streak":true,"claimedToday":true,"canClaim":true,"days":true,"forgivenessUsed":true},"dynamicProps":false,"dynamicItems":false};
+validate121.evaluated = {"props":{"today_key":true,"current_day_index":true,"today_index":true,"next_day_at":true,"period":true,"days_in_period":true,"streak":true,"claimed_today":true,"can_claim":true,"days":true,"forgiveness_used":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema65 = {"type":"object","required":["code","label","multiplier"],"properties":{"code":{"type":"string","description":"The slot's reward code (its `checkin.rewards[].reward`, a `rewards[].code`)."},"label":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slot's `label`, null when none is configured."},"multiplier":{"type":"number","description":"The slot's `multiplier` (1 by default), passed on with the grant (also in the delivery payload) so the delivering system scales the prize.","exclusiveMinimum":0}},"description":"The check-in reward a claim granted."};
 
@@ -4988,7 +4988,7 @@ return errors === 0;
 }
 validate131.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema69 = {"type":"object","required":["type","currency","amount","rule_id"],"properties":{"type":{"type":"string","enum":["currency_granted"]},"currency":{"type":"string"},"amount":{"type":"integer","minimum":0},"rule_id":{"type":"string"}},"description":"Currency credited; `amount` in the currency's minor unit."};
+const schema69 = {"type":"object","required":["type","currency","amount_minor","rule_id"],"properties":{"type":{"type":"string","enum":["currency_granted"]},"currency":{"type":"string"},"amount_minor":{"type":"integer","minimum":0},"rule_id":{"type":"string"}},"description":"Currency credited; `amount_minor` in the currency's minor unit."};
 
 function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -5003,7 +5003,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.type === undefined) && (missing0 = "type")) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
+if(((((data.type === undefined) && (missing0 = "type")) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
 validate132.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -5037,17 +5037,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.amount !== undefined){
-let data2 = data.amount;
+if(data.amount_minor !== undefined){
+let data2 = data.amount_minor;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate132.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate132.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate132.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate132.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5082,9 +5082,9 @@ return false;
 validate132.errors = vErrors;
 return errors === 0;
 }
-validate132.evaluated = {"props":{"type":true,"currency":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
+validate132.evaluated = {"props":{"type":true,"currency":true,"amount_minor":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema70 = {"type":"object","required":["type","currency","amount","rule_id"],"properties":{"type":{"type":"string","enum":["currency_debited"]},"currency":{"type":"string"},"amount":{"type":"integer","minimum":0},"rule_id":{"type":"string"}},"description":"Currency debited; `amount` in the currency's minor unit."};
+const schema70 = {"type":"object","required":["type","currency","amount_minor","rule_id"],"properties":{"type":{"type":"string","enum":["currency_debited"]},"currency":{"type":"string"},"amount_minor":{"type":"integer","minimum":0},"rule_id":{"type":"string"}},"description":"Currency debited; `amount_minor` in the currency's minor unit."};
 
 function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -5099,7 +5099,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.type === undefined) && (missing0 = "type")) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
+if(((((data.type === undefined) && (missing0 = "type")) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
 validate133.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -5133,17 +5133,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.amount !== undefined){
-let data2 = data.amount;
+if(data.amount_minor !== undefined){
+let data2 = data.amount_minor;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate133.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate133.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate133.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate133.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5178,7 +5178,7 @@ return false;
 validate133.errors = vErrors;
 return errors === 0;
 }
-validate133.evaluated = {"props":{"type":true,"currency":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
+validate133.evaluated = {"props":{"type":true,"currency":true,"amount_minor":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema71 = {"type":"object","required":["type","from","to"],"properties":{"type":{"type":"string","enum":["level_up"]},"from":{"type":"integer","minimum":1},"to":{"type":"integer","minimum":1}},"description":"The participant rose from level `from` to level `to` (possibly several levels at once)."};
 
@@ -5817,7 +5817,7 @@ if(props0 !== true){
 props0 = props0 || {};
 props0.type = true;
 props0.currency = true;
-props0.amount = true;
+props0.amount_minor = true;
 props0.rule_id = true;
 }
 }
@@ -5830,7 +5830,7 @@ if(props0 !== true){
 props0 = props0 || {};
 props0.type = true;
 props0.currency = true;
-props0.amount = true;
+props0.amount_minor = true;
 props0.rule_id = true;
 }
 }
@@ -6168,7 +6168,7 @@ return errors === 0;
 validate154.evaluated = {"props":{"code":true,"label":true,"multiplier":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_CheckinCompletedWebhookData = validate155;
-const schema79 = {"type":"object","required":["participant","day_key","day_index","streak","reward_code"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"day_key":{"type":"string","format":"date","description":"The check-in day, as the date it starts on in the club time zone."},"day_index":{"type":"integer","minimum":0,"description":"The calendar slot filled, 0-based (`CheckinState.todayIndex`)."},"streak":{"type":"integer","minimum":1,"description":"The streak after this check-in."},"reward_code":{"type":"string","description":"The reward the slot granted."}},"description":"Data of `checkin.completed`."};
+const schema79 = {"type":"object","required":["participant","day_key","day_index","streak","reward_code"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"day_key":{"type":"string","format":"date","description":"The check-in day, as the date it starts on in the club time zone."},"day_index":{"type":"integer","minimum":0,"description":"The calendar slot filled, 0-based (`CheckinState.today_index`)."},"streak":{"type":"integer","minimum":1,"description":"The streak after this check-in."},"reward_code":{"type":"string","description":"The reward the slot granted."}},"description":"Data of `checkin.completed`."};
 
 function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7130,24 +7130,24 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((((((((((data.todayKey === undefined) && (missing0 = "todayKey")) || ((data.currentDayIndex === undefined) && (missing0 = "currentDayIndex"))) || ((data.todayIndex === undefined) && (missing0 = "todayIndex"))) || ((data.nextDayAt === undefined) && (missing0 = "nextDayAt"))) || ((data.period === undefined) && (missing0 = "period"))) || ((data.daysInPeriod === undefined) && (missing0 = "daysInPeriod"))) || ((data.streak === undefined) && (missing0 = "streak"))) || ((data.claimedToday === undefined) && (missing0 = "claimedToday"))) || ((data.canClaim === undefined) && (missing0 = "canClaim"))) || ((data.days === undefined) && (missing0 = "days"))) || ((data.forgivenessUsed === undefined) && (missing0 = "forgivenessUsed"))){
+if((((((((((((data.today_key === undefined) && (missing0 = "today_key")) || ((data.current_day_index === undefined) && (missing0 = "current_day_index"))) || ((data.today_index === undefined) && (missing0 = "today_index"))) || ((data.next_day_at === undefined) && (missing0 = "next_day_at"))) || ((data.period === undefined) && (missing0 = "period"))) || ((data.days_in_period === undefined) && (missing0 = "days_in_period"))) || ((data.streak === undefined) && (missing0 = "streak"))) || ((data.claimed_today === undefined) && (missing0 = "claimed_today"))) || ((data.can_claim === undefined) && (missing0 = "can_claim"))) || ((data.days === undefined) && (missing0 = "days"))) || ((data.forgiveness_used === undefined) && (missing0 = "forgiveness_used"))){
 validate176.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.todayKey !== undefined){
-let data0 = data.todayKey;
+if(data.today_key !== undefined){
+let data0 = data.today_key;
 const _errs1 = errors;
 if(errors === _errs1){
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!(formats10.validate(data0))){
-validate176.errors = [{instancePath:instancePath+"/todayKey",schemaPath:"#/properties/todayKey/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""}];
+validate176.errors = [{instancePath:instancePath+"/today_key",schemaPath:"#/properties/today_key/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""}];
 return false;
 }
 }
 else {
-validate176.errors = [{instancePath:instancePath+"/todayKey",schemaPath:"#/properties/todayKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate176.errors = [{instancePath:instancePath+"/today_key",schemaPath:"#/properties/today_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7158,17 +7158,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.currentDayIndex !== undefined){
-let data1 = data.currentDayIndex;
+if(data.current_day_index !== undefined){
+let data1 = data.current_day_index;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate176.errors = [{instancePath:instancePath+"/currentDayIndex",schemaPath:"#/properties/currentDayIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate176.errors = [{instancePath:instancePath+"/current_day_index",schemaPath:"#/properties/current_day_index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate176.errors = [{instancePath:instancePath+"/currentDayIndex",schemaPath:"#/properties/currentDayIndex/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate176.errors = [{instancePath:instancePath+"/current_day_index",schemaPath:"#/properties/current_day_index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -7179,17 +7179,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.todayIndex !== undefined){
-let data2 = data.todayIndex;
+if(data.today_index !== undefined){
+let data2 = data.today_index;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate176.errors = [{instancePath:instancePath+"/todayIndex",schemaPath:"#/properties/todayIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate176.errors = [{instancePath:instancePath+"/today_index",schemaPath:"#/properties/today_index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate176.errors = [{instancePath:instancePath+"/todayIndex",schemaPath:"#/properties/todayIndex/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate176.errors = [{instancePath:instancePath+"/today_index",schemaPath:"#/properties/today_index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -7200,19 +7200,19 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.nextDayAt !== undefined){
-let data3 = data.nextDayAt;
+if(data.next_day_at !== undefined){
+let data3 = data.next_day_at;
 const _errs7 = errors;
 if(errors === _errs7){
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(!(formats4.validate(data3))){
-validate176.errors = [{instancePath:instancePath+"/nextDayAt",schemaPath:"#/properties/nextDayAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate176.errors = [{instancePath:instancePath+"/next_day_at",schemaPath:"#/properties/next_day_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate176.errors = [{instancePath:instancePath+"/nextDayAt",schemaPath:"#/properties/nextDayAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate176.errors = [{instancePath:instancePath+"/next_day_at",schemaPath:"#/properties/next_day_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7235,17 +7235,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.daysInPeriod !== undefined){
-let data5 = data.daysInPeriod;
+if(data.days_in_period !== undefined){
+let data5 = data.days_in_period;
 const _errs10 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate176.errors = [{instancePath:instancePath+"/daysInPeriod",schemaPath:"#/properties/daysInPeriod/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate176.errors = [{instancePath:instancePath+"/days_in_period",schemaPath:"#/properties/days_in_period/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
-validate176.errors = [{instancePath:instancePath+"/daysInPeriod",schemaPath:"#/properties/daysInPeriod/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate176.errors = [{instancePath:instancePath+"/days_in_period",schemaPath:"#/properties/days_in_period/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -7277,10 +7277,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.claimedToday !== undefined){
+if(data.claimed_today !== undefined){
 const _errs14 = errors;
-if(typeof data.claimedToday !== "boolean"){
-validate176.errors = [{instancePath:instancePath+"/claimedToday",schemaPath:"#/properties/claimedToday/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(typeof data.claimed_today !== "boolean"){
+validate176.errors = [{instancePath:instancePath+"/claimed_today",schemaPath:"#/properties/claimed_today/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -7289,10 +7289,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.canClaim !== undefined){
+if(data.can_claim !== undefined){
 const _errs16 = errors;
-if(typeof data.canClaim !== "boolean"){
-validate176.errors = [{instancePath:instancePath+"/canClaim",schemaPath:"#/properties/canClaim/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(typeof data.can_claim !== "boolean"){
+validate176.errors = [{instancePath:instancePath+"/can_claim",schemaPath:"#/properties/can_claim/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -7331,22 +7331,22 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.forgivenessUsed !== undefined){
-let data11 = data.forgivenessUsed;
+if(data.forgiveness_used !== undefined){
+let data11 = data.forgiveness_used;
 const _errs21 = errors;
 if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-validate176.errors = [{instancePath:instancePath+"/forgivenessUsed",schemaPath:"#/properties/forgivenessUsed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate176.errors = [{instancePath:instancePath+"/forgiveness_used",schemaPath:"#/properties/forgiveness_used/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs21){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 1 || isNaN(data11)){
-validate176.errors = [{instancePath:instancePath+"/forgivenessUsed",schemaPath:"#/properties/forgivenessUsed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate176.errors = [{instancePath:instancePath+"/forgiveness_used",schemaPath:"#/properties/forgiveness_used/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data11 < 0 || isNaN(data11)){
-validate176.errors = [{instancePath:instancePath+"/forgivenessUsed",schemaPath:"#/properties/forgivenessUsed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate176.errors = [{instancePath:instancePath+"/forgiveness_used",schemaPath:"#/properties/forgiveness_used/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -7377,7 +7377,7 @@ return false;
 validate176.errors = vErrors;
 return errors === 0;
 }
-validate176.evaluated = {"props":{"todayKey":true,"currentDayIndex":true,"todayIndex":true,"nextDayAt":true,"period":true,"daysInPeriod":true,"streak":true,"claimedToday":true,"canClaim":true,"days":true,"forgivenessUsed":true},"dynamicProps":false,"dynamicItems":false};
+validate176.evaluated = {"props":{"today_key":true,"current_day_index":true,"today_index":true,"next_day_at":true,"period":true,"days_in_period":true,"streak":true,"claimed_today":true,"can_claim":true,"days":true,"forgiveness_used":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_ClubConfig = validate179;
 const schema92 = {"type":"object","required":["theme","currencies","progression"],"properties":{"name":{"type":"string","minLength":1,"maxLength":60,"description":"The club's display name.","default":"Clube"},"templateCode":{"type":"string","description":"The template the club was created from, if any."},"theme":{"$ref":"#/components/schemas/ThemeConfig"},"currencies":{"type":"array","items":{"$ref":"#/components/schemas/CurrencyConfig"},"minItems":1,"description":"The club's currencies, in display order."},"progression":{"$ref":"#/components/schemas/ProgressionConfig"},"checkin":{"$ref":"#/components/schemas/CheckinConfig"},"wheel":{"$ref":"#/components/schemas/WheelConfig"},"referral":{"$ref":"#/components/schemas/ReferralConfig"},"games":{"$ref":"#/components/schemas/GamesConfig"},"rules":{"type":"array","items":{"$ref":"#/components/schemas/RuleConfig"},"description":"Evaluated in order for every event.","default":[]},"rewards":{"type":"array","items":{"$ref":"#/components/schemas/RewardConfig"},"default":[]},"missions":{"type":"array","items":{"$ref":"#/components/schemas/MissionConfig"},"default":[]},"tournaments":{"type":"array","items":{"$ref":"#/components/schemas/TournamentConfig"},"default":[]},"officialTournaments":{"$ref":"#/components/schemas/OfficialTournamentsConfig"},"home":{"type":"array","items":{"$ref":"#/components/schemas/HomeItem"},"description":"The blocks of the widget's home screen, top to bottom.","default":[{"block":"modules","enabled":true}]},"moduleCards":{"type":"array","items":{"$ref":"#/components/schemas/ModuleCardConfig"},"description":"The cards of the `modules` block, in order.","default":[]},"faq":{"type":"array","items":{"$ref":"#/components/schemas/FaqItem"},"default":[]},"avatars":{"type":"array","items":{"$ref":"#/components/schemas/ImageAsset"},"maxItems":48,"description":"Avatars a participant can choose from.","default":[]},"icons":{"type":"array","items":{"$ref":"#/components/schemas/ImageAsset"},"maxItems":96,"description":"Club icons, named by `id` from `icon`, `badge` and `illustration` fields.","default":[]},"allowedOrigins":{"type":"array","items":{"type":"string","format":"uri"},"description":"Browser origins (e.g. `https://cassino.example.com`) allowed to call the\nparticipant routes `/v1/me/*` with a participant token (CORS).","default":[]},"legalNote":{"type":"string","maxLength":300,"description":"Legal text shown at the foot of the widget."}},"unevaluatedProperties":{"not":{}},"description":"The configuration of a club: its look, currencies, levels and tiers, the\nrules that turn events into effects, rewards, missions, tournaments and the\nwidget's modules. Optional sections that are absent are switched off.\nValidation fills every default, so a configuration read from the API always\ncarries them. Cross-references (a rule naming an unknown currency, reward or\nmission; overlapping tiers; unordered table thresholds) are checked by the\nserver when a draft is saved (422 naming the field).","examples":[{"name":"Clube Sol","theme":{"name":"Sol Noturno","colors":{"bg":"#0B0B1A","surface":"#16162E","primary":"#7C3AED","secondary":"#F59E0B","text":"#FFFFFF","muted":"#9CA3AF","success":"#22C55E","warning":"#F59E0B","danger":"#EF4444"},"radius":16,"glow":true,"cardStyle":"glass","buttonStyle":"bevel","background":"stars","badgeSet":"shields","illustrationStyle":"3d","motionLevel":"full"},"currencies":[{"code":"coins","name":"Moedas","icon":"coin","decimals":0,"expiresInDays":null},{"code":"cashback","name":"Cashback","icon":"wallet","decimals":2,"expiresInDays":30}],"progression":{"curve":{"kind":"preset","preset":"media","base":1000,"maxLevel":60},"tiers":[{"code":"bronze","name":"Bronze","levels":[1,9],"color":"#CD7F32","benefits":[],"vip":false},{"code":"prata","name":"Prata","levels":[10,29],"color":"#C0C0C0","benefits":["cashback-5"],"vip":false},{"code":"ouro","name":"Ouro","levels":[30,null],"color":"#FFD700","benefits":["cashback-5","gerente"],"vip":true}],"benefits":[{"code":"cashback-5","name":"5% de cashback semanal","compliance":"ok"},{"code":"gerente","name":"Gerente de conta exclusivo","compliance":"ok"}],"demotion":"never"},"checkin":{"enabled":true,"days":7,"rewards":[{"reward":"coins:10","label":"10 moedas","multiplier":1},{"reward":"coins:10","label":"10 moedas","multiplier":1},{"reward":"coins:10","label":"20 moedas","multiplier":2},{"reward":"coins:10","label":"10 moedas","multiplier":1},{"reward":"coins:10","label":"10 moedas","multiplier":1},{"reward":"xp:100","label":"100 XP","multiplier":1},{"reward":"giros-10","label":"10 giros grátis","multiplier":1}],"highlightDays":[3,7],"period":"streak","missedDay":"forgive_one","timezone":"America/Sao_Paulo","resetHour":0,"requireEvent":null},"wheel":{"enabled":true,"style":"classica","titleLeft":"ROLETA","titleRight":"GRATUITA","slices":[{"id":"giros-10","label":"10 giros","reward":"giros-10","payload":{"kind":"free_spins","spins":10,"game":"Fortune Tiger"},"weight":10,"tierQty":{"ouro":20}},{"id":"bonus-5","label":"R$ 5 bônus","reward":"bonus-roleta","payload":{"kind":"bonus","amount_cents":500,"rollover":30},"weight":5},{"id":"moedas-50","label":"50 moedas","reward":"coins:50","weight":20,"tierQty":{"ouro":100}},{"id":"tente-de-novo","label":"Tente de novo","reward":null,"weight":65}],"spinsPerDay":1,"probabilityVersion":3},"referral":{"enabled":true,"referrerReward":"coins:200","referredReward":"coins:100","qualifyEvent":"deposit.confirmed","minAmount":20,"dailyLimit":10,"shareUrl":"https://cassino.example.com/cadastro"},"games":{"exclude":{"categories":[],"providers":[],"games":[{"id":"roleta-brasileira","name":"Roleta Brasileira"}]}},"rules":[{"id":"xp-por-deposito","name":"1 XP por real depositado","enabled":true,"trigger":{"event":"deposit.confirmed"},"conditions":[{"field":"amount","op":">=","value":20}],"effects":[{"type":"grant_xp","amount":"event.amount"},{"type":"progress_mission","mission":"primeiro-deposito","increment":1}],"limits":{"per_participant_per_day":{"runs":3}},"idempotency":"event.id"},{"id":"boas-vindas","enabled":true,"trigger":{"event":"deposit.confirmed"},"conditions":[{"first_time":true}],"effects":[{"type":"grant_currency","currency":"coins","amount":100}],"limits":{},"idempotency":"event.id"}],"rewards":[{"code":"giros-10","title":"10 giros grátis","illustration":"gift","type":"client_delivered","payload":{"kind":"free_spins","spins":10,"game":"Fortune Tiger"},"expiresInDays":7,"howToUse":"Abra o Fortune Tiger: os giros já estarão lá.","cost":{"currency":"coins","amount":500}},{"code":"bonus-roleta","title":"Bônus da roleta","illustration":"gift","type":"client_delivered","payload":{"kind":"bonus","amount_cents":500,"rollover":30},"expiresInDays":7,"cost":null}],"missions":[{"id":"primeiro-deposito","title":"Faça seu primeiro depósito","illustration":"target","event":"deposit.confirmed","conditions":[],"goal":{"kind":"count","field":"amount","target":1},"period":"once","reward":"giros-10","claim":"manual","enabled":true,"order":0}],"tournaments":[{"id":"semana-slots","title":"Semana dos Slots","illustration":"trophy","event":"bet.placed","conditions":[],"games":{"only":{"categories":["video-slots"],"providers":[],"games":[]},"exclude":{"categories":[],"providers":[],"games":[]}},"scoring":"sum","field":"amount","startsAt":"2026-11-16T03:00:00Z","endsAt":"2026-11-23T03:00:00Z","recurrence":"weekly","prizes":[{"from":1,"to":1,"reward":"bonus-roleta"},{"from":2,"to":10,"reward":"giros-10"}],"minScore":50,"enabled":true}],"home":["hero","profile",{"block":"modules","enabled":true,"title":"Seu clube"}],"moduleCards":[{"module":"checkin","enabled":true,"title":"Check-in diário","subtitle":"Volte todo dia e ganhe","illustration":"gift","cta":"Fazer check-in","group":"hoje","tone":"ouro"},{"module":"wheel","enabled":true,"title":"Roleta grátis","subtitle":"Um giro por dia","illustration":"gift","cta":"Girar","group":"jogar","tone":"fogo"}],"faq":[{"category":"Moedas","question":"Como ganho moedas?","answer":"Fazendo check-in, depositando e completando missões."}],"avatars":[],"icons":[],"allowedOrigins":["https://cassino.example.com"],"legalNote":"Jogue com responsabilidade. Proibido para menores de 18 anos."}]};
@@ -16746,7 +16746,7 @@ return errors === 0;
 validate400.evaluated = {"props":{"version":true,"status":true,"created_at":true,"published_at":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_CurrencyBalance = validate402;
-const schema188 = {"type":"object","required":["code","name","icon","balance"],"properties":{"code":{"type":"string","description":"The currency code from the configuration (for example `coins`)."},"name":{"type":"string"},"icon":{"type":"string","description":"An icon code (for example `coin`) or an image URL."},"balance":{"type":"integer","description":"Integer in the currency's minor unit (see `decimals` in the configuration); 0 when the participant has none."}},"description":"A balance of one of the club's currencies."};
+const schema188 = {"type":"object","required":["code","name","icon","balance_minor"],"properties":{"code":{"type":"string","description":"The currency code from the configuration (for example `coins`)."},"name":{"type":"string"},"icon":{"type":"string","description":"An icon code (for example `coin`) or an image URL."},"balance_minor":{"type":"integer","description":"Integer in the currency's minor unit (see `decimals` in the configuration); 0 when the participant has none."}},"description":"A balance of one of the club's currencies."};
 
 function validate402(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -16761,7 +16761,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.icon === undefined) && (missing0 = "icon"))) || ((data.balance === undefined) && (missing0 = "balance"))){
+if(((((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.icon === undefined) && (missing0 = "icon"))) || ((data.balance_minor === undefined) && (missing0 = "balance_minor"))){
 validate402.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -16802,11 +16802,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.balance !== undefined){
-let data3 = data.balance;
+if(data.balance_minor !== undefined){
+let data3 = data.balance_minor;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate402.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/properties/balance/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate402.errors = [{instancePath:instancePath+"/balance_minor",schemaPath:"#/properties/balance_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -16827,7 +16827,7 @@ return false;
 validate402.errors = vErrors;
 return errors === 0;
 }
-validate402.evaluated = {"props":{"code":true,"name":true,"icon":true,"balance":true},"dynamicProps":false,"dynamicItems":false};
+validate402.evaluated = {"props":{"code":true,"name":true,"icon":true,"balance_minor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_CurrencyConfig = validate403;
 
@@ -17073,7 +17073,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.type === undefined) && (missing0 = "type")) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
+if(((((data.type === undefined) && (missing0 = "type")) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
 validate404.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -17107,17 +17107,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.amount !== undefined){
-let data2 = data.amount;
+if(data.amount_minor !== undefined){
+let data2 = data.amount_minor;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate404.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate404.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate404.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate404.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17152,7 +17152,7 @@ return false;
 validate404.errors = vErrors;
 return errors === 0;
 }
-validate404.evaluated = {"props":{"type":true,"currency":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
+validate404.evaluated = {"props":{"type":true,"currency":true,"amount_minor":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_CurrencyGrantedEffect = validate405;
 
@@ -17169,7 +17169,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.type === undefined) && (missing0 = "type")) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
+if(((((data.type === undefined) && (missing0 = "type")) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
 validate405.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -17203,17 +17203,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.amount !== undefined){
-let data2 = data.amount;
+if(data.amount_minor !== undefined){
+let data2 = data.amount_minor;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate405.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate405.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate405.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate405.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17248,7 +17248,7 @@ return false;
 validate405.errors = vErrors;
 return errors === 0;
 }
-validate405.evaluated = {"props":{"type":true,"currency":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
+validate405.evaluated = {"props":{"type":true,"currency":true,"amount_minor":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_DebitCurrencyRuleEffect = validate406;
 
@@ -18655,7 +18655,7 @@ if(props0 !== true){
 props0 = props0 || {};
 props0.type = true;
 props0.currency = true;
-props0.amount = true;
+props0.amount_minor = true;
 props0.rule_id = true;
 }
 }
@@ -18668,7 +18668,7 @@ if(props0 !== true){
 props0 = props0 || {};
 props0.type = true;
 props0.currency = true;
-props0.amount = true;
+props0.amount_minor = true;
 props0.rule_id = true;
 }
 }
@@ -27964,7 +27964,7 @@ return errors === 0;
 validate621.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_Notification = validate623;
-const schema306 = {"type":"object","required":["id","kind","title","body","view","createdAt","readAt"],"properties":{"id":{"type":"string","description":"`ntf_…`."},"kind":{"type":"string","description":"What the notification is about, e.g. `level_up`, `reward_granted`, `reward_delivered`, `mission_completed`, `message` (a rule's `notify` template)."},"title":{"type":"string"},"body":{"anyOf":[{"type":"string"},{"type":"null"}]},"view":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The widget view the notification opens (e.g. `rewards`, `missions`); null when it opens nothing."},"createdAt":{"type":"string","format":"date-time"},"readAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the participant read it; null while unread."}},"description":"A message for the participant in the club's inbox, created by the club's\nrules (`notify` effects) and by what happens to the participant (a level up,\na delivered reward…). Field names follow the widget's camelCase."};
+const schema306 = {"type":"object","required":["id","kind","title","body","view","created_at","read_at"],"properties":{"id":{"type":"string","description":"`ntf_…`."},"kind":{"type":"string","description":"What the notification is about, e.g. `level_up`, `reward_granted`, `reward_delivered`, `mission_completed`, `message` (a rule's `notify` template)."},"title":{"type":"string"},"body":{"anyOf":[{"type":"string"},{"type":"null"}]},"view":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The widget view the notification opens (e.g. `rewards`, `missions`); null when it opens nothing."},"created_at":{"type":"string","format":"date-time"},"read_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the participant read it; null while unread."}},"description":"A message for the participant in the club's inbox, created by the club's\nrules (`notify` effects) and by what happens to the participant (a level up,\na delivered reward…)."};
 
 function validate623(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -27979,7 +27979,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((((((data.id === undefined) && (missing0 = "id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.body === undefined) && (missing0 = "body"))) || ((data.view === undefined) && (missing0 = "view"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))) || ((data.readAt === undefined) && (missing0 = "readAt"))){
+if((((((((data.id === undefined) && (missing0 = "id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.body === undefined) && (missing0 = "body"))) || ((data.view === undefined) && (missing0 = "view"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.read_at === undefined) && (missing0 = "read_at"))){
 validate623.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -28140,19 +28140,19 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.createdAt !== undefined){
-let data5 = data.createdAt;
+if(data.created_at !== undefined){
+let data5 = data.created_at;
 const _errs19 = errors;
 if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data5 === "string"){
 if(!(formats4.validate(data5))){
-validate623.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate623.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate623.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate623.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -28163,8 +28163,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.readAt !== undefined){
-let data6 = data.readAt;
+if(data.read_at !== undefined){
+let data6 = data.read_at;
 const _errs21 = errors;
 const _errs22 = errors;
 let valid3 = false;
@@ -28173,7 +28173,7 @@ if(errors === _errs23){
 if(errors === _errs23){
 if(typeof data6 === "string"){
 if(!(formats4.validate(data6))){
-const err6 = {instancePath:instancePath+"/readAt",schemaPath:"#/properties/readAt/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+const err6 = {instancePath:instancePath+"/read_at",schemaPath:"#/properties/read_at/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -28184,7 +28184,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/readAt",schemaPath:"#/properties/readAt/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/read_at",schemaPath:"#/properties/read_at/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -28199,7 +28199,7 @@ var _valid2 = _errs23 === errors;
 valid3 = valid3 || _valid2;
 const _errs25 = errors;
 if(data6 !== null){
-const err8 = {instancePath:instancePath+"/readAt",schemaPath:"#/properties/readAt/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err8 = {instancePath:instancePath+"/read_at",schemaPath:"#/properties/read_at/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -28211,7 +28211,7 @@ errors++;
 var _valid2 = _errs25 === errors;
 valid3 = valid3 || _valid2;
 if(!valid3){
-const err9 = {instancePath:instancePath+"/readAt",schemaPath:"#/properties/readAt/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err9 = {instancePath:instancePath+"/read_at",schemaPath:"#/properties/read_at/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -28254,7 +28254,7 @@ return false;
 validate623.errors = vErrors;
 return errors === 0;
 }
-validate623.evaluated = {"props":{"id":true,"kind":true,"title":true,"body":true,"view":true,"createdAt":true,"readAt":true},"dynamicProps":false,"dynamicItems":false};
+validate623.evaluated = {"props":{"id":true,"kind":true,"title":true,"body":true,"view":true,"created_at":true,"read_at":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_NotificationList = validate624;
 const schema307 = {"type":"object","required":["data","unread_count"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/Notification"}},"unread_count":{"type":"integer","minimum":0,"description":"How many of the participant's notifications are unread (all of them, not only this page)."}},"description":"The participant's notifications, newest first."};
@@ -30029,7 +30029,7 @@ return errors === 0;
 validate643.evaluated = {"props":{"id":true,"external_id":true,"display_name":true,"avatar_url":true,"xp":true,"level":true,"max_level":true,"level_start_xp":true,"next_level_xp":true,"remaining_xp":true,"percent":true,"tier":true,"next_tier":true,"benefits":true,"currencies":true,"flags":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_ParticipantProgress = validate650;
-const schema319 = {"type":"object","required":["participant","level","xp","next_level","levels","currencies","updated_at"],"properties":{"participant":{"$ref":"#/components/schemas/ProgressParticipant"},"level":{"$ref":"#/components/schemas/ProgressLevel"},"xp":{"$ref":"#/components/schemas/ProgressXp"},"next_level":{"anyOf":[{"$ref":"#/components/schemas/ProgressNextLevel"},{"type":"null"}],"description":"Null on the last level."},"levels":{"type":"array","items":{"$ref":"#/components/schemas/LevelInfo"},"description":"The club's whole level table, first level first."},"currencies":{"type":"array","items":{"$ref":"#/components/schemas/CurrencyBalance"},"description":"Every configured currency, in the configured order; balance 0 when the participant has none."},"updated_at":{"type":"string","format":"date-time","description":"When the participant's state last changed."}},"description":"A participant's level progress, computed from the current state (history is\nnever recomputed), for rendering a level bar and the level table."};
+const schema319 = {"type":"object","required":["participant","level","xp","next_level","levels","currencies","updated_at"],"properties":{"participant":{"$ref":"#/components/schemas/ProgressParticipant"},"level":{"$ref":"#/components/schemas/ProgressLevel"},"xp":{"$ref":"#/components/schemas/ProgressXp"},"next_level":{"anyOf":[{"$ref":"#/components/schemas/ProgressNextLevel"},{"type":"null"}],"description":"Null on the last level."},"levels":{"type":"array","items":{"$ref":"#/components/schemas/LevelInfo"},"description":"The club's whole level table, first level first."},"currencies":{"type":"array","items":{"$ref":"#/components/schemas/CurrencyBalance"},"description":"Every configured currency, in the configured order; `balance_minor` 0 when the participant has none."},"updated_at":{"type":"string","format":"date-time","description":"When the participant's state last changed."}},"description":"A participant's level progress, computed from the current state (history is\nnever recomputed), for rendering a level bar and the level table."};
 const schema320 = {"type":"object","required":["external_id","display_name","avatar_url"],"properties":{"external_id":{"$ref":"#/components/schemas/ExternalId"},"display_name":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar_url":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}]}},"description":"Who the progress belongs to."};
 
 function validate651(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -31281,7 +31281,7 @@ validate675.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false}
 
 exports.schema_ParticipantRenameReport = validate676;
 const schema329 = {"type":"object","required":["env","from","to","dry_run","before","merged","after","rewritten","moved"],"properties":{"env":{"$ref":"#/components/schemas/Env"},"from":{"type":"string","description":"The old external id."},"to":{"type":"string","description":"The new external id."},"dry_run":{"type":"boolean"},"before":{"allOf":[{"$ref":"#/components/schemas/RenameSnapshot"}],"description":"The renamed participant before the rename."},"merged":{"anyOf":[{"$ref":"#/components/schemas/RenameMergedSnapshot"},{"type":"null"}],"description":"The participant that had the new id, when `merge` merged one; otherwise null."},"after":{"allOf":[{"$ref":"#/components/schemas/RenameSnapshot"}],"description":"The renamed participant after the rename (and merge)."},"rewritten":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Per `table.column`, the number of rows where the old external id was replaced by the new one."},"moved":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Per table, the number of rows moved from the merged participant to the renamed one."}},"description":"What a rename changed (or, with `dry_run`, would change)."};
-const schema330 = {"type":"object","required":["id","external_id","xp","level","balances"],"properties":{"id":{"type":"string"},"external_id":{"$ref":"#/components/schemas/ExternalId"},"xp":{"type":"integer"},"level":{"type":"integer"},"balances":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Balance per currency code, in minor units."}},"description":"A participant's identity and totals at one moment of a rename."};
+const schema330 = {"type":"object","required":["id","external_id","xp","level","balances_minor"],"properties":{"id":{"type":"string"},"external_id":{"$ref":"#/components/schemas/ExternalId"},"xp":{"type":"integer"},"level":{"type":"integer"},"balances_minor":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Balance per currency code, in minor units."}},"description":"A participant's identity and totals at one moment of a rename."};
 
 function validate678(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -31296,7 +31296,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.balances === undefined) && (missing0 = "balances"))){
+if((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.balances_minor === undefined) && (missing0 = "balances_minor"))){
 validate678.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -31351,8 +31351,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.balances !== undefined){
-let data4 = data.balances;
+if(data.balances_minor !== undefined){
+let data4 = data.balances_minor;
 const _errs8 = errors;
 if(errors === _errs8){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
@@ -31360,7 +31360,7 @@ for(const key0 in data4){
 let data5 = data4[key0];
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate678.errors = [{instancePath:instancePath+"/balances/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate678.errors = [{instancePath:instancePath+"/balances_minor/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances_minor/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -31370,7 +31370,7 @@ break;
 }
 }
 else {
-validate678.errors = [{instancePath:instancePath+"/balances",schemaPath:"#/properties/balances/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate678.errors = [{instancePath:instancePath+"/balances_minor",schemaPath:"#/properties/balances_minor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -31393,9 +31393,9 @@ return false;
 validate678.errors = vErrors;
 return errors === 0;
 }
-validate678.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances":true},"dynamicProps":false,"dynamicItems":false};
+validate678.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances_minor":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema331 = {"type":"object","required":["id","external_id","xp","level","balances","duplicates_dropped"],"properties":{"id":{"type":"string"},"external_id":{"$ref":"#/components/schemas/ExternalId"},"xp":{"type":"integer"},"level":{"type":"integer"},"balances":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Balance per currency code, in minor units."},"duplicates_dropped":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Rows of the merged participant dropped because the renamed one already had the same row (same event id, same badge, same mission period…), per table."}},"description":"The participant merged into the renamed one, as it was before the merge."};
+const schema331 = {"type":"object","required":["id","external_id","xp","level","balances_minor","duplicates_dropped"],"properties":{"id":{"type":"string"},"external_id":{"$ref":"#/components/schemas/ExternalId"},"xp":{"type":"integer"},"level":{"type":"integer"},"balances_minor":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Balance per currency code, in minor units."},"duplicates_dropped":{"type":"object","unevaluatedProperties":{"type":"integer"},"description":"Rows of the merged participant dropped because the renamed one already had the same row (same event id, same badge, same mission period…), per table."}},"description":"The participant merged into the renamed one, as it was before the merge."};
 
 function validate681(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -31410,7 +31410,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.balances === undefined) && (missing0 = "balances"))) || ((data.duplicates_dropped === undefined) && (missing0 = "duplicates_dropped"))){
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.balances_minor === undefined) && (missing0 = "balances_minor"))) || ((data.duplicates_dropped === undefined) && (missing0 = "duplicates_dropped"))){
 validate681.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -31465,8 +31465,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.balances !== undefined){
-let data4 = data.balances;
+if(data.balances_minor !== undefined){
+let data4 = data.balances_minor;
 const _errs8 = errors;
 if(errors === _errs8){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
@@ -31474,7 +31474,7 @@ for(const key0 in data4){
 let data5 = data4[key0];
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate681.errors = [{instancePath:instancePath+"/balances/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate681.errors = [{instancePath:instancePath+"/balances_minor/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances_minor/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -31484,7 +31484,7 @@ break;
 }
 }
 else {
-validate681.errors = [{instancePath:instancePath+"/balances",schemaPath:"#/properties/balances/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate681.errors = [{instancePath:instancePath+"/balances_minor",schemaPath:"#/properties/balances_minor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -31537,7 +31537,7 @@ return false;
 validate681.errors = vErrors;
 return errors === 0;
 }
-validate681.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances":true,"duplicates_dropped":true},"dynamicProps":false,"dynamicItems":false};
+validate681.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances_minor":true,"duplicates_dropped":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate676(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -31636,7 +31636,7 @@ props0.id = true;
 props0.external_id = true;
 props0.xp = true;
 props0.level = true;
-props0.balances = true;
+props0.balances_minor = true;
 props0.duplicates_dropped = true;
 }
 const _errs13 = errors;
@@ -33504,8 +33504,8 @@ return errors === 0;
 validate711.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_Redemption = validate712;
-const schema346 = {"type":"object","required":["id","reward_code","title","cost","balance_after","delivery_status","duplicate","effects"],"properties":{"id":{"type":"string"},"reward_code":{"type":"string"},"title":{"type":"string","description":"The reward's title."},"cost":{"$ref":"#/components/schemas/RedemptionCost"},"balance_after":{"type":"integer","minimum":0,"description":"The participant's balance of `cost.currency` after paying, in minor units."},"delivery_status":{"$ref":"#/components/schemas/RedemptionDeliveryStatus"},"duplicate":{"type":"boolean","description":"True when the `Idempotency-Key` was seen before: nothing was spent again and this is the first result."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"The redemption's effects: the `currency_debited` payment and the `reward_granted` reward (with `delivery_id` when your system must credit), as in event results."}},"description":"A redemption."};
-const schema347 = {"type":"object","required":["currency","amount"],"properties":{"currency":{"type":"string"},"amount":{"type":"integer","minimum":1}},"description":"What the reward cost: the configured price converted to the currency's minor unit (`rewards[].cost.amount` × 10^`decimals`), like balances."};
+const schema346 = {"type":"object","required":["id","reward_code","title","cost","balance_after_minor","delivery_status","duplicate","effects"],"properties":{"id":{"type":"string"},"reward_code":{"type":"string"},"title":{"type":"string","description":"The reward's title."},"cost":{"$ref":"#/components/schemas/RedemptionCost"},"balance_after_minor":{"type":"integer","minimum":0,"description":"The participant's balance of `cost.currency` after paying, in minor units."},"delivery_status":{"$ref":"#/components/schemas/RedemptionDeliveryStatus"},"duplicate":{"type":"boolean","description":"True when the `Idempotency-Key` was seen before: nothing was spent again and this is the first result."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"The redemption's effects: the `currency_debited` payment and the `reward_granted` reward (with `delivery_id` when your system must credit), as in event results."}},"description":"A redemption."};
+const schema347 = {"type":"object","required":["currency","amount_minor"],"properties":{"currency":{"type":"string"},"amount_minor":{"type":"integer","minimum":1}},"description":"What the reward cost: the configured price converted to the currency's minor unit (`rewards[].cost.amount`, in main units, × 10^`decimals`), like balances."};
 
 function validate713(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -33520,7 +33520,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.currency === undefined) && (missing0 = "currency")) || ((data.amount === undefined) && (missing0 = "amount"))){
+if(((data.currency === undefined) && (missing0 = "currency")) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
 validate713.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -33537,17 +33537,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.amount !== undefined){
-let data1 = data.amount;
+if(data.amount_minor !== undefined){
+let data1 = data.amount_minor;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate713.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate713.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 1 || isNaN(data1)){
-validate713.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate713.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -33568,7 +33568,7 @@ return false;
 validate713.errors = vErrors;
 return errors === 0;
 }
-validate713.evaluated = {"props":{"currency":true,"amount":true},"dynamicProps":false,"dynamicItems":false};
+validate713.evaluated = {"props":{"currency":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema348 = {"type":"string","enum":["pending","delivered"],"description":"Where the redeemed reward stands: `delivered` when the club granted it\nitself; `pending` when it awaits crediting by your system (a\n`client_delivered` reward: the `reward_granted` effect carries the\n`delivery_id` to confirm) or by club staff (a `manual` reward)."};
 
@@ -33609,7 +33609,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((((data.id === undefined) && (missing0 = "id")) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.cost === undefined) && (missing0 = "cost"))) || ((data.balance_after === undefined) && (missing0 = "balance_after"))) || ((data.delivery_status === undefined) && (missing0 = "delivery_status"))) || ((data.duplicate === undefined) && (missing0 = "duplicate"))) || ((data.effects === undefined) && (missing0 = "effects"))){
+if(((((((((data.id === undefined) && (missing0 = "id")) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.cost === undefined) && (missing0 = "cost"))) || ((data.balance_after_minor === undefined) && (missing0 = "balance_after_minor"))) || ((data.delivery_status === undefined) && (missing0 = "delivery_status"))) || ((data.duplicate === undefined) && (missing0 = "duplicate"))) || ((data.effects === undefined) && (missing0 = "effects"))){
 validate712.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -33662,17 +33662,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.balance_after !== undefined){
-let data4 = data.balance_after;
+if(data.balance_after_minor !== undefined){
+let data4 = data.balance_after_minor;
 const _errs8 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate712.errors = [{instancePath:instancePath+"/balance_after",schemaPath:"#/properties/balance_after/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate712.errors = [{instancePath:instancePath+"/balance_after_minor",schemaPath:"#/properties/balance_after_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate712.errors = [{instancePath:instancePath+"/balance_after",schemaPath:"#/properties/balance_after/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate712.errors = [{instancePath:instancePath+"/balance_after_minor",schemaPath:"#/properties/balance_after_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -33753,7 +33753,7 @@ return false;
 validate712.errors = vErrors;
 return errors === 0;
 }
-validate712.evaluated = {"props":{"id":true,"reward_code":true,"title":true,"cost":true,"balance_after":true,"delivery_status":true,"duplicate":true,"effects":true},"dynamicProps":false,"dynamicItems":false};
+validate712.evaluated = {"props":{"id":true,"reward_code":true,"title":true,"cost":true,"balance_after_minor":true,"delivery_status":true,"duplicate":true,"effects":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_RedemptionCost = validate718;
 
@@ -33770,7 +33770,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.currency === undefined) && (missing0 = "currency")) || ((data.amount === undefined) && (missing0 = "amount"))){
+if(((data.currency === undefined) && (missing0 = "currency")) || ((data.amount_minor === undefined) && (missing0 = "amount_minor"))){
 validate718.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -33787,17 +33787,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.amount !== undefined){
-let data1 = data.amount;
+if(data.amount_minor !== undefined){
+let data1 = data.amount_minor;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate718.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate718.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 1 || isNaN(data1)){
-validate718.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate718.errors = [{instancePath:instancePath+"/amount_minor",schemaPath:"#/properties/amount_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -33818,7 +33818,7 @@ return false;
 validate718.errors = vErrors;
 return errors === 0;
 }
-validate718.evaluated = {"props":{"currency":true,"amount":true},"dynamicProps":false,"dynamicItems":false};
+validate718.evaluated = {"props":{"currency":true,"amount_minor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_RedemptionDeliveryStatus = validate719;
 
@@ -34782,7 +34782,7 @@ return errors === 0;
 validate742.evaluated = {"props":{"id":true,"status":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_ReferralState = validate745;
-const schema362 = {"type":"object","required":["enabled","code","link","referrerReward","referredReward","qualifyEvent","minAmount","stats","availableCents","friends"],"properties":{"enabled":{"type":"boolean"},"code":{"allOf":[{"$ref":"#/components/schemas/PromoCode"}],"description":"The participant's referral code (4..16 characters), created on first read."},"link":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}],"description":"`referral.shareUrl` with `ref=<code>` added; null when the club has no `shareUrl`."},"referrerReward":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}],"description":"What the participant receives per qualified friend (`referral.referrerReward`, e.g. `coins:200`); null when the club has no referral program."},"referredReward":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}],"description":"What a referred friend receives on qualifying (`referral.referredReward`); null when nothing."},"qualifyEvent":{"allOf":[{"$ref":"#/components/schemas/ReferralQualifyEvent"}],"description":"The event that qualifies a referral (`referral.qualifyEvent`)."},"minAmount":{"type":"number","minimum":0,"description":"The minimum `amount` of the qualifying event, in main units."},"stats":{"$ref":"#/components/schemas/ReferralStats"},"availableCents":{"type":"integer","minimum":0,"description":"Referral earnings in the club's cash currency waiting to be paid, in cents; 0 when the rewards are not cash."},"friends":{"type":"array","items":{"$ref":"#/components/schemas/ReferralFriend"},"description":"The referred friends, newest first."}},"description":"The participant's side of the referral program (configuration section\n`referral`). Field names follow the widget's camelCase."};
+const schema362 = {"type":"object","required":["enabled","code","link","referrer_reward","referred_reward","qualify_event","min_amount","stats","available_minor","friends"],"properties":{"enabled":{"type":"boolean"},"code":{"allOf":[{"$ref":"#/components/schemas/PromoCode"}],"description":"The participant's referral code (4..16 characters), created on first read."},"link":{"anyOf":[{"type":"string","format":"uri"},{"type":"null"}],"description":"`referral.shareUrl` with `ref=<code>` added; null when the club has no `shareUrl`."},"referrer_reward":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}],"description":"What the participant receives per qualified friend (`referral.referrerReward`, e.g. `coins:200`); null when the club has no referral program."},"referred_reward":{"anyOf":[{"$ref":"#/components/schemas/RewardSpec"},{"type":"null"}],"description":"What a referred friend receives on qualifying (`referral.referredReward`); null when nothing."},"qualify_event":{"allOf":[{"$ref":"#/components/schemas/ReferralQualifyEvent"}],"description":"The event that qualifies a referral (`referral.qualifyEvent`)."},"min_amount":{"type":"number","minimum":0,"description":"The minimum `amount` of the qualifying event, in main units."},"stats":{"$ref":"#/components/schemas/ReferralStats"},"available_minor":{"type":"integer","minimum":0,"description":"Referral earnings in the club's cash currency waiting to be paid, in minor units (cents); 0 when the rewards are not cash."},"friends":{"type":"array","items":{"$ref":"#/components/schemas/ReferralFriend"},"description":"The referred friends, newest first."}},"description":"The participant's side of the referral program (configuration section\n`referral`)."};
 const schema363 = {"type":"object","required":["invited","qualified","earned"],"properties":{"invited":{"type":"integer","minimum":0,"description":"Friends registered with the participant's code."},"qualified":{"type":"integer","minimum":0,"description":"Of those, how many qualified."},"earned":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"A readable total of what the participant earned from referrals (e.g. `600 moedas`); null before the first qualified referral."}},"description":"What the participant's referrals produced."};
 
 function validate750(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -34932,7 +34932,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((((((data.enabled === undefined) && (missing0 = "enabled")) || ((data.code === undefined) && (missing0 = "code"))) || ((data.link === undefined) && (missing0 = "link"))) || ((data.referrerReward === undefined) && (missing0 = "referrerReward"))) || ((data.referredReward === undefined) && (missing0 = "referredReward"))) || ((data.qualifyEvent === undefined) && (missing0 = "qualifyEvent"))) || ((data.minAmount === undefined) && (missing0 = "minAmount"))) || ((data.stats === undefined) && (missing0 = "stats"))) || ((data.availableCents === undefined) && (missing0 = "availableCents"))) || ((data.friends === undefined) && (missing0 = "friends"))){
+if(((((((((((data.enabled === undefined) && (missing0 = "enabled")) || ((data.code === undefined) && (missing0 = "code"))) || ((data.link === undefined) && (missing0 = "link"))) || ((data.referrer_reward === undefined) && (missing0 = "referrer_reward"))) || ((data.referred_reward === undefined) && (missing0 = "referred_reward"))) || ((data.qualify_event === undefined) && (missing0 = "qualify_event"))) || ((data.min_amount === undefined) && (missing0 = "min_amount"))) || ((data.stats === undefined) && (missing0 = "stats"))) || ((data.available_minor === undefined) && (missing0 = "available_minor"))) || ((data.friends === undefined) && (missing0 = "friends"))){
 validate745.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -35037,13 +35037,13 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.referrerReward !== undefined){
-let data3 = data.referrerReward;
+if(data.referrer_reward !== undefined){
+let data3 = data.referrer_reward;
 const _errs11 = errors;
 const _errs12 = errors;
 let valid3 = false;
 const _errs13 = errors;
-if(!(validate244(data3, {instancePath:instancePath+"/referrerReward",parentData:data,parentDataProperty:"referrerReward",rootData,dynamicAnchors}))){
+if(!(validate244(data3, {instancePath:instancePath+"/referrer_reward",parentData:data,parentDataProperty:"referrer_reward",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate244.errors : vErrors.concat(validate244.errors);
 errors = vErrors.length;
 }
@@ -35051,7 +35051,7 @@ var _valid1 = _errs13 === errors;
 valid3 = valid3 || _valid1;
 const _errs14 = errors;
 if(data3 !== null){
-const err4 = {instancePath:instancePath+"/referrerReward",schemaPath:"#/properties/referrerReward/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err4 = {instancePath:instancePath+"/referrer_reward",schemaPath:"#/properties/referrer_reward/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -35063,7 +35063,7 @@ errors++;
 var _valid1 = _errs14 === errors;
 valid3 = valid3 || _valid1;
 if(!valid3){
-const err5 = {instancePath:instancePath+"/referrerReward",schemaPath:"#/properties/referrerReward/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err5 = {instancePath:instancePath+"/referrer_reward",schemaPath:"#/properties/referrer_reward/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -35091,13 +35091,13 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.referredReward !== undefined){
-let data4 = data.referredReward;
+if(data.referred_reward !== undefined){
+let data4 = data.referred_reward;
 const _errs16 = errors;
 const _errs17 = errors;
 let valid4 = false;
 const _errs18 = errors;
-if(!(validate244(data4, {instancePath:instancePath+"/referredReward",parentData:data,parentDataProperty:"referredReward",rootData,dynamicAnchors}))){
+if(!(validate244(data4, {instancePath:instancePath+"/referred_reward",parentData:data,parentDataProperty:"referred_reward",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate244.errors : vErrors.concat(validate244.errors);
 errors = vErrors.length;
 }
@@ -35105,7 +35105,7 @@ var _valid2 = _errs18 === errors;
 valid4 = valid4 || _valid2;
 const _errs19 = errors;
 if(data4 !== null){
-const err6 = {instancePath:instancePath+"/referredReward",schemaPath:"#/properties/referredReward/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err6 = {instancePath:instancePath+"/referred_reward",schemaPath:"#/properties/referred_reward/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -35117,7 +35117,7 @@ errors++;
 var _valid2 = _errs19 === errors;
 valid4 = valid4 || _valid2;
 if(!valid4){
-const err7 = {instancePath:instancePath+"/referredReward",schemaPath:"#/properties/referredReward/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err7 = {instancePath:instancePath+"/referred_reward",schemaPath:"#/properties/referred_reward/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -35145,9 +35145,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.qualifyEvent !== undefined){
+if(data.qualify_event !== undefined){
 const _errs21 = errors;
-if(!(validate247(data.qualifyEvent, {instancePath:instancePath+"/qualifyEvent",parentData:data,parentDataProperty:"qualifyEvent",rootData,dynamicAnchors}))){
+if(!(validate247(data.qualify_event, {instancePath:instancePath+"/qualify_event",parentData:data,parentDataProperty:"qualify_event",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate247.errors : vErrors.concat(validate247.errors);
 errors = vErrors.length;
 }
@@ -35157,18 +35157,18 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.minAmount !== undefined){
-let data6 = data.minAmount;
+if(data.min_amount !== undefined){
+let data6 = data.min_amount;
 const _errs23 = errors;
 if(errors === _errs23){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 0 || isNaN(data6)){
-validate745.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate745.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate745.errors = [{instancePath:instancePath+"/minAmount",schemaPath:"#/properties/minAmount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate745.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -35190,17 +35190,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.availableCents !== undefined){
-let data8 = data.availableCents;
+if(data.available_minor !== undefined){
+let data8 = data.available_minor;
 const _errs26 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate745.errors = [{instancePath:instancePath+"/availableCents",schemaPath:"#/properties/availableCents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate745.errors = [{instancePath:instancePath+"/available_minor",schemaPath:"#/properties/available_minor/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs26){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 0 || isNaN(data8)){
-validate745.errors = [{instancePath:instancePath+"/availableCents",schemaPath:"#/properties/availableCents/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate745.errors = [{instancePath:instancePath+"/available_minor",schemaPath:"#/properties/available_minor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -35259,7 +35259,7 @@ return false;
 validate745.errors = vErrors;
 return errors === 0;
 }
-validate745.evaluated = {"props":{"enabled":true,"code":true,"link":true,"referrerReward":true,"referredReward":true,"qualifyEvent":true,"minAmount":true,"stats":true,"availableCents":true,"friends":true},"dynamicProps":false,"dynamicItems":false};
+validate745.evaluated = {"props":{"enabled":true,"code":true,"link":true,"referrer_reward":true,"referred_reward":true,"qualify_event":true,"min_amount":true,"stats":true,"available_minor":true,"friends":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_ReferralStats = validate753;
 
@@ -35436,7 +35436,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.balances === undefined) && (missing0 = "balances"))) || ((data.duplicates_dropped === undefined) && (missing0 = "duplicates_dropped"))){
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.balances_minor === undefined) && (missing0 = "balances_minor"))) || ((data.duplicates_dropped === undefined) && (missing0 = "duplicates_dropped"))){
 validate755.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -35491,8 +35491,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.balances !== undefined){
-let data4 = data.balances;
+if(data.balances_minor !== undefined){
+let data4 = data.balances_minor;
 const _errs8 = errors;
 if(errors === _errs8){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
@@ -35500,7 +35500,7 @@ for(const key0 in data4){
 let data5 = data4[key0];
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate755.errors = [{instancePath:instancePath+"/balances/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate755.errors = [{instancePath:instancePath+"/balances_minor/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances_minor/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -35510,7 +35510,7 @@ break;
 }
 }
 else {
-validate755.errors = [{instancePath:instancePath+"/balances",schemaPath:"#/properties/balances/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate755.errors = [{instancePath:instancePath+"/balances_minor",schemaPath:"#/properties/balances_minor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -35563,7 +35563,7 @@ return false;
 validate755.errors = vErrors;
 return errors === 0;
 }
-validate755.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances":true,"duplicates_dropped":true},"dynamicProps":false,"dynamicItems":false};
+validate755.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances_minor":true,"duplicates_dropped":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_RenameSnapshot = validate757;
 
@@ -35580,7 +35580,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.balances === undefined) && (missing0 = "balances"))){
+if((((((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))) || ((data.xp === undefined) && (missing0 = "xp"))) || ((data.level === undefined) && (missing0 = "level"))) || ((data.balances_minor === undefined) && (missing0 = "balances_minor"))){
 validate757.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -35635,8 +35635,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.balances !== undefined){
-let data4 = data.balances;
+if(data.balances_minor !== undefined){
+let data4 = data.balances_minor;
 const _errs8 = errors;
 if(errors === _errs8){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
@@ -35644,7 +35644,7 @@ for(const key0 in data4){
 let data5 = data4[key0];
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate757.errors = [{instancePath:instancePath+"/balances/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate757.errors = [{instancePath:instancePath+"/balances_minor/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/balances_minor/unevaluatedProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -35654,7 +35654,7 @@ break;
 }
 }
 else {
-validate757.errors = [{instancePath:instancePath+"/balances",schemaPath:"#/properties/balances/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate757.errors = [{instancePath:instancePath+"/balances_minor",schemaPath:"#/properties/balances_minor/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -35677,7 +35677,7 @@ return false;
 validate757.errors = vErrors;
 return errors === 0;
 }
-validate757.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances":true},"dynamicProps":false,"dynamicItems":false};
+validate757.evaluated = {"props":{"id":true,"external_id":true,"xp":true,"level":true,"balances_minor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_RewardConfig = validate759;
 
@@ -39180,7 +39180,7 @@ return errors === 0;
 validate842.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_StoreItem = validate844;
-const schema405 = {"type":"object","required":["code","title","description","illustration","type","cost","affordable"],"properties":{"code":{"type":"string","description":"The reward's `code`, used in the redeem route."},"title":{"type":"string"},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"illustration":{"type":"string","description":"An illustration code or image URL (`gift` by default)."},"type":{"$ref":"#/components/schemas/RewardType"},"cost":{"allOf":[{"$ref":"#/components/schemas/RedemptionCost"}],"description":"The price in the currency's minor unit, exactly what redeeming debits (the configured `rewards[].cost` is in main units)."},"affordable":{"type":"boolean","description":"The participant's balance of `cost.currency` covers `cost.amount` now."}},"description":"A reward the participant can buy with a club currency: every configured\nreward with a `cost`, in configuration order. Buying it is\n`POST /v1/me/store/{reward_code}/redeem`, the participant-surface form of\n`POST /v1/redemptions`."};
+const schema405 = {"type":"object","required":["code","title","description","illustration","type","cost","affordable"],"properties":{"code":{"type":"string","description":"The reward's `code`, used in the redeem route."},"title":{"type":"string"},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"illustration":{"type":"string","description":"An illustration code or image URL (`gift` by default)."},"type":{"$ref":"#/components/schemas/RewardType"},"cost":{"allOf":[{"$ref":"#/components/schemas/RedemptionCost"}],"description":"The price in the currency's minor unit, exactly what redeeming debits (the configured `rewards[].cost` is in main units)."},"affordable":{"type":"boolean","description":"The participant's balance of `cost.currency` covers `cost.amount_minor` now."}},"description":"A reward the participant can buy with a club currency: every configured\nreward with a `cost`, in configuration order. Buying it is\n`POST /v1/me/store/{reward_code}/redeem`, the participant-surface form of\n`POST /v1/redemptions`."};
 
 function validate844(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -39491,7 +39491,7 @@ return errors === 0;
 validate849.evaluated = {"props":{"participant":true,"reward_code":true,"cost":true,"redemption_id":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_StorePurchasedWebhookEvent = validate852;
-const schema408 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["store.purchased"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/StorePurchasedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`store.purchased`: the participant exchanged currency for a reward (the store, or `POST /v1/redemptions`); a repeated `Idempotency-Key` sends nothing.","examples":[{"id":"evt_01JQ5F4H9M2P5R8T","type":"store.purchased","created_at":"2025-03-14T18:40:12Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-gratis-20","cost":{"currency":"coins","amount":500},"redemption_id":"rdm_01JQ5F4H6J8K2M4N"}}],"x-webhook-event":"store.purchased"};
+const schema408 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["store.purchased"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/StorePurchasedWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`store.purchased`: the participant exchanged currency for a reward (the store, or `POST /v1/redemptions`); a repeated `Idempotency-Key` sends nothing.","examples":[{"id":"evt_01JQ5F4H9M2P5R8T","type":"store.purchased","created_at":"2025-03-14T18:40:12Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"reward_code":"giros-gratis-20","cost":{"currency":"coins","amount_minor":500},"redemption_id":"rdm_01JQ5F4H6J8K2M4N"}}],"x-webhook-event":"store.purchased"};
 
 function validate852(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -44888,7 +44888,7 @@ return errors === 0;
 validate969.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_WheelSpinResult = validate970;
-const schema462 = {"type":"object","required":["spinId","index","sliceId","label","reward","spinsLeft","nextSpinAt","probabilityVersion","duplicate","effects"],"properties":{"spinId":{"type":"string","description":"The recorded spin."},"index":{"type":"integer","minimum":0,"description":"The slice's 0-based position in `slices`."},"sliceId":{"type":"string"},"label":{"type":"string"},"reward":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's `reward` code, null for a slice without reward (\"Tente de novo\")."},"rewardId":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The participant's reward record (`rwd_…`) when a reward was granted."},"prize":{"type":"object","unevaluatedProperties":{},"description":"The slice's `payload` (`kind` free_spins, bonus or cash, with its amounts; the quantity for the participant's tier when the slice's `tierQty` sets one), when the slice has one."},"spinsLeft":{"type":"integer","minimum":0},"nextSpinAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"probabilityVersion":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."},"duplicate":{"type":"boolean","description":"True when this answers a repeated `Idempotency-Key`: the original spin is returned and no new spin was made."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"What the reward gave, as in event results."}},"description":"The outcome of one spin. The slice is drawn with probability weight / sum of\nthe weights, using a cryptographic random source; every spin is recorded\nwith the `probabilityVersion` of the configuration it was drawn under."};
+const schema462 = {"type":"object","required":["spin_id","index","slice_id","label","reward","spins_left","next_spin_at","probability_version","duplicate","effects"],"properties":{"spin_id":{"type":"string","description":"The recorded spin."},"index":{"type":"integer","minimum":0,"description":"The slice's 0-based position in `slices`."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's `reward` code, null for a slice without reward (\"Tente de novo\")."},"reward_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The participant's reward record (`rwd_…`) when a reward was granted."},"prize":{"type":"object","unevaluatedProperties":{},"description":"The slice's `payload` (`kind` free_spins, bonus or cash, with its amounts; the quantity for the participant's tier when the slice's `tierQty` sets one), when the slice has one."},"spins_left":{"type":"integer","minimum":0},"next_spin_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."},"duplicate":{"type":"boolean","description":"True when this answers a repeated `Idempotency-Key`: the original spin is returned and no new spin was made."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"What the reward gave, as in event results."}},"description":"The outcome of one spin. The slice is drawn with probability weight / sum of\nthe weights, using a cryptographic random source; every spin is recorded\nwith the configuration's `probabilityVersion` (`probability_version`) it was drawn under."};
 
 function validate970(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -44903,15 +44903,15 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((((((data.spinId === undefined) && (missing0 = "spinId")) || ((data.index === undefined) && (missing0 = "index"))) || ((data.sliceId === undefined) && (missing0 = "sliceId"))) || ((data.label === undefined) && (missing0 = "label"))) || ((data.reward === undefined) && (missing0 = "reward"))) || ((data.spinsLeft === undefined) && (missing0 = "spinsLeft"))) || ((data.nextSpinAt === undefined) && (missing0 = "nextSpinAt"))) || ((data.probabilityVersion === undefined) && (missing0 = "probabilityVersion"))) || ((data.duplicate === undefined) && (missing0 = "duplicate"))) || ((data.effects === undefined) && (missing0 = "effects"))){
+if(((((((((((data.spin_id === undefined) && (missing0 = "spin_id")) || ((data.index === undefined) && (missing0 = "index"))) || ((data.slice_id === undefined) && (missing0 = "slice_id"))) || ((data.label === undefined) && (missing0 = "label"))) || ((data.reward === undefined) && (missing0 = "reward"))) || ((data.spins_left === undefined) && (missing0 = "spins_left"))) || ((data.next_spin_at === undefined) && (missing0 = "next_spin_at"))) || ((data.probability_version === undefined) && (missing0 = "probability_version"))) || ((data.duplicate === undefined) && (missing0 = "duplicate"))) || ((data.effects === undefined) && (missing0 = "effects"))){
 validate970.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.spinId !== undefined){
+if(data.spin_id !== undefined){
 const _errs1 = errors;
-if(typeof data.spinId !== "string"){
-validate970.errors = [{instancePath:instancePath+"/spinId",schemaPath:"#/properties/spinId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.spin_id !== "string"){
+validate970.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -44941,10 +44941,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.sliceId !== undefined){
+if(data.slice_id !== undefined){
 const _errs5 = errors;
-if(typeof data.sliceId !== "string"){
-validate970.errors = [{instancePath:instancePath+"/sliceId",schemaPath:"#/properties/sliceId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.slice_id !== "string"){
+validate970.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -45025,14 +45025,14 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.rewardId !== undefined){
-let data5 = data.rewardId;
+if(data.reward_id !== undefined){
+let data5 = data.reward_id;
 const _errs15 = errors;
 const _errs16 = errors;
 let valid2 = false;
 const _errs17 = errors;
 if(typeof data5 !== "string"){
-const err3 = {instancePath:instancePath+"/rewardId",schemaPath:"#/properties/rewardId/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/reward_id",schemaPath:"#/properties/reward_id/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -45045,7 +45045,7 @@ var _valid1 = _errs17 === errors;
 valid2 = valid2 || _valid1;
 const _errs19 = errors;
 if(data5 !== null){
-const err4 = {instancePath:instancePath+"/rewardId",schemaPath:"#/properties/rewardId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err4 = {instancePath:instancePath+"/reward_id",schemaPath:"#/properties/reward_id/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -45057,7 +45057,7 @@ errors++;
 var _valid1 = _errs19 === errors;
 valid2 = valid2 || _valid1;
 if(!valid2){
-const err5 = {instancePath:instancePath+"/rewardId",schemaPath:"#/properties/rewardId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err5 = {instancePath:instancePath+"/reward_id",schemaPath:"#/properties/reward_id/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -45102,17 +45102,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.spinsLeft !== undefined){
-let data7 = data.spinsLeft;
+if(data.spins_left !== undefined){
+let data7 = data.spins_left;
 const _errs24 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate970.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate970.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs24){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 0 || isNaN(data7)){
-validate970.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate970.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -45123,8 +45123,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.nextSpinAt !== undefined){
-let data8 = data.nextSpinAt;
+if(data.next_spin_at !== undefined){
+let data8 = data.next_spin_at;
 const _errs26 = errors;
 const _errs27 = errors;
 let valid3 = false;
@@ -45133,7 +45133,7 @@ if(errors === _errs28){
 if(errors === _errs28){
 if(typeof data8 === "string"){
 if(!(formats4.validate(data8))){
-const err6 = {instancePath:instancePath+"/nextSpinAt",schemaPath:"#/properties/nextSpinAt/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+const err6 = {instancePath:instancePath+"/next_spin_at",schemaPath:"#/properties/next_spin_at/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -45144,7 +45144,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/nextSpinAt",schemaPath:"#/properties/nextSpinAt/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/next_spin_at",schemaPath:"#/properties/next_spin_at/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -45159,7 +45159,7 @@ var _valid2 = _errs28 === errors;
 valid3 = valid3 || _valid2;
 const _errs30 = errors;
 if(data8 !== null){
-const err8 = {instancePath:instancePath+"/nextSpinAt",schemaPath:"#/properties/nextSpinAt/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err8 = {instancePath:instancePath+"/next_spin_at",schemaPath:"#/properties/next_spin_at/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -45171,7 +45171,7 @@ errors++;
 var _valid2 = _errs30 === errors;
 valid3 = valid3 || _valid2;
 if(!valid3){
-const err9 = {instancePath:instancePath+"/nextSpinAt",schemaPath:"#/properties/nextSpinAt/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err9 = {instancePath:instancePath+"/next_spin_at",schemaPath:"#/properties/next_spin_at/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -45199,17 +45199,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.probabilityVersion !== undefined){
-let data9 = data.probabilityVersion;
+if(data.probability_version !== undefined){
+let data9 = data.probability_version;
 const _errs32 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate970.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate970.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs32){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
-validate970.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate970.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -45282,7 +45282,7 @@ return false;
 validate970.errors = vErrors;
 return errors === 0;
 }
-validate970.evaluated = {"props":{"spinId":true,"index":true,"sliceId":true,"label":true,"reward":true,"rewardId":true,"prize":true,"spinsLeft":true,"nextSpinAt":true,"probabilityVersion":true,"duplicate":true,"effects":true},"dynamicProps":false,"dynamicItems":false};
+validate970.evaluated = {"props":{"spin_id":true,"index":true,"slice_id":true,"label":true,"reward":true,"reward_id":true,"prize":true,"spins_left":true,"next_spin_at":true,"probability_version":true,"duplicate":true,"effects":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_WheelSpunWebhookData = validate972;
 const schema463 = {"type":"object","required":["participant","spin_id","slice_id","label","reward_code","probability_version"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"spin_id":{"type":"string","description":"The recorded spin (`WheelSpinResult.spinId`)."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward_code":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's reward; null for a slice without one."},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."}},"description":"Data of `wheel.spun`."};
@@ -45585,7 +45585,7 @@ return errors === 0;
 validate974.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_WheelState = validate977;
-const schema465 = {"type":"object","required":["style","titleLeft","titleRight","slices","spinsLeft","nextSpinAt"],"properties":{"style":{"$ref":"#/components/schemas/WheelStyle"},"titleLeft":{"type":"string"},"titleRight":{"type":"string"},"slices":{"type":"array","items":{"type":"object","unevaluatedProperties":{}},"description":"The configured slices in wheel order, as shown to participants: `id`,\n`label`, `sublabel`, `image`, `reward` and `payload`. Weights and\n`tierQty` are never sent, so the odds stay on the server."},"spinsLeft":{"type":"integer","minimum":0},"nextSpinAt":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next spin becomes available while `spinsLeft` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0."}},"description":"The prize wheel (configuration section `wheel`) as the participant sees it.\nSpins refill at the start of each club day (midnight in `checkin.timezone`):\n`spinsLeft` is `wheel.spinsPerDay` minus the spins made this club day."};
+const schema465 = {"type":"object","required":["style","title_left","title_right","slices","spins_left","next_spin_at"],"properties":{"style":{"$ref":"#/components/schemas/WheelStyle"},"title_left":{"type":"string"},"title_right":{"type":"string"},"slices":{"type":"array","items":{"type":"object","unevaluatedProperties":{}},"description":"The configured slices in wheel order, as shown to participants: `id`,\n`label`, `sublabel`, `image`, `reward` and `payload`. Weights and\n`tierQty` are never sent, so the odds stay on the server."},"spins_left":{"type":"integer","minimum":0},"next_spin_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next spin becomes available while `spins_left` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0."}},"description":"The prize wheel (configuration section `wheel`) as the participant sees it.\nSpins refill at the start of each club day (midnight in `checkin.timezone`):\n`spins_left` is `wheel.spinsPerDay` minus the spins made this club day."};
 
 function validate977(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -45600,7 +45600,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((data.style === undefined) && (missing0 = "style")) || ((data.titleLeft === undefined) && (missing0 = "titleLeft"))) || ((data.titleRight === undefined) && (missing0 = "titleRight"))) || ((data.slices === undefined) && (missing0 = "slices"))) || ((data.spinsLeft === undefined) && (missing0 = "spinsLeft"))) || ((data.nextSpinAt === undefined) && (missing0 = "nextSpinAt"))){
+if(((((((data.style === undefined) && (missing0 = "style")) || ((data.title_left === undefined) && (missing0 = "title_left"))) || ((data.title_right === undefined) && (missing0 = "title_right"))) || ((data.slices === undefined) && (missing0 = "slices"))) || ((data.spins_left === undefined) && (missing0 = "spins_left"))) || ((data.next_spin_at === undefined) && (missing0 = "next_spin_at"))){
 validate977.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -45617,10 +45617,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.titleLeft !== undefined){
+if(data.title_left !== undefined){
 const _errs2 = errors;
-if(typeof data.titleLeft !== "string"){
-validate977.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.title_left !== "string"){
+validate977.errors = [{instancePath:instancePath+"/title_left",schemaPath:"#/properties/title_left/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -45629,10 +45629,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.titleRight !== undefined){
+if(data.title_right !== undefined){
 const _errs4 = errors;
-if(typeof data.titleRight !== "string"){
-validate977.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.title_right !== "string"){
+validate977.errors = [{instancePath:instancePath+"/title_right",schemaPath:"#/properties/title_right/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -45676,17 +45676,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.spinsLeft !== undefined){
-let data5 = data.spinsLeft;
+if(data.spins_left !== undefined){
+let data5 = data.spins_left;
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate977.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate977.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate977.errors = [{instancePath:instancePath+"/spinsLeft",schemaPath:"#/properties/spinsLeft/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate977.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -45697,8 +45697,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.nextSpinAt !== undefined){
-let data6 = data.nextSpinAt;
+if(data.next_spin_at !== undefined){
+let data6 = data.next_spin_at;
 const _errs13 = errors;
 const _errs14 = errors;
 let valid2 = false;
@@ -45707,7 +45707,7 @@ if(errors === _errs15){
 if(errors === _errs15){
 if(typeof data6 === "string"){
 if(!(formats4.validate(data6))){
-const err0 = {instancePath:instancePath+"/nextSpinAt",schemaPath:"#/properties/nextSpinAt/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+const err0 = {instancePath:instancePath+"/next_spin_at",schemaPath:"#/properties/next_spin_at/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -45718,7 +45718,7 @@ errors++;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/nextSpinAt",schemaPath:"#/properties/nextSpinAt/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath:instancePath+"/next_spin_at",schemaPath:"#/properties/next_spin_at/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -45733,7 +45733,7 @@ var _valid0 = _errs15 === errors;
 valid2 = valid2 || _valid0;
 const _errs17 = errors;
 if(data6 !== null){
-const err2 = {instancePath:instancePath+"/nextSpinAt",schemaPath:"#/properties/nextSpinAt/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err2 = {instancePath:instancePath+"/next_spin_at",schemaPath:"#/properties/next_spin_at/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -45745,7 +45745,7 @@ errors++;
 var _valid0 = _errs17 === errors;
 valid2 = valid2 || _valid0;
 if(!valid2){
-const err3 = {instancePath:instancePath+"/nextSpinAt",schemaPath:"#/properties/nextSpinAt/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err3 = {instancePath:instancePath+"/next_spin_at",schemaPath:"#/properties/next_spin_at/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -45787,7 +45787,7 @@ return false;
 validate977.errors = vErrors;
 return errors === 0;
 }
-validate977.evaluated = {"props":{"style":true,"titleLeft":true,"titleRight":true,"slices":true,"spinsLeft":true,"nextSpinAt":true},"dynamicProps":false,"dynamicItems":false};
+validate977.evaluated = {"props":{"style":true,"title_left":true,"title_right":true,"slices":true,"spins_left":true,"next_spin_at":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_WheelStyle = validate979;
 

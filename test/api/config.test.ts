@@ -10,11 +10,11 @@ const DEFAULT_CASHBACK = {
   mode: "claim",
   hour: 10,
   claim_days: 7,
-  min_loss: 0,
+  min_loss_minor: 0,
   min_pct: 5,
   max_pct: 20,
   tiers: [],
-  welcome: { enabled: false, pct: 0, max: 0 },
+  welcome: { enabled: false, pct: 0, max_minor: 0 },
   text: {},
 };
 
@@ -193,17 +193,17 @@ describeEachDatabase("API configuration", (kind) => {
     it("applies an update at once: sent fields replace, welcome fields merge", async () => {
       const call = as(await api.createOtherClub());
       const bands = [
-        { name: "Bronze", min_loss: 5000, pct: 5 },
-        { name: "Prata", min_loss: 50000, pct: 10 },
+        { name: "Bronze", min_loss_minor: 5000, pct: 5 },
+        { name: "Prata", min_loss_minor: 50000, pct: 10 },
       ];
-      const updated = await call("PUT", "/v1/cashback", { body: { enabled: true, tiers: bands, welcome: { enabled: true, pct: 20, max: 10000 }, text: { title: "Cashback diário" } } });
+      const updated = await call("PUT", "/v1/cashback", { body: { enabled: true, tiers: bands, welcome: { enabled: true, pct: 20, max_minor: 10000 }, text: { title: "Cashback diário" } } });
       expect(updated.status).toBe(200);
-      const expected = { ...DEFAULT_CASHBACK, enabled: true, tiers: bands, welcome: { enabled: true, pct: 20, max: 10000 }, text: { title: "Cashback diário" } };
+      const expected = { ...DEFAULT_CASHBACK, enabled: true, tiers: bands, welcome: { enabled: true, pct: 20, max_minor: 10000 }, text: { title: "Cashback diário" } };
       expect(updated.body).toEqual(expected);
       expect((await call("GET", "/v1/cashback")).body).toEqual(expected);
 
       const second = await call("PUT", "/v1/cashback", { body: { mode: "auto", welcome: { enabled: false }, tiers: [] } });
-      expect(second.body).toEqual({ ...expected, mode: "auto", welcome: { enabled: false, pct: 20, max: 10000 }, tiers: [] });
+      expect(second.body).toEqual({ ...expected, mode: "auto", welcome: { enabled: false, pct: 20, max_minor: 10000 }, tiers: [] });
     });
 
     it("keeps test and live apart", async () => {
@@ -212,7 +212,7 @@ describeEachDatabase("API configuration", (kind) => {
       expect((await api.request("GET", "/v1/cashback", { key: club.keys.live })).body).toEqual(DEFAULT_CASHBACK);
     });
 
-    const band = (min_loss: number) => ({ name: `Faixa ${min_loss}`, min_loss, pct: 5 });
+    const band = (min_loss_minor: number) => ({ name: `Faixa ${min_loss_minor}`, min_loss_minor, pct: 5 });
     const bands = (n: number) => Array.from({ length: n }, (_, i) => band((i + 1) * 1000));
     it.each([
       { body: { hour: 0 }, refused: null },
@@ -226,13 +226,13 @@ describeEachDatabase("API configuration", (kind) => {
       { body: { min_pct: 0, max_pct: 100 }, refused: null },
       { body: { max_pct: 100.5 }, refused: "body.max_pct" },
       { body: { min_pct: -1 }, refused: "body.min_pct" },
-      { body: { min_loss: -1 }, refused: "body.min_loss" },
+      { body: { min_loss_minor: -1 }, refused: "body.min_loss_minor" },
       { body: { tiers: bands(10) }, refused: null },
       { body: { tiers: bands(11) }, refused: "body.tiers" },
       { body: { welcome: { pct: 101 } }, refused: "body.welcome.pct" },
       { body: { mode: "weekly" }, refused: "body.mode" },
       { body: { min_pct: 30, max_pct: 20 }, refused: "body.min_pct" },
-      { body: { tiers: [band(5000), band(5000)] }, refused: "body.tiers[1].min_loss" },
+      { body: { tiers: [band(5000), band(5000)] }, refused: "body.tiers[1].min_loss_minor" },
     ].map((row) => ({ ...row, outcome: row.refused ? `422 naming ${row.refused}` : "200" })))("PUT /v1/cashback $body → $outcome", async ({ body, refused }) => {
       const call = as(await api.createOtherClub());
       const response = await call("PUT", "/v1/cashback", { body });

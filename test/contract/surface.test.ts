@@ -118,8 +118,8 @@ const url = (length: number): string => {
   const prefix = "https://hooks.cassino.example.com/";
   return prefix + text(length - prefix.length);
 };
-const tier = (fields: Record<string, unknown> = {}) => ({ name: "Prata", min_loss: 50000, pct: 10, ...fields });
-const tiers = (count: number) => Array.from({ length: count }, (_, i) => tier({ name: `Faixa ${i + 1}`, min_loss: i * 1000 }));
+const tier = (fields: Record<string, unknown> = {}) => ({ name: "Prata", min_loss_minor: 50000, pct: 10, ...fields });
+const tiers = (count: number) => Array.from({ length: count }, (_, i) => tier({ name: `Faixa ${i + 1}`, min_loss_minor: i * 1000 }));
 const endpoint = (fields: Record<string, unknown> = {}) => ({ url: "https://api.cassino.example.com/webhooks/clube", ...fields });
 const affiliate = (fields: Record<string, unknown> = {}) => ({ code: "STREAMERJOAO", name: "João Streamer", ...fields });
 
@@ -276,12 +276,12 @@ const cases: BoundCase[] = [
     fails: [{ claim_days: 0 }, { claim_days: 31 }],
   },
   {
-    bound: "cashback min_loss: >= 0 cents",
+    bound: "cashback min_loss_minor: >= 0 cents",
     validate: ops.CashbackSettings_update.body,
     where: "body",
-    field: "body.min_loss",
-    passes: [{ min_loss: 0 }, { min_loss: 5000 }],
-    fails: [{ min_loss: -1 }, { min_loss: 10.5 }],
+    field: "body.min_loss_minor",
+    passes: [{ min_loss_minor: 0 }, { min_loss_minor: 5000 }],
+    fails: [{ min_loss_minor: -1 }, { min_loss_minor: 10.5 }],
   },
   ...(["min_pct", "max_pct"] as const).map((name) => ({
     bound: `cashback ${name}: 0..100`,
@@ -316,12 +316,12 @@ const cases: BoundCase[] = [
     fails: [{ tiers: [tier({ pct: -1 })] }, { tiers: [tier({ pct: 101 })] }],
   },
   {
-    bound: "cashback tier min_loss: >= 0 cents",
+    bound: "cashback tier min_loss_minor: >= 0 cents",
     validate: ops.CashbackSettings_update.body,
     where: "body",
-    field: "body.tiers[0].min_loss",
-    passes: [{ tiers: [tier({ min_loss: 0 })] }],
-    fails: [{ tiers: [tier({ min_loss: -1 })] }],
+    field: "body.tiers[0].min_loss_minor",
+    passes: [{ tiers: [tier({ min_loss_minor: 0 })] }],
+    fails: [{ tiers: [tier({ min_loss_minor: -1 })] }],
   },
   {
     bound: "cashback welcome pct: 0..100",
@@ -332,12 +332,12 @@ const cases: BoundCase[] = [
     fails: [{ welcome: { pct: -1 } }, { welcome: { pct: 101 } }],
   },
   {
-    bound: "cashback welcome max: >= 0 cents",
+    bound: "cashback welcome max_minor: >= 0 cents",
     validate: ops.CashbackSettings_update.body,
     where: "body",
-    field: "body.welcome.max",
-    passes: [{ welcome: { max: 0 } }],
-    fails: [{ welcome: { max: -1 } }],
+    field: "body.welcome.max_minor",
+    passes: [{ welcome: { max_minor: 0 } }],
+    fails: [{ welcome: { max_minor: -1 } }],
   },
   {
     bound: "cashback text: strings and switches only",

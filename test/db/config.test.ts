@@ -139,11 +139,11 @@ describeEachDatabase("cashback program", (kind) => {
       mode: "claim",
       hour: 10,
       claim_days: 7,
-      min_loss: 0,
+      min_loss_minor: 0,
       min_pct: 5,
       max_pct: 20,
       tiers: [],
-      welcome: { enabled: false, pct: 0, max: 0 },
+      welcome: { enabled: false, pct: 0, max_minor: 0 },
       text: {},
     });
   });
@@ -153,8 +153,8 @@ describeEachDatabase("cashback program", (kind) => {
       enabled: true,
       mode: "auto",
       tiers: [
-        { name: "Bronze", min_loss: 5000, pct: 5 },
-        { name: "Prata", min_loss: 50000, pct: 10 },
+        { name: "Bronze", min_loss_minor: 5000, pct: 5 },
+        { name: "Prata", min_loss_minor: 50000, pct: 10 },
       ],
       welcome: { enabled: true },
       text: { title: "Cashback diário", show_history: true },
@@ -164,15 +164,15 @@ describeEachDatabase("cashback program", (kind) => {
       enabled: true,
       mode: "auto",
       tiers: [
-        { name: "Bronze", min_loss: 5000, pct: 5 },
-        { name: "Prata", min_loss: 50000, pct: 10 },
+        { name: "Bronze", min_loss_minor: 5000, pct: 5 },
+        { name: "Prata", min_loss_minor: 50000, pct: 10 },
       ],
-      welcome: { enabled: true, pct: 0, max: 0 },
+      welcome: { enabled: true, pct: 0, max_minor: 0 },
       text: { title: "Cashback diário", show_history: true },
     });
     expect(await getCashbackProgram(db, scope)).toEqual(updated);
-    const again = await updateCashbackProgram(db, scope, { hour: 23, welcome: { pct: 20, max: 10000 } }, t2);
-    expect(again).toMatchObject({ enabled: true, hour: 23, welcome: { enabled: true, pct: 20, max: 10000 } });
+    const again = await updateCashbackProgram(db, scope, { hour: 23, welcome: { pct: 20, max_minor: 10000 } }, t2);
+    expect(again).toMatchObject({ enabled: true, hour: 23, welcome: { enabled: true, pct: 20, max_minor: 10000 } });
     expect(await getCashbackProgram(db, { ...scope, env: "live" })).toEqual(DEFAULT_CASHBACK_PROGRAM);
   });
 
@@ -184,11 +184,11 @@ describeEachDatabase("cashback program", (kind) => {
       message: "body.min_pct (30) must be <= body.max_pct (20)",
     });
     await expect(
-      updateCashbackProgram(db, scope, { tiers: [{ name: "A", min_loss: 100, pct: 5 }, { name: "B", min_loss: 100, pct: 6 }] }),
-    ).rejects.toThrow("body.tiers[1].min_loss must be greater than body.tiers[0].min_loss (bands ascend by loss)");
+      updateCashbackProgram(db, scope, { tiers: [{ name: "A", min_loss_minor: 100, pct: 5 }, { name: "B", min_loss_minor: 100, pct: 6 }] }),
+    ).rejects.toThrow("body.tiers[1].min_loss_minor must be greater than body.tiers[0].min_loss_minor (bands ascend by loss)");
     expect(await getCashbackProgram(db, scope)).toEqual(before);
     // At the bounds: accepted. A band above the cap is allowed (it pays the cap).
     await expect(updateCashbackProgram(db, scope, { hour: 0, min_pct: 20, claim_days: 30 })).resolves.toMatchObject({ hour: 0, min_pct: 20, claim_days: 30 });
-    await expect(updateCashbackProgram(db, scope, { hour: 23, tiers: [{ name: "Ouro", min_loss: 1, pct: 25 }] })).resolves.toMatchObject({ hour: 23 });
+    await expect(updateCashbackProgram(db, scope, { hour: 23, tiers: [{ name: "Ouro", min_loss_minor: 1, pct: 25 }] })).resolves.toMatchObject({ hour: 23 });
   });
 });

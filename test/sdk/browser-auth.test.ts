@@ -47,7 +47,7 @@ describe("browser client: participant token and 401 refresh", () => {
   });
 
   it("resends the same request (path, method, idempotency key) on the retry", async () => {
-    server = await startScriptedServer([invalidToken, json(200, { spinId: "spn_1" })]);
+    server = await startScriptedServer([invalidToken, json(200, { spin_id: "spn_1" })]);
     const clube = createClubeBrowser({ baseUrl: server.url, getToken: tokenSource() });
     await clube.me.spin({ idempotencyKey: "spin-2025-03-14-user_8412" });
     expect(server.requests.map((r) => [r.method, r.url, r.headers["idempotency-key"]])).toEqual([

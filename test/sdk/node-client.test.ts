@@ -187,7 +187,7 @@ describe("authentication and addressing", () => {
   });
 
   it("headless mode sends the key plus X-Participant and keys the wheel spin", async () => {
-    const spin = { spinId: "spn_01JQ6A", duplicate: false };
+    const spin = { spin_id: "spn_01JQ6A", duplicate: false };
     const { clube } = await clubeAgainst([failure(503, "internal_error", "down"), json(200, spin)]);
     expect(await clube.me("user_8412").spin()).toEqual(spin);
     expect(header("x-participant")).toEqual(["user_8412", "user_8412"]);

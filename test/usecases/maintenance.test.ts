@@ -214,7 +214,7 @@ describeEachDatabase("maintenance jobs", (kind) => {
 
     async function cashbackClub(mode: "auto" | "claim", enabled = true): Promise<Scope> {
       const scope = await newClub(casinoConfig());
-      await updateCashbackProgram(club.db, scope, { enabled, mode, hour: 10, claim_days: 7, min_loss: 0, min_pct: 10, max_pct: 10, tiers: [] });
+      await updateCashbackProgram(club.db, scope, { enabled, mode, hour: 10, claim_days: 7, min_loss_minor: 0, min_pct: 10, max_pct: 10, tiers: [] });
       await join(scope, "joana");
       await bet(scope, "joana", noon("2026-11-14"), "100");
       return scope;

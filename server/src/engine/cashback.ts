@@ -46,20 +46,20 @@ function percentOf(loss: number, pct: number): number {
 }
 
 /**
- * The cashback one day's `loss` earns. Nothing below `min_loss`. On the
+ * The cashback one day's `loss` earns. Nothing below `min_loss_minor`. On the
  * participant's first day with the welcome offer on, `welcome.pct` applies
- * instead, capped at `welcome.max`. Otherwise the highest band whose
- * `min_loss` the loss reaches gives the percentage, clamped to
+ * instead, capped at `welcome.max_minor`. Otherwise the highest band whose
+ * `min_loss_minor` the loss reaches gives the percentage, clamped to
  * `min_pct`..`max_pct`; a loss that reaches no band earns `min_pct`.
  */
 export function dayCashback(program: CashbackProgram, loss: number, welcomeDay: boolean): DayCashback {
-  if (!program.enabled || loss === 0 || loss < program.min_loss) return { loss, pct: 0, amount: 0, band: null };
+  if (!program.enabled || loss === 0 || loss < program.min_loss_minor) return { loss, pct: 0, amount: 0, band: null };
   if (welcomeDay && program.welcome.enabled) {
     const pct = program.welcome.pct;
-    return { loss, pct, amount: Math.min(percentOf(loss, pct), program.welcome.max), band: null };
+    return { loss, pct, amount: Math.min(percentOf(loss, pct), program.welcome.max_minor), band: null };
   }
   let band: CashbackProgram["tiers"][number] | null = null;
-  for (const tier of program.tiers) if (loss >= tier.min_loss) band = tier;
+  for (const tier of program.tiers) if (loss >= tier.min_loss_minor) band = tier;
   const pct = band === null ? program.min_pct : Math.min(program.max_pct, Math.max(program.min_pct, band.pct));
   return { loss, pct, amount: percentOf(loss, pct), band: band?.name ?? null };
 }
@@ -114,7 +114,7 @@ function unpaidDays(input: CashbackInput, before: string): CashbackAvailableDay[
   return days.flatMap(({ dayKey: key }) => {
     if (key >= before || (input.settledThrough !== null && key <= input.settledThrough)) return [];
     const day = dayCashback(program, netLoss(input.totals[key] ?? { staked: 0, received: 0 }), key === input.firstDayKey);
-    return day.amount > 0 ? [{ dayKey: key, amount: day.amount, pct: day.pct, loss: day.loss }] : [];
+    return day.amount > 0 ? [{ day_key: key, amount_minor: day.amount, pct: day.pct, loss_minor: day.loss }] : [];
   });
 }
 
@@ -144,13 +144,13 @@ export function cashbackState(input: CashbackInput): CashbackState {
   return {
     enabled: program.enabled,
     mode: program.mode,
-    available: availableDays.reduce((sum, day) => sum + day.amount, 0),
-    availableDays,
-    today: { amount: today.amount, loss: today.loss, pct: today.pct, band: today.band },
-    pctRange: { min: program.min_pct, max: program.max_pct },
-    nextDayAt: nextDayStart(now, timeZone).toISOString(),
-    autoHour: program.hour,
-    claimDays: program.claim_days,
-    monthReceived: input.monthReceived,
+    available_minor: availableDays.reduce((sum, day) => sum + day.amount_minor, 0),
+    available_days: availableDays,
+    today: { amount_minor: today.amount, loss_minor: today.loss, pct: today.pct, band: today.band },
+    pct_range: { min: program.min_pct, max: program.max_pct },
+    next_day_at: nextDayStart(now, timeZone).toISOString(),
+    auto_hour: program.hour,
+    claim_days: program.claim_days,
+    month_received_minor: input.monthReceived,
   };
 }

@@ -155,7 +155,7 @@ export class Session {
         ruleId,
       });
     }
-    this.effects.push({ type: "currency_granted", currency: currency.code, amount, rule_id: ruleId });
+    this.effects.push({ type: "currency_granted", currency: currency.code, amount_minor: amount, rule_id: ruleId });
   }
 
   /**
@@ -180,7 +180,7 @@ export class Session {
       left -= taken;
     }
     this.changeBalance(currency.code, -amount, "debit_currency", ruleId);
-    this.effects.push({ type: "currency_debited", currency: currency.code, amount, rule_id: ruleId });
+    this.effects.push({ type: "currency_debited", currency: currency.code, amount_minor: amount, rule_id: ruleId });
     return true;
   }
 

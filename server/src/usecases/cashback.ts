@@ -16,18 +16,39 @@ export const DEFAULT_CASHBACK_PROGRAM: Readonly<CashbackProgramView> = Object.fr
   mode: "claim",
   hour: 10,
   claim_days: 7,
-  min_loss: 0,
+  min_loss_minor: 0,
   min_pct: 5,
   max_pct: 20,
   tiers: [],
-  welcome: { enabled: false, pct: 0, max: 0 },
+  welcome: { enabled: false, pct: 0, max_minor: 0 },
   text: {},
 });
 
 /** The cashback program in force (GET /v1/cashback): the stored one, or the defaults. */
 export async function getCashbackProgram(db: Database, scope: Scope): Promise<CashbackProgramView> {
   const row = await db.em().findOne(CashbackProgram, scope);
-  return row ? (row.program as CashbackProgramView) : structuredClone(DEFAULT_CASHBACK_PROGRAM) as CashbackProgramView;
+  return row ? storedProgram(row.program) : structuredClone(DEFAULT_CASHBACK_PROGRAM) as CashbackProgramView;
+}
+
+/**
+ * A stored program in the API's names. Programs saved before the naming rule
+ * (money fields end in `_minor`) carry `min_loss` and `welcome.max`: read them
+ * under the new names so no stored program needs rewriting.
+ */
+function storedProgram(stored: unknown): CashbackProgramView {
+  const program = { ...(stored as Record<string, unknown>) };
+  if ("min_loss" in program) {
+    program.min_loss_minor ??= program.min_loss;
+    delete program.min_loss;
+  }
+  const welcome = { ...(program.welcome as Record<string, unknown>) };
+  if ("max" in welcome) {
+    welcome.max_minor ??= welcome.max;
+    delete welcome.max;
+  }
+  program.welcome = welcome;
+  program.tiers = ((program.tiers ?? []) as Record<string, unknown>[]).map(({ min_loss, ...band }) => ({ min_loss_minor: min_loss, ...band }));
+  return program as unknown as CashbackProgramView;
 }
 
 /**
@@ -41,7 +62,7 @@ export async function getCashbackProgram(db: Database, scope: Scope): Promise<Ca
 export async function updateCashbackProgram(db: Database, scope: Scope, patch: CashbackProgramPatch, now = new Date()): Promise<CashbackProgramView> {
   return db.em().transactional(async (em) => {
     const row = await em.findOne(CashbackProgram, scope);
-    const current = row ? (row.program as CashbackProgramView) : DEFAULT_CASHBACK_PROGRAM;
+    const current = row ? storedProgram(row.program) : DEFAULT_CASHBACK_PROGRAM;
     const merged = { ...current, ...patch, welcome: { ...current.welcome, ...patch.welcome } };
     const program = checkSchema<CashbackProgramView>(schemaValidators.CashbackProgram, merged, "body");
     const problem = cashbackInconsistency(program);
@@ -62,6 +83,6 @@ export async function updateCashbackProgram(db: Database, scope: Scope, patch: C
  */
 function cashbackInconsistency(program: CashbackProgramView): string | null {
   if (program.min_pct > program.max_pct) return `body.min_pct (${program.min_pct}) must be <= body.max_pct (${program.max_pct})`;
-  const unordered = program.tiers.findIndex((band, i) => i > 0 && band.min_loss <= program.tiers[i - 1].min_loss);
-  return unordered < 0 ? null : `body.tiers[${unordered}].min_loss must be greater than body.tiers[${unordered - 1}].min_loss (bands ascend by loss)`;
+  const unordered = program.tiers.findIndex((band, i) => i > 0 && band.min_loss_minor <= program.tiers[i - 1].min_loss_minor);
+  return unordered < 0 ? null : `body.tiers[${unordered}].min_loss_minor must be greater than body.tiers[${unordered - 1}].min_loss_minor (bands ascend by loss)`;
 }

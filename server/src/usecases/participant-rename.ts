@@ -23,7 +23,7 @@ class DryRunRollback extends Error {
 }
 
 async function snapshot(em: SqlEntityManager, participant: Participant): Promise<RenameSnapshot> {
-  return { id: participant.id, external_id: participant.externalId, xp: participant.xp, level: participant.level, balances: await loadBalances(em, participant.id) };
+  return { id: participant.id, external_id: participant.externalId, xp: participant.xp, level: participant.level, balances_minor: await loadBalances(em, participant.id) };
 }
 
 function sumCounts(a: Record<string, number>, b: Record<string, number>): Record<string, number> {

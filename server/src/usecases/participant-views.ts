@@ -44,7 +44,7 @@ function xpOf(progress: Progress, xp: number): ProgressXp {
 
 /** Every configured currency in the configured order, with the participant's balance (0 when none). */
 export function currencyBalances(config: ClubConfig, balances: Balances): CurrencyBalance[] {
-  return config.currencies.map((currency) => ({ code: currency.code, name: currency.name, icon: currency.icon, balance: balances[currency.code] ?? 0 }));
+  return config.currencies.map((currency) => ({ code: currency.code, name: currency.name, icon: currency.icon, balance_minor: balances[currency.code] ?? 0 }));
 }
 
 export function profileView(participant: Participant, balances: Balances, config: ClubConfig): ParticipantProfile {

@@ -65,7 +65,7 @@ export function redemptionEvaluation(input: EngineInput & { priced: PricedReward
   const grant = grantRewards({ ...input, specs: [`reward:${priced.reward.code}`], ruleId });
   return {
     ...grant,
-    effects: [{ type: "currency_debited", currency, amount: priced.cost, rule_id: ruleId }, ...grant.effects],
+    effects: [{ type: "currency_debited", currency, amount_minor: priced.cost, rule_id: ruleId }, ...grant.effects],
     delta: {
       ...grant.delta,
       ledger: [{ unit: currency, delta: -priced.cost, reason: "debit_currency", ruleId }, ...grant.delta.ledger],
@@ -133,19 +133,19 @@ export async function redeem(
         { em, scope, config, participant, state, now: opts.now, publicUrl: opts.publicUrl, event: null },
         evaluation,
       );
-      const cost = { currency: priced.currency.code, amount: priced.cost };
+      const cost = { currency: priced.currency.code, amount_minor: priced.cost };
       const result: RedemptionView = {
         id: newId("red"),
         reward_code: priced.reward.code,
         title: priced.reward.title,
         cost,
-        balance_after: (state.balances[cost.currency] ?? 0) - cost.amount,
+        balance_after_minor: (state.balances[cost.currency] ?? 0) - cost.amount_minor,
         delivery_status: deliveryStatus(priced.reward),
         duplicate: false,
         effects,
       };
       await em.insert(Redemption, {
-        id: result.id, ...scope, participantId: participant.id, rewardCode: priced.reward.code, idempotencyKey: key, cost, result, createdAt: opts.now,
+        id: result.id, ...scope, participantId: participant.id, rewardCode: priced.reward.code, idempotencyKey: key, cost: { currency: cost.currency, amount: cost.amount_minor }, result, createdAt: opts.now,
       });
       const purchased: Schemas["StorePurchasedWebhookData"] = { participant: webhookParticipant(participant), reward_code: priced.reward.code, cost, redemption_id: result.id };
       await recordWebhook(em, scope, "store.purchased", purchased, opts.now);

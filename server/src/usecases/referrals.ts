@@ -237,13 +237,13 @@ export async function getReferralState(db: Database, scope: Scope, externalId: s
     enabled: referral?.enabled ?? false,
     code,
     link: referral === null ? null : referralLink(referral, code),
-    referrerReward: referral?.referrerReward ?? null,
-    referredReward: referral?.referredReward ?? null,
+    referrer_reward: referral?.referrerReward ?? null,
+    referred_reward: referral?.referredReward ?? null,
     // Without a program, the documented defaults of the section.
-    qualifyEvent: referral?.qualifyEvent ?? "deposit.confirmed",
-    minAmount: referral?.minAmount ?? 20,
+    qualify_event: referral?.qualifyEvent ?? "deposit.confirmed",
+    min_amount: referral?.minAmount ?? 20,
     stats: { invited, qualified, earned: earnedText(earnings, config) },
-    availableCents,
+    available_minor: availableCents,
     friends: friends.map((friend) => ({ name: friendName(names.get(friend.referredId) ?? null), status: friend.status, since: friend.createdAt.toISOString() })),
   };
 }

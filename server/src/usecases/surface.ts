@@ -207,7 +207,7 @@ export async function listStore(db: Database, scope: Scope, externalId: string, 
       description: reward.description ?? null,
       illustration: reward.illustration,
       type: reward.type,
-      cost: { currency: priced.currency.code, amount: priced.cost },
+      cost: { currency: priced.currency.code, amount_minor: priced.cost },
       affordable: spendableBalance(state, priced.currency.code, now) >= priced.cost,
     });
   }

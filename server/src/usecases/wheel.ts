@@ -48,11 +48,11 @@ export async function getWheelState(db: Database, scope: Scope, externalId: stri
   const left = spinsLeft(wheel, await spinsToday(em, participant.id, now, timeZone));
   return {
     style: wheel.style,
-    titleLeft: wheel.titleLeft,
-    titleRight: wheel.titleRight,
+    title_left: wheel.titleLeft,
+    title_right: wheel.titleRight,
     slices: visibleSlices(wheel),
-    spinsLeft: left,
-    nextSpinAt: nextSpinAt(wheel, left, now, timeZone),
+    spins_left: left,
+    next_spin_at: nextSpinAt(wheel, left, now, timeZone),
   };
 }
 
@@ -120,16 +120,16 @@ export async function spinWheel(db: Database, scope: Scope, externalId: string, 
       const rewardGranted = effects.find((effect) => effect.type === "reward_granted");
       const leftAfter = left - 1;
       const result: WheelSpinResult = {
-        spinId,
+        spin_id: spinId,
         index,
-        sliceId: slice.id,
+        slice_id: slice.id,
         label: slice.label,
         reward: slice.reward === null ? null : referenceCode(slice.reward),
-        rewardId: rewardGranted?.type === "reward_granted" ? (rewardGranted.reward_id ?? null) : null,
+        reward_id: rewardGranted?.type === "reward_granted" ? (rewardGranted.reward_id ?? null) : null,
         ...(prize ? { prize } : {}),
-        spinsLeft: leftAfter,
-        nextSpinAt: nextSpinAt(wheel, leftAfter, now, timeZone),
-        probabilityVersion: wheel.probabilityVersion,
+        spins_left: leftAfter,
+        next_spin_at: nextSpinAt(wheel, leftAfter, now, timeZone),
+        probability_version: wheel.probabilityVersion,
         duplicate: false,
         effects,
       };

@@ -19,15 +19,15 @@ function program(overrides: Partial<CashbackProgram> = {}): CashbackProgram {
     mode: "claim",
     hour: 10,
     claim_days: 7,
-    min_loss: 5000,
+    min_loss_minor: 5000,
     min_pct: 5,
     max_pct: 15,
     tiers: [
-      { name: "Bronze", min_loss: 5000, pct: 5 },
-      { name: "Prata", min_loss: 50000, pct: 10 },
-      { name: "Ouro", min_loss: 200000, pct: 15 },
+      { name: "Bronze", min_loss_minor: 5000, pct: 5 },
+      { name: "Prata", min_loss_minor: 50000, pct: 10 },
+      { name: "Ouro", min_loss_minor: 200000, pct: 15 },
     ],
-    welcome: { enabled: false, pct: 0, max: 0 },
+    welcome: { enabled: false, pct: 0, max_minor: 0 },
     text: {},
     ...overrides,
   };
@@ -56,34 +56,34 @@ describe("netLoss", () => {
 });
 
 describe("dayCashback", () => {
-  it("pays nothing one cent below min_loss and the base percentage at min_loss", () => {
+  it("pays nothing one cent below min_loss_minor and the base percentage at min_loss_minor", () => {
     expect(dayCashback(program(), 4999, false)).toEqual({ loss: 4999, pct: 0, amount: 0, band: null });
     expect(dayCashback(program(), 5000, false)).toEqual({ loss: 5000, pct: 5, amount: 250, band: "Bronze" });
   });
 
-  it("pays the highest band the loss reaches, from its min_loss on", () => {
+  it("pays the highest band the loss reaches, from its min_loss_minor on", () => {
     expect(dayCashback(program(), 49999, false)).toMatchObject({ pct: 5, band: "Bronze" });
     expect(dayCashback(program(), 50000, false)).toMatchObject({ pct: 10, amount: 5000, band: "Prata" });
     expect(dayCashback(program(), 250000, false)).toMatchObject({ pct: 15, amount: 37500, band: "Ouro" });
   });
 
   it("clamps a band's percentage to min_pct..max_pct", () => {
-    const clamped = program({ min_pct: 6, max_pct: 12, tiers: [{ name: "Baixa", min_loss: 0, pct: 2 }, { name: "Alta", min_loss: 100000, pct: 40 }] });
+    const clamped = program({ min_pct: 6, max_pct: 12, tiers: [{ name: "Baixa", min_loss_minor: 0, pct: 2 }, { name: "Alta", min_loss_minor: 100000, pct: 40 }] });
     expect(dayCashback(clamped, 10000, false)).toMatchObject({ pct: 6, band: "Baixa" });
     expect(dayCashback(clamped, 100000, false)).toMatchObject({ pct: 12, band: "Alta" });
   });
 
   it("pays min_pct to a loss that reaches no band", () => {
-    expect(dayCashback(program({ min_loss: 1000 }), 3000, false)).toEqual({ loss: 3000, pct: 5, amount: 150, band: null });
+    expect(dayCashback(program({ min_loss_minor: 1000 }), 3000, false)).toEqual({ loss: 3000, pct: 5, amount: 150, band: null });
   });
 
   it("applies a decimal percentage exactly and truncates to whole cents", () => {
-    expect(dayCashback(program({ min_loss: 0, min_pct: 7.5, tiers: [] }), 1001, false).amount).toBe(75); // 75.075
-    expect(dayCashback(program({ min_loss: 0, min_pct: 0.1, tiers: [] }), 30000, false).amount).toBe(30);
+    expect(dayCashback(program({ min_loss_minor: 0, min_pct: 7.5, tiers: [] }), 1001, false).amount).toBe(75); // 75.075
+    expect(dayCashback(program({ min_loss_minor: 0, min_pct: 0.1, tiers: [] }), 30000, false).amount).toBe(30);
   });
 
   it("pays the welcome percentage on the first day, up to welcome.max", () => {
-    const welcome = program({ welcome: { enabled: true, pct: 20, max: 10000 } });
+    const welcome = program({ welcome: { enabled: true, pct: 20, max_minor: 10000 } });
     expect(dayCashback(welcome, 40000, true)).toEqual({ loss: 40000, pct: 20, amount: 8000, band: null });
     expect(dayCashback(welcome, 60000, true)).toMatchObject({ amount: 10000 });
     expect(dayCashback(welcome, 60000, false)).toMatchObject({ pct: 10, amount: 6000 });
@@ -122,27 +122,27 @@ describe("claimableDays", () => {
   it("lists finished, unpaid days with cashback, oldest first, never today", () => {
     const days = claimableDays(input({ totals: { "2026-11-19": lost(10000), "2026-11-20": lost(60000, 10000), "2026-11-21": lost(90000) } }));
     expect(days).toEqual([
-      { dayKey: "2026-11-19", amount: 500, pct: 5, loss: 10000 },
-      { dayKey: "2026-11-20", amount: 5000, pct: 10, loss: 50000 },
+      { day_key: "2026-11-19", amount_minor: 500, pct: 5, loss_minor: 10000 },
+      { day_key: "2026-11-20", amount_minor: 5000, pct: 10, loss_minor: 50000 },
     ]);
   });
 
   it("leaves out days already settled and days without cashback", () => {
     const totals = { "2026-11-18": lost(10000), "2026-11-19": lost(1000), "2026-11-20": lost(20000) };
-    expect(claimableDays(input({ totals, settledThrough: "2026-11-18" })).map((day) => day.dayKey)).toEqual(["2026-11-20"]);
+    expect(claimableDays(input({ totals, settledThrough: "2026-11-18" })).map((day) => day.day_key)).toEqual(["2026-11-20"]);
   });
 
   it.each([1, 30])("keeps a day exactly claim_days (%i) old and drops the one before", (claimDays) => {
     const oldest = clubDays(new Date("2026-11-21T15:00:00Z"), SAO_PAULO, claimDays)[0].dayKey;
     const tooOld = clubDays(new Date("2026-11-21T15:00:00Z"), SAO_PAULO, claimDays + 1)[0].dayKey;
     const days = claimableDays(input({ program: program({ claim_days: claimDays }), totals: { [oldest]: lost(10000), [tooOld]: lost(10000) } }));
-    expect(days.map((day) => day.dayKey)).toEqual([oldest]);
+    expect(days.map((day) => day.day_key)).toEqual([oldest]);
   });
 
   it("pays the welcome percentage on the participant's first day", () => {
-    const welcome = program({ welcome: { enabled: true, pct: 20, max: 10000 } });
+    const welcome = program({ welcome: { enabled: true, pct: 20, max_minor: 10000 } });
     const days = claimableDays(input({ program: welcome, firstDayKey: "2026-11-20", totals: { "2026-11-20": lost(10000) } }));
-    expect(days).toEqual([{ dayKey: "2026-11-20", amount: 2000, pct: 20, loss: 10000 }]);
+    expect(days).toEqual([{ day_key: "2026-11-20", amount_minor: 2000, pct: 20, loss_minor: 10000 }]);
   });
 
   it("is empty in auto mode", () => {
@@ -158,7 +158,7 @@ describe("dueDays", () => {
     const before = dueDays(input({ program: auto(10), totals, settledThrough: "2026-11-19", now: new Date("2026-11-21T12:59:59Z") }));
     expect(before).toEqual([]);
     const at = dueDays(input({ program: auto(10), totals, settledThrough: "2026-11-19", now: new Date("2026-11-21T13:00:00Z") }));
-    expect(at).toEqual([{ dayKey: "2026-11-20", amount: 1000, pct: 5, loss: 20000 }]);
+    expect(at).toEqual([{ day_key: "2026-11-20", amount_minor: 1000, pct: 5, loss_minor: 20000 }]);
   });
 
   it.each([
@@ -168,12 +168,12 @@ describe("dueDays", () => {
     const day = "2026-11-20";
     const data = { [day]: lost(20000) };
     expect(dueDays(input({ program: auto(hour), totals: data, now: new Date(justBefore) }))).toEqual([]);
-    expect(dueDays(input({ program: auto(hour), totals: data, now: new Date(at) })).map((due) => due.dayKey)).toEqual([day]);
+    expect(dueDays(input({ program: auto(hour), totals: data, now: new Date(at) })).map((due) => due.day_key)).toEqual([day]);
   });
 
   it("catches up on unpaid days within claim_days", () => {
     const due = dueDays(input({ program: auto(10), totals, now: new Date("2026-11-21T13:00:00Z") }));
-    expect(due.map((day) => day.dayKey)).toEqual(["2026-11-19", "2026-11-20"]);
+    expect(due.map((day) => day.day_key)).toEqual(["2026-11-19", "2026-11-20"]);
   });
 
   it("is empty in claim mode and while disabled", () => {
@@ -191,22 +191,22 @@ describe("cashbackState", () => {
     expect(state).toEqual({
       enabled: true,
       mode: "claim",
-      available: 1250,
-      availableDays: [
-        { dayKey: "2026-11-19", amount: 500, pct: 5, loss: 10000 },
-        { dayKey: "2026-11-20", amount: 750, pct: 5, loss: 15000 },
+      available_minor: 1250,
+      available_days: [
+        { day_key: "2026-11-19", amount_minor: 500, pct: 5, loss_minor: 10000 },
+        { day_key: "2026-11-20", amount_minor: 750, pct: 5, loss_minor: 15000 },
       ],
-      today: { amount: 5200, loss: 52000, pct: 10, band: "Prata" },
-      pctRange: { min: 5, max: 15 },
-      nextDayAt: "2026-11-22T03:00:00.000Z",
-      autoHour: 10,
-      claimDays: 7,
-      monthReceived: 3200,
+      today: { amount_minor: 5200, loss_minor: 52000, pct: 10, band: "Prata" },
+      pct_range: { min: 5, max: 15 },
+      next_day_at: "2026-11-22T03:00:00.000Z",
+      auto_hour: 10,
+      claim_days: 7,
+      month_received_minor: 3200,
     });
   });
 
   it("shows nothing to claim in auto mode", () => {
     const state = cashbackState(input({ program: program({ mode: "auto" }), totals: { "2026-11-20": lost(15000) } }));
-    expect(state).toMatchObject({ mode: "auto", available: 0, availableDays: [] });
+    expect(state).toMatchObject({ mode: "auto", available_minor: 0, available_days: [] });
   });
 });
