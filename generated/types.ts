@@ -2899,7 +2899,11 @@ export interface components {
          * @example 50.50
          */
         EventAmountDecimal: string;
-        /** @description A non-negative amount given as a JSON number, in main currency units (`50.5` is R$ 50,50). */
+        /**
+         * @description A non-negative amount given as a JSON number, in main currency units (`50.5` is R$ 50,50),
+         *     below 10^9: in minor units and multiplied by rules it stays an exact integer in the
+         *     64-bit columns and in JavaScript numbers (2^53); larger amounts are 422 naming the field.
+         */
         EventAmountNumber: number;
         /** @description Several events in one request. */
         EventBatch: {
@@ -2941,20 +2945,17 @@ export interface components {
             /** @description `domain.action`, lower case, 3..64 characters. */
             type: components["schemas"]["EventName"];
             /** @description Recommended: the fact's unique id in the client's system. It is the idempotency key when no `Idempotency-Key` header is sent; a repeat is not counted again. */
-            id?: string;
+            id?: components["schemas"]["SafeString"];
             amount?: components["schemas"]["EventAmount"];
             /** @default BRL */
             currency?: components["schemas"]["IsoCurrencyCode"];
+            /** @description When the fact happened; the time of receipt when omitted. */
+            occurred_at?: components["schemas"]["Instant"];
             /**
-             * Format: date-time
-             * @description When the fact happened; the time of receipt when omitted.
-             */
-            occurred_at?: string;
-            /**
-             * @description Free-form details (game, payment method…); must carry no personal data.
+             * @description Free-form details (game, payment method…); must carry no personal data. At most 4 levels deep (see `Meta`).
              * @default {}
              */
-            meta?: Record<string, unknown>;
+            meta?: components["schemas"]["Meta"];
         };
         /** @description A received event, as the event log shows it. */
         EventLogEntry: {
@@ -3240,6 +3241,14 @@ export interface components {
             name?: string;
         };
         /**
+         * Format: date-time
+         * @description An instant given by the client: RFC 3339 (`date-time`) with a year from 1970
+         *     to 9999 and seconds 00..59 (a leap second `:60` or year `0000` is no instant
+         *     the service can store); refused with 422 naming the field.
+         * @example 2025-03-14T18:22:05Z
+         */
+        Instant: string;
+        /**
          * @description An ISO 4217 currency code: exactly 3 upper-case letters.
          * @example BRL
          */
@@ -3437,6 +3446,18 @@ export interface components {
             /** @description What happened; the shape depends on `type`. */
             data: components["schemas"]["MessageRequestedWebhookData"];
         };
+        /**
+         * @description Free-form details: JSON values nested at most 4 levels below `meta` (a
+         *     deeper document is 422 naming `body.meta`; its size is bounded by the body
+         *     limit); strings follow `SafeString`.
+         */
+        Meta: Record<string, unknown>;
+        /** @description A scalar value inside `meta`. */
+        MetaLeaf: components["schemas"]["SafeString"] | number | boolean | null;
+        MetaValue2: components["schemas"]["MetaLeaf"] | components["schemas"]["MetaValue3"][] | Record<string, unknown>;
+        MetaValue3: components["schemas"]["MetaLeaf"] | components["schemas"]["MetaValue4"][] | Record<string, unknown>;
+        /** @description `meta` values nested at most 4 levels deep (arrays and objects count a level each). */
+        MetaValue4: components["schemas"]["MetaLeaf"] | components["schemas"]["MetaLeaf"][] | Record<string, unknown>;
         /**
          * @description How a completed mission's reward is handed over.
          * @enum {string}
@@ -4942,6 +4963,12 @@ export interface components {
             /** @description The event type the rule listens to, e.g. `deposit.confirmed`. */
             event: components["schemas"]["EventName"];
         };
+        /**
+         * @description Text the service stores: any Unicode except NUL (U+0000) and lone UTF-16
+         *     surrogates (U+D800..U+DFFF not part of a pair), which no database column
+         *     and no JSON consumer handles alike; refused with 422 naming the field.
+         */
+        SafeString: string;
         /**
          * @description `Idempotency-Key` of a wheel spin: the same 8..120 characters as a redemption's.
          * @example resgate-user_8412-20250314-01
