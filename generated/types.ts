@@ -5338,7 +5338,7 @@ export interface components {
         /** @description Options of a participant token. */
         TokenRequest: {
             /**
-             * @description Lifetime in seconds, 60 (1 minute) to 86400 (1 day).
+             * @description Lifetime in seconds, 60 (1 minute) to 86400 (1 day). A token without `exp` or `iat`, or living longer than 86400 seconds, is refused with 401 `invalid_token`.
              * @default 900
              */
             ttl_seconds?: number;

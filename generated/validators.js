@@ -42245,7 +42245,7 @@ return errors === 0;
 validate941.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_TokenRequest = validate942;
-const schema443 = {"type":"object","properties":{"ttl_seconds":{"type":"integer","minimum":60,"maximum":86400,"description":"Lifetime in seconds, 60 (1 minute) to 86400 (1 day).","default":900}},"unevaluatedProperties":{"not":{}},"description":"Options of a participant token."};
+const schema443 = {"type":"object","properties":{"ttl_seconds":{"type":"integer","minimum":60,"maximum":86400,"description":"Lifetime in seconds, 60 (1 minute) to 86400 (1 day). A token without `exp` or `iat`, or living longer than 86400 seconds, is refused with 401 `invalid_token`.","default":900}},"unevaluatedProperties":{"not":{}},"description":"Options of a participant token."};
 
 function validate942(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
