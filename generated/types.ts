@@ -116,6 +116,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/config/backtests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A backtest job: its progress, and its result once done
+         * @description A backtest job: its progress, and its result once done.
+         */
+        get: operations["Backtests_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/config/draft": {
         parameters: {
             query?: never;
@@ -196,6 +216,45 @@ export interface paths {
         get: operations["ConfigVersions_list"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/config/versions/{version}/backtest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replays the events received in [from, to) — processed ones, not repeats, in the order they were received, each at the instant it was applied — through configuration version, on a copy of the participants' state at from, in memory: nothing is written
+         * @description Replays the events received in [`from`, `to`) — processed ones, not
+         *     repeats, in the order they were received, each at the instant it was
+         *     applied — through configuration `version`, on a copy of the participants'
+         *     state at `from`, in memory: nothing is written. Answers, per rule and
+         *     mission, the runs, participants reached, XP, currencies and rewards of
+         *     the replay, what the published configuration actually did with the same
+         *     events (their stored effects), and the difference.
+         *
+         *     The state at `from` is rebuilt from history: XP and balances from the
+         *     ledger before `from`, level and tier from that XP, event counts from the
+         *     events before `from`; rule counters, mission progress, lots, badges and
+         *     tags start empty at `from` (a rule's `max_runs_per_participant` counts
+         *     only the period's runs).
+         *
+         *     Bounded: a period holding more than 10,000 events answers 422 naming
+         *     `body.to`; split it into shorter periods. A period of up to 2,000 events
+         *     is answered at once (200); a larger one, or any with
+         *     `Prefer: respond-async`, runs as a job: 202 with the `BacktestJob`, whose
+         *     `events_done` shows the progress and `result` the answer once `done`
+         *     (`GET /v1/config/backtests/{id}`).
+         */
+        post: operations["Backtests_run"];
         delete?: never;
         options?: never;
         head?: never;
@@ -332,6 +391,13 @@ export interface paths {
          *     with its own idempotency (its `id`; a second copy of an id inside the same
          *     batch is a duplicate). Events of a participant that does not exist create it.
          *
+         *     Atomic: a batch applies every event or none. Everything the rules need of
+         *     each event (a real `occurred_at` instant — no leap second, years 1970..9999 —
+         *     and a usable `amount`) is checked before anything is written (422 naming
+         *     the field), and the batch is one transaction: if anything fails later
+         *     (5xx), nothing of it was written and resending the same batch is safe.
+         *     Single events sent at the same time never fail each other.
+         *
          *     The answer has one result per event in request order; with
          *     `Prefer: respond-async` it is 202 with the `event_ids` in request order.
          *     The body may be up to 5 MiB.
@@ -357,7 +423,8 @@ export interface paths {
          * @description Sends a test event: processed at once like `POST /v1/events` (the rules run
          *     and the effects apply to the participant, in the key's environment) with
          *     `meta.test` set to `true`, so rules can tell it apart, and listed in the
-         *     event log. Use a test participant.
+         *     event log. Use a test participant. The result always carries the "why"
+         *     trace (`trace`), kept in the event log for 7 days.
          */
         post: operations["EventLog_sendTest"];
         delete?: never;
@@ -544,6 +611,39 @@ export interface paths {
          *     and answers 409 `already_claimed`.
          */
         post: operations["Me_claimCheckin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a participant front end needs to draw the club (theme, currencies, home blocks, module cards, FAQ, avatars, icons, levels, tiers with their benefits, the check-in calendar, the wheel's slices, the store, rewards, missions and the legal note), never the configuration's server-only parts
+         * @description What a participant front end needs to draw the club (theme, currencies,
+         *     home blocks, module cards, FAQ, avatars, icons, levels, tiers with their
+         *     benefits, the check-in calendar, the wheel's slices, the store, rewards,
+         *     missions and the legal note), never the configuration's server-only parts.
+         *     The same for every participant of the club (the participant need not
+         *     exist yet). Cache it: `Cache-Control: private, max-age=60`, and
+         *     `If-None-Match` with the `ETag` answers 304 while it is unchanged.
+         *
+         *     `embedder` lets an embedded front end check the page it is drawn in: the
+         *     widget sends the origin of the host page that handed it the token (the
+         *     origin the browser reports for that `postMessage`), and a page origin not
+         *     in the club's `allowedOrigins` answers 403 `origin_not_allowed`, which the
+         *     widget shows instead of the club. The list itself is never sent. This
+         *     server's own origin is always allowed (its demo page, pages on the club host).
+         */
+        get: operations["Me_getConfig"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -800,6 +900,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current and previous edition of every enabled tournament and official track (see the Tournaments models for scoring, ties and settlement): the participant's score and rank, the top limit rows, the prizes by rank range and, for official tracks, the live pool
+         * @description The current and previous edition of every enabled tournament and official
+         *     track (see the Tournaments models for scoring, ties and settlement): the
+         *     participant's score and rank, the top `limit` rows, the prizes by rank
+         *     range and, for official tracks, the live pool.
+         */
+        get: operations["Me_listTournaments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/wheel": {
         parameters: {
             query?: never;
@@ -814,6 +937,28 @@ export interface paths {
         get: operations["Me_getWheel"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/wheel/seed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotates the participant's provably fair seed pair: reveals the server seed in use (so every spin drawn with it can be verified) and commits to a new one with client_seed (random when omitted), nonce 0
+         * @description Rotates the participant's provably fair seed pair: reveals the server
+         *     seed in use (so every spin drawn with it can be verified) and commits to a
+         *     new one with `client_seed` (random when omitted), nonce 0. See `WheelFairness`.
+         */
+        post: operations["Me_rotateWheelSeed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -839,6 +984,26 @@ export interface paths {
          *     after a timeout never spends a second spin.
          */
         post: operations["Me_spinWheel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/wheel/spins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The participant's own provably fair spins, most recent first (see WheelSpinAudit)
+         * @description The participant's own provably fair spins, most recent first (see `WheelSpinAudit`).
+         */
+        get: operations["Me_listWheelSpins"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -984,6 +1149,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/participants/{external_id}/wheel_spins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The participant's provably fair spins, most recent first, with seeds (the server seed once revealed), nonces, weights and outcomes
+         * @description The participant's provably fair spins, most recent first, with seeds (the server seed once revealed), nonces, weights and outcomes.
+         */
+        get: operations["WheelAudit_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/redemptions": {
         parameters: {
             query?: never;
@@ -1028,6 +1213,94 @@ export interface paths {
          *     `referral.qualified` is sent.
          */
         post: operations["Referrals_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test_clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The test environment's time: the test clock's when one is set, real time otherwise
+         * @description The test environment's time: the test clock's when one is set, real time otherwise.
+         */
+        get: operations["TestClocks_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Back to real time
+         * @description Back to real time. Refused with 409 `test_clock_in_use` while events were recorded after real now.
+         */
+        delete: operations["TestClocks_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test_clock/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Moves the test clock forward to to (a clock starts at real now) and, before answering, runs all the work that falls due, in time order: the clock moves one day at a time at most and every scheduled task runs for the test environment at each step
+         * @description Moves the test clock forward to `to` (a clock starts at real now) and,
+         *     before answering, runs all the work that falls due, in time order: the
+         *     clock moves one day at a time at most and every scheduled task runs for
+         *     the test environment at each step. 422 naming `body.to` for a time not
+         *     after the clock's or more than one year after it.
+         */
+        post: operations["TestClocks_advance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every enabled tournament and official track (per currency wagered, BRL when none yet) with its current and previous editions
+         * @description Every enabled tournament and official track (per currency wagered, BRL when none yet) with its current and previous editions.
+         */
+        get: operations["Tournaments_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{tournament_id}/editions/{edition_id}/standings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An edition's standings by rank, limit rows after rank after_rank
+         * @description An edition's standings by rank, `limit` rows after rank `after_rank`.
+         */
+        get: operations["Tournaments_standings"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1461,6 +1734,29 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "tournament.finished": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tournament.finished: an edition ended and was settled: its standings are final (events arriving later do not change them) and its prizes were paid, exactly once even with several workers
+         * @description `tournament.finished`: an edition ended and was settled: its standings are
+         *     final (events arriving later do not change them) and its prizes were paid,
+         *     exactly once even with several workers. Sent once per edition, to
+         *     endpoints that name it in their `events`.
+         */
+        post: operations["webhook_tournament_finished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -1582,6 +1878,77 @@ export interface components {
         AffiliateUpdate: {
             name?: string;
             status?: components["schemas"]["AffiliateStatus"];
+        };
+        /** @description A backtest run as a job; poll `GET /v1/config/backtests/{id}` until `done`. */
+        BacktestJob: {
+            id: string;
+            status: components["schemas"]["BacktestStatus"];
+            version: number;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description Events of the period to replay. */
+            events_total: number;
+            /** @description Progress: events replayed so far. */
+            events_done: number;
+            /** @description The result once `done`; null before. */
+            result: components["schemas"]["BacktestResult"] | null;
+            /** @description Why it failed; null unless `failed`. */
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            finished_at: string | null;
+        };
+        /** @description The period of a backtest: events received in [`from`, `to`). */
+        BacktestRequest: {
+            /** Format: date-time */
+            from: string;
+            /**
+             * Format: date-time
+             * @description After `from`.
+             */
+            to: string;
+        };
+        /** @description The result of a backtest. Nothing was written. */
+        BacktestResult: {
+            /** @description The configuration version replayed. */
+            version: number;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description Events replayed (processed, not repeats), at most 10,000. */
+            events: number;
+            /** @description Distinct participants of those events. */
+            participants: number;
+            /** @description Every rule and mission that did something under either configuration, by source id. */
+            sources: components["schemas"]["BacktestSource"][];
+        };
+        /** @description One rule (`rule:<id>`) or mission (`mission:<id>`): the draft's replay, what the published configuration actually did, and draft − published. */
+        BacktestSource: {
+            source: string;
+            draft: components["schemas"]["BacktestTally"];
+            published: components["schemas"]["BacktestTally"];
+            difference: components["schemas"]["BacktestTally"];
+        };
+        /**
+         * @description `queued`, `running` (see `events_done`), `done` (see `result`) or `failed` (see `error`).
+         * @enum {string}
+         */
+        BacktestStatus: "queued" | "running" | "done" | "failed";
+        /** @description What one rule or mission did over the period. Currencies in minor units. */
+        BacktestTally: {
+            /** @description Events on which it fired (a rule) or progressed (a mission). */
+            runs: number;
+            /** @description Distinct participants it reached. */
+            participants: number;
+            xp: number;
+            /** @description Per currency code, in the currency's minor units. */
+            currencies_minor: Record<string, unknown>;
+            rewards: number;
+            /** @description Missions: completions. */
+            completions: number;
         };
         /** @description A badge was granted. */
         BadgeGrantedEffect: {
@@ -2860,6 +3227,7 @@ export interface components {
          *     - `unauthorized` (401): no key, or an unknown, malformed or revoked key.
          *     - `invalid_token` (401): a participant token that is expired, tampered with or issued for another club or environment.
          *     - `secret_key_required` (403): a participant token on an operation marked secret-key-only (rename and every management route); on the other server routes a participant token gets 401 `unauthorized`. Participant tokens are accepted only on `/v1/me/*`.
+         *     - `origin_not_allowed` (403): `GET /v1/me/config?embedder=` names a page origin that is not in the club's `allowedOrigins` (the widget shows this instead of the club).
          *     - `not_found` (404): the resource does not exist in the key's club and environment (another club's key also gets this).
          *     - `route_not_found` (404): no such route. `method_not_allowed` (405): the route exists, not with this method (see `Allow`).
          *     - `not_implemented` (501): an operation of this contract that this deployment does not serve yet.
@@ -2878,6 +3246,7 @@ export interface components {
          *     retry shortly (the retry replays the first result). Keys are kept at least 24 hours.
          *     - `event_id_conflict` (409): the event's key (`Idempotency-Key`, else its `id`) was already used
          *     by an event of another participant or type; nothing was applied.
+         *     - `test_clock_in_use` (409): the test clock cannot go back to real time while events were recorded after real now.
          *     - `insufficient_balance` (409): the participant cannot pay the reward's cost; nothing was spent.
          *     - `referral_not_counted` (409), `affiliate_conflict` (409), `conflict` (409): other conflicts, explained in `message`.
          *     - `payload_too_large` (413): the body is over 1 MiB (5 MiB for `POST /v1/events/batch` and `POST /v1/games`).
@@ -2976,6 +3345,8 @@ export interface components {
             processed_at: string | null;
             /** @description Why processing failed; null unless `failed`. */
             error: string | null;
+            /** @description The "why" trace of a test event or an event sent with `?trace=true`, kept for 7 days after receipt; null otherwise. */
+            trace: components["schemas"]["EventTrace"] | null;
         };
         /** @description A page of the event log, most recently received first. */
         EventLogList: {
@@ -3001,6 +3372,28 @@ export interface components {
             /** @description True when the idempotency key was seen before: nothing was applied again and `effects` are those of the first time. */
             duplicate: boolean;
             effects: components["schemas"]["Effect"][];
+            /** @description Present when something is probably wrong with the event, e.g. a type no rule, mission or tournament listens to (naming the closest configured type). */
+            warnings?: components["schemas"]["EventWarning"][];
+            /** @description The "why" trace (see `EventTrace`): with `?trace=true` on `POST /v1/events`, always on `POST /v1/events/test`. Not on a duplicate. */
+            trace?: components["schemas"]["EventTrace"];
+        };
+        /**
+         * @description Why the event did what it did: every rule and mission its type could touch
+         *     (those listening to it, disabled ones included, and those listening to a
+         *     type within 2 edits of it), in configuration order, rules first, matched or
+         *     skipped with the first reason. Computed by the engine only when asked for.
+         */
+        EventTrace: {
+            entries: components["schemas"]["TraceEntry"][];
+            warnings: components["schemas"]["EventWarning"][];
+        };
+        /** @description `unknown_event_type`: no rule, mission or tournament listens to the event's type. */
+        EventWarning: {
+            /** @enum {string} */
+            code: "unknown_event_type";
+            message: string;
+            /** @description The configured event type nearest by edit distance (Levenshtein); null when the club listens to none. */
+            closest_type: string | null;
         };
         /** @description Accepted for processing (`Prefer: respond-async`): stored durably, processed within seconds. */
         EventsQueued: {
@@ -3386,6 +3779,37 @@ export interface components {
             env: components["schemas"]["Env"];
             /** @description What happened; the shape depends on `type`. */
             data: components["schemas"]["LevelUpWebhookData"];
+        };
+        /**
+         * @description Everything a participant front end needs to draw the club, from the
+         *     published configuration and never its server-only parts (rule internals,
+         *     weights, audiences, webhook settings, allowed origins, reward payloads,
+         *     benefits not `compliance: ok`). The same for every participant of the club.
+         */
+        MeConfig: {
+            club_name: string;
+            /**
+             * Format: int32
+             * @description The published configuration version this view was made from.
+             */
+            config_version: number;
+            theme: components["schemas"]["SurfaceTheme"];
+            currencies: components["schemas"]["SurfaceCurrency"][];
+            home: components["schemas"]["SurfaceHomeBlock"][];
+            module_cards: components["schemas"]["SurfaceModuleCard"][];
+            faq: components["schemas"]["SurfaceFaqItem"][];
+            avatars: components["schemas"]["SurfaceImage"][];
+            icons: components["schemas"]["SurfaceImage"][];
+            levels: components["schemas"]["SurfaceLevel"][];
+            tiers: components["schemas"]["SurfaceTier"][];
+            /** @description Null when the check-in is disabled. */
+            checkin: components["schemas"]["SurfaceCheckin"] | null;
+            /** @description Null when the wheel is disabled. */
+            wheel: components["schemas"]["SurfaceWheel"] | null;
+            store: components["schemas"]["SurfaceStoreItem"][];
+            rewards: components["schemas"]["SurfaceReward"][];
+            missions: components["schemas"]["SurfaceMission"][];
+            legal_note: string | null;
         };
         /** @description Data of `message.requested`. */
         MessageRequestedWebhookData: {
@@ -3780,9 +4204,35 @@ export interface components {
          * @enum {string}
          */
         MyRewardStatus: "granted" | "pending_delivery" | "delivered" | "delivery_failed" | "expired";
-        /** @description Not found in the key's club and environment. */
-        NotFoundResponse: {
-            body: components["schemas"]["ErrorBody"];
+        /** @description One edition of a tournament or official track, with the participant's place in it. */
+        MyTournamentEdition: {
+            /** @description The tournament `id`, or `official:<track>:<period>:<currency>`. */
+            tournament_id: string;
+            kind: components["schemas"]["TournamentKind"];
+            title: string;
+            /** @description Official tournaments: the track and period; null for configured tournaments. */
+            track_id: string | null;
+            period: components["schemas"]["OfficialTournamentPeriod"] | null;
+            edition_id: string;
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            status: components["schemas"]["TournamentEditionStatus"];
+            /** @description The participant's score (0 without one). */
+            score: number;
+            /** @description 1-based; null without a ranking score. */
+            rank: number | null;
+            /** @description The top `limit` rows. */
+            top: components["schemas"]["TournamentStandingRow"][];
+            prizes: components["schemas"]["TournamentPrizeRange"][];
+            /** @description An official edition's pool so far (or final), in minor units of `currency`; null for configured tournaments. */
+            pool_minor: number | null;
+            currency: string | null;
+        };
+        /** @description The current and the previous edition of each enabled tournament and official track, soonest ending first. */
+        MyTournamentList: {
+            data: components["schemas"]["MyTournamentEdition"][];
         };
         /**
          * @description A message for the participant in the club's inbox, created by the club's
@@ -3865,6 +4315,11 @@ export interface components {
          * @description A rank's share of the prize pool, in percent.
          */
         OfficialPrizeShare: number;
+        /**
+         * @description The official tournament period.
+         * @enum {string}
+         */
+        OfficialTournamentPeriod: "daily" | "monthly";
         /** @description Daily and monthly tournaments run by the service for every participant, funded by a share of wagers. */
         OfficialTournamentsConfig: {
             /** @default false */
@@ -4499,6 +4954,14 @@ export interface components {
             /** @description Balance per currency code, in minor units. */
             balances_minor: Record<string, unknown>;
         };
+        /** @description A server seed no longer in use, revealed. */
+        RevealedWheelSeed: {
+            server_seed: string;
+            server_seed_hash: string;
+            client_seed: string;
+            /** @description How many spins were drawn with it (nonces 0 to spins − 1). */
+            spins: number;
+        };
         /** @description A reward: what rules, missions, tournaments, check-in, the wheel and the store grant. */
         RewardConfig: {
             /** @description Identifier used wherever a reward is referenced (`reward:<code>` in reward specs). */
@@ -5080,10 +5543,176 @@ export interface components {
          * @description The events a webhook endpoint can subscribe to by name. Participant notices
          *     (`participant.created`, `level.up`, `tier.changed`, `checkin.completed`,
          *     `mission.completed`, `wheel.spun`, `code.redeemed`, `store.purchased`,
-         *     `cashback.credited`) are sent only to endpoints that name them.
+         *     `cashback.credited`) and `tournament.finished` are sent only to endpoints
+         *     that name them.
          * @enum {string}
          */
-        SubscribableWebhookEvent: "reward.delivery_requested" | "reward.granted" | "reward.delivered" | "reward.delivery_failed" | "participant.created" | "level.up" | "tier.changed" | "checkin.completed" | "mission.completed" | "wheel.spun" | "code.redeemed" | "store.purchased" | "cashback.credited" | "referral.qualified" | "message.requested";
+        SubscribableWebhookEvent: "reward.delivery_requested" | "reward.granted" | "reward.delivered" | "reward.delivery_failed" | "participant.created" | "level.up" | "tier.changed" | "checkin.completed" | "mission.completed" | "wheel.spun" | "code.redeemed" | "store.purchased" | "cashback.credited" | "referral.qualified" | "message.requested" | "tournament.finished";
+        /** @description A benefit a tier gives (only benefits whose `compliance` is `ok` are shown). */
+        SurfaceBenefit: {
+            code: string;
+            name: string;
+            description: string | null;
+            icon: string | null;
+        };
+        /** @description The check-in calendar's shape (the participant's own state is `GET /v1/me/checkin`). */
+        SurfaceCheckin: {
+            /** Format: int32 */
+            days: number;
+            period: components["schemas"]["CheckinPeriod"];
+            missed_day: components["schemas"]["CheckinMissedDay"];
+            calendar: components["schemas"]["SurfaceCheckinDay"][];
+        };
+        /** @description One day of the check-in calendar: what it gives and whether the club highlights it. */
+        SurfaceCheckinDay: {
+            /** Format: int32 */
+            day: number;
+            /** @description The reward's title (or the day's configured label). */
+            label: string;
+            illustration: string | null;
+            highlight: boolean;
+        };
+        /** @description The price of a store item, in minor units of `currency`. */
+        SurfaceCost: {
+            currency: string;
+            /** Format: int64 */
+            amount_minor: number;
+        };
+        /** @description A currency as a front end formats it: amounts are integers in minor units, `decimals` says how many. */
+        SurfaceCurrency: {
+            code: string;
+            name: string;
+            /** @description An icon code (`coin`, `gem`, …) or an `icons` id or image URL. */
+            icon: string;
+            /** Format: int32 */
+            decimals: number;
+        };
+        /** @description A question of the FAQ. */
+        SurfaceFaqItem: {
+            category: string;
+            question: string;
+            answer: string;
+        };
+        /** @description An enabled home block, in the configured order. */
+        SurfaceHomeBlock: {
+            block: components["schemas"]["HomeBlockName"];
+            title: string | null;
+            subtitle: string | null;
+        };
+        /** @description A picture (an avatar to pick, or an icon that `icon`/`badge`/`illustration` fields name by `id`). */
+        SurfaceImage: {
+            id: string;
+            /** Format: uri */
+            url: string;
+            name: string | null;
+        };
+        /** @description A level's name and look. */
+        SurfaceLevel: {
+            /** Format: int32 */
+            number: number;
+            name: string;
+            badge_url: string | null;
+            color: components["schemas"]["HexColor"] | null;
+        };
+        /** @description A mission's title and picture (progress is `GET /v1/me/missions`). */
+        SurfaceMission: {
+            id: string;
+            title: string;
+            description: string | null;
+            illustration: string;
+        };
+        /** @description An enabled card of the home screen's `modules` block, for a module the engine serves. */
+        SurfaceModuleCard: {
+            module: components["schemas"]["ModuleCardModule"];
+            title: string;
+            subtitle: string;
+            illustration: string;
+            cta: string;
+            group: components["schemas"]["ModuleCardGroup"] | null;
+            layout: components["schemas"]["ModuleCardLayout"] | null;
+            tone: components["schemas"]["ModuleCardTone"] | null;
+        };
+        /** @description A reward as the participant reads about it (never its server payload). */
+        SurfaceReward: {
+            code: string;
+            title: string;
+            description: string | null;
+            illustration: string;
+            /** @description How the participant uses it once granted; null when the club wrote nothing. */
+            how_to_use: string | null;
+        };
+        /** @description An item of the store (affordability for the participant is `GET /v1/me/store`). */
+        SurfaceStoreItem: {
+            code: string;
+            title: string;
+            description: string | null;
+            illustration: string;
+            cost: components["schemas"]["SurfaceCost"];
+        };
+        /** @description The look of the widget (the configuration's `theme`, with every default filled). */
+        SurfaceTheme: {
+            name: string;
+            colors: components["schemas"]["SurfaceThemeColors"];
+            /** @description The club logo: an image URL or a `data:` URL; null without a logo. */
+            logo_url: string | null;
+            /** @description A CSS font family; null to use the widget's standard typeface. */
+            font: string | null;
+            /**
+             * Format: int32
+             * @description Corner radius of cards and buttons, in CSS pixels.
+             */
+            radius: number;
+            glow: boolean;
+            card_style: components["schemas"]["ThemeCardStyle"];
+            button_style: components["schemas"]["ThemeButtonStyle"];
+            background: components["schemas"]["ThemeBackground"];
+            background_image: string | null;
+            badge_set: components["schemas"]["ThemeBadgeSet"];
+            illustration_style: components["schemas"]["ThemeIllustrationStyle"];
+            /** @description `none` also applies when the browser asks for reduced motion. */
+            motion_level: components["schemas"]["ThemeMotionLevel"];
+        };
+        /** @description The theme's palette, every colour `#RRGGBB` (the optional ones filled with their defaults). */
+        SurfaceThemeColors: {
+            bg: components["schemas"]["HexColor"];
+            surface: components["schemas"]["HexColor"];
+            primary: components["schemas"]["HexColor"];
+            secondary: components["schemas"]["HexColor"];
+            text: components["schemas"]["HexColor"];
+            muted: components["schemas"]["HexColor"];
+            success: components["schemas"]["HexColor"];
+            warning: components["schemas"]["HexColor"];
+            danger: components["schemas"]["HexColor"];
+        };
+        /** @description A tier, the levels it spans and its benefits. */
+        SurfaceTier: {
+            code: string;
+            name: string;
+            /** Format: int32 */
+            min_level: number;
+            /** @description The last level of the tier; null for the top tier. */
+            max_level: number | null;
+            color: components["schemas"]["HexColor"] | null;
+            badge: string | null;
+            vip: boolean;
+            benefits: components["schemas"]["SurfaceBenefit"][];
+        };
+        /** @description The wheel as drawn (spins left are `GET /v1/me/wheel`). */
+        SurfaceWheel: {
+            style: components["schemas"]["WheelStyle"];
+            title_left: string;
+            title_right: string;
+            /** Format: int32 */
+            spins_per_day: number;
+            slices: components["schemas"]["SurfaceWheelSlice"][];
+        };
+        /** @description A slice of the wheel as drawn: never its weight or its reward's server payload. */
+        SurfaceWheelSlice: {
+            id: string;
+            label: string;
+            sublabel: string | null;
+            image: string | null;
+        };
         /**
          * @description A level curve given as a table of total XP. `thresholds[i]` is the total XP
          *     at which level i+1 starts, so `thresholds[0]` is 0 (level 1 starts at 0)
@@ -5124,6 +5753,46 @@ export interface components {
             type: "tagged";
             tag: string;
             rule_id: string;
+        };
+        /**
+         * @description The club's test clock. While one is set (`frozen: true`), everything of the
+         *     club's test environment lives at `now` instead of real time, and time only
+         *     moves when you advance it: event `occurred_at` defaults, rule windows and
+         *     daily limits, cooldowns, mission periods, check-in and wheel days, lot and
+         *     reward expiry, tier reviews, cashback, delivery warnings and every other
+         *     scheduled task. Without one, `now` is real time.
+         */
+        TestClock: {
+            /** Format: date-time */
+            now: string;
+            /** @description True while a test clock is set. */
+            frozen: boolean;
+        };
+        /** @description `POST /v1/test_clock/advance`. */
+        TestClockAdvance: {
+            /**
+             * Format: date-time
+             * @description The new time: after the clock's time (forward only), at most one year after it.
+             */
+            to: string;
+        };
+        /** @description What an advance did. */
+        TestClockAdvanced: {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description Steps taken: the clock moves at most one day per step and runs the due work at each. */
+            steps: number;
+            /** @description Scheduled tasks run for the test environment (tier review, lot expiry, cashback, delivery warnings…). */
+            tasks: components["schemas"]["TestClockTaskRun"][];
+            /** @description Webhooks queued by the work done (sent by the workers as usual). */
+            webhooks_queued: number;
+        };
+        /** @description One scheduled task and how many times it ran during the advance. */
+        TestClockTaskRun: {
+            name: string;
+            runs: number;
         };
         /**
          * @description The page background behind the widget. `image` uses `backgroundImage`.
@@ -5397,6 +6066,137 @@ export interface components {
             /** @default true */
             enabled?: boolean;
         };
+        /**
+         * @description Where an edition is in its life.
+         * @enum {string}
+         */
+        TournamentEditionStatus: "running" | "ended" | "settled";
+        /** @description An edition as the server routes list it. */
+        TournamentEditionSummary: {
+            edition_id: string;
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            status: components["schemas"]["TournamentEditionStatus"];
+            /** @description Participants with a score in the edition (ranked or not). */
+            participants: number;
+            /** @description Official editions: the pool in minor units of `currency` (live while running); null for configured tournaments. */
+            pool_minor: number | null;
+        };
+        /** @description A prize paid at settlement; each one also sends `reward.granted` (and `reward.delivery_requested` for a `client_delivered` reward). */
+        TournamentFinishedPrize: {
+            rank: number;
+            participant: components["schemas"]["WebhookParticipant"];
+            /** @description The prize as configured (a reward code, `reward:<code>`, `<currency>:<amount>` or `xp:<amount>`), or `official-tournament-prize` for an official cash prize. */
+            reward: string;
+            /** @description The participant's reward, for a prize that is a configured reward; null for currency and XP (credited to the balance). */
+            reward_id: string | null;
+            /** @description The delivery to credit, for a `client_delivered` reward. */
+            delivery_id: string | null;
+            /** @description An official prize's amount in minor units (cents) of `currency`; null for configured prizes. */
+            amount_minor: number | null;
+        };
+        /** @description One row of a settled edition's final standings. */
+        TournamentFinishedStanding: {
+            rank: number;
+            participant: components["schemas"]["WebhookParticipant"];
+            /** @description The final score (for an official tournament, the amount wagered in main units). */
+            score: number;
+        };
+        /** @description Data of `tournament.finished`. */
+        TournamentFinishedWebhookData: {
+            /** @description The tournament `id`, or `official:<track>:<daily|monthly>:<currency>`. */
+            tournament_id: string;
+            kind: components["schemas"]["TournamentKind"];
+            title: string;
+            /** @description The edition: the club date it started (`2026-11-23`), or the official day (`2026-11-23`) or month (`2026-11`). */
+            edition_id: string;
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            /** @description An official tournament's prize pool in minor units of `currency`; null for configured tournaments. */
+            pool_minor: number | null;
+            currency: string | null;
+            /** @description The top 10 of the final standings (only scores above zero and at least `minScore` / `minWager` rank). */
+            standings: components["schemas"]["TournamentFinishedStanding"][];
+            prizes: components["schemas"]["TournamentFinishedPrize"][];
+        };
+        /**
+         * @description `tournament.finished`: an edition ended and was settled: its standings are
+         *     final (events arriving later do not change them) and its prizes were paid,
+         *     exactly once even with several workers. Sent once per edition, to
+         *     endpoints that name it in their `events`.
+         * @example {
+         *       "id": "evt_01JQ7T0RN4M3NT9F",
+         *       "type": "tournament.finished",
+         *       "created_at": "2026-11-30T03:00:05Z",
+         *       "club_id": "clb_7H3K9Q",
+         *       "env": "live",
+         *       "data": {
+         *         "tournament_id": "slots-semanal",
+         *         "kind": "tournament",
+         *         "title": "Torneio Semanal de Slots",
+         *         "edition_id": "2026-11-23",
+         *         "starts_at": "2026-11-23T03:00:00Z",
+         *         "ends_at": "2026-11-30T03:00:00Z",
+         *         "pool_minor": null,
+         *         "currency": null,
+         *         "standings": [
+         *           {
+         *             "rank": 1,
+         *             "participant": {
+         *               "id": "par_01JQ3Z8K4M2W6T9V",
+         *               "external_id": "user_8412"
+         *             },
+         *             "score": 18450
+         *           }
+         *         ],
+         *         "prizes": [
+         *           {
+         *             "rank": 1,
+         *             "participant": {
+         *               "id": "par_01JQ3Z8K4M2W6T9V",
+         *               "external_id": "user_8412"
+         *             },
+         *             "reward": "giros-50",
+         *             "reward_id": "rwd_01JQ7T0RP2K4M6N8",
+         *             "delivery_id": "dlv_01JQ7T0RQ3L5N7P9",
+         *             "amount_minor": null
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        TournamentFinishedWebhookEvent: {
+            /** @description The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once. */
+            id: string;
+            /**
+             * @description The event type, also sent as the `X-Clube-Event` header.
+             * @enum {string}
+             */
+            type: "tournament.finished";
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            /** @description The club the event belongs to. */
+            club_id: string;
+            /** @description The environment of the key and the endpoint: test and live have separate endpoints. */
+            env: components["schemas"]["Env"];
+            /** @description What happened; the shape depends on `type`. */
+            data: components["schemas"]["TournamentFinishedWebhookData"];
+        };
+        /**
+         * @description Whether a tournament is configured (`tournaments[]`) or an official wager tournament (`officialTournaments`, one per track, period and currency).
+         * @enum {string}
+         */
+        TournamentKind: "tournament" | "official";
+        TournamentList: {
+            data: components["schemas"]["TournamentSummary"][];
+        };
         /** @description Prize for a range of final ranks. */
         TournamentPrize: {
             /**
@@ -5412,6 +6212,15 @@ export interface components {
             /** @description What each participant in the range receives. */
             reward: components["schemas"]["RewardReference"];
         };
+        /** @description What a range of final ranks wins. */
+        TournamentPrizeRange: {
+            from: number;
+            to: number;
+            /** @description The prize as configured (a reward code, `reward:<code>`, `<currency>:<amount>` or `xp:<amount>`); `official-tournament-prize` for an official share. */
+            reward: string;
+            /** @description An official share in minor units of the edition's `currency`, from the live pool; null for configured prizes. */
+            amount_minor: number | null;
+        };
         /**
          * @description Whether a tournament repeats.
          * @enum {string}
@@ -5422,6 +6231,113 @@ export interface components {
          * @enum {string}
          */
         TournamentScoring: "sum" | "count" | "max_ratio";
+        /** @description One row of an edition's standings for the club's own UI. */
+        TournamentStandingEntry: {
+            rank: number;
+            participant_id: string;
+            external_id: string;
+            display_name: string | null;
+            score: number;
+        };
+        /** @description A page of an edition's standings, by rank. */
+        TournamentStandingPage: {
+            tournament_id: string;
+            edition_id: string;
+            status: components["schemas"]["TournamentEditionStatus"];
+            data: components["schemas"]["TournamentStandingEntry"][];
+            has_more: boolean;
+        };
+        /** @description One row of an edition's standings as a participant sees it: others appear only by display name and avatar. */
+        TournamentStandingRow: {
+            rank: number;
+            display_name: string | null;
+            avatar_url: string | null;
+            score: number;
+            is_me: boolean;
+        };
+        /** @description A tournament or official track with its current and recent editions. */
+        TournamentSummary: {
+            /** @description The tournament `id`, or `official:<track>:<period>:<currency>`. */
+            tournament_id: string;
+            kind: components["schemas"]["TournamentKind"];
+            title: string;
+            track_id: string | null;
+            period: components["schemas"]["OfficialTournamentPeriod"] | null;
+            currency: string | null;
+            prizes: components["schemas"]["TournamentPrizeRange"][];
+            /** @description The running edition, or the last one when none runs; then the one before, newest first. */
+            editions: components["schemas"]["TournamentEditionSummary"][];
+        };
+        /** @description An effect of a matched rule (or a mission's reward) that produced nothing or was refused. */
+        TraceEffectIssue: {
+            /** @description The effect type (`grant_xp`, `grant_currency`…). */
+            effect: string;
+            /**
+             * @description Skipped: `expression_error` (the amount expression failed at run time: `detail` says how),
+             *     `not_a_number`, `non_positive`, `out_of_range`, `daily_limit`, `unknown_currency`,
+             *     `unknown_reward`, `unknown_mission`, `mission_unavailable`, `invalid_reward_spec`.
+             *     Refused: `insufficient_balance`, `tag_limit`, `tag_too_long`.
+             */
+            reason: string;
+            detail?: string;
+        };
+        /** @description One rule or mission the event's type could touch. */
+        TraceEntry: {
+            /** @enum {string} */
+            kind: "rule" | "mission";
+            /** @description The rule's or mission's id. */
+            id: string;
+            /** @description True when the rule fired (its effects ran) or the mission progressed. */
+            matched: boolean;
+            /** @description Why it did not match; absent when it matched. */
+            reason?: components["schemas"]["TraceReason"];
+            /** @description Effects of a matched rule that produced nothing (for example an expression error). */
+            skipped_effects?: components["schemas"]["TraceEffectIssue"][];
+            /** @description Effects of a matched rule the participant's state refused (for example a short balance). */
+            refused_effects?: components["schemas"]["TraceEffectIssue"][];
+        };
+        /** @description The first reason a rule or mission did not match; the fields beyond `code` and `message` appear for the codes that use them. */
+        TraceReason: {
+            code: components["schemas"]["TraceReasonCode"];
+            /** @description One sentence for people (support staff, the console). */
+            message: string;
+            /** @description `condition`: the failing condition as written, e.g. `amount >= 100`. */
+            condition?: string;
+            /** @description `condition`, `game_filter`, `no_increment`, `not_available`: the actual value seen (null when absent). */
+            actual?: unknown;
+            /** @description `limit_reached`: `max_runs_per_participant` or `per_participant_per_day.runs`. */
+            limit?: string;
+            /** @description `limit_reached`: the participant's counter. */
+            counter?: number;
+            /** @description `limit_reached`: the configured maximum. */
+            maximum?: number;
+            /**
+             * Format: date-time
+             * @description `cooldown`: when the rule may fire again.
+             */
+            until?: string;
+            /** @description `duplicate`: the dedupe key already seen. */
+            dedupe_key?: string;
+            /** @description `trigger_type`: the event type it listens to. */
+            expected_type?: string;
+        };
+        /**
+         * @description Why a rule or mission did not match the event (the first reason found, in
+         *     this order for a rule: trigger type, disabled, conditions, game filter,
+         *     dedupe key, `max_runs_per_participant`, cooldown, `per_participant_per_day.runs`):
+         *     - `trigger_type`: it listens to another type, within a typo's distance (2 edits) of this one: `expected_type`.
+         *     - `disabled`: `enabled: false` in the configuration.
+         *     - `condition`: the first false condition, as written (`condition`), and the value it saw (`actual`).
+         *     - `game_filter`: the event's game (`actual`: `game_type`, `game_provider`, `game_id`) is outside the filter.
+         *     - `duplicate`: the rule already fired for this `dedupe_key` (its `idempotency` path).
+         *     - `limit_reached`: `limit` reached: the participant's `counter` against `maximum`.
+         *     - `cooldown`: the rule may fire again at `until`.
+         *     - `not_available`: a mission outside its dates or audience.
+         *     - `no_increment`: a `sum` mission whose goal field has no positive value (`actual`).
+         *     - `already_completed`: a mission already completed in its current period.
+         * @enum {string}
+         */
+        TraceReasonCode: "trigger_type" | "disabled" | "condition" | "game_filter" | "duplicate" | "limit_reached" | "cooldown" | "not_available" | "no_increment" | "already_completed";
         /** @description A webhook endpoint of the key's club and environment (test and live have their own). */
         WebhookEndpoint: {
             /** @description `we_…`. */
@@ -5706,16 +6622,61 @@ export interface components {
             /**
              * Format: int32
              * @description Version of the slice weights. Increase it whenever weights or prizes
-             *     change: every spin records the version it was drawn with.
+             *     change: every spin records the version it was drawn with. Publishing a
+             *     wheel whose slice ids, weights, rewards or `tierQty` differ from the
+             *     published wheel's without a higher version publishes it with the
+             *     published version + 1, so a version always names one set of odds.
              * @default 1
              */
             probabilityVersion?: number;
+        };
+        /**
+         * @description Provably fair spins (commit–reveal). Each participant has a server seed,
+         *     kept secret while in use, whose SHA-256 hash (`server_seed_hash`, lower-case
+         *     hex of the seed's text) is shown before any spin; a client seed the
+         *     participant may choose (`POST /v1/me/wheel/seed`); and a nonce counting the
+         *     spins made with the pair (0, 1, 2…). A spin's slice is:
+         *
+         *     1. `digest` = HMAC-SHA256 with key = the UTF-8 bytes of the server seed (its
+         *     64 hex characters as text) over the UTF-8 bytes of `client_seed + ":" + nonce`
+         *     (the nonce in decimal, e.g. `"my-seed:7"`);
+         *     2. `draw` = the first 13 hex digits of `digest` (52 bits) as an integer,
+         *     divided by 2^52: a number in [0, 1);
+         *     3. walking the slices in wheel order, skipping weight 0, adding their
+         *     weights (IEEE-754 doubles): the first slice whose running sum is greater
+         *     than `draw` × the sum of all weights wins (the last slice of positive
+         *     weight when rounding leaves the draw past every boundary).
+         *
+         *     Rotating the seed (`POST /v1/me/wheel/seed`) reveals the server seed, so
+         *     every spin made with it can be recomputed — `verifyWheelSpin` in
+         *     `@clube/browser` does exactly that — and commits to a new one. The audit
+         *     (`GET /v1/participants/{external_id}/wheel_spins`, `GET /v1/me/wheel/spins`)
+         *     lists each spin with its seeds, nonce, weights and outcome.
+         */
+        WheelFairness: {
+            /** @description SHA-256 (lower-case hex) of the server seed the next spin uses. */
+            server_seed_hash: string;
+            client_seed: string;
+            /** @description The nonce of the next spin. */
+            next_nonce: number;
         };
         /**
          * @description The kind of prize a wheel slice shows; the same kinds as a reward delivery payload.
          * @enum {string}
          */
         WheelPrizeKind: "free_spins" | "bonus" | "cash";
+        /** @description The answer to a seed rotation. */
+        WheelSeedRotated: {
+            /** @description The seed pair just retired, with its server seed; null when the participant had none yet. */
+            revealed: components["schemas"]["RevealedWheelSeed"] | null;
+            /** @description The new commitment. */
+            next: components["schemas"]["WheelFairness"];
+        };
+        /** @description `POST /v1/me/wheel/seed`: reveal the server seed in use and commit to a new one. */
+        WheelSeedRotation: {
+            /** @description The client seed for the new pair (1..64 printable characters); a random one when omitted. */
+            client_seed?: string;
+        };
         /** @description One slice of the wheel. */
         WheelSlice: {
             /** @description Stable identifier, reported as `sliceId` in spin results. */
@@ -5787,6 +6748,34 @@ export interface components {
          * @description A per-tier prize quantity.
          */
         WheelSliceTierQuantity: number;
+        /** @description One spin in the wheel audit. */
+        WheelSpinAudit: {
+            spin_id: string;
+            /** Format: date-time */
+            spun_at: string;
+            /** @description The slice's 0-based position and id. */
+            index: number;
+            slice_id: string;
+            probability_version: number;
+            /** @description The slice weights the spin was drawn with, in wheel order. */
+            weights: number[];
+            server_seed_hash: string;
+            /** @description The server seed, once revealed by a rotation; null while still in use. */
+            server_seed: string | null;
+            client_seed: string;
+            nonce: number;
+        };
+        /** @description The provably fair spins, most recent first. */
+        WheelSpinAuditList: {
+            data: components["schemas"]["WheelSpinAudit"][];
+            has_more: boolean;
+        };
+        /** @description The seeds and nonce one spin was drawn with (see `WheelFairness`). */
+        WheelSpinFairness: {
+            server_seed_hash: string;
+            client_seed: string;
+            nonce: number;
+        };
         /**
          * @description The outcome of one spin. The slice is drawn with probability weight / sum of
          *     the weights, using a cryptographic random source; every spin is recorded
@@ -5813,6 +6802,8 @@ export interface components {
             duplicate: boolean;
             /** @description What the reward gave, as in event results. */
             effects: components["schemas"]["Effect"][];
+            /** @description The seeds and nonce the slice was derived from (see `WheelFairness`). */
+            fairness?: components["schemas"]["WheelSpinFairness"];
         };
         /** @description Data of `wheel.spun`. */
         WheelSpunWebhookData: {
@@ -5885,6 +6876,8 @@ export interface components {
             spins_left: number;
             /** @description When the next spin becomes available while `spins_left` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0. */
             next_spin_at: string | null;
+            /** @description The commitment the next spin is drawn with: published before the spin (see `WheelFairness`). */
+            fairness: components["schemas"]["WheelFairness"];
         };
         /**
          * @description The wheel's artwork.
@@ -6547,6 +7540,69 @@ export interface operations {
             };
         };
     };
+    Backtests_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BacktestJob"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     ConfigVersions_getDraft: {
         parameters: {
             query?: never;
@@ -6838,6 +7894,96 @@ export interface operations {
             };
             /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Backtests_run: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `respond-async` to run it as a job whatever its size. */
+                Prefer?: components["schemas"]["PreferHeader"];
+            };
+            path: {
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BacktestRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BacktestResult"];
+                };
+            };
+            /** @description 202: the backtest runs as a job. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BacktestJob"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -7188,7 +8334,14 @@ export interface operations {
     };
     Events_send: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description `true` to get the "why" trace in the result (see `EventTrace`); it is
+                 *     also kept with the event in the event log for 7 days. Costs nothing when
+                 *     absent. Not available with `Prefer: respond-async`.
+                 */
+                trace?: boolean;
+            };
             header?: {
                 /** @description Idempotency key (1..128); without it the event's `id` is used. */
                 "Idempotency-Key"?: components["schemas"]["EventIdempotencyKey"];
@@ -8094,6 +9247,101 @@ export interface operations {
             };
         };
     };
+    Me_getConfig: {
+        parameters: {
+            query?: {
+                /** @description The origin (`https://host[:port]`) of the page embedding the caller; checked against `allowedOrigins`. */
+                embedder?: string;
+            };
+            header?: {
+                /** @description The `ETag` of a view the caller holds; 304 without a body when it still matches. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `GET /v1/me/config`'s 200 answer, cacheable and revalidated with its ETag. */
+            200: {
+                headers: {
+                    "Cache-Control": "private, max-age=60";
+                    /** @description A strong validator of this view: send it back in `If-None-Match` to get 304 while it is unchanged. */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeConfig"];
+                };
+            };
+            /** @description The view is unchanged since the `If-None-Match` ETag: no body. */
+            304: {
+                headers: {
+                    "Cache-Control": "private, max-age=60";
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description 401 `unauthorized` for a missing or unknown secret key, or the secret key
+             *     without `X-Participant`; 401 `invalid_token` for a participant token that is expired (15 minutes by default), tampered
+             *     with or issued for another club or environment. The embedded widget answers
+             *     `invalid_token` by asking the host page for a fresh token (`auth.expired`).
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `origin_not_allowed`: the `embedder` page origin is not in the club's `allowedOrigins`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: the club has no published configuration in this environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Me_listLeaderboards: {
         parameters: {
             query?: never;
@@ -8911,6 +10159,81 @@ export interface operations {
             };
         };
     };
+    Me_listTournaments: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyTournamentList"];
+                };
+            };
+            /**
+             * @description 401 `unauthorized` for a missing or unknown secret key, or the secret key
+             *     without `X-Participant`; 401 `invalid_token` for a participant token that is expired (15 minutes by default), tampered
+             *     with or issued for another club or environment. The embedded widget answers
+             *     `invalid_token` by asking the host page for a fresh token (`auth.expired`).
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description Headless mode names a participant with `X-Participant`; when no participant
+             *     with that `external_id` exists in the key's club and environment the answer is
+             *     404 `not_found` (the surface never creates participants: create them with
+             *     `POST /v1/participants` or by issuing a token). A participant token always
+             *     names an existing participant, since issuing it creates the participant.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Me_getWheel: {
         parameters: {
             query?: never;
@@ -8953,6 +10276,82 @@ export interface operations {
              *     names an existing participant, since issuing it creates the participant.
              */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Me_rotateWheelSeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WheelSeedRotation"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WheelSeedRotated"];
+                };
+            };
+            /**
+             * @description 401 `unauthorized` for a missing or unknown secret key, or the secret key
+             *     without `X-Participant`; 401 `invalid_token` for a participant token that is expired (15 minutes by default), tampered
+             *     with or issued for another club or environment. The embedded widget answers
+             *     `invalid_token` by asking the host page for a fresh token (`auth.expired`).
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description Headless mode names a participant with `X-Participant`; when no participant
+             *     with that `external_id` exists in the key's club and environment the answer is
+             *     404 `not_found` (the surface never creates participants: create them with
+             *     `POST /v1/participants` or by issuing a token). A participant token always
+             *     names an existing participant, since issuing it creates the participant.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -9031,6 +10430,83 @@ export interface operations {
              *     409 `wheel_disabled`: the club has no wheel, or it is disabled.
              */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Me_listWheelSpins: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The `id` of the last item of the previous page: the page starts after it. An id that is not in the list answers 422 naming `query.starting_after`. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WheelSpinAuditList"];
+                };
+            };
+            /**
+             * @description 401 `unauthorized` for a missing or unknown secret key, or the secret key
+             *     without `X-Participant`; 401 `invalid_token` for a participant token that is expired (15 minutes by default), tampered
+             *     with or issued for another club or environment. The embedded widget answers
+             *     `invalid_token` by asking the host page for a fresh token (`auth.expired`).
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description Headless mode names a participant with `X-Participant`; when no participant
+             *     with that `external_id` exists in the key's club and environment the answer is
+             *     404 `not_found` (the surface never creates participants: create them with
+             *     `POST /v1/participants` or by issuing a token). A participant token always
+             *     names an existing participant, since issuing it creates the participant.
+             */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -9527,6 +11003,84 @@ export interface operations {
             };
         };
     };
+    WheelAudit_list: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The `id` of the last item of the previous page: the page starts after it. An id that is not in the list answers 422 naming `query.starting_after`. */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                external_id: components["schemas"]["ExternalId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WheelSpinAuditList"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Redemptions_create: {
         parameters: {
             query?: never;
@@ -9690,6 +11244,314 @@ export interface operations {
             };
             /** @description The body is larger than the documented limit. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    TestClocks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClock"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    TestClocks_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClock"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 409 `test_clock_in_use`: events were recorded after real now. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    TestClocks_advance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestClockAdvance"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClockAdvanced"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Tournaments_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentList"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Tournaments_standings: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The rank of the last row of the previous page: the page starts after it. */
+                after_rank?: number;
+            };
+            header?: never;
+            path: {
+                tournament_id: string;
+                /** @description `2026-11-23` (a day) or `2026-11` (an official month). */
+                edition_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentStandingPage"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: no tournament or official track with this id, or no such edition. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -10902,6 +12764,41 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TierChangedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_tournament_finished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name; equals the body's `type`. */
+                "X-Clube-Event": "tournament.finished";
+                /**
+                 * @description Id of this sending (one attempt series); retries of the same sending keep it.
+                 * @example whd_01HZX3M7Q4T9B2C6D8E0F1G2H3
+                 */
+                "X-Clube-Delivery": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`: `v1` is the lowercase hex HMAC-SHA256, keyed with the endpoint secret (`whsec_…`, used as given), of `t` + `.` + the raw request body. Compare in constant time and reject when `t` is more than 300 seconds from now.
+                 * @example t=1717430400,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Clube-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TournamentFinishedWebhookEvent"];
             };
         };
         responses: {

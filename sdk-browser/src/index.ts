@@ -18,7 +18,7 @@ export interface ClubeBrowserOptions {
 }
 
 export interface ClubeBrowser {
-  /** The signed-in participant's profile, progress, missions, check-in, wheel, store, rewards, notifications, cashback, referral, leaderboards and badges. */
+  /** The signed-in participant's profile, progress, missions, check-in, wheel, store, rewards, notifications, cashback, referral, leaderboards, badges and tournaments. */
   me: MeMethods;
 }
 
@@ -38,3 +38,4 @@ export function createClubeBrowser(options: ClubeBrowserOptions): ClubeBrowser {
 export { ClubeError } from "./errors.js";
 export type { MeMethods } from "./me.js";
 export type * from "./models.js";
+export { verifyWheelSpin, wheelDraw, wheelSeedHash, wheelSliceForDraw, type FairSpin, type FairSpinCheck } from "./fair-wheel.js";

@@ -1,6 +1,6 @@
 import type { Client } from "openapi-fetch";
 import type { paths } from "../../generated/types.js";
-import type { QueryParams } from "./operation-types.js";
+import type { QueryParams, RequestBody } from "./operation-types.js";
 import { unwrap } from "./unwrap.js";
 
 export interface MeCallOptions {
@@ -35,6 +35,10 @@ export function createMeMethods(api: Client<paths>, options: MeCallOptions) {
     /** Spins the wheel; a repeated `idempotencyKey` answers the same spin with `duplicate: true`. */
     spin: (spinOptions: { idempotencyKey?: string } = {}) =>
       unwrap(api.POST("/v1/me/wheel/spin", { headers, params: { header: keyed(spinOptions.idempotencyKey) } })),
+    /** Reveals the server seed in use and commits to a new one with `client_seed` (random when omitted). */
+    rotateWheelSeed: (input: RequestBody<"Me_rotateWheelSeed"> = {}) => unwrap(api.POST("/v1/me/wheel/seed", { headers, body: input })),
+    /** The participant's provably fair spins, with seeds (revealed ones) and nonces. */
+    wheelSpins: (query?: QueryParams<"Me_listWheelSpins">) => unwrap(api.GET("/v1/me/wheel/spins", { headers, params: { query } })),
     store: () => unwrap(api.GET("/v1/me/store", { headers })),
     /** Buys a store reward with the participant's currency. */
     redeem: (rewardCode: string, redeemOptions: { idempotencyKey?: string } = {}) =>
@@ -57,6 +61,8 @@ export function createMeMethods(api: Client<paths>, options: MeCallOptions) {
     leaderboard: (campaignId: string, query?: QueryParams<"Me_getLeaderboard">) =>
       unwrap(api.GET("/v1/me/leaderboards/{campaign_id}", { headers, params: { path: { campaign_id: campaignId }, query } })),
     badges: () => unwrap(api.GET("/v1/me/badges", { headers })),
+    /** Current and previous editions of every tournament and official track: score, rank, top `limit`, prizes, live pool. */
+    tournaments: (query?: QueryParams<"Me_listTournaments">) => unwrap(api.GET("/v1/me/tournaments", { headers, params: { query } })),
   };
 }
 

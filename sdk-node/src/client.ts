@@ -14,7 +14,9 @@ import { keyResource } from "./resources/key.js";
 import { participantsResource } from "./resources/participants.js";
 import { redemptionsResource } from "./resources/redemptions.js";
 import { referralsResource } from "./resources/referrals.js";
+import { tournamentsResource } from "./resources/tournaments.js";
 import { warningsResource } from "./resources/warnings.js";
+import { testClockResource } from "./resources/test-clock.js";
 import { webhookEndpointsResource } from "./resources/webhook-endpoints.js";
 import { createTransport, type FetchFn } from "./transport.js";
 import { verifyWebhook } from "./webhooks.js";
@@ -52,6 +54,8 @@ export class Clube {
   readonly games: ReturnType<typeof gamesResource>;
   readonly webhookEndpoints: ReturnType<typeof webhookEndpointsResource>;
   readonly warnings: ReturnType<typeof warningsResource>;
+  readonly tournaments: ReturnType<typeof tournamentsResource>;
+  readonly testClock: ReturnType<typeof testClockResource>;
   /** Checks an incoming webhook's signature; the same function as the standalone `verifyWebhook`. */
   readonly webhooks = { verify: verifyWebhook };
   readonly #api: Client<paths>;
@@ -86,6 +90,8 @@ export class Clube {
     this.games = gamesResource(api);
     this.webhookEndpoints = webhookEndpointsResource(api);
     this.warnings = warningsResource(api);
+    this.tournaments = tournamentsResource(api);
+    this.testClock = testClockResource(api);
   }
 
   /** Headless mode: the participant surface `/v1/me/*` on behalf of `externalId` (sent as `X-Participant`). */

@@ -1,5 +1,7 @@
 import Koa from "koa";
 import { docsRouter } from "./http/docs.js";
+import { widgetRouter } from "./http/widget.js";
+import type { DemoClub } from "./demo/ensure-demo-club.js";
 import { errorHandler } from "./http/errors.js";
 import { participantPreflight } from "./http/cors.js";
 import { requestId } from "./http/request-id.js";
@@ -11,11 +13,13 @@ export interface AppOptions {
   /** Check every response against the contract (tests only: it costs a validation per response). */
   validateResponses?: boolean;
   log?: (line: string) => void;
+  /** The demo club `clube serve` made: serves the widget's demo page `/widget/demo`. */
+  demo?: DemoClub | null;
 }
 
 /**
  * The HTTP application: request id → error shape → CORS preflight of the
- * participant surface → docs → the contracted routes → 405/404.
+ * participant surface → docs → the widget → the contracted routes → 405/404.
  */
 export async function createApp(services: Services, options: AppOptions = {}): Promise<Koa> {
   const app = new Koa();
@@ -31,6 +35,7 @@ export async function createApp(services: Services, options: AppOptions = {}): P
   app.use(errorHandler(options.log));
   app.use(participantPreflight());
   app.use(docs.routes());
+  app.use(widgetRouter({ services, demo: options.demo }).routes());
   app.use(api.routes());
   app.use(methodNotAllowed(api));
   return app;

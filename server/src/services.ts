@@ -1,7 +1,9 @@
 import { openDatabase, type Database } from "./db/orm.js";
 import type { AuthDeps } from "./http/auth.js";
 import { getSigningSecret, resolveApiKey } from "./usecases/clubs.js";
+import { testClockAt } from "./usecases/test-clocks/clock.js";
 import type { Settings } from "./settings.js";
+import { clockOverride } from "./usecases/test-clocks/context.js";
 
 /** The clock every use case reads; tests pass a controllable one. */
 export interface Clock {
@@ -14,7 +16,10 @@ export const systemClock: Clock = { now: () => new Date() };
 export interface Services {
   settings: Settings;
   db: Database;
+  /** The clock of the work under way: a test clock's time inside a clocked test environment's work. */
   clock: Clock;
+  /** Real time (or the clock a test passed), never a test clock. */
+  realClock?: Clock;
   auth: AuthDeps;
   /**
    * Called after a transaction wrote outbox rows (webhooks, queued events), so
@@ -33,7 +38,9 @@ export interface ServiceOverrides {
 }
 
 export async function openServices(settings: Settings, overrides: ServiceOverrides = {}): Promise<Services> {
-  const clock = overrides.clock ?? systemClock;
+  const base = overrides.clock ?? systemClock;
+  // Inside a test-clocked scope's work the clock reads the test clock (usecases/test-clocks/context.ts).
+  const clock: Clock = { now: () => clockOverride() ?? base.now() };
   const db = overrides.db ?? (await openDatabase({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir }));
   // Signing secrets never change once created, so they are read from the
   // database once per club and environment instead of on every token request.
@@ -48,13 +55,16 @@ export async function openServices(settings: Settings, overrides: ServiceOverrid
       if (secret) secrets.set(cacheKey, secret);
       return secret;
     },
-    now: () => clock.now(),
+    // Tokens expire in real time: they are checked before a test clock applies.
+    now: () => base.now(),
+    testClockAt: (clubId) => testClockAt(db, clubId),
   };
   const listeners: Array<() => void> = [];
   return {
     settings,
     db,
     clock,
+    realClock: base,
     auth,
     jobsChanged: () => listeners.forEach((listener) => listener()),
     onJobsChanged: (listener) => void listeners.push(listener),

@@ -2,10 +2,14 @@ import { createOutboxRelay, type RelayedMessage } from "./jobs/outbox.js";
 import { openQueue } from "./jobs/open-queue.js";
 import { startWorker } from "./jobs/worker.js";
 import { processQueuedEvent } from "./usecases/events.js";
+import { processBacktest } from "./usecases/backtest/run-backtest.js";
+import { testClockAt } from "./usecases/test-clocks/clock.js";
 import type { Services } from "./services.js";
 
 /** The queue the outbox relay fills with events accepted by `Prefer: respond-async`. */
 export const EVENT_QUEUE = "event";
+/** The queue of backtest jobs (outbox rows of kind `backtest`). */
+export const BACKTEST_QUEUE = "backtest";
 
 export interface Processing {
   stop(): Promise<void>;
@@ -51,8 +55,20 @@ export async function startProcessing(services: Services, options: { consume: bo
           const relayed = message as RelayedMessage;
           const eventId = relayed.payload.event_id;
           if (typeof eventId !== "string") throw new Error(`event message ${relayed.id} has no event_id`);
-          await processQueuedEvent(db, { clubId: relayed.clubId, env: relayed.env }, eventId, { now: now(), publicUrl: settings.publicUrl });
+          // A queued event of a test environment with a test clock is applied at the clock's time, like a synchronous one.
+          const testClock = relayed.env === "test" ? await testClockAt(db, relayed.clubId) : null;
+          await processQueuedEvent(db, { clubId: relayed.clubId, env: relayed.env }, eventId, { now: testClock ?? now(), publicUrl: settings.publicUrl });
           services.jobsChanged();
+        },
+      },
+      {
+        queue: BACKTEST_QUEUE,
+        // Idempotent: a finished backtest is left alone; an interrupted one starts over.
+        handler: async (message) => {
+          const relayed = message as RelayedMessage;
+          const backtestId = relayed.payload.backtest_id;
+          if (typeof backtestId !== "string") throw new Error(`backtest message ${relayed.id} has no backtest_id`);
+          await processBacktest(db, { clubId: relayed.clubId, env: relayed.env }, backtestId, now);
         },
       },
     ],

@@ -153,7 +153,8 @@ export interface HandlerRequest<Op extends OperationId> {
 }
 
 type Responses<Op extends OperationId> = OperationTypes[Op]["responses"];
-type SuccessStatus<Op extends OperationId> = OperationSpecOf<Op>["successStatuses"][number] & keyof Responses<Op>;
+/** A handler answers its 2xx responses, and 304 where the contract documents a conditional GET (If-None-Match). */
+type SuccessStatus<Op extends OperationId> = (OperationSpecOf<Op>["successStatuses"][number] | 304) & keyof Responses<Op>;
 type ResponseBody<R> = R extends { content: { "application/json": infer Body } } ? Body : undefined;
 /** The documented headers a handler sets: the index signature and X-Request-Id (set by the server) removed. */
 type ResponseHeaders<R> = R extends { headers: infer H }
@@ -161,7 +162,7 @@ type ResponseHeaders<R> = R extends { headers: infer H }
   : {};
 type WithHeaders<H> = {} extends H ? { headers?: H } : { headers: H };
 
-/** One variant per documented 2xx response of the operation. */
+/** One variant per documented 2xx (or 304) response of the operation. */
 export type HandlerResponse<Op extends OperationId> = {
   [S in SuccessStatus<Op>]: { status: S; body: ResponseBody<Responses<Op>[S]> } & WithHeaders<ResponseHeaders<Responses<Op>[S]>>;
 }[SuccessStatus<Op>];

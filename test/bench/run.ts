@@ -1,39 +1,52 @@
 /**
- * Event-ingestion benchmark (`npm run bench`); not a test, never run by vitest.
+ * Event-ingestion benchmark (`npm run bench [-- --json]`); not a test, never run by vitest.
  *
- * Measures, through the HTTP API:
- * - single events (`POST /v1/events`) at a fixed concurrency: throughput and p50/p99 latency;
- * - batches (`POST /v1/events/batch`, 500 events each): events per second;
- * - a same-run baseline: a bare Koa route doing one INSERT per request on the same database,
- *   at the same concurrency, to separate what the database costs from what the service adds.
+ * Measured as an outsider would: Clube runs as its own process (`clube serve`,
+ * on a fresh database, with the demo casino club it creates: 12 rules,
+ * 6 missions), the load comes from this process (autocannon), and in the same
+ * run a baseline server (test/bench/baseline-server.mjs: bare Koa + one
+ * transactional INSERT per request; Koa + one 500-row `unnest` INSERT per
+ * batch) runs as another process on another fresh database of the same
+ * PostgreSQL (or SQLite file). The machine is shared, so absolute figures are
+ * noisy: the same-run ratios are the figures to compare.
  *
- * Targets:
- * - `BENCH_URL` (+ `BENCH_KEY`, a secret key of a club configured like the demo casino): a running
- *   server; the baseline needs the database, so it is left out;
- * - otherwise the server is started in this process on each database of `BENCH_DATABASES`
- *   (default `sqlite,postgresql`), each fresh, with a club on the demo casino configuration.
- *
- * Sizes: `BENCH_EVENTS` single events (default 1000), `BENCH_BATCHES` batches of 500 (default 2),
- * `BENCH_CONCURRENCY` (default 16). PostgreSQL databases are made on `BENCH_PG_URL`
- * (default postgres://postgres@127.0.0.1:5432/postgres). Everything is on localhost, in bounded loops.
+ * For each database of `BENCH_DATABASES` (default `postgresql,sqlite`):
+ * - single events `POST /v1/events` at `BENCH_CONCURRENCY` (32):
+ *   events/s, p50, p99, non-2xx, timeouts; the baseline's the same; ratio;
+ * - batches `POST /v1/events/batch` of 500: events/s, ratio to the multi-row baseline;
+ * - peak RSS of the Clube process during the load (from /proc).
+ * Traffic: bets, settlements, deposits and sessions over `BENCH_PARTICIPANTS`
+ * (2,000) players, all created by a warm-up before measuring.
+ * Sizes (bounded): `BENCH_EVENTS` single events (3000), `BENCH_BATCHES`
+ * batches (8). Everything on 127.0.0.1. The async accept rate/lag and webhook
+ * sendings are measured by test/bench/async.ts (`npx tsx test/bench/async.ts`).
  */
-import { bodyParser } from "@koa/bodyparser";
-import Koa from "koa";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer, type RequestListener, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
-import { createApp } from "../../server/src/app.js";
+import { fileURLToPath } from "node:url";
 import { randomBase62 } from "../../server/src/db/ids.js";
-import { openDatabase, type Database, type Dialect } from "../../server/src/db/orm.js";
-import { createPostgresDatabase, dropPostgresDatabase } from "../../server/src/db/postgres-admin.js";
-import { openServices } from "../../server/src/services.js";
-import { readSettings } from "../../server/src/settings.js";
-import { createClub } from "../../server/src/usecases/clubs.js";
+import { processEnvFor, startServe, type ClubeProcess } from "../async/support/processes.js";
+import { freePort } from "../e2e/clube-command.js";
+import { createTestDatabase, type DatabaseKind } from "../support/databases.js";
 
-const BATCH_SIZE = 500;
-const PARTICIPANTS = 100;
+interface AutocannonResult {
+  duration: number;
+  "2xx": number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  latency: { p50: number; p99: number };
+}
+interface AutocannonRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  setupRequest(request: Record<string, unknown>): Record<string, unknown>;
+}
+type Autocannon = (options: Record<string, unknown> & { requests: AutocannonRequest[] }) => Promise<AutocannonResult>;
+const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
 
 function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -42,19 +55,19 @@ function positiveInt(name: string, fallback: number): number {
   return value;
 }
 
-const EVENTS = positiveInt("BENCH_EVENTS", 1000);
-const BATCHES = positiveInt("BENCH_BATCHES", 2);
-const CONCURRENCY = positiveInt("BENCH_CONCURRENCY", 16);
-const PG_ADMIN_URL = process.env.BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/postgres";
-/** Keeps event ids of different runs against the same server apart. */
+const JSON_OUTPUT = process.argv.includes("--json");
+const EVENTS = positiveInt("BENCH_EVENTS", 3000);
+const BATCHES = positiveInt("BENCH_BATCHES", 8);
+const CONCURRENCY = positiveInt("BENCH_CONCURRENCY", 32);
+const PARTICIPANTS = positiveInt("BENCH_PARTICIPANTS", 2000);
+const BATCH_SIZE = 500;
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const RUN = randomBase62(6);
 
-/**
- * The i-th event of a casino's traffic: mostly bets in several game categories,
- * settlements, some deposits and sessions, spread over 100 players. Deterministic,
- * so every run sends the same mix.
- */
-function casinoEvent(i: number, phase: string): Record<string, unknown> {
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** The i-th event of a casino's traffic (deterministic mix) over PARTICIPANTS players. */
+function casinoEvent(phase: string, i: number): Record<string, unknown> {
   const participant = `bench-${i % PARTICIPANTS}`;
   const id = `${RUN}-${phase}-${i}`;
   const games = ["video-slots", "live-casino", "crash", "roulette", "fast-games"];
@@ -77,198 +90,196 @@ function casinoEvent(i: number, phase: string): Record<string, unknown> {
   }
 }
 
-async function post(url: string, key: string, path: string, body: unknown): Promise<void> {
-  const response = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`POST ${path} answered ${response.status}: ${text.slice(0, 500)}`);
+interface Load {
+  url: string;
+  path: string;
+  key?: string;
+  connections: number;
+  amount: number;
+  body(i: number): unknown;
 }
 
-interface Measure {
-  events: number;
+interface Measured {
+  requests: number;
   seconds: number;
-  /** Per request, ms; empty for batches (one request carries 500 events). */
-  latencies: number[];
+  ok: number;
+  failed: number;
+  timeouts: number;
+  p50: number;
+  p99: number;
 }
 
-/** Runs `count` calls of `task` with at most `concurrency` in flight; records each call's latency. */
-async function pool(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<{ seconds: number; latencies: number[] }> {
-  const latencies: number[] = [];
+/** Runs `amount` requests with `connections` open at once, each with its own body. */
+async function drive(load: Load): Promise<Measured> {
   let next = 0;
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (load.key) headers.authorization = `Bearer ${load.key}`;
   const started = performance.now();
-  const worker = async () => {
-    while (next < count) {
-      const i = next++;
-      const begin = performance.now();
-      await task(i);
-      latencies.push(performance.now() - begin);
+  const result = await autocannon({
+    url: load.url,
+    connections: load.connections,
+    amount: load.amount,
+    timeout: 30,
+    requests: [{ method: "POST", path: load.path, headers, setupRequest: (request) => ({ ...request, body: JSON.stringify(load.body(next++)) }) }],
+  });
+  return {
+    requests: load.amount,
+    // autocannon's own duration is whole seconds; short runs need the wall clock
+    seconds: (performance.now() - started) / 1000,
+    ok: result["2xx"],
+    failed: result.non2xx + result.errors,
+    timeouts: result.timeouts,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+  };
+}
+
+/** Peak VmRSS (MB) of a process, sampled every 200 ms while `during` runs. */
+async function peakRss<T>(pid: number, during: () => Promise<T>): Promise<{ value: T; rssMb: number }> {
+  let peak = 0;
+  const sample = () => {
+    try {
+      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      if (match) peak = Math.max(peak, Number(match[1]) / 1024);
+    } catch {
+      // the process is gone; keep the peak seen
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
-  return { seconds: (performance.now() - started) / 1000, latencies };
-}
-
-async function singleEvents(url: string, key: string): Promise<Measure> {
-  const { seconds, latencies } = await pool(EVENTS, CONCURRENCY, (i) => post(url, key, "/v1/events", casinoEvent(i, "single")));
-  return { events: EVENTS, seconds, latencies };
-}
-
-async function batches(url: string, key: string): Promise<Measure> {
-  const { seconds } = await pool(BATCHES, 1, (b) =>
-    post(url, key, "/v1/events/batch", { events: Array.from({ length: BATCH_SIZE }, (_, j) => casinoEvent(b * BATCH_SIZE + j, "batch")) }),
-  );
-  return { events: BATCHES * BATCH_SIZE, seconds, latencies: [] };
-}
-
-/** A bare Koa route, same JSON body parsing, doing one INSERT per request into a table of its own. */
-async function baseline(db: Database): Promise<Measure> {
-  const knex = db.em().getKnex();
-  await knex.schema.createTable("bench_baseline", (table) => {
-    table.string("id", 40).primary();
-    table.string("participant", 128);
-    table.text("body");
-  });
-  const app = new Koa();
-  app.use(bodyParser({ enableTypes: ["json"] }) as unknown as Koa.Middleware);
-  app.use(async (ctx) => {
-    const body = ctx.request.body as { participant: string };
-    await knex("bench_baseline").insert({ id: randomBase62(24), participant: body.participant, body: JSON.stringify(body) });
-    ctx.body = { ok: true };
-  });
-  const server = await listen(app.callback());
+  sample();
+  const timer = setInterval(sample, 200);
   try {
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const { seconds, latencies } = await pool(EVENTS, CONCURRENCY, (i) => post(url, "none", "/", casinoEvent(i, "baseline")));
-    return { events: EVENTS, seconds, latencies };
+    return { value: await during(), rssMb: Math.round(peak) };
   } finally {
-    await close(server);
+    clearInterval(timer);
+    sample();
   }
 }
 
-async function listen(handler: RequestListener): Promise<Server> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+/** test/bench/baseline-server.mjs as its own process; resolves once it listens. */
+async function startBaseline(database: string): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["test/bench/baseline-server.mjs"], {
+    cwd: ROOT,
+    env: { ...process.env, BASELINE_DATABASE: database, PORT: port },
+    stdio: ["ignore", "pipe", "pipe"],
   });
-  return server;
-}
-
-function close(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    // fetch keeps connections alive; without this close() waits for them to time out.
-    server.closeAllConnections();
-  });
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-interface Row {
-  database: string;
-  measure: string;
-  result: Measure;
-}
-
-function printTable(rows: Row[]): void {
-  const header = ["database", "measure", "events", "seconds", "events/s", "p50 ms", "p99 ms"];
-  const lines = rows.map(({ database, measure, result }) => {
-    const sorted = [...result.latencies].sort((a, b) => a - b);
-    const latency = (p: number) => (sorted.length === 0 ? "-" : percentile(sorted, p).toFixed(1));
-    return [database, measure, String(result.events), result.seconds.toFixed(2), (result.events / result.seconds).toFixed(0), latency(50), latency(99)];
-  });
-  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column].length)));
-  const format = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column])).join(" | ")} |`;
-  console.log(format(header));
-  console.log(`|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`);
-  for (const line of lines) console.log(format(line));
-}
-
-/** A fresh database of `dialect` for one run, and how to remove it. */
-async function freshDatabase(dialect: Dialect): Promise<{ databaseUrl: string | undefined; dataDir: string; drop(): Promise<void> }> {
-  const dataDir = await mkdtemp(join(tmpdir(), "clube-bench-"));
-  const removeDir = () => rm(dataDir, { recursive: true, force: true });
-  if (dialect === "sqlite") return { databaseUrl: undefined, dataDir, drop: removeDir };
-  const name = `clube_bench_${randomBase62(10).toLowerCase()}`;
-  const databaseUrl = await createPostgresDatabase(PG_ADMIN_URL, name);
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const deadline = Date.now() + 60_000;
+  while (!output.includes("baseline listening")) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`baseline server did not start:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   return {
-    databaseUrl,
-    dataDir,
-    drop: async () => {
-      await dropPostgresDatabase(PG_ADMIN_URL, name);
-      await removeDir();
+    url: `http://127.0.0.1:${port}`,
+    child,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await exited;
     },
   };
 }
 
-/** Starts the real service on a fresh database with a demo-casino club, measures it, and removes it all. */
-async function benchHosted(dialect: Dialect): Promise<Row[]> {
-  const target = await freshDatabase(dialect);
-  const db = await openDatabase({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });
+interface Figures {
+  database: DatabaseKind;
+  single: Measured & { events_per_second: number };
+  single_baseline: Measured & { requests_per_second: number };
+  single_ratio: number;
+  batch: Measured & { events_per_second: number };
+  batch_baseline: Measured & { rows_per_second: number };
+  batch_ratio: number;
+  rss_mb: number;
+  baseline_rss_mb: number;
+}
+
+const perSecond = (m: Measured, per = 1) => Math.round((m.ok * per) / m.seconds);
+
+async function benchDatabase(kind: DatabaseKind): Promise<Figures> {
+  const clubeDb = await createTestDatabase(kind);
+  const baselineDb = await createTestDatabase(kind);
+  let serve: ClubeProcess | undefined;
+  let baseline: Awaited<ReturnType<typeof startBaseline>> | undefined;
   try {
-    const config = JSON.parse(await readFile(new URL("../../server/src/demo/casino.json", import.meta.url), "utf8"));
-    const { keys } = await createClub(db, { name: "Cassino Benchmark", config });
-    const settings = readSettings({ ...process.env, DATABASE_URL: target.databaseUrl ?? "", CLUBE_DATA_DIR: target.dataDir, PORT: "0" });
-    const services = await openServices(settings, { db });
-    const server = await listen((await createApp(services)).callback());
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    try {
-      // Warm-up: creates the players, compiles rule expressions, fills caches.
-      await pool(PARTICIPANTS, CONCURRENCY, (i) => post(url, keys.test, "/v1/events", casinoEvent(i, "warmup")));
-      const rows = [
-        { database: dialect, measure: `POST /v1/events, concurrency ${CONCURRENCY}`, result: await singleEvents(url, keys.test) },
-        { database: dialect, measure: `POST /v1/events/batch, ${BATCH_SIZE} per batch`, result: await batches(url, keys.test) },
-        { database: dialect, measure: `baseline: bare Koa INSERT, concurrency ${CONCURRENCY}`, result: await baseline(db) },
-      ];
-      return rows;
-    } finally {
-      await close(server);
-      await services.close();
-    }
+    const env = await processEnvFor({ kind: kind === "sqlite" ? "sqlite+embedded" : "postgresql+rabbitmq", database: clubeDb, vhost: undefined, release: async () => {} });
+    log(`${kind}: starting clube serve and the baseline server…`);
+    const started = await startServe(env);
+    serve = started.process;
+    const key = started.club.keys.test;
+    baseline = await startBaseline(baselineDb.url ?? join(baselineDb.dataDir, "baseline.db"));
+    const url = env.CLUBE_PUBLIC_URL;
+
+    log(`${kind}: warm-up (${PARTICIPANTS} players)…`);
+    const warmBatches = Math.ceil(PARTICIPANTS / BATCH_SIZE);
+    const warm = await drive({ url, path: "/v1/events/batch", key, connections: 1, amount: warmBatches, body: (b) => ({ events: Array.from({ length: BATCH_SIZE }, (_, j) => casinoEvent("warm", b * BATCH_SIZE + j)) }) });
+    if (warm.ok !== warmBatches) throw new Error(`warm-up: ${warm.failed} batches failed`);
+    await drive({ url: baseline.url, path: "/single", connections: CONCURRENCY, amount: 200, body: (i) => casinoEvent("warm-base", i) });
+
+    log(`${kind}: single events, c=${CONCURRENCY}…`);
+    const { value: single, rssMb: singleRss } = await peakRss(serve.pid, () =>
+      drive({ url, path: "/v1/events", key, connections: CONCURRENCY, amount: EVENTS, body: (i) => casinoEvent("single", i) }),
+    );
+    const { value: singleBase, rssMb: baseRss1 } = await peakRss(baseline.child.pid!, () =>
+      drive({ url: baseline!.url, path: "/single", connections: CONCURRENCY, amount: EVENTS, body: (i) => casinoEvent("base", i) }),
+    );
+    log(`${kind}: batches of ${BATCH_SIZE}…`);
+    const batchBody = (phase: string) => (b: number) => ({ events: Array.from({ length: BATCH_SIZE }, (_, j) => casinoEvent(phase, b * BATCH_SIZE + j)) });
+    const { value: batch, rssMb: batchRss } = await peakRss(serve.pid, () => drive({ url, path: "/v1/events/batch", key, connections: 2, amount: BATCHES, body: batchBody("batch") }));
+    const { value: batchBase, rssMb: baseRss2 } = await peakRss(baseline.child.pid!, () =>
+      drive({ url: baseline!.url, path: "/batch", connections: 2, amount: BATCHES, body: batchBody("base-batch") }),
+    );
+    const singleRate = perSecond(single);
+    const baseRate = perSecond(singleBase);
+    const batchRate = perSecond(batch, BATCH_SIZE);
+    const baseBatchRate = perSecond(batchBase, BATCH_SIZE);
+    return {
+      database: kind,
+      single: { ...single, events_per_second: singleRate },
+      single_baseline: { ...singleBase, requests_per_second: baseRate },
+      single_ratio: Number((singleRate / baseRate).toFixed(3)),
+      batch: { ...batch, events_per_second: batchRate },
+      batch_baseline: { ...batchBase, rows_per_second: baseBatchRate },
+      batch_ratio: Number((batchRate / baseBatchRate).toFixed(3)),
+      rss_mb: Math.max(singleRss, batchRss),
+      baseline_rss_mb: Math.max(baseRss1, baseRss2),
+    };
   } finally {
-    await db.close();
-    await target.drop();
+    await Promise.allSettled([serve?.stop(), baseline?.stop()]);
+    await Promise.allSettled([clubeDb.drop(), baselineDb.drop()]);
   }
 }
 
-/** Against a running server: the club behind BENCH_KEY must have a configuration as rich as the demo casino's. */
-async function benchRemote(url: string, key: string): Promise<Row[]> {
-  const response = await fetch(`${url}/v1/config`, { headers: { Authorization: `Bearer ${key}` } });
-  if (response.status !== 200) throw new Error(`GET /v1/config answered ${response.status}; BENCH_KEY must be a secret key of the club to load`);
-  const { config } = (await response.json()) as { config: { rules: unknown[]; missions: unknown[] } };
-  if (config.rules.length < 10 || config.missions.length < 5) {
-    throw new Error(`the club has ${config.rules.length} rules and ${config.missions.length} missions; publish a configuration like server/src/demo/casino.json first`);
-  }
-  await pool(PARTICIPANTS, CONCURRENCY, (i) => post(url, key, "/v1/events", casinoEvent(i, "warmup")));
-  return [
-    { database: "remote", measure: `POST /v1/events, concurrency ${CONCURRENCY}`, result: await singleEvents(url, key) },
-    { database: "remote", measure: `POST /v1/events/batch, ${BATCH_SIZE} per batch`, result: await batches(url, key) },
-  ];
+function printTable(all: Figures[]): void {
+  const rows = all.flatMap((f) => [
+    [f.database, `single events c=${CONCURRENCY}`, `${f.single.events_per_second} ev/s`, `${f.single.p50}`, `${f.single.p99}`, `${f.single.failed}/${f.single.timeouts}`, `${f.rss_mb} MB`, `${f.single_ratio}×`],
+    [f.database, `  baseline Koa + tx INSERT`, `${f.single_baseline.requests_per_second} req/s`, `${f.single_baseline.p50}`, `${f.single_baseline.p99}`, `${f.single_baseline.failed}/${f.single_baseline.timeouts}`, `${f.baseline_rss_mb} MB`, ""],
+    [f.database, `batches of ${BATCH_SIZE}`, `${f.batch.events_per_second} ev/s`, `${f.batch.p50}`, `${f.batch.p99}`, `${f.batch.failed}/${f.batch.timeouts}`, "", `${f.batch_ratio}×`],
+    [f.database, `  baseline ${BATCH_SIZE}-row INSERT`, `${f.batch_baseline.rows_per_second} rows/s`, `${f.batch_baseline.p50}`, `${f.batch_baseline.p99}`, `${f.batch_baseline.failed}/${f.batch_baseline.timeouts}`, "", ""],
+  ]);
+  const header = ["database", "measure", "throughput", "p50 ms", "p99 ms", "failed/timeouts", "peak RSS", "ratio"];
+  const widths = header.map((title, c) => Math.max(title.length, ...rows.map((row) => row[c].length)));
+  const format = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(widths[c])).join(" | ")} |`;
+  console.log(`\n${EVENTS} single events at c=${CONCURRENCY}, ${BATCHES} × ${BATCH_SIZE} batched, ${PARTICIPANTS} players, demo casino, node ${process.version}\n`);
+  console.log(format(header));
+  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
+  for (const row of rows) console.log(format(row));
 }
 
 async function main(): Promise<void> {
-  const remote = process.env.BENCH_URL;
-  let rows: Row[];
-  if (remote) {
-    const key = process.env.BENCH_KEY;
-    if (!key) throw new Error("BENCH_URL needs BENCH_KEY, a secret key of the club to load");
-    rows = await benchRemote(remote.replace(/\/+$/, ""), key);
-  } else {
-    const dialects = (process.env.BENCH_DATABASES ?? "sqlite,postgresql").split(",").map((name) => name.trim());
-    rows = [];
-    for (const dialect of dialects) {
-      if (dialect !== "sqlite" && dialect !== "postgresql") throw new Error(`BENCH_DATABASES: unknown database ${JSON.stringify(dialect)}`);
-      console.error(`benchmarking ${dialect}…`);
-      rows.push(...(await benchHosted(dialect)));
-    }
-  }
-  console.log(`\n${EVENTS} single events, ${BATCHES} × ${BATCH_SIZE} batched events, demo casino configuration, node ${process.version}\n`);
-  printTable(rows);
+  const kinds = (process.env.BENCH_DATABASES ?? "postgresql,sqlite").split(",").map((name) => {
+    if (name !== "sqlite" && name !== "postgresql") throw new Error(`BENCH_DATABASES: unknown database ${JSON.stringify(name)}`);
+    return name as DatabaseKind;
+  });
+  const figures: Figures[] = [];
+  for (const kind of kinds) figures.push(await benchDatabase(kind));
+  if (JSON_OUTPUT) console.log(JSON.stringify({ events: EVENTS, concurrency: CONCURRENCY, batches: BATCHES, batch_size: BATCH_SIZE, participants: PARTICIPANTS, node: process.version, figures }, null, 2));
+  else printTable(figures);
 }
 
 await main();
+// autocannon and pg sockets may linger
+process.exit(0);

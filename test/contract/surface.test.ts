@@ -25,6 +25,7 @@ const ops = operationValidators;
 
 /** The participant surface's operations; the SDKs name their methods after them. */
 const meOperationIds = [
+  "Me_getConfig",
   "Me_getProfile",
   "Me_getProgress",
   "Me_listMissions",
@@ -33,6 +34,8 @@ const meOperationIds = [
   "Me_claimCheckin",
   "Me_getWheel",
   "Me_spinWheel",
+  "Me_rotateWheelSeed",
+  "Me_listWheelSpins",
   "Me_listStore",
   "Me_redeemStoreItem",
   "Me_listRewards",
@@ -45,6 +48,7 @@ const meOperationIds = [
   "Me_listLeaderboards",
   "Me_getLeaderboard",
   "Me_listBadges",
+  "Me_listTournaments",
 ];
 
 /** The management operations (spec/manage/). */
@@ -68,7 +72,11 @@ const managementOperationIds = [
   "AffiliateAccounts_update",
   "EventLog_list",
   "EventLog_sendTest",
+  "Tournaments_list",
+  "Tournaments_standings",
   "Warnings_list",
+  "Backtests_run",
+  "Backtests_get",
 ];
 
 const meAuth = [{ SecretKeyAuth: [], ParticipantHeaderAuth: [] }, { ParticipantTokenAuth: [] }];
@@ -144,6 +152,8 @@ const limitCases: BoundCase[] = [
   "AffiliateAccounts_list",
   "EventLog_list",
   "Warnings_list",
+  "Me_listTournaments",
+  "Tournaments_standings",
 ].map((operationId) => ({
   bound: `${operationId} limit: 1..100`,
   validate: ops[operationId as keyof typeof ops].query!,

@@ -113,7 +113,9 @@ describe("the worker's periodic jobs", () => {
       "unconfirmed delivery warnings": 5,
       "currency lot expiry": 5,
       "monthly tier review": 60,
+      "event trace retention": 60,
       "automatic cashback": 60,
+      "tournament settlement": 1,
     });
   });
 

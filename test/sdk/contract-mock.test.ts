@@ -65,6 +65,14 @@ const serverCalls: { [Id in OperationId]?: (clube: Clube) => Promise<unknown> } 
   ConfigVersions_publish: (c) => c.config.publish(requestExample("ConfigVersions_publish")),
   ConfigVersions_list: (c) => c.config.versions({ limit: 10 }),
   Warnings_list: (c) => c.warnings.list({ kind: "delivery_unconfirmed" }),
+  Tournaments_list: (c) => c.tournaments.list(),
+  Tournaments_standings: (c) => c.tournaments.standings("slots-semanal", "2026-11-23", { limit: 1 }),
+  Backtests_run: (c) => c.config.backtest(7, requestExample("Backtests_run")),
+  Backtests_get: (c) => c.config.backtestJob("btr_01JQ9A2B3C4D5E6F7G8H"),
+  WheelAudit_list: (c) => c.participants.wheelSpins("user_8412"),
+  TestClocks_get: (c) => c.testClock.get(),
+  TestClocks_advance: (c) => c.testClock.advance(requestExample("TestClocks_advance")),
+  TestClocks_delete: (c) => c.testClock.delete(),
   WebhookEndpoints_create: (c) => c.webhookEndpoints.create(requestExample("WebhookEndpoints_create")),
   WebhookEndpoints_list: (c) => c.webhookEndpoints.list(),
   WebhookEndpoints_get: (c) => c.webhookEndpoints.get("we_01JQ7E5F6G8J0L2N"),
@@ -97,6 +105,9 @@ const meCalls: { [Id in OperationId]?: (me: MeMethods) => Promise<unknown> } = {
   Me_listLeaderboards: (me) => me.leaderboards(),
   Me_getLeaderboard: (me) => me.leaderboard("torneio-slots-marco", { limit: 10 }),
   Me_listBadges: (me) => me.badges(),
+  Me_listTournaments: (me) => me.tournaments({ limit: 2 }),
+  Me_rotateWheelSeed: (me) => me.rotateWheelSeed(requestExample("Me_rotateWheelSeed")),
+  Me_listWheelSpins: (me) => me.wheelSpins(),
 };
 
 describe("@clube/node against the Prism mock", () => {

@@ -13,5 +13,10 @@ export function configResource(api: Client<paths>) {
     /** Publishes the latest draft, or the draft `version` given. */
     publish: (input?: RequestBody<"ConfigVersions_publish">) => unwrap(api.POST("/v1/config/publish", { body: input })),
     versions: (query?: QueryParams<"ConfigVersions_list">) => unwrap(api.GET("/v1/config/versions", { params: { query } })),
+    /** Replays a period's events through configuration `version` and compares with what was granted; writes nothing. */
+    backtest: (version: number, input: RequestBody<"Backtests_run">) =>
+      unwrap(api.POST("/v1/config/versions/{version}/backtest", { params: { path: { version } }, body: input })),
+    /** A backtest job (large periods): progress, then the result. */
+    backtestJob: (id: string) => unwrap(api.GET("/v1/config/backtests/{id}", { params: { path: { id } } })),
   };
 }

@@ -11,7 +11,7 @@ export async function serve(settings: Settings): Promise<void> {
   const demo = await ensureDemoClub(services.db, settings.dataDir);
   // Embedded queue: this process is also the worker. RabbitMQ: `clube worker` processes consume.
   const processing = await startProcessing(services, { consume: !settings.amqpUrl });
-  const app = await createApp(services);
+  const app = await createApp(services, { demo });
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(settings.port, () => resolve(s));
     s.once("error", (err: NodeJS.ErrnoException) =>
@@ -27,7 +27,10 @@ export async function serve(settings: Settings): Promise<void> {
     `  API reference: ${url}/docs   OpenAPI: ${url}/openapi.json`,
     `  database: ${database}   queue: ${settings.amqpUrl ? "RabbitMQ (run clube worker)" : "embedded, in-process"}`,
   ];
-  if (demo) lines.push(`  demo club ${demo.club_id} — test key: ${demo.keys.test}`);
+  if (demo) {
+    lines.push(`  demo club ${demo.club_id} — test key: ${demo.keys.test}`);
+    lines.push(`  participant widget demo: ${url}/widget/demo`);
+  }
   else lines.push("  create a club with: npx clube club create --name NAME --json");
   process.stdout.write(`${lines.join("\n")}\n`);
 

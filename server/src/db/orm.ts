@@ -42,7 +42,14 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   const target = databaseTarget(opts);
   const orm = await MikroORM.init<AbstractSqlDriver, SqlEntityManager>(ormOptions(target, committedMigrations[target.dialect], opts.debug));
   try {
-    if (opts.migrate !== false) await orm.getMigrator<Migrator>().up();
+    if (opts.migrate !== false) {
+      const applied = await orm.getMigrator<Migrator>().up();
+      // Fresh statistics after a schema change: autovacuum may be off, and an
+      // un-analyzed table makes the planner pick the wrong index for the hot
+      // queries. PostgreSQL only: SQLite's ANALYZE adds sqlite_stat1, an untyped
+      // table MikroORM's schema reader cannot map.
+      if (applied.length > 0 && target.dialect === "postgresql") await orm.em.getConnection().execute("ANALYZE");
+    }
   } catch (err) {
     await orm.close(true);
     throw err;

@@ -4,6 +4,7 @@ import { grantRewardSpec } from "./rewards.js";
 import { runRule } from "./rules.js";
 import { Session } from "./session.js";
 import { dayKey } from "./time.js";
+import { disabledReason, isNearMiss, TraceBuilder, triggerTypeReason } from "./trace.js";
 import type { EngineEvent, Evaluation, ParticipantState } from "./types.js";
 
 export interface EngineInput {
@@ -19,13 +20,26 @@ export interface EngineInput {
  * Evaluates one event for one participant: the enabled rules triggered by its
  * type in config order (each effect in order), then every mission, then the
  * level and tier changes. Pure: the same input always gives the same output.
+ *
+ * With `trace: true` the evaluation also carries `explanation` (see
+ * trace.ts): every rule and mission the event's type could touch — those
+ * listening to it, disabled ones included, and those listening to a type
+ * within a typo's distance — matched or skipped with the first reason.
  */
-export function evaluate(input: EngineInput & { event: EngineEvent }): Evaluation {
+export function evaluate(input: EngineInput & { event: EngineEvent; trace?: boolean }): Evaluation {
   const { config, state, event, now, timeZone } = input;
-  const session = new Session(config, state, now, timeZone);
+  const tracer = input.trace ? new TraceBuilder() : null;
+  const session = new Session(config, state, now, timeZone, tracer);
   const today = dayKey(now, timeZone);
   for (const rule of config.rules) {
     if (rule.enabled && rule.trigger.event === event.type) runRule(session, rule, event, today);
+    else if (tracer && rule.trigger.event === event.type) tracer.add({ kind: "rule", id: rule.id, matched: false, reason: disabledReason });
+    else if (tracer && isNearMiss(rule.trigger.event, event.type)) tracer.add({ kind: "rule", id: rule.id, matched: false, reason: triggerTypeReason(rule.trigger.event, event.type) });
+  }
+  if (tracer) {
+    for (const mission of config.missions) {
+      if (isNearMiss(mission.event, event.type)) tracer.add({ kind: "mission", id: mission.id, matched: false, reason: triggerTypeReason(mission.event, event.type) });
+    }
   }
   progressMissionsForEvent(session, event);
   return session.finish(event.type);

@@ -13,3 +13,4 @@ export { missionRuleId, type ClaimRefusal } from "./missions.js";
 export { MAX_TAGS, MAX_TAG_LENGTH } from "./session.js";
 export type * from "./types.js";
 export type * from "./config.js";
+export { unknownTypeWarning, listenedEventTypes, type EventTrace, type TraceEntry, type TraceReason, type TraceWarning } from "./trace.js";

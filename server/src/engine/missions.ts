@@ -5,6 +5,7 @@ import { addDecimal } from "./money.js";
 import { grantRewardSpec } from "./rewards.js";
 import type { Session } from "./session.js";
 import { periodKey } from "./time.js";
+import { alreadyCompletedReason, conditionReason, gameFilterReason, missionUnavailableReason, noIncrementReason, type TraceReason } from "./trace.js";
 import type { EngineEvent, MissionState } from "./types.js";
 
 /** Mission rewards and skips are attributed to this pseudo rule id. */
@@ -58,12 +59,32 @@ function eventIncrement(mission: MissionConfig, event: EngineEvent): number | nu
 /** Progresses every available mission whose event, conditions and game filters the event matches. */
 export function progressMissionsForEvent(session: Session, event: EngineEvent): void {
   for (const mission of session.config.missions) {
-    if (mission.event !== event.type || !missionAvailable(session, mission)) continue;
+    if (mission.event !== event.type) continue;
+    const skip = (reason: TraceReason) => session.tracer?.add({ kind: "mission", id: mission.id, matched: false, reason });
+    if (!missionAvailable(session, mission)) {
+      if (session.tracer) skip(missionUnavailableReason(mission, session.now, session.tags));
+      continue;
+    }
     const context = session.conditionContext(event);
-    if (!mission.conditions.every((condition) => evaluateFieldCondition(condition, context))) continue;
-    if (!matchesGameFilter(mission.games, event.meta, session.config.games?.exclude)) continue;
+    if (!mission.conditions.every((condition) => evaluateFieldCondition(condition, context))) {
+      if (session.tracer) skip(conditionReason(mission.conditions, context)!);
+      continue;
+    }
+    if (!matchesGameFilter(mission.games, event.meta, session.config.games?.exclude)) {
+      if (session.tracer) skip(gameFilterReason(event.meta));
+      continue;
+    }
     const increment = eventIncrement(mission, event);
-    if (increment !== null) advanceMission(session, mission, increment);
+    if (increment === null) {
+      if (session.tracer) skip(noIncrementReason(mission, event));
+      continue;
+    }
+    if (session.tracer && currentMissionState(session, mission).completed) {
+      skip(alreadyCompletedReason);
+      continue;
+    }
+    session.tracer?.add({ kind: "mission", id: mission.id, matched: true });
+    advanceMission(session, mission, increment);
   }
 }
 

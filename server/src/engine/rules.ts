@@ -4,6 +4,7 @@ import { applyRuleEffect } from "./effects.js";
 import { matchesGameFilter } from "./games.js";
 import { currentRunState, runLimitReached } from "./limits.js";
 import type { Session } from "./session.js";
+import { conditionReason, gameFilterReason, limitReason, type TraceReason } from "./trace.js";
 import type { EngineEvent, RuleGate } from "./types.js";
 
 /**
@@ -32,6 +33,7 @@ export function runRule(session: Session, rule: RuleConfig, event: EngineEvent, 
   const gate = blockingGate(session, rule, event, dayKey);
   if (gate !== null) {
     session.trace.push({ rule_id: rule.id, fired: false, stoppedBy: gate });
+    session.tracer?.add({ kind: "rule", id: rule.id, matched: false, reason: gateReason(session, rule, event, dayKey, gate) });
     return;
   }
   const run = currentRunState(session.state.ruleRuns[rule.id], dayKey);
@@ -44,4 +46,12 @@ export function runRule(session: Session, rule: RuleConfig, event: EngineEvent, 
     dedupeKey: dedupeKey(rule, event),
   });
   session.trace.push({ rule_id: rule.id, fired: true });
+  session.tracer?.add({ kind: "rule", id: rule.id, matched: true });
+}
+
+/** The detailed reason behind `gate`, worked out only when tracing. */
+function gateReason(session: Session, rule: RuleConfig, event: EngineEvent, dayKey: string, gate: RuleGate): TraceReason {
+  if (gate === "conditions") return conditionReason(rule.conditions, session.conditionContext(event))!;
+  if (gate === "games") return gameFilterReason(event.meta);
+  return limitReason(gate, rule, currentRunState(session.state.ruleRuns[rule.id], dayKey), dedupeKey(rule, event));
 }

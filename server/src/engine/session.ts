@@ -5,6 +5,7 @@ import { expiredAmount, spendLots } from "./lots.js";
 import { toMinorUnits } from "./money.js";
 import { levelForXp, levelThresholds } from "./progression.js";
 import { tierAfterLevelChange } from "./tiers.js";
+import { TraceBuilder } from "./trace.js";
 import { addDays, monthKey } from "./time.js";
 import type {
   EngineEvent,
@@ -58,6 +59,8 @@ export class Session {
     readonly state: ParticipantState,
     readonly now: Date,
     readonly timeZone: string,
+    /** Set when the caller asked for the "why" trace (see trace.ts); null keeps evaluation free of it. */
+    readonly tracer: TraceBuilder | null = null,
   ) {
     this.thresholds = levelThresholds(config.progression.curve);
   }
@@ -266,6 +269,7 @@ export class Session {
       refused: this.refused,
       skipped: this.skipped,
       trace: this.trace,
+      ...(this.tracer ? { explanation: this.tracer.finish(this.config, countedEventType, this.skipped, this.refused) } : {}),
       delta: {
         xp: this.xpDelta,
         level,

@@ -8,13 +8,13 @@
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-interface LocalDate {
+export interface LocalDate {
   year: number;
   month: number; // 1..12
   day: number;
 }
 
-interface LocalDateTime extends LocalDate {
+export interface LocalDateTime extends LocalDate {
   hour: number;
   minute: number;
   second: number;
@@ -41,7 +41,7 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
-function localDateTime(instant: Date, timeZone: string): LocalDateTime {
+export function localDateTime(instant: Date, timeZone: string): LocalDateTime {
   const parts: Record<string, number> = {};
   for (const part of formatterFor(timeZone).formatToParts(instant)) {
     if (part.type !== "literal") parts[part.type] = Number(part.value);
@@ -99,7 +99,7 @@ function offsetAt(instant: number, timeZone: string): number {
 }
 
 /** The instant at which the local wall time `local` occurs in `timeZone`. */
-function instantOf(local: LocalDateTime, timeZone: string): Date {
+export function instantOf(local: LocalDateTime, timeZone: string): Date {
   const wall = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second);
   // Two passes settle the offset across a DST change; a wall time inside a
   // spring-forward gap lands just after the gap.

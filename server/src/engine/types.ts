@@ -1,4 +1,5 @@
 import type { ApiEffect, RewardConfig, RuleEffect } from "./config.js";
+import type { EventTrace } from "./trace.js";
 
 /** A validated event (API field names, defaults filled: currency, occurred_at, meta). */
 export interface EngineEvent {
@@ -180,4 +181,6 @@ export interface Evaluation {
   refused: Refusal[];
   skipped: Skip[];
   trace: RuleTrace[];
+  /** The detailed "why" trace; present only when evaluate was asked for it (`trace: true`). */
+  explanation?: EventTrace;
 }

@@ -59,7 +59,7 @@ export function consoleHandlers({ db, clock, settings }: Services): HandlerSet<O
       return { status: 200, body: await listWarnings(db, scopeOf(ctx), req.query) };
     },
     async EventLog_list(req, ctx) {
-      return { status: 200, body: await listEventLog(db, scopeOf(ctx), req.query) };
+      return { status: 200, body: await listEventLog(db, scopeOf(ctx), req.query, clock.now()) };
     },
   };
 }

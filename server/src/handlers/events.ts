@@ -1,4 +1,5 @@
 import { ingestBatch, ingestEvent, queueEvents } from "../usecases/events.js";
+import { checkEngineInputs } from "../usecases/event-inputs.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";
@@ -23,17 +24,20 @@ export function eventHandlers(services: Services): HandlerSet<"Events_send" | "E
       const scope = scopeOf(ctx);
       const idempotencyKey = req.headers["idempotency-key"];
       if (prefersAsync(req.headers.prefer)) {
+        checkEngineInputs([req.body], () => "body");
         const queued = await queueEvents(db, scope, [req.body], { now: clock.now(), idempotencyKey });
         services.jobsChanged();
         return { status: 202, body: queued, headers: ASYNC_APPLIED };
       }
-      const result = await ingestEvent(db, scope, req.body, { now: clock.now(), publicUrl: settings.publicUrl, idempotencyKey });
+      const trace = req.query.trace === true;
+      const result = await ingestEvent(db, scope, req.body, { now: clock.now(), publicUrl: settings.publicUrl, idempotencyKey, trace });
       services.jobsChanged();
       return { status: 200, body: result };
     },
     async Events_sendBatch(req, ctx) {
       const scope = scopeOf(ctx);
       if (prefersAsync(req.headers.prefer)) {
+        checkEngineInputs(req.body.events, (i) => `body.events[${i}]`);
         const queued = await queueEvents(db, scope, req.body.events, { now: clock.now() });
         services.jobsChanged();
         return { status: 202, body: queued, headers: ASYNC_APPLIED };
@@ -45,7 +49,7 @@ export function eventHandlers(services: Services): HandlerSet<"Events_send" | "E
     async EventLog_sendTest(req, ctx) {
       // A test event is a real event marked `meta.test`, so the console shows exactly what the rules do with it.
       const event = { ...req.body, meta: { ...req.body.meta, test: true } };
-      const result = await ingestEvent(db, scopeOf(ctx), event, { now: clock.now(), publicUrl: settings.publicUrl });
+      const result = await ingestEvent(db, scopeOf(ctx), event, { now: clock.now(), publicUrl: settings.publicUrl, trace: true });
       services.jobsChanged();
       return { status: 200, body: result };
     },

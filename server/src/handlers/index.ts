@@ -11,6 +11,10 @@ import { healthHandlers } from "./health.js";
 import { meHandlers } from "./me.js";
 import { participantHandlers } from "./participants.js";
 import { consoleHandlers } from "./console.js";
+import { tournamentHandlers } from "./tournaments.js";
+import { wheelAuditHandlers } from "./wheel-audit.js";
+import { backtestHandlers } from "./backtests.js";
+import { testClockHandlers } from "./test-clocks.js";
 
 /**
  * Every contracted operation's handler. The `Handlers` type comes from the
@@ -28,5 +32,9 @@ export function createHandlers(services: Services): Handlers<RequestContext> {
     ...deliveryHandlers(services),
     ...growthHandlers(services),
     ...consoleHandlers(services),
+    ...tournamentHandlers(services),
+    ...wheelAuditHandlers(services),
+    ...backtestHandlers(services),
+    ...testClockHandlers(services),
   };
 }

@@ -1,4 +1,5 @@
-import { allowOrigin } from "../http/cors.js";
+import { allowOrigin, originAllowed } from "../http/cors.js";
+import { ApiError } from "../usecases/errors.js";
 import type { RequestContext } from "../http/router.js";
 import { claimCashback, getCashbackState } from "../usecases/cashback-claims.js";
 import { claimCheckin, getCheckinState } from "../usecases/checkin.js";
@@ -16,7 +17,10 @@ import {
   listStore,
   redeemFromStore,
 } from "../usecases/surface.js";
-import { cryptoRandom, getWheelState, spinWheel } from "../usecases/wheel.js";
+import { listMyTournaments } from "../usecases/tournaments/views.js";
+import { etagMatches, getMeConfig } from "../usecases/surface/me-config.js";
+import { getWheelState, spinWheel } from "../usecases/wheel.js";
+import { listFairSpins, rotateWheelSeed } from "../usecases/wheel/fair-seeds.js";
 import type { Services } from "../services.js";
 import { meOf } from "./context.js";
 import type { OperationId } from "../../../generated/operations.js";
@@ -82,10 +86,17 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
       const spin = await spinWheel(db, scope, externalId, {
         idempotencyKey: req.headers["idempotency-key"],
         now: clock.now(),
-        random: cryptoRandom,
         publicUrl,
       });
       return { status: 200, body: changed(spin) };
+    },
+    async Me_rotateWheelSeed(req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await rotateWheelSeed(db, scope, externalId, req.body?.client_seed, clock.now()) };
+    },
+    async Me_listWheelSpins(req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await listFairSpins(db, scope, externalId, req.query) };
     },
     async Me_listStore(_req, ctx) {
       const { scope, externalId } = await me(ctx);
@@ -132,9 +143,27 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
       const { scope, externalId } = await me(ctx);
       return { status: 200, body: await listMyLeaderboards(db, scope, externalId, clock.now()) };
     },
+    async Me_listTournaments(req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: await listMyTournaments(db, scope, externalId, { limit: req.query.limit, now: clock.now() }) };
+    },
     async Me_getLeaderboard(req, ctx) {
       const { scope, externalId } = await me(ctx);
       return { status: 200, body: await getLeaderboard(db, scope, externalId, req.path.campaign_id, { limit: req.query.limit, now: clock.now() }) };
+    },
+    async Me_getConfig(req, ctx) {
+      const { scope } = meOf(ctx);
+      const view = await getMeConfig(db, scope);
+      allowOrigin(ctx.koa, view.allowedOrigins);
+      // A page of this server itself (the demo page, a club's own pages on the club host) is always allowed.
+      const embedder = req.query.embedder;
+      const own = `${ctx.koa.protocol}://${ctx.koa.host}`;
+      if (embedder !== undefined && embedder !== own && !originAllowed(view.allowedOrigins, embedder)) {
+        throw new ApiError(403, "origin_not_allowed", `The page origin ${JSON.stringify(embedder)} is not in this club's allowedOrigins.`);
+      }
+      const headers = { "Cache-Control": "private, max-age=60" as const, ETag: view.etag };
+      if (etagMatches(req.headers["if-none-match"], view.etag)) return { status: 304, body: undefined, headers };
+      return { status: 200, body: view.body, headers };
     },
     async Me_listBadges(_req, ctx) {
       const { scope, externalId } = await me(ctx);

@@ -1,3 +1,4 @@
+import { withClockAt } from "../usecases/test-clocks/context.js";
 import type { Middleware } from "koa";
 import { ApiError } from "../usecases/errors.js";
 import { verifyParticipantToken } from "./tokens.js";
@@ -21,6 +22,8 @@ export type Auth =
 export interface AuthDeps {
   resolveApiKey(raw: string): Promise<{ clubId: string; env: "test" | "live"; keyId: string } | null>;
   signingSecret(clubId: string, env: "test" | "live"): Promise<string | null>;
+  /** The club's test clock time, or null when its test environment runs in real time. */
+  testClockAt?(clubId: string): Promise<Date | null>;
   now(): Date;
 }
 
@@ -46,6 +49,12 @@ export function authenticate(
   const acceptsSecret = security.some((alt) => alt.length === 1 && alt[0] === "SecretKeyAuth");
   const acceptsHeadless = security.some((alt) => alt.includes("ParticipantHeaderAuth"));
   const acceptsToken = security.some((alt) => alt.includes("ParticipantTokenAuth"));
+
+  /** Runs the rest of the request at the test clock's time when it is for a test environment with a clock. */
+  const onClock = async (env: "test" | "live", clubId: string, next: () => Promise<unknown>) => {
+    const at = env === "test" && deps.testClockAt ? await deps.testClockAt(clubId) : null;
+    return at === null ? next() : withClockAt(at, next);
+  };
 
   return async (ctx, next) => {
     if (security.length === 0) {
@@ -73,7 +82,7 @@ export function authenticate(
       } else {
         throw new ApiError(401, "unauthorized", "This route does not accept a secret key.");
       }
-      return next();
+      return onClock(key.env, key.clubId, next);
     }
     if (!acceptsToken) {
       if (looksLikeJwt(credential)) {
@@ -89,7 +98,7 @@ export function authenticate(
       throw new ApiError(401, "invalid_token", `The participant token ${why}; ask your server for a new one.`);
     }
     ctx.state.auth = { kind: "participant", ...verified.claims, via: "token" } satisfies Auth;
-    return next();
+    return onClock(verified.claims.env, verified.claims.clubId, next);
   };
 }
 

@@ -31,9 +31,14 @@ export function participantPreflight(): Middleware {
 export function allowOrigin(ctx: Context, allowedOrigins: readonly string[]): void {
   const origin = ctx.get("Origin");
   ctx.vary("Origin");
-  if (!origin || !allowedOrigins.some((allowed) => sameOrigin(allowed, origin))) return;
+  if (!origin || !originAllowed(allowedOrigins, origin)) return;
   ctx.set("Access-Control-Allow-Origin", origin);
   ctx.set("Access-Control-Expose-Headers", "X-Request-Id");
+}
+
+/** Whether `origin` is one of `allowedOrigins` (compared as origins: scheme, host and port). */
+export function originAllowed(allowedOrigins: readonly string[], origin: string): boolean {
+  return allowedOrigins.some((allowed) => sameOrigin(allowed, origin));
 }
 
 function isSurface(ctx: Context): boolean {

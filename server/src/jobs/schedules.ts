@@ -4,6 +4,7 @@
  * the tasks are written to be safe when several workers run them at once, so
  * no leader has to be elected and a worker that dies takes nothing with it.
  */
+import type { Scope } from "../db/scope.js";
 
 export interface ScheduledTask {
   /** Names the task in the errors it reports. */
@@ -11,6 +12,13 @@ export interface ScheduledTask {
   intervalMs: number;
   /** One pass; `now` is the worker's clock when the pass starts. */
   run(now: Date): Promise<unknown>;
+  /**
+   * One pass for a single club and environment at `now`. A task that has it
+   * follows test clocks: `POST /v1/test_clock/advance` runs it for the club's
+   * test environment at each step (usecases/test-clocks/clock.ts), inside the
+   * clock context, so `clock.now()` there reads the test clock too.
+   */
+  runFor?(scope: Scope, now: Date): Promise<unknown>;
 }
 
 export interface RunningSchedule {

@@ -1,3 +1,4 @@
+import type { Scope } from "../db/scope.js";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import { Delivery, Participant, StaffWarning } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
@@ -29,14 +30,14 @@ export async function insertWarning(em: SqlEntityManager, warning: Omit<StaffWar
  * being a conditional update, so concurrent scans and repeated scans warn
  * once. Run periodically by the worker.
  */
-export async function warnUnconfirmedDeliveries(db: Database, now: Date, batchSize = 200): Promise<number> {
+export async function warnUnconfirmedDeliveries(db: Database, now: Date, batchSize = 200, scope?: Scope): Promise<number> {
   const cutoff = new Date(now.getTime() - UNCONFIRMED_DELIVERY_WARNING_MS);
   let warned = 0;
   for (;;) {
     const em = db.em();
     const stale = await em.find(
       Delivery,
-      { status: "pending", warnedAt: null, createdAt: { $lte: cutoff } },
+      { ...scope, status: "pending", warnedAt: null, createdAt: { $lte: cutoff } },
       { orderBy: { createdAt: "asc" }, limit: batchSize },
     );
     const participants = await em.find(Participant, { id: { $in: [...new Set(stale.map((d) => d.participantId))] } });

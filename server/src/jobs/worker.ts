@@ -1,7 +1,9 @@
 import type { Database } from "../db/orm.js";
 import { creditDueCashbackForAllClubs } from "../usecases/cashback-claims.js";
+import { purgeOldTraces } from "../usecases/event-log.js";
 import { expireCurrencyLots } from "../usecases/lot-expiry.js";
 import { reviewTiers } from "../usecases/tier-review.js";
+import { settleTournamentsForAllClubs } from "../usecases/tournaments/settlement.js";
 import { WebhookDispatcher } from "../webhooks/dispatch.js";
 import { createOutboxRelay, type OutboxRelay } from "./outbox.js";
 import type { Consumer, MessageHandler, Queue } from "./queue.js";
@@ -41,16 +43,35 @@ export interface RunningWorker {
  * The periodic jobs of every worker, each safe to run in several workers at
  * once. The interval is how late a job may act: a delivery warning or a lot
  * expiry comes at most 5 minutes late; a tier review (once per club month)
- * and an `auto` cashback payment (due at the program's hour) at most an hour.
+ * and an `auto` cashback payment (due at the program's hour) at most an hour;
+ * a tournament edition is settled at most a minute after it ends.
  */
 export function workerTasks(db: Database, publicUrl: string | undefined): ScheduledTask[] {
   const tasks: ScheduledTask[] = [
-    { name: "unconfirmed delivery warnings", intervalMs: 5 * MINUTE_MS, run: (now) => warnUnconfirmedDeliveries(db, now) },
-    { name: "currency lot expiry", intervalMs: 5 * MINUTE_MS, run: (now) => expireCurrencyLots(db, now) },
-    { name: "monthly tier review", intervalMs: HOUR_MS, run: (now) => reviewTiers(db, now) },
+    {
+      name: "unconfirmed delivery warnings",
+      intervalMs: 5 * MINUTE_MS,
+      run: (now) => warnUnconfirmedDeliveries(db, now),
+      runFor: (scope, now) => warnUnconfirmedDeliveries(db, now, undefined, scope),
+    },
+    {
+      name: "currency lot expiry",
+      intervalMs: 5 * MINUTE_MS,
+      run: (now) => expireCurrencyLots(db, now),
+      runFor: (scope, now) => expireCurrencyLots(db, now, undefined, scope),
+    },
+    { name: "monthly tier review", intervalMs: HOUR_MS, run: (now) => reviewTiers(db, now), runFor: (scope, now) => reviewTiers(db, now, scope) },
+    { name: "event trace retention", intervalMs: HOUR_MS, run: (now) => purgeOldTraces(db, now) },
   ];
   if (publicUrl !== undefined) {
-    tasks.push({ name: "automatic cashback", intervalMs: HOUR_MS, run: (now) => creditDueCashbackForAllClubs(db, { now, publicUrl }) });
+    tasks.push({
+      name: "automatic cashback",
+      intervalMs: HOUR_MS,
+      run: (now) => creditDueCashbackForAllClubs(db, { now, publicUrl }),
+      runFor: (scope, now) => creditDueCashbackForAllClubs(db, { now, publicUrl }, scope),
+    });
+    // Prizes are paid at most a minute after an edition ends; a pass over settled editions only reads.
+    tasks.push({ name: "tournament settlement", intervalMs: MINUTE_MS, run: (now) => settleTournamentsForAllClubs(db, { now, publicUrl }) });
   }
   return tasks;
 }

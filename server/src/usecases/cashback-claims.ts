@@ -260,8 +260,8 @@ export async function creditDueCashback(db: Database, scope: Scope, opts: { now:
  * whose program is enabled in `auto` mode. One club's failure does not stop
  * the others' payments; the failures are thrown together at the end.
  */
-export async function creditDueCashbackForAllClubs(db: Database, opts: { now: Date; publicUrl: string }): Promise<CashbackRun> {
-  const rows = await db.em().find(CashbackProgramRow, {}, { fields: ["clubId", "env", "program"], orderBy: { clubId: "asc", env: "asc" } });
+export async function creditDueCashbackForAllClubs(db: Database, opts: { now: Date; publicUrl: string }, only?: Scope): Promise<CashbackRun> {
+  const rows = await db.em().find(CashbackProgramRow, { ...only }, { fields: ["clubId", "env", "program"], orderBy: { clubId: "asc", env: "asc" } });
   const automatic = rows.filter((row) => {
     const program = row.program as CashbackProgram;
     return program.enabled && program.mode === "auto";

@@ -20,6 +20,7 @@ export function findInconsistency(config: ClubConfig, root: string): string | nu
     rewardCosts,
     missionReferences,
     tournamentReferences,
+    officialSplits,
     checkinReferences,
     wheelReferences,
     referralReferences,
@@ -203,6 +204,17 @@ const tournamentReferences: Check = (config, root) =>
         : null,
     );
   });
+
+/** An official period's shares may not pay out more than its pool. */
+const officialSplits: Check = (config, root) => {
+  for (const period of ["daily", "monthly"] as const) {
+    const split = config.officialTournaments?.[period]?.split ?? [];
+    // Summed in ten-thousandths of a percent, as settlement reads them.
+    const total = split.reduce((sum, share) => sum + Math.round(share * 10_000), 0);
+    if (total > 100 * 10_000) return `${root}.officialTournaments.${period}.split adds up to more than 100 (${total / 10_000})`;
+  }
+  return null;
+};
 
 const checkinReferences: Check = (config, root) =>
   firstProblem(config.checkin?.rewards ?? [], (day, d) => rewardReference(config, root, `${root}.checkin.rewards[${d}].reward`, day.reward));

@@ -1,3 +1,5 @@
+import { requiredProbabilityVersion } from "../engine/wheel/probability-version.js";
+import type { WheelConfig } from "../engine/wheel.js";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../generated/types.js";
@@ -156,6 +158,7 @@ export async function publish(db: Database, scope: Scope, version?: number, now 
     const target = version === undefined ? await latestDraft(em, scope) : await em.findOne(ConfigVersion, { ...scope, version });
     if (!target) throw notFound(version === undefined ? "A configuration draft" : `Configuration version ${version}`);
     if (target.status !== "draft") throw new ApiError(409, "version_not_draft", `Version ${target.version} is ${target.status}, not a draft.`);
+    await bumpProbabilityVersion(em, scope, target);
     await em.nativeUpdate(
       ConfigVersion,
       { ...scope, $or: [{ status: "published" }, { status: "draft", version: { $lt: target.version } }] },
@@ -187,4 +190,19 @@ export async function listVersions(db: Database, scope: Scope, page: { limit?: n
     })),
     has_more: rows.length > limit,
   };
+}
+
+/**
+ * A draft whose wheel odds (weights, prizes) differ from the published
+ * wheel's without a higher `probabilityVersion` is published with the
+ * published version + 1 (see requiredProbabilityVersion).
+ */
+async function bumpProbabilityVersion(em: SqlEntityManager, scope: Scope, target: ConfigVersion): Promise<void> {
+  const draftWheel = (target.config as { wheel?: Record<string, unknown> }).wheel;
+  if (!draftWheel) return;
+  const current = await em.findOne(ConfigVersion, { ...scope, status: "published" }, { disableIdentityMap: true });
+  const previous = current ? (validateClubConfig(current.config).wheel as WheelConfig | undefined) : undefined;
+  const next = validateClubConfig(target.config).wheel as WheelConfig;
+  const required = requiredProbabilityVersion(previous, next);
+  if (required !== next.probabilityVersion) target.config = { ...target.config, wheel: { ...draftWheel, probabilityVersion: required } };
 }

@@ -1,5 +1,6 @@
 import type { components } from "../../../generated/types.js";
-import { Event, Participant } from "../db/entities/index.js";
+import { Event, Participant, TRACE_RETENTION_DAYS } from "../db/entities/index.js";
+import { addDays } from "../engine/time.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { validationFailed } from "./errors.js";
@@ -19,7 +20,8 @@ export interface EventLogQuery {
  * first, with the id the client sent and how many effects each had. Paged
  * Stripe-style by the log id of the last entry seen.
  */
-export async function listEventLog(db: Database, scope: Scope, query: EventLogQuery): Promise<{ data: EventLogEntry[]; has_more: boolean }> {
+export async function listEventLog(db: Database, scope: Scope, query: EventLogQuery, now: Date): Promise<{ data: EventLogEntry[]; has_more: boolean }> {
+  const traceKeptSince = addDays(now, -TRACE_RETENTION_DAYS).getTime();
   const em = db.em();
   const limit = query.limit ?? 20;
   const where: Record<string, unknown> = { ...scope };
@@ -50,7 +52,17 @@ export async function listEventLog(db: Database, scope: Scope, query: EventLogQu
       received_at: row.receivedAt.toISOString(),
       processed_at: row.processedAt?.toISOString() ?? null,
       error: row.error ?? null,
+      // Older traces may still await the hourly purge (purgeOldTraces): past retention they are not shown.
+      trace: row.trace && row.receivedAt.getTime() >= traceKeptSince ? (row.trace as unknown as EventLogEntry["trace"]) : null,
     })),
     has_more: rows.length > limit,
   };
+}
+
+/**
+ * Clears stored "why" traces older than TRACE_RETENTION_DAYS (a scheduled
+ * task; safe to run from several workers at once). Returns how many were cleared.
+ */
+export async function purgeOldTraces(db: Database, now: Date): Promise<number> {
+  return db.em().nativeUpdate(Event, { trace: { $ne: null }, receivedAt: { $lt: addDays(now, -TRACE_RETENTION_DAYS) } }, { trace: null });
 }

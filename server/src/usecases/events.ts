@@ -6,12 +6,13 @@ import type { ApiEffect, ClubConfig } from "../engine/config.js";
 import { toMinorUnits } from "../engine/money.js";
 import { qualifiesReferral, type ReferralConfig } from "../engine/referral.js";
 import type { EngineEvent, ParticipantState } from "../engine/types.js";
+import { unknownTypeWarning, type EventTrace } from "../engine/trace.js";
 import { Event, OutboxMessage, Participant, Referral } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
-import type { Database, Dialect } from "../db/orm.js";
+import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { stateAfter } from "./carried-state.js";
-import { forEachConcurrently } from "./concurrently.js";
+import { checkEngineInputs } from "./event-inputs.js";
 import { requirePublishedConfig, type PublishedConfig } from "./config.js";
 import { notFound } from "./errors.js";
 import {
@@ -19,6 +20,7 @@ import {
 } from "./participant-state.js";
 import { ensureParticipant } from "./participants.js";
 import { PendingWrites } from "./pending-writes.js";
+import { gatherTournamentScores } from "./tournaments/standing-writes.js";
 import { qualifyReferralOnEvent } from "./referrals.js";
 import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
 import { assertSameEvent, type StoredOriginal } from "./events/event-id-conflict.js";
@@ -31,6 +33,11 @@ export interface IngestOptions {
   now: Date;
   /** The base URL of the delivery confirm/fail links sent in webhooks. */
   publicUrl: string;
+  /**
+   * Set to collect the engine's "why" trace of each evaluated event, by event
+   * row id (the trace is then stored with the event and returned).
+   */
+  traces?: Map<string, EventTrace>;
 }
 
 /**
@@ -78,6 +85,7 @@ function eventRow(scope: Scope, participantId: string, event: EngineEvent, idemp
     effects: [] as ApiEffect[],
     effectsCount: 0,
     error: null,
+    trace: null as Record<string, unknown> | null,
     receivedAt,
   };
 }
@@ -174,8 +182,10 @@ async function evaluateInOrder(
     let { snapshot, state, referral } = loaded.get(run)!;
     const effects: ApiEffect[][] = [];
     for (const [i, { id, event }] of run.stored.entries()) {
-      const evaluation = evaluate({ config, state, event, ...at });
+      const evaluation = evaluate({ config, state, event, ...at, trace: opts.traces !== undefined });
+      if (evaluation.explanation) opts.traces!.set(id, evaluation.explanation);
       const gathered = gatherEvaluation(writes, { scope, config, participant: snapshot, state, now, publicUrl, event: { id, type: event.type } }, evaluation);
+      gatherTournamentScores(writes.standings, { scope, participantId: participant.id, config, event, ...at });
       if (referral === null || !qualifiesReferral(referral, event)) {
         effects.push(gathered.effects);
         snapshot = gathered.participant;
@@ -260,8 +270,10 @@ async function applyInOrder(
   const results = plans.map(({ group, participant, fresh }, g) => {
     const applied = new Map(fresh.map(({ item, row }, i): [Incoming, EventResult] => {
       const eventEffects = effects[g][i];
-      writes.events.push({ ...row, status: "processed", effects: eventEffects, effectsCount: eventEffects.length, processedAt: now });
-      return [item, { event_id: row.id, duplicate: false, effects: eventEffects }];
+      const trace = opts.traces?.get(row.id);
+      writes.events.push({ ...row, status: "processed", effects: eventEffects, effectsCount: eventEffects.length, processedAt: now, trace: (trace as unknown as Record<string, unknown>) ?? null });
+      const warning = unknownTypeWarning(published.config, item.event.type);
+      return [item, { event_id: row.id, duplicate: false, effects: eventEffects, ...(warning ? { warnings: [warning] } : {}), ...(trace ? { trace } : {}) }];
     }));
     return group.items.map((item) => {
       const original = originalOf(item);
@@ -330,22 +342,27 @@ export async function ingestEvent(
   db: Database,
   scope: Scope,
   input: EventInput,
-  opts: IngestOptions & { idempotencyKey?: string },
+  opts: IngestOptions & { idempotencyKey?: string; trace?: boolean },
 ): Promise<EventResult> {
+  checkEngineInputs([input], () => "body");
   const published = await requirePublishedConfig(db, scope);
+  if (opts.trace) opts = { ...opts, traces: new Map() };
   const [[result]] = await ingestTogether(db, scope, published, [{ externalId: input.participant, items: [incoming(input, opts.idempotencyKey, opts.now)] }], opts);
   return result;
 }
 
 /**
- * How a batch's participants are split into transactions: up to
- * PARTICIPANTS_PER_TRANSACTION in each (every query then serves all of them,
- * while the locks are held for a bounded time), several transactions at once
- * on PostgreSQL, each on its own pooled connection. SQLite runs one
- * transaction at a time, so there they take turns.
+ * A batch is one transaction (every event applied, or none), its
+ * participants taken PARTICIPANTS_PER_STEP at a time (every query serves all
+ * of them, with IN lists and multi-row writes of bounded size).
  */
-const PARTICIPANTS_PER_TRANSACTION = 100;
-const TRANSACTIONS_AT_ONCE: Record<Dialect, number> = { postgresql: 2, sqlite: 1 };
+const PARTICIPANTS_PER_STEP = 100;
+/**
+ * How often a whole batch is tried again after losing a race: another request
+ * stored one of its keys first (the retry answers it as a repeat) or a
+ * deadlock with another transaction (a referral also locks its referrer).
+ */
+const BATCH_ATTEMPTS = 5;
 
 interface BatchItem extends Incoming {
   /** The event's place in the request. */
@@ -386,24 +403,44 @@ function chunks<T>(items: T[], size: number): T[][] {
  * whole batch is evaluated against the configuration published when it
  * arrived.
  *
+ * Atomic: everything the engine needs of each event (real instants, usable
+ * amounts) is checked before the first write (422 naming the field), and the
+ * whole batch is one transaction, so a failure anywhere leaves nothing
+ * written and resending is safe.
+ *
  * An event only changes its own participant's state (but for the referrer
  * a qualifying event pays), so the events are applied by participant, many
- * participants per transaction (see applyInOrder), and the repeats are
- * answered after the originals commit. The one order that can differ from
- * sending the events one by one: a referrer's own events of the same batch
- * that follow the qualifying event may be evaluated before the referral pays.
+ * participants per step (see applyInOrder), and the repeats are answered
+ * after the originals, in the same transaction. The one order that can differ
+ * from sending the events one by one: a referrer's own events of the same
+ * batch that follow the qualifying event may be evaluated before the referral pays.
  */
 export async function ingestBatch(db: Database, scope: Scope, events: EventInput[], opts: IngestOptions): Promise<{ results: EventResult[] }> {
+  checkEngineInputs(events, (i) => `body.events[${i}]`);
   const published = await requirePublishedConfig(db, scope);
   const { byParticipant, repeats } = planBatch(events.map((input, index) => ({ index, participant: input.participant, ...incoming(input, undefined, opts.now) })));
-  const results: EventResult[] = new Array(events.length);
-  const answer = async (groups: BatchItem[][]) => {
-    const answered = await ingestTogether(db, scope, published, groups.map((items) => ({ externalId: items[0].participant, items })), opts);
-    groups.forEach((items, g) => items.forEach((item, i) => (results[item.index] = answered[g][i])));
+  const applyAll = (em: SqlEntityManager) => async () => {
+    const results: EventResult[] = new Array(events.length);
+    const answer = async (groups: BatchItem[][]) => {
+      const answered = await applyInOrder(em, db, scope, published, groups.map((items) => ({ externalId: items[0].participant, items })), opts);
+      groups.forEach((items, g) => items.forEach((item, i) => (results[item.index] = answered[g][i])));
+    };
+    for (const step of chunks(byParticipant, PARTICIPANTS_PER_STEP)) {
+      await answer(step);
+      await yieldToEventLoop();
+    }
+    for (const repeat of repeats) await answer([[repeat]]);
+    return { results };
   };
-  await forEachConcurrently(chunks(byParticipant, PARTICIPANTS_PER_TRANSACTION), TRANSACTIONS_AT_ONCE[db.dialect], answer);
-  for (const repeat of repeats) await answer([[repeat]]);
-  return { results };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.em().transactional((em) => applyAll(em)());
+    } catch (err) {
+      const lostRace = err instanceof UniqueConstraintViolationException || err instanceof DeadlockException;
+      if (!lostRace || attempt >= BATCH_ATTEMPTS) throw err;
+      await yieldToEventLoop();
+    }
+  }
 }
 
 /**

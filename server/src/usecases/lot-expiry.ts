@@ -1,3 +1,4 @@
+import type { Scope } from "../db/scope.js";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import { raw } from "@mikro-orm/core";
 import { expireLots } from "../engine/lots.js";
@@ -33,9 +34,9 @@ export interface LotExpiryRun {
  * Expires every lot past its `expiresAt` at `now`. One participant's failure
  * does not stop the others; the failures are thrown together at the end.
  */
-export async function expireCurrencyLots(db: Database, now: Date, pageSize = 200): Promise<LotExpiryRun> {
+export async function expireCurrencyLots(db: Database, now: Date, pageSize = 200, scope?: Scope): Promise<LotExpiryRun> {
   const run: LotExpiryRun = { participants: 0, lots: 0 };
-  await runEach(participantsWithDueLots(db, now, pageSize), (id) => `lot expiry of ${id}`, async (participantId) => {
+  await runEach(participantsWithDueLots(db, now, pageSize, scope), (id) => `lot expiry of ${id}`, async (participantId) => {
     const expired = await db.em().transactional((em) => expireParticipantLots(em, db, participantId, now));
     if (expired > 0) {
       run.participants += 1;
@@ -46,7 +47,7 @@ export async function expireCurrencyLots(db: Database, now: Date, pageSize = 200
 }
 
 /** The participants holding lots due to expire at `now`, read a page at a time in id order. */
-async function* participantsWithDueLots(db: Database, now: Date, pageSize: number): AsyncGenerator<string> {
+async function* participantsWithDueLots(db: Database, now: Date, pageSize: number, scope?: Scope): AsyncGenerator<string> {
   let after = "";
   for (;;) {
     const rows = await db
@@ -55,7 +56,7 @@ async function* participantsWithDueLots(db: Database, now: Date, pageSize: numbe
       .select("participantId")
       // Written out rather than bound: only a literal `remaining > 0` lets SQLite use the partial index (entities/wallet.ts).
       .where("remaining > 0")
-      .andWhere({ expiresAt: { $lte: now }, participantId: { $gt: after } })
+      .andWhere({ ...scope, expiresAt: { $lte: now }, participantId: { $gt: after } })
       .groupBy("participantId")
       .orderBy({ participantId: "asc" })
       .limit(pageSize)

@@ -1,7 +1,7 @@
 import type { EntitySchema } from "@mikro-orm/core";
 import type { Knex, SqlEntityManager } from "@mikro-orm/knex";
 import {
-  AffiliateAttribution, Badge, Balance, CashbackCredit, CheckinClaim, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry,
+  AffiliateAttribution, Badge, Balance, CashbackCredit, CheckinClaim, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry, TournamentStanding,
   MissionProgress, Notification, ParticipantReward, Redemption, Referral, RuleRun, WheelSpin,
 } from "../db/entities/index.js";
 
@@ -42,6 +42,8 @@ export const MERGE_RULES: readonly MergeRule[] = [
   move(Delivery),
   dedupe(Badge, ["badgeCode"]),
   sum(LeaderboardEntry, ["campaignId"], "points"),
+  // Tournament scores of the same edition add up (a `max_ratio` best is added too: merges are rare and this keeps the rule simple).
+  sum(TournamentStanding, ["tournamentId", "editionKey"], "score"),
   move(Redemption),
   move(Referral, "referrerId"),
   dedupe(Referral, [], "referredId"),

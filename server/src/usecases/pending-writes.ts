@@ -4,6 +4,7 @@ import {
   Badge, Balance, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry, MissionProgress, Notification, OutboxMessage, Participant, ParticipantReward, RuleRun,
 } from "../db/entities/index.js";
 import type { PeakColumns } from "./peak-level.js";
+import { StandingWrites } from "./tournaments/standing-writes.js";
 
 /** The participant columns an evaluation sets; XP is added to the stored value instead, atomically. */
 export type ParticipantChanges = Pick<Participant, "level" | "tierCode" | "tags" | "eventCounts" | "updatedAt"> & Partial<PeakColumns>;
@@ -43,6 +44,8 @@ export class PendingWrites {
   private readonly lotsSpent = new Map<string, number>();
   private readonly missions = new Map<string, RequiredEntityData<MissionProgress>>();
   private readonly leaderboard = new Map<string, RequiredEntityData<LeaderboardEntry>>();
+  /** Tournament standings the events scored in (one upsert per standing). */
+  readonly standings = new StandingWrites();
 
   /** Adds `xp` to the participant's XP and sets the other columns to `changes`. */
   updateParticipant(participantId: string, xp: number, changes: ParticipantChanges): void {
@@ -91,6 +94,7 @@ export class PendingWrites {
     await insertRows(em, Delivery, this.deliveries);
     await insertRows(em, Badge, this.badges);
     await this.flushLeaderboard(em);
+    await this.standings.flush(em);
     await insertRows(em, Notification, this.notifications);
     await insertRows(em, OutboxMessage, this.outbox);
     await insertRows(em, Event, this.events);
@@ -141,6 +145,7 @@ export class PendingWrites {
     this.lotsSpent.clear();
     this.missions.clear();
     this.leaderboard.clear();
+    this.standings.clear();
   }
 }
 

@@ -52,9 +52,9 @@ export interface TierReviewRun {
  * current club month is due. One club's failure does not stop the others';
  * the failures are thrown together at the end.
  */
-export async function reviewTiers(db: Database, now: Date): Promise<TierReviewRun> {
+export async function reviewTiers(db: Database, now: Date, only?: Scope): Promise<TierReviewRun> {
   const run: TierReviewRun = { reviews: 0, changed: 0 };
-  const published = await db.em().find(ConfigVersion, { status: "published" }, { fields: ["clubId", "env"], orderBy: { clubId: "asc", env: "asc" } });
+  const published = await db.em().find(ConfigVersion, { ...only, status: "published" }, { fields: ["clubId", "env"], orderBy: { clubId: "asc", env: "asc" } });
   await runEach(published, (row) => `tier review of ${row.clubId}/${row.env}`, async (row) => {
     const scope: Scope = { clubId: row.clubId, env: row.env };
     const config = (await getPublishedConfig(db, scope))?.config;

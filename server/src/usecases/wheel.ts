@@ -16,6 +16,8 @@ import { ApiError } from "./errors.js";
 import { recordWebhook } from "./outbox.js";
 import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "./participant-state.js";
 import { participantNotFound } from "./participants.js";
+import { fairSlice } from "../engine/wheel/fair.js";
+import { activeSeed, consumeNonce, currentFairness } from "./wheel/fair-seeds.js";
 
 export type WheelSpinResult = components["schemas"]["WheelSpinResult"];
 
@@ -53,6 +55,7 @@ export async function getWheelState(db: Database, scope: Scope, externalId: stri
     slices: visibleSlices(wheel),
     spins_left: left,
     next_spin_at: nextSpinAt(wheel, left, now, timeZone),
+    fairness: await currentFairness(db, scope, participant.id, now),
   };
 }
 
@@ -60,8 +63,12 @@ export interface SpinOptions {
   /** The `Idempotency-Key` header: a repeat answers the first spin with `duplicate: true`. */
   idempotencyKey?: string;
   now: Date;
-  /** Uniform in [0, 1): `cryptoRandom` in production, a seeded source in tests. */
-  random: RandomSource;
+  /**
+   * Tests only: draw the slice from this source instead of the participant's
+   * provably fair seeds (the spin then has no fairness record). Production
+   * spins are always drawn from the seeds.
+   */
+  random?: RandomSource;
   publicUrl: string;
 }
 
@@ -105,9 +112,11 @@ export async function spinWheel(db: Database, scope: Scope, externalId: string, 
         const next = wheel.spinsPerDay === 0 ? "the wheel gives no spins" : `the next one is available at ${nextDayStart(now, timeZone).toISOString()}`;
         throw new ApiError(409, "no_spins_left", `No spins left today; ${next}`);
       }
-      const index = pickSlice(wheel.slices, opts.random);
+      const seed = opts.random ? null : await activeSeed(em, scope, participant.id, now);
+      const index = seed ? fairSlice(wheel.slices, seed.serverSeed, seed.clientSeed, seed.nextNonce) : pickSlice(wheel.slices, opts.random!);
       if (index === null) throw new ApiError(409, "wheel_disabled", "No slice of the wheel can win (every weight is 0)");
       const slice = wheel.slices[index];
+      const nonce = seed ? await consumeNonce(em, seed) : null;
 
       const spinId = newId("spn");
       const state = await loadParticipantState(em, participant, config, { now, timeZone });
@@ -132,11 +141,13 @@ export async function spinWheel(db: Database, scope: Scope, externalId: string, 
         probability_version: wheel.probabilityVersion,
         duplicate: false,
         effects,
+        ...(seed ? { fairness: { server_seed_hash: seed.serverSeedHash, client_seed: seed.clientSeed, nonce: nonce! } } : {}),
       };
       await em.insert(WheelSpin, {
         id: spinId, ...scope, participantId: participant.id, dayKey: dayKey(now, timeZone), sliceId: slice.id, sliceIndex: index,
         rewardCode: result.reward, probabilityVersion: wheel.probabilityVersion, idempotencyKey: idempotencyKey ?? null,
         result: result as unknown as Record<string, unknown>, spunAt: now,
+        seedId: seed?.id ?? null, nonce, weights: seed ? wheel.slices.map((candidate) => candidate.weight) : null,
       });
       const data: components["schemas"]["WheelSpunWebhookData"] = {
         participant: webhookParticipant(participant), spin_id: spinId, slice_id: slice.id, label: slice.label, reward_code: result.reward,

@@ -208,6 +208,7 @@ describeEachDatabase("wheel use cases", (kind) => {
     await join(scope, "joao");
     expect(await getWheelState(club.db, scope, "joao", noon("2026-11-05"))).toEqual({
       style: "classica", title_left: "ROLETA", title_right: "GRATUITA", slices: [], spins_left: 0, next_spin_at: null,
+      fairness: { server_seed_hash: expect.stringMatching(/^[0-9a-f]{64}$/), client_seed: expect.any(String), next_nonce: 0 },
     });
   });
 });

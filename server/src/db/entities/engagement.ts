@@ -66,6 +66,36 @@ export const WheelSpin = defineEntity({
     idempotencyKey: p.string().length(120).nullable(),
     result: p.json<Record<string, unknown>>(),
     spunAt: p.datetime(),
+    /** Provably fair spins: the seed pair (WheelSeed) and the nonce the slice was derived from; null for spins drawn otherwise. */
+    seedId: refColumn().nullable(),
+    nonce: p.integer().nullable(),
+    /** The slice weights the spin was drawn with, in wheel order, so the audit can recompute it. */
+    weights: p.json<number[]>().nullable(),
   },
 });
 export type WheelSpin = InferEntity<typeof WheelSpin>;
+
+/**
+ * A participant's provably fair seed pair. The server seed stays secret while
+ * the pair is active (`revealedAt` null) — only its SHA-256 `serverSeedHash`
+ * is shown — and is revealed by a rotation, after which every spin drawn with
+ * it can be recomputed. `nextNonce` counts the spins drawn with the pair.
+ * At most one active pair per participant (made under the participant's lock).
+ */
+export const WheelSeed = defineEntity({
+  name: "WheelSeed",
+  tableName: "wheel_seeds",
+  indexes: [{ properties: ["participantId", "revealedAt"] }],
+  properties: {
+    id: idColumn(),
+    ...tenancyColumns(),
+    participantId: refColumn(),
+    serverSeed: p.string().length(64),
+    serverSeedHash: p.string().length(64),
+    clientSeed: p.string().length(64),
+    nextNonce: p.integer(),
+    createdAt: p.datetime(),
+    revealedAt: p.datetime().nullable(),
+  },
+});
+export type WheelSeed = InferEntity<typeof WheelSeed>;

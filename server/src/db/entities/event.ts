@@ -3,6 +3,9 @@ import { amountColumn, enumColumn, idColumn, refColumn, tenancyColumns } from ".
 
 export type EventStatus = "queued" | "processed" | "failed";
 
+/** How long a stored "why" trace is kept (the event log shows none after). */
+export const TRACE_RETENTION_DAYS = 7;
+
 /**
  * A fact received from the client. `idempotencyKey` is the Idempotency-Key
  * header, else the event's own `id` (`externalEventId`); the unique index on
@@ -40,6 +43,8 @@ export const Event = defineEntity({
     effects: p.json<Record<string, unknown>[]>(),
     effectsCount: p.integer(),
     error: p.text().nullable(),
+    /** The engine's "why" trace, when asked for (`?trace=true`, test events); cleared after TRACE_RETENTION_DAYS. */
+    trace: p.json<Record<string, unknown>>().nullable(),
     receivedAt: p.datetime(),
     processedAt: p.datetime().nullable(),
   },

@@ -7,13 +7,16 @@ import { Event, RuleRun } from "./event.js";
 import { Badge, LeaderboardEntry, MissionProgress } from "./achievements.js";
 import { Delivery, ParticipantReward, Redemption } from "./reward.js";
 import { Affiliate, AffiliateAttribution, Referral } from "./referral.js";
-import { CheckinClaim, Notification, WheelSpin } from "./engagement.js";
+import { CheckinClaim, Notification, WheelSeed, WheelSpin } from "./engagement.js";
 import { Game } from "./game.js";
 import { StaffWarning } from "./staff-warning.js";
 import { OutboxMessage, WebhookEndpoint, WebhookSending } from "./webhook.js";
 import { Job } from "./job.js";
 import { TierReview } from "./tier-review.js";
 import { IdempotencyKey } from "./idempotency.js";
+import { TournamentSettlement, TournamentStanding } from "./tournament.js";
+import { TestClock } from "./test-clock.js";
+import { Backtest } from "./backtest.js";
 
 export * from "./club.js";
 export * from "./config.js";
@@ -31,11 +34,16 @@ export * from "./webhook.js";
 export * from "./job.js";
 export * from "./tier-review.js";
 export * from "./idempotency.js";
+export * from "./tournament.js";
+export * from "./test-clock.js";
+export * from "./backtest.js";
 
 /** Every entity, as the ORM and the migration generator load them. */
 export const allEntities = [
   Club, ApiKey, ClubSecret, ConfigVersion, CashbackProgram, Participant, Balance, LedgerEntry, CurrencyLot,
   Event, RuleRun, MissionProgress, Badge, LeaderboardEntry, ParticipantReward, Delivery, Redemption,
   Referral, Affiliate, AffiliateAttribution, Notification, CheckinClaim, WheelSpin, Game, StaffWarning,
-  WebhookEndpoint, OutboxMessage, WebhookSending, Job, CashbackCredit, TierReview, IdempotencyKey,
+  Referral, Affiliate, AffiliateAttribution, Notification, CheckinClaim, WheelSpin, WheelSeed, Game, StaffWarning,
+  WebhookEndpoint, OutboxMessage, WebhookSending, Job, CashbackCredit, TierReview, TestClock, Backtest,
+  TournamentStanding, TournamentSettlement, IdempotencyKey,
 ];

@@ -24,7 +24,13 @@ export const Participant = defineEntity({
   tableName: "participants",
   uniques: [
     { properties: ["clubId", "env", "externalId"] },
-    { properties: ["clubId", "env", "referralCode"] },
+    {
+      // Partial (non-null codes only): a full unique index on a mostly-null column
+      // looked cheap to the planner and was picked for the participant lock by external id.
+      name: "participants_referral_code_partial_unique",
+      expression: (table, columns, name) =>
+        `create unique index ${name} on ${table.name} (${columns.clubId}, ${columns.env}, ${columns.referralCode}) where ${columns.referralCode} is not null`,
+    },
   ],
   properties: {
     id: idColumn(),

@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { enumColumn, idColumn, refColumn, tenancyColumns } from "./columns.js";
 
-export type OutboxKind = "webhook" | "event";
+export type OutboxKind = "webhook" | "event" | "backtest";
 export type WebhookSendingStatus = "pending" | "succeeded" | "failed";
 
 /**
@@ -34,12 +34,19 @@ export type WebhookEndpoint = InferEntity<typeof WebhookEndpoint>;
  * not yet handed over. Payload by kind:
  * - `webhook`: the webhook envelope every endpoint receives
  *   (`{id: "evt_…", type, created_at, club_id, env, data}`, see usecases/outbox.ts);
- * - `event`: `{event_id}`, an event stored as queued (`Prefer: respond-async`) to process.
+ * - `event`: `{event_id}`, an event stored as queued (`Prefer: respond-async`) to process;
+ * - `backtest`: `{backtest_id}`, a backtest job to run.
  */
 export const OutboxMessage = defineEntity({
   name: "OutboxMessage",
   tableName: "outbox_messages",
-  indexes: [{ properties: ["relayedAt", "createdAt"] }],
+  indexes: [
+    {
+      // Only the unrelayed rows: the relay's scan stays small however many relayed rows accumulate.
+      name: "outbox_messages_unrelayed_created_at_index",
+      expression: (table, columns, name) => `create index ${name} on ${table.name} (${columns.createdAt}) where ${columns.relayedAt} is null`,
+    },
+  ],
   properties: {
     id: idColumn(),
     ...tenancyColumns(),

@@ -1,0 +1,13 @@
+import { Migration } from '@mikro-orm/migrations';
+
+export class Migration20261123204226_event_trace extends Migration {
+
+  override async up(): Promise<void> {
+    this.addSql(`alter table "events" add column "trace" jsonb null;`);
+  }
+
+  override async down(): Promise<void> {
+    this.addSql(`alter table "events" drop column "trace";`);
+  }
+
+}

@@ -1,0 +1,117 @@
+import type { components } from "../../../../generated/types.js";
+import { dayKey, instantOf, localDateTime, monthKey } from "../time.js";
+
+/*
+ * Editions: each run of a tournament is an edition with its own key, window
+ * and standings. A `weekly` tournament repeats its configured window every 7
+ * days of the club's wall clock (the same local start time, also across a DST
+ * change); a `none` tournament has one edition. An edition's key is the club
+ * date its window starts ("2026-11-23"). Official tournaments cut days and
+ * months in their own time zone; their keys are "2026-11-23" and "2026-11".
+ */
+
+export type TournamentConfig = components["schemas"]["TournamentConfig"];
+
+export interface Edition {
+  key: string;
+  /** 0 for the configured window, n for the window n weeks later. */
+  index: number;
+  startsAt: Date;
+  /** Excluded: the edition is [startsAt, endsAt). */
+  endsAt: Date;
+}
+
+const DAY_MS = 86_400_000;
+const WEEK_MS = 7 * DAY_MS;
+
+/** The instant whose club wall time is `instant`'s plus `days` days. */
+function addLocalDays(instant: Date, days: number, timeZone: string): Date {
+  if (days === 0) return instant;
+  const local = localDateTime(instant, timeZone);
+  const moved = new Date(Date.UTC(local.year, local.month - 1, local.day + days));
+  return instantOf({ ...local, year: moved.getUTCFullYear(), month: moved.getUTCMonth() + 1, day: moved.getUTCDate() }, timeZone);
+}
+
+/** The tournament's n-th edition (n ≥ 0; only 0 exists without recurrence). */
+export function editionAt(tournament: TournamentConfig, index: number, timeZone: string): Edition {
+  const startsAt = addLocalDays(new Date(tournament.startsAt), 7 * index, timeZone);
+  const endsAt = addLocalDays(new Date(tournament.endsAt), 7 * index, timeZone);
+  return { key: dayKey(startsAt, timeZone), index, startsAt, endsAt };
+}
+
+function weekly(tournament: TournamentConfig): boolean {
+  return tournament.recurrence === "weekly";
+}
+
+/**
+ * The edition whose window contains `instant`, or null (before the first,
+ * between editions, after the only one).
+ */
+export function editionContaining(tournament: TournamentConfig, instant: Date, timeZone: string): Edition | null {
+  const offset = instant.getTime() - Date.parse(tournament.startsAt);
+  if (offset < 0) return null;
+  const guess = weekly(tournament) ? Math.floor(offset / WEEK_MS) : 0;
+  // A DST change moves local weeks by an hour, so the neighbours are checked too.
+  for (const index of [guess, guess - 1, guess + 1]) {
+    if (index < 0 || (index > 0 && !weekly(tournament))) continue;
+    const edition = editionAt(tournament, index, timeZone);
+    if (edition.startsAt <= instant && instant < edition.endsAt) return edition;
+  }
+  return null;
+}
+
+/** The last edition that started at or before `now` (running or ended), or null before the first. */
+export function latestEdition(tournament: TournamentConfig, now: Date, timeZone: string): Edition | null {
+  const offset = now.getTime() - Date.parse(tournament.startsAt);
+  if (offset < 0) return null;
+  if (!weekly(tournament)) return editionAt(tournament, 0, timeZone);
+  let index = Math.floor(offset / WEEK_MS) + 1;
+  while (index > 0 && editionAt(tournament, index, timeZone).startsAt > now) index -= 1;
+  return editionAt(tournament, index, timeZone);
+}
+
+/**
+ * Editions ended at `now` that may still need settling, newest first: the
+ * last `lookBack` of them (a worker down for longer than that many weeks does
+ * not settle the older ones).
+ */
+export function endedEditions(tournament: TournamentConfig, now: Date, timeZone: string, lookBack = 2): Edition[] {
+  const latest = latestEdition(tournament, now, timeZone);
+  if (!latest) return [];
+  const ended: Edition[] = [];
+  for (let index = latest.index; index >= 0 && ended.length < lookBack && index > latest.index - lookBack - 1; index -= 1) {
+    const edition = editionAt(tournament, index, timeZone);
+    if (edition.endsAt <= now) ended.push(edition);
+  }
+  return ended;
+}
+
+export type OfficialPeriodName = "daily" | "monthly";
+
+/** The official day or month containing `instant`, in `timeZone`. */
+export function officialPeriod(period: OfficialPeriodName, instant: Date, timeZone: string): Edition {
+  const local = localDateTime(instant, timeZone);
+  const midnight = { hour: 0, minute: 0, second: 0 };
+  if (period === "daily") {
+    const next = new Date(Date.UTC(local.year, local.month - 1, local.day + 1));
+    return {
+      key: dayKey(instant, timeZone),
+      index: 0,
+      startsAt: instantOf({ year: local.year, month: local.month, day: local.day, ...midnight }, timeZone),
+      endsAt: instantOf({ year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate(), ...midnight }, timeZone),
+    };
+  }
+  const next = new Date(Date.UTC(local.year, local.month, 1));
+  return {
+    key: monthKey(instant, timeZone),
+    index: 0,
+    startsAt: instantOf({ year: local.year, month: local.month, day: 1, ...midnight }, timeZone),
+    endsAt: instantOf({ year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: 1, ...midnight }, timeZone),
+  };
+}
+
+/** The official day or month before the one containing `now` (the one a settlement at `now` closes). */
+export function previousOfficialPeriod(period: OfficialPeriodName, now: Date, timeZone: string): Edition {
+  const current = officialPeriod(period, now, timeZone);
+  return officialPeriod(period, new Date(current.startsAt.getTime() - 1), timeZone);
+}

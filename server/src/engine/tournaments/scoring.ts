@@ -1,0 +1,134 @@
+import type { components } from "../../../../generated/types.js";
+import { eventField, evaluateFieldCondition } from "../conditions.js";
+import type { GameFilterScope, GameLists } from "../config.js";
+import { matchesGameFilter } from "../games.js";
+import { toMinorUnits } from "../money.js";
+import type { EngineEvent } from "../types.js";
+import { editionContaining, officialPeriod, type OfficialPeriodName, type TournamentConfig } from "./editions.js";
+
+/*
+ * Scoring from the tournament's own configuration, on the ingestion path: an
+ * event gives at most one score delta per affected standing (tournament ×
+ * edition), which the caller writes as one upsert per standing together with
+ * the event's other writes. No reads: whether the edition is running is
+ * decided from the event's time and `now` alone.
+ *
+ * Scores are integers in hundredths:
+ * - `sum` adds the event's `field` (default `amount`), truncated to the hundredth;
+ * - `count` adds 1 (100 hundredths) per event;
+ * - `max_ratio` keeps the best single ratio `field ÷ amount` (e.g. `meta.win ÷
+ *   amount`, the win multiplier), truncated to the hundredth; events without a
+ *   positive `amount` or a numeric `field` do not score.
+ * Official tournaments score the wagered amount (`bet.placed` `amount`) in cents.
+ */
+
+export type OfficialTournamentsConfig = components["schemas"]["OfficialTournamentsConfig"];
+
+/** Scores are stored in hundredths. */
+export const SCORE_DECIMALS = 2;
+
+export interface ScoreDelta {
+  /** A tournament id, or `official:<track>:<period>:<currency>`. */
+  tournamentId: string;
+  editionKey: string;
+  /** `add` raises the stored score by `score`; `max` keeps the larger. */
+  mode: "add" | "max";
+  score: number;
+  /** When the score was reached: the event's time (ties rank the earlier first). */
+  reachedAt: Date;
+}
+
+export interface ScoringInput {
+  tournaments: TournamentConfig[];
+  officialTournaments?: OfficialTournamentsConfig;
+  /** The club-wide `games.exclude`. */
+  globalExclude?: GameLists;
+  event: EngineEvent;
+  now: Date;
+  /** The club time zone (editions of configured tournaments). */
+  timeZone: string;
+}
+
+/** A value in hundredths, or null when it is no non-negative decimal. */
+function hundredths(value: unknown): number | null {
+  if (typeof value !== "number" && typeof value !== "string") return null;
+  try {
+    return toMinorUnits(value, SCORE_DECIMALS);
+  } catch {
+    return null;
+  }
+}
+
+/** The score one event gives in a tournament, or null when it gives none. */
+export function eventScore(tournament: TournamentConfig, event: EngineEvent): number | null {
+  const field = tournament.field ?? "amount";
+  switch (tournament.scoring ?? "sum") {
+    case "count":
+      return 100;
+    case "sum":
+      return hundredths(eventField(event, field));
+    case "max_ratio": {
+      const value = hundredths(eventField(event, field));
+      const amount = hundredths(event.amount);
+      if (value === null || amount === null || amount <= 0) return null;
+      return Math.floor((value * 100) / amount);
+    }
+  }
+}
+
+function passesFilters(tournament: TournamentConfig, event: EngineEvent, globalExclude: GameLists | undefined): boolean {
+  const context = { event, participant: { xp: 0, level: 0, tier: "", tags: [] }, eventCountBefore: 0 };
+  if (!(tournament.conditions ?? []).every((condition) => evaluateFieldCondition(condition, context))) return false;
+  return matchesGameFilter(tournament.games as Partial<GameFilterScope> | undefined, event.meta, globalExclude);
+}
+
+/**
+ * The score deltas of one event: for each enabled tournament of the event's
+ * type whose edition containing the event's time is still running at `now`
+ * (so a late event never changes an ended or settled edition), and for each
+ * official track and period when it is a `bet.placed`.
+ */
+export function scoreEvent(input: ScoringInput): ScoreDelta[] {
+  const { event, now, timeZone } = input;
+  const at = new Date(event.occurred_at);
+  if (Number.isNaN(at.getTime())) return [];
+  const deltas: ScoreDelta[] = [];
+  for (const tournament of input.tournaments) {
+    if (tournament.enabled === false || tournament.event !== event.type) continue;
+    const edition = editionContaining(tournament, at, timeZone);
+    if (!edition || now >= edition.endsAt) continue;
+    if (!passesFilters(tournament, event, input.globalExclude)) continue;
+    const score = eventScore(tournament, event);
+    if (score === null || score <= 0) continue;
+    deltas.push({ tournamentId: tournament.id, editionKey: edition.key, mode: tournament.scoring === "max_ratio" ? "max" : "add", score, reachedAt: at });
+  }
+  deltas.push(...officialDeltas(input, at));
+  return deltas;
+}
+
+/** The standing id of an official track, period and currency. */
+export function officialTournamentId(trackId: string, period: OfficialPeriodName, currency: string): string {
+  return `official:${trackId}:${period}:${currency}`;
+}
+
+export const OFFICIAL_PERIODS: OfficialPeriodName[] = ["daily", "monthly"];
+
+function officialDeltas(input: ScoringInput, at: Date): ScoreDelta[] {
+  const official = input.officialTournaments;
+  const { event, now } = input;
+  if (!official?.enabled || event.type !== "bet.placed") return [];
+  const wager = hundredths(event.amount);
+  if (wager === null || wager <= 0) return [];
+  const timeZone = official.timezone ?? "America/Sao_Paulo";
+  const deltas: ScoreDelta[] = [];
+  for (const period of OFFICIAL_PERIODS) {
+    if (official[period]?.enabled === false) continue;
+    const edition = officialPeriod(period, at, timeZone);
+    if (now >= edition.endsAt) continue;
+    for (const track of official.tracks ?? []) {
+      if (track.enabled === false || !matchesGameFilter(track.games as Partial<GameFilterScope>, event.meta, input.globalExclude)) continue;
+      deltas.push({ tournamentId: officialTournamentId(track.id, period, event.currency), editionKey: edition.key, mode: "add", score: wager, reachedAt: at });
+    }
+  }
+  return deltas;
+}

@@ -1,0 +1,83 @@
+import { raw, type RequiredEntityData } from "@mikro-orm/core";
+import type { SqlEntityManager } from "@mikro-orm/knex";
+import { TournamentStanding } from "../../db/entities/index.js";
+import { newId } from "../../db/ids.js";
+import type { Scope } from "../../db/scope.js";
+import type { ClubConfig } from "../../engine/config.js";
+import { scoreEvent, type ScoreDelta } from "../../engine/tournaments/index.js";
+import type { EngineEvent } from "../../engine/types.js";
+
+type Row = RequiredEntityData<TournamentStanding>;
+
+/**
+ * The tournament score deltas of a group of evaluations, combined per
+ * standing in memory and written by `flush` as one multi-row upsert per
+ * scoring mode (at most two statements, whatever the number of events and
+ * tournaments): `add` rows add to the stored score, `max` rows keep the
+ * larger. `reached_at` moves only when the score rises, so ties rank the
+ * participant who got there first.
+ */
+export class StandingWrites {
+  private readonly rows = { add: new Map<string, Row>(), max: new Map<string, Row>() };
+
+  add(scope: Scope, participantId: string, deltas: ScoreDelta[], now: Date): void {
+    for (const delta of deltas) {
+      const key = `${participantId}\u0000${delta.tournamentId}\u0000${delta.editionKey}`;
+      const rows = this.rows[delta.mode];
+      const pending = rows.get(key);
+      const row: Row = {
+        id: newId("tst"), ...scope, participantId, tournamentId: delta.tournamentId, editionKey: delta.editionKey,
+        score: delta.score, reachedAt: delta.reachedAt, updatedAt: now,
+      };
+      if (!pending) rows.set(key, row);
+      else if (delta.mode === "add") rows.set(key, { ...pending, score: pending.score + delta.score, reachedAt: later(pending.reachedAt as Date, delta.reachedAt), updatedAt: now });
+      else if (delta.score > pending.score) rows.set(key, { ...pending, score: delta.score, reachedAt: delta.reachedAt, updatedAt: now });
+    }
+  }
+
+  async flush(em: SqlEntityManager): Promise<void> {
+    const t = "tournament_standings";
+    const bigger = `excluded.score > ${t}.score`;
+    if (this.rows.add.size > 0) {
+      await em.createQueryBuilder(TournamentStanding).insert([...this.rows.add.values()]).onConflict(["participantId", "tournamentId", "editionKey"]).merge({
+        score: raw(`${t}.score + excluded.score`),
+        reachedAt: raw(`case when excluded.reached_at > ${t}.reached_at then excluded.reached_at else ${t}.reached_at end`),
+        updatedAt: raw("excluded.updated_at"),
+      }).execute();
+    }
+    if (this.rows.max.size > 0) {
+      await em.createQueryBuilder(TournamentStanding).insert([...this.rows.max.values()]).onConflict(["participantId", "tournamentId", "editionKey"]).merge({
+        score: raw(`case when ${bigger} then excluded.score else ${t}.score end`),
+        reachedAt: raw(`case when ${bigger} then excluded.reached_at else ${t}.reached_at end`),
+        updatedAt: raw("excluded.updated_at"),
+      }).execute();
+    }
+    this.clear();
+  }
+
+  clear(): void {
+    this.rows.add.clear();
+    this.rows.max.clear();
+  }
+}
+
+function later(a: Date, b: Date): Date {
+  return a.getTime() >= b.getTime() ? a : b;
+}
+
+/**
+ * The ingestion hook: scores the event in every tournament (pure engine) and
+ * gathers one upsert per affected standing into the event's writes.
+ */
+export function gatherTournamentScores(
+  standings: StandingWrites,
+  target: { scope: Scope; participantId: string; config: ClubConfig; event: EngineEvent; now: Date; timeZone: string },
+): void {
+  const { config } = target;
+  if (config.tournaments.length === 0 && !config.officialTournaments?.enabled) return;
+  const deltas = scoreEvent({
+    tournaments: config.tournaments, officialTournaments: config.officialTournaments, globalExclude: config.games?.exclude,
+    event: target.event, now: target.now, timeZone: target.timeZone,
+  });
+  standings.add(target.scope, target.participantId, deltas, target.now);
+}

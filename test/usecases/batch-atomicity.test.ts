@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { Event, LedgerEntry, MissionProgress, Participant } from "../../server/src/db/entities/index.js";
+import { ingestBatch, ingestEvent } from "../../server/src/usecases/events.js";
+import { PendingWrites } from "../../server/src/usecases/pending-writes.js";
+import { describeEachDatabase } from "../support/databases.js";
+import { balancesOf, eventInput, openClub, participantRow, PUBLIC_URL, type TestClub } from "./fixtures.js";
+
+/** A Wednesday, 09:00 in São Paulo. */
+const NOW = new Date("2026-11-18T12:00:00Z");
+const opts = { now: NOW, publicUrl: PUBLIC_URL };
+
+/** The i-th event of a casino mix over `players` players named `${prefix}-N`. */
+function casinoEvent(prefix: string, i: number, players: number): Record<string, unknown> {
+  const participant = `${prefix}-${i % players}`;
+  const id = `${prefix}-evt-${i}`;
+  const game_type = ["video-slots", "live-casino", "crash"][i % 3];
+  switch (i % 6) {
+    case 0:
+      return { participant, type: "deposit.confirmed", id, amount: 20 + (i % 7) * 15, meta: { method: "pix" } };
+    case 1:
+    case 2:
+    case 3:
+      return { participant, type: "bet.placed", id, amount: `${1 + (i % 50)}.50`, meta: { game_id: `game-${i % 9}`, game_type } };
+    case 4:
+      return { participant, type: "bet.settled", id, amount: i % 4, meta: { game_type } };
+    default:
+      return { participant, type: i % 12 === 5 ? "user.signed_up" : "session.started", id };
+  }
+}
+
+describeEachDatabase("atomic batches", (kind) => {
+  let club: TestClub;
+
+  beforeAll(async () => {
+    club = await openClub(kind);
+  });
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await club?.close();
+  });
+
+  async function counts() {
+    const em = club.db.em();
+    return {
+      events: await em.count(Event, club.scope),
+      participants: await em.count(Participant, club.scope),
+      ledger: await em.count(LedgerEntry, {}),
+      missions: await em.count(MissionProgress, {}),
+    };
+  }
+
+  it("refuses a 150-event batch whose last event is no real instant with a 422 naming it, and writes nothing", async () => {
+    const before = await counts();
+    const events = Array.from({ length: 150 }, (_, i) => eventInput(casinoEvent("leap", i, 150)));
+    events[149] = eventInput({ ...casinoEvent("leap", 149, 150), occurred_at: "2026-06-30T23:59:60Z" });
+    await expect(ingestBatch(club.db, club.scope, events, opts)).rejects.toMatchObject({ status: 422, code: "validation_failed", message: expect.stringContaining("body.events[149].occurred_at") });
+    expect(await counts()).toEqual(before);
+  });
+
+  it("rolls the whole 150-event batch back when a later step fails after earlier ones were written", async () => {
+    const before = await counts();
+    const events = Array.from({ length: 150 }, (_, i) => eventInput(casinoEvent("late", i, 150)));
+    const flush = PendingWrites.prototype.flush;
+    let calls = 0;
+    const spy = vi.spyOn(PendingWrites.prototype, "flush").mockImplementation(async function (this: PendingWrites, em) {
+      // The first step (100 participants) is written; the second fails as a lost connection would.
+      if (++calls === 2) throw new Error("connection lost");
+      return flush.call(this, em);
+    });
+    try {
+      await expect(ingestBatch(club.db, club.scope, events, opts)).rejects.toThrow("connection lost");
+    } finally {
+      spy.mockRestore();
+    }
+    expect(calls).toBe(2);
+    expect(await counts()).toEqual(before);
+    // Resending the same batch applies it once.
+    const { results } = await ingestBatch(club.db, club.scope, events, opts);
+    expect(results.filter((result) => result.duplicate)).toEqual([]);
+    expect((await counts()).events).toBe(before.events + 150);
+  });
+
+  it("a batch gives the same state as the same events sent one by one", async () => {
+    const players = 12;
+    const total = 120;
+    for (let i = 0; i < total; i++) await ingestEvent(club.db, club.scope, eventInput(casinoEvent("one", i, players)), opts);
+    await ingestBatch(club.db, club.scope, Array.from({ length: total }, (_, i) => eventInput(casinoEvent("all", i, players))), opts);
+    const stateOf = async (externalId: string) => {
+      const row = await participantRow(club.db, club.scope, externalId);
+      const missions = await club.db.em().find(MissionProgress, { participantId: row.id }, { orderBy: { missionId: "asc", periodKey: "asc" }, disableIdentityMap: true });
+      return {
+        xp: row.xp,
+        level: row.level,
+        tier: row.tierCode,
+        tags: row.tags,
+        eventCounts: row.eventCounts,
+        balances: await balancesOf(club.db, row.id),
+        missions: missions.map((m) => ({ mission: m.missionId, period: m.periodKey, progress: m.progress, completed: m.completedAt !== null, claimed: m.claimedAt !== null })),
+      };
+    };
+    for (let p = 0; p < players; p++) expect(await stateOf(`all-${p}`)).toEqual(await stateOf(`one-${p}`));
+  });
+});

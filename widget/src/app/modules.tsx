@@ -1,0 +1,391 @@
+import { useState } from "preact/hooks";
+import type { ModuleName } from "../protocol";
+import { useWidget } from "./context";
+import { Bar, errorText, Loaded, Notice, useLoad } from "./load";
+import { Wheel } from "./wheel";
+
+/** The modules the widget can show (what `open(module)` accepts besides `home`). */
+export const MODULES: ModuleName[] = [
+  "profile", "currencies", "missions", "checkin", "wheel", "store", "rewards",
+  "leaderboard", "notifications", "cashback", "referral", "badges", "faq",
+];
+
+export function moduleView(module: ModuleName) {
+  switch (module) {
+    case "profile": return <Profile />;
+    case "currencies": return <Currencies />;
+    case "missions": return <Missions />;
+    case "checkin": return <Checkin />;
+    case "wheel": return <Wheel />;
+    case "store": return <Store />;
+    case "rewards": return <Rewards />;
+    case "leaderboard": return <Leaderboards />;
+    case "notifications": return <Notifications />;
+    case "cashback": return <Cashback />;
+    case "referral": return <Referral />;
+    case "badges": return <Badges />;
+    case "faq": return <Faq />;
+    default: return null;
+  }
+}
+
+export function Profile(props: { compact?: boolean }) {
+  const { progress, profile, t, fmt, config, open } = useWidget();
+  if (!progress || !profile) return <p role="status" class="muted">{t.loading}</p>;
+  const tier = config.tiers.find((candidate) => candidate.code === profile.tier.code);
+  const remaining = progress.xp.required - progress.xp.current;
+  return (
+    <div class="card profile" data-testid="profile">
+      <div class="row">
+        {progress.participant.avatar_url ? <img class="avatar" src={progress.participant.avatar_url} alt="" /> : <span class="avatar" aria-hidden="true">★</span>}
+        <div>
+          <p class="level" data-testid="level">{t.level} {fmt.number(progress.level.number)}</p>
+          {progress.level.name !== `${t.level} ${progress.level.number}` ? <p class="muted">{progress.level.name}</p> : null}
+        </div>
+        <span class="tier" style={{ borderColor: profile.tier.color ?? undefined }}>{t.tier}: {profile.tier.name}</span>
+      </div>
+      <Bar value={progress.xp.current} max={progress.xp.required || 1} label={`${t.xp} ${t.level} ${progress.level.number}`} />
+      <p class="muted" data-testid="xp">
+        {fmt.number(progress.xp.total)} {t.xp} · {progress.next_level ? t.xpToNext(fmt.number(remaining)) : t.maxLevel}
+      </p>
+      {props.compact ? (
+        <button class="btn ghost" onClick={() => open("profile")}>{t.profile}</button>
+      ) : (
+        <>
+          <h2>{t.balances}</h2>
+          <BalanceList />
+          {tier && tier.benefits.length ? (
+            <>
+              <h2>{t.benefits}</h2>
+              <ul class="list" role="list">{tier.benefits.map((benefit) => <li key={benefit.code}>{benefit.name}</li>)}</ul>
+            </>
+          ) : null}
+        </>
+      )}
+    </div>
+  );
+}
+
+function BalanceList() {
+  const { progress, fmt } = useWidget();
+  return (
+    <ul class="list" role="list" data-testid="balances">
+      {(progress?.currencies ?? []).map((currency) => (
+        <li key={currency.code} class="row" data-currency={currency.code}>
+          <span>{currency.name}</span>
+          <strong data-testid={`balance-${currency.code}`}>{fmt.amount(currency.balance_minor, currency.code)}</strong>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Currencies() {
+  return <div class="card"><BalanceList /></div>;
+}
+
+function Missions() {
+  const { api, t, fmt, refresh, track } = useWidget();
+  const missions = useLoad(() => api.me.missions());
+  const [notice, setNotice] = useState<{ text: string; error?: boolean } | null>(null);
+  const claim = async (id: string, title: string) => {
+    try {
+      await api.me.claimMission(id);
+      setNotice({ text: `${t.claimed}: ${title}` });
+      track("mission.claimed", { mission_id: id });
+      await Promise.all([missions.reload(), refresh()]);
+    } catch (err) {
+      setNotice({ text: errorText(err), error: true });
+    }
+  };
+  return (
+    <>
+      <Notice text={notice?.text ?? null} error={notice?.error} />
+      <Loaded state={missions}>
+        {(list) => (
+          <ul class="list" role="list">
+            {list.data.map((mission) => (
+              <li key={mission.id} class="card" data-mission={mission.id}>
+                <h3>{mission.title}</h3>
+                {mission.description ? <p class="muted">{mission.description}</p> : null}
+                <Bar value={mission.progress} max={mission.goal.target} label={mission.title} />
+                <p class="muted">{t.progress(fmt.number(Math.min(mission.progress, mission.goal.target)), fmt.number(mission.goal.target))} · {t.reward}: {mission.reward.title}</p>
+                {mission.claimable ? (
+                  <button class="btn primary" onClick={() => void claim(mission.id, mission.title)}>{t.claim}</button>
+                ) : mission.claimed ? <span class="pill ok">{t.claimed}</span> : mission.completed ? <span class="pill ok">{t.completed}</span> : null}
+              </li>
+            ))}
+          </ul>
+        )}
+      </Loaded>
+    </>
+  );
+}
+
+function Checkin() {
+  const { api, t, fmt, config, refresh, track } = useWidget();
+  const state = useLoad(() => api.me.checkin());
+  const [notice, setNotice] = useState<{ text: string; error?: boolean } | null>(null);
+  const calendar = config.checkin?.calendar ?? [];
+  const claim = async () => {
+    try {
+      const result = await api.me.claimCheckin();
+      setNotice({ text: t.checkedIn });
+      track("checkin.claimed", { day: result.state.today_index });
+      await Promise.all([state.reload(), refresh()]);
+    } catch (err) {
+      setNotice({ text: errorText(err), error: true });
+    }
+  };
+  return (
+    <Loaded state={state}>
+      {(checkin) => (
+        <div class="stack">
+          <p class="muted">{t.streak(fmt.number(checkin.streak))}</p>
+          <ol class="calendar" aria-label={t.checkin}>
+            {checkin.days.map((day, index) => {
+              const slot = calendar[index];
+              return (
+                <li key={index} class={`day ${day}${slot?.highlight ? " highlight" : ""}${index === checkin.today_index ? " today" : ""}`} aria-current={index === checkin.today_index ? "date" : undefined}>
+                  <span class="day-number">{t.day(fmt.number(index + 1))}</span>
+                  <span class="day-label">{slot?.label ?? ""}</span>
+                  <span class="sr-only">{day}</span>
+                </li>
+              );
+            })}
+          </ol>
+          {checkin.can_claim ? (
+            <button class="btn primary" onClick={() => void claim()}>{t.checkinNow}</button>
+          ) : <p class="pill ok" data-testid="checked-in">{checkin.claimed_today ? t.checkedIn : ""}</p>}
+          <Notice text={notice?.text ?? null} error={notice?.error} />
+        </div>
+      )}
+    </Loaded>
+  );
+}
+
+function Store() {
+  const { api, t, fmt, refresh, track } = useWidget();
+  const store = useLoad(() => api.me.store());
+  const [confirming, setConfirming] = useState<{ code: string; title: string; cost: string } | null>(null);
+  const [notice, setNotice] = useState<{ text: string; error?: boolean } | null>(null);
+  const redeem = async () => {
+    const item = confirming!;
+    setConfirming(null);
+    try {
+      await api.me.redeem(item.code, { idempotencyKey: `w-${item.code}-${crypto.randomUUID()}` });
+      setNotice({ text: t.redeemed(item.title) });
+      track("store.redeemed", { reward_code: item.code });
+      await Promise.all([store.reload(), refresh()]);
+    } catch (err) {
+      setNotice({ text: errorText(err), error: true });
+    }
+  };
+  return (
+    <div class="stack">
+      <div class="card"><h2>{t.yourBalance}</h2><BalanceList /></div>
+      <Notice text={notice?.text ?? null} error={notice?.error} />
+      <Loaded state={store}>
+        {(list) => (
+          <ul class="cards" role="list">
+            {list.data.map((item) => {
+              const cost = fmt.amount(item.cost.amount_minor, item.cost.currency);
+              return (
+                <li key={item.code} class="card" data-item={item.code}>
+                  <h3>{item.title}</h3>
+                  {item.description ? <p class="muted">{item.description}</p> : null}
+                  <p class="price">{cost}</p>
+                  <button class="btn primary" disabled={!item.affordable} onClick={() => setConfirming({ code: item.code, title: item.title, cost })}>
+                    {item.affordable ? t.redeem : t.cannotAfford}
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </Loaded>
+      {confirming ? (
+        <div class="overlay">
+          <div class="card dialog" role="alertdialog" aria-modal="true" aria-labelledby="confirm-title" onKeyDown={(event) => event.key === "Escape" && setConfirming(null)}>
+            <h2 id="confirm-title">{t.confirmRedeem(confirming.title, confirming.cost)}</h2>
+            <div class="row">
+              <button class="btn ghost" onClick={() => setConfirming(null)}>{t.cancel}</button>
+              <button class="btn primary" ref={(el) => el?.focus()} onClick={() => void redeem()}>{t.confirm}</button>
+            </div>
+          </div>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function Rewards() {
+  const { api, t, fmt, config } = useWidget();
+  const rewards = useLoad(() => api.me.rewards());
+  return (
+    <Loaded state={rewards}>
+      {(list) => list.data.length === 0 ? <p class="muted">{t.noRewards}</p> : (
+        <ul class="list" role="list">
+          {list.data.map((reward) => {
+            const howTo = config.rewards.find((candidate) => candidate.code === reward.reward_code)?.how_to_use;
+            return (
+              <li key={reward.id} class="card">
+                <h3>{reward.title}</h3>
+                <p class="muted">{fmt.date(reward.granted_at)} · {reward.status}</p>
+                {howTo ? <details><summary>{t.howToUse}</summary><p>{howTo}</p></details> : null}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </Loaded>
+  );
+}
+
+function Leaderboards() {
+  const { api } = useWidget();
+  const boards = useLoad(() => api.me.leaderboards());
+  return (
+    <Loaded state={boards}>
+      {(list) => <div class="stack">{list.data.map((board) => <Leaderboard key={board.campaign_id} id={board.campaign_id} />)}</div>}
+    </Loaded>
+  );
+}
+
+function Leaderboard(props: { id: string }) {
+  const { api, t, fmt } = useWidget();
+  const board = useLoad(() => api.me.leaderboard(props.id, { limit: 10 }));
+  return (
+    <Loaded state={board}>
+      {(data) => (
+        <section class="card">
+          <h2>{data.title}</h2>
+          <ol class="list">
+            {data.entries.map((entry) => (
+              <li key={entry.rank} class={`row${entry.is_me ? " me" : ""}`}>
+                <span>#{fmt.number(entry.rank)} {entry.is_me ? t.you : (entry.display_name ?? "—")}</span>
+                <span>{fmt.number(entry.points)}</span>
+              </li>
+            ))}
+          </ol>
+          <p class="muted">{t.you}: {data.me.rank ? `#${fmt.number(data.me.rank)}` : "—"} · {fmt.number(data.me.points)}</p>
+        </section>
+      )}
+    </Loaded>
+  );
+}
+
+function Notifications() {
+  const { api, t, fmt, track } = useWidget();
+  const list = useLoad(() => api.me.notifications());
+  const markAll = async () => {
+    await api.me.markAllRead();
+    track("notifications.read");
+    await list.reload();
+  };
+  const markOne = async (id: string) => {
+    await api.me.markRead(id);
+    await list.reload();
+  };
+  return (
+    <Loaded state={list}>
+      {(page) => page.data.length === 0 ? <p class="muted">{t.noNotifications}</p> : (
+        <div class="stack">
+          {page.unread_count > 0 ? <button class="btn ghost" onClick={() => void markAll()}>{t.markAllRead}</button> : null}
+          <ul class="list" role="list">
+            {page.data.map((item) => (
+              <li key={item.id} class={`card${item.read_at ? "" : " unread"}`}>
+                <h3>{item.title}{item.read_at ? null : <span class="pill"> {t.unread}</span>}</h3>
+                {item.body ? <p>{item.body}</p> : null}
+                <p class="muted">{fmt.date(item.created_at)}</p>
+                {item.read_at ? null : <button class="btn ghost" onClick={() => void markOne(item.id)}>✓</button>}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </Loaded>
+  );
+}
+
+function Cashback() {
+  const { api, t, fmt, refresh, track } = useWidget();
+  const state = useLoad(() => api.me.cashback());
+  const [notice, setNotice] = useState<{ text: string; error?: boolean } | null>(null);
+  const claim = async () => {
+    try {
+      await api.me.claimCashback();
+      track("cashback.claimed");
+      await Promise.all([state.reload(), refresh()]);
+    } catch (err) {
+      setNotice({ text: errorText(err), error: true });
+    }
+  };
+  return (
+    <Loaded state={state}>
+      {(cashback) => (
+        <div class="card stack">
+          <p>{t.available}: <strong>{fmt.money(cashback.available_minor)}</strong></p>
+          {cashback.mode === "claim" && cashback.available_minor > 0 ? <button class="btn primary" onClick={() => void claim()}>{t.claimCashback}</button> : null}
+          <Notice text={notice?.text ?? null} error={notice?.error} />
+        </div>
+      )}
+    </Loaded>
+  );
+}
+
+function Referral() {
+  const { api, t, fmt, track } = useWidget();
+  const state = useLoad(() => api.me.referral());
+  const [copied, setCopied] = useState(false);
+  const copy = async (text: string) => {
+    await navigator.clipboard?.writeText(text).catch(() => undefined);
+    setCopied(true);
+    track("referral.copied");
+  };
+  return (
+    <Loaded state={state}>
+      {(referral) => (
+        <div class="card stack">
+          <p>{t.yourCode}: <strong class="code">{referral.code}</strong></p>
+          {referral.link ? (
+            <div class="row">
+              <button class="btn primary" onClick={() => void copy(referral.link!)}>{copied ? t.copied : t.copy}</button>
+              <a class="btn ghost" href={referral.link} target="_blank" rel="noopener">{t.share}</a>
+            </div>
+          ) : null}
+          <p class="muted">{t.friends(fmt.number(referral.stats.invited))}</p>
+        </div>
+      )}
+    </Loaded>
+  );
+}
+
+function Badges() {
+  const { api, t, fmt } = useWidget();
+  const badges = useLoad(() => api.me.badges());
+  return (
+    <Loaded state={badges}>
+      {(list) => list.data.length === 0 ? <p class="muted">{t.noBadges}</p> : (
+        <ul class="cards" role="list">
+          {list.data.map((badge) => <li key={badge.badge_code} class="card"><h3>{badge.badge_code}</h3><p class="muted">{fmt.date(badge.granted_at)}</p></li>)}
+        </ul>
+      )}
+    </Loaded>
+  );
+}
+
+function Faq() {
+  const { config } = useWidget();
+  return (
+    <div class="stack">
+      {config.faq.map((item, index) => (
+        <details key={index} class="card">
+          <summary>{item.question}</summary>
+          <p class="muted">{item.category}</p>
+          <p>{item.answer}</p>
+        </details>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,26 @@
+import type { MeConfig } from "./api";
+
+/** The club theme as CSS custom properties on the root; light mode swaps background and text when the host prefers it. */
+export function applyTheme(theme: MeConfig["theme"], reducedMotion: boolean): void {
+  const root = document.documentElement;
+  const c = theme.colors;
+  const vars: Record<string, string> = {
+    "--bg": c.bg, "--surface": c.surface, "--primary": c.primary, "--secondary": c.secondary,
+    "--text": c.text, "--muted": c.muted, "--success": c.success, "--warning": c.warning, "--danger": c.danger,
+    "--radius": `${theme.radius}px`,
+  };
+  // A forced light or dark scheme keeps the club's brand colours but not its background and text colours.
+  const forced = root.dataset.scheme === "light" || root.dataset.scheme === "dark";
+  for (const [name, value] of Object.entries(vars)) {
+    if (forced && ["--bg", "--surface", "--text", "--muted"].includes(name)) continue;
+    root.style.setProperty(name, value);
+  }
+  if (theme.font) root.style.setProperty("--font", `${JSON.stringify(theme.font)}, system-ui, sans-serif`);
+  root.dataset.cardStyle = theme.card_style;
+  root.dataset.glow = String(theme.glow);
+  root.dataset.motion = reducedMotion ? "none" : theme.motion_level;
+}
+
+export function prefersReducedMotion(): boolean {
+  return typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
