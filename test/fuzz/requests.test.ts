@@ -140,7 +140,7 @@ describeEachDatabase("fuzzing every body operation with invalid inputs", (kind) 
         const response = await api.request(target.method, target.path, { body, participant: target.participant ? "fuzz_player" : undefined });
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
         const shape = response.body && typeof response.body === "object" && Object.keys(response.body).join() === "error" && typeof response.body.error?.code === "string" && typeof response.body.error?.message === "string";
-        const named = response.status !== 422 || /body|participant|X-Participant/.test(response.body?.error?.message ?? "");
+        const named = response.status !== 422 || /body|path\.|participant|X-Participant/.test(response.body?.error?.message ?? "");
         if (response.status < 400 || response.status >= 500 || !shape || !named) {
           problems.push(`${target.operationId} ${response.status} ${JSON.stringify(response.body)?.slice(0, 200)} for ${JSON.stringify(body)?.slice(0, 200)}`);
         }
