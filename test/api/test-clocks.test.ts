@@ -3,7 +3,7 @@
 // follow the clock, live keys get 404, and going back to real time is refused
 // once events were recorded in the simulated future.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { TierReview } from "../../server/src/db/entities/index.js";
+import { TierReview, TournamentSettlement } from "../../server/src/db/entities/index.js";
 import { demoConfig, expectError, manualClock, startApi, type TestApi } from "../support/api.js";
 import { describeEachDatabase } from "../support/databases.js";
 
@@ -47,6 +47,9 @@ describeEachDatabase("API test clocks", (kind) => {
     }
     const granted = await coins("relogio_1");
     expect(granted).toBeGreaterThan(0);
+    // A score in the demo's weekly slots tournament, whose edition ends on 2026-11-23.
+    const bet = { participant: "relogio_1", type: "bet.placed", amount: 10, meta: { game_type: "video-slots" } };
+    expect((await api.request("POST", "/v1/events", { body: bet })).status).toBe(200);
 
     const advanced = await api.request("POST", "/v1/test_clock/advance", { body: { to: MONTH_LATER.toISOString() } });
     expect(advanced.status).toBe(200);
@@ -62,10 +65,18 @@ describeEachDatabase("API test clocks", (kind) => {
     expect(reviews.map((review) => review.env)).not.toContain("live");
     expect(reviews.map((review) => review.monthKey)).toContain("2026-12");
 
+    // The tournament edition that ended during the month was settled and paid, in the test environment only.
+    const settlements = await api.db.em().fork().find(TournamentSettlement, { clubId: api.clubId });
+    expect(settlements.length).toBeGreaterThan(0);
+    expect(settlements.every((settlement) => settlement.env === "test")).toBe(true);
+    const rewards = await api.request("GET", "/v1/me/rewards", { participant: "relogio_1" });
+    expect(rewards.body.data.map((reward: any) => reward.reward_code)).toContain("bonus-20");
+
     // Events of the test environment happen at the clock's time.
     const event = await api.request("POST", "/v1/events", { body: { participant: "relogio_1", type: "bet.placed", amount: 5 } });
     expect(event.status).toBe(200);
     const log = await api.request("GET", "/v1/events?participant=relogio_1&type=bet.placed");
+    expect(log.body.data[0].id).toBe(event.body.event_id);
     expect(log.body.data[0].received_at).toBe(MONTH_LATER.toISOString());
   });
 

@@ -43,6 +43,18 @@ describeEachDatabase("README quick start", (kind) => {
     expect(docs.headers.get("Content-Type")).toContain("text/html");
   });
 
+  it("serves the widget demo page, whose token shows the demo participant through the participant surface", async () => {
+    const page = await fetch(`${server.url}/widget/demo`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("/widget/loader.js");
+    const token = await (await fetch(`${server.url}/widget/demo/token`, { method: "POST" })).text();
+    const me = await fetch(`${server.url}/v1/me/config?embedder=${encodeURIComponent(server.url)}`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(me.status).toBe(200);
+    expect((await me.json()).club_name).toBe("Clube Sorte Grande");
+    const progress = await fetch(`${server.url}/v1/me/progress`, { headers: { Authorization: `Bearer ${token}` } });
+    expect((await progress.json()).participant.display_name).toBe("Ana (demo)");
+  });
+
   it("answers the README's curl examples with the demo club's key", async () => {
     const created = await call(server.url, "POST", "/v1/participants", key, { external_id: "user_8412", display_name: "Ana" });
     expect(created.status).toBe(200);

@@ -165,7 +165,8 @@ async function expectAccessible(module: string): Promise<void> {
   expect(violations, `axe on ${module}`).toEqual([]);
 }
 
-describe("participant widget in Chromium", () => {
+// Generous per-test time: the full suite runs many files at once on two cores.
+describe("participant widget in Chromium", { timeout: 120_000 }, () => {
   it("mounts from an allowed host origin and shows the participant's level and XP", async () => {
     const frame = widgetFrame();
     const expected = await progress();
@@ -257,6 +258,7 @@ describe("participant widget in Chromium", () => {
     for (const module of ["currencies", "leaderboard", "notifications", "cashback", "referral", "badges", "faq"]) {
       const frame = await open(module);
       await frame.waitForFunction(() => !document.querySelector('[role="status"][class="muted"]'), undefined, { timeout: FRAME_TIMEOUT });
+      if (module === "leaderboard") await frame.locator("[data-tournament]").first().waitFor({ timeout: FRAME_TIMEOUT }); // the demo club's tournaments
       await expectAccessible(module);
     }
   });

@@ -1,4 +1,4 @@
-import { ClubeError, createClubeBrowser } from "@clube/browser";
+import { createClubeBrowser } from "@clube/browser";
 import type { components } from "../../../generated/types.js";
 import type { HostBridge } from "./host";
 
@@ -33,7 +33,7 @@ export function createApi(host: HostBridge) {
     const body = await response.json().catch(() => null);
     if (!response.ok) {
       const error = body?.error ?? { code: "unexpected_response", message: `HTTP ${response.status}` };
-      throw new ClubeError({ status: response.status, code: error.code, message: error.message, requestId: response.headers.get("x-request-id"), raw: body });
+      throw new CallError(response.status, error.code, error.message);
     }
     return body as MeConfig;
   }
@@ -42,4 +42,10 @@ export function createApi(host: HostBridge) {
 }
 
 export type Api = ReturnType<typeof createApi>;
-export { ClubeError };
+
+/** A refused call of the widget's own call path, with the server's stable error `code` (like the SDK's errors). */
+export class CallError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}

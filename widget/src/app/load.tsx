@@ -46,3 +46,9 @@ export function Notice(props: { text: string | null; error?: boolean }) {
 export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/** A random idempotency key (crypto.getRandomValues works outside secure contexts too, unlike randomUUID). */
+export function newKey(prefix: string): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return `${prefix}-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}

@@ -1,7 +1,7 @@
 import { render } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
 import type { ModuleName } from "../protocol";
-import { ClubeError, createApi, type Api, type MeConfig, type Schemas } from "./api";
+import { CallError, createApi, type Api, type MeConfig, type Schemas } from "./api";
 import { formatters } from "./format";
 import { connectHost } from "./host";
 import { stringsFor } from "./i18n";
@@ -49,7 +49,7 @@ function App() {
       await refresh();
       setPhase({ kind: "ready", config });
     } catch (err) {
-      if (err instanceof ClubeError && err.code === "origin_not_allowed") {
+      if (err instanceof CallError && err.code === "origin_not_allowed") {
         setPhase({ kind: "refused", origin });
         host.send({ clube: 1, type: "error", code: err.code, message: err.message });
       } else {

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import type { ModuleName } from "../protocol";
 import { useWidget } from "./context";
-import { Bar, errorText, Loaded, Notice, useLoad } from "./load";
+import { Bar, errorText, Loaded, newKey, Notice, useLoad } from "./load";
 import { Wheel } from "./wheel";
 
 /** The modules the widget can show (what `open(module)` accepts besides `home`). */
@@ -173,7 +173,7 @@ function Store() {
     const item = confirming!;
     setConfirming(null);
     try {
-      await api.me.redeem(item.code, { idempotencyKey: `w-${item.code}-${crypto.randomUUID()}` });
+      await api.me.redeem(item.code, { idempotencyKey: newKey(`w-${item.code}`) });
       setNotice({ text: t.redeemed(item.title) });
       track("store.redeemed", { reward_code: item.code });
       await Promise.all([store.reload(), refresh()]);
@@ -246,8 +246,43 @@ function Leaderboards() {
   const { api } = useWidget();
   const boards = useLoad(() => api.me.leaderboards());
   return (
-    <Loaded state={boards}>
-      {(list) => <div class="stack">{list.data.map((board) => <Leaderboard key={board.campaign_id} id={board.campaign_id} />)}</div>}
+    <div class="stack">
+      <Tournaments />
+      <Loaded state={boards}>
+        {(list) => <div class="stack">{list.data.map((board) => <Leaderboard key={board.campaign_id} id={board.campaign_id} />)}</div>}
+      </Loaded>
+    </div>
+  );
+}
+
+/** Tournaments and official tracks: running editions first, then the last results. */
+function Tournaments() {
+  const { api, t, fmt } = useWidget();
+  const editions = useLoad(() => api.me.tournaments({ limit: 5 }));
+  return (
+    <Loaded state={editions}>
+      {(list) => (
+        <>
+          {[...list.data].sort((a, b) => Number(b.status === "running") - Number(a.status === "running")).map((edition) => (
+            <section key={edition.edition_id} class="card" data-tournament={edition.tournament_id}>
+              <h2>{edition.title}</h2>
+              <p class="muted">
+                {t.tournamentStatus[edition.status]} · {fmt.date(edition.starts_at)} – {fmt.date(edition.ends_at)}
+                {edition.pool_minor !== null && edition.currency ? ` · ${t.pool}: ${fmt.amount(edition.pool_minor, edition.currency)}` : ""}
+              </p>
+              <ol class="list">
+                {edition.top.map((row) => (
+                  <li key={row.rank} class={`row${row.is_me ? " me" : ""}`}>
+                    <span>#{fmt.number(row.rank)} {row.is_me ? t.you : (row.display_name ?? "—")}</span>
+                    <span>{fmt.number(row.score)}</span>
+                  </li>
+                ))}
+              </ol>
+              <p class="muted">{t.you}: {edition.rank ? `#${fmt.number(edition.rank)}` : "—"} · {fmt.number(edition.score)}</p>
+            </section>
+          ))}
+        </>
+      )}
     </Loaded>
   );
 }

@@ -1,6 +1,6 @@
 import { useRef, useState } from "preact/hooks";
 import { useWidget } from "./context";
-import { errorText, Loaded, Notice, useLoad } from "./load";
+import { errorText, Loaded, newKey, Notice, useLoad } from "./load";
 import { prefersReducedMotion } from "./theme";
 
 const SIZE = 260;
@@ -40,7 +40,7 @@ export function Wheel() {
     setLanded(null);
     setNotice(null);
     try {
-      const result = await api.me.spin({ idempotencyKey: `w-spin-${crypto.randomUUID()}` });
+      const result = await api.me.spin({ idempotencyKey: newKey("w-spin") });
       const index = Math.max(0, slices.findIndex((slice) => slice.id === result.slice_id));
       track("wheel.spun", { slice_id: result.slice_id });
       pending.current = { id: result.slice_id, label: result.label };
