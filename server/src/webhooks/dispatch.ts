@@ -37,6 +37,13 @@ export interface WebhookDispatcherOptions {
   onError?: (error: unknown) => void;
   /** `CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`: live endpoints may resolve to private addresses. */
   allowPrivateAddresses?: boolean;
+  /**
+   * The test clock of a scope, null without one. A clocked test environment's
+   * sendings are created, attempted and rescheduled on its clock, so their
+   * retries fall due when the clock is advanced (`runDueFor`), not in real
+   * time. Signatures keep real time: receivers check them against their own clock.
+   */
+  clockFor?: (scope: Scope) => Promise<Date | null>;
 }
 
 /**
@@ -70,23 +77,34 @@ export class WebhookDispatcher {
   readonly handleOutboxMessage: MessageHandler = async (message) => {
     const relayed = parseRelayedMessage(message);
     const event = parseWebhookEvent(relayed.payload);
-    const created = await this.createSendings({ clubId: relayed.clubId, env: relayed.env }, event);
-    await Promise.all(created.map((id) => this.attempt(id)));
+    const scope: Scope = { clubId: relayed.clubId, env: relayed.env };
+    const at = (await this.options.clockFor?.(scope)) ?? this.now();
+    const created = await this.createSendings(scope, event, at);
+    await Promise.all(created.map((id) => this.attempt(id, at)));
   };
 
   /** Attempts every due sending; resolves with the number of attempts made. */
-  async runDue(): Promise<number> {
+  runDue(): Promise<number> {
+    return this.runDueWhere({}, this.now());
+  }
+
+  /** Attempts the sendings of one scope due at `now` (its test clock's time, when a clock advance runs it). */
+  runDueFor(scope: Scope, now: Date): Promise<number> {
+    return this.runDueWhere({ ...scope }, now);
+  }
+
+  private async runDueWhere(where: Partial<Scope>, now: Date): Promise<number> {
     const due = await this.options.db
       .em()
       .find(
         WebhookSending,
-        { status: "pending", nextAttemptAt: { $lte: this.now() } },
+        { ...where, status: "pending", nextAttemptAt: { $lte: now } },
         { orderBy: { nextAttemptAt: "asc" }, limit: this.options.batchSize ?? 100, fields: ["id"] },
       );
     const ids = due.map((sending) => sending.id);
     let attempted = 0;
     const worker = async () => {
-      for (let id = ids.shift(); id !== undefined; id = ids.shift()) if (await this.attempt(id)) attempted += 1;
+      for (let id = ids.shift(); id !== undefined; id = ids.shift()) if (await this.attempt(id, now)) attempted += 1;
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency ?? 10, ids.length) }, worker));
     return attempted;
@@ -110,7 +128,7 @@ export class WebhookDispatcher {
     await this.pass;
   }
 
-  private async createSendings(scope: Scope, event: WebhookEvent): Promise<string[]> {
+  private async createSendings(scope: Scope, event: WebhookEvent, now: Date): Promise<string[]> {
     const em = this.options.db.em();
     const endpoints = await em.find(WebhookEndpoint, { ...scope, enabled: true, deletedAt: null });
     const targets =
@@ -118,7 +136,6 @@ export class WebhookDispatcher {
         ? endpoints.filter((endpoint) => endpoint.id === event.data.endpoint_id)
         : endpoints.filter((endpoint) => subscriptionMatches(endpoint.events, event.type));
     const body = buildEnvelope({ ...event, ...scope });
-    const now = this.now();
     const created: string[] = [];
     for (const endpoint of targets) {
       const id = newId("whd");
@@ -145,10 +162,9 @@ export class WebhookDispatcher {
     return created;
   }
 
-  /** One attempt of one sending, if it is due and nobody else claimed it; true when a request was made. */
-  private async attempt(id: string): Promise<boolean> {
+  /** One attempt of one sending, if it is due at `attemptedAt` and nobody else claimed it; true when a request was made. */
+  private async attempt(id: string, attemptedAt: Date): Promise<boolean> {
     const em = this.options.db.em();
-    const attemptedAt = this.now();
     const lease = new Date(attemptedAt.getTime() + this.timeoutMs + 60_000);
     const claimed = await em.nativeUpdate(
       WebhookSending,
