@@ -269,10 +269,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Lists deliveries, newest first, at most 200; filter with status (for example a routine that checks no pending delivery was left behind)
-         * @description Lists deliveries, newest first, at most 200; filter with `status` (for
-         *     example a routine that checks no `pending` delivery was left behind). A
-         *     delivery still pending after 48 hours also warns club staff.
+         * Lists deliveries, newest first, a page at a time (limit, then starting_after = the last id while has_more); filter with status (for example a routine that checks no pending delivery was left behind)
+         * @description Lists deliveries, newest first, a page at a time (`limit`, then
+         *     `starting_after` = the last `id` while `has_more`); filter with `status`
+         *     (for example a routine that checks no `pending` delivery was left behind).
+         *     A delivery still pending after 48 hours also warns club staff.
          */
         get: operations["Deliveries_list"];
         put?: never;
@@ -3036,10 +3037,6 @@ export interface components {
             /** @description When it was published; null if it never was. */
             published_at: string | null;
         };
-        /** @description The request conflicts with the current state. */
-        ConflictResponse: {
-            body: components["schemas"]["ErrorBody"];
-        };
         /** @description A balance of one of the club's currencies. */
         CurrencyBalance: {
             /** @description The currency code from the configuration (for example `coins`). */
@@ -3164,10 +3161,12 @@ export interface components {
             /** @description Why, 1..500 characters; shown to club staff. */
             reason: string;
         };
-        /** @description Deliveries, newest first. */
+        /** @description A page of deliveries, newest first. */
         DeliveryList: {
-            /** @description At most 200 items. */
-            deliveries: components["schemas"]["Delivery"][];
+            /** @description At most `limit` items. */
+            data: components["schemas"]["Delivery"][];
+            /** @description True when more deliveries follow: ask again with `starting_after` set to the last `id`. */
+            has_more: boolean;
         };
         /** @description Where to report the outcome of a delivery. */
         DeliveryRequestLinks: {
@@ -3243,13 +3242,25 @@ export interface components {
          *     - `unsupported_media_type` (415): a body that is not `application/json`.
          *     - `validation_failed` (422): a field is invalid; `message` names it. `reward_has_no_price` (422).
          *     - `signing_secret_missing` (500): the club has no participant-token signing secret.
-         *     - `internal_error` (500): an unexpected failure; retry with the same idempotency key.
+         *     - `rate_limited` (429): too many requests; retry after `Retry-After` seconds.
+         *     - `internal_error` (500): an unexpected failure; retry with the same idempotency key.Every error code the API answers (their meaning is listed on `ErrorDetail`).
+         *     Clients may switch on them: a code never changes meaning. A later version
+         *     may add codes, so a client should also handle an unknown one (as a generic
+         *     failure of the answer's HTTP status).
+         * @enum {string}
          */
+        ErrorCode: "affiliate_code_taken" | "affiliate_conflict" | "already_claimed" | "already_closed" | "cashback_auto_mode" | "cashback_disabled" | "checkin_disabled" | "conflict" | "event_required" | "insufficient_balance" | "internal_error" | "invalid_json" | "invalid_token" | "method_not_allowed" | "no_spins_left" | "not_claimable" | "not_found" | "not_implemented" | "nothing_to_claim" | "participant_exists" | "payload_too_large" | "rate_limited" | "referral_not_counted" | "reward_has_no_price" | "route_not_found" | "secret_key_required" | "sending_pending" | "signing_secret_missing" | "unauthorized" | "unsupported_media_type" | "validation_failed" | "version_not_draft" | "wheel_disabled";
         ErrorDetail: {
             /** @description Stable snake_case code; see the list above. */
-            code: string;
+            code: components["schemas"]["ErrorCode"];
             /** @description Human-readable explanation; for validation errors it names the failing field. */
             message: string;
+            /**
+             * @description The failing field of a 422 `validation_failed`, as the path `message`
+             *     starts with (for example `body.events[3].type`, `query.limit`); absent on
+             *     other errors.
+             */
+            param?: string;
         };
         /** @description An event's monetary value in main currency units (not minor units), as a number or a decimal string; the service converts it to integer cents without floating-point drift. */
         EventAmount: components["schemas"]["EventAmountNumber"] | components["schemas"]["EventAmountDecimal"];
@@ -3401,10 +3412,6 @@ export interface components {
             category: string;
             question: string;
             answer: string;
-        };
-        /** @description A participant token was used on a secret-key-only operation. */
-        ForbiddenResponse: {
-            body: components["schemas"]["ErrorBody"];
         };
         /**
          * @description A game of the club's catalog, used to pick games in mission, tournament,
@@ -7965,6 +7972,10 @@ export interface operations {
             query?: {
                 /** @description Only deliveries in this state. */
                 status?: components["schemas"]["DeliveryStatus"];
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The `id` of the last item of the previous page: the page starts after it. An id that is not in the list answers 422 naming `query.starting_after`. */
+                starting_after?: string;
             };
             header?: never;
             path?: never;

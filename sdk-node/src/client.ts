@@ -1,32 +1,17 @@
-import createClient, { type Client } from "openapi-fetch";
-import type { paths } from "../../generated/types.js";
-import { createMeMethods, type MeMethods } from "../../sdk-browser/src/me.js";
+import { createRequester, type Requester } from "../../sdk-shared/src/request.js";
 import { type BackoffPolicy, defaultBackoff } from "./backoff.js";
+import { ClubeResources, MeResource } from "./generated/resources.js";
 import { idempotencyKey } from "./idempotency.js";
-import { affiliatesResource } from "./resources/affiliates.js";
-import { cashbackResource } from "./resources/cashback.js";
-import { configResource } from "./resources/config.js";
-import { deliveriesResource } from "./resources/deliveries.js";
-import { eventsResource } from "./resources/events.js";
-import { gamesResource } from "./resources/games.js";
-import { healthResource } from "./resources/health.js";
-import { keyResource } from "./resources/key.js";
-import { participantsResource } from "./resources/participants.js";
-import { redemptionsResource } from "./resources/redemptions.js";
-import { referralsResource } from "./resources/referrals.js";
-import { tournamentsResource } from "./resources/tournaments.js";
-import { warningsResource } from "./resources/warnings.js";
-import { testClockResource } from "./resources/test-clock.js";
-import { webhookEndpointsResource } from "./resources/webhook-endpoints.js";
 import { createTransport, type FetchFn } from "./transport.js";
-import { verifyWebhook } from "./webhooks.js";
+import { VERSION } from "./version.js";
+import { signTestWebhook, verifyWebhook } from "./webhooks.js";
 
 export interface ClubeOptions {
   /** Secret key, `cf_test_…` or `cf_live_…`: it selects the club and the environment. Server side only. */
   apiKey: string;
   /** Default `http://localhost:3000`. */
   baseUrl?: string;
-  /** Per attempt, until the whole answer is read. Default 30000. */
+  /** Per attempt, until the whole answer is read. Default 30000; a call's `timeoutMs` overrides it. */
   timeoutMs?: number;
   /** Further attempts for reads and keyed writes after a network error, timeout, 429 or 5xx. Default 2. */
   maxRetries?: number;
@@ -34,68 +19,56 @@ export interface ClubeOptions {
   fetch?: FetchFn;
   /** How long to wait between attempts; `random` and `sleep` are replaceable for tests. */
   retry?: Partial<BackoffPolicy> & { random?: () => number; sleep?: (ms: number) => Promise<void> };
+  /** Appended to the `User-Agent` (e.g. `my-app/2.1`). */
+  appInfo?: string;
 }
 
 /**
  * The Clube API from your server. Every method resolves with the documented
- * success body and throws a `ClubeError` otherwise.
+ * success body (its answer's request id in `result.lastResponse.requestId`)
+ * and throws a `ClubeError` otherwise. The resources (`participants`,
+ * `events`, `deliveries`, …) are generated from the contract.
  */
-export class Clube {
-  readonly health: ReturnType<typeof healthResource>;
-  readonly participants: ReturnType<typeof participantsResource>;
-  readonly events: ReturnType<typeof eventsResource>;
-  readonly deliveries: ReturnType<typeof deliveriesResource>;
-  readonly redemptions: ReturnType<typeof redemptionsResource>;
-  readonly referrals: ReturnType<typeof referralsResource>;
-  readonly affiliates: ReturnType<typeof affiliatesResource>;
-  readonly config: ReturnType<typeof configResource>;
-  readonly cashback: ReturnType<typeof cashbackResource>;
-  readonly key: ReturnType<typeof keyResource>;
-  readonly games: ReturnType<typeof gamesResource>;
-  readonly webhookEndpoints: ReturnType<typeof webhookEndpointsResource>;
-  readonly warnings: ReturnType<typeof warningsResource>;
-  readonly tournaments: ReturnType<typeof tournamentsResource>;
-  readonly testClock: ReturnType<typeof testClockResource>;
-  /** Checks an incoming webhook's signature; the same function as the standalone `verifyWebhook`. */
-  readonly webhooks = { verify: verifyWebhook };
-  readonly #api: Client<paths>;
+export class Clube extends ClubeResources {
+  /** Webhook signatures: `verify` an incoming webhook, `signTest` a header for your own tests. */
+  readonly webhooks = { verify: verifyWebhook, signTest: signTestWebhook };
+  readonly #options: ClubeOptions;
+  readonly #send: ReturnType<typeof createTransport>;
 
   constructor(options: ClubeOptions) {
-    if (!options.apiKey) throw new TypeError("apiKey is required (cf_test_… or cf_live_…)");
-    const { random = Math.random, sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)), ...policy } = options.retry ?? {};
-    const transport = createTransport({
-      fetch: options.fetch ?? ((request) => fetch(request)),
-      timeoutMs: options.timeoutMs ?? 30_000,
-      maxRetries: options.maxRetries ?? 2,
-      backoff: { ...defaultBackoff, ...policy },
-      random,
-      sleep,
-    });
-    const api = createClient<paths>({
-      baseUrl: options.baseUrl ?? "http://localhost:3000",
-      fetch: transport,
-      headers: { Authorization: `Bearer ${options.apiKey}` },
-    });
-    this.#api = api;
-    this.health = healthResource(api);
-    this.participants = participantsResource(api);
-    this.events = eventsResource(api);
-    this.deliveries = deliveriesResource(api);
-    this.redemptions = redemptionsResource(api);
-    this.referrals = referralsResource(api);
-    this.affiliates = affiliatesResource(api);
-    this.config = configResource(api);
-    this.cashback = cashbackResource(api);
-    this.key = keyResource(api);
-    this.games = gamesResource(api);
-    this.webhookEndpoints = webhookEndpointsResource(api);
-    this.warnings = warningsResource(api);
-    this.tournaments = tournamentsResource(api);
-    this.testClock = testClockResource(api);
+    if (!options?.apiKey) throw new TypeError("apiKey is required (cf_test_… or cf_live_…)");
+    const send = transportOf(options);
+    super(requesterOf(options, send, {}));
+    this.#options = options;
+    this.#send = send;
   }
 
   /** Headless mode: the participant surface `/v1/me/*` on behalf of `externalId` (sent as `X-Participant`). */
-  me(externalId: string): MeMethods {
-    return createMeMethods(this.#api, { headers: { "X-Participant": externalId }, idempotencyKey });
+  me(externalId: string): MeResource {
+    if (!externalId) throw new TypeError("externalId is required");
+    return new MeResource(requesterOf(this.#options, this.#send, { "X-Participant": externalId }));
   }
+}
+
+function transportOf(options: ClubeOptions) {
+  const { random = Math.random, sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)), ...policy } = options.retry ?? {};
+  return createTransport({
+    fetch: options.fetch ?? ((request) => fetch(request)),
+    timeoutMs: options.timeoutMs ?? 30_000,
+    maxRetries: options.maxRetries ?? 2,
+    backoff: { ...defaultBackoff, ...policy },
+    random,
+    sleep,
+  });
+}
+
+function requesterOf(options: ClubeOptions, send: ReturnType<typeof createTransport>, extra: Record<string, string>): Requester {
+  const userAgent = `clube-node/${VERSION} node/${process.version}${options.appInfo ? ` ${options.appInfo}` : ""}`;
+  return createRequester({
+    baseUrl: options.baseUrl ?? "http://localhost:3000",
+    send,
+    // A public route (health) is called without the secret key.
+    headers: (call) => ({ "User-Agent": userAgent, ...(call.public ? {} : { Authorization: `Bearer ${options.apiKey}`, ...extra }) }),
+    newIdempotencyKey: () => idempotencyKey(),
+  });
 }

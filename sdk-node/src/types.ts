@@ -2,9 +2,9 @@
 // (generated/types.ts), so a contract change that breaks the SDK fails `tsc`.
 import type { components, webhooks } from "../../generated/types.js";
 
-export type { QueryParams, RequestBody } from "../../sdk-browser/src/operation-types.js";
+export type { OperationId, QueryParams, RequestBody, ResponseBody } from "../../sdk-shared/src/operation-types.js";
 // The participant surface's models (ParticipantProfile, ParticipantProgress, Redemption, Effect, ErrorBody, …).
-export type * from "../../sdk-browser/src/models.js";
+export type * from "../../sdk-shared/src/models.js";
 
 type Schemas = components["schemas"];
 

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { WebhookEvent } from "./types.js";
 
-export type WebhookVerificationReason = "missing_header" | "bad_format" | "too_old" | "no_match" | "invalid_json";
+export type WebhookVerificationReason = "missing_header" | "bad_format" | "too_old" | "too_new" | "no_match" | "invalid_json";
 
 /** Why a webhook was refused; answer such a request with 400 and do not process it. */
 export class WebhookVerificationError extends Error {
@@ -21,31 +21,64 @@ export interface VerifyWebhookOptions {
   now?: Date;
 }
 
-/**
- * `t=<unix seconds>,v1=<hex>[,v1=<hex>…]` exactly: no spaces, lowercase hex,
- * `t` first. Several `v1` appear while an endpoint's secret is being rotated;
- * one valid signature is enough.
- */
-const SIGNATURE_HEADER = /^t=(\d+)((?:,v1=[0-9a-f]{64})+)$/;
-
 export interface ParsedSignatureHeader {
   /** The timestamp exactly as sent: it is part of the signed string. */
   timestamp: string;
+  /** Every `v1` value, in order (several while an endpoint's secret is rotated). */
   signatures: string[];
 }
 
-/** Splits a signature header; `null` when it is not in the documented format. */
+/**
+ * Splits a signature header the way Stripe's verifier does: comma-separated
+ * `scheme=value` pairs in any order; `t` is the timestamp, every `v1` a
+ * candidate signature, and other schemes (`v0`, a future `v2`) are ignored,
+ * so a sender may add a scheme without breaking deployed verifiers.
+ * `null` when there is no numeric `t` or no `v1`.
+ */
 export function parseSignatureHeader(header: string): ParsedSignatureHeader | null {
-  const match = SIGNATURE_HEADER.exec(header);
-  if (!match) return null;
-  return { timestamp: match[1], signatures: match[2].slice(1).split(",").map((part) => part.slice("v1=".length)) };
+  let timestamp: string | undefined;
+  const signatures: string[] = [];
+  for (const item of header.split(",")) {
+    const at = item.indexOf("=");
+    if (at < 0) continue;
+    const scheme = item.slice(0, at);
+    const value = item.slice(at + 1);
+    if (scheme === "t") timestamp = value;
+    else if (scheme === "v1") signatures.push(value);
+  }
+  if (timestamp === undefined || !/^\d+$/.test(timestamp) || signatures.length === 0) return null;
+  return { timestamp, signatures };
+}
+
+function signatureHex(secret: string, timestamp: string, rawBody: string | Uint8Array): string {
+  return createHmac("sha256", secret).update(`${timestamp}.`).update(rawBody).digest("hex");
+}
+
+export interface SignTestOptions {
+  /** The signing time in Unix seconds; defaults to now. */
+  timestamp?: number;
+}
+
+/**
+ * A valid `X-Clube-Signature` for `payload` signed with `secret`, for your own
+ * tests of a webhook receiver. An object payload is signed as
+ * `JSON.stringify(payload)`: send exactly that string as the body.
+ */
+export function signTestWebhook(payload: string | object, secret: string, options: SignTestOptions = {}): string {
+  if (!secret) throw new TypeError("secret must be the endpoint's signing secret (whsec_…)");
+  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new RangeError("timestamp must be Unix seconds");
+  const body = typeof payload === "string" ? payload : JSON.stringify(payload);
+  return `t=${timestamp},v1=${signatureHex(secret, String(timestamp), body)}`;
 }
 
 /**
  * Checks a webhook's `X-Clube-Signature` and returns its parsed envelope.
  * `rawBody` must be the body exactly as received (string or bytes): the
  * signature covers `t + "." + rawBody`, so a body re-serialised after JSON
- * parsing does not verify. Throws `WebhookVerificationError` on any failure.
+ * parsing does not verify. Accepts what Stripe's `constructEvent` accepts for
+ * the same header, and refuses a timestamp too far in the future as well as
+ * too old. Throws `WebhookVerificationError` on any failure.
  */
 export function verifyWebhook(
   rawBody: string | Uint8Array,
@@ -62,22 +95,28 @@ export function verifyWebhook(
 
   const parsed = parseSignatureHeader(signatureHeader);
   if (!parsed) {
-    throw new WebhookVerificationError("bad_format", "The X-Clube-Signature header is not of the form t=<unix seconds>,v1=<64 lowercase hex>");
+    throw new WebhookVerificationError("bad_format", "The X-Clube-Signature header has no t=<unix seconds> or no v1=<hex> signature");
   }
 
-  // Checked before the HMAC, in the same order as the server's verifier: a
-  // replayed old capture is refused without computing anything.
+  // Checked before the HMAC: a replayed old capture is refused without computing anything.
   const toleranceSeconds = options.toleranceSeconds ?? 300;
   const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  if (Math.abs(nowSeconds - Number(parsed.timestamp)) > toleranceSeconds) {
-    throw new WebhookVerificationError("too_old", `The signature timestamp is more than ${toleranceSeconds} seconds away from now`);
+  const age = nowSeconds - Number(parsed.timestamp);
+  if (age > toleranceSeconds) {
+    throw new WebhookVerificationError("too_old", `The signature timestamp is more than ${toleranceSeconds} seconds old`);
+  }
+  if (-age > toleranceSeconds) {
+    throw new WebhookVerificationError("too_new", `The signature timestamp is more than ${toleranceSeconds} seconds in the future`);
   }
 
-  const expected = createHmac("sha256", secret).update(`${parsed.timestamp}.`).update(rawBody).digest();
+  const expected = Buffer.from(signatureHex(secret, parsed.timestamp, rawBody), "hex");
   // Constant-time, and every candidate is compared: timing reveals neither how
   // much of a forged signature was right nor which candidate matched.
   let matched = false;
-  for (const signature of parsed.signatures) matched = timingSafeEqual(Buffer.from(signature, "hex"), expected) || matched;
+  for (const signature of parsed.signatures) {
+    if (!/^[0-9a-f]{64}$/.test(signature)) continue;
+    matched = timingSafeEqual(Buffer.from(signature, "hex"), expected) || matched;
+  }
   if (!matched) {
     throw new WebhookVerificationError("no_match", "No v1 signature matches this body and secret");
   }

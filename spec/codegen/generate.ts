@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { compileSpec } from "./compile.js";
 import { generateOperations } from "./operations.js";
 import { postprocess } from "./postprocess.js";
+import { generateSdkResources } from "./sdk.js";
 import { generateTypes } from "./types.js";
 import { generateValidators } from "./validators.js";
 
@@ -38,6 +39,14 @@ async function main(): Promise<void> {
   };
   mkdirSync(outDir, { recursive: true });
   for (const [name, content] of Object.entries(files)) writeFileSync(path.join(outDir, name), content);
+  // The SDKs' resource layers live in their packages (each package is self-contained); a scratch --out skips them.
+  if (outDir === path.resolve("generated")) {
+    const sdk = await step("sdk resources", async () => generateSdkResources(doc));
+    for (const [dir, content] of [["sdk-node", sdk.node], ["sdk-browser", sdk.browser]] as const) {
+      mkdirSync(path.join(dir, "src", "generated"), { recursive: true });
+      writeFileSync(path.join(dir, "src", "generated", "resources.ts"), content);
+    }
+  }
   console.log(`generated in ${seconds(performance.now() - started)}`);
 
   for (const name of Object.keys(files)) {

@@ -32,6 +32,8 @@ export function postprocess(input: OpenApiDocument): OpenApiDocument {
 
   addRequestIdHeader(doc);
   summarizeOperations(doc);
+  closeTuples(schemas);
+  dropUnusedResponseModels(doc, schemas);
   const webhooks = webhooksFromSchemas(schemas);
   if (Object.keys(webhooks).length > 0) {
     doc.webhooks = { ...doc.webhooks, ...webhooks };
@@ -49,6 +51,8 @@ function describeSecuritySchemes(securitySchemes: Record<string, Record<string, 
     const bearerFormat = BEARER_FORMATS[name];
     if (bearerFormat === undefined) throw new Error(`Bearer scheme ${name} has no bearerFormat in spec/codegen/postprocess.ts`);
     scheme.bearerFormat = bearerFormat;
+    // RFC 9110 scheme names are case-insensitive, but OpenAPI tools compare `bearer` literally.
+    scheme.scheme = "bearer";
   }
 }
 
@@ -166,4 +170,38 @@ export function firstSentence(text: string): string {
   const paragraph = text.split(/\n\s*\n/)[0].replace(/\s+/g, " ").replace(/`/g, "").trim();
   const match = /^(.+?)[.!?](\s|$)/.exec(paragraph);
   return match ? match[1] : paragraph;
+}
+
+/**
+ * A TypeSpec tuple emits `prefixItems` alone, which 3.1 reads as "any further
+ * items allowed" and which some generators type as `unknown[]`: give every
+ * tuple its exact length and an `items` schema (what any position may hold).
+ */
+function closeTuples(schemas: Record<string, JsonSchema>): void {
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== "object") return;
+    const schema = node as JsonSchema;
+    const prefix = schema.prefixItems as JsonSchema[] | undefined;
+    if (schema.type === "array" && Array.isArray(prefix) && schema.items === undefined) {
+      const distinct = [...new Map(prefix.map((p) => [JSON.stringify(p), p])).values()];
+      schema.items = distinct.length === 1 ? distinct[0] : { anyOf: distinct };
+      schema.minItems ??= prefix.length;
+      schema.maxItems ??= prefix.length;
+    }
+    Object.values(schema).forEach(visit);
+  };
+  visit(schemas);
+}
+
+/**
+ * Generic error-response models (`NotFoundResponse`, …) are spread into the
+ * operations' responses; the emitter also writes the unused ones as schemas,
+ * which no payload references. Drop those so the document has no dead components.
+ */
+function dropUnusedResponseModels(doc: OpenApiDocument, schemas: Record<string, JsonSchema>): void {
+  const text = JSON.stringify(doc);
+  for (const name of Object.keys(schemas)) {
+    if (name.endsWith("Response") && !text.includes(`"#/components/schemas/${name}"`)) delete schemas[name];
+  }
 }

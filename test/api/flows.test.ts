@@ -116,9 +116,9 @@ describeEachDatabase("API casino flows", (kind) => {
   /** The participant's deliveries with `status`, newest first, as `reward_code`s with their ids. */
   async function deliveriesOf(externalId: string, status: "pending" | "delivered" | "failed") {
     const id = await participantId(externalId);
-    const response = await api.request("GET", `/v1/deliveries?status=${status}`);
+    const response = await api.request("GET", `/v1/deliveries?status=${status}&limit=100`);
     expect(response.status).toBe(200);
-    return (response.body.deliveries as { id: string; participant_id: string; reward_code: string }[])
+    return (response.body.data as { id: string; participant_id: string; reward_code: string }[])
       .filter((delivery) => delivery.participant_id === id)
       .map((delivery) => ({ id: delivery.id, reward_code: delivery.reward_code }));
   }

@@ -9,7 +9,8 @@ import { describeEachStack, startInProcessStack, type InProcessStack } from "../
 /*
  * The whole tournament story over HTTP on each stack: configure a tournament
  * and official tournaments, send bets, read standings from /v1/me and the
- * server routes, move the jobs' clock past endsAt, and find the prizes as
+ * server routes, move the club's test clock past endsAt (its advance runs the
+ * settlement job), and find the prizes as
  * deliveries and rewards and the signed webhooks at a real local receiver.
  */
 describeEachStack("tournaments end to end over HTTP", (kind) => {
@@ -68,12 +69,13 @@ describeEachStack("tournaments end to end over HTTP", (kind) => {
     expect(rest.data.map((row: any) => row.external_id)).toEqual(["caio"]);
     expect((await club.call("GET", "/v1/tournaments/nope/editions/2026-01-01/standings")).status).toBe(404);
 
-    // Past endsAt and past the official day's end: the job runs with the worker's clock.
-    clock.advance(26 * HOUR);
+    // Past endsAt and past the official day's end through the club's test clock: the advance runs the settlement job day by day.
+    const to = new Date(clock.now().getTime() + 26 * HOUR);
+    const advanced = await ok(club.call("POST", "/v1/test_clock/advance", { body: { to: to.toISOString() } }));
+    expect(advanced.tasks).toEqual(expect.arrayContaining([expect.objectContaining({ name: "tournament settlement" })]));
+    // Another pass of the job (another worker) at the same time pays nothing more.
     const settle = workerTasks(stack.db, stack.url).find((task) => task.name === "tournament settlement")!;
-    await settle.run(clock.now());
-    // A second pass (another worker) pays nothing more.
-    expect(await settle.run(clock.now())).toMatchObject({ settled: 0, prizes: 0 });
+    expect(await settle.runFor!({ clubId: club.clubId, env: "test" }, to)).toMatchObject({ settled: 0, prizes: 0 });
 
     const finishedOf = (id: string) => noticesOf(endpoint.receiver, "tournament.finished").filter((notice) => notice.envelope.data.tournament_id === id);
     await waitForNotices(endpoint.receiver, "tournament.finished for both", () => finishedOf("e2e-slots").length === 1 && finishedOf("official:slots:daily:BRL").length === 1);
@@ -103,7 +105,7 @@ describeEachStack("tournaments end to end over HTTP", (kind) => {
     expect(JSON.stringify(rewards)).toContain("coins-50");
 
     // The settled edition is frozen: a bet that occurred inside its window but arrives late changes nothing.
-    await ok(club.call("POST", "/v1/events", { body: { type: "bet.placed", participant: "caio", amount: 999, meta: { game_type: "video-slots" }, occurred_at: new Date(clock.now().getTime() - 26 * HOUR).toISOString() } }));
+    await ok(club.call("POST", "/v1/events", { body: { type: "bet.placed", participant: "caio", amount: 999, meta: { game_type: "video-slots" }, occurred_at: new Date(to.getTime() - 26 * HOUR).toISOString() } }));
     const after = await ok(club.call("GET", `/v1/tournaments/e2e-slots/editions/${edition}/standings`));
     expect(after).toMatchObject({ status: "settled" });
     expect(after.data.map((row: any) => row.score)).toEqual([80, 50, 20]);

@@ -332,11 +332,11 @@ const cases: BoundCase[] = [
     fails: [{ limit: "0" }, { limit: "501" }, { limit: "dez" }],
   },
   {
-    limit: "deliveries list: up to 200 items",
-    validate: ops.Deliveries_list.responses["200"],
-    field: "/deliveries",
-    passes: [{ deliveries: [] }, { deliveries: Array.from({ length: 200 }, () => delivery) }],
-    fails: [{ deliveries: Array.from({ length: 201 }, () => delivery) }],
+    limit: "deliveries list: pages of 1 to 100",
+    validate: ops.Deliveries_list.query,
+    field: "/limit",
+    passes: [{ limit: "1" }, { limit: "100" }],
+    fails: [{ limit: "0" }, { limit: "101" }],
   },
   {
     limit: "deliveries list status: pending, delivered or failed",

@@ -94,8 +94,8 @@ describe("generated/openapi.json", () => {
   it("describes the three security schemes and keeps no schema copy of them", () => {
     const schemes = doc.components!.securitySchemes!;
     expect(Object.keys(schemes).sort()).toEqual(["ParticipantHeaderAuth", "ParticipantTokenAuth", "SecretKeyAuth"]);
-    expect(schemes.SecretKeyAuth).toMatchObject({ type: "http", scheme: "Bearer", bearerFormat: "API key" });
-    expect(schemes.ParticipantTokenAuth).toMatchObject({ type: "http", scheme: "Bearer", bearerFormat: "JWT" });
+    expect(schemes.SecretKeyAuth).toMatchObject({ type: "http", scheme: "bearer", bearerFormat: "API key" });
+    expect(schemes.ParticipantTokenAuth).toMatchObject({ type: "http", scheme: "bearer", bearerFormat: "JWT" });
     expect(schemes.ParticipantHeaderAuth).toMatchObject({ type: "apiKey", in: "header", name: "X-Participant" });
     for (const [name, scheme] of Object.entries(schemes)) {
       expect(scheme.description, name).toBeTruthy();

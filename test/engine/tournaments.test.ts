@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  awardPrizes, editionContaining, endedEditions, officialPayouts, officialPeriod, officialPool, officialShare, previousOfficialPeriod,
+  awardPrizes, closedOfficialPeriod, editionContaining, endedEditions, officialPayouts, officialPeriod, officialPool, officialShare, previousOfficialPeriod,
   rankStandings, scoreEvent, type OfficialTournamentsConfig, type TournamentConfig,
 } from "../../server/src/engine/tournaments/index.js";
 import type { EngineEvent } from "../../server/src/engine/types.js";
@@ -52,8 +52,9 @@ describe("tournament scoring", () => {
     expect(score(tournament(), bet("2026-11-23T02:59:59Z", 5))).toEqual([]);
     expect(score(tournament(), bet("2026-11-23T03:00:00Z", 5))).toHaveLength(1);
     expect(score(tournament(), bet("2026-11-30T03:00:00Z", 5))).toEqual([]);
-    // Occurred inside the window but received after it ended: the edition is closed.
-    expect(score(tournament(), bet("2026-11-29T12:00:00Z", 5), "2026-11-30T03:00:01Z")).toEqual([]);
+    // Occurred inside the window, processed just after the end: still counts during the grace, never after.
+    expect(score(tournament(), bet("2026-11-29T12:00:00Z", 5), "2026-11-30T03:01:59Z")).toHaveLength(1);
+    expect(score(tournament(), bet("2026-11-29T12:00:00Z", 5), "2026-11-30T03:02:00Z")).toEqual([]);
   });
 
   it("weekly editions have their own keys, so scores never leak across editions", () => {
@@ -64,6 +65,9 @@ describe("tournament scoring", () => {
     expect(score(weekly, bet("2026-11-29T12:00:00Z", 5))).toEqual([]);
     expect(editionContaining(weekly, new Date("2026-12-08T00:00:00Z"), SP)).toMatchObject({ key: "2026-12-07", index: 2 });
     expect(endedEditions(weekly, new Date("2026-12-06T00:00:00Z"), SP).map((e) => e.key)).toEqual(["2026-11-30", "2026-11-23"]);
+    // Closed two minutes after the end.
+    expect(endedEditions(weekly, new Date("2026-12-05T03:01:59Z"), SP).map((e) => e.key)).toEqual(["2026-11-23"]);
+    expect(endedEditions(weekly, new Date("2026-12-05T03:02:00Z"), SP).map((e) => e.key)).toEqual(["2026-11-30", "2026-11-23"]);
     expect(endedEditions(weekly, new Date("2026-11-27T00:00:00Z"), SP)).toEqual([]);
   });
 
@@ -120,6 +124,8 @@ describe("official tournaments", () => {
     expect(officialPeriod("monthly", new Date("2026-12-01T03:00:00Z"), SP)).toMatchObject({ key: "2026-12", startsAt: new Date("2026-12-01T03:00:00Z"), endsAt: new Date("2027-01-01T03:00:00Z") });
     expect(previousOfficialPeriod("monthly", new Date("2026-12-01T03:00:00Z"), SP).key).toBe("2026-11");
     expect(previousOfficialPeriod("daily", new Date("2026-11-24T03:00:00Z"), SP).key).toBe("2026-11-23");
+    expect(closedOfficialPeriod("daily", new Date("2026-11-24T03:01:59Z"), SP).key).toBe("2026-11-22");
+    expect(closedOfficialPeriod("daily", new Date("2026-11-24T03:02:00Z"), SP).key).toBe("2026-11-23");
   });
 
   it("pool is seed + percent of wagers; split shares round down and never exceed the pool", () => {

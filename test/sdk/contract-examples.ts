@@ -2,7 +2,7 @@
 // generated/openapi.json: SDK calls against the Prism mock send the request
 // examples and must get back exactly the response examples Prism serves.
 import { readFileSync } from "node:fs";
-import type { OperationId, RequestBody } from "../../sdk-browser/src/operation-types.js";
+import type { OperationId, RequestBody } from "../../sdk-shared/src/operation-types.js";
 
 interface MediaObject {
   example?: unknown;

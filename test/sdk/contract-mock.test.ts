@@ -5,8 +5,8 @@
 // seconds of CPU to load the contract).
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ClubeError, createClubeBrowser } from "../../sdk-browser/src/index.js";
-import type { MeMethods } from "../../sdk-browser/src/me.js";
-import type { OperationId } from "../../sdk-browser/src/operation-types.js";
+import type { MeMethods } from "../../sdk-browser/src/index.js";
+import type { OperationId } from "../../sdk-shared/src/operation-types.js";
 import { Clube } from "../../sdk-node/src/index.js";
 import { startPrism, type PrismServer } from "../support/prism.js";
 import { operationIds, requestExample, responseExample } from "./contract-examples.js";
@@ -37,11 +37,11 @@ const serverCalls: { [Id in OperationId]?: (clube: Clube) => Promise<unknown> } 
   Participants_upsert: (c) => c.participants.upsert(requestExample("Participants_upsert")),
   Participants_get: (c) => c.participants.get("user_8412"),
   Participants_progress: (c) => c.participants.progress("user_8412"),
-  Participants_progressBatch: (c) => c.participants.progressMany(requestExample("Participants_progressBatch").external_ids),
+  Participants_progressBatch: (c) => c.participants.progressMany(requestExample("Participants_progressBatch")),
   Participants_createToken: (c) => c.participants.token("user_8412", requestExample("Participants_createToken")),
   Participants_rename: (c) => c.participants.rename("user_8412", requestExample("Participants_rename")),
   Events_send: (c) => c.events.send(requestExample("Events_send")),
-  Events_sendBatch: (c) => c.events.sendBatch(requestExample("Events_sendBatch").events),
+  Events_sendBatch: (c) => c.events.sendBatch(requestExample("Events_sendBatch")),
   Deliveries_list: (c) => c.deliveries.list({ status: "pending" }),
   Deliveries_confirm: (c) => c.deliveries.confirm("dlv_01JQ5C2P9T5A7B4E", requestExample("Deliveries_confirm")),
   Deliveries_fail: (c) => c.deliveries.fail("dlv_01JQ5D7K2M4N6P8Q", requestExample("Deliveries_fail")),
@@ -106,6 +106,7 @@ const meCalls: { [Id in OperationId]?: (me: MeMethods) => Promise<unknown> } = {
   Me_getLeaderboard: (me) => me.leaderboard("torneio-slots-marco", { limit: 10 }),
   Me_listBadges: (me) => me.badges(),
   Me_listTournaments: (me) => me.tournaments({ limit: 2 }),
+  Me_getConfig: (me) => me.config(),
   Me_rotateWheelSeed: (me) => me.rotateWheelSeed(requestExample("Me_rotateWheelSeed")),
   Me_listWheelSpins: (me) => me.wheelSpins(),
 };
@@ -117,11 +118,11 @@ describe("@clube/node against the Prism mock", () => {
   });
 
   it.each(Object.entries(serverCalls))("%s returns the contract's example", async (operationId, call) => {
-    expect(await call(client())).toEqual(responseExample(operationId as OperationId));
+    expect(await call!(client())).toEqual(responseExample(operationId as OperationId));
   });
 
   it.each(Object.entries(meCalls))("headless %s (secret key + X-Participant) returns the contract's example", async (operationId, call) => {
-    expect(await call(client().me("user_8412"))).toEqual(responseExample(operationId as OperationId));
+    expect(await call!(client().me("user_8412"))).toEqual(responseExample(operationId as OperationId));
   });
 
   it("events.send with async: true answers the 202 EventsQueued example", async () => {
@@ -131,7 +132,7 @@ describe("@clube/node against the Prism mock", () => {
   });
 
   it("events.sendBatch with async: true answers the 202 EventsQueued example", async () => {
-    const queued = await client(preferCode(202)).events.sendBatch(requestExample("Events_sendBatch").events, { async: true });
+    const queued = await client(preferCode(202)).events.sendBatch(requestExample("Events_sendBatch"), { async: true });
     expect(queued).toEqual(responseExample("Events_sendBatch", "202"));
   });
 
@@ -159,7 +160,7 @@ const participantToken =
 describe("@clube/browser against the Prism mock", () => {
   it.each(Object.entries(meCalls))("%s returns the contract's example", async (operationId, call) => {
     const clube = createClubeBrowser({ baseUrl: prism.url, getToken: async () => participantToken });
-    expect(await call(clube.me)).toEqual(responseExample(operationId as OperationId));
+    expect(await call!(clube.me)).toEqual(responseExample(operationId as OperationId));
   });
 
   it("when every token is refused, throws the contract's 401 and calls onAuthExpired", async () => {

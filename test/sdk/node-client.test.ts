@@ -78,7 +78,7 @@ describe("events.send", () => {
 describe("retry policy per operation", () => {
   it("does not retry a batch (it carries no idempotency key)", async () => {
     const { clube } = await clubeAgainst([failure(503, "internal_error", "down"), json(200, { results: [] })]);
-    await expect(clube.events.sendBatch([{ ...deposit, id: "dep_1" }])).rejects.toMatchObject({ status: 503 });
+    await expect(clube.events.sendBatch({ events: [{ ...deposit, id: "dep_1" }] })).rejects.toMatchObject({ status: 503 });
     expect(server.requests).toHaveLength(1);
     expect(header("idempotency-key")).toEqual([undefined]);
   });

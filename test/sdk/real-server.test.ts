@@ -111,11 +111,11 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
     const queued = await clube.events.send({ participant: PLAYER, type: "deposit.confirmed", id: "dep-8412-2", amount: 50 }, { async: true });
     expect(queued).toEqual({ queued: true, event_ids: [expect.stringMatching(/^evt_/)] });
 
-    const batch = await clube.events.sendBatch([
+    const batch = await clube.events.sendBatch({ events: [
       { participant: PLAYER, type: "bet.placed", id: "bet-8412-1", amount: 50, meta: { game_id: "pgsoft-fortune-tiger", game_type: "video-slots" } },
       { participant: PLAYER, type: "bet.placed", id: "bet-8412-2", amount: "30.00", meta: { game_type: "live-casino" } },
       { participant: PLAYER, type: "bet.settled", id: "settle-8412-1", amount: 1500, meta: { game_type: "video-slots" } },
-    ]);
+    ] });
     expect(batch.results.map((result) => result.effects.map((effect) => effect.type))).toEqual([
       ["xp_granted", "leaderboard_points", "mission_progressed", "mission_progressed"],
       ["xp_granted", "currency_granted", "mission_progressed"],
@@ -133,7 +133,7 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
         { code: "gems", balance_minor: 1 },
       ],
     });
-    expect(await clube.participants.progressMany([PLAYER, "nobody"])).toEqual({ items: [{ external_id: PLAYER, level: progress.level, xp: progress.xp }] });
+    expect(await clube.participants.progressMany({ external_ids: [PLAYER, "nobody"] })).toEqual({ items: [{ external_id: PLAYER, level: progress.level, xp: progress.xp }] });
     expect(await clube.participants.get(PLAYER)).toMatchObject({ xp: 80130, level: 8, tier: { code: "bronze" } });
 
     const issued = await clube.participants.token(PLAYER, { ttl_seconds: 900 });
@@ -198,7 +198,7 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
   });
 
   it("server side: confirms and fails deliveries, redeems with an idempotency key, registers a referral and attributes an affiliate", async () => {
-    const pending = (await clube.deliveries.list({ status: "pending" })).deliveries;
+    const pending = await clube.deliveries.list({ status: "pending" }).autoPagingToArray({ limit: 1000 });
     const bonus = pending.find((delivery) => delivery.reward_code === "bonus-first-deposit")!;
     const storeBonus = pending.find((delivery) => delivery.reward_code === "store-bonus-10")!;
     expect([bonus, storeBonus]).toEqual([expect.objectContaining({ status: "pending" }), expect.objectContaining({ status: "pending" })]);
@@ -207,7 +207,7 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
     expect(confirmed).toMatchObject({ id: bonus.id, status: "delivered", external_ref: "bonus-778201", confirmed_at: WEDNESDAY.toISOString() });
     expect(await clube.deliveries.confirm(bonus.id)).toEqual(confirmed);
     expect(await clube.deliveries.fail(storeBonus.id, { reason: "Conta bloqueada para bônus" })).toMatchObject({ status: "failed", fail_reason: "Conta bloqueada para bônus" });
-    expect((await clube.deliveries.list({ status: "failed" })).deliveries.map((delivery) => delivery.id)).toEqual([storeBonus.id]);
+    expect((await clube.deliveries.list({ status: "failed" })).data.map((delivery) => delivery.id)).toEqual([storeBonus.id]);
 
     // 3100 coins: R$ 5 cash (2500) leaves 600; the same key again is the same redemption; a second one is refused.
     const redemption = await clube.redemptions.create({ participant: PLAYER, reward: "store-cash-5" }, { idempotencyKey: "resgate-8412-0001" });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ClubeError } from "../../sdk-browser/src/errors.js";
+import { ClubeError } from "../../sdk-shared/src/errors.js";
 import { backoffDelayMs, defaultBackoff, isRetryableStatus, retryAfterMs, retryDelayMs } from "../../sdk-node/src/backoff.js";
 import { createTransport, isRepeatable, type TransportOptions } from "../../sdk-node/src/transport.js";
 import { dropConnection, failure, hang, json, type ScriptedServer, stallBody, startScriptedServer, type Step } from "./scripted-server.js";
@@ -60,7 +60,7 @@ describe("transport against a local HTTP server", () => {
 
   function transport(overrides: Partial<TransportOptions> = {}) {
     const waits: number[] = [];
-    const send = createTransport({
+    const sendWith = createTransport({
       fetch: (request) => fetch(request),
       timeoutMs: 2_000,
       maxRetries: 2,
@@ -71,6 +71,7 @@ describe("transport against a local HTTP server", () => {
       },
       ...overrides,
     });
+    const send = (request: Request) => sendWith(request, {});
     return { send, waits };
   }
 

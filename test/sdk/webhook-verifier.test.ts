@@ -61,18 +61,31 @@ describe("verifyWebhook", () => {
 
   const good = sign(body, nowSeconds);
   it.each([
-    ["a space after the comma", `t=${nowSeconds}, v1=${good}`],
-    ["uppercase hex", header(nowSeconds, good.toUpperCase())],
+    ["a space after the comma (Stripe reads the scheme as \" v1\")", `t=${nowSeconds}, v1=${good}`],
     ["no timestamp", `v1=${good}`],
     ["no signature", `t=${nowSeconds}`],
-    ["the signature before the timestamp", `v1=${good},t=${nowSeconds}`],
+    ["only an unknown scheme", `t=${nowSeconds},v0=${good}`],
     ["a non-numeric timestamp", header("2025-03-14", good)],
-    ["63 hex digits", header(nowSeconds, good.slice(1))],
-    ["65 hex digits", header(nowSeconds, `${good}0`)],
-    ["an unknown scheme", `${header(nowSeconds, good)},v0=${good}`],
-    ["a trailing comma", `${header(nowSeconds, good)},`],
   ])("refuses %s with bad_format", (_, value) => {
     expect(reasonOf(() => verifyWebhook(body, value, secret, { now }))).toBe("bad_format");
+  });
+
+  it.each([
+    ["the signature before the timestamp", `v1=${good},t=${nowSeconds}`],
+    ["an unknown scheme after", `${header(nowSeconds, good)},v0=${good}`],
+    ["a future scheme before", `t=${nowSeconds},v2=${"f".repeat(128)},v1=${good}`],
+    ["a trailing comma", `${header(nowSeconds, good)},`],
+    ["the matching v1 last of three", header(nowSeconds, "0".repeat(64), "1".repeat(64), good)],
+  ])("accepts, as Stripe's verifier does, %s", (_, value) => {
+    expect(verifyWebhook(body, value, secret, { now })).toEqual(envelope);
+  });
+
+  it.each([
+    ["uppercase hex", header(nowSeconds, good.toUpperCase())],
+    ["63 hex digits", header(nowSeconds, good.slice(1))],
+    ["65 hex digits", header(nowSeconds, `${good}0`)],
+  ])("refuses %s with no_match", (_, value) => {
+    expect(reasonOf(() => verifyWebhook(body, value, secret, { now }))).toBe("no_match");
   });
 
   it.each([
@@ -97,7 +110,7 @@ describe("verifyWebhook", () => {
     const t = nowSeconds + offset;
     const run = () => verifyWebhook(body, header(t, sign(body, t)), secret, { now });
     if (passes) expect(run()).toEqual(envelope);
-    else expect(reasonOf(run)).toBe("too_old");
+    else expect(reasonOf(run)).toBe(offset > 0 ? "too_new" : "too_old");
   });
 
   it("honours a custom tolerance at its edge", () => {
@@ -133,7 +146,9 @@ describe("parseSignatureHeader", () => {
     const a = "a".repeat(64);
     const b = "0123456789abcdef".repeat(4);
     expect(parseSignatureHeader(`t=0017,v1=${a},v1=${b}`)).toEqual({ timestamp: "0017", signatures: [a, b] });
+    expect(parseSignatureHeader(`v1=${b},v0=${a},t=0017,v1=${a}`)).toEqual({ timestamp: "0017", signatures: [b, a] });
     expect(parseSignatureHeader(`t=17 ,v1=${a}`)).toBeNull();
+    expect(parseSignatureHeader(`t=17,v2=${a}`)).toBeNull();
   });
 });
 

@@ -151,13 +151,19 @@ async function send(url: string, testKey: string, method: string, path: string, 
 }
 
 /**
- * Asserts a documented failure: `status` with the body `{error: {code, message}}`
+ * Asserts a documented failure: `status` with the body `{error: {code, message, param?}}`
  * and nothing else; `message`, when given, must be contained in the message
  * (typically the failing field, e.g. `body.external_id`).
  */
 export function expectError(response: ApiResponse, status: number, code: string, message?: string): void {
   // Compared without the rest of the body, so a wrong answer (say a 200 with a whole configuration) shows a short diff.
-  expect({ status: response.status, error: response.body?.error }).toEqual({ status, error: { code, message: expect.any(String) } });
+  const { param, ...error } = response.body?.error ?? {};
+  expect({ status: response.status, error }).toEqual({ status, error: { code, message: expect.any(String) } });
   expect(Object.keys(response.body)).toEqual(["error"]);
+  // A 422 names its failing field in `param` too: the path its message starts with.
+  if (param !== undefined) {
+    expect(code).toBe("validation_failed");
+    expect(response.body.error.message.startsWith(param)).toBe(true);
+  }
   if (message !== undefined) expect(response.body.error.message).toContain(message);
 }

@@ -3,7 +3,7 @@ import { schemaValidators } from "../../generated/validators.js";
 import { Delivery, Notification, ParticipantReward, StaffWarning } from "../../server/src/db/entities/index.js";
 import { newId } from "../../server/src/db/ids.js";
 import type { Scope } from "../../server/src/db/scope.js";
-import { confirmDelivery, DELIVERY_LIST_LIMIT, deliveryView, failDelivery, listDeliveries, type DeliveryView } from "../../server/src/usecases/deliveries.js";
+import { confirmDelivery, deliveryView, failDelivery, listDeliveries, type DeliveryView } from "../../server/src/usecases/deliveries.js";
 import { ApiError } from "../../server/src/usecases/errors.js";
 import { ingestEvent } from "../../server/src/usecases/events.js";
 import { describeEachDatabase } from "../support/databases.js";
@@ -137,30 +137,32 @@ describeEachDatabase("deliveries", (kind) => {
     expect((await hooksFor(deliveryId)).filter((hook) => hook.type !== "reward.delivery_requested")).toHaveLength(1);
   });
 
-  it("lists newest first, filters by status, and returns at most 200", async () => {
-    const all = (await listDeliveries(club.db, club.scope)).deliveries;
+  it("lists newest first, filters by status, and pages with limit and starting_after", async () => {
+    const all = (await listDeliveries(club.db, club.scope, { limit: 100 })).data;
     expect(all.map((delivery) => delivery.created_at)).toEqual(all.map((delivery) => delivery.created_at).sort().reverse());
     for (const status of ["pending", "delivered", "failed"] as const) {
-      const only = (await listDeliveries(club.db, club.scope, { status })).deliveries;
+      const only = (await listDeliveries(club.db, club.scope, { status, limit: 100 })).data;
       expect(only.length).toBeGreaterThan(0);
       expect(only).toEqual(all.filter((delivery) => delivery.status === status));
     }
 
-    // A club of its own, so the count is exact: 200 rows are all listed, the 201st (the oldest) is left out.
+    // A club of its own, so the count is exact: 45 rows in pages of 20, 20 and 5, each after the last id of the previous one.
     const other: Scope = { clubId: "club_list", env: "live" };
     const row = (minute: number) => ({
       id: newId("dlv"), ...other, participantId: "par_list", participantRewardId: newId("rwd"), rewardCode: "free-spins-10",
       status: "pending" as const, createdAt: new Date(Date.UTC(2026, 10, 18, 0, minute)),
     });
-    await club.db.em().insertMany(Delivery, Array.from({ length: DELIVERY_LIST_LIMIT }, (_, minute) => row(minute + 1)));
-    const atLimit = (await listDeliveries(club.db, other)).deliveries;
-    expect(atLimit).toHaveLength(200);
-    expect(atLimit[0].created_at).toBe(new Date(Date.UTC(2026, 10, 18, 0, 200)).toISOString());
-    expect(atLimit[199].created_at).toBe(new Date(Date.UTC(2026, 10, 18, 0, 1)).toISOString());
-    await club.db.em().insert(Delivery, row(0));
-    const pastLimit = (await listDeliveries(club.db, other)).deliveries;
-    expect(pastLimit).toHaveLength(200);
-    expect(pastLimit.at(-1)!.created_at).toBe(new Date(Date.UTC(2026, 10, 18, 0, 1)).toISOString());
-    for (const delivery of pastLimit) valid(delivery);
+    await club.db.em().insertMany(Delivery, Array.from({ length: 45 }, (_, minute) => row(minute + 1)));
+    const first = await listDeliveries(club.db, other);
+    expect([first.data.length, first.has_more]).toEqual([20, true]);
+    expect(first.data[0].created_at).toBe(new Date(Date.UTC(2026, 10, 18, 0, 45)).toISOString());
+    const second = await listDeliveries(club.db, other, { starting_after: first.data.at(-1)!.id });
+    expect([second.data.length, second.has_more]).toEqual([20, true]);
+    const third = await listDeliveries(club.db, other, { starting_after: second.data.at(-1)!.id });
+    expect([third.data.length, third.has_more]).toEqual([5, false]);
+    expect(third.data.at(-1)!.created_at).toBe(new Date(Date.UTC(2026, 10, 18, 0, 1)).toISOString());
+    expect(new Set([...first.data, ...second.data, ...third.data].map((d) => d.id)).size).toBe(45);
+    for (const delivery of third.data) valid(delivery);
+    await expect(listDeliveries(club.db, other, { starting_after: "dlv_unknown" })).rejects.toMatchObject({ status: 422 });
   });
 });

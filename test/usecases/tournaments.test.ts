@@ -105,7 +105,7 @@ describeEachDatabase("tournaments: scoring on ingestion, settlement, views", (ki
   });
 
   it("settles the official day once, even with two workers at the same time; minWager keeps caio out", async () => {
-    const now = at("2026-11-25T03:00:30Z");
+    const now = at("2026-11-25T03:02:00Z");
     const runs = await Promise.all([settleTournamentsForAllClubs(club.db, { now, publicUrl: PUBLIC_URL }), settleTournamentsForAllClubs(club.db, { now, publicUrl: PUBLIC_URL })]);
     expect(runs[0].settled + runs[1].settled).toBe(2); // slots and ao-vivo of 2026-11-24
     const deliveries = await club.db.em().fork().find(Delivery, { ...club.scope, rewardCode: "official-tournament-prize" }, { orderBy: { createdAt: "asc" } });
@@ -122,12 +122,12 @@ describeEachDatabase("tournaments: scoring on ingestion, settlement, views", (ki
   });
 
   it("settles the weekly edition at endsAt: minScore, prize ranges, late events ignored, next edition starts empty", async () => {
-    // Received after the edition ended: changes nothing.
-    await bet("caio", 500, "2026-11-29T12:00:00Z", { game_type: "video-slots" }, "2026-11-30T03:00:01Z");
+    // Processed after the edition closed (2 minutes after its end): changes nothing.
+    await bet("caio", 500, "2026-11-29T12:00:00Z", { game_type: "video-slots" }, "2026-11-30T03:02:01Z");
     expect(await standing("caio", "soma", "2026-11-23")).toBe(300);
-    const before = await settleTournaments(club.db, club.scope, { now: at("2026-11-30T02:59:59Z"), publicUrl: PUBLIC_URL });
+    const before = await settleTournaments(club.db, club.scope, { now: at("2026-11-30T03:01:59Z"), publicUrl: PUBLIC_URL });
     expect(before.settled).toBe(0);
-    const runs = await Promise.all([1, 2].map(() => settleTournaments(club.db, club.scope, { now: at("2026-11-30T03:01:00Z"), publicUrl: PUBLIC_URL })));
+    const runs = await Promise.all([1, 2].map(() => settleTournaments(club.db, club.scope, { now: at("2026-11-30T03:02:01Z"), publicUrl: PUBLIC_URL })));
     expect(runs[0].settled + runs[1].settled).toBe(3);
     const rewards = (await club.db.em().fork().find(ParticipantReward, { ...club.scope, source: { $like: "tournament:%" } })).filter((reward) => !reward.source.startsWith("tournament:official:"));
     expect(rewards.map((reward) => `${reward.source}→${reward.rewardCode}`).sort()).toEqual([
@@ -177,8 +177,8 @@ describeEachDatabase("the demo casino's tournaments", (kind) => {
     expect(weekly.data.map((row) => [row.rank, row.external_id, row.score])).toEqual(Array.from({ length: 11 }, (_, i) => [i + 1, `p${String(i + 1).padStart(2, "0")}`, 100 - i * 5]));
 
     // The official day ends at midnight in São Paulo; the weekly edition on Monday 2026-11-30 00:00 local.
-    await settleTournaments(club.db, club.scope, { now: at("2026-11-25T03:00:00Z"), publicUrl: PUBLIC_URL });
-    await settleTournaments(club.db, club.scope, { now: at("2026-11-30T03:00:00Z"), publicUrl: PUBLIC_URL });
+    await settleTournaments(club.db, club.scope, { now: at("2026-11-25T03:02:00Z"), publicUrl: PUBLIC_URL });
+    await settleTournaments(club.db, club.scope, { now: at("2026-11-30T03:02:00Z"), publicUrl: PUBLIC_URL });
     const rewards = await club.db.em().fork().find(ParticipantReward, { ...club.scope, source: "tournament:slots-semanal:2026-11-23" });
     const byParticipant = new Map<string, string>();
     for (const reward of rewards) byParticipant.set((await club.db.em().fork().findOneOrFail(Participant, reward.participantId)).externalId, reward.rewardCode);
@@ -197,9 +197,9 @@ describeEachDatabase("the demo casino's tournaments", (kind) => {
 
     // The official month ends at midnight of 2026-12-01 in São Paulo (03:00Z), not at midnight UTC.
     const monthly = () => recordedWebhooks(club.db, club.scope).then((hooks) => hooks.filter((hook) => hook.type === "tournament.finished" && String(hook.data.tournament_id).endsWith(":monthly:BRL")));
-    await settleTournaments(club.db, club.scope, { now: at("2026-12-01T02:59:59Z"), publicUrl: PUBLIC_URL });
+    await settleTournaments(club.db, club.scope, { now: at("2026-12-01T03:01:59Z"), publicUrl: PUBLIC_URL });
     expect(await monthly()).toEqual([]);
-    await settleTournaments(club.db, club.scope, { now: at("2026-12-01T03:00:00Z"), publicUrl: PUBLIC_URL });
+    await settleTournaments(club.db, club.scope, { now: at("2026-12-01T03:02:00Z"), publicUrl: PUBLIC_URL });
     // Slots: 1,000.00 seed + 5 % of 825.00; only p01 wagered the minWager of 100: 40 % of 1,041.25. Aviator: 40 % of 1,050.00.
     const months = Object.fromEntries((await monthly()).map((hook) => [hook.data.tournament_id, hook.data]));
     expect(months["official:slots:monthly:BRL"]).toMatchObject({ edition_id: "2026-11", pool_minor: 104125, prizes: [expect.objectContaining({ rank: 1, amount_minor: 41650 })] });

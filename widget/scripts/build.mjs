@@ -10,7 +10,8 @@ export const DIST = `${root}dist`;
 
 export async function buildWidget() {
   await mkdir(DIST, { recursive: true });
-  const common = { bundle: true, minify: true, format: "iife", target: "es2020", legalComments: "none", logLevel: "warning" };
+  // "clube-source": @clube/browser is bundled from its sources in this repository (its package exports point at its built dist/ otherwise).
+  const common = { bundle: true, minify: true, format: "iife", target: "es2020", legalComments: "none", logLevel: "warning", conditions: ["clube-source"] };
   await Promise.all([
     esbuild.build({ ...common, entryPoints: [`${root}src/loader.ts`], outfile: `${DIST}/loader.js` }),
     esbuild.build({

@@ -3,7 +3,17 @@ import { ApiError } from "../usecases/errors.js";
 
 /** The documented error body. */
 export interface ErrorBody {
-  error: { code: string; message: string };
+  error: { code: string; message: string; param?: string };
+}
+
+/**
+ * The failing field of a 422, machine-readable: every validation message
+ * starts with the field's path from the request part (`body.events[3].type
+ * must match …`, `query.starting_after is not …`), so `param` is that path.
+ */
+export function paramOf(code: string, message: string): string | undefined {
+  if (code !== "validation_failed") return undefined;
+  return /^((?:body|query|path|headers)(?:\.[A-Za-z_$][\w$-]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\])*)(?:\s|$)/.exec(message)?.[1];
 }
 
 /**
@@ -23,7 +33,8 @@ export function errorHandler(log: (line: string) => void = (l) => console.error(
       const { status, code, message } = toApiError(err);
       if (status >= 500) log(`[${ctx.state.requestId}] ${ctx.method} ${ctx.path} failed: ${describe(err)}`);
       ctx.status = status;
-      ctx.body = { error: { code, message } } satisfies ErrorBody;
+      const param = paramOf(code, message);
+      ctx.body = { error: param === undefined ? { code, message } : { code, message, param } } satisfies ErrorBody;
       if (err instanceof ApiError && err.headers) ctx.set(err.headers);
     }
   };

@@ -46,7 +46,8 @@ export interface RunningWorker {
  * once. The interval is how late a job may act: a delivery warning or a lot
  * expiry comes at most 5 minutes late; a tier review (once per club month)
  * and an `auto` cashback payment (due at the program's hour) at most an hour;
- * a tournament edition is settled at most a minute after it ends.
+ * a tournament edition is settled at most a minute after it closes (2 minutes
+ * after its end, see LATE_EVENT_GRACE_MS).
  */
 export function workerTasks(db: Database, publicUrl: string | undefined): ScheduledTask[] {
   const tasks: ScheduledTask[] = [
@@ -72,7 +73,7 @@ export function workerTasks(db: Database, publicUrl: string | undefined): Schedu
       run: (now) => creditDueCashbackForAllClubs(db, { now, publicUrl }),
       runFor: (scope, now) => creditDueCashbackForAllClubs(db, { now, publicUrl }, scope),
     });
-    // Prizes are paid at most a minute after an edition ends; a pass over settled editions only reads.
+    // Prizes are paid at most a minute after an edition closes; a pass over settled editions only reads.
     tasks.push({
       name: "tournament settlement",
       intervalMs: MINUTE_MS,

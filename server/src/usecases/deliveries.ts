@@ -5,7 +5,8 @@ import { newId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { requirePublishedConfig } from "./config.js";
-import { ApiError, notFound } from "./errors.js";
+import { ApiError, notFound, validationFailed } from "./errors.js";
+import { olderThan, pageOf } from "./paging.js";
 import { recordWebhook } from "./outbox.js";
 import { webhookParticipant, writeNotifications } from "./participant-state.js";
 
@@ -14,8 +15,6 @@ export type DeliveryView = Schemas["Delivery"];
 export type DeliveryConfirm = Schemas["DeliveryConfirm"];
 export type DeliveryFail = Schemas["DeliveryFail"];
 
-/** The seed's cap on `GET /v1/deliveries`. */
-export const DELIVERY_LIST_LIMIT = 200;
 
 export function deliveryView(row: Delivery): DeliveryView {
   return {
@@ -31,14 +30,22 @@ export function deliveryView(row: Delivery): DeliveryView {
   };
 }
 
-/** GET /v1/deliveries: newest first, at most 200, optionally only one status. */
-export async function listDeliveries(db: Database, scope: Scope, filter: { status?: DeliveryStatus } = {}): Promise<{ deliveries: DeliveryView[] }> {
-  const rows = await db.em().find(
-    Delivery,
-    filter.status === undefined ? scope : { ...scope, status: filter.status },
-    { orderBy: { createdAt: "desc", id: "desc" }, limit: DELIVERY_LIST_LIMIT },
-  );
-  return { deliveries: rows.map(deliveryView) };
+/** GET /v1/deliveries: newest first, paged after the delivery `starting_after`, optionally only one status. */
+export async function listDeliveries(
+  db: Database,
+  scope: Scope,
+  query: { status?: DeliveryStatus; limit?: number; starting_after?: string } = {},
+): Promise<{ data: DeliveryView[]; has_more: boolean }> {
+  const em = db.em();
+  const limit = query.limit ?? 20;
+  const where: Record<string, unknown> = query.status === undefined ? { ...scope } : { ...scope, status: query.status };
+  if (query.starting_after) {
+    const after = await em.findOne(Delivery, { ...scope, id: query.starting_after }, { fields: ["id", "createdAt"] });
+    if (!after) throw validationFailed("query.starting_after is not a delivery of this club and environment");
+    Object.assign(where, olderThan("createdAt", after));
+  }
+  const rows = await em.find(Delivery, where, { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: limit + 1 });
+  return pageOf(rows, limit, deliveryView);
 }
 
 function deliveryNotFound(id: string): ApiError {

@@ -2,7 +2,7 @@ import type { EntitySchema } from "@mikro-orm/core";
 import type { Knex, SqlEntityManager } from "@mikro-orm/knex";
 import {
   AffiliateAttribution, Badge, Balance, CashbackCredit, CheckinClaim, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry, TournamentStanding,
-  MissionProgress, Notification, ParticipantReward, Redemption, Referral, RuleRun, WheelSpin,
+  MissionProgress, Notification, ParticipantReward, Redemption, Referral, RuleRun, WheelSeed, WheelSpin,
 } from "../db/entities/index.js";
 
 /**
@@ -51,6 +51,9 @@ export const MERGE_RULES: readonly MergeRule[] = [
   move(Notification),
   dedupe(CheckinClaim, ["dayKey"]),
   move(WheelSpin),
+  // Seed pairs move with the spins drawn from them, so those spins stay verifiable; the survivor may then hold two
+  // active pairs: it draws from the newest, and its next rotation reveals both (see usecases/wheel/fair-seeds.ts).
+  move(WheelSeed),
   dedupe(CashbackCredit, ["dayKey"]),
 ];
 

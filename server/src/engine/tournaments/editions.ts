@@ -22,6 +22,19 @@ export interface Edition {
 }
 
 const DAY_MS = 86_400_000;
+
+/**
+ * How long after its end an edition still takes events that occurred inside
+ * it: an event accepted just before the end (an async one still queued, a
+ * batch in flight) still counts. Settlement waits for it, so an edition is
+ * settled, and then closed for good, at `endsAt` + this grace.
+ */
+export const LATE_EVENT_GRACE_MS = 2 * 60_000;
+
+/** When an edition stops taking events and may be settled. */
+export function closesAt(edition: Pick<Edition, "endsAt">): Date {
+  return new Date(edition.endsAt.getTime() + LATE_EVENT_GRACE_MS);
+}
 const WEEK_MS = 7 * DAY_MS;
 
 /** The instant whose club wall time is `instant`'s plus `days` days. */
@@ -71,7 +84,7 @@ export function latestEdition(tournament: TournamentConfig, now: Date, timeZone:
 }
 
 /**
- * Editions ended at `now` that may still need settling, newest first: the
+ * Editions closed at `now` (ended, grace included) that may still need settling, newest first: the
  * last `lookBack` of them (a worker down for longer than that many weeks does
  * not settle the older ones).
  */
@@ -81,7 +94,7 @@ export function endedEditions(tournament: TournamentConfig, now: Date, timeZone:
   const ended: Edition[] = [];
   for (let index = latest.index; index >= 0 && ended.length < lookBack && index > latest.index - lookBack - 1; index -= 1) {
     const edition = editionAt(tournament, index, timeZone);
-    if (edition.endsAt <= now) ended.push(edition);
+    if (closesAt(edition) <= now) ended.push(edition);
   }
   return ended;
 }
@@ -110,8 +123,13 @@ export function officialPeriod(period: OfficialPeriodName, instant: Date, timeZo
   };
 }
 
-/** The official day or month before the one containing `now` (the one a settlement at `now` closes). */
+/** The official day or month before the one containing `now`. */
 export function previousOfficialPeriod(period: OfficialPeriodName, now: Date, timeZone: string): Edition {
   const current = officialPeriod(period, now, timeZone);
   return officialPeriod(period, new Date(current.startsAt.getTime() - 1), timeZone);
+}
+
+/** The official day or month a settlement at `now` closes: the one before the period containing `now` − grace. */
+export function closedOfficialPeriod(period: OfficialPeriodName, now: Date, timeZone: string): Edition {
+  return previousOfficialPeriod(period, new Date(now.getTime() - LATE_EVENT_GRACE_MS), timeZone);
 }

@@ -4,7 +4,7 @@ import type { GameFilterScope, GameLists } from "../config.js";
 import { matchesGameFilter } from "../games.js";
 import { toMinorUnits } from "../money.js";
 import type { EngineEvent } from "../types.js";
-import { editionContaining, officialPeriod, type OfficialPeriodName, type TournamentConfig } from "./editions.js";
+import { closesAt, editionContaining, officialPeriod, type OfficialPeriodName, type TournamentConfig } from "./editions.js";
 
 /*
  * Scoring from the tournament's own configuration, on the ingestion path: an
@@ -84,8 +84,9 @@ function passesFilters(tournament: TournamentConfig, event: EngineEvent, globalE
 
 /**
  * The score deltas of one event: for each enabled tournament of the event's
- * type whose edition containing the event's time is still running at `now`
- * (so a late event never changes an ended or settled edition), and for each
+ * type whose edition containing the event's time still takes events at `now`
+ * (its end plus LATE_EVENT_GRACE_MS, when settlement closes it: a later event
+ * never changes a settled edition), and for each
  * official track and period when it is a `bet.placed`.
  */
 export function scoreEvent(input: ScoringInput): ScoreDelta[] {
@@ -96,7 +97,7 @@ export function scoreEvent(input: ScoringInput): ScoreDelta[] {
   for (const tournament of input.tournaments) {
     if (tournament.enabled === false || tournament.event !== event.type) continue;
     const edition = editionContaining(tournament, at, timeZone);
-    if (!edition || now >= edition.endsAt) continue;
+    if (!edition || now >= closesAt(edition)) continue;
     if (!passesFilters(tournament, event, input.globalExclude)) continue;
     const score = eventScore(tournament, event);
     if (score === null || score <= 0) continue;
@@ -124,7 +125,7 @@ function officialDeltas(input: ScoringInput, at: Date): ScoreDelta[] {
   for (const period of OFFICIAL_PERIODS) {
     if (official[period]?.enabled === false) continue;
     const edition = officialPeriod(period, at, timeZone);
-    if (now >= edition.endsAt) continue;
+    if (now >= closesAt(edition)) continue;
     for (const track of official.tracks ?? []) {
       if (track.enabled === false || !matchesGameFilter(track.games as Partial<GameFilterScope>, event.meta, input.globalExclude)) continue;
       deltas.push({ tournamentId: officialTournamentId(track.id, period, event.currency), editionKey: edition.key, mode: "add", score: wager, reachedAt: at });

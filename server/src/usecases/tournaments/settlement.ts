@@ -9,7 +9,7 @@ import type { ClubConfig, RewardConfig } from "../../engine/config.js";
 import { grantRewards } from "../../engine/evaluate.js";
 import { toMinorUnits } from "../../engine/money.js";
 import {
-  awardPrizes, endedEditions, minWagerMinor, OFFICIAL_PERIODS, officialPayouts, officialPool, previousOfficialPeriod, rankStandings,
+  awardPrizes, endedEditions, minWagerMinor, OFFICIAL_PERIODS, officialPayouts, officialPool, closedOfficialPeriod, rankStandings,
   SCORE_DECIMALS, type Edition, type OfficialPeriodName, type RankedRow,
 } from "../../engine/tournaments/index.js";
 import { getPublishedConfig } from "../config.js";
@@ -182,7 +182,7 @@ async function configuredEditions(em: SqlEntityManager, scope: Scope, config: Cl
   return filterUnsettled(em, scope, due);
 }
 
-/** The official tracks' periods that ended at `now` (the day and month before), for each currency wagered in them. */
+/** The official tracks' periods closed at `now` (the day and month before, grace included), for each currency wagered in them. */
 async function officialEditions(em: SqlEntityManager, scope: Scope, config: ClubConfig, now: Date): Promise<EditionToSettle[]> {
   const official = config.officialTournaments;
   if (!official?.enabled) return [];
@@ -191,7 +191,7 @@ async function officialEditions(em: SqlEntityManager, scope: Scope, config: Club
   for (const period of OFFICIAL_PERIODS) {
     const settings = official[period];
     if (!settings || settings.enabled === false) continue;
-    const edition = previousOfficialPeriod(period, now, timeZone);
+    const edition = closedOfficialPeriod(period, now, timeZone);
     for (const track of official.tracks ?? []) {
       if (track.enabled === false) continue;
       const prefix = `official:${track.id}:${period}:`;

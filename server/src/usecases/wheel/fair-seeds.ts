@@ -32,9 +32,14 @@ function seedRow(scope: Scope, participantId: string, clientSeed: string, now: D
   return { id: newId("wsd"), ...scope, participantId, serverSeed, serverSeedHash: seedHash(serverSeed), clientSeed, nextNonce: 0, createdAt: now, revealedAt: null };
 }
 
+/** The newest unrevealed pair: a merge (rename with `merge`) can leave a participant two, and it draws from the newest. */
+function newestActive(em: SqlEntityManager, participantId: string): Promise<WheelSeed | null> {
+  return em.findOne(WheelSeed, { participantId, revealedAt: null }, { orderBy: { createdAt: "desc", id: "desc" }, disableIdentityMap: true });
+}
+
 /** The participant's active pair, made when it has none. Call holding the participant's lock. */
 export async function activeSeed(em: SqlEntityManager, scope: Scope, participantId: string, now: Date): Promise<WheelSeed> {
-  const active = await em.findOne(WheelSeed, { participantId, revealedAt: null }, { disableIdentityMap: true });
+  const active = await newestActive(em, participantId);
   if (active) return active;
   const row = seedRow(scope, participantId, newClientSeed(), now);
   await em.insert(WheelSeed, row);
@@ -64,8 +69,9 @@ export async function rotateWheelSeed(db: Database, scope: Scope, externalId: st
   return db.em().transactional(async (em) => {
     const participant = await lockParticipant(em, db.dialect, { ...scope, externalId });
     if (!participant) throw participantNotFound(externalId);
-    const active = await em.findOne(WheelSeed, { participantId: participant.id, revealedAt: null }, { disableIdentityMap: true });
-    if (active) await em.nativeUpdate(WheelSeed, { id: active.id }, { revealedAt: now });
+    const active = await newestActive(em, participant.id);
+    // Every unrevealed pair is revealed, not only the one in use (a merged participant's pair comes along).
+    if (active) await em.nativeUpdate(WheelSeed, { participantId: participant.id, revealedAt: null }, { revealedAt: now });
     const next = seedRow(scope, participant.id, clientSeed ?? newClientSeed(), now);
     await em.insert(WheelSeed, next);
     return {
