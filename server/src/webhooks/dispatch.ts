@@ -38,9 +38,9 @@ export interface WebhookDispatcherOptions {
   /** `CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`: live endpoints may resolve to private addresses. */
   allowPrivateAddresses?: boolean;
   /**
-   * The test clock of a scope, null without one. A clocked test environment's
-   * sendings are created, attempted and rescheduled on its clock, so their
-   * retries fall due when the clock is advanced (`runDueFor`), not in real
+   * The test clock of a scope, null without one. A failed attempt of a
+   * clocked test environment's sending is rescheduled on its clock, so the
+   * retry falls due when the clock is advanced (`runDueFor`), not in real
    * time. Signatures keep real time: receivers check them against their own clock.
    */
   clockFor?: (scope: Scope) => Promise<Date | null>;
@@ -77,10 +77,8 @@ export class WebhookDispatcher {
   readonly handleOutboxMessage: MessageHandler = async (message) => {
     const relayed = parseRelayedMessage(message);
     const event = parseWebhookEvent(relayed.payload);
-    const scope: Scope = { clubId: relayed.clubId, env: relayed.env };
-    const at = (await this.options.clockFor?.(scope)) ?? this.now();
-    const created = await this.createSendings(scope, event, at);
-    await Promise.all(created.map((id) => this.attempt(id, at)));
+    const created = await this.createSendings({ clubId: relayed.clubId, env: relayed.env }, event);
+    await Promise.all(created.map((id) => this.attempt(id, this.now())));
   };
 
   /** Attempts every due sending; resolves with the number of attempts made. */
@@ -128,7 +126,7 @@ export class WebhookDispatcher {
     await this.pass;
   }
 
-  private async createSendings(scope: Scope, event: WebhookEvent, now: Date): Promise<string[]> {
+  private async createSendings(scope: Scope, event: WebhookEvent): Promise<string[]> {
     const em = this.options.db.em();
     const endpoints = await em.find(WebhookEndpoint, { ...scope, enabled: true, deletedAt: null });
     const targets =
@@ -136,6 +134,7 @@ export class WebhookDispatcher {
         ? endpoints.filter((endpoint) => endpoint.id === event.data.endpoint_id)
         : endpoints.filter((endpoint) => subscriptionMatches(endpoint.events, event.type));
     const body = buildEnvelope({ ...event, ...scope });
+    const now = this.now();
     const created: string[] = [];
     for (const endpoint of targets) {
       const id = newId("whd");
@@ -206,7 +205,8 @@ export class WebhookDispatcher {
       await this.finish(em, sending, { status: "succeeded", attempts, lastError: null, lastStatusCode, nextAttemptAt: null });
       return;
     }
-    const next = nextAttemptAt(attempts, attemptedAt);
+    // A clocked test environment's retry is due on its clock (runDueFor while advancing it makes it due).
+    const next = nextAttemptAt(attempts, (await this.options.clockFor?.(sending)) ?? attemptedAt);
     const lastError = result.error ?? "failed";
     await this.finish(em, sending, { status: next ? "pending" : "failed", attempts, lastError, lastStatusCode, nextAttemptAt: next });
     if (!next) {
