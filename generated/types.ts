@@ -356,6 +356,14 @@ export interface paths {
          *     retry after a timeout is safe. An event with neither is never deduplicated:
          *     every copy counts.
          *
+         *     Like Stripe's, an `Idempotency-Key` is bound to the request it was first
+         *     used with (operation, canonical body, participant): the same key with
+         *     another body → 409 `idempotency_key_reused` naming the key; while the
+         *     first request is still running → 409 `idempotency_key_in_use` (retry; the
+         *     retry replays). An event key (header or `id`) already stored for another
+         *     participant or event type → 409 `event_id_conflict`. Keys are kept at
+         *     least 24 hours (currently forever).
+         *
          *     With `Prefer: respond-async` the event is stored durably and the answer is
          *     202 `EventsQueued` with `Preference-Applied: respond-async`; it is processed
          *     within seconds (effects then reach you through webhooks).
@@ -3235,6 +3243,12 @@ export interface components {
          *     - `sending_pending` (409): resending a webhook sending that is still being attempted.
          *     - `affiliate_code_taken` (409): another affiliate already has that code.
          *     - `participant_exists` (409): the rename target exists and `merge` is not true.
+         *     - `idempotency_key_reused` (409): the `Idempotency-Key` was first used for a different request
+         *     (another operation, body or participant); the first result is not shown. Use a new key.
+         *     - `idempotency_key_in_use` (409): a request with the same `Idempotency-Key` is still running;
+         *     retry shortly (the retry replays the first result). Keys are kept at least 24 hours.
+         *     - `event_id_conflict` (409): the event's key (`Idempotency-Key`, else its `id`) was already used
+         *     by an event of another participant or type; nothing was applied.
          *     - `test_clock_in_use` (409): the test clock cannot go back to real time while events were recorded after real now.
          *     - `insufficient_balance` (409): the participant cannot pay the reward's cost; nothing was spent.
          *     - `referral_not_counted` (409), `affiliate_conflict` (409), `conflict` (409): other conflicts, explained in `message`.
@@ -3269,7 +3283,11 @@ export interface components {
          * @example 50.50
          */
         EventAmountDecimal: string;
-        /** @description A non-negative amount given as a JSON number, in main currency units (`50.5` is R$ 50,50). */
+        /**
+         * @description A non-negative amount given as a JSON number, in main currency units (`50.5` is R$ 50,50),
+         *     below 10^9: in minor units and multiplied by rules it stays an exact integer in the
+         *     64-bit columns and in JavaScript numbers (2^53); larger amounts are 422 naming the field.
+         */
         EventAmountNumber: number;
         /** @description Several events in one request. */
         EventBatch: {
@@ -3311,20 +3329,17 @@ export interface components {
             /** @description `domain.action`, lower case, 3..64 characters. */
             type: components["schemas"]["EventName"];
             /** @description Recommended: the fact's unique id in the client's system. It is the idempotency key when no `Idempotency-Key` header is sent; a repeat is not counted again. */
-            id?: string;
+            id?: components["schemas"]["SafeString"];
             amount?: components["schemas"]["EventAmount"];
             /** @default BRL */
             currency?: components["schemas"]["IsoCurrencyCode"];
+            /** @description When the fact happened; the time of receipt when omitted. */
+            occurred_at?: components["schemas"]["Instant"];
             /**
-             * Format: date-time
-             * @description When the fact happened; the time of receipt when omitted.
-             */
-            occurred_at?: string;
-            /**
-             * @description Free-form details (game, payment method…); must carry no personal data.
+             * @description Free-form details (game, payment method…); must carry no personal data. At most 4 levels deep (see `Meta`).
              * @default {}
              */
-            meta?: Record<string, unknown>;
+            meta?: components["schemas"]["Meta"];
         };
         /** @description A received event, as the event log shows it. */
         EventLogEntry: {
@@ -3630,6 +3645,14 @@ export interface components {
             name?: string;
         };
         /**
+         * Format: date-time
+         * @description An instant given by the client: RFC 3339 (`date-time`) with a year from 1970
+         *     to 9999 and seconds 00..59 (a leap second `:60` or year `0000` is no instant
+         *     the service can store); refused with 422 naming the field.
+         * @example 2025-03-14T18:22:05Z
+         */
+        Instant: string;
+        /**
          * @description An ISO 4217 currency code: exactly 3 upper-case letters.
          * @example BRL
          */
@@ -3858,6 +3881,18 @@ export interface components {
             /** @description What happened; the shape depends on `type`. */
             data: components["schemas"]["MessageRequestedWebhookData"];
         };
+        /**
+         * @description Free-form details: JSON values nested at most 4 levels below `meta` (a
+         *     deeper document is 422 naming `body.meta`; its size is bounded by the body
+         *     limit); strings follow `SafeString`.
+         */
+        Meta: Record<string, unknown>;
+        /** @description A scalar value inside `meta`. */
+        MetaLeaf: components["schemas"]["SafeString"] | number | boolean | null;
+        MetaValue2: components["schemas"]["MetaLeaf"] | components["schemas"]["MetaValue3"][] | Record<string, unknown>;
+        MetaValue3: components["schemas"]["MetaLeaf"] | components["schemas"]["MetaValue4"][] | Record<string, unknown>;
+        /** @description `meta` values nested at most 4 levels deep (arrays and objects count a level each). */
+        MetaValue4: components["schemas"]["MetaLeaf"] | components["schemas"]["MetaLeaf"][] | Record<string, unknown>;
         /**
          * @description How a completed mission's reward is handed over.
          * @enum {string}
@@ -4176,7 +4211,9 @@ export interface components {
          *     - `delivered`: the client confirmed the delivery.
          *     - `delivery_failed`: the client reported the delivery as failed.
          *     - `expired`: the reward's `expiresInDays` ran out before it was used or
-         *     delivered.
+         *     delivered. It shows from `expires_at` on; a worker job also stores it
+         *     every few minutes. The seed's webhook list has no `reward.expired`, so
+         *     expiry sends no webhook: the client reads the status.
          * @enum {string}
          */
         MyRewardStatus: "granted" | "pending_delivery" | "delivered" | "delivery_failed" | "expired";
@@ -4487,10 +4524,20 @@ export interface components {
             next_level_xp: number | null;
             remaining_xp: number;
             percent: number;
+            /**
+             * @description The participant's stored tier: the one `tier_in` conditions test and
+             *     `tier.changed` reports. It can differ from the tier of `level` after the
+             *     club changes its curve or tiers, until an event or the monthly review
+             *     moves it (see `progression.demotion`).
+             */
             tier: components["schemas"]["ParticipantTier"];
             /** @description Null in the highest tier. */
             next_tier: components["schemas"]["ParticipantNextTier"] | null;
-            /** @description Names of the benefits of the current tier (benefits still under compliance review are left out). */
+            /**
+             * @description Names of the benefits of the current tier. Benefits still under compliance
+             *     review (`compliance: review`) are left out of `/v1/me`; server routes list
+             *     them all.
+             */
             benefits: string[];
             /** @description Every configured currency, in the configured order. */
             currencies: components["schemas"]["CurrencyBalance"][];
@@ -4955,7 +5002,8 @@ export interface components {
              * @description Free-form details sent with the delivery (`reward.delivery_requested`).
              *     Its `kind` tells the client what to credit: `cash` (`amount_cents` as
              *     balance), `bonus` (`amount_cents` as bonus, with `rollover`), `free_spins`
-             *     (`spins` in `game`), or `other`.
+             *     (`spins` in `game`), or `other`. For an `internal` reward, `currency` and
+             *     `amount` credit the participant at grant (see `RewardType.internal`).
              * @default {}
              */
             payload?: Record<string, unknown>;
@@ -5402,6 +5450,12 @@ export interface components {
             /** @description The event type the rule listens to, e.g. `deposit.confirmed`. */
             event: components["schemas"]["EventName"];
         };
+        /**
+         * @description Text the service stores: any Unicode except NUL (U+0000) and lone UTF-16
+         *     surrogates (U+D800..U+DFFF not part of a pair), which no database column
+         *     and no JSON consumer handles alike; refused with 422 naming the field.
+         */
+        SafeString: string;
         /**
          * @description `Idempotency-Key` of a wheel spin: the same 8..120 characters as a redemption's.
          * @example resgate-user_8412-20250314-01
@@ -5977,7 +6031,7 @@ export interface components {
         /** @description Options of a participant token. */
         TokenRequest: {
             /**
-             * @description Lifetime in seconds, 60 (1 minute) to 86400 (1 day).
+             * @description Lifetime in seconds, 60 (1 minute) to 86400 (1 day). A token without `exp` or `iat`, or living longer than 86400 seconds, is refused with 401 `invalid_token`.
              * @default 900
              */
             ttl_seconds?: number;
@@ -6539,13 +6593,30 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description Where webhooks are sent: an `http` or `https` URL of at most 2000
-         *     characters. Addresses that resolve to private, loopback or link-local
-         *     networks (10/8, 172.16/12, 192.168/16, 127/8, 169.254/16, ::1, fc00::/7,
-         *     `localhost`) are accepted in the test environment and refused in live with
-         *     422 naming `body.url`, unless the server runs with
-         *     `CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`. The address is checked when the endpoint is
-         *     saved and again before every sending.
+         * @description Where webhooks are sent: an absolute `http` or `https` URL of at most 2000
+         *     characters whose host a standard URL parser accepts (no credentials); a
+         *     malformed host such as `http://127.0.0.1%09/` is 422 naming `body.url`.
+         *
+         *     In live, only global unicast addresses are allowed: every special-purpose
+         *     address (IANA registries) is refused with 422 naming `body.url` — loopback,
+         *     private (10/8, 172.16/12, 192.168/16), shared/CGNAT 100.64/10 (incl. the
+         *     metadata address 100.100.100.200), link-local 169.254/16 and fe80::/10,
+         *     0/8, multicast, reserved 240/4, documentation and benchmarking ranges,
+         *     fc00::/7, NAT64, 6to4, Teredo, IPv4-compatible `::a.b.c.d`, and `localhost`.
+         *     Addresses are normalised before the check: IPv4-mapped IPv6
+         *     (`[::ffff:127.0.0.1]`, `[::ffff:7f00:1]`) counts as the IPv4 address it
+         *     carries, and decimal/octal/hex IPv4 hosts (`2130706433`, `0x7f.1`) as the
+         *     dotted address. The test environment accepts them (developers receive
+         *     webhooks on their machines), and so does live when the server runs with
+         *     `CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`.
+         *
+         *     The address is checked when the endpoint is saved and again on every
+         *     sending, against the address actually connected to (DNS names are resolved
+         *     by a guarded lookup at connect time), so a DNS answer changed after saving
+         *     (DNS rebinding) cannot reach a refused address. Such an attempt fails with
+         *     one generic `last_error` ("refused: the endpoint's address is not allowed
+         *     for live webhooks") whatever the state of the port, and is retried on the
+         *     normal schedule.
          */
         WebhookUrl: string;
         /** @description The prize wheel. */
@@ -8356,6 +8427,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is larger than the documented limit. */
             413: {
                 headers: {
@@ -10028,7 +10109,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Idempotency key (8..120); a repeat answers the first result with `duplicate: true`. */
+                /** @description Idempotency key (8..120); a repeat answers the first result with `duplicate: true`; the key with another request → 409 `idempotency_key_reused`, while the first runs → 409 `idempotency_key_in_use` (see the error codes). */
                 "Idempotency-Key"?: components["schemas"]["RedemptionIdempotencyKey"];
             };
             path: {
@@ -10323,7 +10404,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Idempotency key (8..120); a repeat answers the first spin with `duplicate: true`. */
+                /** @description Idempotency key (8..120); a repeat answers the first spin with `duplicate: true`; the key with another request → 409 `idempotency_key_reused`, while the first runs → 409 `idempotency_key_in_use` (see the error codes). */
                 "Idempotency-Key"?: components["schemas"]["SpinIdempotencyKey"];
             };
             path?: never;
@@ -11032,7 +11113,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Idempotency key (8..120); a repeat answers the first result with `duplicate: true`. */
+                /** @description Idempotency key (8..120); a repeat answers the first result with `duplicate: true`; the key with another request → 409 `idempotency_key_reused`, while the first runs → 409 `idempotency_key_in_use` (see the error codes). */
                 "Idempotency-Key"?: components["schemas"]["RedemptionIdempotencyKey"];
             };
             path?: never;

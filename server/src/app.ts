@@ -27,6 +27,7 @@ export async function createApp(services: Services, options: AppOptions = {}): P
   const api = buildRouter(createHandlers(services), {
     auth: services.auth,
     validateResponses: options.validateResponses,
+    idempotency: { db: services.db, now: () => services.clock.now() },
   });
   const docs = await docsRouter();
 

@@ -82,6 +82,21 @@ describeEachDatabase("API casino flows", (kind) => {
     ...(casino.reward(rewardCode).type === "client_delivered" ? { delivery_id: DELIVERY_ID } : {}),
   });
 
+  /** What an `internal` reward whose payload names a currency pays at grant (coins have 0 decimals: main units are minor units). */
+  const rewardCredit = (rewardCode: string): { currency: string; amount_minor: number } | null => {
+    const reward = casino.reward(rewardCode);
+    return reward.type === "internal" && typeof reward.payload?.currency === "string" ? { currency: reward.payload.currency, amount_minor: reward.payload.amount } : null;
+  };
+
+  /** The effects of granting a reward: `reward_granted`, then the credit of an internal currency reward. */
+  const rewardEffects = (rewardCode: string, ruleId: string): Effect[] => {
+    const credit = rewardCredit(rewardCode);
+    return [rewardGranted(rewardCode, ruleId), ...(credit ? [{ type: "currency_granted", ...credit, rule_id: ruleId }] : [])];
+  };
+
+  /** The daily deposit mission's reward, in coins: every first deposit of a club day earns it. */
+  const dailyMissionCoins = () => rewardCredit(casino.mission("deposito-diario").reward)?.amount_minor ?? 0;
+
   async function sendEvent(event: Record<string, unknown>, headers?: Record<string, string>): Promise<EventResult> {
     const response = await api.request("POST", "/v1/events", { body: event, headers });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
@@ -180,10 +195,12 @@ describeEachDatabase("API casino flows", (kind) => {
       { type: "tagged", tag: "verificado", rule_id: "verified" },
       { type: "mission_progressed", mission_id: "verificar-conta", progress: 1, target: verifyMission.goal.target },
       { type: "mission_completed", mission_id: "verificar-conta", period: "once" },
-      rewardGranted(verifyMission.reward, "mission:verificar-conta"),
+      ...rewardEffects(verifyMission.reward, "mission:verificar-conta"),
     ]);
     xp += verifyXp;
-    // coins-200 is an `internal` reward: the contract's "granted and shown, nothing to deliver" credits no coins.
+    // coins-200 is an `internal` reward whose payload names coins: granting it pays them.
+    expect(rewardCredit(verifyMission.reward)).toEqual({ currency: "coins", amount_minor: 200 });
+    coins += 200;
     await expectAna();
     expect((await missionsOf("ana"))["verificar-conta"]).toEqual({ progress: 1, completed: true, claimable: false, claimed: true, period_key: "once" });
 
@@ -197,11 +214,11 @@ describeEachDatabase("API casino flows", (kind) => {
       { type: "currency_granted", currency: "coins", amount_minor: depositCoins(100), rule_id: "deposit-coins" },
       { type: "mission_progressed", mission_id: "deposito-diario", progress: 1, target: 1 },
       { type: "mission_completed", mission_id: "deposito-diario", period: "2026-11-18" },
-      rewardGranted(casino.mission("deposito-diario").reward, "mission:deposito-diario"),
+      ...rewardEffects(casino.mission("deposito-diario").reward, "mission:deposito-diario"),
       { type: "mission_progressed", mission_id: "deposito-mensal", progress: 100, target: casino.mission("deposito-mensal").goal.target },
     ]);
     xp += depositXp(100);
-    coins += depositCoins(100);
+    coins += depositCoins(100) + dailyMissionCoins();
     pending.unshift("bonus-first-deposit");
     await expectAna();
     const firstDepositBonus = firstDeposit[0].delivery_id;
@@ -308,10 +325,10 @@ describeEachDatabase("API casino flows", (kind) => {
       { type: "currency_granted", currency: "coins", amount_minor: depositCoins(50), rule_id: "deposit-coins" },
       { type: "mission_progressed", mission_id: "deposito-diario", progress: 1, target: 1 },
       { type: "mission_completed", mission_id: "deposito-diario", period: "2026-11-19" },
-      rewardGranted("coins-50", "mission:deposito-diario"),
+      ...rewardEffects("coins-50", "mission:deposito-diario"),
     ]);
     xp += depositXp(50);
-    coins += depositCoins(50);
+    coins += depositCoins(50) + dailyMissionCoins();
     await expectAna();
 
     // Claiming the monthly mission: a R$ 20 bonus the casino credits.
@@ -345,7 +362,7 @@ describeEachDatabase("API casino flows", (kind) => {
     const first = results.filter((result) => !result.duplicate);
     expect(first).toHaveLength(1);
     for (const result of results) expect(result).toEqual({ ...first[0], duplicate: result.duplicate });
-    await expectStanding("bruno", { xp: depositXp(100), coins: depositCoins(100) });
+    await expectStanding("bruno", { xp: depositXp(100), coins: depositCoins(100) + dailyMissionCoins() });
     expect(await deliveriesOf("bruno", "pending")).toEqual([{ id: first[0].effects[0].delivery_id, reward_code: "bonus-first-deposit" }]);
   });
 
@@ -374,9 +391,9 @@ describeEachDatabase("API casino flows", (kind) => {
     clock.set(WEDNESDAY);
     const price = casino.reward("store-bonus-10").cost;
     expect(price).toEqual({ currency: "coins", amount: 1000 });
-    // R$ 15,000 → 1500 coins: one reward's price, not two.
+    // R$ 15,000 → 1500 coins, plus the daily deposit mission's 50: one reward's price, not two.
     await sendEvent({ participant: "davi", type: "deposit.confirmed", id: "davi-dep-1", amount: 15000 });
-    const coins = depositCoins(15000);
+    const coins = depositCoins(15000) + dailyMissionCoins();
     await expectStanding("davi", { xp: depositXp(15000), coins });
 
     const redeem = (key: string) => api.request("POST", "/v1/redemptions", { body: { participant: "davi", reward: "store-bonus-10" }, headers: { "Idempotency-Key": key } });
@@ -411,7 +428,7 @@ describeEachDatabase("API casino flows", (kind) => {
       expect(response.body.duplicate).toBe(false);
     }
     // Two redemptions of 1000 coins each from 3000.
-    await expectStanding("elis", { xp: depositXp(30000), coins: depositCoins(30000) - 2000 });
+    await expectStanding("elis", { xp: depositXp(30000), coins: depositCoins(30000) + dailyMissionCoins() - 2000 });
   });
 
   it("follows the delivery state table", async () => {
@@ -517,7 +534,8 @@ describeEachDatabase("API casino flows", (kind) => {
       if (i < 50) expect(result.effects).toContainEqual({ type: "mission_progressed", mission_id: "slots-50", progress: i + 1, target: 50 });
     });
     expect(new Set(results.map((result) => result.event_id)).size).toBe(500);
-    await expectStanding("igor", { xp: events.reduce((sum, event) => sum + event.amount, 0), coins: 0 });
+    // The 50th slots bet completes slots-50, whose internal reward pays coins.
+    await expectStanding("igor", { xp: events.reduce((sum, event) => sum + event.amount, 0), coins: rewardCredit(casino.mission("slots-50").reward)!.amount_minor });
 
     const oneMore = [...events, { participant: "igor", type: "bet.placed", id: "igor-bet-500", amount: 1, meta: {} }];
     expectError(await api.request("POST", "/v1/events/batch", { body: { events: oneMore } }), 422, "validation_failed", "body.events");

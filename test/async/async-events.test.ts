@@ -158,7 +158,7 @@ describeEachStack("async events", (kind) => {
     await expectLedgerOncePerEvent(stack.db, batchClub.clubId, burst, atBound.event_ids);
   }, 90_000);
 
-  it("keeps answering other requests while it accepts and processes a 500-event async batch (its event loop never stalls over 1 s)", async () => {
+  it("keeps answering other requests while it accepts and processes a 500-event async batch (its event loop never stalls for seconds)", async () => {
     const loadClub = await stack.newClub("Cassino Carga");
     const burst = betBurst({ tag: "carga", participants: 25, betsEach: 20, stake: 60 });
     // The server runs in this process, so a stall of its event loop shows as a late tick here.
@@ -172,7 +172,7 @@ describeEachStack("async events", (kind) => {
     let done = false;
     const load = (async () => {
       const ids = await sendAsyncBatch(loadClub, burst.events);
-      await waitUntilProcessed(loadClub, ids, 90_000);
+      await waitUntilProcessed(loadClub, ids, 150_000);
     })().finally(() => (done = true));
     let checks = 0;
     let unanswered = 0;
@@ -193,9 +193,11 @@ describeEachStack("async events", (kind) => {
     } finally {
       clearInterval(ticker);
     }
-    expect(Math.round(longestStall), "the longest event-loop stall, in ms").toBeLessThan(1_000);
+    // The regression this guards against stalled the loop for 6–11 s (libsql chains); the bound leaves room for a
+    // 2-core machine running the rest of the suite at the same time, which can deschedule this process for a while.
+    expect(Math.round(longestStall), "the longest event-loop stall, in ms").toBeLessThan(5_000);
     expect(unanswered, `health checks without an answer, of ${checks}`).toBe(0);
-  }, 120_000);
+  }, 240_000);
 
   it("processes a burst of 500 concurrent async events exactly once each, and every resulting webhook arrives", async () => {
     const burstClub = await stack.newClub("Cassino Rajada");
@@ -204,10 +206,10 @@ describeEachStack("async events", (kind) => {
     const ids = await sendAsync(burstClub, burst.events);
     expect(new Set(ids).size).toBe(500);
 
-    await waitUntilProcessed(burstClub, ids, 60_000);
+    await waitUntilProcessed(burstClub, ids, 150_000);
     await expectBurstApplied(burstClub, burst);
     await expectLedgerOncePerEvent(stack.db, burstClub.clubId, burst, ids);
 
     await expectBurstWebhooks(endpoint.receiver, burstClub, burst, { repeats: "none" });
-  }, 120_000);
+  }, 240_000);
 });

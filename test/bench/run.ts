@@ -117,7 +117,7 @@ async function drive(load: Load): Promise<Measured> {
   const started = performance.now();
   const result = await autocannon({
     url: load.url,
-    connections: load.connections,
+    connections: Math.min(load.connections, load.amount),
     amount: load.amount,
     timeout: 30,
     requests: [{ method: "POST", path: load.path, headers, setupRequest: (request) => ({ ...request, body: JSON.stringify(load.body(next++)) }) }],
@@ -215,8 +215,14 @@ async function benchDatabase(kind: DatabaseKind): Promise<Figures> {
 
     log(`${kind}: warm-up (${PARTICIPANTS} players)…`);
     const warmBatches = Math.ceil(PARTICIPANTS / BATCH_SIZE);
-    const warm = await drive({ url, path: "/v1/events/batch", key, connections: 1, amount: warmBatches, body: (b) => ({ events: Array.from({ length: BATCH_SIZE }, (_, j) => casinoEvent("warm", b * BATCH_SIZE + j)) }) });
-    if (warm.ok !== warmBatches) throw new Error(`warm-up: ${warm.failed} batches failed`);
+    for (let b = 0; b < warmBatches; b++) {
+      const response = await fetch(`${url}/v1/events/batch`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ events: Array.from({ length: BATCH_SIZE }, (_, j) => casinoEvent("warm", b * BATCH_SIZE + j)) }),
+      });
+      if (response.status !== 200) throw new Error(`warm-up batch answered ${response.status}: ${(await response.text()).slice(0, 500)}\n${serve.output().slice(-2000)}`);
+    }
     await drive({ url: baseline.url, path: "/single", connections: CONCURRENCY, amount: 200, body: (i) => casinoEvent("warm-base", i) });
 
     log(`${kind}: single events, c=${CONCURRENCY}…`);
@@ -275,7 +281,10 @@ async function main(): Promise<void> {
     return name as DatabaseKind;
   });
   const figures: Figures[] = [];
-  for (const kind of kinds) figures.push(await benchDatabase(kind));
+  for (const kind of kinds) {
+    figures.push(await benchDatabase(kind));
+    log(JSON.stringify(figures.at(-1)));
+  }
   if (JSON_OUTPUT) console.log(JSON.stringify({ events: EVENTS, concurrency: CONCURRENCY, batches: BATCHES, batch_size: BATCH_SIZE, participants: PARTICIPANTS, node: process.version, figures }, null, 2));
   else printTable(figures);
 }

@@ -122,6 +122,7 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
       ["badge_granted", "tagged"],
     ]);
 
+    // 100 welcome coins, 4000 from the deposit, 50 from the daily deposit mission's coins-50.
     // 50 + 80000 + 50 + 30 XP; on the `media` curve (round(1000 × L^1.5) from level L to L+1) level 8 starts at 61421, level 9 at 84048.
     const progress = await clube.participants.progress(PLAYER);
     expect(progress).toMatchObject({
@@ -129,7 +130,7 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
       level: { number: 8, name: "Nível 8" },
       xp: { total: 80130, current: 80130 - 61421, required: 84048 - 61421 },
       currencies: [
-        { code: "coins", balance_minor: 4100 },
+        { code: "coins", balance_minor: 4150 },
         { code: "gems", balance_minor: 1 },
       ],
     });
@@ -164,13 +165,15 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
     expect(slices).toContain(spin.slice_id);
     expect(await me.spin({ idempotencyKey: "giro-8412-0001" })).toEqual({ ...spin, duplicate: true });
 
-    // 4100 coins and 1 gem: both coin rewards are affordable, the gem frame (20 gems) is not.
+    // 4150 coins, the check-in's 50 and whatever the wheel paid, and 1 gem: both coin rewards are affordable, the gem frame (20 gems) is not.
+    const coinsBefore = (await me.progress()).currencies.find((currency) => currency.code === "coins")!.balance_minor;
+    expect(coinsBefore).toBeGreaterThanOrEqual(4150 + 50);
     const store = new Map((await me.store()).data.map((item) => [item.code, item]));
     expect(store.get("store-bonus-10")).toMatchObject({ cost: { currency: "coins", amount_minor: 1000 }, affordable: true });
     expect(store.get("store-cash-5")).toMatchObject({ cost: { currency: "coins", amount_minor: 2500 }, affordable: true });
     expect(store.get("avatar-dourado")).toMatchObject({ cost: { currency: "gems", amount_minor: 20 }, affordable: false });
     const bought = await me.redeem("store-bonus-10");
-    expect(bought).toMatchObject({ reward_code: "store-bonus-10", cost: { currency: "coins", amount_minor: 1000 }, balance_after_minor: 3100, delivery_status: "pending", duplicate: false });
+    expect(bought).toMatchObject({ reward_code: "store-bonus-10", cost: { currency: "coins", amount_minor: 1000 }, balance_after_minor: coinsBefore - 1000, delivery_status: "pending", duplicate: false });
 
     const rewards = (await me.rewards()).data.map((reward) => [reward.reward_code, reward.status]);
     expect(rewards).toEqual(expect.arrayContaining([["bonus-first-deposit", "pending_delivery"], ["store-bonus-10", "pending_delivery"], ["coins-50", "granted"]]));
@@ -209,9 +212,10 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
     expect(await clube.deliveries.fail(storeBonus.id, { reason: "Conta bloqueada para bônus" })).toMatchObject({ status: "failed", fail_reason: "Conta bloqueada para bônus" });
     expect((await clube.deliveries.list({ status: "failed" })).data.map((delivery) => delivery.id)).toEqual([storeBonus.id]);
 
-    // 3100 coins: R$ 5 cash (2500) leaves 600; the same key again is the same redemption; a second one is refused.
+    // 3200 to 3400 coins (the wheel): R$ 5 cash (2500) leaves under 1000; the same key again is the same redemption; a second one is refused.
+    const coinsBefore = (await clube.participants.progress(PLAYER)).currencies.find((currency) => currency.code === "coins")!.balance_minor;
     const redemption = await clube.redemptions.create({ participant: PLAYER, reward: "store-cash-5" }, { idempotencyKey: "resgate-8412-0001" });
-    expect(redemption).toMatchObject({ reward_code: "store-cash-5", title: "R$ 5 na carteira", cost: { currency: "coins", amount_minor: 2500 }, balance_after_minor: 600, duplicate: false });
+    expect(redemption).toMatchObject({ reward_code: "store-cash-5", title: "R$ 5 na carteira", cost: { currency: "coins", amount_minor: 2500 }, balance_after_minor: coinsBefore - 2500, duplicate: false });
     expect(await clube.redemptions.create({ participant: PLAYER, reward: "store-cash-5" }, { idempotencyKey: "resgate-8412-0001" })).toEqual({ ...redemption, duplicate: true });
     expectClubeError(await failureOf(clube.redemptions.create({ participant: PLAYER, reward: "store-cash-5" }, { idempotencyKey: "resgate-8412-0002" })), 409, "insufficient_balance", "store-cash-5");
 

@@ -68,8 +68,10 @@ describeEachDatabase("event ingestion", (kind) => {
       { type: "mission_progressed", mission_id: "verificar-conta", progress: 1, target: 1 },
       { type: "mission_completed", mission_id: "verificar-conta", period: "once" },
       { type: "reward_granted", reward_code: "coins-200", rule_id: "mission:verificar-conta", reward_id: expect.stringMatching(/^rwd_/) },
+      // coins-200 is an internal reward whose payload names coins: it pays them.
+      { type: "currency_granted", currency: "coins", amount_minor: 200, rule_id: "mission:verificar-conta" },
     ]);
-    expect(await stateOf("ana")).toMatchObject({ xp: 250, level: 1, tags: ["verificado"] });
+    expect(await stateOf("ana")).toMatchObject({ xp: 250, level: 1, tags: ["verificado"], balances: { coins: 300 } });
     expect(await missionOf(ana.id, "verificar-conta")).toEqual({ period: "once", progress: 1, completed: true, claimed: true });
 
     // The first deposit: the first-deposit bonus must be credited by the casino (a pending delivery).
@@ -86,10 +88,11 @@ describeEachDatabase("event ingestion", (kind) => {
       { type: "mission_progressed", mission_id: "deposito-diario", progress: 1, target: 1 },
       { type: "mission_completed", mission_id: "deposito-diario", period: "2026-11-18" },
       { type: "reward_granted", reward_code: "coins-50", rule_id: "mission:deposito-diario", reward_id: expect.stringMatching(/^rwd_/) },
+      { type: "currency_granted", currency: "coins", amount_minor: 50, rule_id: "mission:deposito-diario" },
       // Only for verified players (audienceTag), summing deposits over the month.
       { type: "mission_progressed", mission_id: "deposito-mensal", progress: 100, target: 1000 },
     ]);
-    expect(await stateOf("ana")).toMatchObject({ xp: 450, level: 1, balances: { coins: 110 } });
+    expect(await stateOf("ana")).toMatchObject({ xp: 450, level: 1, balances: { coins: 360 } });
     const delivery = await club.db.em().findOneOrFail(Delivery, { id: bonus.delivery_id });
     expect(delivery).toMatchObject({ participantId: ana.id, participantRewardId: bonus.reward_id, rewardCode: "bonus-first-deposit", status: "pending" });
     const depositHooks = (await webhooksAbout("ana")).slice(-4);
@@ -140,7 +143,7 @@ describeEachDatabase("event ingestion", (kind) => {
       { type: "mission_progressed", mission_id: "deposito-mensal", progress: 500, target: 1000 },
       { type: "level_up", from: 1, to: 2 },
     ]);
-    expect(await stateOf("ana")).toMatchObject({ xp: 1250, level: 2, tier: "bronze", balances: { coins: 150 } });
+    expect(await stateOf("ana")).toMatchObject({ xp: 1250, level: 2, tier: "bronze", balances: { coins: 400 } });
     expect((await webhooksAbout("ana")).at(-1)).toEqual({ type: "level.up", data: { participant: { id: ana.id, external_id: "ana" }, level: 2, from: 1 } });
 
     // Bets in three game categories.
@@ -162,15 +165,14 @@ describeEachDatabase("event ingestion", (kind) => {
     expect(lots.map((lot) => ({ currency: lot.currency, granted: lot.granted, remaining: lot.remaining, expiresAt: lot.expiresAt?.toISOString() }))).toEqual([
       { currency: "gems", granted: 1, remaining: 1, expiresAt: "2027-02-16T12:05:00.000Z" },
     ]);
-    // A crash bet advances crash-10 twice: the crash-mission rule and the mission's own event match.
+    // A crash bet advances crash-10 once: the mission's own event match counts it (no rule adds a second count).
     const crash = await send({ participant: "ana", type: "bet.placed", id: "bet-3", amount: 10, meta: { game_type: "crash" } }, later(360));
     expect(crash.effects).toEqual([
       { type: "xp_granted", amount: 10, rule_id: "bet-xp" },
-      { type: "mission_progressed", mission_id: "crash-10", progress: 1, target: 10 },
       { type: "mission_progressed", mission_id: "apostar-500", progress: 90.5, target: 500 },
-      { type: "mission_progressed", mission_id: "crash-10", progress: 2, target: 10 },
+      { type: "mission_progressed", mission_id: "crash-10", progress: 1, target: 10 },
     ]);
-    expect(await missionOf(ana.id, "crash-10")).toEqual({ period: "2026-W47", progress: 2, completed: false, claimed: false });
+    expect(await missionOf(ana.id, "crash-10")).toEqual({ period: "2026-W47", progress: 1, completed: false, claimed: false });
 
     // A big win settles: badge and tag; a loss settles with nothing.
     const win = await send({ participant: "ana", type: "bet.settled", id: "settle-1", amount: 1500, meta: { game_type: "video-slots" } }, later(420));
@@ -180,7 +182,7 @@ describeEachDatabase("event ingestion", (kind) => {
     ]);
     const loss = await send({ participant: "ana", type: "bet.settled", id: "settle-2", amount: 0, meta: { outcome: "lost" } }, later(480));
     expect(loss.effects).toEqual([]);
-    expect(await stateOf("ana")).toMatchObject({ xp: 1340, level: 2, tags: ["verificado", "high-roller"], balances: { coins: 150, gems: 1 } });
+    expect(await stateOf("ana")).toMatchObject({ xp: 1340, level: 2, tags: ["verificado", "high-roller"], balances: { coins: 400, gems: 1 } });
 
     // A large deposit: eight levels at once into Prata, and the monthly mission completes (claimed by hand).
     const bigDeposit = await send({ participant: "ana", type: "deposit.confirmed", id: "dep-3", amount: 60000 }, later(540));
@@ -192,7 +194,7 @@ describeEachDatabase("event ingestion", (kind) => {
       { type: "level_up", from: 2, to: 10 },
       { type: "tier_changed", from: "bronze", to: "prata" },
     ]);
-    expect(await stateOf("ana")).toMatchObject({ xp: 121340, level: 10, tier: "prata", balances: { coins: 6150, gems: 1 } });
+    expect(await stateOf("ana")).toMatchObject({ xp: 121340, level: 10, tier: "prata", balances: { coins: 6400, gems: 1 } });
     // What the monthly tier review reads: the highest level of the month, and the level held before it.
     expect(await participantRow(club.db, club.scope, "ana")).toMatchObject({ peakMonth: "2026-11", peakLevel: 10, priorMonthPeakLevel: 1 });
     expect((await webhooksAbout("ana")).slice(-3)).toEqual([
@@ -214,8 +216,9 @@ describeEachDatabase("event ingestion", (kind) => {
       { type: "mission_progressed", mission_id: "deposito-diario", progress: 1, target: 1 },
       { type: "mission_completed", mission_id: "deposito-diario", period: "2026-11-19" },
       { type: "reward_granted", reward_code: "coins-50", rule_id: "mission:deposito-diario", reward_id: expect.stringMatching(/^rwd_/) },
+      { type: "currency_granted", currency: "coins", amount_minor: 50, rule_id: "mission:deposito-diario" },
     ]);
-    expect(await stateOf("ana")).toMatchObject({ xp: 121540, level: 10, balances: { coins: 6155, gems: 1 } });
+    expect(await stateOf("ana")).toMatchObject({ xp: 121540, level: 10, balances: { coins: 6455, gems: 1 } });
 
     // The inbox got the level-ups, the completed missions and the rewards.
     const inbox = await club.db.em().find(Notification, { participantId: ana.id });
@@ -287,7 +290,8 @@ describeEachDatabase("event ingestion", (kind) => {
     const processed = results.find((result) => !result.duplicate)!;
     for (const result of results) expect(result).toEqual({ ...processed, duplicate: result.duplicate });
     const davi = await stateOf("davi");
-    expect(davi).toMatchObject({ xp: 500, balances: { coins: 25 }, eventCounts: { "deposit.confirmed": 1 } });
+    // 25 from deposit-coins, 50 from the daily mission's coins-50.
+    expect(davi).toMatchObject({ xp: 500, balances: { coins: 75 }, eventCounts: { "deposit.confirmed": 1 } });
     expect(await club.db.em().count(Event, { participantId: davi.id, idempotencyKey: "davi-dep-1" })).toBe(1);
     expect(await club.db.em().count(Delivery, { participantId: davi.id })).toBe(1);
     // The participant was created once.
@@ -300,7 +304,7 @@ describeEachDatabase("event ingestion", (kind) => {
     const results = await Promise.all(bets.map((bet, i) => send(bet, later(i))));
     expect(results.every((result) => !result.duplicate)).toBe(true);
     const eva = await stateOf("eva");
-    expect(eva).toMatchObject({ xp: 50 + 500, balances: { coins: 100 }, eventCounts: { "user.signed_up": 1, "bet.placed": 50 } });
+    expect(eva).toMatchObject({ xp: 50 + 500, balances: { coins: 100 + 100 }, eventCounts: { "user.signed_up": 1, "bet.placed": 50 } });
     expect(await club.db.em().count(RuleRun, { participantId: eva.id, ruleId: "bet-xp" })).toBe(50);
     expect(await missionOf(eva.id, "slots-50")).toEqual({ period: "2026-11-18", progress: 50, completed: true, claimed: true });
     expect(await missionOf(eva.id, "apostar-500")).toEqual({ period: "2026-W47", progress: 500, completed: true, claimed: false });
@@ -334,7 +338,7 @@ describeEachDatabase("event ingestion", (kind) => {
     expect(results.map((result) => result.duplicate)).toEqual([false, false, false, true]);
     expect(results[3]).toEqual({ ...results[1], duplicate: true });
     expect(results[1].effects.map((effect) => effect.type)).toContain("reward_granted");
-    expect(await stateOf("gabi")).toMatchObject({ xp: 90, balances: { coins: 100 } });
+    expect(await stateOf("gabi")).toMatchObject({ xp: 90, balances: { coins: 100 + 50 } });
     expect(await stateOf("hugo")).toMatchObject({ xp: 50, balances: { coins: 100 } });
   });
 

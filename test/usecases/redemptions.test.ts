@@ -20,11 +20,14 @@ describeEachDatabase("redemptions", (kind) => {
     await club?.close();
   });
 
-  /** A player with exactly `coins` coins: the 100-coin welcome bonus plus a deposit paying a tenth of it in coins. */
+  /**
+   * A player with exactly `coins` coins (at least 155): the 100-coin welcome bonus, the daily deposit
+   * mission's coins-50, and a deposit paying a tenth of it in coins.
+   */
   async function playerWith(externalId: string, coins: number): Promise<string> {
     const send = (input: Record<string, unknown>) => ingestEvent(club.db, club.scope, eventInput(input), { now: NOW, publicUrl: PUBLIC_URL });
     await send({ participant: externalId, type: "user.signed_up", id: `${externalId}-signup` });
-    if (coins > 100) await send({ participant: externalId, type: "deposit.confirmed", id: `${externalId}-dep`, amount: (coins - 100) * 10 });
+    await send({ participant: externalId, type: "deposit.confirmed", id: `${externalId}-dep`, amount: (coins - 150) * 10 });
     const participant = await participantRow(club.db, club.scope, externalId);
     expect((await balancesOf(club.db, participant.id)).coins).toBe(coins);
     return participant.id;

@@ -133,7 +133,7 @@ describeEachDatabase("participant surface", (kind) => {
       config.missions.find((mission) => mission.id === "crash-10")!.reward = "coins:200";
       const other = await openClub(kind, config as unknown as Record<string, unknown>);
       try {
-        for (let n = 0; n < 5; n++) {
+        for (let n = 0; n < 10; n++) {
           await ingestEvent(other.db, other.scope, eventInput({ participant: "caio", type: "bet.placed", id: `caio-crash-${n}`, amount: 1, meta: { game_type: "crash" } }), { now: at(n), publicUrl: PUBLIC_URL });
         }
         const claim = await claimMyMission(other.db, other.scope, "caio", "crash-10", { now: at(10), publicUrl: PUBLIC_URL });
@@ -189,8 +189,8 @@ describeEachDatabase("participant surface", (kind) => {
     });
 
     it("lists the priced rewards with what the participant can afford; a balance equal to the price affords it", async () => {
-      // 100 welcome coins + 899 from a 8990 deposit: one short of the 1000 of store-bonus-10; gui has exactly 1000.
-      for (const [participant, amount] of [["fabi", 8990], ["gui", 9000]] as const) {
+      // 100 welcome coins + 50 from the daily deposit mission + 849 from a 8490 deposit: one short of the 1000 of store-bonus-10; gui has exactly 1000.
+      for (const [participant, amount] of [["fabi", 8490], ["gui", 8500]] as const) {
         await send({ participant, type: "user.signed_up", id: `${participant}-signup` }, at(0));
         await send({ participant, type: "deposit.confirmed", id: `${participant}-dep`, amount }, at(1));
       }

@@ -248,6 +248,14 @@ export class EventsResource extends Resource {
    * retry after a timeout is safe. An event with neither is never deduplicated:
    * every copy counts.
    *
+   * Like Stripe's, an `Idempotency-Key` is bound to the request it was first
+   * used with (operation, canonical body, participant): the same key with
+   * another body → 409 `idempotency_key_reused` naming the key; while the
+   * first request is still running → 409 `idempotency_key_in_use` (retry; the
+   * retry replays). An event key (header or `id`) already stored for another
+   * participant or event type → 409 `event_id_conflict`. Keys are kept at
+   * least 24 hours (currently forever).
+   *
    * With `Prefer: respond-async` the event is stored durably and the answer is
    * 202 `EventsQueued` with `Preference-Applied: respond-async`; it is processed
    * within seconds (effects then reach you through webhooks).

@@ -208,6 +208,28 @@ export class Session {
       delivery: reward.type === "client_delivered",
     });
     this.effects.push({ type: "reward_granted", reward_code: reward.code, rule_id: ruleId });
+    this.creditRewardPayload(reward, ruleId);
+  }
+
+  /**
+   * An `internal` reward whose payload names a `currency` and an `amount`
+   * (main units, number or decimal string) credits that amount when granted,
+   * through the same path as a `<currency>:<n>` spec: a ledger entry, a lot
+   * when the currency expires, and a `currency_granted` effect after the
+   * `reward_granted` one. Other reward types leave the payload to whoever
+   * delivers them; an unknown currency or a bad amount is reported in `skipped`.
+   */
+  private creditRewardPayload(reward: RewardConfig, ruleId: string): void {
+    if (reward.type !== "internal") return;
+    const { currency: code, amount } = reward.payload as { currency?: unknown; amount?: unknown };
+    if (typeof code !== "string" || (typeof amount !== "number" && typeof amount !== "string")) return;
+    const currency = this.currency(code);
+    if (!currency) {
+      this.skip(ruleId, "grant_currency", "unknown_currency", `reward ${JSON.stringify(reward.code)} names no known currency ${JSON.stringify(code)}`);
+      return;
+    }
+    const units = this.positiveUnits(ruleId, "grant_currency", amount, currency.decimals);
+    if (units !== null) this.grantCurrency(currency, units, ruleId);
   }
 
   /** A badge is granted once: a badge the participant has is a silent no-op. */

@@ -55,7 +55,7 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
   return {
     async Me_getProfile(_req, ctx) {
       const { scope, externalId } = await me(ctx);
-      return { status: 200, body: await getProfile(db, scope, externalId) };
+      return { status: 200, body: await getProfile(db, scope, externalId, "participant") };
     },
     async Me_getProgress(_req, ctx) {
       const { scope, externalId } = await me(ctx);

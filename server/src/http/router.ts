@@ -5,6 +5,8 @@ import { operations, type Handlers, type OperationId } from "../../../generated/
 import { operationValidators } from "../../../generated/validators.js";
 import { ApiError } from "../usecases/errors.js";
 import { authenticate, type Auth, type AuthDeps, type SchemeName } from "./auth.js";
+import type { Database } from "../db/orm.js";
+import { withIdempotencyKey } from "./idempotency.js";
 import { check } from "./validate.js";
 
 /** What a handler receives besides the validated request. */
@@ -24,6 +26,8 @@ export interface RouterOptions {
   auth: AuthDeps;
   /** In tests: check every response against its schema and fail loudly on a mismatch. */
   validateResponses?: boolean;
+  /** Where `Idempotency-Key`s are bound to their request (http/idempotency.ts); without it keys are only the routes' own replay. */
+  idempotency?: { db: Database; now: () => Date };
 }
 
 /**
@@ -105,7 +109,23 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
     const headers = readHeaders(ctx, op.params.headers, validators.headers);
     const body = readBody(ctx, op, validators.body);
 
-    const result = await handler({ path, query, headers, body }, { requestId: ctx.state.requestId, auth: ctx.state.auth, koa: ctx });
+    const call = () => handler({ path, query, headers, body }, { requestId: ctx.state.requestId, auth: ctx.state.auth, koa: ctx });
+    const key = headers["idempotency-key"];
+    const auth = ctx.state.auth as Auth;
+    const result =
+      typeof key === "string" && options.idempotency && auth.kind !== "public"
+        ? await withIdempotencyKey(
+            options.idempotency.db,
+            options.idempotency.now,
+            {
+              scope: { clubId: auth.clubId, env: auth.env },
+              key,
+              operationId: op.operationId,
+              request: { path, query, body, participant: auth.kind === "participant" ? auth.externalId : null },
+            },
+            call,
+          )
+        : await call();
 
     // A 304 (conditional GET) has no body to check.
     if (options.validateResponses && result.status !== 304) assertResponse(op.operationId, validators.responses, result.status, result.body);

@@ -13,6 +13,8 @@ export interface ParticipantClaims {
 }
 
 const ISSUER = "clube";
+/** The longest lifetime a token may have (the contract's `ttl_seconds` maximum). */
+export const MAX_TOKEN_LIFETIME_SECONDS = 86_400;
 const AUDIENCE = "clube:participant";
 
 export async function issueParticipantToken(
@@ -59,8 +61,13 @@ export async function verifyParticipantToken(
       audience: AUDIENCE,
       algorithms: ["HS256"],
       currentDate: now,
+      // A token must say when it ends, and live at most a day: one signed without `exp` (or
+      // with a longer life) would otherwise be valid forever.
+      requiredClaims: ["exp", "iat", "sub"],
+      maxTokenAge: MAX_TOKEN_LIFETIME_SECONDS,
     });
     if (typeof payload.sub !== "string" || payload.sub.length === 0) return { ok: false, reason: "malformed" };
+    if (payload.exp! - payload.iat! > MAX_TOKEN_LIFETIME_SECONDS) return { ok: false, reason: "malformed" };
     return { ok: true, claims: { clubId, env, externalId: payload.sub } };
   } catch (err) {
     if (err instanceof joseErrors.JWTExpired) return { ok: false, reason: "expired" };

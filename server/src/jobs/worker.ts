@@ -3,6 +3,7 @@ import type { Scope } from "../db/scope.js";
 import { creditDueCashbackForAllClubs } from "../usecases/cashback-claims.js";
 import { purgeOldTraces } from "../usecases/event-log.js";
 import { expireCurrencyLots } from "../usecases/lot-expiry.js";
+import { expireRewards } from "../usecases/reward-expiry.js";
 import { reviewTiers } from "../usecases/tier-review.js";
 import { settleTournaments, settleTournamentsForAllClubs } from "../usecases/tournaments/settlement.js";
 import { testClockAt } from "../usecases/test-clocks/clock.js";
@@ -62,6 +63,12 @@ export function workerTasks(db: Database, publicUrl: string | undefined): Schedu
       intervalMs: 5 * MINUTE_MS,
       run: (now) => expireCurrencyLots(db, now),
       runFor: (scope, now) => expireCurrencyLots(db, now, undefined, scope),
+    },
+    {
+      name: "reward expiry",
+      intervalMs: 5 * MINUTE_MS,
+      run: (now) => expireRewards(db, now),
+      runFor: (scope, now) => expireRewards(db, now, scope),
     },
     { name: "monthly tier review", intervalMs: HOUR_MS, run: (now) => reviewTiers(db, now), runFor: (scope, now) => reviewTiers(db, now, scope) },
     { name: "event trace retention", intervalMs: HOUR_MS, run: (now) => purgeOldTraces(db, now) },

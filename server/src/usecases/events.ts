@@ -23,6 +23,7 @@ import { PendingWrites } from "./pending-writes.js";
 import { gatherTournamentScores } from "./tournaments/standing-writes.js";
 import { qualifyReferralOnEvent } from "./referrals.js";
 import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
+import { assertSameEvent, type StoredOriginal } from "./events/event-id-conflict.js";
 
 export type EventInput = components["schemas"]["EventInput"];
 export type EventResult = components["schemas"]["EventResult"];
@@ -221,10 +222,10 @@ async function pendingReferrals(em: SqlEntityManager, scope: Scope, config: Club
 }
 
 /** The stored events under `keys` (the originals a repeat answers with), by key. */
-async function findOriginals(em: SqlEntityManager, scope: Scope, keys: (string | null)[]): Promise<Map<string, Pick<Event, "id" | "effects">>> {
+async function findOriginals(em: SqlEntityManager, scope: Scope, keys: (string | null)[]): Promise<Map<string, StoredOriginal>> {
   const wanted = keys.filter((key) => key !== null);
   if (wanted.length === 0) return new Map();
-  const rows = await em.find(Event, { ...scope, idempotencyKey: { $in: wanted } }, { fields: ["id", "idempotencyKey", "effects"], disableIdentityMap: true });
+  const rows = await em.find(Event, { ...scope, idempotencyKey: { $in: wanted } }, { fields: ["id", "idempotencyKey", "effects", "participantId", "type"], disableIdentityMap: true });
   return new Map(rows.map((row) => [row.idempotencyKey!, row]));
 }
 
@@ -256,6 +257,10 @@ async function applyInOrder(
   const originalOf = (item: Incoming) => (item.key === null ? undefined : originals.get(item.key));
   const plans = groups.map((group) => {
     const participant = participants.get(group.externalId)!;
+    for (const item of group.items) {
+      const original = originalOf(item);
+      if (original) assertSameEvent(original, item.key!, participant.id, item.event.type);
+    }
     const fresh = group.items.filter((item) => !originalOf(item)).map((item) => ({ item, row: eventRow(scope, participant.id, item.event, item.key, now) }));
     return { group, participant, fresh };
   });
@@ -308,6 +313,8 @@ async function ingestTogether(
     if (items.length > 1) return [(await applyApart(items, (item) => ingestTogether(db, scope, published, [{ externalId, items: [item] }], opts))).flat()];
     const original = (await findOriginals(db.em(), scope, [items[0].key])).get(items[0].key!);
     if (!original) throw err;
+    const participant = await db.em().findOne(Participant, { ...scope, externalId }, { fields: ["id"], disableIdentityMap: true });
+    assertSameEvent(original, items[0].key!, participant?.id ?? "", items[0].event.type);
     return [[duplicateResult(original)]];
   }
 }

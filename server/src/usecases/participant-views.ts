@@ -1,7 +1,7 @@
 import type { components } from "../../../generated/types.js";
 import type { ClubConfig, TierConfig } from "../engine/config.js";
 import { levelThresholds, progressFor, type Progress } from "../engine/progression.js";
-import { tierForLevel } from "../engine/tiers.js";
+import { nextTierAfter, tierForLevel } from "../engine/tiers.js";
 import type { Participant } from "../db/entities/index.js";
 
 /*
@@ -47,9 +47,25 @@ export function currencyBalances(config: ClubConfig, balances: Balances): Curren
   return config.currencies.map((currency) => ({ code: currency.code, name: currency.name, icon: currency.icon, balance_minor: balances[currency.code] ?? 0 }));
 }
 
-export function profileView(participant: Participant, balances: Balances, config: ClubConfig): ParticipantProfile {
+/**
+ * Who reads a profile: a `participant` (/v1/me) sees only benefits whose
+ * compliance is `ok`; `server` routes see every benefit of the tier.
+ */
+export type ProfileAudience = "participant" | "server";
+
+/**
+ * The profile. Its tier is the stored one (`tierCode`, kept by the engine and
+ * the monthly review), the same one `tier_in` conditions and `tier.changed`
+ * webhooks use, so they agree even after a curve change moved the level the
+ * XP computes to; the tier computed from the level stands in only while none
+ * is stored or the stored code is no longer configured.
+ */
+export function profileView(participant: Participant, balances: Balances, config: ClubConfig, audience: ProfileAudience = "server"): ParticipantProfile {
   const progress = progressFor(config.progression, participant.xp);
-  const benefitNames = new Map(config.progression.benefits.map((benefit) => [benefit.code, benefit.name]));
+  const tier = config.progression.tiers.find((candidate) => candidate.code === participant.tierCode) ?? progress.tier;
+  const nextTier = nextTierAfter(config.progression.tiers, tier.levels[1] ?? Number.POSITIVE_INFINITY);
+  const shown = config.progression.benefits.filter((benefit) => audience === "server" || benefit.compliance === "ok");
+  const benefitNames = new Map(shown.map((benefit) => [benefit.code, benefit.name]));
   return {
     id: participant.id,
     external_id: participant.externalId,
@@ -63,14 +79,14 @@ export function profileView(participant: Participant, balances: Balances, config
     remaining_xp: progress.remainingXp,
     percent: progress.percent,
     tier: {
-      code: progress.tier.code,
-      name: progress.tier.name,
-      color: progress.tier.color ?? null,
-      badge: progress.tier.badge ?? null,
-      vip: progress.tier.vip,
+      code: tier.code,
+      name: tier.name,
+      color: tier.color ?? null,
+      badge: tier.badge ?? null,
+      vip: tier.vip,
     },
-    next_tier: progress.nextTier && { code: progress.nextTier.code, name: progress.nextTier.name, starts_at_level: progress.nextTier.startsAtLevel },
-    benefits: progress.tier.benefits.map((code) => benefitNames.get(code) ?? code),
+    next_tier: nextTier && { code: nextTier.code, name: nextTier.name, starts_at_level: nextTier.startsAtLevel },
+    benefits: tier.benefits.filter((code) => benefitNames.has(code)).map((code) => benefitNames.get(code)!),
     currencies: currencyBalances(config, balances),
     flags: participant.flags,
   };

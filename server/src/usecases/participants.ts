@@ -17,6 +17,7 @@ import {
   type ParticipantProfile,
   type ParticipantProgress,
   type ParticipantProgressBatchItem,
+  type ProfileAudience,
 } from "./participant-views.js";
 
 export type ParticipantUpsert = components["schemas"]["ParticipantUpsert"];
@@ -124,11 +125,11 @@ export async function upsertParticipant(db: Database, scope: Scope, input: Parti
   });
 }
 
-export async function getProfile(db: Database, scope: Scope, externalId: string): Promise<ParticipantProfile> {
+export async function getProfile(db: Database, scope: Scope, externalId: string, audience: ProfileAudience = "server"): Promise<ParticipantProfile> {
   const { config } = await requirePublishedConfig(db, scope);
   const em = db.em();
   const participant = await findParticipant(em, scope, externalId);
-  return profileView(participant, await loadBalances(em, participant.id), config);
+  return profileView(participant, await loadBalances(em, participant.id), config, audience);
 }
 
 /** The level bar and table, computed from the current state (history is never replayed). */

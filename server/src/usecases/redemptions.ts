@@ -139,7 +139,8 @@ export async function redeem(
         reward_code: priced.reward.code,
         title: priced.reward.title,
         cost,
-        balance_after_minor: (state.balances[cost.currency] ?? 0) - cost.amount_minor,
+        // The evaluation's balance delta: the price, plus what an internal reward paid back in the same currency.
+        balance_after_minor: (state.balances[cost.currency] ?? 0) + (evaluation.delta.balances[cost.currency] ?? 0),
         delivery_status: deliveryStatus(priced.reward),
         duplicate: false,
         effects,

@@ -6,7 +6,7 @@ import type { Scope } from "../db/scope.js";
 import { effectiveEvents } from "../webhooks/envelope.js";
 import { notFound, validationFailed } from "./errors.js";
 import { recordWebhook } from "./outbox.js";
-import { privateAddressOf } from "./webhook-address.js";
+import { parseWebhookUrl, refusedAddressOf } from "./webhook-address.js";
 import { olderThan, pageOf } from "./paging.js";
 
 type Schemas = components["schemas"];
@@ -157,9 +157,11 @@ async function find(db: Database, scope: Scope, id: string): Promise<WebhookEndp
 }
 
 async function checkAddress(scope: Scope, url: string, policy: EndpointPolicy): Promise<void> {
+  const parsed = parseWebhookUrl(url);
+  if (!parsed) throw validationFailed("body.url must be an absolute http(s) URL with a valid host");
   if (scope.env === "test" || policy.allowPrivate) return;
-  const address = await privateAddressOf(url);
-  if (address) throw validationFailed(`body.url resolves to a private address (${address}), refused in live`);
+  const address = await refusedAddressOf(parsed);
+  if (address) throw validationFailed(`body.url resolves to a special-purpose address (${address}), refused in live`);
 }
 
 async function sendTest(em: Parameters<typeof recordWebhook>[0], scope: Scope, endpointId: string, message: string, now: Date): Promise<void> {

@@ -8,7 +8,6 @@ import type { RelayedMessage } from "../jobs/outbox.js";
 import type { MessageHandler } from "../jobs/queue.js";
 import { insertWarning } from "../jobs/warnings.js";
 import { ApiError, notFound } from "../usecases/errors.js";
-import { privateAddressOf } from "../usecases/webhook-address.js";
 import { buildEnvelope, subscriptionMatches } from "./envelope.js";
 import { nextAttemptAt } from "./schedule.js";
 import { DEFAULT_SEND_TIMEOUT_MS, sendWebhook, type SendResult } from "./sender.js";
@@ -184,15 +183,12 @@ export class WebhookDispatcher {
       });
       return false;
     }
-    // The address was checked when the endpoint was saved; DNS may have changed since.
-    const privateAddress = sending.env === "live" && !this.options.allowPrivateAddresses ? await privateAddressOf(endpoint.url) : null;
-    if (privateAddress) {
-      await this.record(em, sending, endpoint.url, { ok: false, error: `refused: ${endpoint.url} resolves to a private address (${privateAddress})` }, attemptedAt);
-      return true;
-    }
+    // The address was checked when the endpoint was saved; DNS may have changed since, so the
+    // sender checks the address it actually connects to (a refused one counts as a failed attempt).
+    const guard = sending.env === "live" && !this.options.allowPrivateAddresses;
     const result = await sendWebhook(
       { url: endpoint.url, secret: endpoint.secret, eventType: sending.eventType, sendingId: sending.id, body: sending.body },
-      { now: this.now, timeoutMs: this.timeoutMs, fetch: this.options.fetch },
+      { now: this.now, timeoutMs: this.timeoutMs, fetch: this.options.fetch, guard },
     );
     await this.record(em, sending, endpoint.url, result, attemptedAt);
     return true;

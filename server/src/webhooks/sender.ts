@@ -1,3 +1,5 @@
+import { Agent, fetch as undiciFetch } from "undici";
+import { ADDRESS_REFUSED, guardedLookup, isRefusedLiteralHost, parseWebhookUrl } from "../usecases/webhook-address.js";
 import { signPayload } from "./signature.js";
 
 /** The seed's limit: the client answers within 10 seconds. */
@@ -27,7 +29,24 @@ export interface SenderOptions {
   now: () => Date;
   timeoutMs?: number;
   fetch?: typeof globalThis.fetch;
+  /**
+   * Refuse special-purpose addresses (live endpoints unless
+   * `CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`): the address actually connected to is
+   * checked, see webhook-address.ts.
+   */
+  guard?: boolean;
 }
+
+/**
+ * The one message for every refused address, whatever the port's state, so
+ * the sendings log is no port-scan oracle (no connect is ever attempted).
+ */
+export const REFUSED_MESSAGE = "refused: the endpoint's address is not allowed for live webhooks";
+
+/** Connections whose DNS lookups go through the address guard (IP literals are checked before). */
+const guardedAgent = new Agent({ connect: { lookup: guardedLookup as never } });
+const guardedFetch = ((url: string, init: RequestInit) =>
+  undiciFetch(url, { ...(init as object), dispatcher: guardedAgent } as never)) as unknown as typeof globalThis.fetch;
 
 /**
  * Makes one delivery attempt. Success is any 2xx within the timeout; the
@@ -43,7 +62,11 @@ export interface SenderOptions {
  */
 export async function sendWebhook(request: WebhookRequest, options: SenderOptions): Promise<SendResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
-  const doFetch = options.fetch ?? globalThis.fetch;
+  if (options.guard) {
+    const url = parseWebhookUrl(request.url);
+    if (!url || isRefusedLiteralHost(url)) return { ok: false, error: url ? REFUSED_MESSAGE : "invalid URL" };
+  }
+  const doFetch = options.fetch ?? (options.guard ? guardedFetch : globalThis.fetch);
   const timestamp = Math.floor(options.now().getTime() / 1000);
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), timeoutMs);
@@ -92,6 +115,7 @@ const NETWORK_ERRORS: Record<string, string> = {
 /** fetch wraps socket errors as `TypeError: fetch failed` with the useful part in `cause`. */
 function networkErrorText(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
+  if (cause?.code === ADDRESS_REFUSED) return REFUSED_MESSAGE;
   if (cause?.code) return NETWORK_ERRORS[cause.code] ?? `network error: ${cause.code}`;
   return `network error: ${cause?.message ?? (err instanceof Error ? err.message : String(err))}`;
 }

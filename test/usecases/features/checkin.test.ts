@@ -60,12 +60,17 @@ describeEachDatabase("check-in use cases", (kind) => {
     expectResponse("Me_getCheckin", "200", before);
     expect(before).toMatchObject({ today_key: "2026-11-05", period: "streak", days_in_period: 7, today_index: 0, can_claim: true, streak: 0 });
 
+    const participant = await club.db.em().findOneOrFail(Participant, { ...club.scope, externalId: "ana" });
+    const coinsBefore = (await loadBalances(club.db.em(), participant.id)).coins ?? 0;
     const first = await claimCheckin(club.db, club.scope, "ana", { now: noon("2026-11-05"), publicUrl: PUBLIC_URL });
     expectResponse("Me_claimCheckin", "200", first);
     expect(first.reward).toEqual({ code: "coins-50", label: "50 moedas", multiplier: 1 });
+    // coins-50 is an internal reward with payload {currency: coins, amount: 50}: granting it credits 50 coins.
     expect(first.effects).toEqual([
       { type: "reward_granted", reward_code: "coins-50", rule_id: "checkin:2026-11-05", reward_id: expect.stringMatching(/^rwd_/) },
+      { type: "currency_granted", currency: "coins", amount_minor: 50, rule_id: "checkin:2026-11-05" },
     ]);
+    expect((await loadBalances(club.db.em(), participant.id)).coins).toBe(coinsBefore + 50);
     expect(first.state).toMatchObject({ claimed_today: true, can_claim: false, current_day_index: 1, streak: 1 });
     expect(first.state.days[0]).toBe("claimed");
 

@@ -13,6 +13,7 @@ import { StaffWarning } from "./staff-warning.js";
 import { OutboxMessage, WebhookEndpoint, WebhookSending } from "./webhook.js";
 import { Job } from "./job.js";
 import { TierReview } from "./tier-review.js";
+import { IdempotencyKey } from "./idempotency.js";
 import { TournamentSettlement, TournamentStanding } from "./tournament.js";
 import { TestClock } from "./test-clock.js";
 import { Backtest } from "./backtest.js";
@@ -32,6 +33,7 @@ export * from "./staff-warning.js";
 export * from "./webhook.js";
 export * from "./job.js";
 export * from "./tier-review.js";
+export * from "./idempotency.js";
 export * from "./tournament.js";
 export * from "./test-clock.js";
 export * from "./backtest.js";
@@ -42,5 +44,5 @@ export const allEntities = [
   Event, RuleRun, MissionProgress, Badge, LeaderboardEntry, ParticipantReward, Delivery, Redemption,
   Referral, Affiliate, AffiliateAttribution, Notification, CheckinClaim, WheelSpin, WheelSeed, Game, StaffWarning,
   WebhookEndpoint, OutboxMessage, WebhookSending, Job, CashbackCredit, TierReview, TestClock, Backtest,
-  TournamentStanding, TournamentSettlement,
+  TournamentStanding, TournamentSettlement, IdempotencyKey,
 ];

@@ -4,6 +4,7 @@ import { Migration20261121054812_initial } from "./Migration20261121054812_initi
 import { Migration20261121064618_scheduled_jobs } from "./Migration20261121064618_scheduled_jobs.js";
 import { Migration20261123204226_event_trace } from "./Migration20261123204226_event_trace.js";
 import { Migration20261123204232_tournaments } from "./Migration20261123204232_tournaments.js";
+import { Migration20261123204640_idempotency_keys } from "./Migration20261123204640_idempotency_keys.js";
 import { Migration20261123204807_fair_wheel } from "./Migration20261123204807_fair_wheel.js";
 import { Migration20261123205957_test_clocks } from "./Migration20261123205957_test_clocks.js";
 import { Migration20261123211200_backtests } from "./Migration20261123211200_backtests.js";
@@ -14,6 +15,7 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261121064618_scheduled_jobs", class: Migration20261121064618_scheduled_jobs },
   { name: "Migration20261123204226_event_trace", class: Migration20261123204226_event_trace },
   { name: "Migration20261123204232_tournaments", class: Migration20261123204232_tournaments },
+  { name: "Migration20261123204640_idempotency_keys", class: Migration20261123204640_idempotency_keys },
   { name: "Migration20261123204807_fair_wheel", class: Migration20261123204807_fair_wheel },
   { name: "Migration20261123205957_test_clocks", class: Migration20261123205957_test_clocks },
   { name: "Migration20261123211200_backtests", class: Migration20261123211200_backtests },

@@ -1,0 +1,87 @@
+import { createHash } from "node:crypto";
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import { stringify } from "safe-stable-stringify";
+import { IdempotencyKey } from "../db/entities/index.js";
+import type { Database } from "../db/orm.js";
+import type { Scope } from "../db/scope.js";
+import { ApiError } from "../usecases/errors.js";
+
+/** How long an in-flight claim holds its key before a retry may take over (a process died mid-request). */
+export const IN_FLIGHT_LEASE_MS = 60_000;
+
+export interface IdempotentRequest {
+  scope: Scope;
+  key: string;
+  operationId: string;
+  /** Everything that makes the request what it is: path, query, validated body, the calling participant. */
+  request: unknown;
+}
+
+/**
+ * Stripe's `Idempotency-Key` semantics in front of a route's own replay.
+ *
+ * The key is bound to the request's fingerprint (SHA-256 of the operation and
+ * the canonical JSON of path, query, validated body and calling participant)
+ * the first time it is used:
+ * - the same key with another fingerprint → 409 `idempotency_key_reused`
+ *   naming the key; the first result is never shown to the second request;
+ * - the same key while the first request is still running → 409
+ *   `idempotency_key_in_use` (no waiting: the client retries, and the retry
+ *   then replays the first result);
+ * - the same key and fingerprint once the first succeeded → the route runs
+ *   and answers its stored result (`duplicate: true`), as before.
+ * A request that fails (any error or non-2xx answer) applied nothing, so its
+ * claim is dropped and the key may be used again. Keys are kept (never
+ * purged), so the 24 h minimum holds.
+ */
+export async function withIdempotencyKey<T extends { status: number }>(
+  db: Database,
+  now: () => Date,
+  req: IdempotentRequest,
+  run: () => Promise<T>,
+): Promise<T> {
+  const fingerprint = createHash("sha256")
+    .update(stringify({ operation: req.operationId, request: req.request }) ?? "")
+    .digest("hex");
+  const id = { ...req.scope, key: req.key };
+  await claim(db, now(), req, fingerprint);
+  let result: T;
+  try {
+    result = await run();
+  } catch (error) {
+    await db.em().nativeDelete(IdempotencyKey, { ...id, state: "in_flight" });
+    throw error;
+  }
+  if (result.status >= 200 && result.status < 300) {
+    await db.em().nativeUpdate(IdempotencyKey, id, { state: "done" });
+  } else {
+    await db.em().nativeDelete(IdempotencyKey, { ...id, state: "in_flight" });
+  }
+  return result;
+}
+
+async function claim(db: Database, at: Date, req: IdempotentRequest, fingerprint: string): Promise<void> {
+  const id = { ...req.scope, key: req.key };
+  const lockedUntil = new Date(at.getTime() + IN_FLIGHT_LEASE_MS);
+  try {
+    await db.em().insert(IdempotencyKey, { ...id, operationId: req.operationId, fingerprint, state: "in_flight", lockedUntil, createdAt: at });
+    return;
+  } catch (error) {
+    if (!(error instanceof UniqueConstraintViolationException)) throw error;
+  }
+  const seen = await db.em().fork().findOne(IdempotencyKey, id, { disableIdentityMap: true });
+  if (!seen) return claim(db, at, req, fingerprint); // dropped meanwhile by a failed first request
+  if (seen.fingerprint !== fingerprint) {
+    throw new ApiError(
+      409,
+      "idempotency_key_reused",
+      `Idempotency-Key '${req.key}' was already used for a different request (another operation, body or participant); use a new key.`,
+    );
+  }
+  if (seen.state === "done") return;
+  // In flight: refused unless its lease ran out (the first process died), then taken over.
+  const taken = await db.em().nativeUpdate(IdempotencyKey, { ...id, state: "in_flight", lockedUntil: { $lt: at } }, { lockedUntil });
+  if (taken !== 1) {
+    throw new ApiError(409, "idempotency_key_in_use", `A request with Idempotency-Key '${req.key}' is still being processed; retry shortly.`);
+  }
+}

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { IdempotencyKey, Participant } from "../../server/src/db/entities/index.js";
+import { expectError, startApi, type TestApi } from "../support/api.js";
+import { describeEachDatabase } from "../support/databases.js";
+
+/**
+ * Stripe's Idempotency-Key semantics (server/src/http/idempotency.ts): a key
+ * is bound to its first request; another request under it is refused, never
+ * answered with the first result; a request still in flight is 409; and an
+ * event key reused by another participant or type is `event_id_conflict`.
+ */
+describeEachDatabase("idempotency keys", (kind) => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startApi(kind);
+  });
+  afterAll(() => api?.close());
+
+  const deposit = (participant: string, extra: Record<string, unknown> = {}) => ({ participant, type: "deposit.confirmed", amount: 500, currency: "BRL", ...extra });
+  const send = (body: unknown, key?: string) => api.request("POST", "/v1/events", { body, headers: key ? { "Idempotency-Key": key } : {} });
+  const participantExists = async (externalId: string) => (await api.db.em().fork().count(Participant, { externalId })) > 0;
+
+  it("refuses the same key with another body (409 idempotency_key_reused naming the key) and replays the same body", async () => {
+    const first = await send(deposit("ana-idem"), "key-dep-0001");
+    expect(first.status).toBe(200);
+    expect(first.body.duplicate).toBe(false);
+    // Another participant under the same key: refused, not charged, and the first result is not shown.
+    const other = await send(deposit("bia-idem"), "key-dep-0001");
+    expectError(other, 409, "idempotency_key_reused");
+    expect(other.body.error.message).toContain("key-dep-0001");
+    expect(JSON.stringify(other.body)).not.toContain(first.body.event_id);
+    expect(await participantExists("bia-idem")).toBe(false);
+    // Another amount or type: refused too.
+    expectError(await send(deposit("ana-idem", { amount: 900 }), "key-dep-0001"), 409, "idempotency_key_reused");
+    // The same request again: the stored result.
+    const again = await send(deposit("ana-idem"), "key-dep-0001");
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ ...first.body, duplicate: true });
+  });
+
+  it("binds keys across operations: a redemption cannot reuse an event's key", async () => {
+    expect((await send(deposit("caio-idem"), "shared-key-0001")).status).toBe(200);
+    const redemption = await api.request("POST", "/v1/redemptions", {
+      body: { participant: "caio-idem", reward: "store-bonus-10" },
+      headers: { "Idempotency-Key": "shared-key-0001" },
+    });
+    expectError(redemption, 409, "idempotency_key_reused");
+  });
+
+  it("answers 409 idempotency_key_in_use while the first request holds the key, and lets a retry take over once its lease ran out", async () => {
+    const body = deposit("duda-idem");
+    const first = await send(body, "key-inflight-01");
+    expect(first.status).toBe(200);
+    const em = api.db.em().fork();
+    // As if the first request were still running (its process holds the key for a minute).
+    await em.nativeUpdate(IdempotencyKey, { key: "key-inflight-01" }, { state: "in_flight", lockedUntil: new Date(Date.now() + 3_600_000) });
+    expectError(await send(body, "key-inflight-01"), 409, "idempotency_key_in_use");
+    // Its process died: the lease ends and a retry replays the stored result.
+    await em.nativeUpdate(IdempotencyKey, { key: "key-inflight-01" }, { lockedUntil: new Date(0) });
+    const retry = await send(body, "key-inflight-01");
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual({ ...first.body, duplicate: true });
+    expect(await em.findOneOrFail(IdempotencyKey, { key: "key-inflight-01" }, { disableIdentityMap: true })).toMatchObject({ state: "done" });
+  });
+
+  it("releases the key of a request that failed, so it can be used for another request", async () => {
+    const redeem = (participant: string) =>
+      api.request("POST", "/v1/redemptions", { body: { participant, reward: "store-bonus-10" }, headers: { "Idempotency-Key": "key-failed-0001" } });
+    expect((await send(deposit("edu-idem"))).status).toBe(200);
+    expectError(await redeem("edu-idem"), 409, "insufficient_balance");
+    expectError(await redeem("fabi-idem"), 404, "not_found");
+    expect(await api.db.em().fork().count(IdempotencyKey, { key: "key-failed-0001" })).toBe(0);
+  });
+
+  it("refuses an event id reused by another participant or another type with 409 event_id_conflict", async () => {
+    const first = await send(deposit("gabi-idem", { id: "dep-shared-77" }));
+    expect(first.status).toBe(200);
+    const otherParticipant = await send(deposit("hugo-idem", { id: "dep-shared-77" }));
+    expectError(otherParticipant, 409, "event_id_conflict");
+    expect(otherParticipant.body.error.message).toContain("dep-shared-77");
+    expect(await participantExists("hugo-idem")).toBe(false);
+    expectError(await send({ participant: "gabi-idem", type: "bet.placed", id: "dep-shared-77", amount: 10, currency: "BRL" }), 409, "event_id_conflict");
+    // The same fact again is a repeat.
+    expect((await send(deposit("gabi-idem", { id: "dep-shared-77" }))).body).toEqual({ ...first.body, duplicate: true });
+  });
+});

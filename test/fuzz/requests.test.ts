@@ -1,0 +1,156 @@
+import { readFileSync } from "node:fs";
+import fc from "fast-check";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { operations } from "../../generated/operations.js";
+import { operationValidators } from "../../generated/validators.js";
+import { allEntities } from "../../server/src/db/entities/index.js";
+import { startApi, type TestApi } from "../support/api.js";
+import { describeEachDatabase } from "../support/databases.js";
+
+/**
+ * Contract-driven fuzzing: for every operation with a JSON body, bodies are
+ * derived from the contract's own JSON Schemas (each property of the
+ * operation's schema, and its example when the contract has one) and one
+ * property at a time is replaced by a nasty value — hand-picked strings (NUL,
+ * lone surrogates, RTL marks, 1 MB), deep nesting, wrong types, huge and odd
+ * numbers, fast-check's arbitrary JSON. Only bodies the generated validator
+ * refuses are sent, so every answer must be a 4xx in the error shape (a 422
+ * naming `body…`), never a 5xx, and the database must be unchanged (row counts
+ * of every table compared before/after).
+ */
+
+/**
+ * 1,000 per database keeps the suite under a minute on the shared 2-core
+ * machine; `CLUBE_FUZZ_REQUESTS=5000` runs the full 10,000 (both databases).
+ */
+const REQUESTS_PER_DATABASE = Number(process.env.CLUBE_FUZZ_REQUESTS ?? 1_000);
+const CONCURRENCY = 8;
+
+const openapi = JSON.parse(readFileSync(new URL("../../generated/openapi.json", import.meta.url), "utf8"));
+type Schema = Record<string, any>;
+
+function resolve(schema: Schema | undefined, depth = 0): Schema {
+  if (!schema || depth > 8) return {};
+  if (schema.$ref) return resolve(openapi.components.schemas[schema.$ref.split("/").pop()], depth + 1);
+  if (schema.allOf?.length === 1) return { ...resolve(schema.allOf[0], depth + 1), ...schema, allOf: undefined };
+  return schema;
+}
+
+const nastyStrings = [
+  "\u0000",
+  "a\u0000b",
+  "\uD800",
+  "x\uDFFF",
+  "\u202Eevil\u202C",
+  "\u200F\u200E",
+  "𝕏🎰",
+  "",
+  " ",
+  "'; DROP TABLE participants; --",
+  "../../etc/passwd",
+  "%00",
+  "2016-12-31T23:59:60Z",
+  "0000-01-01T00:00:00Z",
+  "1e400",
+  "-1",
+  "NaN",
+  "x".repeat(10_000),
+];
+const deep = (depth: number): unknown => {
+  let value: unknown = 1;
+  for (let i = 0; i < depth; i++) value = i % 2 ? [value] : { a: value };
+  return value;
+};
+const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom(...nastyStrings),
+  fc.constantFrom<unknown>(null, true, -1, 0, 1.5, -1e308, 1e308, 2 ** 53, 2 ** 63, 1e11, -0, [], {}, deep(6), deep(200), [null], { "": null }),
+  fc.fullUnicodeString({ maxLength: 40 }),
+  fc.integer(),
+  fc.double(),
+  fc.jsonValue({ maxDepth: 3 }),
+);
+
+interface Target {
+  operationId: string;
+  method: string;
+  path: string;
+  participant: boolean;
+  base: Record<string, unknown>;
+  properties: string[];
+}
+
+/** The operations under test: every one with a JSON body, its path filled with a plausible id. */
+const targets: Target[] = operations
+  .filter((op) => op.body)
+  .map((op) => {
+    const schema = resolve(openapi.paths[op.path][op.method].requestBody?.content?.["application/json"]?.schema);
+    const example = openapi.paths[op.path][op.method].requestBody?.content?.["application/json"]?.example;
+    const path = op.path.replace(/\{[^}]+\}/g, "fuzz_id_1");
+    const security = op.security as readonly (readonly string[])[];
+    const participant = security.every((alt) => !alt.includes("SecretKeyAuth") || alt.includes("ParticipantHeaderAuth"));
+    return {
+      operationId: op.operationId,
+      method: op.method.toUpperCase(),
+      path,
+      participant,
+      base: example && typeof example === "object" && !Array.isArray(example) ? example : {},
+      properties: Object.keys(schema.properties ?? {}),
+    };
+  })
+  .filter((target) => target.properties.length > 0);
+
+const bodyArbitrary = (target: Target): fc.Arbitrary<unknown> =>
+  fc.oneof(
+    { weight: 8, arbitrary: fc.tuple(fc.constantFrom(...target.properties), nastyValue).map(([key, value]) => ({ ...target.base, [key]: value })) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...target.properties), nastyValue).map(([key, value]) => ({ [key]: value })) },
+    { weight: 1, arbitrary: fc.oneof(fc.constantFrom<unknown>([], 1, "x", null, true, [target.base]), fc.constant({ ...target.base, ["unknown_\u0000"]: 1 })) },
+  );
+
+/** A body the contract refuses (the validator mutates with defaults, so it checks a copy). */
+const refused = (target: Target, body: unknown) => !operationValidators[target.operationId as keyof typeof operationValidators].body!(structuredClone(body));
+
+describeEachDatabase("fuzzing every body operation with invalid inputs", (kind) => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startApi(kind);
+  });
+  afterAll(() => api?.close());
+
+  const counts = async () => {
+    const em = api.db.em().fork();
+    const entries = await Promise.all(allEntities.map(async (entity) => [String((entity as any).meta?.className ?? (entity as any).name), await em.count(entity as any, {})] as const));
+    return Object.fromEntries(entries);
+  };
+
+  it(`answers ${REQUESTS_PER_DATABASE} invalid requests over ≥ 15 operations with 4xx in the error shape, never 5xx, and changes nothing`, { timeout: Math.max(180_000, REQUESTS_PER_DATABASE * 100) }, async () => {
+    expect(targets.length).toBeGreaterThanOrEqual(15);
+    const before = await counts();
+    const requests = fc.sample(
+      fc.constantFrom(...targets).chain((target) => bodyArbitrary(target).filter((body) => refused(target, body)).map((body) => ({ target, body }))),
+      { numRuns: REQUESTS_PER_DATABASE, seed: 20261123 },
+    );
+    // A few 1 MB strings (the body limit) on top.
+    requests.push(...targets.slice(0, 3).map((target) => ({ target, body: { ...target.base, [target.properties[0]]: "x".repeat(1024 * 1024) } })));
+    const statuses = new Map<number, number>();
+    const problems: string[] = [];
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < requests.length; i = next++) {
+        const { target, body } = requests[i];
+        const response = await api.request(target.method, target.path, { body, participant: target.participant ? "fuzz_player" : undefined });
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        const shape = response.body && typeof response.body === "object" && Object.keys(response.body).join() === "error" && typeof response.body.error?.code === "string" && typeof response.body.error?.message === "string";
+        const named = response.status !== 422 || /body|path\.|participant|X-Participant/.test(response.body?.error?.message ?? "");
+        if (response.status < 400 || response.status >= 500 || !shape || !named) {
+          problems.push(`${target.operationId} ${response.status} ${JSON.stringify(response.body)?.slice(0, 200)} for ${JSON.stringify(body)?.slice(0, 200)}`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    expect(problems.slice(0, 10)).toEqual([]);
+    expect(requests.length).toBeGreaterThanOrEqual(REQUESTS_PER_DATABASE);
+    expect([...statuses.keys()].every((status) => status >= 400 && status < 500)).toBe(true);
+    expect(await counts()).toEqual(before);
+    console.log(`[fuzz ${kind}] ${requests.length} requests over ${targets.length} operations: ${JSON.stringify(Object.fromEntries(statuses))}`);
+  });
+});

@@ -1,0 +1,27 @@
+import { SignJWT } from "jose";
+import { describe, expect, it } from "vitest";
+import { issueParticipantToken, MAX_TOKEN_LIFETIME_SECONDS, verifyParticipantToken } from "../../server/src/http/tokens.js";
+
+/** Participant tokens must carry `exp` (and `iat`) and live at most a day. */
+describe("participant token claims", () => {
+  const secret = "cs_token_claims_secret_0123456789";
+  const now = new Date("2026-11-23T12:00:00Z");
+  const iat = Math.floor(now.getTime() / 1000);
+  const secretFor = async () => secret;
+  const sign = (build: (jwt: SignJWT) => SignJWT) =>
+    build(new SignJWT({ club: "club_1", env: "test" }).setProtectedHeader({ alg: "HS256" }).setIssuer("clube").setAudience("clube:participant").setSubject("ana")).sign(
+      new TextEncoder().encode(secret),
+    );
+
+  it("accepts an issued token", async () => {
+    const { token } = await issueParticipantToken(secret, { clubId: "club_1", env: "test", externalId: "ana" }, 900, now);
+    expect(await verifyParticipantToken(token, secretFor, now)).toMatchObject({ ok: true });
+  });
+
+  it("refuses a token without exp, without iat, or living longer than the maximum", async () => {
+    expect(await verifyParticipantToken(await sign((jwt) => jwt.setIssuedAt(iat)), secretFor, now)).toMatchObject({ ok: false });
+    expect(await verifyParticipantToken(await sign((jwt) => jwt.setExpirationTime(iat + 600)), secretFor, now)).toMatchObject({ ok: false });
+    const tooLong = await sign((jwt) => jwt.setIssuedAt(iat).setExpirationTime(iat + MAX_TOKEN_LIFETIME_SECONDS + 60));
+    expect(await verifyParticipantToken(tooLong, secretFor, now)).toMatchObject({ ok: false });
+  });
+});
