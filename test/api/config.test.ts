@@ -162,7 +162,7 @@ describeEachDatabase("API configuration", (kind) => {
       const call = as(club);
       await call("PUT", "/v1/config/draft", { body: await configNamed("Antiga") });
       // A draft saved before expressions were checked, written as it was stored then.
-      const stored = { ...(await demoConfig()), name: "Antiga" };
+      const stored: Record<string, any> = { ...(await demoConfig()), name: "Antiga" };
       stored.rules[0].effects[1].amount = "event.amount * * 5";
       await api.db.em().nativeUpdate(ConfigVersion, { clubId: club.clubId, env: "test", version: 2 }, { config: stored });
       const response = await call("POST", "/v1/config/publish");
