@@ -3910,9 +3910,10 @@ export interface components {
         };
         /**
          * @description A message template: what a rule's `notify` effect with this `template`
-         *     sends. The codes `level_up`, `mission_completed` and `reward_granted`
-         *     replace the built-in inbox messages of those events (built-in texts exist in
-         *     `pt-BR` and `en`). A `notify` naming no template writes the template name as
+         *     sends. The codes `level_up`, `mission_completed`, `reward_granted`,
+         *     `reward_delivered` and `reward_delivery_failed` replace the built-in inbox
+         *     messages of those events (built-in texts exist in `pt-BR` and `en`; the
+         *     delivery messages know only `reward_title`). A `notify` naming no template writes the template name as
          *     the title.
          */
         MessageTemplateConfig: {

@@ -27,11 +27,14 @@ function crmConfig(mode: "off" | "webhook"): Record<string, unknown> {
     },
     // No pt-BR text: the club's locale (pt-BR by default) falls back to en.
     { code: "so-ingles", texts: { en: { title: "Level {{level}} for {{external_id}}" } } },
+    // Replaces the built-in level-up text.
+    { code: "level_up", texts: { "pt-BR": { title: "{{display_name}} chegou ao {{level_name}}", body: "Parabéns!" } } },
   ];
   config.rules = [
     ...(config.rules as unknown[]),
     { id: "crm-welcome", name: "Boas-vindas CRM", trigger: { event: "crm.welcome" }, effects: [{ type: "notify", template: "boas-vindas" }] },
     { id: "crm-english", name: "Só inglês", trigger: { event: "crm.english" }, effects: [{ type: "notify", template: "so-ingles" }] },
+    { id: "crm-xp", name: "XP", trigger: { event: "crm.xp" }, effects: [{ type: "grant_xp", amount: 100000 }] },
     { id: "crm-untemplated", name: "Sem modelo", trigger: { event: "crm.raw" }, effects: [{ type: "notify", template: "sem-modelo" }] },
   ];
   return config;
@@ -67,7 +70,7 @@ describeEachDatabase("CRM messages", (kind) => {
   // Each event a second after the last, so "latest" is well defined.
   let clock = now.getTime();
   const send = (target: TestClub, participant: string, type: string) =>
-    ingestEvent(target.db, target.scope, eventInput({ participant, type, id: newId("e") }), { now: new Date((clock += 1000)), publicUrl: PUBLIC_URL });
+    ingestEvent(target.db, target.scope, eventInput({ participant, type, id: `crm-${clock}` }), { now: new Date((clock += 1000)), publicUrl: PUBLIC_URL });
   const latestTitle = async (target: TestClub, participant: string) => (await listNotifications(target.db, target.scope, participant, { limit: 1 })).data[0];
   const requested = async (scope: Scope, target: TestClub) =>
     (await recordedWebhooks(target.db, scope)).filter((webhook) => webhook.type === "message.requested").map((webhook) => webhook.data);
@@ -118,6 +121,12 @@ describeEachDatabase("CRM messages", (kind) => {
     await send(club, "ana", "crm.raw");
     expect(await latestTitle(club, "ana")).toMatchObject({ title: "sem-modelo", body: null });
     expect((await requested(club.scope, club)).at(-1)).toMatchObject({ template: "sem-modelo", subject: "sem-modelo", body: "sem-modelo" });
+  });
+
+  it("renders built-in inbox messages from the club's template of the same code", async () => {
+    await send(club, "bia", "crm.xp");
+    const [latest] = (await listNotifications(club.db, club.scope, "bia", { limit: 5 })).data.filter((notification) => notification.kind === "level_up");
+    expect(latest).toMatchObject({ title: expect.stringMatching(/^Bia chegou ao Nível \d+$/), body: "Parabéns!", view: "profile" });
   });
 
   it("with the CRM off, writes the inbox notification only", async () => {

@@ -17,4 +17,12 @@ export const BUILT_IN_TEMPLATES: Readonly<Record<string, Record<string, MessageT
     "pt-BR": { title: "Você ganhou: {{reward_title}}" },
     en: { title: "You won: {{reward_title}}" },
   },
+  reward_delivered: {
+    "pt-BR": { title: "Prêmio entregue: {{reward_title}}" },
+    en: { title: "Reward delivered: {{reward_title}}" },
+  },
+  reward_delivery_failed: {
+    "pt-BR": { title: "Não foi possível entregar: {{reward_title}}", body: "Fale com o suporte do clube." },
+    en: { title: "Could not deliver: {{reward_title}}", body: "Please contact the club's support." },
+  },
 };
