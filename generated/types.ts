@@ -2941,6 +2941,10 @@ export interface components {
             moduleCards?: components["schemas"]["ModuleCardConfig"][];
             /** @default [] */
             faq?: components["schemas"]["FaqItem"][];
+            /** @description How messages reach participants outside the widget; absent: inbox only. */
+            crm?: components["schemas"]["CrmConfig"];
+            /** @description Message templates for `notify` effects and the built-in inbox messages. */
+            messageTemplates?: components["schemas"]["MessageTemplateConfig"][];
             /**
              * @description Avatars a participant can choose from.
              * @default []
@@ -3063,6 +3067,23 @@ export interface components {
             created_at: string;
             /** @description When it was published; null if it never was. */
             published_at: string | null;
+        };
+        /** @description How the club reaches participants outside the widget. */
+        CrmConfig: {
+            /**
+             * @description `webhook`: every `notify` also sends `message.requested` (channel,
+             *     recipient, subject, body) for participants with a stored e-mail (channel
+             *     `email`) or else a phone (channel `sms`), and the client sends it.
+             *     `off`: inbox notifications only.
+             * @default off
+             * @enum {string}
+             */
+            mode?: "off" | "webhook";
+            /**
+             * @description The locale messages are rendered in (see `messageTemplates[].texts`).
+             * @default pt-BR
+             */
+            locale?: string;
         };
         /** @description A balance of one of the club's currencies. */
         CurrencyBalance: {
@@ -3854,10 +3875,14 @@ export interface components {
             participant: components["schemas"]["WebhookParticipant"];
             /** @enum {string} */
             channel: "email" | "sms";
-            /** @description The template to send: a rule's `notify` template name. */
+            /** @description The template sent: a rule's `notify` template name (`messageTemplates[].code`). */
             template: string;
             /** @description The participant's e-mail address (`email` channel) or phone number (`sms`), as given to `POST /v1/participants`. */
             to: string;
+            /** @description The rendered title (the e-mail subject). */
+            subject: string;
+            /** @description The rendered text to send (the title when the template has no body). */
+            body: string;
             /** @description Values for the template's placeholders (participant name, level, reward title…). */
             variables: Record<string, unknown>;
         };
@@ -3880,6 +3905,8 @@ export interface components {
          *         "channel": "email",
          *         "template": "subiu-de-nivel",
          *         "to": "ana.souza@example.com.br",
+         *         "subject": "Ana S., você subiu para o Prata I!",
+         *         "body": "Parabéns! Seu novo nível já está valendo.",
          *         "variables": {
          *           "display_name": "Ana S.",
          *           "level": 3,
@@ -3907,6 +3934,36 @@ export interface components {
             env: components["schemas"]["Env"];
             /** @description What happened; the shape depends on `type`. */
             data: components["schemas"]["MessageRequestedWebhookData"];
+        };
+        /**
+         * @description A message template: what a rule's `notify` effect with this `template`
+         *     sends. The codes `level_up`, `mission_completed`, `reward_granted`,
+         *     `reward_delivered` and `reward_delivery_failed` replace the built-in inbox
+         *     messages of those events (built-in texts exist in `pt-BR` and `en`; the
+         *     delivery messages know only `reward_title`). A `notify` naming no template writes the template name as
+         *     the title.
+         */
+        MessageTemplateConfig: {
+            /** @description The name `notify` effects use. */
+            code: string;
+            /**
+             * @description The texts by locale (`pt-BR`, `en`, …). The locale used is the club's
+             *     `crm.locale`, then `pt-BR`, then `en`, then the first one given.
+             */
+            texts: Record<string, unknown>;
+        };
+        /**
+         * @description A message's text in one locale. `{{name}}` placeholders are replaced by the
+         *     message's variables (`display_name`, `external_id`, `level`, `level_name`,
+         *     `tier`, and for built-in messages `mission_title` or `reward_title`); an
+         *     unknown placeholder renders empty. Values are inserted as plain text, once
+         *     (a value that itself contains `{{…}}` is not expanded again).
+         */
+        MessageTextConfig: {
+            /** @description The inbox title, and the e-mail subject. */
+            title: string;
+            /** @description The inbox body, and the e-mail or SMS text (the title when absent). */
+            body?: string;
         };
         /**
          * @description Free-form details: JSON values nested at most 4 levels below `meta` (a

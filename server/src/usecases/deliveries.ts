@@ -8,7 +8,8 @@ import { requirePublishedConfig } from "./config.js";
 import { ApiError, notFound, validationFailed } from "./errors.js";
 import { olderThan, pageOf } from "./paging.js";
 import { recordWebhook } from "./outbox.js";
-import { webhookParticipant, writeNotifications } from "./participant-state.js";
+import { webhookParticipant, writeNotifications, type NotificationText } from "./participant-state.js";
+import { renderClubMessage } from "./messages/club-messages.js";
 
 type Schemas = components["schemas"];
 export type DeliveryView = Schemas["Delivery"];
@@ -80,17 +81,13 @@ async function closeIfPending(
  * a warning in the console (the failure reason is for staff only: it may
  * name the client's internal checks).
  */
-async function announceClosed(em: SqlEntityManager, scope: Scope, row: Delivery, rewardTitle: string, now: Date): Promise<void> {
+async function announceClosed(em: SqlEntityManager, scope: Scope, row: Delivery, notice: DeliveryNotice, now: Date): Promise<void> {
   const delivered = row.status === "delivered";
   await em.nativeUpdate(ParticipantReward, { id: row.participantRewardId }, { status: delivered ? "delivered" : "failed" });
   const participant = await em.findOneOrFail(Participant, { id: row.participantId }, { fields: ["id", "externalId"] });
   const data: Schemas["RewardDeliveryOutcomeWebhookData"] = { participant: webhookParticipant(participant), reward_code: row.rewardCode, delivery: deliveryView(row) };
   await recordWebhook(em, scope, delivered ? "reward.delivered" : "reward.delivery_failed", data, now);
-  await writeNotifications(em, scope, participant.id, [
-    delivered
-      ? { kind: "reward_delivered", title: `Prêmio entregue: ${rewardTitle}`, body: null, view: "rewards" }
-      : { kind: "reward_delivery_failed", title: `Não foi possível entregar: ${rewardTitle}`, body: "Fale com o suporte do clube.", view: "rewards" },
-  ], now);
+  await writeNotifications(em, scope, participant.id, [notice(delivered ? "reward_delivered" : "reward_delivery_failed", row.rewardCode)], now);
   if (!delivered) {
     await em.insert(StaffWarning, {
       id: newId("wrn"), ...scope, kind: "delivery_failed", subjectId: row.id, createdAt: now,
@@ -99,10 +96,20 @@ async function announceClosed(em: SqlEntityManager, scope: Scope, row: Delivery,
   }
 }
 
-/** The reward's title in the published configuration; its code when the reward was removed since. */
-async function rewardTitle(db: Database, scope: Scope): Promise<(code: string) => string> {
+type DeliveryNotice = (kind: "reward_delivered" | "reward_delivery_failed", rewardCode: string) => NotificationText;
+
+/**
+ * The inbox notice of a closed delivery, from the club's message templates
+ * (else the built-in texts), naming the reward by its title in the published
+ * configuration (its code when the reward was removed since).
+ */
+async function deliveryNotice(db: Database, scope: Scope): Promise<DeliveryNotice> {
   const { config } = await requirePublishedConfig(db, scope);
-  return (code) => config.rewards.find((reward) => reward.code === code)?.title ?? code;
+  return (kind, code) => {
+    const rewardTitle = config.rewards.find((reward) => reward.code === code)?.title ?? code;
+    const rendered = renderClubMessage(config, kind, { reward_title: rewardTitle }) ?? { title: rewardTitle, body: null };
+    return { kind, title: rendered.title, body: rendered.body, view: "rewards" };
+  };
 }
 
 /**
@@ -111,7 +118,7 @@ async function rewardTitle(db: Database, scope: Scope): Promise<(code: string) =
  * unchanged; a failed one is 409 `already_closed`.
  */
 export async function confirmDelivery(db: Database, scope: Scope, id: string, body: DeliveryConfirm | undefined, now: Date): Promise<DeliveryView> {
-  const titleOf = await rewardTitle(db, scope);
+  const notice = await deliveryNotice(db, scope);
   return db.em().transactional(async (em) => {
     const { row, closedNow } = await closeIfPending(em, scope, id, {
       status: "delivered",
@@ -119,7 +126,7 @@ export async function confirmDelivery(db: Database, scope: Scope, id: string, bo
       details: body?.details ?? null,
       confirmedAt: now,
     });
-    if (closedNow) await announceClosed(em, scope, row, titleOf(row.rewardCode), now);
+    if (closedNow) await announceClosed(em, scope, row, notice, now);
     else if (row.status !== "delivered") throw alreadyClosed(row, "confirmed");
     return deliveryView(row);
   });
@@ -127,11 +134,11 @@ export async function confirmDelivery(db: Database, scope: Scope, id: string, bo
 
 /** POST /v1/deliveries/{id}/fail: pending → failed with `fail_reason`; a delivered or failed delivery is 409 `already_closed`. */
 export async function failDelivery(db: Database, scope: Scope, id: string, body: DeliveryFail, now: Date): Promise<DeliveryView> {
-  const titleOf = await rewardTitle(db, scope);
+  const notice = await deliveryNotice(db, scope);
   return db.em().transactional(async (em) => {
     const { row, closedNow } = await closeIfPending(em, scope, id, { status: "failed", failReason: body.reason });
     if (!closedNow) throw alreadyClosed(row, "failed");
-    await announceClosed(em, scope, row, titleOf(row.rewardCode), now);
+    await announceClosed(em, scope, row, notice, now);
     return deliveryView(row);
   });
 }

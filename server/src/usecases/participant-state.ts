@@ -15,6 +15,8 @@ import type { Dialect } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { webhookMessage } from "./outbox.js";
 import { levelName, type Balances } from "./participant-views.js";
+import { messageRequest, participantVariables, renderClubMessage, type MessageRecipient } from "./messages/club-messages.js";
+import type { MessageVariables, RenderedMessage } from "../engine/messages/render.js";
 import { peakColumnsAfter, storedPeakLevel } from "./peak-level.js";
 import { PendingWrites, type ParticipantChanges } from "./pending-writes.js";
 
@@ -61,12 +63,12 @@ export async function lockParticipants(em: SqlEntityManager, dialect: Dialect, w
 export type ParticipantSnapshot = Pick<
   Participant,
   "id" | "externalId" | "xp" | "level" | "tierCode" | "tags" | "eventCounts" | "peakMonth" | "peakLevel" | "priorMonthPeakLevel"
->;
+> & Partial<Pick<Participant, "displayName" | "email" | "phone">>;
 
 /** A plain copy of the row's snapshot columns: changing it never touches the ORM's tracked entity. */
 export function participantSnapshot(row: ParticipantSnapshot): ParticipantSnapshot {
-  const { id, externalId, xp, level, tierCode, tags, eventCounts, peakMonth, peakLevel, priorMonthPeakLevel } = row;
-  return { id, externalId, xp, level, tierCode, tags, eventCounts, peakMonth, peakLevel, priorMonthPeakLevel };
+  const { id, externalId, xp, level, tierCode, tags, eventCounts, peakMonth, peakLevel, priorMonthPeakLevel, displayName, email, phone } = row;
+  return { id, externalId, xp, level, tierCode, tags, eventCounts, peakMonth, peakLevel, priorMonthPeakLevel, displayName, email, phone };
 }
 
 /** The part of the engine's state that is read off the participant row. */
@@ -449,8 +451,10 @@ export function gatherEvaluation(writes: PendingWrites, target: EvaluationTarget
   gatherMissions(writes, target, delta);
   gatherRewards(writes, target, rewards);
   gatherAchievements(writes, target, delta);
-  writes.notifications.push(...notificationRows(target.scope, target.participant.id, notificationsFor(target.config, effects, delta), target.now));
+  const messages = notifyMessages(target.config, participant, delta);
+  writes.notifications.push(...notificationRows(target.scope, target.participant.id, notificationsFor(target.config, participant, effects, messages), target.now));
   gatherWebhooks(writes, target, effects, delta, rewards);
+  gatherMessageRequests(writes, target, participant, messages);
   return { effects, participant, lotsCreated };
 }
 
@@ -580,22 +584,52 @@ export interface NotificationText {
   view: string | null;
 }
 
-/** The participant's inbox entries for what the evaluation did (titles in the club's language, Portuguese). */
-function notificationsFor(config: ClubConfig, effects: ApiEffect[], delta: StateDelta): NotificationText[] {
+/** A rule's `notify`, rendered for the participant as the evaluation left them. */
+interface NotifyMessage {
+  template: string;
+  rendered: RenderedMessage;
+  variables: MessageVariables;
+}
+
+function notifyMessages(config: ClubConfig, participant: MessageRecipient, delta: StateDelta): NotifyMessage[] {
+  const variables = participantVariables(config, participant);
+  return delta.notifications.map(({ template }) => ({
+    template,
+    // A template the club does not define: its name is the title (as before templates existed).
+    rendered: renderClubMessage(config, template, variables) ?? { title: template, body: null },
+    variables,
+  }));
+}
+
+/** The participant's inbox entries for what the evaluation did, from the club's templates (else the built-in texts). */
+function notificationsFor(config: ClubConfig, participant: MessageRecipient, effects: ApiEffect[], messages: NotifyMessage[]): NotificationText[] {
   const texts: NotificationText[] = [];
+  const base = participantVariables(config, participant);
+  const builtIn = (kind: string, view: string, variables: MessageVariables) => {
+    const rendered = renderClubMessage(config, kind, { ...base, ...variables });
+    if (rendered) texts.push({ kind, title: rendered.title, body: rendered.body, view });
+  };
   for (const effect of effects) {
     if (effect.type === "level_up") {
-      texts.push({ kind: "level_up", title: `Você subiu para o ${levelName(effect.to)}!`, body: null, view: "profile" });
+      builtIn("level_up", "profile", { level: effect.to, level_name: levelName(effect.to) });
     } else if (effect.type === "mission_completed") {
       const mission = config.missions.find((candidate) => candidate.id === effect.mission_id);
-      texts.push({ kind: "mission_completed", title: "Missão concluída!", body: mission ? `Você completou "${mission.title}".` : null, view: "missions" });
+      builtIn("mission_completed", "missions", { mission_title: mission?.title ?? effect.mission_id });
     } else if (effect.type === "reward_granted") {
       const reward = config.rewards.find((candidate) => candidate.code === effect.reward_code);
-      texts.push({ kind: "reward_granted", title: `Você ganhou: ${reward?.title ?? effect.reward_code}`, body: null, view: "rewards" });
+      builtIn("reward_granted", "rewards", { reward_title: reward?.title ?? effect.reward_code });
     }
   }
-  for (const { template } of delta.notifications) texts.push({ kind: "message", title: template, body: null, view: null });
+  for (const { rendered } of messages) texts.push({ kind: "message", title: rendered.title, body: rendered.body, view: null });
   return texts;
+}
+
+/** `message.requested` for each `notify` when the club's CRM is in webhook mode and the participant has a contact. */
+function gatherMessageRequests(writes: PendingWrites, { scope, config, now }: EvaluationTarget, participant: MessageRecipient, messages: NotifyMessage[]): void {
+  for (const { template, rendered, variables } of messages) {
+    const data = messageRequest(config, participant, template, rendered, variables);
+    if (data) writes.outbox.push(webhookMessage(scope, "message.requested", data, now));
+  }
 }
 
 /** Adds entries to the participant's inbox. */

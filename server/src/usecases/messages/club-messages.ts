@@ -1,0 +1,64 @@
+import type { components } from "../../../../generated/types.js";
+import type { ClubConfig } from "../../engine/config.js";
+import { BUILT_IN_TEMPLATES } from "../../engine/messages/built-in.js";
+import { localeChain, pickText, renderMessage, type MessageText, type MessageVariables, type RenderedMessage } from "../../engine/messages/render.js";
+import { levelName } from "../participant-views.js";
+
+/*
+ * The club's messages: inbox texts and CRM requests rendered from the config's
+ * `messageTemplates` (else the built-in texts), in the locale chain of
+ * `crm.locale` → pt-BR → en.
+ */
+
+type Schemas = components["schemas"];
+
+/** What a message may say about its participant; contact fields absent mean "unknown" (no CRM message). */
+export interface MessageRecipient {
+  id: string;
+  externalId: string;
+  level: number;
+  tierCode?: string | null;
+  displayName?: string | null;
+  email?: string | null;
+  phone?: string | null;
+}
+
+export function participantVariables(config: ClubConfig, participant: MessageRecipient): MessageVariables {
+  const tier = !participant.tierCode ? null : config.progression.tiers.find((candidate) => candidate.code === participant.tierCode);
+  return {
+    display_name: participant.displayName ?? "",
+    external_id: participant.externalId,
+    level: participant.level,
+    level_name: levelName(participant.level),
+    tier: tier?.name ?? participant.tierCode ?? "",
+  };
+}
+
+/** The rendered message of `code`; null when neither the club nor the built-ins define it. */
+export function renderClubMessage(config: ClubConfig, code: string, variables: MessageVariables): RenderedMessage | null {
+  // The schema validates each locale's text (MessageTextConfig); the generated type only says "object".
+  const configured = config.messageTemplates?.find((template) => template.code === code)?.texts as Record<string, MessageText> | undefined;
+  const texts = configured ?? BUILT_IN_TEMPLATES[code];
+  const text = texts && pickText(texts, localeChain(config.crm?.locale));
+  return text ? renderMessage(text, variables) : null;
+}
+
+/**
+ * The `message.requested` data for a `notify`, or null when the club's CRM is
+ * not in webhook mode or the participant has no contact: e-mail first, else SMS.
+ */
+export function messageRequest(
+  config: ClubConfig, participant: MessageRecipient, template: string, rendered: RenderedMessage, variables: MessageVariables,
+): Schemas["MessageRequestedWebhookData"] | null {
+  if (config.crm?.mode !== "webhook") return null;
+  const contact = participant.email ? { channel: "email" as const, to: participant.email } : participant.phone ? { channel: "sms" as const, to: participant.phone } : null;
+  if (!contact) return null;
+  return {
+    participant: { id: participant.id, external_id: participant.externalId },
+    ...contact,
+    template,
+    subject: rendered.title,
+    body: rendered.body ?? rendered.title,
+    variables,
+  };
+}
