@@ -56939,8 +56939,9 @@ return errors === 0;
 }
 validate1186.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEndpointUpdate = validate1188;
-const schema542 = {"type":"object","properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50},"description":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":200},"enabled":{"type":"boolean"}},"unevaluatedProperties":{"not":{}},"description":"Changes to a webhook endpoint; omitted fields keep their value, `description: null` clears it."};
+exports.schema_WebhookEndpointRotated = validate1188;
+const schema542 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at","secret","old_secret_expires_at"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"secret":{"type":"string","pattern":"^whsec_[A-Za-z0-9_-]+$","description":"The signing secret (`whsec_…`): the HMAC-SHA256 key of `X-Clube-Signature`, used as given."},"old_secret_expires_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"Until when sendings are also signed with the previous secret; `null` when it stopped at once (`expire_old_after_seconds: 0`)."}},"description":"The answer of a secret rotation: the new secret (shown only here) and until when the old one still signs."};
+const pattern52 = new RegExp("^whsec_[A-Za-z0-9_-]+$", "u");
 
 function validate1188(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -56954,186 +56955,16 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.url !== undefined){
-const _errs1 = errors;
-if(!(validate1176(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1176.errors : vErrors.concat(validate1176.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.events !== undefined){
-let data1 = data.events;
-const _errs2 = errors;
-if(errors === _errs2){
-if(Array.isArray(data1)){
-if(data1.length > 50){
-validate1188.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
-return false;
-}
-else {
-var valid1 = true;
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-const _errs4 = errors;
-if(!(validate1178(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1178.errors : vErrors.concat(validate1178.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-break;
-}
-}
-}
-}
-else {
-validate1188.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.description !== undefined){
-let data3 = data.description;
-const _errs5 = errors;
-const _errs6 = errors;
-let valid2 = false;
-const _errs7 = errors;
-if(typeof data3 !== "string"){
-const err0 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid2 = valid2 || _valid0;
-const _errs9 = errors;
-if(data3 !== null){
-const err1 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs9 === errors;
-valid2 = valid2 || _valid0;
-if(!valid2){
-const err2 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate1188.errors = vErrors;
-return false;
-}
-else {
-errors = _errs6;
-if(vErrors !== null){
-if(_errs6){
-vErrors.length = _errs6;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === _errs5){
-if(typeof data3 === "string"){
-if(func1(data3) > 200){
-validate1188.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.enabled !== undefined){
-const _errs11 = errors;
-if(typeof data.enabled !== "boolean"){
-validate1188.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-for(const key0 in data){
-if((((key0 !== "url") && (key0 !== "events")) && (key0 !== "description")) && (key0 !== "enabled")){
-const _errs14 = errors;
-validate1188.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-var valid3 = _errs14 === errors;
-if(!valid3){
-break;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate1188.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate1188.errors = vErrors;
-return errors === 0;
-}
-validate1188.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-exports.schema_WebhookEndpointWithSecret = validate1191;
-const schema543 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at","secret"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"secret":{"type":"string","pattern":"^whsec_[A-Za-z0-9_-]+$","description":"The signing secret (`whsec_…`): the HMAC-SHA256 key of `X-Clube-Signature`, used as given."}},"description":"A webhook endpoint with its signing secret, answered only on creation and on secret rotation: store the secret then, it is never shown again."};
-const pattern52 = new RegExp("^whsec_[A-Za-z0-9_-]+$", "u");
-
-function validate1191(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate1191.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((((data.id === undefined) && (missing0 = "id")) || ((data.url === undefined) && (missing0 = "url"))) || ((data.events === undefined) && (missing0 = "events"))) || ((data.effective_events === undefined) && (missing0 = "effective_events"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.enabled === undefined) && (missing0 = "enabled"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.secret === undefined) && (missing0 = "secret"))){
-validate1191.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if((((((((((data.id === undefined) && (missing0 = "id")) || ((data.url === undefined) && (missing0 = "url"))) || ((data.events === undefined) && (missing0 = "events"))) || ((data.effective_events === undefined) && (missing0 = "effective_events"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.enabled === undefined) && (missing0 = "enabled"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.secret === undefined) && (missing0 = "secret"))) || ((data.old_secret_expires_at === undefined) && (missing0 = "old_secret_expires_at"))){
+validate1188.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate1191.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1188.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -57174,7 +57005,7 @@ break;
 }
 }
 else {
-validate1191.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1188.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -57204,7 +57035,7 @@ break;
 }
 }
 else {
-validate1191.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1188.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -57254,7 +57085,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1191.errors = vErrors;
+validate1188.errors = vErrors;
 return false;
 }
 else {
@@ -57277,7 +57108,7 @@ if(valid0){
 if(data.enabled !== undefined){
 const _errs16 = errors;
 if(typeof data.enabled !== "boolean"){
-validate1191.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1188.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs16 === errors;
@@ -57293,12 +57124,12 @@ if(errors === _errs18){
 if(errors === _errs18){
 if(typeof data8 === "string"){
 if(!(formats4.validate(data8))){
-validate1191.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1188.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1191.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1188.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -57315,12 +57146,497 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data9 === "string"){
 if(!pattern52.test(data9)){
-validate1191.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^whsec_[A-Za-z0-9_-]+$"+"\""}];
+validate1188.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^whsec_[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
 }
 else {
-validate1191.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1188.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.old_secret_expires_at !== undefined){
+let data10 = data.old_secret_expires_at;
+const _errs22 = errors;
+const _errs23 = errors;
+let valid4 = false;
+const _errs24 = errors;
+if(errors === _errs24){
+if(errors === _errs24){
+if(typeof data10 === "string"){
+if(!(formats4.validate(data10))){
+const err3 = {instancePath:instancePath+"/old_secret_expires_at",schemaPath:"#/properties/old_secret_expires_at/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/old_secret_expires_at",schemaPath:"#/properties/old_secret_expires_at/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+var _valid1 = _errs24 === errors;
+valid4 = valid4 || _valid1;
+const _errs26 = errors;
+if(data10 !== null){
+const err5 = {instancePath:instancePath+"/old_secret_expires_at",schemaPath:"#/properties/old_secret_expires_at/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid1 = _errs26 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const err6 = {instancePath:instancePath+"/old_secret_expires_at",schemaPath:"#/properties/old_secret_expires_at/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+validate1188.errors = vErrors;
+return false;
+}
+else {
+errors = _errs23;
+if(vErrors !== null){
+if(_errs23){
+vErrors.length = _errs23;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate1188.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate1188.errors = vErrors;
+return errors === 0;
+}
+validate1188.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true,"secret":true,"old_secret_expires_at":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_WebhookEndpointUpdate = validate1192;
+const schema543 = {"type":"object","properties":{"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"maxItems":50},"description":{"anyOf":[{"type":"string"},{"type":"null"}],"maxLength":200},"enabled":{"type":"boolean"}},"unevaluatedProperties":{"not":{}},"description":"Changes to a webhook endpoint; omitted fields keep their value, `description: null` clears it."};
+
+function validate1192(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1192.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.url !== undefined){
+const _errs1 = errors;
+if(!(validate1176(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1176.errors : vErrors.concat(validate1176.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.events !== undefined){
+let data1 = data.events;
+const _errs2 = errors;
+if(errors === _errs2){
+if(Array.isArray(data1)){
+if(data1.length > 50){
+validate1192.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"}];
+return false;
+}
+else {
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs4 = errors;
+if(!(validate1178(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1178.errors : vErrors.concat(validate1178.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs4 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+else {
+validate1192.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+let data3 = data.description;
+const _errs5 = errors;
+const _errs6 = errors;
+let valid2 = false;
+const _errs7 = errors;
+if(typeof data3 !== "string"){
+const err0 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs7 === errors;
+valid2 = valid2 || _valid0;
+const _errs9 = errors;
+if(data3 !== null){
+const err1 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs9 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const err2 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate1192.errors = vErrors;
+return false;
+}
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs5){
+if(typeof data3 === "string"){
+if(func1(data3) > 200){
+validate1192.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.enabled !== undefined){
+const _errs11 = errors;
+if(typeof data.enabled !== "boolean"){
+validate1192.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+for(const key0 in data){
+if((((key0 !== "url") && (key0 !== "events")) && (key0 !== "description")) && (key0 !== "enabled")){
+const _errs14 = errors;
+validate1192.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+var valid3 = _errs14 === errors;
+if(!valid3){
+break;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate1192.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate1192.errors = vErrors;
+return errors === 0;
+}
+validate1192.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_WebhookEndpointWithSecret = validate1195;
+const schema544 = {"type":"object","required":["id","url","events","effective_events","description","enabled","created_at","secret"],"properties":{"id":{"type":"string","description":"`we_…`."},"url":{"$ref":"#/components/schemas/WebhookUrl"},"events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"The events as chosen; empty for the default subscription."},"effective_events":{"type":"array","items":{"$ref":"#/components/schemas/WebhookEventSelector"},"description":"What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change."},"description":{"anyOf":[{"type":"string"},{"type":"null"}]},"enabled":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"secret":{"type":"string","pattern":"^whsec_[A-Za-z0-9_-]+$","description":"The signing secret (`whsec_…`): the HMAC-SHA256 key of `X-Clube-Signature`, used as given."}},"description":"A webhook endpoint with its signing secret, answered only on creation and on secret rotation: store the secret then, it is never shown again."};
+
+function validate1195(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1195.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((data.id === undefined) && (missing0 = "id")) || ((data.url === undefined) && (missing0 = "url"))) || ((data.events === undefined) && (missing0 = "events"))) || ((data.effective_events === undefined) && (missing0 = "effective_events"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.enabled === undefined) && (missing0 = "enabled"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.secret === undefined) && (missing0 = "secret"))){
+validate1195.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+const _errs1 = errors;
+if(typeof data.id !== "string"){
+validate1195.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.url !== undefined){
+const _errs3 = errors;
+if(!(validate1176(data.url, {instancePath:instancePath+"/url",parentData:data,parentDataProperty:"url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1176.errors : vErrors.concat(validate1176.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.events !== undefined){
+let data2 = data.events;
+const _errs4 = errors;
+if(errors === _errs4){
+if(Array.isArray(data2)){
+var valid1 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+const _errs6 = errors;
+if(!(validate1178(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1178.errors : vErrors.concat(validate1178.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate1195.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.effective_events !== undefined){
+let data4 = data.effective_events;
+const _errs7 = errors;
+if(errors === _errs7){
+if(Array.isArray(data4)){
+var valid2 = true;
+const len1 = data4.length;
+for(let i1=0; i1<len1; i1++){
+const _errs9 = errors;
+if(!(validate1178(data4[i1], {instancePath:instancePath+"/effective_events/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1178.errors : vErrors.concat(validate1178.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs9 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate1195.errors = [{instancePath:instancePath+"/effective_events",schemaPath:"#/properties/effective_events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+let data6 = data.description;
+const _errs10 = errors;
+const _errs11 = errors;
+let valid3 = false;
+const _errs12 = errors;
+if(typeof data6 !== "string"){
+const err0 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs12 === errors;
+valid3 = valid3 || _valid0;
+const _errs14 = errors;
+if(data6 !== null){
+const err1 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs14 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const err2 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate1195.errors = vErrors;
+return false;
+}
+else {
+errors = _errs11;
+if(vErrors !== null){
+if(_errs11){
+vErrors.length = _errs11;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.enabled !== undefined){
+const _errs16 = errors;
+if(typeof data.enabled !== "boolean"){
+validate1195.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data8 = data.created_at;
+const _errs18 = errors;
+if(errors === _errs18){
+if(errors === _errs18){
+if(typeof data8 === "string"){
+if(!(formats4.validate(data8))){
+validate1195.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate1195.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.secret !== undefined){
+let data9 = data.secret;
+const _errs20 = errors;
+if(errors === _errs20){
+if(typeof data9 === "string"){
+if(!pattern52.test(data9)){
+validate1195.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^whsec_[A-Za-z0-9_-]+$"+"\""}];
+return false;
+}
+}
+else {
+validate1195.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -57339,22 +57655,22 @@ var valid0 = true;
 }
 }
 else {
-validate1191.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1195.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1191.errors = vErrors;
+validate1195.errors = vErrors;
 return errors === 0;
 }
-validate1191.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true,"secret":true},"dynamicProps":false,"dynamicItems":false};
+validate1195.evaluated = {"props":{"id":true,"url":true,"events":true,"effective_events":true,"description":true,"enabled":true,"created_at":true,"secret":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEnvelope = validate1195;
-const schema544 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"type":"object","unevaluatedProperties":{},"description":"What happened; the shape depends on `type`."}},"description":"The body of every webhook: `POST` to the endpoint's URL with\n`Content-Type: application/json`.\n\n**Headers.**\n- `X-Clube-Event`: the event type, e.g. `level.up`.\n- `X-Clube-Delivery`: the id of this sending (`whd_…`), the same on its\nretries; the console lists sendings by this id.\n- `X-Clube-Signature`: `t=<unix seconds>,v1=<hex>`, no spaces, lower-case hex.\n\n**Verifying the signature.** Compute HMAC-SHA256 with the endpoint's secret\n(`whsec_…`, used as given, not decoded) as key over the string\n`t + \".\" + rawBody`, the raw request body before any JSON parsing; encode it\nas lower-case hex; compare it with `v1` in constant time (should several\n`v1=` values appear, one match is enough). Reject the\nrequest when nothing matches, or when `t` is more than 300 seconds away from\nyour clock. Each attempt is signed at send time, so `t` is fresh on retries.\n\n**Answering.** Answer any 2xx within 10 seconds; do long work after\nanswering. Answer 200 to event types you do not use. Anything else (another\nstatus, a timeout, a refused connection) is retried after 1 minute,\n5 minutes, 30 minutes, 2 hours and 12 hours, then three more times every\n24 hours (9 attempts in all); then the sending is marked `failed` and can be\nresent (`POST /v1/webhook_sendings/{id}/resend`). Redirects are not followed.\n\n**Duplicates.** The same event can arrive more than once (a retry after a\nlost answer, a resend): use the envelope `id` to process it once.\n\n**Subscription.** An endpoint whose `events` is empty receives the default\nsubscription: `reward.*`, `referral.qualified` and `message.requested`.\nParticipant notices are sent only when named. Every event about a\nparticipant carries `data.participant` (`{id, external_id}`)."};
+exports.schema_WebhookEnvelope = validate1199;
+const schema545 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"type":"object","unevaluatedProperties":{},"description":"What happened; the shape depends on `type`."}},"description":"The body of every webhook: `POST` to the endpoint's URL with\n`Content-Type: application/json`.\n\n**Headers.**\n- `X-Clube-Event`: the event type, e.g. `level.up`.\n- `X-Clube-Delivery`: the id of this sending (`whd_…`), the same on its\nretries; the console lists sendings by this id.\n- `X-Clube-Signature`: `t=<unix seconds>,v1=<hex>`, no spaces, lower-case hex.\n\n**Verifying the signature.** Compute HMAC-SHA256 with the endpoint's secret\n(`whsec_…`, used as given, not decoded) as key over the string\n`t + \".\" + rawBody`, the raw request body before any JSON parsing; encode it\nas lower-case hex; compare it with `v1` in constant time (should several\n`v1=` values appear, one match is enough). Reject the\nrequest when nothing matches, or when `t` is more than 300 seconds away from\nyour clock. Each attempt is signed at send time, so `t` is fresh on retries.\n\n**Answering.** Answer any 2xx within 10 seconds; do long work after\nanswering. Answer 200 to event types you do not use. Anything else (another\nstatus, a timeout, a refused connection) is retried after 1 minute,\n5 minutes, 30 minutes, 2 hours and 12 hours, then three more times every\n24 hours (9 attempts in all); then the sending is marked `failed` and can be\nresent (`POST /v1/webhook_sendings/{id}/resend`). Redirects are not followed.\n\n**Duplicates.** The same event can arrive more than once (a retry after a\nlost answer, a resend): use the envelope `id` to process it once.\n\n**Subscription.** An endpoint whose `events` is empty receives the default\nsubscription: `reward.*`, `referral.qualified` and `message.requested`.\nParticipant notices are sent only when named. Every event about a\nparticipant carries `data.participant` (`{id, external_id}`)."};
 
-function validate1195(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1199(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1195.evaluated;
+const evaluated0 = validate1199.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -57365,7 +57681,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate1195.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1199.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -57375,12 +57691,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-validate1195.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate1199.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate1195.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1199.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -57393,7 +57709,7 @@ if(valid0){
 if(data.type !== undefined){
 const _errs3 = errors;
 if(typeof data.type !== "string"){
-validate1195.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1199.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -57409,12 +57725,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate1195.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1199.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1195.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1199.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -57428,7 +57744,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate1195.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1199.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -57456,7 +57772,7 @@ if(errors === _errs11){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-validate1195.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1199.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -57473,21 +57789,21 @@ var valid0 = true;
 }
 }
 else {
-validate1195.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1199.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1195.errors = vErrors;
+validate1199.errors = vErrors;
 return errors === 0;
 }
-validate1195.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate1199.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEventSelector = validate1197;
+exports.schema_WebhookEventSelector = validate1201;
 
-function validate1197(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1201(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1197.evaluated;
+const evaluated0 = validate1201.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -57535,7 +57851,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1197.errors = vErrors;
+validate1201.errors = vErrors;
 return false;
 }
 else {
@@ -57549,18 +57865,18 @@ vErrors = null;
 }
 }
 }
-validate1197.errors = vErrors;
+validate1201.errors = vErrors;
 return errors === 0;
 }
-validate1197.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1201.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookEventType = validate1199;
-const schema546 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["webhook.test"]}],"description":"Every webhook event type: the subscribable ones plus `webhook.test`, which is sent to an endpoint when it is created (or its URL changes) whatever it subscribes to."};
+exports.schema_WebhookEventType = validate1203;
+const schema547 = {"anyOf":[{"$ref":"#/components/schemas/SubscribableWebhookEvent"},{"type":"string","enum":["webhook.test"]}],"description":"Every webhook event type: the subscribable ones plus `webhook.test`, which is sent to an endpoint when it is created (or its URL changes) whatever it subscribes to."};
 
-function validate1199(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1203(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1199.evaluated;
+const evaluated0 = validate1203.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -57588,7 +57904,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(data === "webhook.test")){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema546.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema547.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -57608,7 +57924,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1199.errors = vErrors;
+validate1203.errors = vErrors;
 return false;
 }
 else {
@@ -57622,17 +57938,17 @@ vErrors = null;
 }
 }
 }
-validate1199.errors = vErrors;
+validate1203.errors = vErrors;
 return errors === 0;
 }
-validate1199.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1203.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookParticipant = validate1201;
+exports.schema_WebhookParticipant = validate1205;
 
-function validate1201(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1205(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1201.evaluated;
+const evaluated0 = validate1205.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -57643,14 +57959,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.external_id === undefined) && (missing0 = "external_id"))){
-validate1201.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1205.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate1201.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1205.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -57674,21 +57990,21 @@ var valid0 = true;
 }
 }
 else {
-validate1201.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1205.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1201.errors = vErrors;
+validate1205.errors = vErrors;
 return errors === 0;
 }
-validate1201.evaluated = {"props":{"id":true,"external_id":true},"dynamicProps":false,"dynamicItems":false};
+validate1205.evaluated = {"props":{"id":true,"external_id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookReward = validate1203;
+exports.schema_WebhookReward = validate1207;
 
-function validate1203(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1207(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1203.evaluated;
+const evaluated0 = validate1207.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -57699,14 +58015,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.code === undefined) && (missing0 = "code"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.type === undefined) && (missing0 = "type"))){
-validate1203.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1207.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate1203.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1207.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -57718,7 +58034,7 @@ if(valid0){
 if(data.code !== undefined){
 const _errs3 = errors;
 if(typeof data.code !== "string"){
-validate1203.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1207.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -57730,7 +58046,7 @@ if(valid0){
 if(data.title !== undefined){
 const _errs5 = errors;
 if(typeof data.title !== "string"){
-validate1203.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1207.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -57756,21 +58072,21 @@ var valid0 = true;
 }
 }
 else {
-validate1203.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1207.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1203.errors = vErrors;
+validate1207.errors = vErrors;
 return errors === 0;
 }
-validate1203.evaluated = {"props":{"id":true,"code":true,"title":true,"type":true},"dynamicProps":false,"dynamicItems":false};
+validate1207.evaluated = {"props":{"id":true,"code":true,"title":true,"type":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookRuleEffect = validate1205;
+exports.schema_WebhookRuleEffect = validate1209;
 
-function validate1205(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1209(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1205.evaluated;
+const evaluated0 = validate1209.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -57781,7 +58097,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.event === undefined) && (missing0 = "event"))){
-validate1205.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1209.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -57789,11 +58105,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate1205.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1209.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data0 === "webhook")){
-validate1205.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema157.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1209.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema157.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -57805,7 +58121,7 @@ if(valid0){
 if(data.event !== undefined){
 const _errs3 = errors;
 if(typeof data.event !== "string"){
-validate1205.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1209.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -57817,7 +58133,7 @@ if(valid0){
 for(const key0 in data){
 if((key0 !== "type") && (key0 !== "event")){
 const _errs6 = errors;
-validate1205.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1209.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs6 === errors;
 if(!valid1){
@@ -57830,23 +58146,92 @@ break;
 }
 }
 else {
-validate1205.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1209.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1205.errors = vErrors;
+validate1209.errors = vErrors;
 return errors === 0;
 }
-validate1205.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1209.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookSending = validate1206;
-const schema550 = {"type":"object","required":["id","endpoint_id","event_id","event_type","status","attempts","last_error","last_status_code","next_attempt_at","created_at","updated_at"],"properties":{"id":{"type":"string","description":"`whd_…`."},"endpoint_id":{"type":"string","description":"The endpoint (`we_…`)."},"event_id":{"type":"string","description":"The envelope `id` of the event sent (`evt_…`)."},"event_type":{"$ref":"#/components/schemas/WebhookEventType"},"status":{"$ref":"#/components/schemas/WebhookSendingStatus"},"attempts":{"type":"integer","minimum":0,"description":"Attempts made so far."},"last_error":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the last attempt failed (`timeout after 10s`, `HTTP 500`, `connection refused`…); null when it did not."},"last_status_code":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"The HTTP status of the last answer; null before the first attempt or when there was no answer."},"next_attempt_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next attempt is due; null unless `pending`."},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"}},"description":"One event sent to one endpoint, with its attempts (the `X-Clube-Delivery` header carries its id)."};
-const schema551 = {"type":"string","enum":["pending","succeeded","failed"],"description":"Where a sending stands.\n- `pending`: not acknowledged yet; `next_attempt_at` says when it is tried.\n- `succeeded`: the endpoint answered 2xx within 10 seconds.\n- `failed`: every attempt of the schedule failed (9 in all); it can be resent."};
+exports.schema_WebhookSecretRotation = validate1210;
+const schema551 = {"type":"object","properties":{"expire_old_after_seconds":{"type":"integer","format":"int32","minimum":0,"maximum":604800,"description":"How long the old secret keeps signing besides the new one, in seconds: 0 stops it at once; at most 7 days (604800). A rotation during an overlap replaces it: only the secret current at that moment keeps signing.","default":86400}},"unevaluatedProperties":{"not":{}},"description":"How a secret rotation treats the old secret. During the overlap every\nsending carries two `v1` signatures in `X-Clube-Signature`, one by the new\nsecret and one by the old, so a receiver still holding the old secret keeps\nverifying while it is switched over; no webhook is lost."};
 
-function validate1208(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1210(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1208.evaluated;
+const evaluated0 = validate1210.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.expire_old_after_seconds === undefined){
+data.expire_old_after_seconds = 86400;
+}
+let data0 = data.expire_old_after_seconds;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate1210.errors = [{instancePath:instancePath+"/expire_old_after_seconds",schemaPath:"#/properties/expire_old_after_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 604800 || isNaN(data0)){
+validate1210.errors = [{instancePath:instancePath+"/expire_old_after_seconds",schemaPath:"#/properties/expire_old_after_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
+return false;
+}
+else {
+if(data0 < 0 || isNaN(data0)){
+validate1210.errors = [{instancePath:instancePath+"/expire_old_after_seconds",schemaPath:"#/properties/expire_old_after_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+if(!(formats52.validate(data0))){
+validate1210.errors = [{instancePath:instancePath+"/expire_old_after_seconds",schemaPath:"#/properties/expire_old_after_seconds/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+return false;
+}
+}
+}
+}
+}
+var valid0 = _errs1 === errors;
+if(valid0){
+for(const key0 in data){
+if(key0 !== "expire_old_after_seconds"){
+const _errs4 = errors;
+validate1210.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+var valid1 = _errs4 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+}
+else {
+validate1210.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate1210.errors = vErrors;
+return errors === 0;
+}
+validate1210.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_WebhookSending = validate1211;
+const schema552 = {"type":"object","required":["id","endpoint_id","event_id","event_type","status","attempts","last_error","last_status_code","next_attempt_at","created_at","updated_at"],"properties":{"id":{"type":"string","description":"`whd_…`."},"endpoint_id":{"type":"string","description":"The endpoint (`we_…`)."},"event_id":{"type":"string","description":"The envelope `id` of the event sent (`evt_…`)."},"event_type":{"$ref":"#/components/schemas/WebhookEventType"},"status":{"$ref":"#/components/schemas/WebhookSendingStatus"},"attempts":{"type":"integer","minimum":0,"description":"Attempts made so far."},"last_error":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the last attempt failed (`timeout after 10s`, `HTTP 500`, `connection refused`…); null when it did not."},"last_status_code":{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"The HTTP status of the last answer; null before the first attempt or when there was no answer."},"next_attempt_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next attempt is due; null unless `pending`."},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"}},"description":"One event sent to one endpoint, with its attempts (the `X-Clube-Delivery` header carries its id)."};
+const schema553 = {"type":"string","enum":["pending","succeeded","failed"],"description":"Where a sending stands.\n- `pending`: not acknowledged yet; `next_attempt_at` says when it is tried.\n- `succeeded`: the endpoint answered 2xx within 10 seconds.\n- `failed`: every attempt of the schedule failed (9 in all); it can be resent."};
+
+function validate1213(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1213.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -57854,23 +58239,23 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate1208.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1213.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "pending") || (data === "succeeded")) || (data === "failed"))){
-validate1208.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema551.enum},message:"must be equal to one of the allowed values"}];
+validate1213.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema553.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate1208.errors = vErrors;
+validate1213.errors = vErrors;
 return errors === 0;
 }
-validate1208.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1213.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate1206(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1211(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1206.evaluated;
+const evaluated0 = validate1211.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -57881,14 +58266,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.endpoint_id === undefined) && (missing0 = "endpoint_id"))) || ((data.event_id === undefined) && (missing0 = "event_id"))) || ((data.event_type === undefined) && (missing0 = "event_type"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.attempts === undefined) && (missing0 = "attempts"))) || ((data.last_error === undefined) && (missing0 = "last_error"))) || ((data.last_status_code === undefined) && (missing0 = "last_status_code"))) || ((data.next_attempt_at === undefined) && (missing0 = "next_attempt_at"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.updated_at === undefined) && (missing0 = "updated_at"))){
-validate1206.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1211.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.id !== undefined){
 const _errs1 = errors;
 if(typeof data.id !== "string"){
-validate1206.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1211.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -57900,7 +58285,7 @@ if(valid0){
 if(data.endpoint_id !== undefined){
 const _errs3 = errors;
 if(typeof data.endpoint_id !== "string"){
-validate1206.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1211.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -57912,7 +58297,7 @@ if(valid0){
 if(data.event_id !== undefined){
 const _errs5 = errors;
 if(typeof data.event_id !== "string"){
-validate1206.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1211.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -57923,8 +58308,8 @@ var valid0 = true;
 if(valid0){
 if(data.event_type !== undefined){
 const _errs7 = errors;
-if(!(validate1199(data.event_type, {instancePath:instancePath+"/event_type",parentData:data,parentDataProperty:"event_type",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1199.errors : vErrors.concat(validate1199.errors);
+if(!(validate1203(data.event_type, {instancePath:instancePath+"/event_type",parentData:data,parentDataProperty:"event_type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1203.errors : vErrors.concat(validate1203.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -57935,8 +58320,8 @@ var valid0 = true;
 if(valid0){
 if(data.status !== undefined){
 const _errs8 = errors;
-if(!(validate1208(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1208.errors : vErrors.concat(validate1208.errors);
+if(!(validate1213(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1213.errors : vErrors.concat(validate1213.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -57949,13 +58334,13 @@ if(data.attempts !== undefined){
 let data5 = data.attempts;
 const _errs9 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate1206.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1211.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate1206.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1211.errors = [{instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -58006,7 +58391,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1206.errors = vErrors;
+validate1211.errors = vErrors;
 return false;
 }
 else {
@@ -58066,7 +58451,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate1206.errors = vErrors;
+validate1211.errors = vErrors;
 return false;
 }
 else {
@@ -58142,7 +58527,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate1206.errors = vErrors;
+validate1211.errors = vErrors;
 return false;
 }
 else {
@@ -58169,12 +58554,12 @@ if(errors === _errs29){
 if(errors === _errs29){
 if(typeof data9 === "string"){
 if(!(formats4.validate(data9))){
-validate1206.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1211.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1206.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1211.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -58192,12 +58577,12 @@ if(errors === _errs31){
 if(errors === _errs31){
 if(typeof data10 === "string"){
 if(!(formats4.validate(data10))){
-validate1206.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1211.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1206.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1211.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -58220,22 +58605,22 @@ var valid0 = true;
 }
 }
 else {
-validate1206.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1211.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1206.errors = vErrors;
+validate1211.errors = vErrors;
 return errors === 0;
 }
-validate1206.evaluated = {"props":{"id":true,"endpoint_id":true,"event_id":true,"event_type":true,"status":true,"attempts":true,"last_error":true,"last_status_code":true,"next_attempt_at":true,"created_at":true,"updated_at":true},"dynamicProps":false,"dynamicItems":false};
+validate1211.evaluated = {"props":{"id":true,"endpoint_id":true,"event_id":true,"event_type":true,"status":true,"attempts":true,"last_error":true,"last_status_code":true,"next_attempt_at":true,"created_at":true,"updated_at":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookSendingList = validate1210;
-const schema552 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookSending"}},"has_more":{"type":"boolean"}},"description":"A page of sendings, newest first."};
+exports.schema_WebhookSendingList = validate1215;
+const schema554 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WebhookSending"}},"has_more":{"type":"boolean"}},"description":"A page of sendings, newest first."};
 
-function validate1210(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1215(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1210.evaluated;
+const evaluated0 = validate1215.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -58246,7 +58631,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.data === undefined) && (missing0 = "data")) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate1210.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1215.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -58259,8 +58644,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate1206(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1206.errors : vErrors.concat(validate1206.errors);
+if(!(validate1211(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1211.errors : vErrors.concat(validate1211.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -58270,7 +58655,7 @@ break;
 }
 }
 else {
-validate1210.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1215.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -58283,7 +58668,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs4 = errors;
 if(typeof data.has_more !== "boolean"){
-validate1210.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1215.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -58295,21 +58680,21 @@ var valid0 = true;
 }
 }
 else {
-validate1210.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1215.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1210.errors = vErrors;
+validate1215.errors = vErrors;
 return errors === 0;
 }
-validate1210.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
+validate1215.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookSendingStatus = validate1212;
+exports.schema_WebhookSendingStatus = validate1217;
 
-function validate1212(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1217(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1212.evaluated;
+const evaluated0 = validate1217.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -58317,25 +58702,25 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate1212.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1217.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "pending") || (data === "succeeded")) || (data === "failed"))){
-validate1212.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema551.enum},message:"must be equal to one of the allowed values"}];
+validate1217.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema553.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate1212.errors = vErrors;
+validate1217.errors = vErrors;
 return errors === 0;
 }
-validate1212.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1217.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookTestData = validate1213;
-const schema554 = {"type":"object","required":["endpoint_id","message"],"properties":{"endpoint_id":{"type":"string","description":"The endpoint being checked (`we_…`)."},"message":{"type":"string","description":"A human-readable note."}},"description":"Data of `webhook.test`."};
+exports.schema_WebhookTestData = validate1218;
+const schema556 = {"type":"object","required":["endpoint_id","message"],"properties":{"endpoint_id":{"type":"string","description":"The endpoint being checked (`we_…`)."},"message":{"type":"string","description":"A human-readable note."}},"description":"Data of `webhook.test`."};
 
-function validate1213(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1218(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1213.evaluated;
+const evaluated0 = validate1218.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -58346,14 +58731,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.endpoint_id === undefined) && (missing0 = "endpoint_id")) || ((data.message === undefined) && (missing0 = "message"))){
-validate1213.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1218.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.endpoint_id !== undefined){
 const _errs1 = errors;
 if(typeof data.endpoint_id !== "string"){
-validate1213.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1218.errors = [{instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -58365,7 +58750,7 @@ if(valid0){
 if(data.message !== undefined){
 const _errs3 = errors;
 if(typeof data.message !== "string"){
-validate1213.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1218.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -58377,22 +58762,22 @@ var valid0 = true;
 }
 }
 else {
-validate1213.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1218.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1213.errors = vErrors;
+validate1218.errors = vErrors;
 return errors === 0;
 }
-validate1213.evaluated = {"props":{"endpoint_id":true,"message":true},"dynamicProps":false,"dynamicItems":false};
+validate1218.evaluated = {"props":{"endpoint_id":true,"message":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookTestWebhookEvent = validate1214;
-const schema555 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["webhook.test"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WebhookTestData"}],"description":"What happened; the shape depends on `type`."}},"description":"`webhook.test`: sent to an endpoint when it is created and when its `url`\nchanges, whatever it subscribes to, to check that the URL answers and\nverifies signatures. It is retried like any other event.","examples":[{"id":"evt_01JQ7E5F7H9K1M3P","type":"webhook.test","created_at":"2025-03-14T17:00:00Z","club_id":"clb_7H3K9Q","env":"test","data":{"endpoint_id":"we_01JQ7E5F6G8J0L2N","message":"Clube webhook test: if you can read this, your endpoint works."}}],"x-webhook-event":"webhook.test"};
+exports.schema_WebhookTestWebhookEvent = validate1219;
+const schema557 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["webhook.test"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WebhookTestData"}],"description":"What happened; the shape depends on `type`."}},"description":"`webhook.test`: sent to an endpoint when it is created and when its `url`\nchanges, whatever it subscribes to, to check that the URL answers and\nverifies signatures. It is retried like any other event.","examples":[{"id":"evt_01JQ7E5F7H9K1M3P","type":"webhook.test","created_at":"2025-03-14T17:00:00Z","club_id":"clb_7H3K9Q","env":"test","data":{"endpoint_id":"we_01JQ7E5F6G8J0L2N","message":"Clube webhook test: if you can read this, your endpoint works."}}],"x-webhook-event":"webhook.test"};
 
-function validate1214(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1219(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1214.evaluated;
+const evaluated0 = validate1219.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -58403,7 +58788,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate1214.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1219.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -58413,12 +58798,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-validate1214.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate1219.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate1214.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1219.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -58432,11 +58817,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate1214.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1219.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "webhook.test")){
-validate1214.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema555.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1219.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema557.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -58452,12 +58837,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate1214.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1219.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1214.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1219.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -58471,7 +58856,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate1214.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1219.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -58494,8 +58879,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate1213(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1213.errors : vErrors.concat(validate1213.errors);
+if(!(validate1218(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1218.errors : vErrors.concat(validate1218.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -58511,21 +58896,21 @@ var valid0 = true;
 }
 }
 else {
-validate1214.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1219.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1214.errors = vErrors;
+validate1219.errors = vErrors;
 return errors === 0;
 }
-validate1214.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate1219.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookTier = validate1217;
+exports.schema_WebhookTier = validate1222;
 
-function validate1217(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1222(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1217.evaluated;
+const evaluated0 = validate1222.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -58536,14 +58921,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.name === undefined) && (missing0 = "name"))){
-validate1217.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1222.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.code !== undefined){
 const _errs1 = errors;
 if(typeof data.code !== "string"){
-validate1217.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1222.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -58555,7 +58940,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs3 = errors;
 if(typeof data.name !== "string"){
-validate1217.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1222.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -58567,21 +58952,21 @@ var valid0 = true;
 }
 }
 else {
-validate1217.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1222.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1217.errors = vErrors;
+validate1222.errors = vErrors;
 return errors === 0;
 }
-validate1217.evaluated = {"props":{"code":true,"name":true},"dynamicProps":false,"dynamicItems":false};
+validate1222.evaluated = {"props":{"code":true,"name":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WebhookUrl = validate1218;
+exports.schema_WebhookUrl = validate1223;
 
-function validate1218(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1223(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1218.evaluated;
+const evaluated0 = validate1223.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -58592,39 +58977,39 @@ if(errors === 0){
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) > 2000){
-validate1218.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate1223.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 else {
 if(!pattern51.test(data)){
-validate1218.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+validate1223.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 else {
 if(!(formats2(data))){
-validate1218.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate1223.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate1218.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1223.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
-validate1218.errors = vErrors;
+validate1223.errors = vErrors;
 return errors === 0;
 }
-validate1218.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1223.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelConfig = validate1219;
+exports.schema_WheelConfig = validate1224;
 
-function validate1219(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1224(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1219.evaluated;
+const evaluated0 = validate1224.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -58653,13 +59038,13 @@ data.probabilityVersion = 1;
 }
 let missing0;
 if((data.slices === undefined) && (missing0 = "slices")){
-validate1219.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1224.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 if(typeof data.enabled !== "boolean"){
-validate1219.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1224.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -58676,12 +59061,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 12){
-validate1219.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
+validate1224.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
 return false;
 }
 }
 else {
-validate1219.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1224.errors = [{instancePath:instancePath+"/titleLeft",schemaPath:"#/properties/titleLeft/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -58692,12 +59077,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(func1(data3) > 12){
-validate1219.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
+validate1224.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
 return false;
 }
 }
 else {
-validate1219.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1224.errors = [{instancePath:instancePath+"/titleRight",schemaPath:"#/properties/titleRight/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -58709,12 +59094,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(Array.isArray(data4)){
 if(data4.length > 16){
-validate1219.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items"}];
+validate1224.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items"}];
 return false;
 }
 else {
 if(data4.length < 4){
-validate1219.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/minItems",keyword:"minItems",params:{limit: 4},message:"must NOT have fewer than 4 items"}];
+validate1224.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/minItems",keyword:"minItems",params:{limit: 4},message:"must NOT have fewer than 4 items"}];
 return false;
 }
 else {
@@ -58735,7 +59120,7 @@ break;
 }
 }
 else {
-validate1219.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1224.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -58748,23 +59133,23 @@ if(valid0){
 let data6 = data.spinsPerDay;
 const _errs12 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate1219.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1224.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 50 || isNaN(data6)){
-validate1219.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"}];
+validate1224.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate1219.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1224.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats52.validate(data6))){
-validate1219.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1224.errors = [{instancePath:instancePath+"/spinsPerDay",schemaPath:"#/properties/spinsPerDay/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -58776,18 +59161,18 @@ if(valid0){
 let data7 = data.probabilityVersion;
 const _errs14 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate1219.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1224.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 1 || isNaN(data7)){
-validate1219.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate1224.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
 if(!(formats52.validate(data7))){
-validate1219.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1224.errors = [{instancePath:instancePath+"/probabilityVersion",schemaPath:"#/properties/probabilityVersion/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -58798,7 +59183,7 @@ if(valid0){
 for(const key0 in data){
 if(((((((key0 !== "enabled") && (key0 !== "style")) && (key0 !== "titleLeft")) && (key0 !== "titleRight")) && (key0 !== "slices")) && (key0 !== "spinsPerDay")) && (key0 !== "probabilityVersion")){
 const _errs17 = errors;
-validate1219.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1224.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid3 = _errs17 === errors;
 if(!valid3){
@@ -58816,22 +59201,22 @@ break;
 }
 }
 else {
-validate1219.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1224.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1219.errors = vErrors;
+validate1224.errors = vErrors;
 return errors === 0;
 }
-validate1219.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1224.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelFairness = validate1222;
-const schema559 = {"type":"object","required":["server_seed_hash","client_seed","next_nonce"],"properties":{"server_seed_hash":{"type":"string","description":"SHA-256 (lower-case hex) of the server seed the next spin uses."},"client_seed":{"type":"string"},"next_nonce":{"type":"integer","minimum":0,"description":"The nonce of the next spin."}},"description":"Provably fair spins (commit–reveal). Each participant has a server seed,\nkept secret while in use, whose SHA-256 hash (`server_seed_hash`, lower-case\nhex of the seed's text) is shown before any spin; a client seed the\nparticipant may choose (`POST /v1/me/wheel/seed`); and a nonce counting the\nspins made with the pair (0, 1, 2…). A spin's slice is:\n\n1. `digest` = HMAC-SHA256 with key = the UTF-8 bytes of the server seed (its\n64 hex characters as text) over the UTF-8 bytes of `client_seed + \":\" + nonce`\n(the nonce in decimal, e.g. `\"my-seed:7\"`);\n2. `draw` = the first 13 hex digits of `digest` (52 bits) as an integer,\ndivided by 2^52: a number in [0, 1);\n3. walking the slices in wheel order, skipping weight 0, adding their\nweights (IEEE-754 doubles): the first slice whose running sum is greater\nthan `draw` × the sum of all weights wins (the last slice of positive\nweight when rounding leaves the draw past every boundary).\n\nRotating the seed (`POST /v1/me/wheel/seed`) reveals the server seed, so\nevery spin made with it can be recomputed — `verifyWheelSpin` in\n`@clube/browser` does exactly that — and commits to a new one. The audit\n(`GET /v1/participants/{external_id}/wheel_spins`, `GET /v1/me/wheel/spins`)\nlists each spin with its seeds, nonce, weights and outcome."};
+exports.schema_WheelFairness = validate1227;
+const schema561 = {"type":"object","required":["server_seed_hash","client_seed","next_nonce"],"properties":{"server_seed_hash":{"type":"string","description":"SHA-256 (lower-case hex) of the server seed the next spin uses."},"client_seed":{"type":"string"},"next_nonce":{"type":"integer","minimum":0,"description":"The nonce of the next spin."}},"description":"Provably fair spins (commit–reveal). Each participant has a server seed,\nkept secret while in use, whose SHA-256 hash (`server_seed_hash`, lower-case\nhex of the seed's text) is shown before any spin; a client seed the\nparticipant may choose (`POST /v1/me/wheel/seed`); and a nonce counting the\nspins made with the pair (0, 1, 2…). A spin's slice is:\n\n1. `digest` = HMAC-SHA256 with key = the UTF-8 bytes of the server seed (its\n64 hex characters as text) over the UTF-8 bytes of `client_seed + \":\" + nonce`\n(the nonce in decimal, e.g. `\"my-seed:7\"`);\n2. `draw` = the first 13 hex digits of `digest` (52 bits) as an integer,\ndivided by 2^52: a number in [0, 1);\n3. walking the slices in wheel order, skipping weight 0, adding their\nweights (IEEE-754 doubles): the first slice whose running sum is greater\nthan `draw` × the sum of all weights wins (the last slice of positive\nweight when rounding leaves the draw past every boundary).\n\nRotating the seed (`POST /v1/me/wheel/seed`) reveals the server seed, so\nevery spin made with it can be recomputed — `verifyWheelSpin` in\n`@clube/browser` does exactly that — and commits to a new one. The audit\n(`GET /v1/participants/{external_id}/wheel_spins`, `GET /v1/me/wheel/spins`)\nlists each spin with its seeds, nonce, weights and outcome."};
 
-function validate1222(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1227(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1222.evaluated;
+const evaluated0 = validate1227.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -58842,14 +59227,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.server_seed_hash === undefined) && (missing0 = "server_seed_hash")) || ((data.client_seed === undefined) && (missing0 = "client_seed"))) || ((data.next_nonce === undefined) && (missing0 = "next_nonce"))){
-validate1222.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1227.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.server_seed_hash !== undefined){
 const _errs1 = errors;
 if(typeof data.server_seed_hash !== "string"){
-validate1222.errors = [{instancePath:instancePath+"/server_seed_hash",schemaPath:"#/properties/server_seed_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1227.errors = [{instancePath:instancePath+"/server_seed_hash",schemaPath:"#/properties/server_seed_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -58861,7 +59246,7 @@ if(valid0){
 if(data.client_seed !== undefined){
 const _errs3 = errors;
 if(typeof data.client_seed !== "string"){
-validate1222.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1227.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -58874,13 +59259,13 @@ if(data.next_nonce !== undefined){
 let data2 = data.next_nonce;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate1222.errors = [{instancePath:instancePath+"/next_nonce",schemaPath:"#/properties/next_nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1227.errors = [{instancePath:instancePath+"/next_nonce",schemaPath:"#/properties/next_nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate1222.errors = [{instancePath:instancePath+"/next_nonce",schemaPath:"#/properties/next_nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1227.errors = [{instancePath:instancePath+"/next_nonce",schemaPath:"#/properties/next_nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -58895,21 +59280,21 @@ var valid0 = true;
 }
 }
 else {
-validate1222.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1227.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1222.errors = vErrors;
+validate1227.errors = vErrors;
 return errors === 0;
 }
-validate1222.evaluated = {"props":{"server_seed_hash":true,"client_seed":true,"next_nonce":true},"dynamicProps":false,"dynamicItems":false};
+validate1227.evaluated = {"props":{"server_seed_hash":true,"client_seed":true,"next_nonce":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelPrizeKind = validate1223;
+exports.schema_WheelPrizeKind = validate1228;
 
-function validate1223(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1228(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1223.evaluated;
+const evaluated0 = validate1228.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -58917,25 +59302,25 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate1223.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1228.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "free_spins") || (data === "bonus")) || (data === "cash"))){
-validate1223.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema126.enum},message:"must be equal to one of the allowed values"}];
+validate1228.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema126.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate1223.errors = vErrors;
+validate1228.errors = vErrors;
 return errors === 0;
 }
-validate1223.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1228.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSeedRotated = validate1224;
-const schema561 = {"type":"object","required":["revealed","next"],"properties":{"revealed":{"anyOf":[{"$ref":"#/components/schemas/RevealedWheelSeed"},{"type":"null"}],"description":"The seed pair just retired, with its server seed; null when the participant had none yet."},"next":{"allOf":[{"$ref":"#/components/schemas/WheelFairness"}],"description":"The new commitment."}},"description":"The answer to a seed rotation."};
+exports.schema_WheelSeedRotated = validate1229;
+const schema563 = {"type":"object","required":["revealed","next"],"properties":{"revealed":{"anyOf":[{"$ref":"#/components/schemas/RevealedWheelSeed"},{"type":"null"}],"description":"The seed pair just retired, with its server seed; null when the participant had none yet."},"next":{"allOf":[{"$ref":"#/components/schemas/WheelFairness"}],"description":"The new commitment."}},"description":"The answer to a seed rotation."};
 
-function validate1224(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1229(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1224.evaluated;
+const evaluated0 = validate1229.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -58946,7 +59331,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.revealed === undefined) && (missing0 = "revealed")) || ((data.next === undefined) && (missing0 = "next"))){
-validate1224.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1229.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -58991,7 +59376,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate1224.errors = vErrors;
+validate1229.errors = vErrors;
 return false;
 }
 else {
@@ -59013,8 +59398,8 @@ var valid0 = true;
 if(valid0){
 if(data.next !== undefined){
 const _errs6 = errors;
-if(!(validate1222(data.next, {instancePath:instancePath+"/next",parentData:data,parentDataProperty:"next",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1222.errors : vErrors.concat(validate1222.errors);
+if(!(validate1227(data.next, {instancePath:instancePath+"/next",parentData:data,parentDataProperty:"next",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1227.errors : vErrors.concat(validate1227.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
@@ -59026,23 +59411,23 @@ var valid0 = true;
 }
 }
 else {
-validate1224.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1229.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1224.errors = vErrors;
+validate1229.errors = vErrors;
 return errors === 0;
 }
-validate1224.evaluated = {"props":{"revealed":true,"next":true},"dynamicProps":false,"dynamicItems":false};
+validate1229.evaluated = {"props":{"revealed":true,"next":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSeedRotation = validate1227;
-const schema562 = {"type":"object","properties":{"client_seed":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[\\x21-\\x7E]+$","description":"The client seed for the new pair (1..64 printable characters); a random one when omitted."}},"unevaluatedProperties":{"not":{}},"description":"`POST /v1/me/wheel/seed`: reveal the server seed in use and commit to a new one."};
-const pattern56 = new RegExp("^[\\x21-\\x7E]+$", "u");
+exports.schema_WheelSeedRotation = validate1232;
+const schema564 = {"type":"object","properties":{"client_seed":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[\\x21-\\x7E]+$","description":"The client seed for the new pair (1..64 printable characters); a random one when omitted."}},"unevaluatedProperties":{"not":{}},"description":"`POST /v1/me/wheel/seed`: reveal the server seed in use and commit to a new one."};
+const pattern57 = new RegExp("^[\\x21-\\x7E]+$", "u");
 
-function validate1227(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1232(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1227.evaluated;
+const evaluated0 = validate1232.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -59057,24 +59442,24 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 64){
-validate1227.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate1232.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate1227.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate1232.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern56.test(data0)){
-validate1227.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""}];
+if(!pattern57.test(data0)){
+validate1232.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate1227.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1232.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -59087,7 +59472,7 @@ if(valid0){
 for(const key0 in data){
 if(key0 !== "client_seed"){
 const _errs4 = errors;
-validate1227.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1232.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid1 = _errs4 === errors;
 if(!valid1){
@@ -59098,21 +59483,21 @@ break;
 }
 }
 else {
-validate1227.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1232.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1227.errors = vErrors;
+validate1232.errors = vErrors;
 return errors === 0;
 }
-validate1227.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1232.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSlice = validate1228;
+exports.schema_WheelSlice = validate1233;
 
-function validate1228(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1233(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1228.evaluated;
+const evaluated0 = validate1233.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -59129,7 +59514,7 @@ data.weight = 1;
 }
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.label === undefined) && (missing0 = "label"))){
-validate1228.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1233.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -59139,12 +59524,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern8.test(data0)){
-validate1228.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]{1,32}$"},message:"must match pattern \""+"^[a-z0-9-]{1,32}$"+"\""}];
+validate1233.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9-]{1,32}$"},message:"must match pattern \""+"^[a-z0-9-]{1,32}$"+"\""}];
 return false;
 }
 }
 else {
-validate1228.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1233.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -59160,18 +59545,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 14){
-validate1228.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
+validate1233.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate1228.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate1233.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate1228.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1233.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -59187,12 +59572,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 14){
-validate1228.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
+validate1233.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/maxLength",keyword:"maxLength",params:{limit: 14},message:"must NOT have more than 14 characters"}];
 return false;
 }
 }
 else {
-validate1228.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1233.errors = [{instancePath:instancePath+"/sublabel",schemaPath:"#/properties/sublabel/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -59208,12 +59593,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(func1(data3) > 2000){
-validate1228.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate1233.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 }
 else {
-validate1228.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1233.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -59256,7 +59641,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate1228.errors = vErrors;
+validate1233.errors = vErrors;
 return false;
 }
 else {
@@ -59289,24 +59674,24 @@ const _errs15 = errors;
 if(errors === _errs15){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 1000000 || isNaN(data6)){
-validate1228.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate1233.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate1228.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1233.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data6))){
-validate1228.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate1233.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate1228.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate1233.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -59330,7 +59715,7 @@ break;
 }
 }
 else {
-validate1228.errors = [{instancePath:instancePath+"/tierQty",schemaPath:"#/properties/tierQty/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1233.errors = [{instancePath:instancePath+"/tierQty",schemaPath:"#/properties/tierQty/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -59343,7 +59728,7 @@ if(valid0){
 for(const key1 in data){
 if((((((((key1 !== "id") && (key1 !== "label")) && (key1 !== "sublabel")) && (key1 !== "image")) && (key1 !== "reward")) && (key1 !== "payload")) && (key1 !== "weight")) && (key1 !== "tierQty")){
 const _errs22 = errors;
-validate1228.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate1233.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/unevaluatedProperties/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 var valid3 = _errs22 === errors;
 if(!valid3){
@@ -59362,21 +59747,21 @@ break;
 }
 }
 else {
-validate1228.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1233.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1228.errors = vErrors;
+validate1233.errors = vErrors;
 return errors === 0;
 }
-validate1228.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1233.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSlicePayload = validate1232;
+exports.schema_WheelSlicePayload = validate1237;
 
-function validate1232(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1237(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1232.evaluated;
+const evaluated0 = validate1237.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -59387,7 +59772,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.kind === undefined) && (missing0 = "kind")){
-validate1232.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1237.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -59407,23 +59792,23 @@ if(data.spins !== undefined){
 let data1 = data.spins;
 const _errs2 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate1232.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1237.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 10000 || isNaN(data1)){
-validate1232.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+validate1237.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
 }
 else {
 if(data1 <= 0 || isNaN(data1)){
-validate1232.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate1237.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats52.validate(data1))){
-validate1232.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1237.errors = [{instancePath:instancePath+"/spins",schemaPath:"#/properties/spins/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -59440,18 +59825,18 @@ if(data.amount_cents !== undefined){
 let data2 = data.amount_cents;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate1232.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1237.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 <= 0 || isNaN(data2)){
-validate1232.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate1237.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats52.validate(data2))){
-validate1232.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate1237.errors = [{instancePath:instancePath+"/amount_cents",schemaPath:"#/properties/amount_cents/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -59469,24 +59854,24 @@ const _errs6 = errors;
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 200 || isNaN(data3)){
-validate1232.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
+validate1237.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
 return false;
 }
 else {
 if(data3 <= 0 || isNaN(data3)){
-validate1232.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+validate1237.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data3))){
-validate1232.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate1237.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate1232.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate1237.errors = [{instancePath:instancePath+"/rollover",schemaPath:"#/properties/rollover/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -59502,12 +59887,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data4 === "string"){
 if(func1(data4) > 80){
-validate1232.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
+validate1237.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
 return false;
 }
 }
 else {
-validate1232.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1237.errors = [{instancePath:instancePath+"/game",schemaPath:"#/properties/game/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -59523,12 +59908,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data5 === "string"){
 if(func1(data5) > 80){
-validate1232.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
+validate1237.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
 return false;
 }
 }
 else {
-validate1232.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1237.errors = [{instancePath:instancePath+"/game_code",schemaPath:"#/properties/game_code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -59545,18 +59930,18 @@ if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data6 === "string"){
 if(func1(data6) > 2000){
-validate1232.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+validate1237.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
 return false;
 }
 else {
 if(!(formats2(data6))){
-validate1232.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate1237.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 }
 else {
-validate1232.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1237.errors = [{instancePath:instancePath+"/game_image",schemaPath:"#/properties/game_image/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -59575,21 +59960,21 @@ var valid0 = true;
 }
 }
 else {
-validate1232.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1237.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1232.errors = vErrors;
+validate1237.errors = vErrors;
 return errors === 0;
 }
-validate1232.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1237.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSliceTierQuantity = validate1234;
+exports.schema_WheelSliceTierQuantity = validate1239;
 
-function validate1234(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1239(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1234.evaluated;
+const evaluated0 = validate1239.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -59599,39 +59984,39 @@ evaluated0.items = undefined;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data > 10000000 || isNaN(data)){
-validate1234.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"}];
+validate1239.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"}];
 return false;
 }
 else {
 if(data < 0 || isNaN(data)){
-validate1234.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1239.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data))){
-validate1234.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate1239.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate1234.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate1239.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-validate1234.errors = vErrors;
+validate1239.errors = vErrors;
 return errors === 0;
 }
-validate1234.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate1239.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpinAudit = validate1235;
-const schema566 = {"type":"object","required":["spin_id","spun_at","index","slice_id","probability_version","weights","server_seed_hash","server_seed","client_seed","nonce"],"properties":{"spin_id":{"type":"string"},"spun_at":{"type":"string","format":"date-time"},"index":{"type":"integer","minimum":0,"description":"The slice's 0-based position and id."},"slice_id":{"type":"string"},"probability_version":{"type":"integer","minimum":1},"weights":{"type":"array","items":{"type":"number","format":"double"},"description":"The slice weights the spin was drawn with, in wheel order."},"server_seed_hash":{"type":"string"},"server_seed":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The server seed, once revealed by a rotation; null while still in use."},"client_seed":{"type":"string"},"nonce":{"type":"integer","minimum":0}},"description":"One spin in the wheel audit."};
+exports.schema_WheelSpinAudit = validate1240;
+const schema568 = {"type":"object","required":["spin_id","spun_at","index","slice_id","probability_version","weights","server_seed_hash","server_seed","client_seed","nonce"],"properties":{"spin_id":{"type":"string"},"spun_at":{"type":"string","format":"date-time"},"index":{"type":"integer","minimum":0,"description":"The slice's 0-based position and id."},"slice_id":{"type":"string"},"probability_version":{"type":"integer","minimum":1},"weights":{"type":"array","items":{"type":"number","format":"double"},"description":"The slice weights the spin was drawn with, in wheel order."},"server_seed_hash":{"type":"string"},"server_seed":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The server seed, once revealed by a rotation; null while still in use."},"client_seed":{"type":"string"},"nonce":{"type":"integer","minimum":0}},"description":"One spin in the wheel audit."};
 
-function validate1235(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1240(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1235.evaluated;
+const evaluated0 = validate1240.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -59642,14 +60027,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((data.spin_id === undefined) && (missing0 = "spin_id")) || ((data.spun_at === undefined) && (missing0 = "spun_at"))) || ((data.index === undefined) && (missing0 = "index"))) || ((data.slice_id === undefined) && (missing0 = "slice_id"))) || ((data.probability_version === undefined) && (missing0 = "probability_version"))) || ((data.weights === undefined) && (missing0 = "weights"))) || ((data.server_seed_hash === undefined) && (missing0 = "server_seed_hash"))) || ((data.server_seed === undefined) && (missing0 = "server_seed"))) || ((data.client_seed === undefined) && (missing0 = "client_seed"))) || ((data.nonce === undefined) && (missing0 = "nonce"))){
-validate1235.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1240.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.spin_id !== undefined){
 const _errs1 = errors;
 if(typeof data.spin_id !== "string"){
-validate1235.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1240.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -59665,12 +60050,12 @@ if(errors === _errs3){
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(!(formats4.validate(data1))){
-validate1235.errors = [{instancePath:instancePath+"/spun_at",schemaPath:"#/properties/spun_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1240.errors = [{instancePath:instancePath+"/spun_at",schemaPath:"#/properties/spun_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1235.errors = [{instancePath:instancePath+"/spun_at",schemaPath:"#/properties/spun_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1240.errors = [{instancePath:instancePath+"/spun_at",schemaPath:"#/properties/spun_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -59685,13 +60070,13 @@ if(data.index !== undefined){
 let data2 = data.index;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate1235.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1240.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate1235.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1240.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -59705,7 +60090,7 @@ if(valid0){
 if(data.slice_id !== undefined){
 const _errs7 = errors;
 if(typeof data.slice_id !== "string"){
-validate1235.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1240.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -59718,13 +60103,13 @@ if(data.probability_version !== undefined){
 let data4 = data.probability_version;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate1235.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1240.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 1 || isNaN(data4)){
-validate1235.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate1240.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -59748,12 +60133,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(!(formats0.validate(data6))){
-validate1235.errors = [{instancePath:instancePath+"/weights/" + i0,schemaPath:"#/properties/weights/items/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate1240.errors = [{instancePath:instancePath+"/weights/" + i0,schemaPath:"#/properties/weights/items/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
 return false;
 }
 }
 else {
-validate1235.errors = [{instancePath:instancePath+"/weights/" + i0,schemaPath:"#/properties/weights/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate1240.errors = [{instancePath:instancePath+"/weights/" + i0,schemaPath:"#/properties/weights/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -59764,7 +60149,7 @@ break;
 }
 }
 else {
-validate1235.errors = [{instancePath:instancePath+"/weights",schemaPath:"#/properties/weights/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1240.errors = [{instancePath:instancePath+"/weights",schemaPath:"#/properties/weights/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -59777,7 +60162,7 @@ if(valid0){
 if(data.server_seed_hash !== undefined){
 const _errs15 = errors;
 if(typeof data.server_seed_hash !== "string"){
-validate1235.errors = [{instancePath:instancePath+"/server_seed_hash",schemaPath:"#/properties/server_seed_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1240.errors = [{instancePath:instancePath+"/server_seed_hash",schemaPath:"#/properties/server_seed_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -59826,7 +60211,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1235.errors = vErrors;
+validate1240.errors = vErrors;
 return false;
 }
 else {
@@ -59849,7 +60234,7 @@ if(valid0){
 if(data.client_seed !== undefined){
 const _errs23 = errors;
 if(typeof data.client_seed !== "string"){
-validate1235.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1240.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs23 === errors;
@@ -59862,13 +60247,13 @@ if(data.nonce !== undefined){
 let data10 = data.nonce;
 const _errs25 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate1235.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1240.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs25){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
-validate1235.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1240.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -59890,22 +60275,22 @@ var valid0 = true;
 }
 }
 else {
-validate1235.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1240.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1235.errors = vErrors;
+validate1240.errors = vErrors;
 return errors === 0;
 }
-validate1235.evaluated = {"props":{"spin_id":true,"spun_at":true,"index":true,"slice_id":true,"probability_version":true,"weights":true,"server_seed_hash":true,"server_seed":true,"client_seed":true,"nonce":true},"dynamicProps":false,"dynamicItems":false};
+validate1240.evaluated = {"props":{"spin_id":true,"spun_at":true,"index":true,"slice_id":true,"probability_version":true,"weights":true,"server_seed_hash":true,"server_seed":true,"client_seed":true,"nonce":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpinAuditList = validate1236;
-const schema567 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WheelSpinAudit"}},"has_more":{"type":"boolean"}},"description":"The provably fair spins, most recent first."};
+exports.schema_WheelSpinAuditList = validate1241;
+const schema569 = {"type":"object","required":["data","has_more"],"properties":{"data":{"type":"array","items":{"$ref":"#/components/schemas/WheelSpinAudit"}},"has_more":{"type":"boolean"}},"description":"The provably fair spins, most recent first."};
 
-function validate1236(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1241(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1236.evaluated;
+const evaluated0 = validate1241.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -59916,7 +60301,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.data === undefined) && (missing0 = "data")) || ((data.has_more === undefined) && (missing0 = "has_more"))){
-validate1236.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1241.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -59929,8 +60314,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate1235(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1235.errors : vErrors.concat(validate1235.errors);
+if(!(validate1240(data0[i0], {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1240.errors : vErrors.concat(validate1240.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -59940,7 +60325,7 @@ break;
 }
 }
 else {
-validate1236.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1241.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -59953,7 +60338,7 @@ if(valid0){
 if(data.has_more !== undefined){
 const _errs4 = errors;
 if(typeof data.has_more !== "boolean"){
-validate1236.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1241.errors = [{instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -59965,22 +60350,22 @@ var valid0 = true;
 }
 }
 else {
-validate1236.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1241.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1236.errors = vErrors;
+validate1241.errors = vErrors;
 return errors === 0;
 }
-validate1236.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
+validate1241.evaluated = {"props":{"data":true,"has_more":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpinFairness = validate1238;
-const schema568 = {"type":"object","required":["server_seed_hash","client_seed","nonce"],"properties":{"server_seed_hash":{"type":"string"},"client_seed":{"type":"string"},"nonce":{"type":"integer","minimum":0}},"description":"The seeds and nonce one spin was drawn with (see `WheelFairness`)."};
+exports.schema_WheelSpinFairness = validate1243;
+const schema570 = {"type":"object","required":["server_seed_hash","client_seed","nonce"],"properties":{"server_seed_hash":{"type":"string"},"client_seed":{"type":"string"},"nonce":{"type":"integer","minimum":0}},"description":"The seeds and nonce one spin was drawn with (see `WheelFairness`)."};
 
-function validate1238(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1243(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1238.evaluated;
+const evaluated0 = validate1243.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -59991,14 +60376,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.server_seed_hash === undefined) && (missing0 = "server_seed_hash")) || ((data.client_seed === undefined) && (missing0 = "client_seed"))) || ((data.nonce === undefined) && (missing0 = "nonce"))){
-validate1238.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1243.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.server_seed_hash !== undefined){
 const _errs1 = errors;
 if(typeof data.server_seed_hash !== "string"){
-validate1238.errors = [{instancePath:instancePath+"/server_seed_hash",schemaPath:"#/properties/server_seed_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1243.errors = [{instancePath:instancePath+"/server_seed_hash",schemaPath:"#/properties/server_seed_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -60010,7 +60395,7 @@ if(valid0){
 if(data.client_seed !== undefined){
 const _errs3 = errors;
 if(typeof data.client_seed !== "string"){
-validate1238.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1243.errors = [{instancePath:instancePath+"/client_seed",schemaPath:"#/properties/client_seed/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -60023,13 +60408,13 @@ if(data.nonce !== undefined){
 let data2 = data.nonce;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate1238.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1243.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate1238.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1243.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -60044,22 +60429,22 @@ var valid0 = true;
 }
 }
 else {
-validate1238.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1243.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1238.errors = vErrors;
+validate1243.errors = vErrors;
 return errors === 0;
 }
-validate1238.evaluated = {"props":{"server_seed_hash":true,"client_seed":true,"nonce":true},"dynamicProps":false,"dynamicItems":false};
+validate1243.evaluated = {"props":{"server_seed_hash":true,"client_seed":true,"nonce":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpinResult = validate1239;
-const schema569 = {"type":"object","required":["spin_id","index","slice_id","label","reward","spins_left","next_spin_at","probability_version","duplicate","effects"],"properties":{"spin_id":{"type":"string","description":"The recorded spin."},"index":{"type":"integer","minimum":0,"description":"The slice's 0-based position in `slices`."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's `reward` code, null for a slice without reward (\"Tente de novo\")."},"reward_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The participant's reward record (`rwd_…`) when a reward was granted."},"prize":{"type":"object","unevaluatedProperties":{},"description":"The slice's `payload` (`kind` free_spins, bonus or cash, with its amounts; the quantity for the participant's tier when the slice's `tierQty` sets one), when the slice has one."},"spins_left":{"type":"integer","minimum":0},"next_spin_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."},"duplicate":{"type":"boolean","description":"True when this answers a repeated `Idempotency-Key`: the original spin is returned and no new spin was made."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"What the reward gave, as in event results."},"fairness":{"allOf":[{"$ref":"#/components/schemas/WheelSpinFairness"}],"description":"The seeds and nonce the slice was derived from (see `WheelFairness`)."}},"description":"The outcome of one spin. The slice is drawn with probability weight / sum of\nthe weights, using a cryptographic random source; every spin is recorded\nwith the configuration's `probabilityVersion` (`probability_version`) it was drawn under."};
+exports.schema_WheelSpinResult = validate1244;
+const schema571 = {"type":"object","required":["spin_id","index","slice_id","label","reward","spins_left","next_spin_at","probability_version","duplicate","effects"],"properties":{"spin_id":{"type":"string","description":"The recorded spin."},"index":{"type":"integer","minimum":0,"description":"The slice's 0-based position in `slices`."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's `reward` code, null for a slice without reward (\"Tente de novo\")."},"reward_id":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The participant's reward record (`rwd_…`) when a reward was granted."},"prize":{"type":"object","unevaluatedProperties":{},"description":"The slice's `payload` (`kind` free_spins, bonus or cash, with its amounts; the quantity for the participant's tier when the slice's `tierQty` sets one), when the slice has one."},"spins_left":{"type":"integer","minimum":0},"next_spin_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."},"duplicate":{"type":"boolean","description":"True when this answers a repeated `Idempotency-Key`: the original spin is returned and no new spin was made."},"effects":{"type":"array","items":{"$ref":"#/components/schemas/Effect"},"description":"What the reward gave, as in event results."},"fairness":{"allOf":[{"$ref":"#/components/schemas/WheelSpinFairness"}],"description":"The seeds and nonce the slice was derived from (see `WheelFairness`)."}},"description":"The outcome of one spin. The slice is drawn with probability weight / sum of\nthe weights, using a cryptographic random source; every spin is recorded\nwith the configuration's `probabilityVersion` (`probability_version`) it was drawn under."};
 
-function validate1239(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1244(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1239.evaluated;
+const evaluated0 = validate1244.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -60070,14 +60455,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((data.spin_id === undefined) && (missing0 = "spin_id")) || ((data.index === undefined) && (missing0 = "index"))) || ((data.slice_id === undefined) && (missing0 = "slice_id"))) || ((data.label === undefined) && (missing0 = "label"))) || ((data.reward === undefined) && (missing0 = "reward"))) || ((data.spins_left === undefined) && (missing0 = "spins_left"))) || ((data.next_spin_at === undefined) && (missing0 = "next_spin_at"))) || ((data.probability_version === undefined) && (missing0 = "probability_version"))) || ((data.duplicate === undefined) && (missing0 = "duplicate"))) || ((data.effects === undefined) && (missing0 = "effects"))){
-validate1239.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1244.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.spin_id !== undefined){
 const _errs1 = errors;
 if(typeof data.spin_id !== "string"){
-validate1239.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1244.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -60090,13 +60475,13 @@ if(data.index !== undefined){
 let data1 = data.index;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate1239.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1244.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate1239.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1244.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -60110,7 +60495,7 @@ if(valid0){
 if(data.slice_id !== undefined){
 const _errs5 = errors;
 if(typeof data.slice_id !== "string"){
-validate1239.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1244.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -60122,7 +60507,7 @@ if(valid0){
 if(data.label !== undefined){
 const _errs7 = errors;
 if(typeof data.label !== "string"){
-validate1239.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1244.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -60171,7 +60556,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1239.errors = vErrors;
+validate1244.errors = vErrors;
 return false;
 }
 else {
@@ -60231,7 +60616,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate1239.errors = vErrors;
+validate1244.errors = vErrors;
 return false;
 }
 else {
@@ -60258,7 +60643,7 @@ if(errors === _errs21){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-validate1239.errors = [{instancePath:instancePath+"/prize",schemaPath:"#/properties/prize/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1244.errors = [{instancePath:instancePath+"/prize",schemaPath:"#/properties/prize/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -60272,13 +60657,13 @@ if(data.spins_left !== undefined){
 let data7 = data.spins_left;
 const _errs24 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate1239.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1244.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs24){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 0 || isNaN(data7)){
-validate1239.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1244.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -60345,7 +60730,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate1239.errors = vErrors;
+validate1244.errors = vErrors;
 return false;
 }
 else {
@@ -60369,13 +60754,13 @@ if(data.probability_version !== undefined){
 let data9 = data.probability_version;
 const _errs32 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate1239.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1244.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs32){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
-validate1239.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate1244.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -60389,7 +60774,7 @@ if(valid0){
 if(data.duplicate !== undefined){
 const _errs34 = errors;
 if(typeof data.duplicate !== "boolean"){
-validate1239.errors = [{instancePath:instancePath+"/duplicate",schemaPath:"#/properties/duplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate1244.errors = [{instancePath:instancePath+"/duplicate",schemaPath:"#/properties/duplicate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs34 === errors;
@@ -60418,7 +60803,7 @@ break;
 }
 }
 else {
-validate1239.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1244.errors = [{instancePath:instancePath+"/effects",schemaPath:"#/properties/effects/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -60430,8 +60815,8 @@ var valid0 = true;
 if(valid0){
 if(data.fairness !== undefined){
 const _errs39 = errors;
-if(!(validate1238(data.fairness, {instancePath:instancePath+"/fairness",parentData:data,parentDataProperty:"fairness",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1238.errors : vErrors.concat(validate1238.errors);
+if(!(validate1243(data.fairness, {instancePath:instancePath+"/fairness",parentData:data,parentDataProperty:"fairness",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1243.errors : vErrors.concat(validate1243.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs39 === errors;
@@ -60454,22 +60839,22 @@ var valid0 = true;
 }
 }
 else {
-validate1239.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1244.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1239.errors = vErrors;
+validate1244.errors = vErrors;
 return errors === 0;
 }
-validate1239.evaluated = {"props":{"spin_id":true,"index":true,"slice_id":true,"label":true,"reward":true,"reward_id":true,"prize":true,"spins_left":true,"next_spin_at":true,"probability_version":true,"duplicate":true,"effects":true,"fairness":true},"dynamicProps":false,"dynamicItems":false};
+validate1244.evaluated = {"props":{"spin_id":true,"index":true,"slice_id":true,"label":true,"reward":true,"reward_id":true,"prize":true,"spins_left":true,"next_spin_at":true,"probability_version":true,"duplicate":true,"effects":true,"fairness":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpunWebhookData = validate1242;
-const schema570 = {"type":"object","required":["participant","spin_id","slice_id","label","reward_code","probability_version"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"spin_id":{"type":"string","description":"The recorded spin (`WheelSpinResult.spinId`)."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward_code":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's reward; null for a slice without one."},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."}},"description":"Data of `wheel.spun`."};
+exports.schema_WheelSpunWebhookData = validate1247;
+const schema572 = {"type":"object","required":["participant","spin_id","slice_id","label","reward_code","probability_version"],"properties":{"participant":{"$ref":"#/components/schemas/WebhookParticipant"},"spin_id":{"type":"string","description":"The recorded spin (`WheelSpinResult.spinId`)."},"slice_id":{"type":"string"},"label":{"type":"string"},"reward_code":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"The slice's reward; null for a slice without one."},"probability_version":{"type":"integer","minimum":1,"description":"The wheel configuration's `probabilityVersion` the spin was drawn under."}},"description":"Data of `wheel.spun`."};
 
-function validate1242(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1247(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1242.evaluated;
+const evaluated0 = validate1247.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -60480,7 +60865,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.participant === undefined) && (missing0 = "participant")) || ((data.spin_id === undefined) && (missing0 = "spin_id"))) || ((data.slice_id === undefined) && (missing0 = "slice_id"))) || ((data.label === undefined) && (missing0 = "label"))) || ((data.reward_code === undefined) && (missing0 = "reward_code"))) || ((data.probability_version === undefined) && (missing0 = "probability_version"))){
-validate1242.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1247.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -60499,7 +60884,7 @@ if(valid0){
 if(data.spin_id !== undefined){
 const _errs2 = errors;
 if(typeof data.spin_id !== "string"){
-validate1242.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1247.errors = [{instancePath:instancePath+"/spin_id",schemaPath:"#/properties/spin_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -60511,7 +60896,7 @@ if(valid0){
 if(data.slice_id !== undefined){
 const _errs4 = errors;
 if(typeof data.slice_id !== "string"){
-validate1242.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1247.errors = [{instancePath:instancePath+"/slice_id",schemaPath:"#/properties/slice_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -60523,7 +60908,7 @@ if(valid0){
 if(data.label !== undefined){
 const _errs6 = errors;
 if(typeof data.label !== "string"){
-validate1242.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1247.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -60572,7 +60957,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate1242.errors = vErrors;
+validate1247.errors = vErrors;
 return false;
 }
 else {
@@ -60596,13 +60981,13 @@ if(data.probability_version !== undefined){
 let data5 = data.probability_version;
 const _errs14 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate1242.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1247.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 1 || isNaN(data5)){
-validate1242.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate1247.errors = [{instancePath:instancePath+"/probability_version",schemaPath:"#/properties/probability_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -60620,22 +61005,22 @@ var valid0 = true;
 }
 }
 else {
-validate1242.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1247.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1242.errors = vErrors;
+validate1247.errors = vErrors;
 return errors === 0;
 }
-validate1242.evaluated = {"props":{"participant":true,"spin_id":true,"slice_id":true,"label":true,"reward_code":true,"probability_version":true},"dynamicProps":false,"dynamicItems":false};
+validate1247.evaluated = {"props":{"participant":true,"spin_id":true,"slice_id":true,"label":true,"reward_code":true,"probability_version":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelSpunWebhookEvent = validate1244;
-const schema571 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["wheel.spun"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WheelSpunWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`wheel.spun`: the participant spun the wheel (a repeated `Idempotency-Key` sends nothing).","examples":[{"id":"evt_01JQA1B2C5E7G9J1","type":"wheel.spun","created_at":"2025-03-14T12:05:10Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"spin_id":"spn_01HQA1B2C3D4E5F6G7H8","slice_id":"giros-10","label":"10 giros","reward_code":"giros-10-fortune-tiger","probability_version":3}}],"x-webhook-event":"wheel.spun"};
+exports.schema_WheelSpunWebhookEvent = validate1249;
+const schema573 = {"type":"object","required":["id","type","created_at","club_id","env","data"],"properties":{"id":{"type":"string","pattern":"^evt_[A-Za-z0-9]+$","description":"The event's id (`evt_…`): the same on every retry and resend of this event, so process each `id` once."},"type":{"type":"string","enum":["wheel.spun"],"description":"The event type, also sent as the `X-Clube-Event` header."},"created_at":{"type":"string","format":"date-time","description":"When the event happened."},"club_id":{"type":"string","description":"The club the event belongs to."},"env":{"allOf":[{"$ref":"#/components/schemas/Env"}],"description":"The environment of the key and the endpoint: test and live have separate endpoints."},"data":{"allOf":[{"$ref":"#/components/schemas/WheelSpunWebhookData"}],"description":"What happened; the shape depends on `type`."}},"description":"`wheel.spun`: the participant spun the wheel (a repeated `Idempotency-Key` sends nothing).","examples":[{"id":"evt_01JQA1B2C5E7G9J1","type":"wheel.spun","created_at":"2025-03-14T12:05:10Z","club_id":"clb_7H3K9Q","env":"live","data":{"participant":{"id":"par_01JQ3Z8K4M2W6T9V","external_id":"user_8412"},"spin_id":"spn_01HQA1B2C3D4E5F6G7H8","slice_id":"giros-10","label":"10 giros","reward_code":"giros-10-fortune-tiger","probability_version":3}}],"x-webhook-event":"wheel.spun"};
 
-function validate1244(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1249(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1244.evaluated;
+const evaluated0 = validate1249.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -60646,7 +61031,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.type === undefined) && (missing0 = "type"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.club_id === undefined) && (missing0 = "club_id"))) || ((data.env === undefined) && (missing0 = "env"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate1244.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1249.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -60656,12 +61041,12 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-validate1244.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
+validate1249.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[A-Za-z0-9]+$"},message:"must match pattern \""+"^evt_[A-Za-z0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate1244.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1249.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -60675,11 +61060,11 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate1244.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1249.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data1 === "wheel.spun")){
-validate1244.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema571.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate1249.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema573.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -60695,12 +61080,12 @@ if(errors === _errs5){
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!(formats4.validate(data2))){
-validate1244.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate1249.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate1244.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1249.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -60714,7 +61099,7 @@ if(valid0){
 if(data.club_id !== undefined){
 const _errs7 = errors;
 if(typeof data.club_id !== "string"){
-validate1244.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1249.errors = [{instancePath:instancePath+"/club_id",schemaPath:"#/properties/club_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -60737,8 +61122,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs11 = errors;
-if(!(validate1242(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1242.errors : vErrors.concat(validate1242.errors);
+if(!(validate1247(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1247.errors : vErrors.concat(validate1247.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -60754,22 +61139,22 @@ var valid0 = true;
 }
 }
 else {
-validate1244.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1249.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate1244.errors = vErrors;
+validate1249.errors = vErrors;
 return errors === 0;
 }
-validate1244.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate1249.evaluated = {"props":{"id":true,"type":true,"created_at":true,"club_id":true,"env":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.schema_WheelState = validate1247;
-const schema572 = {"type":"object","required":["style","title_left","title_right","slices","spins_left","next_spin_at","fairness"],"properties":{"style":{"$ref":"#/components/schemas/WheelStyle"},"title_left":{"type":"string"},"title_right":{"type":"string"},"slices":{"type":"array","items":{"type":"object","unevaluatedProperties":{}},"description":"The configured slices in wheel order, as shown to participants: `id`,\n`label`, `sublabel`, `image`, `reward` and `payload`. Weights and\n`tierQty` are never sent, so the odds stay on the server."},"spins_left":{"type":"integer","minimum":0},"next_spin_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next spin becomes available while `spins_left` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0."},"fairness":{"allOf":[{"$ref":"#/components/schemas/WheelFairness"}],"description":"The commitment the next spin is drawn with: published before the spin (see `WheelFairness`)."}},"description":"The prize wheel (configuration section `wheel`) as the participant sees it.\nSpins refill at the start of each club day (midnight in `checkin.timezone`):\n`spins_left` is `wheel.spinsPerDay` minus the spins made this club day."};
+exports.schema_WheelState = validate1252;
+const schema574 = {"type":"object","required":["style","title_left","title_right","slices","spins_left","next_spin_at","fairness"],"properties":{"style":{"$ref":"#/components/schemas/WheelStyle"},"title_left":{"type":"string"},"title_right":{"type":"string"},"slices":{"type":"array","items":{"type":"object","unevaluatedProperties":{}},"description":"The configured slices in wheel order, as shown to participants: `id`,\n`label`, `sublabel`, `image`, `reward` and `payload`. Weights and\n`tierQty` are never sent, so the odds stay on the server."},"spins_left":{"type":"integer","minimum":0},"next_spin_at":{"anyOf":[{"type":"string","format":"date-time"},{"type":"null"}],"description":"When the next spin becomes available while `spins_left` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0."},"fairness":{"allOf":[{"$ref":"#/components/schemas/WheelFairness"}],"description":"The commitment the next spin is drawn with: published before the spin (see `WheelFairness`)."}},"description":"The prize wheel (configuration section `wheel`) as the participant sees it.\nSpins refill at the start of each club day (midnight in `checkin.timezone`):\n`spins_left` is `wheel.spinsPerDay` minus the spins made this club day."};
 
-function validate1247(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1252(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate1247.evaluated;
+const evaluated0 = validate1252.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -60780,7 +61165,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.style === undefined) && (missing0 = "style")) || ((data.title_left === undefined) && (missing0 = "title_left"))) || ((data.title_right === undefined) && (missing0 = "title_right"))) || ((data.slices === undefined) && (missing0 = "slices"))) || ((data.spins_left === undefined) && (missing0 = "spins_left"))) || ((data.next_spin_at === undefined) && (missing0 = "next_spin_at"))) || ((data.fairness === undefined) && (missing0 = "fairness"))){
-validate1247.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1252.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -60799,7 +61184,7 @@ if(valid0){
 if(data.title_left !== undefined){
 const _errs2 = errors;
 if(typeof data.title_left !== "string"){
-validate1247.errors = [{instancePath:instancePath+"/title_left",schemaPath:"#/properties/title_left/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1252.errors = [{instancePath:instancePath+"/title_left",schemaPath:"#/properties/title_left/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -60811,7 +61196,7 @@ if(valid0){
 if(data.title_right !== undefined){
 const _errs4 = errors;
 if(typeof data.title_right !== "string"){
-validate1247.errors = [{instancePath:instancePath+"/title_right",schemaPath:"#/properties/title_right/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1252.errors = [{instancePath:instancePath+"/title_right",schemaPath:"#/properties/title_right/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -60834,7 +61219,7 @@ if(errors === _errs8){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate1247.errors = [{instancePath:instancePath+"/slices/" + i0,schemaPath:"#/properties/slices/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1252.errors = [{instancePath:instancePath+"/slices/" + i0,schemaPath:"#/properties/slices/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -60845,7 +61230,7 @@ break;
 }
 }
 else {
-validate1247.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate1252.errors = [{instancePath:instancePath+"/slices",schemaPath:"#/properties/slices/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -60859,13 +61244,13 @@ if(data.spins_left !== undefined){
 let data5 = data.spins_left;
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate1247.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1252.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate1247.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate1252.errors = [{instancePath:instancePath+"/spins_left",schemaPath:"#/properties/spins_left/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -60932,7 +61317,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate1247.errors = vErrors;
+validate1252.errors = vErrors;
 return false;
 }
 else {
@@ -60954,8 +61339,8 @@ var valid0 = true;
 if(valid0){
 if(data.fairness !== undefined){
 const _errs19 = errors;
-if(!(validate1222(data.fairness, {instancePath:instancePath+"/fairness",parentData:data,parentDataProperty:"fairness",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate1222.errors : vErrors.concat(validate1222.errors);
+if(!(validate1227(data.fairness, {instancePath:instancePath+"/fairness",parentData:data,parentDataProperty:"fairness",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1227.errors : vErrors.concat(validate1227.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs19 === errors;
@@ -60972,197 +61357,6 @@ var valid0 = true;
 }
 }
 else {
-validate1247.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate1247.errors = vErrors;
-return errors === 0;
-}
-validate1247.evaluated = {"props":{"style":true,"title_left":true,"title_right":true,"slices":true,"spins_left":true,"next_spin_at":true,"fairness":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.schema_WheelStyle = validate1250;
-
-function validate1250(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate1250.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate1250.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data === "classica") || (data === "duo")) || (data === "vip"))){
-validate1250.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema123.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-validate1250.errors = vErrors;
-return errors === 0;
-}
-validate1250.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-exports.schema_XpDebitedEffect = validate1251;
-
-function validate1251(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate1251.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.type === undefined) && (missing0 = "type")) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
-validate1251.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-let data0 = data.type;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate1251.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(data0 === "xp_debited")){
-validate1251.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema78.properties.type.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.amount !== undefined){
-let data1 = data.amount;
-const _errs3 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate1251.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs3){
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 < 0 || isNaN(data1)){
-validate1251.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.rule_id !== undefined){
-const _errs5 = errors;
-if(typeof data.rule_id !== "string"){
-validate1251.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate1251.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate1251.errors = vErrors;
-return errors === 0;
-}
-validate1251.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.schema_XpGrantedEffect = validate1252;
-
-function validate1252(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate1252.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.type === undefined) && (missing0 = "type")) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
-validate1252.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-let data0 = data.type;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate1252.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(data0 === "xp_granted")){
-validate1252.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema77.properties.type.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.amount !== undefined){
-let data1 = data.amount;
-const _errs3 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate1252.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs3){
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 < 0 || isNaN(data1)){
-validate1252.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.rule_id !== undefined){
-const _errs5 = errors;
-if(typeof data.rule_id !== "string"){
-validate1252.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
 validate1252.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -61170,7 +61364,198 @@ return false;
 validate1252.errors = vErrors;
 return errors === 0;
 }
-validate1252.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
+validate1252.evaluated = {"props":{"style":true,"title_left":true,"title_right":true,"slices":true,"spins_left":true,"next_spin_at":true,"fairness":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_WheelStyle = validate1255;
+
+function validate1255(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1255.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate1255.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data === "classica") || (data === "duo")) || (data === "vip"))){
+validate1255.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema123.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate1255.errors = vErrors;
+return errors === 0;
+}
+validate1255.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_XpDebitedEffect = validate1256;
+
+function validate1256(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1256.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
+validate1256.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate1256.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(data0 === "xp_debited")){
+validate1256.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema78.properties.type.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.amount !== undefined){
+let data1 = data.amount;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate1256.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+validate1256.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.rule_id !== undefined){
+const _errs5 = errors;
+if(typeof data.rule_id !== "string"){
+validate1256.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate1256.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate1256.errors = vErrors;
+return errors === 0;
+}
+validate1256.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.schema_XpGrantedEffect = validate1257;
+
+function validate1257(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate1257.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.rule_id === undefined) && (missing0 = "rule_id"))){
+validate1257.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate1257.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(data0 === "xp_granted")){
+validate1257.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema77.properties.type.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.amount !== undefined){
+let data1 = data.amount;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate1257.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+validate1257.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.rule_id !== undefined){
+const _errs5 = errors;
+if(typeof data.rule_id !== "string"){
+validate1257.errors = [{instancePath:instancePath+"/rule_id",schemaPath:"#/properties/rule_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate1257.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate1257.errors = vErrors;
+return errors === 0;
+}
+validate1257.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
 return exports;
 })();
@@ -65075,6 +65460,7 @@ export const schemaValidators = {
   "WebhookEndpointCreate": documentModule.schema_WebhookEndpointCreate,
   "WebhookEndpointDeleted": documentModule.schema_WebhookEndpointDeleted,
   "WebhookEndpointList": documentModule.schema_WebhookEndpointList,
+  "WebhookEndpointRotated": documentModule.schema_WebhookEndpointRotated,
   "WebhookEndpointUpdate": documentModule.schema_WebhookEndpointUpdate,
   "WebhookEndpointWithSecret": documentModule.schema_WebhookEndpointWithSecret,
   "WebhookEnvelope": documentModule.schema_WebhookEnvelope,
@@ -65083,6 +65469,7 @@ export const schemaValidators = {
   "WebhookParticipant": documentModule.schema_WebhookParticipant,
   "WebhookReward": documentModule.schema_WebhookReward,
   "WebhookRuleEffect": documentModule.schema_WebhookRuleEffect,
+  "WebhookSecretRotation": documentModule.schema_WebhookSecretRotation,
   "WebhookSending": documentModule.schema_WebhookSending,
   "WebhookSendingList": documentModule.schema_WebhookSendingList,
   "WebhookSendingStatus": documentModule.schema_WebhookSendingStatus,
@@ -65180,7 +65567,7 @@ export const operationValidators = {
   WebhookEndpoints_get: { path: parameterModule.AffiliateAccounts_get_path, query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_WebhookEndpoint, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   WebhookEndpoints_update: { body: documentModule.schema_WebhookEndpointUpdate, path: parameterModule.AffiliateAccounts_get_path, query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_WebhookEndpoint, "400": documentModule.schema_ErrorBody, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "413": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   WebhookEndpoints_delete: { path: parameterModule.AffiliateAccounts_get_path, query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_WebhookEndpointDeleted, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
-  WebhookEndpoints_rotateSecret: { path: parameterModule.AffiliateAccounts_get_path, query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_WebhookEndpointWithSecret, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
+  WebhookEndpoints_rotateSecret: { body: documentModule.schema_WebhookSecretRotation, path: parameterModule.AffiliateAccounts_get_path, query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_WebhookEndpointRotated, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   WebhookEndpoints_listSendings: { path: parameterModule.AffiliateAccounts_get_path, query: parameterModule.WebhookEndpoints_listSendings_query, responses: { "200": documentModule.schema_WebhookSendingList, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   WebhookSendings_resend: { path: parameterModule.AffiliateAccounts_get_path, query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_WebhookSending, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "409": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
 };
