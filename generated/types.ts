@@ -2090,6 +2090,21 @@ export interface components {
             welcome: components["schemas"]["CashbackWelcome"];
             /** @description Texts and display switches of the cashback screens, by key. */
             text: Record<string, unknown>;
+            /**
+             * @description The betting currency (ISO 4217) the program pays back. Only `bet.placed`
+             *     and `bet.settled` events in this currency count toward a day's loss;
+             *     bets in other currencies are ignored, not converted (the service keeps no
+             *     exchange rates, and a cashback paid on a converted loss would depend on
+             *     a rate the operator never chose). Programs saved before this field pay
+             *     back `BRL`, the events' default currency.
+             */
+            currency: components["schemas"]["IsoCurrencyCode"];
+            /**
+             * @description Which games' bets count toward a day's loss, combined with the club-wide
+             *     `games.exclude` of the published configuration (a game excluded there
+             *     never counts). Absent: every game not excluded club-wide counts.
+             */
+            games?: components["schemas"]["GameFilterScope"];
         };
         /**
          * @description Changes to the cashback program (`GET /v1/cashback` shows the result). Every
@@ -2122,6 +2137,10 @@ export interface components {
             welcome?: components["schemas"]["CashbackWelcomeUpdate"];
             /** @description Texts and display switches of the cashback screens, by key. */
             text?: Record<string, unknown>;
+            /** @description The betting currency whose bets count (others are ignored, not converted). */
+            currency?: components["schemas"]["IsoCurrencyCode"];
+            /** @description Which games' bets count, combined with the club-wide `games.exclude`; replaces the current filter as a whole. */
+            games?: components["schemas"]["GameFilterScope"];
         };
         /**
          * @description The participant's cashback under the club's cashback program
