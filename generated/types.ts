@@ -1393,8 +1393,10 @@ export interface paths {
         /**
          * Replaces the signing secret and answers the new one (shown only here)
          * @description Replaces the signing secret and answers the new one (shown only here). The
-         *     old secret stops at once: attempts are signed when sent, so retries already
-         *     scheduled are signed with the new secret.
+         *     old secret keeps signing next to the new one for `expire_old_after_seconds`
+         *     (default 24 h, at most 7 days, 0 = stops at once): attempts are signed when
+         *     sent, so every sending of the overlap, retries included, carries both `v1`
+         *     values and a receiver switches secrets without losing a webhook.
          */
         post: operations["WebhookEndpoints_rotateSecret"];
         delete?: never;
@@ -6487,6 +6489,24 @@ export interface components {
             data: components["schemas"]["WebhookEndpoint"][];
             has_more: boolean;
         };
+        /** @description The answer of a secret rotation: the new secret (shown only here) and until when the old one still signs. */
+        WebhookEndpointRotated: {
+            /** @description `we_…`. */
+            id: string;
+            url: components["schemas"]["WebhookUrl"];
+            /** @description The events as chosen; empty for the default subscription. */
+            events: components["schemas"]["WebhookEventSelector"][];
+            /** @description What the endpoint receives: `events`, or the default subscription (`reward.*`, `referral.qualified`, `message.requested`) when `events` is empty. `webhook.test` is always sent on creation and URL change. */
+            effective_events: components["schemas"]["WebhookEventSelector"][];
+            description: string | null;
+            enabled: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The signing secret (`whsec_…`): the HMAC-SHA256 key of `X-Clube-Signature`, used as given. */
+            secret: string;
+            /** @description Until when sendings are also signed with the previous secret; `null` when it stopped at once (`expire_old_after_seconds: 0`). */
+            old_secret_expires_at: string | null;
+        };
         /** @description Changes to a webhook endpoint; omitted fields keep their value, `description: null` clears it. */
         WebhookEndpointUpdate: {
             url?: components["schemas"]["WebhookUrl"];
@@ -6589,6 +6609,20 @@ export interface components {
             type: "webhook";
             /** @description The webhook event name. */
             event: string;
+        };
+        /**
+         * @description How a secret rotation treats the old secret. During the overlap every
+         *     sending carries two `v1` signatures in `X-Clube-Signature`, one by the new
+         *     secret and one by the old, so a receiver still holding the old secret keeps
+         *     verifying while it is switched over; no webhook is lost.
+         */
+        WebhookSecretRotation: {
+            /**
+             * Format: int32
+             * @description How long the old secret keeps signing besides the new one, in seconds: 0 stops it at once; at most 7 days (604800). A rotation during an overlap replaces it: only the secret current at that moment keeps signing.
+             * @default 86400
+             */
+            expire_old_after_seconds?: number;
         };
         /** @description One event sent to one endpoint, with its attempts (the `X-Clube-Delivery` header carries its id). */
         WebhookSending: {
@@ -12169,7 +12203,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WebhookSecretRotation"];
+            };
+        };
         responses: {
             /** @description The request has succeeded. */
             200: {
@@ -12178,7 +12216,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                    "application/json": components["schemas"]["WebhookEndpointRotated"];
                 };
             };
             /** @description No key, or an unknown key, or an invalid participant token. */

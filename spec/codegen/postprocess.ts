@@ -19,8 +19,16 @@ const BEARER_FORMATS: Record<string, string> = {
   ParticipantTokenAuth: "JWT",
 };
 
+/**
+ * The SPDX identifier of the license, which the TypeSpec emitter cannot write.
+ * OpenAPI 3.1 allows a name alone, but the validators of independent
+ * generators (orval) warn without an `identifier` or `url`.
+ */
+const LICENSE_IDENTIFIER = "LicenseRef-Proprietary";
+
 export function postprocess(input: OpenApiDocument): OpenApiDocument {
   const doc = structuredClone(input);
+  addLicenseIdentifier(doc);
   const components = (doc.components ??= {});
   const schemas = (components.schemas ??= {});
   const securitySchemes = components.securitySchemes ?? {};
@@ -40,6 +48,11 @@ export function postprocess(input: OpenApiDocument): OpenApiDocument {
     addWebhooksTag(doc);
   }
   return doc;
+}
+
+function addLicenseIdentifier(doc: OpenApiDocument): void {
+  const license = (doc as { info?: { license?: Record<string, unknown> } }).info?.license;
+  if (license && license.url === undefined) license.identifier ??= LICENSE_IDENTIFIER;
 }
 
 function describeSecuritySchemes(securitySchemes: Record<string, Record<string, unknown>>, schemas: Record<string, JsonSchema>): void {

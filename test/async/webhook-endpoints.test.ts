@@ -117,22 +117,76 @@ describeEachStack("webhook endpoints", (kind) => {
     expect(withoutTests(noticesOf(gone.receiver)).map((notice) => notice.envelope.type)).toEqual([]);
   });
 
-  it("rotates the secret: the answer shows the new whsec_ once, and the old secret stops signing at once", async () => {
+  it("rotates the secret with an overlap: both secrets verify until old_secret_expires_at, then only the new one", async () => {
     club = await stack.newClub();
     const endpoint = await endpoints.connect(club, ["participant.created"]);
+    const rotatedAt = clock.now().getTime();
     const rotated = await ok(club.call("POST", `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`));
     expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9_-]+$/);
     expect(rotated.secret).not.toBe(endpoint.secret);
-    expect(rotated).toEqual({ ...(await ok(club.call("GET", `/v1/webhook_endpoints/${endpoint.id}`))), secret: rotated.secret });
+    const { old_secret_expires_at: expiresAt, ...withSecret } = rotated;
+    expect(withSecret).toEqual({ ...(await ok(club.call("GET", `/v1/webhook_endpoints/${endpoint.id}`))), secret: rotated.secret });
+    // The default overlap is a day.
+    const overlapMs = Date.parse(expiresAt) - rotatedAt;
+    expect(overlapMs).toBeGreaterThanOrEqual(86_400_000 - 1_000);
+    expect(overlapMs).toBeLessThanOrEqual(86_400_000 + 60_000);
 
-    await ok(club.call("POST", "/v1/participants", { body: { external_id: "jogador_rotacao", display_name: "Rita R." } }));
+    const sendParticipant = async (externalId: string) => {
+      await ok(club.call("POST", "/v1/participants", { body: { external_id: externalId, display_name: "Rita R." } }));
+      const notices = await waitForNotices(endpoint.receiver, externalId, (all) =>
+        all.some((n) => n.envelope.type === "participant.created" && JSON.stringify(n.envelope.data).includes(externalId)),
+      );
+      return notices.find((n) => n.envelope.type === "participant.created" && JSON.stringify(n.envelope.data).includes(externalId))!.request;
+    };
+
+    // During the overlap: two v1 values, new first; the receiver still holding the old secret accepts it,
+    // and the SDK's verifier accepts it with either secret.
+    const during = await sendParticipant("jogador_rotacao");
+    const duringHeader = String(during.headers["x-clube-signature"]);
+    expect(duringHeader).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(during.signatureValid).toBe(true);
+    for (const secret of [endpoint.secret, rotated.secret]) {
+      expect(verifyWebhook(during.body, duringHeader, secret, { now: clock.now() })).toMatchObject({
+        type: "participant.created",
+        data: { participant: { external_id: "jogador_rotacao" } },
+      });
+    }
+
+    // After the overlap: one v1, by the new secret only.
+    clock.advance(Date.parse(expiresAt) - clock.now().getTime() + 1_000);
+    const after = await sendParticipant("jogador_pos_rotacao");
+    const afterHeader = String(after.headers["x-clube-signature"]);
+    expect(afterHeader).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(after.signatureValid).toBe(false);
+    expect(() => verifyWebhook(after.body, afterHeader, endpoint.secret, { now: clock.now() })).toThrow(
+      expect.objectContaining({ reason: "no_match" }),
+    );
+    expect(verifyWebhook(after.body, afterHeader, rotated.secret, { now: clock.now() })).toMatchObject({ type: "participant.created" });
+  });
+
+  it("rotates with expire_old_after_seconds: 0 (the old secret stops at once) and refuses an overlap over 7 days with 422", async () => {
+    club = await stack.newClub();
+    const endpoint = await endpoints.connect(club, ["participant.created"]);
+    const rotate = (body: unknown) => club.call("POST", `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`, { body });
+    for (const bad of [604_801, -1, 1.5, "3600"]) {
+      expectError(await rotate({ expire_old_after_seconds: bad }), 422, "validation_failed", "body.expire_old_after_seconds");
+    }
+    expectError(await rotate({ expire_old_after_seconds: 60, extra: true }), 422, "validation_failed", "body");
+    const longest = await ok(rotate({ expire_old_after_seconds: 604_800 }));
+    expect(Date.parse(longest.old_secret_expires_at) - clock.now().getTime()).toBeGreaterThan(604_800_000 - 60_000);
+
+    const rotated = await ok(rotate({ expire_old_after_seconds: 0 }));
+    expect(rotated.old_secret_expires_at).toBeNull();
+    await ok(club.call("POST", "/v1/participants", { body: { external_id: "jogador_corte", display_name: "Caio C." } }));
     const notices = await waitForNotices(endpoint.receiver, "participant.created", (all) => all.some((n) => n.envelope.type === "participant.created"));
     const created = notices.find((notice) => notice.envelope.type === "participant.created")!;
-    // One v1 value, by the new secret only; the receiver still holding the old secret refuses it.
-    expect(created.request.headers["x-clube-signature"]).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    expect(created.request.signatureValid).toBe(false);
-    const verified = verifyWebhook(created.request.body, String(created.request.headers["x-clube-signature"]), rotated.secret, { now: clock.now() });
-    expect(verified).toMatchObject({ type: "participant.created", data: { participant: { external_id: "jogador_rotacao" } } });
+    const header = String(created.request.headers["x-clube-signature"]);
+    // Only the newest secret signs: neither the first secret nor the one rotated away from a moment ago.
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    for (const old of [endpoint.secret, longest.secret]) {
+      expect(() => verifyWebhook(created.request.body, header, old, { now: clock.now() })).toThrow(expect.objectContaining({ reason: "no_match" }));
+    }
+    expect(verifyWebhook(created.request.body, header, rotated.secret, { now: clock.now() })).toMatchObject({ type: "participant.created" });
   });
 
   it("refuses a URL that is not http(s) with 422 naming body.url, and a private address in live (allowed in test)", async () => {

@@ -848,15 +848,17 @@ export class WebhookEndpointsResource extends Resource {
 
   /**
    * Replaces the signing secret and answers the new one (shown only here). The
-   * old secret stops at once: attempts are signed when sent, so retries already
-   * scheduled are signed with the new secret.
+   * old secret keeps signing next to the new one for `expire_old_after_seconds`
+   * (default 24 h, at most 7 days, 0 = stops at once): attempts are signed when
+   * sent, so every sending of the overlap, retries included, carries both `v1`
+   * values and a receiver switches secrets without losing a webhook.
    *
    * @param id The endpoint's `id` (`we_…`).
    *
    * `POST /v1/webhook_endpoints/{id}/rotate_secret`
    */
-  rotateSecret = (id: string, options?: RequestOptions): Promise<WithResponse<ResponseBody<"WebhookEndpoints_rotateSecret", 200>>> =>
-    this._request({ method: "POST", path: "/v1/webhook_endpoints/{id}/rotate_secret", pathParams: { "id": id } }, options);
+  rotateSecret = (id: string, body?: RequestBody<"WebhookEndpoints_rotateSecret">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"WebhookEndpoints_rotateSecret", 200>>> =>
+    this._request({ method: "POST", path: "/v1/webhook_endpoints/{id}/rotate_secret", pathParams: { "id": id }, body }, options);
 
   /**
    * The endpoint's sendings, newest first, optionally only those with one `status`.

@@ -47,7 +47,7 @@ export function consoleHandlers({ db, clock, settings }: Services): HandlerSet<O
       return { status: 200, body: await deleteEndpoint(db, scopeOf(ctx), req.path.id, clock.now()) };
     },
     async WebhookEndpoints_rotateSecret(req, ctx) {
-      return { status: 200, body: await rotateSecret(db, scopeOf(ctx), req.path.id, clock.now()) };
+      return { status: 200, body: await rotateSecret(db, scopeOf(ctx), req.path.id, req.body, clock.now()) };
     },
     async WebhookEndpoints_listSendings(req, ctx) {
       return { status: 200, body: await listSendings(db, scopeOf(ctx), req.path.id, req.query) };

@@ -43,6 +43,8 @@ export async function createEndpoint(
       description: input.description ?? null,
       enabled: input.enabled ?? true,
       secret,
+      previousSecret: null,
+      previousSecretExpiresAt: null,
       createdAt: now,
       updatedAt: now,
       deletedAt: null,
@@ -106,12 +108,41 @@ export async function deleteEndpoint(db: Database, scope: Scope, id: string, now
   return { id, deleted: true };
 }
 
-/** A new secret, effective at once: the old one stops signing immediately. */
-export async function rotateSecret(db: Database, scope: Scope, id: string, now: Date): Promise<WebhookEndpointWithSecret> {
+/** The overlap when the rotation does not say: a day, time for a receiver's deploy. */
+export const DEFAULT_OLD_SECRET_OVERLAP_SECONDS = 86_400;
+
+/**
+ * A new secret, signing at once; the current one keeps signing beside it for
+ * `expireOldAfterSeconds` (0: it stops at once). Only the secret current at the
+ * rotation is kept: rotating again during an overlap drops the older one.
+ */
+export async function rotateSecret(
+  db: Database,
+  scope: Scope,
+  id: string,
+  input: Schemas["WebhookSecretRotation"] | undefined,
+  now: Date,
+): Promise<Schemas["WebhookEndpointRotated"]> {
+  const overlapSeconds = input?.expire_old_after_seconds ?? DEFAULT_OLD_SECRET_OVERLAP_SECONDS;
   const secret = newSecret();
-  const changed = await db.em().nativeUpdate(WebhookEndpoint, { id, ...scope, deletedAt: null }, { secret, updatedAt: now });
-  if (changed === 0) throw notFound(`Webhook endpoint '${id}'`);
-  return { ...view(await find(db, scope, id)), secret };
+  const rotated = await db.em().transactional(async (em) => {
+    const row = await em.findOne(WebhookEndpoint, { id, ...scope, deletedAt: null });
+    if (!row) throw notFound(`Webhook endpoint '${id}'`);
+    const keepOld = overlapSeconds > 0;
+    row.previousSecret = keepOld ? row.secret : null;
+    row.previousSecretExpiresAt = keepOld ? new Date(now.getTime() + overlapSeconds * 1000) : null;
+    row.secret = secret;
+    row.updatedAt = now;
+    await em.flush();
+    return row;
+  });
+  return { ...view(rotated), secret, old_secret_expires_at: rotated.previousSecretExpiresAt?.toISOString() ?? null };
+}
+
+/** The secrets a sending made at `now` is signed with: the current one, then the previous one during its overlap. */
+export function signingSecrets(row: Pick<WebhookEndpoint, "secret" | "previousSecret" | "previousSecretExpiresAt">, now: Date): string[] {
+  const overlapping = row.previousSecret && row.previousSecretExpiresAt && row.previousSecretExpiresAt.getTime() > now.getTime();
+  return overlapping ? [row.secret, row.previousSecret!] : [row.secret];
 }
 
 /** An endpoint's sendings, newest first. */

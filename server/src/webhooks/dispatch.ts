@@ -8,6 +8,7 @@ import type { RelayedMessage } from "../jobs/outbox.js";
 import type { MessageHandler } from "../jobs/queue.js";
 import { insertWarning } from "../jobs/warnings.js";
 import { ApiError, notFound } from "../usecases/errors.js";
+import { signingSecrets } from "../usecases/webhook-endpoints.js";
 import { buildEnvelope, subscriptionMatches } from "./envelope.js";
 import { nextAttemptAt } from "./schedule.js";
 import { DEFAULT_SEND_TIMEOUT_MS, sendWebhook, type SendResult } from "./sender.js";
@@ -187,7 +188,7 @@ export class WebhookDispatcher {
     // sender checks the address it actually connects to (a refused one counts as a failed attempt).
     const guard = sending.env === "live" && !this.options.allowPrivateAddresses;
     const result = await sendWebhook(
-      { url: endpoint.url, secret: endpoint.secret, eventType: sending.eventType, sendingId: sending.id, body: sending.body },
+      { url: endpoint.url, secret: signingSecrets(endpoint, attemptedAt), eventType: sending.eventType, sendingId: sending.id, body: sending.body },
       { now: this.now, timeoutMs: this.timeoutMs, fetch: this.options.fetch, guard },
     );
     await this.record(em, sending, endpoint.url, result, attemptedAt);

@@ -7,8 +7,8 @@ export const DEFAULT_SEND_TIMEOUT_MS = 10_000;
 
 export interface WebhookRequest {
   url: string;
-  /** The endpoint secret (`whsec_…`), used as the HMAC key exactly as given. */
-  secret: string;
+  /** The endpoint secret (`whsec_…`), used as the HMAC key exactly as given; during a rotation's overlap the new and the old one (one `v1` each). */
+  secret: string | readonly string[];
   eventType: string;
   /** The sending id (`whd_…`), sent as X-Clube-Delivery. */
   sendingId: string;

@@ -7,7 +7,9 @@ export type WebhookSendingStatus = "pending" | "succeeded" | "failed";
 /**
  * Where a club sends webhooks in one environment. `events` empty = the default
  * subscription. `secret` (`whsec_…`) is the HMAC key, kept in clear because
- * signing needs it. Deleting sets `deletedAt` so past sendings keep their endpoint.
+ * signing needs it. After a rotation `previousSecret` keeps signing next to it
+ * until `previousSecretExpiresAt` (the overlap a receiver needs to switch).
+ * Deleting sets `deletedAt` so past sendings keep their endpoint.
  */
 export const WebhookEndpoint = defineEntity({
   name: "WebhookEndpoint",
@@ -21,6 +23,8 @@ export const WebhookEndpoint = defineEntity({
     description: p.string().length(200).nullable(),
     enabled: p.boolean(),
     secret: p.string().length(64),
+    previousSecret: p.string().length(64).nullable(),
+    previousSecretExpiresAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
     deletedAt: p.datetime().nullable(),
