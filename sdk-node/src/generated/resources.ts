@@ -366,7 +366,7 @@ export class KeyResource extends Resource {
 /**
  * API keys
  */
-export class APIKeysResource extends Resource {
+export class ApiKeysResource extends Resource {
   /**
    * The keys of the caller's club and environment, newest first: prefix and last 4 only.
    *
@@ -951,7 +951,7 @@ export abstract class ClubeResources {
   readonly games: GamesResource;
   readonly health: HealthResource;
   readonly key: KeyResource;
-  readonly aPIKeys: APIKeysResource;
+  readonly apiKeys: ApiKeysResource;
   readonly participants: ParticipantsResource;
   readonly redemptions: RedemptionsResource;
   readonly referrals: ReferralsResource;
@@ -970,7 +970,7 @@ export abstract class ClubeResources {
     this.games = new GamesResource(request);
     this.health = new HealthResource(request);
     this.key = new KeyResource(request);
-    this.aPIKeys = new APIKeysResource(request);
+    this.apiKeys = new ApiKeysResource(request);
     this.participants = new ParticipantsResource(request);
     this.redemptions = new RedemptionsResource(request);
     this.referrals = new ReferralsResource(request);
