@@ -505,6 +505,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The keys of the caller's club and environment, newest first: prefix and last 4 only
+         * @description The keys of the caller's club and environment, newest first: prefix and last 4 only.
+         */
+        get: operations["ApiKeys_list"];
+        put?: never;
+        /**
+         * Creates another key for the caller's club and environment
+         * @description Creates another key for the caller's club and environment. The answer is the only time its text is shown.
+         */
+        post: operations["ApiKeys_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revokes a key at once (also the calling one)
+         * @description Revokes a key at once (also the calling one). Revoking a revoked key answers it unchanged.
+         */
+        delete: operations["ApiKeys_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{id}/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replaces a key with a new one
+         * @description Replaces a key with a new one. The old key keeps working for
+         *     `expire_old_after_seconds` (0: it stops at once), then answers 401.
+         */
+        post: operations["ApiKeys_roll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me": {
         parameters: {
             query?: never;
@@ -1268,6 +1333,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/token_signing_secret/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rolls the participant-token signing secret of the caller's club and environment: new tokens are signed with a new secret; tokens signed with the previous one keep verifying for expire_old_after_seconds (0: they stop at once; tokens live at most a day anyway)
+         * @description Rolls the participant-token signing secret of the caller's club and
+         *     environment: new tokens are signed with a new secret; tokens signed with the
+         *     previous one keep verifying for `expire_old_after_seconds` (0: they stop at
+         *     once; tokens live at most a day anyway). A second roll inside an overlap
+         *     ends the first overlap: only the latest previous secret is kept.
+         */
+        post: operations["TokenSecret_roll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tournaments": {
         parameters: {
             query?: never;
@@ -1881,6 +1970,52 @@ export interface components {
         AffiliateUpdate: {
             name?: string;
             status?: components["schemas"]["AffiliateStatus"];
+        };
+        /** @description A secret key as lists show it: never the key itself. */
+        ApiKey: {
+            /** @description `key_…`. */
+            id: string;
+            env: components["schemas"]["Env"];
+            /** @description The key's first 12 characters (for example `cf_test_a1b2`). */
+            key_prefix: string;
+            /** @description The key's last 4 characters; null for keys made before they were kept. */
+            last4: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description When a roll with an overlap ends this key's life (it answers 401 from then on); null when it has no end. */
+            expires_at: string | null;
+            /** @description When the key was revoked; null while it is usable. */
+            revoked_at: string | null;
+        };
+        /** @description The keys of the caller's club and environment, newest first. Revoked keys are listed too. */
+        ApiKeyList: {
+            data: components["schemas"]["ApiKey"][];
+            has_more: boolean;
+        };
+        /** @description The result of rolling a key: the new key, and until when the old one works. */
+        ApiKeyRolled: {
+            /** @description The new key, with its full text (shown only now). */
+            key: components["schemas"]["ApiKeyWithSecret"];
+            /** @description The old key as it is now (its `expires_at` ends the overlap). */
+            previous: components["schemas"]["ApiKey"];
+        };
+        /** @description A key with its full text: only in the answers of create and roll. */
+        ApiKeyWithSecret: {
+            /** @description `key_…`. */
+            id: string;
+            env: components["schemas"]["Env"];
+            /** @description The key's first 12 characters (for example `cf_test_a1b2`). */
+            key_prefix: string;
+            /** @description The key's last 4 characters; null for keys made before they were kept. */
+            last4: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description When a roll with an overlap ends this key's life (it answers 401 from then on); null when it has no end. */
+            expires_at: string | null;
+            /** @description When the key was revoked; null while it is usable. */
+            revoked_at: string | null;
+            /** @description The key itself (`cf_test_…` / `cf_live_…`). Shown only now: store it safely. */
+            secret: string;
         };
         /** @description A backtest run as a job; poll `GET /v1/config/backtests/{id}` until `done`. */
         BacktestJob: {
@@ -5414,6 +5549,17 @@ export interface components {
          * @enum {string}
          */
         RewardType: "internal" | "client_delivered" | "manual" | "partner";
+        /** @description How a roll retires the old key (or the old token-signing secret). */
+        RollRequest: {
+            /**
+             * Format: int32
+             * @description Seconds the old key (or secret) keeps working beside the new one, so
+             *     deployments can switch over; 0 (the default) retires it at once. At most
+             *     7 days.
+             * @default 0
+             */
+            expire_old_after_seconds?: number;
+        };
         /** @description One condition of a rule; a rule runs only when all its conditions hold. */
         RuleCondition: components["schemas"]["RuleFieldCondition"] | components["schemas"]["RuleSegmentCondition"] | components["schemas"]["RuleSegmentNotCondition"] | components["schemas"]["RuleTierInCondition"] | components["schemas"]["RuleFirstTimeCondition"] | components["schemas"]["RuleNthCondition"];
         /** @description The value a field is compared with: a number, a string, a boolean, or a list for `in`/`not_in`. */
@@ -6132,6 +6278,20 @@ export interface components {
             participant_id: string;
             level: components["schemas"]["ProgressLevel"];
             xp: components["schemas"]["ProgressXp"];
+        };
+        /** @description The result of rolling the participant-token signing secret (the secret itself is never shown: only the server signs tokens). */
+        TokenSecretRolled: {
+            env: components["schemas"]["Env"];
+            /**
+             * Format: date-time
+             * @description When the new secret started signing tokens.
+             */
+            rolled_at: string;
+            /**
+             * Format: date-time
+             * @description Until when tokens signed with the previous secret keep verifying.
+             */
+            previous_expires_at: string;
         };
         /** @description A leaderboard tournament over a time window. */
         TournamentConfig: {
@@ -8991,6 +9151,305 @@ export interface operations {
             };
         };
     };
+    ApiKeys_list: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The `id` of the last item of the previous page: the page starts after it. An id that is not in the list answers 422 naming `query.starting_after`. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ApiKeys_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ApiKeys_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's `id` (`key_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: no such key (or it is revoked, for a roll) in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ApiKeys_roll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's `id` (`key_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RollRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyRolled"];
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: no such key (or it is revoked, for a roll) in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the documented limit. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Me_getProfile: {
         parameters: {
             query?: never;
@@ -11567,6 +12026,91 @@ export interface operations {
             };
             /** @description Not found in the key's club and environment. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    TokenSecret_roll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RollRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenSecretRolled"];
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the documented limit. */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

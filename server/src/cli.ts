@@ -10,6 +10,7 @@ import { readSettings } from "./settings.js";
  *   club create --name NAME [--config FILE] [--json]
  *   config publish --club ID --env test|live FILE
  *   webhooks add --club ID --env test|live --url URL [--events a,b] [--json]
+ *   keys list|create|roll|revoke --club ID --env test|live …   (see commands/keys.ts)
  */
 const USAGE = `usage:
   clube serve
@@ -17,7 +18,11 @@ const USAGE = `usage:
   clube migrate
   clube club create --name NAME [--config FILE] [--json]
   clube config publish --club ID --env test|live FILE
-  clube webhooks add --club ID --env test|live --url URL [--events a,b] [--json]`;
+  clube webhooks add --club ID --env test|live --url URL [--events a,b] [--json]
+  clube keys list --club ID --env test|live [--json]
+  clube keys create --club ID --env test|live [--json]
+  clube keys roll KEY_ID --club ID --env test|live [--expire-old-after SECONDS] [--json]
+  clube keys revoke KEY_ID --club ID --env test|live [--json]`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
@@ -38,6 +43,9 @@ async function main(argv: string[]): Promise<void> {
     case "webhooks":
       if (sub !== "add") break;
       return (await import("./commands/webhooks.js")).webhooksAdd(settings, rest);
+    case "keys":
+      if (!["list", "create", "roll", "revoke"].includes(sub)) break;
+      return (await import("./commands/keys.js")).keysCommand(settings, sub, rest);
   }
   fail(USAGE);
 }

@@ -10,6 +10,7 @@ const RESOURCE_OF_TAG: Record<string, string> = {
   "Event log": "events",
   "Staff warnings": "warnings",
   Keys: "key",
+  "API keys": "apiKeys",
 };
 
 /** operationId → `resource.method`, where the derived name is not the right one. */

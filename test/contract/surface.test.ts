@@ -77,6 +77,11 @@ const managementOperationIds = [
   "Warnings_list",
   "Backtests_run",
   "Backtests_get",
+  "ApiKeys_list",
+  "ApiKeys_create",
+  "ApiKeys_roll",
+  "ApiKeys_revoke",
+  "TokenSecret_roll",
 ];
 
 const meAuth = [{ SecretKeyAuth: [], ParticipantHeaderAuth: [] }, { ParticipantTokenAuth: [] }];
@@ -206,6 +211,8 @@ const pathCases: BoundCase[] = [
       ["WebhookSendings_resend", "id"],
       ["AffiliateAccounts_get", "id"],
       ["AffiliateAccounts_update", "id"],
+      ["ApiKeys_roll", "id"],
+      ["ApiKeys_revoke", "id"],
     ] as const
   ).map(([operationId, name]) => ({
     bound: `${operationId} ${name}: 1..64 characters`,

@@ -81,6 +81,11 @@ const serverCalls: { [Id in OperationId]?: (clube: Clube) => Promise<unknown> } 
   WebhookEndpoints_rotateSecret: (c) => c.webhookEndpoints.rotateSecret("we_01JQ7E5F6G8J0L2N"),
   WebhookEndpoints_listSendings: (c) => c.webhookEndpoints.sendings("we_01JQ7E5F6G8J0L2N", { status: "failed" }),
   WebhookSendings_resend: (c) => c.webhookEndpoints.resend("whd_01JQ5C2PB2C3D4E5"),
+  ApiKeys_list: (c) => c.apiKeys.list(),
+  ApiKeys_create: (c) => c.apiKeys.create(),
+  ApiKeys_roll: (c) => c.apiKeys.roll("key_01JQ7E5F6G8J0L2N", requestExample("ApiKeys_roll")),
+  ApiKeys_revoke: (c) => c.apiKeys.revoke("key_01JQ7E5F6G8J0L2N"),
+  TokenSecret_roll: (c) => c.tokenSigningSecret.roll(requestExample("TokenSecret_roll")),
 };
 
 /** One call per participant-surface operation: run headless by the Node client and with a token by the browser client. */

@@ -364,6 +364,48 @@ export class KeyResource extends Resource {
 }
 
 /**
+ * API keys
+ */
+export class ApiKeysResource extends Resource {
+  /**
+   * The keys of the caller's club and environment, newest first: prefix and last 4 only.
+   *
+   * `GET /v1/keys`
+   */
+  list = (query?: QueryParams<"ApiKeys_list">, options?: RequestOptions): ListPromise<ResponseBody<"ApiKeys_list", 200>> =>
+    listPromise((startingAfter) => this._request<ResponseBody<"ApiKeys_list", 200>>({ method: "GET", path: "/v1/keys", query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options));
+
+  /**
+   * Creates another key for the caller's club and environment. The answer is the only time its text is shown.
+   *
+   * `POST /v1/keys`
+   */
+  create = (options?: RequestOptions): Promise<WithResponse<ResponseBody<"ApiKeys_create", 201>>> =>
+    this._request({ method: "POST", path: "/v1/keys" }, options);
+
+  /**
+   * Revokes a key at once (also the calling one). Revoking a revoked key answers it unchanged.
+   *
+   * @param id The key's `id` (`key_…`).
+   *
+   * `DELETE /v1/keys/{id}`
+   */
+  revoke = (id: string, options?: RequestOptions): Promise<WithResponse<ResponseBody<"ApiKeys_revoke", 200>>> =>
+    this._request({ method: "DELETE", path: "/v1/keys/{id}", pathParams: { "id": id } }, options);
+
+  /**
+   * Replaces a key with a new one. The old key keeps working for
+   * `expire_old_after_seconds` (0: it stops at once), then answers 401.
+   *
+   * @param id The key's `id` (`key_…`).
+   *
+   * `POST /v1/keys/{id}/roll`
+   */
+  roll = (id: string, body: RequestBody<"ApiKeys_roll">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"ApiKeys_roll", 200>>> =>
+    this._request({ method: "POST", path: "/v1/keys/{id}/roll", pathParams: { "id": id }, body }, options);
+}
+
+/**
  * The participant surface: participant token, or secret key plus X-Participant.
  */
 export class MeResource extends Resource {
@@ -760,6 +802,23 @@ export class TestClockResource extends Resource {
 }
 
 /**
+ * Token signing secret
+ */
+export class TokenSigningSecretResource extends Resource {
+  /**
+   * Rolls the participant-token signing secret of the caller's club and
+   * environment: new tokens are signed with a new secret; tokens signed with the
+   * previous one keep verifying for `expire_old_after_seconds` (0: they stop at
+   * once; tokens live at most a day anyway). A second roll inside an overlap
+   * ends the first overlap: only the latest previous secret is kept.
+   *
+   * `POST /v1/token_signing_secret/roll`
+   */
+  roll = (body: RequestBody<"TokenSecret_roll">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"TokenSecret_roll", 200>>> =>
+    this._request({ method: "POST", path: "/v1/token_signing_secret/roll", body }, options);
+}
+
+/**
  * Tournaments
  */
 export class TournamentsResource extends Resource {
@@ -894,10 +953,12 @@ export abstract class ClubeResources {
   readonly games: GamesResource;
   readonly health: HealthResource;
   readonly key: KeyResource;
+  readonly apiKeys: ApiKeysResource;
   readonly participants: ParticipantsResource;
   readonly redemptions: RedemptionsResource;
   readonly referrals: ReferralsResource;
   readonly testClock: TestClockResource;
+  readonly tokenSigningSecret: TokenSigningSecretResource;
   readonly tournaments: TournamentsResource;
   readonly warnings: WarningsResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
@@ -911,10 +972,12 @@ export abstract class ClubeResources {
     this.games = new GamesResource(request);
     this.health = new HealthResource(request);
     this.key = new KeyResource(request);
+    this.apiKeys = new ApiKeysResource(request);
     this.participants = new ParticipantsResource(request);
     this.redemptions = new RedemptionsResource(request);
     this.referrals = new ReferralsResource(request);
     this.testClock = new TestClockResource(request);
+    this.tokenSigningSecret = new TokenSigningSecretResource(request);
     this.tournaments = new TournamentsResource(request);
     this.warnings = new WarningsResource(request);
     this.webhookEndpoints = new WebhookEndpointsResource(request);

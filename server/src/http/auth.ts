@@ -21,7 +21,12 @@ export type Auth =
 
 export interface AuthDeps {
   resolveApiKey(raw: string): Promise<{ clubId: string; env: "test" | "live"; keyId: string } | null>;
+  /** The secret new participant tokens are signed with. */
   signingSecret(clubId: string, env: "test" | "live"): Promise<string | null>;
+  /** The secrets a token is verified with (current, plus the previous one during a roll's overlap); defaults to `signingSecret`. */
+  verificationSecrets?(clubId: string, env: "test" | "live"): Promise<readonly string[] | null>;
+  /** Drops what this process cached of a club's signing secrets (after a roll). */
+  forgetSigningSecrets?(clubId: string, env: "test" | "live"): void;
   /** The club's test clock time, or null when its test environment runs in real time. */
   testClockAt?(clubId: string): Promise<Date | null>;
   now(): Date;
@@ -92,7 +97,7 @@ export function authenticate(
       }
       throw new ApiError(401, "unauthorized", "The key is malformed: expected cf_test_… or cf_live_….");
     }
-    const verified = await verifyParticipantToken(credential, deps.signingSecret, deps.now());
+    const verified = await verifyParticipantToken(credential, deps.verificationSecrets ?? deps.signingSecret, deps.now());
     if (!verified.ok) {
       const why = verified.reason === "expired" ? "has expired" : "is not valid for this club";
       throw new ApiError(401, "invalid_token", `The participant token ${why}; ask your server for a new one.`);

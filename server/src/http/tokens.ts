@@ -41,7 +41,8 @@ export type TokenFailure = "malformed" | "expired" | "bad_signature" | "unknown_
 
 export async function verifyParticipantToken(
   token: string,
-  secretFor: (clubId: string, env: "test" | "live") => Promise<string | null>,
+  /** The secrets a token may be signed with: the current one, and during a roll's overlap the previous one. */
+  secretFor: (clubId: string, env: "test" | "live") => Promise<string | readonly string[] | null>,
   now: Date,
 ): Promise<{ ok: true; claims: ParticipantClaims } | { ok: false; reason: TokenFailure }> {
   let unverified: ReturnType<typeof decodeJwt>;
@@ -53,8 +54,21 @@ export async function verifyParticipantToken(
   const clubId = unverified.club;
   const env = unverified.env;
   if (typeof clubId !== "string" || (env !== "test" && env !== "live")) return { ok: false, reason: "malformed" };
-  const secret = await secretFor(clubId, env);
-  if (!secret) return { ok: false, reason: "unknown_club" };
+  const found = await secretFor(clubId, env);
+  const secrets = found === null ? [] : typeof found === "string" ? [found] : found;
+  if (secrets.length === 0) return { ok: false, reason: "unknown_club" };
+  let failure: TokenFailure = "bad_signature";
+  for (const secret of secrets) {
+    const result = await verifyWith(token, secret, now);
+    if (result.ok) return { ok: true, claims: { clubId, env, externalId: result.sub } };
+    failure = result.reason;
+    // Only a bad signature can be cured by another secret; anything else is final.
+    if (failure !== "bad_signature") break;
+  }
+  return { ok: false, reason: failure };
+}
+
+async function verifyWith(token: string, secret: string, now: Date): Promise<{ ok: true; sub: string } | { ok: false; reason: TokenFailure }> {
   try {
     const { payload } = await jwtVerify(token, key(secret), {
       issuer: ISSUER,
@@ -68,7 +82,7 @@ export async function verifyParticipantToken(
     });
     if (typeof payload.sub !== "string" || payload.sub.length === 0) return { ok: false, reason: "malformed" };
     if (payload.exp! - payload.iat! > MAX_TOKEN_LIFETIME_SECONDS) return { ok: false, reason: "malformed" };
-    return { ok: true, claims: { clubId, env, externalId: payload.sub } };
+    return { ok: true, sub: payload.sub };
   } catch (err) {
     if (err instanceof joseErrors.JWTExpired) return { ok: false, reason: "expired" };
     return { ok: false, reason: "bad_signature" };

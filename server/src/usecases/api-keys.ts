@@ -25,6 +25,11 @@ export function keyPrefix(raw: string): string {
   return raw.slice(0, KEY_PREFIX_LENGTH);
 }
 
+/** The last 4 characters, shown beside the prefix so two keys with one prefix can be told apart. */
+export function keyLast4(raw: string): string {
+  return raw.slice(-4);
+}
+
 export function hashKey(raw: string): string {
   return createHash("sha256").update(raw).digest("hex");
 }

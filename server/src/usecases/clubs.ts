@@ -4,7 +4,7 @@ import { ApiKey, Club, ClubSecret, ConfigVersion } from "../db/entities/index.js
 import { newId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
 import { ENVS, type Env, type Scope } from "../db/scope.js";
-import { hashKey, keyEnv, keyPrefix, newApiKey, sameHash } from "./api-keys.js";
+import { hashKey, keyEnv, keyLast4, keyPrefix, newApiKey, sameHash } from "./api-keys.js";
 import { validateClubConfig } from "./config.js";
 import { notFound, validationFailed } from "./errors.js";
 import { starterConfig } from "./starter-config.js";
@@ -43,7 +43,7 @@ export async function createClub(db: Database, input: { name: string; config?: u
   await db.em().transactional(async (em) => {
     em.create(Club, { id: clubId, name, createdAt: now });
     for (const env of ENVS) {
-      em.create(ApiKey, { id: newId("key"), clubId, env, prefix: keyPrefix(keys[env]), hash: hashKey(keys[env]), createdAt: now });
+      em.create(ApiKey, { id: newId("key"), clubId, env, prefix: keyPrefix(keys[env]), last4: keyLast4(keys[env]), hash: hashKey(keys[env]), createdAt: now });
       em.create(ClubSecret, { id: newId("sec"), clubId, env, tokenSigningSecret: randomBytes(32).toString("base64url"), createdAt: now });
       em.create(ConfigVersion, {
         id: newId("cfg"), clubId, env, version: 1, status: "published", config: config as Record<string, unknown>,
@@ -56,16 +56,17 @@ export async function createClub(db: Database, input: { name: string; config?: u
 
 /**
  * The club and environment a secret key belongs to, or null when the key is
- * malformed, unknown or revoked. The format is checked before any lookup; the
- * prefix finds the candidates and the hashes are compared in constant time.
+ * malformed, unknown, revoked or past the end a roll gave it. The format is
+ * checked before any lookup; the prefix finds the candidates and the hashes
+ * are compared in constant time.
  */
-export async function resolveApiKey(db: Database, raw: string): Promise<ResolvedKey | null> {
+export async function resolveApiKey(db: Database, raw: string, now = new Date()): Promise<ResolvedKey | null> {
   const env = keyEnv(raw);
   if (!env) return null;
   const prefix = keyPrefix(raw);
   const hash = hashKey(raw);
   const candidates = await db.em().find(ApiKey, { prefix, env, revokedAt: null });
-  const key = candidates.find((candidate) => sameHash(candidate.hash, hash));
+  const key = candidates.find((candidate) => sameHash(candidate.hash, hash) && (!candidate.expiresAt || candidate.expiresAt > now));
   return key ? { clubId: key.clubId, env: key.env, keyId: key.id, prefix: key.prefix } : null;
 }
 
@@ -80,6 +81,19 @@ export async function getKeyInfo(db: Database, scope: Scope, keyId: string): Pro
 
 /** The participant-token signing secret of a club and environment, or null when the club has none. */
 export async function getSigningSecret(db: Database, scope: Scope): Promise<string | null> {
-  const secret = await db.em().findOne(ClubSecret, scope, { fields: ["tokenSigningSecret"] });
-  return secret?.tokenSigningSecret ?? null;
+  return (await getSigningSecrets(db, scope))?.current ?? null;
+}
+
+/** The current signing secret, and the one before the last roll with the end of its overlap. */
+export interface SigningSecrets {
+  current: string;
+  previous: { secret: string; expiresAt: Date } | null;
+}
+
+export async function getSigningSecrets(db: Database, scope: Scope): Promise<SigningSecrets | null> {
+  const row = await db.em().findOne(ClubSecret, scope, { fields: ["tokenSigningSecret", "previousTokenSigningSecret", "previousExpiresAt"] });
+  if (!row) return null;
+  const previous =
+    row.previousTokenSigningSecret && row.previousExpiresAt ? { secret: row.previousTokenSigningSecret, expiresAt: row.previousExpiresAt } : null;
+  return { current: row.tokenSigningSecret, previous };
 }

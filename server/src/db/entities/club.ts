@@ -27,7 +27,11 @@ export const ApiKey = defineEntity({
     ...tenancyColumns(),
     prefix: p.string().length(12).index(),
     hash: p.string().length(64),
+    /** The key's last 4 characters, shown beside the prefix; null for keys made before they were kept. */
+    last4: p.string().length(4).nullable(),
     createdAt: p.datetime(),
+    /** Set when the key was rolled with an overlap: it keeps working until then. */
+    expiresAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),
   },
 });
@@ -46,6 +50,9 @@ export const ClubSecret = defineEntity({
     id: idColumn(),
     ...tenancyColumns(),
     tokenSigningSecret: p.string().length(64),
+    /** The secret before the last roll: tokens it signed keep verifying until `previousExpiresAt`. */
+    previousTokenSigningSecret: p.string().length(64).nullable(),
+    previousExpiresAt: p.datetime().nullable(),
     createdAt: p.datetime(),
   },
 });

@@ -1,0 +1,35 @@
+import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from "../usecases/keys/api-keys.js";
+import { rollTokenSecret } from "../usecases/keys/token-secret.js";
+import type { Services } from "../services.js";
+import { scopeOf } from "./context.js";
+import type { HandlerSet } from "./types.js";
+
+type Ops = "ApiKeys_list" | "ApiKeys_create" | "ApiKeys_roll" | "ApiKeys_revoke" | "TokenSecret_roll";
+
+/**
+ * Key management. Keys and token secrets expire in real time (like tokens), so
+ * these read the real clock, never a test clock.
+ */
+export function keyHandlers({ db, clock, realClock, auth }: Services): HandlerSet<Ops> {
+  const now = () => (realClock ?? clock).now();
+  return {
+    async ApiKeys_list(req, ctx) {
+      return { status: 200, body: await listApiKeys(db, scopeOf(ctx), req.query) };
+    },
+    async ApiKeys_create(_req, ctx) {
+      return { status: 201, body: await createApiKey(db, scopeOf(ctx), now()) };
+    },
+    async ApiKeys_roll(req, ctx) {
+      return { status: 200, body: await rollApiKey(db, scopeOf(ctx), req.path.id, req.body.expire_old_after_seconds ?? 0, now()) };
+    },
+    async ApiKeys_revoke(req, ctx) {
+      return { status: 200, body: await revokeApiKey(db, scopeOf(ctx), req.path.id, now()) };
+    },
+    async TokenSecret_roll(req, ctx) {
+      const scope = scopeOf(ctx);
+      const rolled = await rollTokenSecret(db, scope, req.body.expire_old_after_seconds ?? 0, now());
+      auth.forgetSigningSecrets?.(scope.clubId, scope.env);
+      return { status: 200, body: rolled };
+    },
+  };
+}
