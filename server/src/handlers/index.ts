@@ -15,6 +15,7 @@ import { tournamentHandlers } from "./tournaments.js";
 import { wheelAuditHandlers } from "./wheel-audit.js";
 import { backtestHandlers } from "./backtests.js";
 import { testClockHandlers } from "./test-clocks.js";
+import { codeHandlers } from "./codes.js";
 
 /**
  * Every contracted operation's handler. The `Handlers` type comes from the
@@ -36,5 +37,6 @@ export function createHandlers(services: Services): Handlers<RequestContext> {
     ...wheelAuditHandlers(services),
     ...backtestHandlers(services),
     ...testClockHandlers(services),
+    ...codeHandlers(services),
   };
 }

@@ -9,6 +9,7 @@ import { Migration20261123204807_fair_wheel } from "./Migration20261123204807_fa
 import { Migration20261123205957_test_clocks } from "./Migration20261123205957_test_clocks.js";
 import { Migration20261123211200_backtests } from "./Migration20261123211200_backtests.js";
 import { Migration20261123211648_ingestion_indexes } from "./Migration20261123211648_ingestion_indexes.js";
+import { Migration20261123220842_promotion_codes } from "./Migration20261123220842_promotion_codes.js";
 
 export const migrations: MigrationObject[] = [
   { name: "Migration20261121054812_initial", class: Migration20261121054812_initial },
@@ -20,4 +21,5 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261123205957_test_clocks", class: Migration20261123205957_test_clocks },
   { name: "Migration20261123211200_backtests", class: Migration20261123211200_backtests },
   { name: "Migration20261123211648_ingestion_indexes", class: Migration20261123211648_ingestion_indexes },
+  { name: "Migration20261123220842_promotion_codes", class: Migration20261123220842_promotion_codes },
 ];
