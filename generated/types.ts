@@ -9815,20 +9815,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Headless mode names a participant with `X-Participant`; when no participant
-             *     with that `external_id` exists in the key's club and environment the answer is
-             *     404 `not_found` (the surface never creates participants: create them with
-             *     `POST /v1/participants` or by issuing a token). A participant token always
-             *     names an existing participant, since issuing it creates the participant.
-             */
+            /** @description 404 `not_found`: the participant, or the promotional code, does not exist in the club and environment. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /**
@@ -11427,7 +11421,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description 404 `not_found`: no promotional code with this value in the key's club and environment. */
+            /** @description 404 `not_found`: the participant, or the promotional code, does not exist in the club and environment. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

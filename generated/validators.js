@@ -62428,74 +62428,6 @@ return errors === 0;
 }
 validate1266.evaluated = {"props":{"type":true,"amount":true,"rule_id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.Me_redeemCode_error_404 = validate1267;
-const schema585 = {"anyOf":[{"$ref":"#/components/schemas/ErrorBody"},{"$ref":"#/components/schemas/ErrorBody"}]};
-
-function validate1267(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate1267.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-if(!(validate463(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate463.errors : vErrors.concat(validate463.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-var props0 = {};
-props0.error = true;
-}
-const _errs2 = errors;
-if(!(validate463(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate463.errors : vErrors.concat(validate463.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.error = true;
-}
-}
-if(!valid0){
-const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-validate1267.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-validate1267.errors = vErrors;
-evaluated0.props = props0;
-return errors === 0;
-}
-validate1267.evaluated = {"dynamicProps":true,"dynamicItems":false};
-
 return exports;
 })();
 
@@ -66673,7 +66605,7 @@ export const operationValidators = {
   Me_claimCashback: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_CashbackClaimResult, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "409": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_getCheckin: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_CheckinState, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_claimCheckin: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_CheckinClaimResult, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "409": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
-  Me_redeemCode: { body: documentModule.schema_CodeRedeemInput, query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_CodeRedemptionResult, "401": documentModule.schema_ErrorBody, "404": documentModule.Me_redeemCode_error_404, "409": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
+  Me_redeemCode: { body: documentModule.schema_CodeRedeemInput, query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_CodeRedemptionResult, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "409": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_getConfig: { query: parameterModule.Me_getConfig_query, headers: parameterModule.Me_getConfig_headers, responses: { "200": documentModule.schema_MeConfig, "401": documentModule.schema_ErrorBody, "403": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_listLeaderboards: { query: parameterModule.no_query_parameters, responses: { "200": documentModule.schema_LeaderboardStandingList, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },
   Me_getLeaderboard: { path: parameterModule.Me_getLeaderboard_path, query: parameterModule.Me_getLeaderboard_query, responses: { "200": documentModule.schema_Leaderboard, "401": documentModule.schema_ErrorBody, "404": documentModule.schema_ErrorBody, "422": documentModule.schema_ErrorBody, "500": documentModule.schema_ErrorBody } },

@@ -49,6 +49,7 @@ const meOperationIds = [
   "Me_getLeaderboard",
   "Me_listBadges",
   "Me_listTournaments",
+  "Me_redeemCode",
 ];
 
 /** The management operations (spec/manage/). */
@@ -77,6 +78,11 @@ const managementOperationIds = [
   "Warnings_list",
   "Backtests_run",
   "Backtests_get",
+  "Codes_create",
+  "Codes_list",
+  "Codes_get",
+  "Codes_disable",
+  "Codes_redeemFor",
 ];
 
 const meAuth = [{ SecretKeyAuth: [], ParticipantHeaderAuth: [] }, { ParticipantTokenAuth: [] }];
