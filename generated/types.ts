@@ -2193,6 +2193,21 @@ export interface components {
             welcome: components["schemas"]["CashbackWelcome"];
             /** @description Texts and display switches of the cashback screens, by key. */
             text: Record<string, unknown>;
+            /**
+             * @description The betting currency (ISO 4217) the program pays back. Only `bet.placed`
+             *     and `bet.settled` events in this currency count toward a day's loss;
+             *     bets in other currencies are ignored, not converted (the service keeps no
+             *     exchange rates, and a cashback paid on a converted loss would depend on
+             *     a rate the operator never chose). Programs saved before this field pay
+             *     back `BRL`, the events' default currency.
+             */
+            currency: components["schemas"]["IsoCurrencyCode"];
+            /**
+             * @description Which games' bets count toward a day's loss, combined with the club-wide
+             *     `games.exclude` of the published configuration (a game excluded there
+             *     never counts). Absent: every game not excluded club-wide counts.
+             */
+            games?: components["schemas"]["GameFilterScope"];
         };
         /**
          * @description Changes to the cashback program (`GET /v1/cashback` shows the result). Every
@@ -2225,6 +2240,10 @@ export interface components {
             welcome?: components["schemas"]["CashbackWelcomeUpdate"];
             /** @description Texts and display switches of the cashback screens, by key. */
             text?: Record<string, unknown>;
+            /** @description The betting currency whose bets count (others are ignored, not converted). */
+            currency?: components["schemas"]["IsoCurrencyCode"];
+            /** @description Which games' bets count, combined with the club-wide `games.exclude`; replaces the current filter as a whole. */
+            games?: components["schemas"]["GameFilterScope"];
         };
         /**
          * @description The participant's cashback under the club's cashback program
@@ -3711,10 +3730,18 @@ export interface components {
             /** @description How long the dependency checks took, in whole milliseconds. */
             latency_ms: number;
         };
-        /** @description The result of each dependency check. */
+        /**
+         * @description The message broker check: a connection to the RabbitMQ server of `AMQP_URL`
+         *     (bounded by a short timeout). `not_configured` when the service runs with the
+         *     embedded queue, which lives in the database (covered by `db` and `kv`).
+         * @enum {string}
+         */
+        HealthBrokerCheck: "ok" | "error" | "not_configured";
+        /** @description The result of each dependency check; `status` is `degraded` when any of them is `error`. */
         HealthChecks: {
             db: components["schemas"]["HealthDbCheck"];
             kv: components["schemas"]["HealthKvCheck"];
+            broker: components["schemas"]["HealthBrokerCheck"];
         };
         /**
          * @description The database check; `not_configured` when the process runs without a database (for example a bare docs server).

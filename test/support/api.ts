@@ -83,7 +83,8 @@ export async function demoConfig(): Promise<Record<string, any>> {
   return JSON.parse(await readFile(DEMO_CONFIG_URL, "utf8"));
 }
 
-export async function startApi(kind: DatabaseKind, opts: { clock?: Clock } = {}): Promise<TestApi> {
+/** `env`: settings variables for this server on top of the process's (e.g. `AMQP_URL`). */
+export async function startApi(kind: DatabaseKind, opts: { clock?: Clock; env?: Record<string, string> } = {}): Promise<TestApi> {
   const target = await createTestDatabase(kind);
   let db: Database;
   try {
@@ -93,7 +94,7 @@ export async function startApi(kind: DatabaseKind, opts: { clock?: Clock } = {})
     await target.drop();
     throw err;
   }
-  const settings = readSettings({ ...process.env, DATABASE_URL: target.url ?? "", CLUBE_DATA_DIR: target.dataDir, PORT: "0" });
+  const settings = readSettings({ ...process.env, ...opts.env, DATABASE_URL: target.url ?? "", CLUBE_DATA_DIR: target.dataDir, PORT: "0" });
   const services = await openServices(settings, { db, clock: opts.clock });
   const app = await createApp(services, { validateResponses: true });
   const server = await listen(app.callback());
