@@ -95,6 +95,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The club's promotional codes, newest first
+         * @description The club's promotional codes, newest first.
+         */
+        get: operations["Codes_list"];
+        put?: never;
+        /**
+         * Creates a promotional code
+         * @description Creates a promotional code. Its `reward` must be a reward code of the published configuration or a valid spec.
+         */
+        post: operations["Codes_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/codes/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One promotional code with its redemption count
+         * @description One promotional code with its redemption count.
+         */
+        get: operations["Codes_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/codes/{code}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disables a code for good; redemptions already made stay
+         * @description Disables a code for good; redemptions already made stay. Disabling twice answers the code unchanged.
+         */
+        post: operations["Codes_disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/config": {
         parameters: {
             query?: never;
@@ -683,6 +747,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/codes/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeems a promotional code: grants its reward (as check-in and the wheel grant theirs) and sends code.redeemed
+         * @description Redeems a promotional code: grants its reward (as check-in and the wheel
+         *     grant theirs) and sends `code.redeemed`. A refused code grants nothing.
+         */
+        post: operations["Me_redeemCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/config": {
         parameters: {
             query?: never;
@@ -1133,6 +1218,26 @@ export interface paths {
         get: operations["Participants_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/participants/{external_id}/codes/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeems a code for a participant (as POST /v1/me/codes/redeem does)
+         * @description Redeems a code for a participant (as `POST /v1/me/codes/redeem` does). Sends `code.redeemed`.
+         */
+        post: operations["Codes_redeemFor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3101,6 +3206,11 @@ export interface components {
             /** @description Legal text shown at the foot of the widget. */
             legalNote?: string;
         };
+        /** @description A code a participant redeems. */
+        CodeRedeemInput: {
+            /** @description The code as typed (any case). */
+            code: string;
+        };
         /** @description Data of `code.redeemed`. */
         CodeRedeemedWebhookData: {
             participant: components["schemas"]["WebhookParticipant"];
@@ -3146,6 +3256,17 @@ export interface components {
             env: components["schemas"]["Env"];
             /** @description What happened; the shape depends on `type`. */
             data: components["schemas"]["CodeRedeemedWebhookData"];
+        };
+        /** @description The outcome of a redemption. */
+        CodeRedemptionResult: {
+            /** @description `cre_…`. */
+            id: string;
+            /** @description The code, upper case. */
+            code: string;
+            /** @description The code's `reward` (a reward code or a spec like `coins:50`). */
+            reward: string;
+            /** @description What the reward gave, as in event results. */
+            effects: components["schemas"]["Effect"][];
         };
         /** @description The draft: the latest saved configuration version that is newer than the published one. */
         ConfigDraft: {
@@ -3428,6 +3549,7 @@ export interface components {
          *     by an event of another participant or type; nothing was applied.
          *     - `test_clock_in_use` (409): the test clock cannot go back to real time while events were recorded after real now.
          *     - `insufficient_balance` (409): the participant cannot pay the reward's cost; nothing was spent.
+         *     - `code_taken`, `code_not_redeemable`, `code_exhausted`, `code_limit_reached` (409): promotional codes (see `CodeRedeemConflictResponse`).
          *     - `referral_not_counted` (409), `affiliate_conflict` (409), `conflict` (409): other conflicts, explained in `message`.
          *     - `payload_too_large` (413): the body is over 1 MiB (5 MiB for `POST /v1/events/batch` and `POST /v1/games`).
          *     - `unsupported_media_type` (415): a body that is not `application/json`.
@@ -3440,7 +3562,7 @@ export interface components {
          *     failure of the answer's HTTP status).
          * @enum {string}
          */
-        ErrorCode: "affiliate_code_taken" | "affiliate_conflict" | "already_claimed" | "already_closed" | "cashback_auto_mode" | "cashback_disabled" | "checkin_disabled" | "conflict" | "event_id_conflict" | "event_required" | "idempotency_key_in_use" | "idempotency_key_reused" | "insufficient_balance" | "internal_error" | "invalid_json" | "invalid_token" | "method_not_allowed" | "no_spins_left" | "not_claimable" | "not_found" | "not_implemented" | "nothing_to_claim" | "origin_not_allowed" | "participant_exists" | "payload_too_large" | "rate_limited" | "referral_not_counted" | "reward_has_no_price" | "route_not_found" | "secret_key_required" | "sending_pending" | "signing_secret_missing" | "test_clock_in_use" | "unauthorized" | "unsupported_media_type" | "validation_failed" | "version_not_draft" | "wheel_disabled";
+        ErrorCode: "affiliate_code_taken" | "affiliate_conflict" | "already_claimed" | "already_closed" | "cashback_auto_mode" | "code_exhausted" | "code_limit_reached" | "code_not_redeemable" | "code_taken" | "cashback_disabled" | "checkin_disabled" | "conflict" | "event_id_conflict" | "event_required" | "idempotency_key_in_use" | "idempotency_key_reused" | "insufficient_balance" | "internal_error" | "invalid_json" | "invalid_token" | "method_not_allowed" | "no_spins_left" | "not_claimable" | "not_found" | "not_implemented" | "nothing_to_claim" | "origin_not_allowed" | "participant_exists" | "payload_too_large" | "rate_limited" | "referral_not_counted" | "reward_has_no_price" | "route_not_found" | "secret_key_required" | "sending_pending" | "signing_secret_missing" | "test_clock_in_use" | "unauthorized" | "unsupported_media_type" | "validation_failed" | "version_not_draft" | "wheel_disabled";
         ErrorDetail: {
             /** @description Stable snake_case code; see the list above. */
             code: components["schemas"]["ErrorCode"];
@@ -4970,6 +5092,59 @@ export interface components {
          * @example ANA2024
          */
         PromoCode: string;
+        /** @description A promotional code of the key's club and environment. */
+        PromotionCode: {
+            /** @description `pcd_…`. */
+            id: string;
+            code: components["schemas"]["PromotionCodeValue"];
+            reward: string;
+            max_redemptions: number | null;
+            per_participant_limit: number;
+            starts_at: string | null;
+            ends_at: string | null;
+            audience_tag: string | null;
+            status: components["schemas"]["PromotionCodeStatus"];
+            /** @description Redemptions so far. */
+            redemptions: number;
+            /** Format: date-time */
+            created_at: string;
+            disabled_at: string | null;
+        };
+        /** @description A new promotional code. */
+        PromotionCodeCreate: {
+            code: components["schemas"]["PromotionCodeValue"];
+            /** @description What a redemption grants: a reward code of the configuration, or a spec like `coins:50` or `xp:100`. */
+            reward: string;
+            /** @description How many redemptions the code allows in all (1 = single-use); null or absent: unlimited. */
+            max_redemptions?: number | null;
+            /**
+             * @description How many times one participant may redeem the code.
+             * @default 1
+             */
+            per_participant_limit?: number;
+            /** @description The code works from this instant (absent: at once). */
+            starts_at?: string | null;
+            /** @description The code stops working at this instant (absent: never); must be after `starts_at`. */
+            ends_at?: string | null;
+            /** @description Only participants carrying this tag may redeem the code (absent: everyone). */
+            audience_tag?: string | null;
+        };
+        /** @description The club's promotional codes, newest first. */
+        PromotionCodeList: {
+            data: components["schemas"]["PromotionCode"][];
+            has_more: boolean;
+        };
+        /**
+         * @description - `active`: redeemable (inside its validity window, uses left).
+         *     - `disabled`: switched off by the club; never redeemable again.
+         * @enum {string}
+         */
+        PromotionCodeStatus: "active" | "disabled";
+        /**
+         * @description A promotional code the club's participants can redeem. Upper case letters, digits, `-` and `_`; matched case-insensitively.
+         * @example CARNAVAL25
+         */
+        PromotionCodeValue: string;
         /** @description A redemption. */
         Redemption: {
             id: string;
@@ -7789,6 +7964,333 @@ export interface operations {
             };
         };
     };
+    Codes_list: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The `id` of the last item of the previous page: the page starts after it. An id that is not in the list answers 422 naming `query.starting_after`. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionCodeList"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Codes_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromotionCodeCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionCode"];
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 409 `code_taken`: another promotional code already has this value. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the documented limit. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Codes_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: components["schemas"]["PromotionCodeValue"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionCode"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: no promotional code with this value in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Codes_disable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: components["schemas"]["PromotionCodeValue"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotionCode"];
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: no promotional code with this value in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the documented limit. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Config_get: {
         parameters: {
             query?: never;
@@ -9852,6 +10354,92 @@ export interface operations {
             };
         };
     };
+    Me_redeemCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CodeRedeemInput"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodeRedemptionResult"];
+                };
+            };
+            /**
+             * @description 401 `unauthorized` for a missing or unknown secret key, or the secret key
+             *     without `X-Participant`; 401 `invalid_token` for a participant token that is expired (15 minutes by default), tampered
+             *     with or issued for another club or environment. The embedded widget answers
+             *     `invalid_token` by asking the host page for a fresh token (`auth.expired`).
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: the participant, or the promotional code, does not exist in the club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 409 `code_not_redeemable`: the code is disabled, outside its validity window,
+             *     or the participant lacks its `audience_tag`.
+             *     409 `code_exhausted`: the code has no redemptions left.
+             *     409 `code_limit_reached`: the participant already redeemed it `per_participant_limit` times.
+             *     Nothing is granted.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Me_getConfig: {
         parameters: {
             query?: {
@@ -11325,6 +11913,119 @@ export interface operations {
             };
             /** @description The participant does not exist in the key's club and environment (`not_found`); another club's key gets the same answer, so existence is never revealed. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Codes_redeemFor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CodeRedeemInput"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodeRedemptionResult"];
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: the participant, or the promotional code, does not exist in the club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 409 `code_not_redeemable`: the code is disabled, outside its validity window,
+             *     or the participant lacks its `audience_tag`.
+             *     409 `code_exhausted`: the code has no redemptions left.
+             *     409 `code_limit_reached`: the participant already redeemed it `per_participant_limit` times.
+             *     Nothing is granted.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the documented limit. */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

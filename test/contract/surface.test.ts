@@ -49,6 +49,7 @@ const meOperationIds = [
   "Me_getLeaderboard",
   "Me_listBadges",
   "Me_listTournaments",
+  "Me_redeemCode",
 ];
 
 /** The management operations (spec/manage/). */
@@ -82,6 +83,11 @@ const managementOperationIds = [
   "ApiKeys_roll",
   "ApiKeys_revoke",
   "TokenSecret_roll",
+  "Codes_create",
+  "Codes_list",
+  "Codes_get",
+  "Codes_disable",
+  "Codes_redeemFor",
 ];
 
 const meAuth = [{ SecretKeyAuth: [], ParticipantHeaderAuth: [] }, { ParticipantTokenAuth: [] }];

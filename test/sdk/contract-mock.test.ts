@@ -86,6 +86,11 @@ const serverCalls: { [Id in OperationId]?: (clube: Clube) => Promise<unknown> } 
   ApiKeys_roll: (c) => c.apiKeys.roll("key_01JQ7E5F6G8J0L2N", requestExample("ApiKeys_roll")),
   ApiKeys_revoke: (c) => c.apiKeys.revoke("key_01JQ7E5F6G8J0L2N"),
   TokenSecret_roll: (c) => c.tokenSigningSecret.roll(requestExample("TokenSecret_roll")),
+  Codes_create: (c) => c.codes.create(requestExample("Codes_create")),
+  Codes_list: (c) => c.codes.list(),
+  Codes_get: (c) => c.codes.get("CARNAVAL25"),
+  Codes_disable: (c) => c.codes.disable("CARNAVAL25"),
+  Codes_redeemFor: (c) => c.codes.redeemFor("user_8412", requestExample("Codes_redeemFor")),
 };
 
 /** One call per participant-surface operation: run headless by the Node client and with a token by the browser client. */
@@ -114,6 +119,7 @@ const meCalls: { [Id in OperationId]?: (me: MeMethods) => Promise<unknown> } = {
   Me_getConfig: (me) => me.config(),
   Me_rotateWheelSeed: (me) => me.rotateWheelSeed(requestExample("Me_rotateWheelSeed")),
   Me_listWheelSpins: (me) => me.wheelSpins(),
+  Me_redeemCode: (me) => me.redeemCode(requestExample("Me_redeemCode")),
 };
 
 describe("@clube/node against the Prism mock", () => {

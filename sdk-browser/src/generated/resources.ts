@@ -69,6 +69,15 @@ export class MeResource extends Resource {
     this._request({ method: "POST", path: "/v1/me/checkin" }, options);
 
   /**
+   * Redeems a promotional code: grants its reward (as check-in and the wheel
+   * grant theirs) and sends `code.redeemed`. A refused code grants nothing.
+   *
+   * `POST /v1/me/codes/redeem`
+   */
+  redeemCode = (body: RequestBody<"Me_redeemCode">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"Me_redeemCode", 200>>> =>
+    this._request({ method: "POST", path: "/v1/me/codes/redeem", body }, options);
+
+  /**
    * What a participant front end needs to draw the club (theme, currencies,
    * home blocks, module cards, FAQ, avatars, icons, levels, tiers with their
    * benefits, the check-in calendar, the wheel's slices, the store, rewards,

@@ -80,6 +80,51 @@ export class CashbackResource extends Resource {
 }
 
 /**
+ * Codes
+ */
+export class CodesResource extends Resource {
+  /**
+   * The club's promotional codes, newest first.
+   *
+   * `GET /v1/codes`
+   */
+  list = (query?: QueryParams<"Codes_list">, options?: RequestOptions): ListPromise<ResponseBody<"Codes_list", 200>> =>
+    listPromise((startingAfter) => this._request<ResponseBody<"Codes_list", 200>>({ method: "GET", path: "/v1/codes", query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options));
+
+  /**
+   * Creates a promotional code. Its `reward` must be a reward code of the published configuration or a valid spec.
+   *
+   * `POST /v1/codes`
+   */
+  create = (body: RequestBody<"Codes_create">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"Codes_create", 201>>> =>
+    this._request({ method: "POST", path: "/v1/codes", body }, options);
+
+  /**
+   * One promotional code with its redemption count.
+   *
+   * `GET /v1/codes/{code}`
+   */
+  get = (code: string, options?: RequestOptions): Promise<WithResponse<ResponseBody<"Codes_get", 200>>> =>
+    this._request({ method: "GET", path: "/v1/codes/{code}", pathParams: { "code": code } }, options);
+
+  /**
+   * Disables a code for good; redemptions already made stay. Disabling twice answers the code unchanged.
+   *
+   * `POST /v1/codes/{code}/disable`
+   */
+  disable = (code: string, options?: RequestOptions): Promise<WithResponse<ResponseBody<"Codes_disable", 200>>> =>
+    this._request({ method: "POST", path: "/v1/codes/{code}/disable", pathParams: { "code": code } }, options);
+
+  /**
+   * Redeems a code for a participant (as `POST /v1/me/codes/redeem` does). Sends `code.redeemed`.
+   *
+   * `POST /v1/participants/{external_id}/codes/redeem`
+   */
+  redeemFor = (externalId: string, body: RequestBody<"Codes_redeemFor">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"Codes_redeemFor", 200>>> =>
+    this._request({ method: "POST", path: "/v1/participants/{external_id}/codes/redeem", pathParams: { "external_id": externalId }, body }, options);
+}
+
+/**
  * The published club configuration, drafts and publishing.
  */
 export class ConfigResource extends Resource {
@@ -465,6 +510,15 @@ export class MeResource extends Resource {
    */
   claimCheckin = (options?: RequestOptions): Promise<WithResponse<ResponseBody<"Me_claimCheckin", 200>>> =>
     this._request({ method: "POST", path: "/v1/me/checkin" }, options);
+
+  /**
+   * Redeems a promotional code: grants its reward (as check-in and the wheel
+   * grant theirs) and sends `code.redeemed`. A refused code grants nothing.
+   *
+   * `POST /v1/me/codes/redeem`
+   */
+  redeemCode = (body: RequestBody<"Me_redeemCode">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"Me_redeemCode", 200>>> =>
+    this._request({ method: "POST", path: "/v1/me/codes/redeem", body }, options);
 
   /**
    * What a participant front end needs to draw the club (theme, currencies,
@@ -947,6 +1001,7 @@ export class WebhookEndpointsResource extends Resource {
 export abstract class ClubeResources {
   readonly affiliates: AffiliatesResource;
   readonly cashback: CashbackResource;
+  readonly codes: CodesResource;
   readonly config: ConfigResource;
   readonly deliveries: DeliveriesResource;
   readonly events: EventsResource;
@@ -966,6 +1021,7 @@ export abstract class ClubeResources {
   constructor(request: ConstructorParameters<typeof Resource>[0]) {
     this.affiliates = new AffiliatesResource(request);
     this.cashback = new CashbackResource(request);
+    this.codes = new CodesResource(request);
     this.config = new ConfigResource(request);
     this.deliveries = new DeliveriesResource(request);
     this.events = new EventsResource(request);

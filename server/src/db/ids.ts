@@ -6,7 +6,7 @@ const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export type IdPrefix =
   | "club" | "key" | "sec" | "cfg" | "cbp" | "par" | "bal" | "led" | "lot" | "evt" | "run" | "msp"
   | "rwd" | "dlv" | "bdg" | "lbe" | "red" | "rfl" | "aff" | "att" | "ntf" | "chk" | "spn" | "gam"
-  | "wrn" | "we" | "out" | "whd" | "job" | "cbk" | "trv" | "tst" | "tse" | "wsd" | "clk" | "btr";
+  | "wrn" | "we" | "out" | "whd" | "job" | "cbk" | "trv" | "tst" | "tse" | "wsd" | "clk" | "btr" | "pcd" | "cre";
 
 /**
  * Random base62 characters from the crypto RNG. Bytes ≥ 248 are discarded so

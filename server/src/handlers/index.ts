@@ -16,6 +16,7 @@ import { wheelAuditHandlers } from "./wheel-audit.js";
 import { backtestHandlers } from "./backtests.js";
 import { testClockHandlers } from "./test-clocks.js";
 import { keyHandlers } from "./keys.js";
+import { codeHandlers } from "./codes.js";
 
 /**
  * Every contracted operation's handler. The `Handlers` type comes from the
@@ -38,5 +39,6 @@ export function createHandlers(services: Services): Handlers<RequestContext> {
     ...backtestHandlers(services),
     ...testClockHandlers(services),
     ...keyHandlers(services),
+    ...codeHandlers(services),
   };
 }

@@ -17,6 +17,7 @@ import {
   listStore,
   redeemFromStore,
 } from "../usecases/surface.js";
+import { redeemCode } from "../usecases/codes/redeem-code.js";
 import { listMyTournaments } from "../usecases/tournaments/views.js";
 import { etagMatches, getMeConfig } from "../usecases/surface/me-config.js";
 import { getWheelState, spinWheel } from "../usecases/wheel.js";
@@ -72,6 +73,10 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
     async Me_getCheckin(_req, ctx) {
       const { scope, externalId } = await me(ctx);
       return { status: 200, body: await getCheckinState(db, scope, externalId, clock.now()) };
+    },
+    async Me_redeemCode(req, ctx) {
+      const { scope, externalId } = await me(ctx);
+      return { status: 200, body: changed(await redeemCode(db, scope, externalId, req.body.code, { now: clock.now(), publicUrl })) };
     },
     async Me_claimCheckin(_req, ctx) {
       const { scope, externalId } = await me(ctx);
@@ -153,7 +158,7 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
     },
     async Me_getConfig(req, ctx) {
       const { scope } = meOf(ctx);
-      const view = await getMeConfig(db, scope);
+      const view = await getMeConfig(db, scope, clock.now());
       allowOrigin(ctx.koa, view.allowedOrigins);
       // A page of this server itself (the demo page, a club's own pages on the club host) is always allowed.
       const embedder = req.query.embedder;

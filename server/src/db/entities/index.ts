@@ -17,6 +17,7 @@ import { IdempotencyKey } from "./idempotency.js";
 import { TournamentSettlement, TournamentStanding } from "./tournament.js";
 import { TestClock } from "./test-clock.js";
 import { Backtest } from "./backtest.js";
+import { CodeRedemption, PromotionCode } from "./promotion-code.js";
 
 export * from "./club.js";
 export * from "./config.js";
@@ -37,6 +38,7 @@ export * from "./idempotency.js";
 export * from "./tournament.js";
 export * from "./test-clock.js";
 export * from "./backtest.js";
+export * from "./promotion-code.js";
 
 /** Every entity, as the ORM and the migration generator load them. */
 export const allEntities = [
@@ -44,5 +46,5 @@ export const allEntities = [
   Event, RuleRun, MissionProgress, Badge, LeaderboardEntry, ParticipantReward, Delivery, Redemption,
   Referral, Affiliate, AffiliateAttribution, Notification, CheckinClaim, WheelSpin, WheelSeed, Game, StaffWarning,
   WebhookEndpoint, OutboxMessage, WebhookSending, Job, CashbackCredit, TierReview, TestClock, Backtest,
-  TournamentStanding, TournamentSettlement, IdempotencyKey,
+  TournamentStanding, TournamentSettlement, IdempotencyKey, PromotionCode, CodeRedemption,
 ];

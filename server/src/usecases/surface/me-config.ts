@@ -7,6 +7,7 @@ import type { Scope } from "../../db/scope.js";
 import { requirePublishedConfig } from "../config.js";
 import { levelTable } from "../participant-views.js";
 import { pricedReward } from "../redemptions.js";
+import { hasActiveCodes } from "../codes/promotion-codes.js";
 
 /*
  * GET /v1/me/config: the participant's view of the published configuration.
@@ -18,11 +19,17 @@ import { pricedReward } from "../redemptions.js";
 type Schemas = components["schemas"];
 export type MeConfig = Schemas["MeConfig"];
 
-/** Card modules the engine serves; `codes`, `seasons` and `minigames` have no engine yet, so their cards are hidden. */
+/** Card modules the engine serves; `seasons` and `minigames` have no engine yet, so their cards are hidden. `codes` shows only while the club has an active promotional code. */
 const SERVED_MODULES = new Set<Schemas["ModuleCardModule"]>([
   "profile", "checkin", "rewards", "currencies", "missions", "store", "wheel",
-  "leaderboard", "notifications", "cashback", "referral", "badges",
+  "leaderboard", "notifications", "cashback", "referral", "badges", "codes",
 ]);
+
+/** What the participant view depends on besides the configuration. */
+export interface MeConfigFacts {
+  /** The club has a promotional code that is active and not past its end. */
+  codesActive: boolean;
+}
 
 export interface MeConfigView {
   body: MeConfig;
@@ -32,16 +39,20 @@ export interface MeConfigView {
   allowedOrigins: readonly string[];
 }
 
-/** Views are pure functions of a published config object, which the config cache shares: build each once. */
-const built = new WeakMap<ClubConfig, MeConfigView>();
+/** Views are pure functions of a published config object and the facts, which the config cache shares: build each once per facts. */
+const built = new WeakMap<ClubConfig, Map<string, MeConfigView>>();
 
-export async function getMeConfig(db: Database, scope: Scope): Promise<MeConfigView> {
+export async function getMeConfig(db: Database, scope: Scope, now: Date): Promise<MeConfigView> {
   const published = await requirePublishedConfig(db, scope);
-  const cached = built.get(published.config);
+  const facts: MeConfigFacts = { codesActive: await hasActiveCodes(db, scope, now) };
+  const key = JSON.stringify(facts);
+  let views = built.get(published.config);
+  const cached = views?.get(key);
   if (cached && cached.body.config_version === published.version) return cached;
-  const body = meConfigView(published.config, published.version);
+  const body = meConfigView(published.config, published.version, facts);
   const view = { body, etag: etagOf(body), allowedOrigins: published.config.allowedOrigins };
-  built.set(published.config, view);
+  if (!views) built.set(published.config, (views = new Map()));
+  views.set(key, view);
   return view;
 }
 
@@ -59,7 +70,7 @@ function etagOf(body: MeConfig): string {
 }
 
 /** Pure: the participant view of `config` (exported for tests). */
-export function meConfigView(config: ClubConfig, version: number): MeConfig {
+export function meConfigView(config: ClubConfig, version: number, facts: MeConfigFacts = { codesActive: false }): MeConfig {
   const { theme } = config;
   const rewardTitle = (code: string) => config.rewards.find((reward) => reward.code === code)?.title ?? code;
   return {
@@ -97,7 +108,7 @@ export function meConfigView(config: ClubConfig, version: number): MeConfig {
       return [{ block: block.block, title: ("title" in block && block.title) || null, subtitle: ("subtitle" in block && block.subtitle) || null }];
     }),
     module_cards: (config.moduleCards ?? [])
-      .filter((card) => card.enabled !== false && SERVED_MODULES.has(card.module) && moduleOn(config, card.module))
+      .filter((card) => card.enabled !== false && SERVED_MODULES.has(card.module) && moduleOn(config, card.module, facts))
       .map((card) => ({
         module: card.module,
         title: card.title,
@@ -158,7 +169,8 @@ export function meConfigView(config: ClubConfig, version: number): MeConfig {
   };
 }
 
-function moduleOn(config: ClubConfig, module: Schemas["ModuleCardModule"]): boolean {
+function moduleOn(config: ClubConfig, module: Schemas["ModuleCardModule"], facts: MeConfigFacts): boolean {
+  if (module === "codes") return facts.codesActive;
   if (module === "checkin") return config.checkin?.enabled !== false && config.checkin !== undefined;
   if (module === "wheel") return config.wheel?.enabled !== false && config.wheel !== undefined;
   return true;

@@ -10,6 +10,7 @@ import { Migration20261123205957_test_clocks } from "./Migration20261123205957_t
 import { Migration20261123211200_backtests } from "./Migration20261123211200_backtests.js";
 import { Migration20261123211648_ingestion_indexes } from "./Migration20261123211648_ingestion_indexes.js";
 import { Migration20261123220759_webhook_secret_overlap } from "./Migration20261123220759_webhook_secret_overlap.js";
+import { Migration20261123220842_promotion_codes } from "./Migration20261123220842_promotion_codes.js";
 import { Migration20261123220918_api_key_roll } from "./Migration20261123220918_api_key_roll.js";
 
 export const migrations: MigrationObject[] = [
@@ -23,5 +24,6 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261123211200_backtests", class: Migration20261123211200_backtests },
   { name: "Migration20261123211648_ingestion_indexes", class: Migration20261123211648_ingestion_indexes },
   { name: "Migration20261123220759_webhook_secret_overlap", class: Migration20261123220759_webhook_secret_overlap },
+  { name: "Migration20261123220842_promotion_codes", class: Migration20261123220842_promotion_codes },
   { name: "Migration20261123220918_api_key_roll", class: Migration20261123220918_api_key_roll },
 ];
