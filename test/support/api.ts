@@ -3,6 +3,7 @@ import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "vitest";
 import { createApp } from "../../server/src/app.js";
+import type { RateLimits } from "../../server/src/http/rate-limit.js";
 import { openDatabase, type Database } from "../../server/src/db/orm.js";
 import { openServices, type Clock } from "../../server/src/services.js";
 import { readSettings } from "../../server/src/settings.js";
@@ -83,7 +84,7 @@ export async function demoConfig(): Promise<Record<string, any>> {
   return JSON.parse(await readFile(DEMO_CONFIG_URL, "utf8"));
 }
 
-export async function startApi(kind: DatabaseKind, opts: { clock?: Clock } = {}): Promise<TestApi> {
+export async function startApi(kind: DatabaseKind, opts: { clock?: Clock; rateLimits?: RateLimits } = {}): Promise<TestApi> {
   const target = await createTestDatabase(kind);
   let db: Database;
   try {
@@ -95,7 +96,7 @@ export async function startApi(kind: DatabaseKind, opts: { clock?: Clock } = {})
   }
   const settings = readSettings({ ...process.env, DATABASE_URL: target.url ?? "", CLUBE_DATA_DIR: target.dataDir, PORT: "0" });
   const services = await openServices(settings, { db, clock: opts.clock });
-  const app = await createApp(services, { validateResponses: true });
+  const app = await createApp(services, { validateResponses: true, rateLimits: opts.rateLimits });
   const server = await listen(app.callback());
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
