@@ -2088,6 +2088,21 @@ export interface components {
             welcome: components["schemas"]["CashbackWelcome"];
             /** @description Texts and display switches of the cashback screens, by key. */
             text: Record<string, unknown>;
+            /**
+             * @description The betting currency (ISO 4217) the program pays back. Only `bet.placed`
+             *     and `bet.settled` events in this currency count toward a day's loss;
+             *     bets in other currencies are ignored, not converted (the service keeps no
+             *     exchange rates, and a cashback paid on a converted loss would depend on
+             *     a rate the operator never chose). Programs saved before this field pay
+             *     back `BRL`, the events' default currency.
+             */
+            currency: components["schemas"]["IsoCurrencyCode"];
+            /**
+             * @description Which games' bets count toward a day's loss, combined with the club-wide
+             *     `games.exclude` of the published configuration (a game excluded there
+             *     never counts). Absent: every game not excluded club-wide counts.
+             */
+            games?: components["schemas"]["GameFilterScope"];
         };
         /**
          * @description Changes to the cashback program (`GET /v1/cashback` shows the result). Every
@@ -2120,6 +2135,10 @@ export interface components {
             welcome?: components["schemas"]["CashbackWelcomeUpdate"];
             /** @description Texts and display switches of the cashback screens, by key. */
             text?: Record<string, unknown>;
+            /** @description The betting currency whose bets count (others are ignored, not converted). */
+            currency?: components["schemas"]["IsoCurrencyCode"];
+            /** @description Which games' bets count, combined with the club-wide `games.exclude`; replaces the current filter as a whole. */
+            games?: components["schemas"]["GameFilterScope"];
         };
         /**
          * @description The participant's cashback under the club's cashback program
@@ -3263,7 +3282,7 @@ export interface components {
          *     failure of the answer's HTTP status).
          * @enum {string}
          */
-        ErrorCode: "affiliate_code_taken" | "affiliate_conflict" | "already_claimed" | "already_closed" | "cashback_auto_mode" | "cashback_disabled" | "checkin_disabled" | "conflict" | "event_required" | "insufficient_balance" | "internal_error" | "invalid_json" | "invalid_token" | "method_not_allowed" | "no_spins_left" | "not_claimable" | "not_found" | "not_implemented" | "nothing_to_claim" | "participant_exists" | "payload_too_large" | "rate_limited" | "referral_not_counted" | "reward_has_no_price" | "route_not_found" | "secret_key_required" | "sending_pending" | "signing_secret_missing" | "unauthorized" | "unsupported_media_type" | "validation_failed" | "version_not_draft" | "wheel_disabled";
+        ErrorCode: "affiliate_code_taken" | "affiliate_conflict" | "already_claimed" | "already_closed" | "cashback_auto_mode" | "cashback_disabled" | "checkin_disabled" | "conflict" | "event_id_conflict" | "event_required" | "idempotency_key_in_use" | "idempotency_key_reused" | "insufficient_balance" | "internal_error" | "invalid_json" | "invalid_token" | "method_not_allowed" | "no_spins_left" | "not_claimable" | "not_found" | "not_implemented" | "nothing_to_claim" | "origin_not_allowed" | "participant_exists" | "payload_too_large" | "rate_limited" | "referral_not_counted" | "reward_has_no_price" | "route_not_found" | "secret_key_required" | "sending_pending" | "signing_secret_missing" | "test_clock_in_use" | "unauthorized" | "unsupported_media_type" | "validation_failed" | "version_not_draft" | "wheel_disabled";
         ErrorDetail: {
             /** @description Stable snake_case code; see the list above. */
             code: components["schemas"]["ErrorCode"];

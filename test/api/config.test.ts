@@ -16,6 +16,7 @@ const DEFAULT_CASHBACK = {
   tiers: [],
   welcome: { enabled: false, pct: 0, max_minor: 0 },
   text: {},
+  currency: "BRL",
 };
 
 describeEachDatabase("API configuration", (kind) => {

@@ -1,9 +1,15 @@
 // Test clocks through HTTP on both databases: a month's advance expires lots
 // and runs the monthly tier review of the test environment only, events
 // follow the clock, live keys get 404, and going back to real time is refused
-// once events were recorded in the simulated future.
+// once events were recorded in the simulated future. The review's
+// `tier.changed` reaches a real local receiver, and webhook retries fall due
+// on the test clock (the next advance sends them), not in real time.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { TierReview, TournamentSettlement } from "../../server/src/db/entities/index.js";
+import { OutboxMessage, Participant, TierReview, TournamentSettlement, WebhookEndpoint, WebhookSending } from "../../server/src/db/entities/index.js";
+import { newId } from "../../server/src/db/ids.js";
+import { testClockAt } from "../../server/src/usecases/test-clocks/clock.js";
+import { WebhookDispatcher } from "../../server/src/webhooks/dispatch.js";
+import { Receiver } from "../webhooks/support/receiver.js";
 import { demoConfig, expectError, manualClock, startApi, type TestApi } from "../support/api.js";
 import { describeEachDatabase } from "../support/databases.js";
 
@@ -12,6 +18,7 @@ const MONTH_LATER = new Date("2026-12-18T12:00:00Z");
 
 describeEachDatabase("API test clocks", (kind) => {
   let api: TestApi;
+  const receiver = new Receiver("whsec_test_clock");
   const clock = manualClock(REAL_NOW);
   const live = (method: string, path: string, body?: unknown) => api.request(method, path, { key: api.keys.live, body });
   const coins = async (participant: string, key?: string) => {
@@ -22,6 +29,20 @@ describeEachDatabase("API test clocks", (kind) => {
 
   beforeAll(async () => {
     api = await startApi(kind, { clock });
+    await receiver.start();
+    await api.db.em().insert(WebhookEndpoint, {
+      id: newId("we"),
+      clubId: api.clubId,
+      env: "test",
+      url: receiver.url(),
+      events: ["tier.changed"],
+      description: null,
+      enabled: true,
+      secret: "whsec_test_clock",
+      createdAt: REAL_NOW,
+      updatedAt: REAL_NOW,
+      deletedAt: null,
+    });
     const config = await demoConfig();
     config.currencies.find((currency: any) => currency.code === "coins").expiresInDays = 10;
     config.progression.demotion = "monthly_review";
@@ -31,7 +52,10 @@ describeEachDatabase("API test clocks", (kind) => {
       expect((await call("POST", "/v1/config/publish")).status).toBe(200);
     }
   });
-  afterAll(() => api?.close());
+  afterAll(async () => {
+    await receiver.stop();
+    await api?.close();
+  });
 
   it("is real time until set, and does not exist for live keys", async () => {
     expect((await api.request("GET", "/v1/test_clock")).body).toEqual({ now: REAL_NOW.toISOString(), frozen: false });
@@ -46,6 +70,9 @@ describeEachDatabase("API test clocks", (kind) => {
       expect((await call("POST", "/v1/events", { participant: "relogio_1", type: "user.signed_up" })).status).toBe(200);
     }
     const granted = await coins("relogio_1");
+    // A participant whose tier changes at the review: Diamante by hand (as after a level lost), though their peak since last month is a Bronze level.
+    expect((await api.request("POST", "/v1/events", { body: { participant: "relogio_2", type: "user.signed_up" } })).status).toBe(200);
+    await api.db.em().nativeUpdate(Participant, { clubId: api.clubId, env: "test", externalId: "relogio_2" }, { tierCode: "diamante" });
     expect(granted).toBeGreaterThan(0);
     // A score in the demo's weekly slots tournament, whose edition ends on 2026-11-23.
     const bet = { participant: "relogio_1", type: "bet.placed", amount: 10, meta: { game_type: "video-slots" } };
@@ -78,6 +105,27 @@ describeEachDatabase("API test clocks", (kind) => {
     const log = await api.request("GET", "/v1/events?participant=relogio_1&type=bet.placed");
     expect(log.body.data[0].id).toBe(event.body.event_id);
     expect(log.body.data[0].received_at).toBe(MONTH_LATER.toISOString());
+
+    // The review's tier.changed, relayed to the webhook consumer as a worker does; the receiver refuses the first attempt.
+    const outbox = await api.db.em().fork().find(OutboxMessage, { clubId: api.clubId, kind: "webhook" });
+    const changed = outbox.filter((row) => row.payload.type === "tier.changed");
+    expect(changed.map((row) => [row.env, (row.payload.data as any).participant.external_id])).toEqual([["test", "relogio_2"]]);
+    const dispatcher = new WebhookDispatcher({ db: api.db, clockFor: (scope) => testClockAt(api.db, scope.clubId) });
+    receiver.replyWith({ status: 503 });
+    await dispatcher.handleOutboxMessage({ id: changed[0].id, clubId: api.clubId, env: "test", payload: changed[0].payload }, { id: changed[0].id, attempt: 1 });
+    expect(receiver.requests).toHaveLength(1);
+    // The retry is due a minute after the attempt on the test clock, so real time never makes it due; advancing does.
+    const [sending] = await api.db.em().fork().find(WebhookSending, { clubId: api.clubId, eventType: "tier.changed" });
+    expect(sending.nextAttemptAt?.toISOString()).toBe(new Date(MONTH_LATER.getTime() + 60_000).toISOString());
+    expect(await dispatcher.runDue()).toBe(0);
+    const retried = await api.request("POST", "/v1/test_clock/advance", { body: { to: new Date(MONTH_LATER.getTime() + 120_000).toISOString() } });
+    expect(retried.status).toBe(200);
+    expect(retried.body.tasks).toContainEqual({ name: "webhook retries", runs: 1 });
+    expect(receiver.requests).toHaveLength(2);
+    const delivered = JSON.parse(receiver.requests[1].body);
+    expect(delivered).toMatchObject({ type: "tier.changed", data: { participant: { external_id: "relogio_2" }, from: { code: "diamante" }, to: { code: "bronze" } } });
+    expect(receiver.requests[1].signatureValid).toBe(true);
+    expect((await api.db.em().fork().findOneOrFail(WebhookSending, { id: sending.id })).status).toBe("succeeded");
   });
 
   it("moves forward only, at most a year at a time, and refuses real time once events are in the simulated future", async () => {

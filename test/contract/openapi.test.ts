@@ -176,3 +176,16 @@ describe("Handlers type", () => {
     expect(Object.keys(misspelled)).toEqual(["Idempotency-Key"]);
   });
 });
+
+describe("error codes", () => {
+  const schemas = (doc.components as { schemas: Record<string, { description?: string; enum?: string[] }> }).schemas;
+
+  it("enumerates every code the error list documents, so clients and validating proxies accept each answer", () => {
+    const list = Object.values(schemas).find((schema) => schema.description?.startsWith("Stable error codes."))?.description;
+    expect(list, "the documented list of error codes").toBeDefined();
+    // The list reads "`code`, `code` (status): meaning": a code is a backticked word followed by its HTTP status.
+    const documented = [...list!.matchAll(/`([a-z][a-z_]*)`(?=(?:, `[a-z_]+`)* \(\d{3}\))/g)].map((match) => match[1]);
+    expect(documented.length).toBeGreaterThan(30);
+    expect(new Set(schemas.ErrorCode.enum)).toEqual(new Set(documented));
+  });
+});

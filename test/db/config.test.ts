@@ -145,6 +145,7 @@ describeEachDatabase("cashback program", (kind) => {
       tiers: [],
       welcome: { enabled: false, pct: 0, max_minor: 0 },
       text: {},
+      currency: "BRL",
     });
   });
 

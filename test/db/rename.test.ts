@@ -85,7 +85,9 @@ describeEachDatabase("participant rename", (kind) => {
     const em = db.em();
     const dump: Record<string, unknown[]> = {};
     for (const entity of allEntities) {
-      dump[entity.meta.className] = await em.find(entity as typeof Participant, {}, { orderBy: { id: "asc" } });
+      // Ordered by the primary key, whatever it is (most tables have `id`; idempotency keys a composite one).
+      const orderBy = Object.fromEntries(entity.meta.primaryKeys.map((key) => [key, "asc"]));
+      dump[entity.meta.className] = await em.find(entity as typeof Participant, {}, { orderBy });
     }
     return JSON.parse(JSON.stringify(dump));
   }

@@ -104,8 +104,9 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
         { type: "level_up", from: 1, to: 8 },
       ]),
     );
-    // The same fact again (a retry after a timeout): the first answer, marked duplicate.
-    expect(await clube.events.send({ participant: PLAYER, type: "deposit.confirmed", id: "dep-8412-1", amount: 40000 })).toEqual({ ...deposit, duplicate: true });
+    // The same fact again (a retry after a timeout, the same body): the first answer, marked duplicate. The SDK
+    // sends the event's id as its Idempotency-Key, which binds the body: a different body would get 409.
+    expect(await clube.events.send({ participant: PLAYER, type: "deposit.confirmed", id: "dep-8412-1", amount: 40000, currency: "BRL", meta: { method: "pix" } })).toEqual({ ...deposit, duplicate: true });
 
     // Queued (Prefer: respond-async): 202 at once; no worker runs in this suite, so it stays queued.
     const queued = await clube.events.send({ participant: PLAYER, type: "deposit.confirmed", id: "dep-8412-2", amount: 50 }, { async: true });

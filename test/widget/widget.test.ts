@@ -223,6 +223,13 @@ describe("participant widget in Chromium", { timeout: 120_000 }, () => {
       return (((middle + rotation) % 360) + 360) % 360;
     }, spin.slice_id);
     expect(Math.min(landedAngle, 360 - landedAngle)).toBeLessThan(0.5);
+
+    // "Verify this spin": sealed while the server seed is in use; rotating reveals it and the browser recomputes the spin.
+    const verify = frame.getByTestId("verify-spin");
+    await verify.getByRole("button", { name: "Verificar este giro" }).click();
+    await verify.getByRole("button", { name: "Revelar trocando a semente" }).click();
+    await frame.waitForFunction(() => document.querySelector("[data-testid=verify-spin]")?.getAttribute("data-status") === "verified", undefined, { timeout: FRAME_TIMEOUT });
+    expect(await verify.textContent()).toContain("Giro verificado");
   });
 
   it("redeems a store item after confirming, and the balance drops", async () => {

@@ -1,4 +1,4 @@
-import { workerTasks } from "../jobs/worker.js";
+import { testClockTasks } from "../jobs/worker.js";
 import { advanceTestClock, deleteTestClock, getTestClock } from "../usecases/test-clocks/clock.js";
 import { systemClock, type Services } from "../services.js";
 import { scopeOf } from "./context.js";
@@ -17,7 +17,7 @@ export function testClockHandlers(services: Services): HandlerSet<"TestClocks_ge
       return { status: 200, body: await getTestClock(db, scopeOf(ctx), realNow()) };
     },
     async TestClocks_advance(req, ctx) {
-      const result = await advanceTestClock(db, scopeOf(ctx), new Date(req.body.to), workerTasks(db, settings.publicUrl), realNow());
+      const result = await advanceTestClock(db, scopeOf(ctx), new Date(req.body.to), testClockTasks(db, settings.publicUrl), realNow());
       services.jobsChanged();
       return { status: 200, body: result };
     },

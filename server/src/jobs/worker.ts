@@ -1,10 +1,12 @@
 import type { Database } from "../db/orm.js";
+import type { Scope } from "../db/scope.js";
 import { creditDueCashbackForAllClubs } from "../usecases/cashback-claims.js";
 import { purgeOldTraces } from "../usecases/event-log.js";
 import { expireCurrencyLots } from "../usecases/lot-expiry.js";
 import { expireRewards } from "../usecases/reward-expiry.js";
 import { reviewTiers } from "../usecases/tier-review.js";
 import { settleTournaments, settleTournamentsForAllClubs } from "../usecases/tournaments/settlement.js";
+import { testClockAt } from "../usecases/test-clocks/clock.js";
 import { WebhookDispatcher } from "../webhooks/dispatch.js";
 import { createOutboxRelay, type OutboxRelay } from "./outbox.js";
 import type { Consumer, MessageHandler, Queue } from "./queue.js";
@@ -90,6 +92,26 @@ export function workerTasks(db: Database, publicUrl: string | undefined): Schedu
 }
 
 /**
+ * What `POST /v1/test_clock/advance` runs at each step: the worker's tasks,
+ * then the webhook retries due on the club's test clock. (A worker's
+ * dispatcher retries on real time; a clocked test environment's sendings are
+ * scheduled on its clock, see WebhookDispatcherOptions.clockFor, so only an
+ * advance makes them due.)
+ */
+export function testClockTasks(db: Database, publicUrl: string | undefined): ScheduledTask[] {
+  const dispatcher = new WebhookDispatcher({ db, clockFor: (scope) => clockOf(db, scope) });
+  return [
+    ...workerTasks(db, publicUrl),
+    { name: "webhook retries", intervalMs: MINUTE_MS, run: () => dispatcher.runDue(), runFor: (scope, now) => dispatcher.runDueFor(scope, now) },
+  ];
+}
+
+/** A scope's test clock: only a test environment has one. */
+function clockOf(db: Database, scope: Scope): Promise<Date | null> {
+  return scope.env === "test" ? testClockAt(db, scope.clubId) : Promise.resolve(null);
+}
+
+/**
  * Everything a worker process runs: the outbox relay on its interval, the
  * `webhook` queue consumer, the webhook retry scheduler, the periodic jobs
  * (workerTasks), and any extra consumers. Stateless: any number of workers
@@ -99,7 +121,13 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const now = options.now ?? (() => new Date());
   const onError = options.onError ?? ((error) => console.error("[worker]", error));
   const relay = createOutboxRelay({ db: options.db, queue: options.queue, now, onError });
-  const dispatcher = new WebhookDispatcher({ db: options.db, now, onError, allowPrivateAddresses: options.allowPrivateAddresses });
+  const dispatcher = new WebhookDispatcher({
+    db: options.db,
+    now,
+    onError,
+    allowPrivateAddresses: options.allowPrivateAddresses,
+    clockFor: (scope) => clockOf(options.db, scope),
+  });
   const consumers: Consumer[] = [await options.queue.consume(WEBHOOK_QUEUE, dispatcher.handleOutboxMessage)];
   for (const extra of options.consumers ?? []) {
     consumers.push(await options.queue.consume(extra.queue, extra.handler, { prefetch: extra.prefetch }));

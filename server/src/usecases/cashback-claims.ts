@@ -13,7 +13,8 @@ import {
   type CashbackState,
   type ClubDay,
 } from "../engine/cashback.js";
-import type { ClubConfig, RewardConfig } from "../engine/config.js";
+import type { ClubConfig, GameFilterScope, GameLists, RewardConfig } from "../engine/config.js";
+import { matchesGameFilter } from "../engine/games.js";
 import { grantRewards } from "../engine/evaluate.js";
 import { dayKey } from "../engine/time.js";
 import { CashbackCredit, CashbackProgram as CashbackProgramRow, Event, Participant } from "../db/entities/index.js";
@@ -71,32 +72,73 @@ function cashbackReward(amountCents: number): RewardConfig {
   };
 }
 
+/** Which bets count toward a day's loss: the program's currency and game filter, and the club-wide `games.exclude`. */
+export interface BetFilter {
+  currency: string;
+  games?: Partial<GameFilterScope>;
+  globalExclude?: GameLists;
+}
+
+type GameListsInput = { categories?: string[]; providers?: string[]; games?: { id: string }[] } | undefined;
+
+/** The lists with every absent one empty (a stored program may omit them). */
+function filledLists(lists: GameListsInput): GameLists {
+  return { categories: lists?.categories ?? [], providers: lists?.providers ?? [], games: lists?.games ?? [] } as GameLists;
+}
+
+export function betFilter(program: CashbackProgram, config: ClubConfig): BetFilter {
+  const games = program.games as { only?: GameListsInput; exclude?: GameListsInput } | undefined;
+  return {
+    currency: program.currency ?? "BRL",
+    games: games === undefined ? undefined : { only: filledLists(games.only), exclude: filledLists(games.exclude) },
+    globalExclude: config.games?.exclude === undefined ? undefined : filledLists(config.games.exclude),
+  };
+}
+
+function hasGameLists(lists: Partial<GameLists> | undefined): boolean {
+  return lists !== undefined && ((lists.categories?.length ?? 0) + (lists.providers?.length ?? 0) + (lists.games?.length ?? 0)) > 0;
+}
+
 /**
  * Sums of `bet.placed` and `bet.settled` received in `day`, per participant
  * (one participant, or every one of the club). `amountMinor` is the amount in
- * cents, exact. Repeats (`duplicateOf`) and events that failed are not bets.
+ * cents, exact. Repeats (`duplicateOf`) and events that failed are not bets;
+ * bets in another currency than the program's do not count (no conversion).
+ * Without game filters the database sums; with one, the bets are read with
+ * their meta and filtered by the same matcher rules and missions use.
  */
-async function betTotals(em: SqlEntityManager, scope: Scope, day: ClubDay, participantId?: string): Promise<Map<string, BetTotals>> {
+async function betTotals(em: SqlEntityManager, scope: Scope, day: ClubDay, filter: BetFilter, participantId?: string): Promise<Map<string, BetTotals>> {
+  const where = {
+    ...scope,
+    ...(participantId === undefined ? {} : { participantId }),
+    type: { $in: ["bet.placed", "bet.settled"] },
+    currency: filter.currency,
+    duplicateOf: null,
+    status: { $ne: "failed" as const },
+    receivedAt: { $gte: day.start, $lt: day.end },
+  };
+  const totals = new Map<string, BetTotals>();
+  const add = (id: string, type: string, amount: number) => {
+    const entry = totals.get(id) ?? { staked: 0, received: 0 };
+    if (type === "bet.placed") entry.staked += amount;
+    else entry.received += amount;
+    totals.set(id, entry);
+  };
+  const filtered = hasGameLists(filter.games?.only) || hasGameLists(filter.games?.exclude) || hasGameLists(filter.globalExclude);
+  if (filtered) {
+    const rows = await em.find(Event, where, { fields: ["participantId", "type", "amountMinor", "meta"] });
+    for (const row of rows) {
+      if (row.participantId && matchesGameFilter(filter.games, row.meta, filter.globalExclude)) add(row.participantId, row.type, Number(row.amountMinor ?? 0));
+    }
+    return totals;
+  }
   const rows = await em
     .createQueryBuilder(Event)
     .select(["participantId", "type", raw("sum(amount_minor) as total")])
-    .where({
-      ...scope,
-      ...(participantId === undefined ? {} : { participantId }),
-      type: { $in: ["bet.placed", "bet.settled"] },
-      duplicateOf: null,
-      status: { $ne: "failed" },
-      receivedAt: { $gte: day.start, $lt: day.end },
-    })
+    .where(where)
     .groupBy(["participantId", "type"])
     .execute<{ participantId: string; type: string; total: number | string | null }[]>("all");
-  const totals = new Map<string, BetTotals>();
-  for (const row of rows) {
-    const entry = totals.get(row.participantId) ?? { staked: 0, received: 0 };
-    if (row.type === "bet.placed") entry.staked = Number(row.total ?? 0);
-    else entry.received = Number(row.total ?? 0);
-    totals.set(row.participantId, entry);
-  }
+  for (const row of rows) add(row.participantId, row.type, Number(row.total ?? 0));
   return totals;
 }
 
@@ -124,13 +166,13 @@ async function cashbackInput(
   scope: Scope,
   participant: Participant,
   program: CashbackProgram,
-  at: { now: Date; timeZone: string; preloaded?: Record<string, BetTotals> },
+  at: { now: Date; timeZone: string; filter: BetFilter; preloaded?: Record<string, BetTotals> },
 ): Promise<CashbackInput> {
   const { now, timeZone } = at;
   const { settledThrough, monthReceived } = await creditsSoFar(em, participant.id, now, timeZone);
   const totals: Record<string, BetTotals> = { ...at.preloaded };
   for (const day of clubDays(now, timeZone, program.claim_days)) {
-    totals[day.dayKey] ??= (await betTotals(em, scope, day, participant.id)).get(participant.id) ?? { staked: 0, received: 0 };
+    totals[day.dayKey] ??= (await betTotals(em, scope, day, at.filter, participant.id)).get(participant.id) ?? { staked: 0, received: 0 };
   }
   return { program, now, timeZone, totals, firstDayKey: dayKey(participant.createdAt, timeZone), settledThrough, monthReceived };
 }
@@ -177,7 +219,7 @@ export async function getCashbackState(db: Database, scope: Scope, externalId: s
   const em = db.em();
   const participant = await em.findOne(Participant, { ...scope, externalId });
   if (!participant) throw participantNotFound(externalId);
-  return cashbackState(await cashbackInput(em, scope, participant, program, { now, timeZone: clubTimeZone(config) }));
+  return cashbackState(await cashbackInput(em, scope, participant, program, { now, timeZone: clubTimeZone(config), filter: betFilter(program, config) }));
 }
 
 /**
@@ -197,7 +239,7 @@ export async function claimCashback(db: Database, scope: Scope, externalId: stri
       const hour = `${String(program.hour).padStart(2, "0")}:00`;
       throw new ApiError(409, "cashback_auto_mode", `Cashback is paid automatically every day at ${hour}; there is nothing to claim`);
     }
-    const input = await cashbackInput(em, scope, participant, program, { now, timeZone });
+    const input = await cashbackInput(em, scope, participant, program, { now, timeZone, filter: betFilter(program, config) });
     const days = claimableDays(input);
     if (days.length === 0) throw new ApiError(409, "nothing_to_claim", "No cashback is waiting to be claimed");
     const { amount, deliveryId } = await pay({ em, scope, config, participant, now, timeZone, publicUrl }, days);
@@ -235,8 +277,9 @@ export async function creditDueCashback(db: Database, scope: Scope, opts: { now:
   // One aggregate per day for the whole club: who bet, and how much (a due day without bets is a zero, not read again).
   const noBets = Object.fromEntries(due.map((day): [string, BetTotals] => [day.dayKey, { staked: 0, received: 0 }]));
   const byParticipant = new Map<string, Record<string, BetTotals>>();
+  const filter = betFilter(program, config);
   for (const day of due) {
-    for (const [participantId, totals] of await betTotals(db.em(), scope, day)) {
+    for (const [participantId, totals] of await betTotals(db.em(), scope, day, filter)) {
       byParticipant.set(participantId, { ...noBets, ...byParticipant.get(participantId), [day.dayKey]: totals });
     }
   }
@@ -244,7 +287,7 @@ export async function creditDueCashback(db: Database, scope: Scope, opts: { now:
     await db.em().transactional(async (em) => {
       const participant = await lockParticipant(em, db.dialect, { ...scope, id: participantId });
       if (!participant) return;
-      const input = await cashbackInput(em, scope, participant, program, { now, timeZone, preloaded });
+      const input = await cashbackInput(em, scope, participant, program, { now, timeZone, filter, preloaded });
       for (const day of dueDays(input)) {
         const { amount } = await pay({ em, scope, config, participant, now, timeZone, publicUrl }, [day]);
         run.payments += 1;

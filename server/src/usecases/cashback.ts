@@ -22,6 +22,7 @@ export const DEFAULT_CASHBACK_PROGRAM: Readonly<CashbackProgramView> = Object.fr
   tiers: [],
   welcome: { enabled: false, pct: 0, max_minor: 0 },
   text: {},
+  currency: "BRL",
 });
 
 /** The cashback program in force (GET /v1/cashback): the stored one, or the defaults. */
@@ -47,6 +48,8 @@ function storedProgram(stored: unknown): CashbackProgramView {
     delete welcome.max;
   }
   program.welcome = welcome;
+  // Programs saved before the program named its currency paid back BRL bets (the events' default).
+  program.currency ??= "BRL";
   program.tiers = ((program.tiers ?? []) as Record<string, unknown>[]).map(({ min_loss, ...band }) => ({ min_loss_minor: min_loss, ...band }));
   return program as unknown as CashbackProgramView;
 }

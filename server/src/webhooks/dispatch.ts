@@ -36,6 +36,13 @@ export interface WebhookDispatcherOptions {
   onError?: (error: unknown) => void;
   /** `CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`: live endpoints may resolve to private addresses. */
   allowPrivateAddresses?: boolean;
+  /**
+   * The test clock of a scope, null without one. A failed attempt of a
+   * clocked test environment's sending is rescheduled on its clock, so the
+   * retry falls due when the clock is advanced (`runDueFor`), not in real
+   * time. Signatures keep real time: receivers check them against their own clock.
+   */
+  clockFor?: (scope: Scope) => Promise<Date | null>;
 }
 
 /**
@@ -70,22 +77,31 @@ export class WebhookDispatcher {
     const relayed = parseRelayedMessage(message);
     const event = parseWebhookEvent(relayed.payload);
     const created = await this.createSendings({ clubId: relayed.clubId, env: relayed.env }, event);
-    await Promise.all(created.map((id) => this.attempt(id)));
+    await Promise.all(created.map((id) => this.attempt(id, this.now())));
   };
 
   /** Attempts every due sending; resolves with the number of attempts made. */
-  async runDue(): Promise<number> {
+  runDue(): Promise<number> {
+    return this.runDueWhere({}, this.now());
+  }
+
+  /** Attempts the sendings of one scope due at `now` (its test clock's time, when a clock advance runs it). */
+  runDueFor(scope: Scope, now: Date): Promise<number> {
+    return this.runDueWhere({ ...scope }, now);
+  }
+
+  private async runDueWhere(where: Partial<Scope>, now: Date): Promise<number> {
     const due = await this.options.db
       .em()
       .find(
         WebhookSending,
-        { status: "pending", nextAttemptAt: { $lte: this.now() } },
+        { ...where, status: "pending", nextAttemptAt: { $lte: now } },
         { orderBy: { nextAttemptAt: "asc" }, limit: this.options.batchSize ?? 100, fields: ["id"] },
       );
     const ids = due.map((sending) => sending.id);
     let attempted = 0;
     const worker = async () => {
-      for (let id = ids.shift(); id !== undefined; id = ids.shift()) if (await this.attempt(id)) attempted += 1;
+      for (let id = ids.shift(); id !== undefined; id = ids.shift()) if (await this.attempt(id, now)) attempted += 1;
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency ?? 10, ids.length) }, worker));
     return attempted;
@@ -144,10 +160,9 @@ export class WebhookDispatcher {
     return created;
   }
 
-  /** One attempt of one sending, if it is due and nobody else claimed it; true when a request was made. */
-  private async attempt(id: string): Promise<boolean> {
+  /** One attempt of one sending, if it is due at `attemptedAt` and nobody else claimed it; true when a request was made. */
+  private async attempt(id: string, attemptedAt: Date): Promise<boolean> {
     const em = this.options.db.em();
-    const attemptedAt = this.now();
     const lease = new Date(attemptedAt.getTime() + this.timeoutMs + 60_000);
     const claimed = await em.nativeUpdate(
       WebhookSending,
@@ -186,7 +201,8 @@ export class WebhookDispatcher {
       await this.finish(em, sending, { status: "succeeded", attempts, lastError: null, lastStatusCode, nextAttemptAt: null });
       return;
     }
-    const next = nextAttemptAt(attempts, attemptedAt);
+    // A clocked test environment's retry is due on its clock (runDueFor while advancing it makes it due).
+    const next = nextAttemptAt(attempts, (await this.options.clockFor?.(sending)) ?? attemptedAt);
     const lastError = result.error ?? "failed";
     await this.finish(em, sending, { status: next ? "pending" : "failed", attempts, lastError, lastStatusCode, nextAttemptAt: next });
     if (!next) {

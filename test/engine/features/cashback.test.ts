@@ -29,6 +29,7 @@ function program(overrides: Partial<CashbackProgram> = {}): CashbackProgram {
     ],
     welcome: { enabled: false, pct: 0, max_minor: 0 },
     text: {},
+    currency: "BRL",
     ...overrides,
   };
 }

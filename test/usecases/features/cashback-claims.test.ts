@@ -247,4 +247,40 @@ describeEachDatabase("cashback use cases", (kind) => {
     await bet(claimMode, "jade", noon("2026-11-13"), "100");
     expect(await creditDueCashback(club.db, claimMode, { now: noon("2026-11-14"), publicUrl: PUBLIC_URL })).toEqual({ payments: 0, amount: 0 });
   });
+
+  it("counts only bets in the program's currency and games it lets through, minus the club-wide games.exclude", async () => {
+    const scope = await cashbackClub({ games: { only: { categories: ["video-slots"] }, exclude: { providers: ["evolution"] } } });
+    await join(scope, "kai");
+    const day = noon("2026-11-10");
+    const placed = async (id: string, amount: string, extra: Record<string, unknown>) =>
+      ingestEvent(club.db, scope, eventInput({ participant: "kai", type: "bet.placed", id, amount, ...extra }), { now: day, publicUrl: PUBLIC_URL });
+    await placed("slots-brl", "100", { meta: { game_type: "video-slots" } }); // counts
+    await placed("slots-usd", "1000", { currency: "USD", meta: { game_type: "video-slots" } }); // another currency: not converted, ignored
+    await placed("blackjack", "500", { meta: { game_type: "video-slots", game_id: "blackjack-classic" } }); // the demo's games.exclude
+    await placed("live", "300", { meta: { game_type: "live-casino" } }); // not in the program's `only`
+    await placed("evolution", "200", { meta: { game_type: "video-slots", game_provider: "evolution" } }); // the program's `exclude`
+    await placed("no-meta", "700", {}); // no game meta: fails a non-empty `only`
+    await ingestEvent(club.db, scope, eventInput({ participant: "kai", type: "bet.settled", id: "usd-win", amount: "900", currency: "USD", meta: { game_type: "video-slots" } }), { now: day, publicUrl: PUBLIC_URL });
+
+    const state = await getCashbackState(club.db, scope, "kai", noon("2026-11-11"));
+    expectResponse("Me_getCashback", "200", state);
+    expect(state.available_days).toEqual([{ day_key: "2026-11-10", amount_minor: 500, pct: 5, loss_minor: 10000 }]);
+
+    // The auto run reads the whole club's bets through the same filter.
+    const auto = await cashbackClub({ mode: "auto", currency: "USD" });
+    await join(auto, "kai");
+    await ingestEvent(club.db, auto, eventInput({ participant: "kai", type: "bet.placed", id: "u1", amount: "100", currency: "USD", meta: { game_type: "crash" } }), { now: day, publicUrl: PUBLIC_URL });
+    await ingestEvent(club.db, auto, eventInput({ participant: "kai", type: "bet.placed", id: "u2", amount: "900", currency: "USD", meta: { game_id: "blackjack-classic" } }), { now: day, publicUrl: PUBLIC_URL });
+    await ingestEvent(club.db, auto, eventInput({ participant: "kai", type: "bet.placed", id: "b1", amount: "5000", meta: { game_type: "crash" } }), { now: day, publicUrl: PUBLIC_URL });
+    expect(await creditDueCashback(club.db, auto, { now: noon("2026-11-11"), publicUrl: PUBLIC_URL })).toEqual({ payments: 1, amount: 500 });
+  });
+
+  it("names the currency of programs that never set one (BRL) and refuses a malformed one", async () => {
+    const scope = await cashbackClub();
+    const program = await updateCashbackProgram(club.db, scope, { enabled: true });
+    expect(program.currency).toBe("BRL");
+    expect(program.games).toBeUndefined();
+    expect(schemaValidators.CashbackProgram(structuredClone(program))).toBe(true);
+    await expect(updateCashbackProgram(club.db, scope, { currency: "brl" })).rejects.toEqual(refusal(422, "validation_failed"));
+  });
 });

@@ -2,6 +2,7 @@ import { useRef, useState } from "preact/hooks";
 import { useWidget } from "./context";
 import { errorText, Loaded, newKey, Notice, useLoad } from "./load";
 import { prefersReducedMotion } from "./theme";
+import { VerifySpin } from "./wheel-verify";
 
 const SIZE = 260;
 const R = SIZE / 2;
@@ -17,9 +18,9 @@ export function Wheel() {
   const state = useLoad(() => api.me.wheel());
   const [rotation, setRotation] = useState(0);
   const [spinning, setSpinning] = useState(false);
-  const [landed, setLanded] = useState<{ id: string; label: string } | null>(null);
+  const [landed, setLanded] = useState<{ id: string; label: string; spinId: string } | null>(null);
   const [notice, setNotice] = useState<{ text: string; error?: boolean } | null>(null);
-  const pending = useRef<{ id: string; label: string } | null>(null);
+  const pending = useRef<{ id: string; label: string; spinId: string } | null>(null);
   const slices = config.wheel?.slices ?? [];
   const segment = 360 / Math.max(1, slices.length);
   const still = prefersReducedMotion() || config.theme.motion_level === "none";
@@ -43,7 +44,7 @@ export function Wheel() {
       const result = await api.me.spin({ idempotencyKey: newKey("w-spin") });
       const index = Math.max(0, slices.findIndex((slice) => slice.id === result.slice_id));
       track("wheel.spun", { slice_id: result.slice_id });
-      pending.current = { id: result.slice_id, label: result.label };
+      pending.current = { id: result.slice_id, label: result.label, spinId: result.spin_id };
       // Whole turns plus the angle that brings the slice's middle to the top, always forward.
       const target = 360 - (index + 0.5) * segment;
       const base = rotation - (rotation % 360);
@@ -91,6 +92,7 @@ export function Wheel() {
           <p class="muted">{wheel.spins_left > 0 ? t.spinsLeft(fmt.number(wheel.spins_left)) : t.noSpins}</p>
           <button class="btn primary" disabled={spinning || wheel.spins_left < 1} onClick={() => void spin()}>{t.spin}</button>
           <p class="result" data-testid="wheel-result" role="status" aria-live="polite">{landed ? t.youWon(landed.label) : ""}</p>
+          {landed ? <VerifySpin key={landed.spinId} spinId={landed.spinId} onRotated={() => void state.reload()} /> : null}
           {notice?.error ? <Notice text={notice.text} error /> : null}
         </div>
       )}
