@@ -3608,10 +3608,18 @@ export interface components {
             /** @description How long the dependency checks took, in whole milliseconds. */
             latency_ms: number;
         };
-        /** @description The result of each dependency check. */
+        /**
+         * @description The message broker check: a connection to the RabbitMQ server of `AMQP_URL`
+         *     (bounded by a short timeout). `not_configured` when the service runs with the
+         *     embedded queue, which lives in the database (covered by `db` and `kv`).
+         * @enum {string}
+         */
+        HealthBrokerCheck: "ok" | "error" | "not_configured";
+        /** @description The result of each dependency check; `status` is `degraded` when any of them is `error`. */
         HealthChecks: {
             db: components["schemas"]["HealthDbCheck"];
             kv: components["schemas"]["HealthKvCheck"];
+            broker: components["schemas"]["HealthBrokerCheck"];
         };
         /**
          * @description The database check; `not_configured` when the process runs without a database (for example a bare docs server).

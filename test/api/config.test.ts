@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { demoConfig, expectError, manualClock, startApi, type RequestOptions, type TestApi, type TestClub } from "../support/api.js";
 import { describeEachDatabase } from "../support/databases.js";
+import { ConfigVersion } from "../../server/src/db/entities/index.js";
 
 const T0 = new Date("2026-03-14T18:00:00.000Z");
 
@@ -141,6 +142,34 @@ describeEachDatabase("API configuration", (kind) => {
       expectError(await call("PUT", "/v1/config/draft", { body: config }), 422, "validation_failed", field);
       expect(await statuses(call)).toEqual([[1, "published"]]);
       expectError(await call("GET", "/v1/config/draft"), 404, "not_found");
+    });
+
+    it("refuses a rule expression that does not compile: 422 naming the rule, the field and the expression's error", async () => {
+      const call = as(await api.createOtherClub());
+      const config = await demoConfig();
+      config.rules[0].effects[1].amount = "event.amount * * 5";
+      const response = await call("PUT", "/v1/config/draft", { body: config });
+      expectError(response, 422, "validation_failed", "body.rules[0].effects[1].amount");
+      expect(response.body.error.message).toContain(`rule '${config.rules[0].id}'`);
+      expect(response.body.error.message).toContain("event.amount * * 5");
+      config.rules[0].effects[1].amount = "event.amount * bonus";
+      expectError(await call("PUT", "/v1/config/draft", { body: config }), 422, "validation_failed", "body.rules[0].effects[1].amount");
+      config.rules[0].effects[1].amount = "event.amount * 5";
+      expect((await call("PUT", "/v1/config/draft", { body: config })).status).toBe(200);
+    });
+
+    it("checks a draft again at publish: a stored draft whose expression does not compile is refused and nothing changes", async () => {
+      const club = await api.createOtherClub();
+      const call = as(club);
+      await call("PUT", "/v1/config/draft", { body: await configNamed("Antiga") });
+      // A draft saved before expressions were checked, written as it was stored then.
+      const stored: Record<string, any> = { ...(await demoConfig()), name: "Antiga" };
+      stored.rules[0].effects[1].amount = "event.amount * * 5";
+      await api.db.em().nativeUpdate(ConfigVersion, { clubId: club.clubId, env: "test", version: 2 }, { config: stored });
+      const response = await call("POST", "/v1/config/publish");
+      expectError(response, 422, "validation_failed", "config.rules[0].effects[1].amount");
+      expect(response.body.error.message).toContain(`rule '${stored.rules[0].id}'`);
+      expect(await statuses(call)).toEqual([[2, "draft"], [1, "published"]]);
     });
 
     it("keeps test and live apart", async () => {

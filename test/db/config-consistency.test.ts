@@ -91,6 +91,15 @@ describe("cross-field configuration rules", () => {
       );
     });
 
+    it("rule expressions compile (amount, increment, points), naming the rule and the error", () => {
+      const message = problem((c) => (c.rules[0].effects[0].amount = "event.amount * * 5"));
+      expect(message).toMatch(/^body\.rules\[0\]\.effects\[0\]\.amount of rule 'deposito-xp' does not compile: invalid expression "event\.amount \* \* 5": \S/);
+      expect(problem((c) => (c.rules[0].effects[2].increment = "participant.nope("))).toMatch(/^body\.rules\[0\]\.effects\[2\]\.increment of rule 'deposito-xp' does not compile/);
+      expect(problem((c) => (c.rules[0].effects[0].amount = "account.balance * 2"))).toMatch(/does not compile/);
+      expect(problem((c) => (c.rules[0].effects[0].amount = "'dez'"))).toMatch(/gives a string, not a number/);
+      expect(problem((c) => (c.rules[0].effects[0].amount = "event.amount * 2 + participant.level"))).toBeNull();
+    });
+
     it("reward costs are in a configured currency", () => {
       expect(problem((c) => (c.rewards[1].cost.currency = "gems"))).toBe("body.rewards[1].cost.currency names currency 'gems', which is not in body.currencies");
     });

@@ -8,11 +8,16 @@ import { sleep, waitFor } from "./support/wait.js";
 describe("RabbitMQ topology", () => {
   it("names the work, dead-letter and delay objects under the prefix", () => {
     expect(queueTopology("clube.", "webhook")).toEqual({
-      work: { queue: "clube.webhook", durable: true, arguments: { "x-dead-letter-exchange": "clube.webhook.dead" } },
-      deadExchange: { exchange: "clube.webhook.dead", type: "fanout", durable: true },
-      dead: { queue: "clube.webhook.dead", durable: true, arguments: {} },
-      deadBinding: { queue: "clube.webhook.dead", exchange: "clube.webhook.dead", routingKey: "" },
+      work: {
+        queue: "clube.v2.webhook",
+        durable: true,
+        arguments: { "x-queue-type": "quorum", "x-delivery-limit": 5, "x-dead-letter-exchange": "clube.v2.webhook.dead" },
+      },
+      deadExchange: { exchange: "clube.v2.webhook.dead", type: "fanout", durable: true },
+      dead: { queue: "clube.v2.webhook.dead", durable: true, arguments: {} },
+      deadBinding: { queue: "clube.v2.webhook.dead", exchange: "clube.v2.webhook.dead", routingKey: "" },
     });
+    expect(queueTopology("clube.", "webhook", 2).work.arguments["x-delivery-limit"]).toBe(2);
   });
 
   it("puts a delay in the smallest power-of-two bucket that holds it, dead-lettering back to the work queue", () => {
@@ -114,5 +119,61 @@ describe("RabbitMQ adapter when the broker goes away", () => {
     await sleep(200);
     // "first" went down with the deleted queue; "second" was routed only after the new declaration.
     expect(received).toEqual(["second"]);
+  });
+});
+
+describe("RabbitMQ quorum work queues", () => {
+  const fixture = rabbitFixture();
+  let admin: Connection;
+  beforeAll(async () => {
+    await fixture.setup();
+    admin = new Connection(RABBITMQ_URL);
+    admin.on("error", () => undefined);
+    await admin.onConnect(5_000);
+  });
+  afterAll(async () => {
+    await admin?.close();
+    await fixture.teardown();
+  });
+
+  it("dead-letters a message that crashes every worker taking it, after the delivery limit", async () => {
+    const name = fixture.queueName();
+    const queue = await fixture.open({ deliveryLimit: 2 });
+    await queue.publish(name, { poison: true }, { id: "poison" });
+    const work = queueTopology(fixture.prefix, name).work.queue;
+    // Each "worker" takes the message and dies before acknowledging it: its channel closes.
+    let deliveries = 0;
+    const deadline = Date.now() + 20_000;
+    let dead: string[] = [];
+    while (dead.length === 0) {
+      if (Date.now() > deadline) throw new Error(`the poison message was not dead-lettered (${deliveries} deliveries)`);
+      const channel = await admin.acquire();
+      try {
+        const message = await channel.basicGet({ queue: work, noAck: false });
+        if (message) deliveries++;
+      } finally {
+        await channel.close();
+      }
+      dead = await fixture.deadIds(name);
+      if (dead.length === 0) await sleep(20);
+    }
+    expect(dead).toEqual(["poison"]);
+    // The first delivery and the two returns the limit allows.
+    expect(deliveries).toBe(3);
+  }, 30_000);
+
+  it("starts next to a classic queue of the first topology with the same logical name", async () => {
+    const name = fixture.queueName();
+    const classic = `${fixture.prefix}${name}`;
+    await admin.queueDeclare({ queue: classic, durable: true, arguments: { "x-dead-letter-exchange": `${classic}.dead` } });
+    try {
+      const queue = await fixture.open();
+      const received: string[] = [];
+      await queue.consume(name, async (_payload, meta) => void received.push(meta.id));
+      await queue.publish(name, { hello: true }, { id: "after-upgrade" });
+      await waitFor("the message on the quorum queue", () => received.includes("after-upgrade"));
+    } finally {
+      await admin.queueDelete(classic);
+    }
   });
 });

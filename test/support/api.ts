@@ -84,7 +84,11 @@ export async function demoConfig(): Promise<Record<string, any>> {
   return JSON.parse(await readFile(DEMO_CONFIG_URL, "utf8"));
 }
 
-export async function startApi(kind: DatabaseKind, opts: { clock?: Clock; rateLimits?: RateLimits } = {}): Promise<TestApi> {
+/** `env`: settings variables for this server on top of the process's (e.g. `AMQP_URL`); `rateLimits`: small budgets for the rate-limit tests. */
+export async function startApi(
+  kind: DatabaseKind,
+  opts: { clock?: Clock; env?: Record<string, string>; rateLimits?: RateLimits } = {},
+): Promise<TestApi> {
   const target = await createTestDatabase(kind);
   let db: Database;
   try {
@@ -94,7 +98,7 @@ export async function startApi(kind: DatabaseKind, opts: { clock?: Clock; rateLi
     await target.drop();
     throw err;
   }
-  const settings = readSettings({ ...process.env, DATABASE_URL: target.url ?? "", CLUBE_DATA_DIR: target.dataDir, PORT: "0" });
+  const settings = readSettings({ ...process.env, ...opts.env, DATABASE_URL: target.url ?? "", CLUBE_DATA_DIR: target.dataDir, PORT: "0" });
   const services = await openServices(settings, { db, clock: opts.clock });
   const app = await createApp(services, { validateResponses: true, rateLimits: opts.rateLimits });
   const server = await listen(app.callback());

@@ -1,5 +1,6 @@
 import type { Server } from "node:http";
 import { createApp } from "../app.js";
+import { createHttpServer } from "../http/http-server.js";
 import { ensureDemoClub } from "../demo/ensure-demo-club.js";
 import { openServices } from "../services.js";
 import type { Settings } from "../settings.js";
@@ -13,7 +14,8 @@ export async function serve(settings: Settings): Promise<void> {
   const processing = await startProcessing(services, { consume: !settings.amqpUrl });
   const app = await createApp(services, { demo });
   const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(settings.port, () => resolve(s));
+    const s = createHttpServer(app.callback());
+    s.listen(settings.port, () => resolve(s));
     s.once("error", (err: NodeJS.ErrnoException) =>
       reject(err.code === "EADDRINUSE" ? new Error(`Port ${settings.port} is in use: stop the other process or set PORT.`) : err),
     );

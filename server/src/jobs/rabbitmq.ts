@@ -14,7 +14,7 @@ import {
   type Queue,
 } from "./queue.js";
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from "./retry.js";
-import { ATTEMPT_HEADER, delayQueue, queueTopology, type QueueDeclaration, type QueueTopology } from "./rabbitmq-topology.js";
+import { ATTEMPT_HEADER, DEFAULT_DELIVERY_LIMIT, delayQueue, queueTopology, type QueueDeclaration, type QueueTopology } from "./rabbitmq-topology.js";
 
 export interface RabbitQueueOptions {
   /** `amqp://user:pass@host:5672/vhost` (the `AMQP_URL` setting). */
@@ -29,6 +29,8 @@ export interface RabbitQueueOptions {
   acquireTimeoutMs?: number;
   /** Reconnect backoff bounds; defaults 1 s and 30 s. */
   reconnectDelayMs?: { low: number; high: number };
+  /** Returns of an unacknowledged message the work queue allows before dead-lettering it (DEFAULT_DELIVERY_LIMIT). */
+  deliveryLimit?: number;
 }
 
 /**
@@ -42,7 +44,9 @@ export interface RabbitQueueOptions {
  * - messages are persistent and published with confirms, and `mandatory`, so
  *   an unroutable message comes back and the publish rejects;
  * - consumers acknowledge manually after the handler finished, so a worker
- *   that dies mid-message gets it redelivered.
+ *   that dies mid-message gets it redelivered; work queues are quorum queues
+ *   with a delivery limit, so a message that kills every worker taking it is
+ *   dead-lettered after `deliveryLimit` returns instead of redelivered forever.
  *
  * A failed handler's message is re-published to a delay queue with the next
  * attempt number and then acknowledged (a crash between the two duplicates
@@ -57,6 +61,7 @@ class RabbitQueue implements Queue {
   private readonly connection: Connection;
   private readonly publisher: Publisher;
   private readonly prefix: string;
+  private readonly deliveryLimit: number;
   private readonly retry: RetryPolicy;
   private readonly onHandlerFailure: (failure: HandlerFailure) => void;
   private readonly onConnectionError: (error: unknown) => void;
@@ -76,6 +81,7 @@ class RabbitQueue implements Queue {
     };
     this.connection = new Connection(connectionOptions);
     this.prefix = options.prefix ?? "clube.";
+    this.deliveryLimit = options.deliveryLimit ?? DEFAULT_DELIVERY_LIMIT;
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.onHandlerFailure = options.onHandlerFailure ?? logHandlerFailure;
     this.onConnectionError = options.onConnectionError ?? ((error) => console.error("[rabbitmq]", error));
@@ -98,7 +104,7 @@ class RabbitQueue implements Queue {
   async publish(queue: string, payload: unknown, opts: PublishOptions = {}): Promise<void> {
     checkPayload(payload);
     const id = messageIdFor(opts);
-    const topology = queueTopology(this.prefix, queue);
+    const topology = queueTopology(this.prefix, queue, this.deliveryLimit);
     const body = Buffer.from(JSON.stringify(payload), "utf8");
     // One retry: a connection reset between declaring and the confirm is usual
     // during a broker restart, and the second try waits (up to the acquire
@@ -116,7 +122,7 @@ class RabbitQueue implements Queue {
   }
 
   async consume(queue: string, handler: MessageHandler, opts: ConsumeOptions = {}): Promise<Consumer> {
-    const topology = queueTopology(this.prefix, queue);
+    const topology = queueTopology(this.prefix, queue, this.deliveryLimit);
     await this.declareTopology(topology);
     const prefetch = opts.prefetch ?? DEFAULT_PREFETCH;
     const consumer = this.connection.createConsumer(

@@ -1,4 +1,5 @@
 import type { ClubConfig } from "../engine/config.js";
+import { compileExpression } from "../engine/expressions.js";
 import { parseRewardSpec } from "../engine/rewards.js";
 
 /**
@@ -17,6 +18,7 @@ export function findInconsistency(config: ClubConfig, root: string): string | nu
     tableThresholds,
     tierBenefits,
     ruleReferences,
+    ruleExpressions,
     rewardCosts,
     missionReferences,
     tournamentReferences,
@@ -155,6 +157,30 @@ const ruleReferences: Check = (config, root) => {
     );
   });
 };
+
+/** The effect fields that may hold a `RuleExpression` (a `RuleQuantity`). */
+const QUANTITY_FIELDS = ["amount", "increment", "points"] as const;
+
+/**
+ * Every rule expression compiles (syntax, names, a numeric result) when the
+ * configuration is saved or published: an expression that cannot compile would
+ * otherwise be accepted and then silently grant nothing on every event.
+ */
+const ruleExpressions: Check = (config, root) =>
+  firstProblem(config.rules, (rule, r) =>
+    firstProblem(rule.effects, (effect, e) =>
+      firstProblem(QUANTITY_FIELDS, (field) => {
+        const source = (effect as Record<string, unknown>)[field];
+        if (typeof source !== "string") return null;
+        try {
+          compileExpression(source);
+          return null;
+        } catch (error) {
+          return `${root}.rules[${r}].effects[${e}].${field} of rule '${rule.id}' does not compile: ${(error as Error).message}`;
+        }
+      }),
+    ),
+  );
 
 const rewardCosts: Check = (config, root) => {
   const currencies = new Set(config.currencies.map((c) => c.code));

@@ -151,13 +151,16 @@ export async function getDraft(db: Database, scope: Scope): Promise<ConfigDraftV
  * the configuration in force; the previously published version and every
  * older draft become `superseded`, newer drafts stay drafts. 404 when there is
  * no such draft or version, 409 `version_not_draft` when the version named is
- * published or superseded.
+ * published or superseded. The draft is checked again as a whole (422
+ * `validation_failed`, fields named from `config`): a draft saved before a
+ * rule was added (e.g. rule expressions that must compile) cannot go live.
  */
 export async function publish(db: Database, scope: Scope, version?: number, now = new Date()): Promise<ConfigVersionView> {
   const published = await db.em().transactional(async (em) => {
     const target = version === undefined ? await latestDraft(em, scope) : await em.findOne(ConfigVersion, { ...scope, version });
     if (!target) throw notFound(version === undefined ? "A configuration draft" : `Configuration version ${version}`);
     if (target.status !== "draft") throw new ApiError(409, "version_not_draft", `Version ${target.version} is ${target.status}, not a draft.`);
+    validateClubConfig(target.config);
     await bumpProbabilityVersion(em, scope, target);
     await em.nativeUpdate(
       ConfigVersion,
