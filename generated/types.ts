@@ -3555,7 +3555,7 @@ export interface components {
          *     - `unsupported_media_type` (415): a body that is not `application/json`.
          *     - `validation_failed` (422): a field is invalid; `message` names it. `reward_has_no_price` (422).
          *     - `signing_secret_missing` (500): the club has no participant-token signing secret.
-         *     - `rate_limited` (429): too many requests; retry after `Retry-After` seconds.
+         *     - `rate_limited` (429): too many requests; retry after `Retry-After` seconds. Every authenticated response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the window ends; IETF RateLimit header fields draft). The seed names no rate limits, so these are sized for real use: 3000 requests per 10 s per secret key (headless `/v1/me/*` calls spend the key's budget), 300 per 10 s per participant token (club, environment, participant), and 100 rejected credentials (a well-formed but unknown or revoked key, an invalid or expired participant token) per 60 s per source address, after which that address gets 429 on every authenticated route until the window ends. Counters are per server process, in memory; operators may change the budgets (`CLUBE_RATE_LIMIT_KEY`, `CLUBE_RATE_LIMIT_PARTICIPANT`, `CLUBE_RATE_LIMIT_FAILED_AUTH` as `<requests>/<seconds>`).
          *     - `internal_error` (500): an unexpected failure; retry with the same idempotency key.Every error code the API answers (their meaning is listed on `ErrorDetail`).
          *     Clients may switch on them: a code never changes meaning. A later version
          *     may add codes, so a client should also handle an unknown one (as a generic

@@ -5,6 +5,7 @@ import type { DemoClub } from "./demo/ensure-demo-club.js";
 import { errorHandler } from "./http/errors.js";
 import { participantPreflight } from "./http/cors.js";
 import { requestId } from "./http/request-id.js";
+import { createRateLimiter, rateLimitsFromEnv, type RateLimits } from "./http/rate-limit.js";
 import { buildRouter, methodNotAllowed } from "./http/router.js";
 import { createHandlers } from "./handlers/index.js";
 import type { Services } from "./services.js";
@@ -15,6 +16,8 @@ export interface AppOptions {
   log?: (line: string) => void;
   /** The demo club `clube serve` made: serves the widget's demo page `/widget/demo`. */
   demo?: DemoClub | null;
+  /** Rate limits; from the CLUBE_RATE_LIMIT_* variables (else the documented defaults) when omitted. */
+  rateLimits?: RateLimits;
 }
 
 /**
@@ -28,6 +31,7 @@ export async function createApp(services: Services, options: AppOptions = {}): P
     auth: services.auth,
     validateResponses: options.validateResponses,
     idempotency: { db: services.db, now: () => services.clock.now() },
+    rateLimiter: createRateLimiter(options.rateLimits ?? rateLimitsFromEnv(process.env)),
   });
   const docs = await docsRouter();
 

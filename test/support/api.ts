@@ -3,6 +3,7 @@ import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "vitest";
 import { createApp } from "../../server/src/app.js";
+import type { RateLimits } from "../../server/src/http/rate-limit.js";
 import { openDatabase, type Database } from "../../server/src/db/orm.js";
 import { openServices, type Clock } from "../../server/src/services.js";
 import { readSettings } from "../../server/src/settings.js";
@@ -83,8 +84,11 @@ export async function demoConfig(): Promise<Record<string, any>> {
   return JSON.parse(await readFile(DEMO_CONFIG_URL, "utf8"));
 }
 
-/** `env`: settings variables for this server on top of the process's (e.g. `AMQP_URL`). */
-export async function startApi(kind: DatabaseKind, opts: { clock?: Clock; env?: Record<string, string> } = {}): Promise<TestApi> {
+/** `env`: settings variables for this server on top of the process's (e.g. `AMQP_URL`); `rateLimits`: small budgets for the rate-limit tests. */
+export async function startApi(
+  kind: DatabaseKind,
+  opts: { clock?: Clock; env?: Record<string, string>; rateLimits?: RateLimits } = {},
+): Promise<TestApi> {
   const target = await createTestDatabase(kind);
   let db: Database;
   try {
@@ -96,7 +100,7 @@ export async function startApi(kind: DatabaseKind, opts: { clock?: Clock; env?: 
   }
   const settings = readSettings({ ...process.env, ...opts.env, DATABASE_URL: target.url ?? "", CLUBE_DATA_DIR: target.dataDir, PORT: "0" });
   const services = await openServices(settings, { db, clock: opts.clock });
-  const app = await createApp(services, { validateResponses: true });
+  const app = await createApp(services, { validateResponses: true, rateLimits: opts.rateLimits });
   const server = await listen(app.callback());
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

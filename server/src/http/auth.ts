@@ -17,6 +17,8 @@ export type Auth =
       externalId: string;
       /** `token`: a participant token; `header`: headless mode (secret key + X-Participant). */
       via: "token" | "header";
+      /** Headless mode: the secret key's id (its requests spend that key's rate limit). */
+      keyId?: string;
     };
 
 export interface AuthDeps {
@@ -72,7 +74,11 @@ export function authenticate(
     }
     if (SECRET_KEY.test(credential)) {
       const key = await deps.resolveApiKey(credential);
-      if (!key) throw new ApiError(401, "unauthorized", "The key is unknown or revoked.");
+      if (!key) {
+        // A well-formed key that is wrong: what key guessing looks like (http/rate-limit.ts counts it per address).
+        ctx.state.credentialRejected = true;
+        throw new ApiError(401, "unauthorized", "The key is unknown or revoked.");
+      }
       if (acceptsSecret) {
         ctx.state.auth = { kind: "secret", ...key } satisfies Auth;
       } else if (acceptsHeadless) {
@@ -83,7 +89,7 @@ export function authenticate(
         if (externalId.length > 128) {
           throw new ApiError(401, "unauthorized", "X-Participant must be an external id of 1 to 128 characters.");
         }
-        ctx.state.auth = { kind: "participant", clubId: key.clubId, env: key.env, externalId, via: "header" } satisfies Auth;
+        ctx.state.auth = { kind: "participant", clubId: key.clubId, env: key.env, externalId, via: "header", keyId: key.keyId } satisfies Auth;
       } else {
         throw new ApiError(401, "unauthorized", "This route does not accept a secret key.");
       }
@@ -99,6 +105,7 @@ export function authenticate(
     }
     const verified = await verifyParticipantToken(credential, deps.verificationSecrets ?? deps.signingSecret, deps.now());
     if (!verified.ok) {
+      ctx.state.credentialRejected = true;
       const why = verified.reason === "expired" ? "has expired" : "is not valid for this club";
       throw new ApiError(401, "invalid_token", `The participant token ${why}; ask your server for a new one.`);
     }

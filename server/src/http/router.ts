@@ -8,6 +8,7 @@ import { authenticate, type Auth, type AuthDeps, type SchemeName } from "./auth.
 import type { Database } from "../db/orm.js";
 import { withIdempotencyKey } from "./idempotency.js";
 import { check } from "./validate.js";
+import type { RateLimiter } from "./rate-limit.js";
 
 /** What a handler receives besides the validated request. */
 export interface RequestContext {
@@ -28,6 +29,8 @@ export interface RouterOptions {
   validateResponses?: boolean;
   /** Where `Idempotency-Key`s are bound to their request (http/idempotency.ts); without it keys are only the routes' own replay. */
   idempotency?: { db: Database; now: () => Date };
+  /** Rate limits (http/rate-limit.ts) around authentication; none without it. */
+  rateLimiter?: RateLimiter;
 }
 
 /**
@@ -41,6 +44,10 @@ export function buildRouter(handlers: Handlers<RequestContext>, options: RouterO
   for (const op of operations) {
     const tokenRefusal = "403" in op.responseHeaders ? 403 : 401;
     const stack: Middleware[] = [authenticate(op.security as readonly (readonly SchemeName[])[], options.auth, tokenRefusal)];
+    if (options.rateLimiter && op.security.length > 0) {
+      stack.unshift(options.rateLimiter.guardAuth);
+      stack.push(options.rateLimiter.perCaller);
+    }
     if (op.body) stack.push(...parseBody(LARGE_BODIES.has(op.operationId) ? LARGE_BODY_LIMIT : BODY_LIMIT));
     stack.push(invoke(op, handlers, options));
     router.register(op.koaPath, [op.method.toUpperCase()], stack, { name: op.operationId });
