@@ -1,7 +1,7 @@
 import type { EntitySchema } from "@mikro-orm/core";
 import type { Knex, SqlEntityManager } from "@mikro-orm/knex";
 import {
-  AffiliateAttribution, Badge, Balance, CashbackCredit, CheckinClaim, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry, TournamentStanding,
+  AffiliateAttribution, Badge, Balance, CashbackCredit, CodeRedemption, CheckinClaim, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry, TournamentStanding,
   MissionProgress, Notification, ParticipantReward, Redemption, Referral, RuleRun, WheelSeed, WheelSpin,
 } from "../db/entities/index.js";
 
@@ -55,6 +55,8 @@ export const MERGE_RULES: readonly MergeRule[] = [
   // active pairs: it draws from the newest, and its next rotation reveals both (see usecases/wheel/fair-seeds.ts).
   move(WheelSeed),
   dedupe(CashbackCredit, ["dayKey"]),
+  // Both participants' code redemptions count towards a code's per-participant limit after the merge.
+  move(CodeRedemption),
 ];
 
 export interface MergeCounts {
