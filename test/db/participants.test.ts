@@ -22,10 +22,11 @@ describeEachDatabase("participants", (kind) => {
   afterAll(() => close?.());
 
   /** Sets a participant's XP and balances directly, as the event engine's writes would. */
-  async function give(externalId: string, xp: number, balances: Record<string, number>) {
+  /** Sets XP and the tier the engine would have stored with it (the profile shows the stored tier), and balances. */
+  async function give(externalId: string, xp: number, balances: Record<string, number>, tierCode: string) {
     const em = db.em();
     const participant = await em.findOneOrFail(Participant, { ...scope, externalId });
-    await em.nativeUpdate(Participant, { id: participant.id }, { xp, updatedAt: t1 });
+    await em.nativeUpdate(Participant, { id: participant.id }, { xp, tierCode, updatedAt: t1 });
     for (const [currency, amount] of Object.entries(balances)) {
       await em.insert(Balance, { id: newId("bal"), ...scope, participantId: participant.id, currency, amount, updatedAt: t1 });
     }
@@ -87,7 +88,7 @@ describeEachDatabase("participants", (kind) => {
 
   it("computes level, tier, next tier, benefits and balances from XP and balance rows", async () => {
     await upsertParticipant(db, scope, { external_id: "user_13" }, t0);
-    await give("user_13", 232441, { cashback: 1575, coins: 1250 });
+    await give("user_13", 232441, { cashback: 1575, coins: 1250 }, "prata");
     const profile = await getProfile(db, scope, "user_13");
     expectContract("ParticipantProfile", profile);
     expect(profile).toMatchObject({
@@ -109,7 +110,7 @@ describeEachDatabase("participants", (kind) => {
 
   it("shows the last level and the top tier without a next one", async () => {
     await upsertParticipant(db, scope, { external_id: "user_top" }, t0);
-    await give("user_top", 50_000_000, {});
+    await give("user_top", 50_000_000, {}, "ouro");
     const profile = await getProfile(db, scope, "user_top");
     expect(profile).toMatchObject({ level: 60, max_level: 60, next_level_xp: null, remaining_xp: 0, percent: 100, next_tier: null });
     expect(profile.tier).toEqual({ code: "ouro", name: "Ouro", color: "#FFD700", badge: "https://cdn.example.com/ouro.png", vip: true });
