@@ -105,10 +105,14 @@ describeEachStack("async events", (kind) => {
       202,
     );
     const keyedAgain = await ok(
-      club.call("POST", "/v1/events", { body: deposit(player, "dep-repete-2b", 60), headers: { ...ASYNC, "Idempotency-Key": "pix-e2e-8412-0002" } }),
+      club.call("POST", "/v1/events", { body: deposit(player, "dep-repete-2", 60), headers: { ...ASYNC, "Idempotency-Key": "pix-e2e-8412-0002" } }),
       202,
     );
     expect(keyedAgain.event_ids).toEqual(keyed.event_ids);
+    // The key is bound to the request it was first used for: another body with it is refused, nothing queued.
+    const reused = await club.call("POST", "/v1/events", { body: deposit(player, "dep-repete-2b", 60), headers: { ...ASYNC, "Idempotency-Key": "pix-e2e-8412-0002" } });
+    expect(reused.status).toBe(409);
+    expect(reused.body).toMatchObject({ error: { code: "idempotency_key_reused" } });
     // In a batch: a copy later in the batch, and ids accepted before, give the first ids.
     const batch = await ok(
       club.call("POST", "/v1/events/batch", {

@@ -132,7 +132,9 @@ describeEachStack("webhooks when the receiver is down or slow", (kind) => {
     await ok(club.call("POST", "/v1/participants", { body: { external_id: "jogadora_rotacao", display_name: "Bia R." } }));
     await waitForAttempts(endpoint, 1, 1);
 
-    const { secret } = await ok(club.call("POST", `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`));
+    // No overlap: the old secret stops at once (the default 24-hour overlap is tested in webhook-endpoints.test.ts).
+    const rotated = club.call("POST", `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`, { body: { expire_old_after_seconds: 0 } });
+    const { secret } = await ok(rotated);
     // A receiver still holding the old secret: it must refuse the retry.
     const stale = await endpoints.receiver(endpoint.secret, port);
     clock.advance(MINUTE + 1_000);
