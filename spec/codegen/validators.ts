@@ -40,11 +40,13 @@ export function generateValidators(doc: OpenApiDocument): GeneratedValidators {
   // Path, query and header values arrive as strings: this instance coerces them to the
   // declared types ("array" also wraps a single repeated query value) — gotcha 6.
   const parameterCode = compileModule(createAjv(plan, "array"), plan.parameterExports, [plan.document, ...plan.parameterSchemas]);
-  const reportExports = Object.fromEntries(FULL_REPORT_SCHEMAS.map((name) => [plan.schemaExports[name], plan.documentExports[plan.schemaExports[name]]]));
+  // A document without one of them (a test fixture) simply has no twin for it.
+  const reported = FULL_REPORT_SCHEMAS.filter((name) => plan.schemaExports[name] !== undefined);
+  const reportExports = Object.fromEntries(reported.map((name) => [plan.schemaExports[name], plan.documentExports[plan.schemaExports[name]]]));
   const reportCode = compileModule(createAjv(plan, false, true), reportExports, [plan.document]);
   const helper = readFileSync(FORMAT_ERROR_SOURCE, "utf8");
   return {
-    js: validatorsJs(plan, documentCode, parameterCode, reportCode, transformSync(helper, { loader: "ts", format: "esm" }).code),
+    js: validatorsJs(plan, documentCode, parameterCode, reportCode, reported, transformSync(helper, { loader: "ts", format: "esm" }).code),
     dts: validatorsDts(plan, declarationOf(helper)),
   };
 }
@@ -78,7 +80,7 @@ function compileModule(ajv: Ajv2020, exports: Record<string, string>, schemas: o
   return `(() => {\nconst exports = {};${code}\nreturn exports;\n})()`;
 }
 
-function validatorsJs(plan: ValidatorPlan, documentCode: string, parameterCode: string, reportCode: string, helperJs: string): string {
+function validatorsJs(plan: ValidatorPlan, documentCode: string, parameterCode: string, reportCode: string, reported: string[], helperJs: string): string {
   const schemaEntries = Object.entries(plan.schemaExports).map(([name, exp]) => `  ${JSON.stringify(name)}: documentModule.${exp},`);
   const operationEntries = plan.operations.map((op) => `  ${op.operationId}: ${operationObjectJs(op)},`);
   return [
@@ -104,7 +106,7 @@ function validatorsJs(plan: ValidatorPlan, documentCode: string, parameterCode: 
     "",
     "// Each schema's fast validator → its all-errors twin (FULL_REPORT_SCHEMAS in spec/codegen/validators.ts).",
     "export const fullReportValidators = new Map([",
-    ...FULL_REPORT_SCHEMAS.map((name) => `  [documentModule.${plan.schemaExports[name]}, reportModule.${plan.schemaExports[name]}],`),
+    ...reported.map((name) => `  [documentModule.${plan.schemaExports[name]}, reportModule.${plan.schemaExports[name]}],`),
     "]);",
     "",
     "// formatAjvError: from spec/codegen/runtime/format-ajv-error.ts",

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from "ajv";
 import { formatAjvError, fullReportValidators } from "../../../generated/validators.js";
-import { validationFailedAll } from "./errors.js";
+import { validationFailed, validationFailedAll } from "./errors.js";
 
 /**
  * Validates a copy of `value` with a generated schema validator (which fills
@@ -10,8 +10,9 @@ import { validationFailedAll } from "./errors.js";
  */
 export function checkSchema<T>(validate: ValidateFunction, value: unknown, root: string): T {
   const problems = schemaProblems(validate, value, root);
-  if (problems.copy === undefined) throw validationFailedAll(problems.messages);
-  return problems.copy as T;
+  if (problems.copy !== undefined) return problems.copy as T;
+  // Only documents checked as a whole (with an all-errors twin) list their problems in `details`.
+  throw fullReportValidators.has(validate) ? validationFailedAll(problems.messages) : validationFailed(problems.messages[0]);
 }
 
 /**
@@ -19,7 +20,7 @@ export function checkSchema<T>(validate: ValidateFunction, value: unknown, root:
  * field from `root`. Lists them all when the schema has an all-errors twin
  * (run only after the fast validator failed), else the first.
  */
-export function schemaProblems(validate: ValidateFunction, value: unknown, root: string): { copy?: unknown; messages: string[] } {
+function schemaProblems(validate: ValidateFunction, value: unknown, root: string): { copy?: unknown; messages: string[] } {
   const copy = structuredClone(value);
   if (validate(copy)) return { copy, messages: [] };
   const full = fullReportValidators.get(validate);
