@@ -3895,11 +3895,16 @@ export interface components {
          * @enum {string}
          */
         HealthBrokerCheck: "ok" | "error" | "not_configured";
-        /** @description The result of each dependency check; `status` is `degraded` when any of them is `error`. */
+        /**
+         * @description The result of each dependency check, each bounded by a short timeout so the
+         *     answer never hangs on an unreachable dependency; `status` is `degraded` when
+         *     any of them is `error`.
+         */
         HealthChecks: {
             db: components["schemas"]["HealthDbCheck"];
             kv: components["schemas"]["HealthKvCheck"];
             broker: components["schemas"]["HealthBrokerCheck"];
+            rate_limits: components["schemas"]["HealthRateLimitsCheck"];
         };
         /**
          * @description The database check; `not_configured` when the process runs without a database (for example a bare docs server).
@@ -3911,6 +3916,14 @@ export interface components {
          * @enum {string}
          */
         HealthKvCheck: "ok" | "error";
+        /**
+         * @description The shared rate-limit store check: a PING to the Redis of `CLUBE_REDIS_URL`
+         *     (bounded by a short timeout). `not_configured` when each process counts its
+         *     rate limits in memory. While it is `error` the limits are still enforced, by
+         *     each process on its own.
+         * @enum {string}
+         */
+        HealthRateLimitsCheck: "ok" | "error" | "not_configured";
         /**
          * @description Overall state: `degraded` when a dependency check is not `ok`.
          * @enum {string}
