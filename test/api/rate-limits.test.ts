@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operationValidators } from "../../generated/validators.js";
 import { createApp } from "../../server/src/app.js";
 import { rateLimitsFromEnv, DEFAULT_RATE_LIMITS, type RateLimits } from "../../server/src/http/rate-limit.js";
 import { openServices, type Services } from "../../server/src/services.js";
@@ -64,6 +65,9 @@ describe("rate limits per API key and per participant token", () => {
     const refused = burst.filter((r) => r.status !== 200);
     expect(refused).toHaveLength(5);
     for (const response of refused) expectRateLimited(response, 12);
+
+    // The contract declares the 429 with these headers and the error body.
+    expect(operationValidators.Participants_get.responses["429"](refused[0].body)).toBe(true);
 
     // Headless mode spends the same key's budget.
     expectRateLimited(await api.request("GET", "/v1/me", { participant: "ana" }), 12);
