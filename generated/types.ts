@@ -2260,7 +2260,7 @@ export interface components {
          *       "id": "evt_01JQ6A2B4C6D8E0F",
          *       "type": "cashback.credited",
          *       "created_at": "2025-03-14T13:00:02Z",
-         *       "club_id": "clb_7H3K9Q",
+         *       "club_id": "club_7H3K9Q",
          *       "env": "live",
          *       "data": {
          *         "participant": {
@@ -2518,7 +2518,7 @@ export interface components {
          *       "id": "evt_01JQ5B1N7P3R5T7V",
          *       "type": "checkin.completed",
          *       "created_at": "2025-03-14T12:03:44Z",
-         *       "club_id": "clb_7H3K9Q",
+         *       "club_id": "club_7H3K9Q",
          *       "env": "live",
          *       "data": {
          *         "participant": {
@@ -3225,7 +3225,7 @@ export interface components {
          *       "id": "evt_01JQ5D3E5G7J9L1N",
          *       "type": "code.redeemed",
          *       "created_at": "2025-03-14T19:00:31Z",
-         *       "club_id": "clb_7H3K9Q",
+         *       "club_id": "club_7H3K9Q",
          *       "env": "live",
          *       "data": {
          *         "participant": {
@@ -4079,7 +4079,7 @@ export interface components {
          *       "id": "evt_01JQ4M7R2D8F3G5H",
          *       "type": "level.up",
          *       "created_at": "2025-03-12T22:41:17Z",
-         *       "club_id": "clb_7H3K9Q",
+         *       "club_id": "club_7H3K9Q",
          *       "env": "live",
          *       "data": {
          *         "participant": {
@@ -4167,7 +4167,7 @@ export interface components {
          *       "id": "evt_01JQ6D4E6G8J0L2N",
          *       "type": "message.requested",
          *       "created_at": "2025-03-12T22:41:18Z",
-         *       "club_id": "clb_7H3K9Q",
+         *       "club_id": "club_7H3K9Q",
          *       "env": "live",
          *       "data": {
          *         "participant": {
@@ -4297,7 +4297,7 @@ export interface components {
          *       "id": "evt_01JQ5C2P7N1Q3S5U",
          *       "type": "mission.completed",
          *       "created_at": "2025-03-14T18:22:05Z",
-         *       "club_id": "clb_7H3K9Q",
+         *       "club_id": "club_7H3K9Q",
          *       "env": "live",
          *       "data": {
          *         "participant": {
@@ -4818,7 +4818,7 @@ export interface components {
          *       "id": "evt_01JQ3Z8K5N3X7U0W",
          *       "type": "participant.created",
          *       "created_at": "2025-01-05T20:10:00Z",
-         *       "club_id": "clb_7H3K9Q",
+         *       "club_id": "club_7H3K9Q",
          *       "env": "live",
          *       "data": {
          *         "participant": {
@@ -5271,10 +5271,10 @@ export interface components {
          *       "id": "evt_01JQ6C3D5F7H9K1M",
          *       "type": "referral.qualified",
          *       "created_at": "2025-03-13T10:12:45Z",
-         *       "club_id": "clb_7H3K9Q",
+         *       "club_id": "club_7H3K9Q",
          *       "env": "live",
          *       "data": {
-         *         "referral_id": "ref_01JQ2B5C8D1E4F7G",
+         *         "referral_id": "rfl_01JQ2B5C8D1E4F7G",
          *         "referrer": {
          *           "id": "par_01JQ3Z8K4M2W6T9V",
          *           "external_id": "user_8412"
@@ -5445,7 +5445,7 @@ export interface components {
          *       "id": "evt_01JQ5C2QB3C4D5E6",
          *       "type": "reward.delivered",
          *       "created_at": "2025-03-14T18:22:09Z",
-         *       "club_id": "clb_7H3K9Q",
+         *       "club_id": "club_7H3K9Q",
          *       "env": "live",
          *       "data": {
          *         "participant": {
@@ -5493,7 +5493,7 @@ export interface components {
          *       "id": "evt_01JQ5C2RC4D5E6F7",
          *       "type": "reward.delivery_failed",
          *       "created_at": "2025-03-14T18:25:40Z",
-         *       "club_id": "clb_7H3K9Q",
+         *       "club_id": "club_7H3K9Q",
          *       "env": "live",
          *       "data": {
          *         "participant": {
@@ -5593,7 +5593,7 @@ export interface components {
          *       "id": "evt_01JQ5C2PA1B2C3D4",
          *       "type": "reward.delivery_requested",
          *       "created_at": "2025-03-14T18:22:05Z",
-         *       "club_id": "clb_7H3K9Q",
+         *       "club_id": "club_7H3K9Q",
          *       "env": "live",
          *       "data": {
          *         "participant": {
@@ -5674,7 +5674,7 @@ export interface components {
          *       "id": "evt_01JQ5C2PA0Z9Y8X7",
          *       "type": "reward.granted",
          *       "created_at": "2025-03-14T18:22:05Z",
-         *       "club_id": "clb_7H3K9Q",
+         *       "club_id": "club_7H3K9Q",
          *       "env": "live",
          *       "data": {
          *         "participant": {
@@ -5947,7 +5947,7 @@ export interface components {
          *       "id": "evt_01JQ5F4H9M2P5R8T",
          *       "type": "store.purchased",
          *       "created_at": "2025-03-14T18:40:12Z",
-         *       "club_id": "clb_7H3K9Q",
+         *       "club_id": "club_7H3K9Q",
          *       "env": "live",
          *       "data": {
          *         "participant": {
@@ -5959,7 +5959,7 @@ export interface components {
          *           "currency": "coins",
          *           "amount_minor": 500
          *         },
-         *         "redemption_id": "rdm_01JQ5F4H6J8K2M4N"
+         *         "redemption_id": "red_01JQ5F4H6J8K2M4N"
          *       }
          *     }
          */
@@ -6367,7 +6367,7 @@ export interface components {
          *       "id": "evt_01JQ4M7R2E9G4H6J",
          *       "type": "tier.changed",
          *       "created_at": "2025-03-12T22:41:17Z",
-         *       "club_id": "clb_7H3K9Q",
+         *       "club_id": "club_7H3K9Q",
          *       "env": "live",
          *       "data": {
          *         "participant": {
@@ -6590,7 +6590,7 @@ export interface components {
          *       "id": "evt_01JQ7T0RN4M3NT9F",
          *       "type": "tournament.finished",
          *       "created_at": "2026-11-30T03:00:05Z",
-         *       "club_id": "clb_7H3K9Q",
+         *       "club_id": "club_7H3K9Q",
          *       "env": "live",
          *       "data": {
          *         "tournament_id": "slots-semanal",
@@ -7023,7 +7023,7 @@ export interface components {
          *       "id": "evt_01JQ7E5F7H9K1M3P",
          *       "type": "webhook.test",
          *       "created_at": "2025-03-14T17:00:00Z",
-         *       "club_id": "clb_7H3K9Q",
+         *       "club_id": "club_7H3K9Q",
          *       "env": "test",
          *       "data": {
          *         "endpoint_id": "we_01JQ7E5F6G8J0L2N",
@@ -7313,7 +7313,7 @@ export interface components {
          *       "id": "evt_01JQA1B2C5E7G9J1",
          *       "type": "wheel.spun",
          *       "created_at": "2025-03-14T12:05:10Z",
-         *       "club_id": "clb_7H3K9Q",
+         *       "club_id": "club_7H3K9Q",
          *       "env": "live",
          *       "data": {
          *         "participant": {
