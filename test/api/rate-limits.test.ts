@@ -225,4 +225,14 @@ describe("rate limit configuration", () => {
     expect(() => rateLimitsFromEnv({ CLUBE_RATE_LIMIT_PARTICIPANT: "fast" })).toThrow(/CLUBE_RATE_LIMIT_PARTICIPANT/);
     expect(() => rateLimitsFromEnv({ CLUBE_RATE_LIMIT_KEY: "0/10" })).toThrow(/CLUBE_RATE_LIMIT_KEY/);
   });
+
+  it("reads CLUBE_TRUST_PROXY as off, on (one hop) or a number of hops, and CLUBE_REDIS_URL as opt-in", () => {
+    const hops = (value: string | undefined) => readSettings({ CLUBE_TRUST_PROXY: value }).trustProxyHops;
+    expect([hops(undefined), hops(""), hops("off"), hops("false"), hops("0")]).toEqual([0, 0, 0, 0, 0]);
+    expect([hops("on"), hops("true"), hops("1"), hops("2")]).toEqual([1, 1, 1, 2]);
+    expect(() => hops("yes please")).toThrow(/CLUBE_TRUST_PROXY/);
+    expect(() => hops("-1")).toThrow(/CLUBE_TRUST_PROXY/);
+    expect(readSettings({}).redisUrl).toBeUndefined();
+    expect(readSettings({ CLUBE_REDIS_URL: "redis://127.0.0.1:6379" })).toMatchObject({ redisUrl: "redis://127.0.0.1:6379", redisPrefix: "clube" });
+  });
 });
