@@ -18,12 +18,16 @@ export interface OperationSpec {
   readonly successStatuses: readonly number[];
   /** Documented response header names per status (`X-Request-Id` is on every one). */
   readonly responseHeaders: { readonly [status: string]: readonly string[] };
+  /** Success statuses answering a non-JSON body (an export), with its media type. */
+  readonly textResponses?: { readonly [status: string]: string };
 }
 
 export const operations = [
   {"operationId":"AffiliateAccounts_list","method":"get","path":"/v1/affiliates","koaPath":"/v1/affiliates","tag":"Affiliates","security":[["SecretKeyAuth"]],"body":null,"params":{"path":[],"query":["status","limit","starting_after"],"headers":[]},"successStatuses":[200],"responseHeaders":{"200":["X-Request-Id"],"401":["X-Request-Id"],"403":["X-Request-Id"],"422":["X-Request-Id"],"500":["X-Request-Id"]}},
   {"operationId":"AffiliateAccounts_create","method":"post","path":"/v1/affiliates","koaPath":"/v1/affiliates","tag":"Affiliates","security":[["SecretKeyAuth"]],"body":{"required":true},"params":{"path":[],"query":[],"headers":[]},"successStatuses":[201],"responseHeaders":{"201":["X-Request-Id"],"400":["X-Request-Id"],"401":["X-Request-Id"],"403":["X-Request-Id"],"409":["X-Request-Id"],"413":["X-Request-Id"],"422":["X-Request-Id"],"500":["X-Request-Id"]}},
   {"operationId":"Affiliates_attribute","method":"post","path":"/v1/affiliates/attributions","koaPath":"/v1/affiliates/attributions","tag":"Affiliates","security":[["SecretKeyAuth"]],"body":{"required":true},"params":{"path":[],"query":[],"headers":[]},"successStatuses":[201],"responseHeaders":{"201":["X-Request-Id"],"400":["X-Request-Id"],"401":["X-Request-Id"],"404":["X-Request-Id"],"409":["X-Request-Id"],"413":["X-Request-Id"],"422":["X-Request-Id"],"500":["X-Request-Id"]}},
+  {"operationId":"AffiliateReports_report","method":"get","path":"/v1/affiliates/report","koaPath":"/v1/affiliates/report","tag":"Affiliates","security":[["SecretKeyAuth"]],"body":null,"params":{"path":[],"query":["from","to","affiliate_id","currency","limit","starting_after"],"headers":[]},"successStatuses":[200],"responseHeaders":{"200":["X-Request-Id"],"401":["X-Request-Id"],"403":["X-Request-Id"],"422":["X-Request-Id"],"500":["X-Request-Id"]}},
+  {"operationId":"AffiliateReports_reportCsv","method":"get","path":"/v1/affiliates/report.csv","koaPath":"/v1/affiliates/report.csv","tag":"Affiliates","security":[["SecretKeyAuth"]],"body":null,"params":{"path":[],"query":["from","to","affiliate_id","currency","limit","starting_after"],"headers":[]},"successStatuses":[200],"responseHeaders":{"200":["Clube-Has-More","X-Request-Id"],"401":["X-Request-Id"],"403":["X-Request-Id"],"422":["X-Request-Id"],"500":["X-Request-Id"]},"textResponses":{"200":"text/csv"}},
   {"operationId":"AffiliateAccounts_get","method":"get","path":"/v1/affiliates/{id}","koaPath":"/v1/affiliates/:id","tag":"Affiliates","security":[["SecretKeyAuth"]],"body":null,"params":{"path":["id"],"query":[],"headers":[]},"successStatuses":[200],"responseHeaders":{"200":["X-Request-Id"],"401":["X-Request-Id"],"403":["X-Request-Id"],"404":["X-Request-Id"],"422":["X-Request-Id"],"500":["X-Request-Id"]}},
   {"operationId":"AffiliateAccounts_update","method":"post","path":"/v1/affiliates/{id}","koaPath":"/v1/affiliates/:id","tag":"Affiliates","security":[["SecretKeyAuth"]],"body":{"required":true},"params":{"path":["id"],"query":[],"headers":[]},"successStatuses":[200],"responseHeaders":{"200":["X-Request-Id"],"400":["X-Request-Id"],"401":["X-Request-Id"],"403":["X-Request-Id"],"404":["X-Request-Id"],"413":["X-Request-Id"],"422":["X-Request-Id"],"500":["X-Request-Id"]}},
   {"operationId":"Cashback_get","method":"get","path":"/v1/cashback","koaPath":"/v1/cashback","tag":"Cashback","security":[["SecretKeyAuth"]],"body":null,"params":{"path":[],"query":[],"headers":[]},"successStatuses":[200],"responseHeaders":{"200":["Cache-Control","X-Request-Id"],"401":["X-Request-Id"],"422":["X-Request-Id"],"500":["X-Request-Id"]}},
@@ -109,6 +113,8 @@ export const operations = [
 /** Parameters the validators fill with their default when the caller omits them (original header spelling). */
 interface DefaultedParameters {
   AffiliateAccounts_list: { query: "limit" };
+  AffiliateReports_report: { query: "currency" | "limit" };
+  AffiliateReports_reportCsv: { query: "currency" | "limit" };
   Codes_list: { query: "limit" };
   ConfigVersions_list: { query: "limit" };
   Deliveries_list: { query: "limit" };
@@ -159,7 +165,9 @@ export interface HandlerRequest<Op extends OperationId> {
 type Responses<Op extends OperationId> = OperationTypes[Op]["responses"];
 /** A handler answers its 2xx responses, and 304 where the contract documents a conditional GET (If-None-Match). */
 type SuccessStatus<Op extends OperationId> = (OperationSpecOf<Op>["successStatuses"][number] | 304) & keyof Responses<Op>;
-type ResponseBody<R> = R extends { content: { "application/json": infer Body } } ? Body : undefined;
+type ResponseBody<R> = R extends { content: { "application/json": infer Body } }
+  ? Body
+  : R extends { content: { [mediaType: string]: infer Body } } ? Body : undefined;
 /** The documented headers a handler sets: the index signature and X-Request-Id (set by the server) removed. */
 type ResponseHeaders<R> = R extends { headers: infer H }
   ? { [K in keyof H as string extends K ? never : K extends "X-Request-Id" ? never : K]: H[K] }

@@ -45,6 +45,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/affiliates/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per affiliate: players attributed, active players, first deposits, deposits, withdrawals, wagers, wins and net gaming result over a period (from inclusive, to exclusive, both instants), in minor units of one currency
+         * @description Per affiliate: players attributed, active players, first deposits, deposits,
+         *     withdrawals, wagers, wins and net gaming result over a period (`from`
+         *     inclusive, `to` exclusive, both instants), in minor units of one currency.
+         *     One row per affiliate (also those with nothing in the period), newest
+         *     affiliate first, paged like the other lists; `affiliate_id` narrows it to
+         *     one. The same page as CSV: `GET /v1/affiliates/report.csv`.
+         */
+        get: operations["AffiliateReports_report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/affiliates/report.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The affiliate report as CSV (text/csv), with the same filters and paging as GET /v1/affiliates/report
+         * @description The affiliate report as CSV (`text/csv`), with the same filters and paging
+         *     as `GET /v1/affiliates/report`. Errors answer in JSON like everywhere else.
+         */
+        get: operations["AffiliateReports_reportCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/affiliates/{id}": {
         parameters: {
             query?: never;
@@ -2063,6 +2109,61 @@ export interface components {
         AffiliateList: {
             data: components["schemas"]["Affiliate"][];
             has_more: boolean;
+        };
+        /** @description A page of the affiliate report: one row per affiliate, newest affiliate first. */
+        AffiliateReport: {
+            /** @description The period's start as asked (inclusive); null when open. */
+            from: string | null;
+            /** @description The period's end as asked (exclusive); null when open. */
+            to: string | null;
+            /** @description The currency whose events are summed. */
+            currency: components["schemas"]["IsoCurrencyCode"];
+            /** @description At most `limit` rows. */
+            data: components["schemas"]["AffiliateReportRow"][];
+            /** @description True when more affiliates follow: ask again with `starting_after` set to the last `affiliate_id`. */
+            has_more: boolean;
+        };
+        /**
+         * @description One affiliate's figures over the report's period, in integer minor units
+         *     (hundredths) of the report's `currency`.
+         *
+         *     What counts for an affiliate (seed: "from attribution on, deposits,
+         *     withdrawals and bets of that player count for the affiliate"): events of a
+         *     player attributed to it, received at or after the attribution's `signup_at`
+         *     (so the events backfilled at attribution count), not duplicates and not
+         *     failed, in the report's currency, whose `occurred_at` lies in the period.
+         */
+        AffiliateReportRow: {
+            /** @description The affiliate's `id` (`aff_…`); also the cursor of `starting_after`. */
+            affiliate_id: string;
+            code: components["schemas"]["PromoCode"];
+            name: string;
+            status: components["schemas"]["AffiliateStatus"];
+            /** @description Players attributed to the affiliate whose `signup_at` lies in the period. */
+            players_attributed: number;
+            /** @description Attributed players with at least one counted deposit, withdrawal or bet in the period. */
+            active_players: number;
+            /**
+             * @description Players whose first deposit counts in the period. A player's first deposit
+             *     is their earliest `deposit.confirmed` ever (by `occurred_at`, in any
+             *     currency, before or after attribution); it is counted once, in the period
+             *     it occurred in, and only when that deposit itself counts for the affiliate.
+             */
+            first_deposits: number;
+            /** @description The sum of those first deposits. */
+            first_deposits_minor: number;
+            /** @description Counted `deposit.confirmed` events (first deposits included). */
+            deposits: number;
+            /** @description The sum of counted deposits. */
+            deposits_minor: number;
+            /** @description The sum of counted `withdrawal.completed` events. */
+            withdrawals_minor: number;
+            /** @description The sum of counted `bet.placed` amounts (stakes). */
+            wagers_minor: number;
+            /** @description The sum of counted `bet.settled` amounts: what players received back (0 for a lost bet, as the betting conventions say). */
+            wins_minor: number;
+            /** @description `wagers_minor − wins_minor`: what the club kept; negative when players won more than they staked. */
+            net_gaming_result_minor: number;
         };
         /**
          * @description - `active`: new players can be attributed with the affiliate's code.
@@ -7624,6 +7725,164 @@ export interface operations {
             };
             /** @description The body is larger than the documented limit. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    AffiliateReports_report: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start of the period, inclusive: an instant with its offset
+                 *     (`2025-03-01T00:00:00-03:00` for midnight in São Paulo). Periods are
+                 *     instants, not calendar days, so the caller chooses the time zone.
+                 */
+                from?: string;
+                /** @description End of the period, exclusive (the next period's `from`). */
+                to?: string;
+                /** @description Only this affiliate (`aff_…`). */
+                affiliate_id?: string;
+                /** @description Only events in this currency are summed. */
+                currency?: components["schemas"]["IsoCurrencyCode"];
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The `affiliate_id` of the last row of the previous page: the page starts after it. An id that is not an affiliate of the club answers 422 naming `query.starting_after`. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AffiliateReport"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    AffiliateReports_reportCsv: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start of the period, inclusive: an instant with its offset
+                 *     (`2025-03-01T00:00:00-03:00` for midnight in São Paulo). Periods are
+                 *     instants, not calendar days, so the caller chooses the time zone.
+                 */
+                from?: string;
+                /** @description End of the period, exclusive (the next period's `from`). */
+                to?: string;
+                /** @description Only this affiliate (`aff_…`). */
+                affiliate_id?: string;
+                /** @description Only events in this currency are summed. */
+                currency?: components["schemas"]["IsoCurrencyCode"];
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The `affiliate_id` of the last row of the previous page: the page starts after it. An id that is not an affiliate of the club answers 422 naming `query.starting_after`. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV export of the report: the same page as the JSON answer. */
+            200: {
+                headers: {
+                    /** @description `true` when more affiliates follow (the `has_more` of the JSON answer). */
+                    "Clube-Has-More": "true" | "false";
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

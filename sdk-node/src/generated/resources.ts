@@ -36,6 +36,19 @@ export class AffiliatesResource extends Resource {
     this._request({ method: "POST", path: "/v1/affiliates/attributions", body }, options);
 
   /**
+   * Per affiliate: players attributed, active players, first deposits, deposits,
+   * withdrawals, wagers, wins and net gaming result over a period (`from`
+   * inclusive, `to` exclusive, both instants), in minor units of one currency.
+   * One row per affiliate (also those with nothing in the period), newest
+   * affiliate first, paged like the other lists; `affiliate_id` narrows it to
+   * one. The same page as CSV: `GET /v1/affiliates/report.csv`.
+   *
+   * `GET /v1/affiliates/report`
+   */
+  report = (query?: QueryParams<"AffiliateReports_report">, options?: RequestOptions): ListPromise<ResponseBody<"AffiliateReports_report", 200>> =>
+    listPromise((startingAfter) => this._request<ResponseBody<"AffiliateReports_report", 200>>({ method: "GET", path: "/v1/affiliates/report", query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options), "affiliate_id");
+
+  /**
    * One affiliate.
    *
    * @param id The affiliate's `id` (`aff_…`).
