@@ -379,10 +379,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Lists deliveries, newest first, a page at a time (limit, then starting_after = the last id while has_more); filter with status (for example a routine that checks no pending delivery was left behind)
+         * Lists deliveries, newest first, a page at a time (limit, then starting_after = the last id while has_more); filter with status (for example a routine that checks no pending delivery was left behind) and kind (staff's queue: kind=manual&status=pending)
          * @description Lists deliveries, newest first, a page at a time (`limit`, then
          *     `starting_after` = the last `id` while `has_more`); filter with `status`
-         *     (for example a routine that checks no `pending` delivery was left behind).
+         *     (for example a routine that checks no `pending` delivery was left behind)
+         *     and `kind` (staff's queue: `kind=manual&status=pending`).
          *     A delivery still pending after 48 hours also warns club staff.
          */
         get: operations["Deliveries_list"];
@@ -404,9 +405,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Confirms that your system credited the reward: the delivery becomes delivered, confirmed_at is set, external_ref and details are stored, the participant sees it delivered and reward.delivered is sent
-         * @description Confirms that your system credited the reward: the delivery becomes
-         *     `delivered`, `confirmed_at` is set, `external_ref` and `details` are stored,
+         * Confirms that your system credited the reward (or that staff fulfilled a manual or partner one): the delivery becomes delivered, confirmed_at is set, external_ref, details and note are stored, the participant sees it delivered and reward.delivered is sent
+         * @description Confirms that your system credited the reward (or that staff fulfilled a
+         *     `manual` or `partner` one): the delivery becomes `delivered`,
+         *     `confirmed_at` is set, `external_ref`, `details` and `note` are stored,
          *     the participant sees it delivered and `reward.delivered` is sent. Safe to
          *     repeat: confirming a delivered delivery answers 200 with it unchanged. A
          *     failed delivery answers 409 `already_closed`.
@@ -428,11 +430,13 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reports that your system could not credit the reward: the delivery becomes failed with fail_reason, the participant sees the failure, club staff are notified in the administration console and reward.delivery_failed is sent
-         * @description Reports that your system could not credit the reward: the delivery becomes
-         *     `failed` with `fail_reason`, the participant sees the failure, club staff
-         *     are notified in the administration console and `reward.delivery_failed` is
-         *     sent. A delivery already delivered or failed answers 409 `already_closed`.
+         * Reports that your system could not credit the reward (or that staff reject a manual or partner one): the delivery becomes failed with fail_reason, the participant sees the failure, reward.delivery_failed is sent and, for a client_delivered one, club staff are notified in the administration console
+         * @description Reports that your system could not credit the reward (or that staff
+         *     reject a `manual` or `partner` one): the delivery becomes `failed` with
+         *     `fail_reason`, the participant sees the failure, `reward.delivery_failed`
+         *     is sent and, for a `client_delivered` one, club staff are notified in the
+         *     administration console. A delivery already delivered or failed answers
+         *     409 `already_closed`.
          */
         post: operations["Deliveries_fail"];
         delete?: never;
@@ -1863,8 +1867,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reward.delivered: a delivery was confirmed (POST /v1/deliveries/{id}/confirm)
-         * @description `reward.delivered`: a delivery was confirmed (`POST /v1/deliveries/{id}/confirm`).
+         * reward.delivered: a delivery was confirmed (POST /v1/deliveries/{id}/confirm), by the client's system or, for a manual or partner reward, by club staff
+         * @description `reward.delivered`: a delivery was confirmed (`POST /v1/deliveries/{id}/confirm`), by the client's system or, for a `manual` or `partner` reward, by club staff.
          */
         post: operations["webhook_reward_delivered"];
         delete?: never;
@@ -1883,8 +1887,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reward.delivery_failed: a delivery was marked failed (POST /v1/deliveries/{id}/fail); the participant sees the failure and club staff are warned
-         * @description `reward.delivery_failed`: a delivery was marked failed (`POST /v1/deliveries/{id}/fail`); the participant sees the failure and club staff are warned.
+         * reward.delivery_failed: a delivery was marked failed (POST /v1/deliveries/{id}/fail); the participant sees the failure and, when the client's system failed it, club staff are warned
+         * @description `reward.delivery_failed`: a delivery was marked failed (`POST /v1/deliveries/{id}/fail`); the participant sees the failure and, when the client's system failed it, club staff are warned.
          */
         post: operations["webhook_reward_delivery_failed"];
         delete?: never;
@@ -3532,11 +3536,14 @@ export interface components {
             /** @description The participant's reward this delivery credits (`reward_id` in effects). */
             participant_reward_id: string;
             reward_code: string;
+            kind: components["schemas"]["DeliveryKind"];
             status: components["schemas"]["DeliveryStatus"];
             /** @description Your reference, stored on confirm. */
             external_ref: string | null;
-            /** @description Why it failed, stored on fail. */
+            /** @description Why it failed (or why staff rejected it), stored on fail. */
             fail_reason: string | null;
+            /** @description Staff's note, stored on confirm (for example how a `manual` reward was handed over); never shown to the participant. */
+            note: string | null;
             /** Format: date-time */
             created_at: string;
             confirmed_at: string | null;
@@ -3546,6 +3553,8 @@ export interface components {
             /** @description Your reference for the credit (for example your bonus id), at most 200 characters. */
             external_ref?: string;
             details?: components["schemas"]["DeliveryConfirmDetails"];
+            /** @description A note for club staff, at most 500 characters (for example how a `manual` reward was handed over); never shown to the participant. */
+            note?: string;
         };
         /** @description What was credited, shown to the participant (for example which game the free spins are for). */
         DeliveryConfirmDetails: {
@@ -3563,11 +3572,31 @@ export interface components {
             /** @description Where the participant plays it. */
             play_url?: string;
         };
-        /** @description Report that your system could not credit the reward. */
+        /** @description Report that your system could not credit the reward, or that staff reject a `manual` or `partner` one. */
         DeliveryFail: {
-            /** @description Why, 1..500 characters; shown to club staff. */
+            /** @description Why, 1..500 characters; shown to club staff, never to the participant. */
             reason: string;
         };
+        /**
+         * @description Who hands the reward over, after the reward's `type`:
+         *     - `client_delivered`: your system credits it (bonus, free spins, balance,
+         *     cashback); it is asked to by `reward.delivery_requested`.
+         *     - `manual`: club staff hand it over themselves (a prize sent by post, a VIP
+         *     call…).
+         *     - `partner`: a partner of the club provides it (a voucher, a ticket); club
+         *     staff arrange it and record the outcome.
+         *
+         *     Staff find the `manual` and `partner` deliveries waiting for them with
+         *     `GET /v1/deliveries?kind=manual&status=pending` and close them with the same
+         *     routes as your system: confirm (fulfilled, with an optional `note`) or fail
+         *     (rejected, with the `reason`). No `reward.delivery_requested` is sent for
+         *     them, so your system never credits them; `reward.delivered` or
+         *     `reward.delivery_failed` is sent when they close, and the participant finds
+         *     the club's `reward_delivered` or `reward_delivery_failed` message in the
+         *     inbox (message templates; staff notes are never shown to participants).
+         * @enum {string}
+         */
+        DeliveryKind: "client_delivered" | "manual" | "partner";
         /** @description A page of deliveries, newest first. */
         DeliveryList: {
             /** @description At most `limit` items. */
@@ -3601,9 +3630,11 @@ export interface components {
             payload: components["schemas"]["RewardDeliveryPayload"];
         };
         /**
-         * @description A delivery's state: created `pending` when a `client_delivered` reward is
-         *     granted (by a rule or a redemption); `delivered` after confirm; `failed`
-         *     after fail. Delivered and failed are final.
+         * @description A delivery's state: created `pending` when a reward someone must hand over
+         *     is granted (by a rule, a redemption, a mission, the wheel…); `delivered`
+         *     after confirm; `failed` after fail. Delivered and failed are final:
+         *     confirming a delivered delivery again answers it unchanged, any other
+         *     second transition answers 409 `already_closed`.
          * @enum {string}
          */
         DeliveryStatus: "pending" | "delivered" | "failed";
@@ -5269,8 +5300,8 @@ export interface components {
         /**
          * @description Where the redeemed reward stands: `delivered` when the club granted it
          *     itself; `pending` when it awaits crediting by your system (a
-         *     `client_delivered` reward: the `reward_granted` effect carries the
-         *     `delivery_id` to confirm) or by club staff (a `manual` reward).
+         *     `client_delivered` reward) or by club staff (a `manual` or `partner`
+         *     reward); the `reward_granted` effect carries the `delivery_id` to confirm.
          * @enum {string}
          */
         RedemptionDeliveryStatus: "pending" | "delivered";
@@ -5528,7 +5559,7 @@ export interface components {
             amount: number;
         };
         /**
-         * @description `reward.delivered`: a delivery was confirmed (`POST /v1/deliveries/{id}/confirm`).
+         * @description `reward.delivered`: a delivery was confirmed (`POST /v1/deliveries/{id}/confirm`), by the client's system or, for a `manual` or `partner` reward, by club staff.
          * @example {
          *       "id": "evt_01JQ5C2QB3C4D5E6",
          *       "type": "reward.delivered",
@@ -5546,9 +5577,11 @@ export interface components {
          *           "participant_id": "par_01JQ3Z8K4M2W6T9V",
          *           "participant_reward_id": "rwd_01JQ5C2P8S4Z6A3D",
          *           "reward_code": "giros-gratis-20",
+         *           "kind": "client_delivered",
          *           "status": "delivered",
          *           "external_ref": "bonus-778201",
          *           "fail_reason": null,
+         *           "note": null,
          *           "created_at": "2025-03-14T18:22:05Z",
          *           "confirmed_at": "2025-03-14T18:22:09Z"
          *         }
@@ -5576,7 +5609,7 @@ export interface components {
             data: components["schemas"]["RewardDeliveryOutcomeWebhookData"];
         };
         /**
-         * @description `reward.delivery_failed`: a delivery was marked failed (`POST /v1/deliveries/{id}/fail`); the participant sees the failure and club staff are warned.
+         * @description `reward.delivery_failed`: a delivery was marked failed (`POST /v1/deliveries/{id}/fail`); the participant sees the failure and, when the client's system failed it, club staff are warned.
          * @example {
          *       "id": "evt_01JQ5C2RC4D5E6F7",
          *       "type": "reward.delivery_failed",
@@ -5594,9 +5627,11 @@ export interface components {
          *           "participant_id": "par_01JQ3Z8K4M2W6T9V",
          *           "participant_reward_id": "rwd_01JQ5C2P8S4Z6A3D",
          *           "reward_code": "giros-gratis-20",
+         *           "kind": "client_delivered",
          *           "status": "failed",
          *           "external_ref": null,
          *           "fail_reason": "Jogo Gates of Olympus indisponível para a conta",
+         *           "note": null,
          *           "created_at": "2025-03-14T18:22:05Z",
          *           "confirmed_at": null
          *         }
@@ -5731,8 +5766,9 @@ export interface components {
         };
         /**
          * @description A reward was granted. `reward_id` is the participant's reward; `delivery_id`
-         *     is present when the client's system must credit it (a `client_delivered`
-         *     reward): confirm or fail that delivery.
+         *     is present when someone must hand it over: the client's system (a
+         *     `client_delivered` reward) or club staff (a `manual` or `partner` reward);
+         *     confirm or fail that delivery.
          */
         RewardGrantedEffect: {
             /**
@@ -5751,7 +5787,7 @@ export interface components {
             reward: components["schemas"]["WebhookReward"];
             /** @description What granted the reward (see the list above). */
             source: string;
-            /** @description The delivery of a `client_delivered` reward (announced by its own `reward.delivery_requested`); null otherwise. */
+            /** @description The delivery of a reward someone must hand over: a `client_delivered` one (announced by its own `reward.delivery_requested`), or a `manual` or `partner` one (fulfilled by club staff); null for `internal` rewards. */
             delivery_id: string | null;
             /** @description When the reward expires; null when it never does. */
             expires_at: string | null;
@@ -9082,6 +9118,8 @@ export interface operations {
             query?: {
                 /** @description Only deliveries in this state. */
                 status?: components["schemas"]["DeliveryStatus"];
+                /** @description Only deliveries of this kind. */
+                kind?: components["schemas"]["DeliveryKind"];
                 /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
                 limit?: number;
                 /** @description The `id` of the last item of the previous page: the page starts after it. An id that is not in the list answers 422 naming `query.starting_after`. */
