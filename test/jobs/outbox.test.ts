@@ -130,7 +130,7 @@ describeEachDatabase("outbox relay", (kind) => {
   });
 
   it("marks only the rows up to the first failed publish, so none overtakes it", async () => {
-    const ids = [];
+    const ids: string[] = [];
     for (let i = 0; i < 4; i++) ids.push(await addRow("event", at(i)));
     const failing: Queue = { ...queue, publish: async (_name, _payload, opts) => (opts?.id === ids[2] ? Promise.reject(new Error("nack")) : undefined) };
     const errors: unknown[] = [];
