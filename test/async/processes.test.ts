@@ -2,6 +2,7 @@ import { afterEach, expect, it } from "vitest";
 import { Event, OutboxMessage, WebhookSending } from "../../server/src/db/entities/index.js";
 import { openDatabase, type Database } from "../../server/src/db/orm.js";
 import { systemClock } from "../../server/src/services.js";
+import { freePort } from "../e2e/clube-command.js";
 import { waitFor } from "../jobs/support/wait.js";
 import { betBurst, BURST_WEBHOOKS, mapLimit, sendAsync, sendAsyncBatch, type Burst } from "./support/burst.js";
 import { ok, type ClubClient } from "./support/client.js";
@@ -148,13 +149,16 @@ describeEachStack("clube processes with async events in flight", (kind) => {
   it.skipIf(!usesBroker(kind))(
     "two clube serve and two clube worker end in the same balances, XP, missions and webhooks as one of each",
     async () => {
-      const stream = orderFreeStream(8);
+      const stream = orderFreeStream(6);
       /** Runs the stream through `serves` servers and `workers` workers on a fresh stack; the participants' state and the webhooks sent. */
       async function outcome(serves: number, workers: number) {
         const first = await startStack();
         const env = first.env;
         const clubs = [first.club];
-        for (let i = 1; i < serves; i++) clubs.push((await serve(env)).club);
+        for (let i = 1; i < serves; i++) {
+          const port = await freePort();
+          clubs.push((await serve({ ...env, PORT: port, CLUBE_PUBLIC_URL: `http://127.0.0.1:${port}` })).club);
+        }
         for (let i = 1; i < workers; i++) await worker(env);
         // Event i through server i mod n: the servers accept, the workers race to apply.
         const parts = clubs.map((_, n) => stream.events.filter((_, i) => i % clubs.length === n));
