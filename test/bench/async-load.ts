@@ -9,11 +9,12 @@
  *   (`processed_at − received_at`, both stamped by the service, read from its
  *   database once everything is processed);
  * - webhook sendings per second to a local receiver: batches of events from
- *   `webhooks` new players commit that many `participant.created` at once;
- *   first arrival to last;
- * - peak RSS of every Clube process over both phases.
+ *   `webhooks` new players commit that many `participant.created`; on
+ *   RabbitMQ while no worker runs (the backlog waits in the broker, then a
+ *   worker starts), so ingestion does not bound the figure; first arrival to last;
+ * - peak RSS of every Clube process (the worker's: during the async load).
  */
-import { Event } from "../../server/src/db/entities/index.js";
+import { Event, OutboxMessage } from "../../server/src/db/entities/index.js";
 import { openDatabase, type Database } from "../../server/src/db/orm.js";
 import { systemClock } from "../../server/src/services.js";
 import { ok, type ClubClient } from "../async/support/client.js";
@@ -98,8 +99,13 @@ async function lags(observer: Database, clubId: string, expected: number): Promi
   return rows.map((row) => row.processedAt!.getTime() - row.receivedAt.getTime()).sort((a, b) => a - b);
 }
 
-/** Events of `webhooks` new players, in batches: that many participant.created committed at once; first arrival to last. */
-async function webhookRate(club: ClubClient, receiver: Receiver, o: AsyncOptions): Promise<number> {
+/**
+ * Events of `webhooks` new players, in batches: that many participant.created
+ * committed; first arrival to last. `hold` runs around the commits: on
+ * RabbitMQ the worker is stopped meanwhile and started once every row is in
+ * the broker, so the figure is the sending rate, not the rate of ingestion.
+ */
+async function webhookRate(club: ClubClient, receiver: Receiver, o: AsyncOptions, hold: (commit: () => Promise<void>) => Promise<void>): Promise<number> {
   const before = withoutTests(noticesOf(receiver)).length;
   const arrivals: number[] = [];
   const watcher = setInterval(() => {
@@ -108,7 +114,7 @@ async function webhookRate(club: ClubClient, receiver: Receiver, o: AsyncOptions
   }, 2);
   try {
     const events = Array.from({ length: o.webhooks }, (_, i) => ({ participant: `bench-webhook-${i}`, type: "session.started", id: `bench-webhook-${i}` }));
-    await sendBatches(club, events, o.batchSize);
+    await hold(() => sendBatches(club, events, o.batchSize));
     const deadline = Date.now() + DRAIN_TIMEOUT_MS;
     while (arrivals.length < o.webhooks) {
       if (Date.now() > deadline) throw new Error(`${o.webhooks - arrivals.length} webhooks missing after ${DRAIN_TIMEOUT_MS / 1000} s`);
@@ -145,7 +151,14 @@ export async function benchAsync(stack: StackKind, o: AsyncOptions): Promise<Asy
         const load = await steadyLoad(club, o);
         const processed = await lags(observer!, club.clubId, load.accepted);
         o.log(`${stack}: ${o.webhooks} webhooks…`);
-        return { load, processed, webhooksPerSecond: await webhookRate(club, endpoint.receiver, o) };
+        const hold = async (commit: () => Promise<void>) => {
+          if (!usesBroker(stack)) return commit();
+          await processes.pop()!.stop("SIGTERM");
+          await commit();
+          while ((await observer!.em().count(OutboxMessage, { relayedAt: null })) > 0) await sleep(100);
+          processes.push(await startWorker(env));
+        };
+        return { load, processed, webhooksPerSecond: await webhookRate(club, endpoint.receiver, o, hold) };
       },
     );
     const { load, processed } = value;
