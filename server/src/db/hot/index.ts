@@ -65,6 +65,19 @@ export async function hotStore(em: SqlEntityManager): Promise<HotStore> {
     : sqliteHotStore(connection as LibsqlDatabase, convert);
 }
 
+/**
+ * A read for both dialects from one template; `inList(column)` is the
+ * condition "column is one of the array bound here": `= any(?::text[])` on
+ * PostgreSQL, `in (select value from json_each(?))` on SQLite (which binds
+ * the array as JSON text), so the statement text never depends on the count.
+ */
+export function bothDialects(make: (inList: (column: string) => string) => string): { postgresql: string; sqlite: string } {
+  return {
+    postgresql: make((column) => `${column} = any(?::text[])`),
+    sqlite: make((column) => `${column} in (select value from json_each(?))`),
+  };
+}
+
 /** The shape of an entity's table (cached), for HotStore.insert. */
 export function shapeOf<T extends object>(em: SqlEntityManager, entity: EntityName<T>): TableShape {
   return tableShape(em.getMetadata().get(entity as EntityName<object>));
