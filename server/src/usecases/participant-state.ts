@@ -522,12 +522,27 @@ function gatherLots(writes: PendingWrites, { scope, participant }: EvaluationTar
   });
 }
 
+/** The rules of a configuration whose runs a limit reads back (loadRuleRuns), by configuration. */
+const limitedRules = new WeakMap<ClubConfig, Set<string>>();
+function rulesWithLimits(config: ClubConfig): Set<string> {
+  let ids = limitedRules.get(config);
+  if (!ids) {
+    const limited = config.rules.filter(({ limits }) => limits.max_runs_per_participant !== undefined || limits.cooldown_seconds !== undefined || limits.per_participant_per_day !== undefined);
+    limitedRules.set(config, (ids = new Set(limited.map((rule) => rule.id))));
+  }
+  return ids;
+}
+
 /**
  * One row per rule that fired, with what it granted this run per unit (the
  * daily caps add these up): its own XP and currency grants in the ledger.
+ * Only where something reads it back: a rule with a limit, or a run with a
+ * dedupe key; the others' runs would be rows nobody reads.
  */
-function gatherRuleRuns(writes: PendingWrites, { scope, participant, now, event }: EvaluationTarget, delta: StateDelta): void {
+function gatherRuleRuns(writes: PendingWrites, { scope, config, participant, now, event }: EvaluationTarget, delta: StateDelta): void {
+  const limited = rulesWithLimits(config);
   for (const [ruleId, run] of Object.entries(delta.ruleRuns)) {
+    if (run.dedupeKey === null && !limited.has(ruleId)) continue;
     const amounts: Record<string, number> = {};
     for (const line of delta.ledger) {
       if (line.ruleId === ruleId && (line.reason === "grant_xp" || line.reason === "grant_currency")) amounts[line.unit] = (amounts[line.unit] ?? 0) + line.delta;
