@@ -30,6 +30,8 @@ const SQLITE_BUSY_TIMEOUT_MS = 10_000;
 
 interface SqliteConnection {
   exec(sql: string): unknown;
+  /** When knex's libsql dialect made the connection; it replaces connections older than 10 s. */
+  __created?: number;
 }
 
 /**
@@ -41,6 +43,10 @@ interface SqliteConnection {
 function prepareSqliteConnection(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void): void {
   try {
     conn.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}; PRAGMA synchronous = NORMAL;`);
+    // Kept for the life of the process: the dialect replaces a connection
+    // older than 10 s, and closing the file's last connection checkpoints the
+    // WAL (seconds under load) and throws away every prepared statement.
+    conn.__created = Number.POSITIVE_INFINITY;
     done(null, conn);
   } catch (err) {
     done(err as Error, conn);

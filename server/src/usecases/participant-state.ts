@@ -9,7 +9,8 @@ import { dedupeKey } from "../engine/rules.js";
 import { tierForLevel } from "../engine/tiers.js";
 import { dayKey, periodKey } from "../engine/time.js";
 import type { EngineEvent, Evaluation, Lot, MissionState, ParticipantState, RewardGrant, RuleRunState, StateDelta } from "../engine/types.js";
-import { Badge, Balance, CurrencyLot, MissionProgress, Notification, Participant, RuleRun, type DeliveryKind } from "../db/entities/index.js";
+import { Notification, Participant, RuleRun, type DeliveryKind } from "../db/entities/index.js";
+import { bothDialects, hotStore, type HotStore } from "../db/hot/index.js";
 import { newId } from "../db/ids.js";
 import type { Dialect } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
@@ -147,11 +148,14 @@ async function loadStates(
   const effectTypes = new Set(triggered.flatMap((rule) => rule.effects.map((effect) => effect.type)));
   const missionIds = all ? advanceableMissions(config, types, triggered) : new Set(config.missions.map((mission) => mission.id));
   const ids = participants.map((participant) => participant.id);
+  // A view of missions or the store may come without a transaction; the driver's statements run in one.
+  if (!em.getTransactionContext()) return em.transactional((trx) => loadStates(trx, participants, config, at, events));
+  const store = await hotStore(em);
   // One after the other: a transaction has one connection, which runs one query at a time.
-  const balances = await loadBalancesOf(em, ids);
-  const lots = !all || effectTypes.has("debit_currency") ? await loadLots(em, ids, config) : new Map<string, Lot[]>();
-  const badges = effectTypes.has("grant_badge") ? await loadBadges(em, ids) : new Map<string, string[]>();
-  const missions = await loadMissions(em, ids, config.missions.filter((mission) => missionIds.has(mission.id)), at.now, at.timeZone);
+  const balances = await loadBalancesOf(store, ids);
+  const lots = !all || effectTypes.has("debit_currency") ? await loadLots(store, ids, config) : new Map<string, Lot[]>();
+  const badges = effectTypes.has("grant_badge") ? await loadBadges(store, ids) : new Map<string, string[]>();
+  const missions = await loadMissions(store, ids, config.missions.filter((mission) => missionIds.has(mission.id)), at.now, at.timeZone);
   const ruleRuns = events ? await loadRuleRuns(em, participants.map((participant, i) => ({ participantId: participant.id, events: events[i] })), triggered, at) : null;
   return participants.map((participant) => ({
     ...stateOfParticipant(participant, config),
@@ -183,38 +187,50 @@ function byParticipant<R extends { participantId: string }, V>(rows: R[], value:
   return grouped;
 }
 
+/*
+ * The state reads below run on the driver (db/hot): plain rows, no entity
+ * hydration. Bigint columns come back as numeric strings from PostgreSQL and
+ * datetimes as epoch milliseconds from SQLite, hence Number() and new Date().
+ */
+
 /** Each participant's balances by currency code, in minor units. */
-async function loadBalancesOf(em: SqlEntityManager, participantIds: string[]): Promise<Map<string, Balances>> {
-  // Through the entity, which maps the bigint column (a string from the PostgreSQL driver) to a number.
-  const rows = await em.find(Balance, { participantId: { $in: participantIds } }, { fields: ["participantId", "currency", "amount"] });
-  return new Map([...byParticipant(rows, (row) => [row.currency, row.amount] as const)].map(([id, entries]) => [id, Object.fromEntries(entries)]));
+async function loadBalancesOf(store: HotStore, participantIds: string[]): Promise<Map<string, Balances>> {
+  const rows = await store.select<{ participant_id: string; currency: string; amount: number | string }>(
+    bothDialects((inList) => `select participant_id, currency, amount from balances where ${inList("participant_id")}`),
+    [participantIds],
+  );
+  return new Map([...byParticipant(rows.map((row) => ({ participantId: row.participant_id, currency: row.currency, amount: Number(row.amount) })), (row) => [row.currency, row.amount] as const)]
+    .map(([id, entries]) => [id, Object.fromEntries(entries)]));
 }
 
-async function loadBadges(em: SqlEntityManager, participantIds: string[]): Promise<Map<string, string[]>> {
-  const rows = await em
-    .createQueryBuilder(Badge)
-    .select(["participantId", "badgeCode"])
-    .where({ participantId: { $in: participantIds } })
-    .execute<Pick<Badge, "participantId" | "badgeCode">[]>("all");
-  return byParticipant(rows, (row) => row.badgeCode);
+async function loadBadges(store: HotStore, participantIds: string[]): Promise<Map<string, string[]>> {
+  const rows = await store.select<{ participant_id: string; badge_code: string }>(
+    bothDialects((inList) => `select participant_id, badge_code from badges where ${inList("participant_id")}`),
+    [participantIds],
+  );
+  return byParticipant(rows.map((row) => ({ participantId: row.participant_id, badgeCode: row.badge_code })), (row) => row.badgeCode);
 }
 
-/** Unspent lots of the currencies that expire (only those are credited as lots). */
-async function loadLots(em: SqlEntityManager, participantIds: string[], config: ClubConfig): Promise<Map<string, Lot[]>> {
+/** Unspent lots of the currencies that expire (only those are credited as lots); the engine spends them oldest expiry first. */
+async function loadLots(store: HotStore, participantIds: string[], config: ClubConfig): Promise<Map<string, Lot[]>> {
   const expiring = config.currencies.filter((currency) => currency.expiresInDays !== null).map((currency) => currency.code);
   if (expiring.length === 0) return new Map();
-  const rows = await em.find(CurrencyLot, { participantId: { $in: participantIds }, currency: { $in: expiring }, remaining: { $gt: 0 }, expiresAt: { $ne: null } });
-  return byParticipant(rows, (row) => ({
+  const rows = await store.select<{ id: string; participant_id: string; currency: string; remaining: number | string; created_at: Date | number; expires_at: Date | number }>(
+    bothDialects((inList) => `select id, participant_id, currency, remaining, created_at, expires_at from currency_lots
+      where ${inList("participant_id")} and ${inList("currency")} and remaining > 0 and expires_at is not null order by expires_at, id`),
+    [participantIds, expiring],
+  );
+  return byParticipant(rows.map((row) => ({ ...row, participantId: row.participant_id })), (row) => ({
     id: row.id,
     currency: row.currency,
-    remaining: row.remaining,
-    grantedAt: row.createdAt.toISOString(),
-    expiresAt: row.expiresAt!.toISOString(),
+    remaining: Number(row.remaining),
+    grantedAt: new Date(row.created_at).toISOString(),
+    expiresAt: new Date(row.expires_at).toISOString(),
   }));
 }
 
 async function loadMissions(
-  em: SqlEntityManager,
+  store: HotStore,
   participantIds: string[],
   missions: MissionConfig[],
   now: Date,
@@ -223,15 +239,17 @@ async function loadMissions(
   const states = new Map<string, Record<string, MissionState>>();
   if (missions.length === 0) return states;
   const currentKey = new Map(missions.map((mission) => [mission.id, periodKey(mission.period, now, timeZone)]));
-  const rows = await em
-    .createQueryBuilder(MissionProgress)
-    .select(["participantId", "missionId", "periodKey", "progress", "completedAt", "claimedAt"])
-    .where({ participantId: { $in: participantIds }, missionId: { $in: [...currentKey.keys()] }, periodKey: { $in: [...new Set(currentKey.values())] } })
-    .execute<Pick<MissionProgress, "participantId" | "missionId" | "periodKey" | "progress" | "completedAt" | "claimedAt">[]>("all");
+  const rows = await store.select<{ participant_id: string; mission_id: string; period_key: string; progress: number; completed_at: unknown; claimed_at: unknown }>(
+    bothDialects((inList) => `select participant_id, mission_id, period_key, progress, completed_at, claimed_at from mission_progress
+      where ${inList("participant_id")} and ${inList("mission_id")} and ${inList("period_key")}`),
+    [participantIds, [...currentKey.keys()], [...new Set(currentKey.values())]],
+  );
   for (const row of rows) {
-    if (currentKey.get(row.missionId) !== row.periodKey) continue;
-    if (!states.has(row.participantId)) states.set(row.participantId, {});
-    states.get(row.participantId)![row.missionId] = { periodKey: row.periodKey, progress: row.progress, completed: row.completedAt !== null, claimed: row.claimedAt !== null };
+    if (currentKey.get(row.mission_id) !== row.period_key) continue;
+    if (!states.has(row.participant_id)) states.set(row.participant_id, {});
+    states.get(row.participant_id)![row.mission_id] = {
+      periodKey: row.period_key, progress: Number(row.progress), completed: row.completed_at !== null, claimed: row.claimed_at !== null,
+    };
   }
   return states;
 }
@@ -504,12 +522,27 @@ function gatherLots(writes: PendingWrites, { scope, participant }: EvaluationTar
   });
 }
 
+/** The rules of a configuration whose runs a limit reads back (loadRuleRuns), by configuration. */
+const limitedRules = new WeakMap<ClubConfig, Set<string>>();
+function rulesWithLimits(config: ClubConfig): Set<string> {
+  let ids = limitedRules.get(config);
+  if (!ids) {
+    const limited = config.rules.filter(({ limits }) => limits.max_runs_per_participant !== undefined || limits.cooldown_seconds !== undefined || limits.per_participant_per_day !== undefined);
+    limitedRules.set(config, (ids = new Set(limited.map((rule) => rule.id))));
+  }
+  return ids;
+}
+
 /**
  * One row per rule that fired, with what it granted this run per unit (the
  * daily caps add these up): its own XP and currency grants in the ledger.
+ * Only where something reads it back: a rule with a limit, or a run with a
+ * dedupe key; the others' runs would be rows nobody reads.
  */
-function gatherRuleRuns(writes: PendingWrites, { scope, participant, now, event }: EvaluationTarget, delta: StateDelta): void {
+function gatherRuleRuns(writes: PendingWrites, { scope, config, participant, now, event }: EvaluationTarget, delta: StateDelta): void {
+  const limited = rulesWithLimits(config);
   for (const [ruleId, run] of Object.entries(delta.ruleRuns)) {
+    if (run.dedupeKey === null && !limited.has(ruleId)) continue;
     const amounts: Record<string, number> = {};
     for (const line of delta.ledger) {
       if (line.ruleId === ruleId && (line.reason === "grant_xp" || line.reason === "grant_currency")) amounts[line.unit] = (amounts[line.unit] ?? 0) + line.delta;

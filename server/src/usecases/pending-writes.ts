@@ -1,5 +1,6 @@
-import { raw, type EntityName, type RequiredEntityData } from "@mikro-orm/core";
+import type { EntityName, RequiredEntityData } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
+import { hotStore, shapeOf, type Upsert } from "../db/hot/index.js";
 import {
   Badge, Balance, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry, MissionProgress, Notification, OutboxMessage, Participant, ParticipantReward, RuleRun,
 } from "../db/entities/index.js";
@@ -10,12 +11,6 @@ import { StandingWrites } from "./tournaments/standing-writes.js";
 export type ParticipantChanges = Pick<Participant, "level" | "tierCode" | "tags" | "eventCounts" | "updatedAt"> & Partial<PeakColumns>;
 
 type Rows<T extends object> = RequiredEntityData<T>[];
-
-/**
- * Rows per statement. SQLite allows 32,766 bound values per statement and
- * PostgreSQL 65,535; the widest table here has 13 columns.
- */
-const ROWS_PER_INSERT = 500;
 
 /**
  * What evaluations write, gathered in memory and written by `flush` with one
@@ -78,64 +73,47 @@ export class PendingWrites {
     this.leaderboard.set(key, pending ? { ...pending, points: pending.points + row.points, updatedAt: row.updatedAt } : row);
   }
 
-  /** Writes everything gathered in `em`'s transaction and starts empty again. */
+  /**
+   * Writes everything gathered in `em`'s transaction and starts empty again:
+   * on the driver (db/hot), one statement per table on PostgreSQL (array
+   * parameters) and one prepared statement per table on SQLite.
+   */
   async flush(em: SqlEntityManager): Promise<void> {
-    for (const [id, { xp, changes }] of this.participants) {
-      await em.nativeUpdate(Participant, { id }, { ...changes, xp: raw("xp + ?", [xp]) });
+    if (!em.getTransactionContext()) {
+      await em.transactional((trx) => this.flush(trx));
+      return;
     }
-    await insertRows(em, LedgerEntry, this.ledger);
-    await this.flushBalances(em);
+    const store = await hotStore(em);
+    const insert = <T extends object>(entity: EntityName<T>, rows: Rows<T>, upsert?: Upsert) => store.insert(shapeOf(em, entity), rows, upsert);
+    await store.updateParticipants([...this.participants].map(([id, { xp, changes }]) => ({
+      id, xp, level: changes.level, tierCode: changes.tierCode ?? null, tags: changes.tags, eventCounts: changes.eventCounts,
+      peak: changes.peakMonth === undefined ? null : { peakMonth: changes.peakMonth, peakLevel: changes.peakLevel ?? null, priorMonthPeakLevel: changes.priorMonthPeakLevel ?? null },
+      updatedAt: changes.updatedAt,
+    })));
+    await insert(LedgerEntry, this.ledger);
+    // Added to the stored amounts atomically, creating rows on first use.
+    await insert(Balance, [...this.balances.values()], { conflict: ["participant_id", "currency"], set: "amount = balances.amount + excluded.amount, updated_at = excluded.updated_at" });
     // New lots first: a later event of the batch may already have spent from them.
-    await insertRows(em, CurrencyLot, this.lots);
-    for (const [id, amount] of this.lotsSpent) await em.nativeUpdate(CurrencyLot, { id }, { remaining: raw("remaining - ?", [amount]) });
-    await insertRows(em, RuleRun, this.ruleRuns);
-    await this.flushMissions(em);
-    await insertRows(em, ParticipantReward, this.rewards);
-    await insertRows(em, Delivery, this.deliveries);
-    await insertRows(em, Badge, this.badges);
-    await this.flushLeaderboard(em);
-    await this.standings.flush(em);
-    await insertRows(em, Notification, this.notifications);
-    await insertRows(em, OutboxMessage, this.outbox);
-    await insertRows(em, Event, this.events);
+    await insert(CurrencyLot, this.lots);
+    await store.spendLots([...this.lotsSpent].map(([id, amount]) => ({ id, amount })));
+    await insert(RuleRun, this.ruleRuns);
+    // The first completion and claim times already stored are kept.
+    await insert(MissionProgress, [...this.missions.values()], {
+      conflict: ["participant_id", "mission_id", "period_key"],
+      set: "progress = excluded.progress, completed_at = coalesce(mission_progress.completed_at, excluded.completed_at), "
+        + "claimed_at = coalesce(mission_progress.claimed_at, excluded.claimed_at), updated_at = excluded.updated_at",
+    });
+    await insert(ParticipantReward, this.rewards);
+    await insert(Delivery, this.deliveries);
+    await insert(Badge, this.badges);
+    await insert(LeaderboardEntry, [...this.leaderboard.values()], {
+      conflict: ["participant_id", "campaign_id"], set: "points = leaderboard_entries.points + excluded.points, updated_at = excluded.updated_at",
+    });
+    await this.standings.flush(em, store);
+    await insert(Notification, this.notifications);
+    await insert(OutboxMessage, this.outbox);
+    await insert(Event, this.events);
     this.clear();
-  }
-
-  /** Added to the stored amounts in one statement, atomically, creating rows on first use. */
-  private async flushBalances(em: SqlEntityManager): Promise<void> {
-    if (this.balances.size === 0) return;
-    await em
-      .createQueryBuilder(Balance)
-      .insert([...this.balances.values()])
-      .onConflict(["participantId", "currency"])
-      .merge({ amount: raw("balances.amount + excluded.amount"), updatedAt: raw("excluded.updated_at") })
-      .execute();
-  }
-
-  /** Upserted in one statement; the first completion and claim times already stored are kept. */
-  private async flushMissions(em: SqlEntityManager): Promise<void> {
-    if (this.missions.size === 0) return;
-    await em
-      .createQueryBuilder(MissionProgress)
-      .insert([...this.missions.values()])
-      .onConflict(["participantId", "missionId", "periodKey"])
-      .merge({
-        progress: raw("excluded.progress"),
-        completedAt: raw("coalesce(mission_progress.completed_at, excluded.completed_at)"),
-        claimedAt: raw("coalesce(mission_progress.claimed_at, excluded.claimed_at)"),
-        updatedAt: raw("excluded.updated_at"),
-      })
-      .execute();
-  }
-
-  private async flushLeaderboard(em: SqlEntityManager): Promise<void> {
-    if (this.leaderboard.size === 0) return;
-    await em
-      .createQueryBuilder(LeaderboardEntry)
-      .insert([...this.leaderboard.values()])
-      .onConflict(["participantId", "campaignId"])
-      .merge({ points: raw("leaderboard_entries.points + excluded.points"), updatedAt: raw("excluded.updated_at") })
-      .execute();
   }
 
   private clear(): void {
@@ -146,12 +124,5 @@ export class PendingWrites {
     this.missions.clear();
     this.leaderboard.clear();
     this.standings.clear();
-  }
-}
-
-/** Multi-row INSERTs straight to the table: these rows are never read back in the transaction, so the unit of work has nothing to track. */
-async function insertRows<T extends object>(em: SqlEntityManager, entity: EntityName<T>, rows: Rows<T>): Promise<void> {
-  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-    await em.insertMany<T>(entity, rows.slice(start, start + ROWS_PER_INSERT));
   }
 }

@@ -1,6 +1,7 @@
-import { raw, type RequiredEntityData } from "@mikro-orm/core";
+import type { RequiredEntityData } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import { TournamentStanding } from "../../db/entities/index.js";
+import { hotStore, shapeOf, type HotStore } from "../../db/hot/index.js";
 import { newId } from "../../db/ids.js";
 import type { Scope } from "../../db/scope.js";
 import type { ClubConfig } from "../../engine/config.js";
@@ -35,23 +36,27 @@ export class StandingWrites {
     }
   }
 
-  async flush(em: SqlEntityManager): Promise<void> {
+  /** Writes the standings in `em`'s transaction (through `store` when the caller has it open already). */
+  async flush(em: SqlEntityManager, store?: HotStore): Promise<void> {
+    if (this.rows.add.size + this.rows.max.size === 0) return;
+    if (!store) {
+      if (!em.getTransactionContext()) return em.transactional((trx) => this.flush(trx));
+      store = await hotStore(em);
+    }
     const t = "tournament_standings";
     const bigger = `excluded.score > ${t}.score`;
-    if (this.rows.add.size > 0) {
-      await em.createQueryBuilder(TournamentStanding).insert([...this.rows.add.values()]).onConflict(["participantId", "tournamentId", "editionKey"]).merge({
-        score: raw(`${t}.score + excluded.score`),
-        reachedAt: raw(`case when excluded.reached_at > ${t}.reached_at then excluded.reached_at else ${t}.reached_at end`),
-        updatedAt: raw("excluded.updated_at"),
-      }).execute();
-    }
-    if (this.rows.max.size > 0) {
-      await em.createQueryBuilder(TournamentStanding).insert([...this.rows.max.values()]).onConflict(["participantId", "tournamentId", "editionKey"]).merge({
-        score: raw(`case when ${bigger} then excluded.score else ${t}.score end`),
-        reachedAt: raw(`case when ${bigger} then excluded.reached_at else ${t}.reached_at end`),
-        updatedAt: raw("excluded.updated_at"),
-      }).execute();
-    }
+    const conflict = ["participant_id", "tournament_id", "edition_key"];
+    const shape = shapeOf(em, TournamentStanding);
+    await store.insert(shape, [...this.rows.add.values()], {
+      conflict,
+      set: `score = ${t}.score + excluded.score, `
+        + `reached_at = case when excluded.reached_at > ${t}.reached_at then excluded.reached_at else ${t}.reached_at end, updated_at = excluded.updated_at`,
+    });
+    await store.insert(shape, [...this.rows.max.values()], {
+      conflict,
+      set: `score = case when ${bigger} then excluded.score else ${t}.score end, `
+        + `reached_at = case when ${bigger} then excluded.reached_at else ${t}.reached_at end, updated_at = excluded.updated_at`,
+    });
     this.clear();
   }
 

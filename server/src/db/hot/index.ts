@@ -1,0 +1,84 @@
+import type { EntityName } from "@mikro-orm/core";
+import type { SqlEntityManager } from "@mikro-orm/knex";
+import { PostgreSqlPlatform } from "@mikro-orm/postgresql";
+import { postgresHotStore, type PgClient } from "./postgres.js";
+import { sqliteHotStore, type LibsqlDatabase } from "./sqlite.js";
+import { tableShape, type TableShape } from "./table-shape.js";
+
+export { tableShape, type TableShape } from "./table-shape.js";
+
+/*
+ * The event path's data access on the database driver, inside the
+ * transaction MikroORM opened: prepared statements with bound parameters
+ * instead of an ORM pass (query building, hydration, values inlined into SQL)
+ * per statement. One module per dialect (postgres.ts, sqlite.ts) implements
+ * the same HotStore; the management/CRUD routes stay on the ORM.
+ */
+
+/** What to do when an inserted row's unique key already exists. */
+export interface Upsert {
+  /** The columns of the unique key. */
+  conflict: string[];
+  /** The `DO UPDATE SET` list; the stored row is the table's name, the new one `excluded`. */
+  set: string;
+}
+
+/** A participant row after a group of evaluations: XP is added to the stored value, the rest replaces it. */
+export interface ParticipantUpdate {
+  id: string;
+  xp: number;
+  level: number;
+  tierCode: string | null;
+  tags: string[];
+  eventCounts: Record<string, number>;
+  /** The monthly review's peak columns, when the level changed (else the stored ones stay). */
+  peak: { peakMonth: string | null; peakLevel: number | null; priorMonthPeakLevel: number | null } | null;
+  updatedAt: Date;
+}
+
+export interface HotStore {
+  /** Inserts `rows` (entity property names) into the shape's table, one statement (PostgreSQL) or one prepared statement run per row (SQLite). */
+  insert(shape: TableShape, rows: object[], upsert?: Upsert): Promise<void>;
+  updateParticipants(rows: ParticipantUpdate[]): Promise<void>;
+  /** Subtracts each amount from its lot's `remaining`. */
+  spendLots(rows: { id: string; amount: number }[]): Promise<void>;
+  /** Rows of a read-only statement written with `?` placeholders, bound to `params` (scalars or arrays; see each dialect for arrays). */
+  select<R>(sql: { postgresql: string; sqlite: string }, params: unknown[]): Promise<R[]>;
+  readonly dialect: "postgresql" | "sqlite";
+}
+
+/**
+ * The HotStore of `em`'s transaction, on the driver connection that
+ * transaction holds (a knex transaction's client hands out that one
+ * connection). Driver errors come back as MikroORM's exceptions
+ * (UniqueConstraintViolationException…), as the ORM's own queries raise them.
+ */
+export async function hotStore(em: SqlEntityManager): Promise<HotStore> {
+  const trx = em.getTransactionContext<{ client: { acquireConnection(): Promise<unknown> } }>();
+  if (!trx) throw new Error("the hot path runs inside a transaction (em.transactional)");
+  const connection = await trx.client.acquireConnection();
+  const convert = (err: unknown): never => {
+    throw err instanceof Error ? em.getDriver().convertException(err) : err;
+  };
+  return em.getPlatform() instanceof PostgreSqlPlatform
+    ? postgresHotStore(connection as PgClient, convert)
+    : sqliteHotStore(connection as LibsqlDatabase, convert);
+}
+
+/**
+ * A read for both dialects from one template; `inList(column)` is the
+ * condition "column is one of the array bound here": `= any(?::text[])` on
+ * PostgreSQL, `in (select value from json_each(?))` on SQLite (which binds
+ * the array as JSON text), so the statement text never depends on the count.
+ */
+export function bothDialects(make: (inList: (column: string) => string) => string): { postgresql: string; sqlite: string } {
+  return {
+    postgresql: make((column) => `${column} = any(?::text[])`),
+    sqlite: make((column) => `${column} in (select value from json_each(?))`),
+  };
+}
+
+/** The shape of an entity's table (cached), for HotStore.insert. */
+export function shapeOf<T extends object>(em: SqlEntityManager, entity: EntityName<T>): TableShape {
+  return tableShape(em.getMetadata().get(entity as EntityName<object>));
+}
