@@ -426,6 +426,15 @@ interface SingleEvent extends Incoming {
 /** At most this many single events share one transaction. */
 const GROUP_CAP = 128;
 
+/**
+ * Groups of one club environment applied at a time: SQLite writes one
+ * transaction at a time anyway; on PostgreSQL a second group evaluates while
+ * the first waits for its commit.
+ */
+function groupsInFlight(db: Database): number {
+  return db.dialect === "sqlite" ? 1 : 2;
+}
+
 /** The latest of `times`: events applied together are evaluated when the last of them arrived. */
 function latest(times: Date[]): Date {
   return new Date(Math.max(...times.map((time) => time.getTime())));
@@ -467,7 +476,7 @@ const singleEvents = new WeakMap<Database, GroupCommit<SingleEvent, EventResult>
 function singleEventsOf(db: Database): GroupCommit<SingleEvent, EventResult> {
   let groups = singleEvents.get(db);
   if (!groups) {
-    groups = new GroupCommit<SingleEvent, EventResult>({ cap: GROUP_CAP, applyGroup: (_, events) => ingestGroup(events), applyOne: (_, event) => ingestAlone(event) });
+    groups = new GroupCommit<SingleEvent, EventResult>({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, events) => ingestGroup(events), applyOne: (_, event) => ingestAlone(event) });
     singleEvents.set(db, groups);
   }
   return groups;
@@ -690,7 +699,7 @@ const queuedEvents = new WeakMap<Database, GroupCommit<QueuedEvent, EventResult>
 function queuedEventsOf(db: Database): GroupCommit<QueuedEvent, EventResult> {
   let groups = queuedEvents.get(db);
   if (!groups) {
-    groups = new GroupCommit<QueuedEvent, EventResult>({ cap: GROUP_CAP, applyGroup: (_, items) => processQueuedGroup(items), applyOne: (_, item) => processQueuedAlone(item) });
+    groups = new GroupCommit<QueuedEvent, EventResult>({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, items) => processQueuedGroup(items), applyOne: (_, item) => processQueuedAlone(item) });
     queuedEvents.set(db, groups);
   }
   return groups;
