@@ -1,5 +1,6 @@
 import { openDatabase, type Database } from "./db/orm.js";
 import type { AuthDeps } from "./http/auth.js";
+import { openRateLimitStore, type RateLimitStore } from "./http/rate-limit-store.js";
 import { getSigningSecrets, resolveApiKey, type SigningSecrets } from "./usecases/clubs.js";
 import { testClockAt } from "./usecases/test-clocks/clock.js";
 import type { Settings } from "./settings.js";
@@ -24,6 +25,8 @@ export interface Services {
   /** Real time (or the clock a test passed), never a test clock. */
   realClock?: Clock;
   auth: AuthDeps;
+  /** The shared store of the rate limits (Redis of `CLUBE_REDIS_URL`); null → each process counts in memory. */
+  rateLimitStore: RateLimitStore | null;
   /**
    * Called after a transaction wrote outbox rows (webhooks, queued events), so
    * an in-process relay hands them to the queue now rather than on its next
@@ -76,14 +79,19 @@ export async function openServices(settings: Settings, overrides: ServiceOverrid
     testClockAt: (clubId) => testClockAt(db, clubId),
   };
   const listeners: Array<() => void> = [];
+  const rateLimitStore = settings.redisUrl ? openRateLimitStore(settings.redisUrl, settings.redisPrefix) : null;
   return {
     settings,
     db,
     clock,
     realClock: base,
     auth,
+    rateLimitStore,
     jobsChanged: () => listeners.forEach((listener) => listener()),
     onJobsChanged: (listener) => void listeners.push(listener),
-    close: () => (overrides.db ? Promise.resolve() : db.close()),
+    async close() {
+      await rateLimitStore?.close();
+      if (!overrides.db) await db.close();
+    },
   };
 }
