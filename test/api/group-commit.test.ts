@@ -51,8 +51,8 @@ describeEachDatabase("group commit of single events", (kind) => {
   }
 
   it("concurrent events of many participants give the same state as the same events sent one by one", async () => {
-    const players = 6;
-    const perPlayer = 8;
+    const players = 5;
+    const perPlayer = 6;
     const events = (prefix: string) =>
       Array.from({ length: players * perPlayer }, (_, i) => mixEvent(`${prefix}-p${i % players}`, `${prefix}-e`, i));
     for (const event of events("seq")) expect((await send(event)).status).toBe(200);
