@@ -10,6 +10,8 @@ import type { Services } from "./services.js";
 export const EVENT_QUEUE = "event";
 /** The queue of backtest jobs (outbox rows of kind `backtest`). */
 export const BACKTEST_QUEUE = "backtest";
+/** How many event messages a consumer handles at once: the most a group commit of queued events gathers. */
+const EVENT_PREFETCH = 64;
 
 export interface Processing {
   stop(): Promise<void>;
@@ -50,6 +52,8 @@ export async function startProcessing(services: Services, options: { consume: bo
     consumers: [
       {
         queue: EVENT_QUEUE,
+        // Messages handled at once are applied together (group commit, see processQueuedEvent), each acknowledged after its group committed.
+        prefetch: EVENT_PREFETCH,
         // Idempotent: a redelivered message finds the event processed and changes nothing.
         handler: async (message) => {
           const relayed = message as RelayedMessage;
@@ -57,8 +61,9 @@ export async function startProcessing(services: Services, options: { consume: bo
           if (typeof eventId !== "string") throw new Error(`event message ${relayed.id} has no event_id`);
           // A queued event of a test environment with a test clock is applied at the clock's time, like a synchronous one.
           const testClock = relayed.env === "test" ? await testClockAt(db, relayed.clubId) : null;
-          await processQueuedEvent(db, { clubId: relayed.clubId, env: relayed.env }, eventId, { now: testClock ?? now(), publicUrl: settings.publicUrl });
-          services.jobsChanged();
+          const outbox = { written: false };
+          await processQueuedEvent(db, { clubId: relayed.clubId, env: relayed.env }, eventId, { now: testClock ?? now(), publicUrl: settings.publicUrl, outbox });
+          if (outbox.written) services.jobsChanged();
         },
       },
       {

@@ -19,6 +19,10 @@ const ASYNC_APPLIED = { "Preference-Applied": "respond-async" } as const;
  */
 export function eventHandlers(services: Services): HandlerSet<"Events_send" | "Events_sendBatch" | "EventLog_sendTest"> {
   const { db, clock, settings } = services;
+  // The relay is woken only after a commit that wrote outbox rows: a pass that finds nothing is a wasted query per event.
+  const wakeRelay = (outbox: { written: boolean }) => {
+    if (outbox.written) services.jobsChanged();
+  };
   return {
     async Events_send(req, ctx) {
       const scope = scopeOf(ctx);
@@ -30,8 +34,9 @@ export function eventHandlers(services: Services): HandlerSet<"Events_send" | "E
         return { status: 202, body: queued, headers: ASYNC_APPLIED };
       }
       const trace = req.query.trace === true;
-      const result = await ingestEvent(db, scope, req.body, { now: clock.now(), publicUrl: settings.publicUrl, idempotencyKey, trace });
-      services.jobsChanged();
+      const outbox = { written: false };
+      const result = await ingestEvent(db, scope, req.body, { now: clock.now(), publicUrl: settings.publicUrl, idempotencyKey, trace, outbox });
+      wakeRelay(outbox);
       return { status: 200, body: result };
     },
     async Events_sendBatch(req, ctx) {
@@ -42,15 +47,17 @@ export function eventHandlers(services: Services): HandlerSet<"Events_send" | "E
         services.jobsChanged();
         return { status: 202, body: queued, headers: ASYNC_APPLIED };
       }
-      const results = await ingestBatch(db, scope, req.body.events, { now: clock.now(), publicUrl: settings.publicUrl });
-      services.jobsChanged();
+      const outbox = { written: false };
+      const results = await ingestBatch(db, scope, req.body.events, { now: clock.now(), publicUrl: settings.publicUrl, outbox });
+      wakeRelay(outbox);
       return { status: 200, body: results };
     },
     async EventLog_sendTest(req, ctx) {
       // A test event is a real event marked `meta.test`, so the console shows exactly what the rules do with it.
       const event = { ...req.body, meta: { ...req.body.meta, test: true } };
-      const result = await ingestEvent(db, scopeOf(ctx), event, { now: clock.now(), publicUrl: settings.publicUrl, trace: true });
-      services.jobsChanged();
+      const outbox = { written: false };
+      const result = await ingestEvent(db, scopeOf(ctx), event, { now: clock.now(), publicUrl: settings.publicUrl, trace: true, outbox });
+      wakeRelay(outbox);
       return { status: 200, body: result };
     },
   };

@@ -24,6 +24,8 @@ import { gatherTournamentScores } from "./tournaments/standing-writes.js";
 import { qualifyReferralOnEvent } from "./referrals.js";
 import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
 import { assertSameEvent, type StoredOriginal } from "./events/event-id-conflict.js";
+import { GroupCommit } from "./events/group-commit.js";
+import { clockOverride } from "./test-clocks/context.js";
 
 export type EventInput = components["schemas"]["EventInput"];
 export type EventResult = components["schemas"]["EventResult"];
@@ -38,6 +40,17 @@ export interface IngestOptions {
    * row id (the trace is then stored with the event and returned).
    */
   traces?: Map<string, EventTrace>;
+  /**
+   * Set to true when the work wrote (or may have written) outbox rows, so the
+   * caller wakes the relay only then (conservative: a created participant or
+   * a paid referral counts).
+   */
+  outbox?: { written: boolean };
+}
+
+/** Marks `opts.outbox` written. */
+function wroteOutbox(opts: IngestOptions): void {
+  if (opts.outbox) opts.outbox.written = true;
 }
 
 /**
@@ -115,11 +128,12 @@ async function withParticipantLocked<T>(
  * those seen for the first time (with their `participant.created`); by
  * external id.
  */
-async function lockOrCreate(em: SqlEntityManager, db: Database, scope: Scope, externalIds: string[], now: Date): Promise<Map<string, Participant>> {
+async function lockOrCreate(em: SqlEntityManager, db: Database, scope: Scope, externalIds: string[], now: Date, onCreate?: () => void): Promise<Map<string, Participant>> {
   const lock = async (ids: string[]) => lockParticipants(em, db.dialect, { ...scope, externalId: ids.length === 1 ? ids[0] : { $in: ids } });
   const locked = new Map((await lock(externalIds)).map((participant) => [participant.externalId, participant]));
   const absent = externalIds.filter((externalId) => !locked.has(externalId));
   if (absent.length === 0) return locked;
+  onCreate?.(); // a new participant announces itself with a webhook
   for (const externalId of absent) await ensureParticipant(db, scope, externalId, { em, now });
   for (const participant of await lock(absent)) locked.set(participant.externalId, participant);
   return locked;
@@ -130,10 +144,12 @@ interface Incoming {
   event: EngineEvent;
   /** The `Idempotency-Key` header, else the event's `id`; null without either. */
   key: string | null;
+  /** When its request arrived (events applied together in a group commit each keep their own). */
+  receivedAt: Date;
 }
 
 function incoming(input: EventInput, idempotencyKey: string | undefined, receivedAt: Date): Incoming {
-  return { event: engineEvent(input, receivedAt), key: idempotencyKey ?? input.id ?? null };
+  return { event: engineEvent(input, receivedAt), key: idempotencyKey ?? input.id ?? null, receivedAt };
 }
 
 /** Stored events of one locked participant, to evaluate in order. */
@@ -192,6 +208,7 @@ async function evaluateInOrder(
         state = stateAfter(state, config, evaluation.delta, gathered);
         continue;
       }
+      wroteOutbox(opts);
       await writes.flush(em);
       const paid = await qualifyReferralOnEvent(em, scope, { dialect: db.dialect, config, participant, event, now, publicUrl });
       effects.push([...gathered.effects, ...paid]);
@@ -252,7 +269,7 @@ async function applyInOrder(
   opts: IngestOptions,
 ): Promise<EventResult[][]> {
   const { now } = opts;
-  const participants = await lockOrCreate(em, db, scope, groups.map((group) => group.externalId), now);
+  const participants = await lockOrCreate(em, db, scope, groups.map((group) => group.externalId), now, () => wroteOutbox(opts));
   const originals = await findOriginals(em, scope, groups.flatMap((group) => group.items.map((item) => item.key)));
   const originalOf = (item: Incoming) => (item.key === null ? undefined : originals.get(item.key));
   const plans = groups.map((group) => {
@@ -261,7 +278,7 @@ async function applyInOrder(
       const original = originalOf(item);
       if (original) assertSameEvent(original, item.key!, participant.id, item.event.type);
     }
-    const fresh = group.items.filter((item) => !originalOf(item)).map((item) => ({ item, row: eventRow(scope, participant.id, item.event, item.key, now) }));
+    const fresh = group.items.filter((item) => !originalOf(item)).map((item) => ({ item, row: eventRow(scope, participant.id, item.event, item.key, item.receivedAt) }));
     return { group, participant, fresh };
   });
   const writes = new PendingWrites();
@@ -278,10 +295,11 @@ async function applyInOrder(
     return group.items.map((item) => {
       const original = originalOf(item);
       if (!original) return applied.get(item)!;
-      writes.events.push({ ...eventRow(scope, participant.id, item.event, null, now), duplicateOf: original.id, status: "processed", processedAt: now });
+      writes.events.push({ ...eventRow(scope, participant.id, item.event, null, item.receivedAt), duplicateOf: original.id, status: "processed", processedAt: now });
       return duplicateResult(original);
     });
   });
+  if (writes.outbox.length > 0) wroteOutbox(opts);
   await writes.flush(em);
   return results;
 }
@@ -330,28 +348,6 @@ async function applyApart<T>(parts: T[], apply: (part: T) => Promise<EventResult
 }
 
 /**
- * POST /v1/events: one event in one transaction. The participant is created
- * when absent and locked; an event whose idempotency key (the
- * `Idempotency-Key` header, else the event's `id`) was seen before answers the
- * first result with `duplicate: true` and applies nothing (the repeat is
- * logged as its own row pointing at the original); otherwise the rules and
- * missions are evaluated against the published configuration and everything
- * they changed is stored with the event and its effects.
- */
-export async function ingestEvent(
-  db: Database,
-  scope: Scope,
-  input: EventInput,
-  opts: IngestOptions & { idempotencyKey?: string; trace?: boolean },
-): Promise<EventResult> {
-  checkEngineInputs([input], () => "body");
-  const published = await requirePublishedConfig(db, scope);
-  if (opts.trace) opts = { ...opts, traces: new Map() };
-  const [[result]] = await ingestTogether(db, scope, published, [{ externalId: input.participant, items: [incoming(input, opts.idempotencyKey, opts.now)] }], opts);
-  return result;
-}
-
-/**
  * A batch is one transaction (every event applied, or none), its
  * participants taken PARTICIPANTS_PER_STEP at a time (every query serves all
  * of them, with IN lists and multi-row writes of bounded size).
@@ -397,6 +393,138 @@ function chunks<T>(items: T[], size: number): T[][] {
 }
 
 /**
+ * Applies `items` (their `index` numbering them from 0) in `em`'s
+ * transaction as if sent one after the other: by participant, many
+ * participants per step (see applyInOrder), and the repeats of a key already
+ * in `items` answered after the originals. The results in item order.
+ */
+async function applyPlanned(em: SqlEntityManager, db: Database, scope: Scope, published: PublishedConfig, items: BatchItem[], opts: IngestOptions): Promise<EventResult[]> {
+  const { byParticipant, repeats } = planBatch(items);
+  const results: EventResult[] = new Array(items.length);
+  const answer = async (groups: BatchItem[][]) => {
+    const answered = await applyInOrder(em, db, scope, published, groups.map((group) => ({ externalId: group[0].participant, items: group })), opts);
+    groups.forEach((group, g) => group.forEach((item, i) => (results[item.index] = answered[g][i])));
+  };
+  for (const step of chunks(byParticipant, PARTICIPANTS_PER_STEP)) {
+    await answer(step);
+    await yieldToEventLoop();
+  }
+  for (const repeat of repeats) await answer([[repeat]]);
+  return results;
+}
+
+/** A single event waiting for its group commit (see ingestEvent). */
+interface SingleEvent extends Incoming {
+  db: Database;
+  scope: Scope;
+  participant: string;
+  publicUrl: string;
+  /** The caller's outbox signal, told after commit. */
+  outbox?: { written: boolean };
+}
+
+/** At most this many single events share one transaction. */
+const GROUP_CAP = 128;
+
+/**
+ * Groups of one club environment applied at a time: SQLite writes one
+ * transaction at a time anyway; on PostgreSQL a second group evaluates while
+ * the first waits for its commit.
+ */
+function groupsInFlight(db: Database): number {
+  return db.dialect === "sqlite" ? 1 : 2;
+}
+
+/** The latest of `times`: events applied together are evaluated when the last of them arrived. */
+function latest(times: Date[]): Date {
+  return new Date(Math.max(...times.map((time) => time.getTime())));
+}
+
+/** Tells each caller whose work shared a commit that wrote outbox rows. */
+function signalOutbox(written: boolean, callers: { outbox?: { written: boolean } }[]): void {
+  if (written) for (const caller of callers) if (caller.outbox) caller.outbox.written = true;
+}
+
+/**
+ * Single events of one club environment applied in one transaction, as a
+ * batch of them would be (each participant's in arrival order, a repeated
+ * key answered after its original); answers in arrival order.
+ */
+async function ingestGroup(events: SingleEvent[]): Promise<EventResult[]> {
+  const [{ db, scope, publicUrl }] = events;
+  const published = await requirePublishedConfig(db, scope);
+  const outbox = { written: false };
+  const opts: IngestOptions = { now: latest(events.map((event) => event.receivedAt)), publicUrl, outbox };
+  const results = await db.em().transactional((em) => applyPlanned(em, db, scope, published, events.map((event, index) => ({ ...event, index })), opts));
+  signalOutbox(outbox.written, events);
+  return results;
+}
+
+/** One single event in its own transaction (a group of one, or a group's event applied again alone). */
+async function ingestAlone(event: SingleEvent): Promise<EventResult> {
+  const { db, scope, publicUrl } = event;
+  const published = await requirePublishedConfig(db, scope);
+  const outbox = { written: false };
+  const opts: IngestOptions = { now: event.receivedAt, publicUrl, outbox };
+  const [[result]] = await ingestTogether(db, scope, published, [{ externalId: event.participant, items: [event] }], opts);
+  signalOutbox(outbox.written, [event]);
+  return result;
+}
+
+const singleEvents = new WeakMap<Database, GroupCommit<SingleEvent, EventResult>>();
+
+function singleEventsOf(db: Database): GroupCommit<SingleEvent, EventResult> {
+  let groups = singleEvents.get(db);
+  if (!groups) {
+    groups = new GroupCommit<SingleEvent, EventResult>({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, events) => ingestGroup(events), applyOne: (_, event) => ingestAlone(event) });
+    singleEvents.set(db, groups);
+  }
+  return groups;
+}
+
+/**
+ * What may share a transaction: the same club environment and base URL, the
+ * same kind of clock (a test clock's work never mixes with real time's), and
+ * the same second — a group is evaluated at its latest arrival, and within a
+ * second no day, week or month turns over, so a clock that jumps (a test's)
+ * never gets its events evaluated at another event's time.
+ */
+function groupKey(scope: Scope, publicUrl: string, now: Date): string {
+  return [scope.clubId, scope.env, publicUrl, clockOverride() === undefined ? "real" : "test", Math.floor(now.getTime() / 1000)].join("\u0000");
+}
+
+/**
+ * POST /v1/events: one event, applied atomically. The participant is created
+ * when absent and locked; an event whose idempotency key (the
+ * `Idempotency-Key` header, else the event's `id`) was seen before answers the
+ * first result with `duplicate: true` and applies nothing (the repeat is
+ * logged as its own row pointing at the original); otherwise the rules and
+ * missions are evaluated against the published configuration and everything
+ * they changed is stored with the event and its effects.
+ *
+ * Concurrent single events of the same club environment are gathered for one
+ * turn of the event loop and applied in one transaction (group commit, see
+ * events/group-commit.ts); if that transaction fails, each is applied again
+ * alone, so an event fails only for its own fault. A traced event (the test
+ * console's) is applied alone.
+ */
+export async function ingestEvent(
+  db: Database,
+  scope: Scope,
+  input: EventInput,
+  opts: IngestOptions & { idempotencyKey?: string; trace?: boolean },
+): Promise<EventResult> {
+  checkEngineInputs([input], () => "body");
+  if (opts.trace) {
+    const published = await requirePublishedConfig(db, scope);
+    const [[result]] = await ingestTogether(db, scope, published, [{ externalId: input.participant, items: [incoming(input, opts.idempotencyKey, opts.now)] }], { ...opts, traces: new Map() });
+    return result;
+  }
+  const event: SingleEvent = { db, scope, participant: input.participant, publicUrl: opts.publicUrl, outbox: opts.outbox, ...incoming(input, opts.idempotencyKey, opts.now) };
+  return singleEventsOf(db).submit(groupKey(scope, opts.publicUrl, opts.now), event);
+}
+
+/**
  * POST /v1/events/batch: each event with its own idempotency (its `id`) and
  * its own result, in request order, evaluated as if sent one after the other;
  * a second copy of an id later in the batch is a duplicate of the first. The
@@ -418,23 +546,10 @@ function chunks<T>(items: T[], size: number): T[][] {
 export async function ingestBatch(db: Database, scope: Scope, events: EventInput[], opts: IngestOptions): Promise<{ results: EventResult[] }> {
   checkEngineInputs(events, (i) => `body.events[${i}]`);
   const published = await requirePublishedConfig(db, scope);
-  const { byParticipant, repeats } = planBatch(events.map((input, index) => ({ index, participant: input.participant, ...incoming(input, undefined, opts.now) })));
-  const applyAll = (em: SqlEntityManager) => async () => {
-    const results: EventResult[] = new Array(events.length);
-    const answer = async (groups: BatchItem[][]) => {
-      const answered = await applyInOrder(em, db, scope, published, groups.map((items) => ({ externalId: items[0].participant, items })), opts);
-      groups.forEach((items, g) => items.forEach((item, i) => (results[item.index] = answered[g][i])));
-    };
-    for (const step of chunks(byParticipant, PARTICIPANTS_PER_STEP)) {
-      await answer(step);
-      await yieldToEventLoop();
-    }
-    for (const repeat of repeats) await answer([[repeat]]);
-    return { results };
-  };
+  const items = events.map((input, index) => ({ index, participant: input.participant, ...incoming(input, undefined, opts.now) }));
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.em().transactional((em) => applyAll(em)());
+      return { results: await db.em().transactional((em) => applyPlanned(em, db, scope, published, items, opts)) };
     } catch (err) {
       const lostRace = err instanceof UniqueConstraintViolationException || err instanceof DeadlockException;
       if (!lostRace || attempt >= BATCH_ATTEMPTS) throw err;
@@ -495,26 +610,113 @@ function storedEvent(row: Event): EngineEvent {
   };
 }
 
+/** A queued event waiting for its group commit (see processQueuedEvent). */
+interface QueuedEvent {
+  db: Database;
+  scope: Scope;
+  eventRowId: string;
+  now: Date;
+  publicUrl: string;
+  outbox?: { written: boolean };
+}
+
+/** The answer for a queued event already processed. */
+function processedResult(row: Pick<Event, "id" | "effects">): EventResult {
+  return { event_id: row.id, duplicate: false, effects: row.effects as ApiEffect[] };
+}
+
+/**
+ * Processes queued events of one club environment in one transaction: their
+ * participants locked together, each participant's events evaluated in the
+ * order they were handed in, every write gathered into one flush. An event
+ * already processed (a redelivery, or the same message twice) is answered
+ * with its stored result and not evaluated again.
+ */
+async function processQueuedGroup(queued: QueuedEvent[]): Promise<EventResult[]> {
+  const [{ db, scope, publicUrl }] = queued;
+  const published = await requirePublishedConfig(db, scope);
+  const ids = [...new Set(queued.map((item) => item.eventRowId))];
+  const owners = await db.em().find(Event, { ...scope, id: { $in: ids } }, { fields: ["participantId"], disableIdentityMap: true });
+  if (owners.length !== ids.length) throw notFound("A queued event"); // each alone names its own
+  const outbox = { written: false };
+  const opts: IngestOptions = { now: latest(queued.map((item) => item.now)), publicUrl, outbox };
+  const results = await db.em().transactional(async (em) => {
+    const participantIds = [...new Set(owners.map((owner) => owner.participantId))];
+    const locked = await lockParticipants(em, db.dialect, { ...scope, id: { $in: participantIds } });
+    if (locked.length !== participantIds.length) throw notFound("The participant of a queued event");
+    // Read again under the locks: another worker may have processed some meanwhile.
+    const rows = new Map((await em.find(Event, { id: { $in: ids } })).map((row) => [row.id, row]));
+    const runs = new Map(locked.map((participant): [string, ParticipantRun] => [participant.id, { participant, stored: [] }]));
+    for (const id of ids) {
+      const row = rows.get(id)!;
+      if (row.status === "queued") runs.get(row.participantId)!.stored.push({ id, event: storedEvent(row) });
+    }
+    const busy = [...runs.values()].filter((run) => run.stored.length > 0);
+    const writes = new PendingWrites();
+    const effects = await evaluateInOrder(em, db, scope, published, busy, writes, opts);
+    if (writes.outbox.length > 0) wroteOutbox(opts);
+    await writes.flush(em);
+    const answers = new Map<string, EventResult>();
+    for (const [r, run] of busy.entries()) {
+      for (const [i, { id }] of run.stored.entries()) {
+        await em.nativeUpdate(Event, { id }, { status: "processed", effects: effects[r][i], effectsCount: effects[r][i].length, processedAt: opts.now });
+        answers.set(id, { event_id: id, duplicate: false, effects: effects[r][i] });
+      }
+    }
+    return queued.map((item) => answers.get(item.eventRowId) ?? processedResult(rows.get(item.eventRowId)!));
+  });
+  signalOutbox(outbox.written, queued);
+  return results;
+}
+
+/** One queued event in its own transaction. */
+async function processQueuedAlone(item: QueuedEvent): Promise<EventResult> {
+  const { db, scope, eventRowId } = item;
+  const published = await requirePublishedConfig(db, scope);
+  const queued = await db.em().findOne(Event, { ...scope, id: eventRowId }, { fields: ["participantId"] });
+  if (!queued) throw notFound(`Event ${JSON.stringify(eventRowId)}`);
+  const outbox = { written: false };
+  const opts: IngestOptions = { now: item.now, publicUrl: item.publicUrl, outbox };
+  const result = await db.em().transactional(async (em) => {
+    const participant = await lockParticipant(em, db.dialect, { ...scope, id: queued.participantId });
+    if (!participant) throw notFound(`The participant of event ${JSON.stringify(eventRowId)}`);
+    // Read again under the lock: another worker may have processed it meanwhile.
+    const row = await em.findOneOrFail(Event, { id: eventRowId });
+    if (row.status !== "queued") return processedResult(row);
+    const writes = new PendingWrites();
+    const [[effects]] = await evaluateInOrder(em, db, scope, published, [{ participant, stored: [{ id: row.id, event: storedEvent(row) }] }], writes, opts);
+    if (writes.outbox.length > 0) wroteOutbox(opts);
+    await writes.flush(em);
+    await em.nativeUpdate(Event, { id: row.id }, { status: "processed", effects, effectsCount: effects.length, processedAt: opts.now });
+    return { event_id: row.id, duplicate: false, effects };
+  });
+  signalOutbox(outbox.written, [item]);
+  return result;
+}
+
+const queuedEvents = new WeakMap<Database, GroupCommit<QueuedEvent, EventResult>>();
+
+function queuedEventsOf(db: Database): GroupCommit<QueuedEvent, EventResult> {
+  let groups = queuedEvents.get(db);
+  if (!groups) {
+    groups = new GroupCommit<QueuedEvent, EventResult>({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, items) => processQueuedGroup(items), applyOne: (_, item) => processQueuedAlone(item) });
+    queuedEvents.set(db, groups);
+  }
+  return groups;
+}
+
 /**
  * Processes an event stored as `queued` (the worker side of
  * `Prefer: respond-async`), exactly as `ingestEvent` would have. Idempotent:
  * an event already processed is not evaluated again and its stored result is
  * answered, so a queue that delivers a message twice changes nothing.
+ *
+ * Queued events handed in concurrently (a consumer's prefetched messages)
+ * are gathered like single events (group commit) and processed in one
+ * transaction; each call resolves once its group committed, so a message is
+ * acknowledged only then. A failing group is processed again event by event.
  */
 export async function processQueuedEvent(db: Database, scope: Scope, eventRowId: string, opts: IngestOptions): Promise<EventResult> {
-  const published = await requirePublishedConfig(db, scope);
-  const queued = await db.em().findOne(Event, { ...scope, id: eventRowId }, { fields: ["participantId"] });
-  if (!queued) throw notFound(`Event ${JSON.stringify(eventRowId)}`);
-  return db.em().transactional(async (em) => {
-    const participant = await lockParticipant(em, db.dialect, { ...scope, id: queued.participantId });
-    if (!participant) throw notFound(`The participant of event ${JSON.stringify(eventRowId)}`);
-    // Read again under the lock: another worker may have processed it meanwhile.
-    const row = await em.findOneOrFail(Event, { id: eventRowId });
-    if (row.status !== "queued") return { event_id: row.id, duplicate: false, effects: row.effects as ApiEffect[] };
-    const writes = new PendingWrites();
-    const [[effects]] = await evaluateInOrder(em, db, scope, published, [{ participant, stored: [{ id: row.id, event: storedEvent(row) }] }], writes, opts);
-    await writes.flush(em);
-    await em.nativeUpdate(Event, { id: row.id }, { status: "processed", effects, effectsCount: effects.length, processedAt: opts.now });
-    return { event_id: row.id, duplicate: false, effects };
-  });
+  const item: QueuedEvent = { db, scope, eventRowId, now: opts.now, publicUrl: opts.publicUrl, outbox: opts.outbox };
+  return queuedEventsOf(db).submit(groupKey(scope, opts.publicUrl, opts.now), item);
 }
