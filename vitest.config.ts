@@ -6,7 +6,9 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
+    // Generous: tests poll for conditions, so a slow machine only makes them
+    // wait longer; these bounds only decide how long a real failure takes to show.
+    testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: "forks",
   },

@@ -104,7 +104,7 @@ describeEachStack("clube processes with async events in flight", (kind) => {
   }
   /** Waits until the database holds `count` bets of the club in `status`. */
   async function waitForBets(club: ClubClient, status: "queued" | "processed", count: number) {
-    await waitFor(`${count} ${status} bets`, async () => (await observer!.em().count(Event, { clubId: club.clubId, type: "bet.placed", status })) >= count, 60_000);
+    await waitFor(`${count} ${status} bets`, async () => (await observer!.em().count(Event, { clubId: club.clubId, type: "bet.placed", status })) >= count, 180_000);
   }
   /** The events accepted before `instant` and processed after it: work a stop or crash left to the next process. */
   const carriedOver = (entries: Map<string, EventLogEntry>, instant: number) =>

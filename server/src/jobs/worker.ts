@@ -117,6 +117,13 @@ function clockOf(db: Database, scope: Scope): Promise<Date | null> {
  * (workerTasks), and any extra consumers. Stateless: any number of workers
  * may run against the same database and broker.
  */
+/**
+ * Webhook messages taken at once. Each one waits on a receiver's answer, so a
+ * small prefetch caps sendings at prefetch ÷ receiver latency; the dispatcher
+ * bounds what is in flight per endpoint on its own.
+ */
+const WEBHOOK_PREFETCH = 64;
+
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const now = options.now ?? (() => new Date());
   const onError = options.onError ?? ((error) => console.error("[worker]", error));
@@ -128,7 +135,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     allowPrivateAddresses: options.allowPrivateAddresses,
     clockFor: (scope) => clockOf(options.db, scope),
   });
-  const consumers: Consumer[] = [await options.queue.consume(WEBHOOK_QUEUE, dispatcher.handleOutboxMessage)];
+  const consumers: Consumer[] = [await options.queue.consume(WEBHOOK_QUEUE, dispatcher.handleOutboxMessage, { prefetch: WEBHOOK_PREFETCH })];
   for (const extra of options.consumers ?? []) {
     consumers.push(await options.queue.consume(extra.queue, extra.handler, { prefetch: extra.prefetch }));
   }

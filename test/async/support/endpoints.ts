@@ -35,7 +35,7 @@ export function withoutTests(notices: Notice[]): Notice[] {
 }
 
 /** Waits until `receiver` holds what `check` looks for (its requests are in memory: polled cheaply). */
-export async function waitForNotices(receiver: Receiver, what: string, check: (notices: Notice[]) => boolean, timeoutMs = 15_000): Promise<Notice[]> {
+export async function waitForNotices(receiver: Receiver, what: string, check: (notices: Notice[]) => boolean, timeoutMs = 45_000): Promise<Notice[]> {
   await waitFor(what, () => check(noticesOf(receiver)), timeoutMs);
   return noticesOf(receiver);
 }

@@ -53,7 +53,7 @@ export class NoticeCursor {
     this.seen = this.notices().length;
   }
 
-  async next(types: readonly string[], timeoutMs = 15_000): Promise<Notice[]> {
+  async next(types: readonly string[], timeoutMs = 45_000): Promise<Notice[]> {
     const what = types.length > 0 ? types.join(", ") : "nothing";
     await waitFor(what, () => this.notices().length - this.seen >= types.length, timeoutMs);
     // A step expected to send nothing gets a moment to show an unexpected notice.
