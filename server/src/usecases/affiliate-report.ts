@@ -83,8 +83,24 @@ function countedEvents(db: Database, knex: Knex, scope: Scope, affiliateIds: str
   return query;
 }
 
-/** 1 when `e` is its player's first deposit ever: no earlier (occurred_at, id) deposit that counts as received. */
-function firstDepositFlag(knex: Knex): Knex.Raw {
+/**
+ * 1 when `e` is its player's first deposit ever: no earlier (occurred_at, id)
+ * deposit that counts as received. PostgreSQL finds every player's first
+ * deposit in one pass (DISTINCT ON, hashed as a set) because a correlated
+ * NOT EXISTS per deposit takes a minute at 100,000 events; SQLite answers
+ * the correlated form from its index faster than a window over every deposit.
+ */
+function firstDepositFlag(db: Database, knex: Knex, scope: Scope): Knex.Raw {
+  if (db.dialect === "postgresql") {
+    const firsts = knex("events as p")
+      .distinctOn("p.participant_id")
+      .select("p.id")
+      .where({ "p.club_id": scope.clubId, "p.env": scope.env, "p.type": "deposit.confirmed" })
+      .whereNull("p.duplicate_of")
+      .whereNot("p.status", "failed")
+      .orderBy([{ column: "p.participant_id" }, { column: "p.occurred_at" }, { column: "p.id" }]);
+    return knex.raw(`case when e.type = 'deposit.confirmed' and e.id in (${firsts.toQuery()}) then 1 else 0 end`);
+  }
   const earlier = knex("events as p")
     .select(knex.raw("1"))
     .whereRaw("p.participant_id = e.participant_id")
@@ -105,7 +121,7 @@ async function activityFigures(db: Database, scope: Scope, affiliateIds: string[
     "e.participant_id",
     "e.type",
     knex.raw("coalesce(e.amount_minor, 0) as amount_minor"),
-    firstDepositFlag(knex).wrap("(", ") as first_deposit"),
+    firstDepositFlag(db, knex, scope).wrap("(", ") as first_deposit"),
   );
   const sumWhen = (condition: string, value: string) => knex.raw(`sum(case when ${condition} then ${value} else 0 end)`);
   const rows: Record<string, string | number>[] = await knex
