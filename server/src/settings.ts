@@ -22,6 +22,19 @@ export interface Settings {
   version: string;
   /** `CLUBE_ENV` (else `NODE_ENV`, else `development`): the deployment's name, reported by /v1/health. */
   deployment: string;
+  /** `CLUBE_CACHE_TTL_MS`: how long keys, published configs and signing secrets are reused from memory (default 5000; 0 = off). */
+  cacheTtlMs: number;
+}
+
+/** Short: on SQLite (no cross-process NOTIFY) it bounds how long another process's publish or revoke goes unseen. */
+const DEFAULT_CACHE_TTL_MS = 5_000;
+
+export function cacheTtlFrom(env: NodeJS.ProcessEnv): number {
+  const raw = env.CLUBE_CACHE_TTL_MS;
+  if (raw === undefined || raw === "") return DEFAULT_CACHE_TTL_MS;
+  const ttl = Number(raw);
+  if (!Number.isInteger(ttl) || ttl < 0) throw new Error(`CLUBE_CACHE_TTL_MS must be a whole number of milliseconds ≥ 0, got ${JSON.stringify(raw)}`);
+  return ttl;
 }
 
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
@@ -38,6 +51,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     allowPrivateWebhooks: env.CLUBE_ALLOW_PRIVATE_WEBHOOKS === "1",
     version: packageVersion(),
     deployment: env.CLUBE_ENV || env.NODE_ENV || "development",
+    cacheTtlMs: cacheTtlFrom(env),
   };
 }
 
