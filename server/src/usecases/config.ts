@@ -53,8 +53,9 @@ export function validateClubConfig(input: unknown, root = "config"): ClubConfig 
  * per config (rules by trigger). Pass the caller's transaction as `em` inside
  * a transaction: another connection could wait for the one it holds.
  */
-export async function getPublishedConfig(db: Database, scope: Scope, em: SqlEntityManager = db.em()): Promise<PublishedConfig | null> {
-  return cachesOf(db).configs.get(scopeKey(scope), () => readPublishedConfig(db, scope, em), (found) => found !== null);
+export async function getPublishedConfig(db: Database, scope: Scope, em?: SqlEntityManager): Promise<PublishedConfig | null> {
+  // The EntityManager is forked only on a miss: a fork costs more than a cache hit.
+  return cachesOf(db).configs.get(scopeKey(scope), () => readPublishedConfig(db, scope, em ?? db.em()), (found) => found !== null);
 }
 
 async function readPublishedConfig(db: Database, scope: Scope, em: SqlEntityManager): Promise<PublishedConfig | null> {
