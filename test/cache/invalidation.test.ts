@@ -125,5 +125,29 @@ describeEachDatabase("caches of keys, configs and signing secrets", (kind) => {
         await other.close();
       }
     });
+
+    it("the listener reconnects after its connection is killed, forgetting what it cached meanwhile, and hears changes again", async () => {
+      const other = await openDatabase({ databaseUrl: target.url, dataDir: target.dataDir });
+      const caches = cachesOf(other, LONG_TTL_MS);
+      let gaps = 0;
+      let listener: ChangeListener | undefined;
+      try {
+        listener = await listenForChanges(target.url!, { onChange: (change) => caches.forget(change), onGap: () => (gaps++, caches.forgetAll()) });
+        const killed = await db.em().getConnection().execute(
+          "select pg_terminate_backend(pid) as killed from pg_stat_activity where datname = current_database() and query = 'LISTEN clube_cache_changes'",
+        );
+        expect(killed).toHaveLength(1);
+        // One gap when it drops, one when it listens again.
+        await eventually(async () => gaps >= 2, "the listener is back");
+
+        const made = await createApiKey(db, scope(), now);
+        expect(await resolveApiKey(other, made.secret)).toMatchObject({ keyId: made.id });
+        await revokeApiKey(db, scope(), made.id, now);
+        await eventually(async () => (await resolveApiKey(other, made.secret)) === null, "the revoke is heard after the reconnect");
+      } finally {
+        await listener?.close();
+        await other.close();
+      }
+    });
   }
 });
