@@ -1,7 +1,14 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+// The scheme (parsing, HMAC, checks) is shared with the server's sender: sdk-shared/src/webhook-signature.ts.
+import {
+  checkSignature,
+  DEFAULT_TOLERANCE_SECONDS,
+  parseSignatureHeader,
+  signatureHeader as buildSignatureHeader,
+  type SignatureFailure,
+} from "../../sdk-shared/src/webhook-signature.js";
 import type { WebhookEvent } from "./types.js";
 
-export type WebhookVerificationReason = "missing_header" | "bad_format" | "too_old" | "too_new" | "no_match" | "invalid_json";
+export type WebhookVerificationReason = SignatureFailure | "invalid_json";
 
 /** Why a webhook was refused; answer such a request with 400 and do not process it. */
 export class WebhookVerificationError extends Error {
@@ -21,38 +28,8 @@ export interface VerifyWebhookOptions {
   now?: Date;
 }
 
-export interface ParsedSignatureHeader {
-  /** The timestamp exactly as sent: it is part of the signed string. */
-  timestamp: string;
-  /** Every `v1` value, in order (several while an endpoint's secret is rotated). */
-  signatures: string[];
-}
-
-/**
- * Splits a signature header the way Stripe's verifier does: comma-separated
- * `scheme=value` pairs in any order; `t` is the timestamp, every `v1` a
- * candidate signature, and other schemes (`v0`, a future `v2`) are ignored,
- * so a sender may add a scheme without breaking deployed verifiers.
- * `null` when there is no numeric `t` or no `v1`.
- */
-export function parseSignatureHeader(header: string): ParsedSignatureHeader | null {
-  let timestamp: string | undefined;
-  const signatures: string[] = [];
-  for (const item of header.split(",")) {
-    const at = item.indexOf("=");
-    if (at < 0) continue;
-    const scheme = item.slice(0, at);
-    const value = item.slice(at + 1);
-    if (scheme === "t") timestamp = value;
-    else if (scheme === "v1") signatures.push(value);
-  }
-  if (timestamp === undefined || !/^\d+$/.test(timestamp) || signatures.length === 0) return null;
-  return { timestamp, signatures };
-}
-
-function signatureHex(secret: string, timestamp: string, rawBody: string | Uint8Array): string {
-  return createHmac("sha256", secret).update(`${timestamp}.`).update(rawBody).digest("hex");
-}
+export type { ParsedSignatureHeader } from "../../sdk-shared/src/webhook-signature.js";
+export { parseSignatureHeader };
 
 export interface SignTestOptions {
   /** The signing time in Unix seconds; defaults to now. */
@@ -69,7 +46,7 @@ export function signTestWebhook(payload: string | object, secret: string, option
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new RangeError("timestamp must be Unix seconds");
   const body = typeof payload === "string" ? payload : JSON.stringify(payload);
-  return `t=${timestamp},v1=${signatureHex(secret, String(timestamp), body)}`;
+  return buildSignatureHeader(secret, body, timestamp);
 }
 
 /**
@@ -91,38 +68,20 @@ export function verifyWebhook(
     throw new TypeError("rawBody must be the raw request body (a string or a Buffer), read before any JSON parsing");
   }
   if (!secret) throw new TypeError("secret must be the endpoint's signing secret (whsec_…)");
-  if (!signatureHeader) throw new WebhookVerificationError("missing_header", "The X-Clube-Signature header is missing");
-
-  const parsed = parseSignatureHeader(signatureHeader);
-  if (!parsed) {
-    throw new WebhookVerificationError("bad_format", "The X-Clube-Signature header has no t=<unix seconds> or no v1=<hex> signature");
-  }
-
-  // Checked before the HMAC: a replayed old capture is refused without computing anything.
-  const toleranceSeconds = options.toleranceSeconds ?? 300;
-  const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  const age = nowSeconds - Number(parsed.timestamp);
-  if (age > toleranceSeconds) {
-    throw new WebhookVerificationError("too_old", `The signature timestamp is more than ${toleranceSeconds} seconds old`);
-  }
-  if (-age > toleranceSeconds) {
-    throw new WebhookVerificationError("too_new", `The signature timestamp is more than ${toleranceSeconds} seconds in the future`);
-  }
-
-  const expected = Buffer.from(signatureHex(secret, parsed.timestamp, rawBody), "hex");
-  // Constant-time, and every candidate is compared: timing reveals neither how
-  // much of a forged signature was right nor which candidate matched.
-  let matched = false;
-  for (const signature of parsed.signatures) {
-    if (!/^[0-9a-f]{64}$/.test(signature)) continue;
-    matched = timingSafeEqual(Buffer.from(signature, "hex"), expected) || matched;
-  }
-  if (!matched) {
-    throw new WebhookVerificationError("no_match", "No v1 signature matches this body and secret");
-  }
+  const toleranceSeconds = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const check = checkSignature(rawBody, signatureHeader, secret, { now: options.now ?? new Date(), toleranceSeconds });
+  if (!check.ok) throw new WebhookVerificationError(check.reason, FAILURE_MESSAGES[check.reason](toleranceSeconds));
 
   return parseEnvelope(rawBody);
 }
+
+const FAILURE_MESSAGES: Record<SignatureFailure, (toleranceSeconds: number) => string> = {
+  missing_header: () => "The X-Clube-Signature header is missing",
+  bad_format: () => "The X-Clube-Signature header has no t=<unix seconds> or no v1=<hex> signature",
+  too_old: (tolerance) => `The signature timestamp is more than ${tolerance} seconds old`,
+  too_new: (tolerance) => `The signature timestamp is more than ${tolerance} seconds in the future`,
+  no_match: () => "No v1 signature matches this body and secret",
+};
 
 function parseEnvelope(rawBody: string | Uint8Array): WebhookEvent {
   let value: unknown;

@@ -26,12 +26,17 @@ export interface AppOptions {
  */
 export async function createApp(services: Services, options: AppOptions = {}): Promise<Koa> {
   const app = new Koa();
-  app.proxy = true;
+  // X-Forwarded-For is read only behind the configured number of proxies
+  // (CLUBE_TRUST_PROXY), and then only the entries they appended: otherwise a
+  // client could forge the header and escape the per-address limit of failed authentications.
+  const hops = services.settings.trustProxyHops;
+  app.proxy = hops > 0;
+  app.maxIpsCount = hops;
   const api = buildRouter(createHandlers(services), {
     auth: services.auth,
     validateResponses: options.validateResponses,
     idempotency: { db: services.db, now: () => services.clock.now() },
-    rateLimiter: createRateLimiter(options.rateLimits ?? rateLimitsFromEnv(process.env)),
+    rateLimiter: createRateLimiter(options.rateLimits ?? rateLimitsFromEnv(process.env), services.rateLimitStore),
   });
   const docs = await docsRouter();
 

@@ -2,6 +2,7 @@ import { listenForChanges, type ChangeListener } from "./cache/listener.js";
 import { cachesOf } from "./cache/registry.js";
 import { openDatabase, type Database } from "./db/orm.js";
 import type { AuthDeps } from "./http/auth.js";
+import { openRateLimitStore, type RateLimitStore } from "./http/rate-limit-store.js";
 import { getSigningSecrets, resolveApiKey } from "./usecases/clubs.js";
 import { testClockAt } from "./usecases/test-clocks/clock.js";
 import type { Settings } from "./settings.js";
@@ -23,6 +24,8 @@ export interface Services {
   /** Real time (or the clock a test passed), never a test clock. */
   realClock?: Clock;
   auth: AuthDeps;
+  /** The shared store of the rate limits (Redis of `CLUBE_REDIS_URL`); null → each process counts in memory. */
+  rateLimitStore: RateLimitStore | null;
   /**
    * Called after a transaction wrote outbox rows (webhooks, queued events), so
    * an in-process relay hands them to the queue now rather than on its next
@@ -72,16 +75,19 @@ export async function openServices(settings: Settings, overrides: ServiceOverrid
     testClockAt: (clubId) => testClockAt(db, clubId),
   };
   const listeners: Array<() => void> = [];
+  const rateLimitStore = settings.redisUrl ? openRateLimitStore(settings.redisUrl, settings.redisPrefix) : null;
   return {
     settings,
     db,
     clock,
     realClock: base,
     auth,
+    rateLimitStore,
     jobsChanged: () => listeners.forEach((listener) => listener()),
     onJobsChanged: (listener) => void listeners.push(listener),
     async close() {
       await listener?.close();
+      await rateLimitStore?.close();
       if (!overrides.db) await db.close();
     },
   };

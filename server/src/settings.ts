@@ -22,6 +22,21 @@ export interface Settings {
   version: string;
   /** `CLUBE_ENV` (else `NODE_ENV`, else `development`): the deployment's name, reported by /v1/health. */
   deployment: string;
+  /**
+   * `CLUBE_REDIS_URL` (`redis://…`): the rate limits count in this Redis, shared
+   * by every process that points at it; unset → each process counts in memory.
+   */
+  redisUrl: string | undefined;
+  /** `CLUBE_REDIS_PREFIX`: the namespace of the rate-limit keys in Redis (default `clube`), so several deployments can share one Redis. */
+  redisPrefix: string;
+  /**
+   * `CLUBE_TRUST_PROXY`: how many reverse proxies stand in front of the server
+   * (`1`, `2`, …; `on` means 1). Only then is the client address read from
+   * `X-Forwarded-For`, and only the entries those proxies appended (the right-most
+   * ones); unset or `off` → the connection's own address, so a forged header
+   * cannot escape the per-address limit of failed authentications.
+   */
+  trustProxyHops: number;
   /** `CLUBE_CACHE_TTL_MS`: how long keys, published configs and signing secrets are reused from memory (default 5000; 0 = off). */
   cacheTtlMs: number;
 }
@@ -51,8 +66,22 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     allowPrivateWebhooks: env.CLUBE_ALLOW_PRIVATE_WEBHOOKS === "1",
     version: packageVersion(),
     deployment: env.CLUBE_ENV || env.NODE_ENV || "development",
+    redisUrl: env.CLUBE_REDIS_URL || undefined,
+    redisPrefix: env.CLUBE_REDIS_PREFIX || "clube",
+    trustProxyHops: parseTrustProxy(env.CLUBE_TRUST_PROXY),
     cacheTtlMs: cacheTtlFrom(env),
   };
+}
+
+function parseTrustProxy(raw: string | undefined): number {
+  const value = (raw ?? "").trim().toLowerCase();
+  if (value === "" || value === "off" || value === "false" || value === "0") return 0;
+  if (value === "on" || value === "true") return 1;
+  const hops = Number(value);
+  if (!Number.isInteger(hops) || hops < 1) {
+    throw new Error(`CLUBE_TRUST_PROXY must be off, on or a number of proxy hops (1, 2, …), got ${JSON.stringify(raw)}`);
+  }
+  return hops;
 }
 
 function packageVersion(): string {

@@ -1,7 +1,7 @@
 // Step 2 of `npm run generate`: what the TypeSpec emitter cannot say, added to
 // the emitted document. Pure (document in, new document out) so it is unit-tested
 // on small inputs and the output is reproducible byte for byte.
-import { listOperations, type JsonSchema, type OpenApiDocument, type ResponseObject } from "./document.js";
+import { effectiveSecurity, listOperations, type JsonSchema, type OpenApiDocument, type ResponseObject } from "./document.js";
 
 /** The extension a webhook body model carries in TypeSpec: `@extension("x-webhook-event", "level.up")`. */
 const WEBHOOK_EVENT_EXTENSION = "x-webhook-event";
@@ -38,6 +38,7 @@ export function postprocess(input: OpenApiDocument): OpenApiDocument {
   // component schema too; those are not payloads and would get validators and types.
   for (const name of Object.keys(securitySchemes)) delete schemas[name];
 
+  addTransportErrors(doc);
   addRequestIdHeader(doc);
   summarizeOperations(doc);
   closeTuples(schemas);
@@ -85,6 +86,72 @@ function addRequestIdHeader(doc: OpenApiDocument): void {
       operation.responses[status] = withRequestIdHeader(response);
     }
   }
+}
+
+/** The error body every failure has (spec/common.tsp `ErrorBody`). */
+const ERROR_CONTENT = { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } };
+
+/** The headers of a 429, as components (the names are the IETF RateLimit header fields draft's). */
+const RATE_LIMIT_HEADERS: Record<string, { name: string; description: string }> = {
+  RetryAfter: { name: "Retry-After", description: "Seconds to wait before retrying (RFC 9110)." },
+  RateLimitLimit: { name: "RateLimit-Limit", description: "The requests allowed per window for this caller (secret key, participant token, or source address for rejected credentials)." },
+  RateLimitRemaining: { name: "RateLimit-Remaining", description: "The requests left in the current window: 0 on a 429." },
+  RateLimitReset: { name: "RateLimit-Reset", description: "Seconds until the current window ends." },
+};
+
+/**
+ * The answers of the HTTP layer rather than of an operation, declared on every
+ * operation that can get them so clients and generators know their shape:
+ * 405 everywhere (another method on the operation's path; `Allow` lists the
+ * path's methods), 415 on operations with a JSON body, 429 on authenticated
+ * operations (the rate limits of `ErrorDetail`'s `rate_limited`). Added here
+ * rather than in each TypeSpec operation: they follow from the operation's
+ * shape alone, so no operation can forget them. An operation that already
+ * declares one keeps its own.
+ */
+function addTransportErrors(doc: OpenApiDocument): void {
+  const components = doc.components!;
+  components.headers = {
+    ...components.headers,
+    Allow: {
+      description: "The methods the path answers.",
+      required: true,
+      schema: { type: "string", minLength: 1 },
+      example: "GET, POST",
+    },
+    ...Object.fromEntries(
+      Object.entries(RATE_LIMIT_HEADERS).map(([component, { description }]) => [
+        component,
+        { description, required: true, schema: { type: "integer", minimum: 0 }, example: component === "RateLimitRemaining" ? 0 : 7 },
+      ]),
+    ),
+  };
+  for (const { operation } of listOperations(doc)) {
+    const added: Record<string, ResponseObject> = {
+      "405": {
+        description: "The path does not answer this method; `Allow` lists the methods it answers.",
+        headers: { Allow: { $ref: "#/components/headers/Allow" } },
+        content: ERROR_CONTENT,
+      },
+    };
+    if (operation.requestBody) {
+      added["415"] = { description: "The body is not `application/json`.", content: ERROR_CONTENT };
+    }
+    if (effectiveSecurity(doc, operation).length > 0) {
+      added["429"] = {
+        description: "Too many requests for this key, participant token or source address; retry after `Retry-After` seconds.",
+        headers: Object.fromEntries(Object.entries(RATE_LIMIT_HEADERS).map(([component, { name }]) => [name, { $ref: `#/components/headers/${component}` }])),
+        content: ERROR_CONTENT,
+      };
+    }
+    operation.responses = byStatus({ ...added, ...operation.responses });
+  }
+}
+
+/** Responses ordered by status code (`default` last), as a reader scans them. */
+function byStatus(responses: Record<string, ResponseObject>): Record<string, ResponseObject> {
+  const rank = (status: string) => (/^\d+$/.test(status) ? Number(status) : status === "default" ? 1_000 : Number(status.replace(/X/gi, "0")) + 99);
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => rank(a) - rank(b)));
 }
 
 /**

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { operationValidators } from "../../generated/validators.js";
 import { ClubSecret } from "../../server/src/db/entities/index.js";
 import { expectError, startApi, type ApiResponse, type TestApi, type TestClub } from "../support/api.js";
 import { describeEachDatabase } from "../support/databases.js";
@@ -233,6 +235,24 @@ describeEachDatabase("API errors", (kind) => {
     const ambiguous = await api.request("PUT", "/v1/participants/progress");
     expectError(ambiguous, 405, "method_not_allowed");
     expect(ambiguous.headers.get("Allow")?.split(", ").sort()).toEqual(["GET", "HEAD", "POST"]);
+  });
+
+  it("answers 405 and 415 as the contract declares them (ErrorBody, Allow on 405)", async () => {
+    const openapi = JSON.parse(readFileSync(new URL("../../generated/openapi.json", import.meta.url), "utf8"));
+    const declared = (path: string, method: string) => openapi.paths[path][method].responses;
+    // 405 on every operation of a path (with its Allow header), 415 on the ones with a JSON body only.
+    expect(declared("/v1/participants/{external_id}", "get")["405"].headers.Allow).toBeDefined();
+    expect(declared("/v1/participants", "post")["415"]).toBeDefined();
+    expect(declared("/v1/participants/{external_id}", "get")["415"]).toBeUndefined();
+
+    const wrongMethod = await api.request("PUT", "/v1/participants");
+    expectError(wrongMethod, 405, "method_not_allowed");
+    expect(wrongMethod.headers.get("Allow")).toBe("POST");
+    expect(operationValidators.Participants_upsert.responses["405"](wrongMethod.body)).toBe(true);
+
+    const wrongType = await api.request("POST", "/v1/participants", { rawBody: "external_id=ana", headers: { "Content-Type": "text/csv" } });
+    expectError(wrongType, 415, "unsupported_media_type");
+    expect(operationValidators.Participants_upsert.responses["415"](wrongType.body)).toBe(true);
   });
 
   it("gives every response its own X-Request-Id: successes, errors, preflights and documents", async () => {

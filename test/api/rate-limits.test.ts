@@ -1,5 +1,11 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operationValidators } from "../../generated/validators.js";
+import { createApp } from "../../server/src/app.js";
 import { rateLimitsFromEnv, DEFAULT_RATE_LIMITS, type RateLimits } from "../../server/src/http/rate-limit.js";
+import { openServices, type Services } from "../../server/src/services.js";
+import { readSettings } from "../../server/src/settings.js";
 import { startApi, type ApiResponse, type TestApi, type TestClub } from "../support/api.js";
 
 /**
@@ -60,6 +66,9 @@ describe("rate limits per API key and per participant token", () => {
     expect(refused).toHaveLength(5);
     for (const response of refused) expectRateLimited(response, 12);
 
+    // The contract declares the 429 with these headers and the error body.
+    expect(operationValidators.Participants_get.responses["429"](refused[0].body)).toBe(true);
+
     // Headless mode spends the same key's budget.
     expectRateLimited(await api.request("GET", "/v1/me", { participant: "ana" }), 12);
 
@@ -107,6 +116,104 @@ describe("rate limit of rejected credentials per source address", () => {
   });
 });
 
+describe("the source address of the failed-authentication limit", () => {
+  const guess = (api: TestApi, forwardedFor: string) =>
+    api.request("GET", "/v1/participants/ana", { key: `cf_test_guess${forwardedFor.replace(/\W/g, "")}`, headers: { "X-Forwarded-For": forwardedFor } });
+
+  describe("without CLUBE_TRUST_PROXY", () => {
+    let api: TestApi;
+    beforeAll(async () => {
+      api = await startApi("sqlite", { rateLimits: SMALL, env: { CLUBE_TRUST_PROXY: "" } });
+    });
+    afterAll(() => api?.close());
+
+    it("ignores X-Forwarded-For: a forged header per attempt does not escape the limit", async () => {
+      for (const forged of ["10.0.0.1", "10.0.0.2", "10.0.0.3"]) expect((await guess(api, forged)).status).toBe(401);
+      expectRateLimited(await guess(api, "10.0.0.4"), 3);
+    });
+  });
+
+  describe("with CLUBE_TRUST_PROXY=1 (one proxy in front)", () => {
+    let api: TestApi;
+    beforeAll(async () => {
+      api = await startApi("sqlite", { rateLimits: SMALL, env: { CLUBE_TRUST_PROXY: "1" } });
+    });
+    afterAll(() => api?.close());
+
+    it("counts per address the proxy appended (the right-most entry), whatever the client put before it", async () => {
+      // Each client address gets its own budget...
+      for (const client of ["10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"]) expect((await guess(api, client)).status).toBe(401);
+      // ...and a client prepending forged entries is still counted by the address the proxy saw.
+      for (const forged of ["1.1.1.1", "2.2.2.2"]) expect((await guess(api, `${forged}, 10.0.0.9`)).status).toBe(401);
+      expect((await guess(api, "3.3.3.3, 10.0.0.9")).status).toBe(401);
+      expectRateLimited(await guess(api, "4.4.4.4, 10.0.0.9"), 3);
+      expect((await guess(api, "10.0.0.8")).status).toBe(401);
+    });
+  });
+});
+
+/** A second app (its own limiter and Redis client) over the same database, as a second `clube serve` process would be. */
+async function secondInstance(api: TestApi, env: Record<string, string>, rateLimits: RateLimits): Promise<{ url: string; close(): Promise<void> }> {
+  const services: Services = await openServices(readSettings({ ...process.env, ...env, PORT: "0" }), { db: api.db });
+  const app = await createApp(services, { validateResponses: true, rateLimits });
+  const server: Server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await services.close();
+    },
+  };
+}
+
+describe("rate limits shared by two instances through Redis (CLUBE_REDIS_URL)", () => {
+  // A namespace of this run's own: other suites and runs sharing the Redis never touch these keys.
+  const env = {
+    CLUBE_REDIS_URL: process.env.CLUBE_TEST_REDIS_URL || "redis://127.0.0.1:6379",
+    CLUBE_REDIS_PREFIX: `clube_test_${process.pid}_${Date.now()}`,
+  };
+  let first: TestApi;
+  let second: Awaited<ReturnType<typeof secondInstance>>;
+
+  beforeAll(async () => {
+    first = await startApi("sqlite", { rateLimits: SMALL, env });
+    second = await secondInstance(first, env, SMALL);
+  });
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+  });
+
+  it("spends one budget per key across both instances", async () => {
+    const viaSecond = (path: string) => fetch(`${second.url}${path}`, { headers: { Authorization: `Bearer ${first.keys.test}` } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await first.request("GET", "/v1/participants/nobody")).status);
+    for (let i = 0; i < 6; i++) {
+      const response = await viaSecond("/v1/participants/nobody");
+      statuses.push(response.status);
+      expect(response.headers.get("RateLimit-Remaining")).toBe(String(12 - 7 - i));
+    }
+    expect(statuses).toEqual(Array(12).fill(404));
+    // The 13th request of the key, whichever instance receives it, is over the shared budget of 12.
+    expectRateLimited(await first.request("GET", "/v1/participants/nobody"), 12);
+    const overSecond = await viaSecond("/v1/participants/nobody");
+    expect(overSecond.status).toBe(429);
+    expect(overSecond.headers.get("Retry-After")).not.toBeNull();
+  });
+
+  it("counts failed authentications of an address across both instances", async () => {
+    const badKey = { Authorization: "Bearer cf_test_guessshared" };
+    expect((await first.request("GET", "/v1/participants/nobody", { key: "cf_test_guessshared" })).status).toBe(401);
+    expect((await fetch(`${second.url}/v1/participants/nobody`, { headers: badKey })).status).toBe(401);
+    expect((await first.request("GET", "/v1/participants/nobody", { key: "cf_test_guessshared" })).status).toBe(401);
+    expect((await fetch(`${second.url}/v1/participants/nobody`, { headers: badKey })).status).toBe(429);
+  });
+});
+
 describe("rate limit configuration", () => {
   it("reads <requests>/<seconds> overrides and keeps the documented defaults otherwise", () => {
     expect(rateLimitsFromEnv({})).toEqual(DEFAULT_RATE_LIMITS);
@@ -117,5 +224,15 @@ describe("rate limit configuration", () => {
     });
     expect(() => rateLimitsFromEnv({ CLUBE_RATE_LIMIT_PARTICIPANT: "fast" })).toThrow(/CLUBE_RATE_LIMIT_PARTICIPANT/);
     expect(() => rateLimitsFromEnv({ CLUBE_RATE_LIMIT_KEY: "0/10" })).toThrow(/CLUBE_RATE_LIMIT_KEY/);
+  });
+
+  it("reads CLUBE_TRUST_PROXY as off, on (one hop) or a number of hops, and CLUBE_REDIS_URL as opt-in", () => {
+    const hops = (value: string | undefined) => readSettings({ CLUBE_TRUST_PROXY: value }).trustProxyHops;
+    expect([hops(undefined), hops(""), hops("off"), hops("false"), hops("0")]).toEqual([0, 0, 0, 0, 0]);
+    expect([hops("on"), hops("true"), hops("1"), hops("2")]).toEqual([1, 1, 1, 2]);
+    expect(() => hops("yes please")).toThrow(/CLUBE_TRUST_PROXY/);
+    expect(() => hops("-1")).toThrow(/CLUBE_TRUST_PROXY/);
+    expect(readSettings({}).redisUrl).toBeUndefined();
+    expect(readSettings({ CLUBE_REDIS_URL: "redis://127.0.0.1:6379" })).toMatchObject({ redisUrl: "redis://127.0.0.1:6379", redisPrefix: "clube" });
   });
 });

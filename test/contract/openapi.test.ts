@@ -127,7 +127,7 @@ describe("generated/operations.ts", () => {
 });
 
 describe("Handlers type", () => {
-  const healthy = { status: "ok", version: "1.0.0", env: "production", checks: { db: "ok", kv: "ok", broker: "ok" }, latency_ms: 3 } as const;
+  const healthy = { status: "ok", version: "1.0.0", env: "production", checks: { db: "ok", kv: "ok", broker: "ok", rate_limits: "ok" }, latency_ms: 3 } as const;
   const validateHealth200 = operationValidators.Health_get.responses["200"];
 
   // Each @ts-expect-error below must be an error, or `npm run typecheck` fails.

@@ -2,8 +2,12 @@ import { connect } from "node:net";
 import type { Services } from "../services.js";
 import type { HandlerSet } from "./types.js";
 
-/** How long the broker check waits for a connection: an unreachable broker must not hold the health answer. */
-const BROKER_TIMEOUT_MS = 2_000;
+/**
+ * How long each check may take: an unreachable dependency (a broker or
+ * database host that drops packets, a pool waiting for a connection) must not
+ * hold the health answer, which load balancers poll with their own short timeouts.
+ */
+const CHECK_TIMEOUT_MS = 2_000;
 
 /**
  * GET /v1/health. `db` runs a query; `kv` is the store that holds idempotency
@@ -11,27 +15,31 @@ const BROKER_TIMEOUT_MS = 2_000;
  * unique rows of the events table), so it is checked with a read of that table
  * rather than reported as a separate service we do not run. `broker` connects
  * to the RabbitMQ server of `AMQP_URL` (`not_configured` with the embedded
- * queue). Any `error` makes the answer `degraded`; it still answers 200 so the
- * caller can read which dependency failed.
+ * queue). `rate_limits` pings the Redis of `CLUBE_REDIS_URL` (`not_configured`
+ * when the limits count in memory). Each check fails after CHECK_TIMEOUT_MS.
+ * Any `error` makes the answer `degraded`; it still answers 200 so the caller
+ * can read which dependency failed.
  */
 export function healthHandlers(services: Services): HandlerSet<"Health_get"> {
   return {
     async Health_get() {
       const started = performance.now();
       const amqpUrl = services.settings.amqpUrl;
-      const [db, kv, broker] = await Promise.all([
+      const store = services.rateLimitStore;
+      const [db, kv, broker, rate_limits] = await Promise.all([
         probe(() => services.db.em().getConnection().execute("select 1")),
         probe(() => services.db.em().getConnection().execute("select count(*) as n from (select 1 from events limit 1) as t")),
-        amqpUrl ? probe(() => reachable(amqpUrl, BROKER_TIMEOUT_MS)) : Promise.resolve("not_configured" as const),
+        amqpUrl ? probe(() => reachable(amqpUrl, CHECK_TIMEOUT_MS)) : Promise.resolve("not_configured" as const),
+        store ? probe(() => store.ping(CHECK_TIMEOUT_MS)) : Promise.resolve("not_configured" as const),
       ]);
-      const ok = db === "ok" && kv === "ok" && broker !== "error";
+      const ok = db === "ok" && kv === "ok" && broker !== "error" && rate_limits !== "error";
       return {
         status: 200,
         body: {
           status: ok ? "ok" : "degraded",
           version: services.settings.version,
           env: services.settings.deployment,
-          checks: { db, kv, broker },
+          checks: { db, kv, broker, rate_limits },
           latency_ms: Math.round(performance.now() - started),
         },
       };
@@ -39,12 +47,18 @@ export function healthHandlers(services: Services): HandlerSet<"Health_get"> {
   };
 }
 
+/** `ok` when the check resolves within CHECK_TIMEOUT_MS; `error` when it fails or takes longer (it is left to finish on its own). */
 async function probe(check: () => Promise<unknown>): Promise<"ok" | "error"> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"error">((resolve) => {
+    timer = setTimeout(() => resolve("error"), CHECK_TIMEOUT_MS);
+  });
   try {
-    await check();
-    return "ok";
+    return await Promise.race([check().then(() => "ok" as const), timeout]);
   } catch {
     return "error";
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -1,7 +1,8 @@
 import type { Context, Middleware } from "koa";
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { ApiError } from "../usecases/errors.js";
 import type { Auth } from "./auth.js";
+import type { RateLimitStore } from "./rate-limit-store.js";
 
 /** One limit: `points` requests per `seconds`-long fixed window. */
 export interface Limit {
@@ -54,9 +55,12 @@ function parseLimit(name: string, raw: string | undefined, fallback: Limit): Lim
 }
 
 /**
- * The limiters of one process, in memory (rate-limiter-flexible). Several
- * processes behind a balancer each count on their own, so the effective limit
- * is per process; a shared store is not wired yet.
+ * The limiters (rate-limiter-flexible). Without a store each process counts in
+ * memory, so behind a balancer the effective limit is per process. With the
+ * Redis store (`CLUBE_REDIS_URL`) every process counts in the same keys, so the
+ * limits hold for the whole deployment; while Redis is unreachable each process
+ * falls back to its own in-memory limiter (the insurance limiter) rather than
+ * failing or delaying requests, and /v1/health reports `rate_limits: error`.
  */
 export interface RateLimiter {
   /** Before authentication: refuses a source address that used up its failed attempts; counts a rejected credential. */
@@ -65,8 +69,20 @@ export interface RateLimiter {
   perCaller: Middleware;
 }
 
-export function createRateLimiter(limits: RateLimits = DEFAULT_RATE_LIMITS): RateLimiter {
-  const make = (limit: Limit, keyPrefix: string) => new RateLimiterMemory({ points: limit.points, duration: limit.seconds, keyPrefix });
+export function createRateLimiter(limits: RateLimits = DEFAULT_RATE_LIMITS, store: RateLimitStore | null = null): RateLimiter {
+  const make = (limit: Limit, keyPrefix: string): RateLimiterAbstract => {
+    const memory = new RateLimiterMemory({ points: limit.points, duration: limit.seconds, keyPrefix });
+    if (!store) return memory;
+    return new RateLimiterRedis({
+      storeClient: store.client,
+      points: limit.points,
+      duration: limit.seconds,
+      keyPrefix: `${store.prefix}:rl:${keyPrefix}`,
+      // Not connected → count in memory at once instead of waiting for a reconnect.
+      rejectIfRedisNotReady: true,
+      insuranceLimiter: memory,
+    });
+  };
   const apiKey = make(limits.apiKey, "key");
   const participant = make(limits.participant, "participant");
   const failedAuth = make(limits.failedAuth, "failed_auth");
