@@ -3553,7 +3553,7 @@ export interface components {
          *     - `referral_not_counted` (409), `affiliate_conflict` (409), `conflict` (409): other conflicts, explained in `message`.
          *     - `payload_too_large` (413): the body is over 1 MiB (5 MiB for `POST /v1/events/batch` and `POST /v1/games`).
          *     - `unsupported_media_type` (415): a body that is not `application/json`.
-         *     - `validation_failed` (422): a field is invalid; `message` names it. `reward_has_no_price` (422).
+         *     - `validation_failed` (422): a field is invalid; `message` names it (a whole configuration lists every problem in `details`). `reward_has_no_price` (422).
          *     - `signing_secret_missing` (500): the club has no participant-token signing secret.
          *     - `rate_limited` (429): too many requests; retry after `Retry-After` seconds. Every authenticated response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the window ends; IETF RateLimit header fields draft). The seed names no rate limits, so these are sized for real use: 3000 requests per 10 s per secret key (headless `/v1/me/*` calls spend the key's budget), 300 per 10 s per participant token (club, environment, participant), and 100 rejected credentials (a well-formed but unknown or revoked key, an invalid or expired participant token) per 60 s per source address, after which that address gets 429 on every authenticated route until the window ends. Counters are per server process, in memory, unless the deployment shares them through Redis (`CLUBE_REDIS_URL`), in which case the budgets hold across all its processes; operators may change the budgets (`CLUBE_RATE_LIMIT_KEY`, `CLUBE_RATE_LIMIT_PARTICIPANT`, `CLUBE_RATE_LIMIT_FAILED_AUTH` as `<requests>/<seconds>`).
          *     - `internal_error` (500): an unexpected failure; retry with the same idempotency key.Every error code the API answers (their meaning is listed on `ErrorDetail`).
@@ -3574,6 +3574,14 @@ export interface components {
              *     other errors.
              */
             param?: string;
+            /**
+             * @description Every failing field of a 422 `validation_failed` on a whole club
+             *     configuration (`PUT /v1/config/draft`, `POST /v1/config/publish`, and the
+             *     `config` of a new club), schema and consistency problems alike, so an
+             *     operator fixes them in one pass. The first one is also `message` and
+             *     `param`. Absent on other errors.
+             */
+            details?: components["schemas"]["FieldProblem"][];
         };
         /** @description An event's monetary value in main currency units (not minor units), as a number or a decimal string; the service converts it to integer cents without floating-point drift. */
         EventAmount: components["schemas"]["EventAmountNumber"] | components["schemas"]["EventAmountDecimal"];
@@ -3726,6 +3734,13 @@ export interface components {
             category: string;
             question: string;
             answer: string;
+        };
+        /** @description One failing field of a 422 `validation_failed`. */
+        FieldProblem: {
+            /** @description The field's path, as in `ErrorDetail.param` (for example `body.rules[3].when`). */
+            param: string;
+            /** @description What is wrong with it; starts with `param`. */
+            message: string;
         };
         /**
          * @description A game of the club's catalog, used to pick games in mission, tournament,

@@ -101,6 +101,9 @@ export declare const operationValidators: {
   readonly WebhookSendings_resend: OperationValidators & { path: ValidateFunction; query: ValidateFunction; responses: { "200": ValidateFunction; "401": ValidateFunction; "403": ValidateFunction; "404": ValidateFunction; "405": ValidateFunction; "409": ValidateFunction; "422": ValidateFunction; "429": ValidateFunction; "500": ValidateFunction } };
 };
 
+/** A validator of `schemaValidators`/`operationValidators` → the same check reporting every error (Ajv allErrors), for the few documents that have one. */
+export declare const fullReportValidators: ReadonlyMap<ValidateFunction, ValidateFunction>;
+
 import type { ErrorObject } from "ajv";
 /** Which part of the request a validator checked; the first segment of every message. */
 export type RequestPart = "body" | "query" | "path" | "headers";

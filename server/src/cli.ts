@@ -1,32 +1,21 @@
-import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { readSettings } from "./settings.js";
+import { CliError, explain } from "./commands/cli-errors.js";
+import { inFileWords, readConfigFile } from "./commands/config-file.js";
+import { helpFor, USAGE } from "./commands/help.js";
+import { readSettings, type Settings } from "./settings.js";
 
 /**
- * `clube <command>`:
- *   serve                      HTTP API (+ in-process workers on the embedded queue)
- *   worker                     queue workers only (scale them out with RabbitMQ)
- *   migrate                    apply pending database migrations and exit
- *   club create --name NAME [--config FILE] [--json]
- *   config publish --club ID --env test|live FILE
- *   webhooks add --club ID --env test|live --url URL [--events a,b] [--json]
- *   keys list|create|roll|revoke --club ID --env test|live …   (see commands/keys.ts)
+ * `clube <command>` (see commands/help.ts for every command's usage). Expected
+ * failures — a usage mistake (exit 2), a bad file, an invalid configuration,
+ * an unknown club, an unreachable database (exit 1) — print what to fix in
+ * one line, without a stack; an unexpected one prints its stack with
+ * CLUBE_DEBUG=1.
  */
-const USAGE = `usage:
-  clube serve
-  clube worker
-  clube migrate
-  clube club create --name NAME [--config FILE] [--json]
-  clube config publish --club ID --env test|live FILE
-  clube webhooks add --club ID --env test|live --url URL [--events a,b] [--json]
-  clube keys list --club ID --env test|live [--json]
-  clube keys create --club ID --env test|live [--json]
-  clube keys roll KEY_ID --club ID --env test|live [--expire-old-after SECONDS] [--json]
-  clube keys revoke KEY_ID --club ID --env test|live [--json]`;
-
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
-  const settings = readSettings();
+  if (command === "help" || command === "--help" || command === "-h") return printHelp(argv.slice(1));
+  if (argv.includes("--help") || argv.includes("-h")) return printHelp(argv.filter((arg) => arg !== "--help" && arg !== "-h"));
+  const settings = loadSettings();
   switch (command) {
     case "serve":
       return (await import("./commands/serve.js")).serve(settings);
@@ -50,12 +39,31 @@ async function main(argv: string[]): Promise<void> {
   fail(USAGE);
 }
 
-async function clubCreate(settings: ReturnType<typeof readSettings>, args: string[]): Promise<void> {
+function printHelp(words: string[]): void {
+  if (words.length === 0) return void process.stdout.write(`${USAGE}\n`);
+  const help = helpFor(words);
+  if (!help) fail(`no command '${words.join(" ")}'\n${USAGE}`);
+  process.stdout.write(`${help}\n`);
+}
+
+/** Settings from the environment; a malformed variable (PORT=abc) is the operator's to fix. */
+function loadSettings(): Settings {
+  try {
+    return readSettings();
+  } catch (err) {
+    throw new CliError(`error: ${(err as Error).message}`);
+  }
+}
+
+async function clubCreate(settings: Settings, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { name: { type: "string" }, config: { type: "string" }, json: { type: "boolean" } } });
-  if (!values.name) fail("club create needs --name NAME");
-  const config = values.config ? await readJson(values.config) : undefined;
+  if (!values.name) fail("club create needs --name NAME (see `clube help club create`)");
+  const file = values.config ? await readConfigFile(values.config) : undefined;
   const { withDatabase } = await import("./commands/database.js");
-  const created = await withDatabase(settings, (db) => import("./usecases/clubs.js").then((m) => m.createClub(db, { name: values.name!, config })));
+  const { createClub } = await import("./usecases/clubs.js");
+  const created = await withDatabase(settings, (db) => createClub(db, { name: values.name!, config: file?.config })).catch((err: unknown) => {
+    throw file ? inFileWords(err, file) : err;
+  });
   if (values.json) {
     process.stdout.write(`${JSON.stringify(created)}\n`);
   } else {
@@ -63,50 +71,43 @@ async function clubCreate(settings: ReturnType<typeof readSettings>, args: strin
   }
 }
 
-async function configPublish(settings: ReturnType<typeof readSettings>, args: string[]): Promise<void> {
+async function configPublish(settings: Settings, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { club: { type: "string" }, env: { type: "string" } } });
   const env = values.env;
   if (!values.club || (env !== "test" && env !== "live") || positionals.length !== 1) {
-    fail("config publish needs --club ID --env test|live FILE");
+    fail("config publish needs --club ID --env test|live FILE (see `clube help config publish`)");
   }
-  const config = await readJson(positionals[0]);
+  const file = await readConfigFile(positionals[0]);
   const { withClub } = await import("./commands/database.js");
   const { saveDraft, publish, validateClubConfig } = await import("./usecases/config.js");
-  validateClubConfig(structuredClone(config), "config"); // names fields `config.…` (saveDraft speaks of an HTTP body)
+  try {
+    // Checked first with fields named from `config` (saveDraft speaks of an HTTP body), so problems map onto the file.
+    validateClubConfig(file.config, "config");
+  } catch (err) {
+    throw inFileWords(err, file);
+  }
   const published = await withClub(settings, values.club!, async (db) => {
     const scope = { clubId: values.club!, env: env as "test" | "live" };
-    const draft = await saveDraft(db, scope, config);
+    const draft = await saveDraft(db, scope, file.config);
     return publish(db, scope, draft.version);
   });
   process.stdout.write(`Published version ${published.version} for ${values.club} (${env}).\n`);
 }
 
-/** A configuration file, or an operator-facing error (exit 1) saying why it cannot be read. */
-async function readJson(path: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (err) {
-    throw Object.assign(new Error(`cannot read ${path}: ${(err as Error).message}`), { status: 400, code: "unreadable_file" });
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw Object.assign(new Error(`${path} is not valid JSON: ${(err as Error).message}`), { status: 400, code: "invalid_json" });
-  }
-}
-
 function fail(message: string): never {
-  process.stderr.write(`${message}\n`);
-  process.exit(2);
+  throw new CliError(message, 2);
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  const e = err as { status?: number; code?: string; message?: string };
-  // parseArgs refuses unknown or malformed options: a usage error, like a missing one.
-  if (typeof e?.code === "string" && e.code.startsWith("ERR_PARSE_ARGS_")) fail(`${e.message}\n${USAGE}`);
-  // Use-case errors (bad config, unknown club) are the operator's input problem: say it plainly.
-  if (e?.code && e?.status) process.stderr.write(`error: ${e.code}: ${e.message}\n`);
-  else process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  const expected = explain(err);
+  if (expected) {
+    process.stderr.write(`${expected.message}${expected.exitCode === 2 && !(err instanceof CliError) ? `\n${USAGE}` : ""}\n`);
+    process.exit(expected.exitCode);
+  }
+  process.stderr.write(
+    process.env.CLUBE_DEBUG === "1"
+      ? `${err instanceof Error ? err.stack : String(err)}\n`
+      : `error: ${err instanceof Error ? err.message : String(err)}\n(an unexpected error; run again with CLUBE_DEBUG=1 to see where it happened)\n`,
+  );
   process.exit(1);
 });

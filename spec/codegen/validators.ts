@@ -18,6 +18,15 @@ import type { OpenApiDocument } from "./document.js";
 const standaloneCode = standaloneCodeModule.default;
 const addFormats = addFormatsModule.default;
 
+/**
+ * Schemas that also get a validator reporting every error (Ajv `allErrors`):
+ * documents an operator writes as a whole, where one round trip per mistake
+ * would be a chore. Used only once the fast validator has failed, to list the
+ * failures; kept to this list because an all-errors copy of every schema
+ * would double the file.
+ */
+const FULL_REPORT_SCHEMAS = ["ClubConfig"];
+
 const FORMAT_ERROR_SOURCE = fileURLToPath(new URL("./runtime/format-ajv-error.ts", import.meta.url));
 
 export interface GeneratedValidators {
@@ -31,21 +40,25 @@ export function generateValidators(doc: OpenApiDocument): GeneratedValidators {
   // Path, query and header values arrive as strings: this instance coerces them to the
   // declared types ("array" also wraps a single repeated query value) — gotcha 6.
   const parameterCode = compileModule(createAjv(plan, "array"), plan.parameterExports, [plan.document, ...plan.parameterSchemas]);
+  // A document without one of them (a test fixture) simply has no twin for it.
+  const reported = FULL_REPORT_SCHEMAS.filter((name) => plan.schemaExports[name] !== undefined);
+  const reportExports = Object.fromEntries(reported.map((name) => [plan.schemaExports[name], plan.documentExports[plan.schemaExports[name]]]));
+  const reportCode = compileModule(createAjv(plan, false, true), reportExports, [plan.document]);
   const helper = readFileSync(FORMAT_ERROR_SOURCE, "utf8");
   return {
-    js: validatorsJs(plan, documentCode, parameterCode, transformSync(helper, { loader: "ts", format: "esm" }).code),
+    js: validatorsJs(plan, documentCode, parameterCode, reportCode, reported, transformSync(helper, { loader: "ts", format: "esm" }).code),
     dts: validatorsDts(plan, declarationOf(helper)),
   };
 }
 
-function createAjv(plan: ValidatorPlan, coerceTypes: Options["coerceTypes"]): Ajv2020 {
+function createAjv(plan: ValidatorPlan, coerceTypes: Options["coerceTypes"], allErrors = false): Ajv2020 {
   const ajv = new Ajv2020({
     // `lines`: one statement per line, so a contract change shows as a readable diff of the committed file.
     code: { source: true, lines: true },
     useDefaults: true,
     coerceTypes,
     discriminator: true,
-    allErrors: false,
+    allErrors,
     // Each $ref becomes a call to the referenced validator instead of a copy of it: inlining
     // repeated shared models (colours, names, effects) into every user multiplies the file size.
     inlineRefs: false,
@@ -67,7 +80,7 @@ function compileModule(ajv: Ajv2020, exports: Record<string, string>, schemas: o
   return `(() => {\nconst exports = {};${code}\nreturn exports;\n})()`;
 }
 
-function validatorsJs(plan: ValidatorPlan, documentCode: string, parameterCode: string, helperJs: string): string {
+function validatorsJs(plan: ValidatorPlan, documentCode: string, parameterCode: string, reportCode: string, reported: string[], helperJs: string): string {
   const schemaEntries = Object.entries(plan.schemaExports).map(([name, exp]) => `  ${JSON.stringify(name)}: documentModule.${exp},`);
   const operationEntries = plan.operations.map((op) => `  ${op.operationId}: ${operationObjectJs(op)},`);
   return [
@@ -81,6 +94,8 @@ function validatorsJs(plan: ValidatorPlan, documentCode: string, parameterCode: 
     "",
     `const parameterModule = ${parameterCode};`,
     "",
+    `const reportModule = ${reportCode};`,
+    "",
     "export const schemaValidators = {",
     ...schemaEntries,
     "};",
@@ -88,6 +103,11 @@ function validatorsJs(plan: ValidatorPlan, documentCode: string, parameterCode: 
     "export const operationValidators = {",
     ...operationEntries,
     "};",
+    "",
+    "// Each schema's fast validator → its all-errors twin (FULL_REPORT_SCHEMAS in spec/codegen/validators.ts).",
+    "export const fullReportValidators = new Map([",
+    ...reported.map((name) => `  [documentModule.${plan.schemaExports[name]}, reportModule.${plan.schemaExports[name]}],`),
+    "]);",
     "",
     "// formatAjvError: from spec/codegen/runtime/format-ajv-error.ts",
     helperJs.trimEnd(),
@@ -131,6 +151,9 @@ function validatorsDts(plan: ValidatorPlan, helperDts: string): string {
     "export declare const operationValidators: {",
     ...operationTypes,
     "};",
+    "",
+    "/** A validator of `schemaValidators`/`operationValidators` → the same check reporting every error (Ajv allErrors), for the few documents that have one. */",
+    "export declare const fullReportValidators: ReadonlyMap<ValidateFunction, ValidateFunction>;",
     "",
     helperDts.trimEnd(),
     "",

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { committedMigrations, openDatabase } from "../../server/src/db/orm.js";
 import { demoConfig } from "../support/api.js";
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from "../support/databases.js";
-import { call, envFor, freePort, runClube, startServe, type ClubeServer, type CommandResult } from "./clube-command.js";
+import { call, envFor, freePort, runClube, startServe, type ClubeEnv, type ClubeServer, type CommandResult } from "./clube-command.js";
 
 /**
  * The `clube` command as README's "The `clube` command" section shows it, run
@@ -20,7 +20,16 @@ async function invalidConfig(): Promise<Record<string, any>> {
   config.currencies[0].code = "Moedas!";
   return config;
 }
-const INVALID_FIELD = "currencies[0].code";
+/** Where the problem of invalidConfig() is, as a JSON pointer into the file. */
+const INVALID_POINTER = "/currencies/0/code";
+
+/** The demo configuration with three distinct schema problems. */
+async function threeProblems(): Promise<Record<string, any>> {
+  const config = await invalidConfig();
+  config.theme.colors.bg = "red";
+  config.rules[0].bogus = true;
+  return config;
+}
 
 async function writeJson(dir: string, name: string, value: unknown): Promise<string> {
   const file = join(dir, name);
@@ -102,10 +111,19 @@ describeEachDatabase("clube club create and config publish", (kind) => {
     }
   }, 90_000);
 
-  it("club create --config with an invalid configuration exits 1 naming the field, and prints no keys", async () => {
+  it("club create --config with an invalid configuration exits 1 naming the file and the field, and prints no keys", async () => {
     const file = await writeJson(target.dataDir, "invalid-club.json", await invalidConfig());
     const result = await runClube(["club", "create", "--name", "Cassino Inválido", "--config", file, "--json"], env());
-    expect(result).toEqual({ code: 1, stdout: "", stderr: expect.stringContaining(`config.${INVALID_FIELD}`) });
+    expect(result).toEqual({ code: 1, stdout: "", stderr: `${file}: ${INVALID_POINTER}: must match pattern "^[a-z][a-z0-9_]*$"\n` });
+  }, 60_000);
+
+  it("club create --config examples/club.json creates a club whose configuration is the example", async () => {
+    const result = await runClube(["club", "create", "--name", "Aurora", "--config", "examples/club.json", "--json"], env());
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    const created = JSON.parse(result.stdout);
+    const published = await call(server!.url, "GET", "/v1/config", created.keys.test);
+    expect(published.status).toBe(200);
+    expect(published.body.config).toMatchObject({ name: "Aurora Club", crm: { locale: "en" } });
   }, 60_000);
 
   it("config publish puts the new configuration in force on the running server, in that environment only", async () => {
@@ -122,17 +140,45 @@ describeEachDatabase("clube club create and config publish", (kind) => {
     expect(await publishedName(club.keys.live)).toBe(liveName);
   }, 60_000);
 
-  it("config publish with an invalid configuration exits 1 naming the field, and the published one stays", async () => {
-    const file = await writeJson(target.dataDir, "invalid.json", await invalidConfig());
+  it("config publish with three problems lists all three as file: pointer lines, exits 1, and the published one stays", async () => {
+    const file = await writeJson(target.dataDir, "invalid.json", await threeProblems());
     const result = await runClube(["config", "publish", "--club", club.club_id, "--env", "test", file], env());
-    expect(result).toEqual({ code: 1, stdout: "", stderr: expect.stringContaining(INVALID_FIELD) });
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    const lines = result.stderr.trimEnd().split("\n");
+    expect(lines[0]).toBe(`${file}: 3 problems in the configuration`);
+    expect(lines.slice(1).sort()).toEqual([
+      `${file}: ${INVALID_POINTER}: must match pattern "^[a-z][a-z0-9_]*$"`,
+      `${file}: /rules/0/bogus: is not an allowed field`,
+      `${file}: /theme/colors/bg: must match pattern "^#[0-9a-fA-F]{6}$"`,
+    ]);
+    expect(result.stderr).not.toMatch(/body\.|config\.|\n\s+at /);
     expect(await publishedName(club.keys.test)).toBe("Clube Aurora VIP");
+  }, 60_000);
+
+  it("config publish takes a saved GET /v1/config answer, and points into it under /config", async () => {
+    const saved = await call(server!.url, "GET", "/v1/config", club.keys.test);
+    const envelope = { ...saved.body, config: { ...saved.body.config, name: "Clube do Envelope" } };
+    const file = await writeJson(target.dataDir, "saved.json", envelope);
+    const result = await runClube(["config", "publish", "--club", club.club_id, "--env", "test", file], env());
+    expect(result).toEqual({ code: 0, stdout: `Published version 3 for ${club.club_id} (test).\n`, stderr: "" });
+    expect(await publishedName(club.keys.test)).toBe("Clube do Envelope");
+
+    envelope.config.rules[0].effects[0].currency = "nope";
+    await writeFile(file, JSON.stringify(envelope));
+    const refused = await runClube(["config", "publish", "--club", club.club_id, "--env", "test", file], env());
+    expect(refused).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `${file}: /config/rules/0/effects/0/currency: names currency 'nope', which is not in /config/currencies\n`,
+    });
+    expect(await publishedName(club.keys.test)).toBe("Clube do Envelope");
   }, 60_000);
 
   it("config publish for a club that does not exist exits 1 naming the club", async () => {
     const file = await writeJson(target.dataDir, "club.json", await demoConfig());
     const result = await runClube(["config", "publish", "--club", "club_doesnotexist", "--env", "test", file], env());
     expect(result).toEqual({ code: 1, stdout: "", stderr: expect.stringContaining("club_doesnotexist") });
+    expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
   }, 60_000);
 });
 
@@ -178,5 +224,66 @@ describe("clube usage errors", () => {
     ["config publish with an unknown environment", ["config", "publish", "--club", "club_x", "--env", "prod", "club.json"], "--env test|live"],
   ])("%s says what is missing and exits 2", async (_case, args, needed) => {
     expect(await run(args)).toEqual({ code: 2, stdout: "", stderr: expect.stringContaining(needed) });
+  }, 60_000);
+
+  it.each([
+    ["help config publish", ["help", "config", "publish"]],
+    ["config publish --help", ["config", "publish", "--help"]],
+  ])("%s prints that command's usage, options and examples on stdout", async (_case, args) => {
+    const result = await run(args);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toMatch(/^usage:\n {2}clube config publish --club ID --env test\|live FILE\n/);
+    for (const section of ["\noptions:\n", "  --club ID", "  --env test|live", "\nexamples:\n", "GET /v1/config"]) expect(result.stdout).toContain(section);
+  }, 60_000);
+
+  it("help with no command lists every command; help of an unknown one exits 2", async () => {
+    const all = await run(["help"]);
+    expect(all).toMatchObject({ code: 0, stderr: "" });
+    for (const command of ["serve", "worker", "migrate", "club create", "config publish", "webhooks add", "keys list", "help"]) {
+      expect(all.stdout).toContain(`\n  clube ${command}`);
+    }
+    expect(await run(["help", "frobnicate"])).toMatchObject({ code: 2, stdout: "", stderr: expect.stringMatching(/^no command 'frobnicate'\nusage:\n/) });
+  }, 60_000);
+});
+
+describe("clube expected errors: one line, no stack", () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "clube-e2e-errors-"));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  const NO_STACK = /\n\s+at /;
+  const run = (args: string[], env: Partial<ClubeEnv> = {}) => runClube(args, { CLUBE_DATA_DIR: dataDir, ...env });
+
+  it("a file that does not exist", async () => {
+    const missing = join(dataDir, "nope.json");
+    expect(await run(["config", "publish", "--club", "club_x", "--env", "test", missing])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `${missing}: cannot read the file (no such file)\n`,
+    });
+  }, 60_000);
+
+  it("a file that is not JSON, with the line and column of the mistake", async () => {
+    const file = join(dataDir, "broken.json");
+    await writeFile(file, '{\n  "name": "x",\n  theme\n}');
+    const result = await run(["club", "create", "--name", "X", "--config", file]);
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    expect(result.stderr).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: not valid JSON: .*\\(line 3, column 3\\)\\n$`));
+  }, 60_000);
+
+  it("a database that cannot be reached", async () => {
+    const port = await freePort(); // nothing listens there
+    const result = await run(["migrate"], { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/clube` });
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    expect(result.stderr).toMatch(/^error: cannot reach 127\.0\.0\.1:\d+ \(.*ECONNREFUSED.*\); .*DATABASE_URL/);
+    expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+  }, 60_000);
+
+  it("a malformed setting", async () => {
+    const result = await run(["migrate"], { PORT: "abc" });
+    expect(result).toEqual({ code: 1, stdout: "", stderr: expect.stringMatching(/^error: PORT must be an integer/) });
+    expect(result.stderr).not.toMatch(NO_STACK);
   }, 60_000);
 });

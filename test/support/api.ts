@@ -162,9 +162,14 @@ async function send(url: string, testKey: string, method: string, path: string, 
  */
 export function expectError(response: ApiResponse, status: number, code: string, message?: string): void {
   // Compared without the rest of the body, so a wrong answer (say a 200 with a whole configuration) shows a short diff.
-  const { param, ...error } = response.body?.error ?? {};
+  const { param, details, ...error } = response.body?.error ?? {};
   expect({ status: response.status, error }).toEqual({ status, error: { code, message: expect.any(String) } });
   expect(Object.keys(response.body)).toEqual(["error"]);
+  // A 422 on a whole configuration lists every problem; the first is the message.
+  if (details !== undefined) {
+    expect(code).toBe("validation_failed");
+    expect(details[0].message).toBe(response.body.error.message);
+  }
   // A 422 names its failing field in `param` too: the path its message starts with.
   if (param !== undefined) {
     expect(code).toBe("validation_failed");

@@ -252,6 +252,30 @@ describe("participant widget in Chromium", { timeout: 120_000 }, () => {
     expect(messages).toContainEqual(expect.objectContaining({ type: "event", name: "store.redeemed" }));
   });
 
+  it("redeems a promo code, says what it granted, and explains a used or unknown code", async () => {
+    const created = await api.request("POST", "/v1/codes", { body: { code: "BEMVINDO50", reward: "coins:50", per_participant_limit: 1 } });
+    expect(created.status, JSON.stringify(created.body)).toBeLessThan(300);
+    const before = await balance("coins");
+    const frame = await open("codes");
+    const field = frame.getByLabel("Código promocional");
+    await field.waitFor({ timeout: FRAME_TIMEOUT });
+    await expectAccessible("codes");
+    const redeem = (typed: string) => field.fill(typed).then(() => frame.getByRole("button", { name: "Resgatar código" }).click());
+
+    await redeem("bemvindo50"); // any case
+    const shown = new Intl.NumberFormat("pt-BR").format(50);
+    await frame.getByRole("status").getByText(`Código resgatado! Você ganhou: ${shown} Moedas`).waitFor({ timeout: FRAME_TIMEOUT });
+    expect(await balance("coins")).toBe(before + 50);
+    expect(await page.evaluate(() => (window as any).messages)).toContainEqual(expect.objectContaining({ type: "event", name: "code.redeemed" }));
+
+    await redeem("BEMVINDO50");
+    await frame.getByRole("alert").getByText("Você já usou este código.").waitFor({ timeout: FRAME_TIMEOUT });
+    await redeem("NAOEXISTE");
+    await frame.getByRole("alert").getByText("Código desconhecido. Confira e tente de novo.").waitFor({ timeout: FRAME_TIMEOUT });
+    await expectAccessible("codes (refused)");
+    expect(await balance("coins")).toBe(before + 50);
+  });
+
   it("asks the host for a new token when the token expires, and the next action works", async () => {
     const callsBefore = await page.evaluate(() => (window as any).tokenCalls);
     clock.set(new Date(clock.now().getTime() + 5 * 60_000)); // the 60-second token has expired

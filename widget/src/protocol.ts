@@ -29,7 +29,7 @@
  */
 export type ModuleName =
   | "home" | "profile" | "currencies" | "missions" | "checkin" | "wheel" | "store" | "rewards"
-  | "leaderboard" | "notifications" | "cashback" | "referral" | "badges" | "faq";
+  | "leaderboard" | "notifications" | "cashback" | "referral" | "badges" | "faq" | "codes";
 
 export type HostMessage =
   | { clube: 1; type: "identify"; token: string }

@@ -1,6 +1,7 @@
 import { openDatabase, type Database } from "../db/orm.js";
 import { Club } from "../db/entities/index.js";
 import type { Settings } from "../settings.js";
+import { CliError } from "./cli-errors.js";
 
 /** Opens the configured database (migrating it), runs `work`, and always closes it. */
 export async function withDatabase<T>(settings: Settings, work: (db: Database) => Promise<T>): Promise<T> {
@@ -16,7 +17,7 @@ export async function withDatabase<T>(settings: Settings, work: (db: Database) =
 export async function withClub<T>(settings: Settings, clubId: string, work: (db: Database) => Promise<T>): Promise<T> {
   return withDatabase(settings, async (db) => {
     if ((await db.em().count(Club, { id: clubId })) === 0) {
-      throw Object.assign(new Error(`no club ${clubId} in this database`), { status: 404, code: "not_found" });
+      throw new CliError(`error: no club ${clubId} in this database (see \`clube club create\`)`);
     }
     return work(db);
   });

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import type { Settings } from "../settings.js";
 import { createApiKey, listApiKeys, revokeApiKey, rollApiKey, type ApiKeyView } from "../usecases/keys/api-keys.js";
+import { CliError } from "./cli-errors.js";
 import { withClub } from "./database.js";
 
 /**
@@ -77,6 +78,6 @@ function line(key: ApiKeyView, now: Date): string {
   return `${key.id}  ${key.key_prefix}…${key.last4 ?? "????"}  created ${key.created_at}  ${state}`;
 }
 
-function usage(message: string): Error & { status: number; code: string } {
-  return Object.assign(new Error(message), { status: 422, code: "validation_failed" });
+function usage(message: string): CliError {
+  return new CliError(`${message}\n(see \`clube help keys\`)`, 2);
 }

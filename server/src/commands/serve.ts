@@ -4,6 +4,7 @@ import { createHttpServer } from "../http/http-server.js";
 import { ensureDemoClub } from "../demo/ensure-demo-club.js";
 import { openServices } from "../services.js";
 import type { Settings } from "../settings.js";
+import { CliError } from "./cli-errors.js";
 import { startProcessing } from "../workers.js";
 
 /** `clube serve`: the HTTP API on PORT, with a demo club on a fresh database. */
@@ -17,7 +18,7 @@ export async function serve(settings: Settings): Promise<void> {
     const s = createHttpServer(app.callback());
     s.listen(settings.port, () => resolve(s));
     s.once("error", (err: NodeJS.ErrnoException) =>
-      reject(err.code === "EADDRINUSE" ? new Error(`Port ${settings.port} is in use: stop the other process or set PORT.`) : err),
+      reject(err.code === "EADDRINUSE" ? new CliError(`error: port ${settings.port} is in use: stop the other process or set PORT.`) : err),
     );
   });
   const address = server.address();

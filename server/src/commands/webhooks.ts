@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { schemaValidators, formatAjvError } from "../../../generated/validators.js";
 import { createEndpoint } from "../usecases/webhook-endpoints.js";
 import type { Settings } from "../settings.js";
+import { CliError } from "./cli-errors.js";
 import { withClub } from "./database.js";
 
 /**
@@ -21,7 +22,8 @@ export async function webhooksAdd(settings: Settings, args: string[]): Promise<v
   }
   const input = { url: values.url, events: values.events ? values.events.split(",").map((e) => e.trim()).filter(Boolean) : [] };
   const validate = schemaValidators.WebhookEndpointCreate;
-  if (!validate(input)) throw usage(`invalid endpoint: ${formatAjvError(validate.errors![0], "body")}`);
+  // The schema names request fields (`body.url`); the operator typed options.
+  if (!validate(input)) throw usage(formatAjvError(validate.errors![0], "body").replace(/^body\.(url|events)(\[\d+\])?/, "--$1"));
   const created = await withClub(settings, values.club, (db) =>
     createEndpoint(db, { clubId: values.club!, env }, input, { allowPrivate: settings.allowPrivateWebhooks }, new Date()),
   );
@@ -32,6 +34,6 @@ export async function webhooksAdd(settings: Settings, args: string[]): Promise<v
   }
 }
 
-function usage(message: string): Error & { status: number; code: string } {
-  return Object.assign(new Error(message), { status: 422, code: "validation_failed" });
+function usage(message: string): CliError {
+  return new CliError(`${message}\n(see \`clube help webhooks add\`)`, 2);
 }

@@ -3,7 +3,7 @@ import { ApiError } from "../usecases/errors.js";
 
 /** The documented error body. */
 export interface ErrorBody {
-  error: { code: string; message: string; param?: string };
+  error: { code: string; message: string; param?: string; details?: { param: string; message: string }[] };
 }
 
 /**
@@ -13,7 +13,7 @@ export interface ErrorBody {
  */
 export function paramOf(code: string, message: string): string | undefined {
   if (code !== "validation_failed") return undefined;
-  return /^((?:body|query|path|headers)(?:\.[A-Za-z_$][\w$-]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\])*)(?:\s|$)/.exec(message)?.[1];
+  return /^((?:body|query|path|headers|config)(?:\.[A-Za-z_$][\w$-]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\])*)(?:\s|$)/.exec(message)?.[1];
 }
 
 /**
@@ -33,11 +33,19 @@ export function errorHandler(log: (line: string) => void = (l) => console.error(
       const { status, code, message } = toApiError(err);
       if (status >= 500) log(`[${ctx.state.requestId}] ${ctx.method} ${ctx.path} failed: ${describe(err)}`);
       ctx.status = status;
-      const param = paramOf(code, message);
-      ctx.body = { error: param === undefined ? { code, message } : { code, message, param } } satisfies ErrorBody;
+      ctx.body = { error: errorDetail(err, code, message) } satisfies ErrorBody;
       if (err instanceof ApiError && err.headers) ctx.set(err.headers);
     }
   };
+}
+
+function errorDetail(err: unknown, code: string, message: string): ErrorBody["error"] {
+  const param = paramOf(code, message);
+  const detail: ErrorBody["error"] = param === undefined ? { code, message } : { code, message, param };
+  const listed = err instanceof ApiError ? err.details : undefined;
+  // A message whose field cannot be read is still listed, under the whole document's name.
+  if (listed) detail.details = listed.map((problem) => ({ param: paramOf(code, problem) ?? param ?? "body", message: problem }));
+  return detail;
 }
 
 function toApiError(err: unknown): ApiError {

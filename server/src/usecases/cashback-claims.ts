@@ -24,6 +24,7 @@ import type { Scope } from "../db/scope.js";
 import { getCashbackProgram } from "./cashback.js";
 import { requirePublishedConfig } from "./config.js";
 import { ApiError } from "./errors.js";
+import { clubLabel } from "./messages/club-messages.js";
 import { recordWebhook } from "./outbox.js";
 import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "./participant-state.js";
 import { participantNotFound } from "./participants.js";
@@ -60,10 +61,10 @@ function paymentSource(days: CashbackAvailableDay[]): string {
 }
 
 /** The reward a payment grants. Listed first among the club's rewards, so a club reward with the same code never stands in for it. */
-function cashbackReward(amountCents: number): RewardConfig {
+function cashbackReward(amountCents: number, config: ClubConfig): RewardConfig {
   return {
     code: "cashback",
-    title: "Cashback",
+    title: clubLabel(config, "cashback_reward"),
     illustration: "gift",
     type: "client_delivered",
     payload: { kind: "cash", amount_cents: amountCents },
@@ -194,7 +195,7 @@ interface PaymentContext {
 async function pay(context: PaymentContext, days: CashbackAvailableDay[]): Promise<{ amount: number; deliveryId: string | null }> {
   const { em, scope, participant, now, timeZone, publicUrl } = context;
   const amount = days.reduce((sum, day) => sum + day.amount_minor, 0);
-  const config = { ...context.config, rewards: [cashbackReward(amount), ...context.config.rewards] };
+  const config = { ...context.config, rewards: [cashbackReward(amount, context.config), ...context.config.rewards] };
   const state = await loadParticipantState(em, participant, config, { now, timeZone });
   const evaluation = grantRewards({ config, state, now, timeZone, specs: ["reward:cashback"], ruleId: paymentSource(days) });
   const effects = await persistEvaluation({ em, scope, config, participant, state, now, publicUrl, event: null }, evaluation);

@@ -8,9 +8,10 @@ import { parseRewardSpec } from "../engine/rewards.js";
  * missions, tiers and benefits, and ranges that must fit together. Runs on a
  * configuration the schema validator accepted (defaults filled). Returns the
  * first problem as a 422 message naming the field from `root` (`body` for a
- * request body, `config` for a file), or null.
+ * request body, `config` for a file). Every problem is reported, in the
+ * order of the checks, so an operator fixes a file in one pass; [] when consistent.
  */
-export function findInconsistency(config: ClubConfig, root: string): string | null {
+export function findInconsistencies(config: ClubConfig, root: string): string[] {
   const checks: Check[] = [
     reservedCurrencyCodes,
     duplicateCodes,
@@ -27,22 +28,20 @@ export function findInconsistency(config: ClubConfig, root: string): string | nu
     wheelReferences,
     referralReferences,
   ];
-  for (const check of checks) {
-    const problem = check(config, root);
-    if (problem) return problem;
-  }
-  return null;
+  return checks.flatMap((check) => check(config, root));
 }
 
-type Problem = string | null;
-type Check = (config: ClubConfig, root: string) => Problem;
+/** Problems as messages naming the field; a single problem may be `null` (none) where a list is built. */
+type Problems = string[];
+type Check = (config: ClubConfig, root: string) => Problems;
 
-function firstProblem<T>(items: readonly T[], problem: (item: T, index: number) => Problem): Problem {
-  for (const [index, item] of items.entries()) {
-    const found = problem(item, index);
-    if (found) return found;
-  }
-  return null;
+/** The problems of every item, in order. */
+function each<T>(items: readonly T[], problems: (item: T, index: number) => Problems | string | null): Problems {
+  return items.flatMap((item, index) => list(problems(item, index)));
+}
+
+function list(problem: Problems | string | null): Problems {
+  return problem === null ? [] : typeof problem === "string" ? [problem] : problem;
 }
 
 /** A map key as a path segment, written the way 422 messages write field paths: `.ouro`, or `["vip tier"]`. */
@@ -63,68 +62,75 @@ const RESERVED_UNITS: Record<string, string> = {
 };
 
 const reservedCurrencyCodes: Check = (config, root) =>
-  firstProblem(config.currencies, (currency, i) =>
+  each(config.currencies, (currency, i) =>
     Object.hasOwn(RESERVED_UNITS, currency.code)
       ? `${root}.currencies[${i}].code '${currency.code}' is reserved (${RESERVED_UNITS[currency.code]})`
       : null,
   );
 
-function firstDuplicate(codes: string[], path: (index: number) => string): Problem {
+function duplicates(codes: string[], path: (index: number) => string): Problems {
   const seen = new Map<string, number>();
-  return firstProblem(codes, (code, index) => {
+  return each(codes, (code, index) => {
     const first = seen.get(code);
     seen.set(code, first ?? index);
     return first === undefined ? null : `${path(index)} '${code}' repeats ${path(first)}`;
   });
 }
 
-const duplicateCodes: Check = (config, root) =>
-  firstDuplicate(config.currencies.map((c) => c.code), (i) => `${root}.currencies[${i}].code`) ??
-  firstDuplicate(config.progression.tiers.map((t) => t.code), (i) => `${root}.progression.tiers[${i}].code`) ??
-  firstDuplicate(config.progression.benefits.map((b) => b.code), (i) => `${root}.progression.benefits[${i}].code`) ??
-  firstDuplicate(config.rewards.map((r) => r.code), (i) => `${root}.rewards[${i}].code`) ??
-  firstDuplicate(config.rules.map((r) => r.id), (i) => `${root}.rules[${i}].id`) ??
-  firstDuplicate(config.missions.map((m) => m.id), (i) => `${root}.missions[${i}].id`) ??
-  firstDuplicate(config.tournaments.map((t) => t.id), (i) => `${root}.tournaments[${i}].id`) ??
-  firstDuplicate((config.wheel?.slices ?? []).map((s) => s.id), (i) => `${root}.wheel.slices[${i}].id`);
+const duplicateCodes: Check = (config, root) => [
+  ...duplicates(config.currencies.map((c) => c.code), (i) => `${root}.currencies[${i}].code`),
+  ...duplicates(config.progression.tiers.map((t) => t.code), (i) => `${root}.progression.tiers[${i}].code`),
+  ...duplicates(config.progression.benefits.map((b) => b.code), (i) => `${root}.progression.benefits[${i}].code`),
+  ...duplicates(config.rewards.map((r) => r.code), (i) => `${root}.rewards[${i}].code`),
+  ...duplicates(config.rules.map((r) => r.id), (i) => `${root}.rules[${i}].id`),
+  ...duplicates(config.missions.map((m) => m.id), (i) => `${root}.missions[${i}].id`),
+  ...duplicates(config.tournaments.map((t) => t.id), (i) => `${root}.tournaments[${i}].id`),
+  ...duplicates((config.wheel?.slices ?? []).map((s) => s.id), (i) => `${root}.wheel.slices[${i}].id`),
+];
 
 /**
  * Tier level ranges: each ends at or after its start, the lowest starts at
  * level 1, and no two overlap (an open range, `last` null, must be the highest).
- * Gaps are allowed: a level in a gap keeps the tier below it.
+ * Gaps are allowed: a level in a gap keeps the tier below it. A backwards range
+ * makes the ordering checks meaningless, so they run only without one.
  */
 const tierRanges: Check = (config, root) => {
   const at = (i: number) => `${root}.progression.tiers[${i}].levels`;
   const tiers = config.progression.tiers.map((tier, index) => ({ index, first: tier.levels[0], last: tier.levels[1] }));
-  const backwards = tiers.find((tier) => tier.last !== null && tier.last < tier.first);
-  if (backwards) return `${at(backwards.index)} ends (level ${backwards.last}) before it starts (level ${backwards.first})`;
+  const backwards = each(tiers, (tier) =>
+    tier.last !== null && tier.last < tier.first ? `${at(tier.index)} ends (level ${tier.last}) before it starts (level ${tier.first})` : null,
+  );
+  if (backwards.length > 0) return backwards;
   const byStart = [...tiers].sort((a, b) => a.first - b.first);
-  if (byStart[0].first !== 1) return `${at(byStart[0].index)} must start at level 1 (the lowest tier starts at level ${byStart[0].first})`;
+  const problems: Problems = [];
+  if (byStart[0].first !== 1) problems.push(`${at(byStart[0].index)} must start at level 1 (the lowest tier starts at level ${byStart[0].first})`);
   for (let i = 1; i < byStart.length; i++) {
     const [below, above] = [byStart[i - 1], byStart[i]];
     if (below.last === null || below.last >= above.first) {
       const to = below.last === null ? "the last level" : `level ${below.last}`;
-      return `${at(above.index)} overlaps ${at(below.index)} (levels ${above.first} to ${to})`;
+      problems.push(`${at(above.index)} overlaps ${at(below.index)} (levels ${above.first} to ${to})`);
     }
   }
-  return null;
+  return problems;
 };
 
 /** A table curve starts at 0 XP (level 1) and never decreases. */
 const tableThresholds: Check = (config, root) => {
   const curve = config.progression.curve;
-  if (curve.kind !== "table") return null;
+  if (curve.kind !== "table") return [];
   const at = `${root}.progression.curve.thresholds`;
-  if (curve.thresholds[0] !== 0) return `${at}[0] must be 0 (level 1 starts at 0 XP)`;
-  return firstProblem(curve.thresholds, (xp, i) =>
-    i > 0 && xp < curve.thresholds[i - 1] ? `${at}[${i}] must be >= ${at}[${i - 1}] (${curve.thresholds[i - 1]})` : null,
-  );
+  return [
+    ...(curve.thresholds[0] !== 0 ? [`${at}[0] must be 0 (level 1 starts at 0 XP)`] : []),
+    ...each(curve.thresholds, (xp, i) =>
+      i > 0 && xp < curve.thresholds[i - 1] ? `${at}[${i}] must be >= ${at}[${i - 1}] (${curve.thresholds[i - 1]})` : null,
+    ),
+  ];
 };
 
 const tierBenefits: Check = (config, root) => {
   const benefits = new Set(config.progression.benefits.map((b) => b.code));
-  return firstProblem(config.progression.tiers, (tier, t) =>
-    firstProblem(tier.benefits, (code, b) =>
+  return each(config.progression.tiers, (tier, t) =>
+    each(tier.benefits, (code, b) =>
       benefits.has(code) ? null : missing(`${root}.progression.tiers[${t}].benefits[${b}]`, "benefit", code, `${root}.progression.benefits`),
     ),
   );
@@ -135,8 +141,8 @@ const ruleReferences: Check = (config, root) => {
   const rewards = new Set(config.rewards.map((r) => r.code));
   const missions = new Set(config.missions.map((m) => m.id));
   const tiers = new Set(config.progression.tiers.map((t) => t.code));
-  return firstProblem(config.rules, (rule, r) => {
-    const effectProblem = firstProblem(rule.effects, (effect, e) => {
+  return each(config.rules, (rule, r) => [
+    ...each(rule.effects, (effect, e) => {
       const at = `${root}.rules[${r}].effects[${e}]`;
       if ((effect.type === "grant_currency" || effect.type === "debit_currency") && !currencies.has(effect.currency)) {
         return missing(`${at}.currency`, "currency", effect.currency, `${root}.currencies`);
@@ -144,18 +150,15 @@ const ruleReferences: Check = (config, root) => {
       if (effect.type === "grant_reward" && !rewards.has(effect.reward)) return missing(`${at}.reward`, "reward", effect.reward, `${root}.rewards`);
       if (effect.type === "progress_mission" && !missions.has(effect.mission)) return missing(`${at}.mission`, "mission", effect.mission, `${root}.missions`);
       return null;
-    });
-    return (
-      effectProblem ??
-      firstProblem(rule.conditions, (condition, c) =>
-        "tier_in" in condition
-          ? firstProblem(condition.tier_in, (code, t) =>
-              tiers.has(code) ? null : missing(`${root}.rules[${r}].conditions[${c}].tier_in[${t}]`, "tier", code, `${root}.progression.tiers`),
-            )
-          : null,
-      )
-    );
-  });
+    }),
+    ...each(rule.conditions, (condition, c) =>
+      "tier_in" in condition
+        ? each(condition.tier_in, (code, t) =>
+            tiers.has(code) ? null : missing(`${root}.rules[${r}].conditions[${c}].tier_in[${t}]`, "tier", code, `${root}.progression.tiers`),
+          )
+        : null,
+    ),
+  ]);
 };
 
 /** The effect fields that may hold a `RuleExpression` (a `RuleQuantity`). */
@@ -167,9 +170,9 @@ const QUANTITY_FIELDS = ["amount", "increment", "points"] as const;
  * otherwise be accepted and then silently grant nothing on every event.
  */
 const ruleExpressions: Check = (config, root) =>
-  firstProblem(config.rules, (rule, r) =>
-    firstProblem(rule.effects, (effect, e) =>
-      firstProblem(QUANTITY_FIELDS, (field) => {
+  each(config.rules, (rule, r) =>
+    each(rule.effects, (effect, e) =>
+      each(QUANTITY_FIELDS, (field) => {
         const source = (effect as Record<string, unknown>)[field];
         if (typeof source !== "string") return null;
         try {
@@ -184,7 +187,7 @@ const ruleExpressions: Check = (config, root) =>
 
 const rewardCosts: Check = (config, root) => {
   const currencies = new Set(config.currencies.map((c) => c.code));
-  return firstProblem(config.rewards, (reward, r) =>
+  return each(config.rewards, (reward, r) =>
     reward.cost && !currencies.has(reward.cost.currency) ? missing(`${root}.rewards[${r}].cost.currency`, "currency", reward.cost.currency, `${root}.currencies`) : null,
   );
 };
@@ -193,7 +196,7 @@ const rewardCosts: Check = (config, root) => {
  * A reward reference (`xp:<n>`, `<currency>:<n>`, `reward:<code>` or a bare
  * reward code) must have one of those forms and name a configured currency or reward.
  */
-function rewardReference(config: ClubConfig, root: string, path: string, reference: string): Problem {
+function rewardReference(config: ClubConfig, root: string, path: string, reference: string): string | null {
   const spec = parseRewardSpec(reference);
   if (spec === null) return `${path} must be xp:<number>, <currency>:<number>, reward:<reward_code> or a reward code (got '${reference}')`;
   if (spec.kind === "currency" && !config.currencies.some((c) => c.code === spec.currency)) return missing(path, "currency", spec.currency, `${root}.currencies`);
@@ -202,29 +205,31 @@ function rewardReference(config: ClubConfig, root: string, path: string, referen
 }
 
 /** A time window ends after it starts. */
-function window(path: string, startsAt: string | undefined, endsAt: string | undefined): Problem {
+function window(path: string, startsAt: string | undefined, endsAt: string | undefined): string | null {
   if (startsAt === undefined || endsAt === undefined) return null;
   return Date.parse(endsAt) > Date.parse(startsAt) ? null : `${path}.endsAt must be after ${path}.startsAt`;
 }
 
 const missionReferences: Check = (config, root) =>
-  firstProblem(config.missions, (mission, m) =>
-    rewardReference(config, root, `${root}.missions[${m}].reward`, mission.reward) ?? window(`${root}.missions[${m}]`, mission.startsAt, mission.endsAt),
-  );
+  each(config.missions, (mission, m) => [
+    ...list(rewardReference(config, root, `${root}.missions[${m}].reward`, mission.reward)),
+    ...list(window(`${root}.missions[${m}]`, mission.startsAt, mission.endsAt)),
+  ]);
 
-/** Prize rank ranges run from `from` to `to` and do not overlap. */
+/** Prize rank ranges run from `from` to `to` and do not overlap (checked once every range is the right way round). */
 const tournamentReferences: Check = (config, root) =>
-  firstProblem(config.tournaments, (tournament, t) => {
+  each(config.tournaments, (tournament, t) => {
     const at = `${root}.tournaments[${t}]`;
     const prizes = tournament.prizes.map((prize, index) => ({ ...prize, index }));
-    const problem =
-      window(at, tournament.startsAt, tournament.endsAt) ??
-      firstProblem(prizes, (prize) =>
+    const problems = [
+      ...list(window(at, tournament.startsAt, tournament.endsAt)),
+      ...each(prizes, (prize) =>
         prize.to < prize.from ? `${at}.prizes[${prize.index}].to must be >= from (${prize.from})` : rewardReference(config, root, `${at}.prizes[${prize.index}].reward`, prize.reward),
-      );
-    if (problem) return problem;
+      ),
+    ];
+    if (problems.length > 0) return problems;
     const byRank = prizes.sort((a, b) => a.from - b.from);
-    return firstProblem(byRank, (prize, i) =>
+    return each(byRank, (prize, i) =>
       i > 0 && prize.from <= byRank[i - 1].to
         ? `${at}.prizes[${prize.index}] overlaps ${at}.prizes[${byRank[i - 1].index}] (ranks ${prize.from} to ${Math.min(prize.to, byRank[i - 1].to)})`
         : null,
@@ -232,26 +237,27 @@ const tournamentReferences: Check = (config, root) =>
   });
 
 /** An official period's shares may not pay out more than its pool. */
-const officialSplits: Check = (config, root) => {
-  for (const period of ["daily", "monthly"] as const) {
+const officialSplits: Check = (config, root) =>
+  each(["daily", "monthly"] as const, (period) => {
     const split = config.officialTournaments?.[period]?.split ?? [];
     // Summed in ten-thousandths of a percent, as settlement reads them.
     const total = split.reduce((sum, share) => sum + Math.round(share * 10_000), 0);
-    if (total > 100 * 10_000) return `${root}.officialTournaments.${period}.split adds up to more than 100 (${total / 10_000})`;
-  }
-  return null;
-};
+    return total > 100 * 10_000 ? `${root}.officialTournaments.${period}.split adds up to more than 100 (${total / 10_000})` : null;
+  });
 
 const checkinReferences: Check = (config, root) =>
-  firstProblem(config.checkin?.rewards ?? [], (day, d) => rewardReference(config, root, `${root}.checkin.rewards[${d}].reward`, day.reward));
+  each(config.checkin?.rewards ?? [], (day, d) => rewardReference(config, root, `${root}.checkin.rewards[${d}].reward`, day.reward));
 
 const wheelReferences: Check = (config, root) => {
   const tiers = new Set(config.progression.tiers.map((t) => t.code));
-  return firstProblem(config.wheel?.slices ?? [], (slice, s) => {
+  return each(config.wheel?.slices ?? [], (slice, s) => {
     const at = `${root}.wheel.slices[${s}]`;
-    const rewardProblem = slice.reward == null ? null : rewardReference(config, root, `${at}.reward`, slice.reward);
-    const tier = Object.keys(slice.tierQty ?? {}).find((code) => !tiers.has(code));
-    return rewardProblem ?? (tier === undefined ? null : missing(`${at}.tierQty${member(tier)}`, "tier", tier, `${root}.progression.tiers`));
+    return [
+      ...list(slice.reward == null ? null : rewardReference(config, root, `${at}.reward`, slice.reward)),
+      ...each(Object.keys(slice.tierQty ?? {}), (tier) =>
+        tiers.has(tier) ? null : missing(`${at}.tierQty${member(tier)}`, "tier", tier, `${root}.progression.tiers`),
+      ),
+    ];
   });
 };
 
@@ -259,5 +265,5 @@ const referralReferences: Check = (config, root) => {
   const referral = config.referral ?? {};
   // `referredReward: null` means the referred friend gets nothing.
   const specs = (["referrerReward", "referredReward"] as const).filter((field) => referral[field] != null);
-  return firstProblem(specs, (field) => rewardReference(config, root, `${root}.referral.${field}`, referral[field]!));
+  return each(specs, (field) => rewardReference(config, root, `${root}.referral.${field}`, referral[field]!));
 };

@@ -11,8 +11,8 @@ import { ConfigVersion } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
-import { findInconsistency } from "./config-consistency.js";
-import { ApiError, notFound, validationFailed } from "./errors.js";
+import { findInconsistencies } from "./config-consistency.js";
+import { ApiError, notFound, validationFailedAll } from "./errors.js";
 import { checkSchema } from "./schema-check.js";
 
 /** The configuration in force for a club and environment, every default filled. */
@@ -31,14 +31,16 @@ export type ConfigVersionList = Schemas["ConfigVersionList"];
 /**
  * Checks a configuration as a whole: the schema (bounds, patterns, closed
  * objects; defaults filled) and then the cross-field rules. Returns the filled
- * copy; throws 422 `validation_failed` naming the field from `root`: `body`
+ * copy; throws 422 `validation_failed` listing every problem (`details`; the
+ * cross-field rules only read a document the schema accepted, so they are
+ * listed once the schema problems are fixed), naming fields from `root`: `body`
  * when the configuration is a request body (PUT /v1/config/draft, matching
  * the HTTP layer's own messages), `config` otherwise (a file given to the CLI).
  */
 export function validateClubConfig(input: unknown, root = "config"): ClubConfig {
   const config = checkSchema<ClubConfig>(schemaValidators.ClubConfig, input, root);
-  const problem = findInconsistency(config, root);
-  if (problem) throw validationFailed(problem);
+  const problems = findInconsistencies(config, root);
+  if (problems.length > 0) throw validationFailedAll(problems);
   return config;
 }
 

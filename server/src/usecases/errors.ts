@@ -10,6 +10,8 @@ export class ApiError extends Error {
     message: string,
     /** Extra response headers (for example `Retry-After`). */
     readonly headers?: Record<string, string>,
+    /** Every problem of a document checked as a whole, each a message naming its field (the first is `message`). */
+    readonly details?: readonly string[],
   ) {
     super(message);
     this.name = "ApiError";
@@ -24,4 +26,9 @@ export function notFound(what: string): ApiError {
 /** 422 naming the failing field. */
 export function validationFailed(message: string): ApiError {
   return new ApiError(422, "validation_failed", message);
+}
+
+/** 422 listing every failing field of a document (at least one), each message naming its field; the first is the message. */
+export function validationFailedAll(messages: readonly string[]): ApiError {
+  return new ApiError(422, "validation_failed", messages[0], undefined, messages);
 }

@@ -3,6 +3,7 @@ import type { ClubConfig, TierConfig } from "../engine/config.js";
 import { levelThresholds, progressFor, type Progress } from "../engine/progression.js";
 import { nextTierAfter, tierForLevel } from "../engine/tiers.js";
 import type { Participant } from "../db/entities/index.js";
+import { levelName } from "./messages/club-messages.js";
 
 /*
  * The participant resources of the contract, computed from the stored state
@@ -25,9 +26,8 @@ export type ParticipantProgressBatchItem = Schemas["ParticipantProgressBatchItem
 /** Balances in minor units by currency code; a currency without a row is 0. */
 export type Balances = Record<string, number>;
 
-export function levelName(level: number): string {
-  return `Nível ${level}`;
-}
+/** Kept here for the callers that read the level views' helpers from this module. */
+export { levelName } from "./messages/club-messages.js";
 
 function badgeUrl(tier: TierConfig): string | null {
   return tier.badge && /^https?:\/\//.test(tier.badge) ? tier.badge : null;
@@ -35,7 +35,7 @@ function badgeUrl(tier: TierConfig): string | null {
 
 function levelOf(config: ClubConfig, level: number): ProgressLevel {
   const tier = tierForLevel(config.progression.tiers, level);
-  return { number: level, name: levelName(level), badge_url: badgeUrl(tier), color: tier.color ?? null };
+  return { number: level, name: levelName(level, config), badge_url: badgeUrl(tier), color: tier.color ?? null };
 }
 
 function xpOf(progress: Progress, xp: number): ProgressXp {

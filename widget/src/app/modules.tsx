@@ -7,7 +7,7 @@ import { Wheel } from "./wheel";
 /** The modules the widget can show (what `open(module)` accepts besides `home`). */
 export const MODULES: ModuleName[] = [
   "profile", "currencies", "missions", "checkin", "wheel", "store", "rewards",
-  "leaderboard", "notifications", "cashback", "referral", "badges", "faq",
+  "leaderboard", "notifications", "cashback", "referral", "badges", "faq", "codes",
 ];
 
 export function moduleView(module: ModuleName) {
@@ -25,6 +25,7 @@ export function moduleView(module: ModuleName) {
     case "referral": return <Referral />;
     case "badges": return <Badges />;
     case "faq": return <Faq />;
+    case "codes": return <Codes />;
     default: return null;
   }
 }
@@ -216,6 +217,54 @@ function Store() {
         </div>
       ) : null}
     </div>
+  );
+}
+
+/**
+ * The `codes` card: the participant types a promotional code and redeems it
+ * (`POST /v1/me/codes/redeem`). The answer says what was granted; a refusal
+ * is explained in the widget's language by its stable error code.
+ */
+function Codes() {
+  const { api, t, fmt, config, refresh, track } = useWidget();
+  const [code, setCode] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [notice, setNotice] = useState<{ text: string; error?: boolean } | null>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const typed = code.trim();
+    if (!typed) return setNotice({ text: t.codeErrors.validation_failed, error: true });
+    setBusy(true);
+    try {
+      const result = await api.me.redeemCode({ code: typed });
+      const granted = result.effects.flatMap((effect) => {
+        if (effect.type === "currency_granted") return [fmt.amount(effect.amount_minor, effect.currency)];
+        if (effect.type === "xp_granted") return [`${fmt.number(effect.amount)} ${t.xp}`];
+        if (effect.type === "reward_granted") return [config.rewards.find((reward) => reward.code === effect.reward_code)?.title ?? effect.reward_code];
+        return [];
+      });
+      setNotice({ text: t.codeGranted(granted.join(", ") || result.reward) });
+      setCode("");
+      track("code.redeemed", { code: result.code });
+      await refresh();
+    } catch (err) {
+      const known = t.codeErrors[(err as { code?: string }).code ?? ""];
+      setNotice({ text: known ?? errorText(err), error: true });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card stack" data-testid="codes" onSubmit={(event) => void submit(event)}>
+      <label for="promo-code">{t.codeLabel}</label>
+      <input
+        id="promo-code" name="code" class="input" autocomplete="off" autocapitalize="characters" spellcheck={false} maxLength={64}
+        value={code} onInput={(event) => setCode((event.target as HTMLInputElement).value)}
+        aria-invalid={notice?.error ? "true" : undefined} aria-describedby="promo-code-notice"
+      />
+      <button class="btn primary" type="submit" disabled={busy}>{t.redeemCode}</button>
+      <div id="promo-code-notice"><Notice text={notice?.text ?? null} error={notice?.error} /></div>
+    </form>
   );
 }
 

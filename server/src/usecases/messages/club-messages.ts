@@ -2,7 +2,6 @@ import type { components } from "../../../../generated/types.js";
 import type { ClubConfig } from "../../engine/config.js";
 import { BUILT_IN_TEMPLATES } from "../../engine/messages/built-in.js";
 import { localeChain, pickText, renderMessage, type MessageText, type MessageVariables, type RenderedMessage } from "../../engine/messages/render.js";
-import { levelName } from "../participant-views.js";
 
 /*
  * The club's messages: inbox texts and CRM requests rendered from the config's
@@ -29,18 +28,36 @@ export function participantVariables(config: ClubConfig, participant: MessageRec
     display_name: participant.displayName ?? "",
     external_id: participant.externalId,
     level: participant.level,
-    level_name: levelName(participant.level),
+    level_name: levelName(participant.level, config),
     tier: tier?.name ?? participant.tierCode ?? "",
   };
 }
 
-/** The rendered message of `code`; null when neither the club nor the built-ins define it. */
-export function renderClubMessage(config: ClubConfig, code: string, variables: MessageVariables): RenderedMessage | null {
+/**
+ * The rendered message of `code`; null when neither the club nor the built-ins
+ * define it. `level_name` is the club's name of `level` whenever a level is
+ * given, whoever filled the variables.
+ */
+export function renderClubMessage(config: ClubConfig | undefined, code: string, variables: MessageVariables): RenderedMessage | null {
   // The schema validates each locale's text (MessageTextConfig); the generated type only says "object".
-  const configured = config.messageTemplates?.find((template) => template.code === code)?.texts as Record<string, MessageText> | undefined;
+  const configured = config?.messageTemplates?.find((template) => template.code === code)?.texts as Record<string, MessageText> | undefined;
   const texts = configured ?? BUILT_IN_TEMPLATES[code];
-  const text = texts && pickText(texts, localeChain(config.crm?.locale));
-  return text ? renderMessage(text, variables) : null;
+  const text = texts && pickText(texts, localeChain(config?.crm?.locale));
+  if (!text) return null;
+  const named = typeof variables.level === "number" && code !== "level_name" ? { ...variables, level_name: levelName(variables.level, config) } : variables;
+  return renderMessage(text, named);
+}
+
+/** A label participants see (see BUILT_IN_TEMPLATES), in the club's words and locale. */
+export function clubLabel(config: ClubConfig | undefined, code: string, variables: MessageVariables = {}): string {
+  const rendered = renderClubMessage(config, code, variables);
+  if (!rendered) throw new Error(`no built-in text ${code}`);
+  return rendered.title;
+}
+
+/** The name participants see for a level ("Nível 7", "Level 7", or the club's `level_name` template). */
+export function levelName(level: number, config?: ClubConfig): string {
+  return clubLabel(config, "level_name", { level });
 }
 
 /**

@@ -14,6 +14,7 @@ import {
 } from "../../engine/tournaments/index.js";
 import { getPublishedConfig } from "../config.js";
 import { recordWebhook } from "../outbox.js";
+import { clubLabel } from "../messages/club-messages.js";
 import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "../participant-state.js";
 import { runEach } from "../run-each.js";
 
@@ -40,10 +41,10 @@ export interface SettlementRun {
 }
 
 /** The reward an official prize grants: a cash delivery, listed first so a club reward with the same code never stands in for it. */
-export function officialPrizeReward(amountMinor: number, currency: string, tournamentId: string, editionKey: string, rank: number): RewardConfig {
+export function officialPrizeReward(config: ClubConfig, amountMinor: number, currency: string, tournamentId: string, editionKey: string, rank: number): RewardConfig {
   return {
     code: "official-tournament-prize",
-    title: "Prêmio do torneio oficial",
+    title: clubLabel(config, "official_prize_reward"),
     illustration: "trophy",
     type: "client_delivered",
     payload: { kind: "cash", amount_minor: amountMinor, currency, tournament_id: tournamentId, edition: editionKey, rank },
@@ -200,7 +201,7 @@ async function officialEditions(em: SqlEntityManager, scope: Scope, config: Club
       for (const { tournamentId } of ids) {
         const currency = tournamentId.slice(prefix.length);
         due.push({
-          tournamentId, title: `${track.title} (${period === "daily" ? "diário" : "mensal"})`, kind: "official", edition,
+          tournamentId, title: clubLabel(config, `official_tournament_${period}`, { track: track.title }), kind: "official", edition,
           async plan(tx) {
             const [{ total }] = await tx.createQueryBuilder(TournamentStanding).select([raw("coalesce(sum(score), 0) as total")])
               .where({ ...scope, tournamentId, editionKey: edition.key }).execute<{ total: number | string }[]>("all");
@@ -210,7 +211,7 @@ async function officialEditions(em: SqlEntityManager, scope: Scope, config: Club
             const payments = officialPayouts(ranked, poolMinor, split).map((payout) => ({
               participantId: payout.participantId, rank: payout.rank, rewardCode: "official-tournament-prize", amountMinor: payout.amountMinor,
               ruleId: `tournament:${tournamentId}:${edition.key}`,
-              config: { ...config, rewards: [officialPrizeReward(payout.amountMinor, currency, tournamentId, edition.key, payout.rank), ...config.rewards] },
+              config: { ...config, rewards: [officialPrizeReward(config, payout.amountMinor, currency, tournamentId, edition.key, payout.rank), ...config.rewards] },
             }));
             return { ranked, payments, poolMinor, currency };
           },

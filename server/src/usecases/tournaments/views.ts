@@ -12,6 +12,7 @@ import {
 } from "../../engine/tournaments/index.js";
 import { requirePublishedConfig } from "../config.js";
 import { notFound } from "../errors.js";
+import { clubLabel } from "../messages/club-messages.js";
 import { clubTimeZone } from "../participant-state.js";
 import { participantNotFound } from "../participants.js";
 
@@ -80,7 +81,7 @@ async function catalog(em: SqlEntityManager, scope: Scope, config: ClubConfig, n
         const prefix = `official:${track.id}:${period}:`;
         for (const currency of await officialCurrencies(em, scope, prefix, editions.map((edition) => edition.key))) {
           entries.push({
-            tournamentId: `${prefix}${currency}`, kind: "official", title: `${track.title} (${period === "daily" ? "diário" : "mensal"})`,
+            tournamentId: `${prefix}${currency}`, kind: "official", title: clubLabel(config, `official_tournament_${period}`, { track: track.title }),
             trackId: track.id, period, currency, minScore: minWagerMinor(settings), editions, prizes: [], official: settings,
           });
         }
