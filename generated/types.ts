@@ -45,6 +45,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/affiliates/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per affiliate: players attributed, active players, first deposits, deposits, withdrawals, wagers, wins and net gaming result over a period (from inclusive, to exclusive, both instants), in minor units of one currency
+         * @description Per affiliate: players attributed, active players, first deposits, deposits,
+         *     withdrawals, wagers, wins and net gaming result over a period (`from`
+         *     inclusive, `to` exclusive, both instants), in minor units of one currency.
+         *     One row per affiliate (also those with nothing in the period), newest
+         *     affiliate first, paged like the other lists; `affiliate_id` narrows it to
+         *     one. The same page as CSV: `GET /v1/affiliates/report.csv`.
+         */
+        get: operations["AffiliateReports_report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/affiliates/report.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The affiliate report as CSV (text/csv), with the same filters and paging as GET /v1/affiliates/report
+         * @description The affiliate report as CSV (`text/csv`), with the same filters and paging
+         *     as `GET /v1/affiliates/report`. Errors answer in JSON like everywhere else.
+         */
+        get: operations["AffiliateReports_reportCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/affiliates/{id}": {
         parameters: {
             query?: never;
@@ -333,10 +379,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Lists deliveries, newest first, a page at a time (limit, then starting_after = the last id while has_more); filter with status (for example a routine that checks no pending delivery was left behind)
+         * Lists deliveries, newest first, a page at a time (limit, then starting_after = the last id while has_more); filter with status (for example a routine that checks no pending delivery was left behind) and kind (staff's queue: kind=manual&status=pending)
          * @description Lists deliveries, newest first, a page at a time (`limit`, then
          *     `starting_after` = the last `id` while `has_more`); filter with `status`
-         *     (for example a routine that checks no `pending` delivery was left behind).
+         *     (for example a routine that checks no `pending` delivery was left behind)
+         *     and `kind` (staff's queue: `kind=manual&status=pending`).
          *     A delivery still pending after 48 hours also warns club staff.
          */
         get: operations["Deliveries_list"];
@@ -358,9 +405,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Confirms that your system credited the reward: the delivery becomes delivered, confirmed_at is set, external_ref and details are stored, the participant sees it delivered and reward.delivered is sent
-         * @description Confirms that your system credited the reward: the delivery becomes
-         *     `delivered`, `confirmed_at` is set, `external_ref` and `details` are stored,
+         * Confirms that your system credited the reward (or that staff fulfilled a manual or partner one): the delivery becomes delivered, confirmed_at is set, external_ref, details and note are stored, the participant sees it delivered and reward.delivered is sent
+         * @description Confirms that your system credited the reward (or that staff fulfilled a
+         *     `manual` or `partner` one): the delivery becomes `delivered`,
+         *     `confirmed_at` is set, `external_ref`, `details` and `note` are stored,
          *     the participant sees it delivered and `reward.delivered` is sent. Safe to
          *     repeat: confirming a delivered delivery answers 200 with it unchanged. A
          *     failed delivery answers 409 `already_closed`.
@@ -382,11 +430,13 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reports that your system could not credit the reward: the delivery becomes failed with fail_reason, the participant sees the failure, club staff are notified in the administration console and reward.delivery_failed is sent
-         * @description Reports that your system could not credit the reward: the delivery becomes
-         *     `failed` with `fail_reason`, the participant sees the failure, club staff
-         *     are notified in the administration console and `reward.delivery_failed` is
-         *     sent. A delivery already delivered or failed answers 409 `already_closed`.
+         * Reports that your system could not credit the reward (or that staff reject a manual or partner one): the delivery becomes failed with fail_reason, the participant sees the failure, reward.delivery_failed is sent and, for a client_delivered one, club staff are notified in the administration console
+         * @description Reports that your system could not credit the reward (or that staff
+         *     reject a `manual` or `partner` one): the delivery becomes `failed` with
+         *     `fail_reason`, the participant sees the failure, `reward.delivery_failed`
+         *     is sent and, for a `client_delivered` one, club staff are notified in the
+         *     administration console. A delivery already delivered or failed answers
+         *     409 `already_closed`.
          */
         post: operations["Deliveries_fail"];
         delete?: never;
@@ -1817,8 +1867,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reward.delivered: a delivery was confirmed (POST /v1/deliveries/{id}/confirm)
-         * @description `reward.delivered`: a delivery was confirmed (`POST /v1/deliveries/{id}/confirm`).
+         * reward.delivered: a delivery was confirmed (POST /v1/deliveries/{id}/confirm), by the client's system or, for a manual or partner reward, by club staff
+         * @description `reward.delivered`: a delivery was confirmed (`POST /v1/deliveries/{id}/confirm`), by the client's system or, for a `manual` or `partner` reward, by club staff.
          */
         post: operations["webhook_reward_delivered"];
         delete?: never;
@@ -1837,8 +1887,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reward.delivery_failed: a delivery was marked failed (POST /v1/deliveries/{id}/fail); the participant sees the failure and club staff are warned
-         * @description `reward.delivery_failed`: a delivery was marked failed (`POST /v1/deliveries/{id}/fail`); the participant sees the failure and club staff are warned.
+         * reward.delivery_failed: a delivery was marked failed (POST /v1/deliveries/{id}/fail); the participant sees the failure and, when the client's system failed it, club staff are warned
+         * @description `reward.delivery_failed`: a delivery was marked failed (`POST /v1/deliveries/{id}/fail`); the participant sees the failure and, when the client's system failed it, club staff are warned.
          */
         post: operations["webhook_reward_delivery_failed"];
         delete?: never;
@@ -2063,6 +2113,61 @@ export interface components {
         AffiliateList: {
             data: components["schemas"]["Affiliate"][];
             has_more: boolean;
+        };
+        /** @description A page of the affiliate report: one row per affiliate, newest affiliate first. */
+        AffiliateReport: {
+            /** @description The period's start as asked (inclusive); null when open. */
+            from: string | null;
+            /** @description The period's end as asked (exclusive); null when open. */
+            to: string | null;
+            /** @description The currency whose events are summed. */
+            currency: components["schemas"]["IsoCurrencyCode"];
+            /** @description At most `limit` rows. */
+            data: components["schemas"]["AffiliateReportRow"][];
+            /** @description True when more affiliates follow: ask again with `starting_after` set to the last `affiliate_id`. */
+            has_more: boolean;
+        };
+        /**
+         * @description One affiliate's figures over the report's period, in integer minor units
+         *     (hundredths) of the report's `currency`.
+         *
+         *     What counts for an affiliate (seed: "from attribution on, deposits,
+         *     withdrawals and bets of that player count for the affiliate"): events of a
+         *     player attributed to it, received at or after the attribution's `signup_at`
+         *     (so the events backfilled at attribution count), not duplicates and not
+         *     failed, in the report's currency, whose `occurred_at` lies in the period.
+         */
+        AffiliateReportRow: {
+            /** @description The affiliate's `id` (`aff_…`); also the cursor of `starting_after`. */
+            affiliate_id: string;
+            code: components["schemas"]["PromoCode"];
+            name: string;
+            status: components["schemas"]["AffiliateStatus"];
+            /** @description Players attributed to the affiliate whose `signup_at` lies in the period. */
+            players_attributed: number;
+            /** @description Attributed players with at least one counted deposit, withdrawal or bet in the period. */
+            active_players: number;
+            /**
+             * @description Players whose first deposit counts in the period. A player's first deposit
+             *     is their earliest `deposit.confirmed` ever (by `occurred_at`, in any
+             *     currency, before or after attribution); it is counted once, in the period
+             *     it occurred in, and only when that deposit itself counts for the affiliate.
+             */
+            first_deposits: number;
+            /** @description The sum of those first deposits. */
+            first_deposits_minor: number;
+            /** @description Counted `deposit.confirmed` events (first deposits included). */
+            deposits: number;
+            /** @description The sum of counted deposits. */
+            deposits_minor: number;
+            /** @description The sum of counted `withdrawal.completed` events. */
+            withdrawals_minor: number;
+            /** @description The sum of counted `bet.placed` amounts (stakes). */
+            wagers_minor: number;
+            /** @description The sum of counted `bet.settled` amounts: what players received back (0 for a lost bet, as the betting conventions say). */
+            wins_minor: number;
+            /** @description `wagers_minor − wins_minor`: what the club kept; negative when players won more than they staked. */
+            net_gaming_result_minor: number;
         };
         /**
          * @description - `active`: new players can be attributed with the affiliate's code.
@@ -3431,11 +3536,14 @@ export interface components {
             /** @description The participant's reward this delivery credits (`reward_id` in effects). */
             participant_reward_id: string;
             reward_code: string;
+            kind: components["schemas"]["DeliveryKind"];
             status: components["schemas"]["DeliveryStatus"];
             /** @description Your reference, stored on confirm. */
             external_ref: string | null;
-            /** @description Why it failed, stored on fail. */
+            /** @description Why it failed (or why staff rejected it), stored on fail. */
             fail_reason: string | null;
+            /** @description Staff's note, stored on confirm (for example how a `manual` reward was handed over); never shown to the participant. */
+            note: string | null;
             /** Format: date-time */
             created_at: string;
             confirmed_at: string | null;
@@ -3445,6 +3553,8 @@ export interface components {
             /** @description Your reference for the credit (for example your bonus id), at most 200 characters. */
             external_ref?: string;
             details?: components["schemas"]["DeliveryConfirmDetails"];
+            /** @description A note for club staff, at most 500 characters (for example how a `manual` reward was handed over); never shown to the participant. */
+            note?: string;
         };
         /** @description What was credited, shown to the participant (for example which game the free spins are for). */
         DeliveryConfirmDetails: {
@@ -3462,11 +3572,31 @@ export interface components {
             /** @description Where the participant plays it. */
             play_url?: string;
         };
-        /** @description Report that your system could not credit the reward. */
+        /** @description Report that your system could not credit the reward, or that staff reject a `manual` or `partner` one. */
         DeliveryFail: {
-            /** @description Why, 1..500 characters; shown to club staff. */
+            /** @description Why, 1..500 characters; shown to club staff, never to the participant. */
             reason: string;
         };
+        /**
+         * @description Who hands the reward over, after the reward's `type`:
+         *     - `client_delivered`: your system credits it (bonus, free spins, balance,
+         *     cashback); it is asked to by `reward.delivery_requested`.
+         *     - `manual`: club staff hand it over themselves (a prize sent by post, a VIP
+         *     call…).
+         *     - `partner`: a partner of the club provides it (a voucher, a ticket); club
+         *     staff arrange it and record the outcome.
+         *
+         *     Staff find the `manual` and `partner` deliveries waiting for them with
+         *     `GET /v1/deliveries?kind=manual&status=pending` and close them with the same
+         *     routes as your system: confirm (fulfilled, with an optional `note`) or fail
+         *     (rejected, with the `reason`). No `reward.delivery_requested` is sent for
+         *     them, so your system never credits them; `reward.delivered` or
+         *     `reward.delivery_failed` is sent when they close, and the participant finds
+         *     the club's `reward_delivered` or `reward_delivery_failed` message in the
+         *     inbox (message templates; staff notes are never shown to participants).
+         * @enum {string}
+         */
+        DeliveryKind: "client_delivered" | "manual" | "partner";
         /** @description A page of deliveries, newest first. */
         DeliveryList: {
             /** @description At most `limit` items. */
@@ -3500,9 +3630,11 @@ export interface components {
             payload: components["schemas"]["RewardDeliveryPayload"];
         };
         /**
-         * @description A delivery's state: created `pending` when a `client_delivered` reward is
-         *     granted (by a rule or a redemption); `delivered` after confirm; `failed`
-         *     after fail. Delivered and failed are final.
+         * @description A delivery's state: created `pending` when a reward someone must hand over
+         *     is granted (by a rule, a redemption, a mission, the wheel…); `delivered`
+         *     after confirm; `failed` after fail. Delivered and failed are final:
+         *     confirming a delivered delivery again answers it unchanged, any other
+         *     second transition answers 409 `already_closed`.
          * @enum {string}
          */
         DeliveryStatus: "pending" | "delivered" | "failed";
@@ -5196,8 +5328,8 @@ export interface components {
         /**
          * @description Where the redeemed reward stands: `delivered` when the club granted it
          *     itself; `pending` when it awaits crediting by your system (a
-         *     `client_delivered` reward: the `reward_granted` effect carries the
-         *     `delivery_id` to confirm) or by club staff (a `manual` reward).
+         *     `client_delivered` reward) or by club staff (a `manual` or `partner`
+         *     reward); the `reward_granted` effect carries the `delivery_id` to confirm.
          * @enum {string}
          */
         RedemptionDeliveryStatus: "pending" | "delivered";
@@ -5455,7 +5587,7 @@ export interface components {
             amount: number;
         };
         /**
-         * @description `reward.delivered`: a delivery was confirmed (`POST /v1/deliveries/{id}/confirm`).
+         * @description `reward.delivered`: a delivery was confirmed (`POST /v1/deliveries/{id}/confirm`), by the client's system or, for a `manual` or `partner` reward, by club staff.
          * @example {
          *       "id": "evt_01JQ5C2QB3C4D5E6",
          *       "type": "reward.delivered",
@@ -5473,9 +5605,11 @@ export interface components {
          *           "participant_id": "par_01JQ3Z8K4M2W6T9V",
          *           "participant_reward_id": "rwd_01JQ5C2P8S4Z6A3D",
          *           "reward_code": "giros-gratis-20",
+         *           "kind": "client_delivered",
          *           "status": "delivered",
          *           "external_ref": "bonus-778201",
          *           "fail_reason": null,
+         *           "note": null,
          *           "created_at": "2025-03-14T18:22:05Z",
          *           "confirmed_at": "2025-03-14T18:22:09Z"
          *         }
@@ -5503,7 +5637,7 @@ export interface components {
             data: components["schemas"]["RewardDeliveryOutcomeWebhookData"];
         };
         /**
-         * @description `reward.delivery_failed`: a delivery was marked failed (`POST /v1/deliveries/{id}/fail`); the participant sees the failure and club staff are warned.
+         * @description `reward.delivery_failed`: a delivery was marked failed (`POST /v1/deliveries/{id}/fail`); the participant sees the failure and, when the client's system failed it, club staff are warned.
          * @example {
          *       "id": "evt_01JQ5C2RC4D5E6F7",
          *       "type": "reward.delivery_failed",
@@ -5521,9 +5655,11 @@ export interface components {
          *           "participant_id": "par_01JQ3Z8K4M2W6T9V",
          *           "participant_reward_id": "rwd_01JQ5C2P8S4Z6A3D",
          *           "reward_code": "giros-gratis-20",
+         *           "kind": "client_delivered",
          *           "status": "failed",
          *           "external_ref": null,
          *           "fail_reason": "Jogo Gates of Olympus indisponível para a conta",
+         *           "note": null,
          *           "created_at": "2025-03-14T18:22:05Z",
          *           "confirmed_at": null
          *         }
@@ -5658,8 +5794,9 @@ export interface components {
         };
         /**
          * @description A reward was granted. `reward_id` is the participant's reward; `delivery_id`
-         *     is present when the client's system must credit it (a `client_delivered`
-         *     reward): confirm or fail that delivery.
+         *     is present when someone must hand it over: the client's system (a
+         *     `client_delivered` reward) or club staff (a `manual` or `partner` reward);
+         *     confirm or fail that delivery.
          */
         RewardGrantedEffect: {
             /**
@@ -5678,7 +5815,7 @@ export interface components {
             reward: components["schemas"]["WebhookReward"];
             /** @description What granted the reward (see the list above). */
             source: string;
-            /** @description The delivery of a `client_delivered` reward (announced by its own `reward.delivery_requested`); null otherwise. */
+            /** @description The delivery of a reward someone must hand over: a `client_delivered` one (announced by its own `reward.delivery_requested`), or a `manual` or `partner` one (fulfilled by club staff); null for `internal` rewards. */
             delivery_id: string | null;
             /** @description When the reward expires; null when it never does. */
             expires_at: string | null;
@@ -7802,6 +7939,214 @@ export interface operations {
             };
         };
     };
+    AffiliateReports_report: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start of the period, inclusive: an instant with its offset
+                 *     (`2025-03-01T00:00:00-03:00` for midnight in São Paulo). Periods are
+                 *     instants, not calendar days, so the caller chooses the time zone.
+                 */
+                from?: string;
+                /** @description End of the period, exclusive (the next period's `from`). */
+                to?: string;
+                /** @description Only this affiliate (`aff_…`). */
+                affiliate_id?: string;
+                /** @description Only events in this currency are summed. */
+                currency?: components["schemas"]["IsoCurrencyCode"];
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The `affiliate_id` of the last row of the previous page: the page starts after it. An id that is not an affiliate of the club answers 422 naming `query.starting_after`. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AffiliateReport"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The path does not answer this method; `Allow` lists the methods it answers. */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this key, participant token or source address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    AffiliateReports_reportCsv: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start of the period, inclusive: an instant with its offset
+                 *     (`2025-03-01T00:00:00-03:00` for midnight in São Paulo). Periods are
+                 *     instants, not calendar days, so the caller chooses the time zone.
+                 */
+                from?: string;
+                /** @description End of the period, exclusive (the next period's `from`). */
+                to?: string;
+                /** @description Only this affiliate (`aff_…`). */
+                affiliate_id?: string;
+                /** @description Only events in this currency are summed. */
+                currency?: components["schemas"]["IsoCurrencyCode"];
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The `affiliate_id` of the last row of the previous page: the page starts after it. An id that is not an affiliate of the club answers 422 naming `query.starting_after`. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV export of the report: the same page as the JSON answer. */
+            200: {
+                headers: {
+                    /** @description `true` when more affiliates follow (the `has_more` of the JSON answer). */
+                    "Clube-Has-More": "true" | "false";
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The path does not answer this method; `Allow` lists the methods it answers. */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this key, participant token or source address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     AffiliateAccounts_get: {
         parameters: {
             query?: never;
@@ -9406,6 +9751,8 @@ export interface operations {
             query?: {
                 /** @description Only deliveries in this state. */
                 status?: components["schemas"]["DeliveryStatus"];
+                /** @description Only deliveries of this kind. */
+                kind?: components["schemas"]["DeliveryKind"];
                 /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
                 limit?: number;
                 /** @description The `id` of the last item of the previous page: the page starts after it. An id that is not in the list answers 422 naming `query.starting_after`. */

@@ -108,9 +108,22 @@ function isReference(value: ParameterObject | ReferenceObject): value is Referen
   return typeof value.$ref === "string";
 }
 
-/** The JSON media type of a request body or response, if any (the API speaks only JSON). */
+/** The JSON media type of a request body or response, if any (the API speaks JSON, bar the text exports below). */
 export function jsonContent(holder: { content?: Record<string, MediaTypeObject> } | undefined): MediaTypeObject | undefined {
   return holder?.content?.["application/json"];
+}
+
+/**
+ * The one non-JSON media type of a response (an export such as `text/csv`),
+ * if it has no JSON: the router sends that type and checks the body against
+ * its schema (a string). Requests are always JSON.
+ */
+export function textContent(holder: { content?: Record<string, MediaTypeObject> } | undefined): { type: string; media: MediaTypeObject } | undefined {
+  if (!holder?.content || jsonContent(holder)) return undefined;
+  const [type, ...others] = Object.keys(holder.content);
+  if (type === undefined) return undefined;
+  if (others.length > 0) throw new Error(`a response offers ${[type, ...others].join(", ")}: only one non-JSON media type is supported`);
+  return { type, media: holder.content[type] };
 }
 
 /**

@@ -1,7 +1,7 @@
 // Step 5 of `npm run generate`: generated/operations.ts, the operation table the
 // server mounts its routes from, and the Handlers type that makes `tsc` fail while
 // a contracted operation has no handler or a handler returns an undocumented shape.
-import { effectiveSecurity, isSuccessStatus, listOperations, type JsonSchema, type OpenApiDocument, type OperationRef } from "./document.js";
+import { effectiveSecurity, isSuccessStatus, listOperations, textContent, type JsonSchema, type OpenApiDocument, type OperationRef } from "./document.js";
 import { GENERATED_HEADER } from "./banner.js";
 
 /** One row of the table; the shape is also written into the generated file as `OperationSpec`. */
@@ -16,6 +16,8 @@ interface OperationRow {
   params: { path: string[]; query: string[]; headers: string[] };
   successStatuses: number[];
   responseHeaders: Record<string, string[]>;
+  /** Success statuses whose body is not JSON (exports), with their media type; absent when all are JSON. */
+  textResponses?: Record<string, string>;
 }
 
 function operationRows(doc: OpenApiDocument): OperationRow[] {
@@ -42,7 +44,17 @@ function operationRow(doc: OpenApiDocument, { operationId, method, path, operati
     responseHeaders: Object.fromEntries(
       Object.entries(operation.responses).map(([status, response]) => [status, Object.keys(response.headers ?? {})]),
     ),
+    ...textResponses(operation.responses),
   };
+}
+
+/** `{textResponses: {"200": "text/csv"}}` for an export, nothing for the JSON operations (their rows stay as they were). */
+function textResponses(responses: OperationRef["operation"]["responses"]): Pick<OperationRow, "textResponses"> {
+  const entries = Object.entries(responses).flatMap(([status, response]) => {
+    const text = isSuccessStatus(status) ? textContent(response) : undefined;
+    return text ? [[status, text.type] as const] : [];
+  });
+  return entries.length > 0 ? { textResponses: Object.fromEntries(entries) } : {};
 }
 
 /** `/v1/participants/{external_id}/progress` → `/v1/participants/:external_id/progress` (@koa/router syntax). */
@@ -116,6 +128,8 @@ export interface OperationSpec {
   readonly successStatuses: readonly number[];
   /** Documented response header names per status (\`X-Request-Id\` is on every one). */
   readonly responseHeaders: { readonly [status: string]: readonly string[] };
+  /** Success statuses answering a non-JSON body (an export), with its media type. */
+  readonly textResponses?: { readonly [status: string]: string };
 }
 `;
 
@@ -155,7 +169,9 @@ export interface HandlerRequest<Op extends OperationId> {
 type Responses<Op extends OperationId> = OperationTypes[Op]["responses"];
 /** A handler answers its 2xx responses, and 304 where the contract documents a conditional GET (If-None-Match). */
 type SuccessStatus<Op extends OperationId> = (OperationSpecOf<Op>["successStatuses"][number] | 304) & keyof Responses<Op>;
-type ResponseBody<R> = R extends { content: { "application/json": infer Body } } ? Body : undefined;
+type ResponseBody<R> = R extends { content: { "application/json": infer Body } }
+  ? Body
+  : R extends { content: { [mediaType: string]: infer Body } } ? Body : undefined;
 /** The documented headers a handler sets: the index signature and X-Request-Id (set by the server) removed. */
 type ResponseHeaders<R> = R extends { headers: infer H }
   ? { [K in keyof H as string extends K ? never : K extends "X-Request-Id" ? never : K]: H[K] }

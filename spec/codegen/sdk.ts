@@ -5,7 +5,7 @@
 // Methods only describe the call (method, path, parameters, idempotency,
 // paging); the hand-written transport of each SDK sends it. Types come from
 // generated/types.ts by operationId, doc comments from the contract.
-import { effectiveSecurity, isSuccessStatus, jsonContent, listOperations, type JsonSchema, type OpenApiDocument, type OperationRef } from "./document.js";
+import { effectiveSecurity, isSuccessStatus, jsonContent, listOperations, textContent, type JsonSchema, type OpenApiDocument, type OperationRef } from "./document.js";
 import { GENERATED_HEADER } from "./banner.js";
 import { camelCase, pascalCase, sdkName } from "./sdk-names.js";
 
@@ -21,7 +21,8 @@ export interface SdkFiles {
 }
 
 export function generateSdkResources(doc: OpenApiDocument): SdkFiles {
-  const plans = listOperations(doc).map((ref): MethodPlan => {
+  // Exports answering text (CSV) are fetched as files, not through the JSON transport: no method.
+  const plans = listOperations(doc).filter((ref) => !answersText(ref)).map((ref): MethodPlan => {
     const tag = ref.operation.tags?.[0];
     if (!tag) throw new Error(`${ref.operationId} has no tag`);
     return { ref, ...sdkName(ref.operationId, tag) };
@@ -44,6 +45,10 @@ export function generateSdkResources(doc: OpenApiDocument): SdkFiles {
   ].join("\n");
   const browser = [header("../../../sdk-shared/src"), ...participantSurface.map(([name, list]) => resourceClass(doc, name, list))].join("\n");
   return { node, browser };
+}
+
+function answersText(ref: OperationRef): boolean {
+  return Object.entries(ref.operation.responses).some(([status, response]) => isSuccessStatus(status) && textContent(response) !== undefined);
 }
 
 function acceptsParticipantToken(doc: OpenApiDocument, ref: OperationRef): boolean {

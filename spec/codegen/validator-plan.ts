@@ -4,6 +4,7 @@
 import {
   isSuccessStatus,
   jsonContent,
+  textContent,
   listOperations,
   pointerSegment,
   type JsonSchema,
@@ -102,11 +103,13 @@ export function planValidators(doc: OpenApiDocument): ValidatorPlan {
       if (schema) plan.params[part] = parameterValidator(schema, operationId, part);
     }
     for (const [status, response] of Object.entries(operation.responses)) {
-      const content = jsonContent(response);
+      const text = textContent(response);
+      const content = text ? text.media : jsonContent(response);
       if (!content?.schema) continue;
+      const mediaType = text ? text.type : "application/json";
       plan.responses[status] = documentValidator(
         content.schema,
-        `${operationPointer}/responses/${pointerSegment(status)}/content/application~1json/schema`,
+        `${operationPointer}/responses/${pointerSegment(status)}/content/${pointerSegment(mediaType)}/schema`,
         `${exportSafe(operationId)}_${isSuccessStatus(status) ? "response" : "error"}_${status}`,
       );
     }

@@ -1,11 +1,12 @@
 import { afterEach, expect, it } from "vitest";
-import { Event } from "../../server/src/db/entities/index.js";
+import { Event, OutboxMessage, WebhookSending } from "../../server/src/db/entities/index.js";
 import { openDatabase, type Database } from "../../server/src/db/orm.js";
 import { systemClock } from "../../server/src/services.js";
+import { freePort } from "../e2e/clube-command.js";
 import { waitFor } from "../jobs/support/wait.js";
-import { betBurst, BURST_WEBHOOKS, sendAsync, sendAsyncBatch, type Burst } from "./support/burst.js";
-import type { ClubClient } from "./support/client.js";
-import { Endpoints, type ConnectedEndpoint } from "./support/endpoints.js";
+import { betBurst, BURST_WEBHOOKS, mapLimit, sendAsync, sendAsyncBatch, type Burst } from "./support/burst.js";
+import { ok, type ClubClient } from "./support/client.js";
+import { Endpoints, noticesOf, withoutTests, type ConnectedEndpoint } from "./support/endpoints.js";
 import { waitUntilProcessed, type EventLogEntry } from "./support/event-log.js";
 import { expectBurstApplied, expectLedgerOncePerEvent } from "./support/exactly-once.js";
 import { processEnvFor, startServe, startWorker, type ClubeProcess, type ProcessEnv } from "./support/processes.js";
@@ -27,6 +28,32 @@ import { expectBurstWebhooks } from "./support/webhooks.js";
 
 /** Jobs a killed embedded consumer had claimed are claimed again once their 60-second lease ends. */
 const AFTER_CRASH_MS = 150_000;
+
+/**
+ * A casino stream whose outcome does not depend on the order events are
+ * applied in (every participant's deposits are alike, and so are its bets and
+ * its settlements), so one process and several racing ones must end in
+ * exactly the same state.
+ */
+function orderFreeStream(participants: number) {
+  const players = Array.from({ length: participants }, (_, p) => `multi_jogador_${p}`);
+  const events = players.flatMap((participant, p) => [
+    ...Array.from({ length: 2 }, (_, i) => ({ participant, type: "deposit.confirmed", id: `${participant}-dep-${i}`, amount: 50 + p * 10, currency: "BRL", meta: { method: "pix" } })),
+    ...Array.from({ length: 10 }, (_, i) => ({ participant, type: "bet.placed", id: `${participant}-bet-${i}`, amount: 60 + p, currency: "BRL", meta: { game_type: "video-slots" } })),
+    ...Array.from({ length: 3 }, (_, i) => ({ participant, type: "bet.settled", id: `${participant}-win-${i}`, amount: 15, currency: "BRL", meta: { game_type: "video-slots" } })),
+  ]);
+  // Interleaved across participants, so the processes contend for the same ones.
+  const order = events.map((_, i) => i).sort((a, b) => (a % 15) - (b % 15) || a - b);
+  return { players, events: order.map((i) => events[i]) };
+}
+
+/** A participant's state as the API shows it, without generated ids and timestamps (which differ between two runs). */
+function stateOnly(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stateOnly);
+  if (typeof value === "string") return /^[a-z]+_[0-9A-Za-z]{24}$/.test(value) ? "<id>" : value;
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => !key.endsWith("_at")).map(([key, inner]) => [key, stateOnly(inner)]));
+}
 
 describeEachStack("clube processes with async events in flight", (kind) => {
   const endpoints = new Endpoints(systemClock);
@@ -118,6 +145,58 @@ describeEachStack("clube processes with async events in flight", (kind) => {
     await waitUntilProcessed(club, ids, 120_000);
     await expectAllOnce(club, endpoint, burst, ids, "none");
   }, 300_000);
+
+  it.skipIf(!usesBroker(kind))(
+    "two clube serve and two clube worker end in the same balances, XP, missions and webhooks as one of each",
+    async () => {
+      const stream = orderFreeStream(6);
+      /** Runs the stream through `serves` servers and `workers` workers on a fresh stack; the participants' state and the webhooks sent. */
+      async function outcome(serves: number, workers: number) {
+        const first = await startStack();
+        const env = first.env;
+        const clubs = [first.club];
+        for (let i = 1; i < serves; i++) {
+          const port = await freePort();
+          clubs.push((await serve({ ...env, PORT: port, CLUBE_PUBLIC_URL: `http://127.0.0.1:${port}` })).club);
+        }
+        for (let i = 1; i < workers; i++) await worker(env);
+        // Event i through server i mod n: the servers accept, the workers race to apply.
+        const parts = clubs.map((_, n) => stream.events.filter((_, i) => i % clubs.length === n));
+        const ids = (await Promise.all(parts.map((events, n) => sendAsync(clubs[n], events)))).flat();
+        await waitUntilProcessed(first.club, ids, 120_000);
+        await waitFor(
+          "every webhook sent",
+          async () =>
+            (await observer!.em().count(OutboxMessage, { relayedAt: null })) === 0 &&
+            (await observer!.em().count(WebhookSending, { status: "pending" })) === 0,
+          60_000,
+        );
+        const state = await mapLimit(stream.players, 4, async (player) => ({
+          profile: stateOnly(await ok(first.club.call("GET", `/v1/participants/${player}`))),
+          progress: stateOnly(await ok(first.club.call("GET", `/v1/participants/${player}/progress`))),
+        }));
+        const webhooks = withoutTests(noticesOf(first.endpoint.receiver))
+          // Which notice for whom; intermediate figures (a balance after some event) depend on the order events met.
+          .map(({ envelope: { type, data } }) => `${type} ${data.participant?.external_id ?? data.external_id ?? ""} ${data.level ?? data.mission_id ?? ""}`)
+          .sort();
+        // The next stack starts from nothing.
+        await Promise.all(running.splice(0).map((process) => process.stop("SIGTERM")));
+        await endpoints.stopAll();
+        await observer?.close();
+        observer = undefined;
+        await resources?.release();
+        resources = undefined;
+        return { state, webhooks };
+      }
+
+      const single = await outcome(1, 1);
+      const several = await outcome(2, 2);
+      expect(single.webhooks.length).toBeGreaterThan(stream.players.length);
+      expect(several.state).toEqual(single.state);
+      expect(several.webhooks).toEqual(single.webhooks);
+    },
+    300_000,
+  );
 
   it("a restart of every process with accepted events still queued: all processed after it, once", async () => {
     const { env, server, consumer, club, endpoint } = await startStack();

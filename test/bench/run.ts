@@ -14,15 +14,19 @@
  * - single events `POST /v1/events` at `BENCH_CONCURRENCY` (32):
  *   events/s, p50, p99, non-2xx, timeouts; the baseline's the same; ratio;
  * - batches `POST /v1/events/batch` of 500: events/s, ratio to the multi-row baseline;
- * - peak RSS of the Clube process during the load (from /proc).
+ * - peak RSS of the Clube process during the load (from /proc);
+ * - async (test/bench/async-load.ts), on PostgreSQL + RabbitMQ (`clube serve`
+ *   + `clube worker`) and SQLite + the embedded queue (`clube serve` alone):
+ *   accept rate and accept → processed lag at `BENCH_ASYNC_RATE` (1,000)
+ *   events/s offered for `BENCH_ASYNC_SECONDS` (5), webhook sendings/s to a
+ *   local receiver (`BENCH_WEBHOOKS`, 2,000, committed at once), peak RSS
+ *   of each process.
  * Traffic: bets, settlements, deposits and sessions over `BENCH_PARTICIPANTS`
  * (2,000) players, all created by a warm-up before measuring.
  * Sizes (bounded): `BENCH_EVENTS` single events (3000), `BENCH_BATCHES`
- * batches (8). Everything on 127.0.0.1. The async accept rate/lag and webhook
- * sendings are measured by test/bench/async.ts (`npx tsx test/bench/async.ts`).
+ * batches (8). Everything on 127.0.0.1.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,6 +34,8 @@ import { randomBase62 } from "../../server/src/db/ids.js";
 import { processEnvFor, startServe, type ClubeProcess } from "../async/support/processes.js";
 import { freePort } from "../e2e/clube-command.js";
 import { createTestDatabase, type DatabaseKind } from "../support/databases.js";
+import { benchAsync, type AsyncFigures } from "./async-load.js";
+import { peakRss } from "./rss.js";
 
 interface AutocannonResult {
   duration: number;
@@ -60,6 +66,10 @@ const EVENTS = positiveInt("BENCH_EVENTS", 3000);
 const BATCHES = positiveInt("BENCH_BATCHES", 8);
 const CONCURRENCY = positiveInt("BENCH_CONCURRENCY", 32);
 const PARTICIPANTS = positiveInt("BENCH_PARTICIPANTS", 2000);
+const ASYNC_RATE = positiveInt("BENCH_ASYNC_RATE", 1000);
+const ASYNC_SECONDS = positiveInt("BENCH_ASYNC_SECONDS", 5);
+const ASYNC_IN_FLIGHT = positiveInt("BENCH_ASYNC_IN_FLIGHT", 64);
+const WEBHOOKS = positiveInt("BENCH_WEBHOOKS", 2000);
 const BATCH_SIZE = 500;
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const RUN = randomBase62(6);
@@ -134,27 +144,6 @@ async function drive(load: Load): Promise<Measured> {
   };
 }
 
-/** Peak VmRSS (MB) of a process, sampled every 200 ms while `during` runs. */
-async function peakRss<T>(pid: number, during: () => Promise<T>): Promise<{ value: T; rssMb: number }> {
-  let peak = 0;
-  const sample = () => {
-    try {
-      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-      if (match) peak = Math.max(peak, Number(match[1]) / 1024);
-    } catch {
-      // the process is gone; keep the peak seen
-    }
-  };
-  sample();
-  const timer = setInterval(sample, 200);
-  try {
-    return { value: await during(), rssMb: Math.round(peak) };
-  } finally {
-    clearInterval(timer);
-    sample();
-  }
-}
-
 /** test/bench/baseline-server.mjs as its own process; resolves once it listens. */
 async function startBaseline(database: string): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   const port = await freePort();
@@ -195,11 +184,13 @@ interface Figures {
   batch_ratio: number;
   rss_mb: number;
   baseline_rss_mb: number;
+  /** `Prefer: respond-async` and webhooks, on PostgreSQL + RabbitMQ or SQLite + the embedded queue. */
+  async: AsyncFigures;
 }
 
 const perSecond = (m: Measured, per = 1) => Math.round((m.ok * per) / m.seconds);
 
-async function benchDatabase(kind: DatabaseKind): Promise<Figures> {
+async function benchDatabase(kind: DatabaseKind): Promise<Omit<Figures, "async">> {
   const clubeDb = await createTestDatabase(kind);
   const baselineDb = await createTestDatabase(kind);
   let serve: ClubeProcess | undefined;
@@ -230,16 +221,16 @@ async function benchDatabase(kind: DatabaseKind): Promise<Figures> {
     await drive({ url: baseline.url, path: "/single", connections: CONCURRENCY, amount: 200, body: (i) => casinoEvent("warm-base", i) });
 
     log(`${kind}: single events, c=${CONCURRENCY}…`);
-    const { value: single, rssMb: singleRss } = await peakRss(serve.pid, () =>
+    const { value: single, rssMb: [singleRss] } = await peakRss([serve.pid], () =>
       drive({ url, path: "/v1/events", key, connections: CONCURRENCY, amount: EVENTS, body: (i) => casinoEvent("single", i) }),
     );
-    const { value: singleBase, rssMb: baseRss1 } = await peakRss(baseline.child.pid!, () =>
+    const { value: singleBase, rssMb: [baseRss1] } = await peakRss([baseline.child.pid!], () =>
       drive({ url: baseline!.url, path: "/single", connections: CONCURRENCY, amount: EVENTS, body: (i) => casinoEvent("base", i) }),
     );
     log(`${kind}: batches of ${BATCH_SIZE}…`);
     const batchBody = (phase: string) => (b: number) => ({ events: Array.from({ length: BATCH_SIZE }, (_, j) => casinoEvent(phase, b * BATCH_SIZE + j)) });
-    const { value: batch, rssMb: batchRss } = await peakRss(serve.pid, () => drive({ url, path: "/v1/events/batch", key, connections: 2, amount: BATCHES, body: batchBody("batch") }));
-    const { value: batchBase, rssMb: baseRss2 } = await peakRss(baseline.child.pid!, () =>
+    const { value: batch, rssMb: [batchRss] } = await peakRss([serve.pid], () => drive({ url, path: "/v1/events/batch", key, connections: 2, amount: BATCHES, body: batchBody("batch") }));
+    const { value: batchBase, rssMb: [baseRss2] } = await peakRss([baseline.child.pid!], () =>
       drive({ url: baseline!.url, path: "/batch", connections: 2, amount: BATCHES, body: batchBody("base-batch") }),
     );
     const singleRate = perSecond(single);
@@ -277,6 +268,22 @@ function printTable(all: Figures[]): void {
   console.log(format(header));
   console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
   for (const row of rows) console.log(format(row));
+
+  const asyncRows = all.map(({ async: a }) => [
+    a.stack,
+    `${a.accepted_per_second}/s (${a.accept_ratio}×)`,
+    `${a.answer_p50_ms} / ${a.answer_p99_ms}`,
+    `${a.lag_p50_ms} / ${a.lag_p99_ms} / ${a.lag_max_ms}`,
+    `${a.webhook_sendings_per_second}/s`,
+    Object.entries(a.rss_mb).map(([name, mb]) => `${name} ${mb} MB`).join(", "),
+  ]);
+  const asyncHeader = ["stack", "202 accepted", "answer p50/p99 ms", "lag p50/p99/max ms", "webhook sendings", "peak RSS"];
+  const asyncWidths = asyncHeader.map((title, c) => Math.max(title.length, ...asyncRows.map((row) => row[c].length)));
+  const asyncFormat = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(asyncWidths[c])).join(" | ")} |`;
+  console.log(`\nasync: ${ASYNC_RATE} events/s offered for ${ASYNC_SECONDS} s (Prefer: respond-async); webhooks: ${WEBHOOKS} participant.created committed at once, first arrival to last\n`);
+  console.log(asyncFormat(asyncHeader));
+  console.log(`|${asyncWidths.map((w) => "-".repeat(w + 2)).join("|")}|`);
+  for (const row of asyncRows) console.log(asyncFormat(row));
 }
 
 async function main(): Promise<void> {
@@ -286,10 +293,26 @@ async function main(): Promise<void> {
   });
   const figures: Figures[] = [];
   for (const kind of kinds) {
-    figures.push(await benchDatabase(kind));
-    log(JSON.stringify(figures.at(-1)));
+    const sync = await benchDatabase(kind);
+    log(JSON.stringify(sync));
+    const asyncFigures = await benchAsync(kind === "postgresql" ? "postgresql+rabbitmq" : "sqlite+embedded", {
+      rate: ASYNC_RATE,
+      seconds: ASYNC_SECONDS,
+      inFlight: ASYNC_IN_FLIGHT,
+      webhooks: WEBHOOKS,
+      batchSize: BATCH_SIZE,
+      event: casinoEvent,
+      warmUp: Array.from({ length: PARTICIPANTS }, (_, i) => casinoEvent("warm", i)),
+      log,
+    });
+    log(JSON.stringify(asyncFigures));
+    figures.push({ ...sync, async: asyncFigures });
   }
-  if (JSON_OUTPUT) console.log(JSON.stringify({ events: EVENTS, concurrency: CONCURRENCY, batches: BATCHES, batch_size: BATCH_SIZE, participants: PARTICIPANTS, node: process.version, figures }, null, 2));
+  if (JSON_OUTPUT) {
+    const sizes = { events: EVENTS, concurrency: CONCURRENCY, batches: BATCHES, batch_size: BATCH_SIZE, participants: PARTICIPANTS };
+    const asyncSizes = { async_rate: ASYNC_RATE, async_seconds: ASYNC_SECONDS, webhooks: WEBHOOKS };
+    console.log(JSON.stringify({ ...sizes, ...asyncSizes, node: process.version, figures }, null, 2));
+  }
   else printTable(figures);
 }
 

@@ -31,9 +31,11 @@ const delivery = {
   participant_id: "par_01JQ3Z8K4M2W6T9V",
   participant_reward_id: "prw_01JQ5C2P8S4Z6A3D",
   reward_code: "giros-10",
+  kind: "client_delivered",
   status: "pending",
   external_ref: null,
   fail_reason: null,
+  note: null,
   created_at: "2025-03-14T18:22:05Z",
   confirmed_at: null,
 };
@@ -197,6 +199,13 @@ const cases: BoundCase[] = [
     field: "/external_ref",
     passes: [{}, { external_ref: text(200) }],
     fails: [{ external_ref: text(201) }],
+  },
+  {
+    limit: "confirm note: 1..500 characters",
+    validate: ops.Deliveries_confirm.body,
+    field: "/note",
+    passes: [{ note: text(1) }, { note: text(500) }],
+    fails: [{ note: "" }, { note: text(501) }],
   },
   {
     limit: "confirm details.spins: >0 and <=10000",
@@ -440,7 +449,8 @@ const validatorsOf = (operationId: string): OperationValidators => (operationVal
 
 const responseExamples = operations.flatMap((operation) =>
   Object.entries(operation.responses).flatMap(([status, response]) =>
-    examplesOf(response.content?.["application/json"]).map(([name, value]) => ({ operationId: operation.operationId, status, name, value })),
+    // JSON, or the one text type of an export (CSV), whose body is a string.
+    examplesOf(response.content?.["application/json"] ?? Object.values(response.content ?? {})[0]).map(([name, value]) => ({ operationId: operation.operationId, status, name, value })),
   ),
 );
 const requestExamples = operations.flatMap((operation) =>

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
-import { OutboxMessage } from "../../server/src/db/entities/index.js";
+import { OutboxMessage, WebhookEndpoint } from "../../server/src/db/entities/index.js";
 import { newId } from "../../server/src/db/ids.js";
 import type { Database } from "../../server/src/db/orm.js";
 import { openEmbeddedQueue } from "../../server/src/jobs/embedded.js";
@@ -39,7 +39,10 @@ describeEachDatabase("outbox relay", (kind) => {
     await queue.close();
     await closeDb();
   });
-  beforeEach(() => db.em().nativeDelete(OutboxMessage, {}));
+  beforeEach(async () => {
+    await db.em().nativeDelete(OutboxMessage, {});
+    await db.em().nativeDelete(WebhookEndpoint, {});
+  });
 
   async function addRow(kindOfRow: "webhook" | "event", createdAt: Date, payload: Record<string, unknown> = {}): Promise<string> {
     const id = newId("out");
@@ -96,6 +99,57 @@ describeEachDatabase("outbox relay", (kind) => {
     await firstPass;
     await secondPass;
     expect((await db.em().findOneOrFail(OutboxMessage, { id: late })).relayedAt).not.toBeNull();
+  });
+
+  it("marks relayed without publishing the webhook rows no enabled endpoint of their club and environment takes", async () => {
+    const envelope = (type: string, data: Record<string, unknown> = {}) => ({ id: newId("evt"), type, created_at: clock.toISOString(), club_id: "club_1", env: "test", data });
+    const endpoint = async (fields: Partial<WebhookEndpoint>) => {
+      const id = newId("we");
+      await db.em().insert(WebhookEndpoint, {
+        id, clubId: "club_1", env: "test", url: "http://127.0.0.1:9/hook", events: [], description: null, enabled: true,
+        secret: "whsec_test", previousSecret: null, previousSecretExpiresAt: null, createdAt: clock, updatedAt: clock, deletedAt: null, ...fields,
+      });
+      return id;
+    };
+    const taken = await endpoint({ events: ["tier.changed"] });
+    await endpoint({ events: ["wheel.spun"], enabled: false });
+    await endpoint({ events: ["wheel.spun"], env: "live" });
+    await endpoint({ events: ["code.redeemed"], deletedAt: clock });
+    const tier = await addRow("webhook", at(1), envelope("tier.changed"));
+    const wheel = await addRow("webhook", at(2), envelope("wheel.spun"));
+    const redeemed = await addRow("webhook", at(3), envelope("code.redeemed"));
+    const reward = await addRow("webhook", at(4), envelope("reward.delivered"));
+    const test = await addRow("webhook", at(5), envelope("webhook.test", { endpoint_id: taken }));
+    const queued = await addRow("event", at(6), { event_id: "evt_1" });
+    const { queue: watched, published } = recording({ ...queue, publish: async () => undefined });
+
+    expect(await createOutboxRelay({ db, queue: watched }).relayNow()).toBe(6);
+    expect(published.map((p) => p.id)).toEqual([tier, test, queued]);
+    expect(await pending()).toBe(0);
+    for (const id of [wheel, redeemed, reward]) expect((await db.em().findOneOrFail(OutboxMessage, { id })).relayedAt).not.toBeNull();
+  });
+
+  it("marks only the rows up to the first failed publish, so none overtakes it", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await addRow("event", at(i)));
+    const failing: Queue = { ...queue, publish: async (_name, _payload, opts) => (opts?.id === ids[2] ? Promise.reject(new Error("nack")) : undefined) };
+    const errors: unknown[] = [];
+    expect(await createOutboxRelay({ db, queue: failing, onError: (error) => errors.push(error) }).relayNow()).toBe(2);
+    expect(errors).toHaveLength(1);
+    const left = await db.em().find(OutboxMessage, { relayedAt: null }, { orderBy: { createdAt: "asc" } });
+    expect(left.map((row) => row.id)).toEqual(ids.slice(2));
+  });
+
+  it("two relays passing at once hand every row over, each in one of them", async () => {
+    for (let i = 0; i < 40; i++) await addRow("event", at(i));
+    const { queue: a, published: byA } = recording({ ...queue, publish: async () => undefined });
+    const { queue: b, published: byB } = recording({ ...queue, publish: async () => undefined });
+    const [relayedA, relayedB] = await Promise.all([createOutboxRelay({ db, queue: a, batchSize: 7 }).relayNow(), createOutboxRelay({ db, queue: b, batchSize: 7 }).relayNow()]);
+    expect(await pending()).toBe(0);
+    const ids = [...byA, ...byB].map((p) => p.id);
+    expect(new Set(ids).size).toBe(40);
+    // PostgreSQL claims rows (SKIP LOCKED): no row twice. SQLite tolerates a duplicate (consumers deduplicate on the id).
+    if (kind === "postgresql") expect(relayedA + relayedB).toBe(40);
   });
 
   it("relays on its interval once started", async () => {

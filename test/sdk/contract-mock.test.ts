@@ -11,6 +11,9 @@ import { Clube } from "../../sdk-node/src/index.js";
 import { startPrism, type PrismServer } from "../support/prism.js";
 import { operationIds, requestExample, responseExample } from "./contract-examples.js";
 
+/** Exports answering text (CSV) have no SDK method: they are fetched as files (spec/codegen/sdk.ts). */
+const TEXT_EXPORTS = new Set(["AffiliateReports_reportCsv"]);
+
 let prism: PrismServer;
 beforeAll(async () => {
   prism = await startPrism({ mode: "mock" });
@@ -59,6 +62,7 @@ const serverCalls: { [Id in OperationId]?: (clube: Clube) => Promise<unknown> } 
   AffiliateAccounts_list: (c) => c.affiliates.list({ status: "active" }),
   AffiliateAccounts_get: (c) => c.affiliates.get("aff_01JQ1A2B3C4D5E6F"),
   AffiliateAccounts_update: (c) => c.affiliates.update("aff_01JQ1A2B3C4D5E6F", requestExample("AffiliateAccounts_update")),
+  AffiliateReports_report: (c) => c.affiliates.report({ from: "2025-03-01T03:00:00Z", to: "2025-04-01T03:00:00Z" }),
   CashbackSettings_update: (c) => c.cashback.update(requestExample("CashbackSettings_update")),
   ConfigVersions_getDraft: (c) => c.config.getDraft(),
   ConfigVersions_saveDraft: (c) => c.config.saveDraft(requestExample("ConfigVersions_saveDraft")),
@@ -124,7 +128,7 @@ const meCalls: { [Id in OperationId]?: (me: MeMethods) => Promise<unknown> } = {
 
 describe("@clube/node against the Prism mock", () => {
   it("has a call here for every server-mode and management operation of the contract", () => {
-    expect(Object.keys(serverCalls).sort()).toEqual(operationIds.filter((id) => !id.startsWith("Me_")));
+    expect(Object.keys(serverCalls).sort()).toEqual(operationIds.filter((id) => !id.startsWith("Me_") && !TEXT_EXPORTS.has(id)));
     expect(Object.keys(meCalls).sort()).toEqual(operationIds.filter((id) => id.startsWith("Me_")));
   });
 

@@ -54,8 +54,8 @@ describeEachDatabase("deliveries", (kind) => {
     const details = { spins: 10000, game: "Fortune Tiger", game_code: "fortune-tiger", play_url: "https://cassino.example.com/jogar/fortune-tiger" };
     const delivered = valid(await confirmDelivery(club.db, club.scope, deliveryId, { external_ref: "bonus-778201", details }, CONFIRMED_AT));
     expect(delivered).toEqual({
-      id: deliveryId, participant_id: ana.id, participant_reward_id: rewardId, reward_code: "bonus-first-deposit", status: "delivered",
-      external_ref: "bonus-778201", fail_reason: null, created_at: GRANTED_AT.toISOString(), confirmed_at: CONFIRMED_AT.toISOString(),
+      id: deliveryId, participant_id: ana.id, participant_reward_id: rewardId, reward_code: "bonus-first-deposit", kind: "client_delivered", status: "delivered",
+      external_ref: "bonus-778201", fail_reason: null, note: null, created_at: GRANTED_AT.toISOString(), confirmed_at: CONFIRMED_AT.toISOString(),
     });
     expect((await club.db.em().findOneOrFail(Delivery, { id: deliveryId })).details).toEqual(details);
     expect((await club.db.em().findOneOrFail(ParticipantReward, { id: rewardId })).status).toBe("delivered");

@@ -36,6 +36,19 @@ export class AffiliatesResource extends Resource {
     this._request({ method: "POST", path: "/v1/affiliates/attributions", body }, options);
 
   /**
+   * Per affiliate: players attributed, active players, first deposits, deposits,
+   * withdrawals, wagers, wins and net gaming result over a period (`from`
+   * inclusive, `to` exclusive, both instants), in minor units of one currency.
+   * One row per affiliate (also those with nothing in the period), newest
+   * affiliate first, paged like the other lists; `affiliate_id` narrows it to
+   * one. The same page as CSV: `GET /v1/affiliates/report.csv`.
+   *
+   * `GET /v1/affiliates/report`
+   */
+  report = (query?: QueryParams<"AffiliateReports_report">, options?: RequestOptions): ListPromise<ResponseBody<"AffiliateReports_report", 200>> =>
+    listPromise((startingAfter) => this._request<ResponseBody<"AffiliateReports_report", 200>>({ method: "GET", path: "/v1/affiliates/report", query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options), "affiliate_id");
+
+  /**
    * One affiliate.
    *
    * @param id The affiliate's `id` (`aff_…`).
@@ -238,7 +251,8 @@ export class DeliveriesResource extends Resource {
   /**
    * Lists deliveries, newest first, a page at a time (`limit`, then
    * `starting_after` = the last `id` while `has_more`); filter with `status`
-   * (for example a routine that checks no `pending` delivery was left behind).
+   * (for example a routine that checks no `pending` delivery was left behind)
+   * and `kind` (staff's queue: `kind=manual&status=pending`).
    * A delivery still pending after 48 hours also warns club staff.
    *
    * `GET /v1/deliveries`
@@ -247,8 +261,9 @@ export class DeliveriesResource extends Resource {
     listPromise((startingAfter) => this._request<ResponseBody<"Deliveries_list", 200>>({ method: "GET", path: "/v1/deliveries", query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options));
 
   /**
-   * Confirms that your system credited the reward: the delivery becomes
-   * `delivered`, `confirmed_at` is set, `external_ref` and `details` are stored,
+   * Confirms that your system credited the reward (or that staff fulfilled a
+   * `manual` or `partner` one): the delivery becomes `delivered`,
+   * `confirmed_at` is set, `external_ref`, `details` and `note` are stored,
    * the participant sees it delivered and `reward.delivered` is sent. Safe to
    * repeat: confirming a delivered delivery answers 200 with it unchanged. A
    * failed delivery answers 409 `already_closed`.
@@ -259,10 +274,12 @@ export class DeliveriesResource extends Resource {
     this._request({ method: "POST", path: "/v1/deliveries/{id}/confirm", pathParams: { "id": id }, body }, options);
 
   /**
-   * Reports that your system could not credit the reward: the delivery becomes
-   * `failed` with `fail_reason`, the participant sees the failure, club staff
-   * are notified in the administration console and `reward.delivery_failed` is
-   * sent. A delivery already delivered or failed answers 409 `already_closed`.
+   * Reports that your system could not credit the reward (or that staff
+   * reject a `manual` or `partner` one): the delivery becomes `failed` with
+   * `fail_reason`, the participant sees the failure, `reward.delivery_failed`
+   * is sent and, for a `client_delivered` one, club staff are notified in the
+   * administration console. A delivery already delivered or failed answers
+   * 409 `already_closed`.
    *
    * `POST /v1/deliveries/{id}/fail`
    */

@@ -205,7 +205,7 @@ export class Session {
       type: reward.type,
       payload: reward.payload,
       expiresAt: reward.expiresInDays === null ? null : addDays(this.now, reward.expiresInDays).toISOString(),
-      delivery: reward.type === "client_delivered",
+      delivery: reward.type !== "internal",
     });
     this.effects.push({ type: "reward_granted", reward_code: reward.code, rule_id: ruleId });
     this.creditRewardPayload(reward, ruleId);

@@ -106,7 +106,7 @@ export interface RewardGrant {
   type: RewardConfig["type"];
   payload: Record<string, unknown>;
   expiresAt: string | null;
-  /** True for `client_delivered`: the caller creates a pending delivery. */
+  /** True unless `internal`: the caller creates a pending delivery (the client's system credits `client_delivered`, staff fulfil `manual` and `partner`). */
   delivery: boolean;
 }
 

@@ -1,4 +1,5 @@
 import { attributeAffiliate, createAffiliate, getAffiliate, listAffiliates, updateAffiliate } from "../usecases/affiliates.js";
+import { affiliateReport, affiliateReportCsv } from "../usecases/affiliate-report.js";
 import { registerReferral } from "../usecases/referrals.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
@@ -10,9 +11,11 @@ type Ops =
   | "AffiliateAccounts_create"
   | "AffiliateAccounts_list"
   | "AffiliateAccounts_get"
-  | "AffiliateAccounts_update";
+  | "AffiliateAccounts_update"
+  | "AffiliateReports_report"
+  | "AffiliateReports_reportCsv";
 
-/** Acquisition: referral registration at signup, affiliate attribution, and the club's affiliates. */
+/** Acquisition: referral registration at signup, affiliate attribution, the club's affiliates and their report. */
 export function growthHandlers(services: Services): HandlerSet<Ops> {
   const { db, clock, settings } = services;
   return {
@@ -35,6 +38,13 @@ export function growthHandlers(services: Services): HandlerSet<Ops> {
     },
     async AffiliateAccounts_update(req, ctx) {
       return { status: 200, body: await updateAffiliate(db, scopeOf(ctx), req.path.id, req.body, clock.now()) };
+    },
+    async AffiliateReports_report(req, ctx) {
+      return { status: 200, body: await affiliateReport(db, scopeOf(ctx), req.query) };
+    },
+    async AffiliateReports_reportCsv(req, ctx) {
+      const report = await affiliateReport(db, scopeOf(ctx), req.query);
+      return { status: 200, body: affiliateReportCsv(report), headers: { "Clube-Has-More": report.has_more ? "true" : "false" } };
     },
   };
 }

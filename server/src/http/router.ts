@@ -140,6 +140,9 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
     if (result.headers) {
       for (const [name, value] of Object.entries(result.headers)) ctx.set(name, String(value));
     }
+    // An export (CSV) answers the media type its contract declares; everything else is JSON.
+    const textType = (op as { textResponses?: Record<string, string> }).textResponses?.[String(result.status)];
+    if (textType) ctx.type = `${textType}; charset=utf-8`;
     ctx.body = result.body;
   };
 }

@@ -1,8 +1,11 @@
+import { LockMode } from "@mikro-orm/core";
+import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { Database } from "../db/orm.js";
 import { OutboxMessage } from "../db/entities/index.js";
 import type { Env } from "../db/scope.js";
 import type { Queue } from "./queue.js";
 import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
+import { endpointsByScope, hasSubscriber, type EndpointSubscription } from "../webhooks/subscribers.js";
 
 /**
  * What the relay publishes for an outbox row, to the queue named after the
@@ -22,7 +25,7 @@ export interface OutboxRelayOptions {
   now?: () => Date;
   /** How often `start()` relays without being asked (catches rows of other processes and retries after an outage). */
   intervalMs?: number;
-  /** Rows read per query. */
+  /** Rows read (and published together) per pass of the loop. */
   batchSize?: number;
   /** A relay pass that stopped early (broker down, database error); the rows stay and are relayed later. */
   onError?: (error: unknown) => void;
@@ -43,39 +46,79 @@ export interface OutboxRelay {
 
 /**
  * The transactional outbox relay. Use cases write `OutboxMessage` rows in the
- * same transaction as the change they announce; the relay publishes each row
- * to the queue and then marks it relayed. A row is only marked after the
+ * same transaction as the change they announce; the relay publishes them to
+ * the queue and then marks them relayed. A row is only marked after the
  * queue confirmed it, so a broker outage leaves rows in place (relayed when it
  * returns) and a crash between publish and mark publishes the row again with
- * the same id — at least once, never lost. A pass stops at the first failure
- * so rows keep their order.
+ * the same id — at least once, never lost.
  *
- * Several processes may run a relay (the server after each commit, the worker
- * on its interval); they can both publish a row, which is one more duplicate
- * the consumers already tolerate.
+ * It works in batches: one statement reads up to `batchSize` rows, their
+ * publishes are in flight together (RabbitMQ confirms them as a stream), and
+ * one statement marks the batch relayed. Only the run of rows up to the first
+ * failed publish is marked, so a row never overtakes an earlier one that
+ * failed (the later ones are published again with the next pass: duplicates
+ * the consumers tolerate, no reordering). Relayed rows stay, outside the
+ * partial index of unrelayed rows the read uses (see the entity).
+ *
+ * Webhook rows no enabled endpoint takes are marked relayed without being
+ * published: deciding here rather than when the row is written keeps the
+ * dispatcher's rule (the endpoints at the time the event is handed over
+ * receive it; past events are not replayed to endpoints made later) while the
+ * hot path writes its rows blind, and spares the queue and the consumer a
+ * message that would create no sending.
+ *
+ * Several processes may run a relay (each server after its commits, the
+ * workers on their interval). On PostgreSQL a pass claims its batch with
+ * `FOR UPDATE SKIP LOCKED` in a transaction held until the batch is marked,
+ * so two relays hand over different rows; on SQLite (one host, writes
+ * serialised, and the embedded queue writes through the same connection) two
+ * passes may publish a row twice, which the consumers tolerate.
  */
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const now = options.now ?? (() => new Date());
-  const batchSize = options.batchSize ?? 100;
+  const batchSize = options.batchSize ?? 500;
   const onError = options.onError ?? ((error) => console.error("[outbox relay]", error));
   let current: Promise<number> | undefined;
   let next: Promise<number> | undefined;
   let timer: NodeJS.Timeout | undefined;
+
+  /** One batch: how many rows were handed over (or dropped as unsubscribed), and whether more may be waiting. */
+  async function relayBatch(em: SqlEntityManager): Promise<{ relayed: number; more: boolean; error?: unknown }> {
+    const claim = options.db.dialect === "postgresql" ? { lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE as const } : {};
+    const rows = await em.find(
+      OutboxMessage,
+      { relayedAt: null },
+      { orderBy: { createdAt: "asc", id: "asc" }, limit: batchSize, disableIdentityMap: true, ...claim },
+    );
+    if (rows.length === 0) return { relayed: 0, more: false };
+    const endpointsOf = await endpointsByScope(em, rows.filter((row) => row.kind === "webhook"));
+    const outcomes = await Promise.allSettled(
+      rows.map((row) => {
+        if (row.kind === "webhook" && !subscribed(endpointsOf(row), row.payload)) return Promise.resolve();
+        const message: RelayedMessage = { id: row.id, clubId: row.clubId, env: row.env, payload: row.payload };
+        return options.queue.publish(row.kind, message, { id: row.id });
+      }),
+    );
+    const failed = outcomes.findIndex((outcome) => outcome.status === "rejected");
+    const done = failed === -1 ? rows : rows.slice(0, failed);
+    if (done.length > 0) await em.nativeUpdate(OutboxMessage, { id: { $in: done.map((row) => row.id) } }, { relayedAt: now() });
+    if (failed !== -1) return { relayed: done.length, more: false, error: (outcomes[failed] as PromiseRejectedResult).reason };
+    return { relayed: done.length, more: rows.length === batchSize };
+  }
 
   async function drain(): Promise<number> {
     let relayed = 0;
     try {
       for (;;) {
         const em = options.db.em();
-        const rows = await em.find(OutboxMessage, { relayedAt: null }, { orderBy: { createdAt: "asc", id: "asc" }, limit: batchSize });
-        for (const row of rows) {
-          const message: RelayedMessage = { id: row.id, clubId: row.clubId, env: row.env, payload: row.payload };
-          await options.queue.publish(row.kind, message, { id: row.id });
-          await em.nativeUpdate(OutboxMessage, { id: row.id }, { relayedAt: now() });
-          relayed += 1;
-          await yieldToEventLoop();
+        const batch = options.db.dialect === "postgresql" ? await em.transactional((tx) => relayBatch(tx)) : await relayBatch(em);
+        relayed += batch.relayed;
+        if (batch.error !== undefined) {
+          onError(batch.error);
+          return relayed;
         }
-        if (rows.length < batchSize) return relayed;
+        if (!batch.more) return relayed;
+        await yieldToEventLoop();
       }
     } catch (error) {
       onError(error);
@@ -110,4 +153,11 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       await current;
     },
   };
+}
+
+/** A webhook row's envelope (`type`, `data`) against the endpoints of its scope; a malformed one is published for the consumer to reject. */
+function subscribed(endpoints: readonly EndpointSubscription[], payload: Record<string, unknown>): boolean {
+  const { type, data } = payload;
+  if (typeof type !== "string" || typeof data !== "object" || data === null) return true;
+  return hasSubscriber(endpoints, type, data as Record<string, unknown>);
 }

@@ -1,6 +1,6 @@
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../generated/types.js";
-import { Delivery, Participant, ParticipantReward, StaffWarning, type DeliveryStatus } from "../db/entities/index.js";
+import { Delivery, Participant, ParticipantReward, StaffWarning, type DeliveryKind, type DeliveryStatus } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
@@ -16,6 +16,13 @@ export type DeliveryView = Schemas["Delivery"];
 export type DeliveryConfirm = Schemas["DeliveryConfirm"];
 export type DeliveryFail = Schemas["DeliveryFail"];
 
+/*
+ * Deliveries: rewards someone must hand over. The client's system credits
+ * `client_delivered` ones (asked by `reward.delivery_requested`); club staff
+ * fulfil `manual` and `partner` ones, finding them with
+ * `GET /v1/deliveries?kind=manual&status=pending`. Both close them through
+ * the same confirm/fail routes and state machine.
+ */
 
 export function deliveryView(row: Delivery): DeliveryView {
   return {
@@ -23,23 +30,27 @@ export function deliveryView(row: Delivery): DeliveryView {
     participant_id: row.participantId,
     participant_reward_id: row.participantRewardId,
     reward_code: row.rewardCode,
+    kind: row.kind,
     status: row.status,
     external_ref: row.externalRef ?? null,
     fail_reason: row.failReason ?? null,
+    note: row.note ?? null,
     created_at: row.createdAt.toISOString(),
     confirmed_at: row.confirmedAt?.toISOString() ?? null,
   };
 }
 
-/** GET /v1/deliveries: newest first, paged after the delivery `starting_after`, optionally only one status. */
+/** GET /v1/deliveries: newest first, paged after the delivery `starting_after`, optionally only one status and one kind. */
 export async function listDeliveries(
   db: Database,
   scope: Scope,
-  query: { status?: DeliveryStatus; limit?: number; starting_after?: string } = {},
+  query: { status?: DeliveryStatus; kind?: DeliveryKind; limit?: number; starting_after?: string } = {},
 ): Promise<{ data: DeliveryView[]; has_more: boolean }> {
   const em = db.em();
   const limit = query.limit ?? 20;
-  const where: Record<string, unknown> = query.status === undefined ? { ...scope } : { ...scope, status: query.status };
+  const where: Record<string, unknown> = { ...scope };
+  if (query.status !== undefined) where.status = query.status;
+  if (query.kind !== undefined) where.kind = query.kind;
   if (query.starting_after) {
     const after = await em.findOne(Delivery, { ...scope, id: query.starting_after }, { fields: ["id", "createdAt"] });
     if (!after) throw validationFailed("query.starting_after is not a delivery of this club and environment");
@@ -66,7 +77,7 @@ async function closeIfPending(
   em: SqlEntityManager,
   scope: Scope,
   id: string,
-  next: Partial<Pick<Delivery, "status" | "externalRef" | "details" | "confirmedAt" | "failReason">>,
+  next: Partial<Pick<Delivery, "status" | "externalRef" | "details" | "confirmedAt" | "failReason" | "note">>,
 ): Promise<{ row: Delivery; closedNow: boolean }> {
   const closedNow = (await em.nativeUpdate(Delivery, { ...scope, id, status: "pending" }, next)) === 1;
   const row = await em.findOne(Delivery, { ...scope, id });
@@ -77,8 +88,8 @@ async function closeIfPending(
 /**
  * What follows a delivery this call closed: its reward takes the delivery's
  * outcome, `reward.delivered`/`reward.delivery_failed` is sent, the
- * participant finds a notice in the inbox and, for a failure, club staff get
- * a warning in the console (the failure reason is for staff only: it may
+ * participant finds a notice in the inbox and, for a failure of the client's
+ * system, club staff get a warning in the console (the failure reason is for staff only: it may
  * name the client's internal checks).
  */
 async function announceClosed(em: SqlEntityManager, scope: Scope, row: Delivery, notice: DeliveryNotice, now: Date): Promise<void> {
@@ -88,7 +99,8 @@ async function announceClosed(em: SqlEntityManager, scope: Scope, row: Delivery,
   const data: Schemas["RewardDeliveryOutcomeWebhookData"] = { participant: webhookParticipant(participant), reward_code: row.rewardCode, delivery: deliveryView(row) };
   await recordWebhook(em, scope, delivered ? "reward.delivered" : "reward.delivery_failed", data, now);
   await writeNotifications(em, scope, participant.id, [notice(delivered ? "reward_delivered" : "reward_delivery_failed", row.rewardCode)], now);
-  if (!delivered) {
+  // Staff who reject a manual or partner reward know already; a failure of the client's system is news to them.
+  if (!delivered && row.kind === "client_delivered") {
     await em.insert(StaffWarning, {
       id: newId("wrn"), ...scope, kind: "delivery_failed", subjectId: row.id, createdAt: now,
       message: `Delivery ${row.id} of reward ${row.rewardCode} to participant ${participant.externalId} failed: ${row.failReason}`,
@@ -114,8 +126,8 @@ async function deliveryNotice(db: Database, scope: Scope): Promise<DeliveryNotic
 
 /**
  * POST /v1/deliveries/{id}/confirm: pending → delivered with `confirmed_at`,
- * `external_ref` and `details`. Safe to repeat: a delivered delivery answers
- * unchanged; a failed one is 409 `already_closed`.
+ * `external_ref`, `details` and staff's `note`. Safe to repeat: a delivered
+ * delivery answers unchanged; a failed one is 409 `already_closed`.
  */
 export async function confirmDelivery(db: Database, scope: Scope, id: string, body: DeliveryConfirm | undefined, now: Date): Promise<DeliveryView> {
   const notice = await deliveryNotice(db, scope);
@@ -124,6 +136,7 @@ export async function confirmDelivery(db: Database, scope: Scope, id: string, bo
       status: "delivered",
       externalRef: body?.external_ref ?? null,
       details: body?.details ?? null,
+      note: body?.note ?? null,
       confirmedAt: now,
     });
     if (closedNow) await announceClosed(em, scope, row, notice, now);

@@ -9,7 +9,7 @@ import { dedupeKey } from "../engine/rules.js";
 import { tierForLevel } from "../engine/tiers.js";
 import { dayKey, periodKey } from "../engine/time.js";
 import type { EngineEvent, Evaluation, Lot, MissionState, ParticipantState, RewardGrant, RuleRunState, StateDelta } from "../engine/types.js";
-import { Badge, Balance, CurrencyLot, MissionProgress, Notification, Participant, RuleRun } from "../db/entities/index.js";
+import { Badge, Balance, CurrencyLot, MissionProgress, Notification, Participant, RuleRun, type DeliveryKind } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
 import type { Dialect } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
@@ -546,7 +546,8 @@ function gatherRewards(writes: PendingWrites, { scope, config, participant, now 
     });
     if (deliveryId === null) continue;
     writes.deliveries.push({
-      id: deliveryId, ...scope, participantId: participant.id, participantRewardId: rewardId, rewardCode: grant.rewardCode, status: "pending", createdAt: now,
+      id: deliveryId, ...scope, participantId: participant.id, participantRewardId: rewardId, rewardCode: grant.rewardCode,
+      kind: grant.type as DeliveryKind, status: "pending", createdAt: now,
     });
   }
 }
@@ -664,7 +665,8 @@ function gatherWebhooks(writes: PendingWrites, target: EvaluationTarget, effects
     const source = rewardSource(config, grant.ruleId);
     const granted: Schemas["RewardGrantedWebhookData"] = { participant: who, reward, source, delivery_id: deliveryId, expires_at: grant.expiresAt };
     send("reward.granted", granted);
-    if (deliveryId === null) continue;
+    // Staff fulfil `manual` and `partner` deliveries from GET /v1/deliveries; only the client's system is asked to credit.
+    if (deliveryId === null || grant.type !== "client_delivered") continue;
     const requested: Schemas["RewardDeliveryRequestedWebhookData"] = {
       participant: who,
       // The configured payload is free-form; `kind` tells the client what to credit.

@@ -79,7 +79,7 @@ export function redemptionEvaluation(input: EngineInput & { priced: PricedReward
 
 /** `pending` while someone still has to hand the reward over: the client's system or club staff. */
 function deliveryStatus(reward: RewardConfig): RedemptionView["delivery_status"] {
-  return reward.type === "client_delivered" || reward.type === "manual" ? "pending" : "delivered";
+  return reward.type === "internal" ? "delivered" : "pending";
 }
 
 /** The result stored under an Idempotency-Key, as a repeat answers it. */

@@ -12,6 +12,9 @@ import { signingSecrets } from "../usecases/webhook-endpoints.js";
 import { buildEnvelope, subscriptionMatches } from "./envelope.js";
 import { nextAttemptAt } from "./schedule.js";
 import { DEFAULT_SEND_TIMEOUT_MS, sendWebhook, type SendResult } from "./sender.js";
+import { EndpointLanes, SuccessLog, type Success } from "./throughput.js";
+
+const DEFAULT_PER_ENDPOINT_CONCURRENCY = 16;
 
 /** The outbox payload of a webhook event, as `recordWebhook` (usecases/outbox.ts) writes it. */
 interface WebhookEvent {
@@ -30,6 +33,8 @@ export interface WebhookDispatcherOptions {
   fetch?: typeof globalThis.fetch;
   /** Requests in flight at once in one `runDue` pass. */
   concurrency?: number;
+  /** Requests in flight at once to one endpoint, across handlers and `runDue` (16 by default). */
+  perEndpointConcurrency?: number;
   /** Sendings read per `runDue` pass. */
   batchSize?: number;
   /** How often `start()` looks for due retries. */
@@ -67,10 +72,16 @@ export class WebhookDispatcher {
   private readonly timeoutMs: number;
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<number> | undefined;
+  /** Requests in flight per endpoint, bounded so one slow receiver is not flooded. */
+  private readonly lanes: EndpointLanes;
+  /** Succeeded attempts, recorded together (one UPDATE per tick). */
+  private readonly successes: SuccessLog;
 
   constructor(private readonly options: WebhookDispatcherOptions) {
     this.now = options.now ?? (() => new Date());
     this.timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
+    this.lanes = new EndpointLanes(options.perEndpointConcurrency ?? DEFAULT_PER_ENDPOINT_CONCURRENCY);
+    this.successes = new SuccessLog((batch) => this.recordSuccesses(batch));
   }
 
   /** The `webhook` queue handler (payload: a RelayedMessage of kind `webhook`). */
@@ -78,7 +89,7 @@ export class WebhookDispatcher {
     const relayed = parseRelayedMessage(message);
     const event = parseWebhookEvent(relayed.payload);
     const created = await this.createSendings({ clubId: relayed.clubId, env: relayed.env }, event);
-    await Promise.all(created.map((id) => this.attempt(id, this.now())));
+    await Promise.all(created.map(({ sending, endpoint }) => this.send(sending, endpoint, sending.createdAt)));
   };
 
   /** Attempts every due sending; resolves with the number of attempts made. */
@@ -126,33 +137,43 @@ export class WebhookDispatcher {
     await this.pass;
   }
 
-  private async createSendings(scope: Scope, event: WebhookEvent): Promise<string[]> {
+  /**
+   * The sendings of one event, created already claimed for their first
+   * attempt (`nextAttemptAt` past the lease, as `attempt` would set it), so
+   * the handler sends them with no claim and no re-read; one that exists
+   * already (a redelivered message) belongs to the scheduler.
+   */
+  private async createSendings(scope: Scope, event: WebhookEvent): Promise<Array<{ sending: WebhookSending; endpoint: WebhookEndpoint }>> {
     const em = this.options.db.em();
-    const endpoints = await em.find(WebhookEndpoint, { ...scope, enabled: true, deletedAt: null });
+    const endpoints = await em.find(WebhookEndpoint, { ...scope, enabled: true, deletedAt: null }, { disableIdentityMap: true });
     const targets =
       event.type === "webhook.test"
         ? endpoints.filter((endpoint) => endpoint.id === event.data.endpoint_id)
         : endpoints.filter((endpoint) => subscriptionMatches(endpoint.events, event.type));
+    if (targets.length === 0) return [];
     const body = buildEnvelope({ ...event, ...scope });
     const now = this.now();
-    const created: string[] = [];
+    const lease = this.leaseFrom(now);
+    const created: Array<{ sending: WebhookSending; endpoint: WebhookEndpoint }> = [];
     for (const endpoint of targets) {
-      const id = newId("whd");
+      const sending = {
+        id: newId("whd"),
+        ...scope,
+        endpointId: endpoint.id,
+        eventId: event.id,
+        eventType: event.type,
+        body,
+        status: "pending" as const,
+        attempts: 0,
+        lastError: null,
+        lastStatusCode: null,
+        nextAttemptAt: lease,
+        createdAt: now,
+        updatedAt: now,
+      };
       try {
-        await em.insert(WebhookSending, {
-          id,
-          ...scope,
-          endpointId: endpoint.id,
-          eventId: event.id,
-          eventType: event.type,
-          body,
-          status: "pending",
-          attempts: 0,
-          nextAttemptAt: now,
-          createdAt: now,
-          updatedAt: now,
-        });
-        created.push(id);
+        await em.insert(WebhookSending, sending);
+        created.push({ sending: sending as WebhookSending, endpoint });
       } catch (error) {
         // Made by an earlier delivery of this message; the scheduler owns it now.
         if (!(error instanceof UniqueConstraintViolationException)) throw error;
@@ -161,14 +182,18 @@ export class WebhookDispatcher {
     return created;
   }
 
+  /** How long a claimed attempt is reserved: past the request timeout, so nobody else claims it meanwhile. */
+  private leaseFrom(attemptedAt: Date): Date {
+    return new Date(attemptedAt.getTime() + this.timeoutMs + 60_000);
+  }
+
   /** One attempt of one sending, if it is due at `attemptedAt` and nobody else claimed it; true when a request was made. */
   private async attempt(id: string, attemptedAt: Date): Promise<boolean> {
     const em = this.options.db.em();
-    const lease = new Date(attemptedAt.getTime() + this.timeoutMs + 60_000);
     const claimed = await em.nativeUpdate(
       WebhookSending,
       { id, status: "pending", nextAttemptAt: { $lte: attemptedAt } },
-      { nextAttemptAt: lease },
+      { nextAttemptAt: this.leaseFrom(attemptedAt) },
     );
     if (claimed !== 1) return false;
     const sending = await em.findOneOrFail(WebhookSending, { id });
@@ -184,22 +209,29 @@ export class WebhookDispatcher {
       });
       return false;
     }
+    await this.send(sending, endpoint, attemptedAt);
+    return true;
+  }
+
+  /** Makes the claimed attempt of `sending` to `endpoint` and records its outcome. */
+  private async send(sending: WebhookSending, endpoint: WebhookEndpoint, attemptedAt: Date): Promise<void> {
     // The address was checked when the endpoint was saved; DNS may have changed since, so the
     // sender checks the address it actually connects to (a refused one counts as a failed attempt).
     const guard = sending.env === "live" && !this.options.allowPrivateAddresses;
-    const result = await sendWebhook(
-      { url: endpoint.url, secret: signingSecrets(endpoint, attemptedAt), eventType: sending.eventType, sendingId: sending.id, body: sending.body },
-      { now: this.now, timeoutMs: this.timeoutMs, fetch: this.options.fetch, guard },
+    const result = await this.lanes.run(endpoint.id, () =>
+      sendWebhook(
+        { url: endpoint.url, secret: signingSecrets(endpoint, attemptedAt), eventType: sending.eventType, sendingId: sending.id, body: sending.body },
+        { now: this.now, timeoutMs: this.timeoutMs, fetch: this.options.fetch, guard },
+      ),
     );
-    await this.record(em, sending, endpoint.url, result, attemptedAt);
-    return true;
+    await this.record(this.options.db.em(), sending, endpoint.url, result, attemptedAt);
   }
 
   private async record(em: SqlEntityManager, sending: WebhookSending, url: string, result: SendResult, attemptedAt: Date) {
     const attempts = sending.attempts + 1;
     const lastStatusCode = result.statusCode ?? null;
     if (result.ok) {
-      await this.finish(em, sending, { status: "succeeded", attempts, lastError: null, lastStatusCode, nextAttemptAt: null });
+      await this.successes.add({ id: sending.id, attempts: sending.attempts, statusCode: lastStatusCode });
       return;
     }
     // A clocked test environment's retry is due on its clock (runDueFor while advancing it makes it due).
@@ -215,6 +247,28 @@ export class WebhookDispatcher {
         message: `Webhook ${sending.eventType} (${sending.eventId}) to ${url} failed ${attempts} times; last error: ${lastError}`,
         createdAt: this.now(),
       });
+    }
+  }
+
+  /**
+   * Marks succeeded attempts in one statement per (attempts, status code)
+   * group, usually one: guarded like `finish`, by status and attempt count.
+   */
+  private async recordSuccesses(batch: readonly Success[]): Promise<void> {
+    const em = this.options.db.em();
+    const updatedAt = this.now();
+    const groups = new Map<string, Success[]>();
+    for (const success of batch) {
+      const key = `${success.attempts}:${success.statusCode}`;
+      groups.set(key, [...(groups.get(key) ?? []), success]);
+    }
+    for (const group of groups.values()) {
+      const { attempts, statusCode } = group[0];
+      await em.nativeUpdate(
+        WebhookSending,
+        { id: { $in: group.map((success) => success.id) }, status: "pending", attempts },
+        { status: "succeeded", attempts: attempts + 1, lastError: null, lastStatusCode: statusCode, nextAttemptAt: null, updatedAt },
+      );
     }
   }
 

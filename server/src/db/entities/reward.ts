@@ -8,6 +8,8 @@ export type RewardType = "internal" | "client_delivered" | "manual" | "partner";
  */
 export type ParticipantRewardStatus = "granted" | "pending" | "delivered" | "failed" | "expired";
 export type DeliveryStatus = "pending" | "delivered" | "failed";
+/** Who hands the reward over: the client's system (`client_delivered`) or club staff (`manual`, `partner`). */
+export type DeliveryKind = Exclude<RewardType, "internal">;
 
 /**
  * A reward granted to a participant. `source` says why: `rule:<id>`,
@@ -34,9 +36,11 @@ export const ParticipantReward = defineEntity({
 export type ParticipantReward = InferEntity<typeof ParticipantReward>;
 
 /**
- * A `client_delivered` reward the client's system must credit: created
- * `pending`, closed by the client as `delivered` (confirm) or `failed`.
- * `warnedAt` is set when staff were warned that it stayed pending 48 hours.
+ * A reward someone must hand over: the client's system credits a
+ * `client_delivered` one, club staff fulfil a `manual` or `partner` one
+ * (`kind`, the reward's type). Created `pending`, closed as `delivered`
+ * (confirm) or `failed`. `note` is staff's note on a confirm. `warnedAt` is
+ * set when staff were warned that it stayed pending 48 hours.
  */
 export const Delivery = defineEntity({
   name: "Delivery",
@@ -52,9 +56,11 @@ export const Delivery = defineEntity({
     participantId: refColumn(),
     participantRewardId: refColumn(),
     rewardCode: p.string().length(48),
+    kind: enumColumn<DeliveryKind>().default("client_delivered"),
     status: enumColumn<DeliveryStatus>(),
     externalRef: p.string().length(200).nullable(),
     failReason: p.string().length(500).nullable(),
+    note: p.string().length(500).nullable(),
     details: p.json<Record<string, unknown>>().nullable(),
     createdAt: p.datetime(),
     confirmedAt: p.datetime().nullable(),

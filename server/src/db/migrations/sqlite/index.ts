@@ -12,6 +12,7 @@ import { Migration20261123211648_ingestion_indexes } from "./Migration2026112321
 import { Migration20261123220759_webhook_secret_overlap } from "./Migration20261123220759_webhook_secret_overlap.js";
 import { Migration20261123220842_promotion_codes } from "./Migration20261123220842_promotion_codes.js";
 import { Migration20261123220918_api_key_roll } from "./Migration20261123220918_api_key_roll.js";
+import { Migration20261123233702_delivery_kinds } from "./Migration20261123233702_delivery_kinds.js";
 
 export const migrations: MigrationObject[] = [
   { name: "Migration20261121054812_initial", class: Migration20261121054812_initial },
@@ -26,4 +27,5 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261123220759_webhook_secret_overlap", class: Migration20261123220759_webhook_secret_overlap },
   { name: "Migration20261123220842_promotion_codes", class: Migration20261123220842_promotion_codes },
   { name: "Migration20261123220918_api_key_roll", class: Migration20261123220918_api_key_roll },
+  { name: "Migration20261123233702_delivery_kinds", class: Migration20261123233702_delivery_kinds },
 ];

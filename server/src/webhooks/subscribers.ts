@@ -1,0 +1,43 @@
+import type { SqlEntityManager } from "@mikro-orm/knex";
+import { WebhookEndpoint } from "../db/entities/index.js";
+import type { Scope } from "../db/scope.js";
+import { subscriptionMatches } from "./envelope.js";
+
+/** What a webhook event needs to reach someone: an enabled endpoint of its scope that takes it. */
+export type EndpointSubscription = Pick<WebhookEndpoint, "id" | "events">;
+
+/**
+ * Whether any of `endpoints` (enabled, not deleted, of the event's club and
+ * environment) receives an event of `type` with `data`; the same choice the
+ * dispatcher makes per endpoint when it creates sendings (`webhook.test` goes
+ * only to the endpoint its data names, whatever it subscribes to).
+ */
+export function hasSubscriber(endpoints: readonly EndpointSubscription[], type: string, data: Record<string, unknown>): boolean {
+  if (type === "webhook.test") return endpoints.some((endpoint) => endpoint.id === data.endpoint_id);
+  return endpoints.some((endpoint) => subscriptionMatches(endpoint.events, type));
+}
+
+const scopeKey = (scope: Scope) => `${scope.clubId}\u0000${scope.env}`;
+
+/**
+ * The enabled endpoints of every scope in `scopes`, read in one statement,
+ * keyed by `clubId NUL env` (a scope without endpoints maps to an empty list).
+ */
+export async function endpointsByScope(em: SqlEntityManager, scopes: readonly Scope[]): Promise<(scope: Scope) => EndpointSubscription[]> {
+  const byScope = new Map<string, EndpointSubscription[]>();
+  const clubIds = [...new Set(scopes.map((scope) => scope.clubId))];
+  if (clubIds.length > 0) {
+    const rows = await em.find(
+      WebhookEndpoint,
+      { clubId: { $in: clubIds }, enabled: true, deletedAt: null },
+      { fields: ["id", "clubId", "env", "events"], disableIdentityMap: true },
+    );
+    for (const row of rows) {
+      const key = scopeKey(row);
+      const list = byScope.get(key) ?? [];
+      list.push({ id: row.id, events: row.events });
+      byScope.set(key, list);
+    }
+  }
+  return (scope) => byScope.get(scopeKey(scope)) ?? [];
+}

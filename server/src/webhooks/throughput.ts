@@ -1,0 +1,69 @@
+/**
+ * The two helpers that let the dispatcher send many webhooks at once without
+ * flooding a receiver or writing one row per answer.
+ */
+
+/**
+ * At most `limit` tasks running per key (an endpoint id); the rest wait in
+ * arrival order. Keys with nothing running or waiting are forgotten, so the
+ * map holds only endpoints busy right now.
+ */
+export class EndpointLanes {
+  private readonly lanes = new Map<string, { running: number; waiting: Array<() => void> }>();
+
+  constructor(private readonly limit: number) {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+  }
+
+  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    let lane = this.lanes.get(key);
+    if (!lane) this.lanes.set(key, (lane = { running: 0, waiting: [] }));
+    if (lane.running >= this.limit) await new Promise<void>((resolve) => lane.waiting.push(resolve));
+    else lane.running += 1;
+    try {
+      return await task();
+    } finally {
+      // Hand the slot straight to the next waiter (running stays the same), or free it.
+      const next = lane.waiting.shift();
+      if (next) next();
+      else if (--lane.running === 0) this.lanes.delete(key);
+    }
+  }
+}
+
+/** A succeeded attempt to record: the sending, its attempt count before this attempt, the HTTP status. */
+export interface Success {
+  id: string;
+  attempts: number;
+  statusCode: number | null;
+}
+
+/**
+ * Gathers the successes reported during one turn of the event loop and
+ * writes them with one `flush` call; `add` resolves once its success is
+ * written (or rejects with the write's error), so a queue message is only
+ * acknowledged after its sending is recorded.
+ */
+export class SuccessLog {
+  private pending: Array<{ success: Success; resolve: () => void; reject: (error: unknown) => void }> = [];
+
+  constructor(private readonly flush: (batch: readonly Success[]) => Promise<void>) {}
+
+  add(success: Success): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.pending.length === 0) setImmediate(() => void this.write());
+      this.pending.push({ success, resolve, reject });
+    });
+  }
+
+  private async write(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    try {
+      await this.flush(batch.map((entry) => entry.success));
+      for (const entry of batch) entry.resolve();
+    } catch (error) {
+      for (const entry of batch) entry.reject(error);
+    }
+  }
+}

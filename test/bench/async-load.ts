@@ -1,0 +1,190 @@
+/**
+ * The async half of `npm run bench` (test/bench/run.ts): on one stack —
+ * `postgresql+rabbitmq` (`clube serve` plus one `clube worker`) or
+ * `sqlite+embedded` (`clube serve` alone, consuming its database queue) —
+ * real processes on a fresh database (and RabbitMQ vhost):
+ * - a steady open-loop load of `Prefer: respond-async` events at `rate` per
+ *   second for `seconds` (at most `inFlight` requests open): 202s per second
+ *   achieved, answer p50/p99, and accept → processed lag p50/p99/max
+ *   (`processed_at − received_at`, both stamped by the service, read from its
+ *   database once everything is processed);
+ * - webhook sendings per second to a local receiver: batches of events from
+ *   `webhooks` new players commit that many `participant.created`; on
+ *   RabbitMQ while no worker runs (the backlog waits in the broker, then a
+ *   worker starts), so ingestion does not bound the figure; first arrival to last;
+ * - peak RSS of every Clube process (the worker's: during the async load).
+ */
+import { Event, OutboxMessage } from "../../server/src/db/entities/index.js";
+import { openDatabase, type Database } from "../../server/src/db/orm.js";
+import { systemClock } from "../../server/src/services.js";
+import { ok, type ClubClient } from "../async/support/client.js";
+import { Endpoints, noticesOf, withoutTests } from "../async/support/endpoints.js";
+import { processEnvFor, startServe, startWorker, type ClubeProcess } from "../async/support/processes.js";
+import { createStackResources, usesBroker, type StackKind } from "../async/support/stack-resources.js";
+import type { Receiver } from "../webhooks/support/receiver.js";
+import { peakRss } from "./rss.js";
+
+export interface AsyncOptions {
+  rate: number;
+  seconds: number;
+  inFlight: number;
+  webhooks: number;
+  batchSize: number;
+  /** The i-th event of a phase (the same casino traffic as the sync figures). */
+  event(phase: string, i: number): Record<string, unknown>;
+  /** Events that create the players before the clock starts. */
+  warmUp: Array<Record<string, unknown>>;
+  log(line: string): void;
+}
+
+export interface AsyncFigures {
+  stack: StackKind;
+  offered_per_second: number;
+  accepted: number;
+  accepted_per_second: number;
+  accept_ratio: number;
+  answer_p50_ms: number;
+  answer_p99_ms: number;
+  lag_p50_ms: number;
+  lag_p99_ms: number;
+  lag_max_ms: number;
+  webhooks: number;
+  webhook_sendings_per_second: number;
+  /** Peak RSS per process, in MB: `serve`, and `worker` on RabbitMQ. */
+  rss_mb: Record<string, number>;
+}
+
+/** How long the backlog may take to drain before the run gives up. */
+const DRAIN_TIMEOUT_MS = 300_000;
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function sendBatches(club: ClubClient, events: Array<Record<string, unknown>>, batchSize: number): Promise<void> {
+  for (let i = 0; i < events.length; i += batchSize) {
+    await ok(club.call("POST", "/v1/events/batch", { body: { events: events.slice(i, i + batchSize) } }));
+  }
+}
+
+/** Offers `rate` events a second for `seconds` (open loop, capped at `inFlight` open requests); the answer times. */
+async function steadyLoad(club: ClubClient, o: AsyncOptions): Promise<{ accepted: number; seconds: number; answers: number[] }> {
+  const total = o.rate * o.seconds;
+  const answers: number[] = [];
+  const open = new Set<Promise<void>>();
+  const started = performance.now();
+  for (let i = 0; i < total; i++) {
+    const wait = started + (i * 1000) / o.rate - performance.now();
+    if (wait > 0) await sleep(wait);
+    while (open.size >= o.inFlight) await Promise.race(open);
+    const sent = performance.now();
+    const request = ok(club.call("POST", "/v1/events", { body: o.event("async", i), headers: { Prefer: "respond-async" } }), 202).then(() => {
+      answers.push(performance.now() - sent);
+    });
+    const tracked = request.finally(() => open.delete(tracked));
+    open.add(tracked);
+  }
+  await Promise.all(open);
+  return { accepted: answers.length, seconds: (performance.now() - started) / 1000, answers: answers.sort((a, b) => a - b) };
+}
+
+/** Accept → processed (ms) of the club's async events, once none is queued any more; read from the database, not the API, so polling adds no load. */
+async function lags(observer: Database, clubId: string, expected: number): Promise<number[]> {
+  const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+  const where = { clubId, externalEventId: { $like: "%-async-%" } };
+  while ((await observer.em().count(Event, { ...where, status: "processed" })) < expected) {
+    if (Date.now() > deadline) throw new Error(`the async backlog did not drain within ${DRAIN_TIMEOUT_MS / 1000} s`);
+    await sleep(250);
+  }
+  const rows = await observer.em().find(Event, where, { fields: ["receivedAt", "processedAt"], disableIdentityMap: true });
+  return rows.map((row) => row.processedAt!.getTime() - row.receivedAt.getTime()).sort((a, b) => a - b);
+}
+
+/**
+ * Events of `webhooks` new players, in batches: that many participant.created
+ * committed; first arrival to last. `hold` runs around the commits: on
+ * RabbitMQ the worker is stopped meanwhile and started once every row is in
+ * the broker, so the figure is the sending rate, not the rate of ingestion.
+ */
+async function webhookRate(club: ClubClient, receiver: Receiver, o: AsyncOptions, hold: (commit: () => Promise<void>) => Promise<void>): Promise<number> {
+  const before = withoutTests(noticesOf(receiver)).length;
+  const arrivals: number[] = [];
+  const watcher = setInterval(() => {
+    const received = withoutTests(noticesOf(receiver)).length - before;
+    while (arrivals.length < received) arrivals.push(performance.now());
+  }, 2);
+  try {
+    const events = Array.from({ length: o.webhooks }, (_, i) => ({ participant: `bench-webhook-${i}`, type: "session.started", id: `bench-webhook-${i}` }));
+    await hold(() => sendBatches(club, events, o.batchSize));
+    const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+    while (arrivals.length < o.webhooks) {
+      if (Date.now() > deadline) throw new Error(`${o.webhooks - arrivals.length} webhooks missing after ${DRAIN_TIMEOUT_MS / 1000} s`);
+      await sleep(50);
+    }
+  } finally {
+    clearInterval(watcher);
+  }
+  return (arrivals.length - 1) / ((arrivals[arrivals.length - 1] - arrivals[0]) / 1000);
+}
+
+export async function benchAsync(stack: StackKind, o: AsyncOptions): Promise<AsyncFigures> {
+  const resources = await createStackResources(stack);
+  const processes: ClubeProcess[] = [];
+  const endpoints = new Endpoints(systemClock);
+  let observer: Database | undefined;
+  try {
+    // One key drives the whole load: lift its rate limit (3,000 requests per 10 s by default) out of the way.
+    const env = { ...(await processEnvFor(resources)), CLUBE_RATE_LIMIT_KEY: "100000000/10" };
+    const served = await startServe(env);
+    processes.push(served.process);
+    if (usesBroker(stack)) processes.push(await startWorker(env));
+    observer = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.CLUBE_DATA_DIR });
+    const club = served.club;
+    // Times participant.created only: the load's own notices (levels, rewards, missions) are not subscribed.
+    const endpoint = await endpoints.connect(club, ["participant.created"]);
+    o.log(`${stack}: warm-up (${o.warmUp.length} events)…`);
+    await sendBatches(club, o.warmUp, o.batchSize);
+
+    const { value, rssMb } = await peakRss(
+      processes.map((p) => p.pid),
+      async () => {
+        o.log(`${stack}: ${o.rate} async events/s offered for ${o.seconds} s…`);
+        const load = await steadyLoad(club, o);
+        const processed = await lags(observer!, club.clubId, load.accepted);
+        o.log(`${stack}: ${o.webhooks} webhooks…`);
+        const hold = async (commit: () => Promise<void>) => {
+          if (!usesBroker(stack)) return commit();
+          await processes.pop()!.stop("SIGTERM");
+          await commit();
+          while ((await observer!.em().count(OutboxMessage, { relayedAt: null })) > 0) await sleep(100);
+          processes.push(await startWorker(env));
+        };
+        return { load, processed, webhooksPerSecond: await webhookRate(club, endpoint.receiver, o, hold) };
+      },
+    );
+    const { load, processed } = value;
+    const acceptedPerSecond = load.accepted / load.seconds;
+    return {
+      stack,
+      offered_per_second: o.rate,
+      accepted: load.accepted,
+      accepted_per_second: Math.round(acceptedPerSecond),
+      accept_ratio: Number((acceptedPerSecond / o.rate).toFixed(3)),
+      answer_p50_ms: Number(percentile(load.answers, 50).toFixed(1)),
+      answer_p99_ms: Number(percentile(load.answers, 99).toFixed(1)),
+      lag_p50_ms: percentile(processed, 50),
+      lag_p99_ms: percentile(processed, 99),
+      lag_max_ms: processed[processed.length - 1] ?? 0,
+      webhooks: o.webhooks,
+      webhook_sendings_per_second: Math.round(value.webhooksPerSecond),
+      rss_mb: Object.fromEntries(processes.map((p, i) => [i === 0 ? "serve" : "worker", rssMb[i]])),
+    };
+  } finally {
+    try {
+      await Promise.allSettled(processes.map((running) => running.stop("SIGTERM")));
+      await endpoints.stopAll();
+      await observer?.close();
+    } finally {
+      await resources.release();
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import { readFileSync } from "node:fs";
+
+/** VmRSS of a process in MB, 0 once it is gone. */
+function rssMb(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0; // the process is gone; keep the peak seen
+  }
+}
+
+/** Peak VmRSS (MB) of each of `pids`, sampled every 200 ms while `during` runs. */
+export async function peakRss<T>(pids: readonly number[], during: () => Promise<T>): Promise<{ value: T; rssMb: number[] }> {
+  const peaks = pids.map(() => 0);
+  const sample = () => pids.forEach((pid, i) => (peaks[i] = Math.max(peaks[i], rssMb(pid))));
+  sample();
+  const timer = setInterval(sample, 200);
+  try {
+    return { value: await during(), rssMb: peaks.map(Math.round) };
+  } finally {
+    clearInterval(timer);
+    sample();
+  }
+}

@@ -1,0 +1,45 @@
+import { expect, it } from "vitest";
+import { EndpointLanes, SuccessLog, type Success } from "../../server/src/webhooks/throughput.js";
+import { gate } from "../jobs/support/wait.js";
+
+it("runs at most the limit of tasks per endpoint, the rest in arrival order, other endpoints unaffected", async () => {
+  const lanes = new EndpointLanes(2);
+  const hold = gate();
+  let running = 0;
+  let peak = 0;
+  const started: string[] = [];
+  const task = (name: string) => async () => {
+    started.push(name);
+    peak = Math.max(peak, ++running);
+    await hold.promise;
+    running -= 1;
+    return name;
+  };
+  const results = Promise.all(["a1", "a2", "a3", "a4"].map((name) => lanes.run("a", task(name))));
+  const other = lanes.run("b", async () => "b1");
+  expect(await other).toBe("b1");
+  expect(started).toEqual(["a1", "a2"]);
+  hold.open();
+  expect(await results).toEqual(["a1", "a2", "a3", "a4"]);
+  expect(started).toEqual(["a1", "a2", "a3", "a4"]);
+  expect(peak).toBe(2);
+  // A failing task frees its slot too.
+  await expect(lanes.run("a", async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+  expect(await lanes.run("a", async () => "after")).toBe("after");
+});
+
+it("writes the successes of one turn of the event loop together, and reports a failed write to each of them", async () => {
+  const flushed: Success[][] = [];
+  let fail = false;
+  const log = new SuccessLog(async (batch) => {
+    if (fail) throw new Error("database down");
+    flushed.push([...batch]);
+  });
+  const one = (id: string): Success => ({ id, attempts: 0, statusCode: 200 });
+  await Promise.all([log.add(one("whd_1")), log.add(one("whd_2")), log.add(one("whd_3"))]);
+  await log.add(one("whd_4"));
+  expect(flushed.map((batch) => batch.map((s) => s.id))).toEqual([["whd_1", "whd_2", "whd_3"], ["whd_4"]]);
+  fail = true;
+  const failed = await Promise.allSettled([log.add(one("whd_5")), log.add(one("whd_6"))]);
+  expect(failed.map((outcome) => outcome.status)).toEqual(["rejected", "rejected"]);
+});
