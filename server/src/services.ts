@@ -1,7 +1,9 @@
+import { listenForChanges, type ChangeListener } from "./cache/listener.js";
+import { cachesOf } from "./cache/registry.js";
 import { openDatabase, type Database } from "./db/orm.js";
 import type { AuthDeps } from "./http/auth.js";
 import { openRateLimitStore, type RateLimitStore } from "./http/rate-limit-store.js";
-import { getSigningSecrets, resolveApiKey, type SigningSecrets } from "./usecases/clubs.js";
+import { getSigningSecrets, resolveApiKey } from "./usecases/clubs.js";
 import { testClockAt } from "./usecases/test-clocks/clock.js";
 import type { Settings } from "./settings.js";
 import { clockOverride } from "./usecases/test-clocks/context.js";
@@ -10,9 +12,6 @@ import { clockOverride } from "./usecases/test-clocks/context.js";
 export interface Clock {
   now(): Date;
 }
-
-/** How long a process reuses a club's signing secrets before reading them again. */
-const SECRET_CACHE_MS = 5_000;
 
 export const systemClock: Clock = { now: () => new Date() };
 
@@ -48,32 +47,29 @@ export async function openServices(settings: Settings, overrides: ServiceOverrid
   // Inside a test-clocked scope's work the clock reads the test clock (usecases/test-clocks/context.ts).
   const clock: Clock = { now: () => clockOverride() ?? base.now() };
   const db = overrides.db ?? (await openDatabase({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir }));
-  // Signing secrets change only when rolled, so they are cached per club and
-  // environment for a few seconds rather than read on every token request. A
-  // roll in this process drops its entry at once; other processes see it within
-  // SECRET_CACHE_MS (a roll's overlap should exceed that, which the contract's
-  // overlap makes easy; a token signed meanwhile with the previous secret still
-  // verifies during the overlap).
-  const secrets = new Map<string, { value: SigningSecrets | null; until: number }>();
-  const secretsOf = async (clubId: string, env: "test" | "live"): Promise<SigningSecrets | null> => {
-    const cacheKey = `${clubId}:${env}`;
-    const cached = secrets.get(cacheKey);
-    if (cached && cached.until > Date.now()) return cached.value;
-    const value = await getSigningSecrets(db, { clubId, env });
-    if (value) secrets.set(cacheKey, { value, until: Date.now() + SECRET_CACHE_MS });
-    return value;
-  };
+  // Keys, published configs and signing secrets are kept in memory (cache/registry.ts).
+  // On PostgreSQL every process hears the changes others commit at once; on SQLite
+  // (one host, no NOTIFY) another process's change shows when the entry expires.
+  const caches = cachesOf(db, settings.cacheTtlMs);
+  const clientUrl = db.orm.config.get("clientUrl");
+  const listener: ChangeListener | null =
+    db.dialect === "postgresql" && clientUrl && caches.ttlMs > 0
+      ? await listenForChanges(clientUrl, {
+          onChange: (change) => caches.forget(change),
+          onGap: () => caches.forgetAll(),
+          log: (message) => console.error(message),
+        })
+      : null;
   const auth: AuthDeps = {
     resolveApiKey: (raw) => resolveApiKey(db, raw, base.now()),
     async signingSecret(clubId, env) {
-      return (await secretsOf(clubId, env))?.current ?? null;
+      return (await getSigningSecrets(db, { clubId, env }))?.current ?? null;
     },
     async verificationSecrets(clubId, env) {
-      const found = await secretsOf(clubId, env);
+      const found = await getSigningSecrets(db, { clubId, env });
       if (!found) return null;
       return found.previous && found.previous.expiresAt > base.now() ? [found.current, found.previous.secret] : [found.current];
     },
-    forgetSigningSecrets: (clubId, env) => void secrets.delete(`${clubId}:${env}`),
     // Tokens expire in real time: they are checked before a test clock applies.
     now: () => base.now(),
     testClockAt: (clubId) => testClockAt(db, clubId),
@@ -90,6 +86,7 @@ export async function openServices(settings: Settings, overrides: ServiceOverrid
     jobsChanged: () => listeners.forEach((listener) => listener()),
     onJobsChanged: (listener) => void listeners.push(listener),
     async close() {
+      await listener?.close();
       await rateLimitStore?.close();
       if (!overrides.db) await db.close();
     },

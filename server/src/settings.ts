@@ -37,6 +37,19 @@ export interface Settings {
    * cannot escape the per-address limit of failed authentications.
    */
   trustProxyHops: number;
+  /** `CLUBE_CACHE_TTL_MS`: how long keys, published configs and signing secrets are reused from memory (default 5000; 0 = off). */
+  cacheTtlMs: number;
+}
+
+/** Short: on SQLite (no cross-process NOTIFY) it bounds how long another process's publish or revoke goes unseen. */
+const DEFAULT_CACHE_TTL_MS = 5_000;
+
+export function cacheTtlFrom(env: NodeJS.ProcessEnv): number {
+  const raw = env.CLUBE_CACHE_TTL_MS;
+  if (raw === undefined || raw === "") return DEFAULT_CACHE_TTL_MS;
+  const ttl = Number(raw);
+  if (!Number.isInteger(ttl) || ttl < 0) throw new Error(`CLUBE_CACHE_TTL_MS must be a whole number of milliseconds ≥ 0, got ${JSON.stringify(raw)}`);
+  return ttl;
 }
 
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
@@ -56,6 +69,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisUrl: env.CLUBE_REDIS_URL || undefined,
     redisPrefix: env.CLUBE_REDIS_PREFIX || "clube",
     trustProxyHops: parseTrustProxy(env.CLUBE_TRUST_PROXY),
+    cacheTtlMs: cacheTtlFrom(env),
   };
 }
 

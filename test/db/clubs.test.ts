@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { ApiKey, Club, ClubSecret } from "../../server/src/db/entities/index.js";
 import type { Database } from "../../server/src/db/orm.js";
 import { createClub, getKeyInfo, getSigningSecret, resolveApiKey } from "../../server/src/usecases/clubs.js";
+import { revokeApiKey } from "../../server/src/usecases/keys/api-keys.js";
 import { getPublishedConfig, validateClubConfig } from "../../server/src/usecases/config.js";
 import { ApiError } from "../../server/src/usecases/errors.js";
 import { starterConfig } from "../../server/src/usecases/starter-config.js";
@@ -85,7 +86,8 @@ describeEachDatabase("clubs and secret keys", (kind) => {
     expect(await resolveApiKey(db, "cf_test_short")).toBeNull();
     expect(await resolveApiKey(db, "")).toBeNull();
 
-    await db.em().nativeUpdate(ApiKey, { id: test!.keyId }, { revokedAt: now });
+    // Through the use case: the key is cached by now, and revoking is what makes the cache forget it.
+    await revokeApiKey(db, { clubId: created.club_id, env: "test" }, test!.keyId, now);
     expect(await resolveApiKey(db, created.keys.test)).toBeNull();
     expect(await resolveApiKey(db, created.keys.live)).not.toBeNull();
   });

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -9,15 +9,31 @@ export type IdPrefix =
   | "wrn" | "we" | "out" | "whd" | "job" | "cbk" | "trv" | "tst" | "tse" | "wsd" | "clk" | "btr" | "pcd" | "cre";
 
 /**
+ * Random bytes are drawn from a pool refilled from the crypto RNG 4 KiB at a
+ * time: one RNG call per ~130 ids instead of one per id (the event path mints
+ * several ids per event). Each byte is handed out once.
+ */
+const POOL_SIZE = 4096;
+const pool = Buffer.alloc(POOL_SIZE);
+let poolOffset = POOL_SIZE;
+
+function nextByte(): number {
+  if (poolOffset === POOL_SIZE) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++];
+}
+
+/**
  * Random base62 characters from the crypto RNG. Bytes ≥ 248 are discarded so
  * every character is equally likely (248 = 4 × 62).
  */
 export function randomBase62(length: number): string {
   let out = "";
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
-    }
+    const byte = nextByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import type { EngineConfig } from "./config.js";
 import { claimMissionReward, progressMissionsForEvent, type ClaimRefusal } from "./missions.js";
 import { grantRewardSpec } from "./rewards.js";
-import { runRule } from "./rules.js";
+import { enabledRulesFor, runRule } from "./rules.js";
 import { Session } from "./session.js";
 import { dayKey } from "./time.js";
 import { disabledReason, isNearMiss, TraceBuilder, triggerTypeReason } from "./trace.js";
@@ -31,10 +31,15 @@ export function evaluate(input: EngineInput & { event: EngineEvent; trace?: bool
   const tracer = input.trace ? new TraceBuilder() : null;
   const session = new Session(config, state, now, timeZone, tracer);
   const today = dayKey(now, timeZone);
-  for (const rule of config.rules) {
-    if (rule.enabled && rule.trigger.event === event.type) runRule(session, rule, event, today);
-    else if (tracer && rule.trigger.event === event.type) tracer.add({ kind: "rule", id: rule.id, matched: false, reason: disabledReason });
-    else if (tracer && isNearMiss(rule.trigger.event, event.type)) tracer.add({ kind: "rule", id: rule.id, matched: false, reason: triggerTypeReason(rule.trigger.event, event.type) });
+  if (tracer) {
+    // Tracing explains every rule the type could touch (disabled ones, near-miss types): the full list, in config order.
+    for (const rule of config.rules) {
+      if (rule.enabled && rule.trigger.event === event.type) runRule(session, rule, event, today);
+      else if (rule.trigger.event === event.type) tracer.add({ kind: "rule", id: rule.id, matched: false, reason: disabledReason });
+      else if (isNearMiss(rule.trigger.event, event.type)) tracer.add({ kind: "rule", id: rule.id, matched: false, reason: triggerTypeReason(rule.trigger.event, event.type) });
+    }
+  } else {
+    for (const rule of enabledRulesFor(config, event.type)) runRule(session, rule, event, today);
   }
   if (tracer) {
     for (const mission of config.missions) {

@@ -1,4 +1,4 @@
-import type { RuleConfig } from "./config.js";
+import type { EngineConfig, RuleConfig } from "./config.js";
 import { eventField, evaluateCondition } from "./conditions.js";
 import { applyRuleEffect } from "./effects.js";
 import { matchesGameFilter } from "./games.js";
@@ -14,6 +14,31 @@ import type { EngineEvent, RuleGate } from "./types.js";
 export function dedupeKey(rule: RuleConfig, event: EngineEvent): string | null {
   const value = eventField(event, rule.idempotency);
   return typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? String(value) : null;
+}
+
+/**
+ * The enabled rules of a configuration grouped by trigger event type, in
+ * config order, so an event only looks at the rules listening to its type.
+ * Built once per configuration object: the published config is one object
+ * per version (usecases/config.ts), so this runs once per publish. Configs are
+ * treated as immutable once evaluated.
+ */
+const rulesByTrigger = new WeakMap<EngineConfig, ReadonlyMap<string, readonly RuleConfig[]>>();
+const NO_RULES: readonly RuleConfig[] = [];
+
+export function enabledRulesFor(config: EngineConfig, eventType: string): readonly RuleConfig[] {
+  let index = rulesByTrigger.get(config);
+  if (!index) {
+    const grouped = new Map<string, RuleConfig[]>();
+    for (const rule of config.rules) {
+      if (!rule.enabled) continue;
+      const list = grouped.get(rule.trigger.event);
+      if (list) list.push(rule);
+      else grouped.set(rule.trigger.event, [rule]);
+    }
+    rulesByTrigger.set(config, (index = grouped));
+  }
+  return index.get(eventType) ?? NO_RULES;
 }
 
 /** The first gate that stops the rule for this event, or null when it fires. */

@@ -41,12 +41,69 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
-export function localDateTime(instant: Date, timeZone: string): LocalDateTime {
+/** The wall time at `instant` from Intl (exact for any offset, but a few µs per call). */
+function formattedLocalDateTime(instant: Date, timeZone: string): LocalDateTime {
   const parts: Record<string, number> = {};
   for (const part of formatterFor(timeZone).formatToParts(instant)) {
     if (part.type !== "literal") parts[part.type] = Number(part.value);
   }
   return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
+}
+
+/**
+ * What is known of one UTC minute in one zone: the zone's offset then, and the
+ * period keys worked out so far. Zone offsets are whole minutes and change at
+ * whole minutes (since the 1970s everywhere), so every instant of a UTC minute
+ * has the same offset, the same local date and the same day/week/month keys:
+ * the engine asks for them several times per event, nearly always for the
+ * current minute, and Intl.formatToParts costs more than the rest of a key.
+ */
+interface MinuteMemo {
+  /** local − UTC in ms; NaN when the offset is not whole minutes (old local mean times): no memo then. */
+  offset: number;
+  days?: Map<number, string>;
+  week?: string;
+  month?: string;
+}
+
+const MINUTE_MS = 60_000;
+/** Per zone; cleared when full, which only a replay over many distinct minutes reaches. */
+const MEMO_LIMIT = 4096;
+const minuteMemos = new Map<string, Map<number, MinuteMemo>>();
+
+function minuteMemo(instant: number, timeZone: string): MinuteMemo | null {
+  const minute = Math.floor(instant / MINUTE_MS);
+  if (!Number.isFinite(minute)) return null;
+  let zone = minuteMemos.get(timeZone);
+  if (!zone) {
+    formatterFor(timeZone); // an unknown zone throws here, before it gets a memo
+    minuteMemos.set(timeZone, (zone = new Map()));
+  }
+  let memo = zone.get(minute);
+  if (!memo) {
+    const start = minute * MINUTE_MS;
+    const local = formattedLocalDateTime(new Date(start), timeZone);
+    // Years 0–99 would need setUTCFullYear; no club lives there.
+    const offset = local.year >= 100 ? Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second) - start : NaN;
+    if (zone.size >= MEMO_LIMIT) zone.clear();
+    zone.set(minute, (memo = { offset: offset % MINUTE_MS === 0 ? offset : NaN }));
+  }
+  return Number.isNaN(memo.offset) ? null : memo;
+}
+
+export function localDateTime(instant: Date, timeZone: string): LocalDateTime {
+  const memo = minuteMemo(instant.getTime(), timeZone);
+  if (!memo) return formattedLocalDateTime(instant, timeZone);
+  // The wall time read as if it were UTC; Intl shows whole seconds, so drop the milliseconds.
+  const wall = new Date(Math.floor((instant.getTime() + memo.offset) / 1000) * 1000);
+  return {
+    year: wall.getUTCFullYear(),
+    month: wall.getUTCMonth() + 1,
+    day: wall.getUTCDate(),
+    hour: wall.getUTCHours(),
+    minute: wall.getUTCMinutes(),
+    second: wall.getUTCSeconds(),
+  };
 }
 
 /** The local date of the club day containing `instant`; a club day starts at `resetHour` local time. */
@@ -64,11 +121,24 @@ function formatDate({ year, month, day }: LocalDate): string {
 
 /** "2026-11-21": the club day containing `instant` (days start at `resetHour`, default midnight). */
 export function dayKey(instant: Date, timeZone: string, resetHour = 0): string {
-  return formatDate(clubDate(instant, timeZone, resetHour));
+  const memo = minuteMemo(instant.getTime(), timeZone);
+  const known = memo?.days?.get(resetHour);
+  if (known !== undefined) return known;
+  const key = formatDate(clubDate(instant, timeZone, resetHour));
+  if (memo) (memo.days ??= new Map()).set(resetHour, key);
+  return key;
 }
 
 /** "2026-W47": the ISO 8601 week (Monday first, week 1 holds the year's first Thursday). */
 export function weekKey(instant: Date, timeZone: string): string {
+  const memo = minuteMemo(instant.getTime(), timeZone);
+  if (memo?.week !== undefined) return memo.week;
+  const key = computeWeekKey(instant, timeZone);
+  if (memo) memo.week = key;
+  return key;
+}
+
+function computeWeekKey(instant: Date, timeZone: string): string {
   const { year, month, day } = clubDate(instant, timeZone, 0);
   const date = new Date(Date.UTC(year, month - 1, day));
   const isoWeekday = date.getUTCDay() || 7;
@@ -81,8 +151,12 @@ export function weekKey(instant: Date, timeZone: string): string {
 
 /** "2026-11": the calendar month in the club time zone. */
 export function monthKey(instant: Date, timeZone: string): string {
+  const memo = minuteMemo(instant.getTime(), timeZone);
+  if (memo?.month !== undefined) return memo.month;
   const { year, month } = clubDate(instant, timeZone, 0);
-  return `${pad(year, 4)}-${pad(month)}`;
+  const key = `${pad(year, 4)}-${pad(month)}`;
+  if (memo) memo.month = key;
+  return key;
 }
 
 /** The month key before `key` ("2026-01" → "2025-12"). */

@@ -10,7 +10,7 @@ type Ops = "ApiKeys_list" | "ApiKeys_create" | "ApiKeys_roll" | "ApiKeys_revoke"
  * Key management. Keys and token secrets expire in real time (like tokens), so
  * these read the real clock, never a test clock.
  */
-export function keyHandlers({ db, clock, realClock, auth }: Services): HandlerSet<Ops> {
+export function keyHandlers({ db, clock, realClock }: Services): HandlerSet<Ops> {
   const now = () => (realClock ?? clock).now();
   return {
     async ApiKeys_list(req, ctx) {
@@ -26,10 +26,7 @@ export function keyHandlers({ db, clock, realClock, auth }: Services): HandlerSe
       return { status: 200, body: await revokeApiKey(db, scopeOf(ctx), req.path.id, now()) };
     },
     async TokenSecret_roll(req, ctx) {
-      const scope = scopeOf(ctx);
-      const rolled = await rollTokenSecret(db, scope, req.body.expire_old_after_seconds ?? 0, now());
-      auth.forgetSigningSecrets?.(scope.clubId, scope.env);
-      return { status: 200, body: rolled };
+      return { status: 200, body: await rollTokenSecret(db, scopeOf(ctx), req.body.expire_old_after_seconds ?? 0, now()) };
     },
   };
 }

@@ -27,8 +27,6 @@ export interface AuthDeps {
   signingSecret(clubId: string, env: "test" | "live"): Promise<string | null>;
   /** The secrets a token is verified with (current, plus the previous one during a roll's overlap); defaults to `signingSecret`. */
   verificationSecrets?(clubId: string, env: "test" | "live"): Promise<readonly string[] | null>;
-  /** Drops what this process cached of a club's signing secrets (after a roll). */
-  forgetSigningSecrets?(clubId: string, env: "test" | "live"): void;
   /** The club's test clock time, or null when its test environment runs in real time. */
   testClockAt?(clubId: string): Promise<Date | null>;
   now(): Date;

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { components } from "../../../generated/types.js";
+import { cachesOf, scopeKey, type CachedKey, type SigningSecrets } from "../cache/registry.js";
 import { ApiKey, Club, ClubSecret, ConfigVersion } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
@@ -23,6 +24,7 @@ export interface ResolvedKey {
 }
 
 export type KeyInfo = components["schemas"]["KeyInfo"];
+export type { SigningSecrets };
 
 const CLUB_NAME_MAX = 120;
 
@@ -57,17 +59,25 @@ export async function createClub(db: Database, input: { name: string; config?: u
 /**
  * The club and environment a secret key belongs to, or null when the key is
  * malformed, unknown, revoked or past the end a roll gave it. The format is
- * checked before any lookup; the prefix finds the candidates and the hashes
- * are compared in constant time.
+ * checked before any lookup. Known keys are kept in memory by hash for the
+ * cache TTL (cache/registry.ts; forgotten at once on create/roll/revoke); the
+ * end of a rolled key is checked on every call. Unknown keys are never
+ * cached, so a key made by another process works at once.
  */
 export async function resolveApiKey(db: Database, raw: string, now = new Date()): Promise<ResolvedKey | null> {
   const env = keyEnv(raw);
   if (!env) return null;
-  const prefix = keyPrefix(raw);
   const hash = hashKey(raw);
-  const candidates = await db.em().find(ApiKey, { prefix, env, revokedAt: null });
-  const key = candidates.find((candidate) => sameHash(candidate.hash, hash) && (!candidate.expiresAt || candidate.expiresAt > now));
-  return key ? { clubId: key.clubId, env: key.env, keyId: key.id, prefix: key.prefix } : null;
+  const key = await cachesOf(db).apiKeys.get(hash, () => findApiKey(db, raw, env, hash), (found) => found !== null);
+  if (!key || (key.expiresAt && key.expiresAt <= now)) return null;
+  return { clubId: key.clubId, env: key.env, keyId: key.keyId, prefix: key.prefix };
+}
+
+/** The unrevoked key with this text: the prefix finds the candidates and the hashes are compared in constant time. */
+async function findApiKey(db: Database, raw: string, env: Env, hash: string): Promise<CachedKey | null> {
+  const candidates = await db.em().find(ApiKey, { prefix: keyPrefix(raw), env, revokedAt: null });
+  const key = candidates.find((candidate) => sameHash(candidate.hash, hash));
+  return key ? { clubId: key.clubId, env: key.env, keyId: key.id, prefix: key.prefix, expiresAt: key.expiresAt ?? null } : null;
 }
 
 /** GET /v1/key: what the calling key is. */
@@ -84,13 +94,16 @@ export async function getSigningSecret(db: Database, scope: Scope): Promise<stri
   return (await getSigningSecrets(db, scope))?.current ?? null;
 }
 
-/** The current signing secret, and the one before the last roll with the end of its overlap. */
-export interface SigningSecrets {
-  current: string;
-  previous: { secret: string; expiresAt: Date } | null;
+/**
+ * The current signing secret and the previous one (during a roll's overlap),
+ * or null when the club has none. Kept in memory for the cache TTL; a roll
+ * (usecases/keys/token-secret.ts) makes every process forget it.
+ */
+export async function getSigningSecrets(db: Database, scope: Scope): Promise<SigningSecrets | null> {
+  return cachesOf(db).signingSecrets.get(scopeKey(scope), () => readSigningSecrets(db, scope), (found) => found !== null);
 }
 
-export async function getSigningSecrets(db: Database, scope: Scope): Promise<SigningSecrets | null> {
+async function readSigningSecrets(db: Database, scope: Scope): Promise<SigningSecrets | null> {
   const row = await db.em().findOne(ClubSecret, scope, { fields: ["tokenSigningSecret", "previousTokenSigningSecret", "previousExpiresAt"] });
   if (!row) return null;
   const previous =

@@ -5,6 +5,8 @@ import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../generated/types.js";
 import { schemaValidators } from "../../../generated/validators.js";
 import type { ClubConfig } from "../engine/config.js";
+import { changing } from "../cache/changes.js";
+import { cachesOf, scopeKey } from "../cache/registry.js";
 import { ConfigVersion } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
@@ -42,46 +44,35 @@ export function validateClubConfig(input: unknown, root = "config"): ClubConfig 
   return config;
 }
 
-// Filling defaults means validating the whole document, so the filled config
-// is kept per published version. Keyed by version, a cache entry can never be
-// stale: another process publishing makes readers look up a new version. Kept
-// per Database so two databases in one process never share entries. The same
-// object is returned every time, which also lets the engine memoize per config.
-const publishedCache = new WeakMap<Database, Map<string, PublishedConfig>>();
-
-function cacheOf(db: Database): Map<string, PublishedConfig> {
-  let cache = publishedCache.get(db);
-  if (!cache) publishedCache.set(db, (cache = new Map()));
-  return cache;
-}
-
-const cacheKey = (scope: Scope, version: number) => `${scope.clubId}:${scope.env}:${version}`;
-
-function forgetPublished(db: Database, scope: Scope): void {
-  const prefix = `${scope.clubId}:${scope.env}:`;
-  const cache = cacheOf(db);
-  for (const key of cache.keys()) if (key.startsWith(prefix)) cache.delete(key);
-}
-
 /**
  * The published configuration, or null when the club has none in this
- * environment (clubs made by createClub always have one). One indexed lookup
- * of the version number per call; the document is read and filled once per
- * version. Pass the caller's transaction as `em` inside a transaction: another
- * connection could wait for the one the transaction holds.
+ * environment (clubs made by createClub always have one). Kept in memory per
+ * club and environment for the cache TTL and forgotten by every process on a
+ * publish (cache/changes.ts), so the event path usually asks the database
+ * nothing. On a miss, one indexed lookup of the version number; the document
+ * is read and filled (a whole validation) once per version, and the same
+ * object is returned for a version every time, which lets the engine memoize
+ * per config (rules by trigger). Pass the caller's transaction as `em` inside
+ * a transaction: another connection could wait for the one it holds.
  */
-export async function getPublishedConfig(db: Database, scope: Scope, em: SqlEntityManager = db.em()): Promise<PublishedConfig | null> {
+export async function getPublishedConfig(db: Database, scope: Scope, em?: SqlEntityManager): Promise<PublishedConfig | null> {
+  // The EntityManager is forked only on a miss: a fork costs more than a cache hit.
+  return cachesOf(db).configs.get(scopeKey(scope), () => readPublishedConfig(db, scope, em ?? db.em()), (found) => found !== null);
+}
+
+async function readPublishedConfig(db: Database, scope: Scope, em: SqlEntityManager): Promise<PublishedConfig | null> {
   // Read around the identity map: a partially loaded row must never stand in for a full one.
   const current = await em.findOne(ConfigVersion, { ...scope, status: "published" }, { fields: ["version"], disableIdentityMap: true });
   if (!current) return null;
-  const key = cacheKey(scope, current.version);
-  const cached = cacheOf(db).get(key);
+  const documents = cachesOf(db).documents;
+  const key = `${scopeKey(scope)}:${current.version}`;
+  const cached = documents.get(key);
   if (cached) return cached;
   const row = await em.findOne(ConfigVersion, { ...scope, version: current.version }, { disableIdentityMap: true });
-  // Republished between the two reads: the next call sees the new version.
-  if (!row || !row.publishedAt) return getPublishedConfig(db, scope, em);
+  // Republished between the two reads: read again, which sees the new version.
+  if (!row || !row.publishedAt) return readPublishedConfig(db, scope, em);
   const published: PublishedConfig = { version: row.version, publishedAt: row.publishedAt, config: filledPublished(row) };
-  cacheOf(db).set(key, published);
+  documents.set(key, published);
   return published;
 }
 
@@ -158,7 +149,8 @@ export async function getDraft(db: Database, scope: Scope): Promise<ConfigDraftV
  * rule was added (e.g. rule expressions that must compile) cannot go live.
  */
 export async function publish(db: Database, scope: Scope, version?: number, now = new Date()): Promise<ConfigVersionView> {
-  const published = await db.em().transactional(async (em) => {
+  // Every process forgets its copy of the published configuration once this commits.
+  const published = await changing(db, { what: "config", ...scope }, async (em) => {
     const target = version === undefined ? await latestDraft(em, scope) : await em.findOne(ConfigVersion, { ...scope, version });
     if (!target) throw notFound(version === undefined ? "A configuration draft" : `Configuration version ${version}`);
     if (target.status !== "draft") throw new ApiError(409, "version_not_draft", `Version ${target.version} is ${target.status}, not a draft.`);
@@ -174,7 +166,6 @@ export async function publish(db: Database, scope: Scope, version?: number, now 
     target.updatedAt = now;
     return target;
   });
-  forgetPublished(db, scope);
   return { version: published.version, published_at: now.toISOString(), config: validateClubConfig(published.config) };
 }
 

@@ -1,4 +1,5 @@
 import type { components } from "../../../../generated/types.js";
+import { changing } from "../../cache/changes.js";
 import { ApiKey } from "../../db/entities/index.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
@@ -13,7 +14,8 @@ export type ApiKeyWithSecret = components["schemas"]["ApiKeyWithSecret"];
 /**
  * Secret-key management for one club and environment (GET/POST /v1/keys,
  * roll, revoke, and `clube keys …`). Only hashes are stored, so a key's text
- * exists only in the answer that creates it.
+ * exists only in the answer that creates it. Every change makes all processes
+ * forget the keys they cached (cache/changes.ts): a revoked key stops at once.
  */
 
 function view(row: ApiKey): ApiKeyView {
@@ -56,7 +58,7 @@ export async function listApiKeys(
 
 export async function createApiKey(db: Database, scope: Scope, now: Date): Promise<ApiKeyWithSecret> {
   const { row, raw } = mint(scope, now);
-  const created = await db.em().transactional(async (em) => em.create(ApiKey, row));
+  const created = await changing(db, { what: "keys", ...scope }, async (em) => em.create(ApiKey, row));
   return { ...view(created), secret: raw };
 }
 
@@ -72,7 +74,7 @@ export async function rollApiKey(
   expireOldAfterSeconds: number,
   now: Date,
 ): Promise<{ key: ApiKeyWithSecret; previous: ApiKeyView }> {
-  return db.em().transactional(async (em) => {
+  return changing(db, { what: "keys", ...scope }, async (em) => {
     const old = await em.findOne(ApiKey, { ...scope, id, revokedAt: null });
     if (!old || (old.expiresAt && old.expiresAt <= now)) throw notFound(`Key '${id}'`);
     const end = new Date(now.getTime() + expireOldAfterSeconds * 1000);
@@ -86,7 +88,7 @@ export async function rollApiKey(
 
 /** Revokes a key at once; a revoked key is answered unchanged. */
 export async function revokeApiKey(db: Database, scope: Scope, id: string, now: Date): Promise<ApiKeyView> {
-  return db.em().transactional(async (em) => {
+  return changing(db, { what: "keys", ...scope }, async (em) => {
     const key = await em.findOne(ApiKey, { ...scope, id });
     if (!key) throw notFound(`Key '${id}'`);
     if (!key.revokedAt) key.revokedAt = now;

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { components } from "../../../../generated/types.js";
+import { changing } from "../../cache/changes.js";
 import { ClubSecret } from "../../db/entities/index.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
@@ -14,7 +15,7 @@ export type TokenSecretRolled = components["schemas"]["TokenSecretRolled"];
  * inside an overlap retires the oldest secret at once.
  */
 export async function rollTokenSecret(db: Database, scope: Scope, expireOldAfterSeconds: number, now: Date): Promise<TokenSecretRolled> {
-  return db.em().transactional(async (em) => {
+  return changing(db, { what: "secrets", ...scope }, async (em) => {
     const row = await em.findOne(ClubSecret, scope);
     if (!row) {
       throw new ApiError(500, "signing_secret_missing", "This club has no participant-token signing secret for this environment; contact support.");
