@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Migrator } from "@mikro-orm/migrations";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { committedMigrations, openDatabase } from "../../server/src/db/orm.js";
+import { waitFor } from "../jobs/support/wait.js";
 import { demoConfig } from "../support/api.js";
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from "../support/databases.js";
 import { call, envFor, freePort, runClube, startServe, type ClubeEnv, type ClubeServer, type CommandResult } from "./clube-command.js";
@@ -87,6 +88,13 @@ describeEachDatabase("clube club create and config publish", (kind) => {
     expect(response.status).toBe(200);
     return response.body.config.name as string;
   };
+  /**
+   * The CLI publishes from another process: on PostgreSQL the server hears it
+   * at once (NOTIFY), on SQLite within CLUBE_CACHE_TTL_MS, so poll for it.
+   */
+  const expectPublishedName = async (key: string, name: string) => {
+    await waitFor(`the running server to serve "${name}"`, async () => (await publishedName(key)) === name);
+  };
 
   it("club create --json prints exactly the club id and its two keys", async () => {
     const result = await runClube(["club", "create", "--name", "Cassino Aurora", "--json"], env());
@@ -134,6 +142,7 @@ describeEachDatabase("clube club create and config publish", (kind) => {
     const result = await runClube(["config", "publish", "--club", club.club_id, "--env", "test", file], env());
     expect(result).toEqual({ code: 0, stdout: `Published version 2 for ${club.club_id} (test).\n`, stderr: "" });
 
+    await expectPublishedName(club.keys.test, "Clube Aurora VIP");
     const published = await call(server!.url, "GET", "/v1/config", club.keys.test);
     expect(published.status).toBe(200);
     expect(published.body).toMatchObject({ club_id: club.club_id, env: "test", config: { name: "Clube Aurora VIP", currencies: [{ code: "coins" }, { code: "gems" }] } });
@@ -161,7 +170,7 @@ describeEachDatabase("clube club create and config publish", (kind) => {
     const file = await writeJson(target.dataDir, "saved.json", envelope);
     const result = await runClube(["config", "publish", "--club", club.club_id, "--env", "test", file], env());
     expect(result).toEqual({ code: 0, stdout: `Published version 3 for ${club.club_id} (test).\n`, stderr: "" });
-    expect(await publishedName(club.keys.test)).toBe("Clube do Envelope");
+    await expectPublishedName(club.keys.test, "Clube do Envelope");
 
     envelope.config.rules[0].effects[0].currency = "nope";
     await writeFile(file, JSON.stringify(envelope));
