@@ -3,7 +3,7 @@ import { OutboxMessage, WebhookEndpoint } from "../../server/src/db/entities/ind
 import { newId } from "../../server/src/db/ids.js";
 import type { Database } from "../../server/src/db/orm.js";
 import { openEmbeddedQueue } from "../../server/src/jobs/embedded.js";
-import { createOutboxRelay, type RelayedMessage } from "../../server/src/jobs/outbox.js";
+import { createOutboxRelay, purgeRelayedOutbox, RELAYED_RETENTION_DAYS, type RelayedMessage } from "../../server/src/jobs/outbox.js";
 import type { MessageMeta, Queue } from "../../server/src/jobs/queue.js";
 import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
 import { RABBITMQ_URL, rabbitFixture } from "./support/fixtures.js";
@@ -150,6 +150,18 @@ describeEachDatabase("outbox relay", (kind) => {
     expect(new Set(ids).size).toBe(40);
     // PostgreSQL claims rows (SKIP LOCKED): no row twice. SQLite tolerates a duplicate (consumers deduplicate on the id).
     if (kind === "postgresql") expect(relayedA + relayedB).toBe(40);
+  });
+
+  it("purges rows relayed more than a week ago, keeping newer relayed rows and every unrelayed one", async () => {
+    const day = 86_400_000;
+    const old = await addRow("webhook", new Date(clock.getTime() - 9 * day));
+    const recent = await addRow("webhook", new Date(clock.getTime() - 2 * day));
+    const unrelayed = await addRow("webhook", new Date(clock.getTime() - 30 * day));
+    await db.em().nativeUpdate(OutboxMessage, { id: old }, { relayedAt: new Date(clock.getTime() - (RELAYED_RETENTION_DAYS * day + 1)) });
+    await db.em().nativeUpdate(OutboxMessage, { id: recent }, { relayedAt: new Date(clock.getTime() - (RELAYED_RETENTION_DAYS * day - 1)) });
+    expect(await purgeRelayedOutbox(db, clock)).toBe(1);
+    const left = await db.em().find(OutboxMessage, {}, { fields: ["id"] });
+    expect(left.map((row) => row.id).sort()).toEqual([recent, unrelayed].sort());
   });
 
   it("relays on its interval once started", async () => {

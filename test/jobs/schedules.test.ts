@@ -108,13 +108,14 @@ describe("the worker's periodic jobs", () => {
   const db = {} as Database;
   const intervals = (tasks: ScheduledTask[]) => Object.fromEntries(tasks.map((task) => [task.name, task.intervalMs / 60_000]));
 
-  it("expire lots and rewards and warn about deliveries every 5 minutes, review tiers and pay cashback hourly", () => {
+  it("expire lots and rewards and warn about deliveries every 5 minutes, review tiers, pay cashback and purge hourly", () => {
     expect(intervals(workerTasks(db, "https://clube.cassino.example.com"))).toEqual({
       "unconfirmed delivery warnings": 5,
       "currency lot expiry": 5,
       "reward expiry": 5,
       "monthly tier review": 60,
       "event trace retention": 60,
+      "relayed outbox retention": 60,
       "automatic cashback": 60,
       "tournament settlement": 1,
     });

@@ -161,3 +161,17 @@ function subscribed(endpoints: readonly EndpointSubscription[], payload: Record<
   if (typeof type !== "string" || typeof data !== "object" || data === null) return true;
   return hasSubscriber(endpoints, type, data as Record<string, unknown>);
 }
+
+/**
+ * How long relayed rows are kept. The relay never reads them again (its scan
+ * covers only unrelayed rows through a partial index); they stay a week for
+ * whoever inspects the table, then go, so the table does not grow forever on
+ * a machine where autovacuum is off.
+ */
+export const RELAYED_RETENTION_DAYS = 7;
+
+/** Deletes the rows relayed more than RELAYED_RETENTION_DAYS before `now`; how many. */
+export async function purgeRelayedOutbox(db: Database, now: Date): Promise<number> {
+  const cutoff = new Date(now.getTime() - RELAYED_RETENTION_DAYS * 86_400_000);
+  return db.em().nativeDelete(OutboxMessage, { relayedAt: { $lt: cutoff } });
+}

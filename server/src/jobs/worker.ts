@@ -8,7 +8,7 @@ import { reviewTiers } from "../usecases/tier-review.js";
 import { settleTournaments, settleTournamentsForAllClubs } from "../usecases/tournaments/settlement.js";
 import { testClockAt } from "../usecases/test-clocks/clock.js";
 import { WebhookDispatcher } from "../webhooks/dispatch.js";
-import { createOutboxRelay, type OutboxRelay } from "./outbox.js";
+import { createOutboxRelay, purgeRelayedOutbox, type OutboxRelay } from "./outbox.js";
 import type { Consumer, MessageHandler, Queue } from "./queue.js";
 import { startSchedule, type ScheduledTask } from "./schedules.js";
 import { warnUnconfirmedDeliveries } from "./warnings.js";
@@ -72,6 +72,7 @@ export function workerTasks(db: Database, publicUrl: string | undefined): Schedu
     },
     { name: "monthly tier review", intervalMs: HOUR_MS, run: (now) => reviewTiers(db, now), runFor: (scope, now) => reviewTiers(db, now, scope) },
     { name: "event trace retention", intervalMs: HOUR_MS, run: (now) => purgeOldTraces(db, now) },
+    { name: "relayed outbox retention", intervalMs: HOUR_MS, run: (now) => purgeRelayedOutbox(db, now) },
   ];
   if (publicUrl !== undefined) {
     tasks.push({
