@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { Balance, Event, MissionProgress, Participant } from "../../server/src/db/entities/index.js";
+import { Event, Participant } from "../../server/src/db/entities/index.js";
 import { expectError, startApi, type ApiResponse, type TestApi } from "../support/api.js";
 import { describeEachDatabase } from "../support/databases.js";
+import { participantStateOf } from "../support/participant-state.js";
 
 /**
  * Group commit of single events (server/src/usecases/events/group-commit.ts):
@@ -34,21 +35,7 @@ describeEachDatabase("group commit of single events", (kind) => {
 
   const send = (body: unknown, headers: Record<string, string> = {}) => api.request("POST", "/v1/events", { body, headers });
 
-  async function stateOf(externalId: string) {
-    const em = api.db.em().fork();
-    const row = await em.findOneOrFail(Participant, { clubId: api.clubId, externalId });
-    const balances = await em.find(Balance, { participantId: row.id }, { orderBy: { currency: "asc" } });
-    const missions = await em.find(MissionProgress, { participantId: row.id }, { orderBy: { missionId: "asc", periodKey: "asc" } });
-    return {
-      xp: row.xp,
-      level: row.level,
-      tier: row.tierCode,
-      tags: row.tags,
-      eventCounts: row.eventCounts,
-      balances: Object.fromEntries(balances.map((balance) => [balance.currency, balance.amount])),
-      missions: missions.map((m) => ({ mission: m.missionId, period: m.periodKey, progress: m.progress, completed: m.completedAt !== null })),
-    };
-  }
+  const stateOf = (externalId: string) => participantStateOf(api.db, { clubId: api.clubId }, externalId);
 
   it("concurrent events of many participants give the same state as the same events sent one by one", async () => {
     const players = 5;

@@ -3,7 +3,8 @@ import { Event, LedgerEntry, MissionProgress, Participant } from "../../server/s
 import { ingestBatch, ingestEvent } from "../../server/src/usecases/events.js";
 import { PendingWrites } from "../../server/src/usecases/pending-writes.js";
 import { describeEachDatabase } from "../support/databases.js";
-import { balancesOf, eventInput, openClub, participantRow, PUBLIC_URL, type TestClub } from "./fixtures.js";
+import { participantStateOf } from "../support/participant-state.js";
+import { eventInput, openClub, PUBLIC_URL, type TestClub } from "./fixtures.js";
 
 /** A Wednesday, 09:00 in São Paulo. */
 const NOW = new Date("2026-11-18T12:00:00Z");
@@ -87,19 +88,7 @@ describeEachDatabase("atomic batches", (kind) => {
     const total = 120;
     for (let i = 0; i < total; i++) await ingestEvent(club.db, club.scope, eventInput(casinoEvent("one", i, players)), opts);
     await ingestBatch(club.db, club.scope, Array.from({ length: total }, (_, i) => eventInput(casinoEvent("all", i, players))), opts);
-    const stateOf = async (externalId: string) => {
-      const row = await participantRow(club.db, club.scope, externalId);
-      const missions = await club.db.em().find(MissionProgress, { participantId: row.id }, { orderBy: { missionId: "asc", periodKey: "asc" }, disableIdentityMap: true });
-      return {
-        xp: row.xp,
-        level: row.level,
-        tier: row.tierCode,
-        tags: row.tags,
-        eventCounts: row.eventCounts,
-        balances: await balancesOf(club.db, row.id),
-        missions: missions.map((m) => ({ mission: m.missionId, period: m.periodKey, progress: m.progress, completed: m.completedAt !== null, claimed: m.claimedAt !== null })),
-      };
-    };
+    const stateOf = (externalId: string) => participantStateOf(club.db, club.scope, externalId);
     for (let p = 0; p < players; p++) expect(await stateOf(`all-${p}`)).toEqual(await stateOf(`one-${p}`));
   });
 });
