@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { addDecimal, fromMinorUnits, toMinorUnits, withoutFloatNoise } from "../../server/src/engine/money.js";
 
@@ -32,6 +33,33 @@ describe("toMinorUnits", () => {
     expect(toMinorUnits("90071992547409.91", 2)).toBe(Number.MAX_SAFE_INTEGER);
     expect(() => toMinorUnits("90071992547409.92", 2)).toThrow(/too large/);
     expect(() => toMinorUnits(1e21, 0)).toThrow(/too large/);
+  });
+
+  it("gives what exact BigInt arithmetic on the decimal digits gives, fast paths included", () => {
+    // The implementation the fast paths (whole numbers, up to 15 digits) must agree with.
+    const reference = (amount: number | string, decimals: number): number | "throws" => {
+      const match = /^(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(typeof amount === "number" ? String(amount) : amount);
+      if (!match || (typeof amount === "number" && !Number.isFinite(amount))) return "throws";
+      const [, whole, fraction = "", exponent = "0"] = match;
+      const digits = whole + fraction;
+      const shift = decimals - (fraction.length - Number(exponent));
+      const kept = shift >= 0 ? digits + "0".repeat(shift) : digits.slice(0, digits.length + shift);
+      const value = BigInt(kept === "" ? "0" : kept);
+      return value > BigInt(Number.MAX_SAFE_INTEGER) ? "throws" : Number(value);
+    };
+    const actual = (amount: number | string, decimals: number): number | "throws" => {
+      try {
+        return toMinorUnits(amount, decimals);
+      } catch {
+        return "throws";
+      }
+    };
+    const decimalText = fc.tuple(fc.stringMatching(/^\d{1,18}$/), fc.option(fc.stringMatching(/^\d{1,6}$/), { nil: undefined }))
+      .map(([whole, fraction]) => (fraction === undefined ? whole : `${whole}.${fraction}`));
+    const amount = fc.oneof(decimalText, fc.nat(), fc.maxSafeNat(), fc.double({ min: -1e20, max: 1e22, noNaN: true }), fc.constant(-0));
+    fc.assert(fc.property(amount, fc.integer({ min: 0, max: 4 }), (value, decimals) => {
+      expect(actual(value, decimals)).toBe(reference(value, decimals));
+    }), { numRuns: 5000 });
   });
 
   it.each([["-1"], [-0.5], ["1,5"], ["abc"], [""], ["1."], [".5"], ["+1"], [" 1"], [Number.NaN], [Number.POSITIVE_INFINITY]])("refuses %j", (amount) => {

@@ -48,8 +48,25 @@ function toSafeNumber(value: bigint, amount: number | string): number {
  * non-numeric, non-finite or unsafe (> 2^53 − 1 minor units) amounts.
  */
 export function toMinorUnits(amount: number | string, decimals: number): number {
-  return toSafeNumber(scaled(parseDecimal(amount), decimals), amount);
+  // A whole non-negative number times a power of ten below 2^53 is exact in doubles: no text, no BigInt.
+  if (typeof amount === "number" && Number.isSafeInteger(amount) && amount >= 0 && !Object.is(amount, -0)) {
+    const units = amount * 10 ** decimals;
+    if (units <= Number.MAX_SAFE_INTEGER) return units;
+  }
+  const decimal = parseDecimal(amount);
+  const shift = decimals - decimal.scale;
+  // Up to 15 digits fit a double exactly, and so does their product with a power of ten that keeps them under 16:
+  // the common amounts ("12.50", 40) skip BigInt, which costs more than the rest.
+  if (decimal.digits.length + Math.max(shift, 0) <= SAFE_DIGITS) {
+    if (shift >= 0) return Number(decimal.digits) * 10 ** shift;
+    const kept = decimal.digits.slice(0, decimal.digits.length + shift);
+    return kept === "" ? 0 : Number(kept);
+  }
+  return toSafeNumber(scaled(decimal, decimals), amount);
 }
+
+/** Decimal digits any integer below 10^15 has; every such integer is exact in a double. */
+const SAFE_DIGITS = 15;
 
 /** Integer minor units → main units (1050 with decimals 2 → 10.5). */
 export function fromMinorUnits(minor: number, decimals: number): number {

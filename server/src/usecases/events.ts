@@ -81,7 +81,7 @@ function amountInHundredths(amount: number | string | null | undefined): number 
 }
 
 /** The stored row of a received event, before its effects are known. */
-function eventRow(scope: Scope, participantId: string, event: EngineEvent, idempotencyKey: string | null, receivedAt: Date) {
+export function eventRow(scope: Scope, participantId: string, event: EngineEvent, idempotencyKey: string | null, receivedAt: Date) {
   return {
     id: newId("evt"),
     ...scope,
@@ -288,14 +288,15 @@ async function applyInOrder(
     const applied = new Map(fresh.map(({ item, row }, i): [Incoming, EventResult] => {
       const eventEffects = effects[g][i];
       const trace = opts.traces?.get(row.id);
-      writes.events.push({ ...row, status: "processed", effects: eventEffects, effectsCount: eventEffects.length, processedAt: now, trace: (trace as unknown as Record<string, unknown>) ?? null });
+      // Object.assign, not a spread adding keys (status, processedAt): see test/micro/object-spread.ts.
+      writes.events.push(Object.assign({}, row, { status: "processed" as const, effects: eventEffects, effectsCount: eventEffects.length, processedAt: now, trace: (trace as unknown as Record<string, unknown>) ?? null }));
       const warning = unknownTypeWarning(published.config, item.event.type);
       return [item, { event_id: row.id, duplicate: false, effects: eventEffects, ...(warning ? { warnings: [warning] } : {}), ...(trace ? { trace } : {}) }];
     }));
     return group.items.map((item) => {
       const original = originalOf(item);
       if (!original) return applied.get(item)!;
-      writes.events.push({ ...eventRow(scope, participant.id, item.event, null, item.receivedAt), duplicateOf: original.id, status: "processed", processedAt: now });
+      writes.events.push(Object.assign(eventRow(scope, participant.id, item.event, null, item.receivedAt), { duplicateOf: original.id, status: "processed" as const, processedAt: now }));
       return duplicateResult(original);
     });
   });

@@ -454,13 +454,14 @@ export interface GatheredEvaluation {
  */
 export function gatherEvaluation(writes: PendingWrites, target: EvaluationTarget, evaluation: Evaluation): GatheredEvaluation {
   const { delta } = evaluation;
-  const effects = evaluation.effects.map((effect) => ({ ...effect }));
+  // A new list; only the reward effects it fills in are copied (the others are never changed after the engine).
+  const effects = evaluation.effects.slice();
   const rewards = delta.rewards.map((grant) => ({ grant, rewardId: newId("rwd"), deliveryId: grant.delivery ? newId("dlv") : null }));
   for (const { grant, rewardId, deliveryId } of rewards) {
     const effect = effects[grant.effectIndex];
     if (effect.type !== "reward_granted") throw new Error(`effect ${grant.effectIndex} is ${effect.type}, not the reward_granted of ${grant.rewardCode}`);
-    effect.reward_id = rewardId;
-    if (deliveryId !== null) effect.delivery_id = deliveryId;
+    // Object.assign, not a spread adding keys: see test/micro/object-spread.ts.
+    effects[grant.effectIndex] = Object.assign({}, effect, deliveryId === null ? { reward_id: rewardId } : { reward_id: rewardId, delivery_id: deliveryId });
   }
   const participant = updateParticipant(writes, target, delta);
   gatherLedger(writes, target, delta);
@@ -470,9 +471,10 @@ export function gatherEvaluation(writes: PendingWrites, target: EvaluationTarget
   gatherRewards(writes, target, rewards);
   gatherAchievements(writes, target, delta);
   const messages = notifyMessages(target.config, participant, delta);
-  writes.notifications.push(...notificationRows(target.scope, target.participant.id, notificationsFor(target.config, participant, effects, messages), target.now));
+  const texts = notificationsFor(target.config, participant, effects, messages);
+  if (texts.length > 0) writes.notifications.push(...notificationRows(target.scope, target.participant.id, texts, target.now));
   gatherWebhooks(writes, target, effects, delta, rewards);
-  gatherMessageRequests(writes, target, participant, messages);
+  if (messages.length > 0) gatherMessageRequests(writes, target, participant, messages);
   return { effects, participant, lotsCreated };
 }
 
@@ -483,7 +485,7 @@ function updateParticipant(writes: PendingWrites, { participant, now }: Evaluati
   const changes: ParticipantChanges = {
     level: delta.level,
     tierCode: delta.tierCode,
-    tags: [...participant.tags, ...delta.tagsAdded.map((added) => added.tag)],
+    tags: delta.tagsAdded.length === 0 ? participant.tags : [...participant.tags, ...delta.tagsAdded.map((added) => added.tag)],
     eventCounts,
     // The monthly tier review's record of the highest levels, moved when the level does.
     ...(delta.level !== participant.level ? peakColumnsAfter(participant, delta.peakLevel) : {}),
@@ -626,6 +628,8 @@ interface NotifyMessage {
 }
 
 function notifyMessages(config: ClubConfig, participant: MessageRecipient, delta: StateDelta): NotifyMessage[] {
+  // Most events notify nothing: the participant's variables (a level name rendered) only when one does.
+  if (delta.notifications.length === 0) return [];
   const variables = participantVariables(config, participant);
   return delta.notifications.map(({ template }) => ({
     template,
@@ -638,8 +642,9 @@ function notifyMessages(config: ClubConfig, participant: MessageRecipient, delta
 /** The participant's inbox entries for what the evaluation did, from the club's templates (else the built-in texts). */
 function notificationsFor(config: ClubConfig, participant: MessageRecipient, effects: ApiEffect[], messages: NotifyMessage[]): NotificationText[] {
   const texts: NotificationText[] = [];
-  const base = participantVariables(config, participant);
+  let base: MessageVariables | undefined;
   const builtIn = (kind: string, view: string, variables: MessageVariables) => {
+    base ??= participantVariables(config, participant);
     const rendered = renderClubMessage(config, kind, { ...base, ...variables });
     if (rendered) texts.push({ kind, title: rendered.title, body: rendered.body, view });
   };
