@@ -62,7 +62,8 @@ export function runRule(session: Session, rule: RuleConfig, event: EngineEvent, 
     return;
   }
   const run = currentRunState(session.state.ruleRuns[rule.id], dayKey);
-  const granted = { ...run.today.granted };
+  // Object.assign, not a spread: keys are added to it later (see test/micro/object-spread.ts).
+  const granted: Record<string, number> = Object.assign({}, run.today.granted);
   for (const effect of rule.effects) applyRuleEffect(session, rule, effect, event, granted);
   session.recordRun(rule.id, {
     total: run.total + 1,

@@ -45,7 +45,8 @@ export class PendingWrites {
   /** Adds `xp` to the participant's XP and sets the other columns to `changes`. */
   updateParticipant(participantId: string, xp: number, changes: ParticipantChanges): void {
     const pending = this.participants.get(participantId);
-    this.participants.set(participantId, { xp: (pending?.xp ?? 0) + xp, changes: { ...pending?.changes, ...changes } });
+    // Object.assign, not `{ ...pending?.changes, ...changes }`: a spread adding keys costs microseconds on Node 20 (test/micro/object-spread.ts).
+    this.participants.set(participantId, { xp: (pending?.xp ?? 0) + xp, changes: pending ? Object.assign({}, pending.changes, changes) : changes });
   }
 
   /** Adds `row.amount` to the balance of the row's participant and currency, creating it on first use. */
