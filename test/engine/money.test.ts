@@ -92,6 +92,16 @@ describe("addDecimal", () => {
   ])("%d + %d = %d exactly", (a, b, sum) => {
     expect(addDecimal(a, b)).toBe(sum);
   });
+
+  it("adds whole numbers as exact BigInt arithmetic does (the fast path), and falls back beyond safe integers", () => {
+    const exact = (a: number, b: number) => Number(BigInt(a) + BigInt(b));
+    fc.assert(fc.property(fc.maxSafeInteger(), fc.maxSafeInteger(), (a, b) => {
+      expect(addDecimal(a, b)).toBe(exact(a, b));
+    }), { numRuns: 2000 });
+    fc.assert(fc.property(fc.integer({ min: -1e6, max: 1e6 }), fc.integer({ min: -1e6, max: 1e6 }), (a, b) => {
+      expect(addDecimal(a, b)).toBe(exact(a, b));
+    }), { numRuns: 2000 });
+  });
 });
 
 describe("withoutFloatNoise", () => {

@@ -85,6 +85,9 @@ function decimalPlaces(value: number): number {
  * main units): 0.1 + 0.2 is 0.3, not 0.30000000000000004.
  */
 export function addDecimal(a: number, b: number): number {
+  // Whole numbers (a count mission's progress) add exactly as doubles while the sum stays safe.
+  const sum = a + b;
+  if (Number.isSafeInteger(a) && Number.isSafeInteger(b) && Number.isSafeInteger(sum)) return sum === 0 ? 0 : sum;
   const places = Math.max(decimalPlaces(a), decimalPlaces(b));
   const signed = (value: number) => (value < 0 ? -1n : 1n) * scaled(parseDecimal(Math.abs(value)), places);
   return fromMinorUnits(Number(signed(a) + signed(b)), places);

@@ -480,7 +480,8 @@ export function gatherEvaluation(writes: PendingWrites, target: EvaluationTarget
 
 /** Sets the participant's columns after the delta; returns them. */
 function updateParticipant(writes: PendingWrites, { participant, now }: EvaluationTarget, delta: StateDelta): ParticipantSnapshot {
-  const eventCounts = { ...participant.eventCounts };
+  // Object.assign, not a spread: a new event type adds a key (see test/micro/object-spread.ts).
+  const eventCounts: Record<string, number> = Object.assign({}, participant.eventCounts);
   for (const [type, increment] of Object.entries(delta.eventCounts)) eventCounts[type] = (eventCounts[type] ?? 0) + increment;
   const changes: ParticipantChanges = {
     level: delta.level,
@@ -499,7 +500,7 @@ function updateParticipant(writes: PendingWrites, { participant, now }: Evaluati
 /** Ledger rows with the running balance after each, and the balance rows moved by the net change. */
 function gatherLedger(writes: PendingWrites, { scope, participant, state, now, event }: EvaluationTarget, delta: StateDelta): void {
   if (delta.ledger.length === 0) return;
-  const running: Record<string, number> = { ...state.balances, xp: state.xp };
+  const running: Record<string, number> = Object.assign({}, state.balances, { xp: state.xp });
   for (const line of delta.ledger) {
     running[line.unit] = (running[line.unit] ?? 0) + line.delta;
     writes.ledger.push({
