@@ -115,4 +115,11 @@ describe("withoutFloatNoise", () => {
     expect(withoutFloatNoise(123456.789)).toBe(123456.789);
     expect(withoutFloatNoise(-2.5)).toBe(-2.5);
   });
+
+  it("gives what rounding to 12 significant digits gives, whole numbers (the fast path) included", () => {
+    const value = fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(-0), fc.constant(1e12), fc.constant(-999_999_999_999));
+    fc.assert(fc.property(value, (x) => {
+      expect(withoutFloatNoise(x)).toBe(Number(x.toPrecision(12)));
+    }), { numRuns: 5000 });
+  });
 });

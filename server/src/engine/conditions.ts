@@ -11,9 +11,27 @@ export function eventField(event: EngineEvent, path: string): unknown {
   return pathValue(event, path.startsWith("event.") ? path.slice("event.".length) : path);
 }
 
+/**
+ * The steps of each dotted path seen: rule conditions, idempotency paths and
+ * mission fields are read on every event, and splitting the text each time
+ * allocates. Paths come from published configs (a small set); the bound only
+ * protects a long-running process from configs edited many times.
+ */
+const STEPS_LIMIT = 1000;
+const stepsOf = new Map<string, readonly string[]>();
+
+function pathSteps(path: string): readonly string[] {
+  let steps = stepsOf.get(path);
+  if (!steps) {
+    if (stepsOf.size >= STEPS_LIMIT) stepsOf.clear();
+    stepsOf.set(path, (steps = Object.freeze(path.split("."))));
+  }
+  return steps;
+}
+
 function pathValue(root: object, path: string): unknown {
   let value: unknown = root;
-  for (const step of path.split(".")) {
+  for (const step of pathSteps(path)) {
     if (value === null || typeof value !== "object" || Array.isArray(value) || !Object.hasOwn(value, step)) return undefined;
     value = (value as Record<string, unknown>)[step];
   }

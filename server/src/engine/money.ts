@@ -102,5 +102,7 @@ const SIGNIFICANT_DIGITS = 12;
  * to whole units afterwards does not lose a unit to floating-point noise.
  */
 export function withoutFloatNoise(value: number): number {
+  // A whole number of at most 12 digits has no noise to remove (and toPrecision would give it back unchanged).
+  if (Number.isInteger(value) && Math.abs(value) < 1e12) return value === 0 ? 0 : value;
   return Number(value.toPrecision(SIGNIFICANT_DIGITS));
 }

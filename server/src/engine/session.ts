@@ -54,6 +54,7 @@ export class Session {
   private readonly webhooks: StateDelta["webhooks"] = [];
   private readonly thresholds: readonly number[];
   private participantNow: ExpressionParticipant | null = null;
+  private nowText: string | undefined;
 
   constructor(
     readonly config: EngineConfig,
@@ -64,6 +65,11 @@ export class Session {
     readonly tracer: TraceBuilder | null = null,
   ) {
     this.thresholds = levelThresholds(config.progression.curve);
+  }
+
+  /** `now` as ISO text, for every record of this evaluation (formatted once). */
+  get nowIso(): string {
+    return (this.nowText ??= this.now.toISOString());
   }
 
   get xp(): number {
@@ -159,7 +165,7 @@ export class Session {
       this.lotsCreated.push({
         currency: currency.code,
         amount,
-        grantedAt: this.now.toISOString(),
+        grantedAt: this.nowIso,
         expiresAt: addDays(this.now, currency.expiresInDays).toISOString(),
         ruleId,
       });
