@@ -136,11 +136,16 @@ function runOnce(tree: Tree, round: number): Record<Stage, number> {
 const trees = [];
 for (const root of roots) trees.push(await loadTree(root));
 const totals = trees.map(() => Object.fromEntries(STAGES.map((stage) => [stage, [] as number[]])) as Record<Stage, number[]>);
+// CPU time of whole rounds (user + system): unlike the stages' wall clock, it does not count time the process waited for a core.
+const cpu = trees.map(() => [] as number[]);
 // Warm-up, then rounds alternating between trees so both see the same load.
 for (const tree of trees) runOnce(tree, 0);
 for (let round = 1; round <= ROUNDS; round++) {
   trees.forEach((tree, t) => {
+    const before = process.cpuUsage();
     const spent = runOnce(tree, round);
+    const used = process.cpuUsage(before);
+    cpu[t].push((used.user + used.system) / EVENTS);
     for (const stage of STAGES) totals[t][stage].push(spent[stage] / EVENTS / 1000);
   });
 }
@@ -151,3 +156,4 @@ for (const stage of [...STAGES, "total"] as const) {
   const cells = totals.map((t) => (stage === "total" ? STAGES.reduce((sum, s) => sum + median(t[s]), 0) : median(t[stage])));
   console.log([stage.padEnd(20), ...cells.map((value) => value.toFixed(2).padStart(26))].join(""));
 }
+console.log(["cpu of a round".padEnd(20), ...cpu.map((values) => median(values).toFixed(2).padStart(26))].join(""));
