@@ -26,12 +26,12 @@ export class StandingWrites {
       const key = `${participantId}\u0000${delta.tournamentId}\u0000${delta.editionKey}`;
       const rows = this.rows[delta.mode];
       const pending = rows.get(key);
-      const row: Row = {
-        id: newId("tst"), ...scope, participantId, tournamentId: delta.tournamentId, editionKey: delta.editionKey,
-        score: delta.score, reachedAt: delta.reachedAt, updatedAt: now,
-      };
-      if (!pending) rows.set(key, row);
-      else if (delta.mode === "add") rows.set(key, { ...pending, score: pending.score + delta.score, reachedAt: later(pending.reachedAt as Date, delta.reachedAt), updatedAt: now });
+      if (!pending) {
+        rows.set(key, {
+          id: newId("tst"), ...scope, participantId, tournamentId: delta.tournamentId, editionKey: delta.editionKey,
+          score: delta.score, reachedAt: delta.reachedAt, updatedAt: now,
+        });
+      } else if (delta.mode === "add") rows.set(key, { ...pending, score: pending.score + delta.score, reachedAt: later(pending.reachedAt as Date, delta.reachedAt), updatedAt: now });
       else if (delta.score > pending.score) rows.set(key, { ...pending, score: delta.score, reachedAt: delta.reachedAt, updatedAt: now });
     }
   }
