@@ -456,7 +456,7 @@ async function ingestGroup(events: SingleEvent[]): Promise<EventResult[]> {
   const published = await requirePublishedConfig(db, scope);
   const outbox = { written: false };
   const opts: IngestOptions = { now: latest(events.map((event) => event.receivedAt)), publicUrl, outbox };
-  const results = await db.em().transactional((em) => applyPlanned(em, db, scope, published, events.map((event, index) => ({ ...event, index })), opts));
+  const results = await db.em().transactional((em) => applyPlanned(em, db, scope, published, events.map((event, index) => Object.assign({}, event, { index })), opts));
   signalOutbox(outbox.written, events);
   return results;
 }
