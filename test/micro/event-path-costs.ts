@@ -133,6 +133,62 @@ function runOnce(tree: Tree, round: number): Record<Stage, number> {
   return Object.fromEntries(STAGES.map((stage) => [stage, Number(spent[stage])])) as Record<Stage, number>;
 }
 
+/**
+ * Each stage alone over the inputs one pipeline run gave (the same states,
+ * events and evaluations), timed by CPU time (user + system) rather than the
+ * wall clock: on a shared machine the wall clock also counts waiting for a
+ * core. Returns µs per event per stage.
+ */
+function isolatedCpu(tree: Tree): Record<Stage, number> {
+  const { config } = tree;
+  const timeZone: string = config.checkin?.timezone ?? "America/Sao_Paulo";
+  const scope = { clubId: "club_micro", env: "test" };
+  const now = new Date(Date.parse("2026-11-21T15:00:00.000Z"));
+  const inputs: { event: any; snapshot: any; state: any; evaluation: any; gathered: any; rowId: string }[] = [];
+  const participants = new Map<string, { snapshot: any; state: any }>();
+  let writes = new tree.PendingWrites();
+  for (let i = 0; i < EVENTS; i++) {
+    if (i % BATCH === 0) writes = new tree.PendingWrites();
+    const { participant: externalId, event } = casinoEvent(i, now.toISOString());
+    let known = participants.get(externalId);
+    if (!known) {
+      const snapshot = tree.participantSnapshot({
+        id: `par_${externalId}`, externalId, xp: 0, level: 1, tierCode: "bronze", tags: [], eventCounts: {}, peakMonth: null, peakLevel: null, priorMonthPeakLevel: null,
+      });
+      const state = { xp: 0, level: 1, tierCode: "bronze", tags: [], balances: {}, lots: [], badges: [], eventCountsBefore: {}, ruleRuns: {}, missions: {}, peakLevel: null };
+      participants.set(externalId, (known = { snapshot, state }));
+    }
+    const evaluation = tree.evaluate({ config, state: known.state, event, now, timeZone });
+    const rowId = `evt_${i}`;
+    const gathered = tree.gatherEvaluation(writes, { scope, config, participant: known.snapshot, state: known.state, now, publicUrl: "http://127.0.0.1", event: { id: rowId, type: event.type } }, evaluation);
+    inputs.push({ event, snapshot: known.snapshot, state: known.state, evaluation, gathered, rowId });
+    known.snapshot = gathered.participant;
+    known.state = tree.stateAfter(known.state, config, evaluation.delta, gathered);
+  }
+  const timed = (run: (input: (typeof inputs)[number], i: number) => void): number => {
+    const before = process.cpuUsage();
+    inputs.forEach(run);
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / inputs.length;
+  };
+  let stageWrites = new tree.PendingWrites();
+  return {
+    evaluate: timed(({ event, state }) => tree.evaluate({ config, state, event, now, timeZone })),
+    gatherEvaluation: timed(({ event, snapshot, state, evaluation, rowId }, i) => {
+      if (i % BATCH === 0) stageWrites = new tree.PendingWrites();
+      tree.gatherEvaluation(stageWrites, { scope, config, participant: snapshot, state, now, publicUrl: "http://127.0.0.1", event: { id: rowId, type: event.type } }, evaluation);
+    }),
+    stateAfter: timed(({ state, evaluation, gathered }) => tree.stateAfter(state, config, evaluation.delta, gathered)),
+    tournamentScores: timed(({ event, snapshot }, i) => {
+      if (i % BATCH === 0) stageWrites = new tree.PendingWrites();
+      tree.gatherTournamentScores(stageWrites.standings, { scope, participantId: snapshot.id, config, event, now, timeZone });
+    }),
+    eventRow: timed(({ event, snapshot }) => tree.eventRow(scope, snapshot.id, event, event.id, now)),
+    unknownTypeWarning: timed(({ event }) => tree.unknownTypeWarning(config, event.type)),
+    answerJson: timed(({ gathered, rowId }) => JSON.stringify({ event_id: rowId, duplicate: false, effects: gathered.effects })),
+  };
+}
+
 const trees = [];
 for (const root of roots) trees.push(await loadTree(root));
 const totals = trees.map(() => Object.fromEntries(STAGES.map((stage) => [stage, [] as number[]])) as Record<Stage, number[]>);
@@ -157,3 +213,17 @@ for (const stage of [...STAGES, "total"] as const) {
   console.log([stage.padEnd(20), ...cells.map((value) => value.toFixed(2).padStart(26))].join(""));
 }
 console.log(["cpu of a round".padEnd(20), ...cpu.map((values) => median(values).toFixed(2).padStart(26))].join(""));
+
+// Each stage alone, by CPU time, trees in turns.
+const isolated = trees.map(() => Object.fromEntries(STAGES.map((stage) => [stage, [] as number[]])) as Record<Stage, number[]>);
+for (let round = 0; round < ROUNDS; round++) {
+  trees.forEach((tree, t) => {
+    const spent = isolatedCpu(tree);
+    for (const stage of STAGES) isolated[t][stage].push(spent[stage]);
+  });
+}
+console.log(`\nCPU µs/event, each stage alone over the same inputs (median of ${ROUNDS})`);
+for (const stage of [...STAGES, "total"] as const) {
+  const cells = isolated.map((t) => (stage === "total" ? STAGES.reduce((sum, s) => sum + median(t[s]), 0) : median(t[stage])));
+  console.log([stage.padEnd(20), ...cells.map((value) => value.toFixed(2).padStart(26))].join(""));
+}
