@@ -32,7 +32,7 @@ export function stateAfter(state: ParticipantState, config: ClubConfig, delta: S
     lots: lotsAfter(state.lots, delta, gathered.lotsCreated),
     badges: delta.badges.length === 0 ? state.badges : [...state.badges, ...delta.badges.map((badge) => badge.badgeCode)],
     ruleRuns: ruleRunsAfter(state.ruleRuns, delta.ruleRuns),
-    missions: isEmpty(delta.missions) ? state.missions : { ...state.missions, ...delta.missions },
+    missions: isEmpty(delta.missions) ? state.missions : Object.assign({}, state.missions, delta.missions),
   };
 }
 
