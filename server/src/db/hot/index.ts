@@ -39,10 +39,20 @@ export interface ParticipantUpdate {
 export interface HotStore {
   /** Inserts `rows` (entity property names) into the shape's table, one statement (PostgreSQL) or one prepared statement run per row (SQLite). */
   insert(shape: TableShape, rows: object[], upsert?: Upsert): Promise<void>;
+  /**
+   * Inserts those of `rows` (each with an `id`) whose unique key `conflict`
+   * is still free, skipping the others (`on conflict do nothing`: a
+   * concurrent creator never fails the transaction); the ids inserted.
+   */
+  insertAbsent(shape: TableShape, rows: { id: string }[], conflict: string[]): Promise<Set<string>>;
   updateParticipants(rows: ParticipantUpdate[]): Promise<void>;
   /** Subtracts each amount from its lot's `remaining`. */
   spendLots(rows: { id: string; amount: number }[]): Promise<void>;
-  /** Rows of a read-only statement written with `?` placeholders, bound to `params` (scalars or arrays; see each dialect for arrays). */
+  /**
+   * Rows of a statement written with `?` placeholders, bound to `params`
+   * (scalars or arrays; see each dialect for arrays): a read, or a write
+   * with `returning`.
+   */
   select<R>(sql: { postgresql: string; sqlite: string }, params: unknown[]): Promise<R[]>;
   readonly dialect: "postgresql" | "sqlite";
 }

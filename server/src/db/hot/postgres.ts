@@ -31,10 +31,19 @@ function run(client: PgClient, text: string, values: unknown[]): Promise<{ rows:
 
 /** `INSERT … SELECT * FROM unnest(<one array per column>)`: one statement whatever the number of rows. */
 function insertText(shape: TableShape, upsert?: Upsert): string {
+  const conflict = upsert ? ` on conflict (${upsert.conflict.map((field) => `"${field}"`).join(", ")}) do update set ${upsert.set}` : "";
+  return `${insertRows(shape)}${conflict}`;
+}
+
+function insertRows(shape: TableShape): string {
   const columns = shape.columns.map((column) => `"${column.field}"`).join(", ");
   const arrays = shape.columns.map((column, i) => `$${i + 1}::${ARRAY_TYPE[column.kind]}`).join(", ");
-  const conflict = upsert ? ` on conflict (${upsert.conflict.map((field) => `"${field}"`).join(", ")}) do update set ${upsert.set}` : "";
-  return `insert into "${shape.table}" (${columns}) select * from unnest(${arrays})${conflict}`;
+  return `insert into "${shape.table}" (${columns}) select * from unnest(${arrays})`;
+}
+
+/** One array per column of the shape, in its column order. */
+function columnArrays(shape: TableShape, rows: object[]): unknown[][] {
+  return shape.columns.map(({ property, kind }) => rows.map((row) => bound(kind, (row as Record<string, unknown>)[property])));
 }
 
 const texts = new Map<string, string>();
@@ -70,8 +79,13 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
     async insert(shape, rows, upsert) {
       if (rows.length === 0) return;
       const text = cachedText(`${shape.table}|${upsert?.conflict.join(",") ?? ""}|${upsert?.set ?? ""}`, () => insertText(shape, upsert));
-      const values = shape.columns.map(({ property, kind }) => rows.map((row) => bound(kind, (row as Record<string, unknown>)[property])));
-      await exec(text, values);
+      await exec(text, columnArrays(shape, rows));
+    },
+    async insertAbsent(shape, rows, conflict) {
+      if (rows.length === 0) return new Set();
+      const text = cachedText(`${shape.table}|absent|${conflict.join(",")}`, () => `${insertRows(shape)} on conflict (${conflict.map((field) => `"${field}"`).join(", ")}) do nothing returning id`);
+      const { rows: inserted } = await exec(text, columnArrays(shape, rows));
+      return new Set((inserted as { id: string }[]).map((row) => row.id));
     },
     async updateParticipants(rows: ParticipantUpdate[]) {
       if (rows.length === 0) return;

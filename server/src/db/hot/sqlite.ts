@@ -6,7 +6,7 @@ export interface LibsqlDatabase {
   prepare(sql: string): LibsqlStatement;
 }
 interface LibsqlStatement {
-  run(params: unknown[]): unknown;
+  run(params: unknown[]): { changes: number };
   all(params: unknown[]): unknown[];
 }
 
@@ -77,6 +77,20 @@ export function sqliteHotStore(db: LibsqlDatabase, convert: (err: unknown) => ne
     async insert(shape, rows, upsert) {
       if (rows.length === 0) return;
       each(insertText(shape, upsert), rows.map((row) => shape.columns.map(({ property, kind }) => bound(kind, (row as Record<string, unknown>)[property]))));
+    },
+    async insertAbsent(shape, rows, conflict) {
+      const inserted = new Set<string>();
+      if (rows.length === 0) return inserted;
+      const text = `${insertText(shape)} on conflict (${conflict.map((field) => `"${field}"`).join(", ")}) do nothing`;
+      try {
+        const stmt = statement(db, text);
+        for (const row of rows) {
+          if (stmt.run(shape.columns.map(({ property, kind }) => bound(kind, (row as Record<string, unknown>)[property]))).changes > 0) inserted.add(row.id);
+        }
+      } catch (err) {
+        convert(err);
+      }
+      return inserted;
     },
     async updateParticipants(rows: ParticipantUpdate[]) {
       each(UPDATE_PARTICIPANT, rows.map((row) => {
