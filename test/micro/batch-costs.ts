@@ -23,18 +23,42 @@ const pgClient = (require("pg") as { Client: { prototype: { query(...args: unkno
 const pgQuery = pgClient.query;
 pgClient.query = function (this: unknown, ...args: unknown[]) {
   statements++;
-  return pgQuery.apply(this, args);
+  const result = pgQuery.apply(this, args);
+  if (!sqlTimes || !(result instanceof Promise)) return result;
+  const start = process.hrtime.bigint();
+  const config = args[0] as string | { text: string };
+  return result.finally(() => record(typeof config === "string" ? config : config.text, start));
 };
 // libsql's Statement class, reached through a prepared statement of a throwaway database.
-const libsql = require("libsql") as { new (path: string): { prepare(sql: string): object; close(): void } };
+const libsql = require("libsql") as { new (path: string): { prepare(sql: string): object; close(): void }; prototype: { prepare(sql: string): object } };
 const probe = new libsql(":memory:");
 const statementProto = Object.getPrototypeOf(probe.prepare("select 1")) as Record<string, (...args: unknown[]) => unknown>;
 probe.close();
+// BATCH_SQL_TIMES=1: the SQLite time spent per statement text, printed at the end.
+const sqlTimes = process.env.BATCH_SQL_TIMES ? new Map<string, { ms: number; runs: number }>() : null;
+function record(sql: string, start: bigint): void {
+  const key = sql.replace(/\s+/g, " ").slice(0, 110);
+  const entry = sqlTimes!.get(key) ?? { ms: 0, runs: 0 };
+  entry.ms += Number(process.hrtime.bigint() - start) / 1e6;
+  entry.runs++;
+  sqlTimes!.set(key, entry);
+}
+const sqlOf = new WeakMap<object, string>();
+const prepare = libsql.prototype.prepare;
+libsql.prototype.prepare = function (this: unknown, sql: string) {
+  const stmt = prepare.call(this, sql);
+  sqlOf.set(stmt, sql);
+  return stmt;
+};
 for (const method of ["run", "get", "all", "iterate"]) {
   const original = statementProto[method];
-  statementProto[method] = function (this: unknown, ...args: unknown[]) {
+  statementProto[method] = function (this: object, ...args: unknown[]) {
     statements++;
-    return original.apply(this, args);
+    if (!sqlTimes) return original.apply(this, args);
+    const start = process.hrtime.bigint();
+    const result = method === "iterate" ? [...(original.apply(this, args) as Iterable<unknown>)].values() : original.apply(this, args);
+    record(sqlOf.get(this) ?? "?", start);
+    return result;
   };
 }
 
@@ -83,3 +107,4 @@ for (const kind of kinds) {
     await club.close();
   }
 }
+if (sqlTimes) for (const [sql, { ms, runs }] of [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15)) console.log(`${ms.toFixed(0).padStart(6)} ms ${String(runs).padStart(6)}× ${sql}`);

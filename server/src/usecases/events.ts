@@ -357,10 +357,13 @@ async function applyApart<T>(parts: T[], apply: (part: T) => Promise<EventResult
 
 /**
  * A batch is one transaction (every event applied, or none), its
- * participants taken PARTICIPANTS_PER_STEP at a time (every query serves all
- * of them, with IN lists and multi-row writes of bounded size).
+ * participants taken a step at a time (every statement of a step serves all
+ * of them, with array parameters). On PostgreSQL each statement is a round
+ * trip, which a loaded machine makes cost far more than the rows do, so a
+ * whole batch (at most 500 events) is one step. SQLite runs in-process
+ * without yielding: steps of 100 keep the event loop turning between them.
  */
-const PARTICIPANTS_PER_STEP = 100;
+const PARTICIPANTS_PER_STEP = { postgresql: 500, sqlite: 100 } as const;
 /**
  * How often a whole batch is tried again after losing a race: another request
  * stored one of its keys first (the retry answers it as a repeat) or a
@@ -413,7 +416,7 @@ async function applyPlanned(em: SqlEntityManager, db: Database, scope: Scope, pu
     const answered = await applyInOrder(em, db, scope, published, groups.map((group) => ({ externalId: group[0].participant, items: group })), opts);
     groups.forEach((group, g) => group.forEach((item, i) => (results[item.index] = answered[g][i])));
   };
-  for (const step of chunks(byParticipant, PARTICIPANTS_PER_STEP)) {
+  for (const step of chunks(byParticipant, PARTICIPANTS_PER_STEP[db.dialect])) {
     await answer(step);
     await yieldToEventLoop();
   }

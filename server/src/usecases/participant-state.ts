@@ -282,9 +282,6 @@ interface RunCounters {
   [granted: `granted_${number}`]: number | string;
 }
 
-/** Dedupe keys looked up per statement; far under both databases' limits on bound values. */
-const DEDUPE_KEYS_PER_QUERY = 500;
-
 /**
  * The counters of the triggered rules, per participant, read so that every
  * query stays bounded however long the participants have played: dedupe keys
@@ -343,9 +340,9 @@ async function loadRuleRuns(
 
 /**
  * The dedupe keys the events resolve to (for the rules each triggers) that
- * their participant's rules already fired for. Looked up as participants ×
- * rule ids × stored keys and matched in memory: one indexed query instead of
- * a condition per combination, whose nesting SQLite limits.
+ * their participant's rules already fired for: the wanted (participant,
+ * rule, stored key) triples joined to the unique index in one statement, a
+ * probe per triple (lists per column would probe every combination of them).
  */
 async function firedDedupeKeys(
   store: HotStore,
@@ -353,34 +350,30 @@ async function firedDedupeKeys(
   triggered: RuleConfig[],
 ): Promise<{ participantId: string; ruleId: string; key: string }[]> {
   // "participant rule stored-key" → the key as the engine compares it.
-  const wanted = new Map<string, string>();
-  const ruleIds = new Set<string>();
-  const storedKeys = new Set<string>();
+  const wanted = new Map<string, { triple: [string, string, string]; key: string }>();
   for (const { participantId, events } of participants) {
     for (const event of events) {
       for (const rule of triggered) {
         const key = rule.trigger.event === event.type ? dedupeKey(rule, event) : null;
         if (key === null) continue;
-        const stored = storedDedupeKey(key);
-        wanted.set(JSON.stringify([participantId, rule.id, stored]), key);
-        ruleIds.add(rule.id);
-        storedKeys.add(stored);
+        const triple: [string, string, string] = [participantId, rule.id, storedDedupeKey(key)];
+        wanted.set(JSON.stringify(triple), { triple, key });
       }
     }
   }
-  const fired: { participantId: string; ruleId: string; key: string }[] = [];
-  const keys = [...storedKeys];
-  for (let start = 0; start < keys.length; start += DEDUPE_KEYS_PER_QUERY) {
-    const seen = await store.select<{ participant_id: string; rule_id: string; dedupe_key: string }>(
-      bothDialects((inList) => `select participant_id, rule_id, dedupe_key from rule_runs where ${inList("participant_id")} and ${inList("rule_id")} and ${inList("dedupe_key")}`),
-      [participants.map(({ participantId }) => participantId), [...ruleIds], keys.slice(start, start + DEDUPE_KEYS_PER_QUERY)],
-    );
-    for (const run of seen) {
-      const key = wanted.get(JSON.stringify([run.participant_id, run.rule_id, run.dedupe_key]));
-      if (key !== undefined) fired.push({ participantId: run.participant_id, ruleId: run.rule_id, key });
-    }
-  }
-  return fired;
+  if (wanted.size === 0) return [];
+  const triples = [...wanted.values()].map(({ triple }) => triple);
+  const seen = await store.select<{ participant_id: string; rule_id: string; dedupe_key: string }>(
+    {
+      postgresql: `select r.participant_id, r.rule_id, r.dedupe_key from unnest(?::text[], ?::text[], ?::text[]) as w(participant_id, rule_id, dedupe_key)
+        join rule_runs as r on r.participant_id = w.participant_id and r.rule_id = w.rule_id and r.dedupe_key = w.dedupe_key`,
+      // The triples bound as one JSON array of [participant, rule, key].
+      sqlite: `select r.participant_id, r.rule_id, r.dedupe_key from json_each(?) as w
+        join rule_runs as r on r.participant_id = w.value ->> 0 and r.rule_id = w.value ->> 1 and r.dedupe_key = w.value ->> 2`,
+    },
+    store.dialect === "postgresql" ? [0, 1, 2].map((i) => triples.map((triple) => triple[i])) : [triples],
+  );
+  return seen.map((run) => ({ participantId: run.participant_id, ruleId: run.rule_id, key: wanted.get(JSON.stringify([run.participant_id, run.rule_id, run.dedupe_key]))!.key }));
 }
 
 type Schemas = components["schemas"];

@@ -36,6 +36,12 @@ export interface ParticipantUpdate {
   updatedAt: Date;
 }
 
+/** One statement's worth of rows for HotStore.writeAll (see HotStore's methods of the same names). */
+export type Write =
+  | { insert: TableShape; rows: object[]; upsert?: Upsert }
+  | { updateParticipants: ParticipantUpdate[] }
+  | { spendLots: { id: string; amount: number }[] };
+
 export interface HotStore {
   /** Inserts `rows` (entity property names) into the shape's table, one statement (PostgreSQL) or one prepared statement run per row (SQLite). */
   insert(shape: TableShape, rows: object[], upsert?: Upsert): Promise<void>;
@@ -48,6 +54,13 @@ export interface HotStore {
   updateParticipants(rows: ParticipantUpdate[]): Promise<void>;
   /** Subtracts each amount from its lot's `remaining`. */
   spendLots(rows: { id: string; amount: number }[]): Promise<void>;
+  /**
+   * Every write of `writes` (those with rows), in one round trip on
+   * PostgreSQL: one statement whose data-modifying CTEs all run against the
+   * same snapshot, so no write may read another's rows (they touch different
+   * rows, or different tables). On SQLite, in-process, one after the other.
+   */
+  writeAll(writes: Write[]): Promise<void>;
   /**
    * Rows of a statement written with `?` placeholders, bound to `params`
    * (scalars or arrays; see each dialect for arrays): a read, or a write

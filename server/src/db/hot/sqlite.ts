@@ -63,6 +63,20 @@ function selectParam(value: unknown): unknown {
 }
 
 export function sqliteHotStore(db: LibsqlDatabase, convert: (err: unknown) => never): HotStore {
+  const store = sqliteStatements(db, convert);
+  return {
+    ...store,
+    async writeAll(writes) {
+      for (const write of writes) {
+        if ("insert" in write) await store.insert(write.insert, write.rows, write.upsert);
+        else if ("updateParticipants" in write) await store.updateParticipants(write.updateParticipants);
+        else await store.spendLots(write.spendLots);
+      }
+    },
+  };
+}
+
+function sqliteStatements(db: LibsqlDatabase, convert: (err: unknown) => never): Omit<HotStore, "writeAll"> {
   // Synchronous calls: a failure is thrown here and converted like the ORM's.
   const each = (sql: string, rows: unknown[][]) => {
     try {
