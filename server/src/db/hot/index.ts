@@ -76,9 +76,17 @@ export interface HotStore {
  * connection). Driver errors come back as MikroORM's exceptions
  * (UniqueConstraintViolationException…), as the ORM's own queries raise them.
  */
-export async function hotStore(em: SqlEntityManager): Promise<HotStore> {
+export function hotStore(em: SqlEntityManager): Promise<HotStore> {
   const trx = em.getTransactionContext<{ client: { acquireConnection(): Promise<unknown> } }>();
   if (!trx) throw new Error("the hot path runs inside a transaction (em.transactional)");
+  // One per transaction: the event path asks for it at every step of a batch.
+  let store = stores.get(trx);
+  if (!store) stores.set(trx, (store = openHotStore(em, trx)));
+  return store;
+}
+const stores = new WeakMap<object, Promise<HotStore>>();
+
+async function openHotStore(em: SqlEntityManager, trx: { client: { acquireConnection(): Promise<unknown> } }): Promise<HotStore> {
   const connection = await trx.client.acquireConnection();
   const convert = (err: unknown): never => {
     throw err instanceof Error ? em.getDriver().convertException(err) : err;
