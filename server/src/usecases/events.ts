@@ -184,8 +184,11 @@ async function evaluateInOrder(
   const current = new Map<ParticipantRun, ParticipantSnapshot>();
   const load = async (loading: ParticipantRun[]) => {
     const snapshots = loading.map((run) => participantSnapshot(current.get(run) ?? run.participant));
-    const states = await loadStatesForEvents(em, snapshots, config, at, loading.map((run) => run.stored.map(({ event }) => event)));
-    const referrals = await pendingReferrals(em, scope, config, loading);
+    // Issued together: on PostgreSQL the reads share one round trip (see HotStore.select).
+    const [states, referrals] = await Promise.all([
+      loadStatesForEvents(em, snapshots, config, at, loading.map((run) => run.stored.map(({ event }) => event))),
+      pendingReferrals(em, scope, config, loading),
+    ]);
     loading.forEach((run, i) => loaded.set(run, { snapshot: snapshots[i], state: states[i], referral: referrals.get(run.participant.id) ?? null }));
   };
   await load(runs);

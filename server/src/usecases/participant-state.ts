@@ -151,12 +151,14 @@ async function loadStates(
   // A view of missions or the store may come without a transaction; the driver's statements run in one.
   if (!em.getTransactionContext()) return em.transactional((trx) => loadStates(trx, participants, config, at, events));
   const store = await hotStore(em);
-  // One after the other: a transaction has one connection, which runs one query at a time.
-  const balances = await loadBalancesOf(store, ids);
-  const lots = !all || effectTypes.has("debit_currency") ? await loadLots(store, ids, config) : new Map<string, Lot[]>();
-  const badges = effectTypes.has("grant_badge") ? await loadBadges(store, ids) : new Map<string, string[]>();
-  const missions = await loadMissions(store, ids, config.missions.filter((mission) => missionIds.has(mission.id)), at.now, at.timeZone);
-  const ruleRuns = events ? await loadRuleRuns(store, participants.map((participant, i) => ({ participantId: participant.id, events: events[i] })), triggered, at) : null;
+  // Issued together: on PostgreSQL they share one round trip (see HotStore.select).
+  const [balances, lots, badges, missions, ruleRuns] = await Promise.all([
+    loadBalancesOf(store, ids),
+    !all || effectTypes.has("debit_currency") ? loadLots(store, ids, config) : new Map<string, Lot[]>(),
+    effectTypes.has("grant_badge") ? loadBadges(store, ids) : new Map<string, string[]>(),
+    loadMissions(store, ids, config.missions.filter((mission) => missionIds.has(mission.id)), at.now, at.timeZone),
+    events ? loadRuleRuns(store, participants.map((participant, i) => ({ participantId: participant.id, events: events[i] })), triggered, at) : null,
+  ]);
   return participants.map((participant) => ({
     ...stateOfParticipant(participant, config),
     balances: balances.get(participant.id) ?? {},
@@ -300,7 +302,12 @@ async function loadRuleRuns(
   const states = new Map(participants.map(({ participantId }) => [participantId, Object.fromEntries(
     triggered.map((rule): [string, RuleRunState] => [rule.id, { total: 0, lastRunAt: null, today: { dayKey: today, runs: 0, granted: {} }, dedupeKeys: [] }]),
   )]));
-  for (const { participantId, ruleId, key } of await firedDedupeKeys(store, participants, triggered)) states.get(participantId)![ruleId].dedupeKeys.push(key);
+  // Issued before awaiting: both reads share a round trip (see HotStore.select).
+  const fired = firedDedupeKeys(store, participants, triggered);
+  fired.catch(() => undefined); // awaited below; a failure of the shared round trip is thrown by the counters first
+  const recordFired = async () => {
+    for (const { participantId, ruleId, key } of await fired) states.get(participantId)![ruleId].dedupeKeys.push(key);
+  };
 
   // Each rule's runs a limit needs, as a condition and its parameters.
   const windows = triggered.flatMap((rule) => {
@@ -313,7 +320,10 @@ async function loadRuleRuns(
     // Day keys are "YYYY-MM-DD", so text order is time order.
     return since.length === 0 ? [] : [{ sql: "(rule_id = ? and day_key >= ?)", params: [rule.id, since.sort()[0]] }];
   });
-  if (windows.length === 0) return states;
+  if (windows.length === 0) {
+    await recordFired();
+    return states;
+  }
   const units = [...new Set(triggered.flatMap((rule) => Object.keys(rule.limits.per_participant_per_day ?? {}).filter((unit) => unit !== "runs")))];
   const counters = (dialect: "postgresql" | "sqlite", inList: string) => {
     const sums = units.map((_, i) => `, sum(case when day_key = ? then ${GRANTED_IN_UNIT[dialect]} else 0 end) as granted_${i}`).join("");
@@ -324,6 +334,7 @@ async function loadRuleRuns(
     { postgresql: counters("postgresql", "participant_id = any(?::text[])"), sqlite: counters("sqlite", "participant_id in (select value from json_each(?))") },
     [today, ...units.flatMap((unit) => [today, unit]), [...states.keys()], ...windows.flatMap((window) => window.params)],
   );
+  await recordFired();
   for (const row of rows) {
     const state = states.get(row.participant_id)![row.rule_id];
     // Aggregates come back as numbers or numeric strings; SQLite keeps datetimes as epoch milliseconds.

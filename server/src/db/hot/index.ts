@@ -64,7 +64,9 @@ export interface HotStore {
   /**
    * Rows of a statement written with `?` placeholders, bound to `params`
    * (scalars or arrays; see each dialect for arrays): a read, or a write
-   * with `returning`.
+   * with `returning`. On PostgreSQL the reads issued in the same turn (not
+   * awaited one by one) share a round trip; numbers and datetimes may then
+   * come back as JSON has them (read them with Number() and new Date()).
    */
   select<R>(sql: { postgresql: string; sqlite: string }, params: unknown[]): Promise<R[]>;
   readonly dialect: "postgresql" | "sqlite";

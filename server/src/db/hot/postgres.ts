@@ -104,6 +104,28 @@ function numbered(sql: string): string {
 
 export function postgresHotStore(client: PgClient, convert: (err: unknown) => never): HotStore {
   const exec = (text: string, values: unknown[]) => run(client, text, values).catch(convert);
+  /*
+   * Reads asked for in the same turn of the event loop (a step's state loads,
+   * issued together) go to the server as one statement, each read a scalar
+   * subquery aggregating its rows to JSON: one round trip instead of one per
+   * read. Their values then come back as JSON has them (timestamps as ISO
+   * strings, bigints as numbers), which every reader normalizes anyway.
+   */
+  let pending: { sql: string; params: unknown[]; resolve(rows: unknown[]): void; reject(err: unknown): void }[] = [];
+  const sendSelects = () => {
+    const reads = pending;
+    pending = [];
+    const text = reads.length === 1
+      ? cachedText(`select|${reads[0].sql}`, () => numbered(reads[0].sql))
+      : cachedText(`selects|${reads.map((read) => read.sql).join("\u0000")}`, () => numbered(`select ${reads.map((read, i) => `(select coalesce(json_agg(t), '[]'::json) from (${read.sql}) as t) as r${i}`).join(", ")}`));
+    exec(text, reads.flatMap((read) => read.params)).then(
+      ({ rows }) => {
+        if (reads.length === 1) reads[0].resolve(rows);
+        else reads.forEach((read, i) => read.resolve((rows[0] as Record<string, unknown[]>)[`r${i}`]));
+      },
+      (err: unknown) => reads.forEach((read) => read.reject(err)),
+    );
+  };
   return {
     dialect: "postgresql",
     async insert(shape, rows, upsert) {
@@ -140,9 +162,13 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
       });
       await exec(text, parts.flatMap((part) => part.values));
     },
-    async select<R>(sql: { postgresql: string }, params: unknown[]) {
-      const text = cachedText(`select|${sql.postgresql}`, () => numbered(sql.postgresql));
-      return (await exec(text, params)).rows as R[];
+    select<R>(sql: { postgresql: string }, params: unknown[]): Promise<R[]> {
+      // A lock is taken on its own, in the order its statement says.
+      if (/\bfor update\b/.test(sql.postgresql)) return exec(cachedText(`select|${sql.postgresql}`, () => numbered(sql.postgresql)), params).then(({ rows }) => rows as R[]);
+      return new Promise((resolve, reject) => {
+        pending.push({ sql: sql.postgresql, params, resolve: resolve as (rows: unknown[]) => void, reject });
+        if (pending.length === 1) queueMicrotask(sendSelects);
+      });
     },
   };
 }
