@@ -247,9 +247,17 @@ async function findOriginals(em: SqlEntityManager, scope: Scope, keys: (string |
   const wanted = keys.filter((key) => key !== null);
   if (wanted.length === 0) return new Map();
   if (!em.getTransactionContext()) return em.transactional((trx) => findOriginals(trx, scope, keys));
-  const rows = await (await hotStore(em)).select<{ id: string; idempotency_key: string; effects: ApiEffect[] | string; participant_id: string; type: string }>(
-    bothDialects((inList) => `select id, idempotency_key, effects, participant_id, type from events where club_id = ? and env = ? and ${inList("idempotency_key")}`),
-    [scope.clubId, scope.env, wanted],
+  const store = await hotStore(em);
+  const rows = await store.select<{ id: string; idempotency_key: string; effects: ApiEffect[] | string; participant_id: string; type: string }>(
+    {
+      // One index probe per key (the subquery is never flattened): with the statistics of a table analyzed
+      // while nearly empty (autovacuum off), `idempotency_key = any(…)` was planned as a filter over every
+      // event of the club.
+      postgresql: `select e.id, e.idempotency_key, e.effects, e.participant_id, e.type from unnest(?::text[]) as k(key)
+        cross join lateral (select id, idempotency_key, effects, participant_id, type from events where club_id = ? and env = ? and idempotency_key = k.key offset 0) as e`,
+      sqlite: "select id, idempotency_key, effects, participant_id, type from events where club_id = ? and env = ? and idempotency_key in (select value from json_each(?))",
+    },
+    store.dialect === "postgresql" ? [wanted, scope.clubId, scope.env] : [scope.clubId, scope.env, wanted],
   );
   // SQLite hands JSON columns back as text.
   return new Map(rows.map((row) => [row.idempotency_key, {
