@@ -120,10 +120,12 @@ function clockOf(db: Database, scope: Scope): Promise<Date | null> {
  */
 /**
  * Webhook messages taken at once. Each one waits on a receiver's answer, so a
- * small prefetch caps sendings at prefetch ÷ receiver latency; the dispatcher
- * bounds what is in flight per endpoint on its own.
+ * small prefetch caps sendings at prefetch ÷ receiver latency; and the
+ * dispatcher creates and records the sendings of the messages in hand
+ * together, so more in hand means fewer statements per sending. It bounds
+ * what is in flight per endpoint on its own (64 by default).
  */
-const WEBHOOK_PREFETCH = 64;
+const WEBHOOK_PREFETCH = 256;
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const now = options.now ?? (() => new Date());
