@@ -123,9 +123,9 @@ function clockOf(db: Database, scope: Scope): Promise<Date | null> {
  * small prefetch caps sendings at prefetch ÷ receiver latency; and the
  * dispatcher creates and records the sendings of the messages in hand
  * together, so more in hand means fewer statements per sending. It bounds
- * what is in flight per endpoint on its own (64 by default).
+ * what is in flight per endpoint on its own (16 by default).
  */
-const WEBHOOK_PREFETCH = 256;
+const WEBHOOK_PREFETCH = 64;
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const now = options.now ?? (() => new Date());
