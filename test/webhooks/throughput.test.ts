@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { EndpointLanes, SuccessLog, type Success } from "../../server/src/webhooks/throughput.js";
+import { EndpointLanes, SuccessLog, TickBatch, type Success } from "../../server/src/webhooks/throughput.js";
 import { gate } from "../jobs/support/wait.js";
 
 it("runs at most the limit of tasks per endpoint, the rest in arrival order, other endpoints unaffected", async () => {
@@ -42,4 +42,24 @@ it("writes the successes of one turn of the event loop together, and reports a f
   fail = true;
   const failed = await Promise.allSettled([log.add(one("whd_5")), log.add(one("whd_6"))]);
   expect(failed.map((outcome) => outcome.status)).toEqual(["rejected", "rejected"]);
+});
+
+it("runs one flush at a time: what arrives meanwhile goes together into the next, each caller gets its own result", async () => {
+  const flushed: number[][] = [];
+  let release!: () => void;
+  const firstHeld = new Promise<void>((resolve) => (release = resolve));
+  const batch = new TickBatch<number, string>(async (items) => {
+    flushed.push([...items]);
+    if (flushed.length === 1) await firstHeld;
+    return items.map((item) => `r${item}`);
+  });
+  const first = batch.add(1);
+  await new Promise((resolve) => setImmediate(resolve));
+  // The first flush is running: these wait for it, then go in one flush.
+  const later = [batch.add(2), batch.add(3), batch.add(4)];
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(flushed).toEqual([[1]]);
+  release();
+  expect(await Promise.all([first, ...later])).toEqual(["r1", "r2", "r3", "r4"]);
+  expect(flushed).toEqual([[1], [2, 3, 4]]);
 });

@@ -125,8 +125,10 @@ function clockOf(db: Database, scope: Scope): Promise<Date | null> {
  */
 /**
  * Webhook messages taken at once. Each one waits on a receiver's answer, so a
- * small prefetch caps sendings at prefetch ÷ receiver latency; the dispatcher
- * bounds what is in flight per endpoint on its own.
+ * small prefetch caps sendings at prefetch ÷ receiver latency; and the
+ * dispatcher creates and records the sendings of the messages in hand
+ * together, so more in hand means fewer statements per sending. It bounds
+ * what is in flight per endpoint on its own (16 by default).
  */
 const WEBHOOK_PREFETCH = 64;
 

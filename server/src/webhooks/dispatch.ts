@@ -1,4 +1,3 @@
-import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { Database } from "../db/orm.js";
 import { WebhookEndpoint, WebhookSending } from "../db/entities/index.js";
@@ -12,9 +11,19 @@ import { signingSecrets } from "../usecases/webhook-endpoints.js";
 import { buildEnvelope, subscriptionMatches } from "./envelope.js";
 import { nextAttemptAt } from "./schedule.js";
 import { DEFAULT_SEND_TIMEOUT_MS, sendWebhook, type SendResult } from "./sender.js";
-import { EndpointLanes, SuccessLog, type Success } from "./throughput.js";
+import { EndpointLanes, SuccessLog, TickBatch, type Success } from "./throughput.js";
 
+/**
+ * Requests in flight to one endpoint. 16 is enough for a local receiver
+ * (about a millisecond per answer); 64 was tried and made the serve process
+ * of the embedded stack busy enough with webhooks to change the pace of the
+ * event path (test/async/processes.test.ts's restart test stopped seeing a
+ * backlog), so a raise needs the embedded queue's claiming reworked first.
+ */
 const DEFAULT_PER_ENDPOINT_CONCURRENCY = 16;
+
+/** Sendings inserted per statement (13 columns: far below either database's parameter limit). */
+const INSERT_CHUNK = 500;
 
 /** The outbox payload of a webhook event, as `recordWebhook` (usecases/outbox.ts) writes it. */
 interface WebhookEvent {
@@ -24,13 +33,24 @@ interface WebhookEvent {
   data: Record<string, unknown>;
 }
 
+/** A webhook message being handled: its event and the club and environment it belongs to. */
+interface Arrival {
+  scope: Scope;
+  event: WebhookEvent;
+}
+
+/** A sending just created, with the endpoint it goes to. */
+interface Created {
+  sending: WebhookSending;
+  endpoint: WebhookEndpoint;
+}
+
 export interface WebhookDispatcherOptions {
   db: Database;
   /** The clock for schedules and signatures; tests move it to walk the retry schedule. */
   now?: () => Date;
   /** Per-request timeout (the seed's 10 s by default). */
   timeoutMs?: number;
-  fetch?: typeof globalThis.fetch;
   /** Requests in flight at once in one `runDue` pass. */
   concurrency?: number;
   /** Requests in flight at once to one endpoint, across handlers and `runDue` (16 by default). */
@@ -76,19 +96,22 @@ export class WebhookDispatcher {
   private readonly lanes: EndpointLanes;
   /** Succeeded attempts, recorded together (one UPDATE per tick). */
   private readonly successes: SuccessLog;
+  /** Webhook messages handled at once, turned into sendings together (one read of endpoints, one INSERT per tick). */
+  private readonly arrivals: TickBatch<Arrival, Created[]>;
 
   constructor(private readonly options: WebhookDispatcherOptions) {
     this.now = options.now ?? (() => new Date());
     this.timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
     this.lanes = new EndpointLanes(options.perEndpointConcurrency ?? DEFAULT_PER_ENDPOINT_CONCURRENCY);
     this.successes = new SuccessLog((batch) => this.recordSuccesses(batch));
+    this.arrivals = new TickBatch((arrivals) => this.createSendings(arrivals));
   }
 
   /** The `webhook` queue handler (payload: a RelayedMessage of kind `webhook`). */
   readonly handleOutboxMessage: MessageHandler = async (message) => {
     const relayed = parseRelayedMessage(message);
     const event = parseWebhookEvent(relayed.payload);
-    const created = await this.createSendings({ clubId: relayed.clubId, env: relayed.env }, event);
+    const created = await this.arrivals.add({ scope: { clubId: relayed.clubId, env: relayed.env }, event });
     await Promise.all(created.map(({ sending, endpoint }) => this.send(sending, endpoint, sending.createdAt)));
   };
 
@@ -138,48 +161,48 @@ export class WebhookDispatcher {
   }
 
   /**
-   * The sendings of one event, created already claimed for their first
-   * attempt (`nextAttemptAt` past the lease, as `attempt` would set it), so
-   * the handler sends them with no claim and no re-read; one that exists
-   * already (a redelivered message) belongs to the scheduler.
+   * The sendings of the events of one tick (one list per arrival), created
+   * already claimed for their first attempt (`nextAttemptAt` past the lease,
+   * as `attempt` would set it), so the handlers send them with no claim and
+   * no re-read; one that exists already (a redelivered message) belongs to
+   * the scheduler. The endpoints are read once for the whole tick: those
+   * enabled when the messages are handled receive them, as before.
    */
-  private async createSendings(scope: Scope, event: WebhookEvent): Promise<Array<{ sending: WebhookSending; endpoint: WebhookEndpoint }>> {
+  private async createSendings(arrivals: readonly Arrival[]): Promise<Created[][]> {
     const em = this.options.db.em();
-    const endpoints = await em.find(WebhookEndpoint, { ...scope, enabled: true, deletedAt: null }, { disableIdentityMap: true });
-    const targets =
-      event.type === "webhook.test"
-        ? endpoints.filter((endpoint) => endpoint.id === event.data.endpoint_id)
-        : endpoints.filter((endpoint) => subscriptionMatches(endpoint.events, event.type));
-    if (targets.length === 0) return [];
-    const body = buildEnvelope({ ...event, ...scope });
+    const clubIds = [...new Set(arrivals.map(({ scope }) => scope.clubId))];
+    const endpoints = await em.find(WebhookEndpoint, { clubId: { $in: clubIds }, enabled: true, deletedAt: null }, { disableIdentityMap: true });
     const now = this.now();
     const lease = this.leaseFrom(now);
-    const created: Array<{ sending: WebhookSending; endpoint: WebhookEndpoint }> = [];
-    for (const endpoint of targets) {
-      const sending = {
-        id: newId("whd"),
-        ...scope,
-        endpointId: endpoint.id,
-        eventId: event.id,
-        eventType: event.type,
-        body,
-        status: "pending" as const,
-        attempts: 0,
-        lastError: null,
-        lastStatusCode: null,
-        nextAttemptAt: lease,
-        createdAt: now,
-        updatedAt: now,
-      };
-      try {
-        await em.insert(WebhookSending, sending);
-        created.push({ sending: sending as WebhookSending, endpoint });
-      } catch (error) {
-        // Made by an earlier delivery of this message; the scheduler owns it now.
-        if (!(error instanceof UniqueConstraintViolationException)) throw error;
-      }
-    }
-    return created;
+    const planned = arrivals.map(({ scope, event }): Created[] => {
+      const inScope = endpoints.filter((endpoint) => endpoint.clubId === scope.clubId && endpoint.env === scope.env);
+      const targets =
+        event.type === "webhook.test"
+          ? inScope.filter((endpoint) => endpoint.id === event.data.endpoint_id)
+          : inScope.filter((endpoint) => subscriptionMatches(endpoint.events, event.type));
+      if (targets.length === 0) return [];
+      const body = buildEnvelope({ ...event, ...scope });
+      return targets.map((endpoint) => ({
+        endpoint,
+        sending: {
+          id: newId("whd"),
+          ...scope,
+          endpointId: endpoint.id,
+          eventId: event.id,
+          eventType: event.type,
+          body,
+          status: "pending" as const,
+          attempts: 0,
+          lastError: null,
+          lastStatusCode: null,
+          nextAttemptAt: lease,
+          createdAt: now,
+          updatedAt: now,
+        } as WebhookSending,
+      }));
+    });
+    const inserted = await insertNewSendings(em, planned.flat().map(({ sending }) => sending));
+    return planned.map((list) => list.filter(({ sending }) => inserted.has(sending.id)));
   }
 
   /** How long a claimed attempt is reserved: past the request timeout, so nobody else claims it meanwhile. */
@@ -221,19 +244,20 @@ export class WebhookDispatcher {
     const result = await this.lanes.run(endpoint.id, () =>
       sendWebhook(
         { url: endpoint.url, secret: signingSecrets(endpoint, attemptedAt), eventType: sending.eventType, sendingId: sending.id, body: sending.body },
-        { now: this.now, timeoutMs: this.timeoutMs, fetch: this.options.fetch, guard },
+        { now: this.now, timeoutMs: this.timeoutMs, guard },
       ),
     );
-    await this.record(this.options.db.em(), sending, endpoint.url, result, attemptedAt);
+    await this.record(sending, endpoint.url, result, attemptedAt);
   }
 
-  private async record(em: SqlEntityManager, sending: WebhookSending, url: string, result: SendResult, attemptedAt: Date) {
+  private async record(sending: WebhookSending, url: string, result: SendResult, attemptedAt: Date) {
     const attempts = sending.attempts + 1;
     const lastStatusCode = result.statusCode ?? null;
     if (result.ok) {
       await this.successes.add({ id: sending.id, attempts: sending.attempts, statusCode: lastStatusCode });
       return;
     }
+    const em = this.options.db.em();
     // A clocked test environment's retry is due on its clock (runDueFor while advancing it makes it due).
     const next = nextAttemptAt(attempts, (await this.options.clockFor?.(sending)) ?? attemptedAt);
     const lastError = result.error ?? "failed";
@@ -260,7 +284,9 @@ export class WebhookDispatcher {
     const groups = new Map<string, Success[]>();
     for (const success of batch) {
       const key = `${success.attempts}:${success.statusCode}`;
-      groups.set(key, [...(groups.get(key) ?? []), success]);
+      const group = groups.get(key);
+      if (group) group.push(success);
+      else groups.set(key, [success]);
     }
     for (const group of groups.values()) {
       const { attempts, statusCode } = group[0];
@@ -307,6 +333,28 @@ export async function resendSending(em: SqlEntityManager, scope: Scope, id: stri
   );
   if (changed !== 1) throw new ApiError(409, "sending_pending", `Sending '${id}' is pending`);
   return em.fork().findOneOrFail(WebhookSending, { id });
+}
+
+/**
+ * Inserts `sendings`, skipping any whose (endpoint, event) exists already,
+ * in one statement per INSERT_CHUNK; the ids of those inserted. The ids are
+ * new, so a row carrying one was inserted here: when some were skipped, one
+ * read of those ids tells which (exact even when another worker inserted
+ * the same pair at the same moment).
+ */
+async function insertNewSendings(em: SqlEntityManager, sendings: readonly WebhookSending[]): Promise<Set<string>> {
+  const inserted = new Set<string>();
+  for (let i = 0; i < sendings.length; i += INSERT_CHUNK) {
+    const chunk = sendings.slice(i, i + INSERT_CHUNK);
+    const result = await em.createQueryBuilder(WebhookSending).insert(chunk).onConflict(["endpointId", "eventId"]).ignore().execute("run");
+    const ids = chunk.map((sending) => sending.id);
+    const stored =
+      result.affectedRows === chunk.length
+        ? ids
+        : (await em.find(WebhookSending, { id: { $in: ids } }, { fields: ["id"], disableIdentityMap: true })).map((row) => row.id);
+    for (const id of stored) inserted.add(id);
+  }
+  return inserted;
 }
 
 function parseRelayedMessage(message: unknown): RelayedMessage {

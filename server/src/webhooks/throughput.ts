@@ -39,31 +39,69 @@ export interface Success {
 }
 
 /**
- * Gathers the successes reported during one turn of the event loop and
- * writes them with one `flush` call; `add` resolves once its success is
- * written (or rejects with the write's error), so a queue message is only
- * acknowledged after its sending is recorded.
+ * Gathers items and hands them to `flush` together, which answers with one
+ * result per item, in order; `add` resolves with its item's result (or
+ * rejects with the flush's error). One flush runs at a time: the items added
+ * meanwhile wait for the next one, so under load each statement carries
+ * everything that arrived while the previous one ran (group commit), and
+ * when idle an item waits one turn of the event loop at most.
  */
-export class SuccessLog {
-  private pending: Array<{ success: Success; resolve: () => void; reject: (error: unknown) => void }> = [];
+export class TickBatch<I, O> {
+  private pending: Array<{ item: I; resolve: (result: O) => void; reject: (error: unknown) => void }> = [];
+  private scheduled = false;
+  private writing = false;
 
-  constructor(private readonly flush: (batch: readonly Success[]) => Promise<void>) {}
+  constructor(private readonly flush: (items: readonly I[]) => Promise<readonly O[]>) {}
 
-  add(success: Success): Promise<void> {
+  add(item: I): Promise<O> {
     return new Promise((resolve, reject) => {
-      if (this.pending.length === 0) setImmediate(() => void this.write());
-      this.pending.push({ success, resolve, reject });
+      this.pending.push({ item, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.writing || this.pending.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.write();
     });
   }
 
   private async write(): Promise<void> {
     const batch = this.pending;
     this.pending = [];
+    this.writing = true;
     try {
-      await this.flush(batch.map((entry) => entry.success));
-      for (const entry of batch) entry.resolve();
+      const results = await this.flush(batch.map((entry) => entry.item));
+      batch.forEach((entry, i) => entry.resolve(results[i]));
     } catch (error) {
       for (const entry of batch) entry.reject(error);
+    } finally {
+      this.writing = false;
+      this.schedule();
     }
+  }
+}
+
+/**
+ * Gathers the successes reported during one turn of the event loop and
+ * writes them with one `flush` call; `add` resolves once its success is
+ * written (or rejects with the write's error), so a queue message is only
+ * acknowledged after its sending is recorded.
+ */
+export class SuccessLog {
+  private readonly batch: TickBatch<Success, void>;
+
+  constructor(flush: (batch: readonly Success[]) => Promise<void>) {
+    this.batch = new TickBatch<Success, void>(async (successes) => {
+      await flush(successes);
+      return successes.map(() => undefined);
+    });
+  }
+
+  add(success: Success): Promise<void> {
+    return this.batch.add(success);
   }
 }
