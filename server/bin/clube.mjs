@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The `clube` command. The service runs from TypeScript sources through tsx's
-// loader, so there is no build step between a checkout and a running server.
-import { register } from "tsx/esm/api";
-register();
-await import("../src/cli.ts");
+// The `clube` command. It runs the service compiled to plain JavaScript
+// (compile.mjs: rebuilt on the first start after a source changed), so there
+// is no build step between a checkout and a running server.
+import { compiledCli } from "./compile.mjs";
+
+await import(await compiledCli());
