@@ -15,4 +15,11 @@ import { compiledCli } from "./compile.mjs";
 // here, after start, takes effect. An operator's own flag wins.
 if (!process.execArgv.some((flag) => flag.startsWith("--heap-growing-percent"))) setFlagsFromString("--heap-growing-percent=50");
 
-await import(await compiledCli());
+const compiled = await compiledCli();
+if (compiled) await import(compiled);
+else {
+  // A read-only checkout without a current bundle: the sources through tsx's loader (more memory, same behaviour).
+  process.stderr.write("clube: cannot write server/dist; running the TypeScript sources through tsx\n");
+  (await import("tsx/esm/api")).register();
+  await import("../src/cli.ts");
+}

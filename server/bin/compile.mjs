@@ -93,9 +93,21 @@ async function build() {
   return bundle;
 }
 
-/** The URL of an up-to-date bundle of server/src/cli.ts, built first if any input changed. */
+/**
+ * The URL of an up-to-date bundle of server/src/cli.ts, built first if any
+ * input changed; undefined when the checkout is read-only and holds no
+ * up-to-date bundle (the caller then runs the sources).
+ */
 export async function compiledCli() {
   const record = readRecord();
-  const bundle = record && digest(record.inputs) === record.hash ? record.bundle : await build();
+  let bundle = record && digest(record.inputs) === record.hash ? record.bundle : undefined;
+  if (!bundle) {
+    try {
+      bundle = await build();
+    } catch (err) {
+      if (!["EACCES", "EPERM", "EROFS"].includes(err?.code)) throw err;
+      return undefined;
+    }
+  }
   return new URL(`../dist/${bundle}`, import.meta.url).href;
 }
