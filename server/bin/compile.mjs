@@ -60,6 +60,21 @@ function asciiOnly(text) {
   return text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+/**
+ * In the bundle every module's import.meta.url is the bundle's, so a file
+ * named relative to a module deeper than server/src/ would be looked for in
+ * the wrong place; such paths go through server/src/root.ts (createRequire
+ * of import.meta.url only resolves packages, which works from anywhere).
+ */
+function refuseModuleRelativeFiles(inputs) {
+  const offenders = inputs.filter(
+    (input) => input !== "server/src/root.ts" && /(new URL|fileURLToPath|dirname)\([^)]*import\.meta\.url/.test(readFileSync(`${ROOT}${input}`, "utf8")),
+  );
+  if (offenders.length > 0) {
+    throw new Error(`clube: ${offenders.join(", ")} name files relative to import.meta.url, which is the bundle's in server/dist: use rootFile() from server/src/root.ts`);
+  }
+}
+
 async function build() {
   const { build: esbuild } = await import("esbuild");
   const result = await esbuild({
@@ -75,6 +90,7 @@ async function build() {
     outfile: `${OUT_DIR}clube.mjs`,
     logLevel: "silent",
   });
+  refuseModuleRelativeFiles(Object.keys(result.metafile.inputs));
   // This recipe is an input too: changing it rebuilds.
   const inputs = [...Object.keys(result.metafile.inputs), "server/bin/compile.mjs"].sort();
   const hash = digest(inputs);
