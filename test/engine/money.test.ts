@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { addDecimal, fromMinorUnits, toMinorUnits, withoutFloatNoise } from "../../server/src/engine/money.js";
 
@@ -34,6 +35,33 @@ describe("toMinorUnits", () => {
     expect(() => toMinorUnits(1e21, 0)).toThrow(/too large/);
   });
 
+  it("gives what exact BigInt arithmetic on the decimal digits gives, fast paths included", () => {
+    // The implementation the fast paths (whole numbers, up to 15 digits) must agree with.
+    const reference = (amount: number | string, decimals: number): number | "throws" => {
+      const match = /^(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(typeof amount === "number" ? String(amount) : amount);
+      if (!match || (typeof amount === "number" && !Number.isFinite(amount))) return "throws";
+      const [, whole, fraction = "", exponent = "0"] = match;
+      const digits = whole + fraction;
+      const shift = decimals - (fraction.length - Number(exponent));
+      const kept = shift >= 0 ? digits + "0".repeat(shift) : digits.slice(0, digits.length + shift);
+      const value = BigInt(kept === "" ? "0" : kept);
+      return value > BigInt(Number.MAX_SAFE_INTEGER) ? "throws" : Number(value);
+    };
+    const actual = (amount: number | string, decimals: number): number | "throws" => {
+      try {
+        return toMinorUnits(amount, decimals);
+      } catch {
+        return "throws";
+      }
+    };
+    const decimalText = fc.tuple(fc.stringMatching(/^\d{1,18}$/), fc.option(fc.stringMatching(/^\d{1,6}$/), { nil: undefined }))
+      .map(([whole, fraction]) => (fraction === undefined ? whole : `${whole}.${fraction}`));
+    const amount = fc.oneof(decimalText, fc.nat(), fc.maxSafeNat(), fc.double({ min: -1e20, max: 1e22, noNaN: true }), fc.constant(-0));
+    fc.assert(fc.property(amount, fc.integer({ min: 0, max: 4 }), (value, decimals) => {
+      expect(actual(value, decimals)).toBe(reference(value, decimals));
+    }), { numRuns: 5000 });
+  });
+
   it.each([["-1"], [-0.5], ["1,5"], ["abc"], [""], ["1."], [".5"], ["+1"], [" 1"], [Number.NaN], [Number.POSITIVE_INFINITY]])("refuses %j", (amount) => {
     expect(() => toMinorUnits(amount, 2)).toThrow(RangeError);
   });
@@ -64,6 +92,16 @@ describe("addDecimal", () => {
   ])("%d + %d = %d exactly", (a, b, sum) => {
     expect(addDecimal(a, b)).toBe(sum);
   });
+
+  it("adds whole numbers as exact BigInt arithmetic does (the fast path), and falls back beyond safe integers", () => {
+    const exact = (a: number, b: number) => Number(BigInt(a) + BigInt(b));
+    fc.assert(fc.property(fc.maxSafeInteger(), fc.maxSafeInteger(), (a, b) => {
+      expect(addDecimal(a, b)).toBe(exact(a, b));
+    }), { numRuns: 2000 });
+    fc.assert(fc.property(fc.integer({ min: -1e6, max: 1e6 }), fc.integer({ min: -1e6, max: 1e6 }), (a, b) => {
+      expect(addDecimal(a, b)).toBe(exact(a, b));
+    }), { numRuns: 2000 });
+  });
 });
 
 describe("withoutFloatNoise", () => {
@@ -76,5 +114,12 @@ describe("withoutFloatNoise", () => {
   it("keeps real decimals", () => {
     expect(withoutFloatNoise(123456.789)).toBe(123456.789);
     expect(withoutFloatNoise(-2.5)).toBe(-2.5);
+  });
+
+  it("gives what rounding to 12 significant digits gives, whole numbers (the fast path) included", () => {
+    const value = fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(-0), fc.constant(1e12), fc.constant(-999_999_999_999));
+    fc.assert(fc.property(value, (x) => {
+      expect(withoutFloatNoise(x)).toBe(Number(x.toPrecision(12)));
+    }), { numRuns: 5000 });
   });
 });

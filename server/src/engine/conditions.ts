@@ -8,12 +8,33 @@ import type { EngineEvent } from "./types.js";
  * and condition fields share one resolver. Missing steps give undefined.
  */
 export function eventField(event: EngineEvent, path: string): unknown {
-  return pathValue(event, path.startsWith("event.") ? path.slice("event.".length) : path);
+  return pathValue(event, pathSteps(eventPaths, path, "event."));
 }
 
-function pathValue(root: object, path: string): unknown {
+/**
+ * The steps of each dotted path seen, by the path as configured (its prefix
+ * stripped once): rule conditions, idempotency paths and mission fields are
+ * read on every event, and slicing and splitting the text each time
+ * allocates. Paths come from published configs (a small set); the bound only
+ * protects a long-running process from configs edited many times.
+ */
+const STEPS_LIMIT = 1000;
+const eventPaths = new Map<string, readonly string[]>();
+const participantPaths = new Map<string, readonly string[]>();
+
+/** `path` without `prefix` (when it has it), split at its dots. */
+function pathSteps(memo: Map<string, readonly string[]>, path: string, prefix: string): readonly string[] {
+  let steps = memo.get(path);
+  if (!steps) {
+    if (memo.size >= STEPS_LIMIT) memo.clear();
+    memo.set(path, (steps = Object.freeze((path.startsWith(prefix) ? path.slice(prefix.length) : path).split("."))));
+  }
+  return steps;
+}
+
+function pathValue(root: object, steps: readonly string[]): unknown {
   let value: unknown = root;
-  for (const step of path.split(".")) {
+  for (const step of steps) {
     if (value === null || typeof value !== "object" || Array.isArray(value) || !Object.hasOwn(value, step)) return undefined;
     value = (value as Record<string, unknown>)[step];
   }
@@ -69,7 +90,7 @@ export interface ConditionContext {
 
 /** A condition field: "participant.<xp|level|tier|tags>" reads the participant, anything else the event. */
 function conditionField(context: ConditionContext, path: string): unknown {
-  return path.startsWith("participant.") ? pathValue(context.participant, path.slice("participant.".length)) : eventField(context.event, path);
+  return path.startsWith("participant.") ? pathValue(context.participant, pathSteps(participantPaths, path, "participant.")) : eventField(context.event, path);
 }
 
 /**

@@ -40,5 +40,6 @@ export function matchesGameFilter(
 ): boolean {
   const game = eventGame(meta);
   if (filter?.only && !isEmpty(filter.only) && !inSet(filter.only, game)) return false;
-  return ![filter?.exclude, globalExclude].some((lists) => lists !== undefined && inSet(lists, game));
+  if (filter?.exclude !== undefined && inSet(filter.exclude, game)) return false;
+  return globalExclude === undefined || !inSet(globalExclude, game);
 }

@@ -56,11 +56,14 @@ function eventIncrement(mission: MissionConfig, event: EngineEvent): number | nu
   return value > 0 ? value : null;
 }
 
+function noTrace(): void {}
+
 /** Progresses every available mission whose event, conditions and game filters the event matches. */
 export function progressMissionsForEvent(session: Session, event: EngineEvent): void {
   for (const mission of session.config.missions) {
     if (mission.event !== event.type) continue;
-    const skip = (reason: TraceReason) => session.tracer?.add({ kind: "mission", id: mission.id, matched: false, reason });
+    // A closure per mission only when tracing: building one costs on every event otherwise.
+    const skip = session.tracer ? (reason: TraceReason) => session.tracer?.add({ kind: "mission", id: mission.id, matched: false, reason }) : noTrace;
     if (!missionAvailable(session, mission)) {
       if (session.tracer) skip(missionUnavailableReason(mission, session.now, session.tags));
       continue;

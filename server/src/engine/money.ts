@@ -48,8 +48,25 @@ function toSafeNumber(value: bigint, amount: number | string): number {
  * non-numeric, non-finite or unsafe (> 2^53 − 1 minor units) amounts.
  */
 export function toMinorUnits(amount: number | string, decimals: number): number {
-  return toSafeNumber(scaled(parseDecimal(amount), decimals), amount);
+  // A whole non-negative number times a power of ten below 2^53 is exact in doubles: no text, no BigInt.
+  if (typeof amount === "number" && Number.isSafeInteger(amount) && amount >= 0 && !Object.is(amount, -0)) {
+    const units = amount * 10 ** decimals;
+    if (units <= Number.MAX_SAFE_INTEGER) return units;
+  }
+  const decimal = parseDecimal(amount);
+  const shift = decimals - decimal.scale;
+  // Up to 15 digits fit a double exactly, and so does their product with a power of ten that keeps them under 16:
+  // the common amounts ("12.50", 40) skip BigInt, which costs more than the rest.
+  if (decimal.digits.length + Math.max(shift, 0) <= SAFE_DIGITS) {
+    if (shift >= 0) return Number(decimal.digits) * 10 ** shift;
+    const kept = decimal.digits.slice(0, decimal.digits.length + shift);
+    return kept === "" ? 0 : Number(kept);
+  }
+  return toSafeNumber(scaled(decimal, decimals), amount);
 }
+
+/** Decimal digits any integer below 10^15 has; every such integer is exact in a double. */
+const SAFE_DIGITS = 15;
 
 /** Integer minor units → main units (1050 with decimals 2 → 10.5). */
 export function fromMinorUnits(minor: number, decimals: number): number {
@@ -68,6 +85,9 @@ function decimalPlaces(value: number): number {
  * main units): 0.1 + 0.2 is 0.3, not 0.30000000000000004.
  */
 export function addDecimal(a: number, b: number): number {
+  // Whole numbers (a count mission's progress) add exactly as doubles while the sum stays safe.
+  const sum = a + b;
+  if (Number.isSafeInteger(a) && Number.isSafeInteger(b) && Number.isSafeInteger(sum)) return sum === 0 ? 0 : sum;
   const places = Math.max(decimalPlaces(a), decimalPlaces(b));
   const signed = (value: number) => (value < 0 ? -1n : 1n) * scaled(parseDecimal(Math.abs(value)), places);
   return fromMinorUnits(Number(signed(a) + signed(b)), places);
@@ -82,5 +102,7 @@ const SIGNIFICANT_DIGITS = 12;
  * to whole units afterwards does not lose a unit to floating-point noise.
  */
 export function withoutFloatNoise(value: number): number {
+  // A whole number of at most 12 digits has no noise to remove (and toPrecision would give it back unchanged).
+  if (Number.isInteger(value) && Math.abs(value) < 1e12) return value === 0 ? 0 : value;
   return Number(value.toPrecision(SIGNIFICANT_DIGITS));
 }

@@ -5,7 +5,7 @@ import { matchesGameFilter } from "./games.js";
 import { currentRunState, runLimitReached } from "./limits.js";
 import type { Session } from "./session.js";
 import { conditionReason, gameFilterReason, limitReason, type TraceReason } from "./trace.js";
-import type { EngineEvent, RuleGate } from "./types.js";
+import type { EngineEvent, RuleGate, RuleRunState } from "./types.js";
 
 /**
  * The rule run's dedupe key: the value at the rule's `idempotency` path
@@ -42,11 +42,13 @@ export function enabledRulesFor(config: EngineConfig, eventType: string): readon
 }
 
 /** The first gate that stops the rule for this event, or null when it fires. */
-function blockingGate(session: Session, rule: RuleConfig, event: EngineEvent, dayKey: string): RuleGate | null {
-  const context = session.conditionContext(event);
-  if (!rule.conditions.every((condition) => evaluateCondition(condition, context))) return "conditions";
+function blockingGate(session: Session, rule: RuleConfig, event: EngineEvent, run: RuleRunState, key: string | null): RuleGate | null {
+  if (rule.conditions.length > 0) {
+    const context = session.conditionContext(event);
+    if (!rule.conditions.every((condition) => evaluateCondition(condition, context))) return "conditions";
+  }
   if (!matchesGameFilter(rule.games, event.meta, session.config.games?.exclude)) return "games";
-  return runLimitReached(rule, currentRunState(session.state.ruleRuns[rule.id], dayKey), dedupeKey(rule, event), session.now);
+  return runLimitReached(rule, run, key, session.now);
 }
 
 /**
@@ -55,20 +57,23 @@ function blockingGate(session: Session, rule: RuleConfig, event: EngineEvent, da
  * (a run counts when the rule fires, whatever its effects produced).
  */
 export function runRule(session: Session, rule: RuleConfig, event: EngineEvent, dayKey: string): void {
-  const gate = blockingGate(session, rule, event, dayKey);
+  // Worked out once: the gate and the run's record both need them.
+  const run = currentRunState(session.state.ruleRuns[rule.id], dayKey);
+  const key = dedupeKey(rule, event);
+  const gate = blockingGate(session, rule, event, run, key);
   if (gate !== null) {
     session.trace.push({ rule_id: rule.id, fired: false, stoppedBy: gate });
     session.tracer?.add({ kind: "rule", id: rule.id, matched: false, reason: gateReason(session, rule, event, dayKey, gate) });
     return;
   }
-  const run = currentRunState(session.state.ruleRuns[rule.id], dayKey);
-  const granted = { ...run.today.granted };
+  // Object.assign, not a spread: keys are added to it later (see test/micro/object-spread.ts).
+  const granted: Record<string, number> = Object.assign({}, run.today.granted);
   for (const effect of rule.effects) applyRuleEffect(session, rule, effect, event, granted);
   session.recordRun(rule.id, {
     total: run.total + 1,
-    lastRunAt: session.now.toISOString(),
+    lastRunAt: session.nowIso,
     today: { dayKey, runs: run.today.runs + 1, granted },
-    dedupeKey: dedupeKey(rule, event),
+    dedupeKey: key,
   });
   session.trace.push({ rule_id: rule.id, fired: true });
   session.tracer?.add({ kind: "rule", id: rule.id, matched: true });

@@ -53,6 +53,8 @@ export class Session {
   private readonly notifications: StateDelta["notifications"] = [];
   private readonly webhooks: StateDelta["webhooks"] = [];
   private readonly thresholds: readonly number[];
+  private participantNow: ExpressionParticipant | null = null;
+  private nowText: string | undefined;
 
   constructor(
     readonly config: EngineConfig,
@@ -63,6 +65,11 @@ export class Session {
     readonly tracer: TraceBuilder | null = null,
   ) {
     this.thresholds = levelThresholds(config.progression.curve);
+  }
+
+  /** `now` as ISO text, for every record of this evaluation (formatted once). */
+  get nowIso(): string {
+    return (this.nowText ??= this.now.toISOString());
   }
 
   get xp(): number {
@@ -81,9 +88,13 @@ export class Session {
     return [...this.state.tags, ...this.tagsAdded.map((added) => added.tag)];
   }
 
-  /** The participant as expressions and conditions see it. */
+  /**
+   * The participant as expressions and conditions see it. Every rule's
+   * conditions and every expression ask for it, and only an XP grant or a tag
+   * changes it: built once and again after those (grantXp, tag). Read-only.
+   */
   get participant(): ExpressionParticipant {
-    return { xp: this.xp, level: this.level, tier: this.tierCode, tags: this.tags };
+    return (this.participantNow ??= { xp: this.xp, level: this.level, tier: this.tierCode, tags: this.tags });
   }
 
   /** What conditions are evaluated against for `event`. */
@@ -142,6 +153,7 @@ export class Session {
 
   grantXp(amount: number, ruleId: string): void {
     this.xpDelta += amount;
+    this.participantNow = null;
     this.ledger.push({ unit: "xp", delta: amount, reason: "grant_xp", ruleId });
     this.effects.push({ type: "xp_granted", amount, rule_id: ruleId });
   }
@@ -153,7 +165,7 @@ export class Session {
       this.lotsCreated.push({
         currency: currency.code,
         amount,
-        grantedAt: this.now.toISOString(),
+        grantedAt: this.nowIso,
         expiresAt: addDays(this.now, currency.expiresInDays).toISOString(),
         ruleId,
       });
@@ -246,6 +258,7 @@ export class Session {
     if (tag.length > MAX_TAG_LENGTH) return "tag_too_long";
     if (tags.length >= MAX_TAGS) return "tag_limit";
     this.tagsAdded.push({ tag, ruleId });
+    this.participantNow = null;
     this.effects.push({ type: "tagged", tag, rule_id: ruleId });
     return null;
   }

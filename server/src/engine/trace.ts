@@ -92,7 +92,22 @@ export function listenedEventTypes(config: EngineConfig): Set<string> {
 export function unknownTypeWarning(config: EngineConfig, type: string): TraceWarning | null {
   const types = listenedEventTypes(config);
   if (types.has(type)) return null;
-  const nearest = types.size === 0 ? null : closest(type, [...types].sort());
+  // A client sending a type nothing listens to usually keeps sending it: the distances are worked out once per config and type.
+  let warnings = unknownTypeWarnings.get(config);
+  if (!warnings) unknownTypeWarnings.set(config, (warnings = new Map()));
+  let warning = warnings.get(type);
+  if (!warning) {
+    if (warnings.size >= UNKNOWN_TYPES_LIMIT) warnings.clear();
+    warnings.set(type, (warning = Object.freeze(typeWarning(type, types.size === 0 ? null : closest(type, [...types].sort())))));
+  }
+  return warning;
+}
+
+/** Warnings by config and unknown type; bounded, since any text can come as a type. */
+const UNKNOWN_TYPES_LIMIT = 256;
+const unknownTypeWarnings = new WeakMap<object, Map<string, TraceWarning>>();
+
+function typeWarning(type: string, nearest: string | null): TraceWarning {
   return {
     code: "unknown_event_type",
     message:

@@ -45,11 +45,31 @@ function addLocalDays(instant: Date, days: number, timeZone: string): Date {
   return instantOf({ ...local, year: moved.getUTCFullYear(), month: moved.getUTCMonth() + 1, day: moved.getUTCDate() }, timeZone);
 }
 
+/**
+ * Editions and official periods worked out, by what decides them (never by
+ * config object, so an edited config cannot see a stale one): scoring asks
+ * for the same few on every event, and each costs several wall-clock
+ * conversions. Frozen, since callers share them. Cleared when full.
+ */
+const EDITION_MEMO_LIMIT = 4096;
+const editionMemo = new Map<string, Edition>();
+
+function memoized(key: string, compute: () => Edition): Edition {
+  let edition = editionMemo.get(key);
+  if (!edition) {
+    if (editionMemo.size >= EDITION_MEMO_LIMIT) editionMemo.clear();
+    editionMemo.set(key, (edition = Object.freeze(compute())));
+  }
+  return edition;
+}
+
 /** The tournament's n-th edition (n ≥ 0; only 0 exists without recurrence). */
 export function editionAt(tournament: TournamentConfig, index: number, timeZone: string): Edition {
-  const startsAt = addLocalDays(new Date(tournament.startsAt), 7 * index, timeZone);
-  const endsAt = addLocalDays(new Date(tournament.endsAt), 7 * index, timeZone);
-  return { key: dayKey(startsAt, timeZone), index, startsAt, endsAt };
+  return memoized(`edition\u0000${tournament.startsAt}\u0000${tournament.endsAt}\u0000${index}\u0000${timeZone}`, () => {
+    const startsAt = addLocalDays(new Date(tournament.startsAt), 7 * index, timeZone);
+    const endsAt = addLocalDays(new Date(tournament.endsAt), 7 * index, timeZone);
+    return { key: dayKey(startsAt, timeZone), index, startsAt, endsAt };
+  });
 }
 
 function weekly(tournament: TournamentConfig): boolean {
@@ -103,6 +123,12 @@ export type OfficialPeriodName = "daily" | "monthly";
 
 /** The official day or month containing `instant`, in `timeZone`. */
 export function officialPeriod(period: OfficialPeriodName, instant: Date, timeZone: string): Edition {
+  // The period is decided by the local date (daily) or month (monthly) alone.
+  const local = period === "daily" ? dayKey(instant, timeZone) : monthKey(instant, timeZone);
+  return memoized(`official\u0000${period}\u0000${local}\u0000${timeZone}`, () => computeOfficialPeriod(period, instant, timeZone));
+}
+
+function computeOfficialPeriod(period: OfficialPeriodName, instant: Date, timeZone: string): Edition {
   const local = localDateTime(instant, timeZone);
   const midnight = { hour: 0, minute: 0, second: 0 };
   if (period === "daily") {
