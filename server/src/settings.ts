@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { rootFile } from "./root.js";
 
 /**
  * Process settings, read once from the environment. Everything has an embedded
@@ -85,6 +86,6 @@ function parseTrustProxy(raw: string | undefined): number {
 }
 
 function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  const pkg = JSON.parse(readFileSync(rootFile("package.json"), "utf8")) as { version: string };
   return pkg.version;
 }

@@ -13,7 +13,8 @@ import type { TestDatabase } from "../support/databases.js";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BIN = "server/bin/clube.mjs";
 /**
- * Loading the TypeScript sources through tsx takes a few seconds of CPU, more
+ * The first start after a source changed compiles the service (server/bin/
+ * compile.mjs), and loading it takes seconds of CPU, more
  * on a busy 2-core machine. Kept under the suites' 60 s timeouts so a stuck
  * command fails with its own output rather than a bare vitest timeout.
  */

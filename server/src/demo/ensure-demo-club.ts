@@ -2,6 +2,7 @@ import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { Club } from "../db/entities/index.js";
 import type { Database } from "../db/orm.js";
+import { rootFile } from "../root.js";
 import { createClub } from "../usecases/clubs.js";
 
 /** The demo club's keys, kept in the data directory so `npm start` can print the test key on every run. */
@@ -24,7 +25,7 @@ export async function ensureDemoClub(db: Database, dataDir: string): Promise<Dem
   const saved = await readSaved(file);
   if (saved && (await db.em().count(Club, { id: saved.club_id })) === 1) return saved;
   if ((await db.em().count(Club, {})) > 0) return null;
-  const config = JSON.parse(await readFile(new URL("./casino.json", import.meta.url), "utf8"));
+  const config = JSON.parse(await readFile(rootFile("server/src/demo/casino.json"), "utf8"));
   const created = await createClub(db, { name: "Clube Demo — Sorte Grande", config });
   await mkdir(dataDir, { recursive: true });
   await writeFile(file, `${JSON.stringify(created, null, 2)}\n`, { mode: 0o600 });

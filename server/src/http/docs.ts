@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import Router from "@koa/router";
+import { rootFile } from "../root.js";
 
 /**
  * `GET /openapi.json` (the generated contract, byte for byte) and `GET /docs`
@@ -9,9 +10,11 @@ import Router from "@koa/router";
  * so the reference works offline and inside a client's private network).
  */
 const require = createRequire(import.meta.url);
-const swaggerDir: string = require("swagger-ui-dist").getAbsoluteFSPath();
+// Only the path: the package's main module evaluates its 3 MB browser bundle
+// in this process (tens of MB of heap for nothing).
+const swaggerDir: string = require("swagger-ui-dist/absolute-path.js")();
 const ASSETS = new Set(["swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "favicon-32x32.png"]);
-const OPENAPI_PATH = new URL("../../../generated/openapi.json", import.meta.url);
+const OPENAPI_PATH = rootFile("generated/openapi.json");
 
 export async function docsRouter(): Promise<Router> {
   const document = await readFile(OPENAPI_PATH);

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import Router from "@koa/router";
+import { rootFile } from "../root.js";
 import type { Services } from "../services.js";
 import type { DemoClub } from "../demo/ensure-demo-club.js";
 import { demoParticipantToken } from "../demo/demo-participant.js";
@@ -16,7 +17,7 @@ import { demoParticipantToken } from "../demo/demo-participant.js";
  * The files are built into widget/dist by `npm run widget:build` (run by
  * `npm start` and `npm test` before they start).
  */
-const DIST = new URL("../../../widget/dist/", import.meta.url);
+const DIST = rootFile("widget/dist/");
 const FILES: Record<string, string> = {
   "loader.js": "application/javascript; charset=utf-8",
   "app.js": "application/javascript; charset=utf-8",

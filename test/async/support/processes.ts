@@ -12,7 +12,7 @@ import type { StackResources } from "./stack-resources.js";
  */
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-/** tsx compiles the sources at start: seconds of CPU, more on a busy 2-core machine. */
+/** The first start after a source change compiles the service (server/bin/compile.mjs): seconds of CPU, more on a busy 2-core machine. */
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
 
