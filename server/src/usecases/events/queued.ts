@@ -1,0 +1,186 @@
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import type { ApiEffect } from "../../engine/config.js";
+import type { EngineEvent } from "../../engine/types.js";
+import { Event, OutboxMessage } from "../../db/entities/index.js";
+import { newId } from "../../db/ids.js";
+import type { Database } from "../../db/orm.js";
+import type { Scope } from "../../db/scope.js";
+import { yieldToEventLoop } from "../../db/yield-to-event-loop.js";
+import { requirePublishedConfig } from "../config.js";
+import { notFound } from "../errors.js";
+import { lockParticipant, lockParticipants } from "../participant-state.js";
+import { PendingWrites } from "../pending-writes.js";
+import {
+  engineEvent, evaluateInOrder, eventRow, GROUP_CAP, groupKey, groupsInFlight, latest, signalOutbox, withParticipantLocked, wroteOutbox,
+  type EventInput, type EventResult, type EventsQueued, type IngestOptions, type ParticipantRun,
+} from "../events.js";
+import { GroupCommit } from "./group-commit.js";
+
+/*
+ * The `Prefer: respond-async` path: accepting events (stored as queued with
+ * an outbox row that hands them to the queue) and processing them later on a
+ * worker through the same evaluation as synchronous events.
+ */
+
+/**
+ * `Prefer: respond-async`: stores each event as `queued` (creating absent
+ * participants) with an outbox message that hands it to the queue after
+ * commit, and answers the stored ids in request order at once; a repeated
+ * idempotency key gives the first event's id and stores nothing.
+ * `idempotencyKey` (the header) applies to a single event only.
+ */
+export async function queueEvents(
+  db: Database,
+  scope: Scope,
+  inputs: EventInput[],
+  opts: { now: Date; idempotencyKey?: string },
+): Promise<EventsQueued> {
+  if (opts.idempotencyKey !== undefined && inputs.length !== 1) throw new Error("an Idempotency-Key header names one event");
+  const eventIds: string[] = [];
+  for (const input of inputs) {
+    await yieldToEventLoop();
+    const event = engineEvent(input, opts.now);
+    const key = opts.idempotencyKey ?? input.id ?? null;
+    try {
+      eventIds.push(
+        await withParticipantLocked(db, scope, input.participant, opts.now, async (em, participant) => {
+          const original = key === null ? null : await em.findOne(Event, { ...scope, idempotencyKey: key }, { fields: ["id"] });
+          if (original) return original.id;
+          const row = eventRow(scope, participant.id, event, key, opts.now);
+          await em.insert(Event, { ...row, status: "queued", processedAt: null });
+          await em.insert(OutboxMessage, { id: newId("out"), ...scope, kind: "event", payload: { event_id: row.id }, createdAt: opts.now });
+          return row.id;
+        }),
+      );
+    } catch (err) {
+      if (key === null || !(err instanceof UniqueConstraintViolationException)) throw err;
+      const original = await db.em().findOne(Event, { ...scope, idempotencyKey: key }, { fields: ["id"] });
+      if (!original) throw err;
+      eventIds.push(original.id);
+    }
+  }
+  return { queued: true, event_ids: eventIds };
+}
+
+/** The engine's view of a stored event. */
+function storedEvent(row: Event): EngineEvent {
+  return {
+    type: row.type,
+    id: row.externalEventId,
+    amount: row.amount,
+    currency: row.currency,
+    occurred_at: row.occurredAt.toISOString(),
+    meta: row.meta,
+  };
+}
+
+/** A queued event waiting for its group commit (see processQueuedEvent). */
+interface QueuedEvent {
+  db: Database;
+  scope: Scope;
+  eventRowId: string;
+  now: Date;
+  publicUrl: string;
+  outbox?: { written: boolean };
+}
+
+/** The answer for a queued event already processed. */
+function processedResult(row: Pick<Event, "id" | "effects">): EventResult {
+  return { event_id: row.id, duplicate: false, effects: row.effects as ApiEffect[] };
+}
+
+/**
+ * Processes queued events of one club environment in one transaction: their
+ * participants locked together, each participant's events evaluated in the
+ * order they were handed in, every write gathered into one flush. An event
+ * already processed (a redelivery, or the same message twice) is answered
+ * with its stored result and not evaluated again.
+ */
+async function processQueuedGroup(queued: QueuedEvent[]): Promise<EventResult[]> {
+  const [{ db, scope, publicUrl }] = queued;
+  const published = await requirePublishedConfig(db, scope);
+  const ids = [...new Set(queued.map((item) => item.eventRowId))];
+  const owners = await db.em().find(Event, { ...scope, id: { $in: ids } }, { fields: ["participantId"], disableIdentityMap: true });
+  if (owners.length !== ids.length) throw notFound("A queued event"); // each alone names its own
+  const outbox = { written: false };
+  const opts: IngestOptions = { now: latest(queued.map((item) => item.now)), publicUrl, outbox };
+  const results = await db.em().transactional(async (em) => {
+    const participantIds = [...new Set(owners.map((owner) => owner.participantId))];
+    const locked = await lockParticipants(em, db.dialect, { ...scope, id: { $in: participantIds } });
+    if (locked.length !== participantIds.length) throw notFound("The participant of a queued event");
+    // Read again under the locks: another worker may have processed some meanwhile.
+    const rows = new Map((await em.find(Event, { id: { $in: ids } })).map((row) => [row.id, row]));
+    const runs = new Map(locked.map((participant): [string, ParticipantRun] => [participant.id, { participant, stored: [] }]));
+    for (const id of ids) {
+      const row = rows.get(id)!;
+      if (row.status === "queued") runs.get(row.participantId)!.stored.push({ id, event: storedEvent(row) });
+    }
+    const busy = [...runs.values()].filter((run) => run.stored.length > 0);
+    const writes = new PendingWrites();
+    const effects = await evaluateInOrder(em, db, scope, published, busy, writes, opts);
+    if (writes.outbox.length > 0) wroteOutbox(opts);
+    await writes.flush(em);
+    const answers = new Map<string, EventResult>();
+    for (const [r, run] of busy.entries()) {
+      for (const [i, { id }] of run.stored.entries()) {
+        await em.nativeUpdate(Event, { id }, { status: "processed", effects: effects[r][i], effectsCount: effects[r][i].length, processedAt: opts.now });
+        answers.set(id, { event_id: id, duplicate: false, effects: effects[r][i] });
+      }
+    }
+    return queued.map((item) => answers.get(item.eventRowId) ?? processedResult(rows.get(item.eventRowId)!));
+  });
+  signalOutbox(outbox.written, queued);
+  return results;
+}
+
+/** One queued event in its own transaction. */
+async function processQueuedAlone(item: QueuedEvent): Promise<EventResult> {
+  const { db, scope, eventRowId } = item;
+  const published = await requirePublishedConfig(db, scope);
+  const queued = await db.em().findOne(Event, { ...scope, id: eventRowId }, { fields: ["participantId"] });
+  if (!queued) throw notFound(`Event ${JSON.stringify(eventRowId)}`);
+  const outbox = { written: false };
+  const opts: IngestOptions = { now: item.now, publicUrl: item.publicUrl, outbox };
+  const result = await db.em().transactional(async (em) => {
+    const participant = await lockParticipant(em, db.dialect, { ...scope, id: queued.participantId });
+    if (!participant) throw notFound(`The participant of event ${JSON.stringify(eventRowId)}`);
+    // Read again under the lock: another worker may have processed it meanwhile.
+    const row = await em.findOneOrFail(Event, { id: eventRowId });
+    if (row.status !== "queued") return processedResult(row);
+    const writes = new PendingWrites();
+    const [[effects]] = await evaluateInOrder(em, db, scope, published, [{ participant, stored: [{ id: row.id, event: storedEvent(row) }] }], writes, opts);
+    if (writes.outbox.length > 0) wroteOutbox(opts);
+    await writes.flush(em);
+    await em.nativeUpdate(Event, { id: row.id }, { status: "processed", effects, effectsCount: effects.length, processedAt: opts.now });
+    return { event_id: row.id, duplicate: false, effects };
+  });
+  signalOutbox(outbox.written, [item]);
+  return result;
+}
+
+const queuedEvents = new WeakMap<Database, GroupCommit<QueuedEvent, EventResult>>();
+
+function queuedEventsOf(db: Database): GroupCommit<QueuedEvent, EventResult> {
+  let groups = queuedEvents.get(db);
+  if (!groups) {
+    groups = new GroupCommit<QueuedEvent, EventResult>({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, items) => processQueuedGroup(items), applyOne: (_, item) => processQueuedAlone(item) });
+    queuedEvents.set(db, groups);
+  }
+  return groups;
+}
+
+/**
+ * Processes an event stored as `queued` (the worker side of
+ * `Prefer: respond-async`), exactly as `ingestEvent` would have. Idempotent:
+ * an event already processed is not evaluated again and its stored result is
+ * answered, so a queue that delivers a message twice changes nothing.
+ *
+ * Queued events handed in concurrently (a consumer's prefetched messages)
+ * are gathered like single events (group commit) and processed in one
+ * transaction; each call resolves once its group committed, so a message is
+ * acknowledged only then. A failing group is processed again event by event.
+ */
+export async function processQueuedEvent(db: Database, scope: Scope, eventRowId: string, opts: IngestOptions): Promise<EventResult> {
+  const item: QueuedEvent = { db, scope, eventRowId, now: opts.now, publicUrl: opts.publicUrl, outbox: opts.outbox };
+  return queuedEventsOf(db).submit(groupKey(scope, opts.publicUrl, opts.now), item);
+}
