@@ -108,21 +108,6 @@ function duplicateResult(original: Pick<Event, "id" | "effects">): EventResult {
 }
 
 /**
- * Runs `work` in one transaction holding the lock of the participant with
- * `externalId`; a participant seen for the first time is created in that
- * same transaction (with its `participant.created`).
- */
-export async function withParticipantLocked<T>(
-  db: Database,
-  scope: Scope,
-  externalId: string,
-  now: Date,
-  work: (em: SqlEntityManager, participant: Participant) => Promise<T>,
-): Promise<T> {
-  return db.em().transactional(async (em) => work(em, (await lockOrCreate(em, db, scope, [externalId], now)).get(externalId)!));
-}
-
-/**
  * Locks the participants with `externalIds` (see lockParticipants), creating
  * those seen for the first time (with their `participant.created`); by
  * external id.

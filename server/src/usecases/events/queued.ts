@@ -5,13 +5,14 @@ import { Event, OutboxMessage } from "../../db/entities/index.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { yieldToEventLoop } from "../../db/yield-to-event-loop.js";
+import { bothDialects, hotStore, shapeOf } from "../../db/hot/index.js";
 import { requirePublishedConfig } from "../config.js";
 import { notFound } from "../errors.js";
 import { lockParticipant, lockParticipants } from "../participant-state.js";
+import { ensureParticipant } from "../participants.js";
 import { PendingWrites } from "../pending-writes.js";
 import {
-  engineEvent, evaluateInOrder, eventRow, GROUP_CAP, groupKey, groupsInFlight, latest, signalOutbox, withParticipantLocked, wroteOutbox,
+  engineEvent, evaluateInOrder, eventRow, GROUP_CAP, groupKey, groupsInFlight, latest, signalOutbox, wroteOutbox,
   type EventInput, type EventResult, type EventsQueued, type IngestOptions, type ParticipantRun,
 } from "../events.js";
 import { GroupCommit } from "./group-commit.js";
@@ -22,12 +23,106 @@ import { GroupCommit } from "./group-commit.js";
  * worker through the same evaluation as synchronous events.
  */
 
+/** An event accepted with `Prefer: respond-async`, waiting for its group commit (see queueEvents). */
+interface Accepted {
+  db: Database;
+  scope: Scope;
+  /** The participant's external id. */
+  participant: string;
+  event: EngineEvent;
+  /** The `Idempotency-Key` header, else the event's `id`; null without either. */
+  key: string | null;
+  receivedAt: Date;
+}
+
+const PARTICIPANT_IDS = bothDialects((inList) => `select id, external_id from participants where club_id = ? and env = ? and ${inList("external_id")}`);
+const STORED_KEYS = bothDialects((inList) => `select id, idempotency_key from events where club_id = ? and env = ? and ${inList("idempotency_key")}`);
+
+/**
+ * Stores accepted events of one club environment in one transaction: one
+ * read of their participants, the absent ones created (with their
+ * `participant.created`), one read of the keys stored before, then the events
+ * (status queued) and their outbox rows, one statement each. A key stored
+ * before answers the stored event's id; a key repeated within the group
+ * answers its first event's id. Answers in item order.
+ *
+ * No participant lock: accepting touches no participant state. A repeat
+ * racing its original is refused by the unique (club, env, key) — the group
+ * then fails as a whole and each event is accepted again alone (acceptAlone),
+ * where the repeat finds the stored original — and a participant created
+ * twice at once by its unique (club, env, external id), the same way. The
+ * order events of a participant are applied in is decided when they are
+ * processed (relay order, then the participant's lock there); holding the
+ * lock here serialised accepts without ordering them, as each took its time
+ * before waiting for the lock.
+ */
+async function acceptGroup(items: Accepted[]): Promise<string[]> {
+  const [{ db, scope }] = items;
+  return db.em().transactional(async (em) => {
+    const hot = await hotStore(em);
+    const externalIds = [...new Set(items.map((item) => item.participant))];
+    const found = await hot.select<{ id: string; external_id: string }>(PARTICIPANT_IDS, [scope.clubId, scope.env, externalIds]);
+    const participantIds = new Map(found.map((row) => [row.external_id, row.id]));
+    for (const externalId of externalIds.filter((id) => !participantIds.has(id))) {
+      const first = items.find((item) => item.participant === externalId)!;
+      const created = await ensureParticipant(db, scope, externalId, { em, now: first.receivedAt });
+      participantIds.set(externalId, created.id);
+    }
+    const keys = [...new Set(items.map((item) => item.key).filter((key) => key !== null))];
+    const stored = keys.length === 0 ? [] : await hot.select<{ id: string; idempotency_key: string }>(STORED_KEYS, [scope.clubId, scope.env, keys]);
+    const idOfKey = new Map(stored.map((row) => [row.idempotency_key, row.id]));
+    const events: object[] = [];
+    const outbox: object[] = [];
+    const ids = items.map((item) => {
+      const original = item.key === null ? undefined : idOfKey.get(item.key);
+      if (original !== undefined) return original;
+      const row = eventRow(scope, participantIds.get(item.participant)!, item.event, item.key, item.receivedAt);
+      if (item.key !== null) idOfKey.set(item.key, row.id);
+      events.push({ ...row, status: "queued", processedAt: null });
+      outbox.push({ id: newId("out"), ...scope, kind: "event", payload: { event_id: row.id }, createdAt: item.receivedAt, relayedAt: null });
+      return row.id;
+    });
+    await hot.insert(shapeOf(em, Event), events);
+    await hot.insert(shapeOf(em, OutboxMessage), outbox);
+    return ids;
+  });
+}
+
+/** One accepted event in its own transaction: when its key was stored meanwhile (a racing repeat committed first), the stored event's id. */
+async function acceptAlone(item: Accepted): Promise<string> {
+  try {
+    const [id] = await acceptGroup([item]);
+    return id;
+  } catch (err) {
+    if (item.key === null || !(err instanceof UniqueConstraintViolationException)) throw err;
+    const original = await item.db.em().findOne(Event, { ...item.scope, idempotencyKey: item.key }, { fields: ["id"] });
+    if (!original) throw err;
+    return original.id;
+  }
+}
+
+const accepts = new WeakMap<Database, GroupCommit<Accepted, string>>();
+
+function acceptsOf(db: Database): GroupCommit<Accepted, string> {
+  let groups = accepts.get(db);
+  if (!groups) {
+    groups = new GroupCommit<Accepted, string>({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, items) => acceptGroup(items), applyOne: (_, item) => acceptAlone(item) });
+    accepts.set(db, groups);
+  }
+  return groups;
+}
+
 /**
  * `Prefer: respond-async`: stores each event as `queued` (creating absent
  * participants) with an outbox message that hands it to the queue after
  * commit, and answers the stored ids in request order at once; a repeated
  * idempotency key gives the first event's id and stores nothing.
  * `idempotencyKey` (the header) applies to a single event only.
+ *
+ * Events accepted concurrently (several requests, or the events of one
+ * batch) are gathered and stored together (group commit, see acceptGroup);
+ * when a group fails, each of its events is stored again alone, so an event
+ * fails only for its own fault.
  */
 export async function queueEvents(
   db: Database,
@@ -36,29 +131,13 @@ export async function queueEvents(
   opts: { now: Date; idempotencyKey?: string },
 ): Promise<EventsQueued> {
   if (opts.idempotencyKey !== undefined && inputs.length !== 1) throw new Error("an Idempotency-Key header names one event");
-  const eventIds: string[] = [];
-  for (const input of inputs) {
-    await yieldToEventLoop();
-    const event = engineEvent(input, opts.now);
-    const key = opts.idempotencyKey ?? input.id ?? null;
-    try {
-      eventIds.push(
-        await withParticipantLocked(db, scope, input.participant, opts.now, async (em, participant) => {
-          const original = key === null ? null : await em.findOne(Event, { ...scope, idempotencyKey: key }, { fields: ["id"] });
-          if (original) return original.id;
-          const row = eventRow(scope, participant.id, event, key, opts.now);
-          await em.insert(Event, { ...row, status: "queued", processedAt: null });
-          await em.insert(OutboxMessage, { id: newId("out"), ...scope, kind: "event", payload: { event_id: row.id }, createdAt: opts.now });
-          return row.id;
-        }),
-      );
-    } catch (err) {
-      if (key === null || !(err instanceof UniqueConstraintViolationException)) throw err;
-      const original = await db.em().findOne(Event, { ...scope, idempotencyKey: key }, { fields: ["id"] });
-      if (!original) throw err;
-      eventIds.push(original.id);
-    }
-  }
+  const groups = acceptsOf(db);
+  const key = [scope.clubId, scope.env].join("\u0000");
+  const eventIds = await Promise.all(
+    inputs.map((input) =>
+      groups.submit(key, { db, scope, participant: input.participant, event: engineEvent(input, opts.now), key: opts.idempotencyKey ?? input.id ?? null, receivedAt: opts.now }),
+    ),
+  );
   return { queued: true, event_ids: eventIds };
 }
 
