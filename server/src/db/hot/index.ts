@@ -36,12 +36,20 @@ export interface ParticipantUpdate {
   updatedAt: Date;
 }
 
+/** A queued event's outcome. */
+export interface ProcessedEvent {
+  id: string;
+  effects: unknown[];
+}
+
 export interface HotStore {
   /** Inserts `rows` (entity property names) into the shape's table, one statement (PostgreSQL) or one prepared statement run per row (SQLite). */
   insert(shape: TableShape, rows: object[], upsert?: Upsert): Promise<void>;
   updateParticipants(rows: ParticipantUpdate[]): Promise<void>;
   /** Subtracts each amount from its lot's `remaining`. */
   spendLots(rows: { id: string; amount: number }[]): Promise<void>;
+  /** Marks queued events processed with their effects (the worker side of `Prefer: respond-async`). */
+  markEventsProcessed(rows: ProcessedEvent[], processedAt: Date): Promise<void>;
   /** Rows of a read-only statement written with `?` placeholders, bound to `params` (scalars or arrays; see each dialect for arrays). */
   select<R>(sql: { postgresql: string; sqlite: string }, params: unknown[]): Promise<R[]>;
   readonly dialect: "postgresql" | "sqlite";

@@ -1,4 +1,4 @@
-import type { HotStore, ParticipantUpdate, Upsert } from "./index.js";
+import type { HotStore, ParticipantUpdate, ProcessedEvent, Upsert } from "./index.js";
 import type { ColumnKind, TableShape } from "./table-shape.js";
 
 /** The part of a `libsql` Database (the connection knex holds) the hot path uses. */
@@ -54,6 +54,8 @@ const UPDATE_PARTICIPANT = `update participants set
   updated_at = ?
 where id = ?`;
 
+const MARK_EVENT_PROCESSED = "update events set status = 'processed', effects = ?, effects_count = ?, processed_at = ? where id = ?";
+
 const SPEND_LOT = "update currency_lots set remaining = remaining - ? where id = ?";
 
 /** An array parameter is bound as JSON text: read it with `json_each(?)`. */
@@ -90,6 +92,9 @@ export function sqliteHotStore(db: LibsqlDatabase, convert: (err: unknown) => ne
     },
     async spendLots(rows) {
       each(SPEND_LOT, rows.map((row) => [row.amount, row.id]));
+    },
+    async markEventsProcessed(rows: ProcessedEvent[], processedAt: Date) {
+      each(MARK_EVENT_PROCESSED, rows.map((row) => [JSON.stringify(row.effects), row.effects.length, processedAt.getTime(), row.id]));
     },
     async select<R>(sql: { sqlite: string }, params: unknown[]) {
       try {

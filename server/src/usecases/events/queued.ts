@@ -1,5 +1,4 @@
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
-import type { ApiEffect } from "../../engine/config.js";
 import type { EngineEvent } from "../../engine/types.js";
 import { Event, OutboxMessage } from "../../db/entities/index.js";
 import { newId } from "../../db/ids.js";
@@ -8,7 +7,7 @@ import type { Scope } from "../../db/scope.js";
 import { bothDialects, hotStore, shapeOf } from "../../db/hot/index.js";
 import { requirePublishedConfig } from "../config.js";
 import { notFound } from "../errors.js";
-import { lockParticipant, lockParticipants } from "../participant-state.js";
+import { lockParticipants } from "../participant-state.js";
 import { ensureParticipant } from "../participants.js";
 import { PendingWrites } from "../pending-writes.js";
 import {
@@ -16,6 +15,7 @@ import {
   type EventInput, type EventResult, type EventsQueued, type IngestOptions, type ParticipantRun,
 } from "../events.js";
 import { GroupCommit } from "./group-commit.js";
+import { ownersOf, queuedRows, type QueuedRow } from "./queued-rows.js";
 
 /*
  * The `Prefer: respond-async` path: accepting events (stored as queued with
@@ -141,18 +141,6 @@ export async function queueEvents(
   return { queued: true, event_ids: eventIds };
 }
 
-/** The engine's view of a stored event. */
-function storedEvent(row: Event): EngineEvent {
-  return {
-    type: row.type,
-    id: row.externalEventId,
-    amount: row.amount,
-    currency: row.currency,
-    occurred_at: row.occurredAt.toISOString(),
-    meta: row.meta,
-  };
-}
-
 /** A queued event waiting for its group commit (see processQueuedEvent). */
 interface QueuedEvent {
   db: Database;
@@ -164,76 +152,60 @@ interface QueuedEvent {
 }
 
 /** The answer for a queued event already processed. */
-function processedResult(row: Pick<Event, "id" | "effects">): EventResult {
-  return { event_id: row.id, duplicate: false, effects: row.effects as ApiEffect[] };
+function processedResult(row: Pick<QueuedRow, "id" | "effects">): EventResult {
+  return { event_id: row.id, duplicate: false, effects: row.effects };
 }
 
 /**
  * Processes queued events of one club environment in one transaction: their
  * participants locked together, each participant's events evaluated in the
- * order they were handed in, every write gathered into one flush. An event
- * already processed (a redelivery, or the same message twice) is answered
- * with its stored result and not evaluated again.
+ * order they were handed in, every write gathered into one flush, and the
+ * events marked processed with one statement. An event already processed (a
+ * redelivery, or the same message twice) is answered with its stored result
+ * and not evaluated again. `missing` names what was not found in the error.
  */
-async function processQueuedGroup(queued: QueuedEvent[]): Promise<EventResult[]> {
+async function processQueued(queued: QueuedEvent[], missing: { event: string; participant: string }): Promise<EventResult[]> {
   const [{ db, scope, publicUrl }] = queued;
   const published = await requirePublishedConfig(db, scope);
   const ids = [...new Set(queued.map((item) => item.eventRowId))];
-  const owners = await db.em().find(Event, { ...scope, id: { $in: ids } }, { fields: ["participantId"], disableIdentityMap: true });
-  if (owners.length !== ids.length) throw notFound("A queued event"); // each alone names its own
   const outbox = { written: false };
   const opts: IngestOptions = { now: latest(queued.map((item) => item.now)), publicUrl, outbox };
   const results = await db.em().transactional(async (em) => {
-    const participantIds = [...new Set(owners.map((owner) => owner.participantId))];
-    const locked = await lockParticipants(em, db.dialect, { ...scope, id: { $in: participantIds } });
-    if (locked.length !== participantIds.length) throw notFound("The participant of a queued event");
+    const hot = await hotStore(em);
+    const owners = await ownersOf(hot, scope, ids);
+    if (owners.size !== ids.length) throw notFound(missing.event);
+    const participantIds = [...new Set(owners.values())];
+    const locked = await lockParticipants(em, db.dialect, { ...scope, id: participantIds.length === 1 ? participantIds[0] : { $in: participantIds } });
+    if (locked.length !== participantIds.length) throw notFound(missing.participant);
     // Read again under the locks: another worker may have processed some meanwhile.
-    const rows = new Map((await em.find(Event, { id: { $in: ids } })).map((row) => [row.id, row]));
+    const rows = await queuedRows(hot, ids);
     const runs = new Map(locked.map((participant): [string, ParticipantRun] => [participant.id, { participant, stored: [] }]));
     for (const id of ids) {
       const row = rows.get(id)!;
-      if (row.status === "queued") runs.get(row.participantId)!.stored.push({ id, event: storedEvent(row) });
+      if (row.status === "queued") runs.get(row.participantId)!.stored.push({ id, event: row.event });
     }
     const busy = [...runs.values()].filter((run) => run.stored.length > 0);
     const writes = new PendingWrites();
     const effects = await evaluateInOrder(em, db, scope, published, busy, writes, opts);
     if (writes.outbox.length > 0) wroteOutbox(opts);
     await writes.flush(em);
-    const answers = new Map<string, EventResult>();
-    for (const [r, run] of busy.entries()) {
-      for (const [i, { id }] of run.stored.entries()) {
-        await em.nativeUpdate(Event, { id }, { status: "processed", effects: effects[r][i], effectsCount: effects[r][i].length, processedAt: opts.now });
-        answers.set(id, { event_id: id, duplicate: false, effects: effects[r][i] });
-      }
-    }
+    const processed = busy.flatMap((run, r) => run.stored.map(({ id }, i) => ({ id, effects: effects[r][i] })));
+    await hot.markEventsProcessed(processed, opts.now);
+    const answers = new Map(processed.map((row): [string, EventResult] => [row.id, { event_id: row.id, duplicate: false, effects: row.effects }]));
     return queued.map((item) => answers.get(item.eventRowId) ?? processedResult(rows.get(item.eventRowId)!));
   });
   signalOutbox(outbox.written, queued);
   return results;
 }
 
+async function processQueuedGroup(queued: QueuedEvent[]): Promise<EventResult[]> {
+  return processQueued(queued, { event: "A queued event", participant: "The participant of a queued event" }); // each alone then names its own
+}
+
 /** One queued event in its own transaction. */
 async function processQueuedAlone(item: QueuedEvent): Promise<EventResult> {
-  const { db, scope, eventRowId } = item;
-  const published = await requirePublishedConfig(db, scope);
-  const queued = await db.em().findOne(Event, { ...scope, id: eventRowId }, { fields: ["participantId"] });
-  if (!queued) throw notFound(`Event ${JSON.stringify(eventRowId)}`);
-  const outbox = { written: false };
-  const opts: IngestOptions = { now: item.now, publicUrl: item.publicUrl, outbox };
-  const result = await db.em().transactional(async (em) => {
-    const participant = await lockParticipant(em, db.dialect, { ...scope, id: queued.participantId });
-    if (!participant) throw notFound(`The participant of event ${JSON.stringify(eventRowId)}`);
-    // Read again under the lock: another worker may have processed it meanwhile.
-    const row = await em.findOneOrFail(Event, { id: eventRowId });
-    if (row.status !== "queued") return processedResult(row);
-    const writes = new PendingWrites();
-    const [[effects]] = await evaluateInOrder(em, db, scope, published, [{ participant, stored: [{ id: row.id, event: storedEvent(row) }] }], writes, opts);
-    if (writes.outbox.length > 0) wroteOutbox(opts);
-    await writes.flush(em);
-    await em.nativeUpdate(Event, { id: row.id }, { status: "processed", effects, effectsCount: effects.length, processedAt: opts.now });
-    return { event_id: row.id, duplicate: false, effects };
-  });
-  signalOutbox(outbox.written, [item]);
+  const name = JSON.stringify(item.eventRowId);
+  const [result] = await processQueued([item], { event: `Event ${name}`, participant: `The participant of event ${name}` });
   return result;
 }
 
