@@ -150,6 +150,29 @@ class EmbeddedQueue implements Queue {
   }
 }
 
+/** Due: ready and its time came, or running and its lease ran out. */
+const DUE = "(status = 'ready' and run_at <= ? or status = 'running' and locked_until <= ?)";
+const RETURNING = "returning jobs.id, jobs.queue, jobs.payload, jobs.status, jobs.attempts, jobs.run_at, jobs.created_at";
+/**
+ * PostgreSQL: the candidates in a MATERIALIZED CTE, read once — as an `IN
+ * (subquery … limit n for update skip locked)` the planner may run the
+ * subquery again per row and, skipping other rows each time, claim more than n.
+ */
+const CLAIM_POSTGRESQL = `with candidates as materialized (select id from jobs where queue = ? and ${DUE} order by run_at, created_at limit ? for update skip locked)
+update jobs set status = ?, attempts = jobs.attempts + 1, locked_until = ?, updated_at = ? from candidates where jobs.id = candidates.id and ${DUE} ${RETURNING}`;
+/** SQLite (writes serialised, no SKIP LOCKED): one line, as knex's libsql dialect reads rows back only from an `update … returning …` it recognises by " returning ". */
+const CLAIM_SQLITE = `update jobs set status = ?, attempts = attempts + 1, locked_until = ?, updated_at = ? where id in (select id from jobs where queue = ? and ${DUE} order by run_at, created_at limit ?) and ${DUE} ${RETURNING}`;
+
+interface ClaimedRow {
+  id: string;
+  queue: string;
+  payload: unknown;
+  status: Job["status"];
+  attempts: number;
+  run_at: Date | number | string;
+  created_at: Date | number | string;
+}
+
 class EmbeddedConsumer {
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
@@ -210,31 +233,29 @@ class EmbeddedConsumer {
     }
   }
 
+  /**
+   * Claims up to `limit` due jobs with one statement (see EmbeddedQueue): the
+   * UPDATE re-checks the due condition on each row it changes, so of racing
+   * consumers exactly one claims a job; on PostgreSQL the candidates are
+   * locked with SKIP LOCKED, so a racer takes other jobs instead of waiting.
+   */
   private async claim(limit: number): Promise<JobRow[]> {
-    const em = this.owner.db.em();
+    if (this.closed) return [];
+    const db = this.owner.db;
     const now = this.owner.now();
-    const due = { $lte: now };
-    const candidates = await em.find(
-      Job,
-      { queue: this.queue, $or: [{ status: "ready", runAt: due }, { status: "running", lockedUntil: due }] },
-      { orderBy: { runAt: "asc", createdAt: "asc" }, limit, fields: ["id", "queue", "payload", "status", "attempts"] },
+    const sqlite = db.dialect === "sqlite";
+    const at = (date: Date) => (sqlite ? date.getTime() : date);
+    const claim = ["running", at(this.leaseEnd(now)), at(now)];
+    const candidates = [this.queue, at(now), at(now), limit];
+    const rows = await db.em().getConnection().execute<ClaimedRow[]>(
+      sqlite ? CLAIM_SQLITE : CLAIM_POSTGRESQL,
+      [...(sqlite ? [...claim, ...candidates] : [...candidates, ...claim]), at(now), at(now)],
+      "all",
     );
-    const claimed: JobRow[] = [];
-    for (const candidate of candidates) {
-      if (this.closed) break;
-      const attempts = candidate.attempts + 1;
-      const changed = await em.nativeUpdate(
-        Job,
-        {
-          id: candidate.id,
-          attempts: candidate.attempts,
-          $or: [{ status: "ready", runAt: due }, { status: "running", lockedUntil: due }],
-        },
-        { status: "running", attempts, lockedUntil: this.leaseEnd(now), updatedAt: now },
-      );
-      if (changed === 1) claimed.push({ ...candidate, attempts });
-    }
-    return claimed;
+    const time = (value: Date | number | string) => new Date(value).getTime();
+    return rows
+      .sort((x, y) => time(x.run_at) - time(y.run_at) || time(x.created_at) - time(y.created_at))
+      .map((row) => ({ id: row.id, queue: row.queue, payload: sqlite ? JSON.parse(row.payload as string) : row.payload, status: row.status, attempts: row.attempts }));
   }
 
   private async run(job: JobRow): Promise<void> {
