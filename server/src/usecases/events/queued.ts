@@ -1,4 +1,5 @@
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { EngineEvent } from "../../engine/types.js";
 import { Event, OutboxMessage } from "../../db/entities/index.js";
 import { newId } from "../../db/ids.js";
@@ -22,6 +23,17 @@ import { ownersOf, queuedRows, type QueuedRow } from "./queued-rows.js";
  * an outbox row that hands them to the queue) and processing them later on a
  * worker through the same evaluation as synchronous events.
  */
+
+/**
+ * SQLite: makes the transaction a writer before its first read. A deferred
+ * transaction that reads and then writes after another process (a CLI
+ * command) committed in between fails at once with SQLITE_BUSY (its snapshot
+ * is stale; busy_timeout cannot help), while one that starts writing waits
+ * its turn. An UPDATE that matches nothing is enough to take the write lock.
+ */
+async function takeSqliteWriteLock(em: SqlEntityManager, db: Database): Promise<void> {
+  if (db.dialect === "sqlite") await em.execute("update participants set updated_at = updated_at where 0", [], "run");
+}
 
 /** An event accepted with `Prefer: respond-async`, waiting for its group commit (see queueEvents). */
 interface Accepted {
@@ -59,6 +71,7 @@ const STORED_KEYS = bothDialects((inList) => `select id, idempotency_key from ev
 async function acceptGroup(items: Accepted[]): Promise<string[]> {
   const [{ db, scope }] = items;
   return db.em().transactional(async (em) => {
+    await takeSqliteWriteLock(em, db);
     const hot = await hotStore(em);
     const externalIds = [...new Set(items.map((item) => item.participant))];
     const found = await hot.select<{ id: string; external_id: string }>(PARTICIPANT_IDS, [scope.clubId, scope.env, externalIds]);
@@ -171,6 +184,7 @@ async function processQueued(queued: QueuedEvent[], missing: { event: string; pa
   const outbox = { written: false };
   const opts: IngestOptions = { now: latest(queued.map((item) => item.now)), publicUrl, outbox };
   const results = await db.em().transactional(async (em) => {
+    await takeSqliteWriteLock(em, db);
     const hot = await hotStore(em);
     const owners = await ownersOf(hot, scope, ids);
     if (owners.size !== ids.length) throw notFound(missing.event);
