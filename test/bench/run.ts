@@ -10,7 +10,8 @@
  * PostgreSQL (or SQLite file). The machine is shared, so absolute figures are
  * noisy: the same-run ratios are the figures to compare.
  *
- * For each database of `BENCH_DATABASES` (default `postgresql,sqlite`):
+ * For each database of `BENCH_DATABASES` (default `postgresql,sqlite`), the
+ * parts of `BENCH_PARTS` (default `sync,async`):
  * - single events `POST /v1/events` at `BENCH_CONCURRENCY` (32):
  *   events/s, p50, p99, non-2xx, timeouts; the baseline's the same; ratio;
  * - batches `POST /v1/events/batch` of 500: events/s, ratio to the multi-row baseline;
@@ -24,7 +25,7 @@
  * Traffic: bets, settlements, deposits and sessions over `BENCH_PARTICIPANTS`
  * (2,000) players, all created by a warm-up before measuring.
  * Sizes (bounded): `BENCH_EVENTS` single events (3000), `BENCH_BATCHES`
- * batches (8). Everything on 127.0.0.1.
+ * batches (16). Everything on 127.0.0.1.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
@@ -50,6 +51,7 @@ interface AutocannonRequest {
   path: string;
   headers: Record<string, string>;
   setupRequest(request: Record<string, unknown>): Record<string, unknown>;
+  onResponse(status: number): void;
 }
 type Autocannon = (options: Record<string, unknown> & { requests: AutocannonRequest[] }) => Promise<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
@@ -63,7 +65,7 @@ function positiveInt(name: string, fallback: number): number {
 
 const JSON_OUTPUT = process.argv.includes("--json");
 const EVENTS = positiveInt("BENCH_EVENTS", 3000);
-const BATCHES = positiveInt("BENCH_BATCHES", 8);
+const BATCHES = positiveInt("BENCH_BATCHES", 16);
 const CONCURRENCY = positiveInt("BENCH_CONCURRENCY", 32);
 const PARTICIPANTS = positiveInt("BENCH_PARTICIPANTS", 2000);
 const ASYNC_RATE = positiveInt("BENCH_ASYNC_RATE", 1000);
@@ -125,17 +127,25 @@ async function drive(load: Load): Promise<Measured> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (load.key) headers.authorization = `Bearer ${load.key}`;
   const started = performance.now();
+  let lastAnswer = started;
   const result = await autocannon({
     url: load.url,
     connections: Math.min(load.connections, load.amount),
     amount: load.amount,
     timeout: 30,
-    requests: [{ method: "POST", path: load.path, headers, setupRequest: (request) => ({ ...request, body: JSON.stringify(load.body(next++)) }) }],
+    requests: [{
+      method: "POST",
+      path: load.path,
+      headers,
+      setupRequest: (request) => ({ ...request, body: JSON.stringify(load.body(next++)) }),
+      onResponse: () => void (lastAnswer = performance.now()),
+    }],
   });
   return {
     requests: load.amount,
-    // autocannon's own duration is whole seconds; short runs need the wall clock
-    seconds: (performance.now() - started) / 1000,
+    // From the first request to the last answer. Neither autocannon's own duration (whole seconds) nor the time
+    // its promise takes to resolve (it ends on its next one-second tick) will do: both add up to a second.
+    seconds: (lastAnswer - started) / 1000,
     ok: result["2xx"],
     failed: result.non2xx + result.errors,
     timeouts: result.timeouts,
@@ -174,7 +184,7 @@ async function startBaseline(database: string): Promise<{ url: string; child: Ch
   };
 }
 
-interface Figures {
+interface SyncFigures {
   database: DatabaseKind;
   single: Measured & { events_per_second: number };
   single_baseline: Measured & { requests_per_second: number };
@@ -184,13 +194,17 @@ interface Figures {
   batch_ratio: number;
   rss_mb: number;
   baseline_rss_mb: number;
-  /** `Prefer: respond-async` and webhooks, on PostgreSQL + RabbitMQ or SQLite + the embedded queue. */
-  async: AsyncFigures;
 }
+
+/** One database's figures; `BENCH_PARTS` (default `sync,async`) chooses which are measured. */
+type Figures = { database: DatabaseKind } & Partial<SyncFigures> & {
+  /** `Prefer: respond-async` and webhooks, on PostgreSQL + RabbitMQ or SQLite + the embedded queue. */
+  async?: AsyncFigures;
+};
 
 const perSecond = (m: Measured, per = 1) => Math.round((m.ok * per) / m.seconds);
 
-async function benchDatabase(kind: DatabaseKind): Promise<Omit<Figures, "async">> {
+async function benchDatabase(kind: DatabaseKind): Promise<SyncFigures> {
   const clubeDb = await createTestDatabase(kind);
   const baselineDb = await createTestDatabase(kind);
   let serve: ClubeProcess | undefined;
@@ -255,12 +269,12 @@ async function benchDatabase(kind: DatabaseKind): Promise<Omit<Figures, "async">
 }
 
 function printTable(all: Figures[]): void {
-  const rows = all.flatMap((f) => [
+  const rows = all.flatMap((f) => (f.single === undefined ? [] : [f as Figures & SyncFigures]).flatMap((f) => [
     [f.database, `single events c=${CONCURRENCY}`, `${f.single.events_per_second} ev/s`, `${f.single.p50}`, `${f.single.p99}`, `${f.single.failed}/${f.single.timeouts}`, `${f.rss_mb} MB`, `${f.single_ratio}×`],
     [f.database, `  baseline Koa + tx INSERT`, `${f.single_baseline.requests_per_second} req/s`, `${f.single_baseline.p50}`, `${f.single_baseline.p99}`, `${f.single_baseline.failed}/${f.single_baseline.timeouts}`, `${f.baseline_rss_mb} MB`, ""],
     [f.database, `batches of ${BATCH_SIZE}`, `${f.batch.events_per_second} ev/s`, `${f.batch.p50}`, `${f.batch.p99}`, `${f.batch.failed}/${f.batch.timeouts}`, "", `${f.batch_ratio}×`],
     [f.database, `  baseline ${BATCH_SIZE}-row INSERT`, `${f.batch_baseline.rows_per_second} rows/s`, `${f.batch_baseline.p50}`, `${f.batch_baseline.p99}`, `${f.batch_baseline.failed}/${f.batch_baseline.timeouts}`, "", ""],
-  ]);
+  ]));
   const header = ["database", "measure", "throughput", "p50 ms", "p99 ms", "failed/timeouts", "peak RSS", "ratio"];
   const widths = header.map((title, c) => Math.max(title.length, ...rows.map((row) => row[c].length)));
   const format = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(widths[c])).join(" | ")} |`;
@@ -269,7 +283,7 @@ function printTable(all: Figures[]): void {
   console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
   for (const row of rows) console.log(format(row));
 
-  const asyncRows = all.map(({ async: a }) => [
+  const asyncRows = all.flatMap(({ async: a }) => (a ? [a] : [])).map((a) => [
     a.stack,
     `${a.accepted_per_second}/s (${a.accept_ratio}×)`,
     `${a.answer_p50_ms} / ${a.answer_p99_ms}`,
@@ -291,11 +305,13 @@ async function main(): Promise<void> {
     if (name !== "sqlite" && name !== "postgresql") throw new Error(`BENCH_DATABASES: unknown database ${JSON.stringify(name)}`);
     return name as DatabaseKind;
   });
+  const parts = new Set((process.env.BENCH_PARTS ?? "sync,async").split(","));
+  for (const part of parts) if (part !== "sync" && part !== "async") throw new Error(`BENCH_PARTS: unknown part ${JSON.stringify(part)}`);
   const figures: Figures[] = [];
   for (const kind of kinds) {
-    const sync = await benchDatabase(kind);
-    log(JSON.stringify(sync));
-    const asyncFigures = await benchAsync(kind === "postgresql" ? "postgresql+rabbitmq" : "sqlite+embedded", {
+    const sync = parts.has("sync") ? await benchDatabase(kind) : undefined;
+    if (sync) log(JSON.stringify(sync));
+    const asyncFigures = !parts.has("async") ? undefined : await benchAsync(kind === "postgresql" ? "postgresql+rabbitmq" : "sqlite+embedded", {
       rate: ASYNC_RATE,
       seconds: ASYNC_SECONDS,
       inFlight: ASYNC_IN_FLIGHT,
@@ -305,8 +321,8 @@ async function main(): Promise<void> {
       warmUp: Array.from({ length: PARTICIPANTS }, (_, i) => casinoEvent("warm", i)),
       log,
     });
-    log(JSON.stringify(asyncFigures));
-    figures.push({ ...sync, async: asyncFigures });
+    if (asyncFigures) log(JSON.stringify(asyncFigures));
+    figures.push({ database: kind, ...sync, async: asyncFigures });
   }
   if (JSON_OUTPUT) {
     const sizes = { events: EVENTS, concurrency: CONCURRENCY, batches: BATCHES, batch_size: BATCH_SIZE, participants: PARTICIPANTS };

@@ -8,6 +8,7 @@ import { reviewTiers } from "../usecases/tier-review.js";
 import { settleTournaments, settleTournamentsForAllClubs } from "../usecases/tournaments/settlement.js";
 import { testClockAt } from "../usecases/test-clocks/clock.js";
 import { WebhookDispatcher } from "../webhooks/dispatch.js";
+import { maintainTables } from "../db/table-maintenance.js";
 import { createOutboxRelay, purgeRelayedOutbox, type OutboxRelay } from "./outbox.js";
 import type { Consumer, MessageHandler, Queue } from "./queue.js";
 import { startSchedule, type ScheduledTask } from "./schedules.js";
@@ -18,6 +19,8 @@ export const WEBHOOK_QUEUE = "webhook";
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
+/** How often a worker checks whether tables need ANALYZE or VACUUM (db/table-maintenance.ts). */
+const TABLE_MAINTENANCE_MS = 30_000;
 
 export interface WorkerOptions {
   db: Database;
@@ -73,6 +76,8 @@ export function workerTasks(db: Database, publicUrl: string | undefined): Schedu
     { name: "monthly tier review", intervalMs: HOUR_MS, run: (now) => reviewTiers(db, now), runFor: (scope, now) => reviewTiers(db, now, scope) },
     { name: "event trace retention", intervalMs: HOUR_MS, run: (now) => purgeOldTraces(db, now) },
     { name: "relayed outbox retention", intervalMs: HOUR_MS, run: (now) => purgeRelayedOutbox(db, now) },
+    // Often, so that a club that grows fast is planned for its size within a minute; a pass that finds nothing to do is two catalog reads.
+    { name: "table statistics and vacuum", intervalMs: TABLE_MAINTENANCE_MS, run: () => maintainTables(db) },
   ];
   if (publicUrl !== undefined) {
     tasks.push({

@@ -7,7 +7,7 @@ import { toMinorUnits } from "../engine/money.js";
 import { qualifiesReferral, type ReferralConfig } from "../engine/referral.js";
 import type { EngineEvent, ParticipantState } from "../engine/types.js";
 import { unknownTypeWarning, type EventTrace } from "../engine/trace.js";
-import { Event, Participant, Referral } from "../db/entities/index.js";
+import { Event, Participant } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
@@ -17,13 +17,14 @@ import { requirePublishedConfig, type PublishedConfig } from "./config.js";
 import {
   clubTimeZone, gatherEvaluation, loadStatesForEvents, lockParticipants, participantSnapshot, type ParticipantSnapshot,
 } from "./participant-state.js";
-import { ensureParticipant } from "./participants.js";
 import { PendingWrites } from "./pending-writes.js";
 import { gatherTournamentScores } from "./tournaments/standing-writes.js";
 import { qualifyReferralOnEvent } from "./referrals.js";
 import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
 import { assertSameEvent, type StoredOriginal } from "./events/event-id-conflict.js";
 import { GroupCommit } from "./events/group-commit.js";
+import { lockOrCreateParticipants, readLocked } from "./events/participant-locks.js";
+import { bothDialects, hotStore } from "../db/hot/index.js";
 import { clockOverride } from "./test-clocks/context.js";
 
 export type EventInput = components["schemas"]["EventInput"];
@@ -108,19 +109,13 @@ function duplicateResult(original: Pick<Event, "id" | "effects">): EventResult {
 }
 
 /**
- * Locks the participants with `externalIds` (see lockParticipants), creating
- * those seen for the first time (with their `participant.created`); by
- * external id.
+ * Locks the participants with `externalIds` on the driver (see
+ * lockOrCreateParticipants), creating those seen for the first time (with
+ * their `participant.created`); by external id.
  */
-async function lockOrCreate(em: SqlEntityManager, db: Database, scope: Scope, externalIds: string[], now: Date, onCreate?: () => void): Promise<Map<string, Participant>> {
-  const lock = async (ids: string[]) => lockParticipants(em, db.dialect, { ...scope, externalId: ids.length === 1 ? ids[0] : { $in: ids } });
-  const locked = new Map((await lock(externalIds)).map((participant) => [participant.externalId, participant]));
-  const absent = externalIds.filter((externalId) => !locked.has(externalId));
-  if (absent.length === 0) return locked;
-  onCreate?.(); // a new participant announces itself with a webhook
-  for (const externalId of absent) await ensureParticipant(db, scope, externalId, { em, now });
-  for (const participant of await lock(absent)) locked.set(participant.externalId, participant);
-  return locked;
+async function lockOrCreate(em: SqlEntityManager, db: Database, scope: Scope, externalIds: string[], now: Date, onCreate?: () => void): Promise<Map<string, ParticipantSnapshot>> {
+  const config = async () => (await requirePublishedConfig(db, scope, em)).config;
+  return lockOrCreateParticipants(em, await hotStore(em), scope, externalIds, { now, config, onCreate });
 }
 
 /** An event of a request, ready to apply. */
@@ -138,7 +133,7 @@ function incoming(input: EventInput, idempotencyKey: string | undefined, receive
 
 /** Stored events of one locked participant, to evaluate in order. */
 export interface ParticipantRun {
-  participant: Participant;
+  participant: ParticipantSnapshot;
   stored: { id: string; event: EngineEvent }[];
 }
 
@@ -169,10 +164,15 @@ export async function evaluateInOrder(
   const { now, publicUrl } = opts;
   const at = { now, timeZone: clubTimeZone(config) };
   const loaded = new Map<ParticipantRun, { snapshot: ParticipantSnapshot; state: ParticipantState; referral: ReferralConfig | null }>();
+  // A participant's columns as stored when read again (after a referral paid), else as locked.
+  const current = new Map<ParticipantRun, ParticipantSnapshot>();
   const load = async (loading: ParticipantRun[]) => {
-    const snapshots = loading.map((run) => participantSnapshot(run.participant));
-    const states = await loadStatesForEvents(em, snapshots, config, at, loading.map((run) => run.stored.map(({ event }) => event)));
-    const referrals = await pendingReferrals(em, scope, config, loading);
+    const snapshots = loading.map((run) => participantSnapshot(current.get(run) ?? run.participant));
+    // Issued together: on PostgreSQL the reads share one round trip (see HotStore.select).
+    const [states, referrals] = await Promise.all([
+      loadStatesForEvents(em, snapshots, config, at, loading.map((run) => run.stored.map(({ event }) => event))),
+      pendingReferrals(em, scope, config, loading),
+    ]);
     loading.forEach((run, i) => loaded.set(run, { snapshot: snapshots[i], state: states[i], referral: referrals.get(run.participant.id) ?? null }));
   };
   await load(runs);
@@ -199,7 +199,8 @@ export async function evaluateInOrder(
       // This participant's later events and the next participants' start from their stored rows, read again.
       const rest = { participant, stored: run.stored.slice(i + 1) };
       const later = runs.slice(r + 1);
-      await em.find(Participant, { id: { $in: [participant.id, ...later.map((next) => next.participant.id)] } }, { refresh: true });
+      const stored = await readLocked(await hotStore(em), [participant.id, ...later.map((next) => next.participant.id)]);
+      for (const next of [rest, ...later]) current.set(next, stored.get(next.participant.id)!);
       await load([rest, ...later]);
       ({ snapshot, state, referral } = loaded.get(rest)!);
     }
@@ -218,16 +219,34 @@ async function pendingReferrals(em: SqlEntityManager, scope: Scope, config: Club
   if (!referral?.enabled) return new Map();
   const candidates = runs.filter((run) => run.stored.some(({ event }) => qualifiesReferral(referral, event))).map((run) => run.participant.id);
   if (candidates.length === 0) return new Map();
-  const pending = await em.find(Referral, { ...scope, referredId: { $in: candidates }, status: "pending" }, { fields: ["referredId"], disableIdentityMap: true });
-  return new Map(pending.map((row) => [row.referredId, referral]));
+  const pending = await (await hotStore(em)).select<{ referred_id: string }>(
+    bothDialects((inList) => `select referred_id from referrals where club_id = ? and env = ? and status = 'pending' and ${inList("referred_id")}`),
+    [scope.clubId, scope.env, candidates],
+  );
+  return new Map(pending.map((row) => [row.referred_id, referral]));
 }
 
-/** The stored events under `keys` (the originals a repeat answers with), by key. */
+/** The stored events under `keys` (the originals a repeat answers with), by key; in `em`'s transaction, else in one of its own. */
 async function findOriginals(em: SqlEntityManager, scope: Scope, keys: (string | null)[]): Promise<Map<string, StoredOriginal>> {
   const wanted = keys.filter((key) => key !== null);
   if (wanted.length === 0) return new Map();
-  const rows = await em.find(Event, { ...scope, idempotencyKey: { $in: wanted } }, { fields: ["id", "idempotencyKey", "effects", "participantId", "type"], disableIdentityMap: true });
-  return new Map(rows.map((row) => [row.idempotencyKey!, row]));
+  if (!em.getTransactionContext()) return em.transactional((trx) => findOriginals(trx, scope, keys));
+  const store = await hotStore(em);
+  const rows = await store.select<{ id: string; idempotency_key: string; effects: ApiEffect[] | string; participant_id: string; type: string }>(
+    {
+      // One index probe per key (the subquery is never flattened): with the statistics of a table analyzed
+      // while nearly empty (autovacuum off), `idempotency_key = any(…)` was planned as a filter over every
+      // event of the club.
+      postgresql: `select e.id, e.idempotency_key, e.effects, e.participant_id, e.type from unnest(?::text[]) as k(key)
+        cross join lateral (select id, idempotency_key, effects, participant_id, type from events where club_id = ? and env = ? and idempotency_key = k.key offset 0) as e`,
+      sqlite: "select id, idempotency_key, effects, participant_id, type from events where club_id = ? and env = ? and idempotency_key in (select value from json_each(?))",
+    },
+    store.dialect === "postgresql" ? [wanted, scope.clubId, scope.env] : [scope.clubId, scope.env, wanted],
+  );
+  // SQLite hands JSON columns back as text.
+  return new Map(rows.map((row) => [row.idempotency_key, {
+    id: row.id, participantId: row.participant_id, type: row.type, effects: typeof row.effects === "string" ? JSON.parse(row.effects) : row.effects,
+  }]));
 }
 
 /** One participant's events of a request, in request order. */
@@ -333,10 +352,13 @@ async function applyApart<T>(parts: T[], apply: (part: T) => Promise<EventResult
 
 /**
  * A batch is one transaction (every event applied, or none), its
- * participants taken PARTICIPANTS_PER_STEP at a time (every query serves all
- * of them, with IN lists and multi-row writes of bounded size).
+ * participants taken a step at a time (every statement of a step serves all
+ * of them, with array parameters). On PostgreSQL each statement is a round
+ * trip, which a loaded machine makes cost far more than the rows do, so a
+ * whole batch (at most 500 events) is one step. SQLite runs in-process
+ * without yielding: steps of 100 keep the event loop turning between them.
  */
-const PARTICIPANTS_PER_STEP = 100;
+const PARTICIPANTS_PER_STEP = { postgresql: 500, sqlite: 100 } as const;
 /**
  * How often a whole batch is tried again after losing a race: another request
  * stored one of its keys first (the retry answers it as a repeat) or a
@@ -389,7 +411,7 @@ async function applyPlanned(em: SqlEntityManager, db: Database, scope: Scope, pu
     const answered = await applyInOrder(em, db, scope, published, groups.map((group) => ({ externalId: group[0].participant, items: group })), opts);
     groups.forEach((group, g) => group.forEach((item, i) => (results[item.index] = answered[g][i])));
   };
-  for (const step of chunks(byParticipant, PARTICIPANTS_PER_STEP)) {
+  for (const step of chunks(byParticipant, PARTICIPANTS_PER_STEP[db.dialect])) {
     await answer(step);
     await yieldToEventLoop();
   }

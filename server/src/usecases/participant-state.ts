@@ -9,7 +9,7 @@ import { dedupeKey } from "../engine/rules.js";
 import { tierForLevel } from "../engine/tiers.js";
 import { dayKey, periodKey } from "../engine/time.js";
 import type { EngineEvent, Evaluation, Lot, MissionState, ParticipantState, RewardGrant, RuleRunState, StateDelta } from "../engine/types.js";
-import { Notification, Participant, RuleRun, type DeliveryKind } from "../db/entities/index.js";
+import { Notification, Participant, type DeliveryKind } from "../db/entities/index.js";
 import { bothDialects, hotStore, type HotStore } from "../db/hot/index.js";
 import { newId } from "../db/ids.js";
 import type { Dialect } from "../db/orm.js";
@@ -151,12 +151,14 @@ async function loadStates(
   // A view of missions or the store may come without a transaction; the driver's statements run in one.
   if (!em.getTransactionContext()) return em.transactional((trx) => loadStates(trx, participants, config, at, events));
   const store = await hotStore(em);
-  // One after the other: a transaction has one connection, which runs one query at a time.
-  const balances = await loadBalancesOf(store, ids);
-  const lots = !all || effectTypes.has("debit_currency") ? await loadLots(store, ids, config) : new Map<string, Lot[]>();
-  const badges = effectTypes.has("grant_badge") ? await loadBadges(store, ids) : new Map<string, string[]>();
-  const missions = await loadMissions(store, ids, config.missions.filter((mission) => missionIds.has(mission.id)), at.now, at.timeZone);
-  const ruleRuns = events ? await loadRuleRuns(em, participants.map((participant, i) => ({ participantId: participant.id, events: events[i] })), triggered, at) : null;
+  // Issued together: on PostgreSQL they share one round trip (see HotStore.select).
+  const [balances, lots, badges, missions, ruleRuns] = await Promise.all([
+    loadBalancesOf(store, ids),
+    !all || effectTypes.has("debit_currency") ? loadLots(store, ids, config) : new Map<string, Lot[]>(),
+    effectTypes.has("grant_badge") ? loadBadges(store, ids) : new Map<string, string[]>(),
+    loadMissions(store, ids, config.missions.filter((mission) => missionIds.has(mission.id)), at.now, at.timeZone),
+    events ? loadRuleRuns(store, participants.map((participant, i) => ({ participantId: participant.id, events: events[i] })), triggered, at) : null,
+  ]);
   return participants.map((participant) => ({
     ...stateOfParticipant(participant, config),
     balances: balances.get(participant.id) ?? {},
@@ -268,21 +270,19 @@ function storedDedupeKey(key: string): string {
 /**
  * SQL for what a RuleRun granted in the unit bound as its parameter (`xp` or
  * a currency code), read from the `amounts` JSON; 0 when it granted none.
- * `->>` reads a JSON key on both PostgreSQL (jsonb) and SQLite (3.38+).
+ * `->>` reads a JSON key on both PostgreSQL (jsonb; the key typed as text,
+ * `->>` also takes an array index) and SQLite (3.38+).
  */
-const GRANTED_IN_UNIT = "coalesce(cast(amounts ->> ? as bigint), 0)";
+const GRANTED_IN_UNIT = { postgresql: "coalesce(cast(amounts ->> ?::text as bigint), 0)", sqlite: "coalesce(cast(amounts ->> ? as integer), 0)" };
 
 interface RunCounters {
-  participantId: string;
-  ruleId: string;
+  participant_id: string;
+  rule_id: string;
   total: number | string;
   last_run_at: Date | string | number;
   today_runs: number | string;
   [granted: `granted_${number}`]: number | string;
 }
-
-/** Dedupe keys looked up per statement; far under both databases' limits on bound values. */
-const DEDUPE_KEYS_PER_QUERY = 500;
 
 /**
  * The counters of the triggered rules, per participant, read so that every
@@ -293,7 +293,7 @@ const DEDUPE_KEYS_PER_QUERY = 500;
  * `per_participant_per_day` (summed per unit in SQL).
  */
 async function loadRuleRuns(
-  em: SqlEntityManager,
+  store: HotStore,
   participants: { participantId: string; events: EngineEvent[] }[],
   triggered: RuleConfig[],
   at: { now: Date; timeZone: string },
@@ -302,30 +302,42 @@ async function loadRuleRuns(
   const states = new Map(participants.map(({ participantId }) => [participantId, Object.fromEntries(
     triggered.map((rule): [string, RuleRunState] => [rule.id, { total: 0, lastRunAt: null, today: { dayKey: today, runs: 0, granted: {} }, dedupeKeys: [] }]),
   )]));
-  for (const { participantId, ruleId, key } of await firedDedupeKeys(em, participants, triggered)) states.get(participantId)![ruleId].dedupeKeys.push(key);
+  // Issued before awaiting: both reads share a round trip (see HotStore.select).
+  const fired = firedDedupeKeys(store, participants, triggered);
+  fired.catch(() => undefined); // awaited below; a failure of the shared round trip is thrown by the counters first
+  const recordFired = async () => {
+    for (const { participantId, ruleId, key } of await fired) states.get(participantId)![ruleId].dedupeKeys.push(key);
+  };
 
+  // Each rule's runs a limit needs, as a condition and its parameters.
   const windows = triggered.flatMap((rule) => {
     const { max_runs_per_participant: maxRuns, cooldown_seconds: cooldown, per_participant_per_day: perDay } = rule.limits;
-    if (maxRuns !== undefined) return [{ ruleId: rule.id }];
+    if (maxRuns !== undefined) return [{ sql: "rule_id = ?", params: [rule.id] }];
     const since = [
       ...(cooldown !== undefined ? [dayKey(new Date(at.now.getTime() - cooldown * 1000), at.timeZone)] : []),
       ...(perDay !== undefined ? [today] : []),
     ];
     // Day keys are "YYYY-MM-DD", so text order is time order.
-    return since.length === 0 ? [] : [{ ruleId: rule.id, dayKey: { $gte: since.sort()[0] } }];
+    return since.length === 0 ? [] : [{ sql: "(rule_id = ? and day_key >= ?)", params: [rule.id, since.sort()[0]] }];
   });
-  if (windows.length === 0) return states;
+  if (windows.length === 0) {
+    await recordFired();
+    return states;
+  }
   const units = [...new Set(triggered.flatMap((rule) => Object.keys(rule.limits.per_participant_per_day ?? {}).filter((unit) => unit !== "runs")))];
-  const sums = units.map((unit, i) => raw(`sum(case when day_key = ? then ${GRANTED_IN_UNIT} else 0 end) as granted_${i}`, [today, unit]));
-  const counters = await em
-    .createQueryBuilder(RuleRun)
-    .select(["participantId", "ruleId", raw("count(*) as total"), raw("max(run_at) as last_run_at"), raw("sum(case when day_key = ? then 1 else 0 end) as today_runs", [today]), ...sums])
-    .where({ participantId: { $in: [...states.keys()] }, $or: windows })
-    .groupBy(["participantId", "ruleId"])
-    .execute<RunCounters[]>("all");
-  for (const row of counters) {
-    const state = states.get(row.participantId)![row.ruleId];
-    // Drivers return aggregates as numbers or numeric strings; SQLite keeps datetimes as epoch milliseconds.
+  const counters = (dialect: "postgresql" | "sqlite", inList: string) => {
+    const sums = units.map((_, i) => `, sum(case when day_key = ? then ${GRANTED_IN_UNIT[dialect]} else 0 end) as granted_${i}`).join("");
+    return `select participant_id, rule_id, count(*) as total, max(run_at) as last_run_at, sum(case when day_key = ? then 1 else 0 end) as today_runs${sums}
+      from rule_runs where ${inList} and (${windows.map((window) => window.sql).join(" or ")}) group by participant_id, rule_id`;
+  };
+  const rows = await store.select<RunCounters>(
+    { postgresql: counters("postgresql", "participant_id = any(?::text[])"), sqlite: counters("sqlite", "participant_id in (select value from json_each(?))") },
+    [today, ...units.flatMap((unit) => [today, unit]), [...states.keys()], ...windows.flatMap((window) => window.params)],
+  );
+  await recordFired();
+  for (const row of rows) {
+    const state = states.get(row.participant_id)![row.rule_id];
+    // Aggregates come back as numbers or numeric strings; SQLite keeps datetimes as epoch milliseconds.
     state.total = Number(row.total);
     state.lastRunAt = new Date(row.last_run_at).toISOString();
     state.today.runs = Number(row.today_runs);
@@ -339,49 +351,40 @@ async function loadRuleRuns(
 
 /**
  * The dedupe keys the events resolve to (for the rules each triggers) that
- * their participant's rules already fired for. Looked up as participants ×
- * rule ids × stored keys and matched in memory: one indexed query instead of
- * a condition per combination, whose nesting SQLite limits.
+ * their participant's rules already fired for: the wanted (participant,
+ * rule, stored key) triples joined to the unique index in one statement, a
+ * probe per triple (lists per column would probe every combination of them).
  */
 async function firedDedupeKeys(
-  em: SqlEntityManager,
+  store: HotStore,
   participants: { participantId: string; events: EngineEvent[] }[],
   triggered: RuleConfig[],
 ): Promise<{ participantId: string; ruleId: string; key: string }[]> {
   // "participant rule stored-key" → the key as the engine compares it.
-  const wanted = new Map<string, string>();
-  const ruleIds = new Set<string>();
-  const storedKeys = new Set<string>();
+  const wanted = new Map<string, { triple: [string, string, string]; key: string }>();
   for (const { participantId, events } of participants) {
     for (const event of events) {
       for (const rule of triggered) {
         const key = rule.trigger.event === event.type ? dedupeKey(rule, event) : null;
         if (key === null) continue;
-        const stored = storedDedupeKey(key);
-        wanted.set(JSON.stringify([participantId, rule.id, stored]), key);
-        ruleIds.add(rule.id);
-        storedKeys.add(stored);
+        const triple: [string, string, string] = [participantId, rule.id, storedDedupeKey(key)];
+        wanted.set(JSON.stringify(triple), { triple, key });
       }
     }
   }
-  const fired: { participantId: string; ruleId: string; key: string }[] = [];
-  const keys = [...storedKeys];
-  for (let start = 0; start < keys.length; start += DEDUPE_KEYS_PER_QUERY) {
-    const seen = await em
-      .createQueryBuilder(RuleRun)
-      .select(["participantId", "ruleId", "dedupeKey"])
-      .where({
-        participantId: { $in: participants.map(({ participantId }) => participantId) },
-        ruleId: { $in: [...ruleIds] },
-        dedupeKey: { $in: keys.slice(start, start + DEDUPE_KEYS_PER_QUERY) },
-      })
-      .execute<{ participantId: string; ruleId: string; dedupeKey: string }[]>("all");
-    for (const run of seen) {
-      const key = wanted.get(JSON.stringify([run.participantId, run.ruleId, run.dedupeKey]));
-      if (key !== undefined) fired.push({ participantId: run.participantId, ruleId: run.ruleId, key });
-    }
-  }
-  return fired;
+  if (wanted.size === 0) return [];
+  const triples = [...wanted.values()].map(({ triple }) => triple);
+  const seen = await store.select<{ participant_id: string; rule_id: string; dedupe_key: string }>(
+    {
+      postgresql: `select r.participant_id, r.rule_id, r.dedupe_key from unnest(?::text[], ?::text[], ?::text[]) as w(participant_id, rule_id, dedupe_key)
+        join rule_runs as r on r.participant_id = w.participant_id and r.rule_id = w.rule_id and r.dedupe_key = w.dedupe_key`,
+      // The triples bound as one JSON array of [participant, rule, key].
+      sqlite: `select r.participant_id, r.rule_id, r.dedupe_key from json_each(?) as w
+        join rule_runs as r on r.participant_id = w.value ->> 0 and r.rule_id = w.value ->> 1 and r.dedupe_key = w.value ->> 2`,
+    },
+    store.dialect === "postgresql" ? [0, 1, 2].map((i) => triples.map((triple) => triple[i])) : [triples],
+  );
+  return seen.map((run) => ({ participantId: run.participant_id, ruleId: run.rule_id, key: wanted.get(JSON.stringify([run.participant_id, run.rule_id, run.dedupe_key]))!.key }));
 }
 
 type Schemas = components["schemas"];

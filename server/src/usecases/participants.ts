@@ -1,14 +1,15 @@
+import type { RequiredEntityData } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../generated/types.js";
 import type { ClubConfig } from "../engine/config.js";
 import { progressFor } from "../engine/progression.js";
-import { Balance, Participant } from "../db/entities/index.js";
+import { Balance, OutboxMessage, Participant } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { requirePublishedConfig } from "./config.js";
 import { notFound } from "./errors.js";
-import { recordWebhook } from "./outbox.js";
+import { webhookMessage } from "./outbox.js";
 import {
   profileView,
   progressBatchItem,
@@ -50,20 +51,14 @@ function profileChanges(input: ParticipantUpsert): Partial<Pick<Participant, "di
 }
 
 /**
- * Inserts a new participant unless one with the same external id exists
- * (INSERT … ON CONFLICT DO NOTHING: a concurrent creator never makes the
- * caller's transaction fail) and records `participant.created` when this call
- * created it. Starts at 0 XP on level 1 and the tier of level 1.
+ * The row of a participant seen for the first time: 0 XP on level 1 and the
+ * tier of level 1, the profile fields of `input` (none but the external id
+ * when events create it). The one definition of a new participant, for the
+ * upsert route and for the event path's bulk creation.
  */
-async function createIfAbsent(
-  em: SqlEntityManager,
-  scope: Scope,
-  config: ClubConfig,
-  input: ParticipantUpsert,
-  now: Date,
-): Promise<boolean> {
+export function newParticipantRow(scope: Scope, config: ClubConfig, input: ParticipantUpsert, now: Date): RequiredEntityData<Participant> & { id: string; displayName: string | null } {
   const start = progressFor(config.progression, 0);
-  const row = {
+  return {
     id: newId("par"),
     ...scope,
     externalId: input.external_id,
@@ -78,15 +73,37 @@ async function createIfAbsent(
     level: start.level,
     tierCode: start.tier.code,
     eventCounts: {},
+    peakMonth: null,
+    peakLevel: null,
+    priorMonthPeakLevel: null,
+    referralCode: null,
     createdAt: now,
     updatedAt: now,
   };
+}
+
+/** The `participant.created` outbox row announcing a row of newParticipantRow that was inserted. */
+export function participantCreatedMessage(scope: Scope, row: ReturnType<typeof newParticipantRow>, now: Date): RequiredEntityData<OutboxMessage> {
+  return webhookMessage(scope, "participant.created", { participant: { id: row.id, external_id: row.externalId }, display_name: row.displayName }, now);
+}
+
+/**
+ * Inserts a new participant unless one with the same external id exists
+ * (INSERT … ON CONFLICT DO NOTHING: a concurrent creator never makes the
+ * caller's transaction fail) and records `participant.created` when this call
+ * created it.
+ */
+async function createIfAbsent(
+  em: SqlEntityManager,
+  scope: Scope,
+  config: ClubConfig,
+  input: ParticipantUpsert,
+  now: Date,
+): Promise<boolean> {
+  const row = newParticipantRow(scope, config, input, now);
   const result = await em.createQueryBuilder(Participant).insert(row).onConflict(["clubId", "env", "externalId"]).ignore().execute("run");
   if (result.affectedRows === 0) return false;
-  await recordWebhook(em, scope, "participant.created", {
-    participant: { id: row.id, external_id: row.externalId },
-    display_name: row.displayName,
-  }, now);
+  await em.insert(OutboxMessage, participantCreatedMessage(scope, row, now));
   return true;
 }
 

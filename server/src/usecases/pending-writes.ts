@@ -1,11 +1,28 @@
 import type { EntityName, RequiredEntityData } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
-import { hotStore, shapeOf, type Upsert } from "../db/hot/index.js";
+import { hotStore, shapeOf, type Upsert, type Write } from "../db/hot/index.js";
 import {
   Badge, Balance, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry, MissionProgress, Notification, OutboxMessage, Participant, ParticipantReward, RuleRun,
 } from "../db/entities/index.js";
 import type { PeakColumns } from "./peak-level.js";
 import { StandingWrites } from "./tournaments/standing-writes.js";
+
+/**
+ * The new lots with what later events already spent from them taken off
+ * `remaining`, and the spending left for stored lots: the writes of one flush
+ * never read each other's rows (see HotStore.writeAll), so a lot created and
+ * spent from in the same flush is written as it stands after the spending.
+ */
+export function lotsAfterSpending<L extends { id?: string | null; remaining: number }>(lots: L[], spent: Map<string, number>): { lots: L[]; spent: { id: string; amount: number }[] } {
+  const left = new Map(spent);
+  const written = lots.map((lot) => {
+    const amount = lot.id ? left.get(lot.id) : undefined;
+    if (amount === undefined) return lot;
+    left.delete(lot.id!);
+    return { ...lot, remaining: lot.remaining - amount };
+  });
+  return { lots: written, spent: [...left].map(([id, amount]) => ({ id, amount })) };
+}
 
 /** The participant columns an evaluation sets; XP is added to the stored value instead, atomically. */
 export type ParticipantChanges = Pick<Participant, "level" | "tierCode" | "tags" | "eventCounts" | "updatedAt"> & Partial<PeakColumns>;
@@ -75,8 +92,9 @@ export class PendingWrites {
 
   /**
    * Writes everything gathered in `em`'s transaction and starts empty again:
-   * on the driver (db/hot), one statement per table on PostgreSQL (array
-   * parameters) and one prepared statement per table on SQLite.
+   * on the driver (db/hot), one round trip on PostgreSQL (one statement, a
+   * CTE per table, array parameters) and one prepared statement per table on
+   * SQLite.
    */
   async flush(em: SqlEntityManager): Promise<void> {
     if (!em.getTransactionContext()) {
@@ -84,35 +102,39 @@ export class PendingWrites {
       return;
     }
     const store = await hotStore(em);
-    const insert = <T extends object>(entity: EntityName<T>, rows: Rows<T>, upsert?: Upsert) => store.insert(shapeOf(em, entity), rows, upsert);
-    await store.updateParticipants([...this.participants].map(([id, { xp, changes }]) => ({
-      id, xp, level: changes.level, tierCode: changes.tierCode ?? null, tags: changes.tags, eventCounts: changes.eventCounts,
-      peak: changes.peakMonth === undefined ? null : { peakMonth: changes.peakMonth, peakLevel: changes.peakLevel ?? null, priorMonthPeakLevel: changes.priorMonthPeakLevel ?? null },
-      updatedAt: changes.updatedAt,
-    })));
-    await insert(LedgerEntry, this.ledger);
-    // Added to the stored amounts atomically, creating rows on first use.
-    await insert(Balance, [...this.balances.values()], { conflict: ["participant_id", "currency"], set: "amount = balances.amount + excluded.amount, updated_at = excluded.updated_at" });
-    // New lots first: a later event of the batch may already have spent from them.
-    await insert(CurrencyLot, this.lots);
-    await store.spendLots([...this.lotsSpent].map(([id, amount]) => ({ id, amount })));
-    await insert(RuleRun, this.ruleRuns);
-    // The first completion and claim times already stored are kept.
-    await insert(MissionProgress, [...this.missions.values()], {
-      conflict: ["participant_id", "mission_id", "period_key"],
-      set: "progress = excluded.progress, completed_at = coalesce(mission_progress.completed_at, excluded.completed_at), "
-        + "claimed_at = coalesce(mission_progress.claimed_at, excluded.claimed_at), updated_at = excluded.updated_at",
-    });
-    await insert(ParticipantReward, this.rewards);
-    await insert(Delivery, this.deliveries);
-    await insert(Badge, this.badges);
-    await insert(LeaderboardEntry, [...this.leaderboard.values()], {
-      conflict: ["participant_id", "campaign_id"], set: "points = leaderboard_entries.points + excluded.points, updated_at = excluded.updated_at",
-    });
-    await this.standings.flush(em, store);
-    await insert(Notification, this.notifications);
-    await insert(OutboxMessage, this.outbox);
-    await insert(Event, this.events);
+    const insert = <T extends object>(entity: EntityName<T>, rows: Rows<T>, upsert?: Upsert): Write => ({ insert: shapeOf(em, entity), rows, upsert });
+    const { lots, spent } = lotsAfterSpending(this.lots, this.lotsSpent);
+    await store.writeAll([
+      {
+        updateParticipants: [...this.participants].map(([id, { xp, changes }]) => ({
+          id, xp, level: changes.level, tierCode: changes.tierCode ?? null, tags: changes.tags, eventCounts: changes.eventCounts,
+          peak: changes.peakMonth === undefined ? null : { peakMonth: changes.peakMonth, peakLevel: changes.peakLevel ?? null, priorMonthPeakLevel: changes.priorMonthPeakLevel ?? null },
+          updatedAt: changes.updatedAt,
+        })),
+      },
+      insert(LedgerEntry, this.ledger),
+      // Added to the stored amounts atomically, creating rows on first use.
+      insert(Balance, [...this.balances.values()], { conflict: ["participant_id", "currency"], set: "amount = balances.amount + excluded.amount, updated_at = excluded.updated_at" }),
+      insert(CurrencyLot, lots),
+      { spendLots: spent },
+      insert(RuleRun, this.ruleRuns),
+      // The first completion and claim times already stored are kept.
+      insert(MissionProgress, [...this.missions.values()], {
+        conflict: ["participant_id", "mission_id", "period_key"],
+        set: "progress = excluded.progress, completed_at = coalesce(mission_progress.completed_at, excluded.completed_at), "
+          + "claimed_at = coalesce(mission_progress.claimed_at, excluded.claimed_at), updated_at = excluded.updated_at",
+      }),
+      insert(ParticipantReward, this.rewards),
+      insert(Delivery, this.deliveries),
+      insert(Badge, this.badges),
+      insert(LeaderboardEntry, [...this.leaderboard.values()], {
+        conflict: ["participant_id", "campaign_id"], set: "points = leaderboard_entries.points + excluded.points, updated_at = excluded.updated_at",
+      }),
+      ...this.standings.writes(em),
+      insert(Notification, this.notifications),
+      insert(OutboxMessage, this.outbox),
+      insert(Event, this.events),
+    ]);
     this.clear();
   }
 

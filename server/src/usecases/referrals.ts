@@ -173,7 +173,7 @@ export async function registerReferral(
 export async function qualifyReferralOnEvent(
   em: SqlEntityManager,
   scope: Scope,
-  at: { dialect: Dialect; config: ClubConfig; participant: Participant; event: Pick<EngineEvent, "type" | "amount">; now: Date; publicUrl: string },
+  at: { dialect: Dialect; config: ClubConfig; participant: Pick<Participant, "id">; event: Pick<EngineEvent, "type" | "amount">; now: Date; publicUrl: string },
 ): Promise<ApiEffect[]> {
   const referral = referralConfig(at.config);
   if (!referral?.enabled || !qualifiesReferral(referral, at.event)) return [];

@@ -42,15 +42,40 @@ export interface ProcessedEvent {
   effects: unknown[];
 }
 
+/** One statement's worth of rows for HotStore.writeAll (see HotStore's methods of the same names). */
+export type Write =
+  | { insert: TableShape; rows: object[]; upsert?: Upsert }
+  | { updateParticipants: ParticipantUpdate[] }
+  | { spendLots: { id: string; amount: number }[] };
+
 export interface HotStore {
   /** Inserts `rows` (entity property names) into the shape's table, one statement (PostgreSQL) or one prepared statement run per row (SQLite). */
   insert(shape: TableShape, rows: object[], upsert?: Upsert): Promise<void>;
+  /**
+   * Inserts those of `rows` (each with an `id`) whose unique key `conflict`
+   * is still free, skipping the others (`on conflict do nothing`: a
+   * concurrent creator never fails the transaction); the ids inserted.
+   */
+  insertAbsent(shape: TableShape, rows: { id: string }[], conflict: string[]): Promise<Set<string>>;
   updateParticipants(rows: ParticipantUpdate[]): Promise<void>;
   /** Subtracts each amount from its lot's `remaining`. */
   spendLots(rows: { id: string; amount: number }[]): Promise<void>;
   /** Marks queued events processed with their effects (the worker side of `Prefer: respond-async`). */
   markEventsProcessed(rows: ProcessedEvent[], processedAt: Date): Promise<void>;
-  /** Rows of a read-only statement written with `?` placeholders, bound to `params` (scalars or arrays; see each dialect for arrays). */
+  /**
+   * Every write of `writes` (those with rows), in one round trip on
+   * PostgreSQL: one statement whose data-modifying CTEs all run against the
+   * same snapshot, so no write may read another's rows (they touch different
+   * rows, or different tables). On SQLite, in-process, one after the other.
+   */
+  writeAll(writes: Write[]): Promise<void>;
+  /**
+   * Rows of a statement written with `?` placeholders, bound to `params`
+   * (scalars or arrays; see each dialect for arrays): a read, or a write
+   * with `returning`. On PostgreSQL the reads issued in the same turn (not
+   * awaited one by one) share a round trip; numbers and datetimes may then
+   * come back as JSON has them (read them with Number() and new Date()).
+   */
   select<R>(sql: { postgresql: string; sqlite: string }, params: unknown[]): Promise<R[]>;
   readonly dialect: "postgresql" | "sqlite";
 }
@@ -61,9 +86,17 @@ export interface HotStore {
  * connection). Driver errors come back as MikroORM's exceptions
  * (UniqueConstraintViolationException…), as the ORM's own queries raise them.
  */
-export async function hotStore(em: SqlEntityManager): Promise<HotStore> {
+export function hotStore(em: SqlEntityManager): Promise<HotStore> {
   const trx = em.getTransactionContext<{ client: { acquireConnection(): Promise<unknown> } }>();
   if (!trx) throw new Error("the hot path runs inside a transaction (em.transactional)");
+  // One per transaction: the event path asks for it at every step of a batch.
+  let store = stores.get(trx);
+  if (!store) stores.set(trx, (store = openHotStore(em, trx)));
+  return store;
+}
+const stores = new WeakMap<object, Promise<HotStore>>();
+
+async function openHotStore(em: SqlEntityManager, trx: { client: { acquireConnection(): Promise<unknown> } }): Promise<HotStore> {
   const connection = await trx.client.acquireConnection();
   const convert = (err: unknown): never => {
     throw err instanceof Error ? em.getDriver().convertException(err) : err;

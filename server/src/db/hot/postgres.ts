@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { HotStore, ParticipantUpdate, ProcessedEvent, Upsert } from "./index.js";
+import type { HotStore, ParticipantUpdate, ProcessedEvent, Upsert, Write } from "./index.js";
 import type { ColumnKind, TableShape } from "./table-shape.js";
 
 /** The part of a `pg` Client the hot path uses. */
@@ -26,15 +26,27 @@ function bound(kind: ColumnKind, value: unknown): unknown {
  * name is derived from the text, so the same text always maps to the same name.
  */
 function run(client: PgClient, text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
-  return client.query({ name: `clube_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`, text, values });
+  let name = names.get(text);
+  if (name === undefined) names.set(text, (name = `clube_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`));
+  return client.query({ name, text, values });
 }
+const names = new Map<string, string>();
 
 /** `INSERT … SELECT * FROM unnest(<one array per column>)`: one statement whatever the number of rows. */
 function insertText(shape: TableShape, upsert?: Upsert): string {
+  const conflict = upsert ? ` on conflict (${upsert.conflict.map((field) => `"${field}"`).join(", ")}) do update set ${upsert.set}` : "";
+  return `${insertRows(shape)}${conflict}`;
+}
+
+function insertRows(shape: TableShape): string {
   const columns = shape.columns.map((column) => `"${column.field}"`).join(", ");
   const arrays = shape.columns.map((column, i) => `$${i + 1}::${ARRAY_TYPE[column.kind]}`).join(", ");
-  const conflict = upsert ? ` on conflict (${upsert.conflict.map((field) => `"${field}"`).join(", ")}) do update set ${upsert.set}` : "";
-  return `insert into "${shape.table}" (${columns}) select * from unnest(${arrays})${conflict}`;
+  return `insert into "${shape.table}" (${columns}) select * from unnest(${arrays})`;
+}
+
+/** One array per column of the shape, in its column order. */
+function columnArrays(shape: TableShape, rows: object[]): unknown[][] {
+  return shape.columns.map(({ property, kind }) => rows.map((row) => bound(kind, (row as Record<string, unknown>)[property])));
 }
 
 const texts = new Map<string, string>();
@@ -60,6 +72,33 @@ from unnest($1::text[], $2::int8[]) as u(id, amount) where l.id = u.id`;
 const MARK_EVENTS_PROCESSED = `update events as e set status = 'processed', effects = u.effects, effects_count = u.effects_count, processed_at = $4
 from unnest($1::text[], $2::jsonb[], $3::int4[]) as u(id, effects, effects_count) where e.id = u.id`;
 
+function participantArrays(rows: ParticipantUpdate[]): unknown[][] {
+  return [
+    rows.map((row) => row.id), rows.map((row) => row.xp), rows.map((row) => row.level), rows.map((row) => row.tierCode),
+    rows.map((row) => JSON.stringify(row.tags)), rows.map((row) => JSON.stringify(row.eventCounts)), rows.map((row) => row.peak !== null),
+    rows.map((row) => row.peak?.peakMonth ?? null), rows.map((row) => row.peak?.peakLevel ?? null), rows.map((row) => row.peak?.priorMonthPeakLevel ?? null),
+    rows.map((row) => row.updatedAt.toISOString()),
+  ];
+}
+
+function lotArrays(rows: { id: string; amount: number }[]): unknown[][] {
+  return [rows.map((row) => row.id), rows.map((row) => row.amount)];
+}
+
+/** A write's statement (parameters numbered from $1), a key naming its text, and its values; null without rows. */
+function statementOf(write: Write): { key: string; text: string; values: unknown[] } | null {
+  if ("insert" in write) {
+    if (write.rows.length === 0) return null;
+    const { insert: shape, upsert } = write;
+    const key = `${shape.table}|${upsert?.conflict.join(",") ?? ""}|${upsert?.set ?? ""}`;
+    return { key, text: cachedText(key, () => insertText(shape, upsert)), values: columnArrays(shape, write.rows) };
+  }
+  if ("updateParticipants" in write) {
+    return write.updateParticipants.length === 0 ? null : { key: "participants", text: UPDATE_PARTICIPANTS, values: participantArrays(write.updateParticipants) };
+  }
+  return write.spendLots.length === 0 ? null : { key: "lots", text: SPEND_LOTS, values: lotArrays(write.spendLots) };
+}
+
 /** `?` placeholders numbered as PostgreSQL wants them. */
 function numbered(sql: string): string {
   let n = 0;
@@ -68,34 +107,75 @@ function numbered(sql: string): string {
 
 export function postgresHotStore(client: PgClient, convert: (err: unknown) => never): HotStore {
   const exec = (text: string, values: unknown[]) => run(client, text, values).catch(convert);
+  /*
+   * Reads asked for in the same turn of the event loop (a step's state loads,
+   * issued together) go to the server as one statement, each read a scalar
+   * subquery aggregating its rows to JSON: one round trip instead of one per
+   * read. Their values then come back as JSON has them (timestamps as ISO
+   * strings, bigints as numbers), which every reader normalizes anyway.
+   */
+  let pending: { sql: string; params: unknown[]; resolve(rows: unknown[]): void; reject(err: unknown): void }[] = [];
+  const sendSelects = () => {
+    const reads = pending;
+    pending = [];
+    const text = reads.length === 1
+      ? cachedText(`select|${reads[0].sql}`, () => numbered(reads[0].sql))
+      : cachedText(`selects|${reads.map((read) => read.sql).join("\u0000")}`, () => numbered(`select ${reads.map((read, i) => `(select coalesce(json_agg(t), '[]'::json) from (${read.sql}) as t) as r${i}`).join(", ")}`));
+    exec(text, reads.flatMap((read) => read.params)).then(
+      ({ rows }) => {
+        if (reads.length === 1) reads[0].resolve(rows);
+        else reads.forEach((read, i) => read.resolve((rows[0] as Record<string, unknown[]>)[`r${i}`]));
+      },
+      (err: unknown) => reads.forEach((read) => read.reject(err)),
+    );
+  };
   return {
     dialect: "postgresql",
     async insert(shape, rows, upsert) {
-      if (rows.length === 0) return;
-      const text = cachedText(`${shape.table}|${upsert?.conflict.join(",") ?? ""}|${upsert?.set ?? ""}`, () => insertText(shape, upsert));
-      const values = shape.columns.map(({ property, kind }) => rows.map((row) => bound(kind, (row as Record<string, unknown>)[property])));
-      await exec(text, values);
+      const statement = statementOf({ insert: shape, rows, upsert });
+      if (statement) await exec(statement.text, statement.values);
+    },
+    async insertAbsent(shape, rows, conflict) {
+      if (rows.length === 0) return new Set();
+      const text = cachedText(`${shape.table}|absent|${conflict.join(",")}`, () => `${insertRows(shape)} on conflict (${conflict.map((field) => `"${field}"`).join(", ")}) do nothing returning id`);
+      const { rows: inserted } = await exec(text, columnArrays(shape, rows));
+      return new Set((inserted as { id: string }[]).map((row) => row.id));
     },
     async updateParticipants(rows: ParticipantUpdate[]) {
       if (rows.length === 0) return;
-      await exec(UPDATE_PARTICIPANTS, [
-        rows.map((row) => row.id), rows.map((row) => row.xp), rows.map((row) => row.level), rows.map((row) => row.tierCode),
-        rows.map((row) => JSON.stringify(row.tags)), rows.map((row) => JSON.stringify(row.eventCounts)), rows.map((row) => row.peak !== null),
-        rows.map((row) => row.peak?.peakMonth ?? null), rows.map((row) => row.peak?.peakLevel ?? null), rows.map((row) => row.peak?.priorMonthPeakLevel ?? null),
-        rows.map((row) => row.updatedAt.toISOString()),
-      ]);
+      await exec(UPDATE_PARTICIPANTS, participantArrays(rows));
     },
     async spendLots(rows) {
       if (rows.length === 0) return;
-      await exec(SPEND_LOTS, [rows.map((row) => row.id), rows.map((row) => row.amount)]);
+      await exec(SPEND_LOTS, lotArrays(rows));
     },
     async markEventsProcessed(rows: ProcessedEvent[], processedAt: Date) {
       if (rows.length === 0) return;
       await exec(MARK_EVENTS_PROCESSED, [rows.map((row) => row.id), rows.map((row) => JSON.stringify(row.effects)), rows.map((row) => row.effects.length), processedAt.toISOString()]);
     },
-    async select<R>(sql: { postgresql: string }, params: unknown[]) {
-      const text = cachedText(`select|${sql.postgresql}`, () => numbered(sql.postgresql));
-      return (await exec(text, params)).rows as R[];
+    async writeAll(writes) {
+      const parts = writes.map(statementOf).filter((part) => part !== null);
+      if (parts.length === 0) return;
+      const key = parts.map((part) => part.key).join("\u0000");
+      const text = cachedText(`all|${key}`, () => {
+        let offset = 0;
+        const shifted = parts.map((part) => {
+          const text = part.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+          offset += part.values.length;
+          return text;
+        });
+        // The last statement is the main one, the others its CTEs.
+        return shifted.length === 1 ? shifted[0] : `with ${shifted.slice(0, -1).map((text, i) => `w${i} as (${text})`).join(", ")} ${shifted[shifted.length - 1]}`;
+      });
+      await exec(text, parts.flatMap((part) => part.values));
+    },
+    select<R>(sql: { postgresql: string }, params: unknown[]): Promise<R[]> {
+      // A lock is taken on its own, in the order its statement says.
+      if (/\bfor update\b/.test(sql.postgresql)) return exec(cachedText(`select|${sql.postgresql}`, () => numbered(sql.postgresql)), params).then(({ rows }) => rows as R[]);
+      return new Promise((resolve, reject) => {
+        pending.push({ sql: sql.postgresql, params, resolve: resolve as (rows: unknown[]) => void, reject });
+        if (pending.length === 1) queueMicrotask(sendSelects);
+      });
     },
   };
 }

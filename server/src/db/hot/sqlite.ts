@@ -6,7 +6,7 @@ export interface LibsqlDatabase {
   prepare(sql: string): LibsqlStatement;
 }
 interface LibsqlStatement {
-  run(params: unknown[]): unknown;
+  run(params: unknown[]): { changes: number };
   all(params: unknown[]): unknown[];
 }
 
@@ -65,6 +65,20 @@ function selectParam(value: unknown): unknown {
 }
 
 export function sqliteHotStore(db: LibsqlDatabase, convert: (err: unknown) => never): HotStore {
+  const store = sqliteStatements(db, convert);
+  return {
+    ...store,
+    async writeAll(writes) {
+      for (const write of writes) {
+        if ("insert" in write) await store.insert(write.insert, write.rows, write.upsert);
+        else if ("updateParticipants" in write) await store.updateParticipants(write.updateParticipants);
+        else await store.spendLots(write.spendLots);
+      }
+    },
+  };
+}
+
+function sqliteStatements(db: LibsqlDatabase, convert: (err: unknown) => never): Omit<HotStore, "writeAll"> {
   // Synchronous calls: a failure is thrown here and converted like the ORM's.
   const each = (sql: string, rows: unknown[][]) => {
     try {
@@ -79,6 +93,20 @@ export function sqliteHotStore(db: LibsqlDatabase, convert: (err: unknown) => ne
     async insert(shape, rows, upsert) {
       if (rows.length === 0) return;
       each(insertText(shape, upsert), rows.map((row) => shape.columns.map(({ property, kind }) => bound(kind, (row as Record<string, unknown>)[property]))));
+    },
+    async insertAbsent(shape, rows, conflict) {
+      const inserted = new Set<string>();
+      if (rows.length === 0) return inserted;
+      const text = `${insertText(shape)} on conflict (${conflict.map((field) => `"${field}"`).join(", ")}) do nothing`;
+      try {
+        const stmt = statement(db, text);
+        for (const row of rows) {
+          if (stmt.run(shape.columns.map(({ property, kind }) => bound(kind, (row as Record<string, unknown>)[property]))).changes > 0) inserted.add(row.id);
+        }
+      } catch (err) {
+        convert(err);
+      }
+      return inserted;
     },
     async updateParticipants(rows: ParticipantUpdate[]) {
       each(UPDATE_PARTICIPANT, rows.map((row) => {

@@ -1,7 +1,7 @@
 import type { RequiredEntityData } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import { TournamentStanding } from "../../db/entities/index.js";
-import { hotStore, shapeOf, type HotStore } from "../../db/hot/index.js";
+import { shapeOf, type Write } from "../../db/hot/index.js";
 import { newId } from "../../db/ids.js";
 import type { Scope } from "../../db/scope.js";
 import type { ClubConfig } from "../../engine/config.js";
@@ -36,28 +36,32 @@ export class StandingWrites {
     }
   }
 
-  /** Writes the standings in `em`'s transaction (through `store` when the caller has it open already). */
-  async flush(em: SqlEntityManager, store?: HotStore): Promise<void> {
-    if (this.rows.add.size + this.rows.max.size === 0) return;
-    if (!store) {
-      if (!em.getTransactionContext()) return em.transactional((trx) => this.flush(trx));
-      store = await hotStore(em);
-    }
+  /** The standings as writes for HotStore.writeAll (one upsert per scoring mode). */
+  writes(em: SqlEntityManager): Write[] {
     const t = "tournament_standings";
     const bigger = `excluded.score > ${t}.score`;
     const conflict = ["participant_id", "tournament_id", "edition_key"];
     const shape = shapeOf(em, TournamentStanding);
-    await store.insert(shape, [...this.rows.add.values()], {
-      conflict,
-      set: `score = ${t}.score + excluded.score, `
-        + `reached_at = case when excluded.reached_at > ${t}.reached_at then excluded.reached_at else ${t}.reached_at end, updated_at = excluded.updated_at`,
-    });
-    await store.insert(shape, [...this.rows.max.values()], {
-      conflict,
-      set: `score = case when ${bigger} then excluded.score else ${t}.score end, `
-        + `reached_at = case when ${bigger} then excluded.reached_at else ${t}.reached_at end, updated_at = excluded.updated_at`,
-    });
-    this.clear();
+    return [
+      {
+        insert: shape,
+        rows: [...this.rows.add.values()],
+        upsert: {
+          conflict,
+          set: `score = ${t}.score + excluded.score, `
+            + `reached_at = case when excluded.reached_at > ${t}.reached_at then excluded.reached_at else ${t}.reached_at end, updated_at = excluded.updated_at`,
+        },
+      },
+      {
+        insert: shape,
+        rows: [...this.rows.max.values()],
+        upsert: {
+          conflict,
+          set: `score = case when ${bigger} then excluded.score else ${t}.score end, `
+            + `reached_at = case when ${bigger} then excluded.reached_at else ${t}.reached_at end, updated_at = excluded.updated_at`,
+        },
+      },
+    ];
   }
 
   clear(): void {

@@ -1,0 +1,110 @@
+/**
+ * Micro-benchmark of the ingestion transaction: batches of 500 events of the
+ * bench's casino mix (500 players per batch, out of BATCH_PLAYERS), applied
+ * with ingestBatch in this process, one after the other. Prints, per
+ * database, the milliseconds and SQL statements per batch, for batches that
+ * create their players and for batches of players already stored.
+ * Statements are counted at the driver: `pg` queries, libsql statement runs
+ * (each row of a per-row prepared statement counts). Not a test: run
+ * `npx tsx test/micro/batch-costs.ts [sqlite|postgresql]`.
+ */
+import { createRequire } from "node:module";
+import { ingestBatch } from "../../server/src/usecases/events.js";
+import type { DatabaseKind } from "../support/databases.js";
+import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";
+
+const BATCH_SIZE = 500;
+const BATCH_PLAYERS = 2000;
+const ROUNDS = Number(process.env.BATCH_ROUNDS ?? 2);
+
+const require = createRequire(import.meta.url);
+let statements = 0;
+const pgClient = (require("pg") as { Client: { prototype: { query(...args: unknown[]): unknown } } }).Client.prototype;
+const pgQuery = pgClient.query;
+pgClient.query = function (this: unknown, ...args: unknown[]) {
+  statements++;
+  const result = pgQuery.apply(this, args);
+  if (!sqlTimes || !(result instanceof Promise)) return result;
+  const start = process.hrtime.bigint();
+  const config = args[0] as string | { text: string };
+  return result.finally(() => record(typeof config === "string" ? config : config.text, start));
+};
+// libsql's Statement class, reached through a prepared statement of a throwaway database.
+const libsql = require("libsql") as { new (path: string): { prepare(sql: string): object; close(): void }; prototype: { prepare(sql: string): object } };
+const probe = new libsql(":memory:");
+const statementProto = Object.getPrototypeOf(probe.prepare("select 1")) as Record<string, (...args: unknown[]) => unknown>;
+probe.close();
+// BATCH_SQL_TIMES=1: the SQLite time spent per statement text, printed at the end.
+const sqlTimes = process.env.BATCH_SQL_TIMES ? new Map<string, { ms: number; runs: number }>() : null;
+function record(sql: string, start: bigint): void {
+  const key = sql.replace(/\s+/g, " ").slice(0, 110);
+  const entry = sqlTimes!.get(key) ?? { ms: 0, runs: 0 };
+  entry.ms += Number(process.hrtime.bigint() - start) / 1e6;
+  entry.runs++;
+  sqlTimes!.set(key, entry);
+}
+const sqlOf = new WeakMap<object, string>();
+const prepare = libsql.prototype.prepare;
+libsql.prototype.prepare = function (this: unknown, sql: string) {
+  const stmt = prepare.call(this, sql);
+  sqlOf.set(stmt, sql);
+  return stmt;
+};
+for (const method of ["run", "get", "all", "iterate"]) {
+  const original = statementProto[method];
+  statementProto[method] = function (this: object, ...args: unknown[]) {
+    statements++;
+    if (!sqlTimes) return original.apply(this, args);
+    const start = process.hrtime.bigint();
+    const result = method === "iterate" ? [...(original.apply(this, args) as Iterable<unknown>)].values() : original.apply(this, args);
+    record(sqlOf.get(this) ?? "?", start);
+    return result;
+  };
+}
+
+/** The bench's mix (test/bench/run.ts casinoEvent). */
+function casinoEvent(i: number): Record<string, unknown> {
+  const participant = `bench-${i % BATCH_PLAYERS}`;
+  const id = `micro-${i}`;
+  const games = ["video-slots", "live-casino", "crash", "roulette", "fast-games"];
+  const game_type = games[i % games.length];
+  switch (i % 10) {
+    case 0:
+      return { participant, type: "deposit.confirmed", id, amount: 20 + (i % 7) * 15, meta: { method: "pix" } };
+    case 1: case 2: case 3: case 4: case 5:
+      return { participant, type: "bet.placed", id, amount: `${1 + (i % 50)}.50`, meta: { game_id: `game-${i % 40}`, game_type } };
+    case 6: case 7: case 8:
+      return { participant, type: "bet.settled", id, amount: i % 3 === 0 ? 0 : 4 + (i % 30), meta: { game_type, ...(i % 3 === 0 ? { outcome: "lost" } : {}) } };
+    default:
+      return { participant, type: "session.started", id };
+  }
+}
+
+const kinds = (process.argv[2] ? [process.argv[2]] : ["sqlite", "postgresql"]) as DatabaseKind[];
+for (const kind of kinds) {
+  const club = await openClub(kind);
+  try {
+    const perBatch = BATCH_PLAYERS / BATCH_SIZE;
+    const figures = { created: [] as { ms: number; statements: number }[], stored: [] as { ms: number; statements: number }[] };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let b = 0; b < perBatch; b++) {
+        const base = (round * perBatch + b) * BATCH_SIZE;
+        const events = Array.from({ length: BATCH_SIZE }, (_, j) => eventInput(casinoEvent(base + j)));
+        statements = 0;
+        const start = process.hrtime.bigint();
+        await ingestBatch(club.db, club.scope, events, { now: new Date(), publicUrl: PUBLIC_URL });
+        const ms = Number(process.hrtime.bigint() - start) / 1e6;
+        (round === 0 ? figures.created : figures.stored).push({ ms, statements });
+      }
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    for (const [label, rows] of Object.entries(figures)) {
+      if (rows.length === 0) continue;
+      const ms = median(rows.map((row) => row.ms));
+      console.log(`${kind.padEnd(10)} players ${label.padEnd(7)}: ${ms.toFixed(0)} ms/batch (${(ms * 1000 / BATCH_SIZE).toFixed(0)} µs/event), ${median(rows.map((row) => row.statements))} statements/batch  [${rows.map((row) => row.ms.toFixed(0)).join(" ")}]`);
+    }
+  } finally {
+    await club.close();
+  }
+}
+if (sqlTimes) for (const [sql, { ms, runs }] of [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15)) console.log(`${ms.toFixed(0).padStart(6)} ms ${String(runs).padStart(6)}× ${sql}`);
