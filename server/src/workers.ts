@@ -1,7 +1,7 @@
 import { createOutboxRelay, type RelayedMessage } from "./jobs/outbox.js";
 import { openQueue } from "./jobs/open-queue.js";
 import { startWorker } from "./jobs/worker.js";
-import { processQueuedEvent } from "./usecases/events.js";
+import { GROUP_CAP, processQueuedEvent } from "./usecases/events.js";
 import { processBacktest } from "./usecases/backtest/run-backtest.js";
 import { testClockAt } from "./usecases/test-clocks/clock.js";
 import type { Services } from "./services.js";
@@ -10,8 +10,13 @@ import type { Services } from "./services.js";
 export const EVENT_QUEUE = "event";
 /** The queue of backtest jobs (outbox rows of kind `backtest`). */
 export const BACKTEST_QUEUE = "backtest";
-/** How many event messages a consumer handles at once: the most a group commit of queued events gathers. */
-const EVENT_PREFETCH = 64;
+/**
+ * How many event messages a consumer handles at once: two full group commits
+ * of queued events (GROUP_CAP each; PostgreSQL applies two groups at a time),
+ * so the second group gathers while the first waits for the database instead
+ * of the consumer waiting for acknowledgements.
+ */
+const EVENT_PREFETCH = 2 * GROUP_CAP;
 
 export interface Processing {
   stop(): Promise<void>;

@@ -376,6 +376,28 @@ describeEachDatabase("event ingestion", (kind) => {
     expect(await send({ participant: "iris", type: "bet.placed", id: "iris-bet", amount: 12 }, later(90))).toEqual({ ...bet, duplicate: true });
   });
 
+  it("concurrent async accepts share commits: a repeated key answers one id, a new player is created once, a group of them is processed once", async () => {
+    const bets = Array.from({ length: 12 }, (_, i) => eventInput({ participant: "jade", type: "bet.placed", id: `jade-bet-${i}`, amount: 2 }));
+    const repeat = eventInput({ participant: "jade", type: "bet.placed", id: "jade-bet-0", amount: 2 });
+    const accepted = await Promise.all([...bets, repeat, repeat].map((input) => queueEvents(club.db, club.scope, [input], { now: WEDNESDAY })));
+    const ids = accepted.map((answer) => answer.event_ids[0]);
+    expect(new Set(ids).size).toBe(12);
+    expect(ids.slice(12)).toEqual([ids[0], ids[0]]);
+    expect(await club.db.em().count(Event, { ...club.scope, idempotencyKey: { $like: "jade-bet-%" } })).toBe(12);
+    expect((await webhooksAbout("jade")).filter((hook) => hook.type === "participant.created")).toHaveLength(1);
+
+    const opts = { now: later(5), publicUrl: PUBLIC_URL };
+    // Every stored event, and one of them twice (a redelivery in the same group).
+    const stored = ids.slice(0, 12);
+    const processed = await Promise.all([...stored, stored[3]].map((id) => processQueuedEvent(club.db, club.scope, id, opts)));
+    expect(processed.slice(0, 12).map((result) => result.event_id)).toEqual(stored);
+    expect(processed[12]).toEqual(processed[3]);
+    const rows = await club.db.em().find(Event, { id: { $in: stored } }, { disableIdentityMap: true });
+    expect(rows.map((row) => row.status)).toEqual(Array(12).fill("processed"));
+    expect(rows.every((row) => row.effectsCount === (row.effects as unknown[]).length && row.processedAt !== null)).toBe(true);
+    expect((await stateOf("jade")).xp).toBe(24);
+  });
+
   it("tenth deposit: the nth condition grants free spins to be delivered", async () => {
     let tenth: EventResult | undefined;
     for (let i = 1; i <= 10; i++) {

@@ -1,4 +1,4 @@
-import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import { UniqueConstraintViolationException, type RequiredEntityData } from "@mikro-orm/core";
 import type { Database } from "../db/orm.js";
 import { Job } from "../db/entities/index.js";
 import {
@@ -15,6 +15,7 @@ import {
 } from "./queue.js";
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from "./retry.js";
 import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
+import { GroupCommit } from "../usecases/events/group-commit.js";
 
 export interface EmbeddedQueueOptions {
   db: Database;
@@ -36,6 +37,10 @@ export interface EmbeddedQueueOptions {
 }
 
 type JobRow = Pick<Job, "id" | "queue" | "payload" | "status" | "attempts">;
+type NewJob = Pick<Job, "id" | "queue" | "payload" | "status" | "attempts" | "runAt" | "createdAt" | "updatedAt">;
+
+/** At most this many jobs inserted or completed by one statement. */
+const PUBLISH_CAP = 500;
 
 /**
  * The queue port on the database (table `jobs`), for one machine without a
@@ -61,31 +66,39 @@ class EmbeddedQueue implements Queue {
 
   constructor(private readonly options: EmbeddedQueueOptions) {}
 
+  /**
+   * Stores the job; resolves once it is committed. Jobs published together
+   * (a relay pass hands over its whole batch at once) are inserted with one
+   * statement; when that fails (an id already stored), each is inserted alone.
+   */
   async publish(queue: string, payload: unknown, opts: PublishOptions = {}): Promise<void> {
     checkPayload(payload);
-    const id = messageIdFor(opts);
     const now = this.now();
+    const job = { id: messageIdFor(opts), queue, payload, status: "ready" as const, attempts: 0, runAt: new Date(now.getTime() + (opts.delayMs ?? 0)), createdAt: now, updatedAt: now };
+    await this.publishes.submit("jobs", job);
+    // Consumers in this process need not wait for their next poll.
+    for (const consumer of this.consumers) if (consumer.queue === queue) consumer.wake();
+  }
+
+  private readonly publishes = new GroupCommit<NewJob, void>({
+    cap: PUBLISH_CAP,
+    applyGroup: async (_, jobs) => {
+      await this.options.db.em().insertMany<Job>(Job, jobs as RequiredEntityData<Job>[]);
+      return jobs.map(() => undefined);
+    },
+    applyOne: (_, job) => this.insertOne(job),
+  });
+
+  private async insertOne(job: NewJob): Promise<void> {
     try {
-      await this.options.db.em().insert(Job, {
-        id,
-        queue,
-        payload,
-        status: "ready",
-        attempts: 0,
-        runAt: new Date(now.getTime() + (opts.delayMs ?? 0)),
-        createdAt: now,
-        updatedAt: now,
-      });
+      await this.options.db.em().insert(Job, job as RequiredEntityData<Job>);
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException)) throw error;
       // The same message published again (a relay retrying after a crash) is already queued;
       // the same id on another queue is a producer bug, not a duplicate.
-      const existing = await this.options.db.em().findOne(Job, { id }, { fields: ["queue"] });
-      if (existing?.queue !== queue) throw new Error(`message id ${id} is already used on queue ${existing?.queue}`);
-      return;
+      const existing = await this.options.db.em().findOne(Job, { id: job.id }, { fields: ["queue"] });
+      if (existing?.queue !== job.queue) throw new Error(`message id ${job.id} is already used on queue ${existing?.queue}`);
     }
-    // Consumers in this process need not wait for their next poll.
-    for (const consumer of this.consumers) if (consumer.queue === queue) consumer.wake();
   }
 
   async consume(queue: string, handler: MessageHandler, opts: ConsumeOptions = {}): Promise<Consumer> {
@@ -150,6 +163,34 @@ class EmbeddedQueue implements Queue {
   }
 }
 
+/** Due: ready and its time came, or running and its lease ran out. */
+const DUE = "(status = 'ready' and run_at <= ? or status = 'running' and locked_until <= ?)";
+const RETURNING = "returning jobs.id, jobs.queue, jobs.payload, jobs.status, jobs.attempts, jobs.run_at, jobs.created_at";
+/**
+ * PostgreSQL: the candidates in a MATERIALIZED CTE, read once — as an `IN
+ * (subquery … limit n for update skip locked)` the planner may run the
+ * subquery again per row and, skipping other rows each time, claim more than n.
+ */
+const CLAIM_POSTGRESQL = `with candidates as materialized (select id from jobs where queue = ? and ${DUE} order by run_at, created_at limit ? for update skip locked)
+update jobs set status = ?, attempts = jobs.attempts + 1, locked_until = ?, updated_at = ? from candidates where jobs.id = candidates.id and ${DUE} ${RETURNING}`;
+/** SQLite (writes serialised, no SKIP LOCKED): one line, as knex's libsql dialect reads rows back only from an `update … returning …` it recognises by " returning ". */
+const CLAIM_SQLITE = `update jobs set status = ?, attempts = attempts + 1, locked_until = ?, updated_at = ? where id in (select id from jobs where queue = ? and ${DUE} order by run_at, created_at limit ?) and ${DUE} ${RETURNING}`;
+
+/** Marks done the jobs (JSON `[{id, attempts}]`) still running under the attempt that ran them (see finish). */
+const completeText = (owned: string) => `update jobs set status = 'done', last_error = null, locked_until = null, updated_at = ? where status = 'running' and (id, attempts) in (${owned})`;
+const COMPLETE_POSTGRESQL = completeText("select x.id, x.attempts from json_to_recordset(?::json) as x(id text, attempts int)");
+const COMPLETE_SQLITE = completeText("select json_extract(value, '$.id'), json_extract(value, '$.attempts') from json_each(?)");
+
+interface ClaimedRow {
+  id: string;
+  queue: string;
+  payload: unknown;
+  status: Job["status"];
+  attempts: number;
+  run_at: Date | number | string;
+  created_at: Date | number | string;
+}
+
 class EmbeddedConsumer {
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
@@ -210,31 +251,29 @@ class EmbeddedConsumer {
     }
   }
 
+  /**
+   * Claims up to `limit` due jobs with one statement (see EmbeddedQueue): the
+   * UPDATE re-checks the due condition on each row it changes, so of racing
+   * consumers exactly one claims a job; on PostgreSQL the candidates are
+   * locked with SKIP LOCKED, so a racer takes other jobs instead of waiting.
+   */
   private async claim(limit: number): Promise<JobRow[]> {
-    const em = this.owner.db.em();
+    if (this.closed) return [];
+    const db = this.owner.db;
     const now = this.owner.now();
-    const due = { $lte: now };
-    const candidates = await em.find(
-      Job,
-      { queue: this.queue, $or: [{ status: "ready", runAt: due }, { status: "running", lockedUntil: due }] },
-      { orderBy: { runAt: "asc", createdAt: "asc" }, limit, fields: ["id", "queue", "payload", "status", "attempts"] },
+    const sqlite = db.dialect === "sqlite";
+    const at = (date: Date) => (sqlite ? date.getTime() : date);
+    const claim = ["running", at(this.leaseEnd(now)), at(now)];
+    const candidates = [this.queue, at(now), at(now), limit];
+    const rows = await db.em().getConnection().execute<ClaimedRow[]>(
+      sqlite ? CLAIM_SQLITE : CLAIM_POSTGRESQL,
+      [...(sqlite ? [...claim, ...candidates] : [...candidates, ...claim]), at(now), at(now)],
+      "all",
     );
-    const claimed: JobRow[] = [];
-    for (const candidate of candidates) {
-      if (this.closed) break;
-      const attempts = candidate.attempts + 1;
-      const changed = await em.nativeUpdate(
-        Job,
-        {
-          id: candidate.id,
-          attempts: candidate.attempts,
-          $or: [{ status: "ready", runAt: due }, { status: "running", lockedUntil: due }],
-        },
-        { status: "running", attempts, lockedUntil: this.leaseEnd(now), updatedAt: now },
-      );
-      if (changed === 1) claimed.push({ ...candidate, attempts });
-    }
-    return claimed;
+    const time = (value: Date | number | string) => new Date(value).getTime();
+    return rows
+      .sort((x, y) => time(x.run_at) - time(y.run_at) || time(x.created_at) - time(y.created_at))
+      .map((row) => ({ id: row.id, queue: row.queue, payload: sqlite ? JSON.parse(row.payload as string) : row.payload, status: row.status, attempts: row.attempts }));
   }
 
   private async run(job: JobRow): Promise<void> {
@@ -255,7 +294,7 @@ class EmbeddedConsumer {
       clearInterval(heartbeat);
     }
     if (!failure) {
-      await this.finish(job, { status: "done", lastError: null });
+      await this.completions.submit("done", job);
       return;
     }
     const delay = retryDelayMs(retry, job.attempts);
@@ -268,6 +307,19 @@ class EmbeddedConsumer {
         : { status: "ready", lastError, runAt: new Date(this.owner.now().getTime() + delay) },
     );
   }
+
+  /** Jobs that succeeded together are marked done with one statement (a group commit of prefetched messages ends at once). */
+  private readonly completions = new GroupCommit<JobRow, void>({
+    cap: PUBLISH_CAP,
+    applyGroup: async (_, jobs) => {
+      const db = this.owner.db;
+      const now = this.owner.now();
+      const owned = JSON.stringify(jobs.map((job) => ({ id: job.id, attempts: job.attempts })));
+      await db.em().getConnection().execute(db.dialect === "sqlite" ? COMPLETE_SQLITE : COMPLETE_POSTGRESQL, [db.dialect === "sqlite" ? now.getTime() : now, owned], "run");
+      return jobs.map(() => undefined);
+    },
+    applyOne: (_, job) => this.finish(job, { status: "done", lastError: null }),
+  });
 
   /** Records the outcome, unless another worker took the job over after our lease ran out. */
   private async finish(job: JobRow, outcome: { status: "done" | "dead" | "ready"; lastError: string | null; runAt?: Date }) {

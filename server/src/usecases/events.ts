@@ -7,16 +7,15 @@ import { toMinorUnits } from "../engine/money.js";
 import { qualifiesReferral, type ReferralConfig } from "../engine/referral.js";
 import type { EngineEvent, ParticipantState } from "../engine/types.js";
 import { unknownTypeWarning, type EventTrace } from "../engine/trace.js";
-import { Event, OutboxMessage, Participant } from "../db/entities/index.js";
+import { Event, Participant } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { stateAfter } from "./carried-state.js";
 import { checkEngineInputs } from "./event-inputs.js";
 import { requirePublishedConfig, type PublishedConfig } from "./config.js";
-import { notFound } from "./errors.js";
 import {
-  clubTimeZone, gatherEvaluation, loadStatesForEvents, lockParticipant, lockParticipants, participantSnapshot, type ParticipantSnapshot,
+  clubTimeZone, gatherEvaluation, loadStatesForEvents, lockParticipants, participantSnapshot, type ParticipantSnapshot,
 } from "./participant-state.js";
 import { PendingWrites } from "./pending-writes.js";
 import { gatherTournamentScores } from "./tournaments/standing-writes.js";
@@ -50,7 +49,7 @@ export interface IngestOptions {
 }
 
 /** Marks `opts.outbox` written. */
-function wroteOutbox(opts: IngestOptions): void {
+export function wroteOutbox(opts: IngestOptions): void {
   if (opts.outbox) opts.outbox.written = true;
 }
 
@@ -59,7 +58,7 @@ function wroteOutbox(opts: IngestOptions): void {
  * validator, which filled `currency` and `meta` with their defaults; the
  * generated type still marks them optional because they are in requests.
  */
-function engineEvent(input: EventInput, receivedAt: Date): EngineEvent {
+export function engineEvent(input: EventInput, receivedAt: Date): EngineEvent {
   if (input.currency === undefined || input.meta === undefined) throw new Error("events take a validated EventInput (currency and meta filled)");
   return {
     type: input.type,
@@ -110,21 +109,6 @@ function duplicateResult(original: Pick<Event, "id" | "effects">): EventResult {
 }
 
 /**
- * Runs `work` in one transaction holding the lock of the participant with
- * `externalId`; a participant seen for the first time is created in that
- * same transaction (with its `participant.created`).
- */
-async function withParticipantLocked<T>(
-  db: Database,
-  scope: Scope,
-  externalId: string,
-  now: Date,
-  work: (em: SqlEntityManager, participant: ParticipantSnapshot) => Promise<T>,
-): Promise<T> {
-  return db.em().transactional(async (em) => work(em, (await lockOrCreate(em, db, scope, [externalId], now)).get(externalId)!));
-}
-
-/**
  * Locks the participants with `externalIds` on the driver (see
  * lockOrCreateParticipants), creating those seen for the first time (with
  * their `participant.created`); by external id.
@@ -148,7 +132,7 @@ function incoming(input: EventInput, idempotencyKey: string | undefined, receive
 }
 
 /** Stored events of one locked participant, to evaluate in order. */
-interface ParticipantRun {
+export interface ParticipantRun {
   participant: ParticipantSnapshot;
   stored: { id: string; event: EngineEvent }[];
 }
@@ -167,7 +151,7 @@ interface ParticipantRun {
  * first, and the states of the participants still to evaluate are read again
  * after.
  */
-async function evaluateInOrder(
+export async function evaluateInOrder(
   em: SqlEntityManager,
   db: Database,
   scope: Scope,
@@ -447,24 +431,24 @@ interface SingleEvent extends Incoming {
 }
 
 /** At most this many single events share one transaction. */
-const GROUP_CAP = 128;
+export const GROUP_CAP = 128;
 
 /**
  * Groups of one club environment applied at a time: SQLite writes one
  * transaction at a time anyway; on PostgreSQL a second group evaluates while
  * the first waits for its commit.
  */
-function groupsInFlight(db: Database): number {
+export function groupsInFlight(db: Database): number {
   return db.dialect === "sqlite" ? 1 : 2;
 }
 
 /** The latest of `times`: events applied together are evaluated when the last of them arrived. */
-function latest(times: Date[]): Date {
+export function latest(times: Date[]): Date {
   return new Date(Math.max(...times.map((time) => time.getTime())));
 }
 
 /** Tells each caller whose work shared a commit that wrote outbox rows. */
-function signalOutbox(written: boolean, callers: { outbox?: { written: boolean } }[]): void {
+export function signalOutbox(written: boolean, callers: { outbox?: { written: boolean } }[]): void {
   if (written) for (const caller of callers) if (caller.outbox) caller.outbox.written = true;
 }
 
@@ -512,7 +496,7 @@ function singleEventsOf(db: Database): GroupCommit<SingleEvent, EventResult> {
  * second no day, week or month turns over, so a clock that jumps (a test's)
  * never gets its events evaluated at another event's time.
  */
-function groupKey(scope: Scope, publicUrl: string, now: Date): string {
+export function groupKey(scope: Scope, publicUrl: string, now: Date): string {
   return [scope.clubId, scope.env, publicUrl, clockOverride() === undefined ? "real" : "test", Math.floor(now.getTime() / 1000)].join("\u0000");
 }
 
@@ -581,165 +565,4 @@ export async function ingestBatch(db: Database, scope: Scope, events: EventInput
   }
 }
 
-/**
- * `Prefer: respond-async`: stores each event as `queued` (creating absent
- * participants) with an outbox message that hands it to the queue after
- * commit, and answers the stored ids in request order at once; a repeated
- * idempotency key gives the first event's id and stores nothing.
- * `idempotencyKey` (the header) applies to a single event only.
- */
-export async function queueEvents(
-  db: Database,
-  scope: Scope,
-  inputs: EventInput[],
-  opts: { now: Date; idempotencyKey?: string },
-): Promise<EventsQueued> {
-  if (opts.idempotencyKey !== undefined && inputs.length !== 1) throw new Error("an Idempotency-Key header names one event");
-  const eventIds: string[] = [];
-  for (const input of inputs) {
-    await yieldToEventLoop();
-    const event = engineEvent(input, opts.now);
-    const key = opts.idempotencyKey ?? input.id ?? null;
-    try {
-      eventIds.push(
-        await withParticipantLocked(db, scope, input.participant, opts.now, async (em, participant) => {
-          const original = key === null ? null : await em.findOne(Event, { ...scope, idempotencyKey: key }, { fields: ["id"] });
-          if (original) return original.id;
-          const row = eventRow(scope, participant.id, event, key, opts.now);
-          await em.insert(Event, { ...row, status: "queued", processedAt: null });
-          await em.insert(OutboxMessage, { id: newId("out"), ...scope, kind: "event", payload: { event_id: row.id }, createdAt: opts.now });
-          return row.id;
-        }),
-      );
-    } catch (err) {
-      if (key === null || !(err instanceof UniqueConstraintViolationException)) throw err;
-      const original = await db.em().findOne(Event, { ...scope, idempotencyKey: key }, { fields: ["id"] });
-      if (!original) throw err;
-      eventIds.push(original.id);
-    }
-  }
-  return { queued: true, event_ids: eventIds };
-}
-
-/** The engine's view of a stored event. */
-function storedEvent(row: Event): EngineEvent {
-  return {
-    type: row.type,
-    id: row.externalEventId,
-    amount: row.amount,
-    currency: row.currency,
-    occurred_at: row.occurredAt.toISOString(),
-    meta: row.meta,
-  };
-}
-
-/** A queued event waiting for its group commit (see processQueuedEvent). */
-interface QueuedEvent {
-  db: Database;
-  scope: Scope;
-  eventRowId: string;
-  now: Date;
-  publicUrl: string;
-  outbox?: { written: boolean };
-}
-
-/** The answer for a queued event already processed. */
-function processedResult(row: Pick<Event, "id" | "effects">): EventResult {
-  return { event_id: row.id, duplicate: false, effects: row.effects as ApiEffect[] };
-}
-
-/**
- * Processes queued events of one club environment in one transaction: their
- * participants locked together, each participant's events evaluated in the
- * order they were handed in, every write gathered into one flush. An event
- * already processed (a redelivery, or the same message twice) is answered
- * with its stored result and not evaluated again.
- */
-async function processQueuedGroup(queued: QueuedEvent[]): Promise<EventResult[]> {
-  const [{ db, scope, publicUrl }] = queued;
-  const published = await requirePublishedConfig(db, scope);
-  const ids = [...new Set(queued.map((item) => item.eventRowId))];
-  const owners = await db.em().find(Event, { ...scope, id: { $in: ids } }, { fields: ["participantId"], disableIdentityMap: true });
-  if (owners.length !== ids.length) throw notFound("A queued event"); // each alone names its own
-  const outbox = { written: false };
-  const opts: IngestOptions = { now: latest(queued.map((item) => item.now)), publicUrl, outbox };
-  const results = await db.em().transactional(async (em) => {
-    const participantIds = [...new Set(owners.map((owner) => owner.participantId))];
-    const locked = await lockParticipants(em, db.dialect, { ...scope, id: { $in: participantIds } });
-    if (locked.length !== participantIds.length) throw notFound("The participant of a queued event");
-    // Read again under the locks: another worker may have processed some meanwhile.
-    const rows = new Map((await em.find(Event, { id: { $in: ids } })).map((row) => [row.id, row]));
-    const runs = new Map(locked.map((participant): [string, ParticipantRun] => [participant.id, { participant, stored: [] }]));
-    for (const id of ids) {
-      const row = rows.get(id)!;
-      if (row.status === "queued") runs.get(row.participantId)!.stored.push({ id, event: storedEvent(row) });
-    }
-    const busy = [...runs.values()].filter((run) => run.stored.length > 0);
-    const writes = new PendingWrites();
-    const effects = await evaluateInOrder(em, db, scope, published, busy, writes, opts);
-    if (writes.outbox.length > 0) wroteOutbox(opts);
-    await writes.flush(em);
-    const answers = new Map<string, EventResult>();
-    for (const [r, run] of busy.entries()) {
-      for (const [i, { id }] of run.stored.entries()) {
-        await em.nativeUpdate(Event, { id }, { status: "processed", effects: effects[r][i], effectsCount: effects[r][i].length, processedAt: opts.now });
-        answers.set(id, { event_id: id, duplicate: false, effects: effects[r][i] });
-      }
-    }
-    return queued.map((item) => answers.get(item.eventRowId) ?? processedResult(rows.get(item.eventRowId)!));
-  });
-  signalOutbox(outbox.written, queued);
-  return results;
-}
-
-/** One queued event in its own transaction. */
-async function processQueuedAlone(item: QueuedEvent): Promise<EventResult> {
-  const { db, scope, eventRowId } = item;
-  const published = await requirePublishedConfig(db, scope);
-  const queued = await db.em().findOne(Event, { ...scope, id: eventRowId }, { fields: ["participantId"] });
-  if (!queued) throw notFound(`Event ${JSON.stringify(eventRowId)}`);
-  const outbox = { written: false };
-  const opts: IngestOptions = { now: item.now, publicUrl: item.publicUrl, outbox };
-  const result = await db.em().transactional(async (em) => {
-    const participant = await lockParticipant(em, db.dialect, { ...scope, id: queued.participantId });
-    if (!participant) throw notFound(`The participant of event ${JSON.stringify(eventRowId)}`);
-    // Read again under the lock: another worker may have processed it meanwhile.
-    const row = await em.findOneOrFail(Event, { id: eventRowId });
-    if (row.status !== "queued") return processedResult(row);
-    const writes = new PendingWrites();
-    const [[effects]] = await evaluateInOrder(em, db, scope, published, [{ participant, stored: [{ id: row.id, event: storedEvent(row) }] }], writes, opts);
-    if (writes.outbox.length > 0) wroteOutbox(opts);
-    await writes.flush(em);
-    await em.nativeUpdate(Event, { id: row.id }, { status: "processed", effects, effectsCount: effects.length, processedAt: opts.now });
-    return { event_id: row.id, duplicate: false, effects };
-  });
-  signalOutbox(outbox.written, [item]);
-  return result;
-}
-
-const queuedEvents = new WeakMap<Database, GroupCommit<QueuedEvent, EventResult>>();
-
-function queuedEventsOf(db: Database): GroupCommit<QueuedEvent, EventResult> {
-  let groups = queuedEvents.get(db);
-  if (!groups) {
-    groups = new GroupCommit<QueuedEvent, EventResult>({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, items) => processQueuedGroup(items), applyOne: (_, item) => processQueuedAlone(item) });
-    queuedEvents.set(db, groups);
-  }
-  return groups;
-}
-
-/**
- * Processes an event stored as `queued` (the worker side of
- * `Prefer: respond-async`), exactly as `ingestEvent` would have. Idempotent:
- * an event already processed is not evaluated again and its stored result is
- * answered, so a queue that delivers a message twice changes nothing.
- *
- * Queued events handed in concurrently (a consumer's prefetched messages)
- * are gathered like single events (group commit) and processed in one
- * transaction; each call resolves once its group committed, so a message is
- * acknowledged only then. A failing group is processed again event by event.
- */
-export async function processQueuedEvent(db: Database, scope: Scope, eventRowId: string, opts: IngestOptions): Promise<EventResult> {
-  const item: QueuedEvent = { db, scope, eventRowId, now: opts.now, publicUrl: opts.publicUrl, outbox: opts.outbox };
-  return queuedEventsOf(db).submit(groupKey(scope, opts.publicUrl, opts.now), item);
-}
+export { processQueuedEvent, queueEvents } from "./events/queued.js";

@@ -36,6 +36,12 @@ export interface ParticipantUpdate {
   updatedAt: Date;
 }
 
+/** A queued event's outcome. */
+export interface ProcessedEvent {
+  id: string;
+  effects: unknown[];
+}
+
 /** One statement's worth of rows for HotStore.writeAll (see HotStore's methods of the same names). */
 export type Write =
   | { insert: TableShape; rows: object[]; upsert?: Upsert }
@@ -54,6 +60,8 @@ export interface HotStore {
   updateParticipants(rows: ParticipantUpdate[]): Promise<void>;
   /** Subtracts each amount from its lot's `remaining`. */
   spendLots(rows: { id: string; amount: number }[]): Promise<void>;
+  /** Marks queued events processed with their effects (the worker side of `Prefer: respond-async`). */
+  markEventsProcessed(rows: ProcessedEvent[], processedAt: Date): Promise<void>;
   /**
    * Every write of `writes` (those with rows), in one round trip on
    * PostgreSQL: one statement whose data-modifying CTEs all run against the

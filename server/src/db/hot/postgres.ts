@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { HotStore, ParticipantUpdate, Upsert, Write } from "./index.js";
+import type { HotStore, ParticipantUpdate, ProcessedEvent, Upsert, Write } from "./index.js";
 import type { ColumnKind, TableShape } from "./table-shape.js";
 
 /** The part of a `pg` Client the hot path uses. */
@@ -68,6 +68,9 @@ where p.id = u.id`;
 
 const SPEND_LOTS = `update currency_lots as l set remaining = l.remaining - u.amount
 from unnest($1::text[], $2::int8[]) as u(id, amount) where l.id = u.id`;
+
+const MARK_EVENTS_PROCESSED = `update events as e set status = 'processed', effects = u.effects, effects_count = u.effects_count, processed_at = $4
+from unnest($1::text[], $2::jsonb[], $3::int4[]) as u(id, effects, effects_count) where e.id = u.id`;
 
 function participantArrays(rows: ParticipantUpdate[]): unknown[][] {
   return [
@@ -145,6 +148,10 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
     async spendLots(rows) {
       if (rows.length === 0) return;
       await exec(SPEND_LOTS, lotArrays(rows));
+    },
+    async markEventsProcessed(rows: ProcessedEvent[], processedAt: Date) {
+      if (rows.length === 0) return;
+      await exec(MARK_EVENTS_PROCESSED, [rows.map((row) => row.id), rows.map((row) => JSON.stringify(row.effects)), rows.map((row) => row.effects.length), processedAt.toISOString()]);
     },
     async writeAll(writes) {
       const parts = writes.map(statementOf).filter((part) => part !== null);

@@ -1,4 +1,4 @@
-import type { HotStore, ParticipantUpdate, Upsert } from "./index.js";
+import type { HotStore, ParticipantUpdate, ProcessedEvent, Upsert } from "./index.js";
 import type { ColumnKind, TableShape } from "./table-shape.js";
 
 /** The part of a `libsql` Database (the connection knex holds) the hot path uses. */
@@ -53,6 +53,8 @@ const UPDATE_PARTICIPANT = `update participants set
   prior_month_peak_level = case when ? then ? else prior_month_peak_level end,
   updated_at = ?
 where id = ?`;
+
+const MARK_EVENT_PROCESSED = "update events set status = 'processed', effects = ?, effects_count = ?, processed_at = ? where id = ?";
 
 const SPEND_LOT = "update currency_lots set remaining = remaining - ? where id = ?";
 
@@ -118,6 +120,9 @@ function sqliteStatements(db: LibsqlDatabase, convert: (err: unknown) => never):
     },
     async spendLots(rows) {
       each(SPEND_LOT, rows.map((row) => [row.amount, row.id]));
+    },
+    async markEventsProcessed(rows: ProcessedEvent[], processedAt: Date) {
+      each(MARK_EVENT_PROCESSED, rows.map((row) => [JSON.stringify(row.effects), row.effects.length, processedAt.getTime(), row.id]));
     },
     async select<R>(sql: { sqlite: string }, params: unknown[]) {
       try {

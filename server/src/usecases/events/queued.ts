@@ -1,0 +1,251 @@
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import type { SqlEntityManager } from "@mikro-orm/knex";
+import type { EngineEvent } from "../../engine/types.js";
+import { Event, OutboxMessage } from "../../db/entities/index.js";
+import { newId } from "../../db/ids.js";
+import type { Database } from "../../db/orm.js";
+import type { Scope } from "../../db/scope.js";
+import { bothDialects, hotStore, shapeOf } from "../../db/hot/index.js";
+import { requirePublishedConfig } from "../config.js";
+import { notFound } from "../errors.js";
+import { lockParticipants } from "../participant-state.js";
+import { ensureParticipant } from "../participants.js";
+import { PendingWrites } from "../pending-writes.js";
+import {
+  engineEvent, evaluateInOrder, eventRow, GROUP_CAP, groupKey, groupsInFlight, latest, signalOutbox, wroteOutbox,
+  type EventInput, type EventResult, type EventsQueued, type IngestOptions, type ParticipantRun,
+} from "../events.js";
+import { GroupCommit } from "./group-commit.js";
+import { ownersOf, queuedRows, type QueuedRow } from "./queued-rows.js";
+
+/*
+ * The `Prefer: respond-async` path: accepting events (stored as queued with
+ * an outbox row that hands them to the queue) and processing them later on a
+ * worker through the same evaluation as synchronous events.
+ */
+
+/**
+ * SQLite: makes the transaction a writer before its first read. A deferred
+ * transaction that reads and then writes after another process (a CLI
+ * command) committed in between fails at once with SQLITE_BUSY (its snapshot
+ * is stale; busy_timeout cannot help), while one that starts writing waits
+ * its turn. An UPDATE that matches nothing is enough to take the write lock.
+ */
+async function takeSqliteWriteLock(em: SqlEntityManager, db: Database): Promise<void> {
+  if (db.dialect === "sqlite") await em.execute("update participants set updated_at = updated_at where 0", [], "run");
+}
+
+/** An event accepted with `Prefer: respond-async`, waiting for its group commit (see queueEvents). */
+interface Accepted {
+  db: Database;
+  scope: Scope;
+  /** The participant's external id. */
+  participant: string;
+  event: EngineEvent;
+  /** The `Idempotency-Key` header, else the event's `id`; null without either. */
+  key: string | null;
+  receivedAt: Date;
+}
+
+const PARTICIPANT_IDS = bothDialects((inList) => `select id, external_id from participants where club_id = ? and env = ? and ${inList("external_id")}`);
+const STORED_KEYS = bothDialects((inList) => `select id, idempotency_key from events where club_id = ? and env = ? and ${inList("idempotency_key")}`);
+
+/**
+ * Stores accepted events of one club environment in one transaction: one
+ * read of their participants, the absent ones created (with their
+ * `participant.created`), one read of the keys stored before, then the events
+ * (status queued) and their outbox rows, one statement each. A key stored
+ * before answers the stored event's id; a key repeated within the group
+ * answers its first event's id. Answers in item order.
+ *
+ * No participant lock: accepting touches no participant state. A repeat
+ * racing its original is refused by the unique (club, env, key) — the group
+ * then fails as a whole and each event is accepted again alone (acceptAlone),
+ * where the repeat finds the stored original — and a participant created
+ * twice at once by its unique (club, env, external id), the same way. The
+ * order events of a participant are applied in is decided when they are
+ * processed (relay order, then the participant's lock there); holding the
+ * lock here serialised accepts without ordering them, as each took its time
+ * before waiting for the lock.
+ */
+async function acceptGroup(items: Accepted[]): Promise<string[]> {
+  const [{ db, scope }] = items;
+  return db.em().transactional(async (em) => {
+    await takeSqliteWriteLock(em, db);
+    const hot = await hotStore(em);
+    const externalIds = [...new Set(items.map((item) => item.participant))];
+    const found = await hot.select<{ id: string; external_id: string }>(PARTICIPANT_IDS, [scope.clubId, scope.env, externalIds]);
+    const participantIds = new Map(found.map((row) => [row.external_id, row.id]));
+    for (const externalId of externalIds.filter((id) => !participantIds.has(id))) {
+      const first = items.find((item) => item.participant === externalId)!;
+      const created = await ensureParticipant(db, scope, externalId, { em, now: first.receivedAt });
+      participantIds.set(externalId, created.id);
+    }
+    const keys = [...new Set(items.map((item) => item.key).filter((key) => key !== null))];
+    const stored = keys.length === 0 ? [] : await hot.select<{ id: string; idempotency_key: string }>(STORED_KEYS, [scope.clubId, scope.env, keys]);
+    const idOfKey = new Map(stored.map((row) => [row.idempotency_key, row.id]));
+    const events: object[] = [];
+    const outbox: object[] = [];
+    const ids = items.map((item) => {
+      const original = item.key === null ? undefined : idOfKey.get(item.key);
+      if (original !== undefined) return original;
+      const row = eventRow(scope, participantIds.get(item.participant)!, item.event, item.key, item.receivedAt);
+      if (item.key !== null) idOfKey.set(item.key, row.id);
+      events.push({ ...row, status: "queued", processedAt: null });
+      outbox.push({ id: newId("out"), ...scope, kind: "event", payload: { event_id: row.id }, createdAt: item.receivedAt, relayedAt: null });
+      return row.id;
+    });
+    await hot.insert(shapeOf(em, Event), events);
+    await hot.insert(shapeOf(em, OutboxMessage), outbox);
+    return ids;
+  });
+}
+
+/** One accepted event in its own transaction: when its key was stored meanwhile (a racing repeat committed first), the stored event's id. */
+async function acceptAlone(item: Accepted): Promise<string> {
+  try {
+    const [id] = await acceptGroup([item]);
+    return id;
+  } catch (err) {
+    if (item.key === null || !(err instanceof UniqueConstraintViolationException)) throw err;
+    const original = await item.db.em().findOne(Event, { ...item.scope, idempotencyKey: item.key }, { fields: ["id"] });
+    if (!original) throw err;
+    return original.id;
+  }
+}
+
+const accepts = new WeakMap<Database, GroupCommit<Accepted, string>>();
+
+function acceptsOf(db: Database): GroupCommit<Accepted, string> {
+  let groups = accepts.get(db);
+  if (!groups) {
+    groups = new GroupCommit<Accepted, string>({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, items) => acceptGroup(items), applyOne: (_, item) => acceptAlone(item) });
+    accepts.set(db, groups);
+  }
+  return groups;
+}
+
+/**
+ * `Prefer: respond-async`: stores each event as `queued` (creating absent
+ * participants) with an outbox message that hands it to the queue after
+ * commit, and answers the stored ids in request order at once; a repeated
+ * idempotency key gives the first event's id and stores nothing.
+ * `idempotencyKey` (the header) applies to a single event only.
+ *
+ * Events accepted concurrently (several requests, or the events of one
+ * batch) are gathered and stored together (group commit, see acceptGroup);
+ * when a group fails, each of its events is stored again alone, so an event
+ * fails only for its own fault.
+ */
+export async function queueEvents(
+  db: Database,
+  scope: Scope,
+  inputs: EventInput[],
+  opts: { now: Date; idempotencyKey?: string },
+): Promise<EventsQueued> {
+  if (opts.idempotencyKey !== undefined && inputs.length !== 1) throw new Error("an Idempotency-Key header names one event");
+  const groups = acceptsOf(db);
+  const key = [scope.clubId, scope.env].join("\u0000");
+  const eventIds = await Promise.all(
+    inputs.map((input) =>
+      groups.submit(key, { db, scope, participant: input.participant, event: engineEvent(input, opts.now), key: opts.idempotencyKey ?? input.id ?? null, receivedAt: opts.now }),
+    ),
+  );
+  return { queued: true, event_ids: eventIds };
+}
+
+/** A queued event waiting for its group commit (see processQueuedEvent). */
+interface QueuedEvent {
+  db: Database;
+  scope: Scope;
+  eventRowId: string;
+  now: Date;
+  publicUrl: string;
+  outbox?: { written: boolean };
+}
+
+/** The answer for a queued event already processed. */
+function processedResult(row: Pick<QueuedRow, "id" | "effects">): EventResult {
+  return { event_id: row.id, duplicate: false, effects: row.effects };
+}
+
+/**
+ * Processes queued events of one club environment in one transaction: their
+ * participants locked together, each participant's events evaluated in the
+ * order they were handed in, every write gathered into one flush, and the
+ * events marked processed with one statement. An event already processed (a
+ * redelivery, or the same message twice) is answered with its stored result
+ * and not evaluated again. `missing` names what was not found in the error.
+ */
+async function processQueued(queued: QueuedEvent[], missing: { event: string; participant: string }): Promise<EventResult[]> {
+  const [{ db, scope, publicUrl }] = queued;
+  const published = await requirePublishedConfig(db, scope);
+  const ids = [...new Set(queued.map((item) => item.eventRowId))];
+  const outbox = { written: false };
+  const opts: IngestOptions = { now: latest(queued.map((item) => item.now)), publicUrl, outbox };
+  const results = await db.em().transactional(async (em) => {
+    await takeSqliteWriteLock(em, db);
+    const hot = await hotStore(em);
+    const owners = await ownersOf(hot, scope, ids);
+    if (owners.size !== ids.length) throw notFound(missing.event);
+    const participantIds = [...new Set(owners.values())];
+    const locked = await lockParticipants(em, db.dialect, { ...scope, id: participantIds.length === 1 ? participantIds[0] : { $in: participantIds } });
+    if (locked.length !== participantIds.length) throw notFound(missing.participant);
+    // Read again under the locks: another worker may have processed some meanwhile.
+    const rows = await queuedRows(hot, ids);
+    const runs = new Map(locked.map((participant): [string, ParticipantRun] => [participant.id, { participant, stored: [] }]));
+    for (const id of ids) {
+      const row = rows.get(id)!;
+      if (row.status === "queued") runs.get(row.participantId)!.stored.push({ id, event: row.event });
+    }
+    const busy = [...runs.values()].filter((run) => run.stored.length > 0);
+    const writes = new PendingWrites();
+    const effects = await evaluateInOrder(em, db, scope, published, busy, writes, opts);
+    if (writes.outbox.length > 0) wroteOutbox(opts);
+    await writes.flush(em);
+    const processed = busy.flatMap((run, r) => run.stored.map(({ id }, i) => ({ id, effects: effects[r][i] })));
+    await hot.markEventsProcessed(processed, opts.now);
+    const answers = new Map(processed.map((row): [string, EventResult] => [row.id, { event_id: row.id, duplicate: false, effects: row.effects }]));
+    return queued.map((item) => answers.get(item.eventRowId) ?? processedResult(rows.get(item.eventRowId)!));
+  });
+  signalOutbox(outbox.written, queued);
+  return results;
+}
+
+async function processQueuedGroup(queued: QueuedEvent[]): Promise<EventResult[]> {
+  return processQueued(queued, { event: "A queued event", participant: "The participant of a queued event" }); // each alone then names its own
+}
+
+/** One queued event in its own transaction. */
+async function processQueuedAlone(item: QueuedEvent): Promise<EventResult> {
+  const name = JSON.stringify(item.eventRowId);
+  const [result] = await processQueued([item], { event: `Event ${name}`, participant: `The participant of event ${name}` });
+  return result;
+}
+
+const queuedEvents = new WeakMap<Database, GroupCommit<QueuedEvent, EventResult>>();
+
+function queuedEventsOf(db: Database): GroupCommit<QueuedEvent, EventResult> {
+  let groups = queuedEvents.get(db);
+  if (!groups) {
+    groups = new GroupCommit<QueuedEvent, EventResult>({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, items) => processQueuedGroup(items), applyOne: (_, item) => processQueuedAlone(item) });
+    queuedEvents.set(db, groups);
+  }
+  return groups;
+}
+
+/**
+ * Processes an event stored as `queued` (the worker side of
+ * `Prefer: respond-async`), exactly as `ingestEvent` would have. Idempotent:
+ * an event already processed is not evaluated again and its stored result is
+ * answered, so a queue that delivers a message twice changes nothing.
+ *
+ * Queued events handed in concurrently (a consumer's prefetched messages)
+ * are gathered like single events (group commit) and processed in one
+ * transaction; each call resolves once its group committed, so a message is
+ * acknowledged only then. A failing group is processed again event by event.
+ */
+export async function processQueuedEvent(db: Database, scope: Scope, eventRowId: string, opts: IngestOptions): Promise<EventResult> {
+  const item: QueuedEvent = { db, scope, eventRowId, now: opts.now, publicUrl: opts.publicUrl, outbox: opts.outbox };
+  return queuedEventsOf(db).submit(groupKey(scope, opts.publicUrl, opts.now), item);
+}
