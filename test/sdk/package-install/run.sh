@@ -31,7 +31,8 @@ cd "$work/app"
 printf '{ "name": "clube-sdk-consumer", "private": true, "version": "0.0.0" }\n' > package.json
 # The same tool versions as the repository (read from its lockfile-pinned package.json).
 tsv="$(node -p "require('$repo/package.json').devDependencies.typescript")"
-esv="$(node -p "require('$repo/package.json').devDependencies.esbuild")"
+# esbuild is a runtime dependency of the server (it compiles server/src at start), so it is not among the dev ones.
+esv="$(node -p "require('$repo/package.json').dependencies.esbuild")"
 ntv="$(node -p "require('$repo/package.json').devDependencies['@types/node']")"
 npm install --no-audit --no-fund --silent "$work"/clube-node-*.tgz "$work"/clube-browser-*.tgz "typescript@$tsv" "esbuild@$esv" "@types/node@$ntv"
 node -e "const p=require('./node_modules/@clube/node/package.json');if(p.dependencies&&Object.keys(p.dependencies).length)throw new Error('unexpected runtime deps')"

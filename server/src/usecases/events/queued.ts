@@ -91,7 +91,7 @@ async function acceptGroup(items: Accepted[]): Promise<string[]> {
       if (original !== undefined) return original;
       const row = eventRow(scope, participantIds.get(item.participant)!, item.event, item.key, item.receivedAt);
       if (item.key !== null) idOfKey.set(item.key, row.id);
-      events.push({ ...row, status: "queued", processedAt: null });
+      events.push(Object.assign(row, { status: "queued", processedAt: null })); // not a spread that adds keys: see loadStates
       outbox.push({ id: newId("out"), ...scope, kind: "event", payload: { event_id: row.id }, createdAt: item.receivedAt, relayedAt: null });
       return row.id;
     });
