@@ -1,15 +1,15 @@
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { EngineEvent } from "../../engine/types.js";
-import { Event, OutboxMessage } from "../../db/entities/index.js";
+import { Event, OutboxMessage, Participant } from "../../db/entities/index.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { bothDialects, hotStore, shapeOf } from "../../db/hot/index.js";
+import { bothDialects, hotStore, shapeOf, type HotStore } from "../../db/hot/index.js";
 import { requirePublishedConfig } from "../config.js";
 import { notFound } from "../errors.js";
 import { lockParticipants } from "../participant-state.js";
-import { ensureParticipant } from "../participants.js";
+import { newParticipantRow, participantCreatedMessage } from "../participants.js";
 import { PendingWrites } from "../pending-writes.js";
 import {
   engineEvent, evaluateInOrder, eventRow, GROUP_CAP, groupKey, groupsInFlight, latest, signalOutbox, wroteOutbox,
@@ -51,18 +51,44 @@ const PARTICIPANT_IDS = bothDialects((inList) => `select id, external_id from pa
 const STORED_KEYS = bothDialects((inList) => `select id, idempotency_key from events where club_id = ? and env = ? and ${inList("idempotency_key")}`);
 
 /**
+ * Creates the group's participants not in `participantIds` (external id →
+ * id) with one insert and their `participant.created` with another, and adds
+ * them. One by one (ensureParticipant) each cost several round trips inside
+ * the group's transaction — on a fresh audience most of an accept's time.
+ * A participant another transaction created meanwhile is skipped by the
+ * insert (`on conflict do nothing`) and read as it stored it, so a race no
+ * longer fails the group. Each is created as of its first event's arrival.
+ */
+async function createAbsent(em: SqlEntityManager, hot: HotStore, db: Database, scope: Scope, items: Accepted[], participantIds: Map<string, string>): Promise<void> {
+  const firstSeen = new Map<string, Date>();
+  for (const item of items) if (!participantIds.has(item.participant) && !firstSeen.has(item.participant)) firstSeen.set(item.participant, item.receivedAt);
+  if (firstSeen.size === 0) return;
+  const { config } = await requirePublishedConfig(db, scope, em);
+  // Sorted: concurrent creators insert shared keys in the same order, so neither waits on a key the other holds.
+  const rows = [...firstSeen.keys()].sort().map((externalId) => newParticipantRow(scope, config, { external_id: externalId }, firstSeen.get(externalId)!));
+  const inserted = await hot.insertAbsent(shapeOf(em, Participant), rows, ["club_id", "env", "external_id"]);
+  const created = rows.filter((row) => inserted.has(row.id));
+  await hot.insert(shapeOf(em, OutboxMessage), created.map((row) => participantCreatedMessage(scope, row, firstSeen.get(row.externalId)!)));
+  for (const row of created) participantIds.set(row.externalId, row.id);
+  const raced = rows.filter((row) => !inserted.has(row.id)).map((row) => row.externalId);
+  if (raced.length === 0) return;
+  const stored = await hot.select<{ id: string; external_id: string }>(PARTICIPANT_IDS, [scope.clubId, scope.env, raced]);
+  for (const row of stored) participantIds.set(row.external_id, row.id);
+}
+
+/**
  * Stores accepted events of one club environment in one transaction: one
- * read of their participants, the absent ones created (with their
- * `participant.created`), one read of the keys stored before, then the events
- * (status queued) and their outbox rows, one statement each. A key stored
+ * read of their participants, the absent ones created together (with
+ * their `participant.created`, see createAbsent), one read of the keys
+ * stored before, then the events (status queued) and their outbox rows, one statement each. A key stored
  * before answers the stored event's id; a key repeated within the group
  * answers its first event's id. Answers in item order.
  *
  * No participant lock: accepting touches no participant state. A repeat
  * racing its original is refused by the unique (club, env, key) — the group
  * then fails as a whole and each event is accepted again alone (acceptAlone),
- * where the repeat finds the stored original — and a participant created
- * twice at once by its unique (club, env, external id), the same way. The
+ * where the repeat finds the stored original; a participant created by
+ * another transaction meanwhile is skipped and read (createAbsent). The
  * order events of a participant are applied in is decided when they are
  * processed (relay order, then the participant's lock there); holding the
  * lock here serialised accepts without ordering them, as each took its time
@@ -76,11 +102,7 @@ async function acceptGroup(items: Accepted[]): Promise<string[]> {
     const externalIds = [...new Set(items.map((item) => item.participant))];
     const found = await hot.select<{ id: string; external_id: string }>(PARTICIPANT_IDS, [scope.clubId, scope.env, externalIds]);
     const participantIds = new Map(found.map((row) => [row.external_id, row.id]));
-    for (const externalId of externalIds.filter((id) => !participantIds.has(id))) {
-      const first = items.find((item) => item.participant === externalId)!;
-      const created = await ensureParticipant(db, scope, externalId, { em, now: first.receivedAt });
-      participantIds.set(externalId, created.id);
-    }
+    await createAbsent(em, hot, db, scope, items, participantIds);
     const keys = [...new Set(items.map((item) => item.key).filter((key) => key !== null))];
     const stored = keys.length === 0 ? [] : await hot.select<{ id: string; idempotency_key: string }>(STORED_KEYS, [scope.clubId, scope.env, keys]);
     const idOfKey = new Map(stored.map((row) => [row.idempotency_key, row.id]));
