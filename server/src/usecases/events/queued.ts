@@ -80,7 +80,8 @@ async function createAbsent(em: SqlEntityManager, hot: HotStore, db: Database, s
  * Stores accepted events of one club environment in one transaction: one
  * read of their participants, the absent ones created together (with
  * their `participant.created`, see createAbsent), one read of the keys
- * stored before, then the events (status queued) and their outbox rows, one statement each. A key stored
+ * stored before (read with the participants), then the events (status
+ * queued) and their outbox rows in one write. A key stored
  * before answers the stored event's id; a key repeated within the group
  * answers its first event's id. Answers in item order.
  *
@@ -100,11 +101,14 @@ async function acceptGroup(items: Accepted[]): Promise<string[]> {
     await takeSqliteWriteLock(em, db);
     const hot = await hotStore(em);
     const externalIds = [...new Set(items.map((item) => item.participant))];
-    const found = await hot.select<{ id: string; external_id: string }>(PARTICIPANT_IDS, [scope.clubId, scope.env, externalIds]);
+    const keys = [...new Set(items.map((item) => item.key).filter((key) => key !== null))];
+    // Both reads issued in the same turn: on PostgreSQL they share one round trip (see HotStore.select).
+    const [found, stored] = await Promise.all([
+      hot.select<{ id: string; external_id: string }>(PARTICIPANT_IDS, [scope.clubId, scope.env, externalIds]),
+      keys.length === 0 ? [] : hot.select<{ id: string; idempotency_key: string }>(STORED_KEYS, [scope.clubId, scope.env, keys]),
+    ]);
     const participantIds = new Map(found.map((row) => [row.external_id, row.id]));
     await createAbsent(em, hot, db, scope, items, participantIds);
-    const keys = [...new Set(items.map((item) => item.key).filter((key) => key !== null))];
-    const stored = keys.length === 0 ? [] : await hot.select<{ id: string; idempotency_key: string }>(STORED_KEYS, [scope.clubId, scope.env, keys]);
     const idOfKey = new Map(stored.map((row) => [row.idempotency_key, row.id]));
     const events: object[] = [];
     const outbox: object[] = [];
@@ -117,8 +121,8 @@ async function acceptGroup(items: Accepted[]): Promise<string[]> {
       outbox.push({ id: newId("out"), ...scope, kind: "event", payload: { event_id: row.id }, createdAt: item.receivedAt, relayedAt: null });
       return row.id;
     });
-    await hot.insert(shapeOf(em, Event), events);
-    await hot.insert(shapeOf(em, OutboxMessage), outbox);
+    // One round trip on PostgreSQL (the outbox rows name the events in their payload only: neither insert reads the other's rows).
+    await hot.writeAll([{ insert: shapeOf(em, Event), rows: events }, { insert: shapeOf(em, OutboxMessage), rows: outbox }]);
     return ids;
   });
 }
