@@ -8,7 +8,6 @@ import type { Scope } from "../../db/scope.js";
 import { bothDialects, hotStore, shapeOf } from "../../db/hot/index.js";
 import { requirePublishedConfig } from "../config.js";
 import { notFound } from "../errors.js";
-import { lockParticipants } from "../participant-state.js";
 import { ensureParticipant } from "../participants.js";
 import { PendingWrites } from "../pending-writes.js";
 import {
@@ -16,6 +15,7 @@ import {
   type EventInput, type EventResult, type EventsQueued, type IngestOptions, type ParticipantRun,
 } from "../events.js";
 import { GroupCommit } from "./group-commit.js";
+import { lockById } from "./participant-locks.js";
 import { ownersOf, queuedRows, type QueuedRow } from "./queued-rows.js";
 
 /*
@@ -189,7 +189,7 @@ async function processQueued(queued: QueuedEvent[], missing: { event: string; pa
     const owners = await ownersOf(hot, scope, ids);
     if (owners.size !== ids.length) throw notFound(missing.event);
     const participantIds = [...new Set(owners.values())];
-    const locked = await lockParticipants(em, db.dialect, { ...scope, id: participantIds.length === 1 ? participantIds[0] : { $in: participantIds } });
+    const locked = await lockById(hot, scope, participantIds);
     if (locked.length !== participantIds.length) throw notFound(missing.participant);
     // Read again under the locks: another worker may have processed some meanwhile.
     const rows = await queuedRows(hot, ids);
