@@ -85,7 +85,8 @@ export async function lockById(store: HotStore, scope: Scope, ids: string[]): Pr
   const rows = await store.select<ParticipantRow>(
     {
       postgresql: `select ${COLUMNS} from participants where club_id = ? and env = ? and id = any(?::text[]) order by id for update`,
-      sqlite: `update participants set updated_at = updated_at where club_id = ? and env = ? and id in (select value from json_each(?)) returning ${COLUMNS}`,
+      // `+club_id`/`+env`: on the primary key, not a search of the club's (club_id, env, external_id) index (see OWNERS in queued-rows.ts).
+      sqlite: `update participants set updated_at = updated_at where +club_id = ? and +env = ? and id in (select value from json_each(?)) returning ${COLUMNS}`,
     },
     [scope.clubId, scope.env, ids],
   );

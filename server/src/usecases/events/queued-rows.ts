@@ -14,7 +14,15 @@ export interface QueuedRow {
   event: EngineEvent;
 }
 
-const OWNERS = bothDialects((inList) => `select id, participant_id from events where club_id = ? and env = ? and ${inList("id")}`);
+/**
+ * SQLite: `+club_id`/`+env` keep the planner on the primary key. Without
+ * statistics it searched the (club_id, env, received_at) index instead,
+ * reading every event of the club for each group of queued events.
+ */
+const OWNERS = {
+  postgresql: "select id, participant_id from events where club_id = ? and env = ? and id = any(?::text[])",
+  sqlite: "select id, participant_id from events where +club_id = ? and +env = ? and id in (select value from json_each(?))",
+};
 const ROWS = bothDialects(
   (inList) => `select id, participant_id, status, effects, type, external_event_id, amount, currency, occurred_at, meta from events where ${inList("id")}`,
 );
