@@ -11,6 +11,7 @@
 import { createRequire } from "node:module";
 import { ingestBatch } from "../../server/src/usecases/events.js";
 import type { DatabaseKind } from "../support/databases.js";
+import { observePgQueries } from "./pg-queries.js";
 import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";
 
 const BATCH_SIZE = 500;
@@ -19,16 +20,14 @@ const ROUNDS = Number(process.env.BATCH_ROUNDS ?? 2);
 
 const require = createRequire(import.meta.url);
 let statements = 0;
-const pgClient = (require("pg") as { Client: { prototype: { query(...args: unknown[]): unknown } } }).Client.prototype;
-const pgQuery = pgClient.query;
-pgClient.query = function (this: unknown, ...args: unknown[]) {
+observePgQueries((query, self, args) => {
   statements++;
-  const result = pgQuery.apply(this, args);
+  const result = query.apply(self, args);
   if (!sqlTimes || !(result instanceof Promise)) return result;
   const start = process.hrtime.bigint();
   const config = args[0] as string | { text: string };
   return result.finally(() => record(typeof config === "string" ? config : config.text, start));
-};
+});
 // libsql's Statement class, reached through a prepared statement of a throwaway database.
 const libsql = require("libsql") as { new (path: string): { prepare(sql: string): object; close(): void }; prototype: { prepare(sql: string): object } };
 const probe = new libsql(":memory:");

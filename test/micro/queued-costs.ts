@@ -6,20 +6,13 @@
  * event of each phase and the statements of each. Not a test: run
  * `npx tsx test/micro/queued-costs.ts [sqlite|postgresql]`.
  */
-import { createRequire } from "node:module";
 import { processQueuedEvent, queueEvents } from "../../server/src/usecases/events.js";
 import type { DatabaseKind } from "../support/databases.js";
+import { countPgStatements } from "./pg-queries.js";
 import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";
 
 const EVENTS = 400;
-const require = createRequire(import.meta.url);
-let statements = 0;
-const pgClient = (require("pg") as { Client: { prototype: { query(...args: unknown[]): unknown } } }).Client.prototype;
-const pgQuery = pgClient.query;
-pgClient.query = function (this: unknown, ...args: unknown[]) {
-  statements++;
-  return pgQuery.apply(this, args);
-};
+const pg = countPgStatements();
 
 const kinds = (process.argv[2] ? [process.argv[2]] : ["sqlite", "postgresql"]) as DatabaseKind[];
 for (const kind of kinds) {
@@ -27,16 +20,16 @@ for (const kind of kinds) {
   try {
     for (const round of [0, 1]) {
       const inputs = Array.from({ length: EVENTS }, (_, i) => eventInput({ participant: `q-${i % 100}`, type: "bet.placed", id: `q-${round}-${i}`, amount: "5.50", meta: { game_id: "g1", game_type: "crash" } }));
-      statements = 0;
+      pg.count = 0;
       let start = process.hrtime.bigint();
       const ids = await Promise.all(inputs.map(async (input) => (await queueEvents(club.db, club.scope, [input], { now: new Date() })).event_ids[0]));
       const queueMs = Number(process.hrtime.bigint() - start) / 1e6;
-      const queueStatements = statements;
-      statements = 0;
+      const queueStatements = pg.count;
+      pg.count = 0;
       start = process.hrtime.bigint();
       await Promise.all(ids.map((id) => processQueuedEvent(club.db, club.scope, id, { now: new Date(), publicUrl: PUBLIC_URL })));
       const processMs = Number(process.hrtime.bigint() - start) / 1e6;
-      console.log(`${kind.padEnd(10)} round ${round}: queue ${(queueMs * 1000 / EVENTS).toFixed(0)} µs/event (${queueStatements} pg statements), process ${(processMs * 1000 / EVENTS).toFixed(0)} µs/event (${statements} pg statements)`);
+      console.log(`${kind.padEnd(10)} round ${round}: queue ${(queueMs * 1000 / EVENTS).toFixed(0)} µs/event (${queueStatements} pg statements), process ${(processMs * 1000 / EVENTS).toFixed(0)} µs/event (${pg.count} pg statements)`);
     }
   } finally {
     await club.close();

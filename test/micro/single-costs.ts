@@ -4,22 +4,15 @@
  * them), over players already stored. Prints µs and SQL statements per
  * event. Not a test: run `npx tsx test/micro/single-costs.ts [sqlite|postgresql]`.
  */
-import { createRequire } from "node:module";
 import { ingestBatch, ingestEvent } from "../../server/src/usecases/events.js";
 import type { DatabaseKind } from "../support/databases.js";
+import { countPgStatements } from "./pg-queries.js";
 import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";
 
 const EVENTS = 2000;
 const CONCURRENCY = 32;
 const PLAYERS = 500;
-const require = createRequire(import.meta.url);
-let statements = 0;
-const pgClient = (require("pg") as { Client: { prototype: { query(...args: unknown[]): unknown } } }).Client.prototype;
-const pgQuery = pgClient.query;
-pgClient.query = function (this: unknown, ...args: unknown[]) {
-  statements++;
-  return pgQuery.apply(this, args);
-};
+const pg = countPgStatements();
 
 const event = (i: number, phase: string) =>
   eventInput({ participant: `s-${i % PLAYERS}`, type: i % 10 === 0 ? "deposit.confirmed" : "bet.placed", id: `${phase}-${i}`, amount: i % 10 === 0 ? 50 : "5.50", meta: { game_id: `game-${i % 40}`, game_type: "crash" } });
@@ -30,7 +23,7 @@ for (const kind of kinds) {
   try {
     // The players exist before measuring, as in the bench.
     await ingestBatch(club.db, club.scope, Array.from({ length: PLAYERS }, (_, i) => event(i, "warm")), { now: new Date(), publicUrl: PUBLIC_URL });
-    statements = 0;
+    pg.count = 0;
     let next = 0;
     const start = process.hrtime.bigint();
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
@@ -40,7 +33,7 @@ for (const kind of kinds) {
       }
     }));
     const micros = Number(process.hrtime.bigint() - start) / 1e3 / EVENTS;
-    console.log(`${kind.padEnd(10)} single events c=${CONCURRENCY}: ${micros.toFixed(0)} µs/event (${(1e6 / micros).toFixed(0)} ev/s)${kind === "postgresql" ? `, ${(statements / EVENTS).toFixed(2)} statements/event` : ""}`);
+    console.log(`${kind.padEnd(10)} single events c=${CONCURRENCY}: ${micros.toFixed(0)} µs/event (${(1e6 / micros).toFixed(0)} ev/s)${kind === "postgresql" ? `, ${(pg.count / EVENTS).toFixed(2)} statements/event` : ""}`);
   } finally {
     await club.close();
   }

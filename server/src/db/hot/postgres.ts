@@ -7,17 +7,34 @@ export interface PgClient {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
-/** The array type each column kind is bound as (one array parameter per column, spread into rows by `unnest`). */
-const ARRAY_TYPE: Record<ColumnKind, string> = {
-  text: "text[]", json: "jsonb[]", bigint: "int8[]", integer: "int4[]", double: "float8[]", boolean: "bool[]", datetime: "timestamptz[]",
+/**
+ * How each column kind is bound: one parameter per column holding every
+ * row's value, spread into rows by `rows from (…)`. Scalars go as a
+ * PostgreSQL array spread by `unnest`; JSON columns go as ONE JSON array
+ * text spread by `jsonb_array_elements`, because a `jsonb[]` parameter costs
+ * a JSON.stringify per value and then node-postgres escapes every quote of
+ * that text again into the array literal (the largest client cost of a
+ * batch's flush); the JSON array is one native JSON.stringify.
+ */
+const ARRAY_TYPE: Record<Exclude<ColumnKind, "json">, string> = {
+  text: "text[]", bigint: "int8[]", integer: "int4[]", double: "float8[]", boolean: "bool[]", datetime: "timestamptz[]",
 };
 
-/** A value as bound inside an array parameter. */
+/** The set-returning call spreading parameter `$n` of a column of `kind` into one value per row. */
+function spread(kind: ColumnKind, n: number): string {
+  return kind === "json" ? `jsonb_array_elements($${n}::jsonb)` : `unnest($${n}::${ARRAY_TYPE[kind]})`;
+}
+
+/** A value as bound inside an array parameter (JSON values are stringified with their whole column, see jsonColumn). */
 function bound(kind: ColumnKind, value: unknown): unknown {
   if (value === undefined || value === null) return null;
-  if (kind === "json") return JSON.stringify(value);
   if (kind === "datetime") return value instanceof Date ? value.toISOString() : value;
   return value;
+}
+
+/** A JSON column's parameter: one JSON array of its values (an undefined element becomes JSON null, turned back into SQL null by `nullif`). */
+function jsonColumn(values: unknown[]): string {
+  return JSON.stringify(values);
 }
 
 /**
@@ -40,13 +57,18 @@ function insertText(shape: TableShape, upsert?: Upsert): string {
 
 function insertRows(shape: TableShape): string {
   const columns = shape.columns.map((column) => `"${column.field}"`).join(", ");
-  const arrays = shape.columns.map((column, i) => `$${i + 1}::${ARRAY_TYPE[column.kind]}`).join(", ");
-  return `insert into "${shape.table}" (${columns}) select * from unnest(${arrays})`;
+  // JSON columns: jsonb_array_elements yields JSON null for a missing value; the column stores SQL null as before.
+  const values = shape.columns.map((column, i) => (column.kind === "json" ? `nullif(u.c${i}, 'null'::jsonb)` : `u.c${i}`)).join(", ");
+  const spreads = shape.columns.map((column, i) => spread(column.kind, i + 1)).join(", ");
+  const aliases = shape.columns.map((_, i) => `c${i}`).join(", ");
+  return `insert into "${shape.table}" (${columns}) select ${values} from rows from (${spreads}) as u(${aliases})`;
 }
 
-/** One array per column of the shape, in its column order. */
-function columnArrays(shape: TableShape, rows: object[]): unknown[][] {
-  return shape.columns.map(({ property, kind }) => rows.map((row) => bound(kind, (row as Record<string, unknown>)[property])));
+/** One parameter per column of the shape, in its column order. */
+function columnArrays(shape: TableShape, rows: object[]): unknown[] {
+  return shape.columns.map(({ property, kind }) =>
+    kind === "json" ? jsonColumn(rows.map((row) => (row as Record<string, unknown>)[property] ?? null)) : rows.map((row) => bound(kind, (row as Record<string, unknown>)[property])),
+  );
 }
 
 const texts = new Map<string, string>();
@@ -62,7 +84,8 @@ const UPDATE_PARTICIPANTS = `update participants as p set
   peak_level = case when u.peak then u.peak_level else p.peak_level end,
   prior_month_peak_level = case when u.peak then u.prior_month_peak_level else p.prior_month_peak_level end,
   updated_at = u.updated_at
-from unnest($1::text[], $2::int8[], $3::int4[], $4::text[], $5::jsonb[], $6::jsonb[], $7::bool[], $8::text[], $9::int4[], $10::int4[], $11::timestamptz[])
+from rows from (unnest($1::text[]), unnest($2::int8[]), unnest($3::int4[]), unnest($4::text[]), jsonb_array_elements($5::jsonb), jsonb_array_elements($6::jsonb),
+    unnest($7::bool[]), unnest($8::text[]), unnest($9::int4[]), unnest($10::int4[]), unnest($11::timestamptz[]))
   as u(id, xp, level, tier_code, tags, event_counts, peak, peak_month, peak_level, prior_month_peak_level, updated_at)
 where p.id = u.id`;
 
@@ -70,12 +93,12 @@ const SPEND_LOTS = `update currency_lots as l set remaining = l.remaining - u.am
 from unnest($1::text[], $2::int8[]) as u(id, amount) where l.id = u.id`;
 
 const MARK_EVENTS_PROCESSED = `update events as e set status = 'processed', effects = u.effects, effects_count = u.effects_count, processed_at = $4
-from unnest($1::text[], $2::jsonb[], $3::int4[]) as u(id, effects, effects_count) where e.id = u.id`;
+from rows from (unnest($1::text[]), jsonb_array_elements($2::jsonb), unnest($3::int4[])) as u(id, effects, effects_count) where e.id = u.id`;
 
-function participantArrays(rows: ParticipantUpdate[]): unknown[][] {
+function participantArrays(rows: ParticipantUpdate[]): unknown[] {
   return [
     rows.map((row) => row.id), rows.map((row) => row.xp), rows.map((row) => row.level), rows.map((row) => row.tierCode),
-    rows.map((row) => JSON.stringify(row.tags)), rows.map((row) => JSON.stringify(row.eventCounts)), rows.map((row) => row.peak !== null),
+    jsonColumn(rows.map((row) => row.tags)), jsonColumn(rows.map((row) => row.eventCounts)), rows.map((row) => row.peak !== null),
     rows.map((row) => row.peak?.peakMonth ?? null), rows.map((row) => row.peak?.peakLevel ?? null), rows.map((row) => row.peak?.priorMonthPeakLevel ?? null),
     rows.map((row) => row.updatedAt.toISOString()),
   ];
@@ -151,7 +174,7 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
     },
     async markEventsProcessed(rows: ProcessedEvent[], processedAt: Date) {
       if (rows.length === 0) return;
-      await exec(MARK_EVENTS_PROCESSED, [rows.map((row) => row.id), rows.map((row) => JSON.stringify(row.effects)), rows.map((row) => row.effects.length), processedAt.toISOString()]);
+      await exec(MARK_EVENTS_PROCESSED, [rows.map((row) => row.id), jsonColumn(rows.map((row) => row.effects)), rows.map((row) => row.effects.length), processedAt.toISOString()]);
     },
     async writeAll(writes) {
       const parts = writes.map(statementOf).filter((part) => part !== null);
