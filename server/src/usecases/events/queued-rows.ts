@@ -14,14 +14,15 @@ export interface QueuedRow {
   event: EngineEvent;
 }
 
-/*
- * By id alone, the scope checked on the rows read: with `club_id = ? and
- * env = ?` in the statement SQLite's planner searches the (club, env,
- * received_at) index and visits every event of the club environment — a
- * cost that grows with the table, paid once per processing group — instead
- * of looking the ids up by primary key.
+/**
+ * SQLite: `+club_id`/`+env` keep the planner on the primary key. Without
+ * statistics it searched the (club_id, env, received_at) index instead,
+ * reading every event of the club for each group of queued events.
  */
-const OWNERS = bothDialects((inList) => `select id, participant_id, club_id, env from events where ${inList("id")}`);
+const OWNERS = {
+  postgresql: "select id, participant_id from events where club_id = ? and env = ? and id = any(?::text[])",
+  sqlite: "select id, participant_id from events where +club_id = ? and +env = ? and id in (select value from json_each(?))",
+};
 const ROWS = bothDialects(
   (inList) => `select id, participant_id, status, effects, type, external_event_id, amount, currency, occurred_at, meta from events where ${inList("id")}`,
 );
@@ -68,8 +69,8 @@ function queuedRow(row: StoredRow): QueuedRow {
 
 /** The participant of each of the scope's events with `ids`, by event id (an id of another scope or none is absent). */
 export async function ownersOf(hot: HotStore, scope: Scope, ids: string[]): Promise<Map<string, string>> {
-  const rows = await hot.select<{ id: string; participant_id: string; club_id: string; env: string }>(OWNERS, [ids]);
-  return new Map(rows.filter((row) => row.club_id === scope.clubId && row.env === scope.env).map((row) => [row.id, row.participant_id]));
+  const rows = await hot.select<{ id: string; participant_id: string }>(OWNERS, [scope.clubId, scope.env, ids]);
+  return new Map(rows.map((row) => [row.id, row.participant_id]));
 }
 
 /** The stored events with `ids`, by id. */

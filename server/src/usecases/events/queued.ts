@@ -8,7 +8,6 @@ import type { Scope } from "../../db/scope.js";
 import { bothDialects, hotStore, shapeOf, type HotStore } from "../../db/hot/index.js";
 import { requirePublishedConfig } from "../config.js";
 import { notFound } from "../errors.js";
-import { lockParticipants } from "../participant-state.js";
 import { newParticipantRow, participantCreatedMessage } from "../participants.js";
 import { PendingWrites } from "../pending-writes.js";
 import {
@@ -16,6 +15,7 @@ import {
   type EventInput, type EventResult, type EventsQueued, type IngestOptions, type ParticipantRun,
 } from "../events.js";
 import { GroupCommit } from "./group-commit.js";
+import { lockById } from "./participant-locks.js";
 import { ownersOf, queuedRows, type QueuedRow } from "./queued-rows.js";
 
 /*
@@ -215,12 +215,8 @@ async function processQueued(queued: QueuedEvent[], missing: { event: string; pa
     const owners = await ownersOf(hot, scope, ids);
     if (owners.size !== ids.length) throw notFound(missing.event);
     const participantIds = [...new Set(owners.values())];
-    // By id alone, the scope checked on the rows: with club and env in the
-    // statement SQLite's planner takes the (club, env, external id) index and
-    // visits every participant of the scope, twice (its lock is an update then
-    // a select), instead of looking the ids up by primary key.
-    const locked = await lockParticipants(em, db.dialect, { id: participantIds.length === 1 ? participantIds[0] : { $in: participantIds } });
-    if (locked.length !== participantIds.length || locked.some((row) => row.clubId !== scope.clubId || row.env !== scope.env)) throw notFound(missing.participant);
+    const locked = await lockById(hot, scope, participantIds);
+    if (locked.length !== participantIds.length) throw notFound(missing.participant);
     // Read again under the locks: another worker may have processed some meanwhile.
     const rows = await queuedRows(hot, ids);
     const runs = new Map(locked.map((participant): [string, ParticipantRun] => [participant.id, { participant, stored: [] }]));

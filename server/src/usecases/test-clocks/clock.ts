@@ -27,10 +27,39 @@ const cached = new Map<string, { at: Date | null; readAt: number }>();
 export async function testClockAt(db: Database, clubId: string): Promise<Date | null> {
   const hit = cached.get(clubId);
   if (hit && performance.now() - hit.readAt < CLOCK_CACHE_MS) return hit.at;
-  const row = await db.em().findOne(TestClock, { clubId }, { fields: ["now"], disableIdentityMap: true });
-  const at = row?.now ?? null;
-  remember(clubId, at);
-  return at;
+  // Callers that miss together (a worker's prefetched messages of one club) share one read instead of each querying.
+  const pending = reading.get(clubId);
+  if (pending) return pending;
+  const read: Promise<Date | null> = db
+    .em()
+    .findOne(TestClock, { clubId }, { fields: ["now"], disableIdentityMap: true })
+    .then(
+      (row) => {
+        const at = row?.now ?? null;
+        // Not when this process changed the clock meanwhile (that dropped the read): what it wrote is newer.
+        if (reading.get(clubId) === read) {
+          reading.delete(clubId);
+          remember(clubId, at);
+        }
+        return at;
+      },
+      (error: unknown) => {
+        if (reading.get(clubId) === read) reading.delete(clubId);
+        throw error;
+      },
+    );
+  reading.set(clubId, read);
+  return read;
+}
+
+/** Reads of a club's clock under way, shared by the callers that missed the cache meanwhile. */
+const reading = new Map<string, Promise<Date | null>>();
+
+/** This process changed the club's clock: reads under way began before, so their answer is not kept. */
+function changed(clubId: string, at: Date | null | undefined): void {
+  reading.delete(clubId);
+  if (at === undefined) cached.delete(clubId);
+  else remember(clubId, at);
 }
 
 function remember(clubId: string, at: Date | null): void {
@@ -66,7 +95,7 @@ function oneYearAfter(from: Date): Date {
  */
 export async function advanceTestClock(db: Database, scope: Scope, to: Date, tasks: readonly ScheduledTask[], realNow: Date): Promise<TestClockAdvanced> {
   requireTestEnv(scope);
-  cached.delete(scope.clubId);
+  changed(scope.clubId, undefined);
   const from = (await testClockAt(db, scope.clubId)) ?? realNow;
   if (!(to.getTime() > from.getTime())) throw validationFailed(`body.to must be after the test clock's time ${from.toISOString()} (a test clock only moves forward)`);
   if (to.getTime() > oneYearAfter(from).getTime()) throw validationFailed(`body.to may be at most one year after the test clock's time ${from.toISOString()}`);
@@ -97,7 +126,7 @@ async function setClock(db: Database, clubId: string, at: Date): Promise<void> {
   const em = db.em();
   const updated = await em.nativeUpdate(TestClock, { clubId }, { now: at, updatedAt: at });
   if (updated === 0) await em.insert(TestClock, { id: newId("clk"), clubId, now: at, createdAt: at, updatedAt: at });
-  remember(clubId, at);
+  changed(clubId, at);
 }
 
 /**
@@ -112,6 +141,6 @@ export async function deleteTestClock(db: Database, scope: Scope, realNow: Date)
     throw new ApiError(409, "test_clock_in_use", `${later} event(s) of the test environment were recorded after real now; real time cannot go back before them. Keep the clock or use a new club.`);
   }
   await em.nativeDelete(TestClock, { clubId: scope.clubId });
-  remember(scope.clubId, null);
+  changed(scope.clubId, null);
   return { now: realNow.toISOString(), frozen: false };
 }
