@@ -22,7 +22,7 @@ import { gatherTournamentScores } from "./tournaments/standing-writes.js";
 import { qualifyReferralOnEvent } from "./referrals.js";
 import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
 import { assertSameEvent, type StoredOriginal } from "./events/event-id-conflict.js";
-import { GroupCommit } from "./events/group-commit.js";
+import { groupCommitPer } from "./events/group-commit.js";
 import { lockOrCreateParticipants, readLocked } from "./events/participant-locks.js";
 import { bothDialects, hotStore } from "../db/hot/index.js";
 import { clockOverride } from "./test-clocks/context.js";
@@ -478,16 +478,7 @@ async function ingestAlone(event: SingleEvent): Promise<EventResult> {
   return result;
 }
 
-const singleEvents = new WeakMap<Database, GroupCommit<SingleEvent, EventResult>>();
-
-function singleEventsOf(db: Database): GroupCommit<SingleEvent, EventResult> {
-  let groups = singleEvents.get(db);
-  if (!groups) {
-    groups = new GroupCommit<SingleEvent, EventResult>({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, events) => ingestGroup(events), applyOne: (_, event) => ingestAlone(event) });
-    singleEvents.set(db, groups);
-  }
-  return groups;
-}
+const singleEventsOf = groupCommitPer<Database, SingleEvent, EventResult>((db) => ({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, events) => ingestGroup(events), applyOne: (_, event) => ingestAlone(event) }));
 
 /**
  * What may share a transaction: the same club environment and base URL, the

@@ -141,3 +141,19 @@ export class GroupCommit<T, R> {
     }
   }
 }
+
+/**
+ * One GroupCommit per `owner` (a database: a process may open several, tests
+ * do), made with `options(owner)` on first use.
+ */
+export function groupCommitPer<K extends object, T, R>(options: (owner: K) => GroupCommitOptions<T, R>): (owner: K) => GroupCommit<T, R> {
+  const made = new WeakMap<K, GroupCommit<T, R>>();
+  return (owner) => {
+    let groups = made.get(owner);
+    if (!groups) {
+      groups = new GroupCommit(options(owner));
+      made.set(owner, groups);
+    }
+    return groups;
+  };
+}

@@ -14,7 +14,7 @@ import {
   engineEvent, evaluateInOrder, eventRow, GROUP_CAP, groupKey, groupsInFlight, latest, signalOutbox, wroteOutbox,
   type EventInput, type EventResult, type EventsQueued, type IngestOptions, type ParticipantRun,
 } from "../events.js";
-import { GroupCommit } from "./group-commit.js";
+import { groupCommitPer } from "./group-commit.js";
 import { lockById } from "./participant-locks.js";
 import { ownersOf, queuedRows, type QueuedRow } from "./queued-rows.js";
 
@@ -140,16 +140,7 @@ async function acceptAlone(item: Accepted): Promise<string> {
   }
 }
 
-const accepts = new WeakMap<Database, GroupCommit<Accepted, string>>();
-
-function acceptsOf(db: Database): GroupCommit<Accepted, string> {
-  let groups = accepts.get(db);
-  if (!groups) {
-    groups = new GroupCommit<Accepted, string>({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, items) => acceptGroup(items), applyOne: (_, item) => acceptAlone(item) });
-    accepts.set(db, groups);
-  }
-  return groups;
-}
+const acceptsOf = groupCommitPer<Database, Accepted, string>((db) => ({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, items) => acceptGroup(items), applyOne: (_, item) => acceptAlone(item) }));
 
 /**
  * `Prefer: respond-async`: stores each event as `queued` (creating absent
@@ -249,16 +240,7 @@ async function processQueuedAlone(item: QueuedEvent): Promise<EventResult> {
   return result;
 }
 
-const queuedEvents = new WeakMap<Database, GroupCommit<QueuedEvent, EventResult>>();
-
-function queuedEventsOf(db: Database): GroupCommit<QueuedEvent, EventResult> {
-  let groups = queuedEvents.get(db);
-  if (!groups) {
-    groups = new GroupCommit<QueuedEvent, EventResult>({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, items) => processQueuedGroup(items), applyOne: (_, item) => processQueuedAlone(item) });
-    queuedEvents.set(db, groups);
-  }
-  return groups;
-}
+const queuedEventsOf = groupCommitPer<Database, QueuedEvent, EventResult>((db) => ({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, items) => processQueuedGroup(items), applyOne: (_, item) => processQueuedAlone(item) }));
 
 /**
  * Processes an event stored as `queued` (the worker side of
