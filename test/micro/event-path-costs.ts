@@ -103,13 +103,7 @@ function runOnce(tree: Tree, round: number): Record<Stage, number> {
     for (let i = start; i < start + BATCH; i++) {
       const { participant: externalId, event } = casinoEvent(i, now.toISOString());
       let known = participants.get(externalId);
-      if (!known) {
-        const snapshot = tree.participantSnapshot({
-          id: `par_${externalId}`, externalId, xp: 0, level: 1, tierCode: "bronze", tags: [], eventCounts: {}, peakMonth: null, peakLevel: null, priorMonthPeakLevel: null,
-        });
-        const state = { xp: 0, level: 1, tierCode: "bronze", tags: [], balances: {}, lots: [], badges: [], eventCountsBefore: {}, ruleRuns: {}, missions: {}, peakLevel: null };
-        participants.set(externalId, (known = { snapshot, state }));
-      }
+      if (!known) participants.set(externalId, (known = newPlayer(tree, externalId)));
       clock = process.hrtime.bigint();
       const row = tree.eventRow(scope, known.snapshot.id, event, event.id, now);
       lap("eventRow");
@@ -133,6 +127,15 @@ function runOnce(tree: Tree, round: number): Record<Stage, number> {
   return Object.fromEntries(STAGES.map((stage) => [stage, Number(spent[stage])])) as Record<Stage, number>;
 }
 
+/** A player seen for the first time: its snapshot and the engine state it starts from. */
+function newPlayer(tree: Tree, externalId: string): { snapshot: any; state: any } {
+  const snapshot = tree.participantSnapshot({
+    id: `par_${externalId}`, externalId, xp: 0, level: 1, tierCode: "bronze", tags: [], eventCounts: {}, peakMonth: null, peakLevel: null, priorMonthPeakLevel: null,
+  });
+  const state = { xp: 0, level: 1, tierCode: "bronze", tags: [], balances: {}, lots: [], badges: [], eventCountsBefore: {}, ruleRuns: {}, missions: {}, peakLevel: null };
+  return { snapshot, state };
+}
+
 /**
  * Each stage alone over the inputs one pipeline run gave (the same states,
  * events and evaluations), timed by CPU time (user + system) rather than the
@@ -151,13 +154,7 @@ function isolatedCpu(tree: Tree): Record<Stage, number> {
     if (i % BATCH === 0) writes = new tree.PendingWrites();
     const { participant: externalId, event } = casinoEvent(i, now.toISOString());
     let known = participants.get(externalId);
-    if (!known) {
-      const snapshot = tree.participantSnapshot({
-        id: `par_${externalId}`, externalId, xp: 0, level: 1, tierCode: "bronze", tags: [], eventCounts: {}, peakMonth: null, peakLevel: null, priorMonthPeakLevel: null,
-      });
-      const state = { xp: 0, level: 1, tierCode: "bronze", tags: [], balances: {}, lots: [], badges: [], eventCountsBefore: {}, ruleRuns: {}, missions: {}, peakLevel: null };
-      participants.set(externalId, (known = { snapshot, state }));
-    }
+    if (!known) participants.set(externalId, (known = newPlayer(tree, externalId)));
     const evaluation = tree.evaluate({ config, state: known.state, event, now, timeZone });
     const rowId = `evt_${i}`;
     const gathered = tree.gatherEvaluation(writes, { scope, config, participant: known.snapshot, state: known.state, now, publicUrl: "http://127.0.0.1", event: { id: rowId, type: event.type } }, evaluation);
