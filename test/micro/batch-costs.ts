@@ -49,15 +49,23 @@ libsql.prototype.prepare = function (this: unknown, sql: string) {
   sqlOf.set(stmt, sql);
   return stmt;
 };
+// libsql's `all` runs through its own `iterate`: only the outermost call counts (else every read counts, and is timed, twice).
+let depth = 0;
 for (const method of ["run", "get", "all", "iterate"]) {
   const original = statementProto[method];
   statementProto[method] = function (this: object, ...args: unknown[]) {
+    if (depth > 0) return original.apply(this, args);
     statements++;
-    if (!sqlTimes) return original.apply(this, args);
     const start = process.hrtime.bigint();
-    const result = method === "iterate" ? [...(original.apply(this, args) as Iterable<unknown>)].values() : original.apply(this, args);
-    record(sqlOf.get(this) ?? "?", start);
-    return result;
+    depth++;
+    try {
+      // An iterator is drained here, so that its rows are read inside this call.
+      const result = method === "iterate" ? [...(original.apply(this, args) as Iterable<unknown>)].values() : original.apply(this, args);
+      if (sqlTimes) record(sqlOf.get(this) ?? "?", start);
+      return result;
+    } finally {
+      depth--;
+    }
   };
 }
 
