@@ -57,7 +57,7 @@ describe.skipIf(!postgresEnabled)("key probes' plans [postgresql]", () => {
     const name = `probe_${++statement}`;
     await sql.raw(`set plan_cache_mode = ${mode}`);
     await sql.raw(`prepare ${name} as ${text.replace(/\?/g, () => `$${++n}`)}`);
-    const literal = (value: unknown) => (Array.isArray(value) ? `array[${value.map(literal).join(",")}]` : `'${String(value).replace(/'/g, "''")}'`);
+    const literal = (value: unknown): string => (Array.isArray(value) ? `array[${value.map(literal).join(",")}]` : `'${String(value).replace(/'/g, "''")}'`);
     const result = await sql.raw(`explain (format json) execute ${name}(${params.map(literal).join(", ")})`);
     await sql.raw(`deallocate ${name}`);
     return nodesOf((result.rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0].Plan);
