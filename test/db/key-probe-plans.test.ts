@@ -1,13 +1,13 @@
 import { knex } from "@mikro-orm/knex";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HotStore } from "../../server/src/db/hot/index.js";
-import { openDatabase } from "../../server/src/db/orm.js";
+import { openDatabase, type Database } from "../../server/src/db/orm.js";
 import { eventsByKey, participantsByExternalId } from "../../server/src/usecases/events/key-probes.js";
 import { lockByExternalId, lockById } from "../../server/src/usecases/events/participant-locks.js";
-import { createTestDatabase, postgresEnabled, type TestDatabase } from "../support/databases.js";
+import { createTestDatabase, openTestDatabase, postgresEnabled, type TestDatabase } from "../support/databases.js";
 
 /*
- * Plan shapes (never timings) of the event path's reads by natural key on
+ * Plan shapes (never timings) of the event path's reads by natural key: on
  * PostgreSQL, as prepared statements under a generic and a custom plan, on
  * the statistics that misled the planner before: (a) tables analyzed empty,
  * then filled; (b) a big analyzed table of one club and a new club not in its
@@ -118,5 +118,37 @@ describe.skipIf(!postgresEnabled)("key probes' plans [postgresql]", () => {
     await sql.raw("analyze events, participants");
     await fill("club_new", 2_000, 5_000);
     await expectProbes("club_new");
+  });
+});
+
+describe("key probes' plans [sqlite]", () => {
+  let db: Database;
+  let close: () => Promise<void>;
+  beforeAll(async () => ({ db, close } = await openTestDatabase("sqlite")));
+  afterAll(async () => close?.());
+
+  /** EXPLAIN QUERY PLAN's details, e.g. "SEARCH events USING INDEX … (idempotency_key=?)". */
+  const planOf = async (text: string, params: unknown[]) =>
+    (await db.em().getConnection().execute<{ detail: string }[]>(`explain query plan ${text}`, params)).map((row) => row.detail);
+
+  it("searches events by the key index and participants by the (club, env, external id) one, with statistics or none", async () => {
+    const connection = db.em().getConnection();
+    await connection.execute(`insert into participants (id, club_id, env, external_id, tags, flags, xp, level, event_counts, created_at, updated_at)
+      with recursive n(i) as (select 1 union all select i + 1 from n where i < 2000)
+      select 'par_' || i, 'club_big', 'live', 'player_' || i, '[]', '{}', 0, 1, '{}', 0, 0 from n`);
+    await connection.execute(`insert into events (id, club_id, env, participant_id, idempotency_key, type, currency, occurred_at, meta, status, effects, effects_count, received_at)
+      with recursive n(i) as (select 1 union all select i + 1 from n where i < 20000)
+      select 'evt_' || i, 'club_big', 'live', 'par_' || (i % 2000 + 1), 'key_' || i, 'bet.placed', 'BRL', 0, '{}', 'processed', '[]', 0, 0 from n`);
+    for (const analyzed of [false, true]) {
+      if (analyzed) await connection.execute("analyze");
+      const events = await planOf(eventsByKey("id, idempotency_key").sqlite, [JSON.stringify(["key_7", "key_8"]), "club_new", "live"]);
+      expect(events.filter((detail) => / events\b/.test(detail)), `analyzed: ${analyzed}`).toEqual([
+        expect.stringMatching(/^SEARCH events USING INDEX events_idempotency_key_club_id_env_unique \(idempotency_key=\?\)/),
+      ]);
+      const players = await planOf(participantsByExternalId("id, external_id").sqlite, [JSON.stringify(["player_3"]), "club_new", "live"]);
+      expect(players.filter((detail) => / participants\b/.test(detail)), `analyzed: ${analyzed}`).toEqual([
+        expect.stringMatching(/^SEARCH participants USING INDEX participants_club_id_env_external_id_unique \(club_id=\? AND env=\? AND external_id=\?\)/),
+      ]);
+    }
   });
 });
