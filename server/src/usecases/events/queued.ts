@@ -136,7 +136,8 @@ async function acceptAlone(item: Accepted): Promise<string> {
     return id;
   } catch (err) {
     if (item.key === null || !(err instanceof UniqueConstraintViolationException)) throw err;
-    const original = await item.db.em().findOne(Event, { ...item.scope, idempotencyKey: item.key }, { fields: ["id"] });
+    const [original] = await item.db.em().transactional(async (em) =>
+      (await hotStore(em)).select<{ id: string }>(STORED_KEYS, [[item.key], item.scope.clubId, item.scope.env]));
     if (!original) throw err;
     return original.id;
   }
