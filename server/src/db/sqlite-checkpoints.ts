@@ -48,7 +48,12 @@ export interface SqliteCheckpoints {
 /** Starts checkpointing `file` (a WAL-mode SQLite database) in a worker thread; `stop` ends it. */
 export function startSqliteCheckpoints(file: string): SqliteCheckpoints {
   const libsql = createRequire(import.meta.url).resolve("libsql");
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, libsql, everyMs: CHECKPOINT_EVERY_MS } });
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { file, libsql, everyMs: CHECKPOINT_EVERY_MS },
+    // It allocates next to nothing: a small heap keeps the process's RSS (≤ 250 MB, issue #10) for the server.
+    resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 2 },
+  });
   // Never what keeps a process alive; a failure only costs the writer its own checkpoints.
   worker.unref();
   worker.on("error", (err) => process.stderr.write(`clube: SQLite checkpoint worker failed (${err.message}); the writer checkpoints itself\n`));
