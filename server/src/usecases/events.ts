@@ -24,7 +24,8 @@ import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
 import { assertSameEvent, type StoredOriginal } from "./events/event-id-conflict.js";
 import { groupCommitPer } from "./events/group-commit.js";
 import { lockOrCreateParticipants, readLocked } from "./events/participant-locks.js";
-import { bothDialects, hotStore } from "../db/hot/index.js";
+import { hotStore } from "../db/hot/index.js";
+import { byScopedKeys } from "../db/hot/scoped-reads.js";
 import { clockOverride } from "./test-clocks/context.js";
 
 export type EventInput = components["schemas"]["EventInput"];
@@ -209,6 +210,9 @@ export async function evaluateInOrder(
   return results;
 }
 
+/** The pending referrals of referred participants (ids), one index probe each (db/hot/scoped-reads.ts). */
+export const PENDING_REFERRALS = byScopedKeys({ table: "referrals", columns: ["referred_id"], key: "referred_id", where: "status = 'pending'" });
+
 /**
  * The club's referral program for each participant with a pending referral
  * that one of its events may qualify, by participant id; the others' events
@@ -220,7 +224,7 @@ async function pendingReferrals(em: SqlEntityManager, scope: Scope, config: Club
   const candidates = runs.filter((run) => run.stored.some(({ event }) => qualifiesReferral(referral, event))).map((run) => run.participant.id);
   if (candidates.length === 0) return new Map();
   const pending = await (await hotStore(em)).select<{ referred_id: string }>(
-    bothDialects((inList) => `select referred_id from referrals where club_id = ? and env = ? and status = 'pending' and ${inList("referred_id")}`),
+    PENDING_REFERRALS,
     [scope.clubId, scope.env, candidates],
   );
   return new Map(pending.map((row) => [row.referred_id, referral]));
