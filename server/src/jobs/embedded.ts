@@ -165,6 +165,13 @@ class EmbeddedQueue implements Queue {
 
 /** Due: ready and its time came, or running and its lease ran out. */
 const DUE = "(status = 'ready' and run_at <= ? or status = 'running' and locked_until <= ?)";
+/**
+ * The same condition checked again on rows already found by id, its columns
+ * kept out of SQLite's index choice (`+`): without statistics SQLite ran the
+ * claim's and the completion's UPDATE through the status indexes, reading
+ * every ready (or running) job per claim, a whole backlog each time.
+ */
+const DUE_BY_ID = "(+status = 'ready' and +run_at <= ? or +status = 'running' and +locked_until <= ?)";
 const RETURNING = "returning jobs.id, jobs.queue, jobs.payload, jobs.status, jobs.attempts, jobs.run_at, jobs.created_at";
 /**
  * PostgreSQL: the candidates in a MATERIALIZED CTE, read once — as an `IN
@@ -173,13 +180,22 @@ const RETURNING = "returning jobs.id, jobs.queue, jobs.payload, jobs.status, job
  */
 const CLAIM_POSTGRESQL = `with candidates as materialized (select id from jobs where queue = ? and ${DUE} order by run_at, created_at limit ? for update skip locked)
 update jobs set status = ?, attempts = jobs.attempts + 1, locked_until = ?, updated_at = ? from candidates where jobs.id = candidates.id and ${DUE} ${RETURNING}`;
-/** SQLite (writes serialised, no SKIP LOCKED): one line, as knex's libsql dialect reads rows back only from an `update … returning …` it recognises by " returning ". */
-const CLAIM_SQLITE = `update jobs set status = ?, attempts = attempts + 1, locked_until = ?, updated_at = ? where id in (select id from jobs where queue = ? and ${DUE} order by run_at, created_at limit ?) and ${DUE} ${RETURNING}`;
+/**
+ * SQLite (writes serialised, no SKIP LOCKED): one line, as knex's libsql
+ * dialect reads rows back only from an `update … returning …` it recognises
+ * by " returning ". The candidates are the first ready jobs in the
+ * (queue, status, run_at) index's order and the running ones whose lease ran
+ * out, each limited: with the two cases OR-ed in one condition SQLite read
+ * every due job and sorted them all, a whole backlog per claim.
+ */
+const candidatesSqlite = (status: "ready" | "running", due: string) =>
+  `select id, run_at, created_at from (select id, run_at, created_at from jobs where queue = ? and status = '${status}' and ${due} <= ? order by run_at, created_at limit ?)`;
+export const CLAIM_SQLITE = `update jobs set status = ?, attempts = attempts + 1, locked_until = ?, updated_at = ? where id in (select id from (${candidatesSqlite("ready", "run_at")} union all ${candidatesSqlite("running", "locked_until")} order by run_at, created_at limit ?)) and ${DUE_BY_ID} ${RETURNING}`;
 
 /** Marks done the jobs (JSON `[{id, attempts}]`) still running under the attempt that ran them (see finish). */
-const completeText = (owned: string) => `update jobs set status = 'done', last_error = null, locked_until = null, updated_at = ? where status = 'running' and (id, attempts) in (${owned})`;
+const completeText = (owned: string) => `update jobs set status = 'done', last_error = null, locked_until = null, updated_at = ? where +status = 'running' and (id, attempts) in (${owned})`;
 const COMPLETE_POSTGRESQL = completeText("select x.id, x.attempts from json_to_recordset(?::json) as x(id text, attempts int)");
-const COMPLETE_SQLITE = completeText("select json_extract(value, '$.id'), json_extract(value, '$.attempts') from json_each(?)");
+export const COMPLETE_SQLITE = completeText("select json_extract(value, '$.id'), json_extract(value, '$.attempts') from json_each(?)");
 
 interface ClaimedRow {
   id: string;
@@ -264,10 +280,12 @@ class EmbeddedConsumer {
     const sqlite = db.dialect === "sqlite";
     const at = (date: Date) => (sqlite ? date.getTime() : date);
     const claim = ["running", at(this.leaseEnd(now)), at(now)];
-    const candidates = [this.queue, at(now), at(now), limit];
+    const params = sqlite
+      ? [...claim, this.queue, at(now), limit, this.queue, at(now), limit, limit]
+      : [this.queue, at(now), at(now), limit, ...claim];
     const rows = await db.em().getConnection().execute<ClaimedRow[]>(
       sqlite ? CLAIM_SQLITE : CLAIM_POSTGRESQL,
-      [...(sqlite ? [...claim, ...candidates] : [...candidates, ...claim]), at(now), at(now)],
+      [...params, at(now), at(now)],
       "all",
     );
     const time = (value: Date | number | string) => new Date(value).getTime();
