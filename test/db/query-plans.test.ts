@@ -4,6 +4,7 @@ import type { Database } from "../../server/src/db/orm.js";
 import { PENDING_REFERRALS } from "../../server/src/usecases/events.js";
 import { PARTICIPANT_IDS, STORED_KEYS } from "../../server/src/usecases/events/queued.js";
 import { OWNERS } from "../../server/src/usecases/events/queued-rows.js";
+import { CLAIM_SQLITE, COMPLETE_SQLITE } from "../../server/src/jobs/embedded.js";
 import { describeEachDatabase, openTestDatabase, type DatabaseKind } from "../support/databases.js";
 
 /*
@@ -72,6 +73,9 @@ function fillStatements(kind: DatabaseKind, club: string, rows: number): string[
       from ${numbers(2 * rows)}`,
     `insert into referrals (id, club_id, env, referrer_id, referred_id, code, status, created_at)
       select ${id("r")}, '${club}', 'live', ${id("p", "(g.n + 1)")}, ${id("p")}, 'code', 'qualified', ${now} from ${numbers(rows)}`,
+    // An embedded queue's backlog: every fifth job ready, the others done.
+    `insert into jobs (id, queue, payload, status, attempts, run_at, created_at, updated_at)
+      select ${id("j")}, 'events', '{}', case when g.n % 5 = 0 then 'ready' else 'done' end, 0, ${now}, ${now}, ${now} from ${numbers(rows)}`,
   ];
 }
 
@@ -132,6 +136,23 @@ describeEachDatabase("query plans of the event path's scoped reads", (kind) => {
   it("probes each key in its index on stale statistics (tables analysed empty, or none)", async () => {
     for (const read of reads) expectProbe(read, await planOf(read, "big"));
   });
+
+  it("lets the event log (which names received_at) use the partial (club, env, received_at) index", async () => {
+    const sql = "select id from events where club_id = ? and env = ? and received_at is not null order by received_at desc, id desc limit 21";
+    const plan = kind === "postgresql" ? await postgresPlan(db.em(), sql, ["big", "live"], "force_generic_plan") : await sqlitePlan(db.em(), sql, ["big", "live"]);
+    expect(plan, plan).toMatch(/events_club_id_env_received_at_partial_index/);
+  });
+
+  if (kind === "sqlite") {
+    it("claims embedded jobs from the first ready ones in index order, and re-checks and completes them by id", async () => {
+      const claim = await sqlitePlan(db.em(), CLAIM_SQLITE, ["running", 1, 1, "events", 1, 10, "events", 1, 10, 10, 1, 1]);
+      expect(claim, claim).not.toMatch(/MULTI-INDEX OR/);
+      expect(claim, claim).toMatch(/SEARCH jobs USING INDEX jobs_queue_status_run_at_index \(queue=\? AND status=\? AND run_at<\?\)/);
+      expect(claim.split("\n")[0], claim).toMatch(/SEARCH jobs USING INDEX sqlite_autoindex_jobs_1 \(id=\?\)/);
+      const complete = await sqlitePlan(db.em(), COMPLETE_SQLITE, [1, [{ id: "big_j5", attempts: 1 }]]);
+      expect(complete.split("\n")[0], complete).toMatch(/SEARCH jobs USING INDEX sqlite_autoindex_jobs_1 \(id=\?\)/);
+    });
+  }
 
   it("probes each key in its index once analysed, also for a club the statistics have not seen", async () => {
     await execute(["analyze"]);
