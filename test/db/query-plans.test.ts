@@ -4,7 +4,7 @@ import type { Database } from "../../server/src/db/orm.js";
 import { PENDING_REFERRALS } from "../../server/src/usecases/events.js";
 import { PARTICIPANT_IDS, STORED_KEYS } from "../../server/src/usecases/events/queued.js";
 import { OWNERS } from "../../server/src/usecases/events/queued-rows.js";
-import { CLAIM_SQLITE, COMPLETE_SQLITE } from "../../server/src/jobs/embedded.js";
+import { CLAIM_POSTGRESQL, CLAIM_SQLITE, COMPLETE_SQLITE } from "../../server/src/jobs/embedded.js";
 import { describeEachDatabase, openTestDatabase, type DatabaseKind } from "../support/databases.js";
 
 /*
@@ -142,6 +142,15 @@ describeEachDatabase("query plans of the event path's scoped reads", (kind) => {
     const plan = kind === "postgresql" ? await postgresPlan(db.em(), sql, ["big", "live"], "force_generic_plan") : await sqlitePlan(db.em(), sql, ["big", "live"]);
     expect(plan, plan).toMatch(/events_club_id_env_received_at_partial_index/);
   });
+
+  if (kind === "postgresql") {
+    it("claims embedded jobs from the first ready ones in index order, never reading the whole backlog", async () => {
+      const at = new Date();
+      const plan = await postgresPlan(db.em(), CLAIM_POSTGRESQL, ["events", at, 10, "events", at, 10, 10, "running", at, at, at, at], "force_custom_plan");
+      expect(plan, plan).not.toMatch(/BitmapOr|Bitmap Heap Scan on jobs/);
+      expect(plan, plan).toMatch(/Index Scan using jobs_queue_status_run_at_index on jobs/);
+    });
+  }
 
   if (kind === "sqlite") {
     it("claims embedded jobs from the first ready ones in index order, and re-checks and completes them by id", async () => {
