@@ -77,7 +77,7 @@ class EmbeddedQueue implements Queue {
     const job = { id: messageIdFor(opts), queue, payload, status: "ready" as const, attempts: 0, runAt: new Date(now.getTime() + (opts.delayMs ?? 0)), createdAt: now, updatedAt: now };
     await this.publishes.submit("jobs", job);
     // Consumers in this process need not wait for their next poll.
-    for (const consumer of this.consumers) if (consumer.queue === queue) consumer.wake();
+    for (const consumer of this.consumers) if (consumer.queue === queue) consumer.jobsArrived();
   }
 
   private readonly publishes = new GroupCommit<NewJob, void>({
@@ -198,17 +198,43 @@ class EmbeddedConsumer {
   /** A wake-up arrived during a poll: poll again right after it. */
   private pollAgain = false;
   private closed = false;
+  /**
+   * The last claim filled every free slot, so more jobs may be due. When it
+   * did not, the queue had no more due jobs: a finished job then claims
+   * nothing until a job is published here or the poll interval comes.
+   */
+  private mayHaveMore = true;
+  /**
+   * Free slots worth a claim when a job finishes: each claim is a write (a
+   * commit) that reads and sorts the due jobs, so claiming after every
+   * finished job (a webhook consumer finishes them one by one) cost more
+   * than the jobs. With a quarter of the slots free, the others still run.
+   */
+  private readonly refill: number;
 
   constructor(
     readonly queue: string,
     private readonly handler: MessageHandler,
     private readonly prefetch: number,
     private readonly owner: EmbeddedQueue,
-  ) {}
+  ) {
+    this.refill = Math.max(1, Math.floor(prefetch / 4));
+  }
 
   start(): void {
-    this.timer = setInterval(() => this.wake(), this.owner.pollIntervalMs);
+    this.timer = setInterval(() => this.jobsArrived(), this.owner.pollIntervalMs);
     this.wake();
+  }
+
+  /** Jobs may have become due (published in this process, or the poll interval: other processes, delays, lapsed leases). */
+  jobsArrived(): void {
+    this.mayHaveMore = true;
+    this.wake();
+  }
+
+  /** A job finished: claims again only when due jobs may remain and enough slots are free (see refill), or nothing runs any more. */
+  private jobFinished(): void {
+    if (this.mayHaveMore && (this.prefetch - this.running.size >= this.refill || this.running.size === 0)) this.wake();
   }
 
   /** Claims due jobs up to the free capacity; one poll at a time per consumer. */
@@ -239,13 +265,15 @@ class EmbeddedConsumer {
   private async poll(): Promise<void> {
     const free = this.prefetch - this.running.size;
     if (free <= 0) return;
-    for (const job of await this.claim(free)) {
+    const jobs = await this.claim(free);
+    if (jobs.length < free) this.mayHaveMore = false;
+    for (const job of jobs) {
       const run = this.run(job)
         // The outcome could not be written: the lease runs out and the job is claimed again.
         .catch((error: unknown) => this.owner.reportPollError(error))
         .finally(() => {
           this.running.delete(run);
-          this.wake();
+          this.jobFinished();
         });
       this.running.add(run);
     }
