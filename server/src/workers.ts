@@ -1,8 +1,11 @@
+import { newId } from "./db/ids.js";
 import { createOutboxRelay, type RelayedMessage } from "./jobs/outbox.js";
+import { embeddedQueueOf } from "./jobs/embedded.js";
 import { openQueue } from "./jobs/open-queue.js";
 import { startWorker } from "./jobs/worker.js";
 import { GROUP_CAP, processQueuedEvent } from "./usecases/events.js";
 import { processBacktest } from "./usecases/backtest/run-backtest.js";
+import { handEventsToJobs } from "./usecases/events/hand-off.js";
 import { testClockAt } from "./usecases/test-clocks/clock.js";
 import type { Services } from "./services.js";
 
@@ -84,8 +87,21 @@ export async function startProcessing(services: Services, options: { consume: bo
     ],
   });
   services.onJobsChanged(() => void worker.relay.relayNow());
+  // The embedded queue is in this database: accepted events are stored as its jobs in their own transaction, not relayed (see JobHandOff).
+  const embedded = embeddedQueueOf(queue);
+  const relayEventsAgain = embedded
+    ? handEventsToJobs(db, {
+        row: (scope, eventId, at) => {
+          const id = newId("job");
+          const message: RelayedMessage = { id, clubId: scope.clubId, env: scope.env, payload: { event_id: eventId } };
+          return embedded.jobRow(EVENT_QUEUE, message, id, at);
+        },
+        stored: () => embedded.stored(EVENT_QUEUE),
+      })
+    : () => {};
   return {
     async stop() {
+      relayEventsAgain();
       await worker.stop();
       await queue.close();
     },

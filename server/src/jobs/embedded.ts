@@ -60,7 +60,12 @@ export function openEmbeddedQueue(options: EmbeddedQueueOptions): Queue {
   return new EmbeddedQueue(options);
 }
 
-class EmbeddedQueue implements Queue {
+/** The queue as the embedded one, whose jobs other writers of its database may store themselves (see EmbeddedQueue.jobRow); null for another adapter. */
+export function embeddedQueueOf(queue: Queue): EmbeddedQueue | null {
+  return queue instanceof EmbeddedQueue ? queue : null;
+}
+
+export class EmbeddedQueue implements Queue {
   private readonly consumers = new Set<EmbeddedConsumer>();
   private purgeTimer: NodeJS.Timeout | undefined;
 
@@ -73,10 +78,22 @@ class EmbeddedQueue implements Queue {
    */
   async publish(queue: string, payload: unknown, opts: PublishOptions = {}): Promise<void> {
     checkPayload(payload);
-    const now = this.now();
-    const job = { id: messageIdFor(opts), queue, payload, status: "ready" as const, attempts: 0, runAt: new Date(now.getTime() + (opts.delayMs ?? 0)), createdAt: now, updatedAt: now };
-    await this.publishes.submit("jobs", job);
-    // Consumers in this process need not wait for their next poll.
+    await this.publishes.submit("jobs", this.jobRow(queue, payload, messageIdFor(opts), this.now(), opts.delayMs));
+    this.stored(queue);
+  }
+
+  /**
+   * The row that queues `payload` (a message with id `id`, due `delayMs`
+   * after `at`), for a writer that stores it in its own transaction instead
+   * of publishing — then calls `stored` after its commit.
+   */
+  jobRow(queue: string, payload: unknown, id: string, at: Date, delayMs = 0): NewJob {
+    checkPayload(payload);
+    return { id, queue, payload, status: "ready", attempts: 0, runAt: new Date(at.getTime() + delayMs), createdAt: at, updatedAt: at };
+  }
+
+  /** Jobs of `queue` were committed in this process: its consumers here need not wait for their next poll. */
+  stored(queue: string): void {
     for (const consumer of this.consumers) if (consumer.queue === queue) consumer.jobsArrived();
   }
 
