@@ -1,4 +1,5 @@
 import { UniqueConstraintViolationException, type RequiredEntityData } from "@mikro-orm/core";
+import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { Database } from "../db/orm.js";
 import { Job } from "../db/entities/index.js";
 import {
@@ -260,19 +261,29 @@ class EmbeddedConsumer {
     if (this.running.size === 0) this.wake();
   }
 
-  /** A job finished: claims again only when due jobs may remain and enough slots are free (see refill), or nothing runs any more. */
+  /** A job finished: claims again only when worth it (see worthClaiming). */
   private jobFinished(): void {
-    if (this.mayHaveMore && (this.prefetch - this.running.size >= this.refill || this.running.size === 0)) this.wake();
+    if (this.worthClaiming(this.running.size)) this.wake();
+  }
+
+  /** Due jobs may remain and, with `running` jobs still running, enough slots are free (see refill) or none runs any more. */
+  private worthClaiming(running: number): boolean {
+    return this.mayHaveMore && (this.prefetch - running >= this.refill || running === 0);
   }
 
   /** Claims due jobs up to the free capacity; one poll at a time per consumer. */
   wake(): void {
+    this.exclusive(() => this.poll());
+  }
+
+  /** Runs `poll` unless a poll is running (then polls once more after it). */
+  private exclusive(poll: () => Promise<void>): void {
     if (this.closed) return;
     if (this.polling) {
       this.pollAgain = true;
       return;
     }
-    this.polling = this.poll()
+    this.polling = poll()
       .catch((error: unknown) => this.owner.reportPollError(error))
       .finally(() => {
         this.polling = undefined;
@@ -293,8 +304,12 @@ class EmbeddedConsumer {
   private async poll(): Promise<void> {
     const free = this.prefetch - this.running.size;
     if (free <= 0) return;
-    const jobs = await this.claim(free);
-    if (jobs.length < free) this.mayHaveMore = false;
+    this.runClaimed(await this.claim(this.owner.db.em(), free), free);
+  }
+
+  /** Runs the jobs a claim of `asked` returned; fewer means the queue had no more due (see mayHaveMore). */
+  private runClaimed(jobs: JobRow[], asked: number): void {
+    if (jobs.length < asked) this.mayHaveMore = false;
     for (const job of jobs) {
       const run = this.run(job)
         // The outcome could not be written: the lease runs out and the job is claimed again.
@@ -313,7 +328,7 @@ class EmbeddedConsumer {
    * consumers exactly one claims a job; on PostgreSQL the candidates are
    * locked with SKIP LOCKED, so a racer takes other jobs instead of waiting.
    */
-  private async claim(limit: number): Promise<JobRow[]> {
+  private async claim(em: SqlEntityManager, limit: number): Promise<JobRow[]> {
     if (this.closed) return [];
     const db = this.owner.db;
     const now = this.owner.now();
@@ -321,7 +336,7 @@ class EmbeddedConsumer {
     const at = (date: Date) => (sqlite ? date.getTime() : date);
     const claim = ["running", at(this.leaseEnd(now)), at(now)];
     const candidates = [this.queue, at(now), at(now), limit];
-    const rows = await db.em().getConnection().execute<ClaimedRow[]>(
+    const rows = await em.execute<ClaimedRow[]>(
       sqlite ? CLAIM_SQLITE : CLAIM_POSTGRESQL,
       [...(sqlite ? [...claim, ...candidates] : [...candidates, ...claim]), at(now), at(now)],
       "all",
@@ -364,18 +379,45 @@ class EmbeddedConsumer {
     );
   }
 
-  /** Jobs that succeeded together are marked done with one statement (a group commit of prefetched messages ends at once). */
+  /** Jobs that succeeded together are marked done with one statement (a group commit of prefetched messages ends at once); see complete. */
   private readonly completions = new GroupCommit<JobRow, void>({
     cap: PUBLISH_CAP,
     applyGroup: async (_, jobs) => {
-      const db = this.owner.db;
-      const now = this.owner.now();
-      const owned = JSON.stringify(jobs.map((job) => ({ id: job.id, attempts: job.attempts })));
-      await db.em().getConnection().execute(db.dialect === "sqlite" ? COMPLETE_SQLITE : COMPLETE_POSTGRESQL, [db.dialect === "sqlite" ? now.getTime() : now, owned], "run");
+      await this.complete(jobs);
       return jobs.map(() => undefined);
     },
-    applyOne: (_, job) => this.finish(job, { status: "done", lastError: null }),
+    // Alone (a webhook sending ends by itself), or again after a group failed: when the claim is what failed, the job is marked alone.
+    applyOne: (_, job) => this.complete([job]).catch(() => this.finish(job, { status: "done", lastError: null })),
   });
+
+  /**
+   * Marks `jobs` done and, when a claim is worth it once they are (see
+   * worthClaiming), claims the next jobs in the same transaction: on SQLite
+   * every commit blocks the event loop, and a finished group is otherwise
+   * followed by a claim of its own at once.
+   */
+  private async complete(jobs: JobRow[]): Promise<void> {
+    const db = this.owner.db;
+    const stillRunning = this.running.size - jobs.length;
+    if (this.closed || this.polling || !this.worthClaiming(stillRunning)) {
+      await this.markDone(db.em(), jobs);
+      return;
+    }
+    const free = this.prefetch - stillRunning;
+    const claimed = db.em().transactional(async (em) => {
+      await this.markDone(em, jobs);
+      return this.claim(em, free);
+    });
+    this.exclusive(async () => this.runClaimed(await claimed, free));
+    await claimed;
+  }
+
+  private async markDone(em: SqlEntityManager, jobs: JobRow[]): Promise<void> {
+    const sqlite = this.owner.db.dialect === "sqlite";
+    const now = this.owner.now();
+    const owned = JSON.stringify(jobs.map((job) => ({ id: job.id, attempts: job.attempts })));
+    await em.execute(sqlite ? COMPLETE_SQLITE : COMPLETE_POSTGRESQL, [sqlite ? now.getTime() : now, owned], "run");
+  }
 
   /** Records the outcome, unless another worker took the job over after our lease ran out. */
   private async finish(job: JobRow, outcome: { status: "done" | "dead" | "ready"; lastError: string | null; runAt?: Date }) {
