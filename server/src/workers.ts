@@ -1,6 +1,7 @@
 import { newId } from "./db/ids.js";
+import type { Database } from "./db/orm.js";
 import { createOutboxRelay, type RelayedMessage } from "./jobs/outbox.js";
-import { embeddedQueueOf } from "./jobs/embedded.js";
+import { embeddedQueueOf, type EmbeddedQueue } from "./jobs/embedded.js";
 import { openQueue } from "./jobs/open-queue.js";
 import { startWorker } from "./jobs/worker.js";
 import { GROUP_CAP, processQueuedEvent } from "./usecases/events.js";
@@ -20,6 +21,22 @@ export const BACKTEST_QUEUE = "backtest";
  * of the consumer waiting for acknowledgements.
  */
 const EVENT_PREFETCH = 2 * GROUP_CAP;
+
+/**
+ * The embedded queue is in the database itself: events accepted on `db` are
+ * stored as its event jobs — the message the relay would publish — in the
+ * accept's own transaction (see JobHandOff). Undone by the function returned.
+ */
+export function handEventsToEmbeddedQueue(db: Database, queue: EmbeddedQueue): () => void {
+  return handEventsToJobs(db, {
+    row: (scope, eventId, at) => {
+      const id = newId("job");
+      const message: RelayedMessage = { id, clubId: scope.clubId, env: scope.env, payload: { event_id: eventId } };
+      return queue.jobRow(EVENT_QUEUE, message, id, at);
+    },
+    stored: () => queue.stored(EVENT_QUEUE),
+  });
+}
 
 export interface Processing {
   stop(): Promise<void>;
@@ -87,18 +104,8 @@ export async function startProcessing(services: Services, options: { consume: bo
     ],
   });
   services.onJobsChanged(() => void worker.relay.relayNow());
-  // The embedded queue is in this database: accepted events are stored as its jobs in their own transaction, not relayed (see JobHandOff).
   const embedded = embeddedQueueOf(queue);
-  const relayEventsAgain = embedded
-    ? handEventsToJobs(db, {
-        row: (scope, eventId, at) => {
-          const id = newId("job");
-          const message: RelayedMessage = { id, clubId: scope.clubId, env: scope.env, payload: { event_id: eventId } };
-          return embedded.jobRow(EVENT_QUEUE, message, id, at);
-        },
-        stored: () => embedded.stored(EVENT_QUEUE),
-      })
-    : () => {};
+  const relayEventsAgain = embedded ? handEventsToEmbeddedQueue(db, embedded) : () => {};
   return {
     async stop() {
       relayEventsAgain();
