@@ -23,6 +23,7 @@ import { qualifyReferralOnEvent } from "./referrals.js";
 import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
 import { assertSameEvent, type StoredOriginal } from "./events/event-id-conflict.js";
 import { groupCommitPer } from "./events/group-commit.js";
+import { eventsByKey } from "./events/key-probes.js";
 import { lockOrCreateParticipants, readLocked } from "./events/participant-locks.js";
 import { bothDialects, hotStore } from "../db/hot/index.js";
 import { clockOverride } from "./test-clocks/context.js";
@@ -226,6 +227,9 @@ async function pendingReferrals(em: SqlEntityManager, scope: Scope, config: Club
   return new Map(pending.map((row) => [row.referred_id, referral]));
 }
 
+/** One probe of the key index per key (see key-probes.ts). */
+const ORIGINALS = eventsByKey("id, idempotency_key, effects, participant_id, type");
+
 /** The stored events under `keys` (the originals a repeat answers with), by key; in `em`'s transaction, else in one of its own. */
 async function findOriginals(em: SqlEntityManager, scope: Scope, keys: (string | null)[]): Promise<Map<string, StoredOriginal>> {
   const wanted = keys.filter((key) => key !== null);
@@ -233,15 +237,8 @@ async function findOriginals(em: SqlEntityManager, scope: Scope, keys: (string |
   if (!em.getTransactionContext()) return em.transactional((trx) => findOriginals(trx, scope, keys));
   const store = await hotStore(em);
   const rows = await store.select<{ id: string; idempotency_key: string; effects: ApiEffect[] | string; participant_id: string; type: string }>(
-    {
-      // One index probe per key (the subquery is never flattened): with the statistics of a table analyzed
-      // while nearly empty (autovacuum off), `idempotency_key = any(…)` was planned as a filter over every
-      // event of the club.
-      postgresql: `select e.id, e.idempotency_key, e.effects, e.participant_id, e.type from unnest(?::text[]) as k(key)
-        cross join lateral (select id, idempotency_key, effects, participant_id, type from events where club_id = ? and env = ? and idempotency_key = k.key offset 0) as e`,
-      sqlite: "select id, idempotency_key, effects, participant_id, type from events where club_id = ? and env = ? and idempotency_key in (select value from json_each(?))",
-    },
-    store.dialect === "postgresql" ? [wanted, scope.clubId, scope.env] : [scope.clubId, scope.env, wanted],
+    ORIGINALS,
+    [wanted, scope.clubId, scope.env],
   );
   // SQLite hands JSON columns back as text.
   return new Map(rows.map((row) => [row.idempotency_key, {

@@ -5,7 +5,7 @@ import { Event, Job, OutboxMessage, Participant } from "../../db/entities/index.
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { bothDialects, hotStore, shapeOf, type HotStore } from "../../db/hot/index.js";
+import { hotStore, shapeOf, type HotStore } from "../../db/hot/index.js";
 import { requirePublishedConfig } from "../config.js";
 import { notFound } from "../errors.js";
 import { newParticipantRow, participantCreatedMessage } from "../participants.js";
@@ -17,6 +17,7 @@ import {
 import { groupCommitPer } from "./group-commit.js";
 import { jobHandOff } from "./hand-off.js";
 import { lockById } from "./participant-locks.js";
+import { eventsByKey, participantsByExternalId } from "./key-probes.js";
 import { ownersOf, queuedRows, type QueuedRow } from "./queued-rows.js";
 
 /*
@@ -50,8 +51,9 @@ interface Accepted {
   outbox?: { written: boolean };
 }
 
-const PARTICIPANT_IDS = bothDialects((inList) => `select id, external_id from participants where club_id = ? and env = ? and ${inList("external_id")}`);
-const STORED_KEYS = bothDialects((inList) => `select id, idempotency_key from events where club_id = ? and env = ? and ${inList("idempotency_key")}`);
+// One index probe per key whatever the statistics (see key-probes.ts).
+const PARTICIPANT_IDS = participantsByExternalId("id, external_id");
+const STORED_KEYS = eventsByKey("id, idempotency_key");
 
 /**
  * Creates the group's participants not in `participantIds` (external id →
@@ -112,8 +114,8 @@ async function acceptGroup(items: Accepted[]): Promise<string[]> {
     const keys = [...new Set(items.map((item) => item.key).filter((key) => key !== null))];
     // Both reads issued in the same turn: on PostgreSQL they share one round trip (see HotStore.select).
     const [found, stored] = await Promise.all([
-      hot.select<{ id: string; external_id: string }>(PARTICIPANT_IDS, [scope.clubId, scope.env, externalIds]),
-      keys.length === 0 ? [] : hot.select<{ id: string; idempotency_key: string }>(STORED_KEYS, [scope.clubId, scope.env, keys]),
+      hot.select<{ id: string; external_id: string }>(PARTICIPANT_IDS, [externalIds, scope.clubId, scope.env]),
+      keys.length === 0 ? [] : hot.select<{ id: string; idempotency_key: string }>(STORED_KEYS, [keys, scope.clubId, scope.env]),
     ]);
     const participantIds = new Map(found.map((row) => [row.external_id, row.id]));
     outboxWritten = await createAbsent(em, hot, db, scope, items, participantIds);
@@ -146,7 +148,8 @@ async function acceptAlone(item: Accepted): Promise<string> {
     return id;
   } catch (err) {
     if (item.key === null || !(err instanceof UniqueConstraintViolationException)) throw err;
-    const original = await item.db.em().findOne(Event, { ...item.scope, idempotencyKey: item.key }, { fields: ["id"] });
+    const [original] = await item.db.em().transactional(async (em) =>
+      (await hotStore(em)).select<{ id: string }>(STORED_KEYS, [[item.key], item.scope.clubId, item.scope.env]));
     if (!original) throw err;
     return original.id;
   }
