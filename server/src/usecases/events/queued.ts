@@ -107,6 +107,7 @@ async function acceptGroup(items: Accepted[]): Promise<string[]> {
   const [{ db, scope }] = items;
   const jobs = jobHandOff(db);
   let outboxWritten = false;
+  let jobsStored = false;
   const ids = await db.em().transactional(async (em) => {
     await takeSqliteWriteLock(em, db);
     const hot = await hotStore(em);
@@ -133,10 +134,13 @@ async function acceptGroup(items: Accepted[]): Promise<string[]> {
     });
     // One round trip on PostgreSQL (the outbox or job rows name the events in their payload only: neither insert reads the other's rows).
     await hot.writeAll([{ insert: shapeOf(em, Event), rows: events }, { insert: jobs ? shapeOf(em, Job) : shapeOf(em, OutboxMessage), rows: handed }]);
-    if (handed.length > 0 && !jobs) outboxWritten = true;
+    if (handed.length > 0) {
+      if (jobs) jobsStored = true;
+      else outboxWritten = true;
+    }
     return ids;
   });
-  if (jobs && ids.length > 0) jobs.stored();
+  if (jobsStored) jobs!.stored();
   signalOutbox(outboxWritten, items);
   return ids;
 }
