@@ -2,7 +2,7 @@ import { knex } from "@mikro-orm/knex";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HotStore } from "../../server/src/db/hot/index.js";
 import { openDatabase, type Database } from "../../server/src/db/orm.js";
-import { eventsByKey, participantsByExternalId } from "../../server/src/usecases/events/key-probes.js";
+import { byScopedKeys } from "../../server/src/db/hot/scoped-reads.js";
 import { lockByExternalId, lockById } from "../../server/src/usecases/events/participant-locks.js";
 import { createTestDatabase, openTestDatabase, postgresEnabled, type TestDatabase } from "../support/databases.js";
 
@@ -76,15 +76,15 @@ describe.skipIf(!postgresEnabled)("key probes' plans [postgresql]", () => {
     const keys = ["key_7", "key_1234", "key_40000"];
     const externalIds = ["player_3", "player_999", "player_1500"];
     const scope = { clubId: club, env: "live" as const };
-    const byKey = eventsByKey("id, idempotency_key, effects, participant_id, type");
-    const byExternalId = participantsByExternalId("id, external_id");
+    const byKey = byScopedKeys({ table: "events", columns: ["id", "idempotency_key", "effects", "participant_id", "type"], key: "idempotency_key" });
+    const byExternalId = byScopedKeys({ table: "participants", columns: ["id", "external_id"], key: "external_id" });
     const lockExternal = await sentBy((store) => lockByExternalId(store, scope, externalIds));
     const lockIds = await sentBy((store) => lockById(store, scope, [`${club}_par_3`, `${club}_par_7`]));
     for (const mode of ["force_generic_plan", "force_custom_plan"] as const) {
-      const events = scansOf(await planOf(byKey.postgresql, [keys, club, "live"], mode), "events", EVENT_INDEXES);
+      const events = scansOf(await planOf(byKey.postgresql, [club, "live", keys], mode), "events", EVENT_INDEXES);
       expect(events, mode).toEqual([{ index: "events_idempotency_key_club_id_env_unique", cond: expect.stringContaining("idempotency_key") }]);
 
-      const players = scansOf(await planOf(byExternalId.postgresql, [externalIds, club, "live"], mode), "participants", PARTICIPANT_INDEXES);
+      const players = scansOf(await planOf(byExternalId.postgresql, [club, "live", externalIds], mode), "participants", PARTICIPANT_INDEXES);
       expect(players, mode).toEqual([{ index: "participants_club_id_env_external_id_unique", cond: expect.stringContaining("external_id") }]);
 
       const locked = scansOf(await planOf(lockExternal.sql, lockExternal.params, mode), "participants", PARTICIPANT_INDEXES);
@@ -141,11 +141,11 @@ describe("key probes' plans [sqlite]", () => {
       select 'evt_' || i, 'club_big', 'live', 'par_' || (i % 2000 + 1), 'key_' || i, 'bet.placed', 'BRL', 0, '{}', 'processed', '[]', 0, 0 from n`);
     for (const analyzed of [false, true]) {
       if (analyzed) await connection.execute("analyze");
-      const events = await planOf(eventsByKey("id, idempotency_key").sqlite, [JSON.stringify(["key_7", "key_8"]), "club_new", "live"]);
+      const events = await planOf(byScopedKeys({ table: "events", columns: ["id", "idempotency_key"], key: "idempotency_key" }).sqlite, ["club_new", "live", JSON.stringify(["key_7", "key_8"])]);
       expect(events.filter((detail) => / events\b/.test(detail)), `analyzed: ${analyzed}`).toEqual([
-        expect.stringMatching(/^SEARCH events USING INDEX events_idempotency_key_club_id_env_unique \(idempotency_key=\?\)/),
+        expect.stringMatching(/^SEARCH events USING INDEX events_idempotency_key_club_id_env_unique \(idempotency_key=\? AND club_id=\? AND env=\?\)/),
       ]);
-      const players = await planOf(participantsByExternalId("id, external_id").sqlite, [JSON.stringify(["player_3"]), "club_new", "live"]);
+      const players = await planOf(byScopedKeys({ table: "participants", columns: ["id", "external_id"], key: "external_id" }).sqlite, ["club_new", "live", JSON.stringify(["player_3"])]);
       expect(players.filter((detail) => / participants\b/.test(detail)), `analyzed: ${analyzed}`).toEqual([
         expect.stringMatching(/^SEARCH participants USING INDEX participants_club_id_env_external_id_unique \(club_id=\? AND env=\? AND external_id=\?\)/),
       ]);

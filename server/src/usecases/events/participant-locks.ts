@@ -5,7 +5,7 @@ import { bothDialects, shapeOf, type HotStore } from "../../db/hot/index.js";
 import type { Scope } from "../../db/scope.js";
 import type { ParticipantSnapshot } from "../participant-state.js";
 import { newParticipantRow, participantCreatedMessage } from "../participants.js";
-import { participantsByExternalId } from "./key-probes.js";
+import { byScopedKeys } from "../../db/hot/scoped-reads.js";
 
 /*
  * The event path's participant locks on the driver (db/hot): one statement
@@ -57,8 +57,8 @@ function snapshotOf(row: ParticipantRow): ParticipantSnapshot {
   };
 }
 
-/** The ids of the scope's participants with the external ids: one probe of the unique index per key (see key-probes.ts). */
-const IDS_BY_EXTERNAL_ID = participantsByExternalId("id").postgresql;
+/** The ids of the scope's participants with the external ids: one probe of the unique index per key (see db/hot/scoped-reads.ts). */
+const IDS_BY_EXTERNAL_ID = byScopedKeys({ table: "participants", columns: ["id"], key: "external_id" }).postgresql;
 
 /**
  * Locks the participants of the scope with `externalIds` (those that exist)
@@ -80,7 +80,7 @@ export async function lockByExternalId(store: HotStore, scope: Scope, externalId
       postgresql: `select ${COLUMNS} from participants where id = any(array(${IDS_BY_EXTERNAL_ID})) and external_id = any(?::text[]) order by id for update`,
       sqlite: `update participants set updated_at = updated_at where club_id = ? and env = ? and external_id in (select value from json_each(?)) returning ${COLUMNS}`,
     },
-    store.dialect === "postgresql" ? [externalIds, scope.clubId, scope.env, externalIds] : [scope.clubId, scope.env, externalIds],
+    store.dialect === "postgresql" ? [scope.clubId, scope.env, externalIds, externalIds] : [scope.clubId, scope.env, externalIds],
   );
   return new Map(rows.map((row) => [row.external_id, snapshotOf(row)]));
 }

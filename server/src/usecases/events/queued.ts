@@ -6,6 +6,7 @@ import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { hotStore, shapeOf, type HotStore } from "../../db/hot/index.js";
+import { byScopedKeys } from "../../db/hot/scoped-reads.js";
 import { requirePublishedConfig } from "../config.js";
 import { notFound } from "../errors.js";
 import { newParticipantRow, participantCreatedMessage } from "../participants.js";
@@ -17,7 +18,6 @@ import {
 import { groupCommitPer } from "./group-commit.js";
 import { jobHandOff } from "./hand-off.js";
 import { lockById } from "./participant-locks.js";
-import { eventsByKey, participantsByExternalId } from "./key-probes.js";
 import { ownersOf, queuedRows, type QueuedRow } from "./queued-rows.js";
 
 /*
@@ -51,9 +51,9 @@ interface Accepted {
   outbox?: { written: boolean };
 }
 
-// One index probe per key whatever the statistics (see key-probes.ts).
-const PARTICIPANT_IDS = participantsByExternalId("id, external_id");
-const STORED_KEYS = eventsByKey("id, idempotency_key");
+// One index probe per key whatever the statistics (db/hot/scoped-reads.ts).
+export const PARTICIPANT_IDS = byScopedKeys({ table: "participants", columns: ["id", "external_id"], key: "external_id" });
+export const STORED_KEYS = byScopedKeys({ table: "events", columns: ["id", "idempotency_key"], key: "idempotency_key" });
 
 /**
  * Creates the group's participants not in `participantIds` (external id →
@@ -115,8 +115,8 @@ async function acceptGroup(items: Accepted[]): Promise<string[]> {
     const keys = [...new Set(items.map((item) => item.key).filter((key) => key !== null))];
     // Both reads issued in the same turn: on PostgreSQL they share one round trip (see HotStore.select).
     const [found, stored] = await Promise.all([
-      hot.select<{ id: string; external_id: string }>(PARTICIPANT_IDS, [externalIds, scope.clubId, scope.env]),
-      keys.length === 0 ? [] : hot.select<{ id: string; idempotency_key: string }>(STORED_KEYS, [keys, scope.clubId, scope.env]),
+      hot.select<{ id: string; external_id: string }>(PARTICIPANT_IDS, [scope.clubId, scope.env, externalIds]),
+      keys.length === 0 ? [] : hot.select<{ id: string; idempotency_key: string }>(STORED_KEYS, [scope.clubId, scope.env, keys]),
     ]);
     const participantIds = new Map(found.map((row) => [row.external_id, row.id]));
     outboxWritten = await createAbsent(em, hot, db, scope, items, participantIds);
@@ -153,7 +153,7 @@ async function acceptAlone(item: Accepted): Promise<string> {
   } catch (err) {
     if (item.key === null || !(err instanceof UniqueConstraintViolationException)) throw err;
     const [original] = await item.db.em().transactional(async (em) =>
-      (await hotStore(em)).select<{ id: string }>(STORED_KEYS, [[item.key], item.scope.clubId, item.scope.env]));
+      (await hotStore(em)).select<{ id: string }>(STORED_KEYS, [item.scope.clubId, item.scope.env, [item.key]]));
     if (!original) throw err;
     return original.id;
   }
