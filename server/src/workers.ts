@@ -1,8 +1,12 @@
+import { newId } from "./db/ids.js";
+import type { Database } from "./db/orm.js";
 import { createOutboxRelay, type RelayedMessage } from "./jobs/outbox.js";
+import { embeddedQueueOf, type EmbeddedQueue } from "./jobs/embedded.js";
 import { openQueue } from "./jobs/open-queue.js";
 import { startWorker } from "./jobs/worker.js";
 import { GROUP_CAP, processQueuedEvent } from "./usecases/events.js";
 import { processBacktest } from "./usecases/backtest/run-backtest.js";
+import { handEventsToJobs } from "./usecases/events/hand-off.js";
 import { testClockAt } from "./usecases/test-clocks/clock.js";
 import type { Services } from "./services.js";
 
@@ -17,6 +21,22 @@ export const BACKTEST_QUEUE = "backtest";
  * of the consumer waiting for acknowledgements.
  */
 const EVENT_PREFETCH = 2 * GROUP_CAP;
+
+/**
+ * The embedded queue is in the database itself: events accepted on `db` are
+ * stored as its event jobs — the message the relay would publish — in the
+ * accept's own transaction (see JobHandOff). Undone by the function returned.
+ */
+export function handEventsToEmbeddedQueue(db: Database, queue: EmbeddedQueue): () => void {
+  return handEventsToJobs(db, {
+    row: (scope, eventId, at) => {
+      const id = newId("job");
+      const message: RelayedMessage = { id, clubId: scope.clubId, env: scope.env, payload: { event_id: eventId } };
+      return queue.jobRow(EVENT_QUEUE, message, id, at);
+    },
+    stored: () => queue.stored(EVENT_QUEUE),
+  });
+}
 
 export interface Processing {
   stop(): Promise<void>;
@@ -84,8 +104,11 @@ export async function startProcessing(services: Services, options: { consume: bo
     ],
   });
   services.onJobsChanged(() => void worker.relay.relayNow());
+  const embedded = embeddedQueueOf(queue);
+  const relayEventsAgain = embedded ? handEventsToEmbeddedQueue(db, embedded) : () => {};
   return {
     async stop() {
+      relayEventsAgain();
       await worker.stop();
       await queue.close();
     },

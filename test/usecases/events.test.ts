@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { schemaValidators } from "../../generated/validators.js";
-import { CurrencyLot, Delivery, Event, MissionProgress, Notification, OutboxMessage, RuleRun } from "../../server/src/db/entities/index.js";
+import { CurrencyLot, Delivery, Event, Job, MissionProgress, Notification, OutboxMessage, RuleRun } from "../../server/src/db/entities/index.js";
+import { embeddedQueueOf, openEmbeddedQueue } from "../../server/src/jobs/embedded.js";
 import { ingestBatch, ingestEvent, processQueuedEvent, queueEvents, type EventResult } from "../../server/src/usecases/events.js";
+import { EVENT_QUEUE, handEventsToEmbeddedQueue } from "../../server/src/workers.js";
 import { describeEachDatabase } from "../support/databases.js";
 import {
   balancesOf, casinoConfig, eventInput, ledgerSums, openClub, participantRow, PUBLIC_URL, recordedWebhooks, type TestClub,
@@ -374,6 +376,37 @@ describeEachDatabase("event ingestion", (kind) => {
     expect(await stateOf("iris")).toMatchObject({ xp: 62, balances: { coins: 100 } });
     // A synchronous repeat of a processed queued event is its duplicate.
     expect(await send({ participant: "iris", type: "bet.placed", id: "iris-bet", amount: 12 }, later(90))).toEqual({ ...bet, duplicate: true });
+  });
+
+  it("with the embedded queue, an accepted event is stored as its job in the accept's transaction and processed from there", async () => {
+    const queue = embeddedQueueOf(openEmbeddedQueue({ db: club.db, pollIntervalMs: 50 }))!;
+    const undo = handEventsToEmbeddedQueue(club.db, queue);
+    try {
+      const eventRowsBefore = await club.db.em().count(OutboxMessage, { ...club.scope, kind: "event" });
+      const first = { written: false };
+      const queued = await queueEvents(club.db, club.scope, [eventInput({ participant: "ines", type: "bet.placed", id: "ines-bet-1", amount: 3 })], { now: WEDNESDAY, outbox: first });
+      // The new player's participant.created is for the relay; the event is not.
+      expect(first.written).toBe(true);
+      const again = { written: false };
+      queued.event_ids.push(...(await queueEvents(club.db, club.scope, [eventInput({ participant: "ines", type: "bet.placed", id: "ines-bet-2", amount: 4 })], { now: WEDNESDAY, outbox: again })).event_ids);
+      expect(again.written).toBe(false);
+      expect(await club.db.em().count(OutboxMessage, { ...club.scope, kind: "event" })).toBe(eventRowsBefore);
+      const jobs = await club.db.em().find(Job, { queue: EVENT_QUEUE }, { orderBy: { createdAt: "asc" }, disableIdentityMap: true });
+      expect(jobs.map((job) => [job.status, job.payload])).toEqual(queued.event_ids.map((eventId, i) => ["ready", { id: jobs[i].id, ...club.scope, payload: { event_id: eventId } }]));
+
+      const consumer = await queue.consume(EVENT_QUEUE, async (message) => {
+        const { clubId, env, payload } = message as { clubId: string; env: "test" | "live"; payload: { event_id: string } };
+        await processQueuedEvent(club.db, { clubId, env }, payload.event_id, { now: later(5), publicUrl: PUBLIC_URL });
+      });
+      await vi.waitFor(async () => expect(await club.db.em().count(Job, { queue: EVENT_QUEUE, status: "done" })).toBe(2), { timeout: 5_000, interval: 20 });
+      await consumer.close();
+      const rows = await club.db.em().find(Event, { id: { $in: queued.event_ids } }, { disableIdentityMap: true });
+      expect(rows.map((row) => row.status)).toEqual(["processed", "processed"]);
+      expect((await stateOf("ines")).xp).toBe(7);
+    } finally {
+      undo();
+      await queue.close();
+    }
   });
 
   it("concurrent async accepts share commits: a repeated key answers one id, a new player is created once, a group of them is processed once", async () => {

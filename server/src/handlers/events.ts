@@ -14,8 +14,8 @@ const ASYNC_APPLIED = { "Preference-Applied": "respond-async" } as const;
 /**
  * Events in. Synchronously they are evaluated before the answer; with
  * `Prefer: respond-async` they are stored durably as queued (with an outbox
- * row in the same transaction) and answered 202 at once — a worker processes
- * them with the same idempotency rules.
+ * row, or the embedded queue's job, in the same transaction) and answered
+ * 202 at once — a worker processes them with the same idempotency rules.
  */
 export function eventHandlers(services: Services): HandlerSet<"Events_send" | "Events_sendBatch" | "EventLog_sendTest"> {
   const { db, clock, settings } = services;
@@ -29,8 +29,9 @@ export function eventHandlers(services: Services): HandlerSet<"Events_send" | "E
       const idempotencyKey = req.headers["idempotency-key"];
       if (prefersAsync(req.headers.prefer)) {
         checkEngineInputs([req.body], () => "body");
-        const queued = await queueEvents(db, scope, [req.body], { now: clock.now(), idempotencyKey });
-        services.jobsChanged();
+        const outbox = { written: false };
+        const queued = await queueEvents(db, scope, [req.body], { now: clock.now(), idempotencyKey, outbox });
+        wakeRelay(outbox);
         return { status: 202, body: queued, headers: ASYNC_APPLIED };
       }
       const trace = req.query.trace === true;
@@ -43,8 +44,9 @@ export function eventHandlers(services: Services): HandlerSet<"Events_send" | "E
       const scope = scopeOf(ctx);
       if (prefersAsync(req.headers.prefer)) {
         checkEngineInputs(req.body.events, (i) => `body.events[${i}]`);
-        const queued = await queueEvents(db, scope, req.body.events, { now: clock.now() });
-        services.jobsChanged();
+        const outbox = { written: false };
+        const queued = await queueEvents(db, scope, req.body.events, { now: clock.now(), outbox });
+        wakeRelay(outbox);
         return { status: 202, body: queued, headers: ASYNC_APPLIED };
       }
       const outbox = { written: false };

@@ -1,4 +1,5 @@
 import { UniqueConstraintViolationException, type RequiredEntityData } from "@mikro-orm/core";
+import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { Database } from "../db/orm.js";
 import { Job } from "../db/entities/index.js";
 import {
@@ -60,7 +61,12 @@ export function openEmbeddedQueue(options: EmbeddedQueueOptions): Queue {
   return new EmbeddedQueue(options);
 }
 
-class EmbeddedQueue implements Queue {
+/** The queue as the embedded one, whose jobs other writers of its database may store themselves (see EmbeddedQueue.jobRow); null for another adapter. */
+export function embeddedQueueOf(queue: Queue): EmbeddedQueue | null {
+  return queue instanceof EmbeddedQueue ? queue : null;
+}
+
+export class EmbeddedQueue implements Queue {
   private readonly consumers = new Set<EmbeddedConsumer>();
   private purgeTimer: NodeJS.Timeout | undefined;
 
@@ -73,11 +79,23 @@ class EmbeddedQueue implements Queue {
    */
   async publish(queue: string, payload: unknown, opts: PublishOptions = {}): Promise<void> {
     checkPayload(payload);
-    const now = this.now();
-    const job = { id: messageIdFor(opts), queue, payload, status: "ready" as const, attempts: 0, runAt: new Date(now.getTime() + (opts.delayMs ?? 0)), createdAt: now, updatedAt: now };
-    await this.publishes.submit("jobs", job);
-    // Consumers in this process need not wait for their next poll.
-    for (const consumer of this.consumers) if (consumer.queue === queue) consumer.wake();
+    await this.publishes.submit("jobs", this.jobRow(queue, payload, messageIdFor(opts), this.now(), opts.delayMs));
+    this.stored(queue);
+  }
+
+  /**
+   * The row that queues `payload` (a message with id `id`, due `delayMs`
+   * after `at`), for a writer that stores it in its own transaction instead
+   * of publishing — then calls `stored` after its commit.
+   */
+  jobRow(queue: string, payload: unknown, id: string, at: Date, delayMs = 0): NewJob {
+    checkPayload(payload);
+    return { id, queue, payload, status: "ready", attempts: 0, runAt: new Date(at.getTime() + delayMs), createdAt: at, updatedAt: at };
+  }
+
+  /** Jobs of `queue` were committed in this process: its consumers here need not wait for their next poll. */
+  stored(queue: string): void {
+    for (const consumer of this.consumers) if (consumer.queue === queue) consumer.jobsArrived();
   }
 
   private readonly publishes = new GroupCommit<NewJob, void>({
@@ -224,27 +242,74 @@ class EmbeddedConsumer {
   /** A wake-up arrived during a poll: poll again right after it. */
   private pollAgain = false;
   private closed = false;
+  /**
+   * The last claim filled every free slot, so more jobs may be due. When it
+   * did not, the queue had no more due jobs: a finished job then claims
+   * nothing until a job is published here or the poll interval comes.
+   */
+  private mayHaveMore = true;
+  /**
+   * Free slots worth a claim when a job finishes: each claim is a write (a
+   * commit) that reads and sorts the due jobs, so claiming after every
+   * finished job (a webhook consumer finishes them one by one) cost more
+   * than the jobs. With a quarter of the slots free, the others still run.
+   */
+  private readonly refill: number;
 
   constructor(
     readonly queue: string,
     private readonly handler: MessageHandler,
     private readonly prefetch: number,
     private readonly owner: EmbeddedQueue,
-  ) {}
+  ) {
+    this.refill = Math.max(1, Math.floor(prefetch / 4));
+  }
 
   start(): void {
-    this.timer = setInterval(() => this.wake(), this.owner.pollIntervalMs);
+    // Jobs of other processes, delayed ones coming due, lapsed leases.
+    this.timer = setInterval(() => {
+      this.mayHaveMore = true;
+      this.wake();
+    }, this.owner.pollIntervalMs);
     this.wake();
+  }
+
+  /**
+   * Jobs were stored in this process. An idle consumer claims them at once;
+   * a busy one leaves them to the claim after its next jobs finish (see
+   * jobFinished), which takes everything stored meanwhile at once: under a
+   * steady flow (an accept group stored every few milliseconds) one claim per
+   * group of finished jobs instead of one per store, and bigger groups for a
+   * handler that applies its messages together.
+   */
+  jobsArrived(): void {
+    this.mayHaveMore = true;
+    if (this.running.size === 0) this.wake();
+  }
+
+  /** A job finished: claims again only when worth it (see worthClaiming). */
+  private jobFinished(): void {
+    if (this.worthClaiming(this.running.size)) this.wake();
+  }
+
+  /** Due jobs may remain and, with `running` jobs still running, enough slots are free (see refill) or none runs any more. */
+  private worthClaiming(running: number): boolean {
+    return this.mayHaveMore && (this.prefetch - running >= this.refill || running === 0);
   }
 
   /** Claims due jobs up to the free capacity; one poll at a time per consumer. */
   wake(): void {
+    this.exclusive(() => this.poll());
+  }
+
+  /** Runs `poll` unless a poll is running (then polls once more after it). */
+  private exclusive(poll: () => Promise<void>): void {
     if (this.closed) return;
     if (this.polling) {
       this.pollAgain = true;
       return;
     }
-    this.polling = this.poll()
+    this.polling = poll()
       .catch((error: unknown) => this.owner.reportPollError(error))
       .finally(() => {
         this.polling = undefined;
@@ -265,13 +330,19 @@ class EmbeddedConsumer {
   private async poll(): Promise<void> {
     const free = this.prefetch - this.running.size;
     if (free <= 0) return;
-    for (const job of await this.claim(free)) {
+    this.runClaimed(await this.claim(this.owner.db.em(), free), free);
+  }
+
+  /** Runs the jobs a claim of `asked` returned; fewer means the queue had no more due (see mayHaveMore). */
+  private runClaimed(jobs: JobRow[], asked: number): void {
+    if (jobs.length < asked) this.mayHaveMore = false;
+    for (const job of jobs) {
       const run = this.run(job)
         // The outcome could not be written: the lease runs out and the job is claimed again.
         .catch((error: unknown) => this.owner.reportPollError(error))
         .finally(() => {
           this.running.delete(run);
-          this.wake();
+          this.jobFinished();
         });
       this.running.add(run);
     }
@@ -283,7 +354,7 @@ class EmbeddedConsumer {
    * consumers exactly one claims a job; on PostgreSQL the candidates are
    * locked with SKIP LOCKED, so a racer takes other jobs instead of waiting.
    */
-  private async claim(limit: number): Promise<JobRow[]> {
+  private async claim(em: SqlEntityManager, limit: number): Promise<JobRow[]> {
     if (this.closed) return [];
     const db = this.owner.db;
     const now = this.owner.now();
@@ -292,7 +363,7 @@ class EmbeddedConsumer {
     const claim = ["running", at(this.leaseEnd(now)), at(now)];
     const candidates = [this.queue, at(now), limit, this.queue, at(now), limit, limit];
     const params = sqlite ? [...claim, ...candidates] : [...candidates, ...claim];
-    const rows = await db.em().getConnection().execute<ClaimedRow[]>(
+    const rows = await em.execute<ClaimedRow[]>(
       sqlite ? CLAIM_SQLITE : CLAIM_POSTGRESQL,
       [...params, at(now), at(now)],
       "all",
@@ -335,18 +406,45 @@ class EmbeddedConsumer {
     );
   }
 
-  /** Jobs that succeeded together are marked done with one statement (a group commit of prefetched messages ends at once). */
+  /** Jobs that succeeded together are marked done with one statement (a group commit of prefetched messages ends at once); see complete. */
   private readonly completions = new GroupCommit<JobRow, void>({
     cap: PUBLISH_CAP,
     applyGroup: async (_, jobs) => {
-      const db = this.owner.db;
-      const now = this.owner.now();
-      const owned = JSON.stringify(jobs.map((job) => ({ id: job.id, attempts: job.attempts })));
-      await db.em().getConnection().execute(db.dialect === "sqlite" ? COMPLETE_SQLITE : COMPLETE_POSTGRESQL, [db.dialect === "sqlite" ? now.getTime() : now, owned], "run");
+      await this.complete(jobs);
       return jobs.map(() => undefined);
     },
-    applyOne: (_, job) => this.finish(job, { status: "done", lastError: null }),
+    // Alone (a webhook sending ends by itself), or again after a group failed: when the claim is what failed, the job is marked alone.
+    applyOne: (_, job) => this.complete([job]).catch(() => this.finish(job, { status: "done", lastError: null })),
   });
+
+  /**
+   * Marks `jobs` done and, when a claim is worth it once they are (see
+   * worthClaiming), claims the next jobs in the same transaction: on SQLite
+   * every commit blocks the event loop, and a finished group is otherwise
+   * followed by a claim of its own at once.
+   */
+  private async complete(jobs: JobRow[]): Promise<void> {
+    const db = this.owner.db;
+    const stillRunning = this.running.size - jobs.length;
+    if (this.closed || this.polling || !this.worthClaiming(stillRunning)) {
+      await this.markDone(db.em(), jobs);
+      return;
+    }
+    const free = this.prefetch - stillRunning;
+    const claimed = db.em().transactional(async (em) => {
+      await this.markDone(em, jobs);
+      return this.claim(em, free);
+    });
+    this.exclusive(async () => this.runClaimed(await claimed, free));
+    await claimed;
+  }
+
+  private async markDone(em: SqlEntityManager, jobs: JobRow[]): Promise<void> {
+    const sqlite = this.owner.db.dialect === "sqlite";
+    const now = this.owner.now();
+    const owned = JSON.stringify(jobs.map((job) => ({ id: job.id, attempts: job.attempts })));
+    await em.execute(sqlite ? COMPLETE_SQLITE : COMPLETE_POSTGRESQL, [sqlite ? now.getTime() : now, owned], "run");
+  }
 
   /** Records the outcome, unless another worker took the job over after our lease ran out. */
   private async finish(job: JobRow, outcome: { status: "done" | "dead" | "ready"; lastError: string | null; runAt?: Date }) {

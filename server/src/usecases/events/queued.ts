@@ -1,7 +1,7 @@
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { EngineEvent } from "../../engine/types.js";
-import { Event, OutboxMessage, Participant } from "../../db/entities/index.js";
+import { Event, Job, OutboxMessage, Participant } from "../../db/entities/index.js";
 import { newTimeOrderedId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
@@ -16,6 +16,7 @@ import {
   type EventInput, type EventResult, type EventsQueued, type IngestOptions, type ParticipantRun,
 } from "../events.js";
 import { groupCommitPer } from "./group-commit.js";
+import { jobHandOff } from "./hand-off.js";
 import { lockById } from "./participant-locks.js";
 import { ownersOf, queuedRows, type QueuedRow } from "./queued-rows.js";
 
@@ -46,6 +47,8 @@ interface Accepted {
   /** The `Idempotency-Key` header, else the event's `id`; null without either. */
   key: string | null;
   receivedAt: Date;
+  /** Set when the group's commit wrote outbox rows (the relay has work). */
+  outbox?: { written: boolean };
 }
 
 // One index probe per key whatever the statistics (db/hot/scoped-reads.ts).
@@ -61,10 +64,10 @@ export const STORED_KEYS = byScopedKeys({ table: "events", columns: ["id", "idem
  * insert (`on conflict do nothing`) and read as it stored it, so a race no
  * longer fails the group. Each is created as of its first event's arrival.
  */
-async function createAbsent(em: SqlEntityManager, hot: HotStore, db: Database, scope: Scope, items: Accepted[], participantIds: Map<string, string>): Promise<void> {
+async function createAbsent(em: SqlEntityManager, hot: HotStore, db: Database, scope: Scope, items: Accepted[], participantIds: Map<string, string>): Promise<boolean> {
   const firstSeen = new Map<string, Date>();
   for (const item of items) if (!participantIds.has(item.participant) && !firstSeen.has(item.participant)) firstSeen.set(item.participant, item.receivedAt);
-  if (firstSeen.size === 0) return;
+  if (firstSeen.size === 0) return false;
   const { config } = await requirePublishedConfig(db, scope, em);
   // Sorted: concurrent creators insert shared keys in the same order, so neither waits on a key the other holds.
   const rows = [...firstSeen.keys()].sort().map((externalId) => newParticipantRow(scope, config, { external_id: externalId }, firstSeen.get(externalId)!));
@@ -73,9 +76,11 @@ async function createAbsent(em: SqlEntityManager, hot: HotStore, db: Database, s
   await hot.insert(shapeOf(em, OutboxMessage), created.map((row) => participantCreatedMessage(scope, row, firstSeen.get(row.externalId)!)));
   for (const row of created) participantIds.set(row.externalId, row.id);
   const raced = rows.filter((row) => !inserted.has(row.id)).map((row) => row.externalId);
-  if (raced.length === 0) return;
-  const stored = await hot.select<{ id: string; external_id: string }>(PARTICIPANT_IDS, [scope.clubId, scope.env, raced]);
-  for (const row of stored) participantIds.set(row.external_id, row.id);
+  if (raced.length > 0) {
+    const stored = await hot.select<{ id: string; external_id: string }>(PARTICIPANT_IDS, [scope.clubId, scope.env, raced]);
+    for (const row of stored) participantIds.set(row.external_id, row.id);
+  }
+  return created.length > 0;
 }
 
 /**
@@ -83,7 +88,8 @@ async function createAbsent(em: SqlEntityManager, hot: HotStore, db: Database, s
  * read of their participants, the absent ones created together (with
  * their `participant.created`, see createAbsent), one read of the keys
  * stored before (read with the participants), then the events (status
- * queued) and their outbox rows in one write. A key stored
+ * queued) and their outbox rows — or their job rows, see JobHandOff — in
+ * one write. A key stored
  * before answers the stored event's id; a key repeated within the group
  * answers its first event's id. Answers in item order.
  *
@@ -99,7 +105,10 @@ async function createAbsent(em: SqlEntityManager, hot: HotStore, db: Database, s
  */
 async function acceptGroup(items: Accepted[]): Promise<string[]> {
   const [{ db, scope }] = items;
-  return db.em().transactional(async (em) => {
+  const jobs = jobHandOff(db);
+  let outboxWritten = false;
+  let jobsStored = false;
+  const ids = await db.em().transactional(async (em) => {
     await takeSqliteWriteLock(em, db);
     const hot = await hotStore(em);
     const externalIds = [...new Set(items.map((item) => item.participant))];
@@ -110,23 +119,30 @@ async function acceptGroup(items: Accepted[]): Promise<string[]> {
       keys.length === 0 ? [] : hot.select<{ id: string; idempotency_key: string }>(STORED_KEYS, [scope.clubId, scope.env, keys]),
     ]);
     const participantIds = new Map(found.map((row) => [row.external_id, row.id]));
-    await createAbsent(em, hot, db, scope, items, participantIds);
+    outboxWritten = await createAbsent(em, hot, db, scope, items, participantIds);
     const idOfKey = new Map(stored.map((row) => [row.idempotency_key, row.id]));
     const events: object[] = [];
-    const outbox: object[] = [];
+    const handed: object[] = [];
     const ids = items.map((item) => {
       const original = item.key === null ? undefined : idOfKey.get(item.key);
       if (original !== undefined) return original;
       const row = eventRow(scope, participantIds.get(item.participant)!, item.event, item.key, item.receivedAt);
       if (item.key !== null) idOfKey.set(item.key, row.id);
       events.push(Object.assign(row, { status: "queued", processedAt: null })); // not a spread that adds keys: see loadStates
-      outbox.push({ id: newTimeOrderedId("out"), ...scope, kind: "event", payload: { event_id: row.id }, createdAt: item.receivedAt, relayedAt: null });
+      handed.push(jobs ? jobs.row(scope, row.id, item.receivedAt) : { id: newTimeOrderedId("out"), ...scope, kind: "event", payload: { event_id: row.id }, createdAt: item.receivedAt, relayedAt: null });
       return row.id;
     });
-    // One round trip on PostgreSQL (the outbox rows name the events in their payload only: neither insert reads the other's rows).
-    await hot.writeAll([{ insert: shapeOf(em, Event), rows: events }, { insert: shapeOf(em, OutboxMessage), rows: outbox }]);
+    // One round trip on PostgreSQL (the outbox or job rows name the events in their payload only: neither insert reads the other's rows).
+    await hot.writeAll([{ insert: shapeOf(em, Event), rows: events }, { insert: jobs ? shapeOf(em, Job) : shapeOf(em, OutboxMessage), rows: handed }]);
+    if (handed.length > 0) {
+      if (jobs) jobsStored = true;
+      else outboxWritten = true;
+    }
     return ids;
   });
+  if (jobsStored) jobs!.stored();
+  signalOutbox(outboxWritten, items);
+  return ids;
 }
 
 /** One accepted event in its own transaction: when its key was stored meanwhile (a racing repeat committed first), the stored event's id. */
@@ -148,9 +164,11 @@ const acceptsOf = groupCommitPer<Database, Accepted, string>((db) => ({ cap: GRO
 /**
  * `Prefer: respond-async`: stores each event as `queued` (creating absent
  * participants) with an outbox message that hands it to the queue after
- * commit, and answers the stored ids in request order at once; a repeated
- * idempotency key gives the first event's id and stores nothing.
- * `idempotencyKey` (the header) applies to a single event only.
+ * commit (or the embedded queue's job, see JobHandOff), and answers the
+ * stored ids in request order at once; a repeated idempotency key gives the
+ * first event's id and stores nothing. `idempotencyKey` (the header) applies
+ * to a single event only; `outbox.written` is set when the commit wrote
+ * outbox rows, for the caller to wake the relay.
  *
  * Events accepted concurrently (several requests, or the events of one
  * batch) are gathered and stored together (group commit, see acceptGroup);
@@ -161,14 +179,14 @@ export async function queueEvents(
   db: Database,
   scope: Scope,
   inputs: EventInput[],
-  opts: { now: Date; idempotencyKey?: string },
+  opts: { now: Date; idempotencyKey?: string; outbox?: { written: boolean } },
 ): Promise<EventsQueued> {
   if (opts.idempotencyKey !== undefined && inputs.length !== 1) throw new Error("an Idempotency-Key header names one event");
   const groups = acceptsOf(db);
   const key = [scope.clubId, scope.env].join("\u0000");
   const eventIds = await Promise.all(
     inputs.map((input) =>
-      groups.submit(key, { db, scope, participant: input.participant, event: engineEvent(input, opts.now), key: opts.idempotencyKey ?? input.id ?? null, receivedAt: opts.now }),
+      groups.submit(key, { db, scope, participant: input.participant, event: engineEvent(input, opts.now), key: opts.idempotencyKey ?? input.id ?? null, receivedAt: opts.now, outbox: opts.outbox }),
     ),
   );
   return { queued: true, event_ids: eventIds };
