@@ -5,9 +5,13 @@
  * database, the milliseconds and SQL statements per batch, for batches that
  * create their players and for batches of players already stored.
  * Statements are counted at the driver: `pg` queries, libsql statement runs
- * (each row of a per-row prepared statement counts). Not a test: run
+ * (each row of a per-row prepared statement counts). On PostgreSQL it also
+ * prints the server's CPU per batch: the on-CPU time of the backends this
+ * process talks to (/proc/<pid>/schedstat), which a loaded machine's waits
+ * do not inflate as they do wall times. Not a test: run
  * `npx tsx test/micro/batch-costs.ts [sqlite|postgresql]`.
  */
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { ingestBatch } from "../../server/src/usecases/events.js";
 import type { DatabaseKind } from "../support/databases.js";
@@ -20,12 +24,27 @@ const ROUNDS = Number(process.env.BATCH_ROUNDS ?? 2);
 
 const require = createRequire(import.meta.url);
 let statements = 0;
+/** The PostgreSQL backends' process ids, and their nanoseconds on CPU so far (0 when not readable: another machine). */
+const backends = new Set<number>();
+function backendCpuNs(): number {
+  let ns = 0;
+  for (const pid of backends) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // A closed connection, or a server on another machine.
+    }
+  }
+  return ns;
+}
 // BATCH_EXPLAIN=1: the last batch's PostgreSQL statements are each run first under EXPLAIN (ANALYZE, BUFFERS)
 // in a savepoint rolled back (the server's time per plan node), printed.
 let explaining = false;
 const explained: string[] = [];
 observePgQueries((query, self, args) => {
   statements++;
+  const backend = (self as { processID?: number }).processID;
+  if (backend) backends.add(backend);
   const config = args[0] as string | { text: string; values?: unknown[] };
   if (explaining && typeof config === "object" && /^\s*(with|select|insert|update|delete)\b/i.test(config.text)) {
     const run = (text: string, values?: unknown[]) => query.apply(self, [{ text, values }]) as Promise<{ rows: Record<string, string>[] }>;
@@ -98,7 +117,7 @@ for (const kind of kinds) {
   const club = await openClub(kind);
   try {
     const perBatch = BATCH_PLAYERS / BATCH_SIZE;
-    const figures = { created: [] as { ms: number; statements: number }[], stored: [] as { ms: number; statements: number }[] };
+    const figures = { created: [] as { ms: number; statements: number; serverMs: number }[], stored: [] as { ms: number; statements: number; serverMs: number }[] };
     for (let round = 0; round < ROUNDS; round++) {
       for (let b = 0; b < perBatch; b++) {
         const base = (round * perBatch + b) * BATCH_SIZE;
@@ -106,16 +125,18 @@ for (const kind of kinds) {
         statements = 0;
         explaining = !!process.env.BATCH_EXPLAIN && round === ROUNDS - 1 && b === perBatch - 1;
         const start = process.hrtime.bigint();
+        const serverStart = backendCpuNs();
         await ingestBatch(club.db, club.scope, events, { now: new Date(), publicUrl: PUBLIC_URL });
         const ms = Number(process.hrtime.bigint() - start) / 1e6;
-        (round === 0 ? figures.created : figures.stored).push({ ms, statements });
+        (round === 0 ? figures.created : figures.stored).push({ ms, statements, serverMs: (backendCpuNs() - serverStart) / 1e6 });
       }
     }
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     for (const [label, rows] of Object.entries(figures)) {
       if (rows.length === 0) continue;
       const ms = median(rows.map((row) => row.ms));
-      console.log(`${kind.padEnd(10)} players ${label.padEnd(7)}: ${ms.toFixed(0)} ms/batch (${(ms * 1000 / BATCH_SIZE).toFixed(0)} µs/event), ${median(rows.map((row) => row.statements))} statements/batch  [${rows.map((row) => row.ms.toFixed(0)).join(" ")}]`);
+      const server = kind === "postgresql" ? `, server CPU ${median(rows.map((row) => row.serverMs)).toFixed(1)} ms/batch [${rows.map((row) => row.serverMs.toFixed(0)).join(" ")}]` : "";
+      console.log(`${kind.padEnd(10)} players ${label.padEnd(7)}: ${ms.toFixed(0)} ms/batch (${(ms * 1000 / BATCH_SIZE).toFixed(0)} µs/event), ${median(rows.map((row) => row.statements))} statements/batch  [${rows.map((row) => row.ms.toFixed(0)).join(" ")}]${server}`);
     }
   } finally {
     await club.close();
