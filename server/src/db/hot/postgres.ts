@@ -49,16 +49,24 @@ function run(client: PgClient, text: string, values: unknown[]): Promise<{ rows:
 const names = new Map<string, string>();
 
 /**
- * Reads go as unnamed statements: planned for their parameters on every run.
- * A named statement's plan is cached as a generic one after five runs when
- * the planner guesses it no dearer, and for reads of array parameters it
- * guesses wrong: the combined state read of a batch of 500 went from ≈ 13 to
- * ≈ 65 ms of server time at its sixth run (test/micro/batch-costs.ts, server
- * CPU per batch), and forced generic plans of the lock and key probes cost
- * 40–170× their custom ones. Planning a read costs well under a millisecond.
+ * A read with an array parameter longer than this goes as an unnamed
+ * statement, planned for its parameters on every run; shorter ones go named
+ * (`run`). A named statement's plan is cached as a generic one after five
+ * runs when the planner guesses it no dearer, and a generic plan assumes ten
+ * or so elements per array parameter: for a batch of 500 that guess is far
+ * off (the combined state read went from ≈ 13 to ≈ 65 ms of server time at
+ * its sixth run, test/micro/batch-costs.ts, server CPU per batch; forced
+ * generic plans of the lock and key probes cost 40–170× their custom ones).
+ * Small groups (single events at c=32, the tightest per-group budget) keep
+ * their cached plans, planning being pure overhead where the generic guess
+ * fits; the named statement then only ever sees small arrays, so the generic
+ * plan it may settle on is judged on those.
  */
+const PLANNED_EACH_RUN_ABOVE = 64;
+
 function read(client: PgClient, text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
-  return client.query({ text, values });
+  const large = values.some((value) => Array.isArray(value) && value.length > PLANNED_EACH_RUN_ABOVE);
+  return large ? client.query({ text, values }) : run(client, text, values);
 }
 
 /** `INSERT … SELECT * FROM unnest(<one array per column>)`: one statement whatever the number of rows. */
