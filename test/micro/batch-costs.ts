@@ -119,6 +119,8 @@ for (const kind of kinds) {
     const perBatch = BATCH_PLAYERS / BATCH_SIZE;
     const figures = { created: [] as { ms: number; statements: number; serverMs: number }[], stored: [] as { ms: number; statements: number; serverMs: number }[] };
     for (let round = 0; round < ROUNDS; round++) {
+      // BATCH_ANALYZE=1: statistics as a worker's table maintenance keeps them (db/table-maintenance.ts) once the players exist.
+      if (process.env.BATCH_ANALYZE && round === 1 && kind === "postgresql") await club.db.em().getConnection().execute("analyze");
       for (let b = 0; b < perBatch; b++) {
         const base = (round * perBatch + b) * BATCH_SIZE;
         const events = Array.from({ length: BATCH_SIZE }, (_, j) => eventInput(casinoEvent(base + j)));

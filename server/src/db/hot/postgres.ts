@@ -53,10 +53,13 @@ const names = new Map<string, string>();
  * statement, planned for its parameters on every run; shorter ones go named
  * (`run`). A named statement's plan is cached as a generic one after five
  * runs when the planner guesses it no dearer, and a generic plan assumes ten
- * or so elements per array parameter: for a batch of 500 that guess is far
- * off (the combined state read went from ≈ 13 to ≈ 65 ms of server time at
- * its sixth run, test/micro/batch-costs.ts, server CPU per batch; forced
- * generic plans of the lock and key probes cost 40–170× their custom ones).
+ * or so elements per array parameter: for a batch of 500 that guess can be
+ * far off. Seen on statistics of tables analysed empty (no worker doing
+ * table maintenance yet, db/table-maintenance.ts): a batch's server time
+ * doubled (≈ 45 → ≈ 90–100 ms) from the sixth batch on a connection, the
+ * combined state read going from ≈ 13 to ≈ 65 ms (test/micro/batch-costs.ts,
+ * server CPU per batch); forced generic plans of the lock and key probes cost
+ * 40–170× their custom ones there. With current statistics the two agree.
  * Small groups (single events at c=32, the tightest per-group budget) keep
  * their cached plans, planning being pure overhead where the generic guess
  * fits; the named statement then only ever sees small arrays, so the generic
