@@ -18,17 +18,19 @@ describe("postgres hot store statements", () => {
     );
     return { sent, store };
   }
+  /** The same text for both dialects (only PostgreSQL's is sent here). */
+  const both = (text: string) => ({ postgresql: text, sqlite: text });
   const ids = (n: number) => Array.from({ length: n }, (_, i) => `par_${i}`);
 
   it("sends reads and locks of large groups unnamed, of small groups named", async () => {
     const { sent, store } = recording();
     for (const group of [ids(500), ids(3)]) {
       await Promise.all([
-        store.select({ postgresql: "select id from balances where participant_id = any(?::text[])" }, [group]),
-        store.select({ postgresql: "select id from badges where participant_id = any(?::text[])" }, [group]),
+        store.select(both("select id from balances where participant_id = any(?::text[])"), [group]),
+        store.select(both("select id from badges where participant_id = any(?::text[])"), [group]),
       ]);
-      await store.select({ postgresql: "select id from rule_runs where participant_id = any(?::text[])" }, [group]);
-      await store.select({ postgresql: "select id from participants where id = any(?::text[]) order by id for update" }, [group]);
+      await store.select(both("select id from rule_runs where participant_id = any(?::text[])"), [group]);
+      await store.select(both("select id from participants where id = any(?::text[]) order by id for update"), [group]);
     }
     expect(sent).toHaveLength(6);
     expect(sent.slice(0, 3).map((statement) => statement.name)).toEqual([undefined, undefined, undefined]);
