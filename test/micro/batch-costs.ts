@@ -5,7 +5,10 @@
  * database, the milliseconds (wall and CPU: the machine is shared, CPU time is the steadier figure) and SQL statements per batch, for batches that
  * create their players and for batches of players already stored.
  * Statements are counted at the driver: `pg` queries, libsql statement runs
- * (each row of a per-row prepared statement counts). Not a test: run
+ * (each row of a per-row prepared statement counts). On PostgreSQL it also
+ * prints the server's CPU per batch: the on-CPU time of the backends this
+ * process talks to (/proc/<pid>/schedstat), which a loaded machine's waits
+ * do not inflate as they do wall times. Not a test: run
  * `npx tsx test/micro/batch-costs.ts [sqlite|postgresql]`.
  * BATCH_WAL_PAGES=1 (SQLite): the pages the last stored batch wrote to the
  * WAL, by table and index (the WAL is emptied before it; read off the WAL
@@ -26,12 +29,27 @@ const ROUNDS = Number(process.env.BATCH_ROUNDS ?? 2);
 
 const require = createRequire(import.meta.url);
 let statements = 0;
+/** The PostgreSQL backends' process ids, and their nanoseconds on CPU so far (0 when not readable: another machine). */
+const backends = new Set<number>();
+function backendCpuNs(): number {
+  let ns = 0;
+  for (const pid of backends) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // A closed connection, or a server on another machine.
+    }
+  }
+  return ns;
+}
 // BATCH_EXPLAIN=1: the last batch's PostgreSQL statements are each run first under EXPLAIN (ANALYZE, BUFFERS)
 // in a savepoint rolled back (the server's time per plan node), printed.
 let explaining = false;
 const explained: string[] = [];
 observePgQueries((query, self, args) => {
   statements++;
+  const backend = (self as { processID?: number }).processID;
+  if (backend) backends.add(backend);
   const config = args[0] as string | { text: string; values?: unknown[] };
   if (explaining && typeof config === "object" && /^\s*(with|select|insert|update|delete)\b/i.test(config.text)) {
     const run = (text: string, values?: unknown[]) => query.apply(self, [{ text, values }]) as Promise<{ rows: Record<string, string>[] }>;
@@ -133,11 +151,13 @@ for (const kind of kinds) {
   const club = await openClub(kind);
   try {
     const perBatch = BATCH_PLAYERS / BATCH_SIZE;
-    type Figure = { ms: number; cpu: number; statements: number; reads: number; writes: number };
+    type Figure = { ms: number; cpu: number; serverMs: number; statements: number; reads: number; writes: number };
     const figures = { created: [] as Figure[], stored: [] as Figure[] };
     const walFile = kind === "sqlite" ? `${(await club.db.em().getConnection().execute<{ file: string }[]>("PRAGMA database_list"))[0].file}-wal` : "";
     let walPages: [string, number][] = [];
     for (let round = 0; round < ROUNDS; round++) {
+      // BATCH_ANALYZE=1: statistics as a worker's table maintenance keeps them (db/table-maintenance.ts) once the players exist.
+      if (process.env.BATCH_ANALYZE && round === 1 && kind === "postgresql") await club.db.em().getConnection().execute("analyze");
       for (let b = 0; b < perBatch; b++) {
         const base = (round * perBatch + b) * BATCH_SIZE;
         const events = Array.from({ length: BATCH_SIZE }, (_, j) => eventInput(casinoEvent(base + j)));
@@ -148,11 +168,13 @@ for (const kind of kinds) {
         explaining = !!process.env.BATCH_EXPLAIN && round === ROUNDS - 1 && b === perBatch - 1;
         const start = process.hrtime.bigint();
         const cpuStart = process.cpuUsage();
+        const serverStart = backendCpuNs();
         await ingestBatch(club.db, club.scope, events, { now: new Date(), publicUrl: PUBLIC_URL });
         const ms = Number(process.hrtime.bigint() - start) / 1e6;
         const cpu = process.cpuUsage(cpuStart);
+        const serverMs = (backendCpuNs() - serverStart) / 1e6;
         const after = mainThreadSyscalls();
-        (round === 0 ? figures.created : figures.stored).push({ ms, cpu: (cpu.user + cpu.system) / 1000, statements, reads: after.reads - syscalls.reads, writes: after.writes - syscalls.writes });
+        (round === 0 ? figures.created : figures.stored).push({ ms, cpu: (cpu.user + cpu.system) / 1000, serverMs, statements, reads: after.reads - syscalls.reads, writes: after.writes - syscalls.writes });
         if (WAL_PAGES && last && walFile) walPages = await walPagesByTree(club, walFile);
       }
     }
@@ -160,7 +182,8 @@ for (const kind of kinds) {
     for (const [label, rows] of Object.entries(figures)) {
       if (rows.length === 0) continue;
       const ms = median(rows.map((row) => row.ms));
-      console.log(`${kind.padEnd(10)} players ${label.padEnd(7)}: ${ms.toFixed(0)} ms/batch (${(ms * 1000 / BATCH_SIZE).toFixed(0)} µs/event), CPU ${median(rows.map((row) => row.cpu)).toFixed(0)} ms/batch, ${median(rows.map((row) => row.statements))} statements/batch  [${rows.map((row) => row.ms.toFixed(0)).join(" ")}]`);
+      const server = kind === "postgresql" ? `, server CPU ${median(rows.map((row) => row.serverMs)).toFixed(1)} ms/batch [${rows.map((row) => row.serverMs.toFixed(0)).join(" ")}]` : "";
+      console.log(`${kind.padEnd(10)} players ${label.padEnd(7)}: ${ms.toFixed(0)} ms/batch (${(ms * 1000 / BATCH_SIZE).toFixed(0)} µs/event), CPU ${median(rows.map((row) => row.cpu)).toFixed(0)} ms/batch, ${median(rows.map((row) => row.statements))} statements/batch  [${rows.map((row) => row.ms.toFixed(0)).join(" ")}]${server}`);
       if (WAL_PAGES) console.log(`  main-thread read/write syscalls per batch: ${rows.map((row) => `${row.reads}/${row.writes}`).join(" ")}`);
     }
     if (walPages.length > 0) {

@@ -4,7 +4,7 @@ import type { ColumnKind, TableShape } from "./table-shape.js";
 
 /** The part of a `pg` Client the hot path uses. */
 export interface PgClient {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 /**
@@ -47,6 +47,30 @@ function run(client: PgClient, text: string, values: unknown[]): Promise<{ rows:
   return client.query({ name, text, values });
 }
 const names = new Map<string, string>();
+
+/**
+ * A read with an array parameter longer than this goes as an unnamed
+ * statement, planned for its parameters on every run; shorter ones go named
+ * (`run`). A named statement's plan is cached as a generic one after five
+ * runs when the planner guesses it no dearer, and a generic plan assumes ten
+ * or so elements per array parameter: for a batch of 500 that guess can be
+ * far off. Seen on statistics of tables analysed empty (no worker doing
+ * table maintenance yet, db/table-maintenance.ts): a batch's server time
+ * doubled (≈ 45 → ≈ 90–100 ms) from the sixth batch on a connection, the
+ * combined state read going from ≈ 13 to ≈ 65 ms (test/micro/batch-costs.ts,
+ * server CPU per batch); forced generic plans of the lock and key probes cost
+ * 40–170× their custom ones there. With current statistics the two agree.
+ * Small groups (single events at c=32, the tightest per-group budget) keep
+ * their cached plans, planning being pure overhead where the generic guess
+ * fits; the named statement then only ever sees small arrays, so the generic
+ * plan it may settle on is judged on those.
+ */
+const PLANNED_EACH_RUN_ABOVE = 64;
+
+function read(client: PgClient, text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
+  const large = values.some((value) => Array.isArray(value) && value.length > PLANNED_EACH_RUN_ABOVE);
+  return large ? client.query({ text, values }) : run(client, text, values);
+}
 
 /** `INSERT … SELECT * FROM unnest(<one array per column>)`: one statement whatever the number of rows. */
 function insertText(shape: TableShape, upsert?: Upsert): string {
@@ -133,6 +157,7 @@ function numbered(sql: string): string {
 
 export function postgresHotStore(client: PgClient, convert: (err: unknown) => never): HotStore {
   const exec = (text: string, values: unknown[]) => run(client, text, values).catch(convert);
+  const query = (text: string, values: unknown[]) => read(client, text, values).catch(convert);
   /*
    * Reads asked for in the same turn of the event loop (a step's state loads,
    * issued together) go to the server as one statement, each read a scalar
@@ -147,7 +172,7 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
     const text = reads.length === 1
       ? cachedText(`select|${reads[0].sql}`, () => numbered(reads[0].sql))
       : cachedText(`selects|${reads.map((read) => read.sql).join("\u0000")}`, () => numbered(`select ${reads.map((read, i) => `(select coalesce(json_agg(t), '[]'::json) from (${read.sql}) as t) as r${i}`).join(", ")}`));
-    exec(text, reads.flatMap((read) => read.params)).then(
+    query(text, reads.flatMap((read) => read.params)).then(
       ({ rows }) => {
         if (reads.length === 1) reads[0].resolve(rows);
         else reads.forEach((read, i) => read.resolve((rows[0] as Record<string, unknown[]>)[`r${i}`]));
@@ -197,7 +222,7 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
     },
     select<R>(sql: { postgresql: string }, params: unknown[]): Promise<R[]> {
       // A lock is taken on its own, in the order its statement says.
-      if (/\bfor update\b/.test(sql.postgresql)) return exec(cachedText(`select|${sql.postgresql}`, () => numbered(sql.postgresql)), params).then(({ rows }) => rows as R[]);
+      if (/\bfor update\b/.test(sql.postgresql)) return query(cachedText(`select|${sql.postgresql}`, () => numbered(sql.postgresql)), params).then(({ rows }) => rows as R[]);
       return new Promise((resolve, reject) => {
         pending.push({ sql: sql.postgresql, params, resolve: resolve as (rows: unknown[]) => void, reject });
         if (pending.length === 1) queueMicrotask(sendSelects);
