@@ -1,7 +1,7 @@
-import { LockMode } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { Database } from "../db/orm.js";
 import { OutboxMessage } from "../db/entities/index.js";
+import { hotStore } from "../db/hot/index.js";
 import type { Env } from "../db/scope.js";
 import type { Queue } from "./queue.js";
 import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
@@ -44,6 +44,34 @@ export interface OutboxRelay {
   stop(): Promise<void>;
 }
 
+/** An unrelayed outbox row as the relay reads it. */
+interface PendingRow {
+  id: string;
+  clubId: string;
+  env: Env;
+  kind: string;
+  payload: Record<string, unknown>;
+}
+
+interface StoredPendingRow {
+  id: string;
+  club_id: string;
+  env: Env;
+  kind: string;
+  payload: Record<string, unknown>;
+}
+
+/*
+ * PostgreSQL only (no SQLite text): on SQLite the relay reads through the ORM
+ * outside a transaction, where no HotStore exists and no claim is taken.
+ */
+/** The oldest unrelayed rows, claimed (through the partial index of unrelayed rows, see the entity). */
+const CLAIM_PENDING = {
+  postgresql: "select id, club_id, env, kind, payload from outbox_messages where relayed_at is null order by created_at, id limit ? for update skip locked",
+  sqlite: "",
+};
+const MARK_RELAYED = { postgresql: "update outbox_messages set relayed_at = ?::timestamptz where id = any(?::text[])", sqlite: "" };
+
 /**
  * The transactional outbox relay. Use cases write `OutboxMessage` rows in the
  * same transaction as the change they announce; the relay publishes them to
@@ -82,14 +110,32 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let next: Promise<number> | undefined;
   let timer: NodeJS.Timeout | undefined;
 
+  /**
+   * Up to `batchSize` unrelayed rows, oldest first. On PostgreSQL claimed
+   * (`FOR UPDATE SKIP LOCKED`, in the caller's transaction) and read on the
+   * driver: a server relays after every commit that wrote rows, often a row
+   * or two at a time, and the ORM's query building and hydration cost more
+   * than the rows.
+   */
+  async function pendingRows(em: SqlEntityManager): Promise<PendingRow[]> {
+    if (options.db.dialect !== "postgresql") {
+      return em.find(OutboxMessage, { relayedAt: null }, { orderBy: { createdAt: "asc", id: "asc" }, limit: batchSize, disableIdentityMap: true });
+    }
+    const rows = await (await hotStore(em)).select<StoredPendingRow>(CLAIM_PENDING, [batchSize]);
+    return rows.map((row) => ({ id: row.id, clubId: row.club_id, env: row.env, kind: row.kind, payload: row.payload }));
+  }
+
+  async function markRelayed(em: SqlEntityManager, ids: string[]): Promise<void> {
+    if (options.db.dialect !== "postgresql") {
+      await em.nativeUpdate(OutboxMessage, { id: { $in: ids } }, { relayedAt: now() });
+      return;
+    }
+    await (await hotStore(em)).run(MARK_RELAYED, [now().toISOString(), ids]);
+  }
+
   /** One batch: how many rows were handed over (or dropped as unsubscribed), and whether more may be waiting. */
   async function relayBatch(em: SqlEntityManager): Promise<{ relayed: number; more: boolean; error?: unknown }> {
-    const claim = options.db.dialect === "postgresql" ? { lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE as const } : {};
-    const rows = await em.find(
-      OutboxMessage,
-      { relayedAt: null },
-      { orderBy: { createdAt: "asc", id: "asc" }, limit: batchSize, disableIdentityMap: true, ...claim },
-    );
+    const rows = await pendingRows(em);
     if (rows.length === 0) return { relayed: 0, more: false };
     const endpointsOf = await endpointsByScope(em, rows.filter((row) => row.kind === "webhook"));
     const outcomes = await Promise.allSettled(
@@ -101,7 +147,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     );
     const failed = outcomes.findIndex((outcome) => outcome.status === "rejected");
     const done = failed === -1 ? rows : rows.slice(0, failed);
-    if (done.length > 0) await em.nativeUpdate(OutboxMessage, { id: { $in: done.map((row) => row.id) } }, { relayedAt: now() });
+    if (done.length > 0) await markRelayed(em, done.map((row) => row.id));
     if (failed !== -1) return { relayed: done.length, more: false, error: (outcomes[failed] as PromiseRejectedResult).reason };
     return { relayed: done.length, more: rows.length === batchSize };
   }
