@@ -27,6 +27,12 @@ export interface OutboxRelayOptions {
   intervalMs?: number;
   /** Rows read (and published together) per pass of the loop. */
   batchSize?: number;
+  /**
+   * The least time between the starts of two passes (default RELAY_GAP_MS):
+   * a process that commits outbox rows many times a second asks for a pass
+   * after each commit, and each pass costs a transaction whatever it carries.
+   */
+  minGapMs?: number;
   /** A relay pass that stopped early (broker down, database error); the rows stay and are relayed later. */
   onError?: (error: unknown) => void;
 }
@@ -106,8 +112,12 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const now = options.now ?? (() => new Date());
   const batchSize = options.batchSize ?? 500;
   const onError = options.onError ?? ((error) => console.error("[outbox relay]", error));
+  const minGapMs = options.minGapMs ?? RELAY_GAP_MS;
   let current: Promise<number> | undefined;
   let next: Promise<number> | undefined;
+  /** A pass waiting for the gap since the last one: it has read nothing yet, so later requests join it. */
+  let waiting: Promise<number> | undefined;
+  let lastStart = -Infinity;
   let timer: NodeJS.Timeout | undefined;
 
   /**
@@ -173,6 +183,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   }
 
   function relayNow(): Promise<number> {
+    if (waiting) return waiting;
     // A pass already running may have read past rows committed since: queue one more pass after it.
     if (current) {
       next ??= current.then(() => {
@@ -181,6 +192,15 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       });
       return next;
     }
+    const wait = lastStart + minGapMs - performance.now();
+    if (wait > 0) {
+      waiting = new Promise((resolve) => setTimeout(resolve, wait)).then(() => {
+        waiting = undefined;
+        return relayNow();
+      });
+      return waiting;
+    }
+    lastStart = performance.now();
     current = drain().finally(() => {
       current = undefined;
     });
@@ -195,11 +215,15 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     async stop() {
       clearInterval(timer);
       timer = undefined;
+      await waiting;
       await next;
       await current;
     },
   };
 }
+
+/** How long a relay waits at least between the starts of two passes (OutboxRelayOptions.minGapMs); rows wait that much longer at most. */
+export const RELAY_GAP_MS = 20;
 
 /** A webhook row's envelope (`type`, `data`) against the endpoints of its scope; a malformed one is published for the consumer to reject. */
 function subscribed(endpoints: readonly EndpointSubscription[], payload: Record<string, unknown>): boolean {
