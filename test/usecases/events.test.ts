@@ -377,6 +377,23 @@ describeEachDatabase("event ingestion", (kind) => {
     expect(await send({ participant: "iris", type: "bet.placed", id: "iris-bet", amount: 12 }, later(90))).toEqual({ ...bet, duplicate: true });
   });
 
+  it("a key accepted by groups in flight together is stored once: the later group's repeat answers the stored id", async () => {
+    const input = eventInput({ participant: "kira", type: "bet.placed", id: "kira-bet", amount: 3 });
+    await queueEvents(club.db, club.scope, [eventInput({ participant: "kira", type: "user.signed_up", id: "kira-signup" })], { now: WEDNESDAY });
+    // Each submitted a turn after the previous one: separate groups, applied side by side (no participant lock on accept).
+    const accepted = await Promise.all(
+      [0, 1, 2, 3].map(async (turns) => {
+        for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+        return queueEvents(club.db, club.scope, [input], { now: WEDNESDAY });
+      }),
+    );
+    const ids = accepted.map((answer) => answer.event_ids[0]);
+    expect(new Set(ids).size).toBe(1);
+    expect(await club.db.em().count(Event, { ...club.scope, idempotencyKey: "kira-bet" })).toBe(1);
+    const handOver = await club.db.em().find(OutboxMessage, { ...club.scope, kind: "event" }, { disableIdentityMap: true });
+    expect(handOver.flatMap((message) => message.payload.event_ids as string[]).filter((id) => id === ids[0])).toHaveLength(1);
+  });
+
   it("concurrent async accepts share commits: a repeated key answers one id, a new player is created once, a group of them is processed once", async () => {
     const bets = Array.from({ length: 12 }, (_, i) => eventInput({ participant: "jade", type: "bet.placed", id: `jade-bet-${i}`, amount: 2 }));
     const repeat = eventInput({ participant: "jade", type: "bet.placed", id: "jade-bet-0", amount: 2 });
