@@ -19,6 +19,14 @@ describe("maintenancePlan (autovacuum's thresholds)", () => {
     expect(maintenancePlan([table(1000, 0, 251)]).vacuum).toEqual(["t"]);
   });
 
+  it("acts on a table counted under 1,000 rows at every check, on a bigger one at most every 30 s", () => {
+    const at = (rows: number, seconds: number | null) => ({ table: "t", rows, changedSinceAnalyze: rows + 100, dead: rows + 100, sinceAnalyze: seconds, sinceVacuum: seconds });
+    expect(maintenancePlan([at(999, 1)])).toEqual({ analyze: ["t"], vacuum: ["t"] });
+    expect(maintenancePlan([at(1000, 29)])).toEqual({ analyze: [], vacuum: [] });
+    expect(maintenancePlan([at(1000, 30)])).toEqual({ analyze: ["t"], vacuum: ["t"] });
+    expect(maintenancePlan([at(1000, null)])).toEqual({ analyze: ["t"], vacuum: ["t"] });
+  });
+
   it("counts a never-analysed table (reltuples -1) as empty", () => {
     expect(maintenancePlan([table(-1, 50, 50)])).toEqual({ analyze: [], vacuum: [] });
     expect(maintenancePlan([table(-1, 51, 51)])).toEqual({ analyze: ["t"], vacuum: ["t"] });

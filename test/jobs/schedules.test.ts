@@ -108,7 +108,7 @@ describe("the worker's periodic jobs", () => {
   const db = {} as Database;
   const intervals = (tasks: ScheduledTask[]) => Object.fromEntries(tasks.map((task) => [task.name, task.intervalMs / 60_000]));
 
-  it("expire lots and rewards and warn about deliveries every 5 minutes, review tiers, pay cashback and purge hourly, keep table statistics every 30 s", () => {
+  it("expire lots and rewards and warn about deliveries every 5 minutes, review tiers, pay cashback and purge hourly, check table statistics every 5 s", () => {
     expect(intervals(workerTasks(db, "https://clube.cassino.example.com"))).toEqual({
       "unconfirmed delivery warnings": 5,
       "currency lot expiry": 5,
@@ -118,7 +118,7 @@ describe("the worker's periodic jobs", () => {
       "relayed outbox retention": 60,
       "automatic cashback": 60,
       "tournament settlement": 1,
-      "table statistics and vacuum": 0.5,
+      "table statistics and vacuum": 5 / 60,
     });
   });
 

@@ -20,12 +20,26 @@ const ROUNDS = Number(process.env.BATCH_ROUNDS ?? 2);
 
 const require = createRequire(import.meta.url);
 let statements = 0;
+// BATCH_EXPLAIN=1: the last batch's PostgreSQL statements are each run first under EXPLAIN (ANALYZE, BUFFERS)
+// in a savepoint rolled back (the server's time per plan node), printed.
+let explaining = false;
+const explained: string[] = [];
 observePgQueries((query, self, args) => {
   statements++;
+  const config = args[0] as string | { text: string; values?: unknown[] };
+  if (explaining && typeof config === "object" && /^\s*(with|select|insert|update|delete)\b/i.test(config.text)) {
+    const run = (text: string, values?: unknown[]) => query.apply(self, [{ text, values }]) as Promise<{ rows: Record<string, string>[] }>;
+    return (async () => {
+      await run("savepoint explained");
+      const plan = await run(`explain (analyze, buffers) ${config.text}`, config.values);
+      await run("rollback to savepoint explained");
+      explained.push(`${config.text.replace(/\s+/g, " ").slice(0, 110)}\n${plan.rows.map((row) => row["QUERY PLAN"]).join("\n")}`);
+      return query.apply(self, args);
+    })();
+  }
   const result = query.apply(self, args);
   if (!sqlTimes || !(result instanceof Promise)) return result;
   const start = process.hrtime.bigint();
-  const config = args[0] as string | { text: string };
   return result.finally(() => record(typeof config === "string" ? config : config.text, start));
 });
 // libsql's Statement class, reached through a prepared statement of a throwaway database.
@@ -90,6 +104,7 @@ for (const kind of kinds) {
         const base = (round * perBatch + b) * BATCH_SIZE;
         const events = Array.from({ length: BATCH_SIZE }, (_, j) => eventInput(casinoEvent(base + j)));
         statements = 0;
+        explaining = !!process.env.BATCH_EXPLAIN && round === ROUNDS - 1 && b === perBatch - 1;
         const start = process.hrtime.bigint();
         await ingestBatch(club.db, club.scope, events, { now: new Date(), publicUrl: PUBLIC_URL });
         const ms = Number(process.hrtime.bigint() - start) / 1e6;
@@ -106,4 +121,5 @@ for (const kind of kinds) {
     await club.close();
   }
 }
+for (const plan of explained) console.log(`\n${plan}`);
 if (sqlTimes) for (const [sql, { ms, runs }] of [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15)) console.log(`${ms.toFixed(0).padStart(6)} ms ${String(runs).padStart(6)}× ${sql}`);

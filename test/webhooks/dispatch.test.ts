@@ -10,6 +10,7 @@ import { buildEnvelope } from "../../server/src/webhooks/envelope.js";
 import { REFUSED_MESSAGE } from "../../server/src/webhooks/sender.js";
 import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
 import { Receiver } from "./support/receiver.js";
+import { waitFor } from "../jobs/support/wait.js";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -229,6 +230,26 @@ describeEachDatabase("webhook dispatch", (kind) => {
     const message = webhookMessage("reward.granted", {});
     await impatient.handleOutboxMessage(message, { id: message.id, attempt: 1 });
     expect((await sendings())[0]).toMatchObject({ status: "pending", attempts: 1, lastError: "timeout after 0.2s", lastStatusCode: null });
+  });
+
+  it("leaves a sending in its first attempt to its handler when a test clock's advance looks for due retries", async () => {
+    const clocked: Scope = { clubId: scope.clubId, env: "test" };
+    await addEndpoint(clocked);
+    receiver.replyWith({ hang: true });
+    const handler = new WebhookDispatcher({ db, now, timeoutMs: 300, allowPrivateAddresses: true });
+    const message = webhookMessage("reward.granted", {}, clocked);
+    const first = handler.handleOutboxMessage(message, { id: message.id, attempt: 1 });
+    await waitFor("the first attempt under way", () => receiver.requests.length === 1);
+    // The advance's step is hours ahead of the real-time lease the handler holds.
+    const testClock = new Date(clock.getTime() + 26 * HOUR);
+    const advance = new WebhookDispatcher({ db, now, allowPrivateAddresses: true, clockFor: async () => testClock });
+    expect(await advance.runDueFor(clocked, testClock)).toBe(0);
+    await first;
+    expect(receiver.requests).toHaveLength(1);
+    // Once attempted (and failed), the retry is the advance's: due on the test clock.
+    expect((await sendings())[0]).toMatchObject({ status: "pending", attempts: 1 });
+    expect(await advance.runDueFor(clocked, new Date(testClock.getTime() + 26 * HOUR))).toBe(1);
+    expect(receiver.requests).toHaveLength(2);
   });
 
   it("lets only one of two workers make a due attempt", async () => {

@@ -165,21 +165,47 @@ class EmbeddedQueue implements Queue {
 
 /** Due: ready and its time came, or running and its lease ran out. */
 const DUE = "(status = 'ready' and run_at <= ? or status = 'running' and locked_until <= ?)";
+/**
+ * SQLite: the same condition checked again on rows already found by id, its
+ * columns kept out of index choice (`+`): without statistics SQLite ran the
+ * claim's and the completion's UPDATE through the status indexes, reading
+ * every ready (or running) job each time.
+ */
+const DUE_BY_ID_SQLITE = "(+status = 'ready' and +run_at <= ? or +status = 'running' and +locked_until <= ?)";
 const RETURNING = "returning jobs.id, jobs.queue, jobs.payload, jobs.status, jobs.attempts, jobs.run_at, jobs.created_at";
 /**
- * PostgreSQL: the candidates in a MATERIALIZED CTE, read once — as an `IN
- * (subquery … limit n for update skip locked)` the planner may run the
- * subquery again per row and, skipping other rows each time, claim more than n.
+ * The candidates of a claim: the first ready jobs in the (queue, status,
+ * run_at) index's order and the first running ones whose lease ran out, each
+ * limited, then the first of both. With the two cases OR-ed in one condition
+ * both databases read every due job and sorted them all: a whole backlog per
+ * claim (20,000 ready jobs: 37 ms on PostgreSQL, 12.8 ms on SQLite; 0.4 ms
+ * this way). Parameters: queue, now, limit (ready); queue, now, limit
+ * (running); limit.
  */
-const CLAIM_POSTGRESQL = `with candidates as materialized (select id from jobs where queue = ? and ${DUE} order by run_at, created_at limit ? for update skip locked)
+const firstDue = (status: "ready" | "running", due: "run_at" | "locked_until", lock: string) =>
+  `select id, run_at, created_at from jobs where queue = ? and status = '${status}' and ${due} <= ? order by run_at, created_at limit ?${lock}`;
+/**
+ * PostgreSQL: the candidates in MATERIALIZED CTEs, read once — as an `IN
+ * (subquery … limit n for update skip locked)` the planner may run the
+ * subquery again per row and, skipping other rows each time, claim more than
+ * n. Up to 2n rows are locked for the statement, n claimed.
+ */
+export const CLAIM_POSTGRESQL = `with ready as materialized (${firstDue("ready", "run_at", " for update skip locked")}),
+expired as materialized (${firstDue("running", "locked_until", " for update skip locked")}),
+candidates as (select id from (select * from ready union all select * from expired) as due order by run_at, created_at limit ?)
 update jobs set status = ?, attempts = jobs.attempts + 1, locked_until = ?, updated_at = ? from candidates where jobs.id = candidates.id and ${DUE} ${RETURNING}`;
-/** SQLite (writes serialised, no SKIP LOCKED): one line, as knex's libsql dialect reads rows back only from an `update … returning …` it recognises by " returning ". */
-const CLAIM_SQLITE = `update jobs set status = ?, attempts = attempts + 1, locked_until = ?, updated_at = ? where id in (select id from jobs where queue = ? and ${DUE} order by run_at, created_at limit ?) and ${DUE} ${RETURNING}`;
+/**
+ * SQLite (writes serialised, no SKIP LOCKED): one line, as knex's libsql
+ * dialect reads rows back only from an `update … returning …` it recognises
+ * by " returning ".
+ */
+export const CLAIM_SQLITE = `update jobs set status = ?, attempts = attempts + 1, locked_until = ?, updated_at = ? where id in (select id from (select * from (${firstDue("ready", "run_at", "")}) union all select * from (${firstDue("running", "locked_until", "")}) order by run_at, created_at limit ?)) and ${DUE_BY_ID_SQLITE} ${RETURNING}`;
 
 /** Marks done the jobs (JSON `[{id, attempts}]`) still running under the attempt that ran them (see finish). */
-const completeText = (owned: string) => `update jobs set status = 'done', last_error = null, locked_until = null, updated_at = ? where status = 'running' and (id, attempts) in (${owned})`;
-const COMPLETE_POSTGRESQL = completeText("select x.id, x.attempts from json_to_recordset(?::json) as x(id text, attempts int)");
-const COMPLETE_SQLITE = completeText("select json_extract(value, '$.id'), json_extract(value, '$.attempts') from json_each(?)");
+const completeText = (status: string, owned: string) => `update jobs set status = 'done', last_error = null, locked_until = null, updated_at = ? where ${status} = 'running' and (id, attempts) in (${owned})`;
+const COMPLETE_POSTGRESQL = completeText("status", "select x.id, x.attempts from json_to_recordset(?::json) as x(id text, attempts int)");
+/** SQLite: by the primary key (`+status`, see DUE_BY_ID_SQLITE). */
+export const COMPLETE_SQLITE = completeText("+status", "select json_extract(value, '$.id'), json_extract(value, '$.attempts') from json_each(?)");
 
 interface ClaimedRow {
   id: string;
@@ -264,10 +290,11 @@ class EmbeddedConsumer {
     const sqlite = db.dialect === "sqlite";
     const at = (date: Date) => (sqlite ? date.getTime() : date);
     const claim = ["running", at(this.leaseEnd(now)), at(now)];
-    const candidates = [this.queue, at(now), at(now), limit];
+    const candidates = [this.queue, at(now), limit, this.queue, at(now), limit, limit];
+    const params = sqlite ? [...claim, ...candidates] : [...candidates, ...claim];
     const rows = await db.em().getConnection().execute<ClaimedRow[]>(
       sqlite ? CLAIM_SQLITE : CLAIM_POSTGRESQL,
-      [...(sqlite ? [...claim, ...candidates] : [...candidates, ...claim]), at(now), at(now)],
+      [...params, at(now), at(now)],
       "all",
     );
     const time = (value: Date | number | string) => new Date(value).getTime();

@@ -19,8 +19,8 @@ export const WEBHOOK_QUEUE = "webhook";
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
-/** How often a worker checks whether tables need ANALYZE or VACUUM (db/table-maintenance.ts). */
-const TABLE_MAINTENANCE_MS = 30_000;
+/** How often a worker checks whether tables need ANALYZE or VACUUM (db/table-maintenance.ts: big tables are acted on at most every 30 s). */
+const TABLE_MAINTENANCE_MS = 5_000;
 
 export interface WorkerOptions {
   db: Database;
@@ -76,7 +76,7 @@ export function workerTasks(db: Database, publicUrl: string | undefined): Schedu
     { name: "monthly tier review", intervalMs: HOUR_MS, run: (now) => reviewTiers(db, now), runFor: (scope, now) => reviewTiers(db, now, scope) },
     { name: "event trace retention", intervalMs: HOUR_MS, run: (now) => purgeOldTraces(db, now) },
     { name: "relayed outbox retention", intervalMs: HOUR_MS, run: (now) => purgeRelayedOutbox(db, now) },
-    // Often, so that a club that grows fast is planned for its size within a minute; a pass that finds nothing to do is two catalog reads.
+    // Often, so that a fresh install or a club that grows fast is planned for its size within seconds; a pass that finds nothing to do is two catalog reads.
     { name: "table statistics and vacuum", intervalMs: TABLE_MAINTENANCE_MS, run: () => maintainTables(db) },
   ];
   if (publicUrl !== undefined) {

@@ -24,7 +24,8 @@ import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
 import { assertSameEvent, type StoredOriginal } from "./events/event-id-conflict.js";
 import { groupCommitPer } from "./events/group-commit.js";
 import { lockOrCreateParticipants, readLocked } from "./events/participant-locks.js";
-import { bothDialects, hotStore } from "../db/hot/index.js";
+import { hotStore } from "../db/hot/index.js";
+import { byScopedKeys } from "../db/hot/scoped-reads.js";
 import { clockOverride } from "./test-clocks/context.js";
 
 export type EventInput = components["schemas"]["EventInput"];
@@ -209,6 +210,9 @@ export async function evaluateInOrder(
   return results;
 }
 
+/** The pending referrals of referred participants (ids), one index probe each (db/hot/scoped-reads.ts). */
+export const PENDING_REFERRALS = byScopedKeys({ table: "referrals", columns: ["referred_id"], key: "referred_id", where: "status = 'pending'" });
+
 /**
  * The club's referral program for each participant with a pending referral
  * that one of its events may qualify, by participant id; the others' events
@@ -220,11 +224,14 @@ async function pendingReferrals(em: SqlEntityManager, scope: Scope, config: Club
   const candidates = runs.filter((run) => run.stored.some(({ event }) => qualifiesReferral(referral, event))).map((run) => run.participant.id);
   if (candidates.length === 0) return new Map();
   const pending = await (await hotStore(em)).select<{ referred_id: string }>(
-    bothDialects((inList) => `select referred_id from referrals where club_id = ? and env = ? and status = 'pending' and ${inList("referred_id")}`),
+    PENDING_REFERRALS,
     [scope.clubId, scope.env, candidates],
   );
   return new Map(pending.map((row) => [row.referred_id, referral]));
 }
+
+/** One probe of the key index per key (see db/hot/scoped-reads.ts). */
+const ORIGINALS = byScopedKeys({ table: "events", columns: ["id", "idempotency_key", "effects", "participant_id", "type"], key: "idempotency_key" });
 
 /** The stored events under `keys` (the originals a repeat answers with), by key; in `em`'s transaction, else in one of its own. */
 async function findOriginals(em: SqlEntityManager, scope: Scope, keys: (string | null)[]): Promise<Map<string, StoredOriginal>> {
@@ -233,15 +240,8 @@ async function findOriginals(em: SqlEntityManager, scope: Scope, keys: (string |
   if (!em.getTransactionContext()) return em.transactional((trx) => findOriginals(trx, scope, keys));
   const store = await hotStore(em);
   const rows = await store.select<{ id: string; idempotency_key: string; effects: ApiEffect[] | string; participant_id: string; type: string }>(
-    {
-      // One index probe per key (the subquery is never flattened): with the statistics of a table analyzed
-      // while nearly empty (autovacuum off), `idempotency_key = any(…)` was planned as a filter over every
-      // event of the club.
-      postgresql: `select e.id, e.idempotency_key, e.effects, e.participant_id, e.type from unnest(?::text[]) as k(key)
-        cross join lateral (select id, idempotency_key, effects, participant_id, type from events where club_id = ? and env = ? and idempotency_key = k.key offset 0) as e`,
-      sqlite: "select id, idempotency_key, effects, participant_id, type from events where club_id = ? and env = ? and idempotency_key in (select value from json_each(?))",
-    },
-    store.dialect === "postgresql" ? [wanted, scope.clubId, scope.env] : [scope.clubId, scope.env, wanted],
+    ORIGINALS,
+    [scope.clubId, scope.env, wanted],
   );
   // SQLite hands JSON columns back as text.
   return new Map(rows.map((row) => [row.idempotency_key, {

@@ -1,3 +1,4 @@
+import type { FilterQuery } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { Database } from "../db/orm.js";
 import { WebhookEndpoint, WebhookSending } from "../db/entities/index.js";
@@ -120,17 +121,24 @@ export class WebhookDispatcher {
     return this.runDueWhere({}, this.now());
   }
 
-  /** Attempts the sendings of one scope due at `now` (its test clock's time, when a clock advance runs it). */
+  /**
+   * Attempts the sendings of one scope due at `now` (its test clock's time,
+   * when a clock advance runs it): only those attempted before (retries, and
+   * resends, which keep their last outcome). A sending never attempted is in
+   * its first attempt, made at once by the handler that created it, and
+   * claimed until real time passes its lease: a test clock hours ahead would
+   * see that lease run out and send it a second time meanwhile.
+   */
   runDueFor(scope: Scope, now: Date): Promise<number> {
-    return this.runDueWhere({ ...scope }, now);
+    return this.runDueWhere({ ...scope, $or: [{ lastError: { $ne: null } }, { lastStatusCode: { $ne: null } }] }, now);
   }
 
-  private async runDueWhere(where: Partial<Scope>, now: Date): Promise<number> {
+  private async runDueWhere(where: FilterQuery<WebhookSending>, now: Date): Promise<number> {
     const due = await this.options.db
       .em()
       .find(
         WebhookSending,
-        { ...where, status: "pending", nextAttemptAt: { $lte: now } },
+        { $and: [where, { status: "pending", nextAttemptAt: { $lte: now } }] },
         { orderBy: { nextAttemptAt: "asc" }, limit: this.options.batchSize ?? 100, fields: ["id"] },
       );
     const ids = due.map((sending) => sending.id);

@@ -5,6 +5,7 @@ import { bothDialects, shapeOf, type HotStore } from "../../db/hot/index.js";
 import type { Scope } from "../../db/scope.js";
 import type { ParticipantSnapshot } from "../participant-state.js";
 import { newParticipantRow, participantCreatedMessage } from "../participants.js";
+import { byScopedKeys } from "../../db/hot/scoped-reads.js";
 
 /*
  * The event path's participant locks on the driver (db/hot): one statement
@@ -56,6 +57,9 @@ function snapshotOf(row: ParticipantRow): ParticipantSnapshot {
   };
 }
 
+/** The ids of the scope's participants with the external ids: one probe of the unique index per key (see db/hot/scoped-reads.ts). */
+const IDS_BY_EXTERNAL_ID = byScopedKeys({ table: "participants", columns: ["id"], key: "external_id" }).postgresql;
+
 /**
  * Locks the participants of the scope with `externalIds` (those that exist)
  * for the rest of the transaction, in one statement; by external id. As
@@ -63,14 +67,20 @@ function snapshotOf(row: ParticipantRow): ParticipantSnapshot {
  * order (overlapping sets lock their shared rows in the same order); SQLite
  * writes first (`update … returning`), which takes the database's write lock
  * at once and waits for it under busy_timeout.
+ *
+ * PostgreSQL finds the ids first by one probe per key (an InitPlan) and
+ * locks by the primary key alone: with `club_id = … and external_id =
+ * any(…)` the planner could take the external ids as a Filter over every
+ * participant of the club. The `external_id` recheck drops a row renamed
+ * while this waited for its lock (the lock re-reads the row).
  */
 export async function lockByExternalId(store: HotStore, scope: Scope, externalIds: string[]): Promise<Map<string, ParticipantSnapshot>> {
   const rows = await store.select<ParticipantRow>(
     {
-      postgresql: `select ${COLUMNS} from participants where club_id = ? and env = ? and external_id = any(?::text[]) order by id for update`,
+      postgresql: `select ${COLUMNS} from participants where id = any(array(${IDS_BY_EXTERNAL_ID})) and external_id = any(?::text[]) order by id for update`,
       sqlite: `update participants set updated_at = updated_at where club_id = ? and env = ? and external_id in (select value from json_each(?)) returning ${COLUMNS}`,
     },
-    [scope.clubId, scope.env, externalIds],
+    store.dialect === "postgresql" ? [scope.clubId, scope.env, externalIds, externalIds] : [scope.clubId, scope.env, externalIds],
   );
   return new Map(rows.map((row) => [row.external_id, snapshotOf(row)]));
 }
@@ -80,15 +90,20 @@ export async function lockByExternalId(store: HotStore, scope: Scope, externalId
  * of the transaction, in one statement, as lockByExternalId does; by id. The
  * worker's queued events know their participants by id: this spares it the
  * ORM's lock query and the hydration of an entity per participant.
+ *
+ * By the primary key alone, club and env checked on the locked rows (outside
+ * the fenced subquery): `club_id = …` beside `id = any(…)` would let the
+ * (club_id, env, external_id) index serve it with the ids as a Filter.
  */
 export async function lockById(store: HotStore, scope: Scope, ids: string[]): Promise<ParticipantSnapshot[]> {
   const rows = await store.select<ParticipantRow>(
     {
-      postgresql: `select ${COLUMNS} from participants where club_id = ? and env = ? and id = any(?::text[]) order by id for update`,
+      postgresql: `select ${COLUMNS} from (select ${COLUMNS}, club_id, env from participants where id = any(?::text[]) order by id offset 0 for update) as l
+        where l.club_id = ? and l.env = ?`,
       // `+club_id`/`+env`: on the primary key, not a search of the club's (club_id, env, external_id) index (see OWNERS in queued-rows.ts).
       sqlite: `update participants set updated_at = updated_at where +club_id = ? and +env = ? and id in (select value from json_each(?)) returning ${COLUMNS}`,
     },
-    [scope.clubId, scope.env, ids],
+    store.dialect === "postgresql" ? [ids, scope.clubId, scope.env] : [scope.clubId, scope.env, ids],
   );
   return rows.map(snapshotOf);
 }

@@ -1,6 +1,7 @@
 import type { ApiEffect } from "../../engine/config.js";
 import type { EngineEvent } from "../../engine/types.js";
 import { bothDialects, type HotStore } from "../../db/hot/index.js";
+import { byIdsInScope } from "../../db/hot/scoped-reads.js";
 import type { EventStatus } from "../../db/entities/event.js";
 import type { Scope } from "../../db/scope.js";
 
@@ -15,14 +16,12 @@ export interface QueuedRow {
 }
 
 /**
- * SQLite: `+club_id`/`+env` keep the planner on the primary key. Without
- * statistics it searched the (club_id, env, received_at) index instead,
- * reading every event of the club for each group of queued events.
+ * By the primary key alone (db/hot/scoped-reads.ts): with the scope in the
+ * index condition, SQLite without statistics and PostgreSQL's generic plan
+ * searched a (club_id, env, …) index instead, reading every event of the
+ * club for each group of queued events.
  */
-const OWNERS = {
-  postgresql: "select id, participant_id from events where club_id = ? and env = ? and id = any(?::text[])",
-  sqlite: "select id, participant_id from events where +club_id = ? and +env = ? and id in (select value from json_each(?))",
-};
+export const OWNERS = byIdsInScope({ table: "events", columns: ["id", "participant_id"] });
 const ROWS = bothDialects(
   (inList) => `select id, participant_id, status, effects, type, external_event_id, amount, currency, occurred_at, meta from events where ${inList("id")}`,
 );

@@ -5,7 +5,8 @@ import { Event, OutboxMessage, Participant } from "../../db/entities/index.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { bothDialects, hotStore, shapeOf, type HotStore } from "../../db/hot/index.js";
+import { hotStore, shapeOf, type HotStore } from "../../db/hot/index.js";
+import { byScopedKeys } from "../../db/hot/scoped-reads.js";
 import { requirePublishedConfig } from "../config.js";
 import { notFound } from "../errors.js";
 import { newParticipantRow, participantCreatedMessage } from "../participants.js";
@@ -48,8 +49,9 @@ interface Accepted {
   receivedAt: Date;
 }
 
-const PARTICIPANT_IDS = bothDialects((inList) => `select id, external_id from participants where club_id = ? and env = ? and ${inList("external_id")}`);
-const STORED_KEYS = bothDialects((inList) => `select id, idempotency_key from events where club_id = ? and env = ? and ${inList("idempotency_key")}`);
+// One index probe per key whatever the statistics (db/hot/scoped-reads.ts).
+export const PARTICIPANT_IDS = byScopedKeys({ table: "participants", columns: ["id", "external_id"], key: "external_id" });
+export const STORED_KEYS = byScopedKeys({ table: "events", columns: ["id", "idempotency_key"], key: "idempotency_key" });
 
 /**
  * Creates the group's participants not in `participantIds` (external id →
@@ -183,7 +185,8 @@ async function acceptAlone(item: Accepted): Promise<string> {
     return id;
   } catch (err) {
     if (item.key === null || !(err instanceof UniqueConstraintViolationException)) throw err;
-    const original = await item.db.em().findOne(Event, { ...item.scope, idempotencyKey: item.key }, { fields: ["id"] });
+    const [original] = await item.db.em().transactional(async (em) =>
+      (await hotStore(em)).select<{ id: string }>(STORED_KEYS, [item.scope.clubId, item.scope.env, [item.key]]));
     if (!original) throw err;
     return original.id;
   }

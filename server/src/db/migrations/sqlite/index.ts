@@ -13,6 +13,9 @@ import { Migration20261123220759_webhook_secret_overlap } from "./Migration20261
 import { Migration20261123220842_promotion_codes } from "./Migration20261123220842_promotion_codes.js";
 import { Migration20261123220918_api_key_roll } from "./Migration20261123220918_api_key_roll.js";
 import { Migration20261123233702_delivery_kinds } from "./Migration20261123233702_delivery_kinds.js";
+import { Migration20261124052629_events_idempotency_key_first } from "./Migration20261124052629_events_idempotency_key_first.js";
+import { Migration20261124053146_events_received_at_partial } from "./Migration20261124053146_events_received_at_partial.js";
+import { Migration20261124053425_events_status_index } from "./Migration20261124053425_events_status_index.js";
 
 export const migrations: MigrationObject[] = [
   { name: "Migration20261121054812_initial", class: Migration20261121054812_initial },
@@ -28,4 +31,7 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261123220842_promotion_codes", class: Migration20261123220842_promotion_codes },
   { name: "Migration20261123220918_api_key_roll", class: Migration20261123220918_api_key_roll },
   { name: "Migration20261123233702_delivery_kinds", class: Migration20261123233702_delivery_kinds },
+  { name: "Migration20261124052629_events_idempotency_key_first", class: Migration20261124052629_events_idempotency_key_first },
+  { name: "Migration20261124053146_events_received_at_partial", class: Migration20261124053146_events_received_at_partial },
+  { name: "Migration20261124053425_events_status_index", class: Migration20261124053425_events_status_index },
 ];
