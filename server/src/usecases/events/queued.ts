@@ -5,7 +5,7 @@ import { Event, OutboxMessage, Participant } from "../../db/entities/index.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { hotStore, shapeOf, type HotStore } from "../../db/hot/index.js";
+import { hotStore, shapeOf, withAutocommitHotStore, type HotStore } from "../../db/hot/index.js";
 import { byScopedKeys } from "../../db/hot/scoped-reads.js";
 import { requirePublishedConfig } from "../config.js";
 import { notFound } from "../errors.js";
@@ -16,7 +16,6 @@ import {
   type EventInput, type EventResult, type EventsQueued, type IngestOptions, type ParticipantRun,
 } from "../events.js";
 import { groupCommitPer } from "./group-commit.js";
-import { withAutocommitHotStore } from "../../db/hot/index.js";
 import { lockById } from "./participant-locks.js";
 import { ownersOf, queuedRows, type QueuedRow } from "./queued-rows.js";
 
