@@ -191,19 +191,7 @@ async function acceptAlone(item: Accepted): Promise<string> {
   }
 }
 
-/**
- * Accept groups of one club environment stored at a time. On PostgreSQL an
- * accept takes no lock and (see acceptGroup) is two statements outside a
- * transaction, so groups wait on round trips rather than on each other: more
- * of them in flight keep a request's answer near two round trips when
- * requests arrive faster than one group a round trip. SQLite writes one
- * transaction at a time (groupsInFlight).
- */
-function acceptsInFlight(db: Database): number {
-  return db.dialect === "postgresql" ? 4 : groupsInFlight(db);
-}
-
-const acceptsOf = groupCommitPer<Database, Accepted, string>((db) => ({ cap: GROUP_CAP, maxInFlight: acceptsInFlight(db), applyGroup: (_, items) => acceptGroup(items), applyOne: (_, item) => acceptAlone(item) }));
+const acceptsOf = groupCommitPer<Database, Accepted, string>((db) => ({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, items) => acceptGroup(items), applyOne: (_, item) => acceptAlone(item) }));
 
 /**
  * `Prefer: respond-async`: stores each event as `queued` (creating absent
