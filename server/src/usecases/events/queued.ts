@@ -2,7 +2,7 @@ import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { EngineEvent } from "../../engine/types.js";
 import { Event, OutboxMessage, Participant } from "../../db/entities/index.js";
-import { newId } from "../../db/ids.js";
+import { newTimeOrderedId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { hotStore, shapeOf, withAutocommitHotStore, type HotStore } from "../../db/hot/index.js";
@@ -160,7 +160,7 @@ function handOver(scope: Scope, events: { id: string; receivedAt: Date }[]): obj
   if (events.length === 0) return [];
   const payload: QueuedEventsMessage = { event_ids: events.map((event) => event.id) };
   const createdAt = events.reduce((first, event) => (event.receivedAt < first ? event.receivedAt : first), events[0].receivedAt);
-  return [{ id: newId("out"), ...scope, kind: "event", payload, createdAt, relayedAt: null }];
+  return [{ id: newTimeOrderedId("out"), ...scope, kind: "event", payload, createdAt, relayedAt: null }];
 }
 
 /**
