@@ -4,7 +4,7 @@ import { createOutboxRelay, type RelayedMessage } from "./jobs/outbox.js";
 import { embeddedQueueOf, type EmbeddedQueue } from "./jobs/embedded.js";
 import { openQueue } from "./jobs/open-queue.js";
 import { startWorker } from "./jobs/worker.js";
-import { GROUP_CAP, processQueuedEvent } from "./usecases/events.js";
+import { GROUP_CAP, processQueuedEvent, queuedEventIds } from "./usecases/events.js";
 import { processBacktest } from "./usecases/backtest/run-backtest.js";
 import { handEventsToJobs } from "./usecases/events/hand-off.js";
 import { testClockAt } from "./usecases/test-clocks/clock.js";
@@ -15,10 +15,12 @@ export const EVENT_QUEUE = "event";
 /** The queue of backtest jobs (outbox rows of kind `backtest`). */
 export const BACKTEST_QUEUE = "backtest";
 /**
- * How many event messages a consumer handles at once: two full group commits
- * of queued events (GROUP_CAP each; PostgreSQL applies two groups at a time),
- * so the second group gathers while the first waits for the database instead
- * of the consumer waiting for acknowledgements.
+ * How many event messages a consumer handles at once. A message names the
+ * events of one accept group (up to GROUP_CAP); older ones name a single
+ * event, and then this is two full group commits of queued events
+ * (PostgreSQL applies two groups at a time), so the second group gathers
+ * while the first waits for the database instead of the consumer waiting for
+ * acknowledgements.
  */
 const EVENT_PREFETCH = 2 * GROUP_CAP;
 
@@ -29,9 +31,9 @@ const EVENT_PREFETCH = 2 * GROUP_CAP;
  */
 export function handEventsToEmbeddedQueue(db: Database, queue: EmbeddedQueue): () => void {
   return handEventsToJobs(db, {
-    row: (scope, eventId, at) => {
+    row: (scope, payload, at) => {
       const id = newId("job");
-      const message: RelayedMessage = { id, clubId: scope.clubId, env: scope.env, payload: { event_id: eventId } };
+      const message: RelayedMessage = { id, clubId: scope.clubId, env: scope.env, payload };
       return queue.jobRow(EVENT_QUEUE, message, id, at);
     },
     stored: () => queue.stored(EVENT_QUEUE),
@@ -79,16 +81,22 @@ export async function startProcessing(services: Services, options: { consume: bo
         queue: EVENT_QUEUE,
         // Messages handled at once are applied together (group commit, see processQueuedEvent), each acknowledged after its group committed.
         prefetch: EVENT_PREFETCH,
-        // Idempotent: a redelivered message finds the event processed and changes nothing.
+        // Idempotent: a redelivered message finds its events processed and changes nothing.
         handler: async (message) => {
           const relayed = message as RelayedMessage;
-          const eventId = relayed.payload.event_id;
-          if (typeof eventId !== "string") throw new Error(`event message ${relayed.id} has no event_id`);
+          const eventIds = queuedEventIds(relayed.payload);
+          if (eventIds === null) throw new Error(`event message ${relayed.id} names no event (event_ids)`);
           // A queued event of a test environment with a test clock is applied at the clock's time, like a synchronous one.
           const testClock = relayed.env === "test" ? await testClockAt(db, relayed.clubId) : null;
           const outbox = { written: false };
-          await processQueuedEvent(db, { clubId: relayed.clubId, env: relayed.env }, eventId, { now: testClock ?? now(), publicUrl: settings.publicUrl, outbox });
+          const opts = { now: testClock ?? now(), publicUrl: settings.publicUrl, outbox };
+          const scope = { clubId: relayed.clubId, env: relayed.env };
+          // The message's events are handed in together, in order, so they share group commits; it is acknowledged
+          // once every one of them is applied, and retried whole when one failed (the others are then answered as processed).
+          const outcomes = await Promise.allSettled(eventIds.map((eventId) => processQueuedEvent(db, scope, eventId, opts)));
           if (outbox.written) services.jobsChanged();
+          const failed = outcomes.find((outcome) => outcome.status === "rejected");
+          if (failed) throw failed.reason;
         },
       },
       {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { schemaValidators } from "../../generated/validators.js";
 import { CurrencyLot, Delivery, Event, Job, MissionProgress, Notification, OutboxMessage, RuleRun } from "../../server/src/db/entities/index.js";
 import { embeddedQueueOf, openEmbeddedQueue } from "../../server/src/jobs/embedded.js";
-import { ingestBatch, ingestEvent, processQueuedEvent, queueEvents, type EventResult } from "../../server/src/usecases/events.js";
+import { ingestBatch, ingestEvent, processQueuedEvent, queuedEventIds, queueEvents, type EventResult } from "../../server/src/usecases/events.js";
 import { EVENT_QUEUE, handEventsToEmbeddedQueue } from "../../server/src/workers.js";
 import { describeEachDatabase } from "../support/databases.js";
 import {
@@ -356,7 +356,8 @@ describeEachDatabase("event ingestion", (kind) => {
     const rows = await club.db.em().find(Event, { id: { $in: queued.event_ids } });
     expect(rows.map((row) => row.status)).toEqual(["queued", "queued"]);
     const handOver = await club.db.em().find(OutboxMessage, { ...club.scope, kind: "event" });
-    expect(handOver.map((message) => message.payload.event_id).sort()).toEqual([...queued.event_ids].sort());
+    // One message hands over the events accepted together, in order.
+    expect(handOver.map((message) => message.payload)).toEqual([{ event_ids: queued.event_ids }]);
     expect(await stateOf("iris")).toMatchObject({ xp: 0, balances: {} });
 
     const opts = { now: later(5), publicUrl: PUBLIC_URL };
@@ -392,11 +393,12 @@ describeEachDatabase("event ingestion", (kind) => {
       expect(again.written).toBe(false);
       expect(await club.db.em().count(OutboxMessage, { ...club.scope, kind: "event" })).toBe(eventRowsBefore);
       const jobs = await club.db.em().find(Job, { queue: EVENT_QUEUE }, { orderBy: { createdAt: "asc" }, disableIdentityMap: true });
-      expect(jobs.map((job) => [job.status, job.payload])).toEqual(queued.event_ids.map((eventId, i) => ["ready", { id: jobs[i].id, ...club.scope, payload: { event_id: eventId } }]));
+      // One job a group, naming its events (one each here: two separate groups).
+      expect(jobs.map((job) => [job.status, job.payload])).toEqual(queued.event_ids.map((eventId, i) => ["ready", { id: jobs[i].id, ...club.scope, payload: { event_ids: [eventId] } }]));
 
       const consumer = await queue.consume(EVENT_QUEUE, async (message) => {
-        const { clubId, env, payload } = message as { clubId: string; env: "test" | "live"; payload: { event_id: string } };
-        await processQueuedEvent(club.db, { clubId, env }, payload.event_id, { now: later(5), publicUrl: PUBLIC_URL });
+        const { clubId, env, payload } = message as { clubId: string; env: "test" | "live"; payload: Record<string, unknown> };
+        for (const eventId of queuedEventIds(payload)!) await processQueuedEvent(club.db, { clubId, env }, eventId, { now: later(5), publicUrl: PUBLIC_URL });
       });
       await vi.waitFor(async () => expect(await club.db.em().count(Job, { queue: EVENT_QUEUE, status: "done" })).toBe(2), { timeout: 5_000, interval: 20 });
       await consumer.close();
@@ -407,6 +409,23 @@ describeEachDatabase("event ingestion", (kind) => {
       undo();
       await queue.close();
     }
+  });
+
+  it("a key accepted by groups in flight together is stored once: the later group's repeat answers the stored id", async () => {
+    const input = eventInput({ participant: "kira", type: "bet.placed", id: "kira-bet", amount: 3 });
+    await queueEvents(club.db, club.scope, [eventInput({ participant: "kira", type: "user.signed_up", id: "kira-signup" })], { now: WEDNESDAY });
+    // Each submitted a turn after the previous one: separate groups, applied side by side (no participant lock on accept).
+    const accepted = await Promise.all(
+      [0, 1, 2, 3].map(async (turns) => {
+        for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+        return queueEvents(club.db, club.scope, [input], { now: WEDNESDAY });
+      }),
+    );
+    const ids = accepted.map((answer) => answer.event_ids[0]);
+    expect(new Set(ids).size).toBe(1);
+    expect(await club.db.em().count(Event, { ...club.scope, idempotencyKey: "kira-bet" })).toBe(1);
+    const handOver = await club.db.em().find(OutboxMessage, { ...club.scope, kind: "event" }, { disableIdentityMap: true });
+    expect(handOver.flatMap((message) => message.payload.event_ids as string[]).filter((id) => id === ids[0])).toHaveLength(1);
   });
 
   it("concurrent async accepts share commits: a repeated key answers one id, a new player is created once, a group of them is processed once", async () => {

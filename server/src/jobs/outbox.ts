@@ -1,7 +1,7 @@
-import { LockMode } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { Database } from "../db/orm.js";
 import { OutboxMessage } from "../db/entities/index.js";
+import { hotStore } from "../db/hot/index.js";
 import type { Env } from "../db/scope.js";
 import type { Queue } from "./queue.js";
 import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
@@ -27,6 +27,12 @@ export interface OutboxRelayOptions {
   intervalMs?: number;
   /** Rows read (and published together) per pass of the loop. */
   batchSize?: number;
+  /**
+   * The least time between the starts of two passes (default RELAY_GAP_MS):
+   * a process that commits outbox rows many times a second asks for a pass
+   * after each commit, and each pass costs a transaction whatever it carries.
+   */
+  minGapMs?: number;
   /** A relay pass that stopped early (broker down, database error); the rows stay and are relayed later. */
   onError?: (error: unknown) => void;
 }
@@ -43,6 +49,34 @@ export interface OutboxRelay {
   /** Stops the interval and waits for a pass in progress. */
   stop(): Promise<void>;
 }
+
+/** An unrelayed outbox row as the relay reads it. */
+interface PendingRow {
+  id: string;
+  clubId: string;
+  env: Env;
+  kind: string;
+  payload: Record<string, unknown>;
+}
+
+interface StoredPendingRow {
+  id: string;
+  club_id: string;
+  env: Env;
+  kind: string;
+  payload: Record<string, unknown>;
+}
+
+/*
+ * PostgreSQL only (no SQLite text): on SQLite the relay reads through the ORM
+ * outside a transaction, where no HotStore exists and no claim is taken.
+ */
+/** The oldest unrelayed rows, claimed (through the partial index of unrelayed rows, see the entity). */
+const CLAIM_PENDING = {
+  postgresql: "select id, club_id, env, kind, payload from outbox_messages where relayed_at is null order by created_at, id limit ? for update skip locked",
+  sqlite: "",
+};
+const MARK_RELAYED = { postgresql: "update outbox_messages set relayed_at = ?::timestamptz where id = any(?::text[])", sqlite: "" };
 
 /**
  * The transactional outbox relay. Use cases write `OutboxMessage` rows in the
@@ -78,18 +112,40 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const now = options.now ?? (() => new Date());
   const batchSize = options.batchSize ?? 500;
   const onError = options.onError ?? ((error) => console.error("[outbox relay]", error));
+  const minGapMs = options.minGapMs ?? RELAY_GAP_MS;
   let current: Promise<number> | undefined;
   let next: Promise<number> | undefined;
+  /** A pass waiting for the gap since the last one: it has read nothing yet, so later requests join it. */
+  let waiting: Promise<number> | undefined;
+  let lastStart = -Infinity;
   let timer: NodeJS.Timeout | undefined;
+
+  /**
+   * Up to `batchSize` unrelayed rows, oldest first. On PostgreSQL claimed
+   * (`FOR UPDATE SKIP LOCKED`, in the caller's transaction) and read on the
+   * driver: a server relays after every commit that wrote rows, often a row
+   * or two at a time, and the ORM's query building and hydration cost more
+   * than the rows.
+   */
+  async function pendingRows(em: SqlEntityManager): Promise<PendingRow[]> {
+    if (options.db.dialect !== "postgresql") {
+      return em.find(OutboxMessage, { relayedAt: null }, { orderBy: { createdAt: "asc", id: "asc" }, limit: batchSize, disableIdentityMap: true });
+    }
+    const rows = await (await hotStore(em)).select<StoredPendingRow>(CLAIM_PENDING, [batchSize]);
+    return rows.map((row) => ({ id: row.id, clubId: row.club_id, env: row.env, kind: row.kind, payload: row.payload }));
+  }
+
+  async function markRelayed(em: SqlEntityManager, ids: string[]): Promise<void> {
+    if (options.db.dialect !== "postgresql") {
+      await em.nativeUpdate(OutboxMessage, { id: { $in: ids } }, { relayedAt: now() });
+      return;
+    }
+    await (await hotStore(em)).run(MARK_RELAYED, [now().toISOString(), ids]);
+  }
 
   /** One batch: how many rows were handed over (or dropped as unsubscribed), and whether more may be waiting. */
   async function relayBatch(em: SqlEntityManager): Promise<{ relayed: number; more: boolean; error?: unknown }> {
-    const claim = options.db.dialect === "postgresql" ? { lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE as const } : {};
-    const rows = await em.find(
-      OutboxMessage,
-      { relayedAt: null },
-      { orderBy: { createdAt: "asc", id: "asc" }, limit: batchSize, disableIdentityMap: true, ...claim },
-    );
+    const rows = await pendingRows(em);
     if (rows.length === 0) return { relayed: 0, more: false };
     const endpointsOf = await endpointsByScope(em, rows.filter((row) => row.kind === "webhook"));
     const outcomes = await Promise.allSettled(
@@ -101,7 +157,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     );
     const failed = outcomes.findIndex((outcome) => outcome.status === "rejected");
     const done = failed === -1 ? rows : rows.slice(0, failed);
-    if (done.length > 0) await em.nativeUpdate(OutboxMessage, { id: { $in: done.map((row) => row.id) } }, { relayedAt: now() });
+    if (done.length > 0) await markRelayed(em, done.map((row) => row.id));
     if (failed !== -1) return { relayed: done.length, more: false, error: (outcomes[failed] as PromiseRejectedResult).reason };
     return { relayed: done.length, more: rows.length === batchSize };
   }
@@ -127,6 +183,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   }
 
   function relayNow(): Promise<number> {
+    if (waiting) return waiting;
     // A pass already running may have read past rows committed since: queue one more pass after it.
     if (current) {
       next ??= current.then(() => {
@@ -135,6 +192,15 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       });
       return next;
     }
+    const wait = lastStart + minGapMs - performance.now();
+    if (wait > 0) {
+      waiting = new Promise((resolve) => setTimeout(resolve, wait)).then(() => {
+        waiting = undefined;
+        return relayNow();
+      });
+      return waiting;
+    }
+    lastStart = performance.now();
     current = drain().finally(() => {
       current = undefined;
     });
@@ -149,11 +215,15 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     async stop() {
       clearInterval(timer);
       timer = undefined;
+      await waiting;
       await next;
       await current;
     },
   };
 }
+
+/** How long a relay waits at least between the starts of two passes (OutboxRelayOptions.minGapMs); rows wait that much longer at most. */
+export const RELAY_GAP_MS = 20;
 
 /** A webhook row's envelope (`type`, `data`) against the endpoints of its scope; a malformed one is published for the consumer to reject. */
 function subscribed(endpoints: readonly EndpointSubscription[], payload: Record<string, unknown>): boolean {

@@ -556,4 +556,4 @@ export async function ingestBatch(db: Database, scope: Scope, events: EventInput
   }
 }
 
-export { processQueuedEvent, queueEvents } from "./events/queued.js";
+export { processQueuedEvent, queueEvents, queuedEventIds, type QueuedEventsMessage } from "./events/queued.js";

@@ -38,7 +38,8 @@ export type WebhookEndpoint = InferEntity<typeof WebhookEndpoint>;
  * not yet handed over. Payload by kind:
  * - `webhook`: the webhook envelope every endpoint receives
  *   (`{id: "evt_…", type, created_at, club_id, env, data}`, see usecases/outbox.ts);
- * - `event`: `{event_id}`, an event stored as queued (`Prefer: respond-async`) to process;
+ * - `event`: `{event_ids}`, the events one accept stored as queued (`Prefer: respond-async`) to process
+ *   (`{event_id}`, one event, from earlier versions);
  * - `backtest`: `{backtest_id}`, a backtest job to run.
  */
 export const OutboxMessage = defineEntity({

@@ -77,6 +77,8 @@ export interface HotStore {
    * come back as JSON has them (read them with Number() and new Date()).
    */
   select<R>(sql: { postgresql: string; sqlite: string }, params: unknown[]): Promise<R[]>;
+  /** A write statement written with `?` placeholders (bound as in select), on its own: never sharing a round trip with reads. */
+  run(sql: { postgresql: string; sqlite: string }, params: unknown[]): Promise<void>;
   readonly dialect: "postgresql" | "sqlite";
 }
 
@@ -98,12 +100,33 @@ const stores = new WeakMap<object, Promise<HotStore>>();
 
 async function openHotStore(em: SqlEntityManager, trx: { client: { acquireConnection(): Promise<unknown> } }): Promise<HotStore> {
   const connection = await trx.client.acquireConnection();
-  const convert = (err: unknown): never => {
+  return em.getPlatform() instanceof PostgreSqlPlatform
+    ? postgresHotStore(connection as PgClient, converter(em))
+    : sqliteHotStore(connection as LibsqlDatabase, converter(em));
+}
+
+/** Driver errors as MikroORM's exceptions (UniqueConstraintViolationException…). */
+function converter(em: SqlEntityManager): (err: unknown) => never {
+  return (err) => {
     throw err instanceof Error ? em.getDriver().convertException(err) : err;
   };
-  return em.getPlatform() instanceof PostgreSqlPlatform
-    ? postgresHotStore(connection as PgClient, convert)
-    : sqliteHotStore(connection as LibsqlDatabase, convert);
+}
+
+/**
+ * PostgreSQL: runs `use` with a HotStore on a pooled connection of its own,
+ * outside any transaction, so each statement commits by itself. For work
+ * whose writes are one statement (atomic on its own): it saves the BEGIN and
+ * COMMIT round trips and the ORM's transaction bookkeeping.
+ */
+export async function withAutocommitHotStore<T>(em: SqlEntityManager, use: (hot: HotStore) => Promise<T>): Promise<T> {
+  if (!(em.getPlatform() instanceof PostgreSqlPlatform)) throw new Error("autocommit hot statements are for PostgreSQL");
+  const { client } = em.getKnex();
+  const connection = (await client.acquireConnection()) as PgClient;
+  try {
+    return await use(postgresHotStore(connection, converter(em)));
+  } finally {
+    await client.releaseConnection(connection);
+  }
 }
 
 /**

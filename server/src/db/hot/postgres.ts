@@ -220,6 +220,9 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
       });
       await exec(text, parts.flatMap((part) => part.values));
     },
+    async run(sql: { postgresql: string }, params: unknown[]) {
+      await exec(cachedText(`run|${sql.postgresql}`, () => numbered(sql.postgresql)), params);
+    },
     select<R>(sql: { postgresql: string }, params: unknown[]): Promise<R[]> {
       // A lock is taken on its own, in the order its statement says.
       if (/\bfor update\b/.test(sql.postgresql)) return query(cachedText(`select|${sql.postgresql}`, () => numbered(sql.postgresql)), params).then(({ rows }) => rows as R[]);

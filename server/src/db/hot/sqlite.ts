@@ -144,6 +144,13 @@ function sqliteStatements(db: LibsqlDatabase, convert: (err: unknown) => never):
     async markEventsProcessed(rows: ProcessedEvent[], processedAt: Date) {
       each(MARK_EVENT_PROCESSED, rows.map((row) => [JSON.stringify(row.effects), row.effects.length, processedAt.getTime(), row.id]));
     },
+    async run(sql: { sqlite: string }, params: unknown[]) {
+      try {
+        statement(db, sql.sqlite).run(params.map(selectParam));
+      } catch (err) {
+        convert(err);
+      }
+    },
     async select<R>(sql: { sqlite: string }, params: unknown[]) {
       try {
         return statement(db, sql.sqlite).all(params.map(selectParam)) as R[];

@@ -13,8 +13,8 @@ import type { Scope } from "../../db/scope.js";
  * blocking the event loop) is not done at all.
  */
 export interface JobHandOff {
-  /** The queue's job row that hands `eventId` over, as the queue itself stores a published message. */
-  row(scope: Scope, eventId: string, at: Date): object;
+  /** The queue's job row that hands the events of `payload` over, as the queue itself stores a published message. */
+  row(scope: Scope, payload: Record<string, unknown>, at: Date): object;
   /** After the commit: the queue's consumers in this process look for the new jobs at once. */
   stored(): void;
 }

@@ -5,7 +5,7 @@ import { Event, Job, OutboxMessage, Participant } from "../../db/entities/index.
 import { newTimeOrderedId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { hotStore, shapeOf, type HotStore } from "../../db/hot/index.js";
+import { hotStore, shapeOf, withAutocommitHotStore, type HotStore } from "../../db/hot/index.js";
 import { byScopedKeys } from "../../db/hot/scoped-reads.js";
 import { requirePublishedConfig } from "../config.js";
 import { notFound } from "../errors.js";
@@ -16,7 +16,7 @@ import {
   type EventInput, type EventResult, type EventsQueued, type IngestOptions, type ParticipantRun,
 } from "../events.js";
 import { groupCommitPer } from "./group-commit.js";
-import { jobHandOff } from "./hand-off.js";
+import { jobHandOff, type JobHandOff } from "./hand-off.js";
 import { lockById } from "./participant-locks.js";
 import { ownersOf, queuedRows, type QueuedRow } from "./queued-rows.js";
 
@@ -84,12 +84,14 @@ async function createAbsent(em: SqlEntityManager, hot: HotStore, db: Database, s
 }
 
 /**
- * Stores accepted events of one club environment in one transaction: one
- * read of their participants, the absent ones created together (with
- * their `participant.created`, see createAbsent), one read of the keys
- * stored before (read with the participants), then the events (status
- * queued) and their outbox rows — or their job rows, see JobHandOff — in
- * one write. A key stored
+ * Stores accepted events of one club environment: one read of their
+ * participants, the absent ones created together (with their
+ * `participant.created`, see createAbsent), one read of the keys stored
+ * before (read with the participants), then the events (status queued) and
+ * the row handing them over (see handOver) in one write. On PostgreSQL, when every
+ * participant exists, that is two statements outside any transaction (the
+ * write is one statement, atomic by itself: two round trips instead of four);
+ * otherwise all in one transaction. A key stored
  * before answers the stored event's id; a key repeated within the group
  * answers its first event's id. Answers in item order.
  *
@@ -104,45 +106,91 @@ async function createAbsent(em: SqlEntityManager, hot: HotStore, db: Database, s
  * before waiting for the lock.
  */
 async function acceptGroup(items: Accepted[]): Promise<string[]> {
-  const [{ db, scope }] = items;
-  const jobs = jobHandOff(db);
-  let outboxWritten = false;
-  let jobsStored = false;
-  const ids = await db.em().transactional(async (em) => {
+  const [{ db }] = items;
+  // What the group's commit wrote, told once it is committed.
+  const wrote = { outbox: false, jobs: false };
+  let ids: string[] | null = null;
+  if (db.dialect === "postgresql") {
+    const em = db.em();
+    ids = await withAutocommitHotStore(em, (hot) => acceptWith(em, hot, items, false, wrote));
+  }
+  ids ??= await db.em().transactional(async (em) => {
     await takeSqliteWriteLock(em, db);
-    const hot = await hotStore(em);
-    const externalIds = [...new Set(items.map((item) => item.participant))];
-    const keys = [...new Set(items.map((item) => item.key).filter((key) => key !== null))];
-    // Both reads issued in the same turn: on PostgreSQL they share one round trip (see HotStore.select).
-    const [found, stored] = await Promise.all([
-      hot.select<{ id: string; external_id: string }>(PARTICIPANT_IDS, [scope.clubId, scope.env, externalIds]),
-      keys.length === 0 ? [] : hot.select<{ id: string; idempotency_key: string }>(STORED_KEYS, [scope.clubId, scope.env, keys]),
-    ]);
-    const participantIds = new Map(found.map((row) => [row.external_id, row.id]));
-    outboxWritten = await createAbsent(em, hot, db, scope, items, participantIds);
-    const idOfKey = new Map(stored.map((row) => [row.idempotency_key, row.id]));
-    const events: object[] = [];
-    const handed: object[] = [];
-    const ids = items.map((item) => {
-      const original = item.key === null ? undefined : idOfKey.get(item.key);
-      if (original !== undefined) return original;
-      const row = eventRow(scope, participantIds.get(item.participant)!, item.event, item.key, item.receivedAt);
-      if (item.key !== null) idOfKey.set(item.key, row.id);
-      events.push(Object.assign(row, { status: "queued", processedAt: null })); // not a spread that adds keys: see loadStates
-      handed.push(jobs ? jobs.row(scope, row.id, item.receivedAt) : { id: newTimeOrderedId("out"), ...scope, kind: "event", payload: { event_id: row.id }, createdAt: item.receivedAt, relayedAt: null });
-      return row.id;
-    });
-    // One round trip on PostgreSQL (the outbox or job rows name the events in their payload only: neither insert reads the other's rows).
-    await hot.writeAll([{ insert: shapeOf(em, Event), rows: events }, { insert: jobs ? shapeOf(em, Job) : shapeOf(em, OutboxMessage), rows: handed }]);
-    if (handed.length > 0) {
-      if (jobs) jobsStored = true;
-      else outboxWritten = true;
-    }
-    return ids;
+    return (await acceptWith(em, await hotStore(em), items, true, wrote))!;
   });
-  if (jobsStored) jobs!.stored();
-  signalOutbox(outboxWritten, items);
+  if (wrote.jobs) jobHandOff(db)!.stored();
+  signalOutbox(wrote.outbox, items);
   return ids;
+}
+
+/**
+ * The body of acceptGroup on `hot`. Without `create` (PostgreSQL, outside a
+ * transaction: its reads and its one write each commit by themselves) a group
+ * with an absent participant is left to a transaction: null. Creating a
+ * participant takes two statements (the row, its `participant.created`),
+ * which must commit together; storing events takes one.
+ */
+async function acceptWith(em: SqlEntityManager, hot: HotStore, items: Accepted[], create: boolean, wrote: { outbox: boolean; jobs: boolean }): Promise<string[] | null> {
+  const [{ db, scope }] = items;
+  const externalIds = [...new Set(items.map((item) => item.participant))];
+  const keys = [...new Set(items.map((item) => item.key).filter((key) => key !== null))];
+  // Both reads issued in the same turn: on PostgreSQL they share one round trip (see HotStore.select).
+  const [found, stored] = await Promise.all([
+    hot.select<{ id: string; external_id: string }>(PARTICIPANT_IDS, [scope.clubId, scope.env, externalIds]),
+    keys.length === 0 ? [] : hot.select<{ id: string; idempotency_key: string }>(STORED_KEYS, [scope.clubId, scope.env, keys]),
+  ]);
+  const participantIds = new Map(found.map((row) => [row.external_id, row.id]));
+  if (participantIds.size < externalIds.length) {
+    if (!create) return null;
+    if (await createAbsent(em, hot, db, scope, items, participantIds)) wrote.outbox = true;
+  }
+  const idOfKey = new Map(stored.map((row) => [row.idempotency_key, row.id]));
+  const events: { id: string; receivedAt: Date }[] = [];
+  const ids = items.map((item) => {
+    const original = item.key === null ? undefined : idOfKey.get(item.key);
+    if (original !== undefined) return original;
+    const row = eventRow(scope, participantIds.get(item.participant)!, item.event, item.key, item.receivedAt);
+    if (item.key !== null) idOfKey.set(item.key, row.id);
+    events.push(Object.assign(row, { status: "queued", processedAt: null })); // not a spread that adds keys: see loadStates
+    return row.id;
+  });
+  const jobs = jobHandOff(db);
+  const handed = handOver(scope, events, jobs);
+  // One statement, one round trip on PostgreSQL (the hand-off row names the events in its payload only: neither insert reads the other's rows).
+  await hot.writeAll([{ insert: shapeOf(em, Event), rows: events }, { insert: jobs ? shapeOf(em, Job) : shapeOf(em, OutboxMessage), rows: handed }]);
+  if (handed.length > 0) wrote[jobs ? "jobs" : "outbox"] = true;
+  return ids;
+}
+
+/**
+ * The row that hands a group's stored events to the queue: one message
+ * naming them all (`{event_ids}`, in the order accepted), not one per event.
+ * Every message costs an outbox insert and update, a publish and its
+ * confirm, a delivery and its acknowledgement (on the embedded queue a job's
+ * claim and completion) on the cores that accept; the consumer applies the
+ * ids of a message together anyway (group commit). An outbox row for the
+ * relay, or with the embedded queue the job row itself (see JobHandOff).
+ */
+function handOver(scope: Scope, events: { id: string; receivedAt: Date }[], jobs: JobHandOff | undefined): object[] {
+  if (events.length === 0) return [];
+  const payload: QueuedEventsMessage = { event_ids: events.map((event) => event.id) };
+  const createdAt = events.reduce((first, event) => (event.receivedAt < first ? event.receivedAt : first), events[0].receivedAt);
+  if (jobs) return [jobs.row(scope, payload, createdAt)];
+  return [{ id: newTimeOrderedId("out"), ...scope, kind: "event", payload, createdAt, relayedAt: null }];
+}
+
+/**
+ * The payload of an `event` message: the queued events to process, in the
+ * order accepted. `event_id` (one event) is what earlier versions wrote;
+ * rows of theirs may still wait in the outbox or the queue.
+ */
+export type QueuedEventsMessage = { event_ids: string[] } | { event_id: string };
+
+/** The event ids of an `event` message's payload; null when it names none. */
+export function queuedEventIds(payload: Record<string, unknown>): string[] | null {
+  const { event_ids: ids, event_id: id } = payload;
+  if (Array.isArray(ids) && ids.length > 0 && ids.every((each) => typeof each === "string")) return ids as string[];
+  return typeof id === "string" ? [id] : null;
 }
 
 /** One accepted event in its own transaction: when its key was stored meanwhile (a racing repeat committed first), the stored event's id. */
@@ -261,7 +309,23 @@ async function processQueuedAlone(item: QueuedEvent): Promise<EventResult> {
   return result;
 }
 
-const queuedEventsOf = groupCommitPer<Database, QueuedEvent, EventResult>((db) => ({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, items) => processQueuedGroup(items), applyOne: (_, item) => processQueuedAlone(item) }));
+/**
+ * How long queued events gather before their group is applied. Nobody waits
+ * on a queued event's answer (it was accepted already; its lag may be
+ * seconds), while every group costs a transaction's fixed round trips and
+ * statements, on the same cores that accept: a window of a few
+ * milliseconds gathers the messages of a steady stream into groups several
+ * times bigger than one turn of the event loop does.
+ */
+const QUEUED_GATHER_MS = 50;
+
+const queuedEventsOf = groupCommitPer<Database, QueuedEvent, EventResult>((db) => ({
+  cap: GROUP_CAP,
+  maxInFlight: groupsInFlight(db),
+  applyGroup: (_, items) => processQueuedGroup(items),
+  applyOne: (_, item) => processQueuedAlone(item),
+  schedule: (end) => void setTimeout(end, QUEUED_GATHER_MS),
+}));
 
 /**
  * Processes an event stored as `queued` (the worker side of
