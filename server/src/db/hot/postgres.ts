@@ -32,6 +32,25 @@ function boundDatetime(value: unknown): unknown {
 }
 
 /**
+ * A datetime column's values as bound. Most rows of a batch carry the same
+ * instant (its `now`: received, created, updated), often the same Date, so
+ * an instant equal to the previous row's reuses its text instead of another
+ * toISOString.
+ */
+export function datetimeColumn(rows: Record<string, unknown>[], property: string): unknown[] {
+  const texts = new Array<unknown>(rows.length);
+  let last: unknown;
+  let lastText: unknown = null;
+  for (let i = 0; i < rows.length; i++) {
+    const value = rows[i][property];
+    if (value !== last && !(value instanceof Date && last instanceof Date && value.getTime() === last.getTime())) lastText = boundDatetime(value);
+    last = value;
+    texts[i] = lastText;
+  }
+  return texts;
+}
+
+/**
  * A scalar column's array parameter, as PostgreSQL's array literal text built
  * by one native JSON.stringify. For strings without `"`, `\` or control
  * characters, finite numbers, booleans and nulls, JSON's array text IS the
@@ -97,7 +116,7 @@ function columnArrays(shape: TableShape, rows: object[]): unknown[] {
   // The kind is looked at once per column, not per value (a batch binds ~10,000 values).
   return shape.columns.map(({ property, kind }) =>
     kind === "json" ? jsonColumn(values.map((row) => row[property] ?? null))
-      : kind === "datetime" ? arrayParameter(values.map((row) => boundDatetime(row[property])))
+      : kind === "datetime" ? arrayParameter(datetimeColumn(values, property))
       : arrayParameter(values.map((row) => row[property] ?? null)),
   );
 }
