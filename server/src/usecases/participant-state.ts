@@ -486,18 +486,27 @@ function updateParticipant(writes: PendingWrites, { participant, now }: Evaluati
   // Object.assign, not a spread: a new event type adds a key (see test/micro/object-spread.ts).
   const eventCounts: Record<string, number> = Object.assign({}, participant.eventCounts);
   for (const [type, increment] of Object.entries(delta.eventCounts)) eventCounts[type] = (eventCounts[type] ?? 0) + increment;
-  const changes: ParticipantChanges = {
-    level: delta.level,
-    tierCode: delta.tierCode,
-    tags: delta.tagsAdded.length === 0 ? participant.tags : [...participant.tags, ...delta.tagsAdded.map((added) => added.tag)],
-    eventCounts,
-    // The monthly tier review's record of the highest levels, moved when the level does.
-    ...(delta.level !== participant.level ? peakColumnsAfter(participant, delta.peakLevel) : {}),
-    updatedAt: now,
-  };
+  const tags = delta.tagsAdded.length === 0 ? participant.tags : [...participant.tags, ...delta.tagsAdded.map((added) => added.tag)];
+  // The monthly tier review's record of the highest levels, moved when the level does.
+  const peak = delta.level !== participant.level ? peakColumnsAfter(participant, delta.peakLevel) : null;
+  // Built field by field, not with spreads and a rest pattern (once per event; see test/micro/object-spread.ts).
+  const changes: ParticipantChanges = peak === null
+    ? { level: delta.level, tierCode: delta.tierCode, tags, eventCounts, updatedAt: now }
+    : { level: delta.level, tierCode: delta.tierCode, tags, eventCounts, peakMonth: peak.peakMonth, peakLevel: peak.peakLevel, priorMonthPeakLevel: peak.priorMonthPeakLevel, updatedAt: now };
   writes.updateParticipant(participant.id, delta.xp, changes);
-  const { updatedAt: _, ...columns } = changes;
-  return { ...participant, ...columns, xp: participant.xp + delta.xp };
+  // The participant's columns after the event: a copy (keys the snapshot has are only overwritten).
+  const after: ParticipantSnapshot = Object.assign({}, participant);
+  after.level = delta.level;
+  after.tierCode = delta.tierCode;
+  after.tags = tags;
+  after.eventCounts = eventCounts;
+  if (peak !== null) {
+    after.peakMonth = peak.peakMonth;
+    after.peakLevel = peak.peakLevel;
+    after.priorMonthPeakLevel = peak.priorMonthPeakLevel;
+  }
+  after.xp = participant.xp + delta.xp;
+  return after;
 }
 
 /** Ledger rows with the running balance after each, and the balance rows moved by the net change. */
