@@ -299,9 +299,13 @@ async function loadRuleRuns(
   at: { now: Date; timeZone: string },
 ): Promise<Map<string, Record<string, RuleRunState>>> {
   const today = dayKey(at.now, at.timeZone);
-  const states = new Map(participants.map(({ participantId }) => [participantId, Object.fromEntries(
-    triggered.map((rule): [string, RuleRunState] => [rule.id, { total: 0, lastRunAt: null, today: { dayKey: today, runs: 0, granted: {} }, dedupeKeys: [] }]),
-  )]));
+  // Built by plain loops (once per participant and rule of a batch: thousands), not Object.fromEntries of pairs.
+  const states = new Map<string, Record<string, RuleRunState>>();
+  for (const { participantId } of participants) {
+    const runs: Record<string, RuleRunState> = {};
+    for (const rule of triggered) runs[rule.id] = { total: 0, lastRunAt: null, today: { dayKey: today, runs: 0, granted: {} }, dedupeKeys: [] };
+    states.set(participantId, runs);
+  }
   // Issued before awaiting: both reads share a round trip (see HotStore.select).
   const fired = firedDedupeKeys(store, participants, triggered);
   fired.catch(() => undefined); // awaited below; a failure of the shared round trip is thrown by the counters first
@@ -335,16 +339,17 @@ async function loadRuleRuns(
     [today, ...units.flatMap((unit) => [today, unit]), [...states.keys()], ...windows.flatMap((window) => window.params)],
   );
   await recordFired();
+  const grantedColumns = units.map((_, i) => `granted_${i}` as const);
   for (const row of rows) {
     const state = states.get(row.participant_id)![row.rule_id];
     // Aggregates come back as numbers or numeric strings; SQLite keeps datetimes as epoch milliseconds.
     state.total = Number(row.total);
     state.lastRunAt = new Date(row.last_run_at).toISOString();
     state.today.runs = Number(row.today_runs);
-    units.forEach((unit, i) => {
-      const granted = Number(row[`granted_${i}`]);
-      if (granted !== 0) state.today.granted[unit] = granted;
-    });
+    for (let i = 0; i < units.length; i++) {
+      const granted = Number(row[grantedColumns[i]]);
+      if (granted !== 0) state.today.granted[units[i]] = granted;
+    }
   }
   return states;
 }
