@@ -2,17 +2,23 @@
  * Micro-benchmark of the ingestion transaction: batches of 500 events of the
  * bench's casino mix (500 players per batch, out of BATCH_PLAYERS), applied
  * with ingestBatch in this process, one after the other. Prints, per
- * database, the milliseconds and SQL statements per batch, for batches that
+ * database, the milliseconds (wall and CPU: the machine is shared, CPU time is the steadier figure) and SQL statements per batch, for batches that
  * create their players and for batches of players already stored.
  * Statements are counted at the driver: `pg` queries, libsql statement runs
  * (each row of a per-row prepared statement counts). Not a test: run
  * `npx tsx test/micro/batch-costs.ts [sqlite|postgresql]`.
+ * BATCH_WAL_PAGES=1 (SQLite): the pages the last stored batch wrote to the
+ * WAL, by table and index (the WAL is emptied before it; read off the WAL
+ * file's frame headers and the dbstat table), and the read/write system
+ * calls of the event loop's thread per batch: what a commit writes and syncs
+ * grows with these pages.
  */
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { ingestBatch } from "../../server/src/usecases/events.js";
 import type { DatabaseKind } from "../support/databases.js";
 import { observePgQueries } from "./pg-queries.js";
-import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";
+import { eventInput, openClub, PUBLIC_URL, type TestClub } from "../usecases/fixtures.js";
 
 const BATCH_SIZE = 500;
 const BATCH_PLAYERS = 2000;
@@ -63,15 +69,23 @@ libsql.prototype.prepare = function (this: unknown, sql: string) {
   sqlOf.set(stmt, sql);
   return stmt;
 };
+// libsql's `all` runs through its own `iterate`: only the outermost call counts (else every read counts, and is timed, twice).
+let depth = 0;
 for (const method of ["run", "get", "all", "iterate"]) {
   const original = statementProto[method];
   statementProto[method] = function (this: object, ...args: unknown[]) {
+    if (depth > 0) return original.apply(this, args);
     statements++;
-    if (!sqlTimes) return original.apply(this, args);
     const start = process.hrtime.bigint();
-    const result = method === "iterate" ? [...(original.apply(this, args) as Iterable<unknown>)].values() : original.apply(this, args);
-    record(sqlOf.get(this) ?? "?", start);
-    return result;
+    depth++;
+    try {
+      // An iterator is drained here, so that its rows are read inside this call.
+      const result = method === "iterate" ? [...(original.apply(this, args) as Iterable<unknown>)].values() : original.apply(this, args);
+      if (sqlTimes) record(sqlOf.get(this) ?? "?", start);
+      return result;
+    } finally {
+      depth--;
+    }
   };
 }
 
@@ -93,29 +107,65 @@ function casinoEvent(i: number): Record<string, unknown> {
   }
 }
 
+const WAL_PAGES = process.env.BATCH_WAL_PAGES !== undefined;
+/** The read and write system calls of this process's main thread so far (Linux). */
+function mainThreadSyscalls(): { reads: number; writes: number } {
+  const io = readFileSync(`/proc/self/task/${process.pid}/io`, "utf8");
+  return { reads: Number(/syscr: (\d+)/.exec(io)![1]), writes: Number(/syscw: (\d+)/.exec(io)![1]) };
+}
+
+/** The WAL's distinct pages by the table or index they belong to, most first. */
+async function walPagesByTree(club: TestClub, walFile: string): Promise<[string, number][]> {
+  const wal = readFileSync(walFile);
+  const pages = new Set<number>();
+  // A 32-byte header, then frames of a 24-byte header (the page number first) and the page.
+  const pageSize = wal.readUInt32BE(8);
+  for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) pages.add(wal.readUInt32BE(at));
+  const trees = await club.db.em().getConnection().execute<{ name: string; pageno: number }[]>("select name, pageno from dbstat");
+  const treeOf = new Map(trees.map((row) => [row.pageno, row.name]));
+  const counts = new Map<string, number>();
+  for (const page of pages) counts.set(treeOf.get(page) ?? "(free)", (counts.get(treeOf.get(page) ?? "(free)") ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1]);
+}
+
 const kinds = (process.argv[2] ? [process.argv[2]] : ["sqlite", "postgresql"]) as DatabaseKind[];
 for (const kind of kinds) {
   const club = await openClub(kind);
   try {
     const perBatch = BATCH_PLAYERS / BATCH_SIZE;
-    const figures = { created: [] as { ms: number; statements: number }[], stored: [] as { ms: number; statements: number }[] };
+    type Figure = { ms: number; cpu: number; statements: number; reads: number; writes: number };
+    const figures = { created: [] as Figure[], stored: [] as Figure[] };
+    const walFile = kind === "sqlite" ? `${(await club.db.em().getConnection().execute<{ file: string }[]>("PRAGMA database_list"))[0].file}-wal` : "";
+    let walPages: [string, number][] = [];
     for (let round = 0; round < ROUNDS; round++) {
       for (let b = 0; b < perBatch; b++) {
         const base = (round * perBatch + b) * BATCH_SIZE;
         const events = Array.from({ length: BATCH_SIZE }, (_, j) => eventInput(casinoEvent(base + j)));
+        const last = round === ROUNDS - 1 && b === perBatch - 1;
+        if (WAL_PAGES && last && walFile) await club.db.em().getConnection().execute("PRAGMA wal_checkpoint(TRUNCATE)");
         statements = 0;
+        const syscalls = mainThreadSyscalls();
         explaining = !!process.env.BATCH_EXPLAIN && round === ROUNDS - 1 && b === perBatch - 1;
         const start = process.hrtime.bigint();
+        const cpuStart = process.cpuUsage();
         await ingestBatch(club.db, club.scope, events, { now: new Date(), publicUrl: PUBLIC_URL });
         const ms = Number(process.hrtime.bigint() - start) / 1e6;
-        (round === 0 ? figures.created : figures.stored).push({ ms, statements });
+        const cpu = process.cpuUsage(cpuStart);
+        const after = mainThreadSyscalls();
+        (round === 0 ? figures.created : figures.stored).push({ ms, cpu: (cpu.user + cpu.system) / 1000, statements, reads: after.reads - syscalls.reads, writes: after.writes - syscalls.writes });
+        if (WAL_PAGES && last && walFile) walPages = await walPagesByTree(club, walFile);
       }
     }
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     for (const [label, rows] of Object.entries(figures)) {
       if (rows.length === 0) continue;
       const ms = median(rows.map((row) => row.ms));
-      console.log(`${kind.padEnd(10)} players ${label.padEnd(7)}: ${ms.toFixed(0)} ms/batch (${(ms * 1000 / BATCH_SIZE).toFixed(0)} µs/event), ${median(rows.map((row) => row.statements))} statements/batch  [${rows.map((row) => row.ms.toFixed(0)).join(" ")}]`);
+      console.log(`${kind.padEnd(10)} players ${label.padEnd(7)}: ${ms.toFixed(0)} ms/batch (${(ms * 1000 / BATCH_SIZE).toFixed(0)} µs/event), CPU ${median(rows.map((row) => row.cpu)).toFixed(0)} ms/batch, ${median(rows.map((row) => row.statements))} statements/batch  [${rows.map((row) => row.ms.toFixed(0)).join(" ")}]`);
+      if (WAL_PAGES) console.log(`  main-thread read/write syscalls per batch: ${rows.map((row) => `${row.reads}/${row.writes}`).join(" ")}`);
+    }
+    if (walPages.length > 0) {
+      console.log(`  WAL pages of the last batch: ${walPages.reduce((sum, [, n]) => sum + n, 0)}`);
+      for (const [tree, n] of walPages.slice(0, 12)) console.log(`${String(n).padStart(8)}  ${tree}`);
     }
   } finally {
     await club.close();

@@ -4,6 +4,7 @@ import type { Migrator } from "@mikro-orm/migrations";
 import { migrations as postgresqlMigrations } from "./migrations/postgresql/index.js";
 import { migrations as sqliteMigrations } from "./migrations/sqlite/index.js";
 import { databaseTarget, ormOptions, type Dialect } from "./options.js";
+import { startSqliteCheckpoints } from "./sqlite-checkpoints.js";
 
 export type { Dialect } from "./options.js";
 
@@ -54,10 +55,15 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     await orm.close(true);
     throw err;
   }
+  // The embedded file's WAL is checkpointed off the event loop (see sqlite-checkpoints.ts).
+  const checkpoints = target.dialect === "sqlite" ? startSqliteCheckpoints(target.file) : null;
   return {
     orm,
     dialect: target.dialect,
     em: () => orm.em.fork(),
-    close: () => orm.close(true),
+    close: async () => {
+      await checkpoints?.stop();
+      await orm.close(true);
+    },
   };
 }

@@ -8,7 +8,7 @@ import { qualifiesReferral, type ReferralConfig } from "../engine/referral.js";
 import type { EngineEvent, ParticipantState } from "../engine/types.js";
 import { unknownTypeWarning, type EventTrace } from "../engine/trace.js";
 import { Event, Participant } from "../db/entities/index.js";
-import { newId } from "../db/ids.js";
+import { newTimeOrderedId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { stateAfter } from "./carried-state.js";
@@ -84,7 +84,7 @@ function amountInHundredths(amount: number | string | null | undefined): number 
 /** The stored row of a received event, before its effects are known. */
 export function eventRow(scope: Scope, participantId: string, event: EngineEvent, idempotencyKey: string | null, receivedAt: Date) {
   return {
-    id: newId("evt"),
+    id: newTimeOrderedId("evt"),
     ...scope,
     participantId,
     externalEventId: event.id ?? null,

@@ -1,7 +1,7 @@
 import type { RequiredEntityData } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import { OutboxMessage } from "../db/entities/index.js";
-import { newId } from "../db/ids.js";
+import { newId, newTimeOrderedId } from "../db/ids.js";
 import type { Scope } from "../db/scope.js";
 
 /**
@@ -11,7 +11,7 @@ import type { Scope } from "../db/scope.js";
  */
 export function webhookMessage(scope: Scope, type: string, data: Record<string, unknown>, now: Date): RequiredEntityData<OutboxMessage> {
   return {
-    id: newId("out"),
+    id: newTimeOrderedId("out"),
     ...scope,
     kind: "webhook",
     payload: { id: newId("evt"), type, created_at: now.toISOString(), club_id: scope.clubId, env: scope.env, data },

@@ -11,7 +11,7 @@ import { dayKey, periodKey } from "../engine/time.js";
 import type { EngineEvent, Evaluation, Lot, MissionState, ParticipantState, RewardGrant, RuleRunState, StateDelta } from "../engine/types.js";
 import { Notification, Participant, type DeliveryKind } from "../db/entities/index.js";
 import { bothDialects, hotStore, type HotStore } from "../db/hot/index.js";
-import { newId } from "../db/ids.js";
+import { newId, newTimeOrderedId } from "../db/ids.js";
 import type { Dialect } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { webhookMessage } from "./outbox.js";
@@ -521,7 +521,7 @@ function gatherLedger(writes: PendingWrites, { scope, participant, state, now, e
   for (const line of delta.ledger) {
     running[line.unit] = (running[line.unit] ?? 0) + line.delta;
     writes.ledger.push({
-      id: newId("led"), ...scope, participantId: participant.id, unit: line.unit, delta: line.delta, balanceAfter: running[line.unit],
+      id: newTimeOrderedId("led"), ...scope, participantId: participant.id, unit: line.unit, delta: line.delta, balanceAfter: running[line.unit],
       reason: line.reason, ruleId: line.ruleId, eventId: event?.id ?? null, createdAt: now,
     });
   }
@@ -568,7 +568,7 @@ function gatherRuleRuns(writes: PendingWrites, { scope, config, participant, now
       if (line.ruleId === ruleId && (line.reason === "grant_xp" || line.reason === "grant_currency")) amounts[line.unit] = (amounts[line.unit] ?? 0) + line.delta;
     }
     writes.ruleRuns.push({
-      id: newId("run"), ...scope, participantId: participant.id, ruleId, dedupeKey: run.dedupeKey === null ? null : storedDedupeKey(run.dedupeKey), eventId: event?.id ?? null,
+      id: newTimeOrderedId("run"), ...scope, participantId: participant.id, ruleId, dedupeKey: run.dedupeKey === null ? null : storedDedupeKey(run.dedupeKey), eventId: event?.id ?? null,
       dayKey: run.today.dayKey, amounts, runAt: now,
     });
   }
@@ -709,7 +709,7 @@ export async function writeNotifications(em: SqlEntityManager, scope: Scope, par
 }
 
 function notificationRows(scope: Scope, participantId: string, texts: NotificationText[], now: Date): RequiredEntityData<Notification>[] {
-  return texts.map((text) => ({ id: newId("ntf"), ...scope, participantId, ...text, createdAt: now, readAt: null }));
+  return texts.map((text) => ({ id: newTimeOrderedId("ntf"), ...scope, participantId, ...text, createdAt: now, readAt: null }));
 }
 
 function tierRef(config: ClubConfig, code: string): Schemas["WebhookTier"] {

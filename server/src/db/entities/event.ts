@@ -72,11 +72,16 @@ export type Event = InferEntity<typeof Event>;
  * (`dayKey` = the club-day, `amounts` = what it granted per unit that run) and,
  * through the unique (participant, rule, dedupeKey), what makes a rule fire at
  * most once per value of its `idempotency` path (NULL dedupe keys never collide).
+ * That index leads with the rule and the key, not the participant: the key is
+ * the event's id by default, and ids that grow with time (sequences, ULIDs,
+ * time-ordered ids) then land at the end of the index, where keys leading with
+ * the participant put every run of a batch on a page of its own (a page
+ * written per run; lookups give all three columns, so either order serves them).
  */
 export const RuleRun = defineEntity({
   name: "RuleRun",
   tableName: "rule_runs",
-  uniques: [{ properties: ["participantId", "ruleId", "dedupeKey"] }],
+  uniques: [{ properties: ["ruleId", "dedupeKey", "participantId"] }],
   indexes: [{ properties: ["participantId", "ruleId", "dayKey"] }],
   properties: {
     id: idColumn(),

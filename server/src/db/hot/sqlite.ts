@@ -33,6 +33,23 @@ function bound(kind: ColumnKind, value: unknown): unknown {
   return value;
 }
 
+/**
+ * Runs `stmt` once per row with the row's values in the shape's column
+ * order, bound into one array reused for every row (libsql copies the
+ * values when it binds them): a batch inserts thousands of rows, and an
+ * array (and closure) per row and column adds up. `onRun` sees each row's
+ * outcome.
+ */
+function runPerRow(stmt: LibsqlStatement, shape: TableShape, rows: object[], onRun?: (row: object, changes: number) => void): void {
+  const { columns } = shape;
+  const values: unknown[] = new Array(columns.length);
+  for (const row of rows) {
+    for (let c = 0; c < columns.length; c++) values[c] = bound(columns[c].kind, (row as Record<string, unknown>)[columns[c].property]);
+    const { changes } = stmt.run(values);
+    onRun?.(row, changes);
+  }
+}
+
 const texts = new Map<string, string>();
 function insertText(shape: TableShape, upsert?: Upsert): string {
   const key = `${shape.table}|${upsert?.conflict.join(",") ?? ""}|${upsert?.set ?? ""}`;
@@ -92,17 +109,20 @@ function sqliteStatements(db: LibsqlDatabase, convert: (err: unknown) => never):
     dialect: "sqlite",
     async insert(shape, rows, upsert) {
       if (rows.length === 0) return;
-      each(insertText(shape, upsert), rows.map((row) => shape.columns.map(({ property, kind }) => bound(kind, (row as Record<string, unknown>)[property]))));
+      try {
+        runPerRow(statement(db, insertText(shape, upsert)), shape, rows);
+      } catch (err) {
+        convert(err);
+      }
     },
     async insertAbsent(shape, rows, conflict) {
       const inserted = new Set<string>();
       if (rows.length === 0) return inserted;
       const text = `${insertText(shape)} on conflict (${conflict.map((field) => `"${field}"`).join(", ")}) do nothing`;
       try {
-        const stmt = statement(db, text);
-        for (const row of rows) {
-          if (stmt.run(shape.columns.map(({ property, kind }) => bound(kind, (row as Record<string, unknown>)[property]))).changes > 0) inserted.add(row.id);
-        }
+        runPerRow(statement(db, text), shape, rows, (row, changes) => {
+          if (changes > 0) inserted.add((row as { id: string }).id);
+        });
       } catch (err) {
         convert(err);
       }

@@ -2,7 +2,7 @@ import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { EngineEvent } from "../../engine/types.js";
 import { Event, OutboxMessage, Participant } from "../../db/entities/index.js";
-import { newId } from "../../db/ids.js";
+import { newTimeOrderedId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { hotStore, shapeOf, type HotStore } from "../../db/hot/index.js";
@@ -120,7 +120,7 @@ async function acceptGroup(items: Accepted[]): Promise<string[]> {
       const row = eventRow(scope, participantIds.get(item.participant)!, item.event, item.key, item.receivedAt);
       if (item.key !== null) idOfKey.set(item.key, row.id);
       events.push(Object.assign(row, { status: "queued", processedAt: null })); // not a spread that adds keys: see loadStates
-      outbox.push({ id: newId("out"), ...scope, kind: "event", payload: { event_id: row.id }, createdAt: item.receivedAt, relayedAt: null });
+      outbox.push({ id: newTimeOrderedId("out"), ...scope, kind: "event", payload: { event_id: row.id }, createdAt: item.receivedAt, relayedAt: null });
       return row.id;
     });
     // One round trip on PostgreSQL (the outbox rows name the events in their payload only: neither insert reads the other's rows).

@@ -16,6 +16,7 @@ import { Migration20261123233702_delivery_kinds } from "./Migration2026112323370
 import { Migration20261124052629_events_idempotency_key_first } from "./Migration20261124052629_events_idempotency_key_first.js";
 import { Migration20261124053146_events_received_at_partial } from "./Migration20261124053146_events_received_at_partial.js";
 import { Migration20261124053425_events_status_index } from "./Migration20261124053425_events_status_index.js";
+import { Migration20261124060000_rule_run_dedupe_order } from "./Migration20261124060000_rule_run_dedupe_order.js";
 
 export const migrations: MigrationObject[] = [
   { name: "Migration20261121054812_initial", class: Migration20261121054812_initial },
@@ -34,4 +35,5 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261124052629_events_idempotency_key_first", class: Migration20261124052629_events_idempotency_key_first },
   { name: "Migration20261124053146_events_received_at_partial", class: Migration20261124053146_events_received_at_partial },
   { name: "Migration20261124053425_events_status_index", class: Migration20261124053425_events_status_index },
+  { name: "Migration20261124060000_rule_run_dedupe_order", class: Migration20261124060000_rule_run_dedupe_order },
 ];

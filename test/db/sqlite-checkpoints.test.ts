@@ -1,0 +1,37 @@
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { openDatabase } from "../../server/src/db/orm.js";
+import { SQLITE_FILE } from "../../server/src/db/options.js";
+import { createTestDatabase } from "../support/databases.js";
+
+const size = (file: string) => {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+};
+
+describe("SQLite WAL checkpoints (sqlite-checkpoints.ts)", () => {
+  it("a worker thread copies the WAL into the database file, not the writer's commits", async () => {
+    const target = await createTestDatabase("sqlite");
+    const file = join(target.dataDir, SQLITE_FILE);
+    const db = await openDatabase({ dataDir: target.dataDir });
+    try {
+      // The writer's own automatic checkpoint is far off: the migrations' pages are still only in the WAL…
+      const connection = db.em().getConnection();
+      const [{ wal_autocheckpoint }] = await connection.execute<{ wal_autocheckpoint: number }[]>("PRAGMA wal_autocheckpoint");
+      expect(wal_autocheckpoint).toBeGreaterThan(1000);
+      const [{ synchronous }] = await connection.execute<{ synchronous: number }[]>("PRAGMA synchronous");
+      expect(synchronous).toBe(2); // FULL: a commit is synced before it returns
+      // …until the worker copies them into the database file.
+      const deadline = Date.now() + 5000;
+      while (size(file) < 64 * 1024 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(size(file)).toBeGreaterThanOrEqual(64 * 1024);
+    } finally {
+      await db.close();
+      await target.drop();
+    }
+  });
+});
