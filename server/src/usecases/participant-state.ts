@@ -299,9 +299,13 @@ async function loadRuleRuns(
   at: { now: Date; timeZone: string },
 ): Promise<Map<string, Record<string, RuleRunState>>> {
   const today = dayKey(at.now, at.timeZone);
-  const states = new Map(participants.map(({ participantId }) => [participantId, Object.fromEntries(
-    triggered.map((rule): [string, RuleRunState] => [rule.id, { total: 0, lastRunAt: null, today: { dayKey: today, runs: 0, granted: {} }, dedupeKeys: [] }]),
-  )]));
+  // Built by plain loops (once per participant and rule of a batch: thousands), not Object.fromEntries of pairs.
+  const states = new Map<string, Record<string, RuleRunState>>();
+  for (const { participantId } of participants) {
+    const runs: Record<string, RuleRunState> = {};
+    for (const rule of triggered) runs[rule.id] = { total: 0, lastRunAt: null, today: { dayKey: today, runs: 0, granted: {} }, dedupeKeys: [] };
+    states.set(participantId, runs);
+  }
   // Issued before awaiting: both reads share a round trip (see HotStore.select).
   const fired = firedDedupeKeys(store, participants, triggered);
   fired.catch(() => undefined); // awaited below; a failure of the shared round trip is thrown by the counters first
@@ -335,16 +339,17 @@ async function loadRuleRuns(
     [today, ...units.flatMap((unit) => [today, unit]), [...states.keys()], ...windows.flatMap((window) => window.params)],
   );
   await recordFired();
+  const grantedColumns = units.map((_, i) => `granted_${i}` as const);
   for (const row of rows) {
     const state = states.get(row.participant_id)![row.rule_id];
     // Aggregates come back as numbers or numeric strings; SQLite keeps datetimes as epoch milliseconds.
     state.total = Number(row.total);
     state.lastRunAt = new Date(row.last_run_at).toISOString();
     state.today.runs = Number(row.today_runs);
-    units.forEach((unit, i) => {
-      const granted = Number(row[`granted_${i}`]);
-      if (granted !== 0) state.today.granted[unit] = granted;
-    });
+    for (let i = 0; i < units.length; i++) {
+      const granted = Number(row[grantedColumns[i]]);
+      if (granted !== 0) state.today.granted[units[i]] = granted;
+    }
   }
   return states;
 }
@@ -486,18 +491,27 @@ function updateParticipant(writes: PendingWrites, { participant, now }: Evaluati
   // Object.assign, not a spread: a new event type adds a key (see test/micro/object-spread.ts).
   const eventCounts: Record<string, number> = Object.assign({}, participant.eventCounts);
   for (const [type, increment] of Object.entries(delta.eventCounts)) eventCounts[type] = (eventCounts[type] ?? 0) + increment;
-  const changes: ParticipantChanges = {
-    level: delta.level,
-    tierCode: delta.tierCode,
-    tags: delta.tagsAdded.length === 0 ? participant.tags : [...participant.tags, ...delta.tagsAdded.map((added) => added.tag)],
-    eventCounts,
-    // The monthly tier review's record of the highest levels, moved when the level does.
-    ...(delta.level !== participant.level ? peakColumnsAfter(participant, delta.peakLevel) : {}),
-    updatedAt: now,
-  };
+  const tags = delta.tagsAdded.length === 0 ? participant.tags : [...participant.tags, ...delta.tagsAdded.map((added) => added.tag)];
+  // The monthly tier review's record of the highest levels, moved when the level does.
+  const peak = delta.level !== participant.level ? peakColumnsAfter(participant, delta.peakLevel) : null;
+  // Built field by field, not with spreads and a rest pattern (once per event; see test/micro/object-spread.ts).
+  const changes: ParticipantChanges = peak === null
+    ? { level: delta.level, tierCode: delta.tierCode, tags, eventCounts, updatedAt: now }
+    : { level: delta.level, tierCode: delta.tierCode, tags, eventCounts, peakMonth: peak.peakMonth, peakLevel: peak.peakLevel, priorMonthPeakLevel: peak.priorMonthPeakLevel, updatedAt: now };
   writes.updateParticipant(participant.id, delta.xp, changes);
-  const { updatedAt: _, ...columns } = changes;
-  return { ...participant, ...columns, xp: participant.xp + delta.xp };
+  // The participant's columns after the event: a copy (keys the snapshot has are only overwritten).
+  const after: ParticipantSnapshot = Object.assign({}, participant);
+  after.level = delta.level;
+  after.tierCode = delta.tierCode;
+  after.tags = tags;
+  after.eventCounts = eventCounts;
+  if (peak !== null) {
+    after.peakMonth = peak.peakMonth;
+    after.peakLevel = peak.peakLevel;
+    after.priorMonthPeakLevel = peak.priorMonthPeakLevel;
+  }
+  after.xp = participant.xp + delta.xp;
+  return after;
 }
 
 /** Ledger rows with the running balance after each, and the balance rows moved by the net change. */

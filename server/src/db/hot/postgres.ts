@@ -31,6 +31,53 @@ function boundDatetime(value: unknown): unknown {
   return value instanceof Date ? value.toISOString() : value;
 }
 
+/**
+ * A datetime column's values as bound. Most rows of a batch carry the same
+ * instant (its `now`: received, created, updated), often the same Date, so
+ * an instant equal to the previous row's reuses its text instead of another
+ * toISOString.
+ */
+export function datetimeColumn(rows: Record<string, unknown>[], property: string): unknown[] {
+  const texts = new Array<unknown>(rows.length);
+  let last: unknown;
+  let lastText: unknown = null;
+  for (let i = 0; i < rows.length; i++) {
+    const value = rows[i][property];
+    if (value !== last && !(value instanceof Date && last instanceof Date && value.getTime() === last.getTime())) lastText = boundDatetime(value);
+    last = value;
+    texts[i] = lastText;
+  }
+  return texts;
+}
+
+/**
+ * A scalar column's array parameter, as PostgreSQL's array literal text built
+ * by one native JSON.stringify. For strings without `"`, `\` or control
+ * characters, finite numbers, booleans and nulls, JSON's array text IS the
+ * array literal once its brackets become braces: elements are double-quoted
+ * alike, and an unquoted `null` is PostgreSQL's (case-insensitive) NULL.
+ * node-postgres would instead run two regex replaces and a concatenation per
+ * element (`escapeElement`, the largest client cost of a batch's flush). Any
+ * other array (a backslash in the JSON text, from a quote, backslash or
+ * control character in a string; an object; a non-finite number) goes as it
+ * is, encoded by node-postgres.
+ */
+export function arrayParameter(values: unknown[]): unknown {
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (value == null) continue;
+    const type = typeof value;
+    if (type === "number" ? !Number.isFinite(value) : type !== "string" && type !== "boolean") return values;
+  }
+  const json = JSON.stringify(values);
+  return json.includes("\\") ? values : `{${json.slice(1, -1)}}`;
+}
+
+/** A read's parameter: an array (ids of an `= any(?::text[])`) as its literal text, see arrayParameter. */
+function boundParameter(value: unknown): unknown {
+  return Array.isArray(value) ? arrayParameter(value) : value;
+}
+
 /** A JSON column's parameter: one JSON array of its values (an undefined element becomes JSON null, turned back into SQL null by `nullif`). */
 function jsonColumn(values: unknown[]): string {
   return JSON.stringify(values);
@@ -67,9 +114,11 @@ const names = new Map<string, string>();
  */
 const PLANNED_EACH_RUN_ABOVE = 64;
 
+/** A read: named or not by the length of its array parameters, which then go as literal texts (boundParameter). */
 function read(client: PgClient, text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
   const large = values.some((value) => Array.isArray(value) && value.length > PLANNED_EACH_RUN_ABOVE);
-  return large ? client.query({ text, values }) : run(client, text, values);
+  const bound = values.map(boundParameter);
+  return large ? client.query({ text, values: bound }) : run(client, text, bound);
 }
 
 /** `INSERT … SELECT * FROM unnest(<one array per column>)`: one statement whatever the number of rows. */
@@ -93,8 +142,8 @@ function columnArrays(shape: TableShape, rows: object[]): unknown[] {
   // The kind is looked at once per column, not per value (a batch binds ~10,000 values).
   return shape.columns.map(({ property, kind }) =>
     kind === "json" ? jsonColumn(values.map((row) => row[property] ?? null))
-      : kind === "datetime" ? values.map((row) => boundDatetime(row[property]))
-      : values.map((row) => row[property] ?? null),
+      : kind === "datetime" ? arrayParameter(datetimeColumn(values, property))
+      : arrayParameter(values.map((row) => row[property] ?? null)),
   );
 }
 
@@ -124,15 +173,16 @@ from rows from (unnest($1::text[]), jsonb_array_elements($2::jsonb), unnest($3::
 
 function participantArrays(rows: ParticipantUpdate[]): unknown[] {
   return [
-    rows.map((row) => row.id), rows.map((row) => row.xp), rows.map((row) => row.level), rows.map((row) => row.tierCode),
-    jsonColumn(rows.map((row) => row.tags)), jsonColumn(rows.map((row) => row.eventCounts)), rows.map((row) => row.peak !== null),
-    rows.map((row) => row.peak?.peakMonth ?? null), rows.map((row) => row.peak?.peakLevel ?? null), rows.map((row) => row.peak?.priorMonthPeakLevel ?? null),
-    rows.map((row) => row.updatedAt.toISOString()),
+    arrayParameter(rows.map((row) => row.id)), arrayParameter(rows.map((row) => row.xp)), arrayParameter(rows.map((row) => row.level)),
+    arrayParameter(rows.map((row) => row.tierCode)), jsonColumn(rows.map((row) => row.tags)), jsonColumn(rows.map((row) => row.eventCounts)),
+    arrayParameter(rows.map((row) => row.peak !== null)), arrayParameter(rows.map((row) => row.peak?.peakMonth ?? null)),
+    arrayParameter(rows.map((row) => row.peak?.peakLevel ?? null)), arrayParameter(rows.map((row) => row.peak?.priorMonthPeakLevel ?? null)),
+    arrayParameter(rows.map((row) => row.updatedAt.toISOString())),
   ];
 }
 
-function lotArrays(rows: { id: string; amount: number }[]): unknown[][] {
-  return [rows.map((row) => row.id), rows.map((row) => row.amount)];
+function lotArrays(rows: { id: string; amount: number }[]): unknown[] {
+  return [arrayParameter(rows.map((row) => row.id)), arrayParameter(rows.map((row) => row.amount))];
 }
 
 /** A write's statement (parameters numbered from $1), a key naming its text, and its values; null without rows. */
@@ -202,7 +252,7 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
     },
     async markEventsProcessed(rows: ProcessedEvent[], processedAt: Date) {
       if (rows.length === 0) return;
-      await exec(MARK_EVENTS_PROCESSED, [rows.map((row) => row.id), jsonColumn(rows.map((row) => row.effects)), rows.map((row) => row.effects.length), processedAt.toISOString()]);
+      await exec(MARK_EVENTS_PROCESSED, [arrayParameter(rows.map((row) => row.id)), jsonColumn(rows.map((row) => row.effects)), arrayParameter(rows.map((row) => row.effects.length)), processedAt.toISOString()]);
     },
     async writeAll(writes) {
       const parts = writes.map(statementOf).filter((part) => part !== null);
@@ -221,7 +271,7 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
       await exec(text, parts.flatMap((part) => part.values));
     },
     async run(sql: { postgresql: string }, params: unknown[]) {
-      await exec(cachedText(`run|${sql.postgresql}`, () => numbered(sql.postgresql)), params);
+      await exec(cachedText(`run|${sql.postgresql}`, () => numbered(sql.postgresql)), params.map(boundParameter));
     },
     select<R>(sql: { postgresql: string }, params: unknown[]): Promise<R[]> {
       // A lock is taken on its own, in the order its statement says.
