@@ -55,7 +55,7 @@ describeEachStack("async events", (kind) => {
     expect(accepted.body).toEqual({ queued: true, event_ids: [expect.stringMatching(/^evt_/)] });
     const [eventId] = accepted.body.event_ids;
 
-    const entry = (await waitUntilProcessed(club, [eventId], 10_000)).get(eventId)!;
+    const entry = (await waitUntilProcessed(club, [eventId])).get(eventId)!;
     expect(entry).toMatchObject({ event_id: "dep-async-1", participant: "jogador_async", type: "deposit.confirmed", duplicate_of: null, error: null });
     expect(Date.parse(entry.processed_at!) - Date.parse(entry.received_at)).toBeLessThan(5_000);
 
@@ -73,7 +73,7 @@ describeEachStack("async events", (kind) => {
     expect(without.status).toBe(200);
     expect(without.headers.get("preference-applied")).toBeNull();
     expect(without.body).toMatchObject({ event_id: expect.stringMatching(/^evt_/), duplicate: false });
-    await waitUntilProcessed(club, withOthers.body.event_ids, 10_000);
+    await waitUntilProcessed(club, withOthers.body.event_ids);
   });
 
   it("answers a batch with 202 and the event ids in request order", async () => {
@@ -90,7 +90,7 @@ describeEachStack("async events", (kind) => {
     expect(accepted.body.queued).toBe(true);
     const ids: string[] = accepted.body.event_ids;
     expect(new Set(ids).size).toBe(events.length);
-    const entries = await waitUntilProcessed(club, ids, 10_000);
+    const entries = await waitUntilProcessed(club, ids);
     expect(ids.map((id) => [entries.get(id)!.event_id, entries.get(id)!.participant])).toEqual(events.map((event) => [event.id, event.participant]));
   });
 
@@ -125,7 +125,7 @@ describeEachStack("async events", (kind) => {
     expect(batch.event_ids[2]).toBe(first.event_ids[0]);
 
     const distinct = [first.event_ids[0], keyed.event_ids[0], batch.event_ids[0]];
-    await waitUntilProcessed(club, distinct, 10_000);
+    await waitUntilProcessed(club, distinct);
     const logged = (await readEventLog(club)).filter((entry) => entry.participant === player);
     expect(logged.map((entry) => entry.id).sort()).toEqual([...distinct].sort());
     // 500 + 60 + 70 reais deposited once each: XP is twice the amount (deposit-xp).
