@@ -101,7 +101,7 @@ describe("transport against a local HTTP server", () => {
   });
 
   it("does not repeat a POST without an idempotency key", async () => {
-    await serve(failure(503, "internal_error", "down"), json(201, { id: "ref_1", status: "pending" }));
+    await serve(failure(503, "internal_error", "down"), json(201, { id: "rfl_1", status: "pending" }));
     const { send, waits } = transport();
     const response = await send(new Request(`${server.url}/v1/referrals`, { method: "POST", body: "{}" }));
     expect(response.status).toBe(503);
