@@ -57,7 +57,8 @@ describeEachStack("async events", (kind) => {
 
     const entry = (await waitUntilProcessed(club, [eventId])).get(eventId)!;
     expect(entry).toMatchObject({ event_id: "dep-async-1", participant: "jogador_async", type: "deposit.confirmed", duplicate_of: null, error: null });
-    expect(Date.parse(entry.processed_at!) - Date.parse(entry.received_at)).toBeLessThan(5_000);
+    // Promptly, not on some minute-scale schedule; the bound leaves a loaded 2-core machine room to be slow.
+    expect(Date.parse(entry.processed_at!) - Date.parse(entry.received_at)).toBeLessThan(30_000);
 
     // The same deposit sent synchronously for another player: the same effects, the same resulting profile.
     const sync = await ok(club.call("POST", "/v1/events", { body: deposit("jogador_sincrono", "dep-sync-1") }));
