@@ -14,13 +14,13 @@ import { openTestDatabase, postgresEnabled } from "../support/databases.js";
 describe.skipIf(!postgresEnabled)("HOT updates of the rows each event updates [postgresql]", () => {
   let db: Database;
   let close: () => Promise<void>;
-  const execute = <T>(sql: string) => db.em().getConnection().execute<T>(sql, [], "all");
+  const execute = (sql: string) => db.em().getConnection().execute(sql, [], "all");
   beforeAll(async () => ({ db, close } = await openTestDatabase("postgresql")));
   afterAll(async () => close?.());
 
   it("leaves half of each page free on participants, balances and mission progress", async () => {
-    const rows = await execute<{ relname: string; reloptions: string[] }[]>(
-      "select relname, reloptions from pg_class where relname in ('participants', 'balances', 'mission_progress') order by relname");
+    const rows = (await execute(
+      "select relname, reloptions from pg_class where relname in ('participants', 'balances', 'mission_progress') order by relname")) as { relname: string; reloptions: string[] }[];
     expect(rows.map((row) => [row.relname, row.reloptions])).toEqual([
       ["balances", ["fillfactor=50"]], ["mission_progress", ["fillfactor=50"]], ["participants", ["fillfactor=50"]],
     ]);
