@@ -34,11 +34,13 @@ describe.skipIf(!postgresEnabled)("HOT updates of the rows each event updates [p
     await execute(`insert into mission_progress (id, club_id, env, participant_id, mission_id, period_key, progress, updated_at)
       select 'msp_' || g.n, 'club_hot', 'live', 'par_' || (g.n % 400 + 1), 'mission_' || (g.n / 400), '2026-W48', 0, now() from generate_series(1, 1200) as g(n)`);
     const updated = await db.em().transactional(async (em) => {
-      const connection = em.getConnection();
-      await connection.execute(`update participants set xp = xp + 10, level = 2, event_counts = event_counts || '{"event.type_0": 999}', updated_at = now()`);
-      await connection.execute("update mission_progress set progress = progress + 1.5, updated_at = now()");
-      return connection.execute<{ relname: string; n_tup_upd: string; n_tup_hot_upd: string }[]>(
-        "select relname, n_tup_upd, n_tup_hot_upd from pg_stat_xact_user_tables where relname in ('participants', 'mission_progress') order by relname");
+      // In the transaction's own session: its statistics are what pg_stat_xact_user_tables shows.
+      const inTransaction = (sql: string) => em.getConnection().execute(sql, [], "all", em.getTransactionContext());
+      await inTransaction(`update participants set xp = xp + 10, level = 2, event_counts = event_counts || '{"event.type_0": 999}', updated_at = now()`);
+      await inTransaction("update mission_progress set progress = progress + 1.5, updated_at = now()");
+      return (await inTransaction(
+        "select relname, n_tup_upd, n_tup_hot_upd from pg_stat_xact_user_tables where relname in ('participants', 'mission_progress') order by relname",
+      )) as { relname: string; n_tup_upd: string; n_tup_hot_upd: string }[];
     });
     expect(updated.map((row) => [row.relname, Number(row.n_tup_upd), Number(row.n_tup_hot_upd)])).toEqual([
       ["mission_progress", 1200, 1200], ["participants", 400, 400],
