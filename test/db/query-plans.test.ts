@@ -4,6 +4,7 @@ import type { Database } from "../../server/src/db/orm.js";
 import type { HotStore } from "../../server/src/db/hot/index.js";
 import { byScopedKeys } from "../../server/src/db/hot/scoped-reads.js";
 import { PENDING_REFERRALS } from "../../server/src/usecases/events.js";
+import { FIRED_DEDUPE_KEYS } from "../../server/src/usecases/participant-state.js";
 import { lockByExternalId, lockById } from "../../server/src/usecases/events/participant-locks.js";
 import { PARTICIPANT_IDS, STORED_KEYS } from "../../server/src/usecases/events/queued.js";
 import { OWNERS } from "../../server/src/usecases/events/queued-rows.js";
@@ -100,6 +101,19 @@ const reads: PlannedRead[] = [
     sqlite: { index: "referrals_club_id_env_referred_id_unique", condition: "club_id=? AND env=? AND referred_id=?" },
   },
   {
+    // SQLite joins json_each to the unique index (its plan names the table by alias): PostgreSQL's shape only.
+    title: "rules' fired dedupe keys by (participant, rule, key) (participant-state.ts)",
+    // A batch's worth of triples: planned for 1,000 of them, a join hashed the whole table instead of probing.
+    statement: async (club) => {
+      const numbers = Array.from({ length: 1000 }, (_, i) => i + 1);
+      const participants = numbers.map((n) => `${club}_p${n}`);
+      const params = [participants, participants.map(() => "bet-xp"), numbers.map((n) => `key${n}`)];
+      return { ...FIRED_DEDUPE_KEYS, params: { postgresql: params, sqlite: [JSON.stringify(participants.map((id, i) => [id, "bet-xp", params[2][i]]))] } };
+    },
+    table: "rule_runs",
+    probes: [{ index: "rule_runs_rule_id_dedupe_key_participant_id_unique", cond: "dedupe_key = w.dedupe_key" }],
+  },
+  {
     // SQLite locks by `update … returning`: its search is planned as a read's.
     title: "participant locks by external id (participant-locks.ts): ids probed by key, then locked by the primary key",
     statement: sentBy((store, club) => lockByExternalId(store, { clubId: club, env: "live" }, externalIds(club))), table: "participants",
@@ -114,7 +128,7 @@ const reads: PlannedRead[] = [
   },
 ];
 
-/** `rows` participants of `club` with two events each and a referral each: plain SQL, fast on both dialects. */
+/** `rows` participants of `club` with two events, a referral and a rule run each: plain SQL, fast on both dialects. */
 function fillStatements(kind: DatabaseKind, club: string, rows: number): string[] {
   const now = kind === "postgresql" ? "now()" : "0";
   const numbers = kind === "postgresql"
@@ -129,6 +143,8 @@ function fillStatements(kind: DatabaseKind, club: string, rows: number): string[
       from ${numbers(2 * rows)}`,
     `insert into referrals (id, club_id, env, referrer_id, referred_id, code, status, created_at)
       select ${id("r")}, '${club}', 'live', ${id("p", "(g.n + 1)")}, ${id("p")}, 'code', 'qualified', ${now} from ${numbers(rows)}`,
+    `insert into rule_runs (id, club_id, env, participant_id, rule_id, dedupe_key, event_id, day_key, amounts, run_at)
+      select ${id("run")}, '${club}', 'live', ${id("p")}, 'bet-xp', 'key' || g.n, ${id("e")}, '2026-11-24', '{}', ${now} from ${numbers(rows)}`,
     // An embedded queue's backlog: every fifth job ready, the others done.
     `insert into jobs (id, queue, payload, status, attempts, run_at, created_at, updated_at)
       select ${id("j")}, 'events', '{}', case when g.n % 5 = 0 then 'ready' else 'done' end, 0, ${now}, ${now}, ${now} from ${numbers(rows)}`,
