@@ -108,7 +108,6 @@ for (const method of ["run", "get", "all", "iterate"]) {
     statements++;
     const sql = sqlOf.get(this);
     if (explaining && sql && !sqlitePlans.has(sql) && /^\s*(with|select|insert|update|delete)\b/i.test(sql)) {
-      if (process.env.BATCH_DUMP) console.log(JSON.stringify({ sql, args }));
       const plan = databaseOf.get(this)!.prepare(`explain query plan ${sql}`).all(args[0]) as { id: number; parent: number; detail: string }[];
       const depthOf = new Map<number, number>([[0, 0]]);
       sqlitePlans.set(sql, plan.map((row) => (depthOf.set(row.id, depthOf.get(row.parent)! + 1), `${"  ".repeat(depthOf.get(row.id)!)}${row.detail}`)).join("\n"));
