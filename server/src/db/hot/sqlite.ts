@@ -34,46 +34,100 @@ function bound(kind: ColumnKind, value: unknown): unknown {
 }
 
 /**
- * Runs `stmt` once per row with the row's values in the shape's column
- * order, bound into one array reused for every row (libsql copies the
- * values when it binds them): a batch inserts thousands of rows, and an
- * array (and closure) per row and column adds up. `onRun` sees each row's
- * outcome.
+ * Rows per statement of the multi-row writes: a table's rows go in
+ * statements of these many rows, the largest first (at most three of each
+ * smaller), so that a table needs at most four prepared statements whatever
+ * the batch. A statement of n rows saves n - 1 runs (a native call, a VM
+ * reset and start) and binds the same values: a batch of 500 events writes
+ * ~2,700 rows, and its writes took ~20 % less CPU than one run per row (16 ms
+ * → 13 ms, a stored batch's writes replayed). 64: larger statements saved
+ * no more; SQLite binds up to 32,766 values (64 rows of ≤ 500 columns).
  */
-function runPerRow(stmt: LibsqlStatement, shape: TableShape, rows: object[], onRun?: (row: object, changes: number) => void): void {
-  const { columns } = shape;
-  const values: unknown[] = new Array(columns.length);
-  for (const row of rows) {
-    for (let c = 0; c < columns.length; c++) values[c] = bound(columns[c].kind, (row as Record<string, unknown>)[columns[c].property]);
-    const { changes } = stmt.run(values);
-    onRun?.(row, changes);
+const ROWS_PER_STATEMENT = [64, 16, 4, 1];
+
+/**
+ * Runs the statements of `textOf(size)` over `rows` in ROWS_PER_STATEMENT
+ * chunks; `bind` writes a row's `width` values into the chunk's array at
+ * `at`. The texts are cached by the caller's key and the size. With
+ * `returned`, each statement's rows (a RETURNING clause) are handed to it.
+ */
+function runChunked<R>(
+  db: LibsqlDatabase, rows: readonly R[], key: string, textOf: (size: number) => string, width: number,
+  bind: (row: R, values: unknown[], at: number) => void, returned?: (rows: unknown[]) => void,
+): void {
+  let next = 0;
+  for (const size of ROWS_PER_STATEMENT) {
+    while (rows.length - next >= size) {
+      const values: unknown[] = new Array(size * width);
+      for (let r = 0; r < size; r++) bind(rows[next + r], values, r * width);
+      const stmt = statement(db, chunkText(key, size, textOf));
+      if (returned) returned(stmt.all(values));
+      else stmt.run(values);
+      next += size;
+    }
   }
 }
 
 const texts = new Map<string, string>();
-function insertText(shape: TableShape, upsert?: Upsert): string {
-  const key = `${shape.table}|${upsert?.conflict.join(",") ?? ""}|${upsert?.set ?? ""}`;
-  let text = texts.get(key);
-  if (text === undefined) {
-    const columns = shape.columns.map((column) => `"${column.field}"`).join(", ");
-    const conflict = upsert ? ` on conflict (${upsert.conflict.map((field) => `"${field}"`).join(", ")}) do update set ${upsert.set}` : "";
-    text = `insert into "${shape.table}" (${columns}) values (${shape.columns.map(() => "?").join(", ")})${conflict}`;
-    texts.set(key, text);
-  }
+function chunkText(key: string, size: number, textOf: (size: number) => string): string {
+  const cacheKey = `${key}|${size}`;
+  let text = texts.get(cacheKey);
+  if (text === undefined) texts.set(cacheKey, (text = textOf(size)));
   return text;
 }
 
-const UPDATE_PARTICIPANT = `update participants set
-  xp = xp + ?, level = ?, tier_code = ?, tags = ?, event_counts = ?,
-  peak_month = case when ? then ? else peak_month end,
-  peak_level = case when ? then ? else peak_level end,
-  prior_month_peak_level = case when ? then ? else prior_month_peak_level end,
-  updated_at = ?
-where id = ?`;
+/** `count` copies of `row` (a parenthesized list of placeholders), comma-separated: a VALUES list. */
+function valuesList(row: string, count: number): string {
+  return Array.from({ length: count }, () => row).join(", ");
+}
 
-const MARK_EVENT_PROCESSED = "update events set status = 'processed', effects = ?, effects_count = ?, processed_at = ? where id = ?";
+function placeholders(count: number): string {
+  return `(${Array.from({ length: count }, () => "?").join(", ")})`;
+}
 
-const SPEND_LOT = "update currency_lots set remaining = remaining - ? where id = ?";
+function insertText(shape: TableShape, size: number, conflict: string): string {
+  return `insert into "${shape.table}" (${shape.columns.map((column) => `"${column.field}"`).join(", ")}) values ${valuesList(placeholders(shape.columns.length), size)}${conflict}`;
+}
+
+function upsertClause(upsert?: Upsert): string {
+  return upsert ? ` on conflict (${upsert.conflict.map((field) => `"${field}"`).join(", ")}) do update set ${upsert.set}` : "";
+}
+
+/** A row's values in the shape's column order, as SQLite stores them, into `values` from `at`. */
+function bindRow(shape: TableShape): (row: object, values: unknown[], at: number) => void {
+  const { columns } = shape;
+  return (row, values, at) => {
+    for (let c = 0; c < columns.length; c++) values[at + c] = bound(columns[c].kind, (row as Record<string, unknown>)[columns[c].property]);
+  };
+}
+
+/**
+ * An UPDATE of many rows by id in one statement: the new values as a VALUES
+ * list named `u` (its columns `columns`, the id last), joined by id
+ * (UPDATE … FROM, SQLite ≥ 3.33); `set` reads `u.<column>`. Each id comes
+ * once (the callers gather one row per id), so no row is updated twice.
+ */
+function updateFromValues(table: string, columns: string[], set: string): (size: number) => string {
+  return (size) => `with u(${columns.join(", ")}) as (values ${valuesList(placeholders(columns.length), size)})
+    update ${table} set ${set} from u where ${table}.id = u.id`;
+}
+
+const UPDATE_PARTICIPANTS = updateFromValues(
+  "participants",
+  ["xp", "level", "tier_code", "tags", "event_counts", "has_peak", "peak_month", "peak_level", "prior_month_peak_level", "updated_at", "id"],
+  `xp = participants.xp + u.xp, level = u.level, tier_code = u.tier_code, tags = u.tags, event_counts = u.event_counts,
+    peak_month = case when u.has_peak then u.peak_month else participants.peak_month end,
+    peak_level = case when u.has_peak then u.peak_level else participants.peak_level end,
+    prior_month_peak_level = case when u.has_peak then u.prior_month_peak_level else participants.prior_month_peak_level end,
+    updated_at = u.updated_at`,
+);
+
+const MARK_EVENTS_PROCESSED = updateFromValues(
+  "events", ["effects", "effects_count", "processed_at", "id"],
+  "status = 'processed', effects = u.effects, effects_count = u.effects_count, processed_at = u.processed_at",
+);
+
+const SPEND_LOTS = updateFromValues("currency_lots", ["amount", "id"], "remaining = currency_lots.remaining - u.amount");
 
 /** An array parameter is bound as JSON text: read it with `json_each(?)`. */
 function selectParam(value: unknown): unknown {
@@ -97,10 +151,9 @@ export function sqliteHotStore(db: LibsqlDatabase, convert: (err: unknown) => ne
 
 function sqliteStatements(db: LibsqlDatabase, convert: (err: unknown) => never): Omit<HotStore, "writeAll"> {
   // Synchronous calls: a failure is thrown here and converted like the ORM's.
-  const each = (sql: string, rows: unknown[][]) => {
+  const guarded = (write: () => void) => {
     try {
-      const stmt = statement(db, sql);
-      for (const values of rows) stmt.run(values);
+      write();
     } catch (err) {
       convert(err);
     }
@@ -109,47 +162,51 @@ function sqliteStatements(db: LibsqlDatabase, convert: (err: unknown) => never):
     dialect: "sqlite",
     async insert(shape, rows, upsert) {
       if (rows.length === 0) return;
-      try {
-        runPerRow(statement(db, insertText(shape, upsert)), shape, rows);
-      } catch (err) {
-        convert(err);
-      }
+      const conflict = upsertClause(upsert);
+      guarded(() => runChunked(db, rows, `insert|${shape.table}|${conflict}`, (size) => insertText(shape, size, conflict), shape.columns.length, bindRow(shape)));
     },
     async insertAbsent(shape, rows, conflict) {
       const inserted = new Set<string>();
       if (rows.length === 0) return inserted;
-      const text = `${insertText(shape)} on conflict (${conflict.map((field) => `"${field}"`).join(", ")}) do nothing`;
-      try {
-        runPerRow(statement(db, text), shape, rows, (row, changes) => {
-          if (changes > 0) inserted.add((row as { id: string }).id);
-        });
-      } catch (err) {
-        convert(err);
-      }
+      // RETURNING lists the rows inserted, not those DO NOTHING skipped.
+      const clause = ` on conflict (${conflict.map((field) => `"${field}"`).join(", ")}) do nothing returning id`;
+      guarded(() => runChunked(db, rows, `absent|${shape.table}|${clause}`, (size) => insertText(shape, size, clause), shape.columns.length, bindRow(shape), (returned) => {
+        for (const row of returned) inserted.add((row as { id: string }).id);
+      }));
       return inserted;
     },
     async updateParticipants(rows: ParticipantUpdate[]) {
-      each(UPDATE_PARTICIPANT, rows.map((row) => {
-        const peak = row.peak === null ? 0 : 1;
-        return [
-          row.xp, row.level, row.tierCode, JSON.stringify(row.tags), JSON.stringify(row.eventCounts),
-          peak, row.peak?.peakMonth ?? null, peak, row.peak?.peakLevel ?? null, peak, row.peak?.priorMonthPeakLevel ?? null,
-          row.updatedAt.getTime(), row.id,
-        ];
+      guarded(() => runChunked(db, rows, "participants", UPDATE_PARTICIPANTS, 11, (row, values, at) => {
+        values[at] = row.xp;
+        values[at + 1] = row.level;
+        values[at + 2] = row.tierCode;
+        values[at + 3] = JSON.stringify(row.tags);
+        values[at + 4] = JSON.stringify(row.eventCounts);
+        values[at + 5] = row.peak === null ? 0 : 1;
+        values[at + 6] = row.peak?.peakMonth ?? null;
+        values[at + 7] = row.peak?.peakLevel ?? null;
+        values[at + 8] = row.peak?.priorMonthPeakLevel ?? null;
+        values[at + 9] = row.updatedAt.getTime();
+        values[at + 10] = row.id;
       }));
     },
     async spendLots(rows) {
-      each(SPEND_LOT, rows.map((row) => [row.amount, row.id]));
+      guarded(() => runChunked(db, rows, "lots", SPEND_LOTS, 2, (row, values, at) => {
+        values[at] = row.amount;
+        values[at + 1] = row.id;
+      }));
     },
     async markEventsProcessed(rows: ProcessedEvent[], processedAt: Date) {
-      each(MARK_EVENT_PROCESSED, rows.map((row) => [JSON.stringify(row.effects), row.effects.length, processedAt.getTime(), row.id]));
+      const at = processedAt.getTime();
+      guarded(() => runChunked(db, rows, "processed", MARK_EVENTS_PROCESSED, 4, (row, values, i) => {
+        values[i] = JSON.stringify(row.effects);
+        values[i + 1] = row.effects.length;
+        values[i + 2] = at;
+        values[i + 3] = row.id;
+      }));
     },
     async run(sql: { sqlite: string }, params: unknown[]) {
-      try {
-        statement(db, sql.sqlite).run(params.map(selectParam));
-      } catch (err) {
-        convert(err);
-      }
+      guarded(() => statement(db, sql.sqlite).run(params.map(selectParam)));
     },
     async select<R>(sql: { sqlite: string }, params: unknown[]) {
       try {
