@@ -369,7 +369,7 @@ async function loadRuleRuns(
  * in loadRuleRuns' order: today, (today, unit) per unit, the participants,
  * then each window's rule id and, where the window has one, its first day.
  */
-function sqliteCounters(unitCount: number, windows: { params: unknown[] }[]): string {
+export function sqliteCounters(unitCount: number, windows: { params: unknown[] }[]): string {
   const sums = Array.from({ length: unitCount }, (_, i) => `, sum(case when r.day_key = ?${2 + 2 * i} then coalesce(cast(r.amounts ->> ?${3 + 2 * i} as integer), 0) else 0 end) as granted_${i}`);
   const participants = 2 + 2 * unitCount;
   let next = participants + 1;
