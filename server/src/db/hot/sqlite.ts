@@ -46,9 +46,11 @@ const ROWS_PER_STATEMENT = [64, 16, 4, 1];
 /**
  * Statement texts per table (or update) key beyond which a write stops
  * binding shared columns once (see runChunked): a bound on the prepared
- * statements kept, should the columns the rows share keep changing.
+ * statements kept (a 64-row statement's program is tens of KB), should the
+ * columns the rows share keep changing. The bench's mix needs at most 8 per
+ * table (52 in all).
  */
-const TEXTS_PER_KEY = 24;
+const TEXTS_PER_KEY = 16;
 
 /**
  * Writes `count` rows, their values in `values` (row after row, `width`
