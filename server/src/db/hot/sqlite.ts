@@ -38,8 +38,9 @@ function bound(kind: ColumnKind, value: unknown): unknown {
  * statements of these many rows, the largest first (at most three of each
  * smaller), so that a table needs few prepared statements whatever the
  * batch. A statement of n rows saves n - 1 runs (a native call, a VM reset
- * and start). 64: larger statements saved no more; SQLite binds up to 32,766
- * values (64 rows of ≤ 500 columns).
+ * and start): a stored batch of 500 events writes ~2,700 rows, and its
+ * writes replayed took 16-17 → 13-14 ms CPU. 64: larger statements saved no
+ * more; SQLite binds up to 32,766 values (64 rows of ≤ 500 columns).
  */
 const ROWS_PER_STATEMENT = [64, 16, 4, 1];
 
