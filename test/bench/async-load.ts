@@ -4,8 +4,9 @@
  * `sqlite+embedded` (`clube serve` alone, consuming its database queue) —
  * real processes on a fresh database (and RabbitMQ vhost):
  * - a steady open-loop load of `Prefer: respond-async` events at `rate` per
- *   second for `seconds` (at most `inFlight` requests open): 202s per second
- *   achieved, answer p50/p99, and accept → processed lag p50/p99/max
+ *   second for `seconds` (at most `inFlight` requests open), offered by a
+ *   separate process (async-load-process.mjs): 202s per second achieved,
+ *   answer p50/p99, that process's CPU per event, and accept → processed lag p50/p99/max
  *   (`processed_at − received_at`, both stamped by the service, read from its
  *   database once everything is processed);
  * - webhook sendings per second to a local receiver: batches of events from
@@ -14,6 +15,8 @@
  *   worker starts), so ingestion does not bound the figure; first arrival to last;
  * - peak RSS of every Clube process (the worker's: during the async load).
  */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { Event, OutboxMessage } from "../../server/src/db/entities/index.js";
 import { openDatabase, type Database } from "../../server/src/db/orm.js";
 import { systemClock } from "../../server/src/services.js";
@@ -50,12 +53,16 @@ export interface AsyncFigures {
   lag_max_ms: number;
   webhooks: number;
   webhook_sendings_per_second: number;
+  /** CPU (user + system) of the load process per offered event, in µs: what offering the load cost the machine. */
+  load_cpu_us_per_event: number;
   /** Peak RSS per process, in MB: `serve`, and `worker` on RabbitMQ. */
   rss_mb: Record<string, number>;
 }
 
 /** How long the backlog may take to drain before the run gives up. */
 const DRAIN_TIMEOUT_MS = 300_000;
+
+const LOAD_PROCESS = fileURLToPath(new URL("./async-load-process.mjs", import.meta.url));
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -66,25 +73,40 @@ async function sendBatches(club: ClubClient, events: Array<Record<string, unknow
   }
 }
 
-/** Offers `rate` events a second for `seconds` (open loop, capped at `inFlight` open requests); the answer times. */
-async function steadyLoad(club: ClubClient, o: AsyncOptions): Promise<{ accepted: number; seconds: number; answers: number[] }> {
-  const total = o.rate * o.seconds;
-  const answers: number[] = [];
-  const open = new Set<Promise<void>>();
-  const started = performance.now();
-  for (let i = 0; i < total; i++) {
-    const wait = started + (i * 1000) / o.rate - performance.now();
-    if (wait > 0) await sleep(wait);
-    while (open.size >= o.inFlight) await Promise.race(open);
-    const sent = performance.now();
-    const request = ok(club.call("POST", "/v1/events", { body: o.event("async", i), headers: { Prefer: "respond-async" } }), 202).then(() => {
-      answers.push(performance.now() - sent);
-    });
-    const tracked = request.finally(() => open.delete(tracked));
-    open.add(tracked);
-  }
-  await Promise.all(open);
-  return { accepted: answers.length, seconds: (performance.now() - started) / 1000, answers: answers.sort((a, b) => a - b) };
+interface LoadRun {
+  accepted: number;
+  seconds: number;
+  answers: number[];
+  /** CPU (user + system) the load process spent offering the load. */
+  cpuMs: number;
+}
+
+/**
+ * Offers `rate` events a second for `seconds` (open loop, capped at `inFlight` open requests) from a separate
+ * process (test/bench/async-load-process.mjs), as an outside client would; the answer times, sorted.
+ */
+async function steadyLoad(club: ClubClient, o: AsyncOptions): Promise<LoadRun> {
+  const job = {
+    url: club.url,
+    path: "/v1/events",
+    headers: { authorization: `Bearer ${club.keys.test}`, "content-type": "application/json", prefer: "respond-async" },
+    rate: o.rate,
+    inFlight: o.inFlight,
+    expect: 202,
+    bodies: Array.from({ length: o.rate * o.seconds }, (_, i) => JSON.stringify(o.event("async", i))),
+  };
+  const child = spawn(process.execPath, [LOAD_PROCESS], { stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk: Buffer) => void (stdout += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  child.stdin!.end(JSON.stringify(job));
+  const code = await exited;
+  if (code !== 0) throw new Error(`the load process exited with ${code}:\n${stderr}`);
+  const run = JSON.parse(stdout) as { accepted: number; failed: number; failures: Record<string, number>; first_failure?: string; seconds: number; answers_ms: number[]; cpu_ms: number };
+  if (run.failed > 0) throw new Error(`${run.failed} of ${job.bodies.length} async events not accepted (${JSON.stringify(run.failures)}); first: ${run.first_failure}`);
+  return { accepted: run.accepted, seconds: run.seconds, answers: run.answers_ms, cpuMs: run.cpu_ms };
 }
 
 /** Accept → processed (ms) of the club's async events, once none is queued any more; read from the database, not the API, so polling adds no load. */
@@ -178,6 +200,7 @@ export async function benchAsync(stack: StackKind, o: AsyncOptions): Promise<Asy
       lag_max_ms: processed[processed.length - 1] ?? 0,
       webhooks: o.webhooks,
       webhook_sendings_per_second: Math.round(value.webhooksPerSecond),
+      load_cpu_us_per_event: Math.round((load.cpuMs * 1000) / (o.rate * o.seconds)),
       rss_mb: Object.fromEntries(processes.map((p, i) => [i === 0 ? "serve" : "worker", rssMb[i]])),
     };
   } finally {
