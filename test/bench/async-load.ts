@@ -25,7 +25,7 @@ import { Endpoints } from "../async/support/endpoints.js";
 import { processEnvFor, startServe, startWorker, type ClubeProcess } from "../async/support/processes.js";
 import { createStackResources, usesBroker, type StackKind } from "../async/support/stack-resources.js";
 import type { Receiver } from "../webhooks/support/receiver.js";
-import { peakRss } from "./rss.js";
+import { cpuMs, peakRss } from "./rss.js";
 
 export interface AsyncOptions {
   rate: number;
@@ -55,6 +55,8 @@ export interface AsyncFigures {
   webhook_sendings_per_second: number;
   /** CPU (user + system) of the load process per offered event, in µs: what offering the load cost the machine. */
   load_cpu_us_per_event: number;
+  /** CPU (user + system) per accepted event of each Clube process (`serve`, and `worker` on RabbitMQ), in µs, from the first offer until all are processed (ticks of 10 ms). */
+  cpu_us_per_event: Record<string, number>;
   /** Peak RSS per process, in MB: `serve`, and `worker` on RabbitMQ. */
   rss_mb: Record<string, number>;
 }
@@ -121,6 +123,19 @@ async function lags(observer: Database, clubId: string, expected: number): Promi
   return rows.map((row) => row.processedAt!.getTime() - row.receivedAt.getTime()).sort((a, b) => a - b);
 }
 
+/** Waits until `receiver` got `count` requests of webhook event `type`. */
+async function arrived(receiver: Receiver, type: string, count: number): Promise<void> {
+  const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+  let seen = 0;
+  let looked = 0;
+  while (seen < count) {
+    for (; looked < receiver.requests.length; looked++) if (receiver.requests[looked].headers["x-clube-event"] === type) seen++;
+    if (seen >= count) break;
+    if (Date.now() > deadline) throw new Error(`${count - seen} ${type} webhooks missing after ${DRAIN_TIMEOUT_MS / 1000} s`);
+    await sleep(50);
+  }
+}
+
 /**
  * Events of `webhooks` new players, in batches: that many participant.created
  * committed; first arrival to last. `hold` runs around the commits: on
@@ -167,13 +182,19 @@ export async function benchAsync(stack: StackKind, o: AsyncOptions): Promise<Asy
     const endpoint = await endpoints.connect(club, ["participant.created"]);
     o.log(`${stack}: warm-up (${o.warmUp.length} events)…`);
     await sendBatches(club, o.warmUp, o.batchSize);
+    // The warm-up's new players are sent as participant.created: the load starts once they all arrived, or the
+    // worker would still be sending them while the load is measured (on RabbitMQ most of the first seconds' CPU).
+    await arrived(endpoint.receiver, "participant.created", new Set(o.warmUp.map((event) => event.participant)).size);
 
     const { value, rssMb } = await peakRss(
       processes.map((p) => p.pid),
       async () => {
         o.log(`${stack}: ${o.rate} async events/s offered for ${o.seconds} s…`);
+        const cpuBefore = processes.map((p) => cpuMs(p.pid));
         const load = await steadyLoad(club, o);
         const processed = await lags(observer!, club.clubId, load.accepted);
+        // From the first offer until every accepted event is processed: what accepting and processing them cost each process.
+        const cpu = processes.map((p, i) => cpuMs(p.pid) - cpuBefore[i]);
         o.log(`${stack}: ${o.webhooks} webhooks…`);
         const hold = async (commit: () => Promise<void>) => {
           if (!usesBroker(stack)) return commit();
@@ -182,7 +203,7 @@ export async function benchAsync(stack: StackKind, o: AsyncOptions): Promise<Asy
           while ((await observer!.em().count(OutboxMessage, { relayedAt: null })) > 0) await sleep(100);
           processes.push(await startWorker(env));
         };
-        return { load, processed, webhooksPerSecond: await webhookRate(club, endpoint.receiver, o, hold) };
+        return { load, processed, cpu, webhooksPerSecond: await webhookRate(club, endpoint.receiver, o, hold) };
       },
     );
     const { load, processed } = value;
@@ -201,6 +222,7 @@ export async function benchAsync(stack: StackKind, o: AsyncOptions): Promise<Asy
       webhooks: o.webhooks,
       webhook_sendings_per_second: Math.round(value.webhooksPerSecond),
       load_cpu_us_per_event: Math.round((load.cpuMs * 1000) / (o.rate * o.seconds)),
+      cpu_us_per_event: Object.fromEntries(processes.map((p, i) => [i === 0 ? "serve" : "worker", Math.round((value.cpu[i] * 1000) / load.accepted)])),
       rss_mb: Object.fromEntries(processes.map((p, i) => [i === 0 ? "serve" : "worker", rssMb[i]])),
     };
   } finally {
