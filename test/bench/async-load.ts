@@ -56,7 +56,7 @@ export interface AsyncFigures {
   webhook_sendings_per_second: number;
   /** CPU (user + system) of the load process per offered event, in µs: what offering the load cost the machine. */
   load_cpu_us_per_event: number;
-  /** CPU (user + system) per accepted event of each Clube process (`serve`, and `worker` on RabbitMQ), in µs, from the first offer until all are processed (ticks of 10 ms). */
+  /** CPU (user + system) per accepted event of each Clube process (`serve`, and `worker` on RabbitMQ) and of the PostgreSQL backends serving them (`postgresql`), in µs, from the first offer until all are processed (ticks of 10 ms). */
   cpu_us_per_event: Record<string, number>;
   /** Peak RSS per process, in MB: `serve`, and `worker` on RabbitMQ. */
   rss_mb: Record<string, number>;
@@ -121,6 +121,16 @@ async function lags(observer: Database, clubId: string, phase: string, expected:
   await drained(observer, where, expected);
   const rows = await observer.em().find(Event, where, { fields: ["receivedAt", "processedAt"], disableIdentityMap: true });
   return rows.map((row) => row.processedAt!.getTime() - row.receivedAt.getTime()).sort((a, b) => a - b);
+}
+
+/**
+ * The PostgreSQL backends serving the bench database (the Clube processes' pools; the observer's own is idle
+ * meanwhile), for their CPU; none on SQLite (the database is in the Clube process).
+ */
+async function databaseBackends(observer: Database): Promise<number[]> {
+  if (observer.dialect !== "postgresql") return [];
+  const rows = await observer.em().getConnection().execute<{ pid: number }[]>("select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()");
+  return rows.map((row) => row.pid);
 }
 
 /** Waits until `expected` events matching `where` are processed. */
@@ -206,10 +216,13 @@ export async function benchAsync(stack: StackKind, o: AsyncOptions): Promise<Asy
       async () => {
         o.log(`${stack}: ${o.rate} async events/s offered for ${o.seconds} s…`);
         const cpuBefore = processes.map((p) => cpuMs(p.pid));
+        const backends = await databaseBackends(observer!);
+        const backendsBefore = backends.map(cpuMs);
         const load = await steadyLoad(club, o, "async", o.seconds);
         const processed = await lags(observer!, club.clubId, "async", load.accepted);
         // From the first offer until every accepted event is processed: what accepting and processing them cost each process.
         const cpu = processes.map((p, i) => cpuMs(p.pid) - cpuBefore[i]);
+        const backendsCpu = backends.reduce((sum, pid, i) => sum + Math.max(0, cpuMs(pid) - backendsBefore[i]), 0);
         o.log(`${stack}: ${o.webhooks} webhooks…`);
         const hold = async (commit: () => Promise<void>) => {
           if (!usesBroker(stack)) return commit();
@@ -218,7 +231,7 @@ export async function benchAsync(stack: StackKind, o: AsyncOptions): Promise<Asy
           while ((await observer!.em().count(OutboxMessage, { relayedAt: null })) > 0) await sleep(100);
           processes.push(await startWorker(env));
         };
-        return { load, processed, cpu, webhooksPerSecond: await webhookRate(club, endpoint.receiver, o, hold) };
+        return { load, processed, cpu, backends: backends.length, backendsCpu, webhooksPerSecond: await webhookRate(club, endpoint.receiver, o, hold) };
       },
     );
     const { load, processed } = value;
@@ -237,7 +250,10 @@ export async function benchAsync(stack: StackKind, o: AsyncOptions): Promise<Asy
       webhooks: o.webhooks,
       webhook_sendings_per_second: Math.round(value.webhooksPerSecond),
       load_cpu_us_per_event: Math.round((load.cpuMs * 1000) / (o.rate * o.seconds)),
-      cpu_us_per_event: Object.fromEntries(processes.map((p, i) => [i === 0 ? "serve" : "worker", Math.round((value.cpu[i] * 1000) / load.accepted)])),
+      cpu_us_per_event: {
+        ...Object.fromEntries(processes.map((p, i) => [i === 0 ? "serve" : "worker", Math.round((value.cpu[i] * 1000) / load.accepted)])),
+        ...(value.backends === 0 ? {} : { postgresql: Math.round((value.backendsCpu * 1000) / load.accepted) }),
+      },
       rss_mb: Object.fromEntries(processes.map((p, i) => [i === 0 ? "serve" : "worker", rssMb[i]])),
     };
   } finally {
