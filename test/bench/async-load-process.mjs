@@ -58,9 +58,30 @@ const done = new Promise((resolve) => {
   const send = (i) => {
     open++;
     const sent = performance.now();
-    pool.request({ path, method: "POST", headers, body: bodies[i] }).then(
-      ({ statusCode, body }) => (statusCode === expect ? body.dump().then(() => answer(sent, statusCode)) : body.text().then((text) => answer(sent, statusCode, text))),
-      (error) => answer(sent, "error", error?.message ?? error),
+    // A bare dispatch handler: no response stream per request (undici's request() makes one), only the status and,
+    // for a refusal, the body text.
+    let status = 0;
+    let chunks;
+    pool.dispatch(
+      { path, method: "POST", headers, body: bodies[i] },
+      {
+        onConnect() {},
+        onHeaders(statusCode) {
+          status = statusCode;
+          if (statusCode !== expect) chunks = [];
+          return true;
+        },
+        onData(chunk) {
+          chunks?.push(chunk);
+          return true;
+        },
+        onComplete() {
+          answer(sent, status, chunks && Buffer.concat(chunks).toString("utf8"));
+        },
+        onError(error) {
+          answer(sent, "error", error?.message ?? error);
+        },
+      },
     );
   };
   /** Sends every request due by now while a connection is free; then sleeps until the next one is due. */
