@@ -3,13 +3,17 @@
  * `postgresql+rabbitmq` (`clube serve` plus one `clube worker`) or
  * `sqlite+embedded` (`clube serve` alone, consuming its database queue) —
  * real processes on a fresh database (and RabbitMQ vhost):
- * - after a warm-up of the same load for one second (all processed), a
- *   steady open-loop load of `Prefer: respond-async` events at `rate` per
- *   second for `seconds` (at most `inFlight` requests open), offered by a
- *   separate process (async-load-process.mjs): 202s per second achieved,
- *   answer p50/p99, that process's CPU per event, and accept → processed lag p50/p99/max
- *   (`processed_at − received_at`, both stamped by the service, read from its
- *   database once everything is processed);
+ * - once the warm-up's participant.created webhooks arrived, and after one
+ *   second of the same load as warm-up (all processed), a steady open-loop
+ *   load of `Prefer: respond-async` events at `rate` per second for
+ *   `seconds` (at most `inFlight` requests open), offered by a separate
+ *   process (async-load-process.mjs): 202s per second achieved, answer
+ *   p50/p99, and accept → processed lag p50/p99/max (`processed_at −
+ *   received_at`, both stamped by the service, read from its database once
+ *   everything is processed);
+ * - CPU per accepted event from the first offer until all are processed: of
+ *   the load process, of each Clube process and (PostgreSQL) of the database
+ *   backends serving them;
  * - webhook sendings per second to a local receiver: batches of events from
  *   `webhooks` new players commit that many `participant.created`; on
  *   RabbitMQ while no worker runs (the backlog waits in the broker, then a
