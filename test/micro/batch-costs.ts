@@ -15,6 +15,9 @@
  * file's frame headers and the dbstat table), and the read/write system
  * calls of the event loop's thread per batch: what a commit writes and syncs
  * grows with these pages.
+ * PostgreSQL: BATCH_EXPLAIN=1 (plans with buffers and WAL of the last batch's
+ * statements), BATCH_ANALYZE=1, BATCH_TABLE_STATS=1, BATCH_SETUP_SQL,
+ * BATCH_BACKENDS_FILE: see where each is read.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -55,7 +58,7 @@ observePgQueries((query, self, args) => {
     const run = (text: string, values?: unknown[]) => query.apply(self, [{ text, values }]) as Promise<{ rows: Record<string, string>[] }>;
     return (async () => {
       await run("savepoint explained");
-      const plan = await run(`explain (analyze, buffers) ${config.text}`, config.values);
+      const plan = await run(`explain (analyze, buffers, wal) ${config.text}`, config.values);
       await run("rollback to savepoint explained");
       explained.push(`${config.text.replace(/\s+/g, " ").slice(0, 110)}\n${plan.rows.map((row) => row["QUERY PLAN"]).join("\n")}`);
       return query.apply(self, args);
@@ -173,6 +176,8 @@ const kinds = (process.argv[2] ? [process.argv[2]] : ["sqlite", "postgresql"]) a
 for (const kind of kinds) {
   const club = await openClub(kind);
   try {
+    // BATCH_SETUP_SQL: statements (`;`-separated) run once on the fresh database, e.g. an index dropped to see what it costs.
+    for (const sql of (process.env.BATCH_SETUP_SQL ?? "").split(";").filter((text) => text.trim())) await club.db.em().getConnection().execute(sql);
     const perBatch = BATCH_PLAYERS / BATCH_SIZE;
     type Figure = { ms: number; cpu: number; mainCpu: number; serverMs: number; statements: number; reads: number; writes: number };
     const figures = { created: [] as Figure[], stored: [] as Figure[] };
@@ -181,6 +186,8 @@ for (const kind of kinds) {
     for (let round = 0; round < ROUNDS; round++) {
       // BATCH_ANALYZE=1: statistics as a worker's table maintenance keeps them (db/table-maintenance.ts) once the players exist.
       if (process.env.BATCH_ANALYZE && round === 1 && kind === "postgresql") await club.db.em().getConnection().execute("analyze");
+      // BATCH_BACKENDS_FILE: the backends' process ids written there once the players exist, for a profiler (`perf record -p`).
+      if (process.env.BATCH_BACKENDS_FILE && round === 1) (await import("node:fs")).writeFileSync(process.env.BATCH_BACKENDS_FILE, [...backends].join(","));
       for (let b = 0; b < perBatch; b++) {
         const base = (round * perBatch + b) * BATCH_SIZE;
         const events = Array.from({ length: BATCH_SIZE }, (_, j) => eventInput(casinoEvent(base + j)));
@@ -202,6 +209,13 @@ for (const kind of kinds) {
         (round === 0 ? figures.created : figures.stored).push({ ms, cpu: (cpu.user + cpu.system) / 1000, mainCpu, serverMs, statements, reads: after.reads - syscalls.reads, writes: after.writes - syscalls.writes });
         if (WAL_PAGES && last && walFile) walPages = await walPagesByTree(club, walFile);
       }
+    }
+    if (process.env.BATCH_TABLE_STATS && kind === "postgresql") {
+      // BATCH_TABLE_STATS=1: rows inserted, updated and updated HOT per table (the counters reach the view a little after the backend goes idle).
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const stats = await club.db.em().getConnection().execute<Record<string, unknown>[]>(
+        "select relname, n_tup_ins as ins, n_tup_upd as upd, n_tup_hot_upd as hot, pg_relation_size(relid) / 8192 as pages, pg_indexes_size(relid) / 8192 as index_pages from pg_stat_user_tables where n_tup_upd > 0 or n_tup_ins > 1000 order by relname");
+      console.log(stats.map((row) => `  ${row.relname}: ${row.ins} ins, ${row.upd} upd, ${row.hot} hot, ${row.pages} pages, ${row.index_pages} index pages`).join("\n"));
     }
     // BATCH_SQLITE_COPY=file (SQLite): the database as the batches left it, copied there to study plans offline.
     if (process.env.BATCH_SQLITE_COPY && kind === "sqlite") await club.db.em().getConnection().execute(`vacuum into '${process.env.BATCH_SQLITE_COPY}'`);

@@ -355,6 +355,23 @@ async function loadRuleRuns(
 }
 
 /**
+ * The stored (participant, rule, dedupe key) triples among those bound.
+ * PostgreSQL: one probe of the unique index per triple, a lateral subquery
+ * the planner may not flatten (`offset 0`, as in db/hot/scoped-reads.ts):
+ * as a join, it hashed the whole rule_runs table for every batch (a seq scan
+ * that grows with the table: 2.7 ms of server CPU at 5,000 runs, 6 ms at
+ * 15,000, against ≈ 3 ms for the probes; test/db/query-plans.test.ts).
+ */
+export const FIRED_DEDUPE_KEYS = {
+  postgresql: `select x.participant_id, x.rule_id, x.dedupe_key from unnest(?::text[], ?::text[], ?::text[]) as w(participant_id, rule_id, dedupe_key)
+    cross join lateral (select participant_id, rule_id, dedupe_key from rule_runs
+      where rule_id = w.rule_id and dedupe_key = w.dedupe_key and participant_id = w.participant_id offset 0) as x`,
+  // The triples bound as one JSON array of [participant, rule, key].
+  sqlite: `select r.participant_id, r.rule_id, r.dedupe_key from json_each(?) as w
+    join rule_runs as r on r.participant_id = w.value ->> 0 and r.rule_id = w.value ->> 1 and r.dedupe_key = w.value ->> 2`,
+};
+
+/**
  * loadRuleRuns' aggregate on SQLite, bound to the same parameters: one
  * index range probe (participant_id, rule_id, day_key >= since) per
  * participant and limit window. Written as loadRuleRuns writes it (a
@@ -410,13 +427,7 @@ async function firedDedupeKeys(
   if (wanted.size === 0) return [];
   const triples = [...wanted.values()].map(({ triple }) => triple);
   const seen = await store.select<{ participant_id: string; rule_id: string; dedupe_key: string }>(
-    {
-      postgresql: `select r.participant_id, r.rule_id, r.dedupe_key from unnest(?::text[], ?::text[], ?::text[]) as w(participant_id, rule_id, dedupe_key)
-        join rule_runs as r on r.participant_id = w.participant_id and r.rule_id = w.rule_id and r.dedupe_key = w.dedupe_key`,
-      // The triples bound as one JSON array of [participant, rule, key].
-      sqlite: `select r.participant_id, r.rule_id, r.dedupe_key from json_each(?) as w
-        join rule_runs as r on r.participant_id = w.value ->> 0 and r.rule_id = w.value ->> 1 and r.dedupe_key = w.value ->> 2`,
-    },
+    FIRED_DEDUPE_KEYS,
     store.dialect === "postgresql" ? [0, 1, 2].map((i) => triples.map((triple) => triple[i])) : [triples],
   );
   return seen.map((run) => ({ participantId: run.participant_id, ruleId: run.rule_id, key: wanted.get(JSON.stringify([run.participant_id, run.rule_id, run.dedupe_key]))!.key }));

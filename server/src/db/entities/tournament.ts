@@ -12,18 +12,22 @@ import { amountColumn, idColumn, refColumn, tenancyColumns } from "./columns.js"
  * The (club, env, tournament, edition, score, reached_at) index serves "top N"
  * (read backwards) and "rank of X" (count of the rows ahead) without scanning
  * the edition.
+ *
+ * The primary key is the standing's identity (participant, tournament,
+ * edition), which the event path's upsert names: no surrogate id. Every event
+ * batch rewrites its standings, and with the score in the ranking index no
+ * update is HOT, so each index of the table gets an entry per update: an id
+ * index nobody reads cost a third of them.
  */
 export const TournamentStanding = defineEntity({
   name: "TournamentStanding",
   tableName: "tournament_standings",
-  uniques: [{ properties: ["participantId", "tournamentId", "editionKey"] }],
   indexes: [{ properties: ["clubId", "env", "tournamentId", "editionKey", "score", "reachedAt"] }],
   properties: {
-    id: idColumn(),
     ...tenancyColumns(),
-    participantId: refColumn(),
-    tournamentId: p.string().length(80),
-    editionKey: p.string().length(32),
+    participantId: refColumn().primary(),
+    tournamentId: p.string().length(80).primary(),
+    editionKey: p.string().length(32).primary(),
     score: amountColumn(),
     reachedAt: p.datetime(),
     updatedAt: p.datetime(),

@@ -2,7 +2,6 @@ import type { RequiredEntityData } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import { TournamentStanding } from "../../db/entities/index.js";
 import { shapeOf, type Write } from "../../db/hot/index.js";
-import { newId } from "../../db/ids.js";
 import type { Scope } from "../../db/scope.js";
 import type { ClubConfig } from "../../engine/config.js";
 import { scoreEvent, type ScoreDelta } from "../../engine/tournaments/index.js";
@@ -28,7 +27,7 @@ export class StandingWrites {
       const pending = rows.get(key);
       if (!pending) {
         rows.set(key, {
-          id: newId("tst"), ...scope, participantId, tournamentId: delta.tournamentId, editionKey: delta.editionKey,
+          ...scope, participantId, tournamentId: delta.tournamentId, editionKey: delta.editionKey,
           score: delta.score, reachedAt: delta.reachedAt, updatedAt: now,
         });
       } else if (delta.mode === "add") rows.set(key, { ...pending, score: pending.score + delta.score, reachedAt: later(pending.reachedAt as Date, delta.reachedAt), updatedAt: now });

@@ -17,6 +17,8 @@ import { Migration20261124052629_events_idempotency_key_first } from "./Migratio
 import { Migration20261124053146_events_received_at_partial } from "./Migration20261124053146_events_received_at_partial.js";
 import { Migration20261124053425_events_status_index } from "./Migration20261124053425_events_status_index.js";
 import { Migration20261124060000_rule_run_dedupe_order } from "./Migration20261124060000_rule_run_dedupe_order.js";
+import { Migration20261125010100_hot_update_room } from "./Migration20261125010100_hot_update_room.js";
+import { Migration20261125010200_standings_identity_key } from "./Migration20261125010200_standings_identity_key.js";
 
 export const migrations: MigrationObject[] = [
   { name: "Migration20261121054812_initial", class: Migration20261121054812_initial },
@@ -36,4 +38,6 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261124053146_events_received_at_partial", class: Migration20261124053146_events_received_at_partial },
   { name: "Migration20261124053425_events_status_index", class: Migration20261124053425_events_status_index },
   { name: "Migration20261124060000_rule_run_dedupe_order", class: Migration20261124060000_rule_run_dedupe_order },
+  { name: "Migration20261125010100_hot_update_room", class: Migration20261125010100_hot_update_room },
+  { name: "Migration20261125010200_standings_identity_key", class: Migration20261125010200_standings_identity_key },
 ];
