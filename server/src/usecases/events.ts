@@ -178,15 +178,19 @@ export async function evaluateInOrder(
   };
   await load(runs);
   const results: ApiEffect[][][] = [];
-  for (const [r, run] of runs.entries()) {
+  const trace = opts.traces !== undefined;
+  // Index loops and literals without spreads: this body runs once per event of a batch.
+  for (let r = 0; r < runs.length; r++) {
+    const run = runs[r];
     const { participant } = run;
     let { snapshot, state, referral } = loaded.get(run)!;
     const effects: ApiEffect[][] = [];
-    for (const [i, { id, event }] of run.stored.entries()) {
-      const evaluation = evaluate({ config, state, event, ...at, trace: opts.traces !== undefined });
+    for (let i = 0; i < run.stored.length; i++) {
+      const { id, event } = run.stored[i];
+      const evaluation = evaluate({ config, state, event, now, timeZone: at.timeZone, trace });
       if (evaluation.explanation) opts.traces!.set(id, evaluation.explanation);
       const gathered = gatherEvaluation(writes, { scope, config, participant: snapshot, state, now, publicUrl, event: { id, type: event.type } }, evaluation);
-      gatherTournamentScores(writes.standings, { scope, participantId: participant.id, config, event, ...at });
+      gatherTournamentScores(writes.standings, { scope, participantId: participant.id, config, event, now, timeZone: at.timeZone });
       if (referral === null || !qualifiesReferral(referral, event)) {
         effects.push(gathered.effects);
         snapshot = gathered.participant;
@@ -288,18 +292,23 @@ async function applyInOrder(
   const runs = plans.map(({ participant, fresh }) => ({ participant, stored: fresh.map(({ item, row }) => ({ id: row.id, event: item.event })) }));
   const effects = await evaluateInOrder(em, db, scope, published, runs, writes, opts);
   const results = plans.map(({ group, participant, fresh }, g) => {
-    const applied = new Map(fresh.map(({ item, row }, i): [Incoming, EventResult] => {
+    const applied = fresh.map(({ item, row }, i): EventResult => {
       const eventEffects = effects[g][i];
       const trace = opts.traces?.get(row.id);
       // The row completed in place (it is this event's own, built above, and only its id is read after): a copy
       // of its 19 keys cost about a kilobyte per event. Object.assign, not a spread adding keys: see test/micro/object-spread.ts.
       writes.events.push(Object.assign(row, { status: "processed" as const, effects: eventEffects, effectsCount: eventEffects.length, processedAt: now, trace: (trace as unknown as Record<string, unknown>) ?? null }));
       const warning = unknownTypeWarning(published.config, item.event.type);
-      return [item, { event_id: row.id, duplicate: false, effects: eventEffects, ...(warning ? { warnings: [warning] } : {}), ...(trace ? { trace } : {}) }];
-    }));
+      const result: EventResult = { event_id: row.id, duplicate: false, effects: eventEffects };
+      if (warning) result.warnings = [warning];
+      if (trace) result.trace = trace;
+      return result;
+    });
+    // `fresh` holds the group's items without an original, in order: the n-th such item's answer is applied[n].
+    let next = 0;
     return group.items.map((item) => {
       const original = originalOf(item);
-      if (!original) return applied.get(item)!;
+      if (!original) return applied[next++];
       writes.events.push(Object.assign(eventRow(scope, participant.id, item.event, null, item.receivedAt), { duplicateOf: original.id, status: "processed" as const, processedAt: now }));
       return duplicateResult(original);
     });

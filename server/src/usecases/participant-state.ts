@@ -299,18 +299,23 @@ async function loadRuleRuns(
   at: { now: Date; timeZone: string },
 ): Promise<Map<string, Record<string, RuleRunState>>> {
   const today = dayKey(at.now, at.timeZone);
-  // Built by plain loops (once per participant and rule of a batch: thousands), not Object.fromEntries of pairs.
+  /*
+   * Only the rules with stored runs or fired keys get counters: a rule
+   * without any reads as never run (the engine's currentRunState), and a
+   * batch would otherwise build four objects per participant and triggered
+   * rule (≈ 16,000 per batch of 500) that nothing reads.
+   */
   const states = new Map<string, Record<string, RuleRunState>>();
-  for (const { participantId } of participants) {
-    const runs: Record<string, RuleRunState> = {};
-    for (const rule of triggered) runs[rule.id] = { total: 0, lastRunAt: null, today: { dayKey: today, runs: 0, granted: {} }, dedupeKeys: [] };
-    states.set(participantId, runs);
-  }
+  for (const { participantId } of participants) states.set(participantId, {});
+  const counters = (participantId: string, ruleId: string): RuleRunState => {
+    const runs = states.get(participantId)!;
+    return (runs[ruleId] ??= { total: 0, lastRunAt: null, today: { dayKey: today, runs: 0, granted: {} }, dedupeKeys: [] });
+  };
   // Issued before awaiting: both reads share a round trip (see HotStore.select).
   const fired = firedDedupeKeys(store, participants, triggered);
   fired.catch(() => undefined); // awaited below; a failure of the shared round trip is thrown by the counters first
   const recordFired = async () => {
-    for (const { participantId, ruleId, key } of await fired) states.get(participantId)![ruleId].dedupeKeys.push(key);
+    for (const { participantId, ruleId, key } of await fired) counters(participantId, ruleId).dedupeKeys.push(key);
   };
 
   // Each rule's runs a limit needs, as a condition and its parameters.
@@ -329,19 +334,19 @@ async function loadRuleRuns(
     return states;
   }
   const units = [...new Set(triggered.flatMap((rule) => Object.keys(rule.limits.per_participant_per_day ?? {}).filter((unit) => unit !== "runs")))];
-  const counters = (dialect: "postgresql" | "sqlite", inList: string) => {
+  const countersSql = (dialect: "postgresql" | "sqlite", inList: string) => {
     const sums = units.map((_, i) => `, sum(case when day_key = ? then ${GRANTED_IN_UNIT[dialect]} else 0 end) as granted_${i}`).join("");
     return `select participant_id, rule_id, count(*) as total, max(run_at) as last_run_at, sum(case when day_key = ? then 1 else 0 end) as today_runs${sums}
       from rule_runs where ${inList} and (${windows.map((window) => window.sql).join(" or ")}) group by participant_id, rule_id`;
   };
   const rows = await store.select<RunCounters>(
-    { postgresql: counters("postgresql", "participant_id = any(?::text[])"), sqlite: counters("sqlite", "participant_id in (select value from json_each(?))") },
+    { postgresql: countersSql("postgresql", "participant_id = any(?::text[])"), sqlite: countersSql("sqlite", "participant_id in (select value from json_each(?))") },
     [today, ...units.flatMap((unit) => [today, unit]), [...states.keys()], ...windows.flatMap((window) => window.params)],
   );
   await recordFired();
   const grantedColumns = units.map((_, i) => `granted_${i}` as const);
   for (const row of rows) {
-    const state = states.get(row.participant_id)![row.rule_id];
+    const state = counters(row.participant_id, row.rule_id);
     // Aggregates come back as numbers or numeric strings; SQLite keeps datetimes as epoch milliseconds.
     state.total = Number(row.total);
     state.lastRunAt = new Date(row.last_run_at).toISOString();
@@ -365,20 +370,27 @@ async function firedDedupeKeys(
   participants: { participantId: string; events: EngineEvent[] }[],
   triggered: RuleConfig[],
 ): Promise<{ participantId: string; ruleId: string; key: string }[]> {
-  // "participant rule stored-key" → the key as the engine compares it.
-  const wanted = new Map<string, { triple: [string, string, string]; key: string }>();
+  // The wanted triples as three columns, each once; "participant rule stored-key" (ids hold no NUL) → the key as the engine compares it.
+  const wanted = new Map<string, string>();
+  const participantIds: string[] = [];
+  const ruleIds: string[] = [];
+  const storedKeys: string[] = [];
   for (const { participantId, events } of participants) {
     for (const event of events) {
       for (const rule of triggered) {
         const key = rule.trigger.event === event.type ? dedupeKey(rule, event) : null;
         if (key === null) continue;
-        const triple: [string, string, string] = [participantId, rule.id, storedDedupeKey(key)];
-        wanted.set(JSON.stringify(triple), { triple, key });
+        const stored = storedDedupeKey(key);
+        const triple = tripleKey(participantId, rule.id, stored);
+        if (wanted.has(triple)) continue;
+        wanted.set(triple, key);
+        participantIds.push(participantId);
+        ruleIds.push(rule.id);
+        storedKeys.push(stored);
       }
     }
   }
   if (wanted.size === 0) return [];
-  const triples = [...wanted.values()].map(({ triple }) => triple);
   const seen = await store.select<{ participant_id: string; rule_id: string; dedupe_key: string }>(
     {
       postgresql: `select r.participant_id, r.rule_id, r.dedupe_key from unnest(?::text[], ?::text[], ?::text[]) as w(participant_id, rule_id, dedupe_key)
@@ -387,9 +399,14 @@ async function firedDedupeKeys(
       sqlite: `select r.participant_id, r.rule_id, r.dedupe_key from json_each(?) as w
         join rule_runs as r on r.participant_id = w.value ->> 0 and r.rule_id = w.value ->> 1 and r.dedupe_key = w.value ->> 2`,
     },
-    store.dialect === "postgresql" ? [0, 1, 2].map((i) => triples.map((triple) => triple[i])) : [triples],
+    store.dialect === "postgresql" ? [participantIds, ruleIds, storedKeys] : [participantIds.map((id, i) => [id, ruleIds[i], storedKeys[i]])],
   );
-  return seen.map((run) => ({ participantId: run.participant_id, ruleId: run.rule_id, key: wanted.get(JSON.stringify([run.participant_id, run.rule_id, run.dedupe_key]))!.key }));
+  return seen.map((run) => ({ participantId: run.participant_id, ruleId: run.rule_id, key: wanted.get(tripleKey(run.participant_id, run.rule_id, run.dedupe_key))! }));
+}
+
+/** A (participant, rule, stored key) triple as one Map key: ids never hold NUL, so the key's last part may hold anything. */
+function tripleKey(participantId: string, ruleId: string, storedKey: string): string {
+  return `${participantId}\u0000${ruleId}\u0000${storedKey}`;
 }
 
 type Schemas = components["schemas"];
