@@ -4,7 +4,9 @@
  * batch-costs.ts): after a warm-up that creates the players and settles the
  * JIT, BATCH_COUNT batches (default 30) are measured. Prints the median CPU
  * per batch (process.cpuUsage) and the garbage collections' time per batch
- * (PerformanceObserver "gc" entries, by kind). Not a test: run
+ * (PerformanceObserver "gc" entries, by kind), and on PostgreSQL the
+ * server's CPU per batch (its backends' /proc/<pid>/schedstat, as
+ * batch-costs.ts reads it). Not a test: run
  * `npx tsx test/micro/batch-profile.ts [postgresql|sqlite]`.
  * PROFILE=cpu: a CPU profile of the measured batches only, written to
  * PROFILE_FILE (default /tmp/batch.cpuprofile; summarize with any
@@ -12,12 +14,13 @@
  * measured batches counting the objects young and full collections freed too
  * (what GC time is spent on), printed as bytes per batch by allocating function.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { PerformanceObserver, constants } from "node:perf_hooks";
 import { ingestBatch } from "../../server/src/usecases/events.js";
 import type { DatabaseKind } from "../support/databases.js";
 import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";
+import { observePgQueries } from "./pg-queries.js";
 
 const BATCH_SIZE = 500;
 const PLAYERS = 2000;
@@ -57,6 +60,25 @@ new PerformanceObserver((list) => {
   }
 }).observe({ entryTypes: ["gc"] });
 
+/** The PostgreSQL backends this process talks to (their CPU is read off /proc: the server runs on this machine). */
+const backends = new Set<number>();
+observePgQueries((query, self, args) => {
+  const backend = (self as { processID?: number }).processID;
+  if (backend) backends.add(backend);
+  return query.apply(self, args);
+});
+function backendCpuMs(): number {
+  let ns = 0;
+  for (const pid of backends) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // A closed connection.
+    }
+  }
+  return ns / 1e6;
+}
+
 const kind = (process.argv[2] ?? "postgresql") as DatabaseKind;
 const club = await openClub(kind);
 const session = new Session();
@@ -74,20 +96,24 @@ try {
     await session.post("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
   }
   const cpu: number[] = [];
+  const server: number[] = [];
   for (let b = 0; b < COUNT; b++) {
     const events = batch();
     measuring = true;
     const start = process.cpuUsage();
+    const serverStart = backendCpuMs();
     await ingestBatch(club.db, club.scope, events, { now: new Date(), publicUrl: PUBLIC_URL });
     const used = process.cpuUsage(start);
     measuring = false;
     cpu.push((used.user + used.system) / 1000);
+    server.push(backendCpuMs() - serverStart);
   }
   // Entries of the last collections arrive after a turn of the event loop.
   await new Promise((resolve) => setTimeout(resolve, 50));
   const sorted = [...cpu].sort((a, b) => a - b);
+  const serverSorted = [...server].sort((a, b) => a - b);
   const gcTotal = [...gcMs.values()].reduce((sum, ms) => sum + ms, 0);
-  console.log(`${kind}: CPU ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms/batch median (p25 ${sorted[Math.floor(sorted.length / 4)].toFixed(1)}, mean ${(cpu.reduce((a, b) => a + b, 0) / cpu.length).toFixed(1)}), GC ${(gcTotal / COUNT).toFixed(1)} ms/batch (${[...gcMs].map(([k, ms]) => `${k} ${(ms / COUNT).toFixed(1)}`).join(", ")})`);
+  console.log(`${kind}: CPU ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms/batch median (p25 ${sorted[Math.floor(sorted.length / 4)].toFixed(1)}, mean ${(cpu.reduce((a, b) => a + b, 0) / cpu.length).toFixed(1)}), GC ${(gcTotal / COUNT).toFixed(1)} ms/batch (${[...gcMs].map(([k, ms]) => `${k} ${(ms / COUNT).toFixed(1)}`).join(", ")})${kind === "postgresql" ? `, server CPU ${serverSorted[Math.floor(serverSorted.length / 2)].toFixed(1)} ms/batch median` : ""}`);
   if (PROFILE === "cpu") {
     const { profile } = await session.post("Profiler.stop");
     const file = process.env.PROFILE_FILE ?? "/tmp/batch.cpuprofile";
