@@ -18,6 +18,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { PerformanceObserver, constants } from "node:perf_hooks";
 import { ingestBatch } from "../../server/src/usecases/events.js";
+import { PendingWrites } from "../../server/src/usecases/pending-writes.js";
 import type { DatabaseKind } from "../support/databases.js";
 import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";
 import { observePgQueries } from "./pg-queries.js";
@@ -79,6 +80,26 @@ function backendCpuMs(): number {
   return ns / 1e6;
 }
 
+/** A sampling heap profile's bytes by allocating site, per batch (`batches` of them), most first. */
+function printSites(profile: { head: unknown }, batches: number, what: string): void {
+  type Node = { callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; selfSize: number; children: Node[] };
+  const bySite = new Map<string, number>();
+  const frame = ({ functionName, url, lineNumber, columnNumber }: Node["callFrame"]) =>
+    `${functionName || "(anon)"} ${url.replace(/^.*\/(server|test|node_modules)\//, "$1/")}:${lineNumber + 1}:${columnNumber + 1}`;
+  // A builtin's allocations (Map#set, Array#map…) are named with the JS function calling it.
+  const walk = (node: Node, caller: string) => {
+    const site = node.callFrame.url === "" && caller !== "" ? `${caller} > ${node.callFrame.functionName || "(native)"}` : frame(node.callFrame);
+    if (node.selfSize > 0) bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+    for (const child of node.children) walk(child, node.callFrame.url === "" ? caller : frame(node.callFrame));
+  };
+  walk(profile.head as Node, "");
+  const total = [...bySite.values()].reduce((sum, bytes) => sum + bytes, 0);
+  console.log(`${what}: ≈ ${(total / batches / 1024).toFixed(0)} KiB per batch`);
+  for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 40))) {
+    console.log(`${(bytes / batches / 1024).toFixed(0).padStart(8)} KiB  ${site}`);
+  }
+}
+
 const kind = (process.argv[2] ?? "postgresql") as DatabaseKind;
 const club = await openClub(kind);
 const session = new Session();
@@ -91,6 +112,16 @@ try {
     await session.post("Profiler.enable");
     await session.post("Profiler.setSamplingInterval", { interval: 200 });
     await session.post("Profiler.start");
+  } else if (PROFILE === "live") {
+    // What a batch holds when it writes (what each young collection during it copies): sampled from here to the last batch's flush.
+    await session.post("HeapProfiler.enable");
+    await session.post("HeapProfiler.startSampling", { samplingInterval: 1024 });
+    const flush = PendingWrites.prototype.flush;
+    let flushes = 0;
+    PendingWrites.prototype.flush = async function (this: PendingWrites, ...args: Parameters<typeof flush>) {
+      if (++flushes === COUNT) printSites((await session.post("HeapProfiler.stopSampling")).profile, 1, "live at the flush of the last batch");
+      return flush.apply(this, args);
+    };
   } else if (PROFILE === "alloc") {
     await session.post("HeapProfiler.enable");
     await session.post("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
@@ -120,23 +151,7 @@ try {
     writeFileSync(file, JSON.stringify(profile));
     console.log(`CPU profile: ${file}`);
   } else if (PROFILE === "alloc") {
-    const { profile } = await session.post("HeapProfiler.stopSampling");
-    type Node = { callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; selfSize: number; children: Node[] };
-    const bySite = new Map<string, number>();
-    const frame = ({ functionName, url, lineNumber, columnNumber }: Node["callFrame"]) =>
-      `${functionName || "(anon)"} ${url.replace(/^.*\/(server|test|node_modules)\//, "$1/")}:${lineNumber + 1}:${columnNumber + 1}`;
-    // A builtin's allocations (Map#set, Array#map…) are named with the JS function calling it.
-    const walk = (node: Node, caller: string) => {
-      const site = node.callFrame.url === "" && caller !== "" ? `${caller} > ${node.callFrame.functionName || "(native)"}` : frame(node.callFrame);
-      if (node.selfSize > 0) bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
-      for (const child of node.children) walk(child, node.callFrame.url === "" ? caller : frame(node.callFrame));
-    };
-    walk(profile.head as Node, "");
-    const total = [...bySite.values()].reduce((sum, bytes) => sum + bytes, 0);
-    console.log(`allocated ≈ ${(total / COUNT / 1024).toFixed(0)} KiB/batch (sampled; includes building the batch's inputs)`);
-    for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 40))) {
-      console.log(`${(bytes / COUNT / 1024).toFixed(0).padStart(8)} KiB  ${site}`);
-    }
+    printSites((await session.post("HeapProfiler.stopSampling")).profile, COUNT, "allocated (sampled; includes building the batch's inputs)");
   }
 } finally {
   session.disconnect();
