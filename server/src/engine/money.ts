@@ -109,6 +109,12 @@ export function fromMinorUnits(minor: number, decimals: number): number {
 
 /** Number of digits after the decimal point needed to write `value` exactly. */
 function decimalPlaces(value: number): number {
+  const text = numberText(Math.abs(value));
+  // Without an exponent the places are the digits after the point; otherwise the general parse.
+  if (!text.includes("e")) {
+    const point = text.indexOf(".");
+    return point === -1 ? 0 : text.length - point - 1;
+  }
   return Math.max(0, parseDecimal(Math.abs(value)).scale);
 }
 
@@ -121,6 +127,11 @@ export function addDecimal(a: number, b: number): number {
   const sum = a + b;
   if (Number.isSafeInteger(a) && Number.isSafeInteger(b) && Number.isSafeInteger(sum)) return sum === 0 ? 0 : sum;
   const places = Math.max(decimalPlaces(a), decimalPlaces(b));
+  // Amounts with cents (a `sum` mission's progress) add as whole minor units without BigInt while those stay safe.
+  if (places <= 6 && Math.abs(a) < 1e9 && Math.abs(b) < 1e9) {
+    const units = (value: number) => (value < 0 ? -toMinorUnits(-value, places) : toMinorUnits(value, places));
+    return fromMinorUnits(units(a) + units(b), places);
+  }
   const signed = (value: number) => (value < 0 ? -1n : 1n) * scaled(parseDecimal(Math.abs(value)), places);
   return fromMinorUnits(Number(signed(a) + signed(b)), places);
 }
