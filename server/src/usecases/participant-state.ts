@@ -507,7 +507,7 @@ export function gatherEvaluation(writes: PendingWrites, target: EvaluationTarget
 function updateParticipant(writes: PendingWrites, { participant, now }: EvaluationTarget, delta: StateDelta): ParticipantSnapshot {
   // Object.assign, not a spread: a new event type adds a key (see test/micro/object-spread.ts).
   const eventCounts: Record<string, number> = Object.assign({}, participant.eventCounts);
-  for (const [type, increment] of Object.entries(delta.eventCounts)) eventCounts[type] = (eventCounts[type] ?? 0) + increment;
+  for (const type in delta.eventCounts) eventCounts[type] = (eventCounts[type] ?? 0) + delta.eventCounts[type];
   const tags = delta.tagsAdded.length === 0 ? participant.tags : [...participant.tags, ...delta.tagsAdded.map((added) => added.tag)];
   // The monthly tier review's record of the highest levels, moved when the level does.
   const peak = delta.level !== participant.level ? peakColumnsAfter(participant, delta.peakLevel) : null;

@@ -59,11 +59,21 @@ export class PendingWrites {
   /** Tournament standings the events scored in (one upsert per standing). */
   readonly standings = new StandingWrites();
 
-  /** Adds `xp` to the participant's XP and sets the other columns to `changes`. */
+  /**
+   * Adds `xp` to the participant's XP and sets the other columns to `changes`.
+   * `changes` becomes this instance's (a later call for the same participant
+   * merges into it), so the caller hands over a new object each time: a
+   * batch calls this once per event, and merging in place saves two objects
+   * per event.
+   */
   updateParticipant(participantId: string, xp: number, changes: ParticipantChanges): void {
     const pending = this.participants.get(participantId);
-    // Object.assign, not `{ ...pending?.changes, ...changes }`: a spread adding keys costs microseconds on Node 20 (test/micro/object-spread.ts).
-    this.participants.set(participantId, { xp: (pending?.xp ?? 0) + xp, changes: pending ? Object.assign({}, pending.changes, changes) : changes });
+    if (!pending) {
+      this.participants.set(participantId, { xp, changes });
+      return;
+    }
+    pending.xp += xp;
+    Object.assign(pending.changes, changes);
   }
 
   /** Adds `row.amount` to the balance of the row's participant and currency, creating it on first use. */

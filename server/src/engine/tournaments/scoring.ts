@@ -4,7 +4,7 @@ import type { GameFilterScope, GameLists } from "../config.js";
 import { matchesGameFilter } from "../games.js";
 import { toMinorUnits } from "../money.js";
 import type { EngineEvent } from "../types.js";
-import { closesAt, editionContaining, officialPeriod, type OfficialPeriodName, type TournamentConfig } from "./editions.js";
+import { editionContaining, isClosed, officialPeriod, type OfficialPeriodName, type TournamentConfig } from "./editions.js";
 
 /*
  * Scoring from the tournament's own configuration, on the ingestion path: an
@@ -97,7 +97,7 @@ export function scoreEvent(input: ScoringInput): ScoreDelta[] {
   for (const tournament of input.tournaments) {
     if (tournament.enabled === false || tournament.event !== event.type) continue;
     const edition = editionContaining(tournament, at, timeZone);
-    if (!edition || now >= closesAt(edition)) continue;
+    if (!edition || isClosed(edition, now)) continue;
     if (!passesFilters(tournament, event, input.globalExclude)) continue;
     const score = eventScore(tournament, event);
     if (score === null || score <= 0) continue;
@@ -125,7 +125,7 @@ function officialDeltas(input: ScoringInput, at: Date): ScoreDelta[] {
   for (const period of OFFICIAL_PERIODS) {
     if (official[period]?.enabled === false) continue;
     const edition = officialPeriod(period, at, timeZone);
-    if (now >= closesAt(edition)) continue;
+    if (isClosed(edition, now)) continue;
     for (const track of official.tracks ?? []) {
       if (track.enabled === false || !matchesGameFilter(track.games as Partial<GameFilterScope>, event.meta, input.globalExclude)) continue;
       deltas.push({ tournamentId: officialTournamentId(track.id, period, event.currency), editionKey: edition.key, mode: "add", score: wager, reachedAt: at });
