@@ -38,6 +38,20 @@ function added<T>(list: T[], item: T): T[] {
   return own;
 }
 
+/** The last instant formatted by isoText, and its text. */
+let lastIsoMs = Number.NaN;
+let lastIso = "";
+
+/** `date.toISOString()`, kept for the last instant: a batch's evaluations all share one `now`, one Session each. */
+function isoText(date: Date): string {
+  const ms = date.getTime();
+  if (ms !== lastIsoMs) {
+    lastIso = date.toISOString();
+    lastIsoMs = ms;
+  }
+  return lastIso;
+}
+
 /** Seed limits on participant tags. */
 export const MAX_TAGS = 20;
 export const MAX_TAG_LENGTH = 32;
@@ -88,9 +102,9 @@ export class Session {
     this.thresholds = levelThresholds(config.progression.curve);
   }
 
-  /** `now` as ISO text, for every record of this evaluation (formatted once). */
+  /** `now` as ISO text, for every record of this evaluation (formatted once, and once for a batch's evaluations: see isoText). */
   get nowIso(): string {
-    return (this.nowText ??= this.now.toISOString());
+    return (this.nowText ??= isoText(this.now));
   }
 
   get xp(): number {

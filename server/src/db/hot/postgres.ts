@@ -45,7 +45,10 @@ function uniformColumns(shape: TableShape, rows: object[], declared: readonly st
   const values = rows as Record<string, unknown>[];
   for (const { property, kind } of shape.columns) {
     if (kind === "json" || !(SCOPE_COLUMNS.includes(property) || declared?.includes(property))) continue;
-    if (values.every((row) => sameValue(row[property], values[0][property]))) uniform.add(property);
+    const first = values[0][property];
+    let same = true;
+    for (let i = 1; i < values.length && same; i++) same = sameValue(values[i][property], first);
+    if (same) uniform.add(property);
   }
   // `rows from` needs one spread column at least.
   return uniform.size < shape.columns.length ? uniform : NONE_UNIFORM;
