@@ -6,7 +6,7 @@ import { toMinorUnits } from "./money.js";
 import { levelForXp, levelThresholds } from "./progression.js";
 import { tierAfterLevelChange } from "./tiers.js";
 import { TraceBuilder } from "./trace.js";
-import { addDays, monthKey } from "./time.js";
+import { addDays, isoText, monthKey } from "./time.js";
 import type {
   EngineEvent,
   Evaluation,
@@ -36,20 +36,6 @@ function added<T>(list: T[], item: T): T[] {
   const own = list === (NONE as unknown) ? [] : list;
   own.push(item);
   return own;
-}
-
-/** The last instant formatted by isoText, and its text. */
-let lastIsoMs = Number.NaN;
-let lastIso = "";
-
-/** `date.toISOString()`, kept for the last instant: a batch's evaluations all share one `now`, one Session each. */
-function isoText(date: Date): string {
-  const ms = date.getTime();
-  if (ms !== lastIsoMs) {
-    lastIso = date.toISOString();
-    lastIsoMs = ms;
-  }
-  return lastIso;
 }
 
 /** Seed limits on participant tags. */

@@ -4,6 +4,7 @@ import type { components } from "../../../generated/types.js";
 import { evaluate } from "../engine/evaluate.js";
 import type { ApiEffect, ClubConfig } from "../engine/config.js";
 import { toMinorUnits } from "../engine/money.js";
+import { isoText } from "../engine/time.js";
 import { qualifiesReferral, type ReferralConfig } from "../engine/referral.js";
 import type { EngineEvent, ParticipantState } from "../engine/types.js";
 import { unknownTypeWarning, type EventTrace } from "../engine/trace.js";
@@ -66,7 +67,7 @@ export function engineEvent(input: EventInput, receivedAt: Date): EngineEvent {
     id: input.id ?? null,
     amount: input.amount ?? null,
     currency: input.currency,
-    occurred_at: input.occurred_at ?? receivedAt.toISOString(),
+    occurred_at: input.occurred_at ?? isoText(receivedAt),
     meta: input.meta,
   };
 }
@@ -94,7 +95,8 @@ export function eventRow(scope: Scope, participantId: string, event: EngineEvent
     amount: event.amount === null || event.amount === undefined ? null : String(event.amount),
     amountMinor: amountInHundredths(event.amount),
     currency: event.currency,
-    occurredAt: new Date(event.occurred_at),
+    // An event without its own time happened when received: the same Date then (a batch's rows share one, formatted once when bound).
+    occurredAt: event.occurred_at === isoText(receivedAt) ? receivedAt : new Date(event.occurred_at),
     meta: event.meta,
     effects: [] as ApiEffect[],
     effectsCount: 0,
