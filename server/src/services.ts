@@ -24,7 +24,10 @@ export interface Services {
   /** Real time (or the clock a test passed), never a test clock. */
   realClock?: Clock;
   auth: AuthDeps;
-  /** The shared store of the rate limits (Redis of `CLUBE_REDIS_URL`); null → each process counts in memory. */
+  /**
+   * The shared store of the rate limits (Redis of `CLUBE_REDIS_URL`); null → each process counts in memory,
+   * and always null in a process that serves no API (`servesApi: false`).
+   */
   rateLimitStore: RateLimitStore | null;
   /**
    * Called after a transaction wrote outbox rows (webhooks, queued events), so
@@ -40,6 +43,12 @@ export interface ServiceOverrides {
   clock?: Clock;
   /** An already open database (tests open their own). */
   db?: Database;
+  /**
+   * Whether this process answers API requests (default true). Only the API
+   * checks rate limits, so a process that serves none (`clube worker`) opens
+   * no Redis connection even when `CLUBE_REDIS_URL` is set.
+   */
+  servesApi?: boolean;
 }
 
 export async function openServices(settings: Settings, overrides: ServiceOverrides = {}): Promise<Services> {
@@ -75,7 +84,7 @@ export async function openServices(settings: Settings, overrides: ServiceOverrid
     testClockAt: (clubId) => testClockAt(db, clubId),
   };
   const listeners: Array<() => void> = [];
-  const rateLimitStore = settings.redisUrl ? openRateLimitStore(settings.redisUrl, settings.redisPrefix) : null;
+  const rateLimitStore = settings.redisUrl && overrides.servesApi !== false ? openRateLimitStore(settings.redisUrl, settings.redisPrefix) : null;
   return {
     settings,
     db,

@@ -25,7 +25,8 @@ export interface Settings {
   deployment: string;
   /**
    * `CLUBE_REDIS_URL` (`redis://…`): the rate limits count in this Redis, shared
-   * by every process that points at it; unset → each process counts in memory.
+   * by every API process that points at it (`clube worker` does not connect);
+   * unset → each process counts in memory.
    */
   redisUrl: string | undefined;
   /** `CLUBE_REDIS_PREFIX`: the namespace of the rate-limit keys in Redis (default `clube`), so several deployments can share one Redis. */

@@ -5,7 +5,7 @@ import { describeEachDatabase } from "../support/databases.js";
 import { participantStateOf } from "../support/participant-state.js";
 
 /**
- * Group commit of single events (server/src/usecases/events/group-commit.ts):
+ * Group commit of single events (server/src/db/group-commit.ts):
  * concurrent `POST /v1/events` of one club are applied together in one
  * transaction. Whatever the grouping, the state must be the one the same
  * events give sent one by one, each caller gets its own answer, a bad event

@@ -8,14 +8,11 @@ import { readSettings } from "../../server/src/settings.js";
 import { startApi, type TestApi } from "../support/api.js";
 import { createTestDatabase, describeEachDatabase, postgresEnabled, type TestDatabase } from "../support/databases.js";
 
-/** A port that was just free and is closed again: nothing listens there. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+/**
+ * Port 1 (tcpmux): nothing listens there and no test binds it. A port found
+ * free and closed again could be taken meanwhile by another test's server.
+ */
+const CLOSED_PORT = 1;
 
 /**
  * A TCP proxy in front of PostgreSQL that the test can cut: `blackhole()`
@@ -93,7 +90,7 @@ describeEachDatabase("API health", (kind) => {
     let reachable: TestApi;
     let unreachable: TestApi;
     beforeAll(async () => {
-      const port = await closedPort();
+      const port = CLOSED_PORT;
       [reachable, unreachable] = await Promise.all([
         startApi(kind, { env: { AMQP_URL: process.env.AMQP_URL || "amqp://guest:guest@127.0.0.1:5672" } }),
         startApi(kind, { env: { AMQP_URL: `amqp://guest:guest@127.0.0.1:${port}` } }),
@@ -166,7 +163,7 @@ describe("API health with a Redis rate-limit store", () => {
     const prefix = `clube_test_${Date.now()}_${process.pid}`;
     [reachable, unreachable] = await Promise.all([
       startApi("sqlite", { env: { AMQP_URL: "", CLUBE_REDIS_URL: process.env.CLUBE_TEST_REDIS_URL || "redis://127.0.0.1:6379", CLUBE_REDIS_PREFIX: prefix } }),
-      startApi("sqlite", { env: { AMQP_URL: "", CLUBE_REDIS_URL: `redis://127.0.0.1:${await closedPort()}`, CLUBE_REDIS_PREFIX: prefix } }),
+      startApi("sqlite", { env: { AMQP_URL: "", CLUBE_REDIS_URL: `redis://127.0.0.1:${CLOSED_PORT}`, CLUBE_REDIS_PREFIX: prefix } }),
     ]);
   });
   afterAll(() => Promise.all([reachable?.close(), unreachable?.close()]));

@@ -55,9 +55,10 @@ describeEachStack("async events", (kind) => {
     expect(accepted.body).toEqual({ queued: true, event_ids: [expect.stringMatching(/^evt_/)] });
     const [eventId] = accepted.body.event_ids;
 
-    const entry = (await waitUntilProcessed(club, [eventId], 10_000)).get(eventId)!;
+    const entry = (await waitUntilProcessed(club, [eventId])).get(eventId)!;
     expect(entry).toMatchObject({ event_id: "dep-async-1", participant: "jogador_async", type: "deposit.confirmed", duplicate_of: null, error: null });
-    expect(Date.parse(entry.processed_at!) - Date.parse(entry.received_at)).toBeLessThan(5_000);
+    // Promptly, not on some minute-scale schedule; the bound leaves a loaded 2-core machine room to be slow.
+    expect(Date.parse(entry.processed_at!) - Date.parse(entry.received_at)).toBeLessThan(30_000);
 
     // The same deposit sent synchronously for another player: the same effects, the same resulting profile.
     const sync = await ok(club.call("POST", "/v1/events", { body: deposit("jogador_sincrono", "dep-sync-1") }));
@@ -73,7 +74,7 @@ describeEachStack("async events", (kind) => {
     expect(without.status).toBe(200);
     expect(without.headers.get("preference-applied")).toBeNull();
     expect(without.body).toMatchObject({ event_id: expect.stringMatching(/^evt_/), duplicate: false });
-    await waitUntilProcessed(club, withOthers.body.event_ids, 10_000);
+    await waitUntilProcessed(club, withOthers.body.event_ids);
   });
 
   it("answers a batch with 202 and the event ids in request order", async () => {
@@ -90,7 +91,7 @@ describeEachStack("async events", (kind) => {
     expect(accepted.body.queued).toBe(true);
     const ids: string[] = accepted.body.event_ids;
     expect(new Set(ids).size).toBe(events.length);
-    const entries = await waitUntilProcessed(club, ids, 10_000);
+    const entries = await waitUntilProcessed(club, ids);
     expect(ids.map((id) => [entries.get(id)!.event_id, entries.get(id)!.participant])).toEqual(events.map((event) => [event.id, event.participant]));
   });
 
@@ -125,7 +126,7 @@ describeEachStack("async events", (kind) => {
     expect(batch.event_ids[2]).toBe(first.event_ids[0]);
 
     const distinct = [first.event_ids[0], keyed.event_ids[0], batch.event_ids[0]];
-    await waitUntilProcessed(club, distinct, 10_000);
+    await waitUntilProcessed(club, distinct);
     const logged = (await readEventLog(club)).filter((entry) => entry.participant === player);
     expect(logged.map((entry) => entry.id).sort()).toEqual([...distinct].sort());
     // 500 + 60 + 70 reais deposited once each: XP is twice the amount (deposit-xp).

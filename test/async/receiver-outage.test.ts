@@ -7,7 +7,7 @@ import { ok, type ClubClient } from "./support/client.js";
 import { shiftableClock } from "./support/clock.js";
 import { Endpoints, noticesOf, waitForNotices, withoutTests, type ConnectedEndpoint } from "./support/endpoints.js";
 import { describeEachStack, startInProcessStack, type InProcessStack } from "./support/stack.js";
-import { expectContractNotice } from "./support/webhooks.js";
+import { CONNECTION_FAILURE, expectContractNotice } from "./support/webhooks.js";
 
 /**
  * Nothing is lost when the client's endpoint is down or slow: sendings wait
@@ -49,11 +49,15 @@ describeEachStack("webhooks when the receiver is down or slow", (kind) => {
     return (await sendings(endpoint)).filter((sending) => sending.event_type !== "webhook.test");
   };
 
-  /** The next attempt is `delay` after the last one (which started shortly before the sending was updated). */
+  /**
+   * The next attempt is `delay` after the last one, which started before the sending was updated: on a loaded
+   * machine seconds may pass in between, and the schedule's steps are minutes apart, so 10 s of slack still
+   * tells them apart.
+   */
   const expectDelay = (sending: { next_attempt_at: string; updated_at: string }, delay: number) => {
     const gap = Date.parse(sending.next_attempt_at) - Date.parse(sending.updated_at);
     expect(gap).toBeLessThanOrEqual(delay);
-    expect(gap).toBeGreaterThan(delay - 2_000);
+    expect(gap).toBeGreaterThan(delay - 10_000);
   };
 
   it("retries after 1 minute and then 5 minutes while the receiver is down, and delivers every notice once it is back", async () => {
@@ -65,8 +69,8 @@ describeEachStack("webhooks when the receiver is down or slow", (kind) => {
     await ok(club.call("POST", "/v1/events", { body: firstDeposit("jogador_fora_do_ar") }));
     const firstTry = await waitForAttempts(endpoint, EXPECTED_TYPES.length, 1);
     for (const sending of firstTry) {
-      // The failure is recorded; its wording depends on how the socket died under load (refused, reset, ...).
-      expect(sending).toMatchObject({ status: "pending", last_error: expect.stringMatching(/\S/), last_status_code: null });
+      // A connection-level failure is recorded; which one depends on how the socket died under load (refused, reset, ...).
+      expect(sending).toMatchObject({ status: "pending", last_error: expect.stringMatching(CONNECTION_FAILURE), last_status_code: null });
       expectDelay(sending, 1 * MINUTE);
     }
 
@@ -106,7 +110,7 @@ describeEachStack("webhooks when the receiver is down or slow", (kind) => {
       await waitForAttempts(endpoint, 1, i + 2);
     }
     const [failed] = await waitForAttempts(endpoint, 1, 9);
-    expect(failed).toMatchObject({ status: "failed", attempts: 9, last_error: expect.stringMatching(/\S/), last_status_code: null, next_attempt_at: null });
+    expect(failed).toMatchObject({ status: "failed", attempts: 9, last_error: expect.stringMatching(CONNECTION_FAILURE), last_status_code: null, next_attempt_at: null });
     const warnings = (await ok(club.call("GET", "/v1/warnings?kind=webhook_failed"))).data;
     // One warning for this sending (the endpoint's webhook.test sending may have failed too and has its own).
     expect(warnings.filter((warning: { subject_id: string }) => warning.subject_id === failed.id)).toEqual([
@@ -149,7 +153,8 @@ describeEachStack("webhooks when the receiver is down or slow", (kind) => {
 
   it("counts an answer within the 10-second limit and cuts one that takes longer, retrying it", async () => {
     club = await stack.newClub();
-    const patient = await slowEndpoint(9_000);
+    // 8 s: well within the limit even when this process (server and endpoint alike) is descheduled for a while.
+    const patient = await slowEndpoint(8_000);
     const hanging = await slowEndpoint(null);
     try {
       const register = async (url: string) =>
@@ -172,7 +177,7 @@ describeEachStack("webhooks when the receiver is down or slow", (kind) => {
         },
         30_000,
       );
-      expect(Date.now() - started).toBeGreaterThanOrEqual(9_000);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(8_000);
       expect(await sendingOf(answeredId)).toMatchObject({ status: "succeeded", attempts: 1, last_status_code: 200, last_error: null });
       expect(await sendingOf(cutId)).toMatchObject({ status: "pending", attempts: 1, last_error: "timeout after 10s", last_status_code: null });
       expect(hanging.requests()).toHaveLength(1);

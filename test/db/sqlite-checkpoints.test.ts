@@ -26,7 +26,7 @@ describe("SQLite WAL checkpoints (sqlite-checkpoints.ts)", () => {
       const [{ synchronous }] = await connection.execute<{ synchronous: number }[]>("PRAGMA synchronous");
       expect(synchronous).toBe(2); // FULL: a commit is synced before it returns
       // …until the worker copies them into the database file.
-      const deadline = Date.now() + 5000;
+      const deadline = Date.now() + 30_000; // generous: the worker thread may wait for a core on a loaded machine
       while (size(file) < 64 * 1024 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(size(file)).toBeGreaterThanOrEqual(64 * 1024);
     } finally {

@@ -283,8 +283,9 @@ describe("clube expected errors: one line, no stack", () => {
   }, 60_000);
 
   it("a database that cannot be reached", async () => {
-    const port = await freePort(); // nothing listens there
-    const result = await run(["migrate"], { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/clube` });
+    // Port 1 (tcpmux): nothing listens there and no test binds it, whereas a port found free could be taken
+    // by another test's server before the command connects, and the failure would then not be a refusal.
+    const result = await run(["migrate"], { DATABASE_URL: "postgres://postgres@127.0.0.1:1/clube" });
     expect(result).toMatchObject({ code: 1, stdout: "" });
     expect(result.stderr).toMatch(/^error: cannot reach 127\.0\.0\.1:\d+ \(.*ECONNREFUSED.*\); .*DATABASE_URL/);
     expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);

@@ -66,7 +66,7 @@ describe("RabbitMQ adapter when the broker goes away", () => {
       if (i === 20 || i === 40) proxy.dropConnections();
       await producerSide.publish(name, { i }, { id: `m${i}` });
     }
-    await waitFor("all 60 messages after two connection drops", () => received.size === 60, 20_000);
+    await waitFor("all 60 messages after two connection drops", () => received.size === 60, 60_000);
     // Both sides came back after each drop (producer twice; the consumer at least once).
     expect(proxy.accepted - connectionsBefore).toBeGreaterThanOrEqual(3);
   });

@@ -5,7 +5,7 @@ import { Clube, ClubeError, verifyWebhook, type ClubeOptions } from "../../sdk-n
 import { dropConnection, failure, hang, json, type ScriptedServer, startScriptedServer, type Step } from "./scripted-server.js";
 
 const apiKey = "cf_test_4eC39HqLyjWDarjtT1zdp7dc";
-const eventResult = { event_id: "ev_01JQ5C2P7R3Y5Z2C", duplicate: false, effects: [{ type: "xp_granted", amount: 150, rule_id: "xp-por-deposito" }] };
+const eventResult = { event_id: "evt_01JQ5C2P7R3Y5Z2C", duplicate: false, effects: [{ type: "xp_granted", amount: 150, rule_id: "xp-por-deposito" }] };
 const deposit = { participant: "user_8412", type: "deposit.confirmed", amount: 150, currency: "BRL" };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -54,7 +54,7 @@ describe("events.send", () => {
   });
 
   it("with async: true sends Prefer: respond-async and returns the 202 body", async () => {
-    const queued = { queued: true, event_ids: ["ev_01JQ5C3A1B2C3D4E"] };
+    const queued = { queued: true, event_ids: ["evt_01JQ5C3A1B2C3D4E"] };
     const { clube } = await clubeAgainst([json(202, queued, { "Preference-Applied": "respond-async" })]);
     expect(await clube.events.send(deposit, { async: true })).toEqual(queued);
     expect(header("prefer")).toEqual(["respond-async"]);
@@ -84,7 +84,7 @@ describe("retry policy per operation", () => {
   });
 
   it("retries a redemption under a generated key, and keeps the caller's key", async () => {
-    const redemption = { id: "rdm_01JQ5F4H6J8K2M4N", duplicate: false };
+    const redemption = { id: "red_01JQ5F4H6J8K2M4N", duplicate: false };
     const { clube } = await clubeAgainst([failure(502, "internal_error", "bad gateway"), json(200, redemption)]);
     expect(await clube.redemptions.create({ participant: "user_8412", reward: "giros-10" })).toEqual(redemption);
     const [first, second] = header("idempotency-key");

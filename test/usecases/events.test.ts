@@ -400,7 +400,7 @@ describeEachDatabase("event ingestion", (kind) => {
         const { clubId, env, payload } = message as { clubId: string; env: "test" | "live"; payload: Record<string, unknown> };
         for (const eventId of queuedEventIds(payload)!) await processQueuedEvent(club.db, { clubId, env }, eventId, { now: later(5), publicUrl: PUBLIC_URL });
       });
-      await vi.waitFor(async () => expect(await club.db.em().count(Job, { queue: EVENT_QUEUE, status: "done" })).toBe(2), { timeout: 5_000, interval: 20 });
+      await vi.waitFor(async () => expect(await club.db.em().count(Job, { queue: EVENT_QUEUE, status: "done" })).toBe(2), { timeout: 30_000, interval: 20 });
       await consumer.close();
       const rows = await club.db.em().find(Event, { id: { $in: queued.event_ids } }, { disableIdentityMap: true });
       expect(rows.map((row) => row.status)).toEqual(["processed", "processed"]);

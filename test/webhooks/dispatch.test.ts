@@ -235,8 +235,9 @@ describeEachDatabase("webhook dispatch", (kind) => {
   it("leaves a sending in its first attempt to its handler when a test clock's advance looks for due retries", async () => {
     const clocked: Scope = { clubId: scope.clubId, env: "test" };
     await addEndpoint(clocked);
+    // The receiver holds the first attempt until the test lets it end (a short send timeout could end it before the advance looks).
     receiver.replyWith({ hang: true });
-    const handler = new WebhookDispatcher({ db, now, timeoutMs: 300, allowPrivateAddresses: true });
+    const handler = new WebhookDispatcher({ db, now, allowPrivateAddresses: true });
     const message = webhookMessage("reward.granted", {}, clocked);
     const first = handler.handleOutboxMessage(message, { id: message.id, attempt: 1 });
     await waitFor("the first attempt under way", () => receiver.requests.length === 1);
@@ -244,6 +245,7 @@ describeEachDatabase("webhook dispatch", (kind) => {
     const testClock = new Date(clock.getTime() + 26 * HOUR);
     const advance = new WebhookDispatcher({ db, now, allowPrivateAddresses: true, clockFor: async () => testClock });
     expect(await advance.runDueFor(clocked, testClock)).toBe(0);
+    receiver.answerHanging(503);
     await first;
     expect(receiver.requests).toHaveLength(1);
     // Once attempted (and failed), the retry is the advance's: due on the test clock.

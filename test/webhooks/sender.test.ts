@@ -54,7 +54,8 @@ describe("sendWebhook against a real HTTP endpoint", () => {
     receiver.replyWith({ hang: true });
     const started = Date.now();
     const result = await sendWebhook(request, { now: realClock, timeoutMs: 300 });
-    expect(Date.now() - started).toBeLessThan(3_000);
+    // Bounded only to show the option replaced the 10 s default (a loaded machine may add seconds to the 0.3 s).
+    expect(Date.now() - started).toBeLessThan(DEFAULT_SEND_TIMEOUT_MS);
     expect(result.ok).toBe(false);
     expect(result.statusCode).toBeUndefined();
     expect(result.error).toBe("timeout after 0.3s");

@@ -4,7 +4,8 @@ import { startProcessing } from "../workers.js";
 
 /** `clube worker`: queue consumers as their own process (run several against RabbitMQ to scale out). */
 export async function worker(settings: Settings): Promise<void> {
-  const services = await openServices(settings);
+  // No API here, so no rate limits: no Redis connection.
+  const services = await openServices(settings, { servesApi: false });
   const processing = await startProcessing(services, { consume: true });
   const queue = settings.amqpUrl ? "RabbitMQ" : "the embedded queue";
   process.stdout.write(`Clube worker ${settings.version} consuming from ${queue}\n`);

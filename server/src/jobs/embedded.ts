@@ -16,7 +16,7 @@ import {
 } from "./queue.js";
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from "./retry.js";
 import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
-import { GroupCommit } from "../usecases/events/group-commit.js";
+import { GroupCommit } from "../db/group-commit.js";
 
 export interface EmbeddedQueueOptions {
   db: Database;

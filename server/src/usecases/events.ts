@@ -23,7 +23,7 @@ import { gatherTournamentScores } from "./tournaments/standing-writes.js";
 import { qualifyReferralOnEvent } from "./referrals.js";
 import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
 import { assertSameEvent, type StoredOriginal } from "./events/event-id-conflict.js";
-import { groupCommitPer } from "./events/group-commit.js";
+import { groupCommitPer } from "../db/group-commit.js";
 import { lockOrCreateParticipants, readLocked } from "./events/participant-locks.js";
 import { hotStore } from "../db/hot/index.js";
 import { byScopedKeys } from "../db/hot/scoped-reads.js";
@@ -514,7 +514,7 @@ export function groupKey(scope: Scope, publicUrl: string, now: Date): string {
  *
  * Concurrent single events of the same club environment are gathered for one
  * turn of the event loop and applied in one transaction (group commit, see
- * events/group-commit.ts); if that transaction fails, each is applied again
+ * db/group-commit.ts); if that transaction fails, each is applied again
  * alone, so an event fails only for its own fault. A traced event (the test
  * console's) is applied alone.
  */

@@ -24,7 +24,7 @@ export async function readEventLog(client: ClubClient): Promise<EventLogEntry[]>
  * for seconds (asserted on its own in async-events.test.ts), long enough for
  * an idle keep-alive connection to be reset.
  */
-export async function waitUntilProcessed(client: ClubClient, ids: readonly string[], timeoutMs = 30_000): Promise<Map<string, EventLogEntry>> {
+export async function waitUntilProcessed(client: ClubClient, ids: readonly string[], timeoutMs = 60_000): Promise<Map<string, EventLogEntry>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const log = await readEventLog(client).catch((error: unknown) => {

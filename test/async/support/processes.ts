@@ -37,6 +37,8 @@ export interface ProcessEnv {
   AMQP_URL?: string;
   PORT: string;
   CLUBE_PUBLIC_URL: string;
+  /** The rate limits' Redis; unset in the stacks (each process counts in memory). */
+  CLUBE_REDIS_URL?: string;
 }
 
 export async function processEnvFor(resources: StackResources): Promise<ProcessEnv> {

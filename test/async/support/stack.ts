@@ -100,7 +100,7 @@ export async function startInProcessStack(kind: StackKind, options: InProcessSta
     await run(startProcessing(services, { consume: !settings.amqpUrl }));
     if (settings.amqpUrl) {
       // As one `clube worker`: its own connections, the same clock.
-      const workerServices = await openServices(settings, { db: await open(), clock });
+      const workerServices = await openServices(settings, { db: await open(), clock, servesApi: false });
       await run(startProcessing(workerServices, { consume: true }));
     }
     const app = await createApp(services, { validateResponses: true });

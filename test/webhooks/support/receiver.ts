@@ -49,6 +49,15 @@ export class Receiver {
     this.replies.push(...replies);
   }
 
+  /** Answers every request left hanging so far with `status`, so a test decides when an attempt ends. */
+  answerHanging(status: number): void {
+    for (const response of this.open) {
+      response.statusCode = status;
+      response.end("ok");
+    }
+    this.open.clear();
+  }
+
   async stop(): Promise<void> {
     for (const response of this.open) response.destroy();
     this.server.closeAllConnections();

@@ -15,7 +15,7 @@ import {
   engineEvent, evaluateInOrder, eventRow, GROUP_CAP, groupKey, groupsInFlight, latest, signalOutbox, wroteOutbox,
   type EventInput, type EventResult, type EventsQueued, type IngestOptions, type ParticipantRun,
 } from "../events.js";
-import { groupCommitPer } from "./group-commit.js";
+import { groupCommitPer } from "../../db/group-commit.js";
 import { jobHandOff, type JobHandOff } from "./hand-off.js";
 import { lockById } from "./participant-locks.js";
 import { ownersOf, queuedRows, type QueuedRow } from "./queued-rows.js";

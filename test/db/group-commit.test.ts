@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { GroupCommit } from "../../server/src/usecases/events/group-commit.js";
+import { GroupCommit } from "../../server/src/db/group-commit.js";
 
 /**
- * The gathering logic of group commit (server/src/usecases/events/group-commit.ts),
+ * The gathering logic of group commit (server/src/db/group-commit.ts),
  * with the window ended by hand: which submissions share a group, in what
  * order, and what each caller gets when a group fails.
  */
