@@ -287,11 +287,15 @@ async function applyInOrder(
       const original = originalOf(item);
       if (original) assertSameEvent(original, item.key!, participant.id, item.event.type);
     }
-    const fresh = group.items.filter((item) => !originalOf(item)).map((item) => ({ item, row: eventRow(scope, participant.id, item.event, item.key, item.receivedAt) }));
+    // Each also as the run evaluates it ({ id, event }: see ParticipantRun), so the runs below reuse these lists.
+    const fresh = group.items.filter((item) => !originalOf(item)).map((item) => {
+      const row = eventRow(scope, participant.id, item.event, item.key, item.receivedAt);
+      return { item, row, id: row.id, event: item.event };
+    });
     return { group, participant, fresh };
   });
   const writes = new PendingWrites();
-  const runs = plans.map(({ participant, fresh }) => ({ participant, stored: fresh.map(({ item, row }) => ({ id: row.id, event: item.event })) }));
+  const runs: ParticipantRun[] = plans.map(({ participant, fresh }) => ({ participant, stored: fresh }));
   const effects = await evaluateInOrder(em, db, scope, published, runs, writes, opts);
   const results = plans.map(({ group, participant, fresh }, g) => {
     const applied = fresh.map(({ item, row }, i): EventResult => {

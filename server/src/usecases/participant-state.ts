@@ -201,8 +201,14 @@ async function loadBalancesOf(store: HotStore, participantIds: string[]): Promis
     bothDialects((inList) => `select participant_id, currency, amount from balances where ${inList("participant_id")}`),
     [participantIds],
   );
-  return new Map([...byParticipant(rows.map((row) => ({ participantId: row.participant_id, currency: row.currency, amount: Number(row.amount) })), (row) => [row.currency, row.amount] as const)]
-    .map(([id, entries]) => [id, Object.fromEntries(entries)]));
+  // One loop into the records (a batch reads ~1,000 rows; intermediate objects and pairs per row added up).
+  const balances = new Map<string, Balances>();
+  for (const row of rows) {
+    let record = balances.get(row.participant_id);
+    if (!record) balances.set(row.participant_id, (record = {}));
+    record[row.currency] = Number(row.amount);
+  }
+  return balances;
 }
 
 async function loadBadges(store: HotStore, participantIds: string[]): Promise<Map<string, string[]>> {
