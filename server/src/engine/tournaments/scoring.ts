@@ -109,8 +109,24 @@ export function scoreEvent(input: ScoringInput): ScoreDelta[] {
 
 /** The standing id of an official track, period and currency. */
 export function officialTournamentId(trackId: string, period: OfficialPeriodName, currency: string): string {
-  return `official:${trackId}:${period}:${currency}`;
+  // Kept per track, period and currency (a handful): every bet scores in each, and each standing row holds the id until written.
+  let byCurrency = officialIds.get(trackId)?.[period];
+  if (!byCurrency) {
+    if (officialIds.size >= OFFICIAL_IDS_LIMIT) officialIds.clear();
+    const periods = officialIds.get(trackId) ?? { daily: new Map(), monthly: new Map() };
+    officialIds.set(trackId, periods);
+    byCurrency = periods[period];
+  }
+  let id = byCurrency.get(currency);
+  if (id === undefined) {
+    // Currencies come with events: the bound keeps odd ones from growing the cache without end.
+    if (byCurrency.size >= OFFICIAL_IDS_LIMIT) byCurrency.clear();
+    byCurrency.set(currency, (id = `official:${trackId}:${period}:${currency}`));
+  }
+  return id;
 }
+const OFFICIAL_IDS_LIMIT = 1000;
+const officialIds = new Map<string, Record<OfficialPeriodName, Map<string, string>>>();
 
 export const OFFICIAL_PERIODS: OfficialPeriodName[] = ["daily", "monthly"];
 
