@@ -218,7 +218,8 @@ function participantArrays(rows: ParticipantUpdate[]): unknown[] {
     arrayParameter(rows.map((row) => row.tierCode)), jsonColumn(rows.map((row) => row.tags)), jsonColumn(rows.map((row) => row.eventCounts)),
     arrayParameter(rows.map((row) => row.peak !== null)), arrayParameter(rows.map((row) => row.peak?.peakMonth ?? null)),
     arrayParameter(rows.map((row) => row.peak?.peakLevel ?? null)), arrayParameter(rows.map((row) => row.peak?.priorMonthPeakLevel ?? null)),
-    arrayParameter(rows.map((row) => row.updatedAt.toISOString())),
+    // Most rows share one instant: formatted once (see datetimeColumn).
+    arrayParameter(datetimeColumn(rows as unknown as Record<string, unknown>[], "updatedAt")),
   ];
 }
 
