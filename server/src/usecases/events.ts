@@ -560,7 +560,8 @@ export async function ingestEvent(
 export async function ingestBatch(db: Database, scope: Scope, events: EventInput[], opts: IngestOptions): Promise<{ results: EventResult[] }> {
   checkEngineInputs(events, (i) => `body.events[${i}]`);
   const published = await requirePublishedConfig(db, scope);
-  const items = events.map((input, index) => ({ index, participant: input.participant, ...incoming(input, undefined, opts.now) }));
+  // Built directly (as incoming() would, without an Idempotency-Key): one object per event, no spread.
+  const items = events.map((input, index): BatchItem => ({ index, participant: input.participant, event: engineEvent(input, opts.now), key: input.id ?? null, receivedAt: opts.now }));
   for (let attempt = 1; ; attempt++) {
     try {
       return { results: await db.em().transactional((em) => applyPlanned(em, db, scope, published, items, opts)) };
