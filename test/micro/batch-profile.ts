@@ -13,6 +13,12 @@
  * .cpuprofile reader). PROFILE=alloc: V8's sampling heap profile of the
  * measured batches counting the objects young and full collections freed too
  * (what GC time is spent on), printed as bytes per batch by allocating function.
+ * PROFILE=live: what the last batch holds when it writes (the objects each
+ * young collection during a batch copies), by allocating function.
+ * Under tsx every function reports line 1: bundle this file with esbuild
+ * (`--bundle --packages=external --platform=node --format=esm`, output in
+ * test/micro/ so its relative paths hold) for real lines; node
+ * --no-turbo-inlining names the allocating function rather than its inliner.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
