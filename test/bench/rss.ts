@@ -23,3 +23,15 @@ export async function peakRss<T>(pids: readonly number[], during: () => Promise<
     sample();
   }
 }
+
+/** CPU time (user + system) a process has used so far, in ms; 0 once it is gone. From /proc/<pid>/stat, in clock ticks (10 ms). */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}

@@ -19,9 +19,11 @@
  * - async (test/bench/async-load.ts), on PostgreSQL + RabbitMQ (`clube serve`
  *   + `clube worker`) and SQLite + the embedded queue (`clube serve` alone):
  *   accept rate and accept → processed lag at `BENCH_ASYNC_RATE` (1,000)
- *   events/s offered for `BENCH_ASYNC_SECONDS` (5), webhook sendings/s to a
+ *   events/s offered for `BENCH_ASYNC_SECONDS` (5) by a load process of its
+ *   own (test/bench/async-load-process.mjs), webhook sendings/s to a
  *   local receiver (`BENCH_WEBHOOKS`, 2,000, committed at once), peak RSS
- *   of each process.
+ *   of each process, CPU per event of the load process, the Clube processes
+ *   and (PostgreSQL) the database backends.
  * Traffic: bets, settlements, deposits and sessions over `BENCH_PARTICIPANTS`
  * (2,000) players, all created by a warm-up before measuring.
  * Sizes (bounded): `BENCH_EVENTS` single events (3000), `BENCH_BATCHES`
@@ -291,8 +293,9 @@ function printTable(all: Figures[]): void {
     `${a.lag_p50_ms} / ${a.lag_p99_ms} / ${a.lag_max_ms}`,
     `${a.webhook_sendings_per_second}/s`,
     Object.entries(a.rss_mb).map(([name, mb]) => `${name} ${mb} MB`).join(", "),
+    [`load ${a.load_cpu_us_per_event}`, ...Object.entries(a.cpu_us_per_event).map(([name, us]) => `${name} ${us}`)].join(", "),
   ]);
-  const asyncHeader = ["stack", "202 accepted", "answer p50/p99 ms", "lag p50/p99/max ms", "webhook sendings", "peak RSS"];
+  const asyncHeader = ["stack", "202 accepted", "answer p50/p99 ms", "lag p50/p99/max ms", "webhook sendings", "peak RSS", "CPU µs per event"];
   const asyncWidths = asyncHeader.map((title, c) => Math.max(title.length, ...asyncRows.map((row) => row[c].length)));
   const asyncFormat = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(asyncWidths[c])).join(" | ")} |`;
   console.log(`\nasync: ${ASYNC_RATE} events/s offered for ${ASYNC_SECONDS} s (Prefer: respond-async); webhooks: ${WEBHOOKS} participant.created committed at once, first arrival to last\n`);
