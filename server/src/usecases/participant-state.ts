@@ -376,27 +376,27 @@ async function firedDedupeKeys(
   participants: { participantId: string; events: EngineEvent[] }[],
   triggered: RuleConfig[],
 ): Promise<{ participantId: string; ruleId: string; key: string }[]> {
-  // The wanted triples as three columns, each once; "participant rule stored-key" (ids hold no NUL) → the key as the engine compares it.
-  const wanted = new Map<string, string>();
+  // The wanted triples as three columns. A triple asked twice (two events of a participant with one key) is read
+  // twice, and its key recorded twice, which the engine's "already fired" check does not mind.
   const participantIds: string[] = [];
   const ruleIds: string[] = [];
   const storedKeys: string[] = [];
+  // Keys stored as their hash (longer than the column), by that hash: the engine compares the key itself.
+  const hashed = new Map<string, string>();
   for (const { participantId, events } of participants) {
     for (const event of events) {
       for (const rule of triggered) {
         const key = rule.trigger.event === event.type ? dedupeKey(rule, event) : null;
         if (key === null) continue;
         const stored = storedDedupeKey(key);
-        const triple = tripleKey(participantId, rule.id, stored);
-        if (wanted.has(triple)) continue;
-        wanted.set(triple, key);
+        if (stored !== key) hashed.set(stored, key);
         participantIds.push(participantId);
         ruleIds.push(rule.id);
         storedKeys.push(stored);
       }
     }
   }
-  if (wanted.size === 0) return [];
+  if (participantIds.length === 0) return [];
   const seen = await store.select<{ participant_id: string; rule_id: string; dedupe_key: string }>(
     {
       postgresql: `select r.participant_id, r.rule_id, r.dedupe_key from unnest(?::text[], ?::text[], ?::text[]) as w(participant_id, rule_id, dedupe_key)
@@ -407,12 +407,7 @@ async function firedDedupeKeys(
     },
     store.dialect === "postgresql" ? [participantIds, ruleIds, storedKeys] : [participantIds.map((id, i) => [id, ruleIds[i], storedKeys[i]])],
   );
-  return seen.map((run) => ({ participantId: run.participant_id, ruleId: run.rule_id, key: wanted.get(tripleKey(run.participant_id, run.rule_id, run.dedupe_key))! }));
-}
-
-/** A (participant, rule, stored key) triple as one Map key: ids never hold NUL, so the key's last part may hold anything. */
-function tripleKey(participantId: string, ruleId: string, storedKey: string): string {
-  return `${participantId}\u0000${ruleId}\u0000${storedKey}`;
+  return seen.map((run) => ({ participantId: run.participant_id, ruleId: run.rule_id, key: hashed.get(run.dedupe_key) ?? run.dedupe_key }));
 }
 
 type Schemas = components["schemas"];
