@@ -351,11 +351,15 @@ async function loadRuleRuns(
   );
   await recordFired();
   const grantedColumns = units.map((_, i) => `granted_${i}` as const);
+  // Runs of one batch share their run_at: each instant read is normalized once.
+  const isoTexts = new Map<unknown, string>();
   for (const row of rows) {
     const state = counters(row.participant_id, row.rule_id);
     // Aggregates come back as numbers or numeric strings; SQLite keeps datetimes as epoch milliseconds.
     state.total = Number(row.total);
-    state.lastRunAt = new Date(row.last_run_at).toISOString();
+    let lastRunAt = isoTexts.get(row.last_run_at);
+    if (lastRunAt === undefined) isoTexts.set(row.last_run_at, (lastRunAt = new Date(row.last_run_at).toISOString()));
+    state.lastRunAt = lastRunAt;
     state.today.runs = Number(row.today_runs);
     for (let i = 0; i < units.length; i++) {
       const granted = Number(row[grantedColumns[i]]);
