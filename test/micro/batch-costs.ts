@@ -63,7 +63,7 @@ observePgQueries((query, self, args) => {
   }
   const result = query.apply(self, args);
   if (!sqlTimes || !(result instanceof Promise)) return result;
-  const start = process.hrtime.bigint();
+  const start = now();
   return result.finally(() => record(typeof config === "string" ? config : config.text, start));
 });
 // libsql's Statement class, reached through a prepared statement of a throwaway database.
@@ -71,22 +71,34 @@ const libsql = require("libsql") as { new (path: string): { prepare(sql: string)
 const probe = new libsql(":memory:");
 const statementProto = Object.getPrototypeOf(probe.prepare("select 1")) as Record<string, (...args: unknown[]) => unknown>;
 probe.close();
-// BATCH_SQL_TIMES=1: the SQLite time spent per statement text, printed at the end.
+// BATCH_SQL_TIMES=1: the SQLite time spent per statement text, printed at the end; BATCH_SQL_TIMES=cpu: the process's
+// CPU time instead of wall time (in-process SQLite only; a loaded machine inflates wall times, not CPU).
 const sqlTimes = process.env.BATCH_SQL_TIMES ? new Map<string, { ms: number; runs: number }>() : null;
+const cpuTimes = process.env.BATCH_SQL_TIMES === "cpu";
+function now(): bigint {
+  if (!cpuTimes) return process.hrtime.bigint();
+  const { user, system } = process.cpuUsage();
+  return BigInt(user + system) * 1000n;
+}
 function record(sql: string, start: bigint): void {
+  const elapsed = Number(now() - start) / 1e6;
   const key = sql.replace(/\s+/g, " ").slice(0, 110);
   const entry = sqlTimes!.get(key) ?? { ms: 0, runs: 0 };
-  entry.ms += Number(process.hrtime.bigint() - start) / 1e6;
+  entry.ms += elapsed;
   entry.runs++;
   sqlTimes!.set(key, entry);
 }
 const sqlOf = new WeakMap<object, string>();
+const databaseOf = new WeakMap<object, { prepare(sql: string): { all(params: unknown): unknown[] } }>();
 const prepare = libsql.prototype.prepare;
 libsql.prototype.prepare = function (this: unknown, sql: string) {
   const stmt = prepare.call(this, sql);
   sqlOf.set(stmt, sql);
+  databaseOf.set(stmt, this as never);
   return stmt;
 };
+// BATCH_EXPLAIN=1 on SQLite: each statement text of the last batch, its plan (EXPLAIN QUERY PLAN) with the first run's parameters.
+const sqlitePlans = new Map<string, string>();
 // libsql's `all` runs through its own `iterate`: only the outermost call counts (else every read counts, and is timed, twice).
 let depth = 0;
 for (const method of ["run", "get", "all", "iterate"]) {
@@ -94,7 +106,13 @@ for (const method of ["run", "get", "all", "iterate"]) {
   statementProto[method] = function (this: object, ...args: unknown[]) {
     if (depth > 0) return original.apply(this, args);
     statements++;
-    const start = process.hrtime.bigint();
+    const sql = sqlOf.get(this);
+    if (explaining && sql && !sqlitePlans.has(sql) && /^\s*(with|select|insert|update|delete)\b/i.test(sql)) {
+      const plan = databaseOf.get(this)!.prepare(`explain query plan ${sql}`).all(args[0]) as { id: number; parent: number; detail: string }[];
+      const depthOf = new Map<number, number>([[0, 0]]);
+      sqlitePlans.set(sql, plan.map((row) => (depthOf.set(row.id, depthOf.get(row.parent)! + 1), `${"  ".repeat(depthOf.get(row.id)!)}${row.detail}`)).join("\n"));
+    }
+    const start = now();
     depth++;
     try {
       // An iterator is drained here, so that its rows are read inside this call.
@@ -132,6 +150,11 @@ function mainThreadSyscalls(): { reads: number; writes: number } {
   return { reads: Number(/syscr: (\d+)/.exec(io)![1]), writes: Number(/syscw: (\d+)/.exec(io)![1]) };
 }
 
+/** The nanoseconds on CPU of this process's main thread (Linux): the event loop's share, without the checkpoint worker's. */
+function mainThreadCpuNs(): number {
+  return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8").split(" ")[0]);
+}
+
 /** The WAL's distinct pages by the table or index they belong to, most first. */
 async function walPagesByTree(club: TestClub, walFile: string): Promise<[string, number][]> {
   const wal = readFileSync(walFile);
@@ -151,7 +174,7 @@ for (const kind of kinds) {
   const club = await openClub(kind);
   try {
     const perBatch = BATCH_PLAYERS / BATCH_SIZE;
-    type Figure = { ms: number; cpu: number; serverMs: number; statements: number; reads: number; writes: number };
+    type Figure = { ms: number; cpu: number; mainCpu: number; serverMs: number; statements: number; reads: number; writes: number };
     const figures = { created: [] as Figure[], stored: [] as Figure[] };
     const walFile = kind === "sqlite" ? `${(await club.db.em().getConnection().execute<{ file: string }[]>("PRAGMA database_list"))[0].file}-wal` : "";
     let walPages: [string, number][] = [];
@@ -168,22 +191,26 @@ for (const kind of kinds) {
         explaining = !!process.env.BATCH_EXPLAIN && round === ROUNDS - 1 && b === perBatch - 1;
         const start = process.hrtime.bigint();
         const cpuStart = process.cpuUsage();
+        const mainStart = mainThreadCpuNs();
         const serverStart = backendCpuNs();
         await ingestBatch(club.db, club.scope, events, { now: new Date(), publicUrl: PUBLIC_URL });
         const ms = Number(process.hrtime.bigint() - start) / 1e6;
         const cpu = process.cpuUsage(cpuStart);
+        const mainCpu = (mainThreadCpuNs() - mainStart) / 1e6;
         const serverMs = (backendCpuNs() - serverStart) / 1e6;
         const after = mainThreadSyscalls();
-        (round === 0 ? figures.created : figures.stored).push({ ms, cpu: (cpu.user + cpu.system) / 1000, serverMs, statements, reads: after.reads - syscalls.reads, writes: after.writes - syscalls.writes });
+        (round === 0 ? figures.created : figures.stored).push({ ms, cpu: (cpu.user + cpu.system) / 1000, mainCpu, serverMs, statements, reads: after.reads - syscalls.reads, writes: after.writes - syscalls.writes });
         if (WAL_PAGES && last && walFile) walPages = await walPagesByTree(club, walFile);
       }
     }
+    // BATCH_SQLITE_COPY=file (SQLite): the database as the batches left it, copied there to study plans offline.
+    if (process.env.BATCH_SQLITE_COPY && kind === "sqlite") await club.db.em().getConnection().execute(`vacuum into '${process.env.BATCH_SQLITE_COPY}'`);
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     for (const [label, rows] of Object.entries(figures)) {
       if (rows.length === 0) continue;
       const ms = median(rows.map((row) => row.ms));
       const server = kind === "postgresql" ? `, server CPU ${median(rows.map((row) => row.serverMs)).toFixed(1)} ms/batch [${rows.map((row) => row.serverMs.toFixed(0)).join(" ")}]` : "";
-      console.log(`${kind.padEnd(10)} players ${label.padEnd(7)}: ${ms.toFixed(0)} ms/batch (${(ms * 1000 / BATCH_SIZE).toFixed(0)} µs/event), CPU ${median(rows.map((row) => row.cpu)).toFixed(0)} ms/batch, ${median(rows.map((row) => row.statements))} statements/batch  [${rows.map((row) => row.ms.toFixed(0)).join(" ")}]${server}`);
+      console.log(`${kind.padEnd(10)} players ${label.padEnd(7)}: ${ms.toFixed(0)} ms/batch (${(ms * 1000 / BATCH_SIZE).toFixed(0)} µs/event), CPU ${median(rows.map((row) => row.cpu)).toFixed(0)} ms/batch (main thread ${median(rows.map((row) => row.mainCpu)).toFixed(1)}), ${median(rows.map((row) => row.statements))} statements/batch  [${rows.map((row) => row.ms.toFixed(0)).join(" ")}]${server}`);
       if (WAL_PAGES) console.log(`  main-thread read/write syscalls per batch: ${rows.map((row) => `${row.reads}/${row.writes}`).join(" ")}`);
     }
     if (walPages.length > 0) {
@@ -195,4 +222,5 @@ for (const kind of kinds) {
   }
 }
 for (const plan of explained) console.log(`\n${plan}`);
-if (sqlTimes) for (const [sql, { ms, runs }] of [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15)) console.log(`${ms.toFixed(0).padStart(6)} ms ${String(runs).padStart(6)}× ${sql}`);
+for (const [sql, plan] of sqlitePlans) console.log(`\n${sql.replace(/\s+/g, " ").slice(0, 110)}\n${plan}`);
+if (sqlTimes) for (const [sql, { ms, runs }] of [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, Number(process.env.BATCH_SQL_TOP ?? 15))) console.log(`${ms.toFixed(0).padStart(6)} ms ${String(runs).padStart(6)}× ${sql}`);

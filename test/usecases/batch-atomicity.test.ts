@@ -62,8 +62,7 @@ describeEachDatabase("atomic batches", (kind) => {
 
   it("rolls the whole 151-event batch back when a later step fails after earlier ones were written", async () => {
     const before = await counts();
-    // 150 players, then a repeat of the first event: the repeat is answered in a step of its own, after the
-    // originals (on SQLite the 150 players already take two steps of 100).
+    // 150 players, then a repeat of the first event: the repeat is answered in a step of its own, after the originals.
     const events = [...Array.from({ length: 150 }, (_, i) => eventInput(casinoEvent("late", i, 150))), eventInput(casinoEvent("late", 0, 150))];
     const flush = PendingWrites.prototype.flush;
     let calls = 0;

@@ -39,6 +39,19 @@ interface SqliteConnection {
 const SQLITE_CACHE_KIB = 8 * 1024;
 
 /**
+ * The page size of a new embedded database (SQLite's default is 4 KiB). A
+ * batch's inserts land on index leaves all over each table, and each page
+ * changed is a WAL frame: its header and page written by two system calls
+ * and checksummed at COMMIT, on the event loop, then copied back by the
+ * checkpoint. With 8 KiB pages a stored batch of 500 events changes fewer,
+ * larger pages: its COMMIT took 4.4 → 3.1 ms CPU, the checkpoint 5.2 → 3.8
+ * (replayed). Set before WAL mode, it applies to a file with no tables yet
+ * only: an existing database keeps its page size (changing it takes a VACUUM
+ * outside WAL mode).
+ */
+const SQLITE_PAGE_SIZE = 8192;
+
+/**
  * Per-connection SQLite settings. WAL lets readers work while one process
  * writes; busy_timeout makes a second writer (another process on the same
  * file: the server and a worker) wait for the lock instead of failing with
@@ -54,7 +67,7 @@ const SQLITE_CACHE_KIB = 8 * 1024;
  */
 function prepareSqliteConnection(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void): void {
   try {
-    conn.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}; PRAGMA synchronous = FULL;`
+    conn.exec(`PRAGMA page_size = ${SQLITE_PAGE_SIZE}; PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}; PRAGMA synchronous = FULL;`
       + ` PRAGMA cache_size = -${SQLITE_CACHE_KIB}; PRAGMA wal_autocheckpoint = ${SERVER_AUTOCHECKPOINT_PAGES};`);
     // Kept for the life of the process: the dialect replaces a connection
     // older than 10 s, and closing the file's last connection checkpoints the

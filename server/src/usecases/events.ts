@@ -372,10 +372,14 @@ async function applyApart<T>(parts: T[], apply: (part: T) => Promise<EventResult
  * participants taken a step at a time (every statement of a step serves all
  * of them, with array parameters). On PostgreSQL each statement is a round
  * trip, which a loaded machine makes cost far more than the rows do, so a
- * whole batch (at most 500 events) is one step. SQLite runs in-process
- * without yielding: steps of 100 keep the event loop turning between them.
+ * whole batch (at most 500 events) is one step. SQLite too: it runs
+ * in-process without yielding, but a step's fixed costs (each read, the
+ * writes' statements, the flush) are paid once instead of five times (a
+ * stored batch's event-loop CPU 57 → 50 ms), and the batch's transaction
+ * holds the one connection for all its steps anyway: a request that needs
+ * the database waits for its commit whatever the steps.
  */
-const PARTICIPANTS_PER_STEP = { postgresql: 500, sqlite: 100 } as const;
+const PARTICIPANTS_PER_STEP = { postgresql: 500, sqlite: 500 } as const;
 /**
  * How often a whole batch is tried again after losing a race: another request
  * stored one of its keys first (the retry answers it as a repeat) or a

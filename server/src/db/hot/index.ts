@@ -58,7 +58,7 @@ export type Write =
   | { spendLots: { id: string; amount: number }[] };
 
 export interface HotStore {
-  /** Inserts `rows` (entity property names) into the shape's table, one statement (PostgreSQL) or one prepared statement run per row (SQLite). */
+  /** Inserts `rows` (entity property names) into the shape's table, one statement (PostgreSQL) or multi-row statements of up to 64 rows (SQLite). */
   insert(shape: TableShape, rows: object[], upsert?: Upsert): Promise<void>;
   /**
    * Inserts those of `rows` (each with an `id`) whose unique key `conflict`
