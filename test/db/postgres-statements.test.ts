@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { TableShape } from "../../server/src/db/hot/index.js";
 import { postgresHotStore } from "../../server/src/db/hot/postgres.js";
 
 /*
@@ -43,5 +44,54 @@ describe("postgres hot store statements", () => {
     await store.spendLots(ids(500).map((id) => ({ id, amount: 1 })));
     expect(sent).toHaveLength(1);
     expect(sent[0].name).toMatch(/^clube_/);
+  });
+
+  /*
+   * A column every row holds the same value in — the scope, or one a write
+   * declares `uniform` (its `now`) — is bound once as a scalar instead of an
+   * array of copies; a declared column whose rows differ goes as an array.
+   * The statement's text depends on the declaration, never on the batch size.
+   */
+  describe("uniform columns", () => {
+    const shape: TableShape = {
+      table: "ledger_entries",
+      columns: [
+        { property: "id", field: "id", kind: "text" },
+        { property: "clubId", field: "club_id", kind: "text" },
+        { property: "env", field: "env", kind: "text" },
+        { property: "delta", field: "delta", kind: "bigint" },
+        { property: "createdAt", field: "created_at", kind: "datetime" },
+      ],
+    };
+    function sending() {
+      const sent: { text: string; values: unknown[] }[] = [];
+      const store = postgresHotStore({ query: async (config) => { sent.push(config); return { rows: [] }; } }, (err) => { throw err; });
+      return { sent, store };
+    }
+    const now = new Date("2026-11-24T12:00:00.000Z");
+    const rows = (n: number, createdAt = (_: number) => new Date(now)) =>
+      Array.from({ length: n }, (_, i) => ({ id: `led_${i}`, clubId: "club_1", env: "test", delta: i, createdAt: createdAt(i) }));
+
+    it("binds the scope and the declared columns once, whatever the number of rows", async () => {
+      const { sent, store } = sending();
+      await store.writeAll([{ insert: shape, rows: rows(3), uniform: ["createdAt"] }]);
+      await store.writeAll([{ insert: shape, rows: rows(1), uniform: ["createdAt"] }]);
+      expect(sent[0].text).toBe(sent[1].text);
+      expect(sent[0].text).toContain("$2::text, $3::text");
+      expect(sent[0].text).toContain("$5::timestamptz");
+      expect(sent[0].values).toEqual(["{\"led_0\",\"led_1\",\"led_2\"}", "club_1", "test", "{0,1,2}", "2026-11-24T12:00:00.000Z"]);
+    });
+
+    it("binds a declared column as an array when its rows differ, and an undeclared one always", async () => {
+      const { sent, store } = sending();
+      await store.writeAll([{ insert: shape, rows: rows(2, (i) => new Date(now.getTime() + i)), uniform: ["createdAt"] }]);
+      await store.writeAll([{ insert: shape, rows: rows(2) }]);
+      for (const { text, values } of sent) {
+        expect(text).toContain("unnest($5::timestamptz[])");
+        expect(values[1]).toBe("club_1");
+      }
+      expect(sent[0].values[4]).toBe("{\"2026-11-24T12:00:00.000Z\",\"2026-11-24T12:00:00.001Z\"}");
+      expect(sent[0].text).toBe(sent[1].text);
+    });
   });
 });

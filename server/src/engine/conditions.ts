@@ -34,7 +34,9 @@ function pathSteps(memo: Map<string, readonly string[]>, path: string, prefix: s
 
 function pathValue(root: object, steps: readonly string[]): unknown {
   let value: unknown = root;
-  for (const step of steps) {
+  // An index loop: a for…of over the frozen steps allocated an iterator per read.
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i];
     if (value === null || typeof value !== "object" || Array.isArray(value) || !Object.hasOwn(value, step)) return undefined;
     value = (value as Record<string, unknown>)[step];
   }

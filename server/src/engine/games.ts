@@ -1,16 +1,14 @@
 import { textValue } from "./conditions.js";
 import type { GameFilterScope, GameLists } from "./config.js";
 
-/** The game an event is about, from its meta (`game_type`, `game_provider`, `game_id`). */
+/**
+ * The game an event is about, from its meta (`game_type`, `game_provider`, `game_id`).
+ * Numeric game ids are common in casino catalogs, so numbers count as their text.
+ */
 interface EventGame {
   category: string | undefined;
   provider: string | undefined;
   gameId: string | undefined;
-}
-
-function eventGame(meta: Record<string, unknown>): EventGame {
-  // Numeric game ids are common in casino catalogs, so numbers count as their text.
-  return { category: textValue(meta.game_type), provider: textValue(meta.game_provider), gameId: textValue(meta.game_id) };
 }
 
 function isEmpty(lists: GameLists): boolean {
@@ -19,11 +17,12 @@ function isEmpty(lists: GameLists): boolean {
 
 /** The set of games the lists describe contains the game: it matches an entry of any of the three lists. */
 function inSet(lists: GameLists, game: EventGame): boolean {
-  return (
-    (game.category !== undefined && lists.categories.includes(game.category)) ||
-    (game.provider !== undefined && lists.providers.includes(game.provider)) ||
-    (game.gameId !== undefined && lists.games.some((entry) => entry.id === game.gameId))
-  );
+  if (game.category !== undefined && lists.categories.includes(game.category)) return true;
+  if (game.provider !== undefined && lists.providers.includes(game.provider)) return true;
+  if (game.gameId === undefined) return false;
+  // A loop, not `some` with a closure: filters are checked for every rule, mission and tournament of every event.
+  for (const entry of lists.games) if (entry.id === game.gameId) return true;
+  return false;
 }
 
 /**
@@ -38,8 +37,12 @@ export function matchesGameFilter(
   meta: Record<string, unknown>,
   globalExclude?: GameLists,
 ): boolean {
-  const game = eventGame(meta);
-  if (filter?.only && !isEmpty(filter.only) && !inSet(filter.only, game)) return false;
-  if (filter?.exclude !== undefined && inSet(filter.exclude, game)) return false;
+  const only = filter?.only !== undefined && !isEmpty(filter.only) ? filter.only : undefined;
+  const exclude = filter?.exclude;
+  // Most filters are empty: the event's game is read only for one that is not.
+  if (only === undefined && exclude === undefined && globalExclude === undefined) return true;
+  const game: EventGame = { category: textValue(meta.game_type), provider: textValue(meta.game_provider), gameId: textValue(meta.game_id) };
+  if (only !== undefined && !inSet(only, game)) return false;
+  if (exclude !== undefined && inSet(exclude, game)) return false;
   return globalExclude === undefined || !inSet(globalExclude, game);
 }

@@ -58,6 +58,13 @@ function eventIncrement(mission: MissionConfig, event: EngineEvent): number | nu
 
 function noTrace(): void {}
 
+/** Every condition of the mission holds for the event (a loop, no closure: missions are checked on every event). */
+function fieldConditionsHold(mission: MissionConfig, session: Session, event: EngineEvent): boolean {
+  const context = session.conditionContext(event);
+  for (const condition of mission.conditions) if (!evaluateFieldCondition(condition, context)) return false;
+  return true;
+}
+
 /** Progresses every available mission whose event, conditions and game filters the event matches. */
 export function progressMissionsForEvent(session: Session, event: EngineEvent): void {
   for (const mission of session.config.missions) {
@@ -68,9 +75,8 @@ export function progressMissionsForEvent(session: Session, event: EngineEvent): 
       if (session.tracer) skip(missionUnavailableReason(mission, session.now, session.tags));
       continue;
     }
-    const context = session.conditionContext(event);
-    if (!mission.conditions.every((condition) => evaluateFieldCondition(condition, context))) {
-      if (session.tracer) skip(conditionReason(mission.conditions, context)!);
+    if (mission.conditions.length > 0 && !fieldConditionsHold(mission, session, event)) {
+      if (session.tracer) skip(conditionReason(mission.conditions, session.conditionContext(event))!);
       continue;
     }
     if (!matchesGameFilter(mission.games, event.meta, session.config.games?.exclude)) {

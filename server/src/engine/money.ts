@@ -53,6 +53,8 @@ export function toMinorUnits(amount: number | string, decimals: number): number 
     const units = amount * 10 ** decimals;
     if (units <= Number.MAX_SAFE_INTEGER) return units;
   }
+  const plain = plainDecimalUnits(typeof amount === "number" ? numberText(amount) : amount, decimals);
+  if (plain !== undefined) return plain;
   const decimal = parseDecimal(amount);
   const shift = decimals - decimal.scale;
   // Up to 15 digits fit a double exactly, and so does their product with a power of ten that keeps them under 16:
@@ -68,6 +70,36 @@ export function toMinorUnits(amount: number | string, decimals: number): number 
 /** Decimal digits any integer below 10^15 has; every such integer is exact in a double. */
 const SAFE_DIGITS = 15;
 
+/**
+ * The common case of toMinorUnits, read digit by digit: a plain decimal text
+ * ("12.50", "40": digits, at most one point with digits on both sides) whose
+ * kept digits fit SAFE_DIGITS, in minor units (truncated toward zero);
+ * undefined for any other text, which the general path decides. Every event
+ * amount goes through here several times (the event row, rule grants,
+ * tournament scores), and the general path's regular expression allocates a
+ * match and its substrings each time.
+ */
+function plainDecimalUnits(text: string, decimals: number): number | undefined {
+  const length = text.length;
+  if (length === 0 || length > SAFE_DIGITS + 1) return undefined;
+  let point = -1;
+  for (let i = 0; i < length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 46) {
+      if (point !== -1 || i === 0 || i === length - 1) return undefined;
+      point = i;
+    } else if (code < 48 || code > 57) return undefined;
+  }
+  const fractionDigits = point === -1 ? 0 : length - point - 1;
+  const shift = decimals - fractionDigits;
+  if ((point === -1 ? length : length - 1) + Math.max(shift, 0) > SAFE_DIGITS) return undefined;
+  // The fraction digits beyond `decimals` are dropped (truncation toward zero).
+  const end = shift >= 0 ? length : length + shift;
+  let units = 0;
+  for (let i = 0; i < end; i++) if (i !== point) units = units * 10 + (text.charCodeAt(i) - 48);
+  return shift > 0 ? units * 10 ** shift : units;
+}
+
 /** Integer minor units → main units (1050 with decimals 2 → 10.5). */
 export function fromMinorUnits(minor: number, decimals: number): number {
   // Dividing two exactly representable integers is correctly rounded, so this
@@ -77,6 +109,12 @@ export function fromMinorUnits(minor: number, decimals: number): number {
 
 /** Number of digits after the decimal point needed to write `value` exactly. */
 function decimalPlaces(value: number): number {
+  const text = numberText(Math.abs(value));
+  // Without an exponent the places are the digits after the point; otherwise the general parse.
+  if (!text.includes("e")) {
+    const point = text.indexOf(".");
+    return point === -1 ? 0 : text.length - point - 1;
+  }
   return Math.max(0, parseDecimal(Math.abs(value)).scale);
 }
 
@@ -89,6 +127,11 @@ export function addDecimal(a: number, b: number): number {
   const sum = a + b;
   if (Number.isSafeInteger(a) && Number.isSafeInteger(b) && Number.isSafeInteger(sum)) return sum === 0 ? 0 : sum;
   const places = Math.max(decimalPlaces(a), decimalPlaces(b));
+  // Amounts with cents (a `sum` mission's progress) add as whole minor units without BigInt while those stay safe.
+  if (places <= 6 && Math.abs(a) < 1e9 && Math.abs(b) < 1e9) {
+    const units = (value: number) => (value < 0 ? -toMinorUnits(-value, places) : toMinorUnits(value, places));
+    return fromMinorUnits(units(a) + units(b), places);
+  }
   const signed = (value: number) => (value < 0 ? -1n : 1n) * scaled(parseDecimal(Math.abs(value)), places);
   return fromMinorUnits(Number(signed(a) + signed(b)), places);
 }

@@ -13,7 +13,8 @@ function firstLevel(tier: TierConfig): number {
 }
 
 function containsLevel(tier: TierConfig, level: number): boolean {
-  const [first, last] = tier.levels;
+  const first = tier.levels[0];
+  const last = tier.levels[1];
   return level >= first && (last === null || level <= last);
 }
 
@@ -24,8 +25,8 @@ function containsLevel(tier: TierConfig, level: number): boolean {
  * participant always has a tier (the profile requires one).
  */
 export function tierForLevel(tiers: TierConfig[], level: number): TierConfig {
-  const containing = tiers.find((tier) => containsLevel(tier, level));
-  if (containing) return containing;
+  // Loops without closures: every evaluation asks (tierAfterLevelChange).
+  for (const tier of tiers) if (containsLevel(tier, level)) return tier;
   const byFirstLevel = [...tiers].sort((a, b) => firstLevel(a) - firstLevel(b));
   const below = byFirstLevel.filter((tier) => firstLevel(tier) <= level);
   return below.length > 0 ? below[below.length - 1] : byFirstLevel[0];
@@ -42,8 +43,8 @@ export function nextTierAfter(tiers: TierConfig[], level: number): NextTier | nu
 
 /** Tiers are ranked by the level they start at; a code no longer configured ranks lowest. */
 function tierRank(tiers: TierConfig[], code: string): number {
-  const tier = tiers.find((candidate) => candidate.code === code);
-  return tier ? firstLevel(tier) : 0;
+  for (const tier of tiers) if (tier.code === code) return firstLevel(tier);
+  return 0;
 }
 
 /**

@@ -208,6 +208,24 @@ export function periodKey(period: Period, now: Date, timeZone: string): string {
 }
 
 /** `days` whole days (of 24 hours) after `instant`. */
+/** The last instant formatted by isoText, and its text. */
+let lastIsoMs = Number.NaN;
+let lastIso = "";
+
+/**
+ * `date.toISOString()`, kept for the last instant formatted: a batch's
+ * events are received, and evaluated, at one `now`, formatted for each of
+ * them (a Session each, an event time defaulting to its arrival).
+ */
+export function isoText(date: Date): string {
+  const ms = date.getTime();
+  if (ms !== lastIsoMs) {
+    lastIso = date.toISOString();
+    lastIsoMs = ms;
+  }
+  return lastIso;
+}
+
 export function addDays(instant: Date, days: number): Date {
   return new Date(instant.getTime() + days * DAY_MS);
 }

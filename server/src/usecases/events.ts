@@ -4,6 +4,7 @@ import type { components } from "../../../generated/types.js";
 import { evaluate } from "../engine/evaluate.js";
 import type { ApiEffect, ClubConfig } from "../engine/config.js";
 import { toMinorUnits } from "../engine/money.js";
+import { isoText } from "../engine/time.js";
 import { qualifiesReferral, type ReferralConfig } from "../engine/referral.js";
 import type { EngineEvent, ParticipantState } from "../engine/types.js";
 import { unknownTypeWarning, type EventTrace } from "../engine/trace.js";
@@ -66,7 +67,7 @@ export function engineEvent(input: EventInput, receivedAt: Date): EngineEvent {
     id: input.id ?? null,
     amount: input.amount ?? null,
     currency: input.currency,
-    occurred_at: input.occurred_at ?? receivedAt.toISOString(),
+    occurred_at: input.occurred_at ?? isoText(receivedAt),
     meta: input.meta,
   };
 }
@@ -94,7 +95,8 @@ export function eventRow(scope: Scope, participantId: string, event: EngineEvent
     amount: event.amount === null || event.amount === undefined ? null : String(event.amount),
     amountMinor: amountInHundredths(event.amount),
     currency: event.currency,
-    occurredAt: new Date(event.occurred_at),
+    // An event without its own time happened when received: the same Date then (a batch's rows share one, formatted once when bound).
+    occurredAt: event.occurred_at === isoText(receivedAt) ? receivedAt : new Date(event.occurred_at),
     meta: event.meta,
     effects: [] as ApiEffect[],
     effectsCount: 0,
@@ -178,15 +180,19 @@ export async function evaluateInOrder(
   };
   await load(runs);
   const results: ApiEffect[][][] = [];
-  for (const [r, run] of runs.entries()) {
+  const trace = opts.traces !== undefined;
+  // Index loops and literals without spreads: this body runs once per event of a batch.
+  for (let r = 0; r < runs.length; r++) {
+    const run = runs[r];
     const { participant } = run;
     let { snapshot, state, referral } = loaded.get(run)!;
     const effects: ApiEffect[][] = [];
-    for (const [i, { id, event }] of run.stored.entries()) {
-      const evaluation = evaluate({ config, state, event, ...at, trace: opts.traces !== undefined });
+    for (let i = 0; i < run.stored.length; i++) {
+      const { id, event } = run.stored[i];
+      const evaluation = evaluate({ config, state, event, now, timeZone: at.timeZone, trace });
       if (evaluation.explanation) opts.traces!.set(id, evaluation.explanation);
       const gathered = gatherEvaluation(writes, { scope, config, participant: snapshot, state, now, publicUrl, event: { id, type: event.type } }, evaluation);
-      gatherTournamentScores(writes.standings, { scope, participantId: participant.id, config, event, ...at });
+      gatherTournamentScores(writes.standings, { scope, participantId: participant.id, config, event, now, timeZone: at.timeZone });
       if (referral === null || !qualifiesReferral(referral, event)) {
         effects.push(gathered.effects);
         snapshot = gathered.participant;
@@ -281,25 +287,34 @@ async function applyInOrder(
       const original = originalOf(item);
       if (original) assertSameEvent(original, item.key!, participant.id, item.event.type);
     }
-    const fresh = group.items.filter((item) => !originalOf(item)).map((item) => ({ item, row: eventRow(scope, participant.id, item.event, item.key, item.receivedAt) }));
+    // Each also as the run evaluates it ({ id, event }: see ParticipantRun), so the runs below reuse these lists.
+    const fresh = group.items.filter((item) => !originalOf(item)).map((item) => {
+      const row = eventRow(scope, participant.id, item.event, item.key, item.receivedAt);
+      return { item, row, id: row.id, event: item.event };
+    });
     return { group, participant, fresh };
   });
   const writes = new PendingWrites();
-  const runs = plans.map(({ participant, fresh }) => ({ participant, stored: fresh.map(({ item, row }) => ({ id: row.id, event: item.event })) }));
+  const runs: ParticipantRun[] = plans.map(({ participant, fresh }) => ({ participant, stored: fresh }));
   const effects = await evaluateInOrder(em, db, scope, published, runs, writes, opts);
   const results = plans.map(({ group, participant, fresh }, g) => {
-    const applied = new Map(fresh.map(({ item, row }, i): [Incoming, EventResult] => {
+    const applied = fresh.map(({ item, row }, i): EventResult => {
       const eventEffects = effects[g][i];
       const trace = opts.traces?.get(row.id);
       // The row completed in place (it is this event's own, built above, and only its id is read after): a copy
       // of its 19 keys cost about a kilobyte per event. Object.assign, not a spread adding keys: see test/micro/object-spread.ts.
       writes.events.push(Object.assign(row, { status: "processed" as const, effects: eventEffects, effectsCount: eventEffects.length, processedAt: now, trace: (trace as unknown as Record<string, unknown>) ?? null }));
       const warning = unknownTypeWarning(published.config, item.event.type);
-      return [item, { event_id: row.id, duplicate: false, effects: eventEffects, ...(warning ? { warnings: [warning] } : {}), ...(trace ? { trace } : {}) }];
-    }));
+      const result: EventResult = { event_id: row.id, duplicate: false, effects: eventEffects };
+      if (warning) result.warnings = [warning];
+      if (trace) result.trace = trace;
+      return result;
+    });
+    // `fresh` holds the group's items without an original, in order: the n-th such item's answer is applied[n].
+    let next = 0;
     return group.items.map((item) => {
       const original = originalOf(item);
-      if (!original) return applied.get(item)!;
+      if (!original) return applied[next++];
       writes.events.push(Object.assign(eventRow(scope, participant.id, item.event, null, item.receivedAt), { duplicateOf: original.id, status: "processed" as const, processedAt: now }));
       return duplicateResult(original);
     });
@@ -549,7 +564,8 @@ export async function ingestEvent(
 export async function ingestBatch(db: Database, scope: Scope, events: EventInput[], opts: IngestOptions): Promise<{ results: EventResult[] }> {
   checkEngineInputs(events, (i) => `body.events[${i}]`);
   const published = await requirePublishedConfig(db, scope);
-  const items = events.map((input, index) => ({ index, participant: input.participant, ...incoming(input, undefined, opts.now) }));
+  // Built directly (as incoming() would, without an Idempotency-Key): one object per event, no spread.
+  const items = events.map((input, index): BatchItem => ({ index, participant: input.participant, event: engineEvent(input, opts.now), key: input.id ?? null, receivedAt: opts.now }));
   for (let attempt = 1; ; attempt++) {
     try {
       return { results: await db.em().transactional((em) => applyPlanned(em, db, scope, published, items, opts)) };

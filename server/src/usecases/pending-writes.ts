@@ -59,11 +59,21 @@ export class PendingWrites {
   /** Tournament standings the events scored in (one upsert per standing). */
   readonly standings = new StandingWrites();
 
-  /** Adds `xp` to the participant's XP and sets the other columns to `changes`. */
+  /**
+   * Adds `xp` to the participant's XP and sets the other columns to `changes`.
+   * `changes` becomes this instance's (a later call for the same participant
+   * merges into it), so the caller hands over a new object each time: a
+   * batch calls this once per event, and merging in place saves two objects
+   * per event.
+   */
   updateParticipant(participantId: string, xp: number, changes: ParticipantChanges): void {
     const pending = this.participants.get(participantId);
-    // Object.assign, not `{ ...pending?.changes, ...changes }`: a spread adding keys costs microseconds on Node 20 (test/micro/object-spread.ts).
-    this.participants.set(participantId, { xp: (pending?.xp ?? 0) + xp, changes: pending ? Object.assign({}, pending.changes, changes) : changes });
+    if (!pending) {
+      this.participants.set(participantId, { xp, changes });
+      return;
+    }
+    pending.xp += xp;
+    Object.assign(pending.changes, changes);
   }
 
   /** Adds `row.amount` to the balance of the row's participant and currency, creating it on first use. */
@@ -103,7 +113,8 @@ export class PendingWrites {
       return;
     }
     const store = await hotStore(em);
-    const insert = <T extends object>(entity: EntityName<T>, rows: Rows<T>, upsert?: Upsert): Write => ({ insert: shapeOf(em, entity), rows, upsert });
+    // `uniform`: the columns holding this flush's `now` in every row (bound once on PostgreSQL, see HotStore's Write).
+    const insert = <T extends object>(entity: EntityName<T>, rows: Rows<T>, uniform: (keyof T & string)[], upsert?: Upsert): Write => ({ insert: shapeOf(em, entity), rows, upsert, uniform });
     const { lots, spent } = lotsAfterSpending(this.lots, this.lotsSpent);
     await store.writeAll([
       {
@@ -113,28 +124,28 @@ export class PendingWrites {
           updatedAt: changes.updatedAt,
         })),
       },
-      insert(LedgerEntry, this.ledger),
+      insert(LedgerEntry, this.ledger, ["createdAt"]),
       // Added to the stored amounts atomically, creating rows on first use.
-      insert(Balance, [...this.balances.values()], { conflict: ["participant_id", "currency"], set: "amount = balances.amount + excluded.amount, updated_at = excluded.updated_at" }),
-      insert(CurrencyLot, lots),
+      insert(Balance, [...this.balances.values()], ["updatedAt"], { conflict: ["participant_id", "currency"], set: "amount = balances.amount + excluded.amount, updated_at = excluded.updated_at" }),
+      insert(CurrencyLot, lots, ["createdAt"]),
       { spendLots: spent },
-      insert(RuleRun, this.ruleRuns),
+      insert(RuleRun, this.ruleRuns, ["runAt"]),
       // The first completion and claim times already stored are kept.
-      insert(MissionProgress, [...this.missions.values()], {
+      insert(MissionProgress, [...this.missions.values()], ["updatedAt"], {
         conflict: ["participant_id", "mission_id", "period_key"],
         set: "progress = excluded.progress, completed_at = coalesce(mission_progress.completed_at, excluded.completed_at), "
           + "claimed_at = coalesce(mission_progress.claimed_at, excluded.claimed_at), updated_at = excluded.updated_at",
       }),
-      insert(ParticipantReward, this.rewards),
-      insert(Delivery, this.deliveries),
-      insert(Badge, this.badges),
-      insert(LeaderboardEntry, [...this.leaderboard.values()], {
+      insert(ParticipantReward, this.rewards, ["grantedAt"]),
+      insert(Delivery, this.deliveries, ["createdAt"]),
+      insert(Badge, this.badges, ["grantedAt"]),
+      insert(LeaderboardEntry, [...this.leaderboard.values()], ["updatedAt"], {
         conflict: ["participant_id", "campaign_id"], set: "points = leaderboard_entries.points + excluded.points, updated_at = excluded.updated_at",
       }),
       ...this.standings.writes(em),
-      insert(Notification, this.notifications),
-      insert(OutboxMessage, this.outbox),
-      insert(Event, this.events),
+      insert(Notification, this.notifications, ["createdAt", "readAt"]),
+      insert(OutboxMessage, this.outbox, ["createdAt"]),
+      insert(Event, this.events, ["status", "processedAt"]),
     ]);
     this.clear();
   }

@@ -25,6 +25,45 @@ function spread(kind: ColumnKind, n: number): string {
   return kind === "json" ? `jsonb_array_elements($${n}::jsonb)` : `unnest($${n}::${ARRAY_TYPE[kind]})`;
 }
 
+/**
+ * Columns bound once, as a scalar, when every row holds the same value: the
+ * scope (one club environment per transaction) and the columns a write
+ * names in `uniform` (its rows' `now`). A batch's write statement otherwise
+ * binds each of them as an array of 500 copies: about a third of its ≈ 700 kB
+ * of parameters, which Node builds and sends and PostgreSQL parses back
+ * element by element (a timestamptz text each). Which columns qualify is
+ * decided by the write's declaration, checked on the rows (a row that
+ * differs binds the column as an array again), never found by looking at
+ * the values alone: a statement's text, hence its prepared statement, must
+ * not change with the data from one batch to the next.
+ */
+const SCOPE_COLUMNS: readonly string[] = ["clubId", "env"];
+
+/** The shape's columns bound as scalars for `rows` (see SCOPE_COLUMNS), by property. */
+function uniformColumns(shape: TableShape, rows: object[], declared: readonly string[] | undefined): ReadonlySet<string> {
+  const uniform = new Set<string>();
+  const values = rows as Record<string, unknown>[];
+  for (const { property, kind } of shape.columns) {
+    if (kind === "json" || !(SCOPE_COLUMNS.includes(property) || declared?.includes(property))) continue;
+    const first = values[0][property];
+    let same = true;
+    for (let i = 1; i < values.length && same; i++) same = sameValue(values[i][property], first);
+    if (same) uniform.add(property);
+  }
+  // `rows from` needs one spread column at least.
+  return uniform.size < shape.columns.length ? uniform : NONE_UNIFORM;
+}
+const NONE_UNIFORM: ReadonlySet<string> = new Set();
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return a === b || (a ?? null) === (b ?? null) || (a instanceof Date && b instanceof Date && a.getTime() === b.getTime());
+}
+
+/** A text naming the uniform columns, for the caches of statement texts. */
+function uniformKey(uniform: ReadonlySet<string>): string {
+  return uniform.size === 0 ? "" : [...uniform].join(",");
+}
+
 /** A datetime as bound inside an array parameter (JSON values are stringified with their whole column, see jsonColumn; other kinds bind as they are). */
 function boundDatetime(value: unknown): unknown {
   if (value === undefined || value === null) return null;
@@ -122,26 +161,28 @@ function read(client: PgClient, text: string, values: unknown[]): Promise<{ rows
 }
 
 /** `INSERT … SELECT * FROM unnest(<one array per column>)`: one statement whatever the number of rows. */
-function insertText(shape: TableShape, upsert?: Upsert): string {
+function insertText(shape: TableShape, uniform: ReadonlySet<string>, upsert?: Upsert): string {
   const conflict = upsert ? ` on conflict (${upsert.conflict.map((field) => `"${field}"`).join(", ")}) do update set ${upsert.set}` : "";
-  return `${insertRows(shape)}${conflict}`;
+  return `${insertRows(shape, uniform)}${conflict}`;
 }
 
-function insertRows(shape: TableShape): string {
+/** Parameter `$i+1` per column i: a scalar for a uniform column (see SCOPE_COLUMNS), else an array spread into the rows. */
+function insertRows(shape: TableShape, uniform: ReadonlySet<string>): string {
   const columns = shape.columns.map((column) => `"${column.field}"`).join(", ");
   // JSON columns: jsonb_array_elements yields JSON null for a missing value; the column stores SQL null as before.
-  const values = shape.columns.map((column, i) => (column.kind === "json" ? `nullif(u.c${i}, 'null'::jsonb)` : `u.c${i}`)).join(", ");
-  const spreads = shape.columns.map((column, i) => spread(column.kind, i + 1)).join(", ");
-  const aliases = shape.columns.map((_, i) => `c${i}`).join(", ");
-  return `insert into "${shape.table}" (${columns}) select ${values} from rows from (${spreads}) as u(${aliases})`;
+  const values = shape.columns.map((column, i) => (uniform.has(column.property) ? `$${i + 1}::${ARRAY_TYPE[column.kind as Exclude<ColumnKind, "json">].slice(0, -2)}`
+    : column.kind === "json" ? `nullif(u.c${i}, 'null'::jsonb)` : `u.c${i}`)).join(", ");
+  const spreads = shape.columns.flatMap((column, i) => (uniform.has(column.property) ? [] : [{ sql: spread(column.kind, i + 1), alias: `c${i}` }]));
+  return `insert into "${shape.table}" (${columns}) select ${values} from rows from (${spreads.map((column) => column.sql).join(", ")}) as u(${spreads.map((column) => column.alias).join(", ")})`;
 }
 
-/** One parameter per column of the shape, in its column order. */
-function columnArrays(shape: TableShape, rows: object[]): unknown[] {
+/** One parameter per column of the shape, in its column order: the value of a uniform column, else the column's array. */
+function columnArrays(shape: TableShape, rows: object[], uniform: ReadonlySet<string>): unknown[] {
   const values = rows as Record<string, unknown>[];
   // The kind is looked at once per column, not per value (a batch binds ~10,000 values).
   return shape.columns.map(({ property, kind }) =>
-    kind === "json" ? jsonColumn(values.map((row) => row[property] ?? null))
+    uniform.has(property) ? (kind === "datetime" ? boundDatetime(values[0][property]) : values[0][property] ?? null)
+      : kind === "json" ? jsonColumn(values.map((row) => row[property] ?? null))
       : kind === "datetime" ? arrayParameter(datetimeColumn(values, property))
       : arrayParameter(values.map((row) => row[property] ?? null)),
   );
@@ -177,7 +218,8 @@ function participantArrays(rows: ParticipantUpdate[]): unknown[] {
     arrayParameter(rows.map((row) => row.tierCode)), jsonColumn(rows.map((row) => row.tags)), jsonColumn(rows.map((row) => row.eventCounts)),
     arrayParameter(rows.map((row) => row.peak !== null)), arrayParameter(rows.map((row) => row.peak?.peakMonth ?? null)),
     arrayParameter(rows.map((row) => row.peak?.peakLevel ?? null)), arrayParameter(rows.map((row) => row.peak?.priorMonthPeakLevel ?? null)),
-    arrayParameter(rows.map((row) => row.updatedAt.toISOString())),
+    // Most rows share one instant: formatted once (see datetimeColumn).
+    arrayParameter(datetimeColumn(rows as unknown as Record<string, unknown>[], "updatedAt")),
   ];
 }
 
@@ -190,8 +232,9 @@ function statementOf(write: Write): { key: string; text: string; values: unknown
   if ("insert" in write) {
     if (write.rows.length === 0) return null;
     const { insert: shape, upsert } = write;
-    const key = `${shape.table}|${upsert?.conflict.join(",") ?? ""}|${upsert?.set ?? ""}`;
-    return { key, text: cachedText(key, () => insertText(shape, upsert)), values: columnArrays(shape, write.rows) };
+    const uniform = uniformColumns(shape, write.rows, write.uniform);
+    const key = `${shape.table}|${upsert?.conflict.join(",") ?? ""}|${upsert?.set ?? ""}|${uniformKey(uniform)}`;
+    return { key, text: cachedText(key, () => insertText(shape, uniform, upsert)), values: columnArrays(shape, write.rows, uniform) };
   }
   if ("updateParticipants" in write) {
     return write.updateParticipants.length === 0 ? null : { key: "participants", text: UPDATE_PARTICIPANTS, values: participantArrays(write.updateParticipants) };
@@ -238,8 +281,9 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
     },
     async insertAbsent(shape, rows, conflict) {
       if (rows.length === 0) return new Set();
-      const text = cachedText(`${shape.table}|absent|${conflict.join(",")}`, () => `${insertRows(shape)} on conflict (${conflict.map((field) => `"${field}"`).join(", ")}) do nothing returning id`);
-      const { rows: inserted } = await exec(text, columnArrays(shape, rows));
+      const uniform = uniformColumns(shape, rows, undefined);
+      const text = cachedText(`${shape.table}|absent|${conflict.join(",")}|${uniformKey(uniform)}`, () => `${insertRows(shape, uniform)} on conflict (${conflict.map((field) => `"${field}"`).join(", ")}) do nothing returning id`);
+      const { rows: inserted } = await exec(text, columnArrays(shape, rows, uniform));
       return new Set((inserted as { id: string }[]).map((row) => row.id));
     },
     async updateParticipants(rows: ParticipantUpdate[]) {

@@ -35,6 +35,11 @@ export const LATE_EVENT_GRACE_MS = 2 * 60_000;
 export function closesAt(edition: Pick<Edition, "endsAt">): Date {
   return new Date(edition.endsAt.getTime() + LATE_EVENT_GRACE_MS);
 }
+
+/** Whether the edition no longer takes events at `now` (closesAt without a Date: scoring asks for every event). */
+export function isClosed(edition: Pick<Edition, "endsAt">, now: Date): boolean {
+  return now.getTime() >= edition.endsAt.getTime() + LATE_EVENT_GRACE_MS;
+}
 const WEEK_MS = 7 * DAY_MS;
 
 /** The instant whose club wall time is `instant`'s plus `days` days. */
@@ -125,8 +130,14 @@ export type OfficialPeriodName = "daily" | "monthly";
 export function officialPeriod(period: OfficialPeriodName, instant: Date, timeZone: string): Edition {
   // The period is decided by the local date (daily) or month (monthly) alone.
   const local = period === "daily" ? dayKey(instant, timeZone) : monthKey(instant, timeZone);
-  return memoized(`official\u0000${period}\u0000${local}\u0000${timeZone}`, () => computeOfficialPeriod(period, instant, timeZone));
+  // Every bet asks for the same period as the bet before: that one is kept apart, without building the memo's key.
+  const last = lastOfficial[period];
+  if (last !== null && last.local === local && last.timeZone === timeZone) return last.edition;
+  const edition = memoized(`official\u0000${period}\u0000${local}\u0000${timeZone}`, () => computeOfficialPeriod(period, instant, timeZone));
+  lastOfficial[period] = { local, timeZone, edition };
+  return edition;
 }
+const lastOfficial: Record<OfficialPeriodName, { local: string; timeZone: string; edition: Edition } | null> = { daily: null, monthly: null };
 
 function computeOfficialPeriod(period: OfficialPeriodName, instant: Date, timeZone: string): Edition {
   const local = localDateTime(instant, timeZone);

@@ -4,7 +4,7 @@ import type { GameFilterScope, GameLists } from "../config.js";
 import { matchesGameFilter } from "../games.js";
 import { toMinorUnits } from "../money.js";
 import type { EngineEvent } from "../types.js";
-import { closesAt, editionContaining, officialPeriod, type OfficialPeriodName, type TournamentConfig } from "./editions.js";
+import { editionContaining, isClosed, officialPeriod, type OfficialPeriodName, type TournamentConfig } from "./editions.js";
 
 /*
  * Scoring from the tournament's own configuration, on the ingestion path: an
@@ -97,7 +97,7 @@ export function scoreEvent(input: ScoringInput): ScoreDelta[] {
   for (const tournament of input.tournaments) {
     if (tournament.enabled === false || tournament.event !== event.type) continue;
     const edition = editionContaining(tournament, at, timeZone);
-    if (!edition || now >= closesAt(edition)) continue;
+    if (!edition || isClosed(edition, now)) continue;
     if (!passesFilters(tournament, event, input.globalExclude)) continue;
     const score = eventScore(tournament, event);
     if (score === null || score <= 0) continue;
@@ -109,8 +109,24 @@ export function scoreEvent(input: ScoringInput): ScoreDelta[] {
 
 /** The standing id of an official track, period and currency. */
 export function officialTournamentId(trackId: string, period: OfficialPeriodName, currency: string): string {
-  return `official:${trackId}:${period}:${currency}`;
+  // Kept per track, period and currency (a handful): every bet scores in each, and each standing row holds the id until written.
+  let byCurrency = officialIds.get(trackId)?.[period];
+  if (!byCurrency) {
+    if (officialIds.size >= OFFICIAL_IDS_LIMIT) officialIds.clear();
+    const periods = officialIds.get(trackId) ?? { daily: new Map(), monthly: new Map() };
+    officialIds.set(trackId, periods);
+    byCurrency = periods[period];
+  }
+  let id = byCurrency.get(currency);
+  if (id === undefined) {
+    // Currencies come with events: the bound keeps odd ones from growing the cache without end.
+    if (byCurrency.size >= OFFICIAL_IDS_LIMIT) byCurrency.clear();
+    byCurrency.set(currency, (id = `official:${trackId}:${period}:${currency}`));
+  }
+  return id;
 }
+const OFFICIAL_IDS_LIMIT = 1000;
+const officialIds = new Map<string, Record<OfficialPeriodName, Map<string, string>>>();
 
 export const OFFICIAL_PERIODS: OfficialPeriodName[] = ["daily", "monthly"];
 
@@ -125,7 +141,7 @@ function officialDeltas(input: ScoringInput, at: Date): ScoreDelta[] {
   for (const period of OFFICIAL_PERIODS) {
     if (official[period]?.enabled === false) continue;
     const edition = officialPeriod(period, at, timeZone);
-    if (now >= closesAt(edition)) continue;
+    if (isClosed(edition, now)) continue;
     for (const track of official.tracks ?? []) {
       if (track.enabled === false || !matchesGameFilter(track.games as Partial<GameFilterScope>, event.meta, input.globalExclude)) continue;
       deltas.push({ tournamentId: officialTournamentId(track.id, period, event.currency), editionKey: edition.key, mode: "add", score: wager, reachedAt: at });
