@@ -4,7 +4,7 @@ import type { Database } from "../../server/src/db/orm.js";
 import type { HotStore } from "../../server/src/db/hot/index.js";
 import { byScopedKeys } from "../../server/src/db/hot/scoped-reads.js";
 import { PENDING_REFERRALS } from "../../server/src/usecases/events.js";
-import { FIRED_DEDUPE_KEYS, postgresCounters } from "../../server/src/usecases/participant-state.js";
+import { FIRED_DEDUPE_KEYS } from "../../server/src/usecases/participant-state.js";
 import { lockByExternalId, lockById } from "../../server/src/usecases/events/participant-locks.js";
 import { PARTICIPANT_IDS, STORED_KEYS } from "../../server/src/usecases/events/queued.js";
 import { OWNERS } from "../../server/src/usecases/events/queued-rows.js";
@@ -112,17 +112,6 @@ const reads: PlannedRead[] = [
     },
     table: "rule_runs",
     probes: [{ index: "rule_runs_rule_id_dedupe_key_participant_id_unique", cond: "dedupe_key = w.dedupe_key" }],
-  },
-  {
-    // SQLite's counters have their own statement and plan test (rule-run-counters-plan.test.ts): PostgreSQL's shape only.
-    title: "rule-run counters by (participant, rule, first day) per participant and limit window (participant-state.ts)",
-    // One unit, a rule's total (max runs) and a day window; parameters as loadRuleRuns binds them.
-    statement: async (club) => ({
-      postgresql: postgresCounters(1, [{ params: ["bet-xp"] }, { params: ["deposit-coins", "2026-11-24"] }]),
-      params: { postgresql: ["2026-11-24", "2026-11-24", "xp", idsOf("p")(club), "bet-xp", "deposit-coins", "2026-11-24"], sqlite: [] },
-    }),
-    table: "rule_runs",
-    probes: [{ index: "rule_runs_participant_id_rule_id_day_key_index", cond: "(participant_id)::text = p.id" }],
   },
   {
     // SQLite locks by `update … returning`: its search is planned as a read's.

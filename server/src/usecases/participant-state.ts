@@ -340,8 +340,13 @@ async function loadRuleRuns(
     return states;
   }
   const units = [...new Set(triggered.flatMap((rule) => Object.keys(rule.limits.per_participant_per_day ?? {}).filter((unit) => unit !== "runs")))];
+  const countersSql = (dialect: "postgresql" | "sqlite", inList: string) => {
+    const sums = units.map((_, i) => `, sum(case when day_key = ? then ${GRANTED_IN_UNIT[dialect]} else 0 end) as granted_${i}`).join("");
+    return `select participant_id, rule_id, count(*) as total, max(run_at) as last_run_at, sum(case when day_key = ? then 1 else 0 end) as today_runs${sums}
+      from rule_runs where ${inList} and (${windows.map((window) => window.sql).join(" or ")}) group by participant_id, rule_id`;
+  };
   const rows = await store.select<RunCounters>(
-    { postgresql: postgresCounters(units.length, windows), sqlite: sqliteCounters(units.length, windows) },
+    { postgresql: countersSql("postgresql", "participant_id in (select unnest(?::text[]))"), sqlite: sqliteCounters(units.length, windows) },
     [today, ...units.flatMap((unit) => [today, unit]), [...states.keys()], ...windows.flatMap((window) => window.params)],
   );
   await recordFired();
@@ -380,29 +385,6 @@ export const FIRED_DEDUPE_KEYS = {
   sqlite: `select r.participant_id, r.rule_id, r.dedupe_key from json_each(?) as w
     join rule_runs as r on r.participant_id = w.value ->> 0 and r.rule_id = w.value ->> 1 and r.dedupe_key = w.value ->> 2`,
 };
-
-/**
- * loadRuleRuns' aggregate on PostgreSQL, bound to its parameters in their
- * order (today, (today, unit) per unit, the participants, each window's rule
- * id and, where it has one, its first day): one range probe of the
- * (participant, rule, day) index per participant and window, a lateral
- * subquery the planner may not flatten (`offset 0`, as in
- * db/hot/scoped-reads.ts). Written as a participant list and an OR of
- * windows, the planner hashed the list and scanned the whole rule_runs table
- * every batch: a cost growing with the club's history (9 ms of server CPU per
- * batch at 12,000 runs, test/micro/batch-costs.ts; test/db/query-plans.test.ts).
- * A rule has one window at most, so no run is counted twice.
- */
-export function postgresCounters(unitCount: number, windows: { params: unknown[] }[]): string {
-  const sums = Array.from({ length: unitCount }, (_, i) => `, sum(case when r.day_key = ? then ${GRANTED_IN_UNIT.postgresql.replace("amounts", "r.amounts")} else 0 end) as granted_${i}`);
-  // A rule's total has the day "" as its start, before every day key.
-  const rows = windows.map((window) => (window.params.length === 2 ? "(?::text, ?::text)" : "(?::text, ''::text)"));
-  return `select r.participant_id, r.rule_id, count(*) as total, max(r.run_at) as last_run_at, sum(case when r.day_key = ? then 1 else 0 end) as today_runs${sums.join("")}
-    from unnest(?::text[]) as p(id) cross join (values ${rows.join(", ")}) as w(rule_id, since)
-    cross join lateral (select participant_id, rule_id, day_key, amounts, run_at from rule_runs
-      where participant_id = p.id and rule_id = w.rule_id and day_key >= w.since offset 0) as r
-    group by r.participant_id, r.rule_id`;
-}
 
 /**
  * loadRuleRuns' aggregate on SQLite, bound to the same parameters: one
