@@ -366,7 +366,7 @@ async function loadRuleRuns(
       from rule_runs where ${inList} and (${windows.map((window) => window.sql).join(" or ")}) group by participant_id, rule_id`;
   };
   const rows = await store.select<RunCounters>(
-    { postgresql: countersSql("postgresql", "participant_id in (select unnest(?::text[]))"), sqlite: sqliteCounters(units.length, windows) },
+    { postgresql: countersSql("postgresql", "participant_id = any(?::text[])"), sqlite: sqliteCounters(units.length, windows) },
     [today, ...units.flatMap((unit) => [today, unit]), [...states.keys()], ...windows.flatMap((window) => window.params)],
   );
   await recordFired();

@@ -140,18 +140,13 @@ export async function withAutocommitHotStore<T>(em: SqlEntityManager, use: (hot:
 
 /**
  * A read for both dialects from one template; `inList(column)` is the
- * condition "column is one of the array bound here": `in (select
- * unnest(?::text[]))` on PostgreSQL, `in (select value from json_each(?))` on
- * SQLite (which binds the array as JSON text), so the statement text never
- * depends on the count. Not `= any(?::text[])`: a batch's reads of 500 ids go
- * unnamed, planned with the array as a constant, and the planner estimated
- * `= any` element by element (selectivity per element, per read): the state
- * load's planning took 2.5 of its 11 ms of server CPU; as a semi-join on
- * unnest it takes 0.6 (test/micro/batch-costs.ts, BATCH_EXPLAIN).
+ * condition "column is one of the array bound here": `= any(?::text[])` on
+ * PostgreSQL, `in (select value from json_each(?))` on SQLite (which binds
+ * the array as JSON text), so the statement text never depends on the count.
  */
 export function bothDialects(make: (inList: (column: string) => string) => string): { postgresql: string; sqlite: string } {
   return {
-    postgresql: make((column) => `${column} in (select unnest(?::text[]))`),
+    postgresql: make((column) => `${column} = any(?::text[])`),
     sqlite: make((column) => `${column} in (select value from json_each(?))`),
   };
 }
