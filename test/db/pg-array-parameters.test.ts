@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { arrayParameter, datetimeColumn } from "../../server/src/db/hot/postgres.js";
+import { arrayParameter, datetimeColumn, epochMillis } from "../../server/src/db/hot/postgres.js";
 import { createTestDatabase, postgresEnabled, type TestDatabase } from "../support/databases.js";
 
 /** The part of node-postgres' Client used here (pg ships no types). */
@@ -47,6 +47,19 @@ describe.skipIf(!postgresEnabled)("array parameters as literal text [postgresql]
   it.each(CASES)("%s %j reads back as node-postgres' encoding does", async (type, values) => {
     const read = async (param: unknown) => (await client.query({ text: `select v::text as v from unnest($1::${type}) with ordinality as u(v, n) order by n`, values: [param] })).rows;
     expect(await read(arrayParameter(values))).toEqual(await read(values));
+  });
+
+  it("reads datetimes sent as epoch milliseconds back as the instants their texts name", async () => {
+    const instants = [new Date(0), new Date(5), new Date(-1), new Date("1969-12-31T23:59:59.999Z"), new Date("2026-11-24T06:13:35.123Z"), new Date("2999-12-31T23:59:59.999Z"), null];
+    const millis = epochMillis(instants.map((at) => ({ at })), "at");
+    expect(millis).toEqual(instants.map((at) => at?.getTime() ?? null));
+    const { rows } = await client.query({
+      text: `select to_timestamp(m / 1000) = t as same, t is null as missing from unnest($1::float8[], $2::timestamptz[]) as u(m, t)`,
+      values: [arrayParameter(millis!), arrayParameter(datetimeColumn(instants.map((at) => ({ at })), "at"))],
+    });
+    expect(rows).toEqual(instants.map((at) => (at ? { same: true, missing: false } : { same: null, missing: true })));
+    // A value that is not a Date: the column goes as texts instead.
+    expect(epochMillis([{ at: new Date(5) }, { at: "2026-11-24T06:13:35.123Z" }], "at")).toBeNull();
   });
 
   it("encodes plain arrays as one literal, and leaves arrays needing escapes to node-postgres", () => {

@@ -87,11 +87,24 @@ describe("postgres hot store statements", () => {
       await store.writeAll([{ insert: shape, rows: rows(2, (i) => new Date(now.getTime() + i)), uniform: ["createdAt"] }]);
       await store.writeAll([{ insert: shape, rows: rows(2) }]);
       for (const { text, values } of sent) {
-        expect(text).toContain("unnest($5::timestamptz[])");
+        expect(text).toContain("unnest($5::float8[])");
+        expect(text).toContain("to_timestamp(u.c4 / 1000)");
         expect(values[1]).toBe("club_1");
       }
-      expect(sent[0].values[4]).toBe("{\"2026-11-24T12:00:00.000Z\",\"2026-11-24T12:00:00.001Z\"}");
+      // Epoch milliseconds (see epochMillis).
+      expect(sent[0].values[4]).toBe(`{${now.getTime()},${now.getTime() + 1}}`);
       expect(sent[0].text).toBe(sent[1].text);
+    });
+
+    it("binds a datetime column holding a text as timestamptz texts, under a text of its own", async () => {
+      const { sent, store } = sending();
+      await store.writeAll([{ insert: shape, rows: rows(2, (i) => new Date(now.getTime() + i)) }]);
+      const texted = rows(2, (i) => new Date(now.getTime() + i)) as Record<string, unknown>[];
+      texted[1].createdAt = "2026-11-24T12:00:00.001Z";
+      await store.writeAll([{ insert: shape, rows: texted }]);
+      expect(sent[1].text).toContain("unnest($5::timestamptz[])");
+      expect(sent[1].text).not.toBe(sent[0].text);
+      expect(sent[1].values[4]).toBe("{\"2026-11-24T12:00:00.000Z\",\"2026-11-24T12:00:00.001Z\"}");
     });
   });
 });

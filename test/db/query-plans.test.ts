@@ -59,7 +59,8 @@ const scoped = (sql: { postgresql: string; sqlite: string }, keys: Keys) => asyn
 const sentBy = (lock: (store: HotStore, club: string) => Promise<unknown>) => async (club: string): Promise<Statement> => {
   const sent: Partial<Record<DatabaseKind, { sql: string; params: unknown[] }>> = {};
   for (const dialect of ["postgresql", "sqlite"] as const) {
-    const store = { dialect, select: async (sql: Record<DatabaseKind, string>, params: unknown[]) => ((sent[dialect] = { sql: sql[dialect], params }), []) };
+    // `run`: SQLite's write lock (an UPDATE matching nothing) before the read planned here.
+    const store = { dialect, run: async () => {}, select: async (sql: Record<DatabaseKind, string>, params: unknown[]) => ((sent[dialect] = { sql: sql[dialect], params }), []) };
     await lock(store as unknown as HotStore, club);
   }
   return { postgresql: sent.postgresql!.sql, sqlite: sent.sqlite!.sql, params: { postgresql: sent.postgresql!.params, sqlite: sent.sqlite!.params } };
@@ -114,7 +115,7 @@ const reads: PlannedRead[] = [
     probes: [{ index: "rule_runs_rule_id_dedupe_key_participant_id_unique", cond: "dedupe_key = w.dedupe_key" }],
   },
   {
-    // SQLite locks by `update … returning`: its search is planned as a read's.
+    // SQLite reads after taking the database's write lock (see takeSqliteWriteLock).
     title: "participant locks by external id (participant-locks.ts): ids probed by key, then locked by the primary key",
     statement: sentBy((store, club) => lockByExternalId(store, { clubId: club, env: "live" }, externalIds(club))), table: "participants",
     probes: [{ index: EXTERNAL_ID_INDEX, cond: "(external_id)::text" }, { index: "participants_pkey", cond: "(id)::text = ANY" }],

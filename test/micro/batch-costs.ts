@@ -66,6 +66,11 @@ observePgQueries((query, self, args) => {
   }
   const result = query.apply(self, args);
   if (!sqlTimes || !(result instanceof Promise)) return result;
+  if (serverTimes && backend) {
+    // The backend runs one statement at a time, the client waiting for it: its CPU from send to answer is the statement's.
+    const start = BigInt(readFileSync(`/proc/${backend}/schedstat`, "utf8").split(" ")[0]);
+    return result.finally(() => record(typeof config === "string" ? config : config.text, start, backend));
+  }
   const start = now();
   return result.finally(() => record(typeof config === "string" ? config : config.text, start));
 });
@@ -75,16 +80,19 @@ const probe = new libsql(":memory:");
 const statementProto = Object.getPrototypeOf(probe.prepare("select 1")) as Record<string, (...args: unknown[]) => unknown>;
 probe.close();
 // BATCH_SQL_TIMES=1: the SQLite time spent per statement text, printed at the end; BATCH_SQL_TIMES=cpu: the process's
-// CPU time instead of wall time (in-process SQLite only; a loaded machine inflates wall times, not CPU).
+// CPU time instead of wall time (in-process SQLite only; a loaded machine inflates wall times, not CPU);
+// BATCH_SQL_TIMES=server: the PostgreSQL backend's CPU time per statement text (/proc/<pid>/schedstat), all batches.
 const sqlTimes = process.env.BATCH_SQL_TIMES ? new Map<string, { ms: number; runs: number }>() : null;
 const cpuTimes = process.env.BATCH_SQL_TIMES === "cpu";
+const serverTimes = process.env.BATCH_SQL_TIMES === "server";
 function now(): bigint {
   if (!cpuTimes) return process.hrtime.bigint();
   const { user, system } = process.cpuUsage();
   return BigInt(user + system) * 1000n;
 }
-function record(sql: string, start: bigint): void {
-  const elapsed = Number(now() - start) / 1e6;
+function record(sql: string, start: bigint, backend?: number): void {
+  const end = backend ? BigInt(readFileSync(`/proc/${backend}/schedstat`, "utf8").split(" ")[0]) : now();
+  const elapsed = Number(end - start) / 1e6;
   const key = sql.replace(/\s+/g, " ").slice(0, 110);
   const entry = sqlTimes!.get(key) ?? { ms: 0, runs: 0 };
   entry.ms += elapsed;
@@ -237,4 +245,4 @@ for (const kind of kinds) {
 }
 for (const plan of explained) console.log(`\n${plan}`);
 for (const [sql, plan] of sqlitePlans) console.log(`\n${sql.replace(/\s+/g, " ").slice(0, 110)}\n${plan}`);
-if (sqlTimes) for (const [sql, { ms, runs }] of [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, Number(process.env.BATCH_SQL_TOP ?? 15))) console.log(`${ms.toFixed(0).padStart(6)} ms ${String(runs).padStart(6)}× ${sql}`);
+if (sqlTimes) for (const [sql, { ms, runs }] of [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, Number(process.env.BATCH_SQL_TOP ?? 15))) console.log(`${ms.toFixed(0).padStart(6)} ms ${String(runs).padStart(6)}× ${(ms / runs).toFixed(2).padStart(7)} ms each  ${sql}`);

@@ -247,6 +247,25 @@ async function loadLots(store: HotStore, participantIds: string[], config: ClubC
   }));
 }
 
+/**
+ * The participants' progress in the missions' current periods. SQLite probes
+ * the unique (participant, mission, period) index once per participant and
+ * (mission, current period) pair, in that join order (CROSS JOIN): with three
+ * IN lists it probed every mission with every period key in use (the demo's 6
+ * missions × 4 periods: 12,000 probes per 500 participants for 3,000 rows that
+ * can match; the read, ~2 ms of a stored batch, took ~20 % less, A/B on the
+ * same data). The pairs as one JSON object
+ * (mission id → period key): json_each hands both out as columns, where an
+ * array of pairs would be parsed again (`->>`) for every probe.
+ */
+const MISSION_PROGRESS = {
+  postgresql: bothDialects((inList) => `select participant_id, mission_id, period_key, progress, completed_at, claimed_at from mission_progress
+      where ${inList("participant_id")} and ${inList("mission_id")} and ${inList("period_key")}`).postgresql,
+  sqlite: `select m.participant_id, m.mission_id, m.period_key, m.progress, m.completed_at, m.claimed_at
+      from json_each(?) as p cross join json_each(?) as k cross join mission_progress as m
+      where m.participant_id = p.value and m.mission_id = k.key and m.period_key = k.value`,
+};
+
 async function loadMissions(
   store: HotStore,
   participantIds: string[],
@@ -258,9 +277,10 @@ async function loadMissions(
   if (missions.length === 0) return states;
   const currentKey = new Map(missions.map((mission) => [mission.id, periodKey(mission.period, now, timeZone)]));
   const rows = await store.select<{ participant_id: string; mission_id: string; period_key: string; progress: number; completed_at: unknown; claimed_at: unknown }>(
-    bothDialects((inList) => `select participant_id, mission_id, period_key, progress, completed_at, claimed_at from mission_progress
-      where ${inList("participant_id")} and ${inList("mission_id")} and ${inList("period_key")}`),
-    [participantIds, [...currentKey.keys()], [...new Set(currentKey.values())]],
+    MISSION_PROGRESS,
+    store.dialect === "sqlite"
+      ? [participantIds, JSON.stringify(Object.fromEntries(currentKey))]
+      : [participantIds, [...currentKey.keys()], [...new Set(currentKey.values())]],
   );
   for (const row of rows) {
     if (currentKey.get(row.mission_id) !== row.period_key) continue;

@@ -71,7 +71,28 @@ function boundDatetime(value: unknown): unknown {
 }
 
 /**
- * A datetime column's values as bound. Most rows of a batch carry the same
+ * A datetime column's values as epoch milliseconds (null for a missing
+ * value), spread into the rows by `to_timestamp(ms / 1000)`; null instead
+ * when a value is not a Date (an ISO text: the column then goes as text,
+ * datetimeColumn). PostgreSQL parses a float8 element (strtod) for a
+ * fraction of a timestamptz text's cost (its date-time parser, per element):
+ * a batch binds ≈ 3,000 instants. Exact: a millisecond count below 2^53
+ * divided by 1000 rounds back to the same microsecond (to_timestamp rounds
+ * to microseconds; test/db/pg-array-parameters.test.ts).
+ */
+export function epochMillis(rows: Record<string, unknown>[], property: string): (number | null)[] | null {
+  const millis = new Array<number | null>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const value = rows[i][property];
+    if (value === undefined || value === null) millis[i] = null;
+    else if (value instanceof Date) millis[i] = value.getTime();
+    else return null;
+  }
+  return millis;
+}
+
+/**
+ * A datetime column's values as texts (see epochMillis). Most rows of a batch carry the same
  * instant (its `now`: received, created, updated), often the same Date, so
  * an instant equal to the previous row's reuses its text instead of another
  * toISOString.
@@ -161,31 +182,57 @@ function read(client: PgClient, text: string, values: unknown[]): Promise<{ rows
 }
 
 /** `INSERT … SELECT * FROM unnest(<one array per column>)`: one statement whatever the number of rows. */
-function insertText(shape: TableShape, uniform: ReadonlySet<string>, upsert?: Upsert): string {
+function insertText(shape: TableShape, bound: BoundColumns, upsert?: Upsert): string {
   const conflict = upsert ? ` on conflict (${upsert.conflict.map((field) => `"${field}"`).join(", ")}) do update set ${upsert.set}` : "";
-  return `${insertRows(shape, uniform)}${conflict}`;
+  return `${insertRows(shape, bound)}${conflict}`;
 }
 
-/** Parameter `$i+1` per column i: a scalar for a uniform column (see SCOPE_COLUMNS), else an array spread into the rows. */
-function insertRows(shape: TableShape, uniform: ReadonlySet<string>): string {
+/**
+ * Parameter `$i+1` per column i: a scalar for a uniform column (see
+ * SCOPE_COLUMNS), else an array spread into the rows; a datetime array holds
+ * epoch milliseconds unless bound as texts (see epochMillis).
+ */
+function insertRows(shape: TableShape, { uniform, texts }: BoundColumns): string {
   const columns = shape.columns.map((column) => `"${column.field}"`).join(", ");
+  const epoch = (column: TableShape["columns"][number]) => column.kind === "datetime" && !texts.has(column.property);
   // JSON columns: jsonb_array_elements yields JSON null for a missing value; the column stores SQL null as before.
   const values = shape.columns.map((column, i) => (uniform.has(column.property) ? `$${i + 1}::${ARRAY_TYPE[column.kind as Exclude<ColumnKind, "json">].slice(0, -2)}`
-    : column.kind === "json" ? `nullif(u.c${i}, 'null'::jsonb)` : `u.c${i}`)).join(", ");
-  const spreads = shape.columns.flatMap((column, i) => (uniform.has(column.property) ? [] : [{ sql: spread(column.kind, i + 1), alias: `c${i}` }]));
+    : column.kind === "json" ? `nullif(u.c${i}, 'null'::jsonb)` : epoch(column) ? `to_timestamp(u.c${i} / 1000)` : `u.c${i}`)).join(", ");
+  const spreads = shape.columns.flatMap((column, i) => (uniform.has(column.property) ? []
+    : [{ sql: epoch(column) ? `unnest($${i + 1}::float8[])` : spread(column.kind, i + 1), alias: `c${i}` }]));
   return `insert into "${shape.table}" (${columns}) select ${values} from rows from (${spreads.map((column) => column.sql).join(", ")}) as u(${spreads.map((column) => column.alias).join(", ")})`;
 }
 
-/** One parameter per column of the shape, in its column order: the value of a uniform column, else the column's array. */
-function columnArrays(shape: TableShape, rows: object[], uniform: ReadonlySet<string>): unknown[] {
+/** How a write's columns are bound: those once as scalars (`uniform`), and the datetime columns sent as texts rather than epoch milliseconds. */
+interface BoundColumns {
+  uniform: ReadonlySet<string>;
+  texts: ReadonlySet<string>;
+}
+
+/**
+ * One parameter per column of the shape, in its column order: the value of a
+ * uniform column, else the column's array; and how they are bound, which
+ * names the statement's text (boundKey).
+ */
+function columnArrays(shape: TableShape, rows: object[], uniform: ReadonlySet<string>): { values: unknown[]; bound: BoundColumns } {
   const values = rows as Record<string, unknown>[];
+  let texts: Set<string> | undefined;
   // The kind is looked at once per column, not per value (a batch binds ~10,000 values).
-  return shape.columns.map(({ property, kind }) =>
-    uniform.has(property) ? (kind === "datetime" ? boundDatetime(values[0][property]) : values[0][property] ?? null)
-      : kind === "json" ? jsonColumn(values.map((row) => row[property] ?? null))
-      : kind === "datetime" ? arrayParameter(datetimeColumn(values, property))
-      : arrayParameter(values.map((row) => row[property] ?? null)),
-  );
+  const parameters = shape.columns.map(({ property, kind }) => {
+    if (uniform.has(property)) return kind === "datetime" ? boundDatetime(values[0][property]) : values[0][property] ?? null;
+    if (kind === "json") return jsonColumn(values.map((row) => row[property] ?? null));
+    if (kind !== "datetime") return arrayParameter(values.map((row) => row[property] ?? null));
+    const millis = epochMillis(values, property);
+    if (millis) return arrayParameter(millis);
+    (texts ??= new Set()).add(property);
+    return arrayParameter(datetimeColumn(values, property));
+  });
+  return { values: parameters, bound: { uniform, texts: texts ?? NONE_UNIFORM } };
+}
+
+/** A text naming how the columns are bound, for the caches of statement texts. */
+function boundKey({ uniform, texts }: BoundColumns): string {
+  return texts.size === 0 ? uniformKey(uniform) : `${uniformKey(uniform)}|texts:${[...texts].join(",")}`;
 }
 
 const texts = new Map<string, string>();
@@ -200,9 +247,9 @@ const UPDATE_PARTICIPANTS = `update participants as p set
   peak_month = case when u.peak then u.peak_month else p.peak_month end,
   peak_level = case when u.peak then u.peak_level else p.peak_level end,
   prior_month_peak_level = case when u.peak then u.prior_month_peak_level else p.prior_month_peak_level end,
-  updated_at = u.updated_at
+  updated_at = to_timestamp(u.updated_at / 1000)
 from rows from (unnest($1::text[]), unnest($2::int8[]), unnest($3::int4[]), unnest($4::text[]), jsonb_array_elements($5::jsonb), jsonb_array_elements($6::jsonb),
-    unnest($7::bool[]), unnest($8::text[]), unnest($9::int4[]), unnest($10::int4[]), unnest($11::timestamptz[]))
+    unnest($7::bool[]), unnest($8::text[]), unnest($9::int4[]), unnest($10::int4[]), unnest($11::float8[]))
   as u(id, xp, level, tier_code, tags, event_counts, peak, peak_month, peak_level, prior_month_peak_level, updated_at)
 where p.id = u.id`;
 
@@ -218,8 +265,8 @@ function participantArrays(rows: ParticipantUpdate[]): unknown[] {
     arrayParameter(rows.map((row) => row.tierCode)), jsonColumn(rows.map((row) => row.tags)), jsonColumn(rows.map((row) => row.eventCounts)),
     arrayParameter(rows.map((row) => row.peak !== null)), arrayParameter(rows.map((row) => row.peak?.peakMonth ?? null)),
     arrayParameter(rows.map((row) => row.peak?.peakLevel ?? null)), arrayParameter(rows.map((row) => row.peak?.priorMonthPeakLevel ?? null)),
-    // Most rows share one instant: formatted once (see datetimeColumn).
-    arrayParameter(datetimeColumn(rows as unknown as Record<string, unknown>[], "updatedAt")),
+    // Epoch milliseconds, spread by to_timestamp (see epochMillis).
+    arrayParameter(rows.map((row) => row.updatedAt.getTime())),
   ];
 }
 
@@ -232,9 +279,9 @@ function statementOf(write: Write): { key: string; text: string; values: unknown
   if ("insert" in write) {
     if (write.rows.length === 0) return null;
     const { insert: shape, upsert } = write;
-    const uniform = uniformColumns(shape, write.rows, write.uniform);
-    const key = `${shape.table}|${upsert?.conflict.join(",") ?? ""}|${upsert?.set ?? ""}|${uniformKey(uniform)}`;
-    return { key, text: cachedText(key, () => insertText(shape, uniform, upsert)), values: columnArrays(shape, write.rows, uniform) };
+    const { values, bound } = columnArrays(shape, write.rows, uniformColumns(shape, write.rows, write.uniform));
+    const key = `${shape.table}|${upsert?.conflict.join(",") ?? ""}|${upsert?.set ?? ""}|${boundKey(bound)}`;
+    return { key, text: cachedText(key, () => insertText(shape, bound, upsert)), values };
   }
   if ("updateParticipants" in write) {
     return write.updateParticipants.length === 0 ? null : { key: "participants", text: UPDATE_PARTICIPANTS, values: participantArrays(write.updateParticipants) };
@@ -281,9 +328,9 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
     },
     async insertAbsent(shape, rows, conflict) {
       if (rows.length === 0) return new Set();
-      const uniform = uniformColumns(shape, rows, undefined);
-      const text = cachedText(`${shape.table}|absent|${conflict.join(",")}|${uniformKey(uniform)}`, () => `${insertRows(shape, uniform)} on conflict (${conflict.map((field) => `"${field}"`).join(", ")}) do nothing returning id`);
-      const { rows: inserted } = await exec(text, columnArrays(shape, rows, uniform));
+      const { values, bound } = columnArrays(shape, rows, uniformColumns(shape, rows, undefined));
+      const text = cachedText(`${shape.table}|absent|${conflict.join(",")}|${boundKey(bound)}`, () => `${insertRows(shape, bound)} on conflict (${conflict.map((field) => `"${field}"`).join(", ")}) do nothing returning id`);
+      const { rows: inserted } = await exec(text, values);
       return new Set((inserted as { id: string }[]).map((row) => row.id));
     },
     async updateParticipants(rows: ParticipantUpdate[]) {

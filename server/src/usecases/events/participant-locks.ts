@@ -57,6 +57,20 @@ function snapshotOf(row: ParticipantRow): ParticipantSnapshot {
   };
 }
 
+/**
+ * SQLite has no row locks: the write lock on the whole database is the
+ * lock. An UPDATE that matches nothing takes it (waiting under busy_timeout,
+ * as `BEGIN IMMEDIATE` would) without rewriting the rows it locks: an
+ * `update … returning` of a step's 500 participants rewrote each row (and
+ * dirtied its page) only for the batch's own update to rewrite it again,
+ * ~4.7 of a stored batch's ~50 ms of event loop; the lock and a plain read
+ * take ~1.5 ms. Already held (a second lock in the transaction), it costs
+ * one statement step.
+ */
+async function takeSqliteWriteLock(store: HotStore): Promise<void> {
+  if (store.dialect === "sqlite") await store.run({ postgresql: "", sqlite: "update participants set updated_at = updated_at where 0" }, []);
+}
+
 /** The ids of the scope's participants with the external ids: one probe of the unique index per key (see db/hot/scoped-reads.ts). */
 const IDS_BY_EXTERNAL_ID = byScopedKeys({ table: "participants", columns: ["id"], key: "external_id" }).postgresql;
 
@@ -65,8 +79,7 @@ const IDS_BY_EXTERNAL_ID = byScopedKeys({ table: "participants", columns: ["id"]
  * for the rest of the transaction, in one statement; by external id. As
  * lockParticipants does on the ORM: PostgreSQL `select … for update` in id
  * order (overlapping sets lock their shared rows in the same order); SQLite
- * writes first (`update … returning`), which takes the database's write lock
- * at once and waits for it under busy_timeout.
+ * takes the database's write lock first (takeSqliteWriteLock), then reads.
  *
  * PostgreSQL finds the ids first by one probe per key (an InitPlan) and
  * locks by the primary key alone: with `club_id = … and external_id =
@@ -75,10 +88,11 @@ const IDS_BY_EXTERNAL_ID = byScopedKeys({ table: "participants", columns: ["id"]
  * while this waited for its lock (the lock re-reads the row).
  */
 export async function lockByExternalId(store: HotStore, scope: Scope, externalIds: string[]): Promise<Map<string, ParticipantSnapshot>> {
+  await takeSqliteWriteLock(store);
   const rows = await store.select<ParticipantRow>(
     {
       postgresql: `select ${COLUMNS} from participants where id = any(array(${IDS_BY_EXTERNAL_ID})) and external_id = any(?::text[]) order by id for update`,
-      sqlite: `update participants set updated_at = updated_at where club_id = ? and env = ? and external_id in (select value from json_each(?)) returning ${COLUMNS}`,
+      sqlite: `select ${COLUMNS} from participants where club_id = ? and env = ? and external_id in (select value from json_each(?))`,
     },
     store.dialect === "postgresql" ? [scope.clubId, scope.env, externalIds, externalIds] : [scope.clubId, scope.env, externalIds],
   );
@@ -96,12 +110,13 @@ export async function lockByExternalId(store: HotStore, scope: Scope, externalId
  * (club_id, env, external_id) index serve it with the ids as a Filter.
  */
 export async function lockById(store: HotStore, scope: Scope, ids: string[]): Promise<ParticipantSnapshot[]> {
+  await takeSqliteWriteLock(store);
   const rows = await store.select<ParticipantRow>(
     {
       postgresql: `select ${COLUMNS} from (select ${COLUMNS}, club_id, env from participants where id = any(?::text[]) order by id offset 0 for update) as l
         where l.club_id = ? and l.env = ?`,
       // `+club_id`/`+env`: on the primary key, not a search of the club's (club_id, env, external_id) index (see OWNERS in queued-rows.ts).
-      sqlite: `update participants set updated_at = updated_at where +club_id = ? and +env = ? and id in (select value from json_each(?)) returning ${COLUMNS}`,
+      sqlite: `select ${COLUMNS} from participants where +club_id = ? and +env = ? and id in (select value from json_each(?))`,
     },
     store.dialect === "postgresql" ? [ids, scope.clubId, scope.env] : [scope.clubId, scope.env, ids],
   );
