@@ -35,4 +35,15 @@ describe("participant-facing labels", () => {
     // level_up's built-in text names the level; whoever filled the variables, it reads the club's name.
     expect(renderClubMessage(config, "level_up", { level: 12, level_name: "Nível 12" })).toEqual({ title: "You reached Rank 12!", body: null });
   });
+
+  it("level names are remembered per config, and follow its templates and locale when they are replaced", async () => {
+    const config = await configWith({ crm: { locale: "en" } });
+    expect([levelName(3, config), levelName(3, config)]).toEqual(["Level 3", "Level 3"]);
+    config.messageTemplates = [{ code: "level_name", texts: { en: { title: "Rank {{level}}" }, "pt-BR": { title: "Posto {{level}}" } } }];
+    expect(levelName(3, config)).toBe("Rank 3");
+    config.crm = { ...config.crm, locale: "pt-BR" };
+    expect(levelName(3, config)).toBe("Posto 3");
+    // Another config with the same level keeps its own name.
+    expect(levelName(3, await configWith({}))).toBe("Nível 3");
+  });
 });

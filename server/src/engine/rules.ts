@@ -25,8 +25,16 @@ export function dedupeKey(rule: RuleConfig, event: EngineEvent): string | null {
  */
 const rulesByTrigger = new WeakMap<EngineConfig, ReadonlyMap<string, readonly RuleConfig[]>>();
 const NO_RULES: readonly RuleConfig[] = [];
+/**
+ * The last configuration looked up and its index: a batch asks for the same
+ * configuration once per event, and a WeakMap lookup (an ephemeron table)
+ * costs more than this comparison. Holds at most one configuration alive.
+ */
+let lastConfig: EngineConfig | undefined;
+let lastIndex: ReadonlyMap<string, readonly RuleConfig[]> | undefined;
 
 export function enabledRulesFor(config: EngineConfig, eventType: string): readonly RuleConfig[] {
+  if (config === lastConfig) return lastIndex!.get(eventType) ?? NO_RULES;
   let index = rulesByTrigger.get(config);
   if (!index) {
     const grouped = new Map<string, RuleConfig[]>();
@@ -38,6 +46,8 @@ export function enabledRulesFor(config: EngineConfig, eventType: string): readon
     }
     rulesByTrigger.set(config, (index = grouped));
   }
+  lastConfig = config;
+  lastIndex = index;
   return index.get(eventType) ?? NO_RULES;
 }
 

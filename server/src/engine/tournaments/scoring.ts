@@ -77,8 +77,12 @@ export function eventScore(tournament: TournamentConfig, event: EngineEvent): nu
 }
 
 function passesFilters(tournament: TournamentConfig, event: EngineEvent, globalExclude: GameLists | undefined): boolean {
-  const context = { event, participant: { xp: 0, level: 0, tier: "", tags: [] }, eventCountBefore: 0 };
-  if (!(tournament.conditions ?? []).every((condition) => evaluateFieldCondition(condition, context))) return false;
+  const { conditions } = tournament;
+  // The conditions' context only when there are conditions: this runs per event and tournament of a batch.
+  if (conditions !== undefined && conditions.length > 0) {
+    const context = { event, participant: { xp: 0, level: 0, tier: "", tags: [] }, eventCountBefore: 0 };
+    if (!conditions.every((condition) => evaluateFieldCondition(condition, context))) return false;
+  }
   return matchesGameFilter(tournament.games as Partial<GameFilterScope> | undefined, event.meta, globalExclude);
 }
 
@@ -103,7 +107,10 @@ export function scoreEvent(input: ScoringInput): ScoreDelta[] {
     if (score === null || score <= 0) continue;
     deltas.push({ tournamentId: tournament.id, editionKey: edition.key, mode: tournament.scoring === "max_ratio" ? "max" : "add", score, reachedAt: at });
   }
-  deltas.push(...officialDeltas(input, at));
+  // Most events score in no configured tournament: the official deltas are then the answer as they are.
+  const official = officialDeltas(input, at);
+  if (deltas.length === 0) return official;
+  for (const delta of official) deltas.push(delta);
   return deltas;
 }
 

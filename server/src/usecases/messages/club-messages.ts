@@ -55,9 +55,41 @@ export function clubLabel(config: ClubConfig | undefined, code: string, variable
   return rendered.title;
 }
 
-/** The name participants see for a level ("Nível 7", "Level 7", or the club's `level_name` template). */
+/** Level names already rendered, per config: the templates and locale they were rendered with, and the names by level. */
+interface LevelNames {
+  templates: ClubConfig["messageTemplates"];
+  locale: string | undefined;
+  names: Map<number, string>;
+}
+const levelNamesByConfig = new WeakMap<ClubConfig, LevelNames>();
+const builtInLevelNames = new Map<number, string>();
+/** Levels kept per config: a club has a few dozen; the bound only guards against a config naming every integer. */
+const MAX_LEVEL_NAMES = 1000;
+
+function levelNamesOf(config: ClubConfig): Map<number, string> {
+  const templates = config.messageTemplates;
+  const locale = config.crm?.locale;
+  let cached = levelNamesByConfig.get(config);
+  // A config object changed in place (a test building one) renders afresh: the memo follows what the name depends on.
+  if (!cached || cached.templates !== templates || cached.locale !== locale) levelNamesByConfig.set(config, (cached = { templates, locale, names: new Map() }));
+  return cached.names;
+}
+
+/**
+ * The name participants see for a level ("Nível 7", "Level 7", or the club's
+ * `level_name` template). Remembered per config and level: it depends on
+ * nothing else, and a batch asks for it several times per level-up (the
+ * participant's variables, the notification's, the rendered message's) —
+ * each a template lookup, a locale chain and a render.
+ */
 export function levelName(level: number, config?: ClubConfig): string {
-  return clubLabel(config, "level_name", { level });
+  const names = config ? levelNamesOf(config) : builtInLevelNames;
+  let name = names.get(level);
+  if (name === undefined) {
+    name = clubLabel(config, "level_name", { level });
+    if (names.size < MAX_LEVEL_NAMES) names.set(level, name);
+  }
+  return name;
 }
 
 /**
