@@ -21,17 +21,26 @@ export class StandingWrites {
   private readonly rows = { add: new Map<string, Row>(), max: new Map<string, Row>() };
 
   add(scope: Scope, participantId: string, deltas: ScoreDelta[], now: Date): void {
+    // Per delta (≈ 1,500 in a batch of 500 bets): a new row written out field by field, a pending one changed in
+    // place (this map holds the only reference until the flush) — a spread per delta cost ≈ 3 ms of a batch's CPU.
     for (const delta of deltas) {
       const key = `${participantId}\u0000${delta.tournamentId}\u0000${delta.editionKey}`;
       const rows = this.rows[delta.mode];
       const pending = rows.get(key);
       if (!pending) {
         rows.set(key, {
-          ...scope, participantId, tournamentId: delta.tournamentId, editionKey: delta.editionKey,
+          clubId: scope.clubId, env: scope.env, participantId, tournamentId: delta.tournamentId, editionKey: delta.editionKey,
           score: delta.score, reachedAt: delta.reachedAt, updatedAt: now,
         });
-      } else if (delta.mode === "add") rows.set(key, { ...pending, score: pending.score + delta.score, reachedAt: later(pending.reachedAt as Date, delta.reachedAt), updatedAt: now });
-      else if (delta.score > pending.score) rows.set(key, { ...pending, score: delta.score, reachedAt: delta.reachedAt, updatedAt: now });
+      } else if (delta.mode === "add") {
+        pending.score = pending.score + delta.score;
+        pending.reachedAt = later(pending.reachedAt as Date, delta.reachedAt);
+        pending.updatedAt = now;
+      } else if (delta.score > pending.score) {
+        pending.score = delta.score;
+        pending.reachedAt = delta.reachedAt;
+        pending.updatedAt = now;
+      }
     }
   }
 
