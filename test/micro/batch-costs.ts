@@ -25,6 +25,7 @@ import { ingestBatch } from "../../server/src/usecases/events.js";
 import type { DatabaseKind } from "../support/databases.js";
 import { observePgQueries } from "./pg-queries.js";
 import { eventInput, openClub, PUBLIC_URL, type TestClub } from "../usecases/fixtures.js";
+import { casinoEvent } from "./casino-mix.js";
 
 const BATCH_SIZE = 500;
 const BATCH_PLAYERS = 2000;
@@ -136,24 +137,6 @@ for (const method of ["run", "get", "all", "iterate"]) {
   };
 }
 
-/** The bench's mix (test/bench/run.ts casinoEvent). */
-function casinoEvent(i: number): Record<string, unknown> {
-  const participant = `bench-${i % BATCH_PLAYERS}`;
-  const id = `micro-${i}`;
-  const games = ["video-slots", "live-casino", "crash", "roulette", "fast-games"];
-  const game_type = games[i % games.length];
-  switch (i % 10) {
-    case 0:
-      return { participant, type: "deposit.confirmed", id, amount: 20 + (i % 7) * 15, meta: { method: "pix" } };
-    case 1: case 2: case 3: case 4: case 5:
-      return { participant, type: "bet.placed", id, amount: `${1 + (i % 50)}.50`, meta: { game_id: `game-${i % 40}`, game_type } };
-    case 6: case 7: case 8:
-      return { participant, type: "bet.settled", id, amount: i % 3 === 0 ? 0 : 4 + (i % 30), meta: { game_type, ...(i % 3 === 0 ? { outcome: "lost" } : {}) } };
-    default:
-      return { participant, type: "session.started", id };
-  }
-}
-
 const WAL_PAGES = process.env.BATCH_WAL_PAGES !== undefined;
 /** The read and write system calls of this process's main thread so far (Linux). */
 function mainThreadSyscalls(): { reads: number; writes: number } {
@@ -198,7 +181,7 @@ for (const kind of kinds) {
       if (process.env.BATCH_BACKENDS_FILE && round === 1) (await import("node:fs")).writeFileSync(process.env.BATCH_BACKENDS_FILE, [...backends].join(","));
       for (let b = 0; b < perBatch; b++) {
         const base = (round * perBatch + b) * BATCH_SIZE;
-        const events = Array.from({ length: BATCH_SIZE }, (_, j) => eventInput(casinoEvent(base + j)));
+        const events = Array.from({ length: BATCH_SIZE }, (_, j) => eventInput(casinoEvent(base + j, BATCH_PLAYERS)));
         const last = round === ROUNDS - 1 && b === perBatch - 1;
         if (WAL_PAGES && last && walFile) await club.db.em().getConnection().execute("PRAGMA wal_checkpoint(TRUNCATE)");
         statements = 0;

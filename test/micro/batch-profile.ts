@@ -28,30 +28,13 @@ import { PendingWrites } from "../../server/src/usecases/pending-writes.js";
 import type { DatabaseKind } from "../support/databases.js";
 import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";
 import { observePgQueries } from "./pg-queries.js";
+import { casinoEvent } from "./casino-mix.js";
 
 const BATCH_SIZE = 500;
 const PLAYERS = 2000;
 const COUNT = Number(process.env.BATCH_COUNT ?? 30);
 const WARMUP = Number(process.env.BATCH_WARMUP ?? 12);
 const PROFILE = process.env.PROFILE ?? "";
-
-/** The bench's mix (test/bench/run.ts casinoEvent), as batch-costs.ts has it. */
-function casinoEvent(i: number): Record<string, unknown> {
-  const participant = `bench-${i % PLAYERS}`;
-  const id = `micro-${i}`;
-  const games = ["video-slots", "live-casino", "crash", "roulette", "fast-games"];
-  const game_type = games[i % games.length];
-  switch (i % 10) {
-    case 0:
-      return { participant, type: "deposit.confirmed", id, amount: 20 + (i % 7) * 15, meta: { method: "pix" } };
-    case 1: case 2: case 3: case 4: case 5:
-      return { participant, type: "bet.placed", id, amount: `${1 + (i % 50)}.50`, meta: { game_id: `game-${i % 40}`, game_type } };
-    case 6: case 7: case 8:
-      return { participant, type: "bet.settled", id, amount: i % 3 === 0 ? 0 : 4 + (i % 30), meta: { game_type, ...(i % 3 === 0 ? { outcome: "lost" } : {}) } };
-    default:
-      return { participant, type: "session.started", id };
-  }
-}
 
 const gcKinds: Record<number, string> = {
   [constants.NODE_PERFORMANCE_GC_MINOR]: "minor", [constants.NODE_PERFORMANCE_GC_MAJOR]: "major",
@@ -112,7 +95,7 @@ const session = new Session();
 session.connect();
 try {
   let next = 0;
-  const batch = () => Array.from({ length: BATCH_SIZE }, () => eventInput(casinoEvent(next++)));
+  const batch = () => Array.from({ length: BATCH_SIZE }, () => eventInput(casinoEvent(next++, PLAYERS)));
   for (let b = 0; b < WARMUP; b++) await ingestBatch(club.db, club.scope, batch(), { now: new Date(), publicUrl: PUBLIC_URL });
   if (PROFILE === "cpu") {
     await session.post("Profiler.enable");
