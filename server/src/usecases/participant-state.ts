@@ -163,13 +163,14 @@ async function loadStates(
   // stateAfter (carried-state.ts) builds the states after each event, so every state of a batch has one shape.
   return participants.map((participant): ParticipantState => {
     const { id } = participant;
+    const { xp, level, tierCode, tags, eventCountsBefore, peakLevel } = stateOfParticipant(participant, config);
     return {
-      xp: participant.xp,
-      level: participant.level,
-      tierCode: participant.tierCode ?? tierForLevel(config.progression.tiers, participant.level).code,
-      tags: participant.tags,
-      eventCountsBefore: participant.eventCounts,
-      peakLevel: storedPeakLevel(participant),
+      xp,
+      level,
+      tierCode,
+      tags,
+      eventCountsBefore,
+      peakLevel,
       balances: balances.get(id) ?? {},
       lots: lots.get(id) ?? [],
       badges: badges.get(id) ?? [],
