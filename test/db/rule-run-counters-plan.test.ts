@@ -90,14 +90,15 @@ describe("rule-run counters' plan [postgresql]", () => {
       expect(plan, plan).toMatch(/Index Cond: \(\(\(participant_id\)::text = p\.id\) AND \(\(rule_id\)::text = "\*VALUES\*"\.column1\) AND \(\(day_key\)::text >= "\*VALUES\*"\.column2\)\)/);
       expect(plan, plan).not.toMatch(/Sort|Hash/);
     }
-    const rows = await connection.execute<Record<string, unknown>[]>(postgresCounters(1, windows), params);
-    const expected = await connection.execute<Record<string, unknown>[]>(
+    type Counters = { participant_id: string; rule_id: string; total: unknown; today_runs: unknown; granted_0: unknown; last_run_at: unknown };
+    const rows = await connection.execute<Counters[]>(postgresCounters(1, windows), params);
+    const expected = await connection.execute<Counters[]>(
       `select participant_id, rule_id, count(*) as total, max(run_at) as last_run_at, sum(case when day_key = '2026-11-24' then 1 else 0 end) as today_runs,
           sum(case when day_key = '2026-11-24' then coalesce(cast(amounts ->> 'xp' as bigint), 0) else 0 end) as granted_0
         from rule_runs where participant_id in ('par_1', 'par_14', 'par_35', 'par_none') and (rule_id = 'rule_0' or (rule_id = 'rule_1' and day_key >= '2026-11-24'))
         group by participant_id, rule_id`,
     );
-    const normalized = (list: Record<string, unknown>[]) => list
+    const normalized = (list: Counters[]) => list
       .map((row) => ({ ...row, total: Number(row.total), today_runs: Number(row.today_runs), granted_0: Number(row.granted_0), last_run_at: new Date(row.last_run_at as string).toISOString() }))
       .sort((a, b) => `${a.participant_id}${a.rule_id}`.localeCompare(`${b.participant_id}${b.rule_id}`));
     expect(expected.map((row) => `${row.participant_id} ${row.rule_id}`).sort()).toEqual(["par_1 rule_0", "par_14 rule_0", "par_14 rule_1", "par_35 rule_0", "par_35 rule_1"]);
