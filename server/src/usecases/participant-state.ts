@@ -347,16 +347,16 @@ async function loadRuleRuns(
     for (const { participantId, ruleId, key } of await fired) counters(participantId, ruleId).dedupeKeys.push(key);
   };
 
-  // Each rule's runs a limit needs: its id, and the first day key of its window (none: all its runs).
+  // Each rule's runs a limit needs: its id, and the first day key of its window (none: all its runs); and its trigger.
   const windows = triggered.flatMap((rule) => {
     const { max_runs_per_participant: maxRuns, cooldown_seconds: cooldown, per_participant_per_day: perDay } = rule.limits;
-    if (maxRuns !== undefined) return [{ params: [rule.id] }];
+    if (maxRuns !== undefined) return [{ event: rule.trigger.event, params: [rule.id] }];
     const since = [
       ...(cooldown !== undefined ? [dayKey(new Date(at.now.getTime() - cooldown * 1000), at.timeZone)] : []),
       ...(perDay !== undefined ? [today] : []),
     ];
     // Day keys are "YYYY-MM-DD", so text order is time order.
-    return since.length === 0 ? [] : [{ params: [rule.id, since.sort()[0]] }];
+    return since.length === 0 ? [] : [{ event: rule.trigger.event, params: [rule.id, since.sort()[0]] }];
   });
   if (windows.length === 0) {
     await recordFired();
@@ -364,8 +364,11 @@ async function loadRuleRuns(
   }
   const units = [...new Set(triggered.flatMap((rule) => Object.keys(rule.limits.per_participant_per_day ?? {}).filter((unit) => unit !== "runs")))];
   const rows = await store.select<RunCounters>(
-    { postgresql: postgresCounters(units.length, windows), sqlite: sqliteCounters(units.length, windows) },
-    [today, ...units.flatMap((unit) => [today, unit]), [...states.keys()], ...windows.flatMap((window) => window.params)],
+    { postgresql: postgresCounters(units.length), sqlite: sqliteCounters(units.length, windows) },
+    [
+      today, ...units.flatMap((unit) => [today, unit]),
+      ...(store.dialect === "postgresql" ? counterProbes(participants, windows) : [[...states.keys()], ...windows.flatMap((window) => window.params)]),
+    ],
   );
   await recordFired();
   const grantedColumns = units.map((_, i) => `granted_${i}` as const);
@@ -414,29 +417,47 @@ export const FIRED_DEDUPE_KEYS = {
 };
 
 /**
- * loadRuleRuns' aggregate on PostgreSQL, bound to the same parameters (`?`
- * in loadRuleRuns' order, hence the first FROM item holding today and the
- * units): per participant and limit window, one aggregate over one range
- * of the (participant_id, rule_id, day_key) index, a lateral subquery the
- * planner may not flatten (as FIRED_DEDUPE_KEYS). Written as a participant
+ * loadRuleRuns' aggregate on PostgreSQL: per (participant, rule, first day)
+ * probe (counterProbes), one aggregate over one range of the (participant_id,
+ * rule_id, day_key) index, a lateral subquery. Parameters: today, (today,
+ * unit) per unit — as loadRuleRuns binds them, hence the first FROM item
+ * holding them — then the probes' three columns. Written as a participant
  * list and an OR of windows grouped afterwards, it was planned on the
  * statistics of tables analysed nearly empty (nothing analyses them while
  * `clube serve` runs without a worker) as a scan of the whole rule_runs
- * table, growing with the club's history; and grouping the runs read (a
+ * table, growing with the club's history, and grouping the runs read (a
  * day's runs of a batch's participants: ≈ 6,000 after 50,000 events of one
- * day) sorted them first. A rule's total has the day "" as its start,
- * before every day key; windows without runs are left out, as a GROUP BY
+ * day) sorted them first. Probes without runs are left out, as a GROUP BY
  * leaves them.
  */
-export function postgresCounters(unitCount: number, windows: { params: unknown[] }[]): string {
+export function postgresCounters(unitCount: number): string {
   const units = Array.from({ length: unitCount }, (_, i) => `, ?::text as day_${i}, ?::text as unit_${i}`).join("");
   const sums = Array.from({ length: unitCount }, (_, i) => `, sum(case when day_key = k.day_${i} then coalesce(cast(amounts ->> k.unit_${i} as bigint), 0) else 0 end) as granted_${i}`).join("");
-  const rows = windows.map((window) => (window.params.length === 2 ? "(?::text, ?::text)" : "(?::text, '')"));
-  return `select p.id as participant_id, w.rule_id, r.*
-    from (select ?::text as today${units}) as k cross join unnest(?::text[]) as p(id) cross join (values ${rows.join(", ")}) as w(rule_id, since)
+  return `select w.participant_id, w.rule_id, r.*
+    from (select ?::text as today${units}) as k cross join unnest(?::text[], ?::text[], ?::text[]) as w(participant_id, rule_id, since)
     cross join lateral (select count(*) as total, max(run_at) as last_run_at, sum(case when day_key = k.today then 1 else 0 end) as today_runs${sums}
-      from rule_runs where participant_id = p.id and rule_id = w.rule_id and day_key >= w.since) as r
+      from rule_runs where participant_id = w.participant_id and rule_id = w.rule_id and day_key >= w.since) as r
     where r.total > 0`;
+}
+
+/**
+ * postgresCounters' probes as three columns (participants, rules, first day
+ * keys; "" for a rule's total, before every day key): a participant's limit
+ * windows of the rules its own events trigger, the only counters its
+ * evaluations read (a rule runs on events of its trigger type), instead of
+ * every window for every participant.
+ */
+export function counterProbes(participants: { participantId: string; events: EngineEvent[] }[], windows: { event: string; params: unknown[] }[]): string[][] {
+  const columns: string[][] = [[], [], []];
+  for (const { participantId, events } of participants) {
+    for (const { event, params } of windows) {
+      if (!events.some((e) => e.type === event)) continue;
+      columns[0].push(participantId);
+      columns[1].push(params[0] as string);
+      columns[2].push(params.length === 2 ? (params[1] as string) : "");
+    }
+  }
+  return columns;
 }
 
 /**
