@@ -10,6 +10,8 @@
  * `-`), HTTP_PAIRS rounds (3), HTTP_WARMUP batches before measuring (4: the
  * players' creation, as the bench), HTTP_BATCHES measured (40), 2 in flight;
  * HTTP_OUTPUT: a file the processes' output is appended to (e.g. with `--trace-deopt`).
+ * HTTP_SINGLE=n: after the batches, n single events `POST /v1/events` at 32 in
+ * flight, CPU per event printed too (the per-request cost of the HTTP stack).
  */
 import { appendFileSync, readFileSync, readdirSync } from "node:fs";
 import { processEnvFor, startServe } from "../async/support/processes.js";
@@ -24,6 +26,8 @@ const BATCHES = Number(process.env.HTTP_BATCHES ?? 40);
 const BATCH_SIZE = 500;
 const PLAYERS = 2000;
 const IN_FLIGHT = 2;
+const SINGLE = Number(process.env.HTTP_SINGLE ?? 0);
+const SINGLE_IN_FLIGHT = 32;
 
 /** ns of CPU per thread of `pid`: the main thread (tid = pid) and the sum of the others. */
 function threadCpu(pid: number): { main: number; others: number } {
@@ -53,6 +57,8 @@ interface Run {
   eventsPerSecond: number;
   rssMb: number;
   responseBytes: number;
+  /** µs of CPU (all threads) per single event, when HTTP_SINGLE is set. */
+  singleUs: number;
 }
 
 let offset = 0;
@@ -89,7 +95,24 @@ async function runOnce(flags: string): Promise<Run> {
     const after = threadCpu(serve.pid);
     const mainMs = (after.main - before.main) / 1e6 / BATCHES;
     const othersMs = (after.others - before.others) / 1e6 / BATCHES;
-    return { mainMs, othersMs, totalMs: mainMs + othersMs, eventsPerSecond: (BATCHES * BATCH_SIZE) / seconds, rssMb: peakRssMb(serve.pid), responseBytes };
+    let singleUs = 0;
+    if (SINGLE > 0) {
+      const events = Array.from({ length: SINGLE }, (_, i) => JSON.stringify(casinoEvent(offset + i, PLAYERS)));
+      offset += SINGLE;
+      const single = `${env.CLUBE_PUBLIC_URL}/v1/events`;
+      const cpu = threadCpu(serve.pid);
+      let i = 0;
+      await Promise.all(Array.from({ length: SINGLE_IN_FLIGHT }, async () => {
+        while (i < events.length) {
+          const response = await fetch(single, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: events[i++] });
+          if (response.status !== 200) throw new Error(`event answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+          await response.arrayBuffer();
+        }
+      }));
+      const end = threadCpu(serve.pid);
+      singleUs = (end.main + end.others - cpu.main - cpu.others) / 1e3 / SINGLE;
+    }
+    return { mainMs, othersMs, totalMs: mainMs + othersMs, eventsPerSecond: (BATCHES * BATCH_SIZE) / seconds, rssMb: peakRssMb(serve.pid), responseBytes, singleUs };
   } finally {
     await serve.stop();
     if (process.env.HTTP_OUTPUT) appendFileSync(process.env.HTTP_OUTPUT, serve.output());
@@ -103,7 +126,7 @@ for (let pair = 0; pair < PAIRS; pair++) {
   for (const variant of VARIANTS) {
     const run = await runOnce(variant);
     runs.get(variant)!.push(run);
-    console.error(`${KIND} ${variant}: total ${run.totalMs.toFixed(1)} ms/batch (main ${run.mainMs.toFixed(1)}, others ${run.othersMs.toFixed(1)}), ${Math.round(run.eventsPerSecond)} ev/s, peak RSS ${run.rssMb} MB, response ${run.responseBytes} B`);
+    console.error(`${KIND} ${variant}: total ${run.totalMs.toFixed(1)} ms/batch (main ${run.mainMs.toFixed(1)}, others ${run.othersMs.toFixed(1)}), ${Math.round(run.eventsPerSecond)} ev/s, peak RSS ${run.rssMb} MB, response ${run.responseBytes} B${SINGLE ? `, single ${run.singleUs.toFixed(0)} µs/event` : ""}`);
   }
 }
 console.log(`\n${KIND}: ${PAIRS} alternated runs, ${WARMUP} warm-up + ${BATCHES} measured batches of ${BATCH_SIZE}, medians:`);
@@ -111,7 +134,7 @@ for (const [variant, list] of runs) {
   const m = (pick: (r: Run) => number) => median(list.map(pick));
   console.log(
     `${variant.padEnd(40)} total ${m((r) => r.totalMs).toFixed(1)} ms/batch  main ${m((r) => r.mainMs).toFixed(1)}  others ${m((r) => r.othersMs).toFixed(1)}  ` +
-      `${Math.round(m((r) => r.eventsPerSecond))} ev/s  RSS ${m((r) => r.rssMb)} MB`,
+      `${Math.round(m((r) => r.eventsPerSecond))} ev/s  RSS ${m((r) => r.rssMb)} MB` + (SINGLE ? `  single ${m((r) => r.singleUs).toFixed(0)} µs/event` : ""),
   );
 }
 process.exit(0);
