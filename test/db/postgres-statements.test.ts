@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TableShape } from "../../server/src/db/hot/index.js";
 import { postgresHotStore } from "../../server/src/db/hot/postgres.js";
+import { decodeBinaryArray } from "../support/pg-binary-array.js";
 
 /*
  * How the PostgreSQL hot store sends its statements (no database: a client
@@ -79,7 +80,10 @@ describe("postgres hot store statements", () => {
       expect(sent[0].text).toBe(sent[1].text);
       expect(sent[0].text).toContain("$2::text, $3::text");
       expect(sent[0].text).toContain("$5::timestamptz");
-      expect(sent[0].values).toEqual(["{\"led_0\",\"led_1\",\"led_2\"}", "club_1", "test", "{0,1,2}", "2026-11-24T12:00:00.000Z"]);
+      // Arrays in binary (see pg-binary-arrays.ts): text OID 25, int8 OID 20.
+      expect(sent[0].values.map((value) => (Buffer.isBuffer(value) ? decodeBinaryArray(value) : value))).toEqual([
+        { element: 25, values: ["led_0", "led_1", "led_2"] }, "club_1", "test", { element: 20, values: [0, 1, 2] }, "2026-11-24T12:00:00.000Z",
+      ]);
     });
 
     it("binds a declared column as an array when its rows differ, and an undeclared one always", async () => {
@@ -92,7 +96,7 @@ describe("postgres hot store statements", () => {
         expect(values[1]).toBe("club_1");
       }
       // Epoch milliseconds (see epochMillis).
-      expect(sent[0].values[4]).toBe(`{${now.getTime()},${now.getTime() + 1}}`);
+      expect(decodeBinaryArray(sent[0].values[4] as Buffer)).toEqual({ element: 701, values: [now.getTime(), now.getTime() + 1] });
       expect(sent[0].text).toBe(sent[1].text);
     });
 

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { HotStore, ParticipantUpdate, ProcessedEvent, Upsert, Write } from "./index.js";
+import { binaryArray, type BinaryElement } from "./pg-binary-arrays.js";
 import type { ColumnKind, TableShape } from "./table-shape.js";
 
 /** The part of a `pg` Client the hot path uses. */
@@ -133,9 +134,48 @@ export function arrayParameter(values: unknown[]): unknown {
   return json.includes("\\") ? values : `{${json.slice(1, -1)}}`;
 }
 
-/** A read's parameter: an array (ids of an `= any(?::text[])`) as its literal text, see arrayParameter. */
-function boundParameter(value: unknown): unknown {
-  return Array.isArray(value) ? arrayParameter(value) : value;
+/** An array parameter of `element`s: in binary when it can be (pg-binary-arrays.ts), else as its literal text (arrayParameter). */
+function scalarArray(element: BinaryElement, values: unknown[]): unknown {
+  return binaryArray(element, values) ?? arrayParameter(values);
+}
+
+/** The element each column kind's array parameter holds (a datetime's epoch milliseconds are float8, see epochMillis). */
+const ELEMENT: Record<Exclude<ColumnKind, "json" | "datetime">, BinaryElement> = {
+  text: "text", bigint: "int8", integer: "int4", double: "float8", boolean: "bool",
+};
+
+/**
+ * The element type of each `?` of a statement written with placeholders,
+ * where the statement casts it to an array (`?::text[]`), by position
+ * (cached): an array bound there may go in binary, its type being declared.
+ */
+function placeholderElements(sql: string): readonly (BinaryElement | undefined)[] {
+  let elements = placeholderCache.get(sql);
+  if (elements === undefined) {
+    elements = [...sql.matchAll(/\?(?:::(\w+)\[\])?/g)].map((match) => (match[1] === undefined ? undefined : CAST_ELEMENT[match[1]]));
+    placeholderCache.set(sql, elements);
+  }
+  return elements;
+}
+const placeholderCache = new Map<string, readonly (BinaryElement | undefined)[]>();
+const CAST_ELEMENT: Record<string, BinaryElement | undefined> = {
+  text: "text", int8: "int8", bigint: "int8", int4: "int4", integer: "int4", float8: "float8", bool: "bool", boolean: "bool",
+};
+
+/**
+ * A parameter of a statement written with placeholders: an array cast to an
+ * array type (`= any(?::text[])`) as scalarArray binds it, any other array
+ * as its literal text (arrayParameter), a scalar as it is.
+ */
+function boundParameter(value: unknown, element: BinaryElement | undefined): unknown {
+  if (!Array.isArray(value)) return value;
+  return element === undefined ? arrayParameter(value) : scalarArray(element, value);
+}
+
+/** A statement's parameters bound by boundParameter, the placeholders' casts read off `sql`. */
+function boundParameters(sql: string, values: unknown[]): unknown[] {
+  const elements = placeholderElements(sql);
+  return values.map((value, i) => boundParameter(value, elements[i]));
 }
 
 /** A JSON column's parameter: one JSON array of its values (an undefined element becomes JSON null, turned back into SQL null by `nullif`). */
@@ -174,10 +214,9 @@ const names = new Map<string, string>();
  */
 const PLANNED_EACH_RUN_ABOVE = 64;
 
-/** A read: named or not by the length of its array parameters, which then go as literal texts (boundParameter). */
-function read(client: PgClient, text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
+/** A read: named or not by the length of its array parameters (`values`), sent `bound` (boundParameters). */
+function read(client: PgClient, text: string, values: unknown[], bound: unknown[]): Promise<{ rows: unknown[] }> {
   const large = values.some((value) => Array.isArray(value) && value.length > PLANNED_EACH_RUN_ABOVE);
-  const bound = values.map(boundParameter);
   return large ? client.query({ text, values: bound }) : run(client, text, bound);
 }
 
@@ -221,9 +260,9 @@ function columnArrays(shape: TableShape, rows: object[], uniform: ReadonlySet<st
   const parameters = shape.columns.map(({ property, kind }) => {
     if (uniform.has(property)) return kind === "datetime" ? boundDatetime(values[0][property]) : values[0][property] ?? null;
     if (kind === "json") return jsonColumn(values.map((row) => row[property] ?? null));
-    if (kind !== "datetime") return arrayParameter(values.map((row) => row[property] ?? null));
+    if (kind !== "datetime") return scalarArray(ELEMENT[kind], values.map((row) => row[property] ?? null));
     const millis = epochMillis(values, property);
-    if (millis) return arrayParameter(millis);
+    if (millis) return scalarArray("float8", millis);
     (texts ??= new Set()).add(property);
     return arrayParameter(datetimeColumn(values, property));
   });
@@ -261,17 +300,17 @@ from rows from (unnest($1::text[]), jsonb_array_elements($2::jsonb), unnest($3::
 
 function participantArrays(rows: ParticipantUpdate[]): unknown[] {
   return [
-    arrayParameter(rows.map((row) => row.id)), arrayParameter(rows.map((row) => row.xp)), arrayParameter(rows.map((row) => row.level)),
-    arrayParameter(rows.map((row) => row.tierCode)), jsonColumn(rows.map((row) => row.tags)), jsonColumn(rows.map((row) => row.eventCounts)),
-    arrayParameter(rows.map((row) => row.peak !== null)), arrayParameter(rows.map((row) => row.peak?.peakMonth ?? null)),
-    arrayParameter(rows.map((row) => row.peak?.peakLevel ?? null)), arrayParameter(rows.map((row) => row.peak?.priorMonthPeakLevel ?? null)),
+    scalarArray("text", rows.map((row) => row.id)), scalarArray("int8", rows.map((row) => row.xp)), scalarArray("int4", rows.map((row) => row.level)),
+    scalarArray("text", rows.map((row) => row.tierCode)), jsonColumn(rows.map((row) => row.tags)), jsonColumn(rows.map((row) => row.eventCounts)),
+    scalarArray("bool", rows.map((row) => row.peak !== null)), scalarArray("text", rows.map((row) => row.peak?.peakMonth ?? null)),
+    scalarArray("int4", rows.map((row) => row.peak?.peakLevel ?? null)), scalarArray("int4", rows.map((row) => row.peak?.priorMonthPeakLevel ?? null)),
     // Epoch milliseconds, spread by to_timestamp (see epochMillis).
-    arrayParameter(rows.map((row) => row.updatedAt.getTime())),
+    scalarArray("float8", rows.map((row) => row.updatedAt.getTime())),
   ];
 }
 
 function lotArrays(rows: { id: string; amount: number }[]): unknown[] {
-  return [arrayParameter(rows.map((row) => row.id)), arrayParameter(rows.map((row) => row.amount))];
+  return [scalarArray("text", rows.map((row) => row.id)), scalarArray("int8", rows.map((row) => row.amount))];
 }
 
 /** A write's statement (parameters numbered from $1), a key naming its text, and its values; null without rows. */
@@ -297,7 +336,7 @@ function numbered(sql: string): string {
 
 export function postgresHotStore(client: PgClient, convert: (err: unknown) => never): HotStore {
   const exec = (text: string, values: unknown[]) => run(client, text, values).catch(convert);
-  const query = (text: string, values: unknown[]) => read(client, text, values).catch(convert);
+  const query = (text: string, values: unknown[], bound: unknown[]) => read(client, text, values, bound).catch(convert);
   /*
    * Reads asked for in the same turn of the event loop (a step's state loads,
    * issued together) go to the server as one statement, each read a scalar
@@ -312,7 +351,7 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
     const text = reads.length === 1
       ? cachedText(`select|${reads[0].sql}`, () => numbered(reads[0].sql))
       : cachedText(`selects|${reads.map((read) => read.sql).join("\u0000")}`, () => numbered(`select ${reads.map((read, i) => `(select coalesce(json_agg(t), '[]'::json) from (${read.sql}) as t) as r${i}`).join(", ")}`));
-    query(text, reads.flatMap((read) => read.params)).then(
+    query(text, reads.flatMap((read) => read.params), reads.flatMap((read) => boundParameters(read.sql, read.params))).then(
       ({ rows }) => {
         if (reads.length === 1) reads[0].resolve(rows);
         else reads.forEach((read, i) => read.resolve((rows[0] as Record<string, unknown[]>)[`r${i}`]));
@@ -343,7 +382,7 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
     },
     async markEventsProcessed(rows: ProcessedEvent[], processedAt: Date) {
       if (rows.length === 0) return;
-      await exec(MARK_EVENTS_PROCESSED, [arrayParameter(rows.map((row) => row.id)), jsonColumn(rows.map((row) => row.effects)), arrayParameter(rows.map((row) => row.effects.length)), processedAt.toISOString()]);
+      await exec(MARK_EVENTS_PROCESSED, [scalarArray("text", rows.map((row) => row.id)), jsonColumn(rows.map((row) => row.effects)), scalarArray("int4", rows.map((row) => row.effects.length)), processedAt.toISOString()]);
     },
     async writeAll(writes) {
       const parts = writes.map(statementOf).filter((part) => part !== null);
@@ -362,11 +401,13 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
       await exec(text, parts.flatMap((part) => part.values));
     },
     async run(sql: { postgresql: string }, params: unknown[]) {
-      await exec(cachedText(`run|${sql.postgresql}`, () => numbered(sql.postgresql)), params.map(boundParameter));
+      await exec(cachedText(`run|${sql.postgresql}`, () => numbered(sql.postgresql)), boundParameters(sql.postgresql, params));
     },
     select<R>(sql: { postgresql: string }, params: unknown[]): Promise<R[]> {
       // A lock is taken on its own, in the order its statement says.
-      if (/\bfor update\b/.test(sql.postgresql)) return query(cachedText(`select|${sql.postgresql}`, () => numbered(sql.postgresql)), params).then(({ rows }) => rows as R[]);
+      if (/\bfor update\b/.test(sql.postgresql)) {
+        return query(cachedText(`select|${sql.postgresql}`, () => numbered(sql.postgresql)), params, boundParameters(sql.postgresql, params)).then(({ rows }) => rows as R[]);
+      }
       return new Promise((resolve, reject) => {
         pending.push({ sql: sql.postgresql, params, resolve: resolve as (rows: unknown[]) => void, reject });
         if (pending.length === 1) queueMicrotask(sendSelects);
