@@ -9,8 +9,13 @@
  * the parameters and of encoding the messages, the bytes sent, and the heap
  * bytes allocated per statement. Not a test:
  * `npx tsx test/micro/pg-write-costs.ts` (ROUNDS, default 400).
+ * SERVER_ROUNDS=n (default 0): then runs the captured statement n times on
+ * the database, each in a transaction rolled back, and prints the median CPU
+ * per run of this process and of its backend (/proc/<pid>/schedstat).
  */
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import type { SqlEntityManager } from "@mikro-orm/knex";
 import { hotStore, type HotStore, type Write } from "../../server/src/db/hot/index.js";
 import { postgresHotStore, type PgClient } from "../../server/src/db/hot/postgres.js";
 import { ingestBatch } from "../../server/src/usecases/events.js";
@@ -24,6 +29,9 @@ const { serialize } = require("pg-protocol") as { serialize: { parse(q: object):
 const { prepareValue } = require("pg/lib/utils.js") as { prepareValue(value: unknown): unknown };
 
 let captured: Write[] | undefined;
+/** Set for the last batch: its writes are captured, not made (the batch fails and rolls back), so they can be replayed. */
+let lastBatch = false;
+class Captured extends Error {}
 const flush = PendingWrites.prototype.flush;
 PendingWrites.prototype.flush = async function (this: PendingWrites, em: Parameters<typeof flush>[0]) {
   if (em.getTransactionContext()) {
@@ -33,7 +41,7 @@ PendingWrites.prototype.flush = async function (this: PendingWrites, em: Paramet
       // Copies of the row lists: PendingWrites empties its own after the flush.
       captured = writes.map((write) => ("insert" in write ? { ...write, rows: [...write.rows] }
         : "updateParticipants" in write ? { updateParticipants: [...write.updateParticipants] } : { spendLots: [...write.spendLots] }));
-      return writeAll(writes);
+      return lastBatch ? Promise.reject(new Captured()) : writeAll(writes);
     };
   }
   return flush.call(this, em);
@@ -41,13 +49,46 @@ PendingWrites.prototype.flush = async function (this: PendingWrites, em: Paramet
 
 const club = await openClub("postgresql");
 let writes: Write[];
+const SERVER_ROUNDS = Number(process.env.SERVER_ROUNDS ?? 0);
 try {
   let next = 0;
   const batch = () => Array.from({ length: 500 }, () => eventInput(casinoEvent(next++, 2000)));
   for (let b = 0; b < 6; b++) await ingestBatch(club.db, club.scope, batch(), { now: new Date(), publicUrl: PUBLIC_URL });
+  lastBatch = true;
+  await ingestBatch(club.db, club.scope, batch(), { now: new Date(), publicUrl: PUBLIC_URL }).then(
+    () => { throw new Error("the last batch was meant to fail"); },
+    (err: unknown) => { if (!(err instanceof Captured)) throw err; },
+  );
   writes = captured!;
+  if (SERVER_ROUNDS > 0) await onServer(club.db.em());
 } finally {
   await club.close();
+}
+
+/** The captured writes run on the database SERVER_ROUNDS times, each rolled back: CPU per run here and in the backend. */
+async function onServer(em: SqlEntityManager): Promise<void> {
+  const { client } = em.getKnex();
+  const connection = (await client.acquireConnection()) as PgClient & { processID: number };
+  const backendNs = () => Number(readFileSync(`/proc/${connection.processID}/schedstat`, "utf8").split(" ")[0]);
+  const store = postgresHotStore(connection, (err) => { throw err; });
+  const node: number[] = [];
+  const server: number[] = [];
+  try {
+    for (let r = 0; r < SERVER_ROUNDS; r++) {
+      await connection.query({ text: "begin", values: [] });
+      const serverStart = backendNs();
+      const start = process.cpuUsage();
+      await store.writeAll(writes);
+      const used = process.cpuUsage(start);
+      server.push((backendNs() - serverStart) / 1e6);
+      node.push((used.user + used.system) / 1000);
+      await connection.query({ text: "rollback", values: [] });
+    }
+  } finally {
+    await client.releaseConnection(connection);
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1].toFixed(2);
+  console.log(`on the server: Node ${median(node)} ms, backend ${median(server)} ms per write statement (median of ${SERVER_ROUNDS})`);
 }
 
 let encode = false;
