@@ -72,11 +72,13 @@ function textArray(values: readonly unknown[]): Buffer | null {
     if (value === null || value === undefined) nulls = true;
     else if (typeof value !== "string") return null;
   }
-  const joined = PLACEHOLDER + values.join(PLACEHOLDER);
+  // The first element's placeholder is not in the text: prepending it would make a rope that byteLength and
+  // write flatten into a copy of the whole text (≈ 0.5 MB per batch).
+  const joined = values.join(PLACEHOLDER);
   if (Buffer.byteLength(joined, "utf8") !== joined.length) return null;
-  const buffer = Buffer.allocUnsafe(HEADER_BYTES + joined.length);
+  const buffer = Buffer.allocUnsafe(HEADER_BYTES + PLACEHOLDER.length + joined.length);
   header(buffer, "text", values.length, nulls);
-  buffer.write(joined, HEADER_BYTES, "latin1");
+  buffer.write(joined, HEADER_BYTES + PLACEHOLDER.length, "latin1");
   let offset = HEADER_BYTES;
   for (let i = 0; i < values.length; i++) {
     const value = values[i] as string | null | undefined;
