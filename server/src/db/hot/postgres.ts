@@ -172,12 +172,6 @@ function boundParameter(value: unknown, element: BinaryElement | undefined): unk
   return element === undefined ? arrayParameter(value) : scalarArray(element, value);
 }
 
-/** A statement's parameters bound by boundParameter, the placeholders' casts read off `sql`. */
-function boundParameters(sql: string, values: unknown[]): unknown[] {
-  const elements = placeholderElements(sql);
-  return values.map((value, i) => boundParameter(value, elements[i]));
-}
-
 /** A JSON column's parameter: one JSON array of its values (an undefined element becomes JSON null, turned back into SQL null by `nullif`). */
 function jsonColumn(values: unknown[]): string {
   return JSON.stringify(values);
@@ -214,7 +208,7 @@ const names = new Map<string, string>();
  */
 const PLANNED_EACH_RUN_ABOVE = 64;
 
-/** A read: named or not by the length of its array parameters (`values`), sent `bound` (boundParameters). */
+/** A read: named or not by the length of its array parameters (`values`), sent `bound` (sharedParameters). */
 function read(client: PgClient, text: string, values: unknown[], bound: unknown[]): Promise<{ rows: unknown[] }> {
   const large = values.some((value) => Array.isArray(value) && value.length > PLANNED_EACH_RUN_ABOVE);
   return large ? client.query({ text, values: bound }) : run(client, text, bound);
@@ -328,10 +322,49 @@ function statementOf(write: Write): { key: string; text: string; values: unknown
   return write.spendLots.length === 0 ? null : { key: "lots", text: SPEND_LOTS, values: lotArrays(write.spendLots) };
 }
 
-/** `?` placeholders numbered as PostgreSQL wants them. */
-function numbered(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
+/** `?` placeholders numbered as PostgreSQL wants them: `numbers[0]`, `numbers[1]`… in turn (see sharedParameters). */
+function numberedAs(sql: string, numbers: readonly number[]): string {
+  let k = 0;
+  return sql.replace(/\?/g, () => `$${numbers[k++]}`);
+}
+
+/**
+ * The parameters of reads sent as one statement, numbered in turn, except
+ * that an array passed again under the same cast (the same object: a step's
+ * state reads all take its participant ids) takes the number it had, so it
+ * is encoded, sent and read by the server once instead of once per read
+ * (3 × 500 ids of a batch's combined state read). Only the same object is
+ * shared, never equal contents found by comparing them: the pattern follows
+ * the code path, so a statement's text stays the same from batch to batch.
+ * `pattern` names it for the cache of statement texts ("" when nothing is shared).
+ */
+function sharedParameters(reads: readonly { sql: string; params: unknown[] }[]): { numbers: number[]; values: unknown[]; bound: unknown[]; pattern: string } {
+  const values: unknown[] = [];
+  const bound: unknown[] = [];
+  const casts: (BinaryElement | undefined)[] = [];
+  const numbers: number[] = [];
+  let shared = false;
+  for (const { sql, params } of reads) {
+    const elements = placeholderElements(sql);
+    for (let i = 0; i < params.length; i++) {
+      const value = params[i];
+      const element = elements[i];
+      let index = -1;
+      if (Array.isArray(value) && element !== undefined) {
+        for (let j = 0; j < values.length && index < 0; j++) if (values[j] === value && casts[j] === element) index = j;
+      }
+      if (index < 0) {
+        index = values.length;
+        values.push(value);
+        casts.push(element);
+        bound.push(boundParameter(value, element));
+      } else {
+        shared = true;
+      }
+      numbers.push(index + 1);
+    }
+  }
+  return { numbers, values, bound, pattern: shared ? numbers.join(",") : "" };
 }
 
 export function postgresHotStore(client: PgClient, convert: (err: unknown) => never): HotStore {
@@ -348,10 +381,11 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
   const sendSelects = () => {
     const reads = pending;
     pending = [];
+    const { numbers, values, bound, pattern } = sharedParameters(reads);
     const text = reads.length === 1
-      ? cachedText(`select|${reads[0].sql}`, () => numbered(reads[0].sql))
-      : cachedText(`selects|${reads.map((read) => read.sql).join("\u0000")}`, () => numbered(`select ${reads.map((read, i) => `(select coalesce(json_agg(t), '[]'::json) from (${read.sql}) as t) as r${i}`).join(", ")}`));
-    query(text, reads.flatMap((read) => read.params), reads.flatMap((read) => boundParameters(read.sql, read.params))).then(
+      ? cachedText(`select|${reads[0].sql}|${pattern}`, () => numberedAs(reads[0].sql, numbers))
+      : cachedText(`selects|${reads.map((read) => read.sql).join("\u0000")}|${pattern}`, () => numberedAs(`select ${reads.map((read, i) => `(select coalesce(json_agg(t), '[]'::json) from (${read.sql}) as t) as r${i}`).join(", ")}`, numbers));
+    query(text, values, bound).then(
       ({ rows }) => {
         if (reads.length === 1) reads[0].resolve(rows);
         else reads.forEach((read, i) => read.resolve((rows[0] as Record<string, unknown[]>)[`r${i}`]));
@@ -401,12 +435,14 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
       await exec(text, parts.flatMap((part) => part.values));
     },
     async run(sql: { postgresql: string }, params: unknown[]) {
-      await exec(cachedText(`run|${sql.postgresql}`, () => numbered(sql.postgresql)), boundParameters(sql.postgresql, params));
+      const { numbers, bound, pattern } = sharedParameters([{ sql: sql.postgresql, params }]);
+      await exec(cachedText(`run|${sql.postgresql}|${pattern}`, () => numberedAs(sql.postgresql, numbers)), bound);
     },
     select<R>(sql: { postgresql: string }, params: unknown[]): Promise<R[]> {
       // A lock is taken on its own, in the order its statement says.
       if (/\bfor update\b/.test(sql.postgresql)) {
-        return query(cachedText(`select|${sql.postgresql}`, () => numbered(sql.postgresql)), params, boundParameters(sql.postgresql, params)).then(({ rows }) => rows as R[]);
+        const { numbers, values, bound, pattern } = sharedParameters([{ sql: sql.postgresql, params }]);
+        return query(cachedText(`select|${sql.postgresql}|${pattern}`, () => numberedAs(sql.postgresql, numbers)), values, bound).then(({ rows }) => rows as R[]);
       }
       return new Promise((resolve, reject) => {
         pending.push({ sql: sql.postgresql, params, resolve: resolve as (rows: unknown[]) => void, reject });
