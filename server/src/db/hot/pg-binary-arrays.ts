@@ -50,12 +50,25 @@ export function binaryArray(element: BinaryElement, values: readonly unknown[]):
   }
 }
 
-function header(buffer: Buffer, element: BinaryElement, count: number, nulls: boolean): void {
-  buffer.writeInt32BE(1, 0);
-  buffer.writeInt32BE(nulls ? 1 : 0, 4);
-  buffer.writeInt32BE(ELEMENT_OID[element], 8);
-  buffer.writeInt32BE(count, 12);
-  buffer.writeInt32BE(1, 16);
+/**
+ * A buffer for `count` elements of at most `size` bytes each after their
+ * length prefix, and a DataView over it: its setters are compiled inline
+ * (Buffer#writeInt32BE and the like checked ranges per call, ≈ 20 ns an
+ * element).
+ */
+function allocate(count: number, size: number): { buffer: Buffer; view: DataView } {
+  const buffer = Buffer.allocUnsafe(HEADER_BYTES + (4 + size) * count);
+  return { buffer, view: new DataView(buffer.buffer, buffer.byteOffset, buffer.length) };
+}
+
+/** Writes the header and returns the array's bytes (`end`: after the last element; nulls take fewer bytes than allocated). */
+function finish(buffer: Buffer, view: DataView, element: BinaryElement, count: number, nulls: boolean, end: number): Buffer {
+  view.setInt32(0, 1);
+  view.setInt32(4, nulls ? 1 : 0);
+  view.setInt32(8, ELEMENT_OID[element]);
+  view.setInt32(12, count);
+  view.setInt32(16, 1);
+  return end === buffer.length ? buffer : buffer.subarray(0, end);
 }
 
 /**
@@ -77,79 +90,112 @@ function textArray(values: readonly unknown[]): Buffer | null {
   const joined = values.join(PLACEHOLDER);
   if (Buffer.byteLength(joined, "utf8") !== joined.length) return null;
   const buffer = Buffer.allocUnsafe(HEADER_BYTES + PLACEHOLDER.length + joined.length);
-  header(buffer, "text", values.length, nulls);
+  const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.length);
   buffer.write(joined, HEADER_BYTES + PLACEHOLDER.length, "latin1");
   let offset = HEADER_BYTES;
   for (let i = 0; i < values.length; i++) {
     const value = values[i] as string | null | undefined;
     if (value === null || value === undefined) {
-      buffer.writeInt32BE(NULL_LENGTH, offset);
+      view.setInt32(offset, NULL_LENGTH);
       offset += 4;
     } else {
-      buffer.writeInt32BE(value.length, offset);
+      view.setInt32(offset, value.length);
       offset += 4 + value.length;
     }
   }
-  return buffer;
+  return finish(buffer, view, "text", values.length, nulls, offset);
 }
 
-/**
- * Fixed-size elements: `write` puts a value's bytes at an offset and says
- * whether it could (false: the array goes as text); nulls take a length
- * prefix of -1 and no bytes.
+/*
+ * Fixed-size elements: a length prefix and the value's bytes, or a length of
+ * -1 and no bytes for a null. One loop per type rather than one loop calling
+ * a writer per type: that call, shared by the types, was not inlined.
  */
-function fixedArray(element: BinaryElement, size: number, values: readonly unknown[], write: (buffer: Buffer, offset: number, value: unknown) => boolean): Buffer | null {
-  const buffer = Buffer.allocUnsafe(HEADER_BYTES + (4 + size) * values.length);
+
+/** Safe integers only: the text path sends any other number as JSON writes it, which PostgreSQL may take (2^60) or refuse (1.5). */
+function int8Array(values: readonly unknown[]): Buffer | null {
+  const { buffer, view } = allocate(values.length, 8);
   let nulls = false;
   let offset = HEADER_BYTES;
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
     if (value === null || value === undefined) {
       nulls = true;
-      buffer.writeInt32BE(NULL_LENGTH, offset);
+      view.setInt32(offset, NULL_LENGTH);
       offset += 4;
-      continue;
+    } else if (Number.isSafeInteger(value)) {
+      const high = Math.floor((value as number) / TWO_TO_32);
+      view.setInt32(offset, 8);
+      view.setInt32(offset + 4, high);
+      view.setUint32(offset + 8, (value as number) - high * TWO_TO_32);
+      offset += 12;
+    } else {
+      return null;
     }
-    buffer.writeInt32BE(size, offset);
-    if (!write(buffer, offset + 4, value)) return null;
-    offset += 4 + size;
   }
-  header(buffer, element, values.length, nulls);
-  return offset === buffer.length ? buffer : buffer.subarray(0, offset);
-}
-
-/** Safe integers only: the text path sends any other number as JSON writes it, which PostgreSQL may take (2^60) or refuse (1.5). */
-function int8Array(values: readonly unknown[]): Buffer | null {
-  return fixedArray("int8", 8, values, (buffer, offset, value) => {
-    if (!Number.isSafeInteger(value)) return false;
-    const high = Math.floor((value as number) / TWO_TO_32);
-    buffer.writeInt32BE(high, offset);
-    buffer.writeUInt32BE((value as number) - high * TWO_TO_32, offset + 4);
-    return true;
-  });
+  return finish(buffer, view, "int8", values.length, nulls, offset);
 }
 
 function int4Array(values: readonly unknown[]): Buffer | null {
-  return fixedArray("int4", 4, values, (buffer, offset, value) => {
-    if (typeof value !== "number" || (value | 0) !== value) return false;
-    buffer.writeInt32BE(value, offset);
-    return true;
-  });
+  const { buffer, view } = allocate(values.length, 4);
+  let nulls = false;
+  let offset = HEADER_BYTES;
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (value === null || value === undefined) {
+      nulls = true;
+      view.setInt32(offset, NULL_LENGTH);
+      offset += 4;
+    } else if (typeof value === "number" && (value | 0) === value) {
+      view.setInt32(offset, 4);
+      view.setInt32(offset + 4, value);
+      offset += 8;
+    } else {
+      return null;
+    }
+  }
+  return finish(buffer, view, "int4", values.length, nulls, offset);
 }
 
 /** Finite numbers; -0 goes as 0, as its JSON text "0" does. */
 function float8Array(values: readonly unknown[]): Buffer | null {
-  return fixedArray("float8", 8, values, (buffer, offset, value) => {
-    if (typeof value !== "number" || !Number.isFinite(value)) return false;
-    buffer.writeDoubleBE(value === 0 ? 0 : value, offset);
-    return true;
-  });
+  const { buffer, view } = allocate(values.length, 8);
+  let nulls = false;
+  let offset = HEADER_BYTES;
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (value === null || value === undefined) {
+      nulls = true;
+      view.setInt32(offset, NULL_LENGTH);
+      offset += 4;
+    } else if (typeof value === "number" && Number.isFinite(value)) {
+      view.setInt32(offset, 8);
+      view.setFloat64(offset + 4, value === 0 ? 0 : value);
+      offset += 12;
+    } else {
+      return null;
+    }
+  }
+  return finish(buffer, view, "float8", values.length, nulls, offset);
 }
 
 function boolArray(values: readonly unknown[]): Buffer | null {
-  return fixedArray("bool", 1, values, (buffer, offset, value) => {
-    if (typeof value !== "boolean") return false;
-    buffer[offset] = value ? 1 : 0;
-    return true;
-  });
+  const { buffer, view } = allocate(values.length, 1);
+  let nulls = false;
+  let offset = HEADER_BYTES;
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (value === null || value === undefined) {
+      nulls = true;
+      view.setInt32(offset, NULL_LENGTH);
+      offset += 4;
+    } else if (typeof value === "boolean") {
+      view.setInt32(offset, 1);
+      view.setUint8(offset + 4, value ? 1 : 0);
+      offset += 5;
+    } else {
+      return null;
+    }
+  }
+  return finish(buffer, view, "bool", values.length, nulls, offset);
 }
