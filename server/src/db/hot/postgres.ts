@@ -112,8 +112,10 @@ export function datetimeColumn(rows: Record<string, unknown>[], property: string
 }
 
 /**
- * A scalar column's array parameter, as PostgreSQL's array literal text built
- * by one native JSON.stringify. For strings without `"`, `\` or control
+ * A scalar column's array parameter where binaryArray declines it (a
+ * non-ASCII text, a number out of its type's range, a value of another type:
+ * see pg-binary-arrays.ts), or an array whose type the statement does not
+ * declare: PostgreSQL's array literal text built by one native JSON.stringify. For strings without `"`, `\` or control
  * characters, finite numbers, booleans and nulls, JSON's array text IS the
  * array literal once its brackets become braces: elements are double-quoted
  * alike, and an unquoted `null` is PostgreSQL's (case-insensitive) NULL.
