@@ -67,6 +67,11 @@ interface StoredPendingRow {
   payload: Record<string, unknown>;
 }
 
+/** A module-level function, not a closure per pass: see the comment above participantArrays in db/hot/postgres.ts. */
+function pendingRowOf(row: StoredPendingRow): PendingRow {
+  return { id: row.id, clubId: row.club_id, env: row.env, kind: row.kind, payload: row.payload };
+}
+
 /*
  * PostgreSQL only (no SQLite text): on SQLite the relay reads through the ORM
  * outside a transaction, where no HotStore exists and no claim is taken.
@@ -132,7 +137,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       return em.find(OutboxMessage, { relayedAt: null }, { orderBy: { createdAt: "asc", id: "asc" }, limit: batchSize, disableIdentityMap: true });
     }
     const rows = await (await hotStore(em)).select<StoredPendingRow>(CLAIM_PENDING, [batchSize]);
-    return rows.map((row) => ({ id: row.id, clubId: row.club_id, env: row.env, kind: row.kind, payload: row.payload }));
+    return rows.map(pendingRowOf);
   }
 
   async function markRelayed(em: SqlEntityManager, ids: string[]): Promise<void> {
