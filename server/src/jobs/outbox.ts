@@ -67,7 +67,11 @@ interface StoredPendingRow {
   payload: Record<string, unknown>;
 }
 
-/** A module-level function, not a closure per pass: see the comment above participantArrays in db/hot/postgres.ts. */
+/** Module-level functions, not closures per pass: see the comment above propertyColumn in db/hot/postgres.ts. */
+function isWebhook(row: PendingRow): boolean {
+  return row.kind === "webhook";
+}
+
 function pendingRowOf(row: StoredPendingRow): PendingRow {
   return { id: row.id, clubId: row.club_id, env: row.env, kind: row.kind, payload: row.payload };
 }
@@ -152,7 +156,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   async function relayBatch(em: SqlEntityManager): Promise<{ relayed: number; more: boolean; error?: unknown }> {
     const rows = await pendingRows(em);
     if (rows.length === 0) return { relayed: 0, more: false };
-    const endpointsOf = await endpointsByScope(em, rows.filter((row) => row.kind === "webhook"));
+    const endpointsOf = await endpointsByScope(em, rows.filter(isWebhook));
     const outcomes = await Promise.allSettled(
       rows.map((row) => {
         if (row.kind === "webhook" && !subscribed(endpointsOf(row), row.payload)) return Promise.resolve();
