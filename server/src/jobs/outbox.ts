@@ -156,10 +156,10 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   async function relayBatch(em: SqlEntityManager): Promise<{ relayed: number; more: boolean; error?: unknown }> {
     const rows = await pendingRows(em);
     if (rows.length === 0) return { relayed: 0, more: false };
-    const endpointsOf = await endpointsByScope(em, rows.filter(isWebhook));
+    const endpoints = await endpointsByScope(em, rows.filter(isWebhook));
     const outcomes = await Promise.allSettled(
       rows.map((row) => {
-        if (row.kind === "webhook" && !subscribed(endpointsOf(row), row.payload)) return Promise.resolve();
+        if (row.kind === "webhook" && !subscribed(endpoints.of(row), row.payload)) return Promise.resolve();
         const message: RelayedMessage = { id: row.id, clubId: row.clubId, env: row.env, payload: row.payload };
         return options.queue.publish(row.kind, message, { id: row.id });
       }),

@@ -24,10 +24,24 @@ export function hasSubscriber(endpoints: readonly EndpointSubscription[], type: 
 const scopeKey = (scope: Scope) => `${scope.clubId}\u0000${scope.env}`;
 
 /**
+ * The endpoints of the scopes endpointsByScope read. A class rather than a
+ * returned lookup closure: the relay reads them on every pass, and a closure
+ * made per pass loses its optimized code at every full GC.
+ */
+export class ScopeEndpoints {
+  constructor(private readonly byScope: ReadonlyMap<string, EndpointSubscription[]>) {}
+
+  /** The enabled endpoints of `scope` (none: an empty list). */
+  of(scope: Scope): EndpointSubscription[] {
+    return this.byScope.get(scopeKey(scope)) ?? [];
+  }
+}
+
+/**
  * The enabled endpoints of every scope in `scopes`, read in one statement,
  * keyed by `clubId NUL env` (a scope without endpoints maps to an empty list).
  */
-export async function endpointsByScope(em: SqlEntityManager, scopes: readonly Scope[]): Promise<(scope: Scope) => EndpointSubscription[]> {
+export async function endpointsByScope(em: SqlEntityManager, scopes: readonly Scope[]): Promise<ScopeEndpoints> {
   const byScope = new Map<string, EndpointSubscription[]>();
   const clubIds = [...new Set(scopes.map((scope) => scope.clubId))];
   if (clubIds.length > 0) {
@@ -43,5 +57,5 @@ export async function endpointsByScope(em: SqlEntityManager, scopes: readonly Sc
       byScope.set(key, list);
     }
   }
-  return (scope) => byScope.get(scopeKey(scope)) ?? [];
+  return new ScopeEndpoints(byScope);
 }
