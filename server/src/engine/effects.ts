@@ -1,30 +1,14 @@
 import type { RuleConfig, RuleEffect } from "./config.js";
-import { numericValue } from "./conditions.js";
-import { resolveAmount, type ExpressionVariables } from "./expressions.js";
+import { resolveAmount } from "./expressions.js";
 import { dailyCapUnits, fitUnderCap } from "./limits.js";
 import { advanceMission, missionAvailable } from "./missions.js";
 import type { Session } from "./session.js";
 import type { EngineEvent } from "./types.js";
 
-/** The CEL variables for a rule amount: the event and the participant as it is now. */
-function expressionVariables(session: Session, event: EngineEvent): ExpressionVariables {
-  const amount = numericValue(event.amount);
-  return {
-    event: {
-      type: event.type,
-      id: event.id ?? null,
-      amount: Number.isNaN(amount) ? 0 : amount,
-      currency: event.currency,
-      occurred_at: event.occurred_at,
-      meta: event.meta,
-    },
-    participant: session.participant,
-  };
-}
-
 /** A rule's `amount`/`increment`/`points` as a number, or null (reported in `skipped`). */
 function resolve(session: Session, ruleId: string, effect: RuleEffect, amount: number | string, event: EngineEvent): number | null {
-  const result = resolveAmount(amount, expressionVariables(session, event));
+  // A number as configured needs no variables (see Session#expressionVariables).
+  const result = typeof amount === "number" ? { ok: true as const, value: amount } : resolveAmount(amount, session.expressionVariables(event));
   if (!result.ok) {
     session.skip(ruleId, effect.type, result.reason, result.detail);
     return null;

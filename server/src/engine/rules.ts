@@ -55,7 +55,8 @@ export function enabledRulesFor(config: EngineConfig, eventType: string): readon
 function blockingGate(session: Session, rule: RuleConfig, event: EngineEvent, run: RuleRunState, key: string | null): RuleGate | null {
   if (rule.conditions.length > 0) {
     const context = session.conditionContext(event);
-    if (!rule.conditions.every((condition) => evaluateCondition(condition, context))) return "conditions";
+    // A loop, not `every` with a closure: this runs for each rule of each event.
+    for (let i = 0; i < rule.conditions.length; i++) if (!evaluateCondition(rule.conditions[i], context)) return "conditions";
   }
   if (!matchesGameFilter(rule.games, event.meta, session.config.games?.exclude)) return "games";
   return runLimitReached(rule, run, key, session.now);

@@ -1,6 +1,6 @@
 import type { ApiEffect, EngineConfig, CurrencyConfig, MissionConfig, RewardConfig, RuleEffect } from "./config.js";
-import type { ConditionContext } from "./conditions.js";
-import type { ExpressionParticipant } from "./expressions.js";
+import { numericValue, type ConditionContext } from "./conditions.js";
+import type { ExpressionEvent, ExpressionParticipant, ExpressionVariables } from "./expressions.js";
 import { expiredAmount, spendLots } from "./lots.js";
 import { toMinorUnits } from "./money.js";
 import { levelForXp, levelThresholds } from "./progression.js";
@@ -36,6 +36,34 @@ function added<T>(list: T[], item: T): T[] {
   const own = list === (NONE as unknown) ? [] : list;
   own.push(item);
   return own;
+}
+
+/**
+ * `{ [type]: 1 }`, the counter increment of an evaluated event, one frozen
+ * object per type kept for the last type asked (the delta is read-only): a
+ * literal with a computed key is built by the runtime, once per event of a batch.
+ */
+function countedOnce(type: string): Record<string, number> {
+  if (type !== lastCountedType) {
+    lastCountedType = type;
+    lastCounted = Object.freeze({ [type]: 1 });
+  }
+  return lastCounted;
+}
+let lastCountedType = "";
+let lastCounted: Record<string, number> = Object.freeze({});
+
+/** The event as rule expressions see it: a number for its amount (0 without one), and its id null when absent. */
+function expressionEventOf(event: EngineEvent): ExpressionEvent {
+  const amount = numericValue(event.amount);
+  return {
+    type: event.type,
+    id: event.id ?? null,
+    amount: Number.isNaN(amount) ? 0 : amount,
+    currency: event.currency,
+    occurred_at: event.occurred_at,
+    meta: event.meta,
+  };
 }
 
 /** Seed limits on participant tags. */
@@ -75,6 +103,8 @@ export class Session {
   private webhooks: StateDelta["webhooks"] = none();
   private readonly thresholds: readonly number[];
   private participantNow: ExpressionParticipant | null = null;
+  private contextNow: ConditionContext | null = null;
+  private variablesNow: { event: EngineEvent; variables: ExpressionVariables } | null = null;
   private nowText: string | undefined;
 
   constructor(
@@ -105,7 +135,9 @@ export class Session {
     return tierAfterLevelChange(this.config.progression.tiers, this.state.tierCode, this.level);
   }
 
+  /** The participant's tags now; the stored list itself until a tag is added (read-only, as every list of the state). */
   get tags(): string[] {
+    if (this.tagsAdded.length === 0) return this.state.tags;
     return [...this.state.tags, ...this.tagsAdded.map((added) => added.tag)];
   }
 
@@ -118,9 +150,31 @@ export class Session {
     return (this.participantNow ??= { xp: this.xp, level: this.level, tier: this.tierCode, tags: this.tags });
   }
 
-  /** What conditions are evaluated against for `event`. */
+  /**
+   * What conditions are evaluated against for `event`. Read-only: kept while
+   * the event and the participant (see `participant`) stay the same, as the
+   * rules and missions of one event ask for it one after the other.
+   */
   conditionContext(event: EngineEvent): ConditionContext {
-    return { event, participant: this.participant, eventCountBefore: this.state.eventCountsBefore[event.type] ?? 0 };
+    const participant = this.participant;
+    const kept = this.contextNow;
+    if (kept !== null && kept.event === event && kept.participant === participant) return kept;
+    return (this.contextNow = { event, participant, eventCountBefore: this.state.eventCountsBefore[event.type] ?? 0 });
+  }
+
+  /**
+   * The CEL variables of a rule amount for `event`: the event as expressions
+   * see it (built once per evaluation) and the participant now. Read-only:
+   * kept while the participant stays the same (see conditionContext).
+   */
+  expressionVariables(event: EngineEvent): ExpressionVariables {
+    const participant = this.participant;
+    const kept = this.variablesNow;
+    if (kept !== null && kept.event === event && kept.variables.participant === participant) return kept.variables;
+    const expressionEvent = kept !== null && kept.event === event ? kept.variables.event : expressionEventOf(event);
+    const variables = { event: expressionEvent, participant };
+    this.variablesNow = { event, variables };
+    return variables;
   }
 
   balance(currency: string): number {
@@ -320,7 +374,8 @@ export class Session {
     if (level > this.state.level) this.effects.push({ type: "level_up", from: this.state.level, to: level });
     if (tierCode !== this.state.tierCode) this.effects.push({ type: "tier_changed", from: this.state.tierCode, to: tierCode });
     const month = monthKey(this.now, this.timeZone);
-    const peak = this.state.peakLevel?.monthKey === month ? Math.max(this.state.peakLevel.level, level) : level;
+    const stored = this.state.peakLevel;
+    const peak = stored?.monthKey === month ? Math.max(stored.level, level) : level;
     const evaluation: Evaluation = {
       effects: this.effects,
       refused: this.refused,
@@ -330,13 +385,14 @@ export class Session {
         xp: this.xpDelta,
         level,
         tierCode,
-        peakLevel: { monthKey: month, level: peak },
+        // The state's own object when the peak did not move (most events; read-only like the rest of the delta).
+        peakLevel: stored !== null && stored.monthKey === month && stored.level === peak ? stored : { monthKey: month, level: peak },
         ledger: this.ledger,
         balances: this.balanceDeltas,
         lotsConsumed: this.lotsConsumed === null ? none() : [...this.lotsConsumed].map(([lotId, amount]) => ({ lotId, amount })),
         lotsCreated: this.lotsCreated.length === 0 ? this.lotsCreated : this.lotsCreated.filter((lot) => lot.amount > 0),
         ruleRuns: this.ruleRuns,
-        eventCounts: countedEventType === null ? {} : { [countedEventType]: 1 },
+        eventCounts: countedEventType === null ? {} : countedOnce(countedEventType),
         missions: this.missions,
         rewards: this.rewards,
         badges: this.badges,

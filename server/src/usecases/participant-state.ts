@@ -614,18 +614,32 @@ function updateParticipant(writes: PendingWrites, { participant, now }: Evaluati
 
 /** Ledger rows with the running balance after each, and the balance rows moved by the net change. */
 function gatherLedger(writes: PendingWrites, { scope, participant, state, now, event }: EvaluationTarget, delta: StateDelta): void {
-  if (delta.ledger.length === 0) return;
-  const running: Record<string, number> = Object.assign({}, state.balances, { xp: state.xp });
-  for (const line of delta.ledger) {
-    running[line.unit] = (running[line.unit] ?? 0) + line.delta;
+  const { ledger } = delta;
+  if (ledger.length === 0) return;
+  for (let i = 0; i < ledger.length; i++) {
+    const line = ledger[i];
     writes.ledger.push({
-      id: newTimeOrderedId("led"), ...scope, participantId: participant.id, unit: line.unit, delta: line.delta, balanceAfter: running[line.unit],
-      reason: line.reason, ruleId: line.ruleId, eventId: event?.id ?? null, createdAt: now,
+      id: newTimeOrderedId("led"), clubId: scope.clubId, env: scope.env, participantId: participant.id, unit: line.unit, delta: line.delta,
+      balanceAfter: balanceAfterLine(state, ledger, i), reason: line.reason, ruleId: line.ruleId, eventId: event?.id ?? null, createdAt: now,
     });
   }
-  for (const [currency, amount] of Object.entries(delta.balances)) {
-    if (amount !== 0) writes.addToBalance({ id: newId("bal"), ...scope, participantId: participant.id, currency, amount, updatedAt: now });
+  for (const currency in delta.balances) {
+    const amount = delta.balances[currency];
+    if (amount !== 0) writes.addToBalance({ id: newId("bal"), clubId: scope.clubId, env: scope.env, participantId: participant.id, currency, amount, updatedAt: now });
   }
+}
+
+/**
+ * The balance of `ledger[index]`'s unit after that line: the state's (XP or
+ * the currency's) plus the lines of that unit up to it. An event's ledger
+ * has a line or three: adding them up again costs less than a running
+ * copy of the balances per event.
+ */
+function balanceAfterLine(state: ParticipantState, ledger: StateDelta["ledger"], index: number): number {
+  const { unit } = ledger[index];
+  let balance = unit === "xp" ? state.xp : (state.balances[unit] ?? 0);
+  for (let i = 0; i <= index; i++) if (ledger[i].unit === unit) balance += ledger[i].delta;
+  return balance;
 }
 
 function gatherLots(writes: PendingWrites, { scope, participant }: EvaluationTarget, delta: StateDelta): Lot[] {
@@ -659,14 +673,16 @@ function rulesWithLimits(config: ClubConfig): Set<string> {
  */
 function gatherRuleRuns(writes: PendingWrites, { scope, config, participant, now, event }: EvaluationTarget, delta: StateDelta): void {
   const limited = rulesWithLimits(config);
-  for (const [ruleId, run] of Object.entries(delta.ruleRuns)) {
+  // for…in, not Object.entries: no pair arrays per event.
+  for (const ruleId in delta.ruleRuns) {
+    const run = delta.ruleRuns[ruleId];
     if (run.dedupeKey === null && !limited.has(ruleId)) continue;
     const amounts: Record<string, number> = {};
     for (const line of delta.ledger) {
       if (line.ruleId === ruleId && (line.reason === "grant_xp" || line.reason === "grant_currency")) amounts[line.unit] = (amounts[line.unit] ?? 0) + line.delta;
     }
     writes.ruleRuns.push({
-      id: newTimeOrderedId("run"), ...scope, participantId: participant.id, ruleId, dedupeKey: run.dedupeKey === null ? null : storedDedupeKey(run.dedupeKey), eventId: event?.id ?? null,
+      id: newTimeOrderedId("run"), clubId: scope.clubId, env: scope.env, participantId: participant.id, ruleId, dedupeKey: run.dedupeKey === null ? null : storedDedupeKey(run.dedupeKey), eventId: event?.id ?? null,
       dayKey: run.today.dayKey, amounts, runAt: now,
     });
   }
@@ -674,9 +690,10 @@ function gatherRuleRuns(writes: PendingWrites, { scope, config, participant, now
 
 /** Progress of each mission that moved; the first completion and claim times are kept. */
 function gatherMissions(writes: PendingWrites, { scope, participant, now }: EvaluationTarget, delta: StateDelta): void {
-  for (const [missionId, next] of Object.entries(delta.missions)) {
+  for (const missionId in delta.missions) {
+    const next = delta.missions[missionId];
     writes.setMission({
-      id: newId("msp"), ...scope, participantId: participant.id, missionId, periodKey: next.periodKey, progress: next.progress,
+      id: newId("msp"), clubId: scope.clubId, env: scope.env, participantId: participant.id, missionId, periodKey: next.periodKey, progress: next.progress,
       completedAt: next.completed ? now : null, claimedAt: next.claimed ? now : null, updatedAt: now,
     });
   }
