@@ -66,13 +66,18 @@ try {
       const participantId = snapshot.id;
       for (let i = 0; i < runs[r].events.length; i++) {
         const event = runs[r].events[i];
-        const row = eventRow(scope, participantId, event, event.id ?? null, now);
+        const row = eventRow(scope, participantId, event, event.id ?? null, now, "processed", now);
         const evaluation = evaluate({ config, state, event, now, timeZone, trace: false });
         const gathered = gatherEvaluation(writes, { scope, config, participant: snapshot, state, now, publicUrl: PUBLIC_URL, event: { id: row.id, type: event.type } }, evaluation);
         gatherTournamentScores(writes.standings, { scope, participantId, config, event, now, timeZone });
-        snapshot = gathered.participant;
-        state = stateAfter(state, config, evaluation.delta, gathered);
-        writes.events.push(Object.assign(row, { status: "processed" as const, effects: gathered.effects, effectsCount: gathered.effects.length, processedAt: now, trace: null }));
+        // As evaluateInOrder: carried only to the participant's next event.
+        if (i + 1 < runs[r].events.length) {
+          snapshot = gathered.participant;
+          state = stateAfter(state, config, evaluation.delta, gathered);
+        }
+        row.effects = gathered.effects;
+        row.effectsCount = gathered.effects.length;
+        writes.events.push(row);
         effectsCount += gathered.effects.length;
       }
     }

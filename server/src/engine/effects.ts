@@ -1,4 +1,4 @@
-import type { RuleConfig, RuleEffect } from "./config.js";
+import type { MissionConfig, RuleConfig, RuleEffect } from "./config.js";
 import { resolveAmount } from "./expressions.js";
 import { dailyCapUnits, fitUnderCap } from "./limits.js";
 import { advanceMission, missionAvailable } from "./missions.js";
@@ -29,6 +29,12 @@ function capped(session: Session, rule: RuleConfig, effect: RuleEffect, unit: st
   }
   granted[unit] = (granted[unit] ?? 0) + fitting;
   return fitting;
+}
+
+/** The mission with `id` (a loop, not `find` with a closure: asked for each effect of each event). */
+function missionWithId(missions: readonly MissionConfig[], id: string): MissionConfig | undefined {
+  for (let i = 0; i < missions.length; i++) if (missions[i].id === id) return missions[i];
+  return undefined;
 }
 
 /** Applies one effect of a firing rule. `granted` is updated with what the rule grants today. */
@@ -67,7 +73,7 @@ export function applyRuleEffect(session: Session, rule: RuleConfig, effect: Rule
       return;
     }
     case "progress_mission": {
-      const mission = session.config.missions.find((candidate) => candidate.id === effect.mission);
+      const mission = missionWithId(session.config.missions, effect.mission);
       if (!mission) {
         session.skip(ruleId, effect.type, "unknown_mission", `no mission with id ${JSON.stringify(effect.mission)}`);
         return;

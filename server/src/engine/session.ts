@@ -181,12 +181,17 @@ export class Session {
     return (this.state.balances[currency] ?? 0) + (this.balanceDeltas[currency] ?? 0);
   }
 
+  // Loops, not `find` with a closure: asked for each grant of each event.
   currency(code: string): CurrencyConfig | undefined {
-    return this.config.currencies.find((currency) => currency.code === code);
+    const { currencies } = this.config;
+    for (let i = 0; i < currencies.length; i++) if (currencies[i].code === code) return currencies[i];
+    return undefined;
   }
 
   reward(code: string): RewardConfig | undefined {
-    return this.config.rewards.find((reward) => reward.code === code);
+    const { rewards } = this.config;
+    for (let i = 0; i < rewards.length; i++) if (rewards[i].code === code) return rewards[i];
+    return undefined;
   }
 
   mission(id: string): MissionState | undefined {

@@ -8,7 +8,7 @@ import { isoText } from "../engine/time.js";
 import { qualifiesReferral, type ReferralConfig } from "../engine/referral.js";
 import type { EngineEvent, ParticipantState } from "../engine/types.js";
 import { unknownTypeWarning, type EventTrace } from "../engine/trace.js";
-import { Event, Participant } from "../db/entities/index.js";
+import { Event, Participant, type EventStatus } from "../db/entities/index.js";
 import { newTimeOrderedId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
@@ -16,7 +16,7 @@ import { stateAfter } from "./carried-state.js";
 import { checkEngineInputs } from "./event-inputs.js";
 import { requirePublishedConfig, type PublishedConfig } from "./config.js";
 import {
-  clubTimeZone, gatherEvaluation, loadStatesForEvents, lockParticipants, participantSnapshot, type ParticipantSnapshot,
+  clubTimeZone, gatherEvaluation, loadStatesForEvents, lockParticipants, type ParticipantSnapshot,
 } from "./participant-state.js";
 import { PendingWrites } from "./pending-writes.js";
 import { gatherTournamentScores } from "./tournaments/standing-writes.js";
@@ -82,15 +82,20 @@ function amountInHundredths(amount: number | string | null | undefined): number 
   }
 }
 
-/** The stored row of a received event, before its effects are known. */
-export function eventRow(scope: Scope, participantId: string, event: EngineEvent, idempotencyKey: string | null, receivedAt: Date) {
+/**
+ * The stored row of a received event, before its effects are known: `status`
+ * "processed" (and `processedAt`) or "queued" as the caller says. Every
+ * column the caller sets after is already a key here, so completing the row
+ * stores into it without growing it (once per event of a batch).
+ */
+export function eventRow(scope: Scope, participantId: string, event: EngineEvent, idempotencyKey: string | null, receivedAt: Date, status: EventStatus, processedAt: Date | null) {
   return {
     id: newTimeOrderedId("evt"),
-    ...scope,
+    clubId: scope.clubId,
+    env: scope.env,
     participantId,
     externalEventId: event.id ?? null,
     idempotencyKey,
-    duplicateOf: null,
     type: event.type,
     amount: event.amount === null || event.amount === undefined ? null : String(event.amount),
     amountMinor: amountInHundredths(event.amount),
@@ -103,6 +108,9 @@ export function eventRow(scope: Scope, participantId: string, event: EngineEvent
     error: null,
     trace: null as Record<string, unknown> | null,
     receivedAt,
+    status,
+    processedAt,
+    duplicateOf: null as string | null,
   };
 }
 
@@ -170,7 +178,8 @@ export async function evaluateInOrder(
   // A participant's columns as stored when read again (after a referral paid), else as locked.
   const current = new Map<ParticipantRun, ParticipantSnapshot>();
   const load = async (loading: ParticipantRun[]) => {
-    const snapshots = loading.map((run) => participantSnapshot(current.get(run) ?? run.participant));
+    // The driver's snapshots as they are (plain objects, never changed: each event's columns after are a new one).
+    const snapshots = loading.map((run) => current.get(run) ?? run.participant);
     // Issued together: on PostgreSQL the reads share one round trip (see HotStore.select).
     const [states, referrals] = await Promise.all([
       loadStatesForEvents(em, snapshots, config, at, loading.map((run) => run.stored.map(({ event }) => event))),
@@ -195,8 +204,11 @@ export async function evaluateInOrder(
       gatherTournamentScores(writes.standings, { scope, participantId: participant.id, config, event, now, timeZone: at.timeZone });
       if (referral === null || !qualifiesReferral(referral, event)) {
         effects.push(gathered.effects);
-        snapshot = gathered.participant;
-        state = stateAfter(state, config, evaluation.delta, gathered);
+        // Carried only to the participant's next event here: after its last (a batch's usual one), nothing reads it.
+        if (i + 1 < run.stored.length) {
+          snapshot = gathered.participant;
+          state = stateAfter(state, config, evaluation.delta, gathered);
+        }
         continue;
       }
       wroteOutbox(opts);
@@ -281,17 +293,20 @@ async function applyInOrder(
   const participants = await lockOrCreate(em, db, scope, groups.map((group) => group.externalId), now, () => wroteOutbox(opts));
   const originals = await findOriginals(em, scope, groups.flatMap((group) => group.items.map((item) => item.key)));
   const originalOf = (item: Incoming) => (item.key === null ? undefined : originals.get(item.key));
+  // One pass over each group's items (once per event of a batch): the repeats checked, the others' rows built.
   const plans = groups.map((group) => {
     const participant = participants.get(group.externalId)!;
+    // Each also as the run evaluates it ({ id, event }: see ParticipantRun), so the runs below reuse these lists.
+    const fresh: { item: Incoming; row: ReturnType<typeof eventRow>; id: string; event: EngineEvent }[] = [];
     for (const item of group.items) {
       const original = originalOf(item);
-      if (original) assertSameEvent(original, item.key!, participant.id, item.event.type);
+      if (original) {
+        assertSameEvent(original, item.key!, participant.id, item.event.type);
+        continue;
+      }
+      const row = eventRow(scope, participant.id, item.event, item.key, item.receivedAt, "processed", now);
+      fresh.push({ item, row, id: row.id, event: item.event });
     }
-    // Each also as the run evaluates it ({ id, event }: see ParticipantRun), so the runs below reuse these lists.
-    const fresh = group.items.filter((item) => !originalOf(item)).map((item) => {
-      const row = eventRow(scope, participant.id, item.event, item.key, item.receivedAt);
-      return { item, row, id: row.id, event: item.event };
-    });
     return { group, participant, fresh };
   });
   const writes = new PendingWrites();
@@ -302,8 +317,11 @@ async function applyInOrder(
       const eventEffects = effects[g][i];
       const trace = opts.traces?.get(row.id);
       // The row completed in place (it is this event's own, built above, and only its id is read after): a copy
-      // of its 19 keys cost about a kilobyte per event. Object.assign, not a spread adding keys: see test/micro/object-spread.ts.
-      writes.events.push(Object.assign(row, { status: "processed" as const, effects: eventEffects, effectsCount: eventEffects.length, processedAt: now, trace: (trace as unknown as Record<string, unknown>) ?? null }));
+      // of its keys cost about a kilobyte per event; stores into keys it has, not a second object assigned.
+      row.effects = eventEffects;
+      row.effectsCount = eventEffects.length;
+      row.trace = (trace as unknown as Record<string, unknown>) ?? null;
+      writes.events.push(row);
       const warning = unknownTypeWarning(published.config, item.event.type);
       const result: EventResult = { event_id: row.id, duplicate: false, effects: eventEffects };
       if (warning) result.warnings = [warning];
@@ -311,11 +329,14 @@ async function applyInOrder(
       return result;
     });
     // `fresh` holds the group's items without an original, in order: the n-th such item's answer is applied[n].
+    if (fresh.length === group.items.length) return applied;
     let next = 0;
     return group.items.map((item) => {
       const original = originalOf(item);
       if (!original) return applied[next++];
-      writes.events.push(Object.assign(eventRow(scope, participant.id, item.event, null, item.receivedAt), { duplicateOf: original.id, status: "processed" as const, processedAt: now }));
+      const repeat = eventRow(scope, participant.id, item.event, null, item.receivedAt, "processed", now);
+      repeat.duplicateOf = original.id;
+      writes.events.push(repeat);
       return duplicateResult(original);
     });
   });
