@@ -160,25 +160,33 @@ async function loadStates(
     events ? loadRuleRuns(store, participants.map((participant, i) => ({ participantId: participant.id, events: events[i] })), triggered, at) : null,
   ]);
   // One literal per participant, no second object merged in (once per participant of a batch); keys in the order
-  // stateAfter (carried-state.ts) builds the states after each event, so every state of a batch has one shape.
+  // stateAfter (carried-state.ts) builds the states after each event, so every state of a batch has one shape. The
+  // participant's part as stateOfParticipant reads it; what nothing was read for is the one shared empty record or list.
   return participants.map((participant): ParticipantState => {
     const { id } = participant;
-    const { xp, level, tierCode, tags, eventCountsBefore, peakLevel } = stateOfParticipant(participant, config);
     return {
-      xp,
-      level,
-      tierCode,
-      tags,
-      eventCountsBefore,
-      peakLevel,
-      balances: balances.get(id) ?? {},
-      lots: lots.get(id) ?? [],
-      badges: badges.get(id) ?? [],
-      ruleRuns: ruleRuns?.get(id) ?? {},
-      missions: missions.get(id) ?? {},
+      xp: participant.xp,
+      level: participant.level,
+      tierCode: participant.tierCode ?? tierForLevel(config.progression.tiers, participant.level).code,
+      tags: participant.tags,
+      eventCountsBefore: participant.eventCounts,
+      peakLevel: storedPeakLevel(participant),
+      balances: balances.get(id) ?? (NO_RECORD as Record<string, number>),
+      lots: lots.get(id) ?? NO_LIST,
+      badges: badges.get(id) ?? NO_LIST,
+      ruleRuns: ruleRuns?.get(id) ?? (NO_RECORD as Record<string, RuleRunState>),
+      missions: missions.get(id) ?? (NO_RECORD as Record<string, MissionState>),
     };
   });
 }
+
+/**
+ * The empty record and list of a loaded state without rows of a kind: states
+ * are read, never changed in place (the engine and carried-state.ts build new
+ * ones), so every participant of a batch shares these (frozen: a write would throw).
+ */
+const NO_RECORD: Readonly<Record<string, never>> = Object.freeze({});
+const NO_LIST = Object.freeze([]) as unknown as never[];
 
 /** The missions events of `types` can move: those listening to one of them, and those their triggered rules advance. */
 function advanceableMissions(config: ClubConfig, types: Set<string>, triggered: RuleConfig[]): Set<string> {
