@@ -73,7 +73,7 @@ export function runRule(session: Session, rule: RuleConfig, event: EngineEvent, 
   const key = dedupeKey(rule, event);
   const gate = blockingGate(session, rule, event, run, key);
   if (gate !== null) {
-    session.trace.push(traceEntry(rule.id, gate));
+    session.traceRule(traceEntry(rule.id, gate));
     session.tracer?.add({ kind: "rule", id: rule.id, matched: false, reason: gateReason(session, rule, event, dayKey, gate) });
     return;
   }
@@ -86,7 +86,7 @@ export function runRule(session: Session, rule: RuleConfig, event: EngineEvent, 
     today: { dayKey, runs: run.today.runs + 1, granted },
     dedupeKey: key,
   });
-  session.trace.push(traceEntry(rule.id, null));
+  session.traceRule(traceEntry(rule.id, null));
   session.tracer?.add({ kind: "rule", id: rule.id, matched: true });
 }
 

@@ -31,6 +31,18 @@ function none<T>(): T[] {
   return NONE as unknown as T[];
 }
 
+const NO_RECORD: Readonly<Record<string, never>> = Object.freeze({});
+
+/** The shared empty record (see Session). */
+function noRecord<T>(): Record<string, T> {
+  return NO_RECORD as Record<string, T>;
+}
+
+/** `record`, or a record of its own in place of the shared empty one. */
+function own<T>(record: Record<string, T>): Record<string, T> {
+  return record === NO_RECORD ? {} : record;
+}
+
 /** `list`, or a list of its own in place of the shared empty one, with `item` added. */
 function added<T>(list: T[], item: T): T[] {
   const own = list === (NONE as unknown) ? [] : list;
@@ -83,18 +95,22 @@ export class Session {
    * addition (`added`): a batch runs a Session per event, and a dozen empty
    * lists and a Map each were a good part of what it allocated per event.
    * The delta hands them out as they are; its readers never change them.
+   * So do the effects, the trace and the ledger (a settlement or a session
+   * has none): a list's first push grows it to 17 slots, ≈ 150 bytes. The
+   * records (balance changes, rule runs, missions) likewise start as the
+   * shared empty record.
    */
-  readonly effects: ApiEffect[] = [];
+  effects: ApiEffect[] = none();
   refused: Refusal[] = none();
   skipped: Skip[] = none();
-  readonly trace: RuleTrace[] = [];
+  trace: RuleTrace[] = none();
   private xpDelta = 0;
-  private readonly ledger: LedgerLine[] = [];
-  private readonly balanceDeltas: Record<string, number> = {};
+  private ledger: LedgerLine[] = none();
+  private balanceDeltas: Record<string, number> = noRecord();
   private lotsConsumed: Map<string, number> | null = null;
   private lotsCreated: NewLot[] = none();
-  private readonly ruleRuns: Record<string, RuleRunUpdate> = {};
-  private readonly missions: Record<string, MissionState> = {};
+  private ruleRuns: Record<string, RuleRunUpdate> = noRecord();
+  private missions: Record<string, MissionState> = noRecord();
   private rewards: RewardGrant[] = none();
   private badges: StateDelta["badges"] = none();
   private leaderboard: StateDelta["leaderboard"] = none();
@@ -104,7 +120,8 @@ export class Session {
   private readonly thresholds: readonly number[];
   private participantNow: ExpressionParticipant | null = null;
   private contextNow: ConditionContext | null = null;
-  private variablesNow: { event: EngineEvent; variables: ExpressionVariables } | null = null;
+  private variablesEvent: EngineEvent | null = null;
+  private variablesNow: ExpressionVariables | null = null;
   private nowText: string | undefined;
 
   constructor(
@@ -169,12 +186,10 @@ export class Session {
    */
   expressionVariables(event: EngineEvent): ExpressionVariables {
     const participant = this.participant;
-    const kept = this.variablesNow;
-    if (kept !== null && kept.event === event && kept.variables.participant === participant) return kept.variables;
-    const expressionEvent = kept !== null && kept.event === event ? kept.variables.event : expressionEventOf(event);
-    const variables = { event: expressionEvent, participant };
-    this.variablesNow = { event, variables };
-    return variables;
+    const kept = this.variablesEvent === event ? this.variablesNow : null;
+    if (kept !== null && kept.participant === participant) return kept;
+    this.variablesEvent = event;
+    return (this.variablesNow = { event: kept !== null ? kept.event : expressionEventOf(event), participant });
   }
 
   balance(currency: string): number {
@@ -198,7 +213,21 @@ export class Session {
     return this.missions[id] ?? this.state.missions[id];
   }
 
+  private effect(effect: ApiEffect): void {
+    this.effects = added(this.effects, effect);
+  }
+
+  private ledgerLine(line: LedgerLine): void {
+    this.ledger = added(this.ledger, line);
+  }
+
+  /** Why a rule triggered by the event fired or not (see RuleTrace). */
+  traceRule(entry: RuleTrace): void {
+    this.trace = added(this.trace, entry);
+  }
+
   recordRun(ruleId: string, update: RuleRunUpdate): void {
+    this.ruleRuns = own(this.ruleRuns);
     this.ruleRuns[ruleId] = update;
   }
 
@@ -234,8 +263,8 @@ export class Session {
   grantXp(amount: number, ruleId: string): void {
     this.xpDelta += amount;
     this.participantNow = null;
-    this.ledger.push({ unit: "xp", delta: amount, reason: "grant_xp", ruleId });
-    this.effects.push({ type: "xp_granted", amount, rule_id: ruleId });
+    this.ledgerLine({ unit: "xp", delta: amount, reason: "grant_xp", ruleId });
+    this.effect({ type: "xp_granted", amount, rule_id: ruleId });
   }
 
   /** Credits `amount` minor units; a currency with `expiresInDays` credits a lot that expires. */
@@ -250,7 +279,7 @@ export class Session {
         ruleId,
       });
     }
-    this.effects.push({ type: "currency_granted", currency: currency.code, amount_minor: amount, rule_id: ruleId });
+    this.effect({ type: "currency_granted", currency: currency.code, amount_minor: amount, rule_id: ruleId });
   }
 
   /**
@@ -276,7 +305,7 @@ export class Session {
       left -= taken;
     }
     this.changeBalance(currency.code, -amount, "debit_currency", ruleId);
-    this.effects.push({ type: "currency_debited", currency: currency.code, amount_minor: amount, rule_id: ruleId });
+    this.effect({ type: "currency_debited", currency: currency.code, amount_minor: amount, rule_id: ruleId });
     return true;
   }
 
@@ -286,8 +315,9 @@ export class Session {
   }
 
   private changeBalance(currency: string, delta: number, reason: LedgerLine["reason"], ruleId: string): void {
+    this.balanceDeltas = own(this.balanceDeltas);
     this.balanceDeltas[currency] = (this.balanceDeltas[currency] ?? 0) + delta;
-    this.ledger.push({ unit: currency, delta, reason, ruleId });
+    this.ledgerLine({ unit: currency, delta, reason, ruleId });
   }
 
   grantReward(reward: RewardConfig, ruleId: string): void {
@@ -300,7 +330,7 @@ export class Session {
       expiresAt: reward.expiresInDays === null ? null : addDays(this.now, reward.expiresInDays).toISOString(),
       delivery: reward.type !== "internal",
     });
-    this.effects.push({ type: "reward_granted", reward_code: reward.code, rule_id: ruleId });
+    this.effect({ type: "reward_granted", reward_code: reward.code, rule_id: ruleId });
     this.creditRewardPayload(reward, ruleId);
   }
 
@@ -329,7 +359,7 @@ export class Session {
   grantBadge(badgeCode: string, ruleId: string): void {
     if (this.state.badges.includes(badgeCode) || this.badges.some((badge) => badge.badgeCode === badgeCode)) return;
     this.badges = added(this.badges, { badgeCode, ruleId });
-    this.effects.push({ type: "badge_granted", badge_code: badgeCode, rule_id: ruleId });
+    this.effect({ type: "badge_granted", badge_code: badgeCode, rule_id: ruleId });
   }
 
   /** Adds a tag within the seed's limits; a tag the participant has is a silent no-op. */
@@ -340,13 +370,13 @@ export class Session {
     if (tags.length >= MAX_TAGS) return "tag_limit";
     this.tagsAdded = added(this.tagsAdded, { tag, ruleId });
     this.participantNow = null;
-    this.effects.push({ type: "tagged", tag, rule_id: ruleId });
+    this.effect({ type: "tagged", tag, rule_id: ruleId });
     return null;
   }
 
   addLeaderboardPoints(campaignId: string, points: number, ruleId: string): void {
     this.leaderboard = added(this.leaderboard, { campaignId, points, ruleId });
-    this.effects.push({ type: "leaderboard_points", campaign_id: campaignId, points, rule_id: ruleId });
+    this.effect({ type: "leaderboard_points", campaign_id: campaignId, points, rule_id: ruleId });
   }
 
   notify(template: string, ruleId: string): void {
@@ -358,13 +388,15 @@ export class Session {
   }
 
   recordMissionProgress(mission: MissionConfig, next: MissionState, completedNow: boolean): void {
+    this.missions = own(this.missions);
     this.missions[mission.id] = next;
-    this.effects.push({ type: "mission_progressed", mission_id: mission.id, progress: next.progress, target: mission.goal.target });
-    if (completedNow) this.effects.push({ type: "mission_completed", mission_id: mission.id, period: next.periodKey });
+    this.effect({ type: "mission_progressed", mission_id: mission.id, progress: next.progress, target: mission.goal.target });
+    if (completedNow) this.effect({ type: "mission_completed", mission_id: mission.id, period: next.periodKey });
   }
 
   /** Marks a completed mission's reward as claimed (the grant itself is separate). */
   markMissionClaimed(missionId: string, state: MissionState): void {
+    this.missions = own(this.missions);
     this.missions[missionId] = { ...state, claimed: true };
   }
 
@@ -376,8 +408,8 @@ export class Session {
   finish(countedEventType: string | null): Evaluation {
     const level = this.level;
     const tierCode = this.tierCode;
-    if (level > this.state.level) this.effects.push({ type: "level_up", from: this.state.level, to: level });
-    if (tierCode !== this.state.tierCode) this.effects.push({ type: "tier_changed", from: this.state.tierCode, to: tierCode });
+    if (level > this.state.level) this.effect({ type: "level_up", from: this.state.level, to: level });
+    if (tierCode !== this.state.tierCode) this.effect({ type: "tier_changed", from: this.state.tierCode, to: tierCode });
     const month = monthKey(this.now, this.timeZone);
     const stored = this.state.peakLevel;
     const peak = stored?.monthKey === month ? Math.max(stored.level, level) : level;

@@ -564,8 +564,9 @@ export interface GatheredEvaluation {
  */
 export function gatherEvaluation(writes: PendingWrites, target: EvaluationTarget, evaluation: Evaluation): GatheredEvaluation {
   const { delta } = evaluation;
-  // A new list; only the reward effects it fills in are copied (the others are never changed after the engine).
-  const effects = evaluation.effects.slice();
+  // A new list only when there are rewards to fill in (only their effects are copied; the others are never changed
+  // after the engine): the evaluation's own list otherwise, which nothing else changes either.
+  const effects = delta.rewards.length === 0 ? evaluation.effects : evaluation.effects.slice();
   const rewards = delta.rewards.map((grant) => ({ grant, rewardId: newId("rwd"), deliveryId: grant.delivery ? newId("dlv") : null }));
   for (const { grant, rewardId, deliveryId } of rewards) {
     const effect = effects[grant.effectIndex];

@@ -118,11 +118,7 @@ export class PendingWrites {
     const { lots, spent } = lotsAfterSpending(this.lots, this.lotsSpent);
     await store.writeAll([
       {
-        updateParticipants: [...this.participants].map(([id, { xp, changes }]) => ({
-          id, xp, level: changes.level, tierCode: changes.tierCode ?? null, tags: changes.tags, eventCounts: changes.eventCounts,
-          peak: changes.peakMonth === undefined ? null : { peakMonth: changes.peakMonth, peakLevel: changes.peakLevel ?? null, priorMonthPeakLevel: changes.priorMonthPeakLevel ?? null },
-          updatedAt: changes.updatedAt,
-        })),
+        updateParticipants: this.participantUpdates(),
       },
       insert(LedgerEntry, this.ledger, ["createdAt"]),
       // Added to the stored amounts atomically, creating rows on first use.
@@ -148,6 +144,22 @@ export class PendingWrites {
       insert(Event, this.events, ["status", "processedAt"]),
     ]);
     this.clear();
+  }
+
+  /** The participants' updates as written; forEach, not a spread of the entries: no pair array per participant. */
+  private participantUpdates() {
+    const updates: {
+      id: string; xp: number; level: number; tierCode: string | null; tags: string[]; eventCounts: Record<string, number>;
+      peak: PeakColumns | null; updatedAt: Date;
+    }[] = [];
+    this.participants.forEach(({ xp, changes }, id) => {
+      updates.push({
+        id, xp, level: changes.level, tierCode: changes.tierCode ?? null, tags: changes.tags, eventCounts: changes.eventCounts,
+        peak: changes.peakMonth === undefined ? null : { peakMonth: changes.peakMonth, peakLevel: changes.peakLevel ?? null, priorMonthPeakLevel: changes.priorMonthPeakLevel ?? null },
+        updatedAt: changes.updatedAt,
+      });
+    });
+    return updates;
   }
 
   private clear(): void {
