@@ -652,7 +652,10 @@ function balanceAfterLine(state: ParticipantState, ledger: StateDelta["ledger"],
 }
 
 function gatherLots(writes: PendingWrites, { scope, participant }: EvaluationTarget, delta: StateDelta): Lot[] {
-  for (const { lotId, amount } of delta.lotsConsumed) writes.spendLot(lotId, amount);
+  // Index loops over the delta's lists here and below: most are the engine's shared frozen empty list, and a for…of
+  // over frozen and ordinary arrays at one site iterates generically, allocating a result per step.
+  const { lotsConsumed } = delta;
+  for (let i = 0; i < lotsConsumed.length; i++) writes.spendLot(lotsConsumed[i].lotId, lotsConsumed[i].amount);
   return delta.lotsCreated.map((lot) => {
     const id = newId("lot");
     writes.lots.push({
@@ -687,7 +690,8 @@ function gatherRuleRuns(writes: PendingWrites, { scope, config, participant, now
     const run = delta.ruleRuns[ruleId];
     if (run.dedupeKey === null && !limited.has(ruleId)) continue;
     const amounts: Record<string, number> = {};
-    for (const line of delta.ledger) {
+    for (let i = 0; i < delta.ledger.length; i++) {
+      const line = delta.ledger[i];
       if (line.ruleId === ruleId && (line.reason === "grant_xp" || line.reason === "grant_currency")) amounts[line.unit] = (amounts[line.unit] ?? 0) + line.delta;
     }
     writes.ruleRuns.push({
@@ -745,10 +749,18 @@ export function pointsOf(stored: number): number {
 }
 
 function gatherAchievements(writes: PendingWrites, { scope, participant, now }: EvaluationTarget, delta: StateDelta): void {
-  for (const badge of delta.badges) {
+  for (let i = 0; i < delta.badges.length; i++) {
+    const badge = delta.badges[i];
     writes.badges.push({ id: newId("bdg"), ...scope, participantId: participant.id, badgeCode: badge.badgeCode, ruleId: badge.ruleId, grantedAt: now });
   }
-  if (delta.leaderboard.length === 0) return;
+  const { leaderboard } = delta;
+  if (leaderboard.length === 0) return;
+  if (leaderboard.length === 1) {
+    // The usual one entry: its campaign's sum is its own points, without a Map.
+    const points = storedPoints(leaderboard[0].points);
+    if (points !== 0) writes.addLeaderboardPoints({ id: newId("lbe"), ...scope, participantId: participant.id, campaignId: leaderboard[0].campaignId, points, updatedAt: now });
+    return;
+  }
   const pointsByCampaign = new Map<string, number>();
   for (const entry of delta.leaderboard) pointsByCampaign.set(entry.campaignId, (pointsByCampaign.get(entry.campaignId) ?? 0) + storedPoints(entry.points));
   for (const [campaignId, points] of pointsByCampaign) {
@@ -761,7 +773,7 @@ const NOTIFIED_EFFECTS: ReadonlySet<string> = new Set(["level_up", "mission_comp
 const ANNOUNCED_EFFECTS: ReadonlySet<string> = new Set(["level_up", "tier_changed", "mission_completed"]);
 
 function hasEffectOf(effects: ApiEffect[], types: ReadonlySet<string>): boolean {
-  for (const effect of effects) if (types.has(effect.type)) return true;
+  for (let i = 0; i < effects.length; i++) if (types.has(effects[i].type)) return true;
   return false;
 }
 
@@ -803,7 +815,8 @@ function notificationsFor(config: ClubConfig, participant: MessageRecipient, eff
     const rendered = renderClubMessage(config, kind, Object.assign({}, base, variables));
     if (rendered) texts.push({ kind, title: rendered.title, body: rendered.body, view });
   };
-  for (const effect of effects) {
+  for (let i = 0; i < effects.length; i++) {
+    const effect = effects[i];
     if (effect.type === "level_up") {
       // No level_name: renderClubMessage names `level` in the club's words itself.
       builtIn("level_up", "profile", { level: effect.to });
@@ -875,7 +888,8 @@ function gatherWebhooks(writes: PendingWrites, target: EvaluationTarget, effects
     };
     send("reward.delivery_requested", requested);
   }
-  for (const effect of effects) {
+  for (let i = 0; i < effects.length; i++) {
+    const effect = effects[i];
     if (effect.type === "level_up") {
       const data: Schemas["LevelUpWebhookData"] = { participant: who, level: effect.to, from: effect.from };
       send("level.up", data);
@@ -890,7 +904,8 @@ function gatherWebhooks(writes: PendingWrites, target: EvaluationTarget, effects
     }
   }
   // A rule's `webhook` effect: a custom event named by the rule, saying which rule and which event caused it.
-  for (const { event: type, ruleId } of delta.webhooks) {
+  for (let i = 0; i < delta.webhooks.length; i++) {
+    const { event: type, ruleId } = delta.webhooks[i];
     send(type, { participant: who, rule_id: ruleId, event: event && { id: event.id, type: event.type } });
   }
 }
