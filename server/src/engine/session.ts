@@ -52,18 +52,20 @@ function added<T>(list: T[], item: T): T[] {
 
 /**
  * `{ [type]: 1 }`, the counter increment of an evaluated event, one frozen
- * object per type kept for the last type asked (the delta is read-only): a
- * literal with a computed key is built by the runtime, once per event of a batch.
+ * object per type (the delta is read-only): a literal with a computed key is
+ * built by the runtime, once per event of a batch. Types come with events:
+ * the bound keeps odd ones from growing the map without end.
  */
 function countedOnce(type: string): Record<string, number> {
-  if (type !== lastCountedType) {
-    lastCountedType = type;
-    lastCounted = Object.freeze({ [type]: 1 });
+  let counted = countedByType.get(type);
+  if (!counted) {
+    if (countedByType.size >= COUNTED_TYPES_LIMIT) countedByType.clear();
+    countedByType.set(type, (counted = Object.freeze({ [type]: 1 })));
   }
-  return lastCounted;
+  return counted;
 }
-let lastCountedType = "";
-let lastCounted: Record<string, number> = Object.freeze({});
+const COUNTED_TYPES_LIMIT = 1000;
+const countedByType = new Map<string, Record<string, number>>();
 
 /** The event as rule expressions see it: a number for its amount (0 without one), and its id null when absent. */
 function expressionEventOf(event: EngineEvent): ExpressionEvent {
@@ -123,6 +125,8 @@ export class Session {
   private variablesEvent: EngineEvent | null = null;
   private variablesNow: ExpressionVariables | null = null;
   private nowText: string | undefined;
+  private tierLevel = -1;
+  private tierAtLevel = "";
 
   constructor(
     readonly config: EngineConfig,
@@ -148,8 +152,14 @@ export class Session {
     return levelForXp(this.thresholds, this.xp);
   }
 
+  /** The tier after the level changes (see tierAfterLevelChange), worked out once per level this evaluation reaches. */
   get tierCode(): string {
-    return tierAfterLevelChange(this.config.progression.tiers, this.state.tierCode, this.level);
+    const level = this.level;
+    if (level !== this.tierLevel) {
+      this.tierLevel = level;
+      this.tierAtLevel = tierAfterLevelChange(this.config.progression.tiers, this.state.tierCode, level);
+    }
+    return this.tierAtLevel;
   }
 
   /** The participant's tags now; the stored list itself until a tag is added (read-only, as every list of the state). */
