@@ -390,14 +390,16 @@ async function loadRuleRuns(
   );
   await recordFired();
   const grantedColumns = units.map((_, i) => `granted_${i}` as const);
-  // Runs of one batch share their run_at: each instant read is normalized once.
-  const isoTexts = new Map<unknown, string>();
+  // Runs of one batch share their run_at: each instant read is normalized once, by its value (PostgreSQL's driver
+  // hands each row a Date of its own, which as a key would never be found again).
+  const isoTexts = new Map<number | string, string>();
   for (const row of rows) {
     const state = counters(row.participant_id, row.rule_id);
     // Aggregates come back as numbers or numeric strings; SQLite keeps datetimes as epoch milliseconds.
     state.total = Number(row.total);
-    let lastRunAt = isoTexts.get(row.last_run_at);
-    if (lastRunAt === undefined) isoTexts.set(row.last_run_at, (lastRunAt = new Date(row.last_run_at).toISOString()));
+    const instant = row.last_run_at instanceof Date ? row.last_run_at.getTime() : row.last_run_at;
+    let lastRunAt = isoTexts.get(instant);
+    if (lastRunAt === undefined) isoTexts.set(instant, (lastRunAt = new Date(instant).toISOString()));
     state.lastRunAt = lastRunAt;
     state.today.runs = Number(row.today_runs);
     for (let i = 0; i < units.length; i++) {
