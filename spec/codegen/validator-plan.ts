@@ -11,6 +11,7 @@ import {
   type OpenApiDocument,
   type ParameterObject,
 } from "./document.js";
+import { dispatchByType } from "./type-dispatch.js";
 
 /** `$id` of the whole document inside Ajv; every validator is a reference into it (TOOLCHAIN gotcha 4). */
 const DOCUMENT_ID = "urn:clube:openapi";
@@ -38,6 +39,12 @@ export interface OperationPlan {
 export interface ValidatorPlan {
   /** The document as Ajv must see it: `$id` set, `discriminator.mapping` removed (TOOLCHAIN gotcha 3). */
   document: JsonSchema;
+  /**
+   * The same document with its type-disjoint `anyOf`s dispatched on the value's type (type-dispatch.ts): what the
+   * request and response validators compile. Not for the coercing parameter validators (an `if: {type}` would coerce)
+   * nor the all-errors twins (they keep listing what the `anyOf`s report).
+   */
+  dispatchedDocument: JsonSchema;
   /** Annotation-only keywords Ajv must accept (OpenAPI keys and every `x-*` extension used). */
   keywords: string[];
   /** Every `format` the document uses. */
@@ -118,6 +125,7 @@ export function planValidators(doc: OpenApiDocument): ValidatorPlan {
 
   return {
     document,
+    dispatchedDocument: dispatchByType(document),
     keywords: [...OPENAPI_ANNOTATION_KEYWORDS, ...collectExtensionKeys(doc)],
     formats: collectFormats(doc),
     documentExports,

@@ -36,7 +36,7 @@ export interface GeneratedValidators {
 
 export function generateValidators(doc: OpenApiDocument): GeneratedValidators {
   const plan = planValidators(doc);
-  const documentCode = compileModule(createAjv(plan, false), plan.documentExports, [plan.document]);
+  const documentCode = compileModule(createAjv(plan, false), plan.documentExports, [plan.dispatchedDocument]);
   // Path, query and header values arrive as strings: this instance coerces them to the
   // declared types ("array" also wraps a single repeated query value) — gotcha 6.
   const parameterCode = compileModule(createAjv(plan, "array"), plan.parameterExports, [plan.document, ...plan.parameterSchemas]);

@@ -144,8 +144,9 @@ function fillStatements(kind: DatabaseKind, club: string, rows: number): string[
       from ${numbers(2 * rows)}`,
     `insert into referrals (id, club_id, env, referrer_id, referred_id, code, status, created_at)
       select ${id("r")}, '${club}', 'live', ${id("p", "(g.n + 1)")}, ${id("p")}, 'code', 'qualified', ${now} from ${numbers(rows)}`,
+    // Five runs of the rule per participant, as players' bets add up (a probe by participant and rule would read them all).
     `insert into rule_runs (id, club_id, env, participant_id, rule_id, dedupe_key, event_id, day_key, amounts, run_at)
-      select ${id("run")}, '${club}', 'live', ${id("p")}, 'bet-xp', 'key' || g.n, ${id("e")}, '2026-11-24', '{}', ${now} from ${numbers(rows)}`,
+      select ${id("run")}, '${club}', 'live', ${id("p", `(g.n % ${rows} + 1)`)}, 'bet-xp', 'key' || g.n, ${id("e")}, '2026-11-24', '{}', ${now} from ${numbers(5 * rows)}`,
     // An embedded queue's backlog: every fifth job ready, the others done.
     `insert into jobs (id, queue, payload, status, attempts, run_at, created_at, updated_at)
       select ${id("j")}, 'events', '{}', case when g.n % 5 = 0 then 'ready' else 'done' end, 0, ${now}, ${now}, ${now} from ${numbers(rows)}`,

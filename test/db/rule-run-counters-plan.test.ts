@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../server/src/db/orm.js";
 import type { LibsqlDatabase } from "../../server/src/db/hot/sqlite.js";
-import { sqliteCounters } from "../../server/src/usecases/participant-state.js";
+import { counterProbes, postgresCounters, sqliteCounters } from "../../server/src/usecases/participant-state.js";
+import type { EngineEvent } from "../../server/src/engine/types.js";
 import { openTestDatabase } from "../support/databases.js";
 
 /*
@@ -49,5 +50,70 @@ describe("rule-run counters' plan [sqlite]", () => {
     } finally {
       await db.em().getKnex().client.releaseConnection(driver);
     }
+  });
+});
+
+/*
+ * The same read on PostgreSQL (participant-state.ts postgresCounters), on
+ * statistics of tables analysed empty (as the migrations leave them, and as
+ * they stay while `clube serve` runs without a worker): written as a
+ * participant list and an OR of windows, it scanned the whole table and
+ * grouped (sorted) every run read; now one aggregate over one index range
+ * per participant and window, as a generic plan and as a custom one.
+ */
+describe("rule-run counters' plan [postgresql]", () => {
+  let db: Database;
+  let close: () => Promise<void>;
+  beforeAll(async () => ({ db, close } = await openTestDatabase("postgresql")));
+  afterAll(async () => close?.());
+
+  it("aggregates one (participant, rule, day) index range per participant and window, and counts what the windows hold", async () => {
+    const connection = db.em().getConnection();
+    await connection.execute(`insert into rule_runs (id, club_id, env, participant_id, rule_id, dedupe_key, event_id, day_key, amounts, run_at)
+      select 'run_' || i, 'club_big', 'live', 'par_' || (i % 2000), 'rule_' || (i % 3), null, null, '2026-11-' || (10 + i % 20),
+        jsonb_build_object('xp', i % 7), timestamptz '2026-11-01' + i * interval '1 second' from generate_series(1, 40000) as i`);
+    // One unit (xp), a total window (max runs) and a day window; par_14's runs are on the 24th, par_35's on the 25th, par_1's before; par_none has none.
+    // Every participant has events of both rules' triggers but par_35, who only triggers rule_0: rule_1 is not probed for it.
+    const windows = [{ event: "bet", params: ["rule_0"] }, { event: "deposit", params: ["rule_1", "2026-11-24"] }];
+    const events = (...types: string[]) => types.map((type) => ({ type }) as EngineEvent);
+    const probes = counterProbes([
+      { participantId: "par_1", events: events("bet", "deposit") }, { participantId: "par_14", events: events("deposit", "bet") },
+      { participantId: "par_35", events: events("bet") }, { participantId: "par_none", events: events("bet", "deposit") },
+    ], windows);
+    expect(probes).toEqual([
+      ["par_1", "par_1", "par_14", "par_14", "par_35", "par_none", "par_none"],
+      ["rule_0", "rule_1", "rule_0", "rule_1", "rule_0", "rule_0", "rule_1"],
+      ["", "2026-11-24", "", "2026-11-24", "", "", "2026-11-24"],
+    ]);
+    const params = ["2026-11-24", "2026-11-24", "xp", ...probes.map((column) => `{${column.map((value) => `"${value}"`).join(",")}}`)];
+    let n = 0;
+    const text = postgresCounters(1).replace(/\?/g, () => `$${++n}`);
+    for (const mode of ["force_generic_plan", "force_custom_plan"]) {
+      const plan = await db.em().transactional(async (trx) => {
+        await trx.execute(`set local plan_cache_mode = ${mode}`);
+        await trx.execute(`prepare counters as ${text}`);
+        const rows = await trx.execute<{ "QUERY PLAN": string }[]>(`explain (costs off) execute counters(${params.map(() => "?").join(", ")})`, params);
+        await trx.execute("deallocate counters");
+        return rows.map((row) => row["QUERY PLAN"]).join("\n");
+      });
+      const scans = plan.split("\n").filter((line) => /rule_runs/.test(line));
+      expect(scans, `${mode}\n${plan}`).toEqual([expect.stringMatching(/Index Scan using rule_runs_participant_id_rule_id_day_key_index on rule_runs/)]);
+      expect(plan, plan).toMatch(/Index Cond: \(\(\(participant_id\)::text = w\.participant_id\) AND \(\(rule_id\)::text = w\.rule_id\) AND \(\(day_key\)::text >= w\.since\)\)/);
+      expect(plan, plan).not.toMatch(/Sort|Hash/);
+    }
+    type Counters = { participant_id: string; rule_id: string; total: unknown; today_runs: unknown; granted_0: unknown; last_run_at: unknown };
+    const rows = await connection.execute<Counters[]>(postgresCounters(1), params);
+    const expected = await connection.execute<Counters[]>(
+      `select participant_id, rule_id, count(*) as total, max(run_at) as last_run_at, sum(case when day_key = '2026-11-24' then 1 else 0 end) as today_runs,
+          sum(case when day_key = '2026-11-24' then coalesce(cast(amounts ->> 'xp' as bigint), 0) else 0 end) as granted_0
+        from rule_runs where (participant_id in ('par_1', 'par_14', 'par_35', 'par_none') and rule_id = 'rule_0')
+          or (participant_id in ('par_1', 'par_14', 'par_none') and rule_id = 'rule_1' and day_key >= '2026-11-24')
+        group by participant_id, rule_id`,
+    );
+    const normalized = (list: Counters[]) => list
+      .map((row) => ({ ...row, total: Number(row.total), today_runs: Number(row.today_runs), granted_0: Number(row.granted_0), last_run_at: new Date(row.last_run_at as string).toISOString() }))
+      .sort((a, b) => `${a.participant_id}${a.rule_id}`.localeCompare(`${b.participant_id}${b.rule_id}`));
+    expect(expected.map((row) => `${row.participant_id} ${row.rule_id}`).sort()).toEqual(["par_1 rule_0", "par_14 rule_0", "par_14 rule_1", "par_35 rule_0"]);
+    expect(normalized(rows)).toEqual(normalized(expected));
   });
 });

@@ -312,14 +312,6 @@ function storedDedupeKey(key: string): string {
   return key.length <= DEDUPE_KEY_MAX ? key : `sha256:${createHash("sha256").update(key).digest("hex")}`;
 }
 
-/**
- * SQL for what a RuleRun granted in the unit bound as its parameter (`xp` or
- * a currency code), read from the `amounts` JSON; 0 when it granted none.
- * `->>` reads a JSON key on both PostgreSQL (jsonb; the key typed as text,
- * `->>` also takes an array index) and SQLite (3.38+).
- */
-const GRANTED_IN_UNIT = { postgresql: "coalesce(cast(amounts ->> ?::text as bigint), 0)", sqlite: "coalesce(cast(amounts ->> ? as integer), 0)" };
-
 interface RunCounters {
   participant_id: string;
   rule_id: string;
@@ -363,30 +355,28 @@ async function loadRuleRuns(
     for (const { participantId, ruleId, key } of await fired) counters(participantId, ruleId).dedupeKeys.push(key);
   };
 
-  // Each rule's runs a limit needs, as a condition and its parameters.
+  // Each rule's runs a limit needs: its id, and the first day key of its window (none: all its runs); and its trigger.
   const windows = triggered.flatMap((rule) => {
     const { max_runs_per_participant: maxRuns, cooldown_seconds: cooldown, per_participant_per_day: perDay } = rule.limits;
-    if (maxRuns !== undefined) return [{ sql: "rule_id = ?", params: [rule.id] }];
+    if (maxRuns !== undefined) return [{ event: rule.trigger.event, params: [rule.id] }];
     const since = [
       ...(cooldown !== undefined ? [dayKey(new Date(at.now.getTime() - cooldown * 1000), at.timeZone)] : []),
       ...(perDay !== undefined ? [today] : []),
     ];
     // Day keys are "YYYY-MM-DD", so text order is time order.
-    return since.length === 0 ? [] : [{ sql: "(rule_id = ? and day_key >= ?)", params: [rule.id, since.sort()[0]] }];
+    return since.length === 0 ? [] : [{ event: rule.trigger.event, params: [rule.id, since.sort()[0]] }];
   });
   if (windows.length === 0) {
     await recordFired();
     return states;
   }
   const units = [...new Set(triggered.flatMap((rule) => Object.keys(rule.limits.per_participant_per_day ?? {}).filter((unit) => unit !== "runs")))];
-  const countersSql = (dialect: "postgresql" | "sqlite", inList: string) => {
-    const sums = units.map((_, i) => `, sum(case when day_key = ? then ${GRANTED_IN_UNIT[dialect]} else 0 end) as granted_${i}`).join("");
-    return `select participant_id, rule_id, count(*) as total, max(run_at) as last_run_at, sum(case when day_key = ? then 1 else 0 end) as today_runs${sums}
-      from rule_runs where ${inList} and (${windows.map((window) => window.sql).join(" or ")}) group by participant_id, rule_id`;
-  };
   const rows = await store.select<RunCounters>(
-    { postgresql: countersSql("postgresql", "participant_id = any(?::text[])"), sqlite: sqliteCounters(units.length, windows) },
-    [today, ...units.flatMap((unit) => [today, unit]), [...states.keys()], ...windows.flatMap((window) => window.params)],
+    { postgresql: postgresCounters(units.length), sqlite: sqliteCounters(units.length, windows) },
+    [
+      today, ...units.flatMap((unit) => [today, unit]),
+      ...(store.dialect === "postgresql" ? counterProbes(participants, windows) : [[...states.keys()], ...windows.flatMap((window) => window.params)]),
+    ],
   );
   await recordFired();
   const grantedColumns = units.map((_, i) => `granted_${i}` as const);
@@ -417,15 +407,68 @@ async function loadRuleRuns(
  * as a join, it hashed the whole rule_runs table for every batch (a seq scan
  * that grows with the table: 2.7 ms of server CPU at 5,000 runs, 6 ms at
  * 15,000, against ≈ 3 ms for the probes; test/db/query-plans.test.ts).
+ * The participant is matched by a row comparison from the key on, which
+ * only that index, where the key comes before the participant, can take as
+ * its bounds: with `participant_id = w.participant_id`, statistics of a
+ * table analysed nearly empty let the (participant, rule, day) index look
+ * as good, and a probe there reads every run of the participant's rule (a
+ * heap fetch each) to filter by key — a cost growing with each player's
+ * history (1,150 probes with 6 runs per player and rule: ≈ 17 ms of server
+ * CPU against ≈ 3 ms).
  */
 export const FIRED_DEDUPE_KEYS = {
   postgresql: `select x.participant_id, x.rule_id, x.dedupe_key from unnest(?::text[], ?::text[], ?::text[]) as w(participant_id, rule_id, dedupe_key)
     cross join lateral (select participant_id, rule_id, dedupe_key from rule_runs
-      where rule_id = w.rule_id and dedupe_key = w.dedupe_key and participant_id = w.participant_id offset 0) as x`,
+      where rule_id = w.rule_id and dedupe_key = w.dedupe_key
+        and (dedupe_key, participant_id) >= (w.dedupe_key, w.participant_id) and (dedupe_key, participant_id) <= (w.dedupe_key, w.participant_id) offset 0) as x`,
   // The triples bound as one JSON array of [participant, rule, key].
   sqlite: `select r.participant_id, r.rule_id, r.dedupe_key from json_each(?) as w
     join rule_runs as r on r.participant_id = w.value ->> 0 and r.rule_id = w.value ->> 1 and r.dedupe_key = w.value ->> 2`,
 };
+
+/**
+ * loadRuleRuns' aggregate on PostgreSQL: per (participant, rule, first day)
+ * probe (counterProbes), one aggregate over one range of the (participant_id,
+ * rule_id, day_key) index, a lateral subquery. Parameters: today, (today,
+ * unit) per unit — as loadRuleRuns binds them, hence the first FROM item
+ * holding them — then the probes' three columns. Written as a participant
+ * list and an OR of windows grouped afterwards, it was planned on the
+ * statistics of tables analysed nearly empty (nothing analyses them while
+ * `clube serve` runs without a worker) as a scan of the whole rule_runs
+ * table, growing with the club's history, and grouping the runs read (a
+ * day's runs of a batch's participants: ≈ 6,000 after 50,000 events of one
+ * day) sorted them first. Probes without runs are left out, as a GROUP BY
+ * leaves them.
+ */
+export function postgresCounters(unitCount: number): string {
+  const units = Array.from({ length: unitCount }, (_, i) => `, ?::text as day_${i}, ?::text as unit_${i}`).join("");
+  const sums = Array.from({ length: unitCount }, (_, i) => `, sum(case when day_key = k.day_${i} then coalesce(cast(amounts ->> k.unit_${i} as bigint), 0) else 0 end) as granted_${i}`).join("");
+  return `select w.participant_id, w.rule_id, r.*
+    from (select ?::text as today${units}) as k cross join unnest(?::text[], ?::text[], ?::text[]) as w(participant_id, rule_id, since)
+    cross join lateral (select count(*) as total, max(run_at) as last_run_at, sum(case when day_key = k.today then 1 else 0 end) as today_runs${sums}
+      from rule_runs where participant_id = w.participant_id and rule_id = w.rule_id and day_key >= w.since) as r
+    where r.total > 0`;
+}
+
+/**
+ * postgresCounters' probes as three columns (participants, rules, first day
+ * keys; "" for a rule's total, before every day key): a participant's limit
+ * windows of the rules its own events trigger, the only counters its
+ * evaluations read (a rule runs on events of its trigger type), instead of
+ * every window for every participant.
+ */
+export function counterProbes(participants: { participantId: string; events: EngineEvent[] }[], windows: { event: string; params: unknown[] }[]): string[][] {
+  const columns: string[][] = [[], [], []];
+  for (const { participantId, events } of participants) {
+    for (const { event, params } of windows) {
+      if (!events.some((e) => e.type === event)) continue;
+      columns[0].push(participantId);
+      columns[1].push(params[0] as string);
+      columns[2].push(params.length === 2 ? (params[1] as string) : "");
+    }
+  }
+  return columns;
+}
 
 /**
  * loadRuleRuns' aggregate on SQLite, bound to the same parameters: one
