@@ -188,7 +188,7 @@ export async function evaluateInOrder(
     loading.forEach((run, i) => loaded.set(run, { snapshot: snapshots[i], state: states[i], referral: referrals.get(run.participant.id) ?? null }));
   };
   await load(runs);
-  const results: ApiEffect[][][] = [];
+  const results: ApiEffect[][][] = new Array(runs.length);
   const trace = opts.traces !== undefined;
   /*
    * Index loops and literals without spreads: this body runs once per event of a batch. The three calls' arguments
@@ -203,7 +203,8 @@ export async function evaluateInOrder(
     const run = runs[r];
     const { participant } = run;
     let { snapshot, state, referral } = loaded.get(run)!;
-    const effects: ApiEffect[][] = [];
+    // Of the exact length, filled by index (pushing grows a list to 17 slots: once per participant of a batch).
+    const effects: ApiEffect[][] = new Array(run.stored.length);
     for (let i = 0; i < run.stored.length; i++) {
       const { id, event } = run.stored[i];
       input.state = state;
@@ -219,7 +220,7 @@ export async function evaluateInOrder(
       scoring.event = event;
       gatherTournamentScores(writes.standings, scoring);
       if (referral === null || !qualifiesReferral(referral, event)) {
-        effects.push(gathered.effects);
+        effects[i] = gathered.effects;
         // Carried only to the participant's next event here: after its last (a batch's usual one), nothing reads it.
         if (i + 1 < run.stored.length) {
           snapshot = gathered.participant;
@@ -230,7 +231,7 @@ export async function evaluateInOrder(
       wroteOutbox(opts);
       await writes.flush(em);
       const paid = await qualifyReferralOnEvent(em, scope, { dialect: db.dialect, config, participant, event, now, publicUrl });
-      effects.push([...gathered.effects, ...paid]);
+      effects[i] = [...gathered.effects, ...paid];
       // This participant's later events and the next participants' start from their stored rows, read again.
       const rest = { participant, stored: run.stored.slice(i + 1) };
       const later = runs.slice(r + 1);
@@ -239,7 +240,7 @@ export async function evaluateInOrder(
       await load([rest, ...later]);
       ({ snapshot, state, referral } = loaded.get(rest)!);
     }
-    results.push(effects);
+    results[r] = effects;
   }
   return results;
 }
@@ -313,16 +314,20 @@ async function applyInOrder(
   const plans = groups.map((group) => {
     const participant = participants.get(group.externalId)!;
     // Each also as the run evaluates it ({ id, event }: see ParticipantRun), so the runs below reuse these lists.
-    const fresh: { item: Incoming; row: ReturnType<typeof eventRow>; id: string; event: EngineEvent }[] = [];
+    const planned = (item: Incoming) => {
+      const row = eventRow(scope, participant.id, item.event, item.key, item.receivedAt, "processed", now);
+      return { item, row, id: row.id, event: item.event };
+    };
+    let repeats = false;
     for (const item of group.items) {
       const original = originalOf(item);
       if (original) {
         assertSameEvent(original, item.key!, participant.id, item.event.type);
-        continue;
+        repeats = true;
       }
-      const row = eventRow(scope, participant.id, item.event, item.key, item.receivedAt, "processed", now);
-      fresh.push({ item, row, id: row.id, event: item.event });
     }
+    // Mapped when nothing repeats (the usual case: a list of the exact length, where pushing grows one to 17 slots).
+    const fresh = repeats ? group.items.filter((item) => !originalOf(item)).map(planned) : group.items.map(planned);
     return { group, participant, fresh };
   });
   const writes = new PendingWrites();
