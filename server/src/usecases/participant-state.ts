@@ -612,8 +612,12 @@ export function gatherEvaluation(writes: PendingWrites, target: EvaluationTarget
   // A new list only when there are rewards to fill in (only their effects are copied; the others are never changed
   // after the engine): the evaluation's own list otherwise, which nothing else changes either.
   const effects = delta.rewards.length === 0 ? evaluation.effects : evaluation.effects.slice();
-  const rewards = delta.rewards.map((grant) => ({ grant, rewardId: newId("rwd"), deliveryId: grant.delivery ? newId("dlv") : null }));
-  for (const { grant, rewardId, deliveryId } of rewards) {
+  // Most events grant no reward: no new empty list for them.
+  const rewards: GrantedReward[] = delta.rewards.length === 0
+    ? NO_LIST
+    : delta.rewards.map((grant) => ({ grant, rewardId: newId("rwd"), deliveryId: grant.delivery ? newId("dlv") : null }));
+  for (let r = 0; r < rewards.length; r++) {
+    const { grant, rewardId, deliveryId } = rewards[r];
     const effect = effects[grant.effectIndex];
     if (effect.type !== "reward_granted") throw new Error(`effect ${grant.effectIndex} is ${effect.type}, not the reward_granted of ${grant.rewardCode}`);
     // Object.assign, not a spread adding keys: see test/micro/object-spread.ts.
@@ -764,7 +768,8 @@ interface GrantedReward {
 }
 
 function gatherRewards(writes: PendingWrites, { scope, config, participant, now }: EvaluationTarget, rewards: GrantedReward[]): void {
-  for (const { grant, rewardId, deliveryId } of rewards) {
+  for (let r = 0; r < rewards.length; r++) {
+    const { grant, rewardId, deliveryId } = rewards[r];
     writes.rewards.push({
       id: rewardId, ...scope, participantId: participant.id, rewardCode: grant.rewardCode, type: grant.type,
       status: deliveryId === null ? "granted" : "pending", source: rewardSource(config, grant.ruleId), deliveryId,
@@ -912,7 +917,8 @@ function gatherWebhooks(writes: PendingWrites, target: EvaluationTarget, effects
   const { scope, config, participant, now, publicUrl, event } = target;
   const who = webhookParticipant(participant);
   const send = (type: string, data: Record<string, unknown>) => writes.outbox.push(webhookMessage(scope, type, data, now));
-  for (const { grant, rewardId, deliveryId } of rewards) {
+  for (let r = 0; r < rewards.length; r++) {
+    const { grant, rewardId, deliveryId } = rewards[r];
     const title = config.rewards.find((reward) => reward.code === grant.rewardCode)?.title ?? grant.rewardCode;
     const reward: Schemas["WebhookReward"] = { id: rewardId, code: grant.rewardCode, title, type: grant.type };
     const source = rewardSource(config, grant.ruleId);
