@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TableShape } from "../../server/src/db/hot/index.js";
 import { postgresHotStore } from "../../server/src/db/hot/postgres.js";
+import { decodeBinaryArray } from "../support/pg-binary-array.js";
 
 /*
  * How the PostgreSQL hot store sends its statements (no database: a client
@@ -36,7 +37,28 @@ describe("postgres hot store statements", () => {
     expect(sent).toHaveLength(6);
     expect(sent.slice(0, 3).map((statement) => statement.name)).toEqual([undefined, undefined, undefined]);
     for (const statement of sent.slice(3)) expect(statement.name).toMatch(/^clube_/);
-    expect(sent[0].text).toContain("$2");
+    // The two reads of the turn share one statement, and the group they both pass (see the next test).
+    expect(sent[0].text).toContain("from badges where participant_id = any($1::text[])");
+  });
+
+  it("binds an array passed again to reads of the same turn (the same object, the same cast) once", async () => {
+    const sent: { text: string; values: unknown[] }[] = [];
+    const store = postgresHotStore({ query: async (config) => { sent.push(config); return { rows: [{ r0: [], r1: [], r2: [] }] }; } }, (err) => { throw err; });
+    const group = ids(3);
+    await Promise.all([
+      store.select(both("select id from balances where participant_id = any(?::text[])"), [group]),
+      store.select(both("select id from badges where club_id = ? and participant_id = any(?::text[])"), ["club_1", group]),
+      // Equal contents in another array: bound on its own.
+      store.select(both("select id from lots where participant_id = any(?::text[])"), [[...group]]),
+    ]);
+    expect(sent[0].values).toHaveLength(3);
+    expect(sent[0].text).toContain("from balances where participant_id = any($1::text[])");
+    expect(sent[0].text).toContain("where club_id = $2 and participant_id = any($1::text[])");
+    expect(sent[0].text).toContain("from lots where participant_id = any($3::text[])");
+    expect(decodeBinaryArray(sent[0].values[0] as Buffer).values).toEqual(group);
+    await store.select(both("select id from participants where id = any(?::text[]) and external_id = any(?::text[]) for update"), [group, group]);
+    expect(sent[1].text).toBe("select id from participants where id = any($1::text[]) and external_id = any($1::text[]) for update");
+    expect(sent[1].values).toHaveLength(1);
   });
 
   it("sends writes as named prepared statements, whatever their size", async () => {
@@ -79,7 +101,10 @@ describe("postgres hot store statements", () => {
       expect(sent[0].text).toBe(sent[1].text);
       expect(sent[0].text).toContain("$2::text, $3::text");
       expect(sent[0].text).toContain("$5::timestamptz");
-      expect(sent[0].values).toEqual(["{\"led_0\",\"led_1\",\"led_2\"}", "club_1", "test", "{0,1,2}", "2026-11-24T12:00:00.000Z"]);
+      // Arrays in binary (see pg-binary-arrays.ts): text OID 25, int8 OID 20.
+      expect(sent[0].values.map((value) => (Buffer.isBuffer(value) ? decodeBinaryArray(value) : value))).toEqual([
+        { element: 25, values: ["led_0", "led_1", "led_2"] }, "club_1", "test", { element: 20, values: [0, 1, 2] }, "2026-11-24T12:00:00.000Z",
+      ]);
     });
 
     it("binds a declared column as an array when its rows differ, and an undeclared one always", async () => {
@@ -92,7 +117,7 @@ describe("postgres hot store statements", () => {
         expect(values[1]).toBe("club_1");
       }
       // Epoch milliseconds (see epochMillis).
-      expect(sent[0].values[4]).toBe(`{${now.getTime()},${now.getTime() + 1}}`);
+      expect(decodeBinaryArray(sent[0].values[4] as Buffer)).toEqual({ element: 701, values: [now.getTime(), now.getTime() + 1] });
       expect(sent[0].text).toBe(sent[1].text);
     });
 

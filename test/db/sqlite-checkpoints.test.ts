@@ -25,9 +25,9 @@ describe("SQLite WAL checkpoints (sqlite-checkpoints.ts)", () => {
       expect(wal_autocheckpoint).toBeGreaterThan(1000);
       const [{ synchronous }] = await connection.execute<{ synchronous: number }[]>("PRAGMA synchronous");
       expect(synchronous).toBe(2); // FULL: a commit is synced before it returns
-      // A new file gets 8 KiB pages (fewer WAL frames per batch), set before WAL mode made the page size final.
+      // A new file gets 16 KiB pages (fewer WAL frames per batch), set before WAL mode made the page size final.
       const [{ page_size }] = await connection.execute<{ page_size: number }[]>("PRAGMA page_size");
-      expect(page_size).toBe(8192);
+      expect(page_size).toBe(16384);
       // …until the worker copies them into the database file.
       const deadline = Date.now() + 30_000; // generous: the worker thread may wait for a core on a loaded machine
       while (size(file) < 64 * 1024 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));

@@ -131,4 +131,21 @@ describe("sqlite hot store writes", () => {
     const events = db.prepare("select status, effects_count, processed_at from events order by cast(substr(id, 5) as integer)").all([]);
     expect(events).toEqual(ids.map((_, i) => (i < 65 ? { status: "processed", effects_count: i % 3, processed_at: at.getTime() } : { status: "queued", effects_count: 0, processed_at: null })));
   });
+
+  it("reads rows as libsql's own row objects: same keys in the same order, same values and types", async () => {
+    await store.insert(shape, [item(1), item(2, { note: "n2", meta: { deep: [1, "x", null] } }), item(3, { amount: 2 ** 40 })]);
+    const queries: [string, unknown[]][] = [
+      ["select * from items order by id", []],
+      // A repeated column name, expressions of every storage class, a bound list and date; no rows at all.
+      ["select id, amount, id as amount, 1.5 as real, x'00ff' as blob, null as empty, amount * 2 from items where id in (select value from json_each(?)) and at = ?", [["it_1", "it_3"], at]],
+      ["select id from items where 0", []],
+    ];
+    for (const [sql, params] of queries) {
+      const read = await store.select<Record<string, unknown>>({ postgresql: "", sqlite: sql }, params);
+      const bound = params.map((value) => (Array.isArray(value) ? JSON.stringify(value) : value instanceof Date ? value.getTime() : value));
+      const expected = db.prepare(sql).all(bound) as Record<string, unknown>[];
+      expect(read).toEqual(expected);
+      expect(read.map((row) => Object.keys(row))).toEqual(expected.map((row) => Object.keys(row)));
+    }
+  });
 });

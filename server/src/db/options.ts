@@ -45,11 +45,18 @@ const SQLITE_CACHE_KIB = 8 * 1024;
  * and checksummed at COMMIT, on the event loop, then copied back by the
  * checkpoint. With 8 KiB pages a stored batch of 500 events changes fewer,
  * larger pages: its COMMIT took 4.4 → 3.1 ms CPU, the checkpoint 5.2 → 3.8
- * (replayed). Set before WAL mode, it applies to a file with no tables yet
- * only: an existing database keeps its page size (changing it takes a VACUUM
- * outside WAL mode).
+ * (replayed). 16 KiB: once the participant-keyed indexes outgrow a batch
+ * (a club past ~20,000 events, as in the bench's measured batches, after its
+ * warm-up ones), a batch of 500 participants changes most of their leaves
+ * whatever their size, so larger leaves mean fewer of them: 630 → 350 WAL
+ * frames per batch (the event loop's write calls 1,260 → 700, its page reads
+ * 245 → 140), and the event loop's CPU per stored batch 46 → 42.5 ms (median
+ * of 6 alternated pairs, batches 50-80 of test/micro/batch-costs.ts; no
+ * difference over the first 30). Set before WAL mode, it applies to a file
+ * with no tables yet only: an existing database keeps its page size
+ * (changing it takes a VACUUM outside WAL mode).
  */
-const SQLITE_PAGE_SIZE = 8192;
+const SQLITE_PAGE_SIZE = 16384;
 
 /**
  * Per-connection SQLite settings. WAL lets readers work while one process

@@ -265,14 +265,19 @@ async function loadLots(store: HotStore, participantIds: string[], config: ClubC
  * can match; the read, ~2 ms of a stored batch, took ~20 % less, A/B on the
  * same data). The pairs as one JSON object
  * (mission id → period key): json_each hands both out as columns, where an
- * array of pairs would be parsed again (`->>`) for every probe.
+ * array of pairs would be parsed again (`->>`) for every probe. The pairs are
+ * read into a materialized CTE once: as a second json_each, the object was
+ * parsed again for every participant (the read took 1.4-1.6 → 1.2-1.3 ms per
+ * 500 participants, alternated on the same data). Parameters are numbered:
+ * the CTE, first in the text, reads the second.
  */
 const MISSION_PROGRESS = {
   postgresql: bothDialects((inList) => `select participant_id, mission_id, period_key, progress, completed_at, claimed_at from mission_progress
       where ${inList("participant_id")} and ${inList("mission_id")} and ${inList("period_key")}`).postgresql,
-  sqlite: `select m.participant_id, m.mission_id, m.period_key, m.progress, m.completed_at, m.claimed_at
-      from json_each(?) as p cross join json_each(?) as k cross join mission_progress as m
-      where m.participant_id = p.value and m.mission_id = k.key and m.period_key = k.value`,
+  sqlite: `with k(mission_id, period_key) as materialized (select key, value from json_each(?2))
+      select m.participant_id, m.mission_id, m.period_key, m.progress, m.completed_at, m.claimed_at
+      from json_each(?1) as p cross join k cross join mission_progress as m
+      where m.participant_id = p.value and m.mission_id = k.mission_id and m.period_key = k.period_key`,
 };
 
 async function loadMissions(

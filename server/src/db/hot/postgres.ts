@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { HotStore, ParticipantUpdate, ProcessedEvent, Upsert, Write } from "./index.js";
+import { binaryArray, type BinaryElement } from "./pg-binary-arrays.js";
 import type { ColumnKind, TableShape } from "./table-shape.js";
 
 /** The part of a `pg` Client the hot path uses. */
@@ -111,8 +112,10 @@ export function datetimeColumn(rows: Record<string, unknown>[], property: string
 }
 
 /**
- * A scalar column's array parameter, as PostgreSQL's array literal text built
- * by one native JSON.stringify. For strings without `"`, `\` or control
+ * A scalar column's array parameter where binaryArray declines it (a
+ * non-ASCII text, a number out of its type's range, a value of another type:
+ * see pg-binary-arrays.ts), or an array whose type the statement does not
+ * declare: PostgreSQL's array literal text built by one native JSON.stringify. For strings without `"`, `\` or control
  * characters, finite numbers, booleans and nulls, JSON's array text IS the
  * array literal once its brackets become braces: elements are double-quoted
  * alike, and an unquoted `null` is PostgreSQL's (case-insensitive) NULL.
@@ -133,9 +136,42 @@ export function arrayParameter(values: unknown[]): unknown {
   return json.includes("\\") ? values : `{${json.slice(1, -1)}}`;
 }
 
-/** A read's parameter: an array (ids of an `= any(?::text[])`) as its literal text, see arrayParameter. */
-function boundParameter(value: unknown): unknown {
-  return Array.isArray(value) ? arrayParameter(value) : value;
+/** An array parameter of `element`s: in binary when it can be (pg-binary-arrays.ts), else as its literal text (arrayParameter). */
+function scalarArray(element: BinaryElement, values: unknown[]): unknown {
+  return binaryArray(element, values) ?? arrayParameter(values);
+}
+
+/** The element each column kind's array parameter holds (a datetime's epoch milliseconds are float8, see epochMillis). */
+const ELEMENT: Record<Exclude<ColumnKind, "json" | "datetime">, BinaryElement> = {
+  text: "text", bigint: "int8", integer: "int4", double: "float8", boolean: "bool",
+};
+
+/**
+ * The element type of each `?` of a statement written with placeholders,
+ * where the statement casts it to an array (`?::text[]`), by position
+ * (cached): an array bound there may go in binary, its type being declared.
+ */
+function placeholderElements(sql: string): readonly (BinaryElement | undefined)[] {
+  let elements = placeholderCache.get(sql);
+  if (elements === undefined) {
+    elements = [...sql.matchAll(/\?(?:::(\w+)\[\])?/g)].map((match) => (match[1] === undefined ? undefined : CAST_ELEMENT[match[1]]));
+    placeholderCache.set(sql, elements);
+  }
+  return elements;
+}
+const placeholderCache = new Map<string, readonly (BinaryElement | undefined)[]>();
+const CAST_ELEMENT: Record<string, BinaryElement | undefined> = {
+  text: "text", int8: "int8", bigint: "int8", int4: "int4", integer: "int4", float8: "float8", bool: "bool", boolean: "bool",
+};
+
+/**
+ * A parameter of a statement written with placeholders: an array cast to an
+ * array type (`= any(?::text[])`) as scalarArray binds it, any other array
+ * as its literal text (arrayParameter), a scalar as it is.
+ */
+function boundParameter(value: unknown, element: BinaryElement | undefined): unknown {
+  if (!Array.isArray(value)) return value;
+  return element === undefined ? arrayParameter(value) : scalarArray(element, value);
 }
 
 /** A JSON column's parameter: one JSON array of its values (an undefined element becomes JSON null, turned back into SQL null by `nullif`). */
@@ -174,10 +210,9 @@ const names = new Map<string, string>();
  */
 const PLANNED_EACH_RUN_ABOVE = 64;
 
-/** A read: named or not by the length of its array parameters, which then go as literal texts (boundParameter). */
-function read(client: PgClient, text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
+/** A read: named or not by the length of its array parameters (`values`), sent `bound` (sharedParameters). */
+function read(client: PgClient, text: string, values: unknown[], bound: unknown[]): Promise<{ rows: unknown[] }> {
   const large = values.some((value) => Array.isArray(value) && value.length > PLANNED_EACH_RUN_ABOVE);
-  const bound = values.map(boundParameter);
   return large ? client.query({ text, values: bound }) : run(client, text, bound);
 }
 
@@ -221,9 +256,9 @@ function columnArrays(shape: TableShape, rows: object[], uniform: ReadonlySet<st
   const parameters = shape.columns.map(({ property, kind }) => {
     if (uniform.has(property)) return kind === "datetime" ? boundDatetime(values[0][property]) : values[0][property] ?? null;
     if (kind === "json") return jsonColumn(values.map((row) => row[property] ?? null));
-    if (kind !== "datetime") return arrayParameter(values.map((row) => row[property] ?? null));
+    if (kind !== "datetime") return scalarArray(ELEMENT[kind], values.map((row) => row[property] ?? null));
     const millis = epochMillis(values, property);
-    if (millis) return arrayParameter(millis);
+    if (millis) return scalarArray("float8", millis);
     (texts ??= new Set()).add(property);
     return arrayParameter(datetimeColumn(values, property));
   });
@@ -261,17 +296,17 @@ from rows from (unnest($1::text[]), jsonb_array_elements($2::jsonb), unnest($3::
 
 function participantArrays(rows: ParticipantUpdate[]): unknown[] {
   return [
-    arrayParameter(rows.map((row) => row.id)), arrayParameter(rows.map((row) => row.xp)), arrayParameter(rows.map((row) => row.level)),
-    arrayParameter(rows.map((row) => row.tierCode)), jsonColumn(rows.map((row) => row.tags)), jsonColumn(rows.map((row) => row.eventCounts)),
-    arrayParameter(rows.map((row) => row.peak !== null)), arrayParameter(rows.map((row) => row.peak?.peakMonth ?? null)),
-    arrayParameter(rows.map((row) => row.peak?.peakLevel ?? null)), arrayParameter(rows.map((row) => row.peak?.priorMonthPeakLevel ?? null)),
+    scalarArray("text", rows.map((row) => row.id)), scalarArray("int8", rows.map((row) => row.xp)), scalarArray("int4", rows.map((row) => row.level)),
+    scalarArray("text", rows.map((row) => row.tierCode)), jsonColumn(rows.map((row) => row.tags)), jsonColumn(rows.map((row) => row.eventCounts)),
+    scalarArray("bool", rows.map((row) => row.peak !== null)), scalarArray("text", rows.map((row) => row.peak?.peakMonth ?? null)),
+    scalarArray("int4", rows.map((row) => row.peak?.peakLevel ?? null)), scalarArray("int4", rows.map((row) => row.peak?.priorMonthPeakLevel ?? null)),
     // Epoch milliseconds, spread by to_timestamp (see epochMillis).
-    arrayParameter(rows.map((row) => row.updatedAt.getTime())),
+    scalarArray("float8", rows.map((row) => row.updatedAt.getTime())),
   ];
 }
 
 function lotArrays(rows: { id: string; amount: number }[]): unknown[] {
-  return [arrayParameter(rows.map((row) => row.id)), arrayParameter(rows.map((row) => row.amount))];
+  return [scalarArray("text", rows.map((row) => row.id)), scalarArray("int8", rows.map((row) => row.amount))];
 }
 
 /** A write's statement (parameters numbered from $1), a key naming its text, and its values; null without rows. */
@@ -289,15 +324,54 @@ function statementOf(write: Write): { key: string; text: string; values: unknown
   return write.spendLots.length === 0 ? null : { key: "lots", text: SPEND_LOTS, values: lotArrays(write.spendLots) };
 }
 
-/** `?` placeholders numbered as PostgreSQL wants them. */
-function numbered(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
+/** `?` placeholders numbered as PostgreSQL wants them: `numbers[0]`, `numbers[1]`… in turn (see sharedParameters). */
+function numberedAs(sql: string, numbers: readonly number[]): string {
+  let k = 0;
+  return sql.replace(/\?/g, () => `$${numbers[k++]}`);
+}
+
+/**
+ * The parameters of reads sent as one statement, numbered in turn, except
+ * that an array passed again under the same cast (the same object: a step's
+ * state reads all take its participant ids) takes the number it had, so it
+ * is encoded, sent and read by the server once instead of once per read
+ * (3 × 500 ids of a batch's combined state read). Only the same object is
+ * shared, never equal contents found by comparing them: the pattern follows
+ * the code path, so a statement's text stays the same from batch to batch.
+ * `pattern` names it for the cache of statement texts ("" when nothing is shared).
+ */
+function sharedParameters(reads: readonly { sql: string; params: unknown[] }[]): { numbers: number[]; values: unknown[]; bound: unknown[]; pattern: string } {
+  const values: unknown[] = [];
+  const bound: unknown[] = [];
+  const casts: (BinaryElement | undefined)[] = [];
+  const numbers: number[] = [];
+  let shared = false;
+  for (const { sql, params } of reads) {
+    const elements = placeholderElements(sql);
+    for (let i = 0; i < params.length; i++) {
+      const value = params[i];
+      const element = elements[i];
+      let index = -1;
+      if (Array.isArray(value) && element !== undefined) {
+        for (let j = 0; j < values.length && index < 0; j++) if (values[j] === value && casts[j] === element) index = j;
+      }
+      if (index < 0) {
+        index = values.length;
+        values.push(value);
+        casts.push(element);
+        bound.push(boundParameter(value, element));
+      } else {
+        shared = true;
+      }
+      numbers.push(index + 1);
+    }
+  }
+  return { numbers, values, bound, pattern: shared ? numbers.join(",") : "" };
 }
 
 export function postgresHotStore(client: PgClient, convert: (err: unknown) => never): HotStore {
   const exec = (text: string, values: unknown[]) => run(client, text, values).catch(convert);
-  const query = (text: string, values: unknown[]) => read(client, text, values).catch(convert);
+  const query = (text: string, values: unknown[], bound: unknown[]) => read(client, text, values, bound).catch(convert);
   /*
    * Reads asked for in the same turn of the event loop (a step's state loads,
    * issued together) go to the server as one statement, each read a scalar
@@ -309,10 +383,11 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
   const sendSelects = () => {
     const reads = pending;
     pending = [];
+    const { numbers, values, bound, pattern } = sharedParameters(reads);
     const text = reads.length === 1
-      ? cachedText(`select|${reads[0].sql}`, () => numbered(reads[0].sql))
-      : cachedText(`selects|${reads.map((read) => read.sql).join("\u0000")}`, () => numbered(`select ${reads.map((read, i) => `(select coalesce(json_agg(t), '[]'::json) from (${read.sql}) as t) as r${i}`).join(", ")}`));
-    query(text, reads.flatMap((read) => read.params)).then(
+      ? cachedText(`select|${reads[0].sql}|${pattern}`, () => numberedAs(reads[0].sql, numbers))
+      : cachedText(`selects|${reads.map((read) => read.sql).join("\u0000")}|${pattern}`, () => numberedAs(`select ${reads.map((read, i) => `(select coalesce(json_agg(t), '[]'::json) from (${read.sql}) as t) as r${i}`).join(", ")}`, numbers));
+    query(text, values, bound).then(
       ({ rows }) => {
         if (reads.length === 1) reads[0].resolve(rows);
         else reads.forEach((read, i) => read.resolve((rows[0] as Record<string, unknown[]>)[`r${i}`]));
@@ -343,7 +418,7 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
     },
     async markEventsProcessed(rows: ProcessedEvent[], processedAt: Date) {
       if (rows.length === 0) return;
-      await exec(MARK_EVENTS_PROCESSED, [arrayParameter(rows.map((row) => row.id)), jsonColumn(rows.map((row) => row.effects)), arrayParameter(rows.map((row) => row.effects.length)), processedAt.toISOString()]);
+      await exec(MARK_EVENTS_PROCESSED, [scalarArray("text", rows.map((row) => row.id)), jsonColumn(rows.map((row) => row.effects)), scalarArray("int4", rows.map((row) => row.effects.length)), processedAt.toISOString()]);
     },
     async writeAll(writes) {
       const parts = writes.map(statementOf).filter((part) => part !== null);
@@ -362,11 +437,15 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
       await exec(text, parts.flatMap((part) => part.values));
     },
     async run(sql: { postgresql: string }, params: unknown[]) {
-      await exec(cachedText(`run|${sql.postgresql}`, () => numbered(sql.postgresql)), params.map(boundParameter));
+      const { numbers, bound, pattern } = sharedParameters([{ sql: sql.postgresql, params }]);
+      await exec(cachedText(`run|${sql.postgresql}|${pattern}`, () => numberedAs(sql.postgresql, numbers)), bound);
     },
     select<R>(sql: { postgresql: string }, params: unknown[]): Promise<R[]> {
       // A lock is taken on its own, in the order its statement says.
-      if (/\bfor update\b/.test(sql.postgresql)) return query(cachedText(`select|${sql.postgresql}`, () => numbered(sql.postgresql)), params).then(({ rows }) => rows as R[]);
+      if (/\bfor update\b/.test(sql.postgresql)) {
+        const { numbers, values, bound, pattern } = sharedParameters([{ sql: sql.postgresql, params }]);
+        return query(cachedText(`select|${sql.postgresql}|${pattern}`, () => numberedAs(sql.postgresql, numbers)), values, bound).then(({ rows }) => rows as R[]);
+      }
       return new Promise((resolve, reject) => {
         pending.push({ sql: sql.postgresql, params, resolve: resolve as (rows: unknown[]) => void, reject });
         if (pending.length === 1) queueMicrotask(sendSelects);

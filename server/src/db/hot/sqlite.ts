@@ -8,6 +8,8 @@ export interface LibsqlDatabase {
 interface LibsqlStatement {
   run(params: unknown[]): { changes: number };
   all(params: unknown[]): unknown[];
+  raw(toggle: boolean): LibsqlStatement;
+  columns(): { name: string }[];
 }
 
 /**
@@ -22,6 +24,52 @@ function statement(db: LibsqlDatabase, sql: string): LibsqlStatement {
   let stmt = statements.get(sql);
   if (!stmt) statements.set(sql, (stmt = db.prepare(sql)));
   return stmt;
+}
+
+/**
+ * A read statement in raw mode (rows as arrays) and its column names. libsql
+ * builds an object row property by property through N-API (a native call
+ * and a key string per value); arrays, made into objects here with the same
+ * keys in the same order, cost less: a 500-row read of the participants'
+ * 15 columns took 2.2 → 1.7 ms CPU. A stored batch reads ~5,000 rows.
+ */
+interface Reader {
+  stmt: LibsqlStatement;
+  names: string[];
+}
+const readers = new WeakMap<LibsqlDatabase, Map<string, Reader>>();
+function reader(db: LibsqlDatabase, sql: string): Reader {
+  let statements = readers.get(db);
+  if (!statements) readers.set(db, (statements = new Map()));
+  let found = statements.get(sql);
+  if (!found) {
+    const stmt = db.prepare(sql).raw(true);
+    statements.set(sql, (found = { stmt, names: stmt.columns().map((column) => column.name) }));
+  }
+  return found;
+}
+
+/**
+ * The rows of a raw read as objects keyed by column name, as libsql's own
+ * rows: a repeated name keeps its first place and its last value, and a blob
+ * (a Buffer in raw rows) is an ArrayBuffer.
+ */
+function rowObjects(rows: unknown[], names: string[]): Record<string, unknown>[] {
+  const objects: Record<string, unknown>[] = new Array(rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r] as unknown[];
+    const object: Record<string, unknown> = {};
+    for (let c = 0; c < names.length; c++) {
+      const value = row[c];
+      object[names[c]] = typeof value === "object" && value !== null ? arrayBufferOf(value as Uint8Array) : value;
+    }
+    objects[r] = object;
+  }
+  return objects;
+}
+
+function arrayBufferOf(bytes: Uint8Array): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 }
 
 /** A value as SQLite stores it through MikroORM: datetimes as epoch milliseconds, JSON as text, booleans as 0/1. */
@@ -261,7 +309,8 @@ function sqliteStatements(db: LibsqlDatabase, convert: (err: unknown) => never):
     },
     async select<R>(sql: { sqlite: string }, params: unknown[]) {
       try {
-        return statement(db, sql.sqlite).all(params.map(selectParam)) as R[];
+        const { stmt, names } = reader(db, sql.sqlite);
+        return rowObjects(stmt.all(params.map(selectParam)), names) as R[];
       } catch (err) {
         return convert(err);
       }
