@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ConditionOperator, ConditionValue, RuleCondition } from "../../server/src/engine/config.js";
-import { evaluateCondition, eventField, type ConditionContext } from "../../server/src/engine/conditions.js";
+import fc from "fast-check";
+import { evaluateCondition, eventField, isDecimalText, type ConditionContext } from "../../server/src/engine/conditions.js";
 import { bet } from "./fixtures.js";
 
 function context(overrides: Partial<ConditionContext> = {}): ConditionContext {
@@ -144,5 +145,15 @@ describe("eventField", () => {
     ["meta.constructor", undefined],
   ])("%s → %j", (path, value) => {
     expect(eventField(event, path)).toEqual(value);
+  });
+});
+
+describe("isDecimalText", () => {
+  it("accepts exactly what /^-?\\d+(\\.\\d+)?$/ accepts", () => {
+    const decimalish = fc.stringMatching(/^-?[0-9.]{0,6}$/);
+    const anything = fc.oneof(decimalish, fc.string({ maxLength: 8 }), fc.constantFrom("", "-", ".", "1.", ".5", "-.5", "1.5", "-0", "10.50", "1e3", " 1", "1 ", "+1", "١٢"));
+    fc.assert(fc.property(anything, (text) => {
+      expect(isDecimalText(text)).toBe(/^-?\d+(\.\d+)?$/.test(text));
+    }), { numRuns: 5000 });
   });
 });

@@ -59,4 +59,38 @@ describe("memoized editions", () => {
       if (found) expect(found).toEqual(plainEdition(tournament, found.index, zone));
     }), { numRuns: 2000 });
   });
+
+  it("the edition containing an instant is the plain search's, for a tournament asked again and again and edited in place", () => {
+    /** The search without the kept candidates: the offset's week, then the week before and after. */
+    const plainContaining = (tournament: TournamentConfig, at: Date, zone: string) => {
+      const offset = at.getTime() - Date.parse(tournament.startsAt);
+      if (offset < 0) return null;
+      const weekly = tournament.recurrence === "weekly";
+      const guess = weekly ? Math.floor(offset / (7 * DAY_MS)) : 0;
+      for (const index of [guess, guess - 1, guess + 1]) {
+        if (index < 0 || (index > 0 && !weekly)) continue;
+        const edition = plainEdition(tournament, index, zone);
+        if (edition.startsAt <= at && at < edition.endsAt) return edition;
+      }
+      return null;
+    };
+    // One object per run, its window and recurrence changed between the asks as an edited config would be.
+    const tournament = { id: "t", title: "T", event: "bet.placed", scoring: "sum", recurrence: "weekly", startsAt: "", endsAt: "", prizes: [] } as unknown as TournamentConfig;
+    const ask = fc.record({
+      start: instant,
+      hours: fc.integer({ min: 1, max: 10 * 24 }),
+      recurrence: fc.constantFrom("weekly", "none"),
+      zone: fc.constantFrom(...ZONES),
+      later: fc.array(fc.integer({ min: -DAY_MS, max: 30 * DAY_MS }), { minLength: 1, maxLength: 8 }),
+    });
+    fc.assert(fc.property(fc.array(ask, { minLength: 1, maxLength: 4 }), (asks) => {
+      for (const { start, hours, recurrence, zone, later } of asks) {
+        Object.assign(tournament, { recurrence, startsAt: start.toISOString(), endsAt: new Date(start.getTime() + hours * 3_600_000).toISOString() });
+        for (const ms of later) {
+          const at = new Date(start.getTime() + ms);
+          expect(editionContaining(tournament, at, zone)).toEqual(plainContaining(tournament, at, zone));
+        }
+      }
+    }), { numRuns: 500 });
+  });
 });

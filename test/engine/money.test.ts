@@ -2,6 +2,20 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { addDecimal, fromMinorUnits, toMinorUnits, withoutFloatNoise } from "../../server/src/engine/money.js";
 
+/**
+ * Numbers around the cents fast paths (exactCents): the doubles of decimals
+ * with one or two places, both sides of its 1e9 bound, and their products
+ * and sums with binary noise (0.57 * 100, 0.1 + 0.2).
+ */
+const cents = fc.integer({ min: -2e11, max: 2e11 });
+const centsOrNoise = fc.oneof(
+  cents.map((c) => c / 100),
+  cents.map((c) => c / 10),
+  fc.tuple(cents, fc.constantFrom(3, 7, 100, 1.1, 0.1)).map(([c, factor]) => (c / 100) * factor),
+  fc.tuple(cents, cents).map(([a, b]) => a / 100 + b / 1000),
+  fc.constantFrom(0.57 * 100, 0.1 + 0.2, 999_999_999.99, 1e9 - 0.01, 1e9 + 0.5, 0.005, 0.01, -0.01),
+);
+
 describe("toMinorUnits", () => {
   it.each([
     ["10.005", 2, 1000],
@@ -56,7 +70,7 @@ describe("toMinorUnits", () => {
     };
     const decimalText = fc.tuple(fc.stringMatching(/^\d{1,18}$/), fc.option(fc.stringMatching(/^\d{1,6}$/), { nil: undefined }))
       .map(([whole, fraction]) => (fraction === undefined ? whole : `${whole}.${fraction}`));
-    const amount = fc.oneof(decimalText, fc.nat(), fc.maxSafeNat(), fc.double({ min: -1e20, max: 1e22, noNaN: true }), fc.constant(-0));
+    const amount = fc.oneof(decimalText, fc.nat(), fc.maxSafeNat(), fc.double({ min: -1e20, max: 1e22, noNaN: true }), fc.constant(-0), centsOrNoise);
     fc.assert(fc.property(amount, fc.integer({ min: 0, max: 4 }), (value, decimals) => {
       expect(actual(value, decimals)).toBe(reference(value, decimals));
     }), { numRuns: 5000 });
@@ -102,6 +116,28 @@ describe("addDecimal", () => {
       expect(addDecimal(a, b)).toBe(exact(a, b));
     }), { numRuns: 2000 });
   });
+
+  it("adds amounts with cents (the fast path) as the exact decimal sum rounded once, and anything else as before", () => {
+    // The decimal sum, from each operand's shortest text, rounded to the nearest double once.
+    const decimal = (value: number): { digits: bigint; places: number } => {
+      const [whole, fraction = ""] = Math.abs(value).toFixed(20).replace(/0+$/, "").split(".");
+      const shortest = String(Math.abs(value));
+      const [w, f = ""] = shortest.includes("e") ? [whole, fraction] : shortest.split(".");
+      return { digits: (value < 0 ? -1n : 1n) * BigInt(w + f), places: f.length };
+    };
+    const exactSum = (a: number, b: number): number => {
+      const x = decimal(a);
+      const y = decimal(b);
+      const places = Math.max(x.places, y.places);
+      const total = x.digits * 10n ** BigInt(places - x.places) + y.digits * 10n ** BigInt(places - y.places);
+      return total === 0n ? 0 : Number(total) / 10 ** places;
+    };
+    const amount = fc.oneof(cents.map((c) => c / 100), cents.map((c) => c / 10), fc.integer({ min: -1e9, max: 1e9 }));
+    fc.assert(fc.property(amount, amount, (a, b) => {
+      expect(addDecimal(a, b)).toBe(exactSum(a, b));
+    }), { numRuns: 5000 });
+    expect(addDecimal(37.5, 12.5)).toBe(50);
+  });
 });
 
 describe("withoutFloatNoise", () => {
@@ -117,7 +153,7 @@ describe("withoutFloatNoise", () => {
   });
 
   it("gives what rounding to 12 significant digits gives, whole numbers (the fast path) included", () => {
-    const value = fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(-0), fc.constant(1e12), fc.constant(-999_999_999_999));
+    const value = fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(-0), fc.constant(1e12), fc.constant(-999_999_999_999), centsOrNoise);
     fc.assert(fc.property(value, (x) => {
       expect(withoutFloatNoise(x)).toBe(Number(x.toPrecision(12)));
     }), { numRuns: 5000 });

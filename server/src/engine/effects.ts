@@ -1,30 +1,14 @@
-import type { RuleConfig, RuleEffect } from "./config.js";
-import { numericValue } from "./conditions.js";
-import { resolveAmount, type ExpressionVariables } from "./expressions.js";
+import type { MissionConfig, RuleConfig, RuleEffect } from "./config.js";
+import { resolveAmount } from "./expressions.js";
 import { dailyCapUnits, fitUnderCap } from "./limits.js";
 import { advanceMission, missionAvailable } from "./missions.js";
 import type { Session } from "./session.js";
 import type { EngineEvent } from "./types.js";
 
-/** The CEL variables for a rule amount: the event and the participant as it is now. */
-function expressionVariables(session: Session, event: EngineEvent): ExpressionVariables {
-  const amount = numericValue(event.amount);
-  return {
-    event: {
-      type: event.type,
-      id: event.id ?? null,
-      amount: Number.isNaN(amount) ? 0 : amount,
-      currency: event.currency,
-      occurred_at: event.occurred_at,
-      meta: event.meta,
-    },
-    participant: session.participant,
-  };
-}
-
 /** A rule's `amount`/`increment`/`points` as a number, or null (reported in `skipped`). */
 function resolve(session: Session, ruleId: string, effect: RuleEffect, amount: number | string, event: EngineEvent): number | null {
-  const result = resolveAmount(amount, expressionVariables(session, event));
+  // A number as configured needs no variables (see Session#expressionVariables).
+  const result = typeof amount === "number" ? { ok: true as const, value: amount } : resolveAmount(amount, session.expressionVariables(event));
   if (!result.ok) {
     session.skip(ruleId, effect.type, result.reason, result.detail);
     return null;
@@ -45,6 +29,12 @@ function capped(session: Session, rule: RuleConfig, effect: RuleEffect, unit: st
   }
   granted[unit] = (granted[unit] ?? 0) + fitting;
   return fitting;
+}
+
+/** The mission with `id` (a loop, not `find` with a closure: asked for each effect of each event). */
+function missionWithId(missions: readonly MissionConfig[], id: string): MissionConfig | undefined {
+  for (let i = 0; i < missions.length; i++) if (missions[i].id === id) return missions[i];
+  return undefined;
 }
 
 /** Applies one effect of a firing rule. `granted` is updated with what the rule grants today. */
@@ -83,7 +73,7 @@ export function applyRuleEffect(session: Session, rule: RuleConfig, effect: Rule
       return;
     }
     case "progress_mission": {
-      const mission = session.config.missions.find((candidate) => candidate.id === effect.mission);
+      const mission = missionWithId(session.config.missions, effect.mission);
       if (!mission) {
         session.skip(ruleId, effect.type, "unknown_mission", `no mission with id ${JSON.stringify(effect.mission)}`);
         return;

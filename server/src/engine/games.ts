@@ -1,27 +1,28 @@
 import { textValue } from "./conditions.js";
 import type { GameFilterScope, GameLists } from "./config.js";
 
-/**
- * The game an event is about, from its meta (`game_type`, `game_provider`, `game_id`).
+/*
+ * The game an event is about, from its meta (`game_type`, `game_provider`,
+ * `game_id`): its category, provider and game id, each undefined when absent.
  * Numeric game ids are common in casino catalogs, so numbers count as their text.
  */
-interface EventGame {
-  category: string | undefined;
-  provider: string | undefined;
-  gameId: string | undefined;
-}
 
 function isEmpty(lists: GameLists): boolean {
   return lists.categories.length === 0 && lists.providers.length === 0 && lists.games.length === 0;
 }
 
-/** The set of games the lists describe contains the game: it matches an entry of any of the three lists. */
-function inSet(lists: GameLists, game: EventGame): boolean {
-  if (game.category !== undefined && lists.categories.includes(game.category)) return true;
-  if (game.provider !== undefined && lists.providers.includes(game.provider)) return true;
-  if (game.gameId === undefined) return false;
-  // A loop, not `some` with a closure: filters are checked for every rule, mission and tournament of every event.
-  for (const entry of lists.games) if (entry.id === game.gameId) return true;
+/**
+ * The set of games the lists describe contains the game: it matches an entry
+ * of any of the three lists. The game comes as its three parts, not an
+ * object: filters are checked for every rule, mission and tournament of
+ * every event, and a club-wide exclude makes every check read the game.
+ */
+function inSet(lists: GameLists, category: string | undefined, provider: string | undefined, gameId: string | undefined): boolean {
+  if (category !== undefined && lists.categories.includes(category)) return true;
+  if (provider !== undefined && lists.providers.includes(provider)) return true;
+  if (gameId === undefined) return false;
+  // A loop, not `some` with a closure.
+  for (const entry of lists.games) if (entry.id === gameId) return true;
   return false;
 }
 
@@ -41,8 +42,10 @@ export function matchesGameFilter(
   const exclude = filter?.exclude;
   // Most filters are empty: the event's game is read only for one that is not.
   if (only === undefined && exclude === undefined && globalExclude === undefined) return true;
-  const game: EventGame = { category: textValue(meta.game_type), provider: textValue(meta.game_provider), gameId: textValue(meta.game_id) };
-  if (only !== undefined && !inSet(only, game)) return false;
-  if (exclude !== undefined && inSet(exclude, game)) return false;
-  return globalExclude === undefined || !inSet(globalExclude, game);
+  const category = textValue(meta.game_type);
+  const provider = textValue(meta.game_provider);
+  const gameId = textValue(meta.game_id);
+  if (only !== undefined && !inSet(only, category, provider, gameId)) return false;
+  if (exclude !== undefined && inSet(exclude, category, provider, gameId)) return false;
+  return globalExclude === undefined || !inSet(globalExclude, category, provider, gameId);
 }

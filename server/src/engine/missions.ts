@@ -26,8 +26,26 @@ export function missionAvailable(session: Session, mission: MissionConfig): bool
 function currentMissionState(session: Session, mission: MissionConfig): MissionState {
   const key = periodKey(mission.period, session.now, session.timeZone);
   const stored = session.mission(mission.id);
-  return stored && stored.periodKey === key ? stored : { periodKey: key, progress: 0, completed: false, claimed: false };
+  return stored && stored.periodKey === key ? stored : startOf(key);
 }
+
+/**
+ * A period's state before any progress: one frozen object per period key
+ * (states are read-only; progress makes a new one), instead of one per
+ * mission of each event that starts a period. Keys are a few per club
+ * ("once", this day, week and month); the bound only protects a replay over
+ * many periods.
+ */
+function startOf(key: string): MissionState {
+  let state = periodStarts.get(key);
+  if (!state) {
+    if (periodStarts.size >= PERIOD_STARTS_LIMIT) periodStarts.clear();
+    periodStarts.set(key, (state = Object.freeze({ periodKey: key, progress: 0, completed: false, claimed: false })));
+  }
+  return state;
+}
+const PERIOD_STARTS_LIMIT = 1000;
+const periodStarts = new Map<string, MissionState>();
 
 /**
  * Adds `increment` to the mission's progress in the current period (capped at

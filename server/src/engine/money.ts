@@ -48,10 +48,23 @@ function toSafeNumber(value: bigint, amount: number | string): number {
  * non-numeric, non-finite or unsafe (> 2^53 − 1 minor units) amounts.
  */
 export function toMinorUnits(amount: number | string, decimals: number): number {
-  // A whole non-negative number times a power of ten below 2^53 is exact in doubles: no text, no BigInt.
-  if (typeof amount === "number" && Number.isSafeInteger(amount) && amount >= 0 && !Object.is(amount, -0)) {
-    const units = amount * 10 ** decimals;
-    if (units <= Number.MAX_SAFE_INTEGER) return units;
+  if (typeof amount === "number") {
+    // A whole non-negative number times a power of ten below 2^53 is exact in doubles: no text, no BigInt.
+    if (Number.isSafeInteger(amount) && amount >= 0 && !Object.is(amount, -0)) {
+      const units = amount * 10 ** decimals;
+      if (units <= Number.MAX_SAFE_INTEGER) return units;
+    }
+    // A number with cents (a computed grant of 12.5 XP, a bet's points): no text either.
+    const cents = exactCents(amount);
+    if (cents !== undefined && cents > 0) {
+      if (decimals >= CENT_PLACES) {
+        const units = cents * 10 ** (decimals - CENT_PLACES);
+        if (units <= Number.MAX_SAFE_INTEGER) return units;
+      } else {
+        // Below 10^11 cents the quotient's fraction (a multiple of 1/100, or 1/10) never rounds up to the next integer.
+        return Math.trunc(cents / 10 ** (CENT_PLACES - decimals));
+      }
+    }
   }
   const plain = plainDecimalUnits(typeof amount === "number" ? numberText(amount) : amount, decimals);
   if (plain !== undefined) return plain;
@@ -69,6 +82,28 @@ export function toMinorUnits(amount: number | string, decimals: number): number 
 
 /** Decimal digits any integer below 10^15 has; every such integer is exact in a double. */
 const SAFE_DIGITS = 15;
+
+const CENT_PLACES = 2;
+/** Below this magnitude a value with cents has at most 11 significant digits (9 whole, 2 after the point). */
+const CENTS_BOUND = 1e9;
+
+/**
+ * `value` in hundredths when it is exactly the double nearest to a decimal
+ * with at most two places (12.5, 0.29, -3.75) and below CENTS_BOUND in
+ * magnitude; undefined otherwise (noise such as 56.99999999999999, more
+ * places, larger values), which the callers' general paths decide. The
+ * division is correctly rounded, so `cents / 100 === value` holds exactly
+ * when `value` is the double of the decimal `cents / 100`; that decimal is
+ * then the shortest text of `value` (String(value)), with at most 11
+ * significant digits, so the digit-by-digit paths would read the same
+ * decimal. Computed amounts and points are mostly such values, and their
+ * text (String, a regular expression, toPrecision) cost more than the rest.
+ */
+function exactCents(value: number): number | undefined {
+  if (!(value > -CENTS_BOUND && value < CENTS_BOUND)) return undefined;
+  const cents = Math.round(value * 100);
+  return cents / 100 === value ? cents : undefined;
+}
 
 /**
  * The common case of toMinorUnits, read digit by digit: a plain decimal text
@@ -126,6 +161,14 @@ export function addDecimal(a: number, b: number): number {
   // Whole numbers (a count mission's progress) add exactly as doubles while the sum stays safe.
   const sum = a + b;
   if (Number.isSafeInteger(a) && Number.isSafeInteger(b) && Number.isSafeInteger(sum)) return sum === 0 ? 0 : sum;
+  // Amounts with at most cents (a `sum` mission's progress and a bet): whole hundredths added, no text. The quotient
+  // is the double nearest to the exact decimal sum, as the general path's fromMinorUnits gives it.
+  const centsA = exactCents(a);
+  const centsB = centsA === undefined ? undefined : exactCents(b);
+  if (centsA !== undefined && centsB !== undefined) {
+    const cents = centsA + centsB;
+    return cents === 0 ? 0 : cents / 100;
+  }
   const places = Math.max(decimalPlaces(a), decimalPlaces(b));
   // Amounts with cents (a `sum` mission's progress) add as whole minor units without BigInt while those stay safe.
   if (places <= 6 && Math.abs(a) < 1e9 && Math.abs(b) < 1e9) {
@@ -147,5 +190,7 @@ const SIGNIFICANT_DIGITS = 12;
 export function withoutFloatNoise(value: number): number {
   // A whole number of at most 12 digits has no noise to remove (and toPrecision would give it back unchanged).
   if (Number.isInteger(value) && Math.abs(value) < 1e12) return value === 0 ? 0 : value;
+  // Nor has the double of a decimal with cents and at most 11 digits (see exactCents): 12.5, 3.75.
+  if (exactCents(value) !== undefined) return value;
   return Number(value.toPrecision(SIGNIFICANT_DIGITS));
 }

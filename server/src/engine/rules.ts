@@ -5,7 +5,7 @@ import { matchesGameFilter } from "./games.js";
 import { currentRunState, runLimitReached } from "./limits.js";
 import type { Session } from "./session.js";
 import { conditionReason, gameFilterReason, limitReason, type TraceReason } from "./trace.js";
-import type { EngineEvent, RuleGate, RuleRunState } from "./types.js";
+import type { EngineEvent, RuleGate, RuleRunState, RuleTrace } from "./types.js";
 
 /**
  * The rule run's dedupe key: the value at the rule's `idempotency` path
@@ -55,7 +55,8 @@ export function enabledRulesFor(config: EngineConfig, eventType: string): readon
 function blockingGate(session: Session, rule: RuleConfig, event: EngineEvent, run: RuleRunState, key: string | null): RuleGate | null {
   if (rule.conditions.length > 0) {
     const context = session.conditionContext(event);
-    if (!rule.conditions.every((condition) => evaluateCondition(condition, context))) return "conditions";
+    // A loop, not `every` with a closure: this runs for each rule of each event.
+    for (let i = 0; i < rule.conditions.length; i++) if (!evaluateCondition(rule.conditions[i], context)) return "conditions";
   }
   if (!matchesGameFilter(rule.games, event.meta, session.config.games?.exclude)) return "games";
   return runLimitReached(rule, run, key, session.now);
@@ -72,7 +73,7 @@ export function runRule(session: Session, rule: RuleConfig, event: EngineEvent, 
   const key = dedupeKey(rule, event);
   const gate = blockingGate(session, rule, event, run, key);
   if (gate !== null) {
-    session.trace.push({ rule_id: rule.id, fired: false, stoppedBy: gate });
+    session.traceRule(traceEntry(rule.id, gate));
     session.tracer?.add({ kind: "rule", id: rule.id, matched: false, reason: gateReason(session, rule, event, dayKey, gate) });
     return;
   }
@@ -85,9 +86,27 @@ export function runRule(session: Session, rule: RuleConfig, event: EngineEvent, 
     today: { dayKey, runs: run.today.runs + 1, granted },
     dedupeKey: key,
   });
-  session.trace.push({ rule_id: rule.id, fired: true });
+  session.traceRule(traceEntry(rule.id, null));
   session.tracer?.add({ kind: "rule", id: rule.id, matched: true });
 }
+
+/**
+ * The trace entry of a rule that fired (`gate` null) or that `gate` stopped:
+ * one frozen entry per rule id and outcome (entries say nothing else, and the
+ * trace is read-only), instead of one per rule of each event. The bound only
+ * protects a long-running process from configs edited many times.
+ */
+function traceEntry(ruleId: string, gate: RuleGate | null): RuleTrace {
+  let entries = traceEntries.get(ruleId);
+  if (!entries) {
+    if (traceEntries.size >= TRACE_ENTRIES_LIMIT) traceEntries.clear();
+    traceEntries.set(ruleId, (entries = { fired: Object.freeze({ rule_id: ruleId, fired: true }) }));
+  }
+  if (gate === null) return entries.fired;
+  return (entries[gate] ??= Object.freeze({ rule_id: ruleId, fired: false, stoppedBy: gate }));
+}
+const TRACE_ENTRIES_LIMIT = 1000;
+const traceEntries = new Map<string, { fired: RuleTrace } & Partial<Record<RuleGate, RuleTrace>>>();
 
 /** The detailed reason behind `gate`, worked out only when tracing. */
 function gateReason(session: Session, rule: RuleConfig, event: EngineEvent, dayKey: string, gate: RuleGate): TraceReason {

@@ -1,6 +1,6 @@
 import type { ApiEffect, EngineConfig, CurrencyConfig, MissionConfig, RewardConfig, RuleEffect } from "./config.js";
-import type { ConditionContext } from "./conditions.js";
-import type { ExpressionParticipant } from "./expressions.js";
+import { numericValue, type ConditionContext } from "./conditions.js";
+import type { ExpressionEvent, ExpressionParticipant, ExpressionVariables } from "./expressions.js";
 import { expiredAmount, spendLots } from "./lots.js";
 import { toMinorUnits } from "./money.js";
 import { levelForXp, levelThresholds } from "./progression.js";
@@ -31,11 +31,53 @@ function none<T>(): T[] {
   return NONE as unknown as T[];
 }
 
+const NO_RECORD: Readonly<Record<string, never>> = Object.freeze({});
+
+/** The shared empty record (see Session). */
+function noRecord<T>(): Record<string, T> {
+  return NO_RECORD as Record<string, T>;
+}
+
+/** `record`, or a record of its own in place of the shared empty one. */
+function own<T>(record: Record<string, T>): Record<string, T> {
+  return record === NO_RECORD ? {} : record;
+}
+
 /** `list`, or a list of its own in place of the shared empty one, with `item` added. */
 function added<T>(list: T[], item: T): T[] {
   const own = list === (NONE as unknown) ? [] : list;
   own.push(item);
   return own;
+}
+
+/**
+ * `{ [type]: 1 }`, the counter increment of an evaluated event, one frozen
+ * object per type (the delta is read-only): a literal with a computed key is
+ * built by the runtime, once per event of a batch. Types come with events:
+ * the bound keeps odd ones from growing the map without end.
+ */
+function countedOnce(type: string): Record<string, number> {
+  let counted = countedByType.get(type);
+  if (!counted) {
+    if (countedByType.size >= COUNTED_TYPES_LIMIT) countedByType.clear();
+    countedByType.set(type, (counted = Object.freeze({ [type]: 1 })));
+  }
+  return counted;
+}
+const COUNTED_TYPES_LIMIT = 1000;
+const countedByType = new Map<string, Record<string, number>>();
+
+/** The event as rule expressions see it: a number for its amount (0 without one), and its id null when absent. */
+function expressionEventOf(event: EngineEvent): ExpressionEvent {
+  const amount = numericValue(event.amount);
+  return {
+    type: event.type,
+    id: event.id ?? null,
+    amount: Number.isNaN(amount) ? 0 : amount,
+    currency: event.currency,
+    occurred_at: event.occurred_at,
+    meta: event.meta,
+  };
 }
 
 /** Seed limits on participant tags. */
@@ -55,18 +97,22 @@ export class Session {
    * addition (`added`): a batch runs a Session per event, and a dozen empty
    * lists and a Map each were a good part of what it allocated per event.
    * The delta hands them out as they are; its readers never change them.
+   * So do the effects, the trace and the ledger (a settlement or a session
+   * has none): a list's first push grows it to 17 slots, ≈ 150 bytes. The
+   * records (balance changes, rule runs, missions) likewise start as the
+   * shared empty record.
    */
-  readonly effects: ApiEffect[] = [];
+  effects: ApiEffect[] = none();
   refused: Refusal[] = none();
   skipped: Skip[] = none();
-  readonly trace: RuleTrace[] = [];
+  trace: RuleTrace[] = none();
   private xpDelta = 0;
-  private readonly ledger: LedgerLine[] = [];
-  private readonly balanceDeltas: Record<string, number> = {};
+  private ledger: LedgerLine[] = none();
+  private balanceDeltas: Record<string, number> = noRecord();
   private lotsConsumed: Map<string, number> | null = null;
   private lotsCreated: NewLot[] = none();
-  private readonly ruleRuns: Record<string, RuleRunUpdate> = {};
-  private readonly missions: Record<string, MissionState> = {};
+  private ruleRuns: Record<string, RuleRunUpdate> = noRecord();
+  private missions: Record<string, MissionState> = noRecord();
   private rewards: RewardGrant[] = none();
   private badges: StateDelta["badges"] = none();
   private leaderboard: StateDelta["leaderboard"] = none();
@@ -75,7 +121,12 @@ export class Session {
   private webhooks: StateDelta["webhooks"] = none();
   private readonly thresholds: readonly number[];
   private participantNow: ExpressionParticipant | null = null;
+  private contextNow: ConditionContext | null = null;
+  private variablesEvent: EngineEvent | null = null;
+  private variablesNow: ExpressionVariables | null = null;
   private nowText: string | undefined;
+  private tierLevel = -1;
+  private tierAtLevel = "";
 
   constructor(
     readonly config: EngineConfig,
@@ -101,11 +152,19 @@ export class Session {
     return levelForXp(this.thresholds, this.xp);
   }
 
+  /** The tier after the level changes (see tierAfterLevelChange), worked out once per level this evaluation reaches. */
   get tierCode(): string {
-    return tierAfterLevelChange(this.config.progression.tiers, this.state.tierCode, this.level);
+    const level = this.level;
+    if (level !== this.tierLevel) {
+      this.tierLevel = level;
+      this.tierAtLevel = tierAfterLevelChange(this.config.progression.tiers, this.state.tierCode, level);
+    }
+    return this.tierAtLevel;
   }
 
+  /** The participant's tags now; the stored list itself until a tag is added (read-only, as every list of the state). */
   get tags(): string[] {
+    if (this.tagsAdded.length === 0) return this.state.tags;
     return [...this.state.tags, ...this.tagsAdded.map((added) => added.tag)];
   }
 
@@ -118,28 +177,67 @@ export class Session {
     return (this.participantNow ??= { xp: this.xp, level: this.level, tier: this.tierCode, tags: this.tags });
   }
 
-  /** What conditions are evaluated against for `event`. */
+  /**
+   * What conditions are evaluated against for `event`. Read-only: kept while
+   * the event and the participant (see `participant`) stay the same, as the
+   * rules and missions of one event ask for it one after the other.
+   */
   conditionContext(event: EngineEvent): ConditionContext {
-    return { event, participant: this.participant, eventCountBefore: this.state.eventCountsBefore[event.type] ?? 0 };
+    const participant = this.participant;
+    const kept = this.contextNow;
+    if (kept !== null && kept.event === event && kept.participant === participant) return kept;
+    return (this.contextNow = { event, participant, eventCountBefore: this.state.eventCountsBefore[event.type] ?? 0 });
+  }
+
+  /**
+   * The CEL variables of a rule amount for `event`: the event as expressions
+   * see it (built once per evaluation) and the participant now. Read-only:
+   * kept while the participant stays the same (see conditionContext).
+   */
+  expressionVariables(event: EngineEvent): ExpressionVariables {
+    const participant = this.participant;
+    const kept = this.variablesEvent === event ? this.variablesNow : null;
+    if (kept !== null && kept.participant === participant) return kept;
+    this.variablesEvent = event;
+    return (this.variablesNow = { event: kept !== null ? kept.event : expressionEventOf(event), participant });
   }
 
   balance(currency: string): number {
     return (this.state.balances[currency] ?? 0) + (this.balanceDeltas[currency] ?? 0);
   }
 
+  // Loops, not `find` with a closure: asked for each grant of each event.
   currency(code: string): CurrencyConfig | undefined {
-    return this.config.currencies.find((currency) => currency.code === code);
+    const { currencies } = this.config;
+    for (let i = 0; i < currencies.length; i++) if (currencies[i].code === code) return currencies[i];
+    return undefined;
   }
 
   reward(code: string): RewardConfig | undefined {
-    return this.config.rewards.find((reward) => reward.code === code);
+    const { rewards } = this.config;
+    for (let i = 0; i < rewards.length; i++) if (rewards[i].code === code) return rewards[i];
+    return undefined;
   }
 
   mission(id: string): MissionState | undefined {
     return this.missions[id] ?? this.state.missions[id];
   }
 
+  private effect(effect: ApiEffect): void {
+    this.effects = added(this.effects, effect);
+  }
+
+  private ledgerLine(line: LedgerLine): void {
+    this.ledger = added(this.ledger, line);
+  }
+
+  /** Why a rule triggered by the event fired or not (see RuleTrace). */
+  traceRule(entry: RuleTrace): void {
+    this.trace = added(this.trace, entry);
+  }
+
   recordRun(ruleId: string, update: RuleRunUpdate): void {
+    this.ruleRuns = own(this.ruleRuns);
     this.ruleRuns[ruleId] = update;
   }
 
@@ -175,8 +273,8 @@ export class Session {
   grantXp(amount: number, ruleId: string): void {
     this.xpDelta += amount;
     this.participantNow = null;
-    this.ledger.push({ unit: "xp", delta: amount, reason: "grant_xp", ruleId });
-    this.effects.push({ type: "xp_granted", amount, rule_id: ruleId });
+    this.ledgerLine({ unit: "xp", delta: amount, reason: "grant_xp", ruleId });
+    this.effect({ type: "xp_granted", amount, rule_id: ruleId });
   }
 
   /** Credits `amount` minor units; a currency with `expiresInDays` credits a lot that expires. */
@@ -191,7 +289,7 @@ export class Session {
         ruleId,
       });
     }
-    this.effects.push({ type: "currency_granted", currency: currency.code, amount_minor: amount, rule_id: ruleId });
+    this.effect({ type: "currency_granted", currency: currency.code, amount_minor: amount, rule_id: ruleId });
   }
 
   /**
@@ -217,7 +315,7 @@ export class Session {
       left -= taken;
     }
     this.changeBalance(currency.code, -amount, "debit_currency", ruleId);
-    this.effects.push({ type: "currency_debited", currency: currency.code, amount_minor: amount, rule_id: ruleId });
+    this.effect({ type: "currency_debited", currency: currency.code, amount_minor: amount, rule_id: ruleId });
     return true;
   }
 
@@ -227,8 +325,9 @@ export class Session {
   }
 
   private changeBalance(currency: string, delta: number, reason: LedgerLine["reason"], ruleId: string): void {
+    this.balanceDeltas = own(this.balanceDeltas);
     this.balanceDeltas[currency] = (this.balanceDeltas[currency] ?? 0) + delta;
-    this.ledger.push({ unit: currency, delta, reason, ruleId });
+    this.ledgerLine({ unit: currency, delta, reason, ruleId });
   }
 
   grantReward(reward: RewardConfig, ruleId: string): void {
@@ -241,7 +340,7 @@ export class Session {
       expiresAt: reward.expiresInDays === null ? null : addDays(this.now, reward.expiresInDays).toISOString(),
       delivery: reward.type !== "internal",
     });
-    this.effects.push({ type: "reward_granted", reward_code: reward.code, rule_id: ruleId });
+    this.effect({ type: "reward_granted", reward_code: reward.code, rule_id: ruleId });
     this.creditRewardPayload(reward, ruleId);
   }
 
@@ -270,7 +369,7 @@ export class Session {
   grantBadge(badgeCode: string, ruleId: string): void {
     if (this.state.badges.includes(badgeCode) || this.badges.some((badge) => badge.badgeCode === badgeCode)) return;
     this.badges = added(this.badges, { badgeCode, ruleId });
-    this.effects.push({ type: "badge_granted", badge_code: badgeCode, rule_id: ruleId });
+    this.effect({ type: "badge_granted", badge_code: badgeCode, rule_id: ruleId });
   }
 
   /** Adds a tag within the seed's limits; a tag the participant has is a silent no-op. */
@@ -281,13 +380,13 @@ export class Session {
     if (tags.length >= MAX_TAGS) return "tag_limit";
     this.tagsAdded = added(this.tagsAdded, { tag, ruleId });
     this.participantNow = null;
-    this.effects.push({ type: "tagged", tag, rule_id: ruleId });
+    this.effect({ type: "tagged", tag, rule_id: ruleId });
     return null;
   }
 
   addLeaderboardPoints(campaignId: string, points: number, ruleId: string): void {
     this.leaderboard = added(this.leaderboard, { campaignId, points, ruleId });
-    this.effects.push({ type: "leaderboard_points", campaign_id: campaignId, points, rule_id: ruleId });
+    this.effect({ type: "leaderboard_points", campaign_id: campaignId, points, rule_id: ruleId });
   }
 
   notify(template: string, ruleId: string): void {
@@ -299,13 +398,15 @@ export class Session {
   }
 
   recordMissionProgress(mission: MissionConfig, next: MissionState, completedNow: boolean): void {
+    this.missions = own(this.missions);
     this.missions[mission.id] = next;
-    this.effects.push({ type: "mission_progressed", mission_id: mission.id, progress: next.progress, target: mission.goal.target });
-    if (completedNow) this.effects.push({ type: "mission_completed", mission_id: mission.id, period: next.periodKey });
+    this.effect({ type: "mission_progressed", mission_id: mission.id, progress: next.progress, target: mission.goal.target });
+    if (completedNow) this.effect({ type: "mission_completed", mission_id: mission.id, period: next.periodKey });
   }
 
   /** Marks a completed mission's reward as claimed (the grant itself is separate). */
   markMissionClaimed(missionId: string, state: MissionState): void {
+    this.missions = own(this.missions);
     this.missions[missionId] = { ...state, claimed: true };
   }
 
@@ -317,10 +418,11 @@ export class Session {
   finish(countedEventType: string | null): Evaluation {
     const level = this.level;
     const tierCode = this.tierCode;
-    if (level > this.state.level) this.effects.push({ type: "level_up", from: this.state.level, to: level });
-    if (tierCode !== this.state.tierCode) this.effects.push({ type: "tier_changed", from: this.state.tierCode, to: tierCode });
+    if (level > this.state.level) this.effect({ type: "level_up", from: this.state.level, to: level });
+    if (tierCode !== this.state.tierCode) this.effect({ type: "tier_changed", from: this.state.tierCode, to: tierCode });
     const month = monthKey(this.now, this.timeZone);
-    const peak = this.state.peakLevel?.monthKey === month ? Math.max(this.state.peakLevel.level, level) : level;
+    const stored = this.state.peakLevel;
+    const peak = stored?.monthKey === month ? Math.max(stored.level, level) : level;
     const evaluation: Evaluation = {
       effects: this.effects,
       refused: this.refused,
@@ -330,13 +432,14 @@ export class Session {
         xp: this.xpDelta,
         level,
         tierCode,
-        peakLevel: { monthKey: month, level: peak },
+        // The state's own object when the peak did not move (most events; read-only like the rest of the delta).
+        peakLevel: stored !== null && stored.monthKey === month && stored.level === peak ? stored : { monthKey: month, level: peak },
         ledger: this.ledger,
         balances: this.balanceDeltas,
         lotsConsumed: this.lotsConsumed === null ? none() : [...this.lotsConsumed].map(([lotId, amount]) => ({ lotId, amount })),
         lotsCreated: this.lotsCreated.length === 0 ? this.lotsCreated : this.lotsCreated.filter((lot) => lot.amount > 0),
         ruleRuns: this.ruleRuns,
-        eventCounts: countedEventType === null ? {} : { [countedEventType]: 1 },
+        eventCounts: countedEventType === null ? {} : countedOnce(countedEventType),
         missions: this.missions,
         rewards: this.rewards,
         badges: this.badges,

@@ -1,6 +1,7 @@
 import type { ClubConfig } from "../engine/config.js";
 import type { Lot, ParticipantState, RuleRunState, StateDelta } from "../engine/types.js";
 import { stateOfParticipant, type GatheredEvaluation } from "./participant-state.js";
+import { storedPeakLevel } from "./peak-level.js";
 
 /*
  * One participant's events of a batch are evaluated one after the other
@@ -20,14 +21,18 @@ import { stateOfParticipant, type GatheredEvaluation } from "./participant-state
  */
 export function stateAfter(state: ParticipantState, config: ClubConfig, delta: StateDelta, gathered: GatheredEvaluation): ParticipantState {
   // Field by field: on Node 20, a literal that starts with a spread and adds keys costs microseconds (see test/micro/object-spread.ts).
-  const { xp, level, tierCode, tags, eventCountsBefore, peakLevel } = stateOfParticipant(gathered.participant, config);
+  // The participant's part as stateOfParticipant reads it, without its intermediate object; the peak level as the same
+  // object while the stored columns say the same (most events: it moves only with the level).
+  const { participant } = gathered;
+  const prior = state.peakLevel;
+  const samePeak = prior !== null && prior.monthKey === participant.peakMonth && prior.level === participant.peakLevel;
   return {
-    xp,
-    level,
-    tierCode,
-    tags,
-    eventCountsBefore,
-    peakLevel,
+    xp: participant.xp,
+    level: participant.level,
+    tierCode: participant.tierCode ?? stateOfParticipant(participant, config).tierCode,
+    tags: participant.tags,
+    eventCountsBefore: participant.eventCounts,
+    peakLevel: samePeak ? prior : storedPeakLevel(participant),
     balances: balancesAfter(state.balances, delta.balances),
     lots: lotsAfter(state.lots, delta, gathered.lotsCreated),
     badges: delta.badges.length === 0 ? state.badges : [...state.badges, ...delta.badges.map((badge) => badge.badgeCode)],
@@ -52,7 +57,7 @@ function isEmpty(record: Record<string, unknown>): boolean {
 function balancesAfter(balances: Record<string, number>, changes: Record<string, number>): Record<string, number> {
   if (isEmpty(changes)) return balances;
   const after: Record<string, number> = Object.assign({}, balances);
-  for (const [currency, change] of Object.entries(changes)) after[currency] = (after[currency] ?? 0) + change;
+  for (const currency in changes) after[currency] = (after[currency] ?? 0) + changes[currency];
   return after;
 }
 
@@ -67,7 +72,8 @@ function lotsAfter(lots: Lot[], delta: StateDelta, created: Lot[]): Lot[] {
 function ruleRunsAfter(runs: Record<string, RuleRunState>, updates: StateDelta["ruleRuns"]): Record<string, RuleRunState> {
   if (isEmpty(updates)) return runs;
   const after: Record<string, RuleRunState> = Object.assign({}, runs);
-  for (const [ruleId, { dedupeKey, total, lastRunAt, today }] of Object.entries(updates)) {
+  for (const ruleId in updates) {
+    const { dedupeKey, total, lastRunAt, today } = updates[ruleId];
     const seen = runs[ruleId]?.dedupeKeys ?? [];
     after[ruleId] = { total, lastRunAt, today, dedupeKeys: dedupeKey === null ? seen : [...seen, dedupeKey] };
   }

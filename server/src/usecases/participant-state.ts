@@ -160,25 +160,33 @@ async function loadStates(
     events ? loadRuleRuns(store, participants.map((participant, i) => ({ participantId: participant.id, events: events[i] })), triggered, at) : null,
   ]);
   // One literal per participant, no second object merged in (once per participant of a batch); keys in the order
-  // stateAfter (carried-state.ts) builds the states after each event, so every state of a batch has one shape.
+  // stateAfter (carried-state.ts) builds the states after each event, so every state of a batch has one shape. The
+  // participant's part as stateOfParticipant reads it; what nothing was read for is the one shared empty record or list.
   return participants.map((participant): ParticipantState => {
     const { id } = participant;
-    const { xp, level, tierCode, tags, eventCountsBefore, peakLevel } = stateOfParticipant(participant, config);
     return {
-      xp,
-      level,
-      tierCode,
-      tags,
-      eventCountsBefore,
-      peakLevel,
-      balances: balances.get(id) ?? {},
-      lots: lots.get(id) ?? [],
-      badges: badges.get(id) ?? [],
-      ruleRuns: ruleRuns?.get(id) ?? {},
-      missions: missions.get(id) ?? {},
+      xp: participant.xp,
+      level: participant.level,
+      tierCode: participant.tierCode ?? tierForLevel(config.progression.tiers, participant.level).code,
+      tags: participant.tags,
+      eventCountsBefore: participant.eventCounts,
+      peakLevel: storedPeakLevel(participant),
+      balances: balances.get(id) ?? (NO_RECORD as Record<string, number>),
+      lots: lots.get(id) ?? NO_LIST,
+      badges: badges.get(id) ?? NO_LIST,
+      ruleRuns: ruleRuns?.get(id) ?? (NO_RECORD as Record<string, RuleRunState>),
+      missions: missions.get(id) ?? (NO_RECORD as Record<string, MissionState>),
     };
   });
 }
+
+/**
+ * The empty record and list of a loaded state without rows of a kind: states
+ * are read, never changed in place (the engine and carried-state.ts build new
+ * ones), so every participant of a batch shares these (frozen: a write would throw).
+ */
+const NO_RECORD: Readonly<Record<string, never>> = Object.freeze({});
+const NO_LIST = Object.freeze([]) as unknown as never[];
 
 /** The missions events of `types` can move: those listening to one of them, and those their triggered rules advance. */
 function advanceableMissions(config: ClubConfig, types: Set<string>, triggered: RuleConfig[]): Set<string> {
@@ -377,14 +385,16 @@ async function loadRuleRuns(
   );
   await recordFired();
   const grantedColumns = units.map((_, i) => `granted_${i}` as const);
-  // Runs of one batch share their run_at: each instant read is normalized once.
-  const isoTexts = new Map<unknown, string>();
+  // Runs of one batch share their run_at: each instant read is normalized once, by its value (PostgreSQL's driver
+  // hands each row a Date of its own, which as a key would never be found again).
+  const isoTexts = new Map<number | string, string>();
   for (const row of rows) {
     const state = counters(row.participant_id, row.rule_id);
     // Aggregates come back as numbers or numeric strings; SQLite keeps datetimes as epoch milliseconds.
     state.total = Number(row.total);
-    let lastRunAt = isoTexts.get(row.last_run_at);
-    if (lastRunAt === undefined) isoTexts.set(row.last_run_at, (lastRunAt = new Date(row.last_run_at).toISOString()));
+    const instant = row.last_run_at instanceof Date ? row.last_run_at.getTime() : row.last_run_at;
+    let lastRunAt = isoTexts.get(instant);
+    if (lastRunAt === undefined) isoTexts.set(instant, (lastRunAt = new Date(instant).toISOString()));
     state.lastRunAt = lastRunAt;
     state.today.runs = Number(row.today_runs);
     for (let i = 0; i < units.length; i++) {
@@ -604,10 +614,15 @@ export interface GatheredEvaluation {
  */
 export function gatherEvaluation(writes: PendingWrites, target: EvaluationTarget, evaluation: Evaluation): GatheredEvaluation {
   const { delta } = evaluation;
-  // A new list; only the reward effects it fills in are copied (the others are never changed after the engine).
-  const effects = evaluation.effects.slice();
-  const rewards = delta.rewards.map((grant) => ({ grant, rewardId: newId("rwd"), deliveryId: grant.delivery ? newId("dlv") : null }));
-  for (const { grant, rewardId, deliveryId } of rewards) {
+  // A new list only when there are rewards to fill in (only their effects are copied; the others are never changed
+  // after the engine): the evaluation's own list otherwise, which nothing else changes either.
+  const effects = delta.rewards.length === 0 ? evaluation.effects : evaluation.effects.slice();
+  // Most events grant no reward: no new empty list for them.
+  const rewards: GrantedReward[] = delta.rewards.length === 0
+    ? NO_LIST
+    : delta.rewards.map((grant) => ({ grant, rewardId: newId("rwd"), deliveryId: grant.delivery ? newId("dlv") : null }));
+  for (let r = 0; r < rewards.length; r++) {
+    const { grant, rewardId, deliveryId } = rewards[r];
     const effect = effects[grant.effectIndex];
     if (effect.type !== "reward_granted") throw new Error(`effect ${grant.effectIndex} is ${effect.type}, not the reward_granted of ${grant.rewardCode}`);
     // Object.assign, not a spread adding keys: see test/micro/object-spread.ts.
@@ -662,22 +677,39 @@ function updateParticipant(writes: PendingWrites, { participant, now }: Evaluati
 
 /** Ledger rows with the running balance after each, and the balance rows moved by the net change. */
 function gatherLedger(writes: PendingWrites, { scope, participant, state, now, event }: EvaluationTarget, delta: StateDelta): void {
-  if (delta.ledger.length === 0) return;
-  const running: Record<string, number> = Object.assign({}, state.balances, { xp: state.xp });
-  for (const line of delta.ledger) {
-    running[line.unit] = (running[line.unit] ?? 0) + line.delta;
+  const { ledger } = delta;
+  if (ledger.length === 0) return;
+  for (let i = 0; i < ledger.length; i++) {
+    const line = ledger[i];
     writes.ledger.push({
-      id: newTimeOrderedId("led"), ...scope, participantId: participant.id, unit: line.unit, delta: line.delta, balanceAfter: running[line.unit],
-      reason: line.reason, ruleId: line.ruleId, eventId: event?.id ?? null, createdAt: now,
+      id: newTimeOrderedId("led"), clubId: scope.clubId, env: scope.env, participantId: participant.id, unit: line.unit, delta: line.delta,
+      balanceAfter: balanceAfterLine(state, ledger, i), reason: line.reason, ruleId: line.ruleId, eventId: event?.id ?? null, createdAt: now,
     });
   }
-  for (const [currency, amount] of Object.entries(delta.balances)) {
-    if (amount !== 0) writes.addToBalance({ id: newId("bal"), ...scope, participantId: participant.id, currency, amount, updatedAt: now });
+  for (const currency in delta.balances) {
+    const amount = delta.balances[currency];
+    if (amount !== 0) writes.addToBalance({ id: newId("bal"), clubId: scope.clubId, env: scope.env, participantId: participant.id, currency, amount, updatedAt: now });
   }
 }
 
+/**
+ * The balance of `ledger[index]`'s unit after that line: the state's (XP or
+ * the currency's) plus the lines of that unit up to it. An event's ledger
+ * has a line or three: adding them up again costs less than a running
+ * copy of the balances per event.
+ */
+function balanceAfterLine(state: ParticipantState, ledger: StateDelta["ledger"], index: number): number {
+  const { unit } = ledger[index];
+  let balance = unit === "xp" ? state.xp : (state.balances[unit] ?? 0);
+  for (let i = 0; i <= index; i++) if (ledger[i].unit === unit) balance += ledger[i].delta;
+  return balance;
+}
+
 function gatherLots(writes: PendingWrites, { scope, participant }: EvaluationTarget, delta: StateDelta): Lot[] {
-  for (const { lotId, amount } of delta.lotsConsumed) writes.spendLot(lotId, amount);
+  // Index loops over the delta's lists here and below: most are the engine's shared frozen empty list, and a for…of
+  // over frozen and ordinary arrays at one site iterates generically, allocating a result per step.
+  const { lotsConsumed } = delta;
+  for (let i = 0; i < lotsConsumed.length; i++) writes.spendLot(lotsConsumed[i].lotId, lotsConsumed[i].amount);
   return delta.lotsCreated.map((lot) => {
     const id = newId("lot");
     writes.lots.push({
@@ -707,14 +739,17 @@ function rulesWithLimits(config: ClubConfig): Set<string> {
  */
 function gatherRuleRuns(writes: PendingWrites, { scope, config, participant, now, event }: EvaluationTarget, delta: StateDelta): void {
   const limited = rulesWithLimits(config);
-  for (const [ruleId, run] of Object.entries(delta.ruleRuns)) {
+  // for…in, not Object.entries: no pair arrays per event.
+  for (const ruleId in delta.ruleRuns) {
+    const run = delta.ruleRuns[ruleId];
     if (run.dedupeKey === null && !limited.has(ruleId)) continue;
     const amounts: Record<string, number> = {};
-    for (const line of delta.ledger) {
+    for (let i = 0; i < delta.ledger.length; i++) {
+      const line = delta.ledger[i];
       if (line.ruleId === ruleId && (line.reason === "grant_xp" || line.reason === "grant_currency")) amounts[line.unit] = (amounts[line.unit] ?? 0) + line.delta;
     }
     writes.ruleRuns.push({
-      id: newTimeOrderedId("run"), ...scope, participantId: participant.id, ruleId, dedupeKey: run.dedupeKey === null ? null : storedDedupeKey(run.dedupeKey), eventId: event?.id ?? null,
+      id: newTimeOrderedId("run"), clubId: scope.clubId, env: scope.env, participantId: participant.id, ruleId, dedupeKey: run.dedupeKey === null ? null : storedDedupeKey(run.dedupeKey), eventId: event?.id ?? null,
       dayKey: run.today.dayKey, amounts, runAt: now,
     });
   }
@@ -722,9 +757,10 @@ function gatherRuleRuns(writes: PendingWrites, { scope, config, participant, now
 
 /** Progress of each mission that moved; the first completion and claim times are kept. */
 function gatherMissions(writes: PendingWrites, { scope, participant, now }: EvaluationTarget, delta: StateDelta): void {
-  for (const [missionId, next] of Object.entries(delta.missions)) {
+  for (const missionId in delta.missions) {
+    const next = delta.missions[missionId];
     writes.setMission({
-      id: newId("msp"), ...scope, participantId: participant.id, missionId, periodKey: next.periodKey, progress: next.progress,
+      id: newId("msp"), clubId: scope.clubId, env: scope.env, participantId: participant.id, missionId, periodKey: next.periodKey, progress: next.progress,
       completedAt: next.completed ? now : null, claimedAt: next.claimed ? now : null, updatedAt: now,
     });
   }
@@ -737,7 +773,8 @@ interface GrantedReward {
 }
 
 function gatherRewards(writes: PendingWrites, { scope, config, participant, now }: EvaluationTarget, rewards: GrantedReward[]): void {
-  for (const { grant, rewardId, deliveryId } of rewards) {
+  for (let r = 0; r < rewards.length; r++) {
+    const { grant, rewardId, deliveryId } = rewards[r];
     writes.rewards.push({
       id: rewardId, ...scope, participantId: participant.id, rewardCode: grant.rewardCode, type: grant.type,
       status: deliveryId === null ? "granted" : "pending", source: rewardSource(config, grant.ruleId), deliveryId,
@@ -767,10 +804,18 @@ export function pointsOf(stored: number): number {
 }
 
 function gatherAchievements(writes: PendingWrites, { scope, participant, now }: EvaluationTarget, delta: StateDelta): void {
-  for (const badge of delta.badges) {
+  for (let i = 0; i < delta.badges.length; i++) {
+    const badge = delta.badges[i];
     writes.badges.push({ id: newId("bdg"), ...scope, participantId: participant.id, badgeCode: badge.badgeCode, ruleId: badge.ruleId, grantedAt: now });
   }
-  if (delta.leaderboard.length === 0) return;
+  const { leaderboard } = delta;
+  if (leaderboard.length === 0) return;
+  if (leaderboard.length === 1) {
+    // The usual one entry: its campaign's sum is its own points, without a Map.
+    const points = storedPoints(leaderboard[0].points);
+    if (points !== 0) writes.addLeaderboardPoints({ id: newId("lbe"), ...scope, participantId: participant.id, campaignId: leaderboard[0].campaignId, points, updatedAt: now });
+    return;
+  }
   const pointsByCampaign = new Map<string, number>();
   for (const entry of delta.leaderboard) pointsByCampaign.set(entry.campaignId, (pointsByCampaign.get(entry.campaignId) ?? 0) + storedPoints(entry.points));
   for (const [campaignId, points] of pointsByCampaign) {
@@ -783,7 +828,7 @@ const NOTIFIED_EFFECTS: ReadonlySet<string> = new Set(["level_up", "mission_comp
 const ANNOUNCED_EFFECTS: ReadonlySet<string> = new Set(["level_up", "tier_changed", "mission_completed"]);
 
 function hasEffectOf(effects: ApiEffect[], types: ReadonlySet<string>): boolean {
-  for (const effect of effects) if (types.has(effect.type)) return true;
+  for (let i = 0; i < effects.length; i++) if (types.has(effects[i].type)) return true;
   return false;
 }
 
@@ -825,7 +870,8 @@ function notificationsFor(config: ClubConfig, participant: MessageRecipient, eff
     const rendered = renderClubMessage(config, kind, Object.assign({}, base, variables));
     if (rendered) texts.push({ kind, title: rendered.title, body: rendered.body, view });
   };
-  for (const effect of effects) {
+  for (let i = 0; i < effects.length; i++) {
+    const effect = effects[i];
     if (effect.type === "level_up") {
       // No level_name: renderClubMessage names `level` in the club's words itself.
       builtIn("level_up", "profile", { level: effect.to });
@@ -876,7 +922,8 @@ function gatherWebhooks(writes: PendingWrites, target: EvaluationTarget, effects
   const { scope, config, participant, now, publicUrl, event } = target;
   const who = webhookParticipant(participant);
   const send = (type: string, data: Record<string, unknown>) => writes.outbox.push(webhookMessage(scope, type, data, now));
-  for (const { grant, rewardId, deliveryId } of rewards) {
+  for (let r = 0; r < rewards.length; r++) {
+    const { grant, rewardId, deliveryId } = rewards[r];
     const title = config.rewards.find((reward) => reward.code === grant.rewardCode)?.title ?? grant.rewardCode;
     const reward: Schemas["WebhookReward"] = { id: rewardId, code: grant.rewardCode, title, type: grant.type };
     const source = rewardSource(config, grant.ruleId);
@@ -897,7 +944,8 @@ function gatherWebhooks(writes: PendingWrites, target: EvaluationTarget, effects
     };
     send("reward.delivery_requested", requested);
   }
-  for (const effect of effects) {
+  for (let i = 0; i < effects.length; i++) {
+    const effect = effects[i];
     if (effect.type === "level_up") {
       const data: Schemas["LevelUpWebhookData"] = { participant: who, level: effect.to, from: effect.from };
       send("level.up", data);
@@ -912,7 +960,8 @@ function gatherWebhooks(writes: PendingWrites, target: EvaluationTarget, effects
     }
   }
   // A rule's `webhook` effect: a custom event named by the rule, saying which rule and which event caused it.
-  for (const { event: type, ruleId } of delta.webhooks) {
+  for (let i = 0; i < delta.webhooks.length; i++) {
+    const { event: type, ruleId } = delta.webhooks[i];
     send(type, { participant: who, rule_id: ruleId, event: event && { id: event.id, type: event.type } });
   }
 }

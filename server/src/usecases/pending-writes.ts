@@ -54,7 +54,9 @@ export class PendingWrites {
   readonly events: Rows<Event> = [];
   private readonly balances = new Map<string, RequiredEntityData<Balance>>();
   private readonly lotsSpent = new Map<string, number>();
-  private readonly missions = new Map<string, RequiredEntityData<MissionProgress>>();
+  /** Mission progress rows in the order first set, and where each participant's first one is (see setMission). */
+  private readonly missions: RequiredEntityData<MissionProgress>[] = [];
+  private readonly firstMissionOf = new Map<string, number>();
   private readonly leaderboard = new Map<string, RequiredEntityData<LeaderboardEntry>>();
   /** Tournament standings the events scored in (one upsert per standing). */
   readonly standings = new StandingWrites();
@@ -89,10 +91,26 @@ export class PendingWrites {
 
   /** The mission period's progress as it stands now; a later call for the same period replaces it. */
   setMission(row: RequiredEntityData<MissionProgress>): void {
-    const key = `${row.participantId}:${row.missionId}:${row.periodKey}`;
-    const pending = this.missions.get(key);
-    // Keeps the first completion and claim times, as the stored row does.
-    this.missions.set(key, pending ? { ...row, completedAt: pending.completedAt ?? row.completedAt, claimedAt: pending.claimedAt ?? row.claimedAt } : row);
+    // The participant's rows are looked for from its first one on, not under a key built per call (a text of three
+    // parts per mission of each event): a participant's events are gathered one after the other, so its rows are
+    // the last few; a row of another participant in between is only stepped over.
+    const first = this.firstMissionOf.get(row.participantId);
+    if (first === undefined) this.firstMissionOf.set(row.participantId, this.missions.length);
+    else {
+      for (let i = first; i < this.missions.length; i++) {
+        const pending = this.missions[i];
+        if (pending.participantId !== row.participantId || pending.missionId !== row.missionId || pending.periodKey !== row.periodKey) continue;
+        // Keeps the first completion and claim times, as the stored row does.
+        this.missions[i] = { ...row, completedAt: pending.completedAt ?? row.completedAt, claimedAt: pending.claimedAt ?? row.claimedAt };
+        return;
+      }
+    }
+    this.missions.push(row);
+  }
+
+  /** The mission progress rows flush writes, in the order first set. */
+  get missionProgress(): readonly RequiredEntityData<MissionProgress>[] {
+    return this.missions;
   }
 
   addLeaderboardPoints(row: RequiredEntityData<LeaderboardEntry>): void {
@@ -118,11 +136,7 @@ export class PendingWrites {
     const { lots, spent } = lotsAfterSpending(this.lots, this.lotsSpent);
     await store.writeAll([
       {
-        updateParticipants: [...this.participants].map(([id, { xp, changes }]) => ({
-          id, xp, level: changes.level, tierCode: changes.tierCode ?? null, tags: changes.tags, eventCounts: changes.eventCounts,
-          peak: changes.peakMonth === undefined ? null : { peakMonth: changes.peakMonth, peakLevel: changes.peakLevel ?? null, priorMonthPeakLevel: changes.priorMonthPeakLevel ?? null },
-          updatedAt: changes.updatedAt,
-        })),
+        updateParticipants: this.participantUpdates(),
       },
       insert(LedgerEntry, this.ledger, ["createdAt"]),
       // Added to the stored amounts atomically, creating rows on first use.
@@ -131,7 +145,7 @@ export class PendingWrites {
       { spendLots: spent },
       insert(RuleRun, this.ruleRuns, ["runAt"]),
       // The first completion and claim times already stored are kept.
-      insert(MissionProgress, [...this.missions.values()], ["updatedAt"], {
+      insert(MissionProgress, this.missions, ["updatedAt"], {
         conflict: ["participant_id", "mission_id", "period_key"],
         set: "progress = excluded.progress, completed_at = coalesce(mission_progress.completed_at, excluded.completed_at), "
           + "claimed_at = coalesce(mission_progress.claimed_at, excluded.claimed_at), updated_at = excluded.updated_at",
@@ -150,12 +164,29 @@ export class PendingWrites {
     this.clear();
   }
 
+  /** The participants' updates as written; forEach, not a spread of the entries: no pair array per participant. */
+  private participantUpdates() {
+    const updates: {
+      id: string; xp: number; level: number; tierCode: string | null; tags: string[]; eventCounts: Record<string, number>;
+      peak: PeakColumns | null; updatedAt: Date;
+    }[] = [];
+    this.participants.forEach(({ xp, changes }, id) => {
+      updates.push({
+        id, xp, level: changes.level, tierCode: changes.tierCode ?? null, tags: changes.tags, eventCounts: changes.eventCounts,
+        peak: changes.peakMonth === undefined ? null : { peakMonth: changes.peakMonth, peakLevel: changes.peakLevel ?? null, priorMonthPeakLevel: changes.priorMonthPeakLevel ?? null },
+        updatedAt: changes.updatedAt,
+      });
+    });
+    return updates;
+  }
+
   private clear(): void {
     this.participants.clear();
     for (const rows of [this.ledger, this.lots, this.ruleRuns, this.rewards, this.deliveries, this.badges, this.notifications, this.outbox, this.events]) rows.length = 0;
     this.balances.clear();
     this.lotsSpent.clear();
-    this.missions.clear();
+    this.missions.length = 0;
+    this.firstMissionOf.clear();
     this.leaderboard.clear();
     this.standings.clear();
   }

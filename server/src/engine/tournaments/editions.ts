@@ -86,17 +86,45 @@ function weekly(tournament: TournamentConfig): boolean {
  * between editions, after the only one).
  */
 export function editionContaining(tournament: TournamentConfig, instant: Date, timeZone: string): Edition | null {
-  const offset = instant.getTime() - Date.parse(tournament.startsAt);
-  if (offset < 0) return null;
-  const guess = weekly(tournament) ? Math.floor(offset / WEEK_MS) : 0;
-  // A DST change moves local weeks by an hour, so the neighbours are checked too.
-  for (const index of [guess, guess - 1, guess + 1]) {
-    if (index < 0 || (index > 0 && !weekly(tournament))) continue;
-    const edition = editionAt(tournament, index, timeZone);
-    if (edition.startsAt <= instant && instant < edition.endsAt) return edition;
+  const candidates = candidateEditions(tournament, instant, timeZone);
+  if (candidates === null) return null;
+  const at = instant.getTime();
+  for (let i = 0; i < candidates.length; i++) {
+    const edition = candidates[i];
+    if (edition !== null && edition.startsAt.getTime() <= at && at < edition.endsAt.getTime()) return edition;
   }
   return null;
 }
+
+/**
+ * The editions that may contain `instant`, in the order they are tried: the
+ * week its offset from the first start falls in, then the week before and
+ * after it (a DST change moves local weeks by an hour); null before the first
+ * start. Slots that cannot exist (a negative index, a later edition of a
+ * tournament without recurrence) are null.
+ */
+function candidateEditions(tournament: TournamentConfig, instant: Date, timeZone: string): readonly (Edition | null)[] | null {
+  // Scoring asks for the same tournament and week on every event of a batch: the last answer is kept per tournament
+  // object, and used only while everything that decides it (the window's text, the recurrence, the zone, the week) is the same.
+  let last = lastCandidates.get(tournament);
+  const fresh = last !== undefined && last.startsAt === tournament.startsAt && last.endsAt === tournament.endsAt
+    && last.weekly === weekly(tournament) && last.timeZone === timeZone;
+  const startMs = fresh ? last!.startMs : Date.parse(tournament.startsAt);
+  const offset = instant.getTime() - startMs;
+  if (offset < 0) return null;
+  const guess = weekly(tournament) ? Math.floor(offset / WEEK_MS) : 0;
+  if (fresh && last!.guess === guess) return last!.editions;
+  const slot = (index: number) => (index < 0 || (index > 0 && !weekly(tournament)) ? null : editionAt(tournament, index, timeZone));
+  last = {
+    startsAt: tournament.startsAt, endsAt: tournament.endsAt, weekly: weekly(tournament), timeZone, startMs, guess,
+    editions: Object.freeze([slot(guess), slot(guess - 1), slot(guess + 1)]),
+  };
+  lastCandidates.set(tournament, last);
+  return last.editions;
+}
+const lastCandidates = new WeakMap<TournamentConfig, {
+  startsAt: string; endsAt: string; weekly: boolean; timeZone: string; startMs: number; guess: number; editions: readonly (Edition | null)[];
+}>();
 
 /** The last edition that started at or before `now` (running or ended), or null before the first. */
 export function latestEdition(tournament: TournamentConfig, now: Date, timeZone: string): Edition | null {

@@ -95,7 +95,7 @@ function passesFilters(tournament: TournamentConfig, event: EngineEvent, globalE
  */
 export function scoreEvent(input: ScoringInput): ScoreDelta[] {
   const { event, now, timeZone } = input;
-  const at = new Date(event.occurred_at);
+  const at = occurredAt(event.occurred_at);
   if (Number.isNaN(at.getTime())) return [];
   const deltas: ScoreDelta[] = [];
   for (const tournament of input.tournaments) {
@@ -113,6 +113,21 @@ export function scoreEvent(input: ScoringInput): ScoreDelta[] {
   for (const delta of official) deltas.push(delta);
   return deltas;
 }
+
+/**
+ * The event's time as a Date, the one of the last event when its text is the
+ * same (a batch's events without their own time all have their arrival's):
+ * the deltas and the standings only read it.
+ */
+function occurredAt(text: string): Date {
+  if (text !== lastOccurredText) {
+    lastOccurredText = text;
+    lastOccurredAt = new Date(text);
+  }
+  return lastOccurredAt;
+}
+let lastOccurredText = "";
+let lastOccurredAt = new Date(Number.NaN);
 
 /** The standing id of an official track, period and currency. */
 export function officialTournamentId(trackId: string, period: OfficialPeriodName, currency: string): string {

@@ -149,9 +149,9 @@ async function acceptWith(em: SqlEntityManager, hot: HotStore, items: Accepted[]
   const ids = items.map((item) => {
     const original = item.key === null ? undefined : idOfKey.get(item.key);
     if (original !== undefined) return original;
-    const row = eventRow(scope, participantIds.get(item.participant)!, item.event, item.key, item.receivedAt);
+    const row = eventRow(scope, participantIds.get(item.participant)!, item.event, item.key, item.receivedAt, "queued", null);
     if (item.key !== null) idOfKey.set(item.key, row.id);
-    events.push(Object.assign(row, { status: "queued", processedAt: null })); // not a spread that adds keys: see loadStates
+    events.push(row);
     return row.id;
   });
   const jobs = jobHandOff(db);
