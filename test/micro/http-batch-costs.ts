@@ -7,7 +7,8 @@
  * medians are printed. Not a test: run
  * `npx tsx test/micro/http-batch-costs.ts postgresql|sqlite`.
  * HTTP_VARIANTS: `;`-separated node flags per variant (`-` = none; default
- * `-`), HTTP_PAIRS rounds (3), HTTP_WARMUP batches before measuring (4: the
+ * `-`; a `NAME=value` word among them is set in serve's environment instead,
+ * e.g. `MALLOC_ARENA_MAX=2`), HTTP_PAIRS rounds (3), HTTP_WARMUP batches before measuring (4: the
  * players' creation, as the bench), HTTP_BATCHES measured (40), 2 in flight;
  * HTTP_OUTPUT: a file the processes' output is appended to (e.g. with `--trace-deopt`).
  * HTTP_SINGLE=n: after the batches, n single events `POST /v1/events` at 32 in
@@ -63,11 +64,14 @@ interface Run {
 
 let offset = 0;
 async function runOnce(flags: string): Promise<Run> {
-  process.env.BENCH_NODE_ARGS = flags === "-" ? "" : flags;
+  const words = flags === "-" ? [] : flags.split(" ").filter(Boolean);
+  const environment = Object.fromEntries(words.filter((w) => /^[A-Z_]+=/.test(w)).map((w) => [w.slice(0, w.indexOf("=")), w.slice(w.indexOf("=") + 1)]));
+  process.env.BENCH_NODE_ARGS = words.filter((w) => !/^[A-Z_]+=/.test(w)).join(" ");
   const db = await createTestDatabase(KIND);
   const env = {
     ...(await processEnvFor({ kind: KIND === "sqlite" ? "sqlite+embedded" : "postgresql+rabbitmq", database: db, vhost: undefined, release: async () => {} })),
     CLUBE_RATE_LIMIT_KEY: "100000000/10",
+    ...environment,
   } as Parameters<typeof startServe>[0];
   const { process: serve, club } = await startServe(env);
   const key = club.keys.test;
