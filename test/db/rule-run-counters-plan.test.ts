@@ -8,7 +8,7 @@ import { openTestDatabase } from "../support/databases.js";
 /*
  * The plan of the rule-run counters read on SQLite (participant-state.ts
  * sqliteCounters), never its timing: one range probe of the (participant,
- * rule, day) index per participant and limit window. Written as a participant
+ * rule, day) index per participant and limit window of a rule its events trigger. Written as a participant
  * list and an OR of windows, SQLite read every run of the limited rules in
  * the whole club and filtered by participant: a cost growing with the club's
  * history, paid once per step of a batch.
@@ -28,9 +28,14 @@ describe("rule-run counters' plan [sqlite]", () => {
       run(`insert into rule_runs (id, club_id, env, participant_id, rule_id, dedupe_key, event_id, day_key, amounts, run_at)
         with recursive n(i) as (select 1 union all select i + 1 from n where i < 40000)
         select 'run_' || i, 'club_big', 'live', 'par_' || (i % 2000), 'rule_' || (i % 3), null, null, '2026-11-' || (10 + i % 20), '{"xp":5}', 0 from n`);
-      // One unit (xp), a total window (max runs) and a day window.
-      const text = sqliteCounters(1, [{ params: ["rule_0"] }, { params: ["rule_1", "2026-11-24"] }]);
-      const params = ["2026-11-24", "2026-11-24", "xp", JSON.stringify(["par_1", "par_2"]), "rule_0", "rule_1", "2026-11-24"];
+      // One unit (xp), a total window (max runs) and a day window; par_2 only triggers rule_0: rule_1 is not probed for it.
+      const text = sqliteCounters(1);
+      const windows = [{ event: "bet", params: ["rule_0"] }, { event: "deposit", params: ["rule_1", "2026-11-11"] }];
+      const events = (...types: string[]) => types.map((type) => ({ type }) as EngineEvent);
+      const [participants, rules, since] = counterProbes([{ participantId: "par_1", events: events("bet", "deposit") }, { participantId: "par_2", events: events("bet") }], windows);
+      const triples = participants.map((participant, i) => [participant, rules[i], since[i]]);
+      expect(triples).toEqual([["par_1", "rule_0", ""], ["par_1", "rule_1", "2026-11-11"], ["par_2", "rule_0", ""]]);
+      const params = ["2026-11-24", "2026-11-24", "xp", JSON.stringify(triples)];
       for (const analyzed of [false, true]) {
         if (analyzed) run("analyze");
         const plan = (driver.prepare(`explain query plan ${text}`).all(params) as { detail: string }[]).map((row) => row.detail);
@@ -38,15 +43,16 @@ describe("rule-run counters' plan [sqlite]", () => {
           expect.stringMatching(/^SEARCH r USING INDEX rule_runs_participant_id_rule_id_day_key_index \(participant_id=\? AND rule_id=\? AND day_key>\?\)/),
         ]);
       }
-      // And it counts what the windows hold: par_1's runs of rule_0 (all days) and of rule_1 from the 24th.
+      // And it counts what the probes hold: par_1's and par_2's runs of rule_0 (all days), par_1's of rule_1 from the 11th (par_2's, on
+      // the 12th, are not probed).
       const rows = driver.prepare(text).all(params) as { participant_id: string; rule_id: string; total: number; granted_0: number }[];
       const expected = run(
-        `select participant_id, rule_id, count(*) as total from rule_runs where participant_id in ('par_1', 'par_2')
-          and (rule_id = 'rule_0' or (rule_id = 'rule_1' and day_key >= '2026-11-24')) group by participant_id, rule_id order by participant_id, rule_id`,
+        `select participant_id, rule_id, count(*) as total from rule_runs where (participant_id in ('par_1', 'par_2') and rule_id = 'rule_0')
+          or (participant_id = 'par_1' and rule_id = 'rule_1' and day_key >= '2026-11-11') group by participant_id, rule_id order by participant_id, rule_id`,
       ) as { participant_id: string; rule_id: string; total: number }[];
       expect(rows.map(({ participant_id, rule_id, total }) => ({ participant_id, rule_id, total })).sort((a, b) => `${a.participant_id}${a.rule_id}`.localeCompare(`${b.participant_id}${b.rule_id}`)))
         .toEqual(expected.map(({ participant_id, rule_id, total }) => ({ participant_id, rule_id, total })));
-      expect(expected.length).toBeGreaterThan(0);
+      expect(expected.map((row) => `${row.participant_id} ${row.rule_id}`)).toEqual(["par_1 rule_0", "par_1 rule_1", "par_2 rule_0"]);
     } finally {
       await db.em().getKnex().client.releaseConnection(driver);
     }

@@ -377,11 +377,8 @@ async function loadRuleRuns(
   }
   const units = [...new Set(triggered.flatMap((rule) => Object.keys(rule.limits.per_participant_per_day ?? {}).filter((unit) => unit !== "runs")))];
   const rows = await store.select<RunCounters>(
-    { postgresql: postgresCounters(units.length), sqlite: sqliteCounters(units.length, windows) },
-    [
-      today, ...units.flatMap((unit) => [today, unit]),
-      ...(store.dialect === "postgresql" ? counterProbes(participants, windows) : [[...states.keys()], ...windows.flatMap((window) => window.params)]),
-    ],
+    { postgresql: postgresCounters(units.length), sqlite: sqliteCounters(units.length) },
+    [today, ...units.flatMap((unit) => [today, unit]), ...boundProbes(store.dialect, counterProbes(participants, windows))],
   );
   await recordFired();
   const grantedColumns = units.map((_, i) => `granted_${i}` as const);
@@ -476,32 +473,38 @@ export function counterProbes(participants: { participantId: string; events: Eng
 }
 
 /**
- * loadRuleRuns' aggregate on SQLite, bound to the same parameters: one
- * index range probe (participant_id, rule_id, day_key >= since) per
- * participant and limit window. Written as loadRuleRuns writes it (a
- * participant list and an OR of windows), SQLite's planner probed the
- * rule_id of the (rule_id, dedupe_key, participant_id) unique index for each
- * window and filtered by participant: it read every run of those rules in the
- * club, once per step, a cost growing with the club's history (2.4 ms per
- * step of 100 participants after 10,000 events, most of a batch's reads).
- * The windows come as a VALUES list (a rule's total has the day "" as its
- * start, before every day key), and the joins are CROSS JOINs so that the
- * planner keeps that order. Parameters are numbered (?N) because they come
- * in loadRuleRuns' order: today, (today, unit) per unit, the participants,
- * then each window's rule id and, where the window has one, its first day.
+ * counterProbes as loadRuleRuns binds them: three array parameters on
+ * PostgreSQL (postgresCounters' unnest), one JSON array of [participant,
+ * rule, first day] triples on SQLite (sqliteCounters' json_each).
  */
-export function sqliteCounters(unitCount: number, windows: { params: unknown[] }[]): string {
+function boundProbes(dialect: Dialect, [participantIds, ruleIds, since]: string[][]): unknown[] {
+  if (dialect === "postgresql") return [participantIds, ruleIds, since];
+  const triples = new Array<[string, string, string]>(participantIds.length);
+  for (let i = 0; i < triples.length; i++) triples[i] = [participantIds[i], ruleIds[i], since[i]];
+  return [JSON.stringify(triples)];
+}
+
+/**
+ * loadRuleRuns' aggregate on SQLite: one range probe of the (participant_id,
+ * rule_id, day_key) index per probe of counterProbes — a participant's
+ * limit windows of the rules its own events trigger — bound as one JSON array
+ * of [participant, rule, first day] triples ("" for a rule's total, before
+ * every day key). Parameters are numbered (?N) because they come in
+ * loadRuleRuns' order: today, (today, unit) per unit, then the triples.
+ * Probing every window for every participant (until 24 Nov) read, for a rule
+ * limited in total, every run of it by each of a batch's players, whatever
+ * their events: the read grew with each player's history, ≈ 4.4 ms per batch
+ * after 10,000 events and most of a batch's reads in the bench. Written as a
+ * participant list and an OR of windows (before that), SQLite's planner
+ * probed the rule_id of the (rule_id, dedupe_key, participant_id) unique
+ * index and filtered by participant: every run of those rules in the club.
+ * The CROSS JOIN keeps the triples first, so that each is one index probe.
+ */
+export function sqliteCounters(unitCount: number): string {
   const sums = Array.from({ length: unitCount }, (_, i) => `, sum(case when r.day_key = ?${2 + 2 * i} then coalesce(cast(r.amounts ->> ?${3 + 2 * i} as integer), 0) else 0 end) as granted_${i}`);
-  const participants = 2 + 2 * unitCount;
-  let next = participants + 1;
-  const rows = windows.map((window) => {
-    const rule = `?${next++}`;
-    return window.params.length === 2 ? `(${rule}, ?${next++})` : `(${rule}, '')`;
-  });
-  return `with w(rule_id, since) as (values ${rows.join(", ")})
-    select r.participant_id, r.rule_id, count(*) as total, max(r.run_at) as last_run_at, sum(case when r.day_key = ?1 then 1 else 0 end) as today_runs${sums.join("")}
-    from json_each(?${participants}) as p cross join w cross join rule_runs as r
-    where r.participant_id = p.value and r.rule_id = w.rule_id and r.day_key >= w.since
+  return `select r.participant_id, r.rule_id, count(*) as total, max(r.run_at) as last_run_at, sum(case when r.day_key = ?1 then 1 else 0 end) as today_runs${sums.join("")}
+    from json_each(?${2 + 2 * unitCount}) as w cross join rule_runs as r
+    where r.participant_id = w.value ->> 0 and r.rule_id = w.value ->> 1 and r.day_key >= w.value ->> 2
     group by r.participant_id, r.rule_id`;
 }
 
