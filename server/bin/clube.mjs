@@ -13,14 +13,13 @@ import { compiledCli } from "./compile.mjs";
 // of mapped files (the node binary), ~55 MB of malloc (libsql's page cache,
 // the SQLite checkpoint worker's isolate ≈ 17 MB, V8's compiler threads'
 // arenas); the young generation is 32 MB. So the old generation's growth
-// factor is what decides the peak. 1.5× (until 24 Nov) kept it near 210 MB
-// but ran a full collection every ~10 batches of 500, and each one also
-// discards optimized code that TurboFan then compiles again; 2× cut CPU per
-// batch by 2-3 ms but took SQLite serve to 236-249 MB. 1.75×: SQLite serve
-// peaks at 224 MB vs 236 at 2× (test/micro/http-batch-costs.ts, 100 batches,
-// medians of 4 alternated pairs, lower in 4 of 4) and 228/228 vs 239 in
-// `npm run bench`, with no CPU lost (71.9 vs 73.9 ms per batch); PostgreSQL
-// serve 204 vs 206 MB, 41.8 vs 42.4 ms per batch (3 pairs).
+// factor is what decides the peak. 1.5× keeps it under the budget: SQLite
+// serve under the bench's async load (the largest) peaked at 228-229 MB. 2×
+// (tried 24 Nov: fewer full collections, each of which also discards
+// optimized code that TurboFan compiles again) cut CPU per batch by 2-3 ms in
+// test/micro/http-batch-costs.ts but took that peak to 236-255 MB; 1.75× to
+// 227-251 MB (244 and 251 in 2 of 6 `npm run bench` runs), with no batch
+// throughput measurably gained over 1.5× in the bench itself.
 // Rejected: fitting the factor to the budget after each full collection (it
 // chose 40-66 % on SQLite yet peaked at 232-234 MB: the peak comes from
 // allocation during concurrent marking, not from the limit alone); smaller
@@ -30,7 +29,7 @@ import { compiledCli } from "./compile.mjs";
 // started (systemd Environment=, `docker run -e`, the shell).
 // V8 reads the factor at every collection, so setting it here, after start,
 // takes effect. An operator's own flag wins.
-if (!process.execArgv.some((flag) => flag.startsWith("--heap-growing-percent"))) setFlagsFromString("--heap-growing-percent=75");
+if (!process.execArgv.some((flag) => flag.startsWith("--heap-growing-percent"))) setFlagsFromString("--heap-growing-percent=50");
 
 const compiled = await compiledCli();
 if (compiled) await import(compiled);
