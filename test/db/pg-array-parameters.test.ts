@@ -1,15 +1,7 @@
-import { createRequire } from "node:module";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { arrayParameter, datetimeColumn, epochMillis } from "../../server/src/db/hot/postgres.js";
-import { createTestDatabase, postgresEnabled, type TestDatabase } from "../support/databases.js";
-
-/** The part of node-postgres' Client used here (pg ships no types). */
-interface PgClient {
-  connect(): Promise<void>;
-  end(): Promise<void>;
-  query(config: { text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
-}
-const { Client } = createRequire(import.meta.url)("pg") as { Client: new (config: { connectionString?: string }) => PgClient };
+import { postgresEnabled } from "../support/databases.js";
+import { describePgClient } from "../support/pg-client.js";
 
 /*
  * The hot path's array parameters as literal text (arrayParameter): what
@@ -32,17 +24,7 @@ const CASES: [string, unknown[]][] = [
 ];
 
 describe.skipIf(!postgresEnabled)("array parameters as literal text [postgresql]", () => {
-  let target: TestDatabase;
-  let client: PgClient;
-  beforeAll(async () => {
-    target = await createTestDatabase("postgresql");
-    client = new Client({ connectionString: target.url });
-    await client.connect();
-  });
-  afterAll(async () => {
-    await client?.end();
-    await target?.drop();
-  });
+  const client = describePgClient();
 
   it.each(CASES)("%s %j reads back as node-postgres' encoding does", async (type, values) => {
     const read = async (param: unknown) => (await client.query({ text: `select v::text as v from unnest($1::${type}) with ordinality as u(v, n) order by n`, values: [param] })).rows;

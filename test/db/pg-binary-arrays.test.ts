@@ -1,17 +1,9 @@
-import { createRequire } from "node:module";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { binaryArray, type BinaryElement } from "../../server/src/db/hot/pg-binary-arrays.js";
-import { createTestDatabase, postgresEnabled, type TestDatabase } from "../support/databases.js";
+import { postgresEnabled } from "../support/databases.js";
+import { describePgClient } from "../support/pg-client.js";
 import { decodeBinaryArray } from "../support/pg-binary-array.js";
-
-/** The part of node-postgres' Client used here (pg ships no types). */
-interface PgClient {
-  connect(): Promise<void>;
-  end(): Promise<void>;
-  query(config: { text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
-}
-const { Client } = createRequire(import.meta.url)("pg") as { Client: new (config: { connectionString?: string }) => PgClient };
 
 /*
  * The hot path's array parameters in binary (binaryArray): what PostgreSQL
@@ -56,17 +48,7 @@ describe("binaryArray", () => {
 });
 
 describe.skipIf(!postgresEnabled)("binary array parameters [postgresql]", () => {
-  let target: TestDatabase;
-  let client: PgClient;
-  beforeAll(async () => {
-    target = await createTestDatabase("postgresql");
-    client = new Client({ connectionString: target.url });
-    await client.connect();
-  });
-  afterAll(async () => {
-    await client?.end();
-    await target?.drop();
-  });
+  const client = describePgClient();
   const read = async (element: BinaryElement, param: unknown) =>
     (await client.query({ text: `select v::text as v from unnest($1::${element}[]) with ordinality as u(v, n) order by n`, values: [param] })).rows;
 

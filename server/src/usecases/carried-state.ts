@@ -1,6 +1,6 @@
 import type { ClubConfig } from "../engine/config.js";
 import type { Lot, ParticipantState, RuleRunState, StateDelta } from "../engine/types.js";
-import { stateOfParticipant, type GatheredEvaluation } from "./participant-state.js";
+import { storedTierCode, type GatheredEvaluation } from "./participant-state.js";
 import { storedPeakLevel } from "./peak-level.js";
 
 /*
@@ -21,7 +21,7 @@ import { storedPeakLevel } from "./peak-level.js";
  */
 export function stateAfter(state: ParticipantState, config: ClubConfig, delta: StateDelta, gathered: GatheredEvaluation): ParticipantState {
   // Field by field: on Node 20, a literal that starts with a spread and adds keys costs microseconds (see test/micro/object-spread.ts).
-  // The participant's part as stateOfParticipant reads it, without its intermediate object; the peak level as the same
+  // The participant's part as loadStates reads it; the peak level as the same
   // object while the stored columns say the same (most events: it moves only with the level).
   const { participant } = gathered;
   const prior = state.peakLevel;
@@ -29,7 +29,7 @@ export function stateAfter(state: ParticipantState, config: ClubConfig, delta: S
   return {
     xp: participant.xp,
     level: participant.level,
-    tierCode: participant.tierCode ?? stateOfParticipant(participant, config).tierCode,
+    tierCode: storedTierCode(participant, config),
     tags: participant.tags,
     eventCountsBefore: participant.eventCounts,
     peakLevel: samePeak ? prior : storedPeakLevel(participant),

@@ -72,19 +72,9 @@ export function participantSnapshot(row: ParticipantSnapshot): ParticipantSnapsh
   return { id, externalId, xp, level, tierCode, tags, eventCounts, peakMonth, peakLevel, priorMonthPeakLevel, displayName, email, phone };
 }
 
-/** The part of the engine's state that is read off the participant row. */
-export function stateOfParticipant(
-  participant: ParticipantSnapshot,
-  config: ClubConfig,
-): Pick<ParticipantState, "xp" | "level" | "tierCode" | "tags" | "eventCountsBefore" | "peakLevel"> {
-  return {
-    xp: participant.xp,
-    level: participant.level,
-    tierCode: participant.tierCode ?? tierForLevel(config.progression.tiers, participant.level).code,
-    tags: participant.tags,
-    eventCountsBefore: participant.eventCounts,
-    peakLevel: storedPeakLevel(participant),
-  };
+/** The participant's tier as the engine's state holds it: the stored one, or (never stored yet) the one of its level. */
+export function storedTierCode(participant: ParticipantSnapshot, config: ClubConfig): string {
+  return participant.tierCode ?? tierForLevel(config.progression.tiers, participant.level).code;
 }
 
 /**
@@ -160,14 +150,14 @@ async function loadStates(
     events ? loadRuleRuns(store, participants.map((participant, i) => ({ participantId: participant.id, events: events[i] })), triggered, at) : null,
   ]);
   // One literal per participant, no second object merged in (once per participant of a batch); keys in the order
-  // stateAfter (carried-state.ts) builds the states after each event, so every state of a batch has one shape. The
-  // participant's part as stateOfParticipant reads it; what nothing was read for is the one shared empty record or list.
+  // stateAfter (carried-state.ts) builds the states after each event, so every state of a batch has one shape. What
+  // nothing was read for is the one shared empty record or list.
   return participants.map((participant): ParticipantState => {
     const { id } = participant;
     return {
       xp: participant.xp,
       level: participant.level,
-      tierCode: participant.tierCode ?? tierForLevel(config.progression.tiers, participant.level).code,
+      tierCode: storedTierCode(participant, config),
       tags: participant.tags,
       eventCountsBefore: participant.eventCounts,
       peakLevel: storedPeakLevel(participant),
