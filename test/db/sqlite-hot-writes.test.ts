@@ -101,6 +101,22 @@ describe("sqlite hot store writes", () => {
     ]);
   });
 
+  it("a multi-row insert whose row breaks a key fails; in autocommit it leaves none of its rows, in a transaction the rollback undoes them all", async () => {
+    await store.insert(shape, [item(1)]);
+    // 64 rows, the 40th taking the stored row's key: a failure midway through one statement.
+    const rows = Array.from({ length: 64 }, (_, i) => item(100 + i, i === 39 ? { key: "k1" } : {}));
+    await expect(store.insert(shape, rows)).rejects.toThrow(/UNIQUE/);
+    expect(stored(db)).toEqual(asStored([item(1)]));
+    db.exec("begin");
+    await expect(store.insert(shape, rows)).rejects.toThrow(/UNIQUE/);
+    db.exec("rollback");
+    expect(stored(db)).toEqual(asStored([item(1)]));
+    db.exec("begin");
+    await store.insert(shape, rows.filter((_, i) => i !== 39));
+    db.exec("commit");
+    expect((stored(db) as unknown[]).length).toBe(64);
+  });
+
   it("inserts the absent rows only and tells which", async () => {
     await store.insert(shape, [item(1), item(5), item(40)]);
     const rows = Array.from({ length: 70 }, (_, i) => item(i, { id: `new_${i}` }));

@@ -19,7 +19,7 @@
  * statements), BATCH_ANALYZE=1, BATCH_TABLE_STATS=1, BATCH_SETUP_SQL,
  * BATCH_BACKENDS_FILE: see where each is read.
  */
-import { readFileSync } from "node:fs";
+import { copyFileSync, openSync, readFileSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { ingestBatch } from "../../server/src/usecases/events.js";
 import type { DatabaseKind } from "../support/databases.js";
@@ -124,6 +124,7 @@ for (const method of ["run", "get", "all", "iterate"]) {
       const depthOf = new Map<number, number>([[0, 0]]);
       sqlitePlans.set(sql, plan.map((row) => (depthOf.set(row.id, depthOf.get(row.parent)! + 1), `${"  ".repeat(depthOf.get(row.id)!)}${row.detail}`)).join("\n"));
     }
+    if (sqlLog) logStatement(sql ?? "?", args[0]);
     const start = now();
     depth++;
     try {
@@ -135,6 +136,29 @@ for (const method of ["run", "get", "all", "iterate"]) {
       depth--;
     }
   };
+}
+
+// BATCH_SQL_LOG=file (SQLite): the database as the first stored batch finds it copied to file.db, and every statement
+// run from then on, with its parameters, written to file, for test/micro/sqlite-replay.c to run again under a native
+// profiler against a SQLite whose internal symbols are known (libsql's binary is stripped).
+const SQL_LOG = process.env.BATCH_SQL_LOG;
+let sqlLog: number | null = null;
+function logStatement(sql: string, params: unknown): void {
+  const values = params === undefined ? [] : params;
+  if (!Array.isArray(values)) throw new Error(`BATCH_SQL_LOG: named parameters are not replayed (${sql.slice(0, 60)})`);
+  const parts: (string | Buffer)[] = [`Q ${Buffer.byteLength(sql)}\n${sql}\n${values.length}\n`];
+  for (const value of values) {
+    if (value === null || value === undefined) parts.push("n\n");
+    else if (typeof value === "boolean") parts.push(`i ${value ? 1 : 0}\n`);
+    else if (typeof value === "bigint" || (typeof value === "number" && Number.isSafeInteger(value))) parts.push(`i ${value}\n`);
+    else if (typeof value === "number") parts.push(`f ${value}\n`);
+    else if (typeof value === "string") parts.push(`t ${Buffer.byteLength(value)}\n${value}\n`);
+    else if (value instanceof Uint8Array || value instanceof ArrayBuffer) {
+      const bytes = Buffer.from(value as Uint8Array);
+      parts.push(`b ${bytes.length}\n`, bytes, "\n");
+    } else throw new Error(`BATCH_SQL_LOG: a ${typeof value} parameter`);
+  }
+  writeSync(sqlLog!, Buffer.concat(parts.map((part) => (typeof part === "string" ? Buffer.from(part) : part))));
 }
 
 const WAL_PAGES = process.env.BATCH_WAL_PAGES !== undefined;
@@ -179,6 +203,11 @@ for (const kind of kinds) {
       if (process.env.BATCH_ANALYZE && round === 1 && kind === "postgresql") await club.db.em().getConnection().execute("analyze");
       // BATCH_BACKENDS_FILE: the backends' process ids written there once the players exist, for a profiler (`perf record -p`).
       if (process.env.BATCH_BACKENDS_FILE && round === 1) (await import("node:fs")).writeFileSync(process.env.BATCH_BACKENDS_FILE, [...backends].join(","));
+      if (SQL_LOG && round === 1 && kind === "sqlite") {
+        await club.db.em().getConnection().execute("PRAGMA wal_checkpoint(TRUNCATE)");
+        copyFileSync(walFile.slice(0, -"-wal".length), `${SQL_LOG}.db`);
+        sqlLog = openSync(SQL_LOG, "w");
+      }
       for (let b = 0; b < perBatch; b++) {
         const base = (round * perBatch + b) * BATCH_SIZE;
         const events = Array.from({ length: BATCH_SIZE }, (_, j) => eventInput(casinoEvent(base + j, BATCH_PLAYERS)));

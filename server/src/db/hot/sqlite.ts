@@ -4,6 +4,8 @@ import type { ColumnKind, TableShape } from "./table-shape.js";
 /** The part of a `libsql` Database (the connection knex holds) the hot path uses. */
 export interface LibsqlDatabase {
   prepare(sql: string): LibsqlStatement;
+  /** Whether a transaction is open (BEGIN … not yet committed): autocommit otherwise. */
+  readonly inTransaction: boolean;
 }
 interface LibsqlStatement {
   run(params: unknown[]): { changes: number };
@@ -187,9 +189,32 @@ function valuesList(size: number, width: number, shared: boolean[]): string {
   return rows.join(", ");
 }
 
-function insertText(shape: TableShape, conflict: string): (valuesList: string) => string {
+/**
+ * How a multi-row insert meets a broken constraint (a key taken, a NOT NULL):
+ * inside a transaction, OR FAIL. The default (ABORT) undoes the statement's
+ * own rows, so SQLite first copies every page the statement changes into a
+ * statement journal (16 KiB each, kept in memory by libsql) — at every
+ * statement, even pages already copied by the one before: a stored batch's
+ * 64-row inserts copied ≈ 600 pages (≈ 10 MB; events ≈ 250, ledger ≈ 100,
+ * standings ≈ 60), 3 times the pages its COMMIT writes to the WAL: 12 % of
+ * SQLite's own instructions per batch (112 → 99 million, the statements of
+ * 44 stored batches replayed under callgrind, test/micro/sqlite-replay.c);
+ * the events insert 196 → 131 ms CPU over 28 batches, the main thread 58-80
+ * → 54-68 ms per stored batch (3 alternated pairs, batch-costs.ts; the
+ * upserts still copy their pages: DO UPDATE always aborts). FAIL keeps the rows
+ * before the broken one, which changes nothing here: the error is thrown and
+ * the caller's transaction is rolled back whole (and never goes on after a
+ * failed statement, as PostgreSQL would not let it). In autocommit the
+ * statement is its own transaction: no statement journal either way, and
+ * ABORT kept so that a failed statement leaves nothing.
+ */
+function insertVerb(db: LibsqlDatabase): string {
+  return db.inTransaction ? "insert or fail" : "insert";
+}
+
+function insertText(verb: string, shape: TableShape, conflict: string): (valuesList: string) => string {
   const columns = shape.columns.map((column) => `"${column.field}"`).join(", ");
-  return (list) => `insert into "${shape.table}" (${columns}) values ${list}${conflict}`;
+  return (list) => `${verb} into "${shape.table}" (${columns}) values ${list}${conflict}`;
 }
 
 function upsertClause(upsert?: Upsert): string {
@@ -271,14 +296,16 @@ function sqliteStatements(db: LibsqlDatabase, convert: (err: unknown) => never):
     async insert(shape, rows, upsert) {
       if (rows.length === 0) return;
       const conflict = upsertClause(upsert);
-      guarded(() => runChunked(db, `insert|${shape.table}|${conflict}`, insertText(shape, conflict), shape.columns.length, rows.length, boundRows(shape, rows)));
+      const verb = insertVerb(db);
+      guarded(() => runChunked(db, `${verb}|${shape.table}|${conflict}`, insertText(verb, shape, conflict), shape.columns.length, rows.length, boundRows(shape, rows)));
     },
     async insertAbsent(shape, rows, conflict) {
       const inserted = new Set<string>();
       if (rows.length === 0) return inserted;
       // RETURNING lists the rows inserted, not those DO NOTHING skipped.
       const clause = ` on conflict (${conflict.map((field) => `"${field}"`).join(", ")}) do nothing returning id`;
-      guarded(() => runChunked(db, `absent|${shape.table}|${clause}`, insertText(shape, clause), shape.columns.length, rows.length, boundRows(shape, rows), (returned) => {
+      const verb = insertVerb(db);
+      guarded(() => runChunked(db, `absent|${verb}|${shape.table}|${clause}`, insertText(verb, shape, clause), shape.columns.length, rows.length, boundRows(shape, rows), (returned) => {
         for (const row of returned) inserted.add((row as { id: string }).id);
       }));
       return inserted;
