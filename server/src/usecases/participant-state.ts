@@ -260,6 +260,12 @@ async function loadLots(store: HotStore, participantIds: string[], config: ClubC
  * parsed again for every participant (the read took 1.4-1.6 → 1.2-1.3 ms per
  * 500 participants, alternated on the same data). Parameters are numbered:
  * the CTE, first in the text, reads the second.
+ * Tried and kept out: probing only the pairs each participant's own events
+ * can move (850 of the 2,500 probes of a batch of the bench's mix), bound as
+ * one object participant → mission → period read by two json_each: SQLite's
+ * share 1.26 → 0.99 ms per batch (44 stored batches replayed,
+ * test/micro/sqlite-replay.c), but the whole call, building and binding that
+ * object, 3.3-4.0 → 3.4-4.2 ms CPU (3 alternated pairs of batch-costs.ts).
  */
 const MISSION_PROGRESS = {
   postgresql: bothDialects((inList) => `select participant_id, mission_id, period_key, progress, completed_at, claimed_at from mission_progress
