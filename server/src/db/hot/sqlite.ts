@@ -203,9 +203,11 @@ function valuesList(size: number, width: number, shared: boolean[]): string {
  * standings ≈ 60), 3 times the pages its COMMIT writes to the WAL: 12 % of
  * SQLite's own instructions per batch (112 → 99 million, the statements of
  * 44 stored batches replayed under callgrind, test/micro/sqlite-replay.c);
- * the events insert 196 → 131 ms CPU over 28 batches, the main thread 58-80
- * → 54-68 ms per stored batch (3 alternated pairs, batch-costs.ts; the
- * upserts still copy their pages: DO UPDATE always aborts). FAIL keeps the rows
+ * the events insert 196 → 131 ms CPU over 28 batches (3 alternated pairs,
+ * batch-costs.ts); serve's main thread 66.8 → 58.0 ms per batch of 500
+ * (medians of 7 alternated pairs, 5 better, http-batch-costs.ts after 40
+ * warm-up batches). The upserts still copy their pages (DO UPDATE always
+ * aborts): ≈ 75 pages per batch. FAIL keeps the rows
  * before the broken one, which changes nothing here: the error is thrown and
  * the caller's transaction is rolled back whole (and never goes on after a
  * failed statement, as PostgreSQL would not let it). In autocommit the
