@@ -42,10 +42,24 @@ export async function createApp(services: Services, options: AppOptions = {}): P
 
   app.use(requestId());
   app.use(errorHandler(options.log));
+  app.use(durableAnswers(services));
   app.use(participantPreflight());
   app.use(docs.routes());
   app.use(widgetRouter({ services, demo: options.demo }).routes());
   app.use(api.routes());
   app.use(methodNotAllowed(api));
   return app;
+}
+
+/**
+ * Nothing is answered before what it committed (or read of others' commits)
+ * is on disk: the embedded database's commits are synced off the event loop
+ * (db/wal-sync.ts); at once elsewhere. Inside the error handler, so a failed
+ * sync is answered as any internal error.
+ */
+function durableAnswers(services: Services): Koa.Middleware {
+  return async (_ctx, next) => {
+    await next();
+    await services.db.durable();
+  };
 }

@@ -55,7 +55,8 @@ export async function openServices(settings: Settings, overrides: ServiceOverrid
   const base = overrides.clock ?? systemClock;
   // Inside a test-clocked scope's work the clock reads the test clock (usecases/test-clocks/context.ts).
   const clock: Clock = { now: () => clockOverride() ?? base.now() };
-  const db = overrides.db ?? (await openDatabase({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir }));
+  // A long-running process syncs the embedded file's commits off the event loop, before it answers (db/wal-sync.ts).
+  const db = overrides.db ?? (await openDatabase({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir, syncEachCommit: false }));
   // Keys, published configs and signing secrets are kept in memory (cache/registry.ts).
   // On PostgreSQL every process hears the changes others commit at once; on SQLite
   // (one host, no NOTIFY) another process's change shows when the entry expires.

@@ -31,7 +31,12 @@
  * being refreshed, which 16 batches in a second and a half did not), after
  * `BENCH_WARM_BATCHES` (40) unmeasured ones on each server, so that batches are
  * measured in the steady state of a running server, not while V8 still
- * compiles the batch path. Everything on 127.0.0.1.
+ * compiles the batch path; likewise `BENCH_WARM_EVENTS` (1,000) unmeasured
+ * single events at the measured concurrency on each server before the single
+ * events (before, only the baseline had 200: Clube's first groups, V8
+ * compiling the single path, made its p99 2.1-4.1× the baseline's in the same
+ * hour, against 2.1-2.7× warmed, with the baseline's own p99 falling too).
+ * Everything on 127.0.0.1.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
@@ -73,6 +78,7 @@ const JSON_OUTPUT = process.argv.includes("--json");
 const EVENTS = positiveInt("BENCH_EVENTS", 3000);
 const BATCHES = positiveInt("BENCH_BATCHES", 40);
 const WARM_BATCHES = positiveInt("BENCH_WARM_BATCHES", 40);
+const WARM_EVENTS = positiveInt("BENCH_WARM_EVENTS", 1000);
 const CONCURRENCY = positiveInt("BENCH_CONCURRENCY", 32);
 const PARTICIPANTS = positiveInt("BENCH_PARTICIPANTS", 2000);
 const ASYNC_RATE = positiveInt("BENCH_ASYNC_RATE", 1000);
@@ -239,7 +245,9 @@ async function benchDatabase(kind: DatabaseKind): Promise<SyncFigures> {
       });
       if (response.status !== 200) throw new Error(`warm-up batch answered ${response.status}: ${(await response.text()).slice(0, 500)}\n${serve.output().slice(-2000)}`);
     }
-    await drive({ url: baseline.url, path: "/single", connections: CONCURRENCY, amount: 200, body: (i) => casinoEvent("warm-base", i) });
+    log(`${kind}: single-event warm-up (${WARM_EVENTS} at c=${CONCURRENCY})…`);
+    await drive({ url, path: "/v1/events", key, connections: CONCURRENCY, amount: WARM_EVENTS, body: (i) => casinoEvent("warm-single", i) });
+    await drive({ url: baseline.url, path: "/single", connections: CONCURRENCY, amount: WARM_EVENTS, body: (i) => casinoEvent("warm-base", i) });
 
     log(`${kind}: single events, c=${CONCURRENCY}…`);
     const { value: single, rssMb: [singleRss] } = await peakRss([serve.pid], () =>

@@ -92,7 +92,8 @@ export async function startApi(
   const target = await createTestDatabase(kind);
   let db: Database;
   try {
-    db = await openDatabase({ databaseUrl: target.url, dataDir: target.dataDir });
+    // As `clube serve` opens it: SQLite commits synced before each answer, off the event loop (db/wal-sync.ts).
+    db = await openDatabase({ databaseUrl: target.url, dataDir: target.dataDir, syncEachCommit: false });
   } catch (err) {
     // A suite whose start fails never reaches close(): drop its database here.
     await target.drop();

@@ -64,7 +64,9 @@ const SQLITE_PAGE_SIZE = 16384;
  * file: the server and a worker) wait for the lock instead of failing with
  * SQLITE_BUSY. synchronous=FULL: in WAL mode every commit syncs the WAL
  * before it returns, so what was answered survives a power loss (NORMAL
- * syncs only at checkpoints and may lose the last commits). The page cache:
+ * syncs only at checkpoints and may lose the last commits) — except where the
+ * process syncs the WAL itself before anything depends on a commit
+ * (`syncEachCommit` false: wal-sync.ts), which then commits with NORMAL. The page cache:
  * the event path's inserts land on index pages all over each table (keys by
  * participant, random ids); with SQLite's 2 MB the cache stopped holding
  * them once a club had ~10k events, and every batch went back to the file
@@ -72,9 +74,10 @@ const SQLITE_PAGE_SIZE = 16384;
  * worker thread checkpoints (sqlite-checkpoints.ts). Runs on every new
  * pooled connection (knex recycles them).
  */
-function prepareSqliteConnection(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void): void {
+function prepareSqliteConnection(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void, syncEachCommit: boolean): void {
   try {
-    conn.exec(`PRAGMA page_size = ${SQLITE_PAGE_SIZE}; PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}; PRAGMA synchronous = FULL;`
+    conn.exec(`PRAGMA page_size = ${SQLITE_PAGE_SIZE}; PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS};`
+      + ` PRAGMA synchronous = ${syncEachCommit ? "FULL" : "NORMAL"};`
       + ` PRAGMA cache_size = -${SQLITE_CACHE_KIB}; PRAGMA wal_autocheckpoint = ${SERVER_AUTOCHECKPOINT_PAGES};`);
     // Kept for the life of the process: the dialect replaces a connection
     // older than 10 s, and closing the file's last connection checkpoints the
@@ -93,7 +96,7 @@ function prepareSqliteConnection(conn: SqliteConnection, done: (err: Error | nul
  * no schema snapshot files (migrations are generated against a scratch
  * database instead; see make-migration.ts).
  */
-export function ormOptions(target: DatabaseTarget, migrations: MigrationObject[], debug = false): Options<AbstractSqlDriver> {
+export function ormOptions(target: DatabaseTarget, migrations: MigrationObject[], debug = false, syncEachCommit = true): Options<AbstractSqlDriver> {
   const common = {
     entities: allEntities,
     extensions: [Migrator],
@@ -110,7 +113,7 @@ export function ormOptions(target: DatabaseTarget, migrations: MigrationObject[]
     },
   };
   if (target.dialect === "sqlite") {
-    return { ...common, driver: LibSqlDriver, dbName: target.file, pool: { afterCreate: prepareSqliteConnection } } as Options<AbstractSqlDriver>;
+    return { ...common, driver: LibSqlDriver, dbName: target.file, pool: { afterCreate: (conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void) => prepareSqliteConnection(conn, done, syncEachCommit) } } as Options<AbstractSqlDriver>;
   }
   return { ...common, driver: PostgreSqlDriver, clientUrl: target.url } as Options<AbstractSqlDriver>;
 }

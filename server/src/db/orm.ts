@@ -5,6 +5,7 @@ import { migrations as postgresqlMigrations } from "./migrations/postgresql/inde
 import { migrations as sqliteMigrations } from "./migrations/sqlite/index.js";
 import { databaseTarget, ormOptions, type Dialect } from "./options.js";
 import { startSqliteCheckpoints } from "./sqlite-checkpoints.js";
+import { walSync, type WalSync } from "./wal-sync.js";
 
 export type { Dialect } from "./options.js";
 
@@ -13,6 +14,14 @@ export interface Database {
   dialect: Dialect;
   /** A fresh EntityManager (its own identity map); use one per request or job. */
   em(): SqlEntityManager;
+  /**
+   * Resolves once everything committed so far is on disk. Await it before
+   * anything outside the database depends on a commit (an answer, a webhook,
+   * a published message). At once unless the database was opened with
+   * `syncEachCommit: false` (the embedded file of a long-running process: see
+   * wal-sync.ts); PostgreSQL commits are durable when they return.
+   */
+  durable(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -25,6 +34,13 @@ export interface OpenDatabaseOptions {
   debug?: boolean;
   /** Apply pending migrations on open (default true). `clube migrate` and the tests use it; pass false to open as-is. */
   migrate?: boolean;
+  /**
+   * SQLite: whether each COMMIT syncs the WAL before it returns (default
+   * true: a CLI command, a test). false: commits return unsynced and
+   * `durable()` syncs them off the event loop; for processes that await it
+   * before answering (`clube serve`, `clube worker`: services.ts).
+   */
+  syncEachCommit?: boolean;
 }
 
 /** The committed migrations of each dialect. */
@@ -41,7 +57,8 @@ export const committedMigrations: Record<Dialect, MigrationObject[]> = {
  */
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
   const target = databaseTarget(opts);
-  const orm = await MikroORM.init<AbstractSqlDriver, SqlEntityManager>(ormOptions(target, committedMigrations[target.dialect], opts.debug));
+  const syncEachCommit = opts.syncEachCommit !== false || target.dialect !== "sqlite";
+  const orm = await MikroORM.init<AbstractSqlDriver, SqlEntityManager>(ormOptions(target, committedMigrations[target.dialect], opts.debug, syncEachCommit));
   try {
     if (opts.migrate !== false) {
       const applied = await orm.getMigrator<Migrator>().up();
@@ -57,13 +74,45 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   }
   // The embedded file's WAL is checkpointed off the event loop (see sqlite-checkpoints.ts).
   const checkpoints = target.dialect === "sqlite" ? startSqliteCheckpoints(target.file) : null;
+  const wal = target.dialect === "sqlite" && !syncEachCommit ? await sqliteWalSync(orm, target.file) : null;
   return {
     orm,
     dialect: target.dialect,
     em: () => orm.em.fork(),
+    durable: wal ? () => wal.durable() : () => Promise.resolve(),
     close: async () => {
+      await wal?.close();
       await checkpoints?.stop();
       await orm.close(true);
     },
   };
+}
+
+/** The libsql connection knex keeps (one, never replaced: options.ts) as far as wal-sync.ts reads it. */
+interface LibsqlConnection {
+  inTransaction: boolean;
+  prepare(sql: string): { raw(toggle: boolean): { get(params: unknown[]): unknown[] } };
+}
+
+/**
+ * A WalSync of the embedded file, counting the changes committed through the
+ * ORM's connection plus SQLite's data_version, which moves when another
+ * connection (a `clube worker` on the same file) commits: an answer that read
+ * another process's commit waits for it to be on disk too.
+ */
+async function sqliteWalSync(orm: MikroORM<AbstractSqlDriver, SqlEntityManager>, file: string): Promise<WalSync> {
+  const { client } = orm.em.getKnex();
+  const connection = (await client.acquireConnection()) as LibsqlConnection;
+  await client.releaseConnection(connection);
+  const totalChanges = connection.prepare("select total_changes() + data_version from pragma_data_version()").raw(true);
+  return walSync(`${file}-wal`, {
+    changes() {
+      try {
+        return Number(totalChanges.get([])[0]);
+      } catch {
+        return null; // the connection was closed: every durable() syncs
+      }
+    },
+    inTransaction: () => connection.inTransaction,
+  });
 }

@@ -157,6 +157,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     const rows = await pendingRows(em);
     if (rows.length === 0) return { relayed: 0, more: false };
     const endpoints = await endpointsByScope(em, rows.filter(isWebhook));
+    // A message may leave the process (RabbitMQ) only once the commit that wrote its row is on disk (db/wal-sync.ts).
+    await options.db.durable();
     const outcomes = await Promise.allSettled(
       rows.map((row) => {
         if (row.kind === "webhook" && !subscribed(endpoints.of(row), row.payload)) return Promise.resolve();
