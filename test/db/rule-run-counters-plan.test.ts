@@ -44,7 +44,7 @@ describe("rule-run counters' plan [sqlite]", () => {
         if (analyzed) run("analyze");
         const plan = (driver.prepare(`explain query plan ${text}`).all(params) as { detail: string }[]).map((row) => row.detail);
         expect(plan.filter((detail) => / r\b/.test(detail)), `analyzed: ${analyzed}`).toEqual([
-          expect.stringMatching(/^SEARCH r USING PRIMARY KEY \(participant_id=\? AND rule_id=\? AND day_key>\?\)/),
+          expect.stringMatching(/^SEARCH r USING INDEX sqlite_autoindex_rule_run_days_1 \(participant_id=\? AND rule_id=\? AND day_key>\?\)/),
         ]);
       }
       // And it counts what the probes hold: par_1's and par_2's runs of rule_0 (all days), par_1's of rule_1 from the 11th (par_2's, on

@@ -84,8 +84,8 @@ export type Event = InferEntity<typeof Event>;
  * again. The key leads with the rule and the key, not the participant: the
  * key is the event's id by default, and ids that grow with time then land at
  * the end of the key order, where a participant first would put every row of
- * a batch on a page of its own (a page written per run). A WITHOUT ROWID table
- * on SQLite (see migration 20261126020000): its primary key is the table.
+ * a batch on a page of its own (a page written per run). A rowid table on
+ * SQLite, measured against WITHOUT ROWID (see migration 20261126020000).
  */
 export const RuleDedupeKey = defineEntity({
   name: "RuleDedupeKey",
