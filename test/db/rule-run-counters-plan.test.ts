@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../server/src/db/orm.js";
 import type { LibsqlDatabase } from "../../server/src/db/hot/sqlite.js";
-import { counterProbes, postgresCounters, sqliteCounters } from "../../server/src/usecases/participant-state.js";
+import { FIRED_DEDUPE_KEYS, counterProbes, postgresCounters, sqliteCounters } from "../../server/src/usecases/participant-state.js";
 import type { EngineEvent } from "../../server/src/engine/types.js";
 import { openTestDatabase } from "../support/databases.js";
 
@@ -57,6 +57,39 @@ describe("rule-run counters' plan [sqlite]", () => {
       expect(rows.map(({ participant_id, rule_id, total }) => ({ participant_id, rule_id, total })).sort((a, b) => `${a.participant_id}${a.rule_id}`.localeCompare(`${b.participant_id}${b.rule_id}`)))
         .toEqual(expected.map(({ participant_id, rule_id, total }) => ({ participant_id, rule_id, total })));
       expect(expected.map((row) => `${row.participant_id} ${row.rule_id}`)).toEqual(["par_1 rule_0", "par_1 rule_1", "par_2 rule_0"]);
+    } finally {
+      await db.em().getKnex().client.releaseConnection(driver);
+    }
+  });
+});
+
+/*
+ * The fired dedupe keys read on SQLite (participant-state.ts
+ * FIRED_DEDUPE_KEYS): each bound (participant, rule, key) triple one probe of
+ * rule_dedupe_keys' primary key, all three columns equal (PostgreSQL's shape:
+ * test/db/query-plans.test.ts).
+ */
+describe("fired dedupe keys' plan [sqlite]", () => {
+  let db: Database;
+  let close: () => Promise<void>;
+  beforeAll(async () => ({ db, close } = await openTestDatabase("sqlite")));
+  afterAll(async () => close?.());
+
+  it("probes the primary key once per triple, with statistics or none", async () => {
+    const driver = (await db.em().getKnex().client.acquireConnection()) as LibsqlDatabase;
+    try {
+      driver.prepare(`insert into rule_dedupe_keys (rule_id, dedupe_key, participant_id, club_id, env, event_id, fired_at)
+        with recursive n(i) as (select 1 union all select i + 1 from n where i < 20000)
+        select 'rule_' || (i % 3), 'evt_' || i, 'par_' || (i % 2000), 'club_big', 'live', 'evt_' || i, 0 from n`).run([]);
+      const params = [JSON.stringify([["par_1", "rule_1", "evt_1"], ["par_2", "rule_2", "evt_9"]])];
+      for (const analyzed of [false, true]) {
+        if (analyzed) driver.prepare("analyze").run([]);
+        const plan = (driver.prepare(`explain query plan ${FIRED_DEDUPE_KEYS.sqlite}`).all(params) as { detail: string }[]).map((row) => row.detail);
+        expect(plan.filter((detail) => / k\b/.test(detail)), `analyzed: ${analyzed}`).toEqual([
+          expect.stringMatching(/^SEARCH k USING COVERING INDEX sqlite_autoindex_rule_dedupe_keys_1 \(rule_id=\? AND dedupe_key=\? AND participant_id=\?\)/),
+        ]);
+      }
+      expect(driver.prepare(FIRED_DEDUPE_KEYS.sqlite).all(params)).toEqual([{ participant_id: "par_1", rule_id: "rule_1", dedupe_key: "evt_1" }]);
     } finally {
       await db.em().getKnex().client.releaseConnection(driver);
     }
