@@ -26,24 +26,23 @@ export function lotsAfterSpending<L extends { id?: string | null; remaining: num
 
 /**
  * How a flush's rule run days are added to the stored ones: runs added, the
- * amounts added unit by unit (a unit new to the day joins it), the later last
- * run kept. Additive rather than the engine's absolute counters: the engine's
- * state holds today's amounts only for the units a daily cap names (loadRuleRuns
- * reads no others), and an addition stays exactly-once without relying on what
- * was loaded — each run is gathered once, in the transaction that marks its
- * event processed under the participant's lock, and PostgreSQL's
+ * later last run kept, and the batch's amounts added unit by unit into the
+ * stored object (one pass over the batch's few units; a unit new to the day
+ * joins it; a batch that granted nothing leaves the stored amounts unparsed).
+ * Additive rather than the engine's absolute counters: the engine's state
+ * holds today's amounts only for the units a daily cap names (loadRuleRuns
+ * reads no others), and an addition stays exactly-once without relying on
+ * what was loaded — each run is gathered once, in the transaction that marks
+ * its event processed under the participant's lock, and PostgreSQL's
  * `on conflict do update` adds to the row as committed (row-locked), so two
- * serve processes never lose each other's runs. Most runs grant nothing
- * counted (`{}`): the stored amounts then stay as they are, unparsed.
+ * serve processes never lose each other's runs.
  */
 export const RULE_RUN_DAY_SUMS = {
-  postgresql: "runs = rule_run_days.runs + excluded.runs, amounts = case when excluded.amounts = '{}'::jsonb then rule_run_days.amounts else "
-    + "(select jsonb_object_agg(u.key, u.total) from (select a.key, sum(cast(a.value as bigint)) as total from (select * from jsonb_each_text(rule_run_days.amounts) "
-    + "union all select * from jsonb_each_text(excluded.amounts)) as a group by a.key) as u) end, "
+  postgresql: "runs = rule_run_days.runs + excluded.runs, amounts = case when excluded.amounts = '{}'::jsonb then rule_run_days.amounts else rule_run_days.amounts || "
+    + "(select jsonb_object_agg(a.key, coalesce(cast(rule_run_days.amounts ->> a.key as bigint), 0) + cast(a.value as bigint)) from jsonb_each_text(excluded.amounts) as a) end, "
     + "last_run_at = greatest(rule_run_days.last_run_at, excluded.last_run_at)",
-  sqlite: "runs = rule_run_days.runs + excluded.runs, amounts = case when excluded.amounts = '{}' then rule_run_days.amounts else "
-    + "(select json_group_object(u.key, u.total) from (select a.key, sum(a.value) as total from (select key, value from json_each(rule_run_days.amounts) "
-    + "union all select key, value from json_each(excluded.amounts)) as a group by a.key) as u) end, "
+  sqlite: "runs = rule_run_days.runs + excluded.runs, amounts = case when excluded.amounts = '{}' then rule_run_days.amounts else json_patch(rule_run_days.amounts, "
+    + "(select json_group_object(a.key, coalesce(rule_run_days.amounts ->> a.key, 0) + a.value) from json_each(excluded.amounts) as a)) end, "
     + "last_run_at = max(rule_run_days.last_run_at, excluded.last_run_at)",
 };
 
