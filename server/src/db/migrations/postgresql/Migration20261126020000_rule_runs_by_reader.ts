@@ -13,13 +13,15 @@ export class Migration20261126020000_rule_runs_by_reader extends Migration {
       select "rule_id", "dedupe_key", "participant_id", "club_id", "env", "event_id", "run_at" from "rule_runs" where "dedupe_key" is not null;`);
     // Every rule's days, limited or not: which rules have limits is the club's configuration, not the schema's.
     this.addSql(`insert into "rule_run_days" ("participant_id", "rule_id", "day_key", "club_id", "env", "runs", "amounts", "last_run_at")
-      with "units" as (
+      with "days" as (
+        select "participant_id", "rule_id", "day_key", min("club_id") as "club_id", min("env") as "env", count(*) as "runs", max("run_at") as "last_run_at"
+        from "rule_runs" group by 1, 2, 3),
+      "units" as (
         select r."participant_id", r."rule_id", r."day_key", a."key", sum(cast(a."value" as bigint)) as "total"
         from "rule_runs" as r cross join jsonb_each_text(r."amounts") as a group by 1, 2, 3, 4),
       "sums" as (select "participant_id", "rule_id", "day_key", jsonb_object_agg("key", "total") as "amounts" from "units" group by 1, 2, 3)
-      select r."participant_id", r."rule_id", r."day_key", min(r."club_id"), min(r."env"), count(*), coalesce(min(s."amounts"::text)::jsonb, '{}'::jsonb), max(r."run_at")
-      from "rule_runs" as r left join "sums" as s on s."participant_id" = r."participant_id" and s."rule_id" = r."rule_id" and s."day_key" = r."day_key"
-      group by r."participant_id", r."rule_id", r."day_key";`);
+      select d."participant_id", d."rule_id", d."day_key", d."club_id", d."env", d."runs", coalesce(s."amounts", '{}'::jsonb), d."last_run_at"
+      from "days" as d left join "sums" as s on s."participant_id" = d."participant_id" and s."rule_id" = d."rule_id" and s."day_key" = d."day_key";`);
     this.addSql(`drop table "rule_runs";`);
   }
 
