@@ -5967,7 +5967,13 @@ export interface components {
             /** @enum {boolean} */
             first_time: true;
         };
-        /** @description How often a rule may run for one participant. */
+        /**
+         * @description How often a rule may run for one participant. Limits count the runs made
+         *     while the rule had a limit: the runs of a rule without limits are not
+         *     counted anywhere (storing every run of every rule would cost each event a
+         *     write nothing reads), so a limit added to a rule that had none counts from
+         *     the publication that adds it.
+         */
         RuleLimits: {
             /**
              * @description Caps per participant per club day (the calendar day in the club time zone,

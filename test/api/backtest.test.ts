@@ -3,7 +3,7 @@
 // same events, and writes nothing.
 import type { EntityName } from "@mikro-orm/core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ConfigVersion, Event, LedgerEntry, Participant, RuleRun, Balance, MissionProgress } from "../../server/src/db/entities/index.js";
+import { ConfigVersion, Event, LedgerEntry, Participant, RuleDedupeKey, RuleRunDay, Balance, MissionProgress } from "../../server/src/db/entities/index.js";
 import { processBacktest } from "../../server/src/usecases/backtest/run-backtest.js";
 import { expectError, manualClock, startApi, type TestApi } from "../support/api.js";
 import { describeEachDatabase } from "../support/databases.js";
@@ -30,7 +30,7 @@ describeEachDatabase("API backtest", (kind) => {
 
   const counts = async () => {
     const em = api.db.em().fork();
-    const entities = [Event, LedgerEntry, Participant, RuleRun, Balance, MissionProgress, ConfigVersion] as unknown as EntityName<Record<string, unknown>>[];
+    const entities = [Event, LedgerEntry, Participant, RuleDedupeKey, RuleRunDay, Balance, MissionProgress, ConfigVersion] as unknown as EntityName<Record<string, unknown>>[];
     return Promise.all(entities.map((entity) => em.count(entity, {})));
   };
 

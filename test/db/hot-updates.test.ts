@@ -18,11 +18,11 @@ describe.skipIf(!postgresEnabled)("HOT updates of the rows each event updates [p
   beforeAll(async () => ({ db, close } = await openTestDatabase("postgresql")));
   afterAll(async () => close?.());
 
-  it("leaves half of each page free on participants, balances and mission progress", async () => {
+  it("leaves half of each page free on participants, balances, mission progress and rule run days", async () => {
     const rows = (await execute(
-      "select relname, reloptions from pg_class where relname in ('participants', 'balances', 'mission_progress') order by relname")) as { relname: string; reloptions: string[] }[];
+      "select relname, reloptions from pg_class where relname in ('participants', 'balances', 'mission_progress', 'rule_run_days') order by relname")) as { relname: string; reloptions: string[] }[];
     expect(rows.map((row) => [row.relname, row.reloptions])).toEqual([
-      ["balances", ["fillfactor=50"]], ["mission_progress", ["fillfactor=50"]], ["participants", ["fillfactor=50"]],
+      ["balances", ["fillfactor=50"]], ["mission_progress", ["fillfactor=50"]], ["participants", ["fillfactor=50"]], ["rule_run_days", ["fillfactor=50"]],
     ]);
   });
 
@@ -45,5 +45,17 @@ describe.skipIf(!postgresEnabled)("HOT updates of the rows each event updates [p
     expect(updated.map((row) => [row.relname, Number(row.n_tup_upd), Number(row.n_tup_hot_upd)])).toEqual([
       ["mission_progress", 1200, 1200], ["participants", 400, 400],
     ]);
+  });
+
+  it("adds a day's later runs to its rule run day without an index entry", async () => {
+    await execute(`insert into rule_run_days (participant_id, rule_id, day_key, club_id, env, runs, amounts, last_run_at)
+      select 'par_' || g.n, 'bet-xp', '2026-11-24', 'club_hot', 'live', 1, '{"xp": 10}', now() from generate_series(1, 1000) as g(n)`);
+    const updated = await db.em().transactional(async (em) => {
+      const inTransaction = (sql: string) => em.getConnection().execute(sql, [], "all", em.getTransactionContext());
+      // What the flush's upsert sets (RULE_RUN_DAY_SUMS), for every row.
+      await inTransaction(`update rule_run_days set runs = runs + 1, amounts = amounts || '{"xp": 15}', last_run_at = now()`);
+      return (await inTransaction("select n_tup_upd, n_tup_hot_upd from pg_stat_xact_user_tables where relname = 'rule_run_days'")) as { n_tup_upd: string; n_tup_hot_upd: string }[];
+    });
+    expect(updated.map((row) => [Number(row.n_tup_upd), Number(row.n_tup_hot_upd)])).toEqual([[1000, 1000]]);
   });
 });

@@ -31,7 +31,7 @@ describe("postgres hot store statements", () => {
         store.select(both("select id from balances where participant_id = any(?::text[])"), [group]),
         store.select(both("select id from badges where participant_id = any(?::text[])"), [group]),
       ]);
-      await store.select(both("select id from rule_runs where participant_id = any(?::text[])"), [group]);
+      await store.select(both("select rule_id from rule_run_days where participant_id = any(?::text[])"), [group]);
       await store.select(both("select id from participants where id = any(?::text[]) order by id for update"), [group]);
     }
     expect(sent).toHaveLength(6);

@@ -102,7 +102,7 @@ const reads: PlannedRead[] = [
     sqlite: { index: "referrals_club_id_env_referred_id_unique", condition: "club_id=? AND env=? AND referred_id=?" },
   },
   {
-    // SQLite joins json_each to the unique index (its plan names the table by alias): PostgreSQL's shape only.
+    // SQLite joins json_each to the primary key (its plan names the table by alias): PostgreSQL's shape only.
     title: "rules' fired dedupe keys by (participant, rule, key) (participant-state.ts)",
     // A batch's worth of triples: planned for 1,000 of them, a join hashed the whole table instead of probing.
     statement: async (club) => {
@@ -111,8 +111,8 @@ const reads: PlannedRead[] = [
       const params = [participants, participants.map(() => "bet-xp"), numbers.map((n) => `key${n}`)];
       return { ...FIRED_DEDUPE_KEYS, params: { postgresql: params, sqlite: [JSON.stringify(participants.map((id, i) => [id, "bet-xp", params[2][i]]))] } };
     },
-    table: "rule_runs",
-    probes: [{ index: "rule_runs_rule_id_dedupe_key_participant_id_unique", cond: "dedupe_key = w.dedupe_key" }],
+    table: "rule_dedupe_keys",
+    probes: [{ index: "rule_dedupe_keys_pkey", cond: "dedupe_key = w.dedupe_key" }],
   },
   {
     // SQLite reads after taking the database's write lock (see takeSqliteWriteLock).
@@ -129,7 +129,7 @@ const reads: PlannedRead[] = [
   },
 ];
 
-/** `rows` participants of `club` with two events, a referral and a rule run each: plain SQL, fast on both dialects. */
+/** `rows` participants of `club` with two events, a referral and five fired rule keys each: plain SQL, fast on both dialects. */
 function fillStatements(kind: DatabaseKind, club: string, rows: number): string[] {
   const now = kind === "postgresql" ? "now()" : "0";
   const numbers = kind === "postgresql"
@@ -144,9 +144,9 @@ function fillStatements(kind: DatabaseKind, club: string, rows: number): string[
       from ${numbers(2 * rows)}`,
     `insert into referrals (id, club_id, env, referrer_id, referred_id, code, status, created_at)
       select ${id("r")}, '${club}', 'live', ${id("p", "(g.n + 1)")}, ${id("p")}, 'code', 'qualified', ${now} from ${numbers(rows)}`,
-    // Five runs of the rule per participant, as players' bets add up (a probe by participant and rule would read them all).
-    `insert into rule_runs (id, club_id, env, participant_id, rule_id, dedupe_key, event_id, day_key, amounts, run_at)
-      select ${id("run")}, '${club}', 'live', ${id("p", `(g.n % ${rows} + 1)`)}, 'bet-xp', 'key' || g.n, ${id("e")}, '2026-11-24', '{}', ${now} from ${numbers(5 * rows)}`,
+    // Five fired keys of the rule per participant, as players' bets add up (a probe by participant and rule would read them all).
+    `insert into rule_dedupe_keys (rule_id, dedupe_key, participant_id, club_id, env, event_id, fired_at)
+      select 'bet-xp', 'key' || g.n, ${id("p", `(g.n % ${rows} + 1)`)}, '${club}', 'live', ${id("e")}, ${now} from ${numbers(5 * rows)}`,
     // An embedded queue's backlog: every fifth job ready, the others done.
     `insert into jobs (id, queue, payload, status, attempts, run_at, created_at, updated_at)
       select ${id("j")}, 'events', '{}', case when g.n % 5 = 0 then 'ready' else 'done' end, 0, ${now}, ${now}, ${now} from ${numbers(rows)}`,

@@ -1,17 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../server/src/db/orm.js";
 import type { LibsqlDatabase } from "../../server/src/db/hot/sqlite.js";
-import { counterProbes, postgresCounters, sqliteCounters } from "../../server/src/usecases/participant-state.js";
+import { FIRED_DEDUPE_KEYS, counterProbes, postgresCounters, sqliteCounters } from "../../server/src/usecases/participant-state.js";
 import type { EngineEvent } from "../../server/src/engine/types.js";
 import { openTestDatabase } from "../support/databases.js";
 
 /*
  * The plan of the rule-run counters read on SQLite (participant-state.ts
- * sqliteCounters), never its timing: one range probe of the (participant,
- * rule, day) index per participant and limit window of a rule its events trigger. Written as a participant
- * list and an OR of windows, SQLite read every run of the limited rules in
- * the whole club and filtered by participant: a cost growing with the club's
- * history, paid once per step of a batch.
+ * sqliteCounters), never its timing: one range probe of rule_run_days'
+ * primary key (participant, rule, day) per participant and limit window of a
+ * rule its events trigger. Written as a participant list and an OR of
+ * windows, SQLite read every run of the limited rules in the whole club and
+ * filtered by participant: a cost growing with the club's history, paid once
+ * per step of a batch. The counters are checked against the same runs
+ * counted one by one (a scratch table `runs`, as rule_runs held them until
+ * migration 20261126020000): the day rows add up to what the runs did.
  */
 describe("rule-run counters' plan [sqlite]", () => {
   let db: Database;
@@ -24,10 +27,11 @@ describe("rule-run counters' plan [sqlite]", () => {
     const driver = (await db.em().getKnex().client.acquireConnection()) as LibsqlDatabase;
     const run = (text: string) => driver.prepare(text).all([]);
     try {
-      // A big club: 2,000 players with 20 runs each of three rules.
-      run(`insert into rule_runs (id, club_id, env, participant_id, rule_id, dedupe_key, event_id, day_key, amounts, run_at)
-        with recursive n(i) as (select 1 union all select i + 1 from n where i < 40000)
-        select 'run_' || i, 'club_big', 'live', 'par_' || (i % 2000), 'rule_' || (i % 3), null, null, '2026-11-' || (10 + i % 20), '{"xp":5}', 0 from n`);
+      // A big club: 2,000 players with 20 runs each of three rules, stored as days.
+      run(`create temp table runs as with recursive n(i) as (select 1 union all select i + 1 from n where i < 40000)
+        select 'par_' || (i % 2000) as participant_id, 'rule_' || (i % 3) as rule_id, '2026-11-' || (10 + i % 20) as day_key, 5 as xp, i as run_at from n`);
+      run(`insert into rule_run_days (participant_id, rule_id, day_key, club_id, env, runs, amounts, last_run_at)
+        select participant_id, rule_id, day_key, 'club_big', 'live', count(*), json_object('xp', sum(xp)), max(run_at) from runs group by 1, 2, 3`);
       // One unit (xp), a total window (max runs) and a day window; par_2 only triggers rule_0: rule_1 is not probed for it.
       const text = sqliteCounters(1);
       const windows = [{ event: "bet", params: ["rule_0"] }, { event: "deposit", params: ["rule_1", "2026-11-11"] }];
@@ -40,19 +44,52 @@ describe("rule-run counters' plan [sqlite]", () => {
         if (analyzed) run("analyze");
         const plan = (driver.prepare(`explain query plan ${text}`).all(params) as { detail: string }[]).map((row) => row.detail);
         expect(plan.filter((detail) => / r\b/.test(detail)), `analyzed: ${analyzed}`).toEqual([
-          expect.stringMatching(/^SEARCH r USING INDEX rule_runs_participant_id_rule_id_day_key_index \(participant_id=\? AND rule_id=\? AND day_key>\?\)/),
+          expect.stringMatching(/^SEARCH r USING INDEX sqlite_autoindex_rule_run_days_1 \(participant_id=\? AND rule_id=\? AND day_key>\?\)/),
         ]);
       }
       // And it counts what the probes hold: par_1's and par_2's runs of rule_0 (all days), par_1's of rule_1 from the 11th (par_2's, on
       // the 12th, are not probed).
       const rows = driver.prepare(text).all(params) as { participant_id: string; rule_id: string; total: number; granted_0: number }[];
       const expected = run(
-        `select participant_id, rule_id, count(*) as total from rule_runs where (participant_id in ('par_1', 'par_2') and rule_id = 'rule_0')
+        `select participant_id, rule_id, count(*) as total from runs where (participant_id in ('par_1', 'par_2') and rule_id = 'rule_0')
           or (participant_id = 'par_1' and rule_id = 'rule_1' and day_key >= '2026-11-11') group by participant_id, rule_id order by participant_id, rule_id`,
       ) as { participant_id: string; rule_id: string; total: number }[];
       expect(rows.map(({ participant_id, rule_id, total }) => ({ participant_id, rule_id, total })).sort((a, b) => `${a.participant_id}${a.rule_id}`.localeCompare(`${b.participant_id}${b.rule_id}`)))
         .toEqual(expected.map(({ participant_id, rule_id, total }) => ({ participant_id, rule_id, total })));
       expect(expected.map((row) => `${row.participant_id} ${row.rule_id}`)).toEqual(["par_1 rule_0", "par_1 rule_1", "par_2 rule_0"]);
+    } finally {
+      await db.em().getKnex().client.releaseConnection(driver);
+    }
+  });
+});
+
+/*
+ * The fired dedupe keys read on SQLite (participant-state.ts
+ * FIRED_DEDUPE_KEYS): each bound (participant, rule, key) triple one probe of
+ * rule_dedupe_keys' primary key, all three columns equal (PostgreSQL's shape:
+ * test/db/query-plans.test.ts).
+ */
+describe("fired dedupe keys' plan [sqlite]", () => {
+  let db: Database;
+  let close: () => Promise<void>;
+  beforeAll(async () => ({ db, close } = await openTestDatabase("sqlite")));
+  afterAll(async () => close?.());
+
+  it("probes the primary key once per triple, with statistics or none", async () => {
+    const driver = (await db.em().getKnex().client.acquireConnection()) as LibsqlDatabase;
+    try {
+      driver.prepare(`insert into rule_dedupe_keys (rule_id, dedupe_key, participant_id, club_id, env, event_id, fired_at)
+        with recursive n(i) as (select 1 union all select i + 1 from n where i < 20000)
+        select 'rule_' || (i % 3), 'evt_' || i, 'par_' || (i % 2000), 'club_big', 'live', 'evt_' || i, 0 from n`).run([]);
+      const params = [JSON.stringify([["par_1", "rule_1", "evt_1"], ["par_2", "rule_2", "evt_9"]])];
+      for (const analyzed of [false, true]) {
+        if (analyzed) driver.prepare("analyze").run([]);
+        const plan = (driver.prepare(`explain query plan ${FIRED_DEDUPE_KEYS.sqlite}`).all(params) as { detail: string }[]).map((row) => row.detail);
+        expect(plan.filter((detail) => / k\b/.test(detail)), `analyzed: ${analyzed}`).toEqual([
+          expect.stringMatching(/^SEARCH k USING COVERING INDEX sqlite_autoindex_rule_dedupe_keys_1 \(rule_id=\? AND dedupe_key=\? AND participant_id=\?\)/),
+        ]);
+      }
+      expect(driver.prepare(FIRED_DEDUPE_KEYS.sqlite).all(params)).toEqual([{ participant_id: "par_1", rule_id: "rule_1", dedupe_key: "evt_1" }]);
     } finally {
       await db.em().getKnex().client.releaseConnection(driver);
     }
@@ -75,9 +112,11 @@ describe("rule-run counters' plan [postgresql]", () => {
 
   it("aggregates one (participant, rule, day) index range per participant and window, and counts what the windows hold", async () => {
     const connection = db.em().getConnection();
-    await connection.execute(`insert into rule_runs (id, club_id, env, participant_id, rule_id, dedupe_key, event_id, day_key, amounts, run_at)
-      select 'run_' || i, 'club_big', 'live', 'par_' || (i % 2000), 'rule_' || (i % 3), null, null, '2026-11-' || (10 + i % 20),
-        jsonb_build_object('xp', i % 7), timestamptz '2026-11-01' + i * interval '1 second' from generate_series(1, 40000) as i`);
+    // The runs one by one in a scratch table (as rule_runs held them until migration 20261126020000), and as days.
+    await connection.execute(`create table scratch_runs as select 'par_' || (i % 2000) as participant_id, 'rule_' || (i % 3) as rule_id, '2026-11-' || (10 + i % 20) as day_key,
+        jsonb_build_object('xp', i % 7) as amounts, timestamptz '2026-11-01' + i * interval '1 second' as run_at from generate_series(1, 40000) as i`);
+    await connection.execute(`insert into rule_run_days (participant_id, rule_id, day_key, club_id, env, runs, amounts, last_run_at)
+      select participant_id, rule_id, day_key, 'club_big', 'live', count(*), jsonb_build_object('xp', sum(cast(amounts ->> 'xp' as bigint))), max(run_at) from scratch_runs group by 1, 2, 3`);
     // One unit (xp), a total window (max runs) and a day window; par_14's runs are on the 24th, par_35's on the 25th, par_1's before; par_none has none.
     // Every participant has events of both rules' triggers but par_35, who only triggers rule_0: rule_1 is not probed for it.
     const windows = [{ event: "bet", params: ["rule_0"] }, { event: "deposit", params: ["rule_1", "2026-11-24"] }];
@@ -102,8 +141,8 @@ describe("rule-run counters' plan [postgresql]", () => {
         await trx.execute("deallocate counters");
         return rows.map((row) => row["QUERY PLAN"]).join("\n");
       });
-      const scans = plan.split("\n").filter((line) => /rule_runs/.test(line));
-      expect(scans, `${mode}\n${plan}`).toEqual([expect.stringMatching(/Index Scan using rule_runs_participant_id_rule_id_day_key_index on rule_runs/)]);
+      const scans = plan.split("\n").filter((line) => /on rule_run_days/.test(line));
+      expect(scans, `${mode}\n${plan}`).toEqual([expect.stringMatching(/Index Scan using rule_run_days_pkey on rule_run_days/)]);
       expect(plan, plan).toMatch(/Index Cond: \(\(\(participant_id\)::text = w\.participant_id\) AND \(\(rule_id\)::text = w\.rule_id\) AND \(\(day_key\)::text >= w\.since\)\)/);
       expect(plan, plan).not.toMatch(/Sort|Hash/);
     }
@@ -112,7 +151,7 @@ describe("rule-run counters' plan [postgresql]", () => {
     const expected = await connection.execute<Counters[]>(
       `select participant_id, rule_id, count(*) as total, max(run_at) as last_run_at, sum(case when day_key = '2026-11-24' then 1 else 0 end) as today_runs,
           sum(case when day_key = '2026-11-24' then coalesce(cast(amounts ->> 'xp' as bigint), 0) else 0 end) as granted_0
-        from rule_runs where (participant_id in ('par_1', 'par_14', 'par_35', 'par_none') and rule_id = 'rule_0')
+        from scratch_runs where (participant_id in ('par_1', 'par_14', 'par_35', 'par_none') and rule_id = 'rule_0')
           or (participant_id in ('par_1', 'par_14', 'par_none') and rule_id = 'rule_1' and day_key >= '2026-11-24')
         group by participant_id, rule_id`,
     );
@@ -121,5 +160,6 @@ describe("rule-run counters' plan [postgresql]", () => {
       .sort((a, b) => `${a.participant_id}${a.rule_id}`.localeCompare(`${b.participant_id}${b.rule_id}`));
     expect(expected.map((row) => `${row.participant_id} ${row.rule_id}`).sort()).toEqual(["par_1 rule_0", "par_14 rule_0", "par_14 rule_1", "par_35 rule_0"]);
     expect(normalized(rows)).toEqual(normalized(expected));
+    await connection.execute("drop table scratch_runs");
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { schemaValidators } from "../../generated/validators.js";
-import { CurrencyLot, Delivery, Event, Job, MissionProgress, Notification, OutboxMessage, RuleRun } from "../../server/src/db/entities/index.js";
+import { CurrencyLot, Delivery, Event, Job, MissionProgress, Notification, OutboxMessage, RuleDedupeKey, RuleRunDay } from "../../server/src/db/entities/index.js";
 import { embeddedQueueOf, openEmbeddedQueue } from "../../server/src/jobs/embedded.js";
 import { ingestBatch, ingestEvent, processQueuedEvent, queuedEventIds, queueEvents, type EventResult } from "../../server/src/usecases/events.js";
 import { EVENT_QUEUE, handEventsToEmbeddedQueue } from "../../server/src/workers.js";
@@ -307,7 +307,10 @@ describeEachDatabase("event ingestion", (kind) => {
     expect(results.every((result) => !result.duplicate)).toBe(true);
     const eva = await stateOf("eva");
     expect(eva).toMatchObject({ xp: 50 + 500, balances: { coins: 100 + 100 }, eventCounts: { "user.signed_up": 1, "bet.placed": 50 } });
-    expect(await club.db.em().count(RuleRun, { participantId: eva.id, ruleId: "bet-xp" })).toBe(50);
+    // Every run's key kept; the 50 runs added up in the rule's one day row (bet-xp caps XP per day), none lost.
+    expect(await club.db.em().count(RuleDedupeKey, { participantId: eva.id, ruleId: "bet-xp" })).toBe(50);
+    const days = await club.db.em().find(RuleRunDay, { participantId: eva.id, ruleId: "bet-xp" });
+    expect(days.map((day) => ({ runs: day.runs, amounts: day.amounts }))).toEqual([{ runs: 50, amounts: { xp: 500 } }]);
     expect(await missionOf(eva.id, "slots-50")).toEqual({ period: "2026-11-18", progress: 50, completed: true, claimed: true });
     expect(await missionOf(eva.id, "apostar-500")).toEqual({ period: "2026-W47", progress: 500, completed: true, claimed: false });
   });

@@ -16,8 +16,8 @@ export interface Database {
   em(): SqlEntityManager;
   /**
    * Resolves once everything committed so far is on disk. Await it before
-   * anything outside the database depends on a commit (an answer, a webhook,
-   * a published message). At once unless the database was opened with
+   * anything outside the database depends on a commit (an answer, an outbox
+   * message handed on). At once unless the database was opened with
    * `syncEachCommit: false` (the embedded file of a long-running process: see
    * wal-sync.ts); PostgreSQL commits are durable when they return.
    */

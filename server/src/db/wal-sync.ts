@@ -15,8 +15,8 @@ import { open, type FileHandle } from "node:fs/promises";
  * at COMMIT, synced only here and by checkpoints: a crash may lose the last
  * commits but never corrupts the file) and makes its commits durable before
  * anything can depend on them outside the database: an HTTP answer
- * (app.ts), a webhook sent (webhooks/dispatch.ts), a message published
- * (jobs/outbox.ts) each first awaits `durable()`. It syncs the WAL file
+ * (app.ts) and an outbox message handed on (jobs/outbox.ts: the queue, and
+ * the webhooks its handlers send) each first await `durable()`. It syncs the WAL file
  * from libuv's thread pool (fdatasync on a descriptor of its own: the kernel
  * syncs the file, whichever descriptor wrote it), so the event loop goes on
  * with the next request while the disk works. Callers arriving while a sync

@@ -157,7 +157,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     const rows = await pendingRows(em);
     if (rows.length === 0) return { relayed: 0, more: false };
     const endpoints = await endpointsByScope(em, rows.filter(isWebhook));
-    // A message may leave the process (RabbitMQ) only once the commit that wrote its row is on disk (db/wal-sync.ts).
+    // A message is handed on only once the commit that wrote its row is on disk (db/wal-sync.ts): whatever it causes
+    // outside the database (a RabbitMQ message, a webhook sent by its handler) never tells of a commit a crash could undo.
     await options.db.durable();
     const outcomes = await Promise.allSettled(
       rows.map((row) => {

@@ -2,7 +2,7 @@ import type { EntitySchema } from "@mikro-orm/core";
 import type { Knex, SqlEntityManager } from "@mikro-orm/knex";
 import {
   AffiliateAttribution, Badge, Balance, CashbackCredit, CodeRedemption, CheckinClaim, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry, TournamentStanding,
-  MissionProgress, Notification, ParticipantReward, Redemption, Referral, RuleRun, WheelSeed, WheelSpin,
+  MissionProgress, Notification, ParticipantReward, Redemption, Referral, RuleDedupeKey, RuleRunDay, WheelSeed, WheelSpin,
 } from "../db/entities/index.js";
 
 /**
@@ -14,13 +14,17 @@ import {
  *   per participant. A NULL key never matches, so such rows always move.
  * - `sum`: a row whose identity the survivor already has is added into the
  *   survivor's row (`amount`), the rest repointed.
+ * - `ruleDays`: rule run days (RuleRunDay), `sum` with a JSON column: a day
+ *   the survivor also has adds runs and amounts unit by unit and keeps the
+ *   later last run, in JS (merges are rare; the rows are one per rule and day
+ *   a limited rule ran).
  * A table missing here would keep rows pointing at a deleted participant, so
  * every entity with a participant column must be listed (the tests check it).
  */
 interface MergeRule {
   entity: EntitySchema<any, any>;
   owner: string;
-  kind: "move" | "dedupe" | "sum";
+  kind: "move" | "dedupe" | "sum" | "ruleDays";
   keys: string[];
   amount?: string;
 }
@@ -36,7 +40,9 @@ export const MERGE_RULES: readonly MergeRule[] = [
   move(LedgerEntry),
   move(CurrencyLot),
   dedupe(Event, ["externalEventId"]),
-  dedupe(RuleRun, ["ruleId", "dedupeKey"]),
+  // A key either fired for stays fired for the survivor: a rule still fires at most once per key.
+  dedupe(RuleDedupeKey, ["ruleId", "dedupeKey"]),
+  { entity: RuleRunDay, owner: "participantId", kind: "ruleDays", keys: ["ruleId", "dayKey"] },
   dedupe(MissionProgress, ["missionId", "periodKey"]),
   move(ParticipantReward),
   move(Delivery),
@@ -105,6 +111,10 @@ export async function mergeParticipantRows(em: SqlEntityManager, fromId: string,
   const counts: MergeCounts = { moved: {}, duplicatesDropped: {} };
   for (const rule of MERGE_RULES) {
     const c = columnsOf(em, rule);
+    if (rule.kind === "ruleDays") {
+      add(counts.moved, c.table, await mergeRuleRunDays(em, fromId, intoId));
+      continue;
+    }
     const ofMerged = () => knex(c.table).where(c.owner, fromId);
     const survivorHasSame = () => sameIdentity(knex, c, "survivor", intoId).select(knex.raw("1"));
     if (rule.kind === "sum") {
@@ -125,4 +135,30 @@ export async function mergeParticipantRows(em: SqlEntityManager, fromId: string,
     add(counts.moved, c.table, await run(em, ofMerged().update({ [c.owner]: intoId })));
   }
   return counts;
+}
+
+/**
+ * The merged participant's rule run days added into the survivor's days of
+ * the same rule and club day (runs and amounts per unit summed, the later
+ * last run), the others repointed; the number of days moved either way.
+ */
+async function mergeRuleRunDays(em: SqlEntityManager, fromId: string, intoId: string): Promise<number> {
+  // Plain reads, outside the identity map: the rows change below by native statements.
+  const merged = await em.find(RuleRunDay, { participantId: fromId }, { disableIdentityMap: true });
+  if (merged.length === 0) return 0;
+  const survivor = new Map((await em.find(RuleRunDay, { participantId: intoId }, { disableIdentityMap: true })).map((day) => [`${day.ruleId}\u0000${day.dayKey}`, day]));
+  for (const day of merged) {
+    const same = survivor.get(`${day.ruleId}\u0000${day.dayKey}`);
+    if (same) {
+      const amounts = { ...same.amounts };
+      for (const unit in day.amounts) amounts[unit] = (amounts[unit] ?? 0) + day.amounts[unit];
+      await em.nativeUpdate(RuleRunDay, { participantId: intoId, ruleId: same.ruleId, dayKey: same.dayKey }, {
+        runs: same.runs + day.runs, amounts, lastRunAt: day.lastRunAt > same.lastRunAt ? day.lastRunAt : same.lastRunAt,
+      });
+      await em.nativeDelete(RuleRunDay, { participantId: fromId, ruleId: day.ruleId, dayKey: day.dayKey });
+    } else {
+      await em.nativeUpdate(RuleRunDay, { participantId: fromId, ruleId: day.ruleId, dayKey: day.dayKey }, { participantId: intoId });
+    }
+  }
+  return merged.length;
 }

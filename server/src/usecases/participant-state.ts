@@ -92,7 +92,7 @@ export function storedTierCode(participant: ParticipantSnapshot, config: ClubCon
  *   limit of the rule looks at: the dedupe key the event resolves to, the run
  *   total and last run for `max_runs_per_participant`/`cooldown_seconds`, and
  *   today's runs and grants for `per_participant_per_day` (the engine's
- *   updates of the others are not stored either: each run is a RuleRun row);
+ *   updates of the others are not stored either: see gatherRuleRuns);
  * - missions in their current period only, since the engine starts any other
  *   period over.
  */
@@ -302,7 +302,7 @@ async function loadMissions(
   return states;
 }
 
-/** RuleRun.dedupeKey holds at most 200 characters. */
+/** RuleDedupeKey.dedupeKey holds at most 200 characters. */
 const DEDUPE_KEY_MAX = 200;
 
 /**
@@ -325,9 +325,10 @@ interface RunCounters {
 /**
  * The counters of the triggered rules, per participant, read so that every
  * query stays bounded however long the participants have played: dedupe keys
- * by exact lookup; then one aggregate over only the runs a limit needs: all
- * of a rule with `max_runs_per_participant` (never more than that many),
- * those since the cooldown window opened for `cooldown_seconds`, today's for
+ * by exact lookup; then one aggregate over only the days a limit needs (a
+ * row per participant, rule and day it ran): all of a rule with
+ * `max_runs_per_participant` (never more than that many), those since the
+ * cooldown window opened for `cooldown_seconds`, today's for
  * `per_participant_per_day` (summed per unit in SQL).
  */
 async function loadRuleRuns(
@@ -399,52 +400,44 @@ async function loadRuleRuns(
 }
 
 /**
- * The stored (participant, rule, dedupe key) triples among those bound.
- * PostgreSQL: one probe of the unique index per triple, a lateral subquery
- * the planner may not flatten (`offset 0`, as in db/hot/scoped-reads.ts):
- * as a join, it hashed the whole rule_runs table for every batch (a seq scan
- * that grows with the table: 2.7 ms of server CPU at 5,000 runs, 6 ms at
- * 15,000, against ≈ 3 ms for the probes; test/db/query-plans.test.ts).
- * The participant is matched by a row comparison from the key on, which
- * only that index, where the key comes before the participant, can take as
- * its bounds: with `participant_id = w.participant_id`, statistics of a
- * table analysed nearly empty let the (participant, rule, day) index look
- * as good, and a probe there reads every run of the participant's rule (a
- * heap fetch each) to filter by key — a cost growing with each player's
- * history (1,150 probes with 6 runs per player and rule: ≈ 17 ms of server
- * CPU against ≈ 3 ms).
+ * The stored (participant, rule, dedupe key) triples among those bound: one
+ * probe of rule_dedupe_keys' primary key per triple, all three columns equal.
+ * PostgreSQL: a lateral subquery the planner may not flatten (`offset 0`, as
+ * in db/hot/scoped-reads.ts): as a join, statistics of a table analysed
+ * nearly empty had it hash the whole table for every batch (a seq scan
+ * growing with the table; test/db/query-plans.test.ts). SQLite: the bound
+ * triples first (CROSS JOIN), each one primary-key probe.
  */
 export const FIRED_DEDUPE_KEYS = {
   postgresql: `select x.participant_id, x.rule_id, x.dedupe_key from unnest(?::text[], ?::text[], ?::text[]) as w(participant_id, rule_id, dedupe_key)
-    cross join lateral (select participant_id, rule_id, dedupe_key from rule_runs
-      where rule_id = w.rule_id and dedupe_key = w.dedupe_key
-        and (dedupe_key, participant_id) >= (w.dedupe_key, w.participant_id) and (dedupe_key, participant_id) <= (w.dedupe_key, w.participant_id) offset 0) as x`,
+    cross join lateral (select participant_id, rule_id, dedupe_key from rule_dedupe_keys
+      where rule_id = w.rule_id and dedupe_key = w.dedupe_key and participant_id = w.participant_id offset 0) as x`,
   // The triples bound as one JSON array of [participant, rule, key].
-  sqlite: `select r.participant_id, r.rule_id, r.dedupe_key from json_each(?) as w
-    join rule_runs as r on r.participant_id = w.value ->> 0 and r.rule_id = w.value ->> 1 and r.dedupe_key = w.value ->> 2`,
+  sqlite: `select k.participant_id, k.rule_id, k.dedupe_key from json_each(?) as w
+    cross join rule_dedupe_keys as k on k.rule_id = w.value ->> 1 and k.dedupe_key = w.value ->> 2 and k.participant_id = w.value ->> 0`,
 };
 
 /**
  * loadRuleRuns' aggregate on PostgreSQL: per (participant, rule, first day)
- * probe (counterProbes), one aggregate over one range of the (participant_id,
- * rule_id, day_key) index, a lateral subquery. Parameters: today, (today,
- * unit) per unit — as loadRuleRuns binds them, hence the first FROM item
- * holding them — then the probes' three columns. Written as a participant
- * list and an OR of windows grouped afterwards, it was planned on the
- * statistics of tables analysed nearly empty (nothing analyses them while
- * `clube serve` runs without a worker) as a scan of the whole rule_runs
- * table, growing with the club's history, and grouping the runs read (a
- * day's runs of a batch's participants: ≈ 6,000 after 50,000 events of one
- * day) sorted them first. Probes without runs are left out, as a GROUP BY
- * leaves them.
+ * probe (counterProbes), one aggregate over one range of rule_run_days'
+ * primary key (participant_id, rule_id, day_key), a lateral subquery: a row
+ * per day the rule ran, so a probe reads today's row (per-day limits), the
+ * days since the cooldown window opened, or every day (a total limit: never
+ * more rows than the limit), however many runs those days hold. Parameters:
+ * today, (today, unit) per unit — as loadRuleRuns binds them, hence the first
+ * FROM item holding them — then the probes' three columns. Written as a
+ * participant list and an OR of windows grouped afterwards, it was planned on
+ * the statistics of tables analysed nearly empty (nothing analyses them while
+ * `clube serve` runs without a worker) as a scan of the whole table. Probes
+ * without rows are left out, as a GROUP BY leaves them.
  */
 export function postgresCounters(unitCount: number): string {
   const units = Array.from({ length: unitCount }, (_, i) => `, ?::text as day_${i}, ?::text as unit_${i}`).join("");
   const sums = Array.from({ length: unitCount }, (_, i) => `, sum(case when day_key = k.day_${i} then coalesce(cast(amounts ->> k.unit_${i} as bigint), 0) else 0 end) as granted_${i}`).join("");
   return `select w.participant_id, w.rule_id, r.*
     from (select ?::text as today${units}) as k cross join unnest(?::text[], ?::text[], ?::text[]) as w(participant_id, rule_id, since)
-    cross join lateral (select count(*) as total, max(run_at) as last_run_at, sum(case when day_key = k.today then 1 else 0 end) as today_runs${sums}
-      from rule_runs where participant_id = w.participant_id and rule_id = w.rule_id and day_key >= w.since) as r
+    cross join lateral (select sum(runs) as total, max(last_run_at) as last_run_at, sum(case when day_key = k.today then runs else 0 end) as today_runs${sums}
+      from rule_run_days where participant_id = w.participant_id and rule_id = w.rule_id and day_key >= w.since) as r
     where r.total > 0`;
 }
 
@@ -481,25 +474,19 @@ function boundProbes(dialect: Dialect, [participantIds, ruleIds, since]: string[
 }
 
 /**
- * loadRuleRuns' aggregate on SQLite: one range probe of the (participant_id,
- * rule_id, day_key) index per probe of counterProbes — a participant's
- * limit windows of the rules its own events trigger — bound as one JSON array
- * of [participant, rule, first day] triples ("" for a rule's total, before
- * every day key). Parameters are numbered (?N) because they come in
- * loadRuleRuns' order: today, (today, unit) per unit, then the triples.
- * Probing every window for every participant (until 24 Nov) read, for a rule
- * limited in total, every run of it by each of a batch's players, whatever
- * their events: the read grew with each player's history, ≈ 4.4 ms per batch
- * after 10,000 events and most of a batch's reads in the bench. Written as a
- * participant list and an OR of windows (before that), SQLite's planner
- * probed the rule_id of the (rule_id, dedupe_key, participant_id) unique
- * index and filtered by participant: every run of those rules in the club.
- * The CROSS JOIN keeps the triples first, so that each is one index probe.
+ * loadRuleRuns' aggregate on SQLite: one range probe of rule_run_days'
+ * primary key (participant_id, rule_id, day_key) per probe of counterProbes —
+ * a participant's limit windows of the rules its own events trigger — bound
+ * as one JSON array of [participant, rule, first day] triples ("" for a
+ * rule's total, before every day key): a row per day the rule ran (see
+ * postgresCounters). Parameters are numbered (?N) because they come in
+ * loadRuleRuns' order: today, (today, unit) per unit, then the triples. The
+ * CROSS JOIN keeps the triples first, so that each is one index probe.
  */
 export function sqliteCounters(unitCount: number): string {
   const sums = Array.from({ length: unitCount }, (_, i) => `, sum(case when r.day_key = ?${2 + 2 * i} then coalesce(cast(r.amounts ->> ?${3 + 2 * i} as integer), 0) else 0 end) as granted_${i}`);
-  return `select r.participant_id, r.rule_id, count(*) as total, max(r.run_at) as last_run_at, sum(case when r.day_key = ?1 then 1 else 0 end) as today_runs${sums.join("")}
-    from json_each(?${2 + 2 * unitCount}) as w cross join rule_runs as r
+  return `select r.participant_id, r.rule_id, sum(r.runs) as total, max(r.last_run_at) as last_run_at, sum(case when r.day_key = ?1 then r.runs else 0 end) as today_runs${sums.join("")}
+    from json_each(?${2 + 2 * unitCount}) as w cross join rule_run_days as r
     where r.participant_id = w.value ->> 0 and r.rule_id = w.value ->> 1 and r.day_key >= w.value ->> 2
     group by r.participant_id, r.rule_id`;
 }
@@ -507,7 +494,7 @@ export function sqliteCounters(unitCount: number): string {
 /**
  * The dedupe keys the events resolve to (for the rules each triggers) that
  * their participant's rules already fired for: the wanted (participant,
- * rule, stored key) triples joined to the unique index in one statement, a
+ * rule, stored key) triples joined to the primary key in one statement, a
  * probe per triple (lists per column would probe every combination of them).
  */
 async function firedDedupeKeys(
@@ -583,8 +570,8 @@ export function rewardSource(config: ClubConfig, ruleId: string): string {
 /**
  * Writes an evaluation's delta in the target's transaction: the participant's
  * XP, level, tier, tags and event counts; a ledger row per XP/currency change
- * (balances added to atomically); lots spent and credited; one RuleRun per
- * rule that fired; mission progress; rewards with a pending delivery for each
+ * (balances added to atomically); lots spent and credited; the rules that
+ * fired (dedupe keys, limited rules' days: gatherRuleRuns); mission progress; rewards with a pending delivery for each
  * `client_delivered` one; badges; leaderboard points; notifications; and the
  * outbox webhooks announcing all of it. Returns the effects with `reward_id`
  * and `delivery_id` filled into each `reward_granted`.
@@ -731,26 +718,29 @@ function rulesWithLimits(config: ClubConfig): Set<string> {
 }
 
 /**
- * One row per rule that fired, with what it granted this run per unit (the
- * daily caps add these up): its own XP and currency grants in the ledger.
- * Only where something reads it back: a rule with a limit, or a run with a
- * dedupe key; the others' runs would be rows nobody reads.
+ * Each rule that fired, where something reads it back: its dedupe key (a row
+ * per key), and for a rule with a limit, the run and what it granted per unit
+ * (its own XP and currency grants in the ledger; the daily caps add these up)
+ * added to its day (PendingWrites.addRuleRun). Other runs are stored nowhere:
+ * nothing reads them.
  */
 function gatherRuleRuns(writes: PendingWrites, { scope, config, participant, now, event }: EvaluationTarget, delta: StateDelta): void {
   const limited = rulesWithLimits(config);
   // for…in, not Object.entries: no pair arrays per event.
   for (const ruleId in delta.ruleRuns) {
     const run = delta.ruleRuns[ruleId];
-    if (run.dedupeKey === null && !limited.has(ruleId)) continue;
+    if (run.dedupeKey !== null) {
+      writes.dedupeKeys.push({
+        ruleId, dedupeKey: storedDedupeKey(run.dedupeKey), participantId: participant.id, clubId: scope.clubId, env: scope.env, eventId: event?.id ?? null, firedAt: now,
+      });
+    }
+    if (!limited.has(ruleId)) continue;
     const amounts: Record<string, number> = {};
     for (let i = 0; i < delta.ledger.length; i++) {
       const line = delta.ledger[i];
       if (line.ruleId === ruleId && (line.reason === "grant_xp" || line.reason === "grant_currency")) amounts[line.unit] = (amounts[line.unit] ?? 0) + line.delta;
     }
-    writes.ruleRuns.push({
-      id: newTimeOrderedId("run"), clubId: scope.clubId, env: scope.env, participantId: participant.id, ruleId, dedupeKey: run.dedupeKey === null ? null : storedDedupeKey(run.dedupeKey), eventId: event?.id ?? null,
-      dayKey: run.today.dayKey, amounts, runAt: now,
-    });
+    writes.addRuleRun({ participantId: participant.id, ruleId, dayKey: run.today.dayKey, clubId: scope.clubId, env: scope.env, amounts, lastRunAt: now });
   }
 }
 

@@ -2,7 +2,7 @@ import type { EntityName, RequiredEntityData } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import { hotStore, shapeOf, type Upsert, type Write } from "../db/hot/index.js";
 import {
-  Badge, Balance, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry, MissionProgress, Notification, OutboxMessage, Participant, ParticipantReward, RuleRun,
+  Badge, Balance, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry, MissionProgress, Notification, OutboxMessage, Participant, ParticipantReward, RuleDedupeKey, RuleRunDay,
 } from "../db/entities/index.js";
 import type { PeakColumns } from "./peak-level.js";
 import { StandingWrites } from "./tournaments/standing-writes.js";
@@ -24,10 +24,35 @@ export function lotsAfterSpending<L extends { id?: string | null; remaining: num
   return { lots: written, spent: [...left].map(([id, amount]) => ({ id, amount })) };
 }
 
+/**
+ * How a flush's rule run days are added to the stored ones: runs added, the
+ * later last run kept, and the batch's amounts added unit by unit into the
+ * stored object (one pass over the batch's few units; a unit new to the day
+ * joins it; a batch that granted nothing leaves the stored amounts unparsed).
+ * Additive rather than the engine's absolute counters: the engine's state
+ * holds today's amounts only for the units a daily cap names (loadRuleRuns
+ * reads no others), and an addition stays exactly-once without relying on
+ * what was loaded — each run is gathered once, in the transaction that marks
+ * its event processed under the participant's lock, and PostgreSQL's
+ * `on conflict do update` adds to the row as committed (row-locked), so two
+ * serve processes never lose each other's runs.
+ */
+export const RULE_RUN_DAY_SUMS = {
+  postgresql: "runs = rule_run_days.runs + excluded.runs, amounts = case when excluded.amounts = '{}'::jsonb then rule_run_days.amounts else rule_run_days.amounts || "
+    + "(select jsonb_object_agg(a.key, coalesce(cast(rule_run_days.amounts ->> a.key as bigint), 0) + cast(a.value as bigint)) from jsonb_each_text(excluded.amounts) as a) end, "
+    + "last_run_at = greatest(rule_run_days.last_run_at, excluded.last_run_at)",
+  sqlite: "runs = rule_run_days.runs + excluded.runs, amounts = case when excluded.amounts = '{}' then rule_run_days.amounts else json_patch(rule_run_days.amounts, "
+    + "(select json_group_object(a.key, coalesce(rule_run_days.amounts ->> a.key, 0) + a.value) from json_each(excluded.amounts) as a)) end, "
+    + "last_run_at = max(rule_run_days.last_run_at, excluded.last_run_at)",
+};
+
 /** The participant columns an evaluation sets; XP is added to the stored value instead, atomically. */
 export type ParticipantChanges = Pick<Participant, "level" | "tierCode" | "tags" | "eventCounts" | "updatedAt"> & Partial<PeakColumns>;
 
 type Rows<T extends object> = RequiredEntityData<T>[];
+
+/** A rule run day as gathered: its counters in JS values, changed in place until the flush. */
+type RuleRunDayRow = RequiredEntityData<RuleRunDay> & { runs: number; amounts: Record<string, number>; lastRunAt: Date };
 
 /**
  * What evaluations write, gathered in memory and written by `flush` with one
@@ -45,7 +70,7 @@ export class PendingWrites {
   private readonly participants = new Map<string, { xp: number; changes: ParticipantChanges }>();
   readonly ledger: Rows<LedgerEntry> = [];
   readonly lots: Rows<CurrencyLot> = [];
-  readonly ruleRuns: Rows<RuleRun> = [];
+  readonly dedupeKeys: Rows<RuleDedupeKey> = [];
   readonly rewards: Rows<ParticipantReward> = [];
   readonly deliveries: Rows<Delivery> = [];
   readonly badges: Rows<Badge> = [];
@@ -58,6 +83,8 @@ export class PendingWrites {
   private readonly missions: RequiredEntityData<MissionProgress>[] = [];
   private readonly firstMissionOf = new Map<string, number>();
   private readonly leaderboard = new Map<string, RequiredEntityData<LeaderboardEntry>>();
+  /** Rule run days by participant, rule and day: one row each per flush (an upsert may touch a row once per statement on PostgreSQL). */
+  private readonly ruleRunDays = new Map<string, RuleRunDayRow>();
   /** Tournament standings the events scored in (one upsert per standing). */
   readonly standings = new StandingWrites();
 
@@ -113,6 +140,23 @@ export class PendingWrites {
     return this.missions;
   }
 
+  /**
+   * Adds one run of a rule, with what it granted per unit (`amounts`, kept by
+   * this instance), to the participant's row of that rule and day.
+   */
+  addRuleRun(row: Omit<RuleRunDayRow, "runs">): void {
+    const key = `${row.participantId}\u0000${row.ruleId}\u0000${row.dayKey}`;
+    const pending = this.ruleRunDays.get(key);
+    if (!pending) {
+      this.ruleRunDays.set(key, { ...row, runs: 1 });
+      return;
+    }
+    // This map holds the only reference until the flush: changed in place.
+    pending.runs += 1;
+    for (const unit in row.amounts) pending.amounts[unit] = (pending.amounts[unit] ?? 0) + row.amounts[unit];
+    if (row.lastRunAt > pending.lastRunAt) pending.lastRunAt = row.lastRunAt;
+  }
+
   addLeaderboardPoints(row: RequiredEntityData<LeaderboardEntry>): void {
     const key = `${row.participantId}:${row.campaignId}`;
     const pending = this.leaderboard.get(key);
@@ -143,7 +187,9 @@ export class PendingWrites {
       insert(Balance, [...this.balances.values()], ["updatedAt"], { conflict: ["participant_id", "currency"], set: "amount = balances.amount + excluded.amount, updated_at = excluded.updated_at" }),
       insert(CurrencyLot, lots, ["createdAt"]),
       { spendLots: spent },
-      insert(RuleRun, this.ruleRuns, ["runAt"]),
+      insert(RuleDedupeKey, this.dedupeKeys, ["firedAt"]),
+      // Added to the stored day (see RULE_RUN_DAY_SUMS).
+      insert(RuleRunDay, [...this.ruleRunDays.values()], ["lastRunAt"], { conflict: ["participant_id", "rule_id", "day_key"], set: RULE_RUN_DAY_SUMS[store.dialect] }),
       // The first completion and claim times already stored are kept.
       insert(MissionProgress, this.missions, ["updatedAt"], {
         conflict: ["participant_id", "mission_id", "period_key"],
@@ -182,12 +228,13 @@ export class PendingWrites {
 
   private clear(): void {
     this.participants.clear();
-    for (const rows of [this.ledger, this.lots, this.ruleRuns, this.rewards, this.deliveries, this.badges, this.notifications, this.outbox, this.events]) rows.length = 0;
+    for (const rows of [this.ledger, this.lots, this.dedupeKeys, this.rewards, this.deliveries, this.badges, this.notifications, this.outbox, this.events]) rows.length = 0;
     this.balances.clear();
     this.lotsSpent.clear();
     this.missions.length = 0;
     this.firstMissionOf.clear();
     this.leaderboard.clear();
+    this.ruleRunDays.clear();
     this.standings.clear();
   }
 }

@@ -249,8 +249,6 @@ export class WebhookDispatcher {
     // The address was checked when the endpoint was saved; DNS may have changed since, so the
     // sender checks the address it actually connects to (a refused one counts as a failed attempt).
     const guard = sending.env === "live" && !this.options.allowPrivateAddresses;
-    // What the webhook tells must be on disk before the endpoint hears it (db/wal-sync.ts).
-    await this.options.db.durable();
     const result = await this.lanes.run(endpoint.id, () =>
       sendWebhook(
         { url: endpoint.url, secret: signingSecrets(endpoint, attemptedAt), eventType: sending.eventType, sendingId: sending.id, body: sending.body },

@@ -67,32 +67,63 @@ export const Event = defineEntity({
 });
 export type Event = InferEntity<typeof Event>;
 
-/**
- * One firing of a rule for a participant: what the rule limits count
- * (`dayKey` = the club-day, `amounts` = what it granted per unit that run) and,
- * through the unique (participant, rule, dedupeKey), what makes a rule fire at
- * most once per value of its `idempotency` path (NULL dedupe keys never collide).
- * That index leads with the rule and the key, not the participant: the key is
- * the event's id by default, and ids that grow with time (sequences, ULIDs,
- * time-ordered ids) then land at the end of the index, where keys leading with
- * the participant put every run of a batch on a page of its own (a page
- * written per run; lookups give all three columns, so either order serves them).
+/*
+ * A rule's runs are stored by what reads them back (loadRuleRuns), not as one
+ * row per run: the dedupe keys a rule fired for (probed by exact key) and, for
+ * rules with limits only, one counter row per participant, rule and club day
+ * (read a few rows per probe, however much the participant plays). Until 26
+ * Nov each run was a rule_runs row with three indexes (≈ 425 rows per batch of
+ * 500 bench events, ≈ 5.3 ms of SQLite CPU plus ≈ 28 % of the batch's WAL
+ * pages), and the counters read aggregated every run of the day: a player's
+ * 500th bet of a day read 500 rows per probe. Now the counters read of a
+ * batch of 500 players stays at 4.0-4.6 ms of SQLite CPU from 1 to 1,000 runs
+ * per player and day, where the rows per run took 4.2, 81, 567 and 1,994 ms at
+ * 1, 100, 500 and 1,000 (test/micro/rule-run-counters-growth.ts), and a stored
+ * batch of the bench mix writes 181 WAL pages instead of 226 (rule runs: 62 →
+ * ≈ 21). The bench mix itself (about one event per player and day) gains
+ * little CPU: nearly every run there is its day's first, a row either way.
  */
-export const RuleRun = defineEntity({
-  name: "RuleRun",
-  tableName: "rule_runs",
-  uniques: [{ properties: ["ruleId", "dedupeKey", "participantId"] }],
-  indexes: [{ properties: ["participantId", "ruleId", "dayKey"] }],
+
+/**
+ * A stored dedupe key: the rule fired for this value of its `idempotency`
+ * path (the event id by default) for this participant, and never fires for it
+ * again. The key leads with the rule and the key, not the participant: the
+ * key is the event's id by default, and ids that grow with time then land at
+ * the end of the key order, where a participant first would put every row of
+ * a batch on a page of its own (a page written per run). A rowid table on
+ * SQLite, measured against WITHOUT ROWID (see migration 20261126020000).
+ */
+export const RuleDedupeKey = defineEntity({
+  name: "RuleDedupeKey",
+  tableName: "rule_dedupe_keys",
   properties: {
-    id: idColumn(),
+    ruleId: p.string().length(64).primary(),
+    dedupeKey: p.string().length(200).primary(),
+    participantId: refColumn().primary(),
     ...tenancyColumns(),
-    participantId: refColumn(),
-    ruleId: p.string().length(64),
-    dedupeKey: p.string().length(200).nullable(),
     eventId: refColumn().nullable(),
-    dayKey: p.string().length(10),
-    amounts: p.json<Record<string, number>>(),
-    runAt: p.datetime(),
+    firedAt: p.datetime(),
   },
 });
-export type RuleRun = InferEntity<typeof RuleRun>;
+export type RuleDedupeKey = InferEntity<typeof RuleDedupeKey>;
+
+/**
+ * What a rule with limits ran for a participant on one club day: `runs`, the
+ * amounts granted per unit (`amounts`: "xp" in XP, a currency code in its minor
+ * units; the daily caps read them) and the last run (cooldowns). A batch adds
+ * its runs to the row (an upsert adding up, see PendingWrites.addRuleRunDay).
+ */
+export const RuleRunDay = defineEntity({
+  name: "RuleRunDay",
+  tableName: "rule_run_days",
+  properties: {
+    participantId: refColumn().primary(),
+    ruleId: p.string().length(64).primary(),
+    dayKey: p.string().length(10).primary(),
+    ...tenancyColumns(),
+    runs: p.integer(),
+    amounts: p.json<Record<string, number>>(),
+    lastRunAt: p.datetime(),
+  },
+});
+export type RuleRunDay = InferEntity<typeof RuleRunDay>;

@@ -3,7 +3,7 @@ import { CashbackProgram, ConfigVersion } from "./config.js";
 import { CashbackCredit } from "./cashback.js";
 import { Participant } from "./participant.js";
 import { Balance, CurrencyLot, LedgerEntry } from "./wallet.js";
-import { Event, RuleRun } from "./event.js";
+import { Event, RuleDedupeKey, RuleRunDay } from "./event.js";
 import { Badge, LeaderboardEntry, MissionProgress } from "./achievements.js";
 import { Delivery, ParticipantReward, Redemption } from "./reward.js";
 import { Affiliate, AffiliateAttribution, Referral } from "./referral.js";
@@ -43,7 +43,7 @@ export * from "./promotion-code.js";
 /** Every entity, as the ORM and the migration generator load them. */
 export const allEntities = [
   Club, ApiKey, ClubSecret, ConfigVersion, CashbackProgram, Participant, Balance, LedgerEntry, CurrencyLot,
-  Event, RuleRun, MissionProgress, Badge, LeaderboardEntry, ParticipantReward, Delivery, Redemption,
+  Event, RuleDedupeKey, RuleRunDay, MissionProgress, Badge, LeaderboardEntry, ParticipantReward, Delivery, Redemption,
   Referral, Affiliate, AffiliateAttribution, Notification, CheckinClaim, WheelSpin, WheelSeed, Game, StaffWarning,
   WebhookEndpoint, OutboxMessage, WebhookSending, Job, CashbackCredit, TierReview, TestClock, Backtest,
   TournamentStanding, TournamentSettlement, IdempotencyKey, PromotionCode, CodeRedemption,

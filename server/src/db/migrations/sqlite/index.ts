@@ -19,6 +19,7 @@ import { Migration20261124053425_events_status_index } from "./Migration20261124
 import { Migration20261124060000_rule_run_dedupe_order } from "./Migration20261124060000_rule_run_dedupe_order.js";
 import { Migration20261125010100_hot_update_room } from "./Migration20261125010100_hot_update_room.js";
 import { Migration20261125010200_standings_identity_key } from "./Migration20261125010200_standings_identity_key.js";
+import { Migration20261126020000_rule_runs_by_reader } from "./Migration20261126020000_rule_runs_by_reader.js";
 
 export const migrations: MigrationObject[] = [
   { name: "Migration20261121054812_initial", class: Migration20261121054812_initial },
@@ -40,4 +41,5 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261124060000_rule_run_dedupe_order", class: Migration20261124060000_rule_run_dedupe_order },
   { name: "Migration20261125010100_hot_update_room", class: Migration20261125010100_hot_update_room },
   { name: "Migration20261125010200_standings_identity_key", class: Migration20261125010200_standings_identity_key },
+  { name: "Migration20261126020000_rule_runs_by_reader", class: Migration20261126020000_rule_runs_by_reader },
 ];
