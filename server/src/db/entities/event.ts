@@ -111,7 +111,7 @@ export type RuleDedupeKey = InferEntity<typeof RuleDedupeKey>;
  * What a rule with limits ran for a participant on one club day: `runs`, the
  * amounts granted per unit (`amounts`: "xp" in XP, a currency code in its minor
  * units; the daily caps read them) and the last run (cooldowns). A batch adds
- * its runs to the row (an upsert adding up, see PendingWrites.addRuleRunDay).
+ * its runs to the row (an upsert adding up, see PendingWrites.addRuleRun).
  */
 export const RuleRunDay = defineEntity({
   name: "RuleRunDay",
