@@ -1,7 +1,6 @@
-import type { Migrator } from "@mikro-orm/migrations";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { openDatabase, type Database } from "../../server/src/db/orm.js";
-import { createTestDatabase, describeEachDatabase, type TestDatabase } from "../support/databases.js";
+import { expect, it } from "vitest";
+import { describeEachDatabase } from "../support/databases.js";
+import { unmigratedDatabase } from "../support/unmigrated-database.js";
 
 /*
  * Migration rule_runs_by_reader: rule_runs (a row per run) becomes
@@ -10,26 +9,15 @@ import { createTestDatabase, describeEachDatabase, type TestDatabase } from "../
  * The backfill keeps what every limit and dedupe check read from the runs.
  */
 describeEachDatabase("rule runs stored by what reads them (migration)", (kind) => {
-  let target: TestDatabase;
-  let db: Database;
-  const execute = (sql: string) => db.em().getConnection().execute(sql, [], "all");
+  const { execute, migrator: migratorOf } = unmigratedDatabase(kind);
   // 12:00 and 12:05 on 24 Nov, and 09:00 on the 23rd.
   const at = kind === "postgresql"
     ? { noon: "'2026-11-24T12:00:00Z'", later: "'2026-11-24T12:05:00Z'", before: "'2026-11-23T09:00:00Z'" }
     : { noon: "1795521600000", later: "1795521900000", before: "1795424400000" };
   const instant = (value: unknown) => new Date(typeof value === "string" && /^\d+$/.test(value) ? Number(value) : (value as string | number | Date)).toISOString();
 
-  beforeAll(async () => {
-    target = await createTestDatabase(kind);
-    db = await openDatabase({ databaseUrl: target.url, dataDir: target.dataDir, migrate: false });
-  });
-  afterAll(async () => {
-    await db?.close();
-    await target?.drop();
-  });
-
   it("keeps every fired key, adds each day's runs and amounts up per unit, and drops rule_runs", async () => {
-    const migrator = db.orm.getMigrator<Migrator>();
+    const migrator = migratorOf();
     await migrator.up({ to: "Migration20261125010200_standings_identity_key" });
     await execute(`insert into rule_runs (id, club_id, env, participant_id, rule_id, dedupe_key, event_id, day_key, amounts, run_at) values
       ('run_1', 'club_a', 'live', 'par_1', 'bet-xp', 'evt_1', 'evt_1', '2026-11-24', '{"xp":10}', ${at.noon}),

@@ -1,7 +1,6 @@
-import type { Migrator } from "@mikro-orm/migrations";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { openDatabase, type Database } from "../../server/src/db/orm.js";
-import { createTestDatabase, describeEachDatabase, type TestDatabase } from "../support/databases.js";
+import { expect, it } from "vitest";
+import { describeEachDatabase } from "../support/databases.js";
+import { unmigratedDatabase } from "../support/unmigrated-database.js";
 
 /*
  * Migration standings_identity_key: tournament standings lose their
@@ -10,22 +9,11 @@ import { createTestDatabase, describeEachDatabase, type TestDatabase } from "../
  * row of the same standing (the event path's upsert names it).
  */
 describeEachDatabase("tournament standings keyed by their identity (migration)", (kind) => {
-  let target: TestDatabase;
-  let db: Database;
-  const execute = (sql: string) => db.em().getConnection().execute(sql, [], "all");
+  const { execute, migrator: migratorOf } = unmigratedDatabase(kind);
   const at = kind === "postgresql" ? "'2026-11-24T12:00:00Z'" : "1795521600000";
 
-  beforeAll(async () => {
-    target = await createTestDatabase(kind);
-    db = await openDatabase({ databaseUrl: target.url, dataDir: target.dataDir, migrate: false });
-  });
-  afterAll(async () => {
-    await db?.close();
-    await target?.drop();
-  });
-
   it("keeps the stored standings and refuses a second row of one standing", async () => {
-    const migrator = db.orm.getMigrator<Migrator>();
+    const migrator = migratorOf();
     await migrator.up({ to: "Migration20261125010100_hot_update_room" });
     await execute(`insert into tournament_standings (id, club_id, env, participant_id, tournament_id, edition_key, score, reached_at, updated_at)
       values ('tst_1', 'club_a', 'live', 'par_1', 'weekly-race', '2026-11-23', 1250, ${at}, ${at}), ('tst_2', 'club_a', 'live', 'par_2', 'weekly-race', '2026-11-23', 900, ${at}, ${at})`);

@@ -37,13 +37,18 @@ function counter(): ChangeCounter & { count: number; transaction: boolean } {
   };
 }
 
+/** A WalSync over a counter and syncs the test moves by hand. */
+function heldWal() {
+  const file = heldSyncs();
+  const changes = counter();
+  return { file, changes, wal: walSync("unused", changes, file) };
+}
+
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("durable answers: the WAL synced off the event loop (wal-sync.ts)", () => {
   it("syncs once for what was committed, and not again until something else is", async () => {
-    const file = heldSyncs();
-    const changes = counter();
-    const wal = walSync("unused", changes, file);
+    const { file, changes, wal } = heldWal();
     changes.count = 3;
     const first = wal.durable();
     expect(file.started).toBe(1);
@@ -60,9 +65,7 @@ describe("durable answers: the WAL synced off the event loop (wal-sync.ts)", () 
   });
 
   it("callers arriving during a sync that may not cover their commits share one more, started after it", async () => {
-    const file = heldSyncs();
-    const changes = counter();
-    const wal = walSync("unused", changes, file);
+    const { file, changes, wal } = heldWal();
     changes.count = 1;
     const first = wal.durable();
     // Same count as the running sync covers: it is enough.
@@ -83,9 +86,7 @@ describe("durable answers: the WAL synced off the event loop (wal-sync.ts)", () 
   });
 
   it("a sync started inside a transaction covers no known count: the next caller syncs again", async () => {
-    const file = heldSyncs();
-    const changes = counter();
-    const wal = walSync("unused", changes, file);
+    const { file, changes, wal } = heldWal();
     changes.count = 5;
     changes.transaction = true; // 5 may include changes not committed yet
     const first = wal.durable();
@@ -101,9 +102,7 @@ describe("durable answers: the WAL synced off the event loop (wal-sync.ts)", () 
   });
 
   it("a failed sync fails its callers, and the next caller syncs anew", async () => {
-    const file = heldSyncs();
-    const changes = counter();
-    const wal = walSync("unused", changes, file);
+    const { file, changes, wal } = heldWal();
     changes.count = 1;
     const failing = wal.durable();
     file.finish(new Error("EIO"));
