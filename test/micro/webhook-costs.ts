@@ -7,7 +7,7 @@
  * of one tree consumes the backlog. Per round: sendings per second (first
  * arrival to last), and CPU per sending (µs, from /proc schedstat) of the
  * worker (all threads, from the first arrival on), of the worker's PostgreSQL backends and of this
- * process (the receiver). Not a test: run
+ * process (the receiver); transactions committed meanwhile. Not a test: run
  * `npx tsx test/micro/webhook-costs.ts <root-of-old-tree>/ [<root-of-new-tree>/]`
  * (WEBHOOK_PAIRS rounds, 3 by default; WEBHOOK_EVENTS, 2000).
  */
@@ -57,7 +57,10 @@ async function main() {
   const backendPids = () =>
     observer.em().getConnection().execute<{ pid: number }[]>("select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()");
   const excluded = new Set<number>();
-  const results: Record<string, Array<{ rate: number; worker: number; pg: number; receiver: number }>> = {};
+  /** Transactions committed in the database: with autocommit statements, about the statements run (the worker's start included). */
+  const xacts = async () =>
+    Number((await observer.em().getConnection().execute<{ n: string }[]>("select xact_commit as n from pg_stat_database where datname = current_database()"))[0].n);
+  const results: Record<string, Array<{ rate: number; worker: number; pg: number; receiver: number; xacts: number }>> = {};
   try {
     const club = served.club;
     // The endpoint's webhook.test needs a worker; the measured ones start on an empty queue after it stopped.
@@ -82,6 +85,7 @@ async function main() {
       }, 2);
       // Every backend open now is serve's (or an earlier worker's): only those opened from here on are the measured worker's.
       for (const row of await backendPids()) excluded.add(row.pid);
+      const xactsBefore = await xacts();
       const selfBefore = cpuNs(process.pid);
       // eslint-disable-next-line prefer-const
       child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), `${root}server/bin/clube.mjs`, "worker"], {
@@ -104,8 +108,10 @@ async function main() {
       const pgNs = (await backendPids()).reduce((sum, row) => sum + (excluded.has(row.pid) ? 0 : cpuNs(row.pid)), 0);
       child.kill("SIGTERM");
       await exited;
+      await sleep(1500); // backends report their statistics within a second or so of exiting
+      const statements = (await xacts()) - xactsBefore;
       const rate = (arrivals.length - 1) / ((arrivals[arrivals.length - 1] - arrivals[0]) / 1000);
-      const r = { rate: Math.round(rate), worker: Math.round(workerNs / 1000 / EVENTS), pg: Math.round(pgNs / 1000 / EVENTS), receiver: Math.round(receiverNs / 1000 / EVENTS) };
+      const r = { rate: Math.round(rate), worker: Math.round(workerNs / 1000 / EVENTS), pg: Math.round(pgNs / 1000 / EVENTS), receiver: Math.round(receiverNs / 1000 / EVENTS), xacts: statements };
       (results[root] ??= []).push(r);
       console.log(`${root} round ${round}: ${JSON.stringify(r)}`);
     }
@@ -117,7 +123,7 @@ async function main() {
   }
   for (const [root, runs] of Object.entries(results)) {
     const field = (k: keyof (typeof runs)[number]) => `${median(runs.map((r) => r[k]))} [${Math.min(...runs.map((r) => r[k]))}–${Math.max(...runs.map((r) => r[k]))}]`;
-    console.log(`${root}: sendings/s ${field("rate")}; µs CPU per sending: worker ${field("worker")}, its PostgreSQL backends ${field("pg")}, receiver ${field("receiver")}`);
+    console.log(`${root}: sendings/s ${field("rate")}; µs CPU per sending: worker ${field("worker")}, its PostgreSQL backends ${field("pg")}, receiver ${field("receiver")}; transactions ${field("xacts")}`);
   }
 }
 
