@@ -9,10 +9,11 @@
  * worker (all threads, from the first arrival on), of the worker's PostgreSQL backends and of this
  * process (the receiver); transactions committed meanwhile. Not a test: run
  * `npx tsx test/micro/webhook-costs.ts <root-of-old-tree>/ [<root-of-new-tree>/]`
- * (WEBHOOK_PAIRS rounds, 3 by default; WEBHOOK_EVENTS, 2000).
+ * (WEBHOOK_PAIRS rounds, 3 by default; WEBHOOK_EVENTS, 2000; WEBHOOK_OUTPUT: a file the workers' output is
+ * appended to, e.g. with BENCH_NODE_ARGS=--trace-opt).
  */
 import { spawn } from "node:child_process";
-import { readFileSync, readdirSync } from "node:fs";
+import { appendFileSync, readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { OutboxMessage } from "../../server/src/db/entities/index.js";
 import { openDatabase } from "../../server/src/db/orm.js";
@@ -29,11 +30,11 @@ const PAIRS = Number(process.env.WEBHOOK_PAIRS ?? 3);
 const EVENTS = Number(process.env.WEBHOOK_EVENTS ?? 2000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** ns of CPU of every thread of `pid` (0 once gone). */
-function cpuNs(pid: number): number {
+/** ns of CPU of every thread of `pid` (0 once gone), or of its main thread only. */
+function cpuNs(pid: number, mainOnly = false): number {
   let ns = 0;
   try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    for (const tid of mainOnly ? [String(pid)] : readdirSync(`/proc/${pid}/task`)) {
       try {
         ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
       } catch {
@@ -60,7 +61,7 @@ async function main() {
   /** Transactions committed in the database: with autocommit statements, about the statements run (the worker's start included). */
   const xacts = async () =>
     Number((await observer.em().getConnection().execute<{ n: string }[]>("select xact_commit as n from pg_stat_database where datname = current_database()"))[0].n);
-  const results: Record<string, Array<{ rate: number; worker: number; pg: number; receiver: number; xacts: number }>> = {};
+  const results: Record<string, Array<{ rate: number; worker: number; main: number; pg: number; receiver: number; xacts: number }>> = {};
   try {
     const club = served.club;
     // The endpoint's webhook.test needs a worker; the measured ones start on an empty queue after it stopped.
@@ -77,11 +78,15 @@ async function main() {
       let seen = receiver.requests.length;
       const arrivals: number[] = [];
       let workerAtFirst = 0;
+      let mainAtFirst = 0;
       const watcher = setInterval(() => {
         const at = performance.now();
         for (; seen < receiver.requests.length; seen++) if (receiver.requests[seen].headers["x-clube-event"] === "participant.created") arrivals.push(at);
         // The worker's CPU from the first sending on: its start (compiling, connecting) is not a sending's cost.
-        if (workerAtFirst === 0 && arrivals.length > 0) workerAtFirst = cpuNs(child.pid!);
+        if (workerAtFirst === 0 && arrivals.length > 0) {
+          workerAtFirst = cpuNs(child.pid!);
+          mainAtFirst = cpuNs(child.pid!, true);
+        }
       }, 2);
       // Every backend open now is serve's (or an earlier worker's): only those opened from here on are the measured worker's.
       for (const row of await backendPids()) excluded.add(row.pid);
@@ -105,13 +110,15 @@ async function main() {
       clearInterval(watcher);
       const receiverNs = cpuNs(process.pid) - selfBefore;
       const workerNs = cpuNs(child.pid!) - workerAtFirst;
+      const mainNs = cpuNs(child.pid!, true) - mainAtFirst;
       const pgNs = (await backendPids()).reduce((sum, row) => sum + (excluded.has(row.pid) ? 0 : cpuNs(row.pid)), 0);
       child.kill("SIGTERM");
       await exited;
+      if (process.env.WEBHOOK_OUTPUT) appendFileSync(process.env.WEBHOOK_OUTPUT, `=== ${root} round ${round}\n${output}`);
       await sleep(1500); // backends report their statistics within a second or so of exiting
       const statements = (await xacts()) - xactsBefore;
       const rate = (arrivals.length - 1) / ((arrivals[arrivals.length - 1] - arrivals[0]) / 1000);
-      const r = { rate: Math.round(rate), worker: Math.round(workerNs / 1000 / EVENTS), pg: Math.round(pgNs / 1000 / EVENTS), receiver: Math.round(receiverNs / 1000 / EVENTS), xacts: statements };
+      const r = { rate: Math.round(rate), worker: Math.round(workerNs / 1000 / EVENTS), main: Math.round(mainNs / 1000 / EVENTS), pg: Math.round(pgNs / 1000 / EVENTS), receiver: Math.round(receiverNs / 1000 / EVENTS), xacts: statements };
       (results[root] ??= []).push(r);
       console.log(`${root} round ${round}: ${JSON.stringify(r)}`);
     }
@@ -123,7 +130,7 @@ async function main() {
   }
   for (const [root, runs] of Object.entries(results)) {
     const field = (k: keyof (typeof runs)[number]) => `${median(runs.map((r) => r[k]))} [${Math.min(...runs.map((r) => r[k]))}–${Math.max(...runs.map((r) => r[k]))}]`;
-    console.log(`${root}: sendings/s ${field("rate")}; µs CPU per sending: worker ${field("worker")}, its PostgreSQL backends ${field("pg")}, receiver ${field("receiver")}; transactions ${field("xacts")}`);
+    console.log(`${root}: sendings/s ${field("rate")}; µs CPU per sending: worker ${field("worker")} (main thread ${field("main")}), its PostgreSQL backends ${field("pg")}, receiver ${field("receiver")}; transactions ${field("xacts")}`);
   }
 }
 
