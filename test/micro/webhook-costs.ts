@@ -47,6 +47,18 @@ function cpuNs(pid: number, mainOnly = false): number {
   return ns;
 }
 
+/** The RabbitMQ server's process, if it runs on this machine. */
+const BROKER = readdirSync("/proc")
+  .filter((name) => /^\d+$/.test(name))
+  .map(Number)
+  .find((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "beam.smp";
+    } catch {
+      return false;
+    }
+  });
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
@@ -61,7 +73,7 @@ async function main() {
   /** Transactions committed in the database: with autocommit statements, about the statements run (the worker's start included). */
   const xacts = async () =>
     Number((await observer.em().getConnection().execute<{ n: string }[]>("select xact_commit as n from pg_stat_database where datname = current_database()"))[0].n);
-  const results: Record<string, Array<{ rate: number; worker: number; main: number; pg: number; receiver: number; xacts: number }>> = {};
+  const results: Record<string, Array<{ rate: number; worker: number; main: number; pg: number; receiver: number; broker: number; xacts: number }>> = {};
   try {
     const club = served.club;
     // The endpoint's webhook.test needs a worker; the measured ones start on an empty queue after it stopped.
@@ -91,6 +103,7 @@ async function main() {
       // Every backend open now is serve's (or an earlier worker's): only those opened from here on are the measured worker's.
       for (const row of await backendPids()) excluded.add(row.pid);
       const xactsBefore = await xacts();
+      const brokerBefore = BROKER === undefined ? 0 : cpuNs(BROKER);
       const selfBefore = cpuNs(process.pid);
       // eslint-disable-next-line prefer-const
       child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), `${root}server/bin/clube.mjs`, "worker"], {
@@ -109,6 +122,7 @@ async function main() {
       }
       clearInterval(watcher);
       const receiverNs = cpuNs(process.pid) - selfBefore;
+      const brokerNs = BROKER === undefined ? 0 : cpuNs(BROKER) - brokerBefore;
       const workerNs = cpuNs(child.pid!) - workerAtFirst;
       const mainNs = cpuNs(child.pid!, true) - mainAtFirst;
       const pgNs = (await backendPids()).reduce((sum, row) => sum + (excluded.has(row.pid) ? 0 : cpuNs(row.pid)), 0);
@@ -118,7 +132,7 @@ async function main() {
       await sleep(1500); // backends report their statistics within a second or so of exiting
       const statements = (await xacts()) - xactsBefore;
       const rate = (arrivals.length - 1) / ((arrivals[arrivals.length - 1] - arrivals[0]) / 1000);
-      const r = { rate: Math.round(rate), worker: Math.round(workerNs / 1000 / EVENTS), main: Math.round(mainNs / 1000 / EVENTS), pg: Math.round(pgNs / 1000 / EVENTS), receiver: Math.round(receiverNs / 1000 / EVENTS), xacts: statements };
+      const r = { rate: Math.round(rate), worker: Math.round(workerNs / 1000 / EVENTS), main: Math.round(mainNs / 1000 / EVENTS), pg: Math.round(pgNs / 1000 / EVENTS), receiver: Math.round(receiverNs / 1000 / EVENTS), broker: Math.round(brokerNs / 1000 / EVENTS), xacts: statements };
       (results[root] ??= []).push(r);
       console.log(`${root} round ${round}: ${JSON.stringify(r)}`);
     }
@@ -130,7 +144,7 @@ async function main() {
   }
   for (const [root, runs] of Object.entries(results)) {
     const field = (k: keyof (typeof runs)[number]) => `${median(runs.map((r) => r[k]))} [${Math.min(...runs.map((r) => r[k]))}–${Math.max(...runs.map((r) => r[k]))}]`;
-    console.log(`${root}: sendings/s ${field("rate")}; µs CPU per sending: worker ${field("worker")} (main thread ${field("main")}), its PostgreSQL backends ${field("pg")}, receiver ${field("receiver")}; transactions ${field("xacts")}`);
+    console.log(`${root}: sendings/s ${field("rate")}; µs CPU per sending: worker ${field("worker")} (main thread ${field("main")}), its PostgreSQL backends ${field("pg")}, receiver ${field("receiver")}, RabbitMQ (shared: other users count too) ${field("broker")}; transactions ${field("xacts")}`);
   }
 }
 

@@ -11,7 +11,7 @@ import { WebhookDispatcher } from "../webhooks/dispatch.js";
 import { maintainTables } from "../db/table-maintenance.js";
 import { createOutboxRelay, purgeRelayedOutbox, type OutboxRelay } from "./outbox.js";
 import type { Consumer, MessageHandler, Queue } from "./queue.js";
-import { startSchedule, type ScheduledTask } from "./schedules.js";
+import { startSchedule, type RunningSchedule, type ScheduledTask } from "./schedules.js";
 import { warnUnconfirmedDeliveries } from "./warnings.js";
 
 /** The queue the relay fills from outbox rows of kind `webhook`. */
@@ -31,6 +31,11 @@ export interface WorkerOptions {
   onError?: (error: unknown) => void;
   /** Passed to the webhook dispatcher (`CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`). */
   allowPrivateAddresses?: boolean;
+  /**
+   * How long after the start the periodic jobs (workerTasks) make their first
+   * pass (FIRST_TASK_PASS_DELAY_MS by default); then every interval as before.
+   */
+  firstTaskPassDelayMs?: number;
   /**
    * The service's public base URL (settings `publicUrl`), for the confirm and
    * fail links of the deliveries that automatic cashback creates. Without it
@@ -132,6 +137,19 @@ function clockOf(db: Database, scope: Scope): Promise<Date | null> {
  */
 const WEBHOOK_PREFETCH = 64;
 
+/**
+ * A worker starts its periodic jobs this long after it started consuming. A
+ * worker usually starts into a backlog (a deploy, a restart after a crash),
+ * and the first passes of every job at once (ORM reads over every club, table
+ * statistics, all on code not yet optimized) competed with it: a cold worker
+ * draining 2,000 webhook messages spent 455–508 µs of CPU per sending with
+ * them and 372–413 without, and sent 1,462–1,802 against 1,892–2,656 a second
+ * (test/micro/webhook-costs.ts, 3 pairs, 24 Nov). The jobs' intervals are 5 s
+ * to an hour, and each says how late it may act; ten seconds more at a start
+ * changes none of that in practice.
+ */
+export const FIRST_TASK_PASS_DELAY_MS = 10_000;
+
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const now = options.now ?? (() => new Date());
   const onError = options.onError ?? ((error) => console.error("[worker]", error));
@@ -149,11 +167,15 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   }
   relay.start();
   dispatcher.start();
-  const schedule = startSchedule(workerTasks(options.db, options.publicUrl), { now, onError });
+  let schedule: RunningSchedule | undefined;
+  const firstPass = setTimeout(() => {
+    schedule = startSchedule(workerTasks(options.db, options.publicUrl), { now, onError });
+  }, options.firstTaskPassDelayMs ?? FIRST_TASK_PASS_DELAY_MS);
   return {
     relay,
     async stop() {
-      await schedule.stop();
+      clearTimeout(firstPass);
+      await schedule?.stop();
       await relay.stop();
       await dispatcher.stop();
       await Promise.all(consumers.map((consumer) => consumer.close()));
