@@ -88,6 +88,30 @@ async function onServer(em: SqlEntityManager): Promise<void> {
     await client.releaseConnection(connection);
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1].toFixed(2);
+  if (process.env.SERVER_PARTS) {
+    // Each write alone, SERVER_ROUNDS times, each in a transaction rolled back: the backend's CPU per table.
+    const acquired = (await client.acquireConnection()) as PgClient & { processID: number };
+    const partNs = () => Number(readFileSync(`/proc/${acquired.processID}/schedstat`, "utf8").split(" ")[0]);
+    const alone = postgresHotStore(acquired, (err) => { throw err; });
+    try {
+      for (const write of writes) {
+        const rows = "insert" in write ? write.rows.length : "updateParticipants" in write ? write.updateParticipants.length : write.spendLots.length;
+        if (rows === 0) continue;
+        const name = "insert" in write ? `${write.insert.table}${write.upsert ? " (upsert)" : ""}` : "updateParticipants" in write ? "participants (update)" : "lots spent";
+        const times: number[] = [];
+        for (let r = 0; r < SERVER_ROUNDS; r++) {
+          await acquired.query({ text: "begin", values: [] });
+          const start = partNs();
+          await alone.writeAll([write]);
+          times.push((partNs() - start) / 1e6);
+          await acquired.query({ text: "rollback", values: [] });
+        }
+        console.log(`  ${name.padEnd(36)} ${String(rows).padStart(4)} rows  backend ${median(times)} ms`);
+      }
+    } finally {
+      await client.releaseConnection(acquired);
+    }
+  }
   console.log(`on the server: Node ${median(node)} ms, backend ${median(server)} ms per write statement (median of ${SERVER_ROUNDS})`);
 }
 
