@@ -52,6 +52,7 @@ function threadCpu(pid: number): { main: number; others: number } {
  * connections), by pid, read off /proc/<pid>/schedstat: on this 2-core
  * machine the backend's CPU is as costly as Node's. Empty for SQLite.
  */
+const lastQueries = new Map<number, string>();
 async function backendCpu(url: string | undefined): Promise<Map<number, number>> {
   const cpu = new Map<number, number>();
   if (url === undefined) return cpu;
@@ -59,8 +60,9 @@ async function backendCpu(url: string | undefined): Promise<Map<number, number>>
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query("select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()", []);
-    for (const { pid } of rows) {
+    const { rows } = await client.query("select pid, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) as query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()", []);
+    for (const { pid, query } of rows as { pid: number; query: string }[]) {
+      lastQueries.set(pid, query);
       try {
         cpu.set(pid, Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]));
       } catch {
@@ -134,7 +136,12 @@ async function runOnce(flags: string): Promise<Run> {
     }));
     const seconds = (performance.now() - started) / 1000;
     const after = threadCpu(serve.pid);
-    const backendMs = backendDelta(backendBefore, await backendCpu(db.url)) / 1e6 / BATCHES;
+    const backendAfter = await backendCpu(db.url);
+    const backendMs = backendDelta(backendBefore, backendAfter) / 1e6 / BATCHES;
+    if (process.env.HTTP_BACKENDS) {
+      // Each backend's share, to tell the batches' connections from the others (LISTEN, relay, jobs).
+      for (const [pid, ns] of backendAfter) console.error(`  backend ${pid}: ${((ns - (backendBefore.get(pid) ?? 0)) / 1e6 / BATCHES).toFixed(2)} ms/batch  ${lastQueries.get(pid)}`);
+    }
     const mainMs = (after.main - before.main) / 1e6 / BATCHES;
     const othersMs = (after.others - before.others) / 1e6 / BATCHES;
     let singleUs = 0;
