@@ -29,6 +29,8 @@ const BATCH_SIZE = 500;
 const PLAYERS = 2000;
 const IN_FLIGHT = 2;
 const SINGLE = Number(process.env.HTTP_SINGLE ?? 0);
+/** HTTP_IDLE_MS=n: after the warm-up, the CPU of serve and its backends over n ms without requests, printed. */
+const IDLE_MS = Number(process.env.HTTP_IDLE_MS ?? 0);
 const SINGLE_IN_FLIGHT = 32;
 
 /** ns of CPU per thread of `pid`: the main thread (tid = pid) and the sum of the others. */
@@ -127,6 +129,14 @@ async function runOnce(flags: string): Promise<Run> {
       responseBytes = text.length;
     };
     for (let b = 0; b < WARMUP; b++) await send(bodies[b]);
+    for (let round = 0; round < 2 && IDLE_MS > 0; round++) {
+      // The backends' CPU while serve has no request: its pollers' and relay's share of the figure below.
+      const idleBefore = await backendCpu(db.url);
+      const idleMain = threadCpu(serve.pid);
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+      const idleMainAfter = threadCpu(serve.pid);
+      console.error(`  idle ${IDLE_MS} ms: backends ${(backendDelta(idleBefore, await backendCpu(db.url)) / 1e6).toFixed(1)} ms CPU, serve ${((idleMainAfter.main + idleMainAfter.others - idleMain.main - idleMain.others) / 1e6).toFixed(1)} ms CPU`);
+    }
     const backendBefore = await backendCpu(db.url);
     const before = threadCpu(serve.pid);
     const started = performance.now();
