@@ -15,6 +15,7 @@
  * flight, CPU per event printed too (the per-request cost of the HTTP stack).
  */
 import { appendFileSync, readFileSync, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { processEnvFor, startServe } from "../async/support/processes.js";
 import { createTestDatabase, type DatabaseKind } from "../support/databases.js";
 import { casinoEvent } from "./casino-mix.js";
@@ -28,6 +29,8 @@ const BATCH_SIZE = 500;
 const PLAYERS = 2000;
 const IN_FLIGHT = 2;
 const SINGLE = Number(process.env.HTTP_SINGLE ?? 0);
+/** HTTP_IDLE_MS=n: after the warm-up, the CPU of serve and its backends over n ms without requests, printed. */
+const IDLE_MS = Number(process.env.HTTP_IDLE_MS ?? 0);
 const SINGLE_IN_FLIGHT = 32;
 
 /** ns of CPU per thread of `pid`: the main thread (tid = pid) and the sum of the others. */
@@ -46,6 +49,41 @@ function threadCpu(pid: number): { main: number; others: number } {
   return { main, others };
 }
 
+/**
+ * ns of CPU of the PostgreSQL backends serving database `url` (serve's
+ * connections), by pid, read off /proc/<pid>/schedstat: on this 2-core
+ * machine the backend's CPU is as costly as Node's. Empty for SQLite.
+ */
+const lastQueries = new Map<number, string>();
+async function backendCpu(url: string | undefined): Promise<Map<number, number>> {
+  const cpu = new Map<number, number>();
+  if (url === undefined) return cpu;
+  const { Client } = createRequire(import.meta.url)("pg") as { Client: new (config: { connectionString: string }) => { connect(): Promise<void>; end(): Promise<void>; query(text: string, values: unknown[]): Promise<{ rows: { pid: number }[] }> } };
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query("select pid, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) as query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()", []);
+    for (const { pid, query } of rows as { pid: number; query: string }[]) {
+      lastQueries.set(pid, query);
+      try {
+        cpu.set(pid, Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]));
+      } catch {
+        // a backend that ended meanwhile
+      }
+    }
+  } finally {
+    await client.end();
+  }
+  return cpu;
+}
+
+/** ns of backend CPU spent between two backendCpu readings (a backend new since `before` counts from 0). */
+function backendDelta(before: Map<number, number>, after: Map<number, number>): number {
+  let ns = 0;
+  for (const [pid, value] of after) ns += value - (before.get(pid) ?? 0);
+  return ns;
+}
+
 function peakRssMb(pid: number): number {
   const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return hwm ? Math.round(Number(hwm[1]) / 1024) : 0;
@@ -55,6 +93,8 @@ interface Run {
   mainMs: number;
   othersMs: number;
   totalMs: number;
+  /** ms of PostgreSQL backend CPU per batch (0 on SQLite). */
+  backendMs: number;
   eventsPerSecond: number;
   rssMb: number;
   responseBytes: number;
@@ -89,6 +129,15 @@ async function runOnce(flags: string): Promise<Run> {
       responseBytes = text.length;
     };
     for (let b = 0; b < WARMUP; b++) await send(bodies[b]);
+    for (let round = 0; round < 2 && IDLE_MS > 0; round++) {
+      // The backends' CPU while serve has no request: its pollers' and relay's share of the figure below.
+      const idleBefore = await backendCpu(db.url);
+      const idleMain = threadCpu(serve.pid);
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+      const idleMainAfter = threadCpu(serve.pid);
+      console.error(`  idle ${IDLE_MS} ms: backends ${(backendDelta(idleBefore, await backendCpu(db.url)) / 1e6).toFixed(1)} ms CPU, serve ${((idleMainAfter.main + idleMainAfter.others - idleMain.main - idleMain.others) / 1e6).toFixed(1)} ms CPU`);
+    }
+    const backendBefore = await backendCpu(db.url);
     const before = threadCpu(serve.pid);
     const started = performance.now();
     let next = WARMUP;
@@ -97,6 +146,12 @@ async function runOnce(flags: string): Promise<Run> {
     }));
     const seconds = (performance.now() - started) / 1000;
     const after = threadCpu(serve.pid);
+    const backendAfter = await backendCpu(db.url);
+    const backendMs = backendDelta(backendBefore, backendAfter) / 1e6 / BATCHES;
+    if (process.env.HTTP_BACKENDS) {
+      // Each backend's share, to tell the batches' connections from the others (LISTEN, relay, jobs).
+      for (const [pid, ns] of backendAfter) console.error(`  backend ${pid}: ${((ns - (backendBefore.get(pid) ?? 0)) / 1e6 / BATCHES).toFixed(2)} ms/batch  ${lastQueries.get(pid)}`);
+    }
     const mainMs = (after.main - before.main) / 1e6 / BATCHES;
     const othersMs = (after.others - before.others) / 1e6 / BATCHES;
     let singleUs = 0;
@@ -116,7 +171,7 @@ async function runOnce(flags: string): Promise<Run> {
       const end = threadCpu(serve.pid);
       singleUs = (end.main + end.others - cpu.main - cpu.others) / 1e3 / SINGLE;
     }
-    return { mainMs, othersMs, totalMs: mainMs + othersMs, eventsPerSecond: (BATCHES * BATCH_SIZE) / seconds, rssMb: peakRssMb(serve.pid), responseBytes, singleUs };
+    return { mainMs, othersMs, totalMs: mainMs + othersMs, backendMs, eventsPerSecond: (BATCHES * BATCH_SIZE) / seconds, rssMb: peakRssMb(serve.pid), responseBytes, singleUs };
   } finally {
     await serve.stop();
     if (process.env.HTTP_OUTPUT) appendFileSync(process.env.HTTP_OUTPUT, serve.output());
@@ -130,14 +185,14 @@ for (let pair = 0; pair < PAIRS; pair++) {
   for (const variant of VARIANTS) {
     const run = await runOnce(variant);
     runs.get(variant)!.push(run);
-    console.error(`${KIND} ${variant}: total ${run.totalMs.toFixed(1)} ms/batch (main ${run.mainMs.toFixed(1)}, others ${run.othersMs.toFixed(1)}), ${Math.round(run.eventsPerSecond)} ev/s, peak RSS ${run.rssMb} MB, response ${run.responseBytes} B${SINGLE ? `, single ${run.singleUs.toFixed(0)} µs/event` : ""}`);
+    console.error(`${KIND} ${variant}: total ${run.totalMs.toFixed(1)} ms/batch (main ${run.mainMs.toFixed(1)}, others ${run.othersMs.toFixed(1)}), backend ${run.backendMs.toFixed(1)} ms/batch, ${Math.round(run.eventsPerSecond)} ev/s, peak RSS ${run.rssMb} MB, response ${run.responseBytes} B${SINGLE ? `, single ${run.singleUs.toFixed(0)} µs/event` : ""}`);
   }
 }
 console.log(`\n${KIND}: ${PAIRS} alternated runs, ${WARMUP} warm-up + ${BATCHES} measured batches of ${BATCH_SIZE}, medians:`);
 for (const [variant, list] of runs) {
   const m = (pick: (r: Run) => number) => median(list.map(pick));
   console.log(
-    `${variant.padEnd(40)} total ${m((r) => r.totalMs).toFixed(1)} ms/batch  main ${m((r) => r.mainMs).toFixed(1)}  others ${m((r) => r.othersMs).toFixed(1)}  ` +
+    `${variant.padEnd(40)} total ${m((r) => r.totalMs).toFixed(1)} ms/batch  main ${m((r) => r.mainMs).toFixed(1)}  others ${m((r) => r.othersMs).toFixed(1)}  backend ${m((r) => r.backendMs).toFixed(1)}  ` +
       `${Math.round(m((r) => r.eventsPerSecond))} ev/s  RSS ${m((r) => r.rssMb)} MB` + (SINGLE ? `  single ${m((r) => r.singleUs).toFixed(0)} µs/event` : ""),
   );
 }

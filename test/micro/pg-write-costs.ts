@@ -12,6 +12,9 @@
  * SERVER_ROUNDS=n (default 0): then runs the captured statement n times on
  * the database, each in a transaction rolled back, and prints the median CPU
  * per run of this process and of its backend (/proc/<pid>/schedstat).
+ * SERVER_PARTS=1: then also each write alone, SERVER_ROUNDS times: the
+ * backend's CPU and the WAL bytes per table. SERVER_SETUP_SQL: statements run
+ * before (e.g. an index dropped to see its share).
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -71,6 +74,8 @@ async function onServer(em: SqlEntityManager): Promise<void> {
   const connection = (await client.acquireConnection()) as PgClient & { processID: number };
   const backendNs = () => Number(readFileSync(`/proc/${connection.processID}/schedstat`, "utf8").split(" ")[0]);
   const store = postgresHotStore(connection, (err) => { throw err; });
+  // SERVER_SETUP_SQL: `;`-separated statements run once before the rounds (e.g. an index dropped, to see its share).
+  for (const sql of (process.env.SERVER_SETUP_SQL ?? "").split(";").filter((text) => text.trim())) await connection.query({ text: sql, values: [] });
   const node: number[] = [];
   const server: number[] = [];
   try {
@@ -88,6 +93,35 @@ async function onServer(em: SqlEntityManager): Promise<void> {
     await client.releaseConnection(connection);
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1].toFixed(2);
+  if (process.env.SERVER_PARTS) {
+    // Each write alone, SERVER_ROUNDS times, each in a transaction rolled back: the backend's CPU per table.
+    const acquired = (await client.acquireConnection()) as PgClient & { processID: number };
+    const partNs = () => Number(readFileSync(`/proc/${acquired.processID}/schedstat`, "utf8").split(" ")[0]);
+    const alone = postgresHotStore(acquired, (err) => { throw err; });
+    try {
+      for (const write of writes) {
+        const rows = "insert" in write ? write.rows.length : "updateParticipants" in write ? write.updateParticipants.length : write.spendLots.length;
+        if (rows === 0) continue;
+        const name = "insert" in write ? `${write.insert.table}${write.upsert ? " (upsert)" : ""}` : "updateParticipants" in write ? "participants (update)" : "lots spent";
+        const times: number[] = [];
+        const wal: number[] = [];
+        const lsn = async () => (await acquired.query({ text: "select pg_current_wal_insert_lsn()::text as l", values: [] })).rows[0] as { l: string };
+        const bytesOf = ({ l }: { l: string }) => { const [high, low] = l.split("/"); return parseInt(high, 16) * 2 ** 32 + parseInt(low, 16); };
+        for (let r = 0; r < SERVER_ROUNDS; r++) {
+          await acquired.query({ text: "begin", values: [] });
+          const walStart = bytesOf(await lsn());
+          const start = partNs();
+          await alone.writeAll([write]);
+          times.push((partNs() - start) / 1e6);
+          wal.push(bytesOf(await lsn()) - walStart);
+          await acquired.query({ text: "rollback", values: [] });
+        }
+        console.log(`  ${name.padEnd(36)} ${String(rows).padStart(4)} rows  backend ${median(times)} ms  WAL ${(Number(median(wal)) / 1024).toFixed(0)} kB`);
+      }
+    } finally {
+      await client.releaseConnection(acquired);
+    }
+  }
   console.log(`on the server: Node ${median(node)} ms, backend ${median(server)} ms per write statement (median of ${SERVER_ROUNDS})`);
 }
 

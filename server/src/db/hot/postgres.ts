@@ -10,12 +10,16 @@ export interface PgClient {
 
 /**
  * How each column kind is bound: one parameter per column holding every
- * row's value, spread into rows by `rows from (…)`. Scalars go as a
+ * row's value, spread into rows (insertRows). Scalars go as a
  * PostgreSQL array spread by `unnest`; JSON columns go as ONE JSON array
  * text spread by `jsonb_array_elements`, because a `jsonb[]` parameter costs
  * a JSON.stringify per value and then node-postgres escapes every quote of
  * that text again into the array literal (the largest client cost of a
- * batch's flush); the JSON array is one native JSON.stringify.
+ * batch's flush); the JSON array is one native JSON.stringify. A binary
+ * `jsonb[]` (each element's text after jsonb's version byte, parsed once by
+ * jsonb_recv, no quoting) was tried and kept out: backend CPU of a stored
+ * batch's participants update 2.1 → 2.8–3.0 ms, events insert 5.7 →
+ * 5.8–6.5 ms, Node's build 1.22 → 1.42 ms (pg-write-costs.ts, 2 pairs).
  */
 const ARRAY_TYPE: Record<Exclude<ColumnKind, "json">, string> = {
   text: "text[]", bigint: "int8[]", integer: "int4[]", double: "float8[]", boolean: "bool[]", datetime: "timestamptz[]",
@@ -51,7 +55,7 @@ function uniformColumns(shape: TableShape, rows: object[], declared: readonly st
     for (let i = 1; i < values.length && same; i++) same = sameValue(values[i][property], first);
     if (same) uniform.add(property);
   }
-  // `rows from` needs one spread column at least.
+  // The spread needs one column at least (the rows come from it).
   return uniform.size < shape.columns.length ? uniform : NONE_UNIFORM;
 }
 const NONE_UNIFORM: ReadonlySet<string> = new Set();
@@ -229,6 +233,19 @@ function insertText(shape: TableShape, bound: BoundColumns, upsert?: Upsert): st
  * Parameter `$i+1` per column i: a scalar for a uniform column (see
  * SCOPE_COLUMNS), else an array spread into the rows; a datetime array holds
  * epoch milliseconds unless bound as texts (see epochMillis).
+ *
+ * The arrays are spread by set-returning calls in a select list, which run
+ * in lockstep (PostgreSQL 10+: one row per element, as `rows from (…)`
+ * zips them), each row handed straight to the insert (ProjectSet). `rows
+ * from (…)` (a Function Scan) first copies every function's whole result
+ * into a tuplestore of its own and reads them back: the backend's CPU per
+ * insert of a stored batch of 500 (pg-write-costs.ts SERVER_PARTS, 80 rounds
+ * alternated in one process, twice) events 5.78/5.91 → 5.37/5.53 ms, ledger
+ * 1.63/1.67 → 1.45/1.48, standings 4.94/4.85 → 4.77/4.69, the 8 inserts
+ * together 18.2/18.1 → 17.1/17.2 ms. The UPDATE … FROM statements below
+ * spread theirs the same way (participants update 2.32 → 2.11 ms, 60 rounds
+ * alternated): the planner estimates the rows of both forms alike (by the
+ * arrays' lengths), so their joins are planned as before.
  */
 function insertRows(shape: TableShape, { uniform, texts }: BoundColumns): string {
   const columns = shape.columns.map((column) => `"${column.field}"`).join(", ");
@@ -238,7 +255,7 @@ function insertRows(shape: TableShape, { uniform, texts }: BoundColumns): string
     : column.kind === "json" ? `nullif(u.c${i}, 'null'::jsonb)` : epoch(column) ? `to_timestamp(u.c${i} / 1000)` : `u.c${i}`)).join(", ");
   const spreads = shape.columns.flatMap((column, i) => (uniform.has(column.property) ? []
     : [{ sql: epoch(column) ? `unnest($${i + 1}::float8[])` : spread(column.kind, i + 1), alias: `c${i}` }]));
-  return `insert into "${shape.table}" (${columns}) select ${values} from rows from (${spreads.map((column) => column.sql).join(", ")}) as u(${spreads.map((column) => column.alias).join(", ")})`;
+  return `insert into "${shape.table}" (${columns}) select ${values} from (select ${spreads.map((column) => `${column.sql} as ${column.alias}`).join(", ")}) as u`;
 }
 
 /** How a write's columns are bound: those once as scalars (`uniform`), and the datetime columns sent as texts rather than epoch milliseconds. */
@@ -307,16 +324,16 @@ const UPDATE_PARTICIPANTS = `update participants as p set
   peak_level = case when u.peak then u.peak_level else p.peak_level end,
   prior_month_peak_level = case when u.peak then u.prior_month_peak_level else p.prior_month_peak_level end,
   updated_at = to_timestamp(u.updated_at / 1000)
-from rows from (unnest($1::text[]), unnest($2::int8[]), unnest($3::int4[]), unnest($4::text[]), jsonb_array_elements($5::jsonb), jsonb_array_elements($6::jsonb),
-    unnest($7::bool[]), unnest($8::text[]), unnest($9::int4[]), unnest($10::int4[]), unnest($11::float8[]))
-  as u(id, xp, level, tier_code, tags, event_counts, peak, peak_month, peak_level, prior_month_peak_level, updated_at)
+from (select unnest($1::text[]) as id, unnest($2::int8[]) as xp, unnest($3::int4[]) as level, unnest($4::text[]) as tier_code,
+    jsonb_array_elements($5::jsonb) as tags, jsonb_array_elements($6::jsonb) as event_counts, unnest($7::bool[]) as peak, unnest($8::text[]) as peak_month,
+    unnest($9::int4[]) as peak_level, unnest($10::int4[]) as prior_month_peak_level, unnest($11::float8[]) as updated_at) as u
 where p.id = u.id`;
 
 const SPEND_LOTS = `update currency_lots as l set remaining = l.remaining - u.amount
-from unnest($1::text[], $2::int8[]) as u(id, amount) where l.id = u.id`;
+from (select unnest($1::text[]) as id, unnest($2::int8[]) as amount) as u where l.id = u.id`;
 
 const MARK_EVENTS_PROCESSED = `update events as e set status = 'processed', effects = u.effects, effects_count = u.effects_count, processed_at = $4
-from rows from (unnest($1::text[]), jsonb_array_elements($2::jsonb), unnest($3::int4[])) as u(id, effects, effects_count) where e.id = u.id`;
+from (select unnest($1::text[]) as id, jsonb_array_elements($2::jsonb) as effects, unnest($3::int4[]) as effects_count) as u where e.id = u.id`;
 
 /** UPDATE_PARTICIPANTS' parameters: one array per column, in its order. */
 function participantArrays(rows: ParticipantUpdate[]): unknown[] {
