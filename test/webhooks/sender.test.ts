@@ -1,3 +1,5 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_SEND_TIMEOUT_MS, sendWebhook, type WebhookRequest } from "../../server/src/webhooks/sender.js";
 import { Receiver } from "./support/receiver.js";
@@ -87,5 +89,38 @@ describe("sendWebhook against a real HTTP endpoint", () => {
     await sendWebhook(request, { now: stale });
     await sendWebhook(request, { now: edge });
     expect(receiver.requests.map((r) => r.signatureValid)).toEqual([false, true]);
+  });
+
+  describe("an answer whose body misbehaves: its status decides, as soon as it is known", () => {
+    let server: Server;
+    let url: string;
+    let reply: "large" | "stalled" = "large";
+    beforeAll(async () => {
+      server = createServer((req, res) => {
+        req.resume();
+        req.on("end", () => {
+          res.writeHead(200, { "content-type": "text/plain" });
+          // 1 MB, past what is read of a body nobody looks at (the socket is closed instead), or a body that stops mid-way.
+          if (reply === "large") res.end("x".repeat(1024 * 1024));
+          else res.write("partial");
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    });
+    afterAll(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+
+    it("a body far larger than anyone reads: a success, the rest not read", async () => {
+      reply = "large";
+      expect(await sendWebhook({ ...request, url }, { now: realClock })).toEqual({ ok: true, statusCode: 200 });
+    });
+
+    it("a body that stalls past the timeout: still the status, not a timeout", async () => {
+      reply = "stalled";
+      expect(await sendWebhook({ ...request, url }, { now: realClock, timeoutMs: 300 })).toEqual({ ok: true, statusCode: 200 });
+    });
   });
 });
