@@ -133,10 +133,11 @@ function clockOf(db: Database, scope: Scope): Promise<Date | null> {
  * small prefetch caps sendings at prefetch ÷ receiver latency; and the
  * dispatcher creates and records the sendings of the messages in hand
  * together, so more in hand means fewer statements per sending. It bounds
- * what is in flight per endpoint on its own (16 by default).
+ * what is in flight per endpoint on its own (16 by default). 128 was tried
+ * (24 Nov, test/micro/webhook-costs.ts, 3 pairs): bigger ticks (294
+ * transactions per 2,000 sendings instead of 469), but the worker's CPU per
+ * sending within noise (343–418 µs against 380–442) and no clear rate gain.
  */
-// 128 was tried (24 Nov, test/micro/webhook-costs.ts, 3 pairs): bigger ticks (294 transactions per 2,000 sendings
-// instead of 469), but worker CPU per sending within noise (343–418 µs against 380–442) and no clear rate gain.
 const WEBHOOK_PREFETCH = 64;
 
 /**
