@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { spawn } from "node:child_process";
+import { type AddressInfo, connect, type Socket } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_SEND_TIMEOUT_MS, sendWebhook, type WebhookRequest } from "../../server/src/webhooks/sender.js";
 import { Receiver } from "./support/receiver.js";
@@ -62,6 +63,29 @@ describe("sendWebhook against a real HTTP endpoint", () => {
     expect(result.statusCode).toBeUndefined();
     expect(result.error).toBe("timeout after 0.3s");
     expect(DEFAULT_SEND_TIMEOUT_MS).toBe(10_000);
+  });
+
+  it("gives up after the timeout while the connection is still being opened", async () => {
+    // A listener that never accepts, its queue filled: the next connect hangs in SYN_SENT,
+    // as one to a blackholed address does (Node accepts every connection, so python holds it).
+    const listener = spawn("python3", ["-c", "import socket,time\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen(0)\nprint(s.getsockname()[1],flush=True)\ntime.sleep(60)"]);
+    const fillers: Socket[] = [];
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        listener.once("error", reject);
+        listener.stdout.once("data", (data) => resolve(Number(String(data).trim())));
+      });
+      for (let i = 0; i < 3; i++) fillers.push(connect(port, "127.0.0.1").on("error", () => {}));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const started = Date.now();
+      const result = await sendWebhook({ ...request, url: `http://127.0.0.1:${port}/hooks` }, { now: realClock, timeoutMs: 300 });
+      expect(result).toEqual({ ok: false, error: "timeout after 0.3s" });
+      // Before, the attempt waited for undici's own 10 s connect timeout; a loaded machine may add seconds to the 0.3 s.
+      expect(Date.now() - started).toBeLessThan(DEFAULT_SEND_TIMEOUT_MS / 2);
+    } finally {
+      for (const socket of fillers) socket.destroy();
+      listener.kill();
+    }
   });
 
   it("does not follow a redirect, so the signed payload never reaches the other host", async () => {

@@ -144,6 +144,9 @@ class Attempt implements Dispatcher.DispatchHandlers {
   ) {
     this.timer = setTimeout(() => {
       this.timedOut = true;
+      // Settled now, whatever the socket does next: a connect that hangs
+      // would otherwise hold the attempt until undici's own connect timeout.
+      this.settle();
       // Not yet on a socket (connecting): aborted as soon as it is, see onConnect.
       this.abort?.();
     }, timeoutMs);
@@ -183,9 +186,13 @@ class Attempt implements Dispatcher.DispatchHandlers {
   }
 
   onError(err: Error): void {
-    // Once the status arrived it decides, whatever happens to the body (as when dump() failed).
+    this.settle(err);
+  }
+
+  /** Once the status arrived it decides, whatever happens to the body (as when dump() failed). */
+  private settle(err?: Error): void {
     if (this.statusCode !== 0) this.finish(this.outcome());
-    else this.finish(this.timedOut ? { ok: false, error: `timeout after ${this.timeoutMs / 1000}s` } : { ok: false, error: networkErrorText(err) });
+    else this.finish(this.timedOut || err === undefined ? { ok: false, error: `timeout after ${this.timeoutMs / 1000}s` } : { ok: false, error: networkErrorText(err) });
   }
 
   private outcome(): SendResult {
