@@ -189,7 +189,10 @@ class Attempt implements Dispatcher.DispatchHandlers {
     this.settle(err);
   }
 
-  /** Once the status arrived it decides, whatever happens to the body (as when dump() failed). */
+  /**
+   * Ends the attempt on `err`, or on the timeout when called without one.
+   * Once the status arrived it decides, whatever happens to the body (as when dump() failed).
+   */
   private settle(err?: Error): void {
     if (this.statusCode !== 0) this.finish(this.outcome());
     else this.finish(this.timedOut || err === undefined ? { ok: false, error: `timeout after ${this.timeoutMs / 1000}s` } : { ok: false, error: networkErrorText(err) });
