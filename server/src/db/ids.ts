@@ -17,11 +17,8 @@ export type IdPrefix =
  *
  * The pool is kept as one string, made once per refill, and an id's random
  * part is a slice of it: one flat piece per id, without a call into the
- * runtime per id (Buffer#toString per id was ≈ 2 % of a batch's CPU).
- * Appending character by character built a chain of ~20 string pieces per
- * id instead, which every id kept until it was first read whole (a batch of
- * 500 events holds ~3,000 ids until it writes: ~0.5 MB of pieces for the
- * young collections to copy).
+ * runtime per id nor a chain of string pieces held until the batch writes.
+ * Why: docs/performance-log.md#id-pool
  */
 const POOL_SIZE = 4096;
 const bytes = Buffer.alloc(POOL_SIZE);

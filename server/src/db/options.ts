@@ -36,31 +36,18 @@ interface SqliteConnection {
 }
 
 /**
- * The page cache of the embedded database's connection (KiB; SQLite's
- * default is 2 MB; the process keeps to ≤ 250 MB RSS). 32 MB instead: serve's
- * main thread 58.4 → 63.2 ms per batch of 500 (no gain, medians of 3
- * alternated pairs, test/micro/http-batch-costs.ts after 40 warm-up batches),
- * peak RSS 219 → 247 MB (258 in one run).
+ * The page cache of the embedded database's connection (KiB): larger than
+ * SQLite's default, within the process's memory budget.
+ * Why 8 MiB: docs/performance-log.md#sqlite-page-cache
  */
 const SQLITE_CACHE_KIB = 8 * 1024;
 
 /**
- * The page size of a new embedded database (SQLite's default is 4 KiB). A
- * batch's inserts land on index leaves all over each table, and each page
- * changed is a WAL frame: its header and page written by two system calls
- * and checksummed at COMMIT, on the event loop, then copied back by the
- * checkpoint. With 8 KiB pages a stored batch of 500 events changes fewer,
- * larger pages: its COMMIT took 4.4 → 3.1 ms CPU, the checkpoint 5.2 → 3.8
- * (replayed). 16 KiB: once the participant-keyed indexes outgrow a batch
- * (a club past ~20,000 events, as in the bench's measured batches, after its
- * warm-up ones), a batch of 500 participants changes most of their leaves
- * whatever their size, so larger leaves mean fewer of them: 630 → 350 WAL
- * frames per batch (the event loop's write calls 1,260 → 700, its page reads
- * 245 → 140), and the event loop's CPU per stored batch 46 → 42.5 ms (median
- * of 6 alternated pairs, batches 50-80 of test/micro/batch-costs.ts; no
- * difference over the first 30). Set before WAL mode, it applies to a file
- * with no tables yet only: an existing database keeps its page size
- * (changing it takes a VACUUM outside WAL mode).
+ * The page size of a new embedded database: fewer, larger WAL frames per
+ * batch. Set before WAL mode, it applies to a file with no tables yet only:
+ * an existing database keeps its page size (changing it takes a VACUUM
+ * outside WAL mode).
+ * Why 16 KiB pages: docs/performance-log.md#sqlite-page-size
  */
 const SQLITE_PAGE_SIZE = 16384;
 
@@ -72,11 +59,9 @@ const SQLITE_PAGE_SIZE = 16384;
  * before it returns, so what was answered survives a power loss (NORMAL
  * syncs only at checkpoints and may lose the last commits) — except where the
  * process syncs the WAL itself before anything depends on a commit
- * (`syncEachCommit` false: wal-sync.ts), which then commits with NORMAL. The page cache:
- * the event path's inserts land on index pages all over each table (keys by
- * participant, random ids); with SQLite's 2 MB the cache stopped holding
- * them once a club had ~10k events, and every batch went back to the file
- * for thousands of pages. The automatic checkpoint is pushed far out: a
+ * (`syncEachCommit` false: wal-sync.ts), which then commits with NORMAL. The page cache
+ * holds the index pages the event path's inserts land on all over each table
+ * (docs/performance-log.md#sqlite-page-cache). The automatic checkpoint is pushed far out: a
  * worker thread checkpoints (sqlite-checkpoints.ts). Runs on every new
  * pooled connection (knex recycles them).
  */

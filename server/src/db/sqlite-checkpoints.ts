@@ -9,8 +9,8 @@ import { Worker } from "node:worker_threads";
  * writing each page, two fsyncs). SQLite's automatic checkpoint runs inside
  * the COMMIT that crosses wal_autocheckpoint (1,000 pages): on the one
  * connection the server has, so on the event loop, in a request's
- * transaction. A batch of 500 events changes ~500-1,000 pages, so nearly
- * every batch paid a whole checkpoint before answering.
+ * transaction: nearly every batch paid a whole checkpoint before answering
+ * (docs/performance-log.md#sqlite-checkpoints).
  *
  * Here a worker thread holds a second connection to the file and runs a
  * PASSIVE checkpoint every CHECKPOINT_EVERY_MS: it never blocks the writer
@@ -51,7 +51,8 @@ export function startSqliteCheckpoints(file: string): SqliteCheckpoints {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: { file, libsql, everyMs: CHECKPOINT_EVERY_MS },
-    // It allocates next to nothing: a small heap keeps the process's RSS (≤ 250 MB, issue #10) for the server.
+    // It allocates next to nothing: a small heap leaves the process's memory budget to the server.
+    // Why: docs/performance-log.md#sqlite-checkpoint-worker-heap
     resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 2 },
   });
   // Never what keeps a process alive; a failure only costs the writer its own checkpoints.

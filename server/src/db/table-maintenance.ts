@@ -20,8 +20,9 @@ import type { Database } from "./orm.js";
  * install under load is planned for its size within seconds, not after
  * half a minute of plans made for empty tables: a table whose statistics
  * count fewer than YOUNG_ROWS rows is acted on at every check. A bigger one
- * at most every MIN_INTERVAL_S: under load its 10 % come every few seconds,
- * and an ANALYZE of a big events table takes about a second here.
+ * at most every MIN_INTERVAL_S: under load its share of changed rows comes
+ * every few seconds, and its ANALYZE is not free
+ * (docs/performance-log.md#table-maintenance-interval).
  * (The event path's plans do not hang on fresh statistics anyway, see
  * db/hot/scoped-reads.ts; this keeps the rest of the service's plans sane.)
  *

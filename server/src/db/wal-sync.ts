@@ -6,10 +6,7 @@ import { open, type FileHandle } from "node:fs/promises";
  *
  * With synchronous=FULL every COMMIT writes its WAL frames and then waits,
  * inside the statement, on the event loop, for fdatasync: nothing else runs
- * meanwhile. A batch of 500 events writes ≈ 5.7 MB of frames, whose sync
- * took a few ms on this kind of machine; `clube serve` did 6,496 events/s in
- * batches with FULL and 7,488 with NORMAL (test/micro/http-batch-costs.ts,
- * medians of 3 alternated pairs, main thread 69.5 → 64.2 ms per batch).
+ * meanwhile (docs/performance-log.md#wal-sync-off-the-event-loop).
  *
  * So such a process commits with synchronous=NORMAL (WAL frames are written
  * at COMMIT, synced only here and by checkpoints: a crash may lose the last
@@ -25,7 +22,7 @@ import { open, type FileHandle } from "node:fs/promises";
  * frame missing, what a crash can lose is never an answered commit.
  *
  * Whether anything was committed since the last sync is read off the
- * connection (`total_changes()` and `data_version`, ≈ µs, synchronous): a
+ * connection (`total_changes()` and `data_version`, cheap and synchronous): a
  * read-only request waits for nothing. Inside an open transaction the count includes changes
  * not yet committed, so a sync started then covers an unknown count and only
  * one started outside a transaction moves the mark.

@@ -71,17 +71,9 @@ export type Event = InferEntity<typeof Event>;
  * A rule's runs are stored by what reads them back (loadRuleRuns), not as one
  * row per run: the dedupe keys a rule fired for (probed by exact key) and, for
  * rules with limits only, one counter row per participant, rule and club day
- * (read a few rows per probe, however much the participant plays). Until 26
- * Nov each run was a rule_runs row with three indexes (≈ 425 rows per batch of
- * 500 bench events, ≈ 5.3 ms of SQLite CPU plus ≈ 28 % of the batch's WAL
- * pages), and the counters read aggregated every run of the day: a player's
- * 500th bet of a day read 500 rows per probe. Now the counters read of a
- * batch of 500 players stays at 4.0-4.6 ms of SQLite CPU from 1 to 1,000 runs
- * per player and day, where the rows per run took 4.2, 81, 567 and 1,994 ms at
- * 1, 100, 500 and 1,000 (test/micro/rule-run-counters-growth.ts), and a stored
- * batch of the bench mix writes 181 WAL pages instead of 226 (rule runs: 62 →
- * ≈ 21). The bench mix itself (about one event per player and day) gains
- * little CPU: nearly every run there is its day's first, a row either way.
+ * (read a few rows per probe, however much the participant plays), so the
+ * limit read stays flat as a player's runs of the day grow.
+ * Why: docs/performance-log.md#rule-run-storage
  */
 
 /**
@@ -91,7 +83,7 @@ export type Event = InferEntity<typeof Event>;
  * key is the event's id by default, and ids that grow with time then land at
  * the end of the key order, where a participant first would put every row of
  * a batch on a page of its own (a page written per run). A rowid table on
- * SQLite, measured against WITHOUT ROWID (see migration 20261126020000).
+ * SQLite (docs/performance-log.md#rule-runs-rowid-tables).
  */
 export const RuleDedupeKey = defineEntity({
   name: "RuleDedupeKey",

@@ -17,13 +17,11 @@ import { amountColumn, idColumn, refColumn, tenancyColumns } from "./columns.js"
  * edition), which the event path's upsert names: no surrogate id. Every event
  * batch rewrites its standings, and with the score in the ranking index no
  * update is HOT, so each index of the table gets an entry per update: an id
- * index nobody reads cost a third of them.
+ * index nobody reads cost a third of them
+ * (docs/performance-log.md#standings-identity-key).
  *
- * Tried and kept out: the SQLite table WITHOUT ROWID (one b-tree fewer per
- * upsert). The 44 stored batches of test/micro/batch-costs.ts replayed
- * (test/micro/sqlite-replay.c): SQLite's instructions 4.37 → 4.49 G, the
- * standings upserts 88 → 144 ms, the WAL 147 → 158 MB: the rank index then
- * holds the whole text key instead of a rowid, and the key's leaves the rows.
+ * A rowid table on SQLite: WITHOUT ROWID makes the rank index hold the whole
+ * text key (docs/performance-log.md#standings-without-rowid).
  */
 export const TournamentStanding = defineEntity({
   name: "TournamentStanding",

@@ -6,13 +6,13 @@
  * text format, each parameter on its own, so a statement may mix both; the
  * statement's text is the same either way (`unnest($1::int8[])`: the cast
  * gives the parameter its type, whose receive function reads the binary
- * form). Compared with the literal text of arrayParameter (postgres.ts):
+ * form). Compared with the literal text of arrayParameter (postgres.ts;
+ * figures: docs/performance-log.md#postgresql-binary-arrays):
  * - Node: numbers are written as bytes instead of formatted by
- *   JSON.stringify (a float8 epoch millisecond costs ≈ 5× more as text);
- *   ASCII strings are joined once with a 4-byte placeholder before each,
- *   written in one copy, and the placeholders patched with the lengths: no
- *   per-element quoting or escape scan (JSON.stringify's string path is
- *   ≈ 2× a join's), and the Buffer lives outside V8's heap.
+ *   JSON.stringify; ASCII strings are joined once with a 4-byte placeholder
+ *   before each, written in one copy, and the placeholders patched with the
+ *   lengths: no per-element quoting or escape scan, and the Buffer lives
+ *   outside V8's heap.
  * - PostgreSQL: array_recv calls each element's receive function on a
  *   length-prefixed slice instead of array_in's character-by-character
  *   parse and the element's text input (strtod for a float8, the integer
@@ -86,7 +86,7 @@ function textArray(values: readonly unknown[]): Buffer | null {
     else if (typeof value !== "string") return null;
   }
   // The first element's placeholder is not in the text: prepending it would make a rope that byteLength and
-  // write flatten into a copy of the whole text (≈ 0.5 MB per batch).
+  // write flatten into a copy of the whole text (docs/performance-log.md#postgresql-binary-arrays).
   const joined = values.join(PLACEHOLDER);
   if (Buffer.byteLength(joined, "utf8") !== joined.length) return null;
   const buffer = Buffer.allocUnsafe(HEADER_BYTES + PLACEHOLDER.length + joined.length);

@@ -16,10 +16,7 @@ export interface PgClient {
  * a JSON.stringify per value and then node-postgres escapes every quote of
  * that text again into the array literal (the largest client cost of a
  * batch's flush); the JSON array is one native JSON.stringify. A binary
- * `jsonb[]` (each element's text after jsonb's version byte, parsed once by
- * jsonb_recv, no quoting) was tried and kept out: backend CPU of a stored
- * batch's participants update 2.1 → 2.8–3.0 ms, events insert 5.7 →
- * 5.8–6.5 ms, Node's build 1.22 → 1.42 ms (pg-write-costs.ts, 2 pairs).
+ * `jsonb[]` cost the backend more: docs/performance-log.md#postgresql-jsonb-arrays
  */
 const ARRAY_TYPE: Record<Exclude<ColumnKind, "json">, string> = {
   text: "text[]", bigint: "int8[]", integer: "int4[]", double: "float8[]", boolean: "bool[]", datetime: "timestamptz[]",
@@ -201,12 +198,8 @@ const names = new Map<string, string>();
  * (`run`). A named statement's plan is cached as a generic one after five
  * runs when the planner guesses it no dearer, and a generic plan assumes ten
  * or so elements per array parameter: for a batch of 500 that guess can be
- * far off. Seen on statistics of tables analysed empty (no worker doing
- * table maintenance yet, db/table-maintenance.ts): a batch's server time
- * doubled (≈ 45 → ≈ 90–100 ms) from the sixth batch on a connection, the
- * combined state read going from ≈ 13 to ≈ 65 ms (test/micro/batch-costs.ts,
- * server CPU per batch); forced generic plans of the lock and key probes cost
- * 40–170× their custom ones there. With current statistics the two agree.
+ * far off, worst on statistics of tables analysed empty
+ * (docs/performance-log.md#postgresql-unnamed-large-reads).
  * Small groups (single events at c=32, the tightest per-group budget) keep
  * their cached plans, planning being pure overhead where the generic guess
  * fits; the named statement then only ever sees small arrays, so the generic
@@ -238,14 +231,11 @@ function insertText(shape: TableShape, bound: BoundColumns, upsert?: Upsert): st
  * in lockstep (PostgreSQL 10+: one row per element, as `rows from (…)`
  * zips them), each row handed straight to the insert (ProjectSet). `rows
  * from (…)` (a Function Scan) first copies every function's whole result
- * into a tuplestore of its own and reads them back: the backend's CPU per
- * insert of a stored batch of 500 (pg-write-costs.ts SERVER_PARTS, 80 rounds
- * alternated in one process, twice) events 5.78/5.91 → 5.37/5.53 ms, ledger
- * 1.63/1.67 → 1.45/1.48, standings 4.94/4.85 → 4.77/4.69, the 8 inserts
- * together 18.2/18.1 → 17.1/17.2 ms. The UPDATE … FROM statements below
- * spread theirs the same way (participants update 2.32 → 2.11 ms, 60 rounds
- * alternated): the planner estimates the rows of both forms alike (by the
- * arrays' lengths), so their joins are planned as before.
+ * into a tuplestore of its own and reads them back, which costs the backend
+ * more (docs/performance-log.md#postgresql-select-list-spread). The
+ * UPDATE … FROM statements below spread theirs the same way: the planner
+ * estimates the rows of both forms alike (by the arrays' lengths), so their
+ * joins are planned as before.
  */
 function insertRows(shape: TableShape, { uniform, texts }: BoundColumns): string {
   const columns = shape.columns.map((column) => `"${column.field}"`).join(", ");
@@ -410,7 +400,7 @@ function numberedAs(sql: string, numbers: readonly number[]): string {
  * that an array passed again under the same cast (the same object: a step's
  * state reads all take its participant ids) takes the number it had, so it
  * is encoded, sent and read by the server once instead of once per read
- * (3 × 500 ids of a batch's combined state read). Only the same object is
+ * (docs/performance-log.md#postgresql-shared-array-parameters). Only the same object is
  * shared, never equal contents found by comparing them: the pattern follows
  * the code path, so a statement's text stays the same from batch to batch.
  * `pattern` names it for the cache of statement texts ("" when nothing is shared).

@@ -10,8 +10,8 @@
  * most common values for hours. Both make `club_id = ? and env = ? and
  * key = any(?)` look cheaper as a scan of the whole club's range with the key
  * as a Filter than as one index probe per key (PostgreSQL 15 costs an array
- * condition of an index as that many scans): 2–3 s per batch of 500 events
- * in a big club. So each statement leaves the planner a single sensible
+ * condition of an index as that many scans; docs/performance-log.md#plans).
+ * So each statement leaves the planner a single sensible
  * index (test/db/query-plans.test.ts asserts the shapes):
  * - byScopedKeys: one probe per key of the unique index over (club_id, env,
  *   key) — in any column order: events' leads with idempotency_key — a
@@ -23,18 +23,9 @@
  * - byIdsInScope: the primary key alone, the scope checked on the rows found
  *   (fenced by `offset 0`, else the planner pushes it back into the scan and
  *   may prefer an index starting with club_id, env).
- * Each probe and each index entry written compares its key texts under the
- * database's collation. PostgreSQL 15 compares byte-wise only under "C" or
- * "POSIX"; any other (C.UTF-8 included, this machine's default) goes through
- * strcoll per comparison. Measured with the hot tables' text columns altered
- * to COLLATE "C": server CPU per stored batch of 500 29.5/29.1/27.9 →
- * 27.8/27.3/26.5 ms (batch-costs.ts BATCH_SETUP_SQL, 3 alternated pairs),
- * 1,150 dedupe-key probes 2.6–2.75 → 2.3 ms. Not done: a column compared
- * with another of a different implicit collation fails ("could not determine
- * which collation to use"), so every id and key column of the schema would
- * change together, rebuilding their indexes, and ORDER BY on them changes in
- * a locale other than C/C.UTF-8. A database created with LC_COLLATE "C"
- * gets it for nothing (an operator's choice, docs).
+ * The key columns keep the database's collation rather than COLLATE "C":
+ * every id and key column would have to change together. Why, and what "C"
+ * would save: docs/performance-log.md#postgresql-collation-c
  * SQLite plans the list as `in (select value from json_each(?))`: it probes
  * (club_id, env, key) per key by itself, and with `+club_id`/`+env` (which
  * keeps those columns out of index choice) the primary key for ids.

@@ -32,8 +32,7 @@ function statement(db: LibsqlDatabase, sql: string): LibsqlStatement {
  * A read statement in raw mode (rows as arrays) and its column names. libsql
  * builds an object row property by property through N-API (a native call
  * and a key string per value); arrays, made into objects here with the same
- * keys in the same order, cost less: a 500-row read of the participants'
- * 15 columns took 2.2 → 1.7 ms CPU. A stored batch reads ~5,000 rows.
+ * keys in the same order, cost less (docs/performance-log.md#sqlite-raw-reads).
  */
 interface Reader {
   stmt: LibsqlStatement;
@@ -88,16 +87,10 @@ function bound(kind: ColumnKind, value: unknown): unknown {
  * statements of these many rows, the largest first (at most three of each
  * smaller), so that a table needs few prepared statements whatever the
  * batch. A statement of n rows saves n - 1 runs (a native call, a VM reset
- * and start): a stored batch of 500 events writes ~2,700 rows, and its
- * writes replayed took 16-17 → 13-14 ms CPU. 64: larger statements saved no
- * more (256 tried again for the upserts, whose statement journal copies the
- * pages they touch once per statement: the standings' 78/80/75 → 76/73/79 ms
- * over 24 batches, 3 alternated pairs); SQLite binds up to 32,766 values (64
+ * and start); larger statements saved no more, and binding the rows as one
+ * JSON array cost more than it saved. SQLite binds up to 32,766 values (64
  * rows of ≤ 500 columns).
- * Binding the rows as one JSON array instead (`insert … select value ->> 0,
- * … from json_each(?)`, one value bound per statement) took 4.9 → 9.2 ms
- * CPU per 500 rows of 15 columns (libsql, medians of 5 alternated pairs):
- * SQLite's JSON parsing costs more than the binding it saves.
+ * Why 64, and what was tried: docs/performance-log.md#sqlite-multi-row-statements
  */
 const ROWS_PER_STATEMENT = [64, 16, 4, 1];
 
@@ -105,8 +98,8 @@ const ROWS_PER_STATEMENT = [64, 16, 4, 1];
  * Statement texts per table (or update) key beyond which a write stops
  * binding shared columns once (see runChunked): a bound on the prepared
  * statements kept (a 64-row statement's program is tens of KB), should the
- * columns the rows share keep changing. The bench's mix needs at most 8 per
- * table (52 in all).
+ * columns the rows share keep changing; the bench's mix stays well under it
+ * (docs/performance-log.md#sqlite-multi-row-statements).
  */
 const TEXTS_PER_KEY = 16;
 
@@ -116,9 +109,9 @@ const TEXTS_PER_KEY = 16;
  * list `textOf` wraps. A column whose value is the same in every row (the
  * club and environment, the time of the batch, columns left null…) is bound
  * once per statement as a numbered parameter `?N` that every row repeats:
- * binding a value costs the native call as much as SQLite's own work (a
- * stored batch's rows are ~26,000 values, 45 % of them such repeats; its
- * writes replayed took ~18 % less CPU bound this way). Parameters are all
+ * binding a value costs the native call as much as SQLite's own work, and
+ * many of a batch's values are such repeats
+ * (docs/performance-log.md#sqlite-shared-parameters). Parameters are all
  * numbered, shared ones first: SQLite gives a bare `?` the number after the
  * largest used so far, which a repeated `?N` would throw off. With
  * `returned`, each statement's rows (a RETURNING clause) are handed to it.
@@ -200,17 +193,10 @@ function valuesList(size: number, width: number, shared: boolean[]): string {
  * How a multi-row insert meets a broken constraint (a key taken, a NOT NULL):
  * inside a transaction, OR FAIL. The default (ABORT) undoes the statement's
  * own rows, so SQLite first copies every page the statement changes into a
- * statement journal (16 KiB each, kept in memory by libsql) — at every
- * statement, even pages already copied by the one before: a stored batch's
- * 64-row inserts copied ≈ 600 pages (≈ 10 MB; events ≈ 250, ledger ≈ 100,
- * standings ≈ 60), 3 times the pages its COMMIT writes to the WAL: 12 % of
- * SQLite's own instructions per batch (112 → 99 million, the statements of
- * 44 stored batches replayed under callgrind, test/micro/sqlite-replay.c);
- * the events insert 196 → 131 ms CPU over 28 batches (3 alternated pairs,
- * batch-costs.ts); serve's main thread 66.8 → 58.0 ms per batch of 500
- * (medians of 7 alternated pairs, 5 better, http-batch-costs.ts after 40
- * warm-up batches). The upserts still copy their pages (DO UPDATE always
- * aborts): ≈ 75 pages per batch. FAIL keeps the rows
+ * statement journal (kept in memory by libsql) — at every statement, even
+ * pages already copied by the one before: more pages than the COMMIT writes
+ * to the WAL (docs/performance-log.md#sqlite-insert-or-fail). The upserts
+ * still copy their pages (DO UPDATE always aborts). FAIL keeps the rows
  * before the broken one, which changes nothing here: the error is thrown and
  * the caller's transaction is rolled back whole (and never goes on after a
  * failed statement, as PostgreSQL would not let it). In autocommit the

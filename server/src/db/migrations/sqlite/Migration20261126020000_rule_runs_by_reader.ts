@@ -4,9 +4,8 @@ export class Migration20261126020000_rule_runs_by_reader extends Migration {
 
   override async up(): Promise<void> {
     // See the PostgreSQL migration of the same name. Rowid tables, though a text primary key is then a second B-tree:
-    // as WITHOUT ROWID tables (one B-tree each), a stored batch of the bench mix wrote as many WAL pages (184 against
-    // 181) and its COMMIT took longer (4.2 against 3.7 ms, main thread 58.1 against 56.4 ms per batch; medians of 6
-    // alternated pairs, test/micro/batch-costs.ts sqlite): whole rows, inserted at scattered keys, split more pages.
+    // whole rows of a WITHOUT ROWID table, inserted at scattered keys, split more pages.
+    // Why: docs/performance-log.md#rule-runs-rowid-tables
     this.addSql(`create table \`rule_dedupe_keys\` (\`rule_id\` text not null, \`dedupe_key\` text not null, \`participant_id\` text not null, \`club_id\` text not null, \`env\` text not null, \`event_id\` text null, \`fired_at\` datetime not null, primary key (\`rule_id\`, \`dedupe_key\`, \`participant_id\`));`);
     this.addSql(`create table \`rule_run_days\` (\`participant_id\` text not null, \`rule_id\` text not null, \`day_key\` text not null, \`club_id\` text not null, \`env\` text not null, \`runs\` integer not null, \`amounts\` json not null, \`last_run_at\` datetime not null, primary key (\`participant_id\`, \`rule_id\`, \`day_key\`));`);
     this.addSql(`insert into \`rule_dedupe_keys\` (\`rule_id\`, \`dedupe_key\`, \`participant_id\`, \`club_id\`, \`env\`, \`event_id\`, \`fired_at\`)
