@@ -1,6 +1,7 @@
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../generated/types.js";
 import type { ClubConfig, MissionConfig } from "../engine/config.js";
+import { fromMinorUnits } from "../engine/money.js";
 import { claimMission } from "../engine/evaluate.js";
 import { missionAvailable } from "../engine/missions.js";
 import { parseRewardSpec } from "../engine/rewards.js";
@@ -207,7 +208,7 @@ export async function listStore(db: Database, scope: Scope, externalId: string, 
       description: reward.description ?? null,
       illustration: reward.illustration,
       type: reward.type,
-      cost: { currency: priced.currency.code, amount_minor: priced.cost },
+      cost: { currency: priced.currency.code, amount: fromMinorUnits(priced.cost, priced.currency.decimals) },
       affordable: spendableBalance(state, priced.currency.code, now) >= priced.cost,
     });
   }
