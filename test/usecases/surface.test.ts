@@ -139,7 +139,7 @@ describeEachDatabase("participant surface", (kind) => {
         const claim = await claimMyMission(other.db, other.scope, "caio", "crash-10", { now: at(10), publicUrl: PUBLIC_URL });
         expect(claim).toEqual({
           mission_id: "crash-10", period_key: "2026-W47", reward_granted: null,
-          effects: [{ type: "currency_granted", currency: "coins", amount_minor: 200, rule_id: "mission:crash-10" }],
+          effects: [{ type: "currency_granted", currency: "coins", amount: 200, rule_id: "mission:crash-10" }],
         });
       } finally {
         await other.close();
@@ -198,13 +198,13 @@ describeEachDatabase("participant surface", (kind) => {
       const short = valid("StoreItemList", await listStore(club.db, club.scope, "fabi", at(2)));
       expect(short.data[0]).toEqual({
         code: "store-bonus-10", title: "R$ 10 de bônus", description: null, illustration: "gift", type: "client_delivered",
-        cost: { currency: "coins", amount_minor: 1000 }, affordable: false,
+        cost: { currency: "coins", amount: 1000 }, affordable: false,
       });
       expect(affordable(short)).toEqual({ "store-bonus-10": false, "store-cash-5": false, "avatar-dourado": false });
       expect(affordable(await listStore(club.db, club.scope, "gui", at(2)))).toEqual({ "store-bonus-10": true, "store-cash-5": false, "avatar-dourado": false });
 
       const bought = valid("Redemption", await redeemFromStore(club.db, club.scope, "gui", "store-bonus-10", { idempotencyKey: "loja-gui-0001", now: at(5), publicUrl: PUBLIC_URL }));
-      expect(bought).toMatchObject({ reward_code: "store-bonus-10", balance_after_minor: 0, delivery_status: "pending" });
+      expect(bought).toMatchObject({ reward_code: "store-bonus-10", balance_after: 0, delivery_status: "pending" });
       expect(await redeemFromStore(club.db, club.scope, "gui", "store-bonus-10", { idempotencyKey: "loja-gui-0001", now: at(6), publicUrl: PUBLIC_URL })).toEqual({ ...bought, duplicate: true });
       const gui = await participantRow(club.db, club.scope, "gui");
       const granted = (await recordedWebhooks(club.db, club.scope)).filter((hook) => hook.type === "reward.granted" && (hook.data.participant as { id: string }).id === gui.id);
