@@ -4,6 +4,7 @@ import { MissionProgress, Participant } from "../../server/src/db/entities/index
 import { confirmDelivery, failDelivery } from "../../server/src/usecases/deliveries.js";
 import { ApiError } from "../../server/src/usecases/errors.js";
 import { ingestEvent } from "../../server/src/usecases/events.js";
+import { listMyTournaments } from "../../server/src/usecases/tournaments/views.js";
 import {
   claimMyMission, getLeaderboard, listMyBadges, listMyLeaderboards, listMyMissions, listMyRewards, listStore, redeemFromStore,
 } from "../../server/src/usecases/surface.js";
@@ -247,12 +248,20 @@ describeEachDatabase("participant surface", (kind) => {
       await send({ participant: "joao", type: "deposit.confirmed", id: "joao-dep", amount: 75 }, at(2));
       const standings = valid("LeaderboardStandingList", await listMyLeaderboards(club.db, club.scope, "joao", at(3)));
       expect(standings.data).toEqual([
-        // Ended 2026-11-15, still shown for 7 days; 40 points are below its minScore of 100.
-        { campaign_id: "aviator-relampago", title: "Corrida do Aviator", points: 40, rank: null, starts_at: "2026-11-10T03:00:00.000Z", ends_at: "2026-11-15T03:00:00.000Z" },
+        // Ended 2026-11-15, still shown for 7 days; a bet after its end scores nothing in it (its own standings).
+        { campaign_id: "aviator-relampago", title: "Corrida do Aviator", points: 0, rank: null, starts_at: "2026-11-10T03:00:00.000Z", ends_at: "2026-11-15T03:00:00.000Z" },
         { campaign_id: "slots-semanal", title: "Torneio semanal de slots", points: 10, rank: expect.any(Number), starts_at: "2026-11-16T03:00:00.000Z", ends_at: "2026-11-23T03:00:00.000Z" },
         // Points from a rule only, in no tournament: listed for whoever has points in it.
         { campaign_id: "ranking-depositos", title: "ranking-depositos", points: 75, rank: expect.any(Number), starts_at: null, ends_at: null },
       ]);
+      // A tournament's entry is its standing in /v1/me/tournaments: one source of truth.
+      const tournaments = await listMyTournaments(club.db, club.scope, "joao", { limit: 20, now: at(3) });
+      for (const standing of standings.data.filter((entry) => entry.ends_at !== null)) {
+        const edition = tournaments.data.find((candidate) => candidate.tournament_id === standing.campaign_id && candidate.starts_at === standing.starts_at)!;
+        expect([standing.points, standing.rank]).toEqual([edition.score, edition.rank]);
+        const board = await getLeaderboard(club.db, club.scope, "joao", standing.campaign_id, { limit: 20, now: at(3) });
+        expect(board.me).toEqual({ points: edition.score, rank: edition.rank });
+      }
       // Not started, disabled, or someone else's campaign: not listed, and not found.
       expect((await listMyLeaderboards(club.db, club.scope, "gabi", at(3))).data.map((standing) => standing.campaign_id)).not.toContain("ranking-depositos");
       for (const campaign of ["natal", "desativado", "nao-existe"]) {
