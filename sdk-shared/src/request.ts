@@ -51,7 +51,8 @@ export interface Call {
 }
 
 /** How a client sends a built request; it may throw a `ClubeError` (network error, timeout). */
-export type SendFn = (request: Request, options: { timeoutMs?: number }) => Promise<Response>;
+/** `repeatable`: the server applies the call once however often it arrives (an event keyed by its own `id`). */
+export type SendFn = (request: Request, options: { timeoutMs?: number; repeatable?: boolean }) => Promise<Response>;
 
 export interface RequesterOptions {
   baseUrl: string;
@@ -90,7 +91,7 @@ export function createRequester(config: RequesterOptions): Requester {
 
     let response: Response;
     try {
-      response = await config.send(request, { timeoutMs: options.timeoutMs });
+      response = await config.send(request, { timeoutMs: options.timeoutMs, repeatable: call.idempotent === true && bodyId(call.body) !== undefined });
     } catch (err) {
       throw toClientError(err, call.method, url, options.signal, config.describeNetworkError);
     }
