@@ -249,9 +249,10 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
     // The cashback program changes at once, without publishing: the participant sees it on the next call.
     const update = { enabled: true, mode: "auto" as const, hour: 9, claim_days: 3, tiers: [{ name: "Bronze", min_loss_minor: 5000, pct: 5 }, { name: "Prata", min_loss_minor: 50000, pct: 10 }] };
     const program = await clube.cashback.update(update);
-    expect(program).toMatchObject(update);
+    // Sent in integer cents (`_minor`), answered in the seed's names and main units.
+    expect(program).toMatchObject({ enabled: true, mode: "auto", hour: 9, claim_days: 3, tiers: [{ name: "Bronze", min_loss: 50, pct: 5 }, { name: "Prata", min_loss: 500, pct: 10 }] });
     expect(await clube.cashback.get()).toEqual(program);
-    expect(await browser.me.cashback()).toMatchObject({ enabled: true, mode: "auto", auto_hour: 9, claim_days: 3 });
+    expect(await browser.me.cashback()).toMatchObject({ enabled: true, mode: "auto", autoHour: 9, claimDays: 3 });
 
     expect(await clube.key.get()).toMatchObject({ club_id: api.clubId, env: "test", key_prefix: expect.stringMatching(/^cf_test_/) });
 
