@@ -379,11 +379,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Lists deliveries, newest first, a page at a time (limit, then starting_after = the last id while has_more); filter with status (for example a routine that checks no pending delivery was left behind) and kind (staff's queue: kind=manual&status=pending)
-         * @description Lists deliveries, newest first, a page at a time (`limit`, then
-         *     `starting_after` = the last `id` while `has_more`); filter with `status`
-         *     (for example a routine that checks no `pending` delivery was left behind)
-         *     and `kind` (staff's queue: `kind=manual&status=pending`).
+         * Lists deliveries as {deliveries}, newest first, up to 200 (limit, then starting_after = the last id while has_more); filter with status (for example a routine that checks no pending delivery was left behind), kind (staff's queue: kind=manual&status=pending) and participant (one user's deliveries)
+         * @description Lists deliveries as `{deliveries}`, newest first, up to 200 (`limit`,
+         *     then `starting_after` = the last `id` while `has_more`); filter with
+         *     `status` (for example a routine that checks no `pending` delivery was left
+         *     behind), `kind` (staff's queue: `kind=manual&status=pending`) and
+         *     `participant` (one user's deliveries). Each delivery carries the
+         *     participant's `external_id` and the reward with its `payload`, so it can be
+         *     credited without the webhook.
          *     A delivery still pending after 48 hours also warns club staff.
          */
         get: operations["Deliveries_list"];
@@ -758,8 +761,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Claims every finished day waiting in available_days (mode: claim): the total is paid as a cash delivery (reward.delivery_requested with payload.kind cash and amount_cents), then cashback.credited is sent
-         * @description Claims every finished day waiting in `available_days` (`mode: claim`): the
+         * Claims every finished day waiting in availableDays (mode: claim): the total is paid as a cash delivery (reward.delivery_requested with payload.kind cash and amount_cents), then cashback.credited is sent
+         * @description Claims every finished day waiting in `availableDays` (`mode: claim`): the
          *     total is paid as a cash delivery (`reward.delivery_requested` with
          *     `payload.kind` `cash` and `amount_cents`), then `cashback.credited` is sent.
          *     Safe to retry: a repeat finds nothing left and answers 409 `nothing_to_claim`.
@@ -986,7 +989,7 @@ export interface paths {
         put?: never;
         /**
          * Marks one notification read
-         * @description Marks one notification read. Safe to repeat: an already read notification keeps its `read_at`.
+         * @description Marks one notification read. Safe to repeat: an already read notification keeps its `readAt`.
          */
         post: operations["Me_markNotificationRead"];
         delete?: never;
@@ -2330,13 +2333,13 @@ export interface components {
              * Format: date
              * @description The club day (midnight to midnight in the club time zone).
              */
-            day_key: string;
-            /** @description Cashback of the day, in minor units (cents) of the client's money. */
-            amount_minor: number;
+            dayKey: string;
+            /** @description Cashback of the day, in main units of the client's money (2 decimals: 12.5 is R$ 12,50). */
+            amount: number;
             /** @description The percentage applied (0..100). */
             pct: number;
-            /** @description The day's net loss, in cents: staked (`bet.placed`) minus received (`bet.settled`). */
-            loss_minor: number;
+            /** @description The day's net loss, in main units: staked (`bet.placed`) minus received (`bet.settled`). */
+            loss: number;
         };
         /** @description The result of claiming the available cashback. */
         CashbackClaimResult: {
@@ -2409,8 +2412,10 @@ export interface components {
         /**
          * @description The cashback program: a percentage of each day's net loss (staked minus
          *     received, from `bet.placed` and `bet.settled`, per day in the club's time
-         *     zone) is paid back as a `cash` reward. Money values are integer minor units (cents, fields ending in `_minor`) of the
-         *     betting currency. Changes take effect immediately, without publishing the
+         *     zone) is paid back as a `cash` reward. Money values are JSON numbers in
+         *     main units of the betting currency, exact to the cent (kept as integer cents
+         *     inside; `PUT /v1/cashback` takes them as integer cents, in fields ending in
+         *     `_minor`). Changes take effect immediately, without publishing the
          *     configuration.
          */
         CashbackProgram: {
@@ -2424,13 +2429,13 @@ export interface components {
             hour: number;
             /** @description In `claim` mode, how many days a day's cashback stays claimable. */
             claim_days: number;
-            /** @description The smallest daily net loss that earns cashback, in minor units (cents). */
-            min_loss_minor: number;
-            /** @description The lowest percentage paid (0..100): a day's loss of at least `min_loss_minor` earns at least this, also when it reaches no band. */
+            /** @description The smallest daily net loss that earns cashback, in main units. */
+            min_loss: number;
+            /** @description The lowest percentage paid (0..100): a day's loss of at least `min_loss` earns at least this, also when it reaches no band. */
             min_pct: number;
             /** @description The highest percentage paid (0..100): a band's `pct` is clamped to `min_pct`..`max_pct`. */
             max_pct: number;
-            /** @description Loss bands, by ascending `min_loss_minor`; a day's loss earns the percentage of the highest band it reaches. */
+            /** @description Loss bands, by ascending `min_loss`; a day's loss earns the percentage of the highest band it reaches. */
             tiers: components["schemas"]["CashbackTierBand"][];
             welcome: components["schemas"]["CashbackWelcome"];
             /** @description Texts and display switches of the cashback screens, by key. */
@@ -2455,7 +2460,9 @@ export interface components {
          * @description Changes to the cashback program (`GET /v1/cashback` shows the result). Every
          *     field is optional: an omitted field keeps its value; `tiers` and `text`,
          *     when sent, replace the whole list or map; `welcome` fields merge one by one.
-         *     Money values are integer minor units (cents), in fields ending in `_minor`.
+         *     Money values are integer minor units (cents), in fields ending in `_minor`;
+         *     the answer, like `GET /v1/cashback`, shows them in main units under the
+         *     seed's names (`min_loss_minor: 5000` reads back as `min_loss: 50`).
          *
          *     After merging, the server also checks (422 naming the field): `min_pct` ≤
          *     `max_pct`, and `tiers` in strictly ascending `min_loss_minor`.
@@ -2489,17 +2496,18 @@ export interface components {
         };
         /**
          * @description The participant's cashback under the club's cashback program
-         *     (`GET /v1/cashback`). Amounts are integers in minor units (cents) of the client's money.
+         *     (`GET /v1/cashback`). Amounts are JSON numbers in main units of the client's
+         *     money, exact to the cent (computed from integer cents inside).
          *
          *     Each club day (midnight to midnight in the club time zone) the net loss is
          *     what the participant staked (`bet.placed` amounts) minus what they received
-         *     (`bet.settled` amounts). When it reaches the program's `min_loss_minor`, the day
-         *     earns the percentage of the highest tier whose `min_loss_minor` it reaches
+         *     (`bet.settled` amounts). When it reaches the program's `min_loss`, the day
+         *     earns the percentage of the highest tier whose `min_loss` it reaches
          *     (clamped to `min_pct`..`max_pct`); on the participant's first day the
-         *     `welcome` percentage applies instead, up to `welcome.max_minor`.
+         *     `welcome` percentage applies instead, up to `welcome.max`.
          *     - `mode: auto`: each finished day is paid at `hour` the next day (a cash
          *     delivery: `reward.delivery_requested` then `cashback.credited`).
-         *     - `mode: claim`: finished days wait in `available_days` for `claim_days` days;
+         *     - `mode: claim`: finished days wait in `availableDays` for `claim_days` days;
          *     the participant claims them all with `POST /v1/me/cashback/claim`, and
          *     unclaimed days older than that are dropped.
          */
@@ -2507,29 +2515,29 @@ export interface components {
             enabled: boolean;
             /** @enum {string} */
             mode: "auto" | "claim";
-            /** @description Total of `available_days`, in minor units (cents); 0 in `auto` mode. */
-            available_minor: number;
+            /** @description Total of `availableDays`, in main units; 0 in `auto` mode. */
+            available: number;
             /** @description Finished days waiting to be claimed, oldest first; empty in `auto` mode. */
-            available_days: components["schemas"]["CashbackAvailableDay"][];
+            availableDays: components["schemas"]["CashbackAvailableDay"][];
             today: components["schemas"]["CashbackToday"];
-            pct_range: components["schemas"]["CashbackPctRange"];
+            pctRange: components["schemas"]["CashbackPctRange"];
             /**
              * Format: date-time
              * @description When the current club day ends.
              */
-            next_day_at: string;
+            nextDayAt: string;
             /** @description The program's `hour` (0..23): when `auto` mode pays the previous day. */
-            auto_hour: number;
+            autoHour: number;
             /** @description The program's `claim_days`: how many days a finished day stays claimable. */
-            claim_days: number;
-            /** @description Cashback paid to the participant this calendar month, in cents. */
-            month_received_minor: number;
+            claimDays: number;
+            /** @description Cashback paid to the participant this calendar month, in main units. */
+            monthReceived: number;
         };
-        /** @description A loss band: from `min_loss_minor` of daily net loss up, `pct` percent is paid back. */
+        /** @description A loss band: from `min_loss` of daily net loss up, `pct` percent is paid back. */
         CashbackTierBand: {
             name: string;
-            /** @description Daily net loss (staked minus received) from which this band applies, in minor units (cents) of the betting currency. */
-            min_loss_minor: number;
+            /** @description Daily net loss (staked minus received) from which this band applies, in main units of the betting currency (exact to the cent). */
+            min_loss: number;
             /** @description Percentage of the net loss paid back, 0..100. */
             pct: number;
         };
@@ -2544,10 +2552,10 @@ export interface components {
         };
         /** @description The club day in progress. */
         CashbackToday: {
-            /** @description Cashback the day's loss earns so far, in cents. */
-            amount_minor: number;
-            /** @description Net loss so far today, in cents. */
-            loss_minor: number;
+            /** @description Cashback the day's loss earns so far, in main units. */
+            amount: number;
+            /** @description Net loss so far today, in main units. */
+            loss: number;
             pct: number;
             /** @description The name of the program tier (`tiers[].name`) the loss falls in; null below the first tier, or when the welcome percentage applies. */
             band: string | null;
@@ -2557,8 +2565,8 @@ export interface components {
             enabled: boolean;
             /** @description Percentage of the first day's net loss paid back, 0..100. */
             pct: number;
-            /** @description The most it pays, in minor units (cents). */
-            max_minor: number;
+            /** @description The most it pays, in main units (exact to the cent). */
+            max: number;
         };
         /** @description Changes to the first-day cashback; omitted fields keep their value. */
         CashbackWelcomeUpdate: {
@@ -2610,7 +2618,7 @@ export interface components {
              * @description The check-in day, as the date it starts on in the club time zone.
              */
             day_key: string;
-            /** @description The calendar slot filled, 0-based (`CheckinState.today_index`). */
+            /** @description The calendar slot filled, 0-based (`CheckinState.todayIndex`). */
             day_index: number;
             /** @description The streak after this check-in. */
             streak: number;
@@ -2756,7 +2764,7 @@ export interface components {
          * @description The participant's check-in calendar (configuration section `checkin`).
          *
          *     **Check-in day.** A day starts at `resetHour` (0..23) in `timezone` and lasts
-         *     until the same hour the next day; `today_key` names it by the date it starts
+         *     until the same hour the next day; `todayKey` names it by the date it starts
          *     on.
          *
          *     **Period and slots.** `days[i]` is the state of the period's (i+1)-th
@@ -2764,11 +2772,11 @@ export interface components {
          *     `checkin.rewards[i % rewards.length]` (the configuration's "day d gives
          *     `rewards[(d - 1) mod length]`"); `highlightDays` count slots from 1.
          *     - `period: month`: the period is the calendar month and slot i is its
-         *     (i+1)-th day, so `days_in_period` is the length of the month (28 to 31) and
-         *     `today_index` is the day of the month minus 1. A new calendar starts on the
+         *     (i+1)-th day, so `daysInPeriod` is the length of the month (28 to 31) and
+         *     `todayIndex` is the day of the month minus 1. A new calendar starts on the
          *     first day of each month.
          *     - `period: streak`: the period is a run of `checkin.days` consecutive days
-         *     (`days_in_period` = `days`) that starts with the first check-in after the
+         *     (`daysInPeriod` = `days`) that starts with the first check-in after the
          *     previous run ended; slot i is the run's (i+1)-th day. A run ends after its
          *     last slot, or when a missed day breaks it (below); until the next check-in
          *     the state shows the coming run, with today as slot 0.
@@ -2781,8 +2789,8 @@ export interface components {
          *     consecutive days.
          *     - `forgive_one`: the first missed day of a period is forgiven: it stays
          *     `missed` and its reward is lost, but the streak and the run carry on, and
-         *     `forgiveness_used` becomes 1; the next missed day in the same period acts
-         *     as `restart`. A new period starts with `forgiveness_used` 0.
+         *     `forgivenessUsed` becomes 1; the next missed day in the same period acts
+         *     as `restart`. A new period starts with `forgivenessUsed` 0.
          *
          *     In `month` mode a missed day never moves the slots (they are dates); the
          *     policy decides only what happens to `streak`.
@@ -2792,32 +2800,32 @@ export interface components {
              * Format: date
              * @description Today's check-in day, as the date it starts on in the club time zone.
              */
-            today_key: string;
+            todayKey: string;
             /**
-             * @description The slot the next check-in fills, 0-based: `today_index` while today is not
-             *     claimed, `today_index + 1` after today's check-in (`days_in_period` when that
+             * @description The slot the next check-in fills, 0-based: `todayIndex` while today is not
+             *     claimed, `todayIndex + 1` after today's check-in (`daysInPeriod` when that
              *     filled the last slot: the next check-in starts a new period).
              */
-            current_day_index: number;
+            currentDayIndex: number;
             /** @description Today's slot in `days`, 0-based. */
-            today_index: number;
+            todayIndex: number;
             /**
              * Format: date-time
              * @description When the next check-in day starts.
              */
-            next_day_at: string;
+            nextDayAt: string;
             period: components["schemas"]["CheckinPeriod"];
             /** @description The number of slots in `days`. */
-            days_in_period: number;
+            daysInPeriod: number;
             /** @description Consecutive check-in days claimed, up to today (when claimed) or yesterday; a forgiven day keeps the streak alive without adding to it. */
             streak: number;
-            claimed_today: boolean;
+            claimedToday: boolean;
             /** @description Today's slot is `available`: `POST /v1/me/checkin` will succeed. */
-            can_claim: boolean;
-            /** @description One state per slot of the period, `days_in_period` items. */
+            canClaim: boolean;
+            /** @description One state per slot of the period, `daysInPeriod` items. */
             days: components["schemas"]["CheckinDayState"][];
             /** @description Missed days forgiven in this period: 0 or 1, and always 0 unless `missedDay` is `forgive_one`. */
-            forgiveness_used: number;
+            forgivenessUsed: number;
         };
         /**
          * @description The configuration of a club: its look, currencies, levels and tiers, the
@@ -3455,13 +3463,18 @@ export interface components {
             name: string;
             /** @description An icon code (for example `coin`) or an image URL. */
             icon: string;
-            /** @description Integer in the currency's minor unit (see `decimals` in the configuration); 0 when the participant has none. */
-            balance_minor: number;
+            /**
+             * @description In the currency's main unit, exact for its `decimals` in the configuration
+             *     (kept as integer minor units inside: 1050 with `decimals: 2` reads 10.5);
+             *     0 when the participant has none.
+             */
+            balance: number;
         };
         /**
          * @description A club currency (coins, points, cashback balance...). Balances are kept as
-         *     integers in the currency's minor unit: with `decimals: 2` a balance of 1050
-         *     is 10.50. Amounts in rules and reward specs are written in main units.
+         *     integers in the currency's minor unit inside and served in main units, exact
+         *     for `decimals`: with `decimals: 2`, 1050 minor units read `balance: 10.5`.
+         *     Amounts in rules and reward specs are written in main units.
          */
         CurrencyConfig: {
             /**
@@ -3490,7 +3503,7 @@ export interface components {
              */
             expiresInDays?: number | null;
         };
-        /** @description Currency debited; `amount_minor` in the currency's minor unit. */
+        /** @description Currency debited; `amount` in the currency's main unit (10.5 with `decimals: 2` is 1050 minor units). */
         CurrencyDebitedEffect: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3498,10 +3511,10 @@ export interface components {
              */
             type: "currency_debited";
             currency: string;
-            amount_minor: number;
+            amount: number;
             rule_id: string;
         };
-        /** @description Currency credited; `amount_minor` in the currency's minor unit. */
+        /** @description Currency credited; `amount` in the currency's main unit (10.5 with `decimals: 2` is 1050 minor units). */
         CurrencyGrantedEffect: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3509,7 +3522,7 @@ export interface components {
              */
             type: "currency_granted";
             currency: string;
-            amount_minor: number;
+            amount: number;
             rule_id: string;
         };
         /**
@@ -3531,8 +3544,12 @@ export interface components {
         /** @description A reward your system must credit (bonus, free spins, balance, cashback). Credit it idempotently by its `id`: the same notice may arrive again. */
         Delivery: {
             id: string;
-            /** @description The service's id of the participant. */
+            /** @description The service's id of the participant (`par_…`); `participant.external_id` is your user id. */
             participant_id: string;
+            /** @description Whose reward it is, as in `reward.delivery_requested`: credit the user `participant.external_id`. */
+            participant: components["schemas"]["WebhookParticipant"];
+            /** @description What to credit, as in `reward.delivery_requested` (`payload.kind` tells what). */
+            reward: components["schemas"]["DeliveryReward"];
             /** @description The participant's reward this delivery credits (`reward_id` in effects). */
             participant_reward_id: string;
             reward_code: string;
@@ -3597,10 +3614,14 @@ export interface components {
          * @enum {string}
          */
         DeliveryKind: "client_delivered" | "manual" | "partner";
-        /** @description A page of deliveries, newest first. */
+        /**
+         * @description Deliveries, newest first: up to 200 by default (`limit`), as the seed's
+         *     `{deliveries}` answer. Paging is an extension beside it: while `has_more`,
+         *     ask again with `starting_after` set to the last `id`.
+         */
         DeliveryList: {
-            /** @description At most `limit` items. */
-            data: components["schemas"]["Delivery"][];
+            /** @description At most `limit` items (200 by default). */
+            deliveries: components["schemas"]["Delivery"][];
             /** @description True when more deliveries follow: ask again with `starting_after` set to the last `id`. */
             has_more: boolean;
         };
@@ -3628,6 +3649,23 @@ export interface components {
             title: string;
             type: components["schemas"]["RewardType"];
             payload: components["schemas"]["RewardDeliveryPayload"];
+        };
+        /**
+         * @description The reward a delivery credits, the same fields as `reward` in
+         *     `reward.delivery_requested`: the participant's reward id (`rwd_…`), the
+         *     configured `code`, `title` and `type`, and the `payload` to credit (the
+         *     configured one with a wheel slice's or check-in day's values laid over it;
+         *     a cashback payment's `amount_cents`).
+         */
+        DeliveryReward: {
+            /** @description The participant's reward record (`rwd_…`). */
+            id: string;
+            /** @description The reward's `code` in the configuration. */
+            code: string;
+            title: string;
+            type: components["schemas"]["RewardType"];
+            /** @description What to credit; `kind` (`cash`, `bonus`, `free_spins`, `other`) says what, as in `reward.delivery_requested`. Free-form for `manual` and `partner` rewards. */
+            payload: Record<string, unknown>;
         };
         /**
          * @description A delivery's state: created `pending` when a reward someone must hand over
@@ -3738,6 +3776,11 @@ export interface components {
             results: components["schemas"]["EventResult"][];
         };
         /**
+         * @description An event's currency (ISO 4217): exactly 3 letters in either case; the service normalises it to upper case.
+         * @example BRL
+         */
+        EventCurrencyCode: string;
+        /**
          * @description `Idempotency-Key` of `POST /v1/events`: 1..128 characters.
          * @example dep_99812
          */
@@ -3770,8 +3813,11 @@ export interface components {
             /** @description Recommended: the fact's unique id in the client's system. It is the idempotency key when no `Idempotency-Key` header is sent; a repeat is not counted again. */
             id?: components["schemas"]["SafeString"];
             amount?: components["schemas"]["EventAmount"];
-            /** @default BRL */
-            currency?: components["schemas"]["IsoCurrencyCode"];
+            /**
+             * @description ISO 4217 code, any three letters in either case (`brl` is read as `BRL`); stored and used in upper case.
+             * @default BRL
+             */
+            currency?: components["schemas"]["EventCurrencyCode"];
             /** @description When the fact happened; the time of receipt when omitted. */
             occurred_at?: components["schemas"]["Instant"];
             /**
@@ -4274,7 +4320,7 @@ export interface components {
             theme: components["schemas"]["SurfaceTheme"];
             currencies: components["schemas"]["SurfaceCurrency"][];
             home: components["schemas"]["SurfaceHomeBlock"][];
-            module_cards: components["schemas"]["SurfaceModuleCard"][];
+            moduleCards: components["schemas"]["SurfaceModuleCard"][];
             faq: components["schemas"]["SurfaceFaqItem"][];
             avatars: components["schemas"]["SurfaceImage"][];
             icons: components["schemas"]["SurfaceImage"][];
@@ -4287,7 +4333,7 @@ export interface components {
             store: components["schemas"]["SurfaceStoreItem"][];
             rewards: components["schemas"]["SurfaceReward"][];
             missions: components["schemas"]["SurfaceMission"][];
-            legal_note: string | null;
+            legalNote: string | null;
         };
         /** @description Data of `message.requested`. */
         MessageRequestedWebhookData: {
@@ -4765,9 +4811,9 @@ export interface components {
             /** @description The widget view the notification opens (e.g. `rewards`, `missions`); null when it opens nothing. */
             view: string | null;
             /** Format: date-time */
-            created_at: string;
+            createdAt: string;
             /** @description When the participant read it; null while unread. */
-            read_at: string | null;
+            readAt: string | null;
         };
         /** @description The participant's notifications, newest first. */
         NotificationList: {
@@ -5059,7 +5105,7 @@ export interface components {
             next_level: components["schemas"]["ProgressNextLevel"] | null;
             /** @description The club's whole level table, first level first. */
             levels: components["schemas"]["LevelInfo"][];
-            /** @description Every configured currency, in the configured order; `balance_minor` 0 when the participant has none. */
+            /** @description Every configured currency, in the configured order; `balance` 0 when the participant has none. */
             currencies: components["schemas"]["CurrencyBalance"][];
             /**
              * Format: date-time
@@ -5312,18 +5358,18 @@ export interface components {
             /** @description The reward's title. */
             title: string;
             cost: components["schemas"]["RedemptionCost"];
-            /** @description The participant's balance of `cost.currency` after paying, in minor units. */
-            balance_after_minor: number;
+            /** @description The participant's balance of `cost.currency` after paying, in main units like `CurrencyBalance.balance`. */
+            balance_after: number;
             delivery_status: components["schemas"]["RedemptionDeliveryStatus"];
             /** @description True when the `Idempotency-Key` was seen before: nothing was spent again and this is the first result. */
             duplicate: boolean;
             /** @description The redemption's effects: the `currency_debited` payment and the `reward_granted` reward (with `delivery_id` when your system must credit), as in event results. */
             effects: components["schemas"]["Effect"][];
         };
-        /** @description What the reward cost: the configured price converted to the currency's minor unit (`rewards[].cost.amount`, in main units, × 10^`decimals`), like balances. */
+        /** @description What the reward cost: the configured price (`rewards[].cost.amount`), in the currency's main unit like balances, exact for its `decimals`. */
         RedemptionCost: {
             currency: string;
-            amount_minor: number;
+            amount: number;
         };
         /**
          * @description Where the redeemed reward stands: `delivered` when the club granted it
@@ -5486,16 +5532,16 @@ export interface components {
             /** @description `referral.shareUrl` with `ref=<code>` added; null when the club has no `shareUrl`. */
             link: string | null;
             /** @description What the participant receives per qualified friend (`referral.referrerReward`, e.g. `coins:200`); null when the club has no referral program. */
-            referrer_reward: components["schemas"]["RewardSpec"] | null;
+            referrerReward: components["schemas"]["RewardSpec"] | null;
             /** @description What a referred friend receives on qualifying (`referral.referredReward`); null when nothing. */
-            referred_reward: components["schemas"]["RewardSpec"] | null;
+            referredReward: components["schemas"]["RewardSpec"] | null;
             /** @description The event that qualifies a referral (`referral.qualifyEvent`). */
-            qualify_event: components["schemas"]["ReferralQualifyEvent"];
+            qualifyEvent: components["schemas"]["ReferralQualifyEvent"];
             /** @description The minimum `amount` of the qualifying event, in main units. */
-            min_amount: number;
+            minAmount: number;
             stats: components["schemas"]["ReferralStats"];
-            /** @description Referral earnings in the club's cash currency waiting to be paid, in minor units (cents); 0 when the rewards are not cash. */
-            available_minor: number;
+            /** @description Referral earnings in the club's cash currency waiting to be paid, in integer cents (minor units), as its name says; 0 when the rewards are not cash. */
+            availableCents: number;
             /** @description The referred friends, newest first. */
             friends: components["schemas"]["ReferralFriend"][];
         };
@@ -5519,8 +5565,8 @@ export interface components {
             external_id: components["schemas"]["ExternalId"];
             xp: number;
             level: number;
-            /** @description Balance per currency code, in minor units. */
-            balances_minor: Record<string, unknown>;
+            /** @description Balance per currency code, in main units (exact for the currency's `decimals`), like `CurrencyBalance.balance`. */
+            balances: Record<string, unknown>;
             /** @description Rows of the merged participant dropped because the renamed one already had the same row (same event id, same badge, same mission period…), per table. */
             duplicates_dropped: Record<string, unknown>;
         };
@@ -5530,8 +5576,8 @@ export interface components {
             external_id: components["schemas"]["ExternalId"];
             xp: number;
             level: number;
-            /** @description Balance per currency code, in minor units. */
-            balances_minor: Record<string, unknown>;
+            /** @description Balance per currency code, in main units (exact for the currency's `decimals`), like `CurrencyBalance.balance`. */
+            balances: Record<string, unknown>;
         };
         /** @description A server seed no longer in use, revealed. */
         RevealedWheelSeed: {
@@ -5603,6 +5649,22 @@ export interface components {
          *         "delivery": {
          *           "id": "dlv_01JQ5C2P9T5A7B4E",
          *           "participant_id": "par_01JQ3Z8K4M2W6T9V",
+         *           "participant": {
+         *             "id": "par_01JQ3Z8K4M2W6T9V",
+         *             "external_id": "user_8412"
+         *           },
+         *           "reward": {
+         *             "id": "rwd_01JQ5C2P8S4Z6A3D",
+         *             "code": "giros-gratis-20",
+         *             "title": "20 giros grátis",
+         *             "type": "client_delivered",
+         *             "payload": {
+         *               "kind": "free_spins",
+         *               "spins": 20,
+         *               "game": "Gates of Olympus",
+         *               "game_code": "pp-gates-of-olympus"
+         *             }
+         *           },
          *           "participant_reward_id": "rwd_01JQ5C2P8S4Z6A3D",
          *           "reward_code": "giros-gratis-20",
          *           "kind": "client_delivered",
@@ -5653,6 +5715,22 @@ export interface components {
          *         "delivery": {
          *           "id": "dlv_01JQ5C2P9T5A7B4E",
          *           "participant_id": "par_01JQ3Z8K4M2W6T9V",
+         *           "participant": {
+         *             "id": "par_01JQ3Z8K4M2W6T9V",
+         *             "external_id": "user_8412"
+         *           },
+         *           "reward": {
+         *             "id": "rwd_01JQ5C2P8S4Z6A3D",
+         *             "code": "giros-gratis-20",
+         *             "title": "20 giros grátis",
+         *             "type": "client_delivered",
+         *             "payload": {
+         *               "kind": "free_spins",
+         *               "spins": 20,
+         *               "game": "Gates of Olympus",
+         *               "game_code": "pp-gates-of-olympus"
+         *             }
+         *           },
          *           "participant_reward_id": "rwd_01JQ5C2P8S4Z6A3D",
          *           "reward_code": "giros-gratis-20",
          *           "kind": "client_delivered",
@@ -6083,7 +6161,7 @@ export interface components {
             type: components["schemas"]["RewardType"];
             /** @description The price in the currency's minor unit, exactly what redeeming debits (the configured `rewards[].cost` is in main units). */
             cost: components["schemas"]["RedemptionCost"];
-            /** @description The participant's balance of `cost.currency` covers `cost.amount_minor` now. */
+            /** @description The participant's balance of `cost.currency` covers `cost.amount` now. */
             affordable: boolean;
         };
         /** @description The store. */
@@ -6094,7 +6172,7 @@ export interface components {
         StorePurchasedWebhookData: {
             participant: components["schemas"]["WebhookParticipant"];
             reward_code: string;
-            /** @description What the participant paid, in the currency's minor unit. */
+            /** @description What the participant paid, in the currency's main unit (as `Redemption.cost`). */
             cost: components["schemas"]["RedemptionCost"];
             /** @description The redemption (`Redemption.id`). */
             redemption_id: string;
@@ -6115,7 +6193,7 @@ export interface components {
          *         "reward_code": "giros-gratis-20",
          *         "cost": {
          *           "currency": "coins",
-         *           "amount_minor": 500
+         *           "amount": 500
          *         },
          *         "redemption_id": "red_01JQ5F4H6J8K2M4N"
          *       }
@@ -6162,7 +6240,7 @@ export interface components {
             /** Format: int32 */
             days: number;
             period: components["schemas"]["CheckinPeriod"];
-            missed_day: components["schemas"]["CheckinMissedDay"];
+            missedDay: components["schemas"]["CheckinMissedDay"];
             calendar: components["schemas"]["SurfaceCheckinDay"][];
         };
         /** @description One day of the check-in calendar: what it gives and whether the club highlights it. */
@@ -6174,13 +6252,12 @@ export interface components {
             illustration: string | null;
             highlight: boolean;
         };
-        /** @description The price of a store item, in minor units of `currency`. */
+        /** @description The price of a store item (the configuration's `rewards[].cost`), in main units of `currency`. */
         SurfaceCost: {
             currency: string;
-            /** Format: int64 */
-            amount_minor: number;
+            amount: number;
         };
-        /** @description A currency as a front end formats it: amounts are integers in minor units, `decimals` says how many. */
+        /** @description A currency as a front end formats it: amounts are in main units, exact to `decimals` places. */
         SurfaceCurrency: {
             code: string;
             name: string;
@@ -6241,7 +6318,7 @@ export interface components {
             description: string | null;
             illustration: string;
             /** @description How the participant uses it once granted; null when the club wrote nothing. */
-            how_to_use: string | null;
+            howToUse: string | null;
         };
         /** @description An item of the store (affordability for the participant is `GET /v1/me/store`). */
         SurfaceStoreItem: {
@@ -6256,7 +6333,7 @@ export interface components {
             name: string;
             colors: components["schemas"]["SurfaceThemeColors"];
             /** @description The club logo: an image URL or a `data:` URL; null without a logo. */
-            logo_url: string | null;
+            logoUrl: string | null;
             /** @description A CSS font family; null to use the widget's standard typeface. */
             font: string | null;
             /**
@@ -6265,14 +6342,14 @@ export interface components {
              */
             radius: number;
             glow: boolean;
-            card_style: components["schemas"]["ThemeCardStyle"];
-            button_style: components["schemas"]["ThemeButtonStyle"];
+            cardStyle: components["schemas"]["ThemeCardStyle"];
+            buttonStyle: components["schemas"]["ThemeButtonStyle"];
             background: components["schemas"]["ThemeBackground"];
-            background_image: string | null;
-            badge_set: components["schemas"]["ThemeBadgeSet"];
-            illustration_style: components["schemas"]["ThemeIllustrationStyle"];
+            backgroundImage: string | null;
+            badgeSet: components["schemas"]["ThemeBadgeSet"];
+            illustrationStyle: components["schemas"]["ThemeIllustrationStyle"];
             /** @description `none` also applies when the browser asks for reduced motion. */
-            motion_level: components["schemas"]["ThemeMotionLevel"];
+            motionLevel: components["schemas"]["ThemeMotionLevel"];
         };
         /** @description The theme's palette, every colour `#RRGGBB` (the optional ones filled with their defaults). */
         SurfaceThemeColors: {
@@ -6302,10 +6379,10 @@ export interface components {
         /** @description The wheel as drawn (spins left are `GET /v1/me/wheel`). */
         SurfaceWheel: {
             style: components["schemas"]["WheelStyle"];
-            title_left: string;
-            title_right: string;
+            titleLeft: string;
+            titleRight: string;
             /** Format: int32 */
-            spins_per_day: number;
+            spinsPerDay: number;
             slices: components["schemas"]["SurfaceWheelSlice"][];
         };
         /** @description A slice of the wheel as drawn: never its weight or its reward's server payload. */
@@ -7427,25 +7504,25 @@ export interface components {
         /**
          * @description The outcome of one spin. The slice is drawn with probability weight / sum of
          *     the weights, using a cryptographic random source; every spin is recorded
-         *     with the configuration's `probabilityVersion` (`probability_version`) it was drawn under.
+         *     with the configuration's `probabilityVersion` it was drawn under.
          */
         WheelSpinResult: {
             /** @description The recorded spin. */
-            spin_id: string;
+            spinId: string;
             /** @description The slice's 0-based position in `slices`. */
             index: number;
-            slice_id: string;
+            sliceId: string;
             label: string;
             /** @description The slice's `reward` code, null for a slice without reward ("Tente de novo"). */
             reward: string | null;
             /** @description The participant's reward record (`rwd_…`) when a reward was granted. */
-            reward_id?: string | null;
+            rewardId?: string | null;
             /** @description The slice's `payload` (`kind` free_spins, bonus or cash, with its amounts; the quantity for the participant's tier when the slice's `tierQty` sets one), when the slice has one. */
             prize?: Record<string, unknown>;
-            spins_left: number;
-            next_spin_at: string | null;
+            spinsLeft: number;
+            nextSpinAt: string | null;
             /** @description The wheel configuration's `probabilityVersion` the spin was drawn under. */
-            probability_version: number;
+            probabilityVersion: number;
             /** @description True when this answers a repeated `Idempotency-Key`: the original spin is returned and no new spin was made. */
             duplicate: boolean;
             /** @description What the reward gave, as in event results. */
@@ -7509,21 +7586,21 @@ export interface components {
         /**
          * @description The prize wheel (configuration section `wheel`) as the participant sees it.
          *     Spins refill at the start of each club day (midnight in `checkin.timezone`):
-         *     `spins_left` is `wheel.spinsPerDay` minus the spins made this club day.
+         *     `spinsLeft` is `wheel.spinsPerDay` minus the spins made this club day.
          */
         WheelState: {
             style: components["schemas"]["WheelStyle"];
-            title_left: string;
-            title_right: string;
+            titleLeft: string;
+            titleRight: string;
             /**
              * @description The configured slices in wheel order, as shown to participants: `id`,
              *     `label`, `sublabel`, `image`, `reward` and `payload`. Weights and
              *     `tierQty` are never sent, so the odds stay on the server.
              */
             slices: Record<string, unknown>[];
-            spins_left: number;
-            /** @description When the next spin becomes available while `spins_left` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0. */
-            next_spin_at: string | null;
+            spinsLeft: number;
+            /** @description When the next spin becomes available while `spinsLeft` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0. */
+            nextSpinAt: string | null;
             /** @description The commitment the next spin is drawn with: published before the spin (see `WheelFairness`). */
             fairness: components["schemas"]["WheelFairness"];
         };
@@ -9759,7 +9836,9 @@ export interface operations {
                 status?: components["schemas"]["DeliveryStatus"];
                 /** @description Only deliveries of this kind. */
                 kind?: components["schemas"]["DeliveryKind"];
-                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                /** @description Only the deliveries of this participant (your user id, `external_id`); an unknown id lists none. */
+                participant?: string;
+                /** @description How many deliveries to return, 1 to 200 (default 200, the seed's list size); other values answer 422 naming `query.limit`. */
                 limit?: number;
                 /** @description The `id` of the last item of the previous page: the page starts after it. An id that is not in the list answers 422 naming `query.starting_after`. */
                 starting_after?: string;
@@ -11642,7 +11721,7 @@ export interface operations {
                 };
             };
             /**
-             * @description 409 `nothing_to_claim`: no finished day is waiting (`available_minor` is 0).
+             * @description 409 `nothing_to_claim`: no finished day is waiting (`available` is 0).
              *     409 `cashback_auto_mode`: the program pays automatically (`mode: auto`);
              *     there is nothing to claim by hand. 409 `cashback_disabled`: the program is
              *     disabled.
@@ -13592,7 +13671,7 @@ export interface operations {
                 };
             };
             /**
-             * @description 409 `no_spins_left`: no spin is left this club day (see `next_spin_at`).
+             * @description 409 `no_spins_left`: no spin is left this club day (see `nextSpinAt`).
              *     409 `wheel_disabled`: the club has no wheel, or it is disabled.
              */
             409: {

@@ -21,10 +21,11 @@ const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 /**
  * A call is repeated only when repeating cannot apply it twice: reads, and
  * writes that carry an `Idempotency-Key` (the server answers a repeat with the
- * stored result instead of acting again).
+ * stored result instead of acting again), and events keyed by their own `id`
+ * (`repeatable`: the server counts a repeated id once).
  */
-export function isRepeatable(request: Request): boolean {
-  return request.method === "GET" || request.method === "HEAD" || request.headers.has("idempotency-key");
+export function isRepeatable(request: Request, repeatable = false): boolean {
+  return repeatable || request.method === "GET" || request.method === "HEAD" || request.headers.has("idempotency-key");
 }
 
 /**
@@ -36,7 +37,7 @@ export function isRepeatable(request: Request): boolean {
 export function createTransport(options: TransportOptions): SendFn {
   return async (request, call) => {
     const timeoutMs = call.timeoutMs ?? options.timeoutMs;
-    const maxAttempts = isRepeatable(request) ? 1 + options.maxRetries : 1;
+    const maxAttempts = isRepeatable(request, call.repeatable) ? 1 + options.maxRetries : 1;
     for (let attempt = 1; ; attempt++) {
       const outcome = await attemptOnce(request.clone(), timeoutMs, options);
       const failed = outcome instanceof ClubeError ? outcome.retryable : isRetryableStatus(outcome.status);

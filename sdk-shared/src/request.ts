@@ -51,7 +51,8 @@ export interface Call {
 }
 
 /** How a client sends a built request; it may throw a `ClubeError` (network error, timeout). */
-export type SendFn = (request: Request, options: { timeoutMs?: number }) => Promise<Response>;
+/** `repeatable`: the server applies the call once however often it arrives (an event keyed by its own `id`). */
+export type SendFn = (request: Request, options: { timeoutMs?: number; repeatable?: boolean }) => Promise<Response>;
 
 export interface RequesterOptions {
   baseUrl: string;
@@ -75,7 +76,9 @@ export function createRequester(config: RequesterOptions): Requester {
     if (call.body !== undefined) headers.set("Content-Type", "application/json");
     if (call.respondAsync) headers.set("Prefer", "respond-async");
     if (call.idempotent) {
-      const key = options.idempotencyKey ?? bodyId(call.body) ?? config.newIdempotencyKey();
+      // An event with its own `id` is keyed by that id on the server: no header of ours, so reusing the id
+      // answers the documented `event_id_conflict`, never a complaint about a header the caller did not set.
+      const key = options.idempotencyKey ?? (bodyId(call.body) === undefined ? config.newIdempotencyKey() : undefined);
       if (key !== undefined) headers.set("Idempotency-Key", key);
     }
     for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
@@ -88,7 +91,7 @@ export function createRequester(config: RequesterOptions): Requester {
 
     let response: Response;
     try {
-      response = await config.send(request, { timeoutMs: options.timeoutMs });
+      response = await config.send(request, { timeoutMs: options.timeoutMs, repeatable: call.idempotent === true && bodyId(call.body) !== undefined });
     } catch (err) {
       throw toClientError(err, call.method, url, options.signal, config.describeNetworkError);
     }
@@ -96,7 +99,7 @@ export function createRequester(config: RequesterOptions): Requester {
   };
 }
 
-/** An event's own `id` is its natural idempotency key: resending the same event never counts it twice. */
+/** An event's own `id`, its natural idempotency key on the server: resending the same event never counts it twice. */
 function bodyId(body: unknown): string | undefined {
   const id = (body as { id?: unknown } | null | undefined)?.id;
   return typeof id === "string" && id !== "" ? id : undefined;

@@ -102,8 +102,9 @@ function method(doc: OpenApiDocument, { ref, method: name }: MethodPlan): string
   const statuses = Object.keys(operation.responses).filter(isSuccessStatus).map(Number);
   const respondAsync = headerNames.includes("prefer") && statuses.includes(202);
   const syncStatus = statuses.find((s) => s !== 202) ?? statuses[0];
-  const paged = isPaged(doc, ref, syncStatus);
-  const cursor = paged ? cursorField(doc, ref, syncStatus) : "id";
+  const itemsKey = pagedItemsKey(doc, ref, syncStatus);
+  const paged = itemsKey !== undefined;
+  const cursor = paged ? cursorField(doc, ref, syncStatus, itemsKey) : "id";
 
   // Optional query flags of a write (`?trace=`) ride in the options, so adding one never moves the options argument.
   const queryInOptions = body !== undefined && queryParams.length > 0 && !queryParams.some((p) => p.required);
@@ -125,8 +126,9 @@ function method(doc: OpenApiDocument, { ref, method: name }: MethodPlan): string
   const docs = docComment(operationDoc(ref), "  ");
   const result = (status: number) => `ResponseBody<${op}, ${status}>`;
   if (paged) {
-    const type = `ListPromise<${result(syncStatus)}>`;
-    return `${docs}\n  ${name} = (${[...args, "options?: RequestOptions"].join(", ")}): ${type} =>\n    listPromise((startingAfter) => this._request<${result(syncStatus)}>(${callObject}, options)${cursor === "id" ? "" : `, ${JSON.stringify(cursor)}`});`;
+    const type = `ListPromise<${result(syncStatus)}${itemsKey === "data" ? "" : `, ${JSON.stringify(itemsKey)}`}>`;
+    const extra = itemsKey === "data" ? (cursor === "id" ? "" : `, ${JSON.stringify(cursor)}`) : `, ${JSON.stringify(cursor)}, ${JSON.stringify(itemsKey)}`;
+    return `${docs}\n  ${name} = (${[...args, "options?: RequestOptions"].join(", ")}): ${type} =>\n    listPromise((startingAfter) => this._request<${result(syncStatus)}>(${callObject}, options)${extra});`;
   }
   if (respondAsync) {
     const params = args.join(", ");
@@ -143,18 +145,25 @@ function isInteger(doc: OpenApiDocument, schema: JsonSchema | undefined): boolea
   return type === "integer" || type === "number";
 }
 
-/** A cursor list: `starting_after` in the query and a `{data, has_more}` answer. */
-function isPaged(doc: OpenApiDocument, ref: OperationRef, status: number): boolean {
-  if (!ref.parameters.some((p) => p.in === "query" && p.name === "starting_after")) return false;
+/**
+ * A cursor list: `starting_after` in the query and a `{data, has_more}` answer,
+ * or a list named by its items beside `has_more` (`{deliveries, has_more}`, the
+ * seed's name). The field holding the items; undefined for any other operation.
+ */
+function pagedItemsKey(doc: OpenApiDocument, ref: OperationRef, status: number): string | undefined {
+  if (!ref.parameters.some((p) => p.in === "query" && p.name === "starting_after")) return undefined;
   const schema = resolve(doc, jsonContent(ref.operation.responses[String(status)])?.schema);
   const properties = (schema?.properties ?? {}) as Record<string, JsonSchema>;
-  return "data" in properties && "has_more" in properties;
+  if (!("has_more" in properties)) return undefined;
+  if ("data" in properties) return "data";
+  const arrays = Object.keys(properties).filter((name) => resolve(doc, properties[name])?.type === "array");
+  return arrays.length === 1 ? arrays[0] : undefined;
 }
 
 /** The item field `starting_after` takes: `id`, else `version` (configuration versions), else the items' own `…_id`. */
-function cursorField(doc: OpenApiDocument, ref: OperationRef, status: number): string {
+function cursorField(doc: OpenApiDocument, ref: OperationRef, status: number, itemsKey: string): string {
   const page = resolve(doc, jsonContent(ref.operation.responses[String(status)])?.schema);
-  const items = resolve(doc, ((page?.properties as Record<string, JsonSchema>).data.items as JsonSchema | undefined) ?? {});
+  const items = resolve(doc, ((page?.properties as Record<string, JsonSchema>)[itemsKey].items as JsonSchema | undefined) ?? {});
   const properties = Object.keys((items?.properties ?? {}) as object);
   if (properties.includes("id")) return "id";
   if (properties.includes("version")) return "version";

@@ -16,7 +16,7 @@ describeEachDatabase("promotion codes", (kind) => {
   const coins = async (participant: string) => {
     const me = await api.request("GET", "/v1/me", { participant });
     expect(me.status).toBe(200);
-    return me.body.currencies.find((currency: { code: string }) => currency.code === "coins").balance_minor as number;
+    return me.body.currencies.find((currency: { code: string }) => currency.code === "coins").balance as number;
   };
   const create = (body: Record<string, unknown>) => api.request("POST", "/v1/codes", { body });
   const redeem = (participant: string, code: string) => api.request("POST", "/v1/me/codes/redeem", { participant, body: { code } });
@@ -35,7 +35,7 @@ describeEachDatabase("promotion codes", (kind) => {
   afterAll(() => api?.close());
 
   it("shows the codes card only while an active code exists", async () => {
-    const cards = async () => (await api.request("GET", "/v1/me/config", { participant: "p0" })).body.module_cards.map((card: { module: string }) => card.module);
+    const cards = async () => (await api.request("GET", "/v1/me/config", { participant: "p0" })).body.moduleCards.map((card: { module: string }) => card.module);
     expect(await cards()).not.toContain("codes");
     expect((await create({ code: "cardcheck", reward: "xp:1" })).status).toBe(201);
     expect(await cards()).toContain("codes");

@@ -11,14 +11,27 @@ const DEFAULT_CASHBACK = {
   mode: "claim",
   hour: 10,
   claim_days: 7,
-  min_loss_minor: 0,
+  min_loss: 0,
   min_pct: 5,
   max_pct: 20,
   tiers: [],
-  welcome: { enabled: false, pct: 0, max_minor: 0 },
+  welcome: { enabled: false, pct: 0, max: 0 },
   text: {},
   currency: "BRL",
 };
+
+/** A `PUT /v1/cashback` body (money in integer cents, `_minor`) as `GET /v1/cashback` serves it: the seed's names, main units. */
+function served(body: Record<string, any>): Record<string, any> {
+  const { min_loss_minor, tiers, welcome, ...rest } = body;
+  const out: Record<string, any> = { ...rest };
+  if (min_loss_minor !== undefined) out.min_loss = min_loss_minor / 100;
+  if (tiers !== undefined) out.tiers = tiers.map(({ min_loss_minor: loss, ...band }: Record<string, any>) => ({ ...band, min_loss: loss / 100 }));
+  if (welcome !== undefined) {
+    const { max_minor, ...other } = welcome;
+    out.welcome = max_minor === undefined ? other : { ...other, max: max_minor / 100 };
+  }
+  return out;
+}
 
 describeEachDatabase("API configuration", (kind) => {
   const clock = manualClock(T0);
@@ -228,12 +241,13 @@ describeEachDatabase("API configuration", (kind) => {
       ];
       const updated = await call("PUT", "/v1/cashback", { body: { enabled: true, tiers: bands, welcome: { enabled: true, pct: 20, max_minor: 10000 }, text: { title: "Cashback diário" } } });
       expect(updated.status).toBe(200);
-      const expected = { ...DEFAULT_CASHBACK, enabled: true, tiers: bands, welcome: { enabled: true, pct: 20, max_minor: 10000 }, text: { title: "Cashback diário" } };
+      const expected = { ...DEFAULT_CASHBACK, enabled: true, tiers: served({ tiers: bands }).tiers, welcome: { enabled: true, pct: 20, max: 100 }, text: { title: "Cashback diário" } };
+      expect(expected.tiers).toEqual([{ name: "Bronze", min_loss: 50, pct: 5 }, { name: "Prata", min_loss: 500, pct: 10 }]);
       expect(updated.body).toEqual(expected);
       expect((await call("GET", "/v1/cashback")).body).toEqual(expected);
 
       const second = await call("PUT", "/v1/cashback", { body: { mode: "auto", welcome: { enabled: false }, tiers: [] } });
-      expect(second.body).toEqual({ ...expected, mode: "auto", welcome: { enabled: false, pct: 20, max_minor: 10000 }, tiers: [] });
+      expect(second.body).toEqual({ ...expected, mode: "auto", welcome: { enabled: false, pct: 20, max: 100 }, tiers: [] });
     });
 
     it("keeps test and live apart", async () => {
@@ -268,7 +282,7 @@ describeEachDatabase("API configuration", (kind) => {
       const response = await call("PUT", "/v1/cashback", { body });
       if (refused === null) {
         expect(response.status).toBe(200);
-        expect(response.body).toMatchObject(body);
+        expect(response.body).toMatchObject(served(body));
       } else {
         expectError(response, 422, "validation_failed", refused);
         expect((await call("GET", "/v1/cashback")).body).toEqual(DEFAULT_CASHBACK);

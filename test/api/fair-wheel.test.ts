@@ -57,10 +57,10 @@ describeEachDatabase("API provably fair wheel", (kind) => {
 
     const audit = await api.request("GET", "/v1/participants/roleta_1/wheel_spins?limit=100");
     expect(audit.status).toBe(200);
-    expect(audit.body.data.map((row: any) => row.spin_id)).toEqual(spins.map((spin) => spin.spin_id).reverse());
+    expect(audit.body.data.map((row: any) => row.spin_id)).toEqual(spins.map((spin) => spin.spinId).reverse());
     for (const row of audit.body.data) {
       expect(row.server_seed).toBe(rotated.body.revealed.server_seed);
-      const spin = spins.find((candidate) => candidate.spin_id === row.spin_id);
+      const spin = spins.find((candidate) => candidate.spinId === row.spin_id);
       expect(row.index).toBe(spin.index);
       const check = await verifyWheelSpin({ serverSeed: row.server_seed, serverSeedHash: row.server_seed_hash, clientSeed: row.client_seed, nonce: row.nonce, weights: row.weights, index: row.index });
       expect(check).toEqual({ valid: true, hashMatches: true, index: spin.index });

@@ -83,9 +83,9 @@ describeEachDatabase("API casino flows", (kind) => {
   });
 
   /** What an `internal` reward whose payload names a currency pays at grant (coins have 0 decimals: main units are minor units). */
-  const rewardCredit = (rewardCode: string): { currency: string; amount_minor: number } | null => {
+  const rewardCredit = (rewardCode: string): { currency: string; amount: number } | null => {
     const reward = casino.reward(rewardCode);
-    return reward.type === "internal" && typeof reward.payload?.currency === "string" ? { currency: reward.payload.currency, amount_minor: reward.payload.amount } : null;
+    return reward.type === "internal" && typeof reward.payload?.currency === "string" ? { currency: reward.payload.currency, amount: reward.payload.amount } : null;
   };
 
   /** The effects of granting a reward: `reward_granted`, then the credit of an internal currency reward. */
@@ -95,7 +95,7 @@ describeEachDatabase("API casino flows", (kind) => {
   };
 
   /** The daily deposit mission's reward, in coins: every first deposit of a club day earns it. */
-  const dailyMissionCoins = () => rewardCredit(casino.mission("deposito-diario").reward)?.amount_minor ?? 0;
+  const dailyMissionCoins = () => rewardCredit(casino.mission("deposito-diario").reward)?.amount ?? 0;
 
   async function sendEvent(event: Record<string, unknown>, headers?: Record<string, string>): Promise<EventResult> {
     const response = await api.request("POST", "/v1/events", { body: event, headers });
@@ -116,8 +116,8 @@ describeEachDatabase("API casino flows", (kind) => {
       next_level_xp: casino.levelStarts[level] ?? null,
       tier: { code: casino.tierOf(level) },
       currencies: [
-        { code: "coins", balance_minor: expected.coins },
-        { code: "gems", balance_minor: expected.gems ?? 0 },
+        { code: "coins", balance: expected.coins },
+        { code: "gems", balance: expected.gems ?? 0 },
       ],
     });
   }
@@ -133,7 +133,7 @@ describeEachDatabase("API casino flows", (kind) => {
     const id = await participantId(externalId);
     const response = await api.request("GET", `/v1/deliveries?status=${status}&limit=100`);
     expect(response.status).toBe(200);
-    return (response.body.data as { id: string; participant_id: string; reward_code: string }[])
+    return (response.body.deliveries as { id: string; participant_id: string; reward_code: string }[])
       .filter((delivery) => delivery.participant_id === id)
       .map((delivery) => ({ id: delivery.id, reward_code: delivery.reward_code }));
   }
@@ -180,7 +180,7 @@ describeEachDatabase("API casino flows", (kind) => {
     const signupCoins = casino.effect("signup-bonus", "grant_currency").amount;
     const signupXp = casino.effect("signup-bonus", "grant_xp").amount;
     expect(await play(minutesAfter(0), { participant: "ana", type: "user.signed_up", id: "ana-signup" })).toEqual([
-      { type: "currency_granted", currency: "coins", amount_minor: signupCoins, rule_id: "signup-bonus" },
+      { type: "currency_granted", currency: "coins", amount: signupCoins, rule_id: "signup-bonus" },
       { type: "xp_granted", amount: signupXp, rule_id: "signup-bonus" },
     ]);
     xp += signupXp;
@@ -199,7 +199,7 @@ describeEachDatabase("API casino flows", (kind) => {
     ]);
     xp += verifyXp;
     // coins-200 is an `internal` reward whose payload names coins: granting it pays them.
-    expect(rewardCredit(verifyMission.reward)).toEqual({ currency: "coins", amount_minor: 200 });
+    expect(rewardCredit(verifyMission.reward)).toEqual({ currency: "coins", amount: 200 });
     coins += 200;
     await expectAna();
     expect((await missionsOf("ana"))["verificar-conta"]).toEqual({ progress: 1, completed: true, claimable: false, claimed: true, period_key: "once" });
@@ -211,7 +211,7 @@ describeEachDatabase("API casino flows", (kind) => {
       rewardGranted("bonus-first-deposit", "first-deposit"),
       { type: "badge_granted", badge_code: "primeiro-deposito", rule_id: "first-deposit" },
       { type: "xp_granted", amount: depositXp(100), rule_id: "deposit-xp" },
-      { type: "currency_granted", currency: "coins", amount_minor: depositCoins(100), rule_id: "deposit-coins" },
+      { type: "currency_granted", currency: "coins", amount: depositCoins(100), rule_id: "deposit-coins" },
       { type: "mission_progressed", mission_id: "deposito-diario", progress: 1, target: 1 },
       { type: "mission_completed", mission_id: "deposito-diario", period: "2026-11-18" },
       ...rewardEffects(casino.mission("deposito-diario").reward, "mission:deposito-diario"),
@@ -235,7 +235,7 @@ describeEachDatabase("API casino flows", (kind) => {
     // A second deposit, its amount a decimal string, crosses into level 2.
     expect(await play(minutesAfter(3), { participant: "ana", type: "deposit.confirmed", id: "ana-dep-2", amount: "400.00" })).toEqual([
       { type: "xp_granted", amount: depositXp(400), rule_id: "deposit-xp" },
-      { type: "currency_granted", currency: "coins", amount_minor: depositCoins(400), rule_id: "deposit-coins" },
+      { type: "currency_granted", currency: "coins", amount: depositCoins(400), rule_id: "deposit-coins" },
       { type: "mission_progressed", mission_id: "deposito-mensal", progress: 500, target: 1000 },
       { type: "level_up", from: 1, to: casino.levelOf(xp + depositXp(400)) },
     ]);
@@ -300,7 +300,7 @@ describeEachDatabase("API casino flows", (kind) => {
     const levelBefore = casino.levelOf(xp);
     expect(await play(minutesAfter(8), { participant: "ana", type: "deposit.confirmed", id: "ana-dep-3", amount: 60000 })).toEqual([
       { type: "xp_granted", amount: bigXp, rule_id: "deposit-xp" },
-      { type: "currency_granted", currency: "coins", amount_minor: depositCoins(60000), rule_id: "deposit-coins" },
+      { type: "currency_granted", currency: "coins", amount: depositCoins(60000), rule_id: "deposit-coins" },
       { type: "mission_progressed", mission_id: "deposito-mensal", progress: 1000, target: 1000 },
       { type: "mission_completed", mission_id: "deposito-mensal", period: "2026-11" },
       { type: "level_up", from: levelBefore, to: casino.levelOf(xp + bigXp) },
@@ -322,7 +322,7 @@ describeEachDatabase("API casino flows", (kind) => {
     const nextDay = await play(THURSDAY, { participant: "ana", type: "deposit.confirmed", id: "ana-dep-5", amount: 50 });
     expect(nextDay).toEqual([
       { type: "xp_granted", amount: depositXp(50), rule_id: "deposit-xp" },
-      { type: "currency_granted", currency: "coins", amount_minor: depositCoins(50), rule_id: "deposit-coins" },
+      { type: "currency_granted", currency: "coins", amount: depositCoins(50), rule_id: "deposit-coins" },
       { type: "mission_progressed", mission_id: "deposito-diario", progress: 1, target: 1 },
       { type: "mission_completed", mission_id: "deposito-diario", period: "2026-11-19" },
       ...rewardEffects("coins-50", "mission:deposito-diario"),
@@ -376,7 +376,7 @@ describeEachDatabase("API casino flows", (kind) => {
     expect(responses.map((response) => response.status)).toEqual(Array(30).fill(200));
     const effects = responses.flatMap((response) => (response.body as EventResult).effects);
     const total = (type: string, ruleId?: string) =>
-      effects.filter((effect) => effect.type === type && (ruleId === undefined || effect.rule_id === ruleId)).reduce((sum, effect) => sum + ("amount_minor" in effect ? effect.amount_minor : effect.amount), 0);
+      effects.filter((effect) => effect.type === type && (ruleId === undefined || effect.rule_id === ruleId)).reduce((sum, effect) => sum + ("amount" in effect ? effect.amount : 0), 0);
     const count = (predicate: (effect: Effect) => boolean) => effects.filter(predicate).length;
 
     expect(total("xp_granted")).toBe(amounts.reduce((sum, amount) => sum + depositXp(amount), 0));
@@ -400,7 +400,7 @@ describeEachDatabase("API casino flows", (kind) => {
     const [a, b] = await Promise.all([redeem("davi-loja-0001"), redeem("davi-loja-0002")]);
     const [won, lost] = a.status === 200 ? [a, b] : [b, a];
     expect(won.status).toBe(200);
-    expect(won.body).toMatchObject({ reward_code: "store-bonus-10", cost: { currency: price.currency, amount_minor: price.amount }, balance_after_minor: coins - price.amount, delivery_status: "pending", duplicate: false });
+    expect(won.body).toMatchObject({ reward_code: "store-bonus-10", cost: { currency: price.currency, amount: price.amount }, balance_after: coins - price.amount, delivery_status: "pending", duplicate: false });
     expectError(lost, 409, "insufficient_balance");
     await expectStanding("davi", { xp: depositXp(15000), coins: coins - price.amount });
     const redeemed = won.body.effects.find((effect: Effect) => effect.type === "reward_granted");
@@ -510,7 +510,7 @@ describeEachDatabase("API casino flows", (kind) => {
 
     // At minAmount: the referred player's reward comes with the event's effects, the referrer's to the referrer.
     const at = await sendEvent({ participant: "hugo", type: "deposit.confirmed", id: "hugo-dep-2", amount: 30 });
-    expect(at.effects).toContainEqual({ type: "currency_granted", currency: "coins", amount_minor: 200, rule_id: referralRule });
+    expect(at.effects).toContainEqual({ type: "currency_granted", currency: "coins", amount: 200, rule_id: referralRule });
     await expectStanding("gabi", { xp: 0, coins: 500 });
     const state = (await api.request("GET", "/v1/me/referral", { participant: "gabi" })).body;
     expect(state.stats).toMatchObject({ invited: 1, qualified: 1 });
@@ -535,7 +535,7 @@ describeEachDatabase("API casino flows", (kind) => {
     });
     expect(new Set(results.map((result) => result.event_id)).size).toBe(500);
     // The 50th slots bet completes slots-50, whose internal reward pays coins.
-    await expectStanding("igor", { xp: events.reduce((sum, event) => sum + event.amount, 0), coins: rewardCredit(casino.mission("slots-50").reward)!.amount_minor });
+    await expectStanding("igor", { xp: events.reduce((sum, event) => sum + event.amount, 0), coins: rewardCredit(casino.mission("slots-50").reward)!.amount });
 
     const oneMore = [...events, { participant: "igor", type: "bet.placed", id: "igor-bet-500", amount: 1, meta: {} }];
     expectError(await api.request("POST", "/v1/events/batch", { body: { events: oneMore } }), 422, "validation_failed", "body.events");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { IdempotencyKey, Participant } from "../../server/src/db/entities/index.js";
+import { Event, IdempotencyKey, Participant } from "../../server/src/db/entities/index.js";
 import { expectError, startApi, type TestApi } from "../support/api.js";
 import { describeEachDatabase } from "../support/databases.js";
 
@@ -82,5 +82,25 @@ describeEachDatabase("idempotency keys", (kind) => {
     expectError(await send({ participant: "gabi-idem", type: "bet.placed", id: "dep-shared-77", amount: 10, currency: "BRL" }), 409, "event_id_conflict");
     // The same fact again is a repeat.
     expect((await send(deposit("gabi-idem", { id: "dep-shared-77" }))).body).toEqual({ ...first.body, duplicate: true });
+  });
+
+  it("answers event_id_conflict, not idempotency_key_reused, when the header is the event's own id reused for another event", async () => {
+    const first = await send(deposit("iara-idem", { id: "dep-own-key-1" }), "dep-own-key-1");
+    expect(first.status).toBe(200);
+    const otherType = await send({ participant: "iara-idem", type: "bet.placed", id: "dep-own-key-1", amount: 10, currency: "BRL" }, "dep-own-key-1");
+    expectError(otherType, 409, "event_id_conflict");
+    expect(otherType.body.error.message).toContain("dep-own-key-1");
+    expectError(await send(deposit("joel-idem", { id: "dep-own-key-1" }), "dep-own-key-1"), 409, "event_id_conflict");
+    // A header that is not the event's id keeps the header's own refusal.
+    expectError(await send(deposit("joel-idem", { id: "dep-other-id-2" }), "dep-own-key-1"), 409, "idempotency_key_reused");
+    expect((await send(deposit("iara-idem", { id: "dep-own-key-1" }), "dep-own-key-1")).body).toEqual({ ...first.body, duplicate: true });
+  });
+
+  it("reads an event currency in either case as upper case", async () => {
+    const lower = await send(deposit("kaio-idem", { id: "dep-lower-brl", currency: "brl" }));
+    expect(lower.status).toBe(200);
+    expect((await api.db.em().fork().findOneOrFail(Event, { externalEventId: "dep-lower-brl" })).currency).toBe("BRL");
+    // The same event with the code in upper case is the same fact: a repeat.
+    expect((await send(deposit("kaio-idem", { id: "dep-lower-brl", currency: "BRL" }))).body).toEqual({ ...lower.body, duplicate: true });
   });
 });

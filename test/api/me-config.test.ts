@@ -29,13 +29,13 @@ describeEachDatabase("GET /v1/me/config", (kind) => {
     expect(response.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
     const view = response.body;
     expect(view.club_name).toBe("Clube Sorte Grande");
-    expect(view.theme).toMatchObject({ name: "Noite Dourada", colors: { primary: "#7C3AED", success: "#22C55E" }, card_style: "gradient", radius: 14 });
+    expect(view.theme).toMatchObject({ name: "Noite Dourada", colors: { primary: "#7C3AED", success: "#22C55E" }, cardStyle: "gradient", radius: 14 });
     expect(view.currencies).toEqual([
       { code: "coins", name: "Moedas", icon: "coin", decimals: 0 },
       { code: "gems", name: "Gemas", icon: "gem", decimals: 0 },
     ]);
     expect(view.home.map((block: { block: string }) => block.block)).toEqual(["hero", "profile", "next-action", "modules", "recent-rewards"]);
-    expect(view.module_cards.map((card: { module: string }) => card.module)).toEqual(["checkin", "wheel", "missions", "store"]);
+    expect(view.moduleCards.map((card: { module: string }) => card.module)).toEqual(["checkin", "wheel", "missions", "store"]);
     expect(view.faq).toHaveLength(2);
     expect(view.levels).toHaveLength(60);
     expect(view.levels[0]).toMatchObject({ number: 1, name: expect.any(String) });
@@ -45,9 +45,9 @@ describeEachDatabase("GET /v1/me/config", (kind) => {
     expect(view.checkin.calendar).toHaveLength(7);
     expect(view.checkin.calendar[0]).toMatchObject({ day: 1, label: "50 moedas" });
     expect(view.wheel.slices[0]).toEqual({ id: "coins-50", label: "50 moedas", sublabel: null, image: null });
-    expect(view.store).toContainEqual(expect.objectContaining({ code: "store-bonus-10", cost: { currency: "coins", amount_minor: 1000 } }));
+    expect(view.store).toContainEqual(expect.objectContaining({ code: "store-bonus-10", cost: { currency: "coins", amount: 1000 } }));
     expect(view.missions.map((mission: { id: string }) => mission.id)).toContain("apostar-500");
-    expect(view.legal_note).toBe("Jogue com responsabilidade. Proibido para menores de 18 anos.");
+    expect(view.legalNote).toBe("Jogue com responsabilidade. Proibido para menores de 18 anos.");
   });
 
   it("never leaks server-only parts of the configuration", async () => {
@@ -74,7 +74,7 @@ describeEachDatabase("GET /v1/me/config", (kind) => {
     const changed = await api.request("GET", "/v1/me/config", { token, headers: { "If-None-Match": etag } });
     expect(changed.status).toBe(200);
     expect(changed.headers.get("etag")).not.toBe(etag);
-    expect(changed.body.legal_note).toBe("Só para maiores de 18 anos.");
+    expect(changed.body.legalNote).toBe("Só para maiores de 18 anos.");
   });
 
   it("checks the embedding page's origin against allowedOrigins without revealing the list", async () => {

@@ -23,8 +23,8 @@ const freshProfile = (external_id: string, display_name: string | null = null, a
   next_tier: { code: "prata", name: "Prata", starts_at_level: 10 },
   benefits: ["Suporte prioritário"],
   currencies: [
-    { code: "coins", name: "Moedas", icon: "coin", balance_minor: 0 },
-    { code: "gems", name: "Gemas", icon: "gem", balance_minor: 0 },
+    { code: "coins", name: "Moedas", icon: "coin", balance: 0 },
+    { code: "gems", name: "Gemas", icon: "gem", balance: 0 },
   ],
   flags: {},
 });
@@ -138,7 +138,7 @@ describeEachDatabase("API participants", (kind) => {
       await give("rica", 400, { gems: 12, coins: 1250 });
       const response = await api.request("GET", "/v1/participants/rica");
       expect(response.body).toMatchObject({ xp: 400, remaining_xp: 600, percent: 40 });
-      expect(response.body.currencies.map((c: { code: string; balance_minor: number }) => [c.code, c.balance_minor])).toEqual([["coins", 1250], ["gems", 12]]);
+      expect(response.body.currencies.map((c: { code: string; balance: number }) => [c.code, c.balance])).toEqual([["coins", 1250], ["gems", 12]]);
     });
 
     it("answers the progress with the whole level table, privately cacheable for 15 seconds", async () => {
@@ -152,8 +152,8 @@ describeEachDatabase("API participants", (kind) => {
         next_level: { number: 2, name: "Nível 2", badge_url: null },
         levels: expect.any(Array),
         currencies: [
-          { code: "coins", name: "Moedas", icon: "coin", balance_minor: 0 },
-          { code: "gems", name: "Gemas", icon: "gem", balance_minor: 0 },
+          { code: "coins", name: "Moedas", icon: "coin", balance: 0 },
+          { code: "gems", name: "Gemas", icon: "gem", balance: 0 },
         ],
         updated_at: T0.toISOString(),
       });
@@ -204,7 +204,7 @@ describeEachDatabase("API participants", (kind) => {
 
   describe("rename", () => {
     const rename = (from: string, body: Record<string, unknown>) => api.request("POST", `/v1/participants/${from}/rename`, { body });
-    const snapshot = (id: string, external_id: string, balances: Record<string, number> = {}, xp = 0, level = 1) => ({ id, external_id, xp, level, balances_minor: balances });
+    const snapshot = (id: string, external_id: string, balances: Record<string, number> = {}, xp = 0, level = 1) => ({ id, external_id, xp, level, balances: balances });
 
     it("renames: the participant keeps its id, the old id answers 404", async () => {
       await create("r-old");
@@ -289,7 +289,7 @@ describeEachDatabase("API participants", (kind) => {
       expectError(await api.request("GET", "/v1/participants/m-survivor"), 404, "not_found");
       const profile = (await api.request("GET", "/v1/participants/m-merged")).body;
       expect(profile).toMatchObject({ id: survivor, xp: 1100, level: 2 });
-      expect(profile.currencies.map((c: { balance_minor: number }) => c.balance_minor)).toEqual([250, 7]);
+      expect(profile.currencies.map((c: { balance: number }) => c.balance)).toEqual([250, 7]);
       expect(await api.db.em().count(LedgerEntry, { participantId: survivor })).toBe(3);
       expect(await api.db.em().count(Participant, { id: merged })).toBe(0);
     });
@@ -308,7 +308,7 @@ describeEachDatabase("API participants", (kind) => {
 
       const dry = await rename("d-survivor", { new_external_id: "d-merged", merge: true, dry_run: true });
       expect(dry.status).toBe(200);
-      expect(dry.body).toMatchObject({ dry_run: true, after: { balances_minor: { coins: 100 }, xp: 500 } });
+      expect(dry.body).toMatchObject({ dry_run: true, after: { balances: { coins: 100 }, xp: 500 } });
       const after = await readBack();
       expect(after.survivor.body).toEqual(before.survivor.body);
       expect(after.merged.body).toEqual(before.merged.body);

@@ -53,11 +53,11 @@ describeEachDatabase("staff fulfilment of manual and partner rewards", (kind) =>
     const shirt = await prize("ana", "custom.vip_prize");
     const ticket = await prize("ana", "custom.show_ticket");
     const manual = await api.request("GET", "/v1/deliveries?kind=manual&status=pending");
-    expect(manual.body.data.map((delivery: { id: string }) => delivery.id)).toEqual([shirt]);
-    expect(manual.body.data[0]).toMatchObject({ kind: "manual", status: "pending", reward_code: "camisa-vip", note: null });
+    expect(manual.body.deliveries.map((delivery: { id: string }) => delivery.id)).toEqual([shirt]);
+    expect(manual.body.deliveries[0]).toMatchObject({ kind: "manual", status: "pending", reward_code: "camisa-vip", note: null });
     const partner = await api.request("GET", "/v1/deliveries?kind=partner");
-    expect(partner.body.data.map((delivery: { id: string }) => delivery.id)).toEqual([ticket]);
-    expect((await api.request("GET", "/v1/deliveries?kind=client_delivered")).body.data.map((delivery: { id: string }) => delivery.id)).not.toContain(shirt);
+    expect(partner.body.deliveries.map((delivery: { id: string }) => delivery.id)).toEqual([ticket]);
+    expect((await api.request("GET", "/v1/deliveries?kind=client_delivered")).body.deliveries.map((delivery: { id: string }) => delivery.id)).not.toContain(shirt);
     expectError(await api.request("GET", "/v1/deliveries?kind=internal"), 422, "validation_failed", "query.kind");
     expect((await webhooks(shirt)).map((hook) => hook.type)).toEqual(["reward.granted"]);
     const rewards = (await api.request("GET", "/v1/me/rewards", { participant: "ana" })).body;
@@ -102,7 +102,7 @@ describeEachDatabase("staff fulfilment of manual and partner rewards", (kind) =>
     const shirt = await prize("davi", "custom.vip_prize");
     expectError(await api.request("POST", `/v1/deliveries/${shirt}/confirm`, { body: { note: "x".repeat(501) } }), 422, "validation_failed", "body.note");
     expectError(await api.request("POST", `/v1/deliveries/${shirt}/confirm`, { body: { note: "" } }), 422, "validation_failed", "body.note");
-    expect((await api.request("GET", "/v1/deliveries?kind=manual&status=pending")).body.data.map((delivery: { id: string }) => delivery.id)).toContain(shirt);
+    expect((await api.request("GET", "/v1/deliveries?kind=manual&status=pending")).body.deliveries.map((delivery: { id: string }) => delivery.id)).toContain(shirt);
   });
 
   it("a fulfil and a reject racing for the same delivery: exactly one wins", async () => {

@@ -24,7 +24,7 @@ describeEachDatabase("API test clocks", (kind) => {
   const coins = async (participant: string, key?: string) => {
     const progress = await api.request("GET", `/v1/participants/${participant}/progress`, key ? { key } : {});
     expect(progress.status).toBe(200);
-    return progress.body.currencies.find((currency: any) => currency.code === "coins").balance_minor;
+    return progress.body.currencies.find((currency: any) => currency.code === "coins").balance;
   };
 
   beforeAll(async () => {

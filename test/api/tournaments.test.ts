@@ -100,7 +100,7 @@ describeEachStack("tournaments end to end over HTTP", (kind) => {
     for (const notice of noticesOf(endpoint.receiver)) expect(notice.request.signatureValid, notice.envelope.type).toBe(true);
 
     const deliveries = await ok(club.call("GET", "/v1/deliveries?status=pending"));
-    expect(deliveries.data.map((delivery: any) => delivery.reward_code).sort()).toEqual(["bonus-20", "official-tournament-prize", "official-tournament-prize", "official-tournament-prize"]);
+    expect(deliveries.deliveries.map((delivery: any) => delivery.reward_code).sort()).toEqual(["bonus-20", "official-tournament-prize", "official-tournament-prize", "official-tournament-prize"]);
     const rewards = await ok(club.call("GET", "/v1/me/rewards", { participant: "ana" }));
     expect(JSON.stringify(rewards)).toContain("coins-50");
 

@@ -189,7 +189,7 @@ describeEachStack("webhook emission", (kind) => {
     expect(single(notices, "store.purchased").envelope.data).toEqual({
       participant: player,
       reward_code: "store-bonus-10",
-      cost: { currency: "coins", amount_minor: 1000 },
+      cost: { currency: "coins", amount: 1000 },
       redemption_id: redemption.id,
     });
     expect(single(notices, "reward.delivery_requested").envelope.data).toMatchObject({
@@ -231,11 +231,11 @@ describeEachStack("webhook emission", (kind) => {
     const notices = await step(["wheel.spun", ...rewardNotices]);
     expect(single(notices, "wheel.spun").envelope.data).toEqual({
       participant: player,
-      spin_id: spin.spin_id,
-      slice_id: spin.slice_id,
+      spin_id: spin.spinId,
+      slice_id: spin.sliceId,
       label: spin.label,
       reward_code: spin.reward,
-      probability_version: spin.probability_version,
+      probability_version: spin.probabilityVersion,
     });
   });
 

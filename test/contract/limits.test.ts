@@ -145,11 +145,11 @@ const cases: BoundCase[] = [
     fails: [event({ type: "Deposit.confirmed" }), event({ type: "deposit" }), event({ type: "deposit." }), event({ type: "1deposit.ok" })],
   },
   {
-    limit: "event currency: exactly 3 upper-case letters",
+    limit: "event currency: exactly 3 letters, either case (normalised to upper case)",
     validate: ops.Events_send.body,
     field: "/currency",
-    passes: [event({ currency: "BRL" }), event({ currency: "USD" })],
-    fails: [event({ currency: "BR" }), event({ currency: "BRLL" }), event({ currency: "brl" }), event({ currency: "R$1" })],
+    passes: [event({ currency: "BRL" }), event({ currency: "USD" }), event({ currency: "brl" }), event({ currency: "Usd" })],
+    fails: [event({ currency: "BR" }), event({ currency: "BRLL" }), event({ currency: "R$1" }), event({ currency: "bř1" })],
   },
   {
     limit: "event amount: a non-negative number or decimal string",
@@ -341,11 +341,11 @@ const cases: BoundCase[] = [
     fails: [{ limit: "0" }, { limit: "501" }, { limit: "dez" }],
   },
   {
-    limit: "deliveries list: pages of 1 to 100",
+    limit: "deliveries list: up to 200 items (pages of 1 to 200)",
     validate: ops.Deliveries_list.query,
     field: "/limit",
-    passes: [{ limit: "1" }, { limit: "100" }],
-    fails: [{ limit: "0" }, { limit: "101" }],
+    passes: [{ limit: "1" }, { limit: "200" }],
+    fails: [{ limit: "0" }, { limit: "201" }],
   },
   {
     limit: "deliveries list status: pending, delivered or failed",
@@ -408,6 +408,10 @@ describe("defaults filled by the validators", () => {
   it("games list limit defaults to 100 and is coerced from the query string", () => {
     expect(check(ops.Games_list.query, {}).value).toEqual({ limit: 100 });
     expect(check(ops.Games_list.query, { limit: "250", active: "true" }).value).toEqual({ limit: 250, active: true });
+  });
+
+  it("deliveries list limit defaults to 200, the seed's list size", () => {
+    expect(check(ops.Deliveries_list.query, {}).value).toEqual({ limit: 200 });
   });
 });
 

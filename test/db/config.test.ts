@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { ConfigVersion } from "../../server/src/db/entities/index.js";
 import type { Database } from "../../server/src/db/orm.js";
 import type { Scope } from "../../server/src/db/scope.js";
+import { cashbackProgramView } from "../../server/src/engine/cashback.js";
 import { DEFAULT_CASHBACK_PROGRAM, getCashbackProgram, updateCashbackProgram } from "../../server/src/usecases/cashback.js";
 import { getDraft, getPublishedConfig, listVersions, publish, saveDraft, validateClubConfig } from "../../server/src/usecases/config.js";
 import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
@@ -133,17 +134,17 @@ describeEachDatabase("cashback program", (kind) => {
   afterAll(() => close?.());
 
   it("answers the documented defaults when never set", async () => {
-    expectContract("CashbackProgram", await getCashbackProgram(db, scope));
-    expect(await getCashbackProgram(db, scope)).toEqual({
+    expectContract("CashbackProgram", cashbackProgramView(await getCashbackProgram(db, scope)));
+    expect(cashbackProgramView(await getCashbackProgram(db, scope))).toEqual({
       enabled: false,
       mode: "claim",
       hour: 10,
       claim_days: 7,
-      min_loss_minor: 0,
+      min_loss: 0,
       min_pct: 5,
       max_pct: 20,
       tiers: [],
-      welcome: { enabled: false, pct: 0, max_minor: 0 },
+      welcome: { enabled: false, pct: 0, max: 0 },
       text: {},
       currency: "BRL",
     });
@@ -161,19 +162,21 @@ describeEachDatabase("cashback program", (kind) => {
       text: { title: "Cashback diário", show_history: true },
     }, t1);
     expect(updated).toEqual({
-      ...DEFAULT_CASHBACK_PROGRAM,
+      ...cashbackProgramView(DEFAULT_CASHBACK_PROGRAM),
       enabled: true,
       mode: "auto",
       tiers: [
-        { name: "Bronze", min_loss_minor: 5000, pct: 5 },
-        { name: "Prata", min_loss_minor: 50000, pct: 10 },
+        { name: "Bronze", min_loss: 50, pct: 5 },
+        { name: "Prata", min_loss: 500, pct: 10 },
       ],
-      welcome: { enabled: true, pct: 0, max_minor: 0 },
+      welcome: { enabled: true, pct: 0, max: 0 },
       text: { title: "Cashback diário", show_history: true },
     });
-    expect(await getCashbackProgram(db, scope)).toEqual(updated);
+    expect(cashbackProgramView(await getCashbackProgram(db, scope))).toEqual(updated);
+    // Stored in integer cents, as the engine computes with them.
+    expect((await getCashbackProgram(db, scope)).tiers).toEqual([{ name: "Bronze", min_loss_minor: 5000, pct: 5 }, { name: "Prata", min_loss_minor: 50000, pct: 10 }]);
     const again = await updateCashbackProgram(db, scope, { hour: 23, welcome: { pct: 20, max_minor: 10000 } }, t2);
-    expect(again).toMatchObject({ enabled: true, hour: 23, welcome: { enabled: true, pct: 20, max_minor: 10000 } });
+    expect(again).toMatchObject({ enabled: true, hour: 23, welcome: { enabled: true, pct: 20, max: 100 } });
     expect(await getCashbackProgram(db, { ...scope, env: "live" })).toEqual(DEFAULT_CASHBACK_PROGRAM);
   });
 

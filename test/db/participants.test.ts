@@ -50,8 +50,8 @@ describeEachDatabase("participants", (kind) => {
       next_tier: { code: "prata", name: "Prata", starts_at_level: 10 },
       benefits: ["Suporte prioritário"],
       currencies: [
-        { code: "coins", name: "Moedas", icon: "coin", balance_minor: 0 },
-        { code: "cashback", name: "Cashback", icon: "wallet", balance_minor: 0 },
+        { code: "coins", name: "Moedas", icon: "coin", balance: 0 },
+        { code: "cashback", name: "Cashback", icon: "wallet", balance: 0 },
       ],
       flags: {},
     });
@@ -102,8 +102,8 @@ describeEachDatabase("participants", (kind) => {
       next_tier: { code: "ouro", name: "Ouro", starts_at_level: 30 },
       benefits: ["Suporte prioritário", "5% de cashback semanal"],
       currencies: [
-        { code: "coins", name: "Moedas", icon: "coin", balance_minor: 1250 },
-        { code: "cashback", name: "Cashback", icon: "wallet", balance_minor: 1575 },
+        { code: "coins", name: "Moedas", icon: "coin", balance: 1250 },
+        { code: "cashback", name: "Cashback", icon: "wallet", balance: 15.75 },
       ],
     });
   });
@@ -133,7 +133,7 @@ describeEachDatabase("participants", (kind) => {
     expect(progress.levels[0]).toEqual({ number: 1, name: "Nível 1", xp_required: 1000, badge_url: null, color: "#CD7F32" });
     expect(progress.levels[12]).toMatchObject({ number: 13, xp_required: 46872 });
     expect(progress.levels[59]).toEqual({ number: 60, name: "Nível 60", xp_required: null, badge_url: "https://cdn.example.com/ouro.png", color: "#FFD700" });
-    expect(progress.currencies.map((c) => c.balance_minor)).toEqual([1250, 1575]);
+    expect(progress.currencies.map((c) => c.balance)).toEqual([1250, 15.75]);
     expect(progress.updated_at).toBe(t1.toISOString());
   });
 

@@ -110,9 +110,9 @@ describeEachDatabase("participant rename", (kind) => {
       from,
       to,
       dry_run: false,
-      before: { id: ana.id, external_id: from, xp: 232441, level: 1, balances_minor: { coins: 1250 } },
+      before: { id: ana.id, external_id: from, xp: 232441, level: 1, balances: { coins: 1250 } },
       merged: null,
-      after: { id: ana.id, external_id: to, xp: 232441, level: 1, balances_minor: { coins: 1250 } },
+      after: { id: ana.id, external_id: to, xp: 232441, level: 1, balances: { coins: 1250 } },
       rewritten: { "participants.external_id": 1 },
       moved: {},
     });
@@ -148,19 +148,19 @@ describeEachDatabase("participant rename", (kind) => {
 
     const report = await renameParticipant(db, scope, from, { new_external_id: to, merge: true }, t1);
     expectContract("ParticipantRenameReport", report);
-    expect(report.before).toEqual({ id: ana.id, external_id: from, xp: 232441, level: 1, balances_minor: { coins: 1250 } });
+    expect(report.before).toEqual({ id: ana.id, external_id: from, xp: 232441, level: 1, balances: { coins: 1250 } });
     expect(report.merged).toEqual({
       id: other.id,
       external_id: to,
       xp: 150,
       level: 1,
-      balances_minor: { coins: 100, gems: 7 },
+      balances: { coins: 100, gems: 7 },
       duplicates_dropped: {
         events: 1, rule_dedupe_keys: 1, mission_progress: 1, badges: 1, referrals: 1, affiliate_attributions: 1, checkin_claims: 1,
       },
     });
     // Level and tier follow the summed XP through the published curve.
-    expect(report.after).toEqual({ id: ana.id, external_id: to, xp: 232591, level: 13, balances_minor: { coins: 1350, gems: 7 } });
+    expect(report.after).toEqual({ id: ana.id, external_id: to, xp: 232591, level: 13, balances: { coins: 1350, gems: 7 } });
     expect(report.moved).toEqual({
       balances: 2, ledger_entries: 1, currency_lots: 1, rule_run_days: 1, participant_rewards: 1, deliveries: 1, badges: 1,
       leaderboard_entries: 1, redemptions: 1, referrals: 1, notifications: 1, wheel_spins: 1,
@@ -183,7 +183,7 @@ describeEachDatabase("participant rename", (kind) => {
     expect(await em.count(Referral, { referredId: ana.id })).toBe(1);
     // Nothing points at the merged participant any more.
     for (const rule of MERGE_RULES) expect(await em.count(rule.entity as any, { [rule.owner]: other.id }), rule.owner).toBe(0);
-    expect((await getProfile(db, scope, to)).currencies.map((c) => c.balance_minor)).toEqual([1350, 0]);
+    expect((await getProfile(db, scope, to)).currencies.map((c) => c.balance)).toEqual([1350, 0]);
   });
 
   it("a dry run reports exactly what the merge does and leaves every table unchanged", async () => {
@@ -195,7 +195,7 @@ describeEachDatabase("participant rename", (kind) => {
     const dry = await renameParticipant(db, scope, from, { new_external_id: to, merge: true, dry_run: true }, t1);
     expect(await everything()).toEqual(before);
     expect(dry.dry_run).toBe(true);
-    expect(dry.after).toMatchObject({ external_id: to, balances_minor: { coins: 1350, gems: 7 } });
+    expect(dry.after).toMatchObject({ external_id: to, balances: { coins: 1350, gems: 7 } });
 
     const real = await renameParticipant(db, scope, from, { new_external_id: to, merge: true }, t1);
     expect(real).toEqual({ ...dry, dry_run: false });

@@ -59,8 +59,8 @@ describe("grant_currency", () => {
       { type: "grant_currency", currency: "coins", amount: 12.9 },
     ], { event: { amount: "100.05" } });
     expect(result.effects).toEqual([
-      { type: "currency_granted", currency: "cashback", amount_minor: 1000, rule_id: "r1" },
-      { type: "currency_granted", currency: "coins", amount_minor: 12, rule_id: "r1" },
+      { type: "currency_granted", currency: "cashback", amount: 10, rule_id: "r1" },
+      { type: "currency_granted", currency: "coins", amount: 12, rule_id: "r1" },
     ]);
     expect(result.delta.balances).toEqual({ cashback: 1000, coins: 12 });
     expect(result.delta.lotsCreated).toEqual([]);
@@ -68,7 +68,7 @@ describe("grant_currency", () => {
 
   it("does not lose a centavo to binary noise", () => {
     const result = run([{ type: "grant_currency", currency: "cashback", amount: "event.amount * 100" }], { event: { amount: 0.57 } });
-    expect(result.effects).toEqual([{ type: "currency_granted", currency: "cashback", amount_minor: 5700, rule_id: "r1" }]);
+    expect(result.effects).toEqual([{ type: "currency_granted", currency: "cashback", amount: 57, rule_id: "r1" }]);
   });
 
   it("creates an expiring lot for a currency with expiresInDays", () => {
@@ -96,7 +96,7 @@ describe("grant_currency", () => {
 describe("debit_currency", () => {
   it("debits when the balance covers it exactly", () => {
     const result = run([{ type: "debit_currency", currency: "coins", amount: 100 }], { state: { balances: { coins: 100 } } });
-    expect(result.effects).toEqual([{ type: "currency_debited", currency: "coins", amount_minor: 100, rule_id: "r1" }]);
+    expect(result.effects).toEqual([{ type: "currency_debited", currency: "coins", amount: 100, rule_id: "r1" }]);
     expect(result.delta.ledger).toEqual([{ unit: "coins", delta: -100, reason: "debit_currency", ruleId: "r1" }]);
     expect(result.delta.balances).toEqual({ coins: -100 });
   });

@@ -18,7 +18,7 @@ describe("evaluate", () => {
     });
     const result = at(config);
     expect(result.effects).toEqual([
-      { type: "currency_granted", currency: "coins", amount_minor: 5, rule_id: "moedas" },
+      { type: "currency_granted", currency: "coins", amount: 5, rule_id: "moedas" },
       { type: "xp_granted", amount: 250, rule_id: "moedas" },
       { type: "badge_granted", badge_code: "apostador", rule_id: "badge" },
       { type: "xp_granted", amount: 100, rule_id: "badge" },
@@ -128,7 +128,7 @@ describe("grantRewards", () => {
     const result = grantRewards({ config: casinoConfig(), state: blankState(), specs: ["xp:150", "coins:10", "giros-10"], ruleId: "checkin:2026-11-21", now: NOON, timeZone: SAO_PAULO });
     expect(result.effects).toEqual([
       { type: "xp_granted", amount: 150, rule_id: "checkin:2026-11-21" },
-      { type: "currency_granted", currency: "coins", amount_minor: 10, rule_id: "checkin:2026-11-21" },
+      { type: "currency_granted", currency: "coins", amount: 10, rule_id: "checkin:2026-11-21" },
       { type: "reward_granted", reward_code: "giros-10", rule_id: "checkin:2026-11-21" },
       { type: "level_up", from: 1, to: 2 },
       { type: "tier_changed", from: "bronze", to: "prata" },

@@ -76,8 +76,8 @@ describe("daily caps per unit", () => {
       limits: { per_participant_per_day: { cashback: 10.5 } },
     });
     const runs = sendBets(theRule, ["2026-11-21T12:00:00Z", "2026-11-21T13:00:00Z"], [{ amount: 100 }, { amount: 100 }]);
-    expect(runs[0].effects).toEqual([{ type: "currency_granted", currency: "cashback", amount_minor: 1000, rule_id: "cashback-aposta" }]);
-    expect(runs[1].effects).toEqual([{ type: "currency_granted", currency: "cashback", amount_minor: 50, rule_id: "cashback-aposta" }]);
+    expect(runs[0].effects).toEqual([{ type: "currency_granted", currency: "cashback", amount: 10, rule_id: "cashback-aposta" }]);
+    expect(runs[1].effects).toEqual([{ type: "currency_granted", currency: "cashback", amount: 0.5, rule_id: "cashback-aposta" }]);
     expect(runs[1].delta.ruleRuns["cashback-aposta"].today.granted).toEqual({ cashback: 1050 });
   });
 

@@ -115,8 +115,8 @@ describe("claims", () => {
 
   it.each([
     ["xp:150", { type: "xp_granted", amount: 150, rule_id: "mission:spec" }],
-    ["coins:25.9", { type: "currency_granted", currency: "coins", amount_minor: 25, rule_id: "mission:spec" }],
-    ["cashback:2.5", { type: "currency_granted", currency: "cashback", amount_minor: 250, rule_id: "mission:spec" }],
+    ["coins:25.9", { type: "currency_granted", currency: "coins", amount: 25, rule_id: "mission:spec" }],
+    ["cashback:2.5", { type: "currency_granted", currency: "cashback", amount: 2.5, rule_id: "mission:spec" }],
     ["reward:avatar-ouro", { type: "reward_granted", reward_code: "avatar-ouro", rule_id: "mission:spec" }],
   ])("grants the reward spec %s", (reward, effect) => {
     const theMission = mission("spec", { claim: "auto", reward, goal: { kind: "count", field: "amount", target: 1 } });
@@ -139,7 +139,7 @@ describe("claims", () => {
     const now = new Date("2026-11-21T20:00:00Z");
     const claimed = claimMission({ config, state, missionId: "manual", now, timeZone: SAO_PAULO });
     if (!claimed.ok) throw new Error(claimed.reason);
-    expect(claimed.evaluation.effects).toEqual([{ type: "currency_granted", currency: "coins", amount_minor: 50, rule_id: "mission:manual" }]);
+    expect(claimed.evaluation.effects).toEqual([{ type: "currency_granted", currency: "coins", amount: 50, rule_id: "mission:manual" }]);
     expect(claimed.evaluation.delta.missions.manual).toEqual({ periodKey: "2026-11-21", progress: 1, completed: true, claimed: true });
     expect(claimed.evaluation.delta.eventCounts).toEqual({});
     const again = claimMission({ config, state: persist(state, claimed.evaluation), missionId: "manual", now, timeZone: SAO_PAULO });

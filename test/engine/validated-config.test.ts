@@ -52,7 +52,7 @@ describe("a validated config", () => {
     const result = evaluate({ config, state: blankState(), event: bet({ amount: 50 }), now: NOON, timeZone: SAO_PAULO });
     expect(result.effects).toEqual([
       { type: "xp_granted", amount: 1000, rule_id: "aposta-slots" },
-      { type: "currency_granted", currency: "gems", amount_minor: 2, rule_id: "aposta-slots" },
+      { type: "currency_granted", currency: "gems", amount: 2, rule_id: "aposta-slots" },
       { type: "mission_progressed", mission_id: "giro-diario", progress: 1, target: 3 },
       { type: "level_up", from: 1, to: 2 },
     ]);

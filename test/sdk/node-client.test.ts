@@ -38,11 +38,18 @@ describe("events.send", () => {
     expect(waits).toEqual([250, 500]);
   });
 
-  it("uses the event's id as the key, and the caller's key over it", async () => {
+  it("sends no key of its own for an event with an id (the id is the key), and the caller's key when given", async () => {
     const { clube } = await clubeAgainst([json(200, eventResult)]);
     await clube.events.send({ ...deposit, id: "dep_99812" });
     await clube.events.send({ ...deposit, id: "dep_99812" }, { idempotencyKey: "pix-e2e-77120" });
-    expect(header("idempotency-key")).toEqual(["dep_99812", "pix-e2e-77120"]);
+    expect(header("idempotency-key")).toEqual([undefined, "pix-e2e-77120"]);
+  });
+
+  it("retries an event with an id without a key: the server counts a repeated id once", async () => {
+    const { clube, waits } = await clubeAgainst([failure(503, "internal_error", "down"), json(200, eventResult)]);
+    expect(await clube.events.send({ ...deposit, id: "dep_99813" })).toEqual(eventResult);
+    expect(header("idempotency-key")).toEqual([undefined, undefined]);
+    expect(waits).toEqual([250]);
   });
 
   it("draws a new key per call when neither is given", async () => {

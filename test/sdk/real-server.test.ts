@@ -90,7 +90,7 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
       event_id: expect.stringMatching(/^evt_/),
       duplicate: false,
       effects: [
-        { type: "currency_granted", currency: "coins", amount_minor: 100, rule_id: "signup-bonus" },
+        { type: "currency_granted", currency: "coins", amount: 100, rule_id: "signup-bonus" },
         { type: "xp_granted", amount: 50, rule_id: "signup-bonus" },
       ],
     });
@@ -100,7 +100,7 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
       expect.arrayContaining([
         { type: "reward_granted", reward_code: "bonus-first-deposit", rule_id: "first-deposit", reward_id: expect.any(String), delivery_id: expect.any(String) },
         { type: "xp_granted", amount: 80000, rule_id: "deposit-xp" },
-        { type: "currency_granted", currency: "coins", amount_minor: 4000, rule_id: "deposit-coins" },
+        { type: "currency_granted", currency: "coins", amount: 4000, rule_id: "deposit-coins" },
         { type: "level_up", from: 1, to: 8 },
       ]),
     );
@@ -131,8 +131,8 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
       level: { number: 8, name: "Nível 8" },
       xp: { total: 80130, current: 80130 - 61421, required: 84048 - 61421 },
       currencies: [
-        { code: "coins", balance_minor: 4150 },
-        { code: "gems", balance_minor: 1 },
+        { code: "coins", balance: 4150 },
+        { code: "gems", balance: 1 },
       ],
     });
     expect(await clube.participants.progressMany({ external_ids: [PLAYER, "nobody"] })).toEqual({ items: [{ external_id: PLAYER, level: progress.level, xp: progress.xp }] });
@@ -154,27 +154,27 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
     expect(missions.get("deposito-diario")).toMatchObject({ completed: true, claimed: true, period_key: "2026-11-18" });
     expect(missions.get("apostar-500")).toMatchObject({ progress: 80, completed: false, goal: { kind: "sum", target: 500 } });
 
-    expect(await me.checkin()).toMatchObject({ today_key: "2026-11-18", can_claim: true, claimed_today: false, days_in_period: 7, period: "streak" });
+    expect(await me.checkin()).toMatchObject({ todayKey: "2026-11-18", canClaim: true, claimedToday: false, daysInPeriod: 7, period: "streak" });
     const checkin = await me.claimCheckin();
-    expect(checkin).toMatchObject({ reward: { code: "coins-50", label: "50 moedas", multiplier: 1 }, state: { claimed_today: true, can_claim: false, streak: 1 } });
+    expect(checkin).toMatchObject({ reward: { code: "coins-50", label: "50 moedas", multiplier: 1 }, state: { claimedToday: true, canClaim: false, streak: 1 } });
     expectClubeError(await failureOf(me.claimCheckin()), 409, "already_claimed", "2026-11-18");
 
-    expect(await me.wheel()).toMatchObject({ style: "classica", spins_left: 1 });
+    expect(await me.wheel()).toMatchObject({ style: "classica", spinsLeft: 1 });
     const spin = await me.spin({ idempotencyKey: "giro-8412-0001" });
     const slices = (await demoConfig()).wheel.slices.map((slice: { id: string }) => slice.id);
-    expect(spin).toMatchObject({ duplicate: false, spins_left: 0, probability_version: 1 });
-    expect(slices).toContain(spin.slice_id);
+    expect(spin).toMatchObject({ duplicate: false, spinsLeft: 0, probabilityVersion: 1 });
+    expect(slices).toContain(spin.sliceId);
     expect(await me.spin({ idempotencyKey: "giro-8412-0001" })).toEqual({ ...spin, duplicate: true });
 
     // 4150 coins, the check-in's 50 and whatever the wheel paid, and 1 gem: both coin rewards are affordable, the gem frame (20 gems) is not.
-    const coinsBefore = (await me.progress()).currencies.find((currency) => currency.code === "coins")!.balance_minor;
+    const coinsBefore = (await me.progress()).currencies.find((currency) => currency.code === "coins")!.balance;
     expect(coinsBefore).toBeGreaterThanOrEqual(4150 + 50);
     const store = new Map((await me.store()).data.map((item) => [item.code, item]));
-    expect(store.get("store-bonus-10")).toMatchObject({ cost: { currency: "coins", amount_minor: 1000 }, affordable: true });
-    expect(store.get("store-cash-5")).toMatchObject({ cost: { currency: "coins", amount_minor: 2500 }, affordable: true });
-    expect(store.get("avatar-dourado")).toMatchObject({ cost: { currency: "gems", amount_minor: 20 }, affordable: false });
+    expect(store.get("store-bonus-10")).toMatchObject({ cost: { currency: "coins", amount: 1000 }, affordable: true });
+    expect(store.get("store-cash-5")).toMatchObject({ cost: { currency: "coins", amount: 2500 }, affordable: true });
+    expect(store.get("avatar-dourado")).toMatchObject({ cost: { currency: "gems", amount: 20 }, affordable: false });
     const bought = await me.redeem("store-bonus-10");
-    expect(bought).toMatchObject({ reward_code: "store-bonus-10", cost: { currency: "coins", amount_minor: 1000 }, balance_after_minor: coinsBefore - 1000, delivery_status: "pending", duplicate: false });
+    expect(bought).toMatchObject({ reward_code: "store-bonus-10", cost: { currency: "coins", amount: 1000 }, balance_after: coinsBefore - 1000, delivery_status: "pending", duplicate: false });
 
     const rewards = (await me.rewards()).data.map((reward) => [reward.reward_code, reward.status]);
     expect(rewards).toEqual(expect.arrayContaining([["bonus-first-deposit", "pending_delivery"], ["store-bonus-10", "pending_delivery"], ["coins-50", "granted"]]));
@@ -190,13 +190,13 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
     expect(await me.cashback()).toMatchObject({
       enabled: program.enabled,
       mode: program.mode,
-      auto_hour: program.hour,
-      claim_days: program.claim_days,
-      pct_range: { min: program.min_pct, max: program.max_pct },
-      available_minor: 0,
-      available_days: [],
+      autoHour: program.hour,
+      claimDays: program.claim_days,
+      pctRange: { min: program.min_pct, max: program.max_pct },
+      available: 0,
+      availableDays: [],
     });
-    expect(await me.referral()).toMatchObject({ enabled: true, code: expect.any(String), referrer_reward: "coins:500", referred_reward: "coins:200", qualify_event: "deposit.confirmed", min_amount: 30 });
+    expect(await me.referral()).toMatchObject({ enabled: true, code: expect.any(String), referrerReward: "coins:500", referredReward: "coins:200", qualifyEvent: "deposit.confirmed", minAmount: 30 });
     expect((await me.leaderboards()).data).toEqual([expect.objectContaining({ campaign_id: "slots-semanal", points: 50, rank: 1 })]);
     expect((await me.badges()).data.map((badge) => badge.badge_code).sort()).toEqual(["grande-vitoria", "primeiro-deposito"]);
   });
@@ -211,12 +211,12 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
     expect(confirmed).toMatchObject({ id: bonus.id, status: "delivered", external_ref: "bonus-778201", confirmed_at: WEDNESDAY.toISOString() });
     expect(await clube.deliveries.confirm(bonus.id)).toEqual(confirmed);
     expect(await clube.deliveries.fail(storeBonus.id, { reason: "Conta bloqueada para bônus" })).toMatchObject({ status: "failed", fail_reason: "Conta bloqueada para bônus" });
-    expect((await clube.deliveries.list({ status: "failed" })).data.map((delivery) => delivery.id)).toEqual([storeBonus.id]);
+    expect((await clube.deliveries.list({ status: "failed" })).deliveries.map((delivery) => delivery.id)).toEqual([storeBonus.id]);
 
     // 3200 to 3400 coins (the wheel): R$ 5 cash (2500) leaves under 1000; the same key again is the same redemption; a second one is refused.
-    const coinsBefore = (await clube.participants.progress(PLAYER)).currencies.find((currency) => currency.code === "coins")!.balance_minor;
+    const coinsBefore = (await clube.participants.progress(PLAYER)).currencies.find((currency) => currency.code === "coins")!.balance;
     const redemption = await clube.redemptions.create({ participant: PLAYER, reward: "store-cash-5" }, { idempotencyKey: "resgate-8412-0001" });
-    expect(redemption).toMatchObject({ reward_code: "store-cash-5", title: "R$ 5 na carteira", cost: { currency: "coins", amount_minor: 2500 }, balance_after_minor: coinsBefore - 2500, duplicate: false });
+    expect(redemption).toMatchObject({ reward_code: "store-cash-5", title: "R$ 5 na carteira", cost: { currency: "coins", amount: 2500 }, balance_after: coinsBefore - 2500, duplicate: false });
     expect(await clube.redemptions.create({ participant: PLAYER, reward: "store-cash-5" }, { idempotencyKey: "resgate-8412-0001" })).toEqual({ ...redemption, duplicate: true });
     expectClubeError(await failureOf(clube.redemptions.create({ participant: PLAYER, reward: "store-cash-5" }, { idempotencyKey: "resgate-8412-0002" })), 409, "insufficient_balance", "store-cash-5");
 
@@ -249,9 +249,10 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
     // The cashback program changes at once, without publishing: the participant sees it on the next call.
     const update = { enabled: true, mode: "auto" as const, hour: 9, claim_days: 3, tiers: [{ name: "Bronze", min_loss_minor: 5000, pct: 5 }, { name: "Prata", min_loss_minor: 50000, pct: 10 }] };
     const program = await clube.cashback.update(update);
-    expect(program).toMatchObject(update);
+    // Sent in integer cents (`_minor`), answered in the seed's names and main units.
+    expect(program).toMatchObject({ enabled: true, mode: "auto", hour: 9, claim_days: 3, tiers: [{ name: "Bronze", min_loss: 50, pct: 5 }, { name: "Prata", min_loss: 500, pct: 10 }] });
     expect(await clube.cashback.get()).toEqual(program);
-    expect(await browser.me.cashback()).toMatchObject({ enabled: true, mode: "auto", auto_hour: 9, claim_days: 3 });
+    expect(await browser.me.cashback()).toMatchObject({ enabled: true, mode: "auto", autoHour: 9, claimDays: 3 });
 
     expect(await clube.key.get()).toMatchObject({ club_id: api.clubId, env: "test", key_prefix: expect.stringMatching(/^cf_test_/) });
 

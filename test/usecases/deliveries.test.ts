@@ -3,7 +3,7 @@ import { schemaValidators } from "../../generated/validators.js";
 import { Delivery, Notification, ParticipantReward, StaffWarning } from "../../server/src/db/entities/index.js";
 import { newId } from "../../server/src/db/ids.js";
 import type { Scope } from "../../server/src/db/scope.js";
-import { confirmDelivery, deliveryView, failDelivery, listDeliveries, type DeliveryView } from "../../server/src/usecases/deliveries.js";
+import { confirmDelivery, deliveryContext, deliveryView, failDelivery, listDeliveries, type DeliveryView } from "../../server/src/usecases/deliveries.js";
 import { ApiError } from "../../server/src/usecases/errors.js";
 import { ingestEvent } from "../../server/src/usecases/events.js";
 import { describeEachDatabase } from "../support/databases.js";
@@ -44,6 +44,11 @@ describeEachDatabase("deliveries", (kind) => {
     return { status, code, message };
   }
 
+  async function storedView(deliveryId: string): Promise<DeliveryView> {
+    const row = await club.db.em().findOneOrFail(Delivery, { id: deliveryId });
+    return deliveryView(row, await deliveryContext(club.db, club.db.em(), club.scope, [row]));
+  }
+
   async function hooksFor(deliveryId: string) {
     return (await recordedWebhooks(club.db, club.scope)).filter((hook) => (hook.data.delivery as { id?: string } | undefined)?.id === deliveryId);
   }
@@ -54,7 +59,9 @@ describeEachDatabase("deliveries", (kind) => {
     const details = { spins: 10000, game: "Fortune Tiger", game_code: "fortune-tiger", play_url: "https://cassino.example.com/jogar/fortune-tiger" };
     const delivered = valid(await confirmDelivery(club.db, club.scope, deliveryId, { external_ref: "bonus-778201", details }, CONFIRMED_AT));
     expect(delivered).toEqual({
-      id: deliveryId, participant_id: ana.id, participant_reward_id: rewardId, reward_code: "bonus-first-deposit", kind: "client_delivered", status: "delivered",
+      id: deliveryId, participant_id: ana.id, participant: { id: ana.id, external_id: "ana" }, participant_reward_id: rewardId, reward_code: "bonus-first-deposit",
+      reward: { id: rewardId, code: "bonus-first-deposit", title: "Bônus de primeiro depósito", type: "client_delivered", payload: expect.objectContaining({ kind: "bonus" }) },
+      kind: "client_delivered", status: "delivered",
       external_ref: "bonus-778201", fail_reason: null, note: null, created_at: GRANTED_AT.toISOString(), confirmed_at: CONFIRMED_AT.toISOString(),
     });
     expect((await club.db.em().findOneOrFail(Delivery, { id: deliveryId })).details).toEqual(details);
@@ -72,7 +79,7 @@ describeEachDatabase("deliveries", (kind) => {
 
     // delivered → fail: 409 already_closed, unchanged.
     expect(await refusal(failDelivery(club.db, club.scope, deliveryId, { reason: "Duplicado" }, CONFIRMED_AT))).toMatchObject({ status: 409, code: "already_closed" });
-    expect(deliveryView(await club.db.em().findOneOrFail(Delivery, { id: deliveryId }))).toMatchObject({ status: "delivered", fail_reason: null });
+    expect(await storedView(deliveryId)).toMatchObject({ status: "delivered", fail_reason: null });
   });
 
   it("stores the longest reference (200 characters) and the longest failure reason (500) the contract allows", async () => {
@@ -111,7 +118,7 @@ describeEachDatabase("deliveries", (kind) => {
       status: 409, code: "already_closed", message: `Delivery "${deliveryId}" is already failed and cannot be confirmed.`,
     });
     expect(await refusal(failDelivery(club.db, club.scope, deliveryId, { reason: "again" }, CONFIRMED_AT))).toMatchObject({ status: 409, code: "already_closed" });
-    expect(deliveryView(await club.db.em().findOneOrFail(Delivery, { id: deliveryId }))).toEqual(failed);
+    expect(await storedView(deliveryId)).toEqual(failed);
   });
 
   it("404 for an unknown delivery and for one of another club or environment", async () => {
@@ -122,7 +129,7 @@ describeEachDatabase("deliveries", (kind) => {
       expect(await refusal(confirmDelivery(club.db, scope, id, {}, CONFIRMED_AT))).toMatchObject({ status: 404, code: "not_found" });
       expect(await refusal(failDelivery(club.db, scope, id, { reason: "x" }, CONFIRMED_AT))).toMatchObject({ status: 404, code: "not_found" });
     }
-    expect(deliveryView(await club.db.em().findOneOrFail(Delivery, { id: deliveryId })).status).toBe("pending");
+    expect((await storedView(deliveryId)).status).toBe("pending");
   });
 
   it("a confirm and a fail racing for the same delivery: exactly one wins", async () => {
@@ -138,10 +145,10 @@ describeEachDatabase("deliveries", (kind) => {
   });
 
   it("lists newest first, filters by status, and pages with limit and starting_after", async () => {
-    const all = (await listDeliveries(club.db, club.scope, { limit: 100 })).data;
+    const all = (await listDeliveries(club.db, club.scope, { limit: 100 })).deliveries;
     expect(all.map((delivery) => delivery.created_at)).toEqual(all.map((delivery) => delivery.created_at).sort().reverse());
     for (const status of ["pending", "delivered", "failed"] as const) {
-      const only = (await listDeliveries(club.db, club.scope, { status, limit: 100 })).data;
+      const only = (await listDeliveries(club.db, club.scope, { status, limit: 100 })).deliveries;
       expect(only.length).toBeGreaterThan(0);
       expect(only).toEqual(all.filter((delivery) => delivery.status === status));
     }
@@ -153,16 +160,19 @@ describeEachDatabase("deliveries", (kind) => {
       status: "pending" as const, createdAt: new Date(Date.UTC(2026, 10, 18, 0, minute)),
     });
     await club.db.em().insertMany(Delivery, Array.from({ length: 45 }, (_, minute) => row(minute + 1)));
-    const first = await listDeliveries(club.db, other);
-    expect([first.data.length, first.has_more]).toEqual([20, true]);
-    expect(first.data[0].created_at).toBe(new Date(Date.UTC(2026, 10, 18, 0, 45)).toISOString());
-    const second = await listDeliveries(club.db, other, { starting_after: first.data.at(-1)!.id });
-    expect([second.data.length, second.has_more]).toEqual([20, true]);
-    const third = await listDeliveries(club.db, other, { starting_after: second.data.at(-1)!.id });
-    expect([third.data.length, third.has_more]).toEqual([5, false]);
-    expect(third.data.at(-1)!.created_at).toBe(new Date(Date.UTC(2026, 10, 18, 0, 1)).toISOString());
-    expect(new Set([...first.data, ...second.data, ...third.data].map((d) => d.id)).size).toBe(45);
-    for (const delivery of third.data) valid(delivery);
+    // The seed's list: every delivery up to 200 in one answer by default.
+    const everything = await listDeliveries(club.db, other);
+    expect([everything.deliveries.length, everything.has_more]).toEqual([45, false]);
+    const first = await listDeliveries(club.db, other, { limit: 20 });
+    expect([first.deliveries.length, first.has_more]).toEqual([20, true]);
+    expect(first.deliveries[0].created_at).toBe(new Date(Date.UTC(2026, 10, 18, 0, 45)).toISOString());
+    const second = await listDeliveries(club.db, other, { limit: 20, starting_after: first.deliveries.at(-1)!.id });
+    expect([second.deliveries.length, second.has_more]).toEqual([20, true]);
+    const third = await listDeliveries(club.db, other, { limit: 20, starting_after: second.deliveries.at(-1)!.id });
+    expect([third.deliveries.length, third.has_more]).toEqual([5, false]);
+    expect(third.deliveries.at(-1)!.created_at).toBe(new Date(Date.UTC(2026, 10, 18, 0, 1)).toISOString());
+    expect(new Set([...first.deliveries, ...second.deliveries, ...third.deliveries].map((d) => d.id)).size).toBe(45);
+    for (const delivery of third.deliveries) valid(delivery);
     await expect(listDeliveries(club.db, other, { starting_after: "dlv_unknown" })).rejects.toMatchObject({ status: 422 });
   });
 });

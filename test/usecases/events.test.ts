@@ -54,7 +54,7 @@ describeEachDatabase("event ingestion", (kind) => {
       event_id: expect.stringMatching(/^evt_/),
       duplicate: false,
       effects: [
-        { type: "currency_granted", currency: "coins", amount_minor: 100, rule_id: "signup-bonus" },
+        { type: "currency_granted", currency: "coins", amount: 100, rule_id: "signup-bonus" },
         { type: "xp_granted", amount: 50, rule_id: "signup-bonus" },
       ],
     });
@@ -71,7 +71,7 @@ describeEachDatabase("event ingestion", (kind) => {
       { type: "mission_completed", mission_id: "verificar-conta", period: "once" },
       { type: "reward_granted", reward_code: "coins-200", rule_id: "mission:verificar-conta", reward_id: expect.stringMatching(/^rwd_/) },
       // coins-200 is an internal reward whose payload names coins: it pays them.
-      { type: "currency_granted", currency: "coins", amount_minor: 200, rule_id: "mission:verificar-conta" },
+      { type: "currency_granted", currency: "coins", amount: 200, rule_id: "mission:verificar-conta" },
     ]);
     expect(await stateOf("ana")).toMatchObject({ xp: 250, level: 1, tags: ["verificado"], balances: { coins: 300 } });
     expect(await missionOf(ana.id, "verificar-conta")).toEqual({ period: "once", progress: 1, completed: true, claimed: true });
@@ -86,11 +86,11 @@ describeEachDatabase("event ingestion", (kind) => {
       },
       { type: "badge_granted", badge_code: "primeiro-deposito", rule_id: "first-deposit" },
       { type: "xp_granted", amount: 200, rule_id: "deposit-xp" },
-      { type: "currency_granted", currency: "coins", amount_minor: 10, rule_id: "deposit-coins" },
+      { type: "currency_granted", currency: "coins", amount: 10, rule_id: "deposit-coins" },
       { type: "mission_progressed", mission_id: "deposito-diario", progress: 1, target: 1 },
       { type: "mission_completed", mission_id: "deposito-diario", period: "2026-11-18" },
       { type: "reward_granted", reward_code: "coins-50", rule_id: "mission:deposito-diario", reward_id: expect.stringMatching(/^rwd_/) },
-      { type: "currency_granted", currency: "coins", amount_minor: 50, rule_id: "mission:deposito-diario" },
+      { type: "currency_granted", currency: "coins", amount: 50, rule_id: "mission:deposito-diario" },
       // Only for verified players (audienceTag), summing deposits over the month.
       { type: "mission_progressed", mission_id: "deposito-mensal", progress: 100, target: 1000 },
     ]);
@@ -141,7 +141,7 @@ describeEachDatabase("event ingestion", (kind) => {
     const secondDeposit = await send({ participant: "ana", type: "deposit.confirmed", id: "dep-2", amount: "400.00" }, later(180));
     expect(secondDeposit.effects).toEqual([
       { type: "xp_granted", amount: 800, rule_id: "deposit-xp" },
-      { type: "currency_granted", currency: "coins", amount_minor: 40, rule_id: "deposit-coins" },
+      { type: "currency_granted", currency: "coins", amount: 40, rule_id: "deposit-coins" },
       { type: "mission_progressed", mission_id: "deposito-mensal", progress: 500, target: 1000 },
       { type: "level_up", from: 1, to: 2 },
     ]);
@@ -159,7 +159,7 @@ describeEachDatabase("event ingestion", (kind) => {
     const live = await send({ participant: "ana", type: "bet.placed", id: "bet-2", amount: "30.50", meta: { game_type: "live-casino" } }, later(300));
     expect(live.effects).toEqual([
       { type: "xp_granted", amount: 30, rule_id: "bet-xp" },
-      { type: "currency_granted", currency: "gems", amount_minor: 1, rule_id: "live-casino-gems" },
+      { type: "currency_granted", currency: "gems", amount: 1, rule_id: "live-casino-gems" },
       { type: "mission_progressed", mission_id: "apostar-500", progress: 80.5, target: 500 },
     ]);
     // Gems expire: the grant is a lot that expires 90 days later.
@@ -190,7 +190,7 @@ describeEachDatabase("event ingestion", (kind) => {
     const bigDeposit = await send({ participant: "ana", type: "deposit.confirmed", id: "dep-3", amount: 60000 }, later(540));
     expect(bigDeposit.effects).toEqual([
       { type: "xp_granted", amount: 120000, rule_id: "deposit-xp" },
-      { type: "currency_granted", currency: "coins", amount_minor: 6000, rule_id: "deposit-coins" },
+      { type: "currency_granted", currency: "coins", amount: 6000, rule_id: "deposit-coins" },
       { type: "mission_progressed", mission_id: "deposito-mensal", progress: 1000, target: 1000 },
       { type: "mission_completed", mission_id: "deposito-mensal", period: "2026-11" },
       { type: "level_up", from: 2, to: 10 },
@@ -214,11 +214,11 @@ describeEachDatabase("event ingestion", (kind) => {
     const nextDay = await send({ participant: "ana", type: "deposit.confirmed", id: "dep-5", amount: 50 }, thursday);
     expect(nextDay.effects).toEqual([
       { type: "xp_granted", amount: 100, rule_id: "deposit-xp" },
-      { type: "currency_granted", currency: "coins", amount_minor: 5, rule_id: "deposit-coins" },
+      { type: "currency_granted", currency: "coins", amount: 5, rule_id: "deposit-coins" },
       { type: "mission_progressed", mission_id: "deposito-diario", progress: 1, target: 1 },
       { type: "mission_completed", mission_id: "deposito-diario", period: "2026-11-19" },
       { type: "reward_granted", reward_code: "coins-50", rule_id: "mission:deposito-diario", reward_id: expect.stringMatching(/^rwd_/) },
-      { type: "currency_granted", currency: "coins", amount_minor: 50, rule_id: "mission:deposito-diario" },
+      { type: "currency_granted", currency: "coins", amount: 50, rule_id: "mission:deposito-diario" },
     ]);
     expect(await stateOf("ana")).toMatchObject({ xp: 121540, level: 10, balances: { coins: 6455, gems: 1 } });
 
@@ -369,7 +369,7 @@ describeEachDatabase("event ingestion", (kind) => {
       event_id: queued.event_ids[0],
       duplicate: false,
       effects: [
-        { type: "currency_granted", currency: "coins", amount_minor: 100, rule_id: "signup-bonus" },
+        { type: "currency_granted", currency: "coins", amount: 100, rule_id: "signup-bonus" },
         { type: "xp_granted", amount: 50, rule_id: "signup-bonus" },
       ],
     });

@@ -17,7 +17,7 @@ describe("meConfigView", () => {
     input.home = ["hero", { block: "faq", enabled: false }, { block: "modules", title: "Para você" }];
     input.wheel.enabled = false;
     const view = meConfigView(validateClubConfig(input), 3);
-    expect(view.module_cards.map((card) => card.module)).toEqual(["checkin", "missions", "store", "referral"]);
+    expect(view.moduleCards.map((card) => card.module)).toEqual(["checkin", "missions", "store", "referral"]);
     expect(view.home).toEqual([
       { block: "hero", title: null, subtitle: null },
       { block: "modules", title: "Para você", subtitle: null },

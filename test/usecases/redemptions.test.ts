@@ -53,12 +53,12 @@ describeEachDatabase("redemptions", (kind) => {
       id: expect.stringMatching(/^red_/),
       reward_code: "store-bonus-10",
       title: "R$ 10 de bônus",
-      cost: { currency: "coins", amount_minor: 1000 },
-      balance_after_minor: 500,
+      cost: { currency: "coins", amount: 1000 },
+      balance_after: 500,
       delivery_status: "pending",
       duplicate: false,
       effects: [
-        { type: "currency_debited", currency: "coins", amount_minor: 1000, rule_id: "redemption:store-bonus-10" },
+        { type: "currency_debited", currency: "coins", amount: 1000, rule_id: "redemption:store-bonus-10" },
         {
           type: "reward_granted", reward_code: "store-bonus-10", rule_id: "redemption:store-bonus-10",
           reward_id: expect.stringMatching(/^rwd_/), delivery_id: expect.stringMatching(/^dlv_/),
@@ -95,13 +95,13 @@ describeEachDatabase("redemptions", (kind) => {
           },
         },
       },
-      { type: "store.purchased", data: { participant, reward_code: "store-bonus-10", cost: { currency: "coins", amount_minor: 1000 }, redemption_id: redemption.id } },
+      { type: "store.purchased", data: { participant, reward_code: "store-bonus-10", cost: { currency: "coins", amount: 1000 }, redemption_id: redemption.id } },
     ]);
   });
 
   it("a balance equal to the price buys it; one unit less is 409 insufficient_balance and spends nothing", async () => {
     const exactId = await playerWith("bia", 1000);
-    expect(await buy("bia", "store-bonus-10")).toMatchObject({ balance_after_minor: 0, duplicate: false });
+    expect(await buy("bia", "store-bonus-10")).toMatchObject({ balance_after: 0, duplicate: false });
     expect(await balancesOf(club.db, exactId)).toEqual({ coins: 0 });
 
     const shortId = await playerWith("caio", 999);
@@ -132,7 +132,7 @@ describeEachDatabase("redemptions", (kind) => {
     expect(await balancesOf(club.db, eduId)).toEqual({ coins: 4000 });
     // Without a key every call is a new redemption.
     expect((await buy("edu", "store-bonus-10")).id).not.toBe(first.id);
-    expect((await buy("edu", "store-bonus-10")).balance_after_minor).toBe(2000);
+    expect((await buy("edu", "store-bonus-10")).balance_after).toBe(2000);
     expect((await recordedWebhooks(club.db, club.scope)).filter((hook) => hook.type === "store.purchased" && (hook.data.participant as { id: string }).id === eduId)).toHaveLength(3);
   });
 
@@ -172,7 +172,7 @@ describeEachDatabase("redemptions", (kind) => {
     expect(await refusal(buy("hugo", "avatar-dourado", undefined, late))).toMatchObject({ status: 409, code: "insufficient_balance", message: expect.stringContaining("has 15 gems") });
     for (let n = 0; n < 5; n++) await live(n, late);
     const bought = await buy("hugo", "avatar-dourado", undefined, new Date(late.getTime() + 10 * 60_000));
-    expect(bought).toMatchObject({ cost: { currency: "gems", amount_minor: 20 }, balance_after_minor: 10, delivery_status: "delivered" });
+    expect(bought).toMatchObject({ cost: { currency: "gems", amount: 20 }, balance_after: 10, delivery_status: "delivered" });
     const lots = await club.db.em().find(CurrencyLot, { participantId: hugoId }, { orderBy: { createdAt: "asc" } });
     expect(lots.map((lot) => lot.remaining)).toEqual([...Array(10).fill(1), ...Array(15).fill(0), ...Array(5).fill(0)]);
   });

@@ -4,6 +4,7 @@ import { MissionProgress, Participant } from "../../server/src/db/entities/index
 import { confirmDelivery, failDelivery } from "../../server/src/usecases/deliveries.js";
 import { ApiError } from "../../server/src/usecases/errors.js";
 import { ingestEvent } from "../../server/src/usecases/events.js";
+import { listMyTournaments } from "../../server/src/usecases/tournaments/views.js";
 import {
   claimMyMission, getLeaderboard, listMyBadges, listMyLeaderboards, listMyMissions, listMyRewards, listStore, redeemFromStore,
 } from "../../server/src/usecases/surface.js";
@@ -139,7 +140,7 @@ describeEachDatabase("participant surface", (kind) => {
         const claim = await claimMyMission(other.db, other.scope, "caio", "crash-10", { now: at(10), publicUrl: PUBLIC_URL });
         expect(claim).toEqual({
           mission_id: "crash-10", period_key: "2026-W47", reward_granted: null,
-          effects: [{ type: "currency_granted", currency: "coins", amount_minor: 200, rule_id: "mission:crash-10" }],
+          effects: [{ type: "currency_granted", currency: "coins", amount: 200, rule_id: "mission:crash-10" }],
         });
       } finally {
         await other.close();
@@ -198,13 +199,13 @@ describeEachDatabase("participant surface", (kind) => {
       const short = valid("StoreItemList", await listStore(club.db, club.scope, "fabi", at(2)));
       expect(short.data[0]).toEqual({
         code: "store-bonus-10", title: "R$ 10 de bônus", description: null, illustration: "gift", type: "client_delivered",
-        cost: { currency: "coins", amount_minor: 1000 }, affordable: false,
+        cost: { currency: "coins", amount: 1000 }, affordable: false,
       });
       expect(affordable(short)).toEqual({ "store-bonus-10": false, "store-cash-5": false, "avatar-dourado": false });
       expect(affordable(await listStore(club.db, club.scope, "gui", at(2)))).toEqual({ "store-bonus-10": true, "store-cash-5": false, "avatar-dourado": false });
 
       const bought = valid("Redemption", await redeemFromStore(club.db, club.scope, "gui", "store-bonus-10", { idempotencyKey: "loja-gui-0001", now: at(5), publicUrl: PUBLIC_URL }));
-      expect(bought).toMatchObject({ reward_code: "store-bonus-10", balance_after_minor: 0, delivery_status: "pending" });
+      expect(bought).toMatchObject({ reward_code: "store-bonus-10", balance_after: 0, delivery_status: "pending" });
       expect(await redeemFromStore(club.db, club.scope, "gui", "store-bonus-10", { idempotencyKey: "loja-gui-0001", now: at(6), publicUrl: PUBLIC_URL })).toEqual({ ...bought, duplicate: true });
       const gui = await participantRow(club.db, club.scope, "gui");
       const granted = (await recordedWebhooks(club.db, club.scope)).filter((hook) => hook.type === "reward.granted" && (hook.data.participant as { id: string }).id === gui.id);
@@ -247,12 +248,20 @@ describeEachDatabase("participant surface", (kind) => {
       await send({ participant: "joao", type: "deposit.confirmed", id: "joao-dep", amount: 75 }, at(2));
       const standings = valid("LeaderboardStandingList", await listMyLeaderboards(club.db, club.scope, "joao", at(3)));
       expect(standings.data).toEqual([
-        // Ended 2026-11-15, still shown for 7 days; 40 points are below its minScore of 100.
-        { campaign_id: "aviator-relampago", title: "Corrida do Aviator", points: 40, rank: null, starts_at: "2026-11-10T03:00:00.000Z", ends_at: "2026-11-15T03:00:00.000Z" },
+        // Ended 2026-11-15, still shown for 7 days; a bet after its end scores nothing in it (its own standings).
+        { campaign_id: "aviator-relampago", title: "Corrida do Aviator", points: 0, rank: null, starts_at: "2026-11-10T03:00:00.000Z", ends_at: "2026-11-15T03:00:00.000Z" },
         { campaign_id: "slots-semanal", title: "Torneio semanal de slots", points: 10, rank: expect.any(Number), starts_at: "2026-11-16T03:00:00.000Z", ends_at: "2026-11-23T03:00:00.000Z" },
         // Points from a rule only, in no tournament: listed for whoever has points in it.
         { campaign_id: "ranking-depositos", title: "ranking-depositos", points: 75, rank: expect.any(Number), starts_at: null, ends_at: null },
       ]);
+      // A tournament's entry is its standing in /v1/me/tournaments: one source of truth.
+      const tournaments = await listMyTournaments(club.db, club.scope, "joao", { limit: 20, now: at(3) });
+      for (const standing of standings.data.filter((entry) => entry.ends_at !== null)) {
+        const edition = tournaments.data.find((candidate) => candidate.tournament_id === standing.campaign_id && candidate.starts_at === standing.starts_at)!;
+        expect([standing.points, standing.rank]).toEqual([edition.score, edition.rank]);
+        const board = await getLeaderboard(club.db, club.scope, "joao", standing.campaign_id, { limit: 20, now: at(3) });
+        expect(board.me).toEqual({ points: edition.score, rank: edition.rank });
+      }
       // Not started, disabled, or someone else's campaign: not listed, and not found.
       expect((await listMyLeaderboards(club.db, club.scope, "gabi", at(3))).data.map((standing) => standing.campaign_id)).not.toContain("ranking-depositos");
       for (const campaign of ["natal", "desativado", "nao-existe"]) {

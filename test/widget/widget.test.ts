@@ -125,7 +125,7 @@ async function progress() {
 }
 
 async function balance(code: string): Promise<number> {
-  return (await progress()).currencies.find((currency: { code: string }) => currency.code === code).balance_minor;
+  return (await progress()).currencies.find((currency: { code: string }) => currency.code === code).balance;
 }
 
 /** Screenshot of the page, written under test/widget/screenshots, checked for real content (many distinct colours). */
@@ -186,7 +186,7 @@ describe("participant widget in Chromium", { timeout: 120_000 }, () => {
     await frame.getByRole("button", { name: "Fazer check-in" }).click();
     await frame.getByTestId("checked-in").getByText("Check-in feito hoje").waitFor({ timeout: FRAME_TIMEOUT });
     const state = await api.request("GET", "/v1/me/checkin", { participant: PARTICIPANT });
-    expect(state.body.claimed_today).toBe(true);
+    expect(state.body.claimedToday).toBe(true);
     await expectAccessible("checkin");
   });
 
@@ -213,7 +213,7 @@ describe("participant widget in Chromium", { timeout: 120_000 }, () => {
     ]);
     const spin = await response.json();
     const wheel = frame.getByTestId("wheel");
-    await frame.waitForFunction((id) => document.querySelector("[data-testid=wheel]")?.getAttribute("data-landed") === id, spin.slice_id, { timeout: FRAME_TIMEOUT });
+    await frame.waitForFunction((id) => document.querySelector("[data-testid=wheel]")?.getAttribute("data-landed") === id, spin.sliceId, { timeout: FRAME_TIMEOUT });
     expect(await frame.getByTestId("wheel-result").textContent()).toContain(spin.label);
     // The drawing stopped with that slice under the pointer (top centre): its middle angle plus the rotation is a whole turn.
     const landedAngle = await wheel.evaluate((svg, id) => {
@@ -221,7 +221,7 @@ describe("participant widget in Chromium", { timeout: 120_000 }, () => {
       const rotation = Number(/rotate\(([-\d.]+)deg\)/.exec((svg as SVGElement).style.transform)![1]);
       const middle = ((slices.indexOf(id) + 0.5) * 360) / slices.length;
       return (((middle + rotation) % 360) + 360) % 360;
-    }, spin.slice_id);
+    }, spin.sliceId);
     expect(Math.min(landedAngle, 360 - landedAngle)).toBeLessThan(0.5);
 
     // "Verify this spin": sealed while the server seed is in use; rotating reveals it and the browser recomputes the spin.

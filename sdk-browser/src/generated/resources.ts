@@ -40,7 +40,7 @@ export class MeResource extends Resource {
     this._request({ method: "GET", path: "/v1/me/cashback" }, options);
 
   /**
-   * Claims every finished day waiting in `available_days` (`mode: claim`): the
+   * Claims every finished day waiting in `availableDays` (`mode: claim`): the
    * total is paid as a cash delivery (`reward.delivery_requested` with
    * `payload.kind` `cash` and `amount_cents`), then `cashback.credited` is sent.
    * Safe to retry: a repeat finds nothing left and answers 409 `nothing_to_claim`.
@@ -155,7 +155,7 @@ export class MeResource extends Resource {
     this._request({ method: "POST", path: "/v1/me/notifications/read-all" }, options);
 
   /**
-   * Marks one notification read. Safe to repeat: an already read notification keeps its `read_at`.
+   * Marks one notification read. Safe to repeat: an already read notification keeps its `readAt`.
    *
    * @param notificationId The notification's `id`.
    *

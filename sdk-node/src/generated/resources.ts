@@ -249,16 +249,19 @@ export class ConfigResource extends Resource {
  */
 export class DeliveriesResource extends Resource {
   /**
-   * Lists deliveries, newest first, a page at a time (`limit`, then
-   * `starting_after` = the last `id` while `has_more`); filter with `status`
-   * (for example a routine that checks no `pending` delivery was left behind)
-   * and `kind` (staff's queue: `kind=manual&status=pending`).
+   * Lists deliveries as `{deliveries}`, newest first, up to 200 (`limit`,
+   * then `starting_after` = the last `id` while `has_more`); filter with
+   * `status` (for example a routine that checks no `pending` delivery was left
+   * behind), `kind` (staff's queue: `kind=manual&status=pending`) and
+   * `participant` (one user's deliveries). Each delivery carries the
+   * participant's `external_id` and the reward with its `payload`, so it can be
+   * credited without the webhook.
    * A delivery still pending after 48 hours also warns club staff.
    *
    * `GET /v1/deliveries`
    */
-  list = (query?: QueryParams<"Deliveries_list">, options?: RequestOptions): ListPromise<ResponseBody<"Deliveries_list", 200>> =>
-    listPromise((startingAfter) => this._request<ResponseBody<"Deliveries_list", 200>>({ method: "GET", path: "/v1/deliveries", query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options));
+  list = (query?: QueryParams<"Deliveries_list">, options?: RequestOptions): ListPromise<ResponseBody<"Deliveries_list", 200>, "deliveries"> =>
+    listPromise((startingAfter) => this._request<ResponseBody<"Deliveries_list", 200>>({ method: "GET", path: "/v1/deliveries", query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options), "id", "deliveries");
 
   /**
    * Confirms that your system credited the reward (or that staff fulfilled a
@@ -500,7 +503,7 @@ export class MeResource extends Resource {
     this._request({ method: "GET", path: "/v1/me/cashback" }, options);
 
   /**
-   * Claims every finished day waiting in `available_days` (`mode: claim`): the
+   * Claims every finished day waiting in `availableDays` (`mode: claim`): the
    * total is paid as a cash delivery (`reward.delivery_requested` with
    * `payload.kind` `cash` and `amount_cents`), then `cashback.credited` is sent.
    * Safe to retry: a repeat finds nothing left and answers 409 `nothing_to_claim`.
@@ -615,7 +618,7 @@ export class MeResource extends Resource {
     this._request({ method: "POST", path: "/v1/me/notifications/read-all" }, options);
 
   /**
-   * Marks one notification read. Safe to repeat: an already read notification keeps its `read_at`.
+   * Marks one notification read. Safe to repeat: an already read notification keeps its `readAt`.
    *
    * @param notificationId The notification's `id`.
    *

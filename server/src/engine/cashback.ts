@@ -1,5 +1,5 @@
 import type { components } from "../../../generated/types.js";
-import { toMinorUnits } from "./money.js";
+import { fromMinorUnits, toMinorUnits } from "./money.js";
 import { dayKey, nextDayStart } from "./time.js";
 
 /*
@@ -7,13 +7,47 @@ import { dayKey, nextDayStart } from "./time.js";
  * the last day already paid and the clock. Semantics: `CashbackState` in
  * spec/surface/cashback.tsp and `CashbackProgram` in spec/core/cashback.tsp.
  * Cashback days run midnight to midnight in the club time zone (not from the
- * check-in `resetHour`). Every amount is an integer in cents.
+ * check-in `resetHour`). Every amount is an integer in cents inside; the
+ * served shapes (`cashbackState`, `cashbackProgramView`) carry main units.
  */
 
 type Schemas = components["schemas"];
-export type CashbackProgram = Schemas["CashbackProgram"];
+export type CashbackProgramView = Schemas["CashbackProgram"];
 export type CashbackState = Schemas["CashbackState"];
-export type CashbackAvailableDay = Schemas["CashbackAvailableDay"];
+
+/** Cashback is paid in the client's money, in cents. */
+const CASH_DECIMALS = 2;
+
+/** The program as stored and computed with: `GET /v1/cashback`'s fields, money in integer cents (`_minor`). */
+export type CashbackProgram = Omit<CashbackProgramView, "min_loss" | "tiers" | "welcome"> & {
+  min_loss_minor: number;
+  tiers: { name: string; min_loss_minor: number; pct: number }[];
+  welcome: { enabled: boolean; pct: number; max_minor: number };
+};
+
+/** One finished club day's cashback, in cents. */
+export interface CashbackDay {
+  dayKey: string;
+  amount: number;
+  pct: number;
+  loss: number;
+}
+
+/** Cents of the client's money in main units (1050 → 10.5), exact. */
+export function cashInMainUnits(cents: number): number {
+  return fromMinorUnits(cents, CASH_DECIMALS);
+}
+
+/** The program as `GET /v1/cashback` shows it: the seed's names, money in main units. */
+export function cashbackProgramView(program: CashbackProgram): CashbackProgramView {
+  const { min_loss_minor, tiers, welcome, ...rest } = program;
+  return {
+    ...rest,
+    min_loss: cashInMainUnits(min_loss_minor),
+    tiers: tiers.map(({ min_loss_minor: bandLoss, ...band }) => ({ ...band, min_loss: cashInMainUnits(bandLoss) })),
+    welcome: { enabled: welcome.enabled, pct: welcome.pct, max: cashInMainUnits(welcome.max_minor) },
+  } as CashbackProgramView;
+}
 
 /** What a participant bet in one club day, in cents. */
 export interface BetTotals {
@@ -107,19 +141,19 @@ export interface CashbackInput {
  * `claim_days` days, all before the day `before` (today for a claim; for an
  * `auto` payment, the first day not yet due).
  */
-function unpaidDays(input: CashbackInput, before: string): CashbackAvailableDay[] {
+function unpaidDays(input: CashbackInput, before: string): CashbackDay[] {
   const { program, now, timeZone } = input;
   // `claim_days` bounds how far back a claim reaches, and also how far an `auto` run catches up.
   const days = clubDays(now, timeZone, program.claim_days).slice(0, -1);
   return days.flatMap(({ dayKey: key }) => {
     if (key >= before || (input.settledThrough !== null && key <= input.settledThrough)) return [];
     const day = dayCashback(program, netLoss(input.totals[key] ?? { staked: 0, received: 0 }), key === input.firstDayKey);
-    return day.amount > 0 ? [{ day_key: key, amount_minor: day.amount, pct: day.pct, loss_minor: day.loss }] : [];
+    return day.amount > 0 ? [{ dayKey: key, amount: day.amount, pct: day.pct, loss: day.loss }] : [];
   });
 }
 
 /** `claim` mode: the finished days the participant can claim now (every finished day within `claim_days`). */
-export function claimableDays(input: CashbackInput): CashbackAvailableDay[] {
+export function claimableDays(input: CashbackInput): CashbackDay[] {
   if (!input.program.enabled || input.program.mode !== "claim") return [];
   return unpaidDays(input, dayKey(input.now, input.timeZone));
 }
@@ -130,7 +164,7 @@ export function claimableDays(input: CashbackInput): CashbackAvailableDay[] {
  * `claim_days`. The club day that starts at `hour` tells which days are due:
  * every day before it.
  */
-export function dueDays(input: CashbackInput): CashbackAvailableDay[] {
+export function dueDays(input: CashbackInput): CashbackDay[] {
   if (!input.program.enabled || input.program.mode !== "auto") return [];
   return unpaidDays(input, dayKey(input.now, input.timeZone, input.program.hour));
 }
@@ -144,13 +178,13 @@ export function cashbackState(input: CashbackInput): CashbackState {
   return {
     enabled: program.enabled,
     mode: program.mode,
-    available_minor: availableDays.reduce((sum, day) => sum + day.amount_minor, 0),
-    available_days: availableDays,
-    today: { amount_minor: today.amount, loss_minor: today.loss, pct: today.pct, band: today.band },
-    pct_range: { min: program.min_pct, max: program.max_pct },
-    next_day_at: nextDayStart(now, timeZone).toISOString(),
-    auto_hour: program.hour,
-    claim_days: program.claim_days,
-    month_received_minor: input.monthReceived,
+    available: cashInMainUnits(availableDays.reduce((sum, day) => sum + day.amount, 0)),
+    availableDays: availableDays.map((day) => ({ dayKey: day.dayKey, amount: cashInMainUnits(day.amount), pct: day.pct, loss: cashInMainUnits(day.loss) })),
+    today: { amount: cashInMainUnits(today.amount), loss: cashInMainUnits(today.loss), pct: today.pct, band: today.band },
+    pctRange: { min: program.min_pct, max: program.max_pct },
+    nextDayAt: nextDayStart(now, timeZone).toISOString(),
+    autoHour: program.hour,
+    claimDays: program.claim_days,
+    monthReceived: cashInMainUnits(input.monthReceived),
   };
 }

@@ -184,17 +184,17 @@ function calendar(input: CheckinInput): Calendar {
   return {
     periodKey,
     state: {
-      today_key: todayKey,
-      current_day_index: claimedToday ? todayIndex + 1 : todayIndex,
-      today_index: todayIndex,
-      next_day_at: nextDayStart(now, config.timezone, config.resetHour).toISOString(),
+      todayKey,
+      currentDayIndex: claimedToday ? todayIndex + 1 : todayIndex,
+      todayIndex,
+      nextDayAt: nextDayStart(now, config.timezone, config.resetHour).toISOString(),
       period: config.period,
-      days_in_period: daysInPeriod,
+      daysInPeriod,
       streak: history?.streak ?? 0,
-      claimed_today: claimedToday,
-      can_claim: canClaim,
+      claimedToday,
+      canClaim,
       days,
-      forgiveness_used: forgivenessUsed,
+      forgivenessUsed,
     },
   };
 }
@@ -209,15 +209,15 @@ export function planCheckin(input: CheckinInput): CheckinPlan {
   const { config } = input;
   if (!claimable(config)) return { ok: false, reason: "checkin_disabled" };
   const { state, periodKey } = calendar(input);
-  if (state.claimed_today) return { ok: false, reason: "already_claimed" };
-  if (!state.can_claim) return { ok: false, reason: "event_required" };
-  const reward = config.rewards[state.today_index % config.rewards.length];
+  if (state.claimedToday) return { ok: false, reason: "already_claimed" };
+  if (!state.canClaim) return { ok: false, reason: "event_required" };
+  const reward = config.rewards[state.todayIndex % config.rewards.length];
   return {
     ok: true,
     slot: {
-      dayKey: state.today_key,
+      dayKey: state.todayKey,
       periodKey,
-      dayIndex: state.today_index,
+      dayIndex: state.todayIndex,
       reward,
       spec: multipliedSpec(reward.reward, reward.multiplier),
       rewardCode: referenceCode(reward.reward),

@@ -2,7 +2,7 @@ import type { ApiEffect, EngineConfig, CurrencyConfig, MissionConfig, RewardConf
 import { numericValue, type ConditionContext } from "./conditions.js";
 import type { ExpressionEvent, ExpressionParticipant, ExpressionVariables } from "./expressions.js";
 import { expiredAmount, spendLots } from "./lots.js";
-import { toMinorUnits } from "./money.js";
+import { fromMinorUnits, toMinorUnits } from "./money.js";
 import { levelForXp, levelThresholds } from "./progression.js";
 import { tierAfterLevelChange } from "./tiers.js";
 import { TraceBuilder } from "./trace.js";
@@ -289,7 +289,7 @@ export class Session {
         ruleId,
       });
     }
-    this.effect({ type: "currency_granted", currency: currency.code, amount_minor: amount, rule_id: ruleId });
+    this.effect({ type: "currency_granted", currency: currency.code, amount: fromMinorUnits(amount, currency.decimals), rule_id: ruleId });
   }
 
   /**
@@ -315,7 +315,7 @@ export class Session {
       left -= taken;
     }
     this.changeBalance(currency.code, -amount, "debit_currency", ruleId);
-    this.effect({ type: "currency_debited", currency: currency.code, amount_minor: amount, rule_id: ruleId });
+    this.effect({ type: "currency_debited", currency: currency.code, amount: fromMinorUnits(amount, currency.decimals), rule_id: ruleId });
     return true;
   }
 

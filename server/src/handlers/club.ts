@@ -1,3 +1,4 @@
+import { cashbackProgramView } from "../engine/cashback.js";
 import { getCashbackProgram } from "../usecases/cashback.js";
 import { getKeyInfo } from "../usecases/clubs.js";
 import { requirePublishedConfig } from "../usecases/config.js";
@@ -16,7 +17,7 @@ export function clubHandlers({ db }: Services): HandlerSet<"Config_get" | "Cashb
       return { status: 200, body: { club_id: scope.clubId, env: scope.env, config }, headers: { "Cache-Control": CALLER_CACHE } };
     },
     async Cashback_get(_req, ctx) {
-      return { status: 200, body: await getCashbackProgram(db, scopeOf(ctx)), headers: { "Cache-Control": CALLER_CACHE } };
+      return { status: 200, body: cashbackProgramView(await getCashbackProgram(db, scopeOf(ctx))), headers: { "Cache-Control": CALLER_CACHE } };
     },
     async Keys_get(_req, ctx) {
       return { status: 200, body: await getKeyInfo(db, scopeOf(ctx), keyIdOf(ctx)) };

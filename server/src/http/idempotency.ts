@@ -15,6 +15,8 @@ export interface IdempotentRequest {
   operationId: string;
   /** Everything that makes the request what it is: path, query, validated body, the calling participant. */
   request: unknown;
+  /** The refusal of a reused key, when the route documents its own (an event whose key is its `id`); `idempotency_key_reused` otherwise. */
+  reused?: () => ApiError;
 }
 
 /**
@@ -72,6 +74,7 @@ async function claim(db: Database, at: Date, req: IdempotentRequest, fingerprint
   const seen = await db.em().fork().findOne(IdempotencyKey, id, { disableIdentityMap: true });
   if (!seen) return claim(db, at, req, fingerprint); // dropped meanwhile by a failed first request
   if (seen.fingerprint !== fingerprint) {
+    if (req.reused) throw req.reused();
     throw new ApiError(
       409,
       "idempotency_key_reused",

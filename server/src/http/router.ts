@@ -103,6 +103,16 @@ function bodyError(err: { status?: number; type?: string }): ApiError {
 
 type Operation = (typeof operations)[number];
 
+/**
+ * An event sent with an `Idempotency-Key` equal to its own `id` is keyed by
+ * that id, as the seed says; reusing it for a different event is the event's
+ * documented `event_id_conflict`, not a complaint about a header.
+ */
+function eventIdReused(operationId: string, key: string, body: unknown): (() => ApiError) | undefined {
+  if (operationId !== "Events_send" || typeof body !== "object" || body === null || (body as { id?: unknown }).id !== key) return undefined;
+  return () => new ApiError(409, "event_id_conflict", `Event id '${key}' was already used for a different event; send this event with its own id.`);
+}
+
 function invoke(op: Operation, handlers: Handlers<RequestContext>, options: RouterOptions): Middleware {
   const validators = operationValidators[op.operationId as OperationId];
   const handler = handlers[op.operationId as OperationId] as unknown as (req: unknown, ctx: RequestContext) => Promise<{
@@ -129,6 +139,7 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
               key,
               operationId: op.operationId,
               request: { path, query, body, participant: auth.kind === "participant" ? auth.externalId : null },
+              reused: eventIdReused(op.operationId, key, body),
             },
             call,
           )

@@ -7,7 +7,7 @@ import {
   clubDays,
   dueDays,
   type BetTotals,
-  type CashbackAvailableDay,
+  type CashbackDay,
   type CashbackInput,
   type CashbackProgram,
   type CashbackState,
@@ -54,9 +54,9 @@ import { runEach } from "./run-each.js";
 type CashbackClaimResult = components["schemas"]["CashbackClaimResult"];
 
 /** The reward source of a payment: the club days it pays. */
-function paymentSource(days: CashbackAvailableDay[]): string {
-  const first = days[0].day_key;
-  const last = days[days.length - 1].day_key;
+function paymentSource(days: CashbackDay[]): string {
+  const first = days[0].dayKey;
+  const last = days[days.length - 1].dayKey;
   return first === last ? `cashback:${first}` : `cashback:${first}..${last}`;
 }
 
@@ -192,9 +192,9 @@ interface PaymentContext {
  * Pays `days` as one cash delivery, records a credit per day and sends
  * `cashback.credited`; returns the amount and the delivery.
  */
-async function pay(context: PaymentContext, days: CashbackAvailableDay[]): Promise<{ amount: number; deliveryId: string | null }> {
+async function pay(context: PaymentContext, days: CashbackDay[]): Promise<{ amount: number; deliveryId: string | null }> {
   const { em, scope, participant, now, timeZone, publicUrl } = context;
-  const amount = days.reduce((sum, day) => sum + day.amount_minor, 0);
+  const amount = days.reduce((sum, day) => sum + day.amount, 0);
   const config = { ...context.config, rewards: [cashbackReward(amount, context.config), ...context.config.rewards] };
   const state = await loadParticipantState(em, participant, config, { now, timeZone });
   const evaluation = grantRewards({ config, state, now, timeZone, specs: ["reward:cashback"], ruleId: paymentSource(days) });
@@ -204,11 +204,11 @@ async function pay(context: PaymentContext, days: CashbackAvailableDay[]): Promi
   const rewardId = granted.reward_id;
   const deliveryId = granted.delivery_id ?? null;
   await em.insertMany(CashbackCredit, days.map((day) => ({
-    id: newId("cbk"), ...scope, participantId: participant.id, dayKey: day.day_key, loss: day.loss_minor, pct: day.pct, amount: day.amount_minor,
+    id: newId("cbk"), ...scope, participantId: participant.id, dayKey: day.dayKey, loss: day.loss, pct: day.pct, amount: day.amount,
     participantRewardId: rewardId, deliveryId, paidAt: now,
   })));
   const data: components["schemas"]["CashbackCreditedWebhookData"] = {
-    participant: webhookParticipant(participant), amount_minor: amount, days: days.map((day) => day.day_key), delivery_id: deliveryId,
+    participant: webhookParticipant(participant), amount_minor: amount, days: days.map((day) => day.dayKey), delivery_id: deliveryId,
   };
   await recordWebhook(em, scope, "cashback.credited", data, now);
   return { amount, deliveryId };
@@ -244,8 +244,8 @@ export async function claimCashback(db: Database, scope: Scope, externalId: stri
     const days = claimableDays(input);
     if (days.length === 0) throw new ApiError(409, "nothing_to_claim", "No cashback is waiting to be claimed");
     const { amount, deliveryId } = await pay({ em, scope, config, participant, now, timeZone, publicUrl }, days);
-    const after = { ...input, settledThrough: days[days.length - 1].day_key, monthReceived: input.monthReceived + amount };
-    return { claimed_minor: amount, days: days.map((day) => day.day_key), delivery_id: deliveryId, state: cashbackState(after) };
+    const after = { ...input, settledThrough: days[days.length - 1].dayKey, monthReceived: input.monthReceived + amount };
+    return { claimed_minor: amount, days: days.map((day) => day.dayKey), delivery_id: deliveryId, state: cashbackState(after) };
   });
 }
 

@@ -1,17 +1,18 @@
 import { schemaValidators } from "../../../generated/validators.js";
 import type { components } from "../../../generated/types.js";
-import { CashbackProgram } from "../db/entities/index.js";
+import { CashbackProgram as CashbackProgramRow } from "../db/entities/index.js";
+import { cashbackProgramView, type CashbackProgram, type CashbackProgramView } from "../engine/cashback.js";
 import { newId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { validationFailed } from "./errors.js";
 import { checkSchema } from "./schema-check.js";
 
-export type CashbackProgramView = components["schemas"]["CashbackProgram"];
+export type { CashbackProgram, CashbackProgramView };
 export type CashbackProgramPatch = components["schemas"]["CashbackProgramUpdate"];
 
 /** The program of a club that never set one: off, claimed within 7 days, 5% to 20% from the first cent of loss. */
-export const DEFAULT_CASHBACK_PROGRAM: Readonly<CashbackProgramView> = Object.freeze({
+export const DEFAULT_CASHBACK_PROGRAM: Readonly<CashbackProgram> = Object.freeze({
   enabled: false,
   mode: "claim",
   hour: 10,
@@ -25,18 +26,18 @@ export const DEFAULT_CASHBACK_PROGRAM: Readonly<CashbackProgramView> = Object.fr
   currency: "BRL",
 });
 
-/** The cashback program in force (GET /v1/cashback): the stored one, or the defaults. */
-export async function getCashbackProgram(db: Database, scope: Scope): Promise<CashbackProgramView> {
-  const row = await db.em().findOne(CashbackProgram, scope);
-  return row ? storedProgram(row.program) : structuredClone(DEFAULT_CASHBACK_PROGRAM) as CashbackProgramView;
+/** The cashback program in force, money in cents: the stored one, or the defaults. `cashbackProgramView` gives GET /v1/cashback's shape. */
+export async function getCashbackProgram(db: Database, scope: Scope): Promise<CashbackProgram> {
+  const row = await db.em().findOne(CashbackProgramRow, scope);
+  return row ? storedProgram(row.program) : structuredClone(DEFAULT_CASHBACK_PROGRAM) as CashbackProgram;
 }
 
 /**
- * A stored program in the API's names. Programs saved before the naming rule
+ * A stored program in its stored names. Programs saved before the
  * (money fields end in `_minor`) carry `min_loss` and `welcome.max`: read them
  * under the new names so no stored program needs rewriting.
  */
-function storedProgram(stored: unknown): CashbackProgramView {
+function storedProgram(stored: unknown): CashbackProgram {
   const program = { ...(stored as Record<string, unknown>) };
   if ("min_loss" in program) {
     program.min_loss_minor ??= program.min_loss;
@@ -51,7 +52,7 @@ function storedProgram(stored: unknown): CashbackProgramView {
   // Programs saved before the program named its currency paid back BRL bets (the events' default).
   program.currency ??= "BRL";
   program.tiers = ((program.tiers ?? []) as Record<string, unknown>[]).map(({ min_loss, ...band }) => ({ min_loss_minor: min_loss, ...band }));
-  return program as unknown as CashbackProgramView;
+  return program as unknown as CashbackProgram;
 }
 
 /**
@@ -64,19 +65,20 @@ function storedProgram(stored: unknown): CashbackProgramView {
  */
 export async function updateCashbackProgram(db: Database, scope: Scope, patch: CashbackProgramPatch, now = new Date()): Promise<CashbackProgramView> {
   return db.em().transactional(async (em) => {
-    const row = await em.findOne(CashbackProgram, scope);
+    const row = await em.findOne(CashbackProgramRow, scope);
     const current = row ? storedProgram(row.program) : DEFAULT_CASHBACK_PROGRAM;
-    const merged = { ...current, ...patch, welcome: { ...current.welcome, ...patch.welcome } };
-    const program = checkSchema<CashbackProgramView>(schemaValidators.CashbackProgram, merged, "body");
+    const program = { ...current, ...patch, welcome: { ...current.welcome, ...patch.welcome } } as CashbackProgram;
+    // The patch's fields were checked one by one; the merged whole is checked in the shape it is served in.
+    const view = checkSchema<CashbackProgramView>(schemaValidators.CashbackProgram, cashbackProgramView(program), "body");
     const problem = cashbackInconsistency(program);
     if (problem) throw validationFailed(problem);
     if (row) {
       row.program = program;
       row.updatedAt = now;
     } else {
-      em.create(CashbackProgram, { id: newId("cbp"), ...scope, program, updatedAt: now });
+      em.create(CashbackProgramRow, { id: newId("cbp"), ...scope, program, updatedAt: now });
     }
-    return program;
+    return view;
   });
 }
 
@@ -84,7 +86,7 @@ export async function updateCashbackProgram(db: Database, scope: Scope, patch: C
  * What the schema cannot say: the base percentage above the cap, or bands not
  * in strictly ascending loss. (A band above the cap is allowed: it pays the cap.)
  */
-function cashbackInconsistency(program: CashbackProgramView): string | null {
+function cashbackInconsistency(program: CashbackProgram): string | null {
   if (program.min_pct > program.max_pct) return `body.min_pct (${program.min_pct}) must be <= body.max_pct (${program.max_pct})`;
   const unordered = program.tiers.findIndex((band, i) => i > 0 && band.min_loss_minor <= program.tiers[i - 1].min_loss_minor);
   return unordered < 0 ? null : `body.tiers[${unordered}].min_loss_minor must be greater than body.tiers[${unordered - 1}].min_loss_minor (bands ascend by loss)`;

@@ -81,7 +81,7 @@ export async function claimCheckin(db: Database, scope: Scope, externalId: strin
     if (!participant) throw participantNotFound(externalId);
     const input = await checkinInput(em, participant, checkin, now);
     const plan = planCheckin(input);
-    if (!plan.ok) throw refusal(plan.reason, checkin, checkinState(input).today_key);
+    if (!plan.ok) throw refusal(plan.reason, checkin, checkinState(input).todayKey);
     const { slot } = plan;
 
     const state = await loadParticipantState(em, participant, config, { now, timeZone });

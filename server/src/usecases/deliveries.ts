@@ -4,7 +4,7 @@ import { Delivery, Participant, ParticipantReward, StaffWarning, type DeliveryKi
 import { newId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
-import { requirePublishedConfig } from "./config.js";
+import { getPublishedConfig, requirePublishedConfig } from "./config.js";
 import { ApiError, notFound, validationFailed } from "./errors.js";
 import { olderThan, pageOf } from "./paging.js";
 import { recordWebhook } from "./outbox.js";
@@ -24,10 +24,19 @@ export type DeliveryFail = Schemas["DeliveryFail"];
  * the same confirm/fail routes and state machine.
  */
 
-export function deliveryView(row: Delivery): DeliveryView {
+/** What a delivery's view names besides its row: the participant's external id and the reward's title and configured payload. */
+export interface DeliveryContext {
+  externalId: (participantId: string) => string;
+  reward: (code: string) => { title: string; payload: Record<string, unknown> };
+}
+
+export function deliveryView(row: Delivery, context: DeliveryContext): DeliveryView {
+  const configured = context.reward(row.rewardCode);
   return {
     id: row.id,
     participant_id: row.participantId,
+    participant: { id: row.participantId, external_id: context.externalId(row.participantId) },
+    reward: { id: row.participantRewardId, code: row.rewardCode, title: configured.title, type: row.kind, payload: row.payload ?? configured.payload },
     participant_reward_id: row.participantRewardId,
     reward_code: row.rewardCode,
     kind: row.kind,
@@ -40,24 +49,59 @@ export function deliveryView(row: Delivery): DeliveryView {
   };
 }
 
-/** GET /v1/deliveries: newest first, paged after the delivery `starting_after`, optionally only one status and one kind. */
+/**
+ * The context of `rows`' views: their participants' external ids, read in one
+ * query, and the rewards' titles and payloads in the published configuration
+ * (the code and an empty payload for a reward removed since).
+ */
+export async function deliveryContext(db: Database, em: SqlEntityManager, scope: Scope, rows: readonly Delivery[]): Promise<DeliveryContext> {
+  const ids = [...new Set(rows.map((row) => row.participantId))];
+  const [participants, published] = await Promise.all([
+    ids.length === 0 ? [] : em.find(Participant, { ...scope, id: { $in: ids } }, { fields: ["id", "externalId"] }),
+    getPublishedConfig(db, scope),
+  ]);
+  const externalIds = new Map(participants.map((participant) => [participant.id, participant.externalId]));
+  return {
+    externalId: (participantId) => externalIds.get(participantId) ?? participantId,
+    reward: (code) => {
+      const reward = published?.config.rewards.find((candidate) => candidate.code === code);
+      return { title: reward?.title ?? code, payload: (reward?.payload ?? {}) as Record<string, unknown> };
+    },
+  };
+}
+
+/** The seed's list size: `GET /v1/deliveries` answers up to 200 deliveries unless `limit` asks for fewer. */
+export const DELIVERY_LIST_LIMIT = 200;
+
+/**
+ * GET /v1/deliveries: `{deliveries, has_more}`, newest first, paged after the
+ * delivery `starting_after`, optionally only one status, one kind and one
+ * participant (by external id; an unknown one lists nothing).
+ */
 export async function listDeliveries(
   db: Database,
   scope: Scope,
-  query: { status?: DeliveryStatus; kind?: DeliveryKind; limit?: number; starting_after?: string } = {},
-): Promise<{ data: DeliveryView[]; has_more: boolean }> {
+  query: { status?: DeliveryStatus; kind?: DeliveryKind; participant?: string; limit?: number; starting_after?: string } = {},
+): Promise<{ deliveries: DeliveryView[]; has_more: boolean }> {
   const em = db.em();
-  const limit = query.limit ?? 20;
+  const limit = query.limit ?? DELIVERY_LIST_LIMIT;
   const where: Record<string, unknown> = { ...scope };
   if (query.status !== undefined) where.status = query.status;
   if (query.kind !== undefined) where.kind = query.kind;
+  if (query.participant !== undefined) {
+    const participant = await em.findOne(Participant, { ...scope, externalId: query.participant }, { fields: ["id"] });
+    if (!participant) return { deliveries: [], has_more: false };
+    where.participantId = participant.id;
+  }
   if (query.starting_after) {
     const after = await em.findOne(Delivery, { ...scope, id: query.starting_after }, { fields: ["id", "createdAt"] });
     if (!after) throw validationFailed("query.starting_after is not a delivery of this club and environment");
     Object.assign(where, olderThan("createdAt", after));
   }
   const rows = await em.find(Delivery, where, { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: limit + 1 });
-  return pageOf(rows, limit, deliveryView);
+  const context = await deliveryContext(db, em, scope, rows.slice(0, limit));
+  const { data, has_more } = pageOf(rows, limit, (row) => deliveryView(row, context));
+  return { deliveries: data, has_more };
 }
 
 function deliveryNotFound(id: string): ApiError {
@@ -92,11 +136,11 @@ async function closeIfPending(
  * system, club staff get a warning in the console (the failure reason is for staff only: it may
  * name the client's internal checks).
  */
-async function announceClosed(em: SqlEntityManager, scope: Scope, row: Delivery, notice: DeliveryNotice, now: Date): Promise<void> {
+async function announceClosed(em: SqlEntityManager, scope: Scope, row: Delivery, notice: DeliveryNotice, view: DeliveryView, now: Date): Promise<void> {
   const delivered = row.status === "delivered";
   await em.nativeUpdate(ParticipantReward, { id: row.participantRewardId }, { status: delivered ? "delivered" : "failed" });
   const participant = await em.findOneOrFail(Participant, { id: row.participantId }, { fields: ["id", "externalId"] });
-  const data: Schemas["RewardDeliveryOutcomeWebhookData"] = { participant: webhookParticipant(participant), reward_code: row.rewardCode, delivery: deliveryView(row) };
+  const data: Schemas["RewardDeliveryOutcomeWebhookData"] = { participant: webhookParticipant(participant), reward_code: row.rewardCode, delivery: view };
   await recordWebhook(em, scope, delivered ? "reward.delivered" : "reward.delivery_failed", data, now);
   await writeNotifications(em, scope, participant.id, [notice(delivered ? "reward_delivered" : "reward_delivery_failed", row.rewardCode)], now);
   // Staff who reject a manual or partner reward know already; a failure of the client's system is news to them.
@@ -139,9 +183,10 @@ export async function confirmDelivery(db: Database, scope: Scope, id: string, bo
       note: body?.note ?? null,
       confirmedAt: now,
     });
-    if (closedNow) await announceClosed(em, scope, row, notice, now);
-    else if (row.status !== "delivered") throw alreadyClosed(row, "confirmed");
-    return deliveryView(row);
+    if (!closedNow && row.status !== "delivered") throw alreadyClosed(row, "confirmed");
+    const view = deliveryView(row, await deliveryContext(db, em, scope, [row]));
+    if (closedNow) await announceClosed(em, scope, row, notice, view, now);
+    return view;
   });
 }
 
@@ -151,7 +196,8 @@ export async function failDelivery(db: Database, scope: Scope, id: string, body:
   return db.em().transactional(async (em) => {
     const { row, closedNow } = await closeIfPending(em, scope, id, { status: "failed", failReason: body.reason });
     if (!closedNow) throw alreadyClosed(row, "failed");
-    await announceClosed(em, scope, row, notice, now);
-    return deliveryView(row);
+    const view = deliveryView(row, await deliveryContext(db, em, scope, [row]));
+    await announceClosed(em, scope, row, notice, view, now);
+    return view;
   });
 }

@@ -66,7 +66,8 @@ export function engineEvent(input: EventInput, receivedAt: Date): EngineEvent {
     type: input.type,
     id: input.id ?? null,
     amount: input.amount ?? null,
-    currency: input.currency,
+    // Any three letters are accepted; the code is used and stored in upper case (ISO 4217).
+    currency: input.currency.toUpperCase(),
     occurred_at: input.occurred_at ?? isoText(receivedAt),
     meta: input.meta,
   };

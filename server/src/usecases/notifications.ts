@@ -30,8 +30,8 @@ function notificationView(row: Notification): NotificationView {
     title: row.title,
     body: row.body ?? null,
     view: row.view ?? null,
-    created_at: row.createdAt.toISOString(),
-    read_at: row.readAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+    readAt: row.readAt?.toISOString() ?? null,
   };
 }
 

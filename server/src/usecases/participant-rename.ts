@@ -10,6 +10,7 @@ import { getPublishedConfig, type PublishedConfig } from "./config.js";
 import { ApiError, validationFailed } from "./errors.js";
 import { mergeParticipantRows } from "./participant-merge.js";
 import { loadBalances, participantNotFound } from "./participants.js";
+import { balancesInMainUnits } from "./participant-views.js";
 
 export type ParticipantRename = components["schemas"]["ParticipantRename"];
 export type ParticipantRenameReport = components["schemas"]["ParticipantRenameReport"];
@@ -22,8 +23,9 @@ class DryRunRollback extends Error {
   }
 }
 
-async function snapshot(em: SqlEntityManager, participant: Participant): Promise<RenameSnapshot> {
-  return { id: participant.id, external_id: participant.externalId, xp: participant.xp, level: participant.level, balances_minor: await loadBalances(em, participant.id) };
+async function snapshot(em: SqlEntityManager, participant: Participant, config: PublishedConfig | null): Promise<RenameSnapshot> {
+  const balances = balancesInMainUnits(config?.config, await loadBalances(em, participant.id));
+  return { id: participant.id, external_id: participant.externalId, xp: participant.xp, level: participant.level, balances };
 }
 
 function sumCounts(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
@@ -87,12 +89,12 @@ export async function renameParticipant(
       if (existing && !input.merge) {
         throw new ApiError(409, "participant_exists", `A participant with external_id ${JSON.stringify(to)} exists; send merge: true to merge it into this one.`);
       }
-      const before = await snapshot(em, survivor);
+      const before = await snapshot(em, survivor, config);
       let merged: ParticipantRenameReport["merged"] = null;
       let moved: Record<string, number> = {};
       let changes = {};
       if (existing) {
-        const mergedBefore = await snapshot(em, existing);
+        const mergedBefore = await snapshot(em, existing, config);
         const counts = await mergeParticipantRows(em, existing.id, survivor.id);
         merged = { ...mergedBefore, duplicates_dropped: counts.duplicatesDropped };
         moved = counts.moved;
@@ -100,7 +102,7 @@ export async function renameParticipant(
         await em.nativeDelete(Participant, { id: existing.id });
       }
       await em.nativeUpdate(Participant, { id: survivor.id }, { ...changes, externalId: to, updatedAt: now });
-      const after = await snapshot(em, await em.refreshOrFail(survivor));
+      const after = await snapshot(em, await em.refreshOrFail(survivor), config);
       const report: ParticipantRenameReport = {
         env: scope.env,
         from: externalId,

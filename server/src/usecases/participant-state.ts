@@ -772,7 +772,7 @@ function gatherRewards(writes: PendingWrites, { scope, config, participant, now 
     if (deliveryId === null) continue;
     writes.deliveries.push({
       id: deliveryId, ...scope, participantId: participant.id, participantRewardId: rewardId, rewardCode: grant.rewardCode,
-      kind: grant.type as DeliveryKind, status: "pending", createdAt: now,
+      kind: grant.type as DeliveryKind, status: "pending", payload: (grant.payload ?? {}) as Record<string, unknown>, createdAt: now,
     });
   }
 }

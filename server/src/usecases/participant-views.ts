@@ -1,5 +1,6 @@
 import type { components } from "../../../generated/types.js";
 import type { ClubConfig, TierConfig } from "../engine/config.js";
+import { fromMinorUnits } from "../engine/money.js";
 import { levelThresholds, progressFor, type Progress } from "../engine/progression.js";
 import { nextTierAfter, tierForLevel } from "../engine/tiers.js";
 import type { Participant } from "../db/entities/index.js";
@@ -42,9 +43,19 @@ function xpOf(progress: Progress, xp: number): ProgressXp {
   return { current: progress.current, required: progress.required, total: xp, progress: progress.progress };
 }
 
-/** Every configured currency in the configured order, with the participant's balance (0 when none). */
+/** Every configured currency in the configured order, with the participant's balance in main units (0 when none). */
 export function currencyBalances(config: ClubConfig, balances: Balances): CurrencyBalance[] {
-  return config.currencies.map((currency) => ({ code: currency.code, name: currency.name, icon: currency.icon, balance_minor: balances[currency.code] ?? 0 }));
+  return config.currencies.map((currency) => ({ code: currency.code, name: currency.name, icon: currency.icon, balance: fromMinorUnits(balances[currency.code] ?? 0, currency.decimals) }));
+}
+
+/** Integer minor units of `code` in main units, exact for its configured `decimals` (0 for a currency no longer configured). */
+export function inMainUnits(config: Pick<ClubConfig, "currencies"> | null | undefined, code: string, minor: number): number {
+  return fromMinorUnits(minor, config?.currencies.find((currency) => currency.code === code)?.decimals ?? 0);
+}
+
+/** A balance map (currency code to minor units) in main units. */
+export function balancesInMainUnits(config: Pick<ClubConfig, "currencies"> | null | undefined, balances: Balances): Balances {
+  return Object.fromEntries(Object.entries(balances).map(([code, minor]) => [code, inMainUnits(config, code, minor)]));
 }
 
 /**

@@ -4,7 +4,7 @@ import type { components } from "../../../generated/types.js";
 import type { ClubConfig, CurrencyConfig, RewardConfig } from "../engine/config.js";
 import { grantRewards, type EngineInput } from "../engine/evaluate.js";
 import { expiredAmount, spendLots } from "../engine/lots.js";
-import { toMinorUnits } from "../engine/money.js";
+import { fromMinorUnits, toMinorUnits } from "../engine/money.js";
 import type { Evaluation, ParticipantState } from "../engine/types.js";
 import { Redemption } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
@@ -65,7 +65,7 @@ export function redemptionEvaluation(input: EngineInput & { priced: PricedReward
   const grant = grantRewards({ ...input, specs: [`reward:${priced.reward.code}`], ruleId });
   return {
     ...grant,
-    effects: [{ type: "currency_debited", currency, amount_minor: priced.cost, rule_id: ruleId }, ...grant.effects],
+    effects: [{ type: "currency_debited", currency, amount: fromMinorUnits(priced.cost, priced.currency.decimals), rule_id: ruleId }, ...grant.effects],
     delta: {
       ...grant.delta,
       ledger: [{ unit: currency, delta: -priced.cost, reason: "debit_currency", ruleId }, ...grant.delta.ledger],
@@ -133,20 +133,20 @@ export async function redeem(
         { em, scope, config, participant, state, now: opts.now, publicUrl: opts.publicUrl, event: null },
         evaluation,
       );
-      const cost = { currency: priced.currency.code, amount_minor: priced.cost };
+      const cost = { currency: priced.currency.code, amount: fromMinorUnits(priced.cost, priced.currency.decimals) };
       const result: RedemptionView = {
         id: newId("red"),
         reward_code: priced.reward.code,
         title: priced.reward.title,
         cost,
         // The evaluation's balance delta: the price, plus what an internal reward paid back in the same currency.
-        balance_after_minor: (state.balances[cost.currency] ?? 0) + (evaluation.delta.balances[cost.currency] ?? 0),
+        balance_after: fromMinorUnits((state.balances[cost.currency] ?? 0) + (evaluation.delta.balances[cost.currency] ?? 0), priced.currency.decimals),
         delivery_status: deliveryStatus(priced.reward),
         duplicate: false,
         effects,
       };
       await em.insert(Redemption, {
-        id: result.id, ...scope, participantId: participant.id, rewardCode: priced.reward.code, idempotencyKey: key, cost: { currency: cost.currency, amount: cost.amount_minor }, result, createdAt: opts.now,
+        id: result.id, ...scope, participantId: participant.id, rewardCode: priced.reward.code, idempotencyKey: key, cost: { currency: cost.currency, amount: priced.cost }, result, createdAt: opts.now,
       });
       const purchased: Schemas["StorePurchasedWebhookData"] = { participant: webhookParticipant(participant), reward_code: priced.reward.code, cost, redemption_id: result.id };
       await recordWebhook(em, scope, "store.purchased", purchased, opts.now);

@@ -237,13 +237,13 @@ export async function getReferralState(db: Database, scope: Scope, externalId: s
     enabled: referral?.enabled ?? false,
     code,
     link: referral === null ? null : referralLink(referral, code),
-    referrer_reward: referral?.referrerReward ?? null,
-    referred_reward: referral?.referredReward ?? null,
+    referrerReward: referral?.referrerReward ?? null,
+    referredReward: referral?.referredReward ?? null,
     // Without a program, the documented defaults of the section.
-    qualify_event: referral?.qualifyEvent ?? "deposit.confirmed",
-    min_amount: referral?.minAmount ?? 20,
+    qualifyEvent: referral?.qualifyEvent ?? "deposit.confirmed",
+    minAmount: referral?.minAmount ?? 20,
     stats: { invited, qualified, earned: earnedText(earnings, config) },
-    available_minor: availableCents,
+    availableCents,
     friends: friends.map((friend) => ({ name: friendName(names.get(friend.referredId) ?? null), status: friend.status, since: friend.createdAt.toISOString() })),
   };
 }

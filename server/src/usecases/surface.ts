@@ -1,6 +1,7 @@
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../generated/types.js";
 import type { ClubConfig, MissionConfig } from "../engine/config.js";
+import { fromMinorUnits } from "../engine/money.js";
 import { claimMission } from "../engine/evaluate.js";
 import { missionAvailable } from "../engine/missions.js";
 import { parseRewardSpec } from "../engine/rewards.js";
@@ -13,10 +14,11 @@ import type { Scope } from "../db/scope.js";
 import { requirePublishedConfig } from "./config.js";
 import { ApiError, notFound } from "./errors.js";
 import {
-  clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, pointsOf, storedPoints,
+  clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, pointsOf,
 } from "./participant-state.js";
 import { participantNotFound } from "./participants.js";
 import { pricedReward, redeem, spendableBalance, type RedemptionView } from "./redemptions.js";
+import { tournamentBoards } from "./tournaments/views.js";
 
 /*
  * The participant surface (`/v1/me/*`): what one participant sees and does.
@@ -207,7 +209,7 @@ export async function listStore(db: Database, scope: Scope, externalId: string, 
       description: reward.description ?? null,
       illustration: reward.illustration,
       type: reward.type,
-      cost: { currency: priced.currency.code, amount_minor: priced.cost },
+      cost: { currency: priced.currency.code, amount: fromMinorUnits(priced.cost, priced.currency.decimals) },
       affordable: spendableBalance(state, priced.currency.code, now) >= priced.cost,
     });
   }
@@ -225,58 +227,21 @@ export async function redeemFromStore(
   return redeem(db, scope, { participant: externalId, reward: rewardCode }, opts);
 }
 
-const DAY_MS = 86_400_000;
-const WEEK_MS = 7 * DAY_MS;
-/** How long an ended tournament stays listed. */
-const ENDED_VISIBLE_MS = 7 * DAY_MS;
-
-type TournamentConfig = ClubConfig["tournaments"][number];
-
-/** A leaderboard the participant can see: a tournament's current edition, or a campaign only rules give points in. */
+/** A leaderboard only rules' `add_leaderboard_points` give points in (a campaign that is no tournament). */
 interface Campaign {
   id: string;
-  title: string;
-  startsAt: Date | null;
-  endsAt: Date | null;
-  /** Stored points (hundredths) below which a participant has no rank. */
-  minStored: number;
 }
 
-/**
- * The tournament's edition that started last at `now`: the configured window,
- * moved by whole weeks for `recurrence: weekly`; null before the first starts.
- */
-function currentEdition(tournament: TournamentConfig, now: Date): { startsAt: Date; endsAt: Date } | null {
-  const startsAt = Date.parse(tournament.startsAt);
-  const endsAt = Date.parse(tournament.endsAt);
-  if (now.getTime() < startsAt) return null;
-  const shift = tournament.recurrence === "weekly" ? Math.floor((now.getTime() - startsAt) / WEEK_MS) * WEEK_MS : 0;
-  return { startsAt: new Date(startsAt + shift), endsAt: new Date(endsAt + shift) };
-}
-
-/** Enabled, started, and not ended more than 7 days ago. */
-function tournamentCampaign(tournament: TournamentConfig, now: Date): Campaign | null {
-  // The validator filled `enabled` and `minScore`; the generated type still marks them optional.
-  if (tournament.enabled !== true) return null;
-  const edition = currentEdition(tournament, now);
-  if (!edition || now.getTime() >= edition.endsAt.getTime() + ENDED_VISIBLE_MS) return null;
-  return { id: tournament.id, title: tournament.title, ...edition, minStored: storedPoints(tournament.minScore!) };
-}
-
-/** Visible tournaments and, for campaigns that are no tournament, those the participant has points in. */
-async function visibleCampaigns(em: SqlEntityManager, config: ClubConfig, participantId: string, now: Date): Promise<Campaign[]> {
+/** The campaigns that are no configured tournament and that the participant has points in. */
+async function pointCampaigns(em: SqlEntityManager, config: ClubConfig, participantId: string): Promise<Campaign[]> {
   const tournaments = new Set(config.tournaments.map((tournament) => tournament.id));
-  const campaigns = config.tournaments.flatMap((tournament) => tournamentCampaign(tournament, now) ?? []);
   const own = await em.find(LeaderboardEntry, { participantId }, { fields: ["campaignId"] });
-  for (const { campaignId } of own) {
-    if (!tournaments.has(campaignId)) campaigns.push({ id: campaignId, title: campaignId, startsAt: null, endsAt: null, minStored: 0 });
-  }
-  return campaigns;
+  return own.filter(({ campaignId }) => !tournaments.has(campaignId)).map(({ campaignId }) => ({ id: campaignId }));
 }
 
-/** 1-based: ahead are those with more points, or as many reached earlier. Null without points or below the minimum score. */
+/** 1-based: ahead are those with more points, or as many reached earlier. Null without points. */
 async function rankOf(em: SqlEntityManager, scope: Scope, campaign: Campaign, entry: LeaderboardEntry | null): Promise<number | null> {
-  if (!entry || entry.points <= 0 || entry.points < campaign.minStored) return null;
+  if (!entry || entry.points <= 0) return null;
   const ahead = await em.count(LeaderboardEntry, {
     ...scope,
     campaignId: campaign.id,
@@ -289,21 +254,33 @@ async function rankOf(em: SqlEntityManager, scope: Scope, campaign: Campaign, en
   return ahead + 1;
 }
 
-/** GET /v1/me/leaderboards: the participant's points and rank in every visible leaderboard, soonest ending first. */
+/**
+ * GET /v1/me/leaderboards: the participant's points and rank in every visible
+ * leaderboard, soonest ending first. A tournament's entry is its current
+ * edition's score and rank from the tournament standings (the same as
+ * `GET /v1/me/tournaments`); a campaign fed by `add_leaderboard_points` shows
+ * its points.
+ */
 export async function listMyLeaderboards(db: Database, scope: Scope, externalId: string, now: Date): Promise<{ data: LeaderboardStanding[] }> {
   const em = db.em();
   const { participant, config } = await findMe(em, db, scope, externalId);
-  const campaigns = await visibleCampaigns(em, config, participant.id, now);
-  const data: LeaderboardStanding[] = [];
-  for (const campaign of campaigns) {
+  const data: LeaderboardStanding[] = (await tournamentBoards(em, scope, config, participant.id, now)).map((board) => ({
+    campaign_id: board.tournamentId,
+    title: board.title,
+    points: board.score,
+    rank: board.rank,
+    starts_at: board.startsAt.toISOString(),
+    ends_at: board.endsAt.toISOString(),
+  }));
+  for (const campaign of await pointCampaigns(em, config, participant.id)) {
     const entry = await em.findOne(LeaderboardEntry, { participantId: participant.id, campaignId: campaign.id });
     data.push({
       campaign_id: campaign.id,
-      title: campaign.title,
+      title: campaign.id,
       points: entry ? pointsOf(entry.points) : 0,
       rank: await rankOf(em, scope, campaign, entry),
-      starts_at: campaign.startsAt?.toISOString() ?? null,
-      ends_at: campaign.endsAt?.toISOString() ?? null,
+      starts_at: null,
+      ends_at: null,
     });
   }
   // Campaigns without an end (not tournaments) come last.
@@ -322,26 +299,34 @@ export async function getLeaderboard(
 ): Promise<Leaderboard> {
   const em = db.em();
   const { participant, config } = await findMe(em, db, scope, externalId);
-  const campaign = (await visibleCampaigns(em, config, participant.id, opts.now)).find((candidate) => candidate.id === campaignId);
-  if (!campaign) throw notFound(`Leaderboard ${JSON.stringify(campaignId)}`);
-  const top = await em.find(
-    LeaderboardEntry,
-    { ...scope, campaignId, points: { $gt: 0, $gte: campaign.minStored } },
-    { orderBy: { points: "desc", updatedAt: "asc", id: "asc" }, limit: opts.limit },
-  );
+  const board = (await tournamentBoards(em, scope, config, participant.id, opts.now, opts.limit)).find((candidate) => candidate.tournamentId === campaignId);
+  const campaign = board ? null : (await pointCampaigns(em, config, participant.id)).find((candidate) => candidate.id === campaignId);
+  if (!board && !campaign) throw notFound(`Leaderboard ${JSON.stringify(campaignId)}`);
+  const top = board
+    ? board.top.map((row) => ({ participantId: row.participantId, points: row.score }))
+    : (await em.find(
+      LeaderboardEntry,
+      { ...scope, campaignId, points: { $gt: 0 } },
+      { orderBy: { points: "desc", updatedAt: "asc", id: "asc" }, limit: opts.limit },
+    )).map((entry) => ({ participantId: entry.participantId, points: pointsOf(entry.points) }));
   const people = await em.find(Participant, { id: { $in: top.map((entry) => entry.participantId) } }, { fields: ["displayName", "avatarUrl"] });
   const byId = new Map(people.map((person) => [person.id, person]));
-  const mine = await em.findOne(LeaderboardEntry, { participantId: participant.id, campaignId });
+  let me: Leaderboard["me"];
+  if (board) me = { rank: board.rank, points: board.score };
+  else {
+    const mine = await em.findOne(LeaderboardEntry, { participantId: participant.id, campaignId });
+    me = { rank: await rankOf(em, scope, campaign!, mine), points: mine ? pointsOf(mine.points) : 0 };
+  }
   return {
     campaign_id: campaignId,
-    title: campaign.title,
+    title: board?.title ?? campaignId,
     entries: top.map((entry, index) => ({
       rank: index + 1,
       display_name: byId.get(entry.participantId)?.displayName ?? null,
       avatar_url: byId.get(entry.participantId)?.avatarUrl ?? null,
-      points: pointsOf(entry.points),
+      points: entry.points,
       is_me: entry.participantId === participant.id,
     })),
-    me: { rank: await rankOf(em, scope, campaign, mine), points: mine ? pointsOf(mine.points) : 0 },
+    me,
   };
 }

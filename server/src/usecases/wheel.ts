@@ -50,11 +50,11 @@ export async function getWheelState(db: Database, scope: Scope, externalId: stri
   const left = spinsLeft(wheel, await spinsToday(em, participant.id, now, timeZone));
   return {
     style: wheel.style,
-    title_left: wheel.titleLeft,
-    title_right: wheel.titleRight,
+    titleLeft: wheel.titleLeft,
+    titleRight: wheel.titleRight,
     slices: visibleSlices(wheel),
-    spins_left: left,
-    next_spin_at: nextSpinAt(wheel, left, now, timeZone),
+    spinsLeft: left,
+    nextSpinAt: nextSpinAt(wheel, left, now, timeZone),
     fairness: await currentFairness(db, scope, participant.id, now),
   };
 }
@@ -129,16 +129,16 @@ export async function spinWheel(db: Database, scope: Scope, externalId: string, 
       const rewardGranted = effects.find((effect) => effect.type === "reward_granted");
       const leftAfter = left - 1;
       const result: WheelSpinResult = {
-        spin_id: spinId,
+        spinId,
         index,
-        slice_id: slice.id,
+        sliceId: slice.id,
         label: slice.label,
         reward: slice.reward === null ? null : referenceCode(slice.reward),
-        reward_id: rewardGranted?.type === "reward_granted" ? (rewardGranted.reward_id ?? null) : null,
+        rewardId: rewardGranted?.type === "reward_granted" ? (rewardGranted.reward_id ?? null) : null,
         ...(prize ? { prize } : {}),
-        spins_left: leftAfter,
-        next_spin_at: nextSpinAt(wheel, leftAfter, now, timeZone),
-        probability_version: wheel.probabilityVersion,
+        spinsLeft: leftAfter,
+        nextSpinAt: nextSpinAt(wheel, leftAfter, now, timeZone),
+        probabilityVersion: wheel.probabilityVersion,
         duplicate: false,
         effects,
         ...(seed ? { fairness: { server_seed_hash: seed.serverSeedHash, client_seed: seed.clientSeed, nonce: nonce! } } : {}),

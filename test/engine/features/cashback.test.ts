@@ -123,27 +123,27 @@ describe("claimableDays", () => {
   it("lists finished, unpaid days with cashback, oldest first, never today", () => {
     const days = claimableDays(input({ totals: { "2026-11-19": lost(10000), "2026-11-20": lost(60000, 10000), "2026-11-21": lost(90000) } }));
     expect(days).toEqual([
-      { day_key: "2026-11-19", amount_minor: 500, pct: 5, loss_minor: 10000 },
-      { day_key: "2026-11-20", amount_minor: 5000, pct: 10, loss_minor: 50000 },
+      { dayKey: "2026-11-19", amount: 500, pct: 5, loss: 10000 },
+      { dayKey: "2026-11-20", amount: 5000, pct: 10, loss: 50000 },
     ]);
   });
 
   it("leaves out days already settled and days without cashback", () => {
     const totals = { "2026-11-18": lost(10000), "2026-11-19": lost(1000), "2026-11-20": lost(20000) };
-    expect(claimableDays(input({ totals, settledThrough: "2026-11-18" })).map((day) => day.day_key)).toEqual(["2026-11-20"]);
+    expect(claimableDays(input({ totals, settledThrough: "2026-11-18" })).map((day) => day.dayKey)).toEqual(["2026-11-20"]);
   });
 
   it.each([1, 30])("keeps a day exactly claim_days (%i) old and drops the one before", (claimDays) => {
     const oldest = clubDays(new Date("2026-11-21T15:00:00Z"), SAO_PAULO, claimDays)[0].dayKey;
     const tooOld = clubDays(new Date("2026-11-21T15:00:00Z"), SAO_PAULO, claimDays + 1)[0].dayKey;
     const days = claimableDays(input({ program: program({ claim_days: claimDays }), totals: { [oldest]: lost(10000), [tooOld]: lost(10000) } }));
-    expect(days.map((day) => day.day_key)).toEqual([oldest]);
+    expect(days.map((day) => day.dayKey)).toEqual([oldest]);
   });
 
   it("pays the welcome percentage on the participant's first day", () => {
     const welcome = program({ welcome: { enabled: true, pct: 20, max_minor: 10000 } });
     const days = claimableDays(input({ program: welcome, firstDayKey: "2026-11-20", totals: { "2026-11-20": lost(10000) } }));
-    expect(days).toEqual([{ day_key: "2026-11-20", amount_minor: 2000, pct: 20, loss_minor: 10000 }]);
+    expect(days).toEqual([{ dayKey: "2026-11-20", amount: 2000, pct: 20, loss: 10000 }]);
   });
 
   it("is empty in auto mode", () => {
@@ -159,7 +159,7 @@ describe("dueDays", () => {
     const before = dueDays(input({ program: auto(10), totals, settledThrough: "2026-11-19", now: new Date("2026-11-21T12:59:59Z") }));
     expect(before).toEqual([]);
     const at = dueDays(input({ program: auto(10), totals, settledThrough: "2026-11-19", now: new Date("2026-11-21T13:00:00Z") }));
-    expect(at).toEqual([{ day_key: "2026-11-20", amount_minor: 1000, pct: 5, loss_minor: 20000 }]);
+    expect(at).toEqual([{ dayKey: "2026-11-20", amount: 1000, pct: 5, loss: 20000 }]);
   });
 
   it.each([
@@ -169,12 +169,12 @@ describe("dueDays", () => {
     const day = "2026-11-20";
     const data = { [day]: lost(20000) };
     expect(dueDays(input({ program: auto(hour), totals: data, now: new Date(justBefore) }))).toEqual([]);
-    expect(dueDays(input({ program: auto(hour), totals: data, now: new Date(at) })).map((due) => due.day_key)).toEqual([day]);
+    expect(dueDays(input({ program: auto(hour), totals: data, now: new Date(at) })).map((due) => due.dayKey)).toEqual([day]);
   });
 
   it("catches up on unpaid days within claim_days", () => {
     const due = dueDays(input({ program: auto(10), totals, now: new Date("2026-11-21T13:00:00Z") }));
-    expect(due.map((day) => day.day_key)).toEqual(["2026-11-19", "2026-11-20"]);
+    expect(due.map((day) => day.dayKey)).toEqual(["2026-11-19", "2026-11-20"]);
   });
 
   it("is empty in claim mode and while disabled", () => {
@@ -192,22 +192,22 @@ describe("cashbackState", () => {
     expect(state).toEqual({
       enabled: true,
       mode: "claim",
-      available_minor: 1250,
-      available_days: [
-        { day_key: "2026-11-19", amount_minor: 500, pct: 5, loss_minor: 10000 },
-        { day_key: "2026-11-20", amount_minor: 750, pct: 5, loss_minor: 15000 },
+      available: 12.5,
+      availableDays: [
+        { dayKey: "2026-11-19", amount: 5, pct: 5, loss: 100 },
+        { dayKey: "2026-11-20", amount: 7.5, pct: 5, loss: 150 },
       ],
-      today: { amount_minor: 5200, loss_minor: 52000, pct: 10, band: "Prata" },
-      pct_range: { min: 5, max: 15 },
-      next_day_at: "2026-11-22T03:00:00.000Z",
-      auto_hour: 10,
-      claim_days: 7,
-      month_received_minor: 3200,
+      today: { amount: 52, loss: 520, pct: 10, band: "Prata" },
+      pctRange: { min: 5, max: 15 },
+      nextDayAt: "2026-11-22T03:00:00.000Z",
+      autoHour: 10,
+      claimDays: 7,
+      monthReceived: 32,
     });
   });
 
   it("shows nothing to claim in auto mode", () => {
     const state = cashbackState(input({ program: program({ mode: "auto" }), totals: { "2026-11-20": lost(15000) } }));
-    expect(state).toMatchObject({ mode: "auto", available_minor: 0, available_days: [] });
+    expect(state).toMatchObject({ mode: "auto", available: 0, availableDays: [] });
   });
 });

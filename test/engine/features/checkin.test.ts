@@ -40,10 +40,10 @@ describe("check-in day", () => {
     const config = checkin({ resetHour: 6 });
     const before = checkinState(input(config, [], new Date("2026-11-22T08:59:59Z")));
     const after = checkinState(input(config, [], new Date("2026-11-22T09:00:00Z")));
-    expect(before.today_key).toBe("2026-11-21");
-    expect(before.next_day_at).toBe("2026-11-22T09:00:00.000Z");
-    expect(after.today_key).toBe("2026-11-22");
-    expect(after.next_day_at).toBe("2026-11-23T09:00:00.000Z");
+    expect(before.todayKey).toBe("2026-11-21");
+    expect(before.nextDayAt).toBe("2026-11-22T09:00:00.000Z");
+    expect(after.todayKey).toBe("2026-11-22");
+    expect(after.nextDayAt).toBe("2026-11-23T09:00:00.000Z");
   });
 
   it("a claim just before the reset belongs to the old day, so the new day is claimable at once", () => {
@@ -60,10 +60,10 @@ describe("check-in day", () => {
     [23, "2026-11-23T01:59:59Z", "2026-11-21", "2026-11-23T02:00:00Z", "2026-11-22"],
   ])("resetHour %i (the bounds) turns the day at the right instant", (resetHour, lastInstant, lastKey, firstInstant, firstKey) => {
     const config = checkin({ resetHour });
-    expect(checkinState(input(config, [], new Date(lastInstant))).today_key).toBe(lastKey);
+    expect(checkinState(input(config, [], new Date(lastInstant))).todayKey).toBe(lastKey);
     const state = checkinState(input(config, [], new Date(firstInstant)));
-    expect(state.today_key).toBe(firstKey);
-    expect(state.next_day_at).toBe(new Date(new Date(firstInstant).getTime() + 86_400_000).toISOString());
+    expect(state.todayKey).toBe(firstKey);
+    expect(state.nextDayAt).toBe(new Date(new Date(firstInstant).getTime() + 86_400_000).toISOString());
   });
 });
 
@@ -71,13 +71,13 @@ describe("month calendar", () => {
   it("has one slot per day of the month with past, today and future states", () => {
     const state = checkinState(input(checkin(), november(1, 2, 4), noon("2026-11-05"), true));
     expect(state).toMatchObject({
-      today_key: "2026-11-05",
+      todayKey: "2026-11-05",
       period: "month",
-      days_in_period: 30,
-      today_index: 4,
-      current_day_index: 4,
-      claimed_today: false,
-      can_claim: true,
+      daysInPeriod: 30,
+      todayIndex: 4,
+      currentDayIndex: 4,
+      claimedToday: false,
+      canClaim: true,
     });
     expect(state.days.slice(0, 6)).toEqual(["claimed", "claimed", "missed", "claimed", "available", "locked"]);
     expect(state.days).toHaveLength(30);
@@ -88,25 +88,25 @@ describe("month calendar", () => {
     ["2028-02-10", 29],
     ["2026-12-10", 31],
   ])("in %s the calendar has %i slots whatever `days` says", (key, length) => {
-    expect(checkinState(input(checkin({ days: 7 }), [], noon(key))).days_in_period).toBe(length);
+    expect(checkinState(input(checkin({ days: 7 }), [], noon(key))).daysInPeriod).toBe(length);
   });
 
   it("starts a new calendar on the first day of the month", () => {
     const state = checkinState(input(checkin(), ["2026-10-30", "2026-10-31"], noon("2026-11-01")));
-    expect(state.today_index).toBe(0);
+    expect(state.todayIndex).toBe(0);
     expect(state.days[0]).toBe("available");
     expect(state.streak).toBe(2);
   });
 
   it("after today's check-in points at tomorrow's slot", () => {
     const state = checkinState(input(checkin(), november(4, 5), noon("2026-11-05")));
-    expect(state).toMatchObject({ claimed_today: true, can_claim: false, today_index: 4, current_day_index: 5, streak: 2 });
+    expect(state).toMatchObject({ claimedToday: true, canClaim: false, todayIndex: 4, currentDayIndex: 5, streak: 2 });
     expect(state.days[4]).toBe("claimed");
   });
 
   it("after checking in on the last day points past the calendar", () => {
     const state = checkinState(input(checkin(), ["2026-11-30"], noon("2026-11-30")));
-    expect(state).toMatchObject({ today_index: 29, current_day_index: 30, days_in_period: 30 });
+    expect(state).toMatchObject({ todayIndex: 29, currentDayIndex: 30, daysInPeriod: 30 });
   });
 
   it("grants rewards[(day - 1) mod length]: day 5 of the month gets the second reward", () => {
@@ -124,7 +124,7 @@ describe("month calendar", () => {
     it("restart: a missed day breaks the streak", () => {
       const state = checkinState(input(checkin({ missedDay: "restart" }), november(1, 2, 4), noon("2026-11-05")));
       expect(state.streak).toBe(1);
-      expect(state.forgiveness_used).toBe(0);
+      expect(state.forgivenessUsed).toBe(0);
     });
 
     it("continue: the streak still counts only consecutive days", () => {
@@ -134,14 +134,14 @@ describe("month calendar", () => {
     it("forgive_one: the first missed day of the month keeps the streak alive without adding to it", () => {
       const state = checkinState(input(checkin({ missedDay: "forgive_one" }), november(1, 2, 4), noon("2026-11-05")));
       expect(state.streak).toBe(3);
-      expect(state.forgiveness_used).toBe(1);
+      expect(state.forgivenessUsed).toBe(1);
       expect(state.days[2]).toBe("missed");
     });
 
     it("forgive_one: the second missed day of the month restarts", () => {
       const state = checkinState(input(checkin({ missedDay: "forgive_one" }), november(1, 2, 4, 6), noon("2026-11-07")));
       expect(state.streak).toBe(1);
-      expect(state.forgiveness_used).toBe(1);
+      expect(state.forgivenessUsed).toBe(1);
     });
 
     it("forgive_one: a new month starts with forgiveness unused", () => {
@@ -149,13 +149,13 @@ describe("month calendar", () => {
       const state = checkinState(input(checkin({ missedDay: "forgive_one" }), claims, noon("2026-11-03")));
       // 10-29 was forgiven in October, 11-01 in November: the streak lives on.
       expect(state.streak).toBe(4);
-      expect(state.forgiveness_used).toBe(1);
+      expect(state.forgivenessUsed).toBe(1);
     });
 
     it("days before the first check-in are missed but never use the forgiveness", () => {
       const state = checkinState(input(checkin({ missedDay: "forgive_one" }), november(10), noon("2026-11-11")));
       expect(state.days.slice(0, 11)).toEqual([...Array(9).fill("missed"), "claimed", "available"]);
-      expect(state.forgiveness_used).toBe(0);
+      expect(state.forgivenessUsed).toBe(0);
       expect(state.streak).toBe(1);
     });
 
@@ -170,60 +170,60 @@ describe("streak calendar", () => {
 
   it("before any check-in shows the coming run with today as slot 0", () => {
     const state = checkinState(input(week(), [], noon("2026-11-05")));
-    expect(state).toMatchObject({ period: "streak", days_in_period: 7, today_index: 0, current_day_index: 0, streak: 0 });
+    expect(state).toMatchObject({ period: "streak", daysInPeriod: 7, todayIndex: 0, currentDayIndex: 0, streak: 0 });
     expect(state.days).toEqual(["available", "locked", "locked", "locked", "locked", "locked", "locked"]);
     expect(planCheckin(input(week(), [], noon("2026-11-05")))).toMatchObject({ ok: true, slot: { dayIndex: 0, periodKey: "2026-11-05" } });
   });
 
   it("advances one slot per day from the run's first check-in", () => {
     const state = checkinState(input(week(), november(5, 6, 7), noon("2026-11-08")));
-    expect(state).toMatchObject({ today_index: 3, streak: 3 });
+    expect(state).toMatchObject({ todayIndex: 3, streak: 3 });
     expect(state.days).toEqual(["claimed", "claimed", "claimed", "available", "locked", "locked", "locked"]);
     expect(planCheckin(input(week(), november(5, 6, 7), noon("2026-11-08")))).toMatchObject({ ok: true, slot: { dayIndex: 3, periodKey: "2026-11-05" } });
   });
 
   it("filling the last slot points past the run; the next day starts a new run at slot 0", () => {
     const claims = november(5, 6, 7, 8, 9, 10, 11);
-    expect(checkinState(input(week(), claims, noon("2026-11-11")))).toMatchObject({ today_index: 6, current_day_index: 7, streak: 7 });
+    expect(checkinState(input(week(), claims, noon("2026-11-11")))).toMatchObject({ todayIndex: 6, currentDayIndex: 7, streak: 7 });
     const next = checkinState(input(week(), claims, noon("2026-11-12")));
-    expect(next).toMatchObject({ today_index: 0, current_day_index: 0, streak: 7 });
+    expect(next).toMatchObject({ todayIndex: 0, currentDayIndex: 0, streak: 7 });
     expect(planCheckin(input(week(), claims, noon("2026-11-12")))).toMatchObject({ ok: true, slot: { dayIndex: 0, periodKey: "2026-11-12" } });
   });
 
   it("restart: a missed day ends the run, so the calendar starts again at day 1", () => {
     const state = checkinState(input(week("restart"), november(5, 6), noon("2026-11-08")));
-    expect(state).toMatchObject({ today_index: 0, streak: 0, forgiveness_used: 0 });
+    expect(state).toMatchObject({ todayIndex: 0, streak: 0, forgivenessUsed: 0 });
     expect(state.days[0]).toBe("available");
   });
 
   it("continue: the missed slot is lost, the run goes on and the streak restarts", () => {
     const state = checkinState(input(week("continue"), november(5, 6, 8), noon("2026-11-09")));
-    expect(state).toMatchObject({ today_index: 4, streak: 1 });
+    expect(state).toMatchObject({ todayIndex: 4, streak: 1 });
     expect(state.days.slice(0, 5)).toEqual(["claimed", "claimed", "missed", "claimed", "available"]);
   });
 
   it("forgive_one: the first miss of the run is forgiven, the second ends it", () => {
     const forgiven = checkinState(input(week("forgive_one"), november(5, 6, 8), noon("2026-11-09")));
-    expect(forgiven).toMatchObject({ today_index: 4, streak: 3, forgiveness_used: 1 });
+    expect(forgiven).toMatchObject({ todayIndex: 4, streak: 3, forgivenessUsed: 1 });
     expect(forgiven.days.slice(0, 5)).toEqual(["claimed", "claimed", "missed", "claimed", "available"]);
     const ended = checkinState(input(week("forgive_one"), november(5, 6, 8), noon("2026-11-10")));
-    expect(ended).toMatchObject({ today_index: 0, streak: 0, forgiveness_used: 0 });
+    expect(ended).toMatchObject({ todayIndex: 0, streak: 0, forgivenessUsed: 0 });
   });
 
   it("forgive_one: each run starts with forgiveness unused", () => {
     // Run 1: 5..11 with 7th forgiven; run 2 starts on the 12th and forgives the 13th.
     const claims = november(5, 6, 8, 9, 10, 11, 12, 14);
     const state = checkinState(input(week("forgive_one"), claims, noon("2026-11-15")));
-    expect(state).toMatchObject({ today_index: 3, forgiveness_used: 1, streak: 8 });
+    expect(state).toMatchObject({ todayIndex: 3, forgivenessUsed: 1, streak: 8 });
   });
 
   it("a run that reached its last slot date without it being claimed ends", () => {
     const state = checkinState(input(week("continue"), november(5), noon("2026-11-12")));
-    expect(state.today_index).toBe(0);
+    expect(state.todayIndex).toBe(0);
   });
 
   it.each([7, 31] as const)("`days` %i sets the run length", (days) => {
-    expect(checkinState(input(checkin({ period: "streak", days }), [], noon("2026-11-05"))).days_in_period).toBe(days);
+    expect(checkinState(input(checkin({ period: "streak", days }), [], noon("2026-11-05"))).daysInPeriod).toBe(days);
   });
 });
 
@@ -232,7 +232,7 @@ describe("claim refusals", () => {
     const config = checkin({ enabled: false });
     expect(planCheckin(input(config, [], noon("2026-11-05")))).toEqual({ ok: false, reason: "checkin_disabled" });
     const state = checkinState(input(config, [], noon("2026-11-05")));
-    expect(state.can_claim).toBe(false);
+    expect(state.canClaim).toBe(false);
     expect(state.days[4]).toBe("locked");
   });
 
@@ -243,7 +243,7 @@ describe("claim refusals", () => {
   it("event_required until the required event was seen today", () => {
     const config = checkin({ requireEvent: "deposit.confirmed" });
     const waiting = checkinState(input(config, [], noon("2026-11-05"), false));
-    expect(waiting.can_claim).toBe(false);
+    expect(waiting.canClaim).toBe(false);
     expect(waiting.days[4]).toBe("locked");
     expect(planCheckin(input(config, [], noon("2026-11-05"), false))).toEqual({ ok: false, reason: "event_required" });
     expect(planCheckin(input(config, [], noon("2026-11-05"), true))).toMatchObject({ ok: true });

@@ -6,7 +6,7 @@ const { Clube, ClubeError, verifyWebhook } = require("@clube/node");
   const health = await clube.health.get();
   const key = await clube.key.get();
   const page = await clube.deliveries.list({ limit: 2 });
-  if (!Array.isArray(page.data) || typeof page.has_more !== "boolean") throw new Error("deliveries.list did not answer a page");
+  if (!Array.isArray(page.deliveries) || typeof page.has_more !== "boolean") throw new Error("deliveries.list did not answer a page");
   const all = await clube.deliveries.list({ limit: 1 }).autoPagingToArray({ limit: 3 });
   const body = JSON.stringify({ id: "evt_cjs", type: "test.ping" });
   const header = clube.webhooks.signTest(body, "whsec_cjs");

@@ -96,23 +96,23 @@ describeEachDatabase("cashback use cases", (kind) => {
     expect(state).toEqual({
       enabled: true,
       mode: "claim",
-      available_minor: 5900,
-      available_days: [
-        { day_key: "2026-11-10", amount_minor: 400, pct: 5, loss_minor: 8000 },
-        { day_key: "2026-11-11", amount_minor: 5500, pct: 10, loss_minor: 55000 },
+      available: 59,
+      availableDays: [
+        { dayKey: "2026-11-10", amount: 4, pct: 5, loss: 80 },
+        { dayKey: "2026-11-11", amount: 55, pct: 10, loss: 550 },
       ],
-      today: { amount_minor: 300, loss_minor: 6000, pct: 5, band: "Bronze" },
-      pct_range: { min: 5, max: 15 },
-      next_day_at: "2026-11-13T03:00:00.000Z",
-      auto_hour: 10,
-      claim_days: 7,
-      month_received_minor: 0,
+      today: { amount: 3, loss: 60, pct: 5, band: "Bronze" },
+      pctRange: { min: 5, max: 15 },
+      nextDayAt: "2026-11-13T03:00:00.000Z",
+      autoHour: 10,
+      claimDays: 7,
+      monthReceived: 0,
     });
 
     const claim = await claimCashback(club.db, scope, "ana", { now: noon("2026-11-12"), publicUrl: PUBLIC_URL });
     expectResponse("Me_claimCashback", "200", claim);
     expect(claim).toMatchObject({ claimed_minor: 5900, days: ["2026-11-10", "2026-11-11"], delivery_id: expect.stringMatching(/^dlv_/) });
-    expect(claim.state).toMatchObject({ available_minor: 0, available_days: [], month_received_minor: 5900, today: { amount_minor: 300 } });
+    expect(claim.state).toMatchObject({ available: 0, availableDays: [], monthReceived: 59, today: { amount: 3 } });
     const [requested] = await webhooks(scope, "reward.delivery_requested");
     expect(requested).toMatchObject({
       source: "cashback:2026-11-10..2026-11-11",
@@ -127,7 +127,7 @@ describeEachDatabase("cashback use cases", (kind) => {
     await expect(claimCashback(club.db, scope, "ana", { now: noon("2026-11-12"), publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(409, "nothing_to_claim"));
 
     const next = await claimCashback(club.db, scope, "ana", { now: noon("2026-11-13"), publicUrl: PUBLIC_URL });
-    expect(next).toMatchObject({ claimed_minor: 300, days: ["2026-11-12"], state: { month_received_minor: 6200 } });
+    expect(next).toMatchObject({ claimed_minor: 300, days: ["2026-11-12"], state: { monthReceived: 62 } });
     const sources = await club.db.em().find(ParticipantReward, { clubId: scope.clubId, rewardCode: "cashback" }, { orderBy: { grantedAt: "asc" } });
     expect(sources.map((reward) => [reward.source, reward.status])).toEqual([
       ["cashback:2026-11-10..2026-11-11", "pending"],
@@ -143,7 +143,7 @@ describeEachDatabase("cashback use cases", (kind) => {
     // Midnight of November 1st in São Paulo: October's last days are paid in November.
     const paidAt = new Date("2026-11-01T03:00:00Z");
     const claim = await claimCashback(club.db, scope, "lua", { now: paidAt, publicUrl: PUBLIC_URL });
-    expect(claim).toMatchObject({ claimed_minor: 6500, state: { month_received_minor: 6500 } });
+    expect(claim).toMatchObject({ claimed_minor: 6500, state: { monthReceived: 65 } });
     const [reward] = await club.db.em().find(ParticipantReward, { clubId: scope.clubId, rewardCode: "cashback" });
     const credits = await club.db.em().find(CashbackCredit, { clubId: scope.clubId }, { orderBy: { dayKey: "asc" } });
     expect(credits.map(({ dayKey, loss, pct, amount, participantRewardId, deliveryId }) => ({ dayKey, loss, pct, amount, participantRewardId, deliveryId }))).toEqual([
@@ -153,8 +153,8 @@ describeEachDatabase("cashback use cases", (kind) => {
     expect(credits.every((credit) => credit.paidAt.getTime() === paidAt.getTime())).toBe(true);
 
     await updateCashbackProgram(club.db, scope, { min_pct: 15, tiers: [] });
-    expect((await getCashbackState(club.db, scope, "lua", new Date("2026-12-01T02:59:59.999Z"))).month_received_minor).toBe(6500);
-    expect((await getCashbackState(club.db, scope, "lua", new Date("2026-12-01T03:00:00Z"))).month_received_minor).toBe(0);
+    expect((await getCashbackState(club.db, scope, "lua", new Date("2026-12-01T02:59:59.999Z"))).monthReceived).toBe(65);
+    expect((await getCashbackState(club.db, scope, "lua", new Date("2026-12-01T03:00:00Z"))).monthReceived).toBe(0);
   });
 
   it("pays only one of five concurrent claims", async () => {
@@ -174,8 +174,8 @@ describeEachDatabase("cashback use cases", (kind) => {
     await bet(scope, "caio", daysAgo(claimDays), "100");
     await bet(scope, "caio", daysAgo(claimDays + 1), "200");
     const state = await getCashbackState(club.db, scope, "caio", today);
-    expect(state.available_days).toEqual([{ day_key: daysAgo(claimDays).toISOString().slice(0, 10), amount_minor: 500, pct: 5, loss_minor: 10000 }]);
-    expect(state.claim_days).toBe(claimDays);
+    expect(state.availableDays).toEqual([{ dayKey: daysAgo(claimDays).toISOString().slice(0, 10), amount: 5, pct: 5, loss: 100 }]);
+    expect(state.claimDays).toBe(claimDays);
   });
 
   it("pays the welcome percentage, up to its cap, on the participant's first day", async () => {
@@ -184,13 +184,13 @@ describeEachDatabase("cashback use cases", (kind) => {
     await bet(scope, "davi", noon("2026-11-10"), "300");
     await bet(scope, "davi", noon("2026-11-11"), "300");
     const state = await getCashbackState(club.db, scope, "davi", noon("2026-11-12"));
-    expect(state.available_days).toEqual([
-      { day_key: "2026-11-10", amount_minor: 6000, pct: 20, loss_minor: 30000 },
-      { day_key: "2026-11-11", amount_minor: 1500, pct: 5, loss_minor: 30000 },
+    expect(state.availableDays).toEqual([
+      { dayKey: "2026-11-10", amount: 60, pct: 20, loss: 300 },
+      { dayKey: "2026-11-11", amount: 15, pct: 5, loss: 300 },
     ]);
     await join(scope, "elis", noon("2026-11-10"));
     await bet(scope, "elis", noon("2026-11-10"), "1000");
-    expect((await getCashbackState(club.db, scope, "elis", noon("2026-11-11"))).available_days[0]).toMatchObject({ amount_minor: 10000, pct: 20 });
+    expect((await getCashbackState(club.db, scope, "elis", noon("2026-11-11"))).availableDays[0]).toMatchObject({ amount: 100, pct: 20 });
   });
 
   it("refuses claims in auto mode and while disabled", async () => {
@@ -200,7 +200,7 @@ describeEachDatabase("cashback use cases", (kind) => {
     const off = await cashbackClub({ enabled: false });
     await join(off, "fabio");
     await expect(claimCashback(club.db, off, "fabio", { now: noon("2026-11-12"), publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(409, "cashback_disabled"));
-    expect(await getCashbackState(club.db, off, "fabio", noon("2026-11-12"))).toMatchObject({ enabled: false, available_minor: 0 });
+    expect(await getCashbackState(club.db, off, "fabio", noon("2026-11-12"))).toMatchObject({ enabled: false, available: 0 });
   });
 
   it("auto mode pays each participant's yesterday at `hour`, one payment per day, and never twice", async () => {
@@ -230,7 +230,7 @@ describeEachDatabase("cashback use cases", (kind) => {
       ["gil", 1000, ["2026-11-14"]],
       ["hana", 5000, ["2026-11-14"]],
     ]);
-    expect(await getCashbackState(club.db, scope, "gil", new Date("2026-11-15T13:05:00Z"))).toMatchObject({ mode: "auto", available_minor: 0, month_received_minor: 1500 });
+    expect(await getCashbackState(club.db, scope, "gil", new Date("2026-11-15T13:05:00Z"))).toMatchObject({ mode: "auto", available: 0, monthReceived: 15 });
   });
 
   it("auto mode catches up on unpaid days within claim_days and does nothing in claim mode", async () => {
@@ -264,7 +264,7 @@ describeEachDatabase("cashback use cases", (kind) => {
 
     const state = await getCashbackState(club.db, scope, "kai", noon("2026-11-11"));
     expectResponse("Me_getCashback", "200", state);
-    expect(state.available_days).toEqual([{ day_key: "2026-11-10", amount_minor: 500, pct: 5, loss_minor: 10000 }]);
+    expect(state.availableDays).toEqual([{ dayKey: "2026-11-10", amount: 5, pct: 5, loss: 100 }]);
 
     // The auto run reads the whole club's bets through the same filter.
     const auto = await cashbackClub({ mode: "auto", currency: "USD" });

@@ -58,7 +58,7 @@ describeEachDatabase("check-in use cases", (kind) => {
     await join(club.scope, "ana");
     const before = await getCheckinState(club.db, club.scope, "ana", noon("2026-11-05"));
     expectResponse("Me_getCheckin", "200", before);
-    expect(before).toMatchObject({ today_key: "2026-11-05", period: "streak", days_in_period: 7, today_index: 0, can_claim: true, streak: 0 });
+    expect(before).toMatchObject({ todayKey: "2026-11-05", period: "streak", daysInPeriod: 7, todayIndex: 0, canClaim: true, streak: 0 });
 
     const participant = await club.db.em().findOneOrFail(Participant, { ...club.scope, externalId: "ana" });
     const coinsBefore = (await loadBalances(club.db.em(), participant.id)).coins ?? 0;
@@ -68,10 +68,10 @@ describeEachDatabase("check-in use cases", (kind) => {
     // coins-50 is an internal reward with payload {currency: coins, amount: 50}: granting it credits 50 coins.
     expect(first.effects).toEqual([
       { type: "reward_granted", reward_code: "coins-50", rule_id: "checkin:2026-11-05", reward_id: expect.stringMatching(/^rwd_/) },
-      { type: "currency_granted", currency: "coins", amount_minor: 50, rule_id: "checkin:2026-11-05" },
+      { type: "currency_granted", currency: "coins", amount: 50, rule_id: "checkin:2026-11-05" },
     ]);
     expect((await loadBalances(club.db.em(), participant.id)).coins).toBe(coinsBefore + 50);
-    expect(first.state).toMatchObject({ claimed_today: true, can_claim: false, current_day_index: 1, streak: 1 });
+    expect(first.state).toMatchObject({ claimedToday: true, canClaim: false, currentDayIndex: 1, streak: 1 });
     expect(first.state.days[0]).toBe("claimed");
 
     await expect(claimCheckin(club.db, club.scope, "ana", { now: noon("2026-11-05"), publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(409, "already_claimed"));
@@ -93,9 +93,9 @@ describeEachDatabase("check-in use cases", (kind) => {
     expect(last!.reward.code).toBe("free-spins-20");
     expectResponse("Me_claimCheckin", "200", last);
     expect(last!.effects[0]).toMatchObject({ type: "reward_granted", reward_code: "free-spins-20", delivery_id: expect.stringMatching(/^dlv_/) });
-    expect(last!.state).toMatchObject({ today_index: 6, current_day_index: 7, streak: 7 });
+    expect(last!.state).toMatchObject({ todayIndex: 6, currentDayIndex: 7, streak: 7 });
     const next = await claimCheckin(club.db, club.scope, "bruno", { now: noon("2026-11-17"), publicUrl: PUBLIC_URL });
-    expect(next.state).toMatchObject({ today_index: 0, streak: 8 });
+    expect(next.state).toMatchObject({ todayIndex: 0, streak: 8 });
     expect(next.reward.code).toBe("coins-50");
   });
 
@@ -103,10 +103,10 @@ describeEachDatabase("check-in use cases", (kind) => {
     await join(club.scope, "carla");
     await claimCheckin(club.db, club.scope, "carla", { now: noon("2026-11-10"), publicUrl: PUBLIC_URL });
     const forgiven = await claimCheckin(club.db, club.scope, "carla", { now: noon("2026-11-12"), publicUrl: PUBLIC_URL });
-    expect(forgiven.state).toMatchObject({ today_index: 2, streak: 2, forgiveness_used: 1 });
+    expect(forgiven.state).toMatchObject({ todayIndex: 2, streak: 2, forgivenessUsed: 1 });
     expect(forgiven.state.days.slice(0, 3)).toEqual(["claimed", "missed", "claimed"]);
     const restarted = await claimCheckin(club.db, club.scope, "carla", { now: noon("2026-11-14"), publicUrl: PUBLIC_URL });
-    expect(restarted.state).toMatchObject({ today_index: 0, streak: 1, forgiveness_used: 0 });
+    expect(restarted.state).toMatchObject({ todayIndex: 0, streak: 1, forgivenessUsed: 0 });
   });
 
   it("lets only one of five concurrent claims of the same day through", async () => {
@@ -133,14 +133,14 @@ describeEachDatabase("check-in use cases", (kind) => {
       });
       const at = new Date("2026-11-22T09:00:00Z");
       const state = await getCheckinState(club.db, scope, "eva", at);
-      expect(state).toMatchObject({ today_key: "2026-11-22", can_claim: false, next_day_at: "2026-11-23T09:00:00.000Z" });
+      expect(state).toMatchObject({ todayKey: "2026-11-22", canClaim: false, nextDayAt: "2026-11-23T09:00:00.000Z" });
       expect(state.days[21]).toBe("locked");
       await expect(claimCheckin(club.db, scope, "eva", { now: at, publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(409, "event_required"));
 
       await ingestEvent(club.db, scope, eventInput({ participant: "eva", type: "deposit.confirmed", id: "dep-2", amount: 50 }), { now: at, publicUrl: PUBLIC_URL });
       expect((await getCheckinState(club.db, scope, "eva", at)).days[21]).toBe("available");
       const claimed = await claimCheckin(club.db, scope, "eva", { now: at, publicUrl: PUBLIC_URL });
-      expect(claimed.effects).toEqual([{ type: "currency_granted", currency: "coins", amount_minor: 10, rule_id: "checkin:2026-11-22" }]);
+      expect(claimed.effects).toEqual([{ type: "currency_granted", currency: "coins", amount: 10, rule_id: "checkin:2026-11-22" }]);
       expect(claimed.reward).toEqual({ code: "coins:10", label: null, multiplier: 1 });
     });
 
@@ -151,7 +151,7 @@ describeEachDatabase("check-in use cases", (kind) => {
         publicUrl: PUBLIC_URL,
       });
       const claimed = await claimCheckin(club.db, scope, "fabio", { now: new Date("2026-11-22T08:59:59Z"), publicUrl: PUBLIC_URL });
-      expect(claimed.state.today_key).toBe("2026-11-21");
+      expect(claimed.state.todayKey).toBe("2026-11-21");
     });
   });
 
@@ -159,7 +159,7 @@ describeEachDatabase("check-in use cases", (kind) => {
     const scope = await clubWith({ rewards: [{ reward: "coins:10", multiplier: 3 }, { reward: "free-spins-10", multiplier: 2 }] });
     await join(scope, "gil");
     const coins = await claimCheckin(club.db, scope, "gil", { now: noon("2026-11-01"), publicUrl: PUBLIC_URL });
-    expect(coins.effects).toEqual([{ type: "currency_granted", currency: "coins", amount_minor: 30, rule_id: "checkin:2026-11-01" }]);
+    expect(coins.effects).toEqual([{ type: "currency_granted", currency: "coins", amount: 30, rule_id: "checkin:2026-11-01" }]);
     const participant = await club.db.em().findOneOrFail(Participant, { ...scope, externalId: "gil" });
     expect(await loadBalances(club.db.em(), participant.id)).toEqual({ coins: 30 });
 
@@ -177,7 +177,7 @@ describeEachDatabase("check-in use cases", (kind) => {
       const scope = await clubWith(checkin);
       await join(scope, "hugo");
       await expect(claimCheckin(club.db, scope, "hugo", { now: noon("2026-11-05"), publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(409, "checkin_disabled"));
-      expect((await getCheckinState(club.db, scope, "hugo", noon("2026-11-05"))).can_claim).toBe(false);
+      expect((await getCheckinState(club.db, scope, "hugo", noon("2026-11-05"))).canClaim).toBe(false);
     }
   });
 });

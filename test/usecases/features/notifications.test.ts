@@ -47,7 +47,7 @@ describeEachDatabase("notification use cases", (kind) => {
     expectResponse("Me_listNotifications", "200", list);
     expect(list.data).toHaveLength(20);
     expect(list.data[0]).toEqual({
-      id: ids[104], kind: "message", title: "Mensagem 104", body: "Corpo", view: null, created_at: "2026-11-10T13:44:00.000Z", read_at: null,
+      id: ids[104], kind: "message", title: "Mensagem 104", body: "Corpo", view: null, createdAt: "2026-11-10T13:44:00.000Z", readAt: null,
     });
     expect(list.data[1]).toMatchObject({ title: "Mensagem 103", body: null });
   });
@@ -65,15 +65,15 @@ describeEachDatabase("notification use cases", (kind) => {
     expect(read.unread_count).toBe(100);
     const unread = await listNotifications(club.db, club.scope, "ana", { unread: true, limit: 100 });
     expect(unread.data).toHaveLength(100);
-    expect(unread.data.every((notification) => notification.read_at === null)).toBe(true);
+    expect(unread.data.every((notification) => notification.readAt === null)).toBe(true);
   });
 
   it("marks one read, keeping the first readAt when repeated", async () => {
     const read = await markNotificationRead(club.db, club.scope, "ana", ids[50], new Date("2026-11-11T10:00:00Z"));
-    expect(read).toMatchObject({ id: ids[50], read_at: "2026-11-11T10:00:00.000Z" });
+    expect(read).toMatchObject({ id: ids[50], readAt: "2026-11-11T10:00:00.000Z" });
     expectResponse("Me_markNotificationRead", "200", read);
     const again = await markNotificationRead(club.db, club.scope, "ana", ids[50], new Date("2026-11-12T10:00:00Z"));
-    expect(again.read_at).toBe("2026-11-11T10:00:00.000Z");
+    expect(again.readAt).toBe("2026-11-11T10:00:00.000Z");
     expect((await listNotifications(club.db, club.scope, "ana", {})).unread_count).toBe(99);
   });
 
@@ -90,12 +90,12 @@ describeEachDatabase("notification use cases", (kind) => {
     expectResponse("Me_markAllNotificationsRead", "200", marked);
     expect(await markAllNotificationsRead(club.db, club.scope, "ana", new Date("2026-11-13T10:00:00Z"))).toEqual({ updated: 0 });
     expect((await listNotifications(club.db, club.scope, "ana", {})).unread_count).toBe(0);
-    expect((await markNotificationRead(club.db, club.scope, "ana", ids[50], new Date())).read_at).toBe("2026-11-11T10:00:00.000Z");
+    expect((await markNotificationRead(club.db, club.scope, "ana", ids[50], new Date())).readAt).toBe("2026-11-11T10:00:00.000Z");
   });
 
   it("shows what happened to the participant, such as a check-in reward", async () => {
     await claimCheckin(club.db, club.scope, "bruno", { now: new Date("2026-11-14T15:00:00Z"), publicUrl: PUBLIC_URL });
     const list = await listNotifications(club.db, club.scope, "bruno", {});
-    expect(list).toEqual({ data: [expect.objectContaining({ kind: "reward_granted", title: "Você ganhou: 50 moedas", view: "rewards", read_at: null })], unread_count: 1 });
+    expect(list).toEqual({ data: [expect.objectContaining({ kind: "reward_granted", title: "Você ganhou: 50 moedas", view: "rewards", readAt: null })], unread_count: 1 });
   });
 });

@@ -76,12 +76,12 @@ describeEachDatabase("referral use cases", (kind) => {
       enabled: true,
       code: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{8}$/),
       link: `https://sortegrande.example/cadastro?ref=${state.code}`,
-      referrer_reward: "coins:500",
-      referred_reward: "coins:200",
-      qualify_event: "deposit.confirmed",
-      min_amount: 30,
+      referrerReward: "coins:500",
+      referredReward: "coins:200",
+      qualifyEvent: "deposit.confirmed",
+      minAmount: 30,
       stats: { invited: 0, qualified: 0, earned: null },
-      available_minor: 0,
+      availableCents: 0,
       friends: [],
     });
     expect(await codeOf(club.scope, "ana")).toBe(state.code);
@@ -100,7 +100,7 @@ describeEachDatabase("referral use cases", (kind) => {
     expect((await club.db.em().findOneOrFail(Referral, { id: registered.id })).status).toBe("pending");
 
     const effects = await send(club.scope, "bruno", "deposit.confirmed", 30, noon("2026-11-06"));
-    expect(effects).toEqual([{ type: "currency_granted", currency: "coins", amount_minor: 200, rule_id: `referral:${registered.id}` }]);
+    expect(effects).toEqual([{ type: "currency_granted", currency: "coins", amount: 200, rule_id: `referral:${registered.id}` }]);
     expect((await balances(club.scope, "ana")).coins).toBe(500);
     const referral = await club.db.em().findOneOrFail(Referral, { id: registered.id });
     expect(referral).toMatchObject({ status: "qualified", qualifiedAt: noon("2026-11-06") });
@@ -181,7 +181,7 @@ describeEachDatabase("referral use cases", (kind) => {
     await register(scope, "iris", code);
     await register(scope, "joao", code);
     const state = await getReferralState(club.db, scope, "hugo");
-    expect(state.available_minor).toBe(1000);
+    expect(state.availableCents).toBe(1000);
     expect(state.stats).toEqual({ invited: 2, qualified: 2, earned: "2× R$ 5 na carteira" });
   });
 
@@ -192,7 +192,7 @@ describeEachDatabase("referral use cases", (kind) => {
       const state = await getReferralState(club.db, scope, "kiko");
       expect(state.enabled).toBe(false);
       await expect(register(scope, "lia", state.code)).rejects.toEqual(refusal(409, "referral_not_counted", "The club's referral program is disabled"));
-      if (changes === null) expect(state).toMatchObject({ link: null, referrer_reward: null, referred_reward: null });
+      if (changes === null) expect(state).toMatchObject({ link: null, referrerReward: null, referredReward: null });
     }
   });
 });

@@ -72,7 +72,7 @@ describeEachDatabase("wheel use cases", (kind) => {
     await join(club.scope, "ana");
     const state = await getWheelState(club.db, club.scope, "ana", noon("2026-11-05"));
     expectResponse("Me_getWheel", "200", state);
-    expect(state).toMatchObject({ style: "classica", title_left: "ROLETA", title_right: "GRATUITA", spins_left: 1, next_spin_at: null });
+    expect(state).toMatchObject({ style: "classica", titleLeft: "ROLETA", titleRight: "GRATUITA", spinsLeft: 1, nextSpinAt: null });
     expect(state.slices).toHaveLength(5);
     expect(state.slices[2]).toEqual({
       id: "giros-10", label: "10 giros", reward: "free-spins-10", payload: { kind: "free_spins", spins: 10, game: "Gates of Olympus", game_code: "vs20olympgate" },
@@ -86,41 +86,41 @@ describeEachDatabase("wheel use cases", (kind) => {
     expectResponse("Me_spinWheel", "200", spin);
     expect(spin).toMatchObject({
       index: 2,
-      slice_id: "giros-10",
+      sliceId: "giros-10",
       label: "10 giros",
       reward: "free-spins-10",
-      reward_id: expect.stringMatching(/^rwd_/),
+      rewardId: expect.stringMatching(/^rwd_/),
       prize: { kind: "free_spins", spins: 10, game: "Gates of Olympus", game_code: "vs20olympgate" },
-      spins_left: 0,
-      next_spin_at: "2026-11-06T03:00:00.000Z",
-      probability_version: 1,
+      spinsLeft: 0,
+      nextSpinAt: "2026-11-06T03:00:00.000Z",
+      probabilityVersion: 1,
       duplicate: false,
     });
     expect(spin.effects).toEqual([
       {
-        type: "reward_granted", reward_code: "free-spins-10", rule_id: `wheel:${spin.spin_id}`, reward_id: spin.reward_id, delivery_id: expect.stringMatching(/^dlv_/),
+        type: "reward_granted", reward_code: "free-spins-10", rule_id: `wheel:${spin.spinId}`, reward_id: spin.rewardId, delivery_id: expect.stringMatching(/^dlv_/),
       },
     ]);
-    const stored = await club.db.em().findOneOrFail(WheelSpin, { id: spin.spin_id });
+    const stored = await club.db.em().findOneOrFail(WheelSpin, { id: spin.spinId });
     expect(stored).toMatchObject({ dayKey: "2026-11-05", sliceId: "giros-10", sliceIndex: 2, probabilityVersion: 1, rewardCode: "free-spins-10" });
     expect(await webhooks(club.scope, "wheel.spun")).toEqual([
-      { participant: { id: expect.stringMatching(/^par_/), external_id: "ana" }, spin_id: spin.spin_id, slice_id: "giros-10", label: "10 giros", reward_code: "free-spins-10", probability_version: 1 },
+      { participant: { id: expect.stringMatching(/^par_/), external_id: "ana" }, spin_id: spin.spinId, slice_id: "giros-10", label: "10 giros", reward_code: "free-spins-10", probability_version: 1 },
     ]);
     const [requested] = await webhooks(club.scope, "reward.delivery_requested");
-    expect(requested).toMatchObject({ source: `wheel:${spin.spin_id}`, reward: { payload: { kind: "free_spins", spins: 10, game_code: "vs20olympgate" } } });
+    expect(requested).toMatchObject({ source: `wheel:${spin.spinId}`, reward: { payload: { kind: "free_spins", spins: 10, game_code: "vs20olympgate" } } });
 
     await expect(spinWheel(club.db, club.scope, "ana", { now: new Date("2026-11-06T02:59:59Z"), random: draw(0), publicUrl: PUBLIC_URL })).rejects.toEqual(
       refusal(409, "no_spins_left"),
     );
-    expect(await getWheelState(club.db, club.scope, "ana", now)).toMatchObject({ spins_left: 0, next_spin_at: "2026-11-06T03:00:00.000Z" });
+    expect(await getWheelState(club.db, club.scope, "ana", now)).toMatchObject({ spinsLeft: 0, nextSpinAt: "2026-11-06T03:00:00.000Z" });
     const tomorrow = await spinWheel(club.db, club.scope, "ana", { now: new Date("2026-11-06T03:00:00Z"), random: draw(0), publicUrl: PUBLIC_URL });
-    expect(tomorrow).toMatchObject({ slice_id: "coins-50", reward: "coins-50", spins_left: 0 });
+    expect(tomorrow).toMatchObject({ sliceId: "coins-50", reward: "coins-50", spinsLeft: 0 });
   });
 
   it("grants nothing on a slice without reward", async () => {
     await join(club.scope, "bruno");
     const spin = await spinWheel(club.db, club.scope, "bruno", { now: noon("2026-11-05"), random: draw(0.99), publicUrl: PUBLIC_URL });
-    expect(spin).toMatchObject({ slice_id: "nada", reward: null, reward_id: null, effects: [] });
+    expect(spin).toMatchObject({ sliceId: "nada", reward: null, rewardId: null, effects: [] });
     expect(spin).not.toHaveProperty("prize");
     expectResponse("Me_spinWheel", "200", spin);
   });
@@ -133,7 +133,7 @@ describeEachDatabase("wheel use cases", (kind) => {
     expect(again).toEqual({ ...first, duplicate: true });
     expectResponse("Me_spinWheel", "200", again);
     expect(await club.db.em().count(WheelSpin, { idempotencyKey: "giro-carla-20261107" })).toBe(1);
-    expect((await webhooks(club.scope, "wheel.spun")).filter((data) => data.spin_id === first.spin_id)).toHaveLength(1);
+    expect((await webhooks(club.scope, "wheel.spun")).filter((data) => data.spin_id === first.spinId)).toHaveLength(1);
 
     await join(club.scope, "dora");
     await expect(spinWheel(club.db, club.scope, "dora", { idempotencyKey: "giro-carla-20261107", now, random: draw(0), publicUrl: PUBLIC_URL })).rejects.toEqual(
@@ -178,7 +178,7 @@ describeEachDatabase("wheel use cases", (kind) => {
     const scope = await clubWith({ slices: [{ id: "moedas", label: "Moedas", reward: "coins:50", tierQty: { bronze: 80 } }, ...slices([0, 0, 0])] });
     await join(scope, "gil");
     const spin = await spinWheel(club.db, scope, "gil", { now: noon("2026-11-05"), random: draw(0.5), publicUrl: PUBLIC_URL });
-    expect(spin).toMatchObject({ reward: "coins:50", reward_id: null, effects: [{ type: "currency_granted", currency: "coins", amount_minor: 80, rule_id: `wheel:${spin.spin_id}` }] });
+    expect(spin).toMatchObject({ reward: "coins:50", rewardId: null, effects: [{ type: "currency_granted", currency: "coins", amount: 80, rule_id: `wheel:${spin.spinId}` }] });
     const participant = await club.db.em().findOneOrFail(Participant, { ...scope, externalId: "gil" });
     expect(await loadBalances(club.db.em(), participant.id)).toEqual({ coins: 80 });
   });
@@ -186,14 +186,14 @@ describeEachDatabase("wheel use cases", (kind) => {
   it("spinsPerDay 0 gives no spin; spinsPerDay 50 gives the 50th and refuses the 51st", async () => {
     const none = await clubWith({ spinsPerDay: 0, slices: slices([1, 1, 1, 1]) });
     await join(none, "hugo");
-    expect(await getWheelState(club.db, none, "hugo", noon("2026-11-05"))).toMatchObject({ spins_left: 0, next_spin_at: null });
+    expect(await getWheelState(club.db, none, "hugo", noon("2026-11-05"))).toMatchObject({ spinsLeft: 0, nextSpinAt: null });
     await expect(spinWheel(club.db, none, "hugo", { now: noon("2026-11-05"), random: draw(0), publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(409, "no_spins_left"));
 
     const fifty = await clubWith({ spinsPerDay: 50, probabilityVersion: 7, slices: slices([1, 1, 1, 1]) });
     await join(fifty, "iris");
     let last;
     for (let i = 0; i < 50; i++) last = await spinWheel(club.db, fifty, "iris", { now: noon("2026-11-05"), random: cryptoRandom, publicUrl: PUBLIC_URL });
-    expect(last).toMatchObject({ spins_left: 0, probability_version: 7, next_spin_at: "2026-11-06T03:00:00.000Z" });
+    expect(last).toMatchObject({ spinsLeft: 0, probabilityVersion: 7, nextSpinAt: "2026-11-06T03:00:00.000Z" });
     await expect(spinWheel(club.db, fifty, "iris", { now: noon("2026-11-05"), random: cryptoRandom, publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(409, "no_spins_left"));
     expect(await club.db.em().count(WheelSpin, { clubId: fifty.clubId, probabilityVersion: 7 })).toBe(50);
   });
@@ -207,7 +207,7 @@ describeEachDatabase("wheel use cases", (kind) => {
     const scope = await clubWith(undefined);
     await join(scope, "joao");
     expect(await getWheelState(club.db, scope, "joao", noon("2026-11-05"))).toEqual({
-      style: "classica", title_left: "ROLETA", title_right: "GRATUITA", slices: [], spins_left: 0, next_spin_at: null,
+      style: "classica", titleLeft: "ROLETA", titleRight: "GRATUITA", slices: [], spinsLeft: 0, nextSpinAt: null,
       fairness: { server_seed_hash: expect.stringMatching(/^[0-9a-f]{64}$/), client_seed: expect.any(String), next_nonce: 0 },
     });
   });

@@ -44,7 +44,7 @@ function NextAction() {
   const missions = useLoad(() => api.me.missions());
   const claimable = missions.data?.data.find((mission) => mission.claimable);
   let action: { label: string; module: ModuleName } | null = null;
-  if (checkin.data?.can_claim) action = { label: t.checkinNow, module: "checkin" };
+  if (checkin.data?.canClaim) action = { label: t.checkinNow, module: "checkin" };
   else if (claimable) action = { label: `${t.claim}: ${claimable.title}`, module: "missions" };
   if (!action) return null;
   return (
@@ -59,7 +59,7 @@ function Cards() {
   const { config, open } = useWidget();
   return (
     <ul class="cards" role="list">
-      {config.module_cards.map((card) => (
+      {config.moduleCards.map((card) => (
         <li key={card.module} class={`card module tone-${card.tone ?? "none"}`}>
           <h3>{card.title}</h3>
           <p class="muted">{card.subtitle}</p>

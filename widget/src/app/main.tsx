@@ -107,13 +107,13 @@ function App() {
     track: (name, data) => host.send({ clube: 1, type: "event", name, data }),
   };
   const known = route === "home" || MODULES.includes(route);
-  const title = route === "home" || !known ? config.club_name : (config.module_cards.find((card) => card.module === route)?.title ?? t[route as keyof typeof t] as string);
+  const title = route === "home" || !known ? config.club_name : (config.moduleCards.find((card) => card.module === route)?.title ?? t[route as keyof typeof t] as string);
   return (
     <Ctx.Provider value={context}>
       <header class="bar">
         {route !== "home" && known ? (
           <button class="btn ghost" onClick={() => open("home")} aria-label={t.back}>‹ {t.back}</button>
-        ) : config.theme.logo_url ? <img class="logo" src={config.theme.logo_url} alt="" /> : null}
+        ) : config.theme.logoUrl ? <img class="logo" src={config.theme.logoUrl} alt="" /> : null}
         <h1 class="bar-title">{title}</h1>
         <button class="btn ghost" onClick={() => open("notifications")} aria-label={t.notifications}>
           <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="currentColor"><path d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22Zm7-6V11a7 7 0 0 0-5.5-6.84V3a1.5 1.5 0 0 0-3 0v1.16A7 7 0 0 0 5 11v5l-2 2v1h18v-1l-2-2Z" /></svg>
@@ -121,7 +121,7 @@ function App() {
       </header>
       <main class="screen" id="main">
         {route === "home" || !known ? <Home /> : moduleView(route)}
-        {config.legal_note ? <footer class="legal muted">{config.legal_note}</footer> : null}
+        {config.legalNote ? <footer class="legal muted">{config.legalNote}</footer> : null}
       </main>
     </Ctx.Provider>
   );

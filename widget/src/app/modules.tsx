@@ -74,7 +74,7 @@ function BalanceList() {
       {(progress?.currencies ?? []).map((currency) => (
         <li key={currency.code} class="row" data-currency={currency.code}>
           <span>{currency.name}</span>
-          <strong data-testid={`balance-${currency.code}`}>{fmt.amount(currency.balance_minor, currency.code)}</strong>
+          <strong data-testid={`balance-${currency.code}`}>{fmt.amount(currency.balance, currency.code)}</strong>
         </li>
       ))}
     </ul>
@@ -132,7 +132,7 @@ function Checkin() {
     try {
       const result = await api.me.claimCheckin();
       setNotice({ text: t.checkedIn });
-      track("checkin.claimed", { day: result.state.today_index });
+      track("checkin.claimed", { day: result.state.todayIndex });
       await Promise.all([state.reload(), refresh()]);
     } catch (err) {
       setNotice({ text: errorText(err), error: true });
@@ -147,7 +147,7 @@ function Checkin() {
             {checkin.days.map((day, index) => {
               const slot = calendar[index];
               return (
-                <li key={index} class={`day ${day}${slot?.highlight ? " highlight" : ""}${index === checkin.today_index ? " today" : ""}`} aria-current={index === checkin.today_index ? "date" : undefined}>
+                <li key={index} class={`day ${day}${slot?.highlight ? " highlight" : ""}${index === checkin.todayIndex ? " today" : ""}`} aria-current={index === checkin.todayIndex ? "date" : undefined}>
                   <span class="day-number">{t.day(fmt.number(index + 1))}</span>
                   <span class="day-label">{slot?.label ?? ""}</span>
                   <span class="sr-only">{day}</span>
@@ -155,9 +155,9 @@ function Checkin() {
               );
             })}
           </ol>
-          {checkin.can_claim ? (
+          {checkin.canClaim ? (
             <button class="btn primary" onClick={() => void claim()}>{t.checkinNow}</button>
-          ) : <p class="pill ok" data-testid="checked-in">{checkin.claimed_today ? t.checkedIn : ""}</p>}
+          ) : <p class="pill ok" data-testid="checked-in">{checkin.claimedToday ? t.checkedIn : ""}</p>}
           <Notice text={notice?.text ?? null} error={notice?.error} />
         </div>
       )}
@@ -190,7 +190,7 @@ function Store() {
         {(list) => (
           <ul class="cards" role="list">
             {list.data.map((item) => {
-              const cost = fmt.amount(item.cost.amount_minor, item.cost.currency);
+              const cost = fmt.amount(item.cost.amount, item.cost.currency);
               return (
                 <li key={item.code} class="card" data-item={item.code}>
                   <h3>{item.title}</h3>
@@ -238,7 +238,7 @@ function Codes() {
     try {
       const result = await api.me.redeemCode({ code: typed });
       const granted = result.effects.flatMap((effect) => {
-        if (effect.type === "currency_granted") return [fmt.amount(effect.amount_minor, effect.currency)];
+        if (effect.type === "currency_granted") return [fmt.amount(effect.amount, effect.currency)];
         if (effect.type === "xp_granted") return [`${fmt.number(effect.amount)} ${t.xp}`];
         if (effect.type === "reward_granted") return [config.rewards.find((reward) => reward.code === effect.reward_code)?.title ?? effect.reward_code];
         return [];
@@ -276,7 +276,7 @@ function Rewards() {
       {(list) => list.data.length === 0 ? <p class="muted">{t.noRewards}</p> : (
         <ul class="list" role="list">
           {list.data.map((reward) => {
-            const howTo = config.rewards.find((candidate) => candidate.code === reward.reward_code)?.how_to_use;
+            const howTo = config.rewards.find((candidate) => candidate.code === reward.reward_code)?.howToUse;
             return (
               <li key={reward.id} class="card">
                 <h3>{reward.title}</h3>
@@ -317,7 +317,7 @@ function Tournaments() {
               <h2>{edition.title}</h2>
               <p class="muted">
                 {t.tournamentStatus[edition.status]} · {fmt.date(edition.starts_at)} – {fmt.date(edition.ends_at)}
-                {edition.pool_minor !== null && edition.currency ? ` · ${t.pool}: ${fmt.amount(edition.pool_minor, edition.currency)}` : ""}
+                {edition.pool_minor !== null && edition.currency ? ` · ${t.pool}: ${fmt.amountMinor(edition.pool_minor, edition.currency)}` : ""}
               </p>
               <ol class="list">
                 {edition.top.map((row) => (
@@ -378,11 +378,11 @@ function Notifications() {
           {page.unread_count > 0 ? <button class="btn ghost" onClick={() => void markAll()}>{t.markAllRead}</button> : null}
           <ul class="list" role="list">
             {page.data.map((item) => (
-              <li key={item.id} class={`card${item.read_at ? "" : " unread"}`}>
-                <h3>{item.title}{item.read_at ? null : <span class="pill"> {t.unread}</span>}</h3>
+              <li key={item.id} class={`card${item.readAt ? "" : " unread"}`}>
+                <h3>{item.title}{item.readAt ? null : <span class="pill"> {t.unread}</span>}</h3>
                 {item.body ? <p>{item.body}</p> : null}
-                <p class="muted">{fmt.date(item.created_at)}</p>
-                {item.read_at ? null : <button class="btn ghost" onClick={() => void markOne(item.id)}>✓</button>}
+                <p class="muted">{fmt.date(item.createdAt)}</p>
+                {item.readAt ? null : <button class="btn ghost" onClick={() => void markOne(item.id)}>✓</button>}
               </li>
             ))}
           </ul>
@@ -409,8 +409,8 @@ function Cashback() {
     <Loaded state={state}>
       {(cashback) => (
         <div class="card stack">
-          <p>{t.available}: <strong>{fmt.money(cashback.available_minor)}</strong></p>
-          {cashback.mode === "claim" && cashback.available_minor > 0 ? <button class="btn primary" onClick={() => void claim()}>{t.claimCashback}</button> : null}
+          <p>{t.available}: <strong>{fmt.money(cashback.available)}</strong></p>
+          {cashback.mode === "claim" && cashback.available > 0 ? <button class="btn primary" onClick={() => void claim()}>{t.claimCashback}</button> : null}
           <Notice text={notice?.text ?? null} error={notice?.error} />
         </div>
       )}

@@ -16,9 +16,9 @@ export function applyTheme(theme: MeConfig["theme"], reducedMotion: boolean): vo
     root.style.setProperty(name, value);
   }
   if (theme.font) root.style.setProperty("--font", `${JSON.stringify(theme.font)}, system-ui, sans-serif`);
-  root.dataset.cardStyle = theme.card_style;
+  root.dataset.cardStyle = theme.cardStyle;
   root.dataset.glow = String(theme.glow);
-  root.dataset.motion = reducedMotion ? "none" : theme.motion_level;
+  root.dataset.motion = reducedMotion ? "none" : theme.motionLevel;
 }
 
 export function prefersReducedMotion(): boolean {

@@ -10,7 +10,7 @@ const R = SIZE / 2;
 /**
  * The wheel: the server chooses the slice (`POST /v1/me/wheel/spin`), the
  * animation only turns the drawing so that slice stops under the pointer.
- * With reduced motion (browser setting or theme `motion_level: none`) it
+ * With reduced motion (browser setting or theme `motionLevel: none`) it
  * jumps there without turning.
  */
 export function Wheel() {
@@ -23,7 +23,7 @@ export function Wheel() {
   const pending = useRef<{ id: string; label: string; spinId: string } | null>(null);
   const slices = config.wheel?.slices ?? [];
   const segment = 360 / Math.max(1, slices.length);
-  const still = prefersReducedMotion() || config.theme.motion_level === "none";
+  const still = prefersReducedMotion() || config.theme.motionLevel === "none";
 
   const finish = () => {
     const result = pending.current;
@@ -42,9 +42,9 @@ export function Wheel() {
     setNotice(null);
     try {
       const result = await api.me.spin({ idempotencyKey: newKey("w-spin") });
-      const index = Math.max(0, slices.findIndex((slice) => slice.id === result.slice_id));
-      track("wheel.spun", { slice_id: result.slice_id });
-      pending.current = { id: result.slice_id, label: result.label, spinId: result.spin_id };
+      const index = Math.max(0, slices.findIndex((slice) => slice.id === result.sliceId));
+      track("wheel.spun", { slice_id: result.sliceId });
+      pending.current = { id: result.sliceId, label: result.label, spinId: result.spinId };
       // Whole turns plus the angle that brings the slice's middle to the top, always forward.
       const target = 360 - (index + 0.5) * segment;
       const base = rotation - (rotation % 360);
@@ -61,7 +61,7 @@ export function Wheel() {
     <Loaded state={state}>
       {(wheel) => (
         <div class="stack center">
-          <p class="wheel-title"><span>{config.wheel?.title_left}</span> <span class="accent">{config.wheel?.title_right}</span></p>
+          <p class="wheel-title"><span>{config.wheel?.titleLeft}</span> <span class="accent">{config.wheel?.titleRight}</span></p>
           <div class="wheel-box">
             <span class="pointer" aria-hidden="true">▼</span>
             <svg
@@ -89,8 +89,8 @@ export function Wheel() {
               })}
             </svg>
           </div>
-          <p class="muted">{wheel.spins_left > 0 ? t.spinsLeft(fmt.number(wheel.spins_left)) : t.noSpins}</p>
-          <button class="btn primary" disabled={spinning || wheel.spins_left < 1} onClick={() => void spin()}>{t.spin}</button>
+          <p class="muted">{wheel.spinsLeft > 0 ? t.spinsLeft(fmt.number(wheel.spinsLeft)) : t.noSpins}</p>
+          <button class="btn primary" disabled={spinning || wheel.spinsLeft < 1} onClick={() => void spin()}>{t.spin}</button>
           <p class="result" data-testid="wheel-result" role="status" aria-live="polite">{landed ? t.youWon(landed.label) : ""}</p>
           {landed ? <VerifySpin key={landed.spinId} spinId={landed.spinId} onRotated={() => void state.reload()} /> : null}
           {notice?.error ? <Notice text={notice.text} error /> : null}

@@ -40,7 +40,9 @@ export type ParticipantReward = InferEntity<typeof ParticipantReward>;
  * `client_delivered` one, club staff fulfil a `manual` or `partner` one
  * (`kind`, the reward's type). Created `pending`, closed as `delivered`
  * (confirm) or `failed`. `note` is staff's note on a confirm. `warnedAt` is
- * set when staff were warned that it stayed pending 48 hours.
+ * set when staff were warned that it stayed pending 48 hours. `payload` is
+ * what to credit, as sent in `reward.delivery_requested` (null on deliveries
+ * created before it was kept: the configured payload stands in).
  */
 export const Delivery = defineEntity({
   name: "Delivery",
@@ -62,6 +64,7 @@ export const Delivery = defineEntity({
     failReason: p.string().length(500).nullable(),
     note: p.string().length(500).nullable(),
     details: p.json<Record<string, unknown>>().nullable(),
+    payload: p.json<Record<string, unknown>>().nullable(),
     createdAt: p.datetime(),
     confirmedAt: p.datetime().nullable(),
     warnedAt: p.datetime().nullable(),

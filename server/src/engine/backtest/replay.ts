@@ -1,5 +1,6 @@
 import type { ApiEffect, EngineConfig } from "../config.js";
 import { evaluate } from "../evaluate.js";
+import { toMinorUnits } from "../money.js";
 import type { EngineEvent, ParticipantState, RuleRunState, StateDelta } from "../types.js";
 
 /*
@@ -25,6 +26,9 @@ export interface SourceTally {
 
 export class Tally {
   private readonly tallies = new Map<string, SourceTally & { reached: Set<string> }>();
+
+  /** `decimalsOf` gives each currency's `decimals`: effects carry main units, the tally counts minor units. */
+  constructor(private readonly decimalsOf: (currency: string) => number) {}
 
   private of(source: string) {
     let tally = this.tallies.get(source);
@@ -52,7 +56,7 @@ export class Tally {
       if (source === null) continue;
       const tally = touch(source);
       if (effect.type === "xp_granted") tally.xp += effect.amount;
-      else if (effect.type === "currency_granted") tally.currencies[effect.currency] = (tally.currencies[effect.currency] ?? 0) + effect.amount_minor;
+      else if (effect.type === "currency_granted") tally.currencies[effect.currency] = (tally.currencies[effect.currency] ?? 0) + effectMinorUnits(effect, this.decimalsOf(effect.currency));
       else if (effect.type === "reward_granted") tally.rewards++;
       else if (effect.type === "mission_completed") tally.completions++;
     }
@@ -63,6 +67,17 @@ export class Tally {
     for (const [source, { reached, ...tally }] of [...this.tallies].sort(([a], [b]) => a.localeCompare(b))) out[source] = { ...tally, participants: reached.size };
     return out;
   }
+}
+
+/** A currency effect's amount in minor units; results stored before effects carried main units hold `amount_minor`. */
+function effectMinorUnits(effect: ApiEffect & { type: "currency_granted" }, decimals: number): number {
+  const stored = (effect as { amount_minor?: unknown }).amount_minor;
+  return typeof stored === "number" ? stored : toMinorUnits(effect.amount, decimals);
+}
+
+/** The `decimals` of each configured currency (0 for a code the configuration no longer has). */
+export function currencyDecimals(config: Pick<EngineConfig, "currencies">): (currency: string) => number {
+  return (currency) => config.currencies.find((entry) => entry.code === currency)?.decimals ?? 0;
 }
 
 /** `rule:<id>` or `mission:<id>` for an effect; null for level and tier changes. */
@@ -111,7 +126,7 @@ export interface ReplayedEvent {
  */
 export class Replay {
   private readonly states: Map<string, ParticipantState>;
-  private readonly tally = new Tally();
+  private readonly tally: Tally;
 
   constructor(
     private readonly config: EngineConfig,
@@ -120,6 +135,7 @@ export class Replay {
     private readonly blank: () => ParticipantState,
   ) {
     this.states = new Map(startStates);
+    this.tally = new Tally(currencyDecimals(config));
   }
 
   run(events: Iterable<ReplayedEvent>): void {

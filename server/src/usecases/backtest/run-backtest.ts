@@ -1,5 +1,5 @@
 import type { components } from "../../../../generated/types.js";
-import { Replay, Tally, type ReplayedEvent, type SourceTally } from "../../engine/backtest/replay.js";
+import { Replay, Tally, currencyDecimals, type ReplayedEvent, type SourceTally } from "../../engine/backtest/replay.js";
 import type { ApiEffect, ClubConfig } from "../../engine/config.js";
 import { levelForXp, levelThresholds } from "../../engine/progression.js";
 import { tierForLevel } from "../../engine/tiers.js";
@@ -149,7 +149,7 @@ async function computeBacktest(db: Database, scope: Scope, period: Period, progr
     if (progress) await progress(Math.min(i + PROGRESS_EVERY, replayed.length));
     await yieldToEventLoop();
   }
-  const actual = new Tally();
+  const actual = new Tally(currencyDecimals(config));
   for (const event of events) actual.add(event.participantId, event.effects as ApiEffect[]);
 
   return {

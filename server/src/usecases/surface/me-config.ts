@@ -5,6 +5,7 @@ import { parseRewardSpec } from "../../engine/rewards.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { requirePublishedConfig } from "../config.js";
+import { fromMinorUnits } from "../../engine/money.js";
 import { levelTable } from "../participant-views.js";
 import { pricedReward } from "../redemptions.js";
 import { hasActiveCodes } from "../codes/promotion-codes.js";
@@ -89,17 +90,17 @@ export function meConfigView(config: ClubConfig, version: number, facts: MeConfi
         warning: theme.colors.warning ?? "#F59E0B",
         danger: theme.colors.danger ?? "#EF4444",
       },
-      logo_url: theme.logoUrl ?? null,
+      logoUrl: theme.logoUrl ?? null,
       font: theme.font ?? null,
       radius: theme.radius ?? 16,
       glow: theme.glow ?? false,
-      card_style: theme.cardStyle ?? "flat",
-      button_style: theme.buttonStyle ?? "flat",
+      cardStyle: theme.cardStyle ?? "flat",
+      buttonStyle: theme.buttonStyle ?? "flat",
       background: theme.background ?? "solid",
-      background_image: theme.backgroundImage ?? null,
-      badge_set: theme.badgeSet ?? "shields",
-      illustration_style: theme.illustrationStyle ?? "flat",
-      motion_level: theme.motionLevel ?? "full",
+      backgroundImage: theme.backgroundImage ?? null,
+      badgeSet: theme.badgeSet ?? "shields",
+      illustrationStyle: theme.illustrationStyle ?? "flat",
+      motionLevel: theme.motionLevel ?? "full",
     },
     currencies: config.currencies.map(({ code, name, icon, decimals }) => ({ code, name, icon, decimals })),
     home: (config.home ?? []).flatMap((item) => {
@@ -107,7 +108,7 @@ export function meConfigView(config: ClubConfig, version: number, facts: MeConfi
       if ("enabled" in block && block.enabled === false) return [];
       return [{ block: block.block, title: ("title" in block && block.title) || null, subtitle: ("subtitle" in block && block.subtitle) || null }];
     }),
-    module_cards: (config.moduleCards ?? [])
+    moduleCards: (config.moduleCards ?? [])
       .filter((card) => card.enabled !== false && SERVED_MODULES.has(card.module) && moduleOn(config, card.module, facts))
       .map((card) => ({
         module: card.module,
@@ -149,7 +150,7 @@ export function meConfigView(config: ClubConfig, version: number, facts: MeConfi
           title: reward.title,
           description: reward.description ?? null,
           illustration: reward.illustration,
-          cost: { currency: priced.currency.code, amount_minor: priced.cost },
+          cost: { currency: priced.currency.code, amount: fromMinorUnits(priced.cost, priced.currency.decimals) },
         }];
       } catch {
         return []; // under one minor unit: not on sale (as GET /v1/me/store)
@@ -160,12 +161,12 @@ export function meConfigView(config: ClubConfig, version: number, facts: MeConfi
       title: reward.title,
       description: reward.description ?? null,
       illustration: reward.illustration,
-      how_to_use: reward.howToUse ?? null,
+      howToUse: reward.howToUse ?? null,
     })),
     missions: config.missions
       .filter((mission) => mission.enabled)
       .map((mission) => ({ id: mission.id, title: mission.title, description: mission.description ?? null, illustration: mission.illustration })),
-    legal_note: config.legalNote ?? null,
+    legalNote: config.legalNote ?? null,
   };
 }
 
@@ -195,7 +196,7 @@ function checkinView(config: ClubConfig, rewardTitle: (code: string) => string):
       highlight: highlights.has(day),
     });
   }
-  return { days, period: checkin.period ?? "month", missed_day: checkin.missedDay ?? "restart", calendar };
+  return { days, period: checkin.period ?? "month", missedDay: checkin.missedDay ?? "restart", calendar };
 }
 
 /** A reward reference as a participant reads it: a reward's title, or "50 Moedas" / "100 XP". */
@@ -213,9 +214,9 @@ function wheelView(config: ClubConfig): Schemas["SurfaceWheel"] | null {
   if (!wheel || wheel.enabled === false) return null;
   return {
     style: wheel.style ?? "classica",
-    title_left: wheel.titleLeft ?? "ROLETA",
-    title_right: wheel.titleRight ?? "GRATUITA",
-    spins_per_day: wheel.spinsPerDay ?? 1,
+    titleLeft: wheel.titleLeft ?? "ROLETA",
+    titleRight: wheel.titleRight ?? "GRATUITA",
+    spinsPerDay: wheel.spinsPerDay ?? 1,
     slices: wheel.slices.map((slice) => ({ id: slice.id, label: slice.label, sublabel: slice.sublabel ?? null, image: slice.image ?? null })),
   };
 }

@@ -143,6 +143,39 @@ async function rankOf(em: SqlEntityManager, scope: Scope, entry: CatalogEntry, r
   return ahead + 1;
 }
 
+/** A configured tournament's current (or last) edition as the participant stands in it, with its top rows when asked. */
+export interface TournamentBoard {
+  tournamentId: string;
+  title: string;
+  startsAt: Date;
+  endsAt: Date;
+  score: number;
+  rank: number | null;
+  top: { rank: number; participantId: string; score: number }[];
+}
+
+/**
+ * The participant's standing in each visible configured tournament's current
+ * edition, read from the tournament standings: the score and rank
+ * `GET /v1/me/tournaments` shows, so the leaderboards that show tournaments
+ * (`/v1/me/leaderboards`, the widget's leaderboard block) agree with it.
+ */
+export async function tournamentBoards(em: SqlEntityManager, scope: Scope, config: ClubConfig, participantId: string, now: Date, topLimit = 0): Promise<TournamentBoard[]> {
+  const boards: TournamentBoard[] = [];
+  for (const entry of await catalog(em, scope, config, now)) {
+    if (entry.kind !== "tournament") continue;
+    const edition = entry.editions[0];
+    const mine = await em.findOne(TournamentStanding, { ...scope, participantId, tournamentId: entry.tournamentId, editionKey: edition.key });
+    const top = topLimit > 0 ? await rankedRows(em, scope, entry, edition.key, topLimit) : [];
+    boards.push({
+      tournamentId: entry.tournamentId, title: entry.title, startsAt: edition.startsAt, endsAt: edition.endsAt,
+      score: mine ? scoreOf(mine.score) : 0, rank: await rankOf(em, scope, entry, mine),
+      top: top.map((row, index) => ({ rank: index + 1, participantId: row.participantId, score: scoreOf(row.score) })),
+    });
+  }
+  return boards;
+}
+
 /** GET /v1/me/tournaments. */
 export async function listMyTournaments(db: Database, scope: Scope, externalId: string, opts: { limit: number; now: Date }): Promise<Schemas["MyTournamentList"]> {
   const em = db.em();

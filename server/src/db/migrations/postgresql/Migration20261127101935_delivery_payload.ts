@@ -1,0 +1,13 @@
+import { Migration } from '@mikro-orm/migrations';
+
+export class Migration20261127101935_delivery_payload extends Migration {
+
+  override async up(): Promise<void> {
+    this.addSql(`alter table "deliveries" add column "payload" jsonb null;`);
+  }
+
+  override async down(): Promise<void> {
+    this.addSql(`alter table "deliveries" drop column "payload";`);
+  }
+
+}
