@@ -96,6 +96,20 @@ describeEachDatabase("idempotency keys", (kind) => {
     expect((await send(deposit("iara-idem", { id: "dep-own-key-1" }), "dep-own-key-1")).body).toEqual({ ...first.body, duplicate: true });
   });
 
+  it("answers a repeat of an event stored before effects carried main units in main units", async () => {
+    const first = await send(deposit("lia-idem", { id: "dep-old-shape-1" }));
+    expect(first.status).toBe(200);
+    const credit = first.body.effects.find((effect: { type: string }) => effect.type === "currency_granted");
+    expect(credit).toMatchObject({ currency: "coins", amount: expect.any(Number) });
+    // As a result stored by the earlier service: `amount_minor` instead of `amount`.
+    const { amount, ...rest } = credit;
+    const stored = first.body.effects.map((effect: unknown) => (effect === credit ? { ...rest, amount_minor: amount } : effect));
+    await api.db.em().fork().nativeUpdate(Event, { externalEventId: "dep-old-shape-1" }, { effects: stored });
+    const again = await send(deposit("lia-idem", { id: "dep-old-shape-1" }));
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ ...first.body, duplicate: true });
+  });
+
   it("reads an event currency in either case as upper case", async () => {
     const lower = await send(deposit("kaio-idem", { id: "dep-lower-brl", currency: "brl" }));
     expect(lower.status).toBe(200);

@@ -3,7 +3,7 @@ import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../generated/types.js";
 import { evaluate } from "../engine/evaluate.js";
 import type { ApiEffect, ClubConfig } from "../engine/config.js";
-import { toMinorUnits } from "../engine/money.js";
+import { fromMinorUnits, toMinorUnits } from "../engine/money.js";
 import { isoText } from "../engine/time.js";
 import { qualifiesReferral, type ReferralConfig } from "../engine/referral.js";
 import type { EngineEvent, ParticipantState } from "../engine/types.js";
@@ -115,9 +115,18 @@ export function eventRow(scope: Scope, participantId: string, event: EngineEvent
   };
 }
 
-/** The event stored under an idempotency key, as the answer to a repeat. */
-function duplicateResult(original: Pick<Event, "id" | "effects">): EventResult {
-  return { event_id: original.id, duplicate: true, effects: original.effects as ApiEffect[] };
+/**
+ * The event stored under an idempotency key, as the answer to a repeat.
+ * Results stored while currency effects were served in minor units carry
+ * `amount_minor`: a repeat answers them in the contract's main-unit `amount`.
+ */
+function duplicateResult(original: Pick<Event, "id" | "effects">, config: ClubConfig): EventResult {
+  const effects = (original.effects as Record<string, unknown>[]).map((effect) => {
+    if (typeof effect.amount_minor !== "number") return effect;
+    const { amount_minor: minor, ...rest } = effect;
+    return { ...rest, amount: fromMinorUnits(minor as number, config.currencies.find((currency) => currency.code === effect.currency)?.decimals ?? 0) };
+  });
+  return { event_id: original.id, duplicate: true, effects: effects as ApiEffect[] };
 }
 
 /**
@@ -359,7 +368,7 @@ async function applyInOrder(
       const repeat = eventRow(scope, participant.id, item.event, null, item.receivedAt, "processed", now);
       repeat.duplicateOf = original.id;
       writes.events.push(repeat);
-      return duplicateResult(original);
+      return duplicateResult(original, published.config);
     });
   });
   if (writes.outbox.length > 0) wroteOutbox(opts);
@@ -396,7 +405,7 @@ async function ingestTogether(
     if (!original) throw err;
     const participant = await db.em().findOne(Participant, { ...scope, externalId }, { fields: ["id"], disableIdentityMap: true });
     assertSameEvent(original, items[0].key!, participant?.id ?? "", items[0].event.type);
-    return [[duplicateResult(original)]];
+    return [[duplicateResult(original, published.config)]];
   }
 }
 

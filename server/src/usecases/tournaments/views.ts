@@ -53,8 +53,11 @@ async function officialCurrencies(em: SqlEntityManager, scope: Scope, prefix: st
   return currencies.length > 0 ? currencies : [DEFAULT_CURRENCY];
 }
 
-/** Every enabled tournament that has started and every enabled official track and period, with their current and previous editions. */
-async function catalog(em: SqlEntityManager, scope: Scope, config: ClubConfig, now: Date): Promise<CatalogEntry[]> {
+/**
+ * Every enabled tournament that has started and, unless `configuredOnly`, every
+ * enabled official track and period, with their current and previous editions.
+ */
+async function catalog(em: SqlEntityManager, scope: Scope, config: ClubConfig, now: Date, configuredOnly = false): Promise<CatalogEntry[]> {
   const timeZone = clubTimeZone(config);
   const entries: CatalogEntry[] = [];
   for (const tournament of config.tournaments) {
@@ -70,7 +73,7 @@ async function catalog(em: SqlEntityManager, scope: Scope, config: ClubConfig, n
     });
   }
   const official = config.officialTournaments;
-  if (official?.enabled) {
+  if (official?.enabled && !configuredOnly) {
     const zone = official.timezone ?? "America/Sao_Paulo";
     for (const period of OFFICIAL_PERIODS) {
       const settings = official[period];
@@ -162,8 +165,7 @@ export interface TournamentBoard {
  */
 export async function tournamentBoards(em: SqlEntityManager, scope: Scope, config: ClubConfig, participantId: string, now: Date, topLimit = 0): Promise<TournamentBoard[]> {
   const boards: TournamentBoard[] = [];
-  for (const entry of await catalog(em, scope, config, now)) {
-    if (entry.kind !== "tournament") continue;
+  for (const entry of await catalog(em, scope, config, now, true)) {
     const edition = entry.editions[0];
     const mine = await em.findOne(TournamentStanding, { ...scope, participantId, tournamentId: entry.tournamentId, editionKey: edition.key });
     const top = topLimit > 0 ? await rankedRows(em, scope, entry, edition.key, topLimit) : [];
