@@ -47,7 +47,7 @@ describeEachDatabase("test clock webhook retries", (kind) => {
   /** `count` sendings whose first attempt failed, their retry due `dueAt` (as the dispatcher records a failed attempt). */
   const failedSendings = async (count: number, dueAt: Date, eventPrefix: string) => {
     const rows = Array.from({ length: count }, (_, i) => ({
-      id: newId("whs"),
+      id: newId("whd"),
       clubId: api.clubId,
       env: "test" as const,
       endpointId,
@@ -109,7 +109,7 @@ describeEachDatabase("test clock webhook retries", (kind) => {
     });
     const realNow = new Date(REAL_NOW.getTime() + 3_600_000);
     await api.db.em().insert(WebhookSending, {
-      id: newId("whs"), clubId: api.clubId, env: "live", endpointId: liveId, eventId: "evt_live", eventType: "level.up",
+      id: newId("whd"), clubId: api.clubId, env: "live", endpointId: liveId, eventId: "evt_live", eventType: "level.up",
       body: JSON.stringify({ id: "evt_live", type: "level.up", data: {} }), status: "pending", attempts: 1, lastError: "HTTP 503",
       lastStatusCode: 503, nextAttemptAt: new Date(REAL_NOW.getTime() + 60_000), createdAt: REAL_NOW, updatedAt: REAL_NOW,
     });
