@@ -1,4 +1,4 @@
-import type { Middleware } from "koa";
+import type { Context, Middleware } from "koa";
 import { ApiError } from "../usecases/errors.js";
 import { isOutage, serviceUnavailable } from "./outages.js";
 
@@ -37,8 +37,23 @@ export function errorHandler(log: (line: string) => void = (l) => console.error(
       ctx.status = status;
       ctx.body = { error: errorDetail(err, code, message) } satisfies ErrorBody;
       if (answer.headers) ctx.set(answer.headers);
+      if (!ctx.req.readableEnded) dropUnreadBody(ctx);
     }
   };
+}
+
+/**
+ * A request refused before its body was read to the end (over the limit, a
+ * gzip body inflating past it, the wrong media type): what is left of the body
+ * would hold the connection, and the next request on it could not be read
+ * until the body is. The rest is read and dropped; a body still arriving (not
+ * all of it on the connection yet) also closes the connection after the answer,
+ * rather than taking in up to its whole size first.
+ */
+function dropUnreadBody(ctx: Context): void {
+  if (!ctx.req.complete) ctx.set("Connection", "close");
+  ctx.req.unpipe();
+  ctx.req.resume();
 }
 
 function errorDetail(err: unknown, code: string, message: string): ErrorBody["error"] {
