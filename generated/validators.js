@@ -28152,7 +28152,7 @@ return errors === 0;
 validate451.evaluated = {"props":{"club_id":true,"env":true,"config":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.schema_ConfigPublishRequest = validate454;
-const schema205 = {"type":"object","properties":{"version":{"type":"integer","minimum":1,"description":"The draft version to publish; the latest draft when omitted. Naming the version you reviewed guards against publishing a newer draft saved meanwhile."}},"unevaluatedProperties":{"not":{}},"description":"Which draft to publish.","propertyNames":{"pattern":"^[^\\u0000\\uD800-\\uDFFF]*$"}};
+const schema205 = {"type":"object","properties":{"version":{"type":"integer","minimum":1,"maximum":2147483647,"description":"The draft version to publish; the latest draft when omitted. Naming the version you reviewed guards against publishing a newer draft saved meanwhile."}},"unevaluatedProperties":{"not":{}},"description":"Which draft to publish.","propertyNames":{"pattern":"^[^\\u0000\\uD800-\\uDFFF]*$"}};
 
 function validate454(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -28205,9 +28205,15 @@ return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 2147483647 || isNaN(data0)){
+validate454.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"}];
+return false;
+}
+else {
 if(data0 < 1 || isNaN(data0)){
 validate454.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
 }
 }
 }
