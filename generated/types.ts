@@ -3725,14 +3725,15 @@ export interface components {
          *     - `unsupported_media_type` (415): a body that is not `application/json`.
          *     - `validation_failed` (422): a field is invalid; `message` names it (a whole configuration lists every problem in `details`). `reward_has_no_price` (422).
          *     - `signing_secret_missing` (500): the club has no participant-token signing secret.
-         *     - `rate_limited` (429): too many requests; retry after `Retry-After` seconds. Every authenticated response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the window ends; IETF RateLimit header fields draft). The seed names no rate limits, so these are sized for real use: 3000 requests per 10 s per secret key (headless `/v1/me/*` calls spend the key's budget), 300 per 10 s per participant token (club, environment, participant), and 100 rejected credentials (a well-formed but unknown or revoked key, an invalid or expired participant token) per 60 s per source address, after which that address gets 429 on every authenticated route until the window ends. Counters are per server process, in memory, unless the deployment shares them through Redis (`CLUBE_REDIS_URL`), in which case the budgets hold across all its processes; operators may change the budgets (`CLUBE_RATE_LIMIT_KEY`, `CLUBE_RATE_LIMIT_PARTICIPANT`, `CLUBE_RATE_LIMIT_FAILED_AUTH` as `<requests>/<seconds>`).
-         *     - `internal_error` (500): an unexpected failure; retry with the same idempotency key.Every error code the API answers (their meaning is listed on `ErrorDetail`).
+         *     - `rate_limited` (429): too many requests; retry after `Retry-After` seconds. Every authenticated response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the window ends; IETF RateLimit header fields draft). The seed names no rate limits, so these are sized for real use. Per secret key (headless `/v1/me/*` calls spend the key's budgets), one budget per class of route, each counted on its own so streaming events never starves the key's other calls: ingestion (`POST /v1/events`, `POST /v1/events/batch`) 50000 per 10 s, above what a deployment of several processes ingests, so only a runaway client meets it; participant reads (`GET` on `/v1/participants…`, `/v1/me…`, `/v1/redemptions…`, `/v1/referrals…`, `/v1/deliveries…`) 20000 per 10 s; participant writes (the other methods on those paths and `POST /v1/affiliates/attributions`) 10000 per 10 s; management (every other route) 3000 per 10 s. `RateLimit-Limit` is the budget of the request's class. Then 300 per 10 s per participant token (club, environment, participant), and 100 rejected credentials (a well-formed but unknown or revoked key, an invalid or expired participant token) per 60 s per source address, after which that address gets 429 on every authenticated route until the window ends. Counters are per server process, in memory, unless the deployment shares them through Redis (`CLUBE_REDIS_URL`), in which case the budgets hold across all its processes; operators may change the budgets (`CLUBE_RATE_LIMIT_INGESTION`, `CLUBE_RATE_LIMIT_PARTICIPANT_READS`, `CLUBE_RATE_LIMIT_PARTICIPANT_WRITES`, `CLUBE_RATE_LIMIT_MANAGEMENT`, `CLUBE_RATE_LIMIT_PARTICIPANT`, `CLUBE_RATE_LIMIT_FAILED_AUTH` as `<requests>/<seconds>`; `CLUBE_RATE_LIMIT_KEY`, when set, gives each key one budget for all its routes instead of the classes, as before the classes existed).
+         *     - `internal_error` (500): an unexpected failure (a defect): retrying the same request is unlikely to help; contact support quoting `X-Request-Id`.
+         *     - `service_unavailable` (503): the database, message broker or Redis is unreachable for a moment and nothing was done; retry after `Retry-After` seconds with the same idempotency key. `GET /health` shows which dependency is down.Every error code the API answers (their meaning is listed on `ErrorDetail`).
          *     Clients may switch on them: a code never changes meaning. A later version
          *     may add codes, so a client should also handle an unknown one (as a generic
          *     failure of the answer's HTTP status).
          * @enum {string}
          */
-        ErrorCode: "affiliate_code_taken" | "affiliate_conflict" | "already_claimed" | "already_closed" | "cashback_auto_mode" | "code_exhausted" | "code_limit_reached" | "code_not_redeemable" | "code_taken" | "cashback_disabled" | "checkin_disabled" | "conflict" | "event_id_conflict" | "event_required" | "idempotency_key_in_use" | "idempotency_key_reused" | "insufficient_balance" | "internal_error" | "invalid_json" | "invalid_token" | "method_not_allowed" | "no_spins_left" | "not_claimable" | "not_found" | "not_implemented" | "nothing_to_claim" | "origin_not_allowed" | "participant_exists" | "payload_too_large" | "rate_limited" | "referral_not_counted" | "reward_has_no_price" | "route_not_found" | "secret_key_required" | "sending_pending" | "signing_secret_missing" | "test_clock_in_use" | "unauthorized" | "unsupported_media_type" | "validation_failed" | "version_not_draft" | "wheel_disabled";
+        ErrorCode: "affiliate_code_taken" | "affiliate_conflict" | "already_claimed" | "already_closed" | "cashback_auto_mode" | "code_exhausted" | "code_limit_reached" | "code_not_redeemable" | "code_taken" | "cashback_disabled" | "checkin_disabled" | "conflict" | "event_id_conflict" | "event_required" | "idempotency_key_in_use" | "idempotency_key_reused" | "insufficient_balance" | "internal_error" | "invalid_json" | "invalid_token" | "method_not_allowed" | "no_spins_left" | "not_claimable" | "not_found" | "not_implemented" | "nothing_to_claim" | "origin_not_allowed" | "participant_exists" | "payload_too_large" | "rate_limited" | "referral_not_counted" | "reward_has_no_price" | "route_not_found" | "secret_key_required" | "sending_pending" | "service_unavailable" | "signing_secret_missing" | "test_clock_in_use" | "unauthorized" | "unsupported_media_type" | "validation_failed" | "version_not_draft" | "wheel_disabled";
         ErrorDetail: {
             /** @description Stable snake_case code; see the list above. */
             code: components["schemas"]["ErrorCode"];
@@ -7760,6 +7761,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     AffiliateAccounts_create: {
@@ -7883,6 +7895,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -8020,6 +8043,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     AffiliateReports_report: {
@@ -8116,6 +8150,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -8228,6 +8273,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     AffiliateAccounts_get: {
@@ -8320,6 +8376,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -8460,6 +8527,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Cashback_get: {
@@ -8531,6 +8609,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -8658,6 +8747,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Codes_list: {
@@ -8742,6 +8842,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -8879,6 +8990,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Codes_get: {
@@ -8970,6 +9092,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -9095,6 +9228,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Config_get: {
@@ -9166,6 +9310,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -9261,6 +9416,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     ConfigVersions_getDraft: {
@@ -9340,6 +9506,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -9464,6 +9641,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -9611,6 +9799,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     ConfigVersions_list: {
@@ -9695,6 +9894,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -9827,6 +10037,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Deliveries_list: {
@@ -9907,6 +10128,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -10046,6 +10278,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Deliveries_fail: {
@@ -10178,6 +10421,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     EventLog_list: {
@@ -10266,6 +10520,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -10417,6 +10682,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Events_sendBatch: {
@@ -10535,6 +10811,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -10662,6 +10949,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Games_list: {
@@ -10742,6 +11040,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -10859,6 +11168,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Health_get: {
@@ -10904,6 +11224,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -10980,6 +11311,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -11078,6 +11420,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     ApiKeys_create: {
@@ -11157,6 +11510,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -11256,6 +11620,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -11396,6 +11771,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Me_getProfile: {
@@ -11476,6 +11862,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -11570,6 +11967,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Me_getCashback: {
@@ -11650,6 +12058,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -11759,6 +12178,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Me_getCheckin: {
@@ -11839,6 +12269,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -11941,6 +12382,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -12069,6 +12521,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Me_getConfig: {
@@ -12189,6 +12652,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Me_listLeaderboards: {
@@ -12269,6 +12743,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -12373,6 +12858,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Me_listMissions: {
@@ -12453,6 +12949,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -12568,6 +13075,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Me_listNotifications: {
@@ -12670,6 +13188,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Me_markAllNotificationsRead: {
@@ -12750,6 +13279,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -12851,6 +13391,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Me_getProgress: {
@@ -12931,6 +13482,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -13025,6 +13587,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Me_listRewards: {
@@ -13112,6 +13685,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Me_listStore: {
@@ -13192,6 +13776,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -13306,6 +13901,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Me_listTournaments: {
@@ -13406,6 +14012,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Me_getWheel: {
@@ -13486,6 +14103,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -13597,6 +14225,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -13717,6 +14356,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Me_listWheelSpins: {
@@ -13812,6 +14462,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -13929,6 +14590,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Participants_progressBatch: {
@@ -14039,6 +14711,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Participants_get: {
@@ -14120,6 +14803,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -14275,6 +14969,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Participants_progress: {
@@ -14358,6 +15063,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -14507,6 +15223,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Participants_createToken: {
@@ -14623,6 +15350,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     WheelAudit_list: {
@@ -14719,6 +15457,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -14859,6 +15608,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Referrals_register: {
@@ -14989,6 +15749,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     TestClocks_get: {
@@ -15058,6 +15829,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -15144,6 +15926,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -15244,6 +16037,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -15371,6 +16175,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Tournaments_list: {
@@ -15440,6 +16255,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -15552,6 +16378,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     Warnings_list: {
@@ -15645,6 +16482,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     WebhookEndpoints_list: {
@@ -15729,6 +16577,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -15856,6 +16715,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     WebhookEndpoints_get: {
@@ -15948,6 +16818,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -16088,6 +16969,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     WebhookEndpoints_delete: {
@@ -16180,6 +17072,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -16300,6 +17203,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     WebhookEndpoints_listSendings: {
@@ -16399,6 +17313,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -16508,6 +17433,17 @@ export interface operations {
             /** @description An unexpected server failure. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };

@@ -15,6 +15,12 @@ export interface Settings {
   dataDir: string;
   /** `AMQP_URL`: unset → the embedded durable queue; `amqp://…` → RabbitMQ. */
   amqpUrl: string | undefined;
+  /**
+   * `CLUBE_AMQP_PREFIX`: put before every queue and exchange name on the broker
+   * (default `clube.`, the names `clube.v2.*`), so several deployments can share
+   * one RabbitMQ vhost without consuming each other's jobs.
+   */
+  amqpPrefix: string;
   /** `CLUBE_PUBLIC_URL`: the base URL clients reach (used in confirm/fail links); default http://localhost:PORT. */
   publicUrl: string;
   /** `CLUBE_ALLOW_PRIVATE_WEBHOOKS=1` lets live webhook endpoints point at private addresses. */
@@ -64,6 +70,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: resolve(env.CLUBE_DATA_DIR || "data"),
     amqpUrl: env.AMQP_URL || undefined,
+    amqpPrefix: amqpPrefixFrom(env.CLUBE_AMQP_PREFIX),
     publicUrl: (env.CLUBE_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
     allowPrivateWebhooks: env.CLUBE_ALLOW_PRIVATE_WEBHOOKS === "1",
     version: packageVersion(),
@@ -73,6 +80,15 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     trustProxyHops: parseTrustProxy(env.CLUBE_TRUST_PROXY),
     cacheTtlMs: cacheTtlFrom(env),
   };
+}
+
+/** Broker names allow more, but these characters read the same in every tool and URL. */
+function amqpPrefixFrom(raw: string | undefined): string {
+  if (raw === undefined || raw === "") return "clube.";
+  if (!/^[A-Za-z0-9._:-]{1,100}$/.test(raw)) {
+    throw new Error(`CLUBE_AMQP_PREFIX may hold only letters, digits and . _ : - (at most 100), got ${JSON.stringify(raw)}`);
+  }
+  return raw;
 }
 
 function parseTrustProxy(raw: string | undefined): number {

@@ -58,7 +58,7 @@ export interface Processing {
 export async function startProcessing(services: Services, options: { consume: boolean }): Promise<Processing> {
   const { db, settings } = services;
   const now = () => services.clock.now();
-  const queue = openQueue({ amqpUrl: settings.amqpUrl, db });
+  const queue = openQueue({ amqpUrl: settings.amqpUrl, amqpPrefix: settings.amqpPrefix, db });
   if (!options.consume) {
     const relay = createOutboxRelay({ db, queue, now });
     relay.start();

@@ -134,6 +134,12 @@ function addTransportErrors(doc: OpenApiDocument): void {
         content: ERROR_CONTENT,
       },
     };
+    // Any operation may meet an outage of the database, broker or Redis (server/src/http/outages.ts).
+    added["503"] = {
+      description: "A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key).",
+      headers: { "Retry-After": { $ref: "#/components/headers/RetryAfter" } },
+      content: ERROR_CONTENT,
+    };
     if (operation.requestBody) {
       added["415"] = { description: "The body is not `application/json`.", content: ERROR_CONTENT };
     }

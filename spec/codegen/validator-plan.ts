@@ -11,6 +11,7 @@ import {
   type OpenApiDocument,
   type ParameterObject,
 } from "./document.js";
+import { guardStrings } from "./safe-strings.js";
 import { dispatchByType } from "./type-dispatch.js";
 
 /** `$id` of the whole document inside Ajv; every validator is a reference into it (TOOLCHAIN gotcha 4). */
@@ -149,7 +150,7 @@ function parameterObjectSchema(parameters: ParameterObject[], part: ParameterPar
   const nameOf = (p: ParameterObject) => (part === "headers" ? p.name.toLowerCase() : p.name);
   const schema: JsonSchema = {
     type: "object",
-    properties: Object.fromEntries(declared.map((p) => [nameOf(p), qualifyRefs(p.schema ?? {})])),
+    properties: Object.fromEntries(declared.map((p) => [nameOf(p), guardStrings(qualifyRefs(p.schema ?? {}))])),
     required: declared.filter((p) => p.required).map(nameOf),
   };
   if (part !== "headers") schema.additionalProperties = false;
@@ -167,7 +168,7 @@ function ajvReadyDocument(doc: OpenApiDocument): JsonSchema {
     const { mapping: _mapping, ...rest } = value as Record<string, unknown>;
     return rest;
   }) as JsonSchema;
-  return { $id: DOCUMENT_ID, ...withoutMappings };
+  return { $id: DOCUMENT_ID, ...guardStrings(withoutMappings) };
 }
 
 function componentOf(ref: string): string | undefined {

@@ -5,7 +5,8 @@ import { createApp } from "../../server/src/app.js";
 import { openDatabase, type Database } from "../../server/src/db/orm.js";
 import { openServices, type Services } from "../../server/src/services.js";
 import { readSettings } from "../../server/src/settings.js";
-import { startApi, type TestApi } from "../support/api.js";
+import { createClub } from "../../server/src/usecases/clubs.js";
+import { demoConfig, startApi, type TestApi } from "../support/api.js";
 import { createTestDatabase, describeEachDatabase, postgresEnabled, type TestDatabase } from "../support/databases.js";
 
 /**
@@ -148,12 +149,23 @@ describe.skipIf(!postgresEnabled)("API health with PostgreSQL behind a proxy the
   });
 
   it("answers ok while the database answers, then degraded naming the database when it stops answering, without hanging", async () => {
+    const club = await createClub(db, { name: "Cassino Proxy", config: await demoConfig() });
+    const participant = () => fetch(`${url}/v1/participants/proxy-ana`, { headers: { Authorization: `Bearer ${club.keys.test}` } });
+    expect((await participant()).status).toBe(404);
     expect(await getHealth(url)).toMatchObject({ status: "ok", checks: { db: "ok", kv: "ok" } });
     // Connections cut and new ones never answered: the checks give up after their timeout instead of waiting for the pool.
     proxy.blackhole();
     const degraded = await getHealth(url);
     expect(degraded).toMatchObject({ status: "degraded", checks: { db: "error", kv: "error", broker: "not_configured" } });
-  });
+    // A request that needs the database is told to come back later, not that the service is broken.
+    const started = Date.now();
+    const unavailable = await participant();
+    expect(unavailable.status).toBe(503);
+    expect(unavailable.headers.get("Retry-After")).toMatch(/^\d+$/);
+    const body = await unavailable.json();
+    expect(body).toEqual({ error: { code: "service_unavailable", message: expect.stringContaining("Retry") } });
+    expect(Date.now() - started).toBeLessThan(20_000);
+  }, 40_000);
 });
 
 describe("API health with a Redis rate-limit store", () => {

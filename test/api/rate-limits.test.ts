@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operationValidators } from "../../generated/validators.js";
 import { createApp } from "../../server/src/app.js";
-import { rateLimitsFromEnv, DEFAULT_RATE_LIMITS, type RateLimits } from "../../server/src/http/rate-limit.js";
+import { describeRateLimits, rateLimitsFromEnv, routeClassOf, DEFAULT_RATE_LIMITS, type RateLimits } from "../../server/src/http/rate-limit.js";
 import { openServices, type Services } from "../../server/src/services.js";
 import { readSettings } from "../../server/src/settings.js";
 import { startApi, type ApiResponse, type TestApi, type TestClub } from "../support/api.js";
@@ -17,7 +17,9 @@ import { startApi, type ApiResponse, type TestApi, type TestClub } from "../supp
  */
 const WINDOW = 600;
 const SMALL: RateLimits = {
+  // One budget for all of a key's routes (CLUBE_RATE_LIMIT_KEY); the classes are tested below.
   apiKey: { points: 12, seconds: WINDOW },
+  keyClasses: DEFAULT_RATE_LIMITS.keyClasses,
   participant: { points: 3, seconds: WINDOW },
   failedAuth: { points: 3, seconds: WINDOW },
 };
@@ -222,6 +224,15 @@ describe("rate limit configuration", () => {
       apiKey: { points: 5, seconds: 60 },
       failedAuth: { points: 2, seconds: 30 },
     });
+    expect(rateLimitsFromEnv({ CLUBE_RATE_LIMIT_INGESTION: "100000/10", CLUBE_RATE_LIMIT_MANAGEMENT: "50/60" }).keyClasses).toEqual({
+      ...DEFAULT_RATE_LIMITS.keyClasses,
+      ingestion: { points: 100_000, seconds: 10 },
+      management: { points: 50, seconds: 60 },
+    });
+    expect(() => rateLimitsFromEnv({ CLUBE_RATE_LIMIT_PARTICIPANT_READS: "1/0" })).toThrow(/CLUBE_RATE_LIMIT_PARTICIPANT_READS/);
+    // One key may ingest several processes' worth of single events (one process takes about 1,200 a second).
+    expect(DEFAULT_RATE_LIMITS.keyClasses.ingestion.points / DEFAULT_RATE_LIMITS.keyClasses.ingestion.seconds).toBeGreaterThanOrEqual(4 * 1_200);
+    expect(describeRateLimits(DEFAULT_RATE_LIMITS, false).join("\n")).toContain("ingestion 50000/10 s");
     expect(() => rateLimitsFromEnv({ CLUBE_RATE_LIMIT_PARTICIPANT: "fast" })).toThrow(/CLUBE_RATE_LIMIT_PARTICIPANT/);
     expect(() => rateLimitsFromEnv({ CLUBE_RATE_LIMIT_KEY: "0/10" })).toThrow(/CLUBE_RATE_LIMIT_KEY/);
   });
@@ -234,5 +245,54 @@ describe("rate limit configuration", () => {
     expect(() => hops("-1")).toThrow(/CLUBE_TRUST_PROXY/);
     expect(readSettings({}).redisUrl).toBeUndefined();
     expect(readSettings({ CLUBE_REDIS_URL: "redis://127.0.0.1:6379" })).toMatchObject({ redisUrl: "redis://127.0.0.1:6379", redisPrefix: "clube" });
+  });
+});
+
+describe("rate limits per secret key by route class", () => {
+  let api: TestApi;
+  const CLASSES: RateLimits = {
+    keyClasses: {
+      ingestion: { points: 5, seconds: WINDOW },
+      participant_reads: { points: 3, seconds: WINDOW },
+      participant_writes: { points: 2, seconds: WINDOW },
+      management: { points: 4, seconds: WINDOW },
+    },
+    participant: { points: 50, seconds: WINDOW },
+    failedAuth: { points: 50, seconds: WINDOW },
+  };
+  beforeAll(async () => {
+    api = await startApi("sqlite", { rateLimits: CLASSES });
+  });
+  afterAll(() => api?.close());
+
+  it("classes every operation: events are ingestion, a participant's routes are reads or writes, the rest management", () => {
+    expect(routeClassOf({ operationId: "Events_send", method: "post", path: "/v1/events" })).toBe("ingestion");
+    expect(routeClassOf({ operationId: "Events_sendBatch", method: "post", path: "/v1/events/batch" })).toBe("ingestion");
+    expect(routeClassOf({ operationId: "Participants_get", method: "get", path: "/v1/participants/{external_id}" })).toBe("participant_reads");
+    expect(routeClassOf({ operationId: "Me_get", method: "get", path: "/v1/me" })).toBe("participant_reads");
+    expect(routeClassOf({ operationId: "Participants_upsert", method: "post", path: "/v1/participants" })).toBe("participant_writes");
+    expect(routeClassOf({ operationId: "Deliveries_confirm", method: "post", path: "/v1/deliveries/{id}/confirm" })).toBe("participant_writes");
+    expect(routeClassOf({ operationId: "ConfigVersions_publish", method: "post", path: "/v1/config/publish" })).toBe("management");
+    expect(routeClassOf({ operationId: "EventLog_list", method: "get", path: "/v1/events" })).toBe("management");
+  });
+
+  it("spends each class's budget on its own: a key streaming events still reads, writes and manages", async () => {
+    const event = () => api.request("POST", "/v1/events", { body: { participant: "classes-ana", type: "deposit.confirmed", amount: 1 } });
+    for (let i = 0; i < 5; i++) expect((await event()).status).toBe(200);
+    expectRateLimited(await event(), 5);
+    expect((await event()).body.error.message).toContain("ingestion");
+
+    const read = () => api.request("GET", "/v1/participants/classes-ana");
+    for (let i = 0; i < 3; i++) expect((await read()).status).toBe(200);
+    expectRateLimited(await read(), 3);
+
+    const write = () => api.request("POST", "/v1/participants", { body: { external_id: "classes-bia" } });
+    for (let i = 0; i < 2; i++) expect((await write()).status).toBe(200);
+    expectRateLimited(await write(), 2);
+
+    const manage = await api.request("GET", "/v1/config");
+    expect(manage.status).toBe(200);
+    expect(manage.headers.get("RateLimit-Limit")).toBe("4");
+    expect(manage.headers.get("RateLimit-Remaining")).toBe("3");
   });
 });

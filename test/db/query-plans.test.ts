@@ -178,7 +178,9 @@ async function postgresPlan(em: SqlEntityManager, sql: string, params: unknown[]
   return em.transactional(async (trx) => {
     await trx.execute(`set local plan_cache_mode = ${mode}`);
     await trx.execute(`prepare ${name} as ${text}`);
-    const rows = await trx.execute<{ "QUERY PLAN": unknown }[]>(`explain (costs off, format ${format}) execute ${name}(${params.map(() => "?").join(", ")})`, bound);
+    // EXPLAIN EXECUTE is a utility statement, which takes no bind parameters: its arguments are written as literals.
+    const explain = trx.getPlatform().formatQuery(`explain (costs off, format ${format}) execute ${name}(${params.map(() => "?").join(", ")})`, bound);
+    const rows = await trx.execute<{ "QUERY PLAN": unknown }[]>(explain);
     await trx.execute(`deallocate ${name}`);
     if (format === "json") return nodesOf((rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0].Plan);
     return rows.map((row) => row["QUERY PLAN"]).join("\n");

@@ -137,7 +137,9 @@ describe("rule-run counters' plan [postgresql]", () => {
       const plan = await db.em().transactional(async (trx) => {
         await trx.execute(`set local plan_cache_mode = ${mode}`);
         await trx.execute(`prepare counters as ${text}`);
-        const rows = await trx.execute<{ "QUERY PLAN": string }[]>(`explain (costs off) execute counters(${params.map(() => "?").join(", ")})`, params);
+        // EXPLAIN EXECUTE is a utility statement, which takes no bind parameters: its arguments are written as literals.
+        const explain = trx.getPlatform().formatQuery(`explain (costs off) execute counters(${params.map(() => "?").join(", ")})`, params);
+        const rows = await trx.execute<{ "QUERY PLAN": string }[]>(explain);
         await trx.execute("deallocate counters");
         return rows.map((row) => row["QUERY PLAN"]).join("\n");
       });

@@ -4,8 +4,10 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { operations } from "../../generated/operations.js";
 import { operationValidators } from "../../generated/validators.js";
 import { allEntities } from "../../server/src/db/entities/index.js";
+import { DEFAULT_RATE_LIMITS, KEY_ROUTE_CLASSES, type RateLimits } from "../../server/src/http/rate-limit.js";
 import { startApi, type TestApi } from "../support/api.js";
 import { describeEachDatabase } from "../support/databases.js";
+import { AWKWARD_TEXT, fuzzOperations, MEGABYTE, mutate, NASTY_NUMBERS, STORED_TEXT_REFUSED, type FuzzOperation } from "./every-field.js";
 
 /**
  * Contract-driven fuzzing: for every operation with a JSON body, bodies are
@@ -110,10 +112,89 @@ const bodyArbitrary = (target: Target): fc.Arbitrary<unknown> =>
 /** A body the contract refuses (the validator mutates with defaults, so it checks a copy). */
 const refused = (target: Target, body: unknown) => !operationValidators[target.operationId as keyof typeof operationValidators].body!(structuredClone(body));
 
+/** Budgets no fuzz run reaches: every request must reach validation and the handlers, not stop at 429. */
+const UNLIMITED: RateLimits = {
+  ...DEFAULT_RATE_LIMITS,
+  keyClasses: Object.fromEntries(KEY_ROUTE_CLASSES.map((routeClass) => [routeClass, { points: 10_000_000, seconds: 10 }])) as RateLimits["keyClasses"],
+  participant: { points: 10_000_000, seconds: 10 },
+};
+
+/** One request of the every-field pass. */
+interface FieldRequest {
+  op: FuzzOperation;
+  what: string;
+  path: Record<string, string>;
+  query: Record<string, string>;
+  body?: unknown;
+}
+
+const validatorsOf = (op: FuzzOperation) => operationValidators[op.operationId as keyof typeof operationValidators] as unknown as Record<string, ((value: unknown) => boolean) | undefined>;
+
+/** Whether the generated validators refuse the request (they fill defaults, so each checks a copy). */
+function contractRefuses(request: FieldRequest): boolean {
+  const validators = validatorsOf(request.op);
+  if (validators.path && !validators.path({ ...request.path })) return true;
+  if (validators.query && !validators.query({ ...request.query })) return true;
+  return request.body !== undefined && validators.body !== undefined && !validators.body(structuredClone(request.body));
+}
+
+function baseRequest(op: FuzzOperation, body?: unknown): FieldRequest {
+  return { op, what: "base", path: Object.fromEntries(op.pathParams.map((name) => [name, "fuzz_id_1"])), query: {}, body: body ?? op.bases[0]?.body };
+}
+
+/**
+ * Every mutation of the every-field pass: each string (any depth, array items)
+ * and map key of each operation's valid bodies with NUL or a lone surrogate
+ * (all of them), each path and query parameter with NUL; then, sampled, the
+ * same places with RTL and combining text, look-alike digits, SQL, 1 MB, and
+ * every number with −0, ±1e308, integers past 2^53 and 2^64.
+ */
+function everyFieldRequests(sampled: number, seed: number): { exhaustive: FieldRequest[]; sampled: FieldRequest[] } {
+  const exhaustive: FieldRequest[] = [];
+  const pool: FieldRequest[] = [];
+  for (const op of fuzzOperations) {
+    let turn = 0;
+    for (const base of op.bases) {
+      for (const slot of base.slots) {
+        const where = `body.${slot.path.join(".")}${slot.kind === "key" ? " (key)" : ""}`;
+        if (slot.kind === "number") {
+          for (const value of NASTY_NUMBERS) pool.push({ ...baseRequest(op), what: `${where} = ${value}`, body: mutate(base.body as any, slot, value) });
+          continue;
+        }
+        const refused = STORED_TEXT_REFUSED[turn++ % STORED_TEXT_REFUSED.length];
+        exhaustive.push({ ...baseRequest(op), what: `${where} = ${JSON.stringify(refused)}`, body: mutate(base.body as any, slot, refused) });
+        for (const text of AWKWARD_TEXT) pool.push({ ...baseRequest(op), what: `${where} = ${JSON.stringify(text)}`, body: mutate(base.body as any, slot, text) });
+      }
+    }
+    for (const name of op.pathParams) {
+      exhaustive.push({ ...baseRequest(op), what: `path.${name} = NUL`, path: { ...baseRequest(op).path, [name]: "fuzz\u0000" } });
+      for (const text of AWKWARD_TEXT.filter((t) => t !== "")) pool.push({ ...baseRequest(op), what: `path.${name} = ${JSON.stringify(text)}`, path: { ...baseRequest(op).path, [name]: text } });
+    }
+    for (const { name } of op.queryParams) {
+      exhaustive.push({ ...baseRequest(op), what: `query.${name} = NUL`, query: { [name]: "a\u0000" } });
+      for (const value of [...AWKWARD_TEXT, ...NASTY_NUMBERS.map(String), "1e999", "99999999999999999999999"]) pool.push({ ...baseRequest(op), what: `query.${name} = ${JSON.stringify(value)}`, query: { [name]: value } });
+    }
+  }
+  // A 1 MB string in the first text place of each body operation (the body limit is 1 MiB: 413 or 422, never 5xx).
+  for (const op of fuzzOperations) {
+    const base = op.bases[0];
+    const slot = base?.slots.find((candidate) => candidate.kind === "string");
+    if (slot) exhaustive.push({ ...baseRequest(op), what: `body.${slot.path.join(".")} = 1 MB`, body: mutate(base.body as any, slot, MEGABYTE) });
+  }
+  const chosen = fc.sample(fc.constantFrom(...pool), { numRuns: Math.min(sampled, pool.length * 4), seed });
+  return { exhaustive, sampled: chosen };
+}
+
+function urlOf(request: FieldRequest): string {
+  const path = request.op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(request.path[name]));
+  const query = new URLSearchParams(request.query).toString();
+  return query ? `${path}?${query}` : path;
+}
+
 describeEachDatabase("fuzzing every body operation with invalid inputs", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
-    api = await startApi(kind);
+    api = await startApi(kind, { rateLimits: UNLIMITED });
   });
   afterAll(() => api?.close());
 
@@ -153,5 +234,51 @@ describeEachDatabase("fuzzing every body operation with invalid inputs", (kind) 
     expect([...statuses.keys()].every((status) => status >= 400 && status < 500)).toBe(true);
     expect(await counts()).toEqual(before);
     console.log(`[fuzz ${kind}] ${requests.length} requests over ${targets.length} operations: ${JSON.stringify(Object.fromEntries(statuses))}`);
+  });
+  it("refuses NUL and lone surrogates in every string, array item, map key and parameter of every operation (the validators, without a server)", () => {
+    const { exhaustive } = everyFieldRequests(0, 1);
+    const accepted = exhaustive.filter((request) => !request.what.endsWith("1 MB") && !contractRefuses(request)).map((request) => `${request.op.operationId} ${request.what}`);
+    expect(accepted).toEqual([]);
+    // Every operation takes part: each body operation has a valid base, each has at least one place mutated.
+    expect(fuzzOperations.filter((op) => op.validateBody && op.bases.length === 0).map((op) => op.operationId)).toEqual([]);
+    expect(new Set(exhaustive.map((request) => request.op.operationId)).size).toBeGreaterThanOrEqual(60);
+  });
+
+  it(`mutates every field of every operation over HTTP: refused ones change nothing, none answers 5xx`, { timeout: Math.max(300_000, REQUESTS_PER_DATABASE * 150) }, async () => {
+    const { exhaustive, sampled } = everyFieldRequests(REQUESTS_PER_DATABASE, 20261127);
+    const all = [...exhaustive, ...sampled];
+    const refused = all.filter(contractRefuses);
+    const acceptable = all.filter((request) => !contractRefuses(request));
+    const statuses = new Map<number, number>();
+    const problems: string[] = [];
+    const send = async (request: FieldRequest) => {
+      const response = await api.request(request.op.method, urlOf(request), { body: request.body, participant: request.op.participant ? "fuzz_player" : undefined });
+      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      const shape = response.status < 400 || (response.body && typeof response.body === "object" && typeof response.body.error?.code === "string" && typeof response.body.error?.message === "string");
+      if (response.status >= 500 || !shape) problems.push(`${request.op.operationId} ${request.what}: ${response.status} ${JSON.stringify(response.body)?.slice(0, 200)}`);
+      return response.status;
+    };
+    const run = async (requests: FieldRequest[], check?: (request: FieldRequest, status: number) => void) => {
+      let next = 0;
+      const worker = async () => {
+        for (let i = next++; i < requests.length; i = next++) {
+          const status = await send(requests[i]);
+          check?.(requests[i], status);
+        }
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    };
+
+    // Refused by the contract: a 4xx each, and not one row written.
+    const before = await counts();
+    await run(refused, (request, status) => {
+      if (status < 400) problems.push(`${request.op.operationId} ${request.what}: ${status} for a request the contract refuses`);
+    });
+    expect(problems.slice(0, 10)).toEqual([]);
+    expect(await counts()).toEqual(before);
+    // Accepted by the contract (valid text and numbers of every kind): whatever the answer, never a 5xx.
+    await run(acceptable);
+    expect(problems.slice(0, 10)).toEqual([]);
+    console.log(`[fuzz ${kind}] every-field: ${exhaustive.length} exhaustive + ${sampled.length} sampled requests (${refused.length} refused by the contract, ${acceptable.length} accepted): ${JSON.stringify(Object.fromEntries(statuses))}`);
   });
 });

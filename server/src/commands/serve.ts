@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import { createApp } from "../app.js";
 import { createHttpServer } from "../http/http-server.js";
+import { describeRateLimits, rateLimitsFromEnv } from "../http/rate-limit.js";
 import { ensureDemoClub } from "../demo/ensure-demo-club.js";
 import { openServices } from "../services.js";
 import type { Settings } from "../settings.js";
@@ -30,6 +31,8 @@ export async function serve(settings: Settings): Promise<void> {
     `  API reference: ${url}/docs   OpenAPI: ${url}/openapi.json`,
     `  database: ${database}   queue: ${settings.amqpUrl ? "RabbitMQ (run clube worker)" : "embedded, in-process"}`,
   ];
+  // The budgets a client meets, so an operator sees them before a client hits 429.
+  lines.push(...describeRateLimits(rateLimitsFromEnv(process.env), settings.redisUrl !== undefined).map((line) => `  ${line}`));
   if (demo) {
     lines.push(`  demo club ${demo.club_id} — test key: ${demo.keys.test}`);
     lines.push(`  participant widget demo: ${url}/widget/demo`);

@@ -81,6 +81,15 @@ function prepareSqliteConnection(conn: SqliteConnection, done: (err: Error | nul
 }
 
 /**
+ * Bounds on waiting for PostgreSQL, so a request during an outage fails soon
+ * (a 503 the client retries) instead of hanging: a new connection that gets no
+ * answer gives up after `connectionTimeoutMillis` (a host gone behind a
+ * firewall never refuses), and a request waits for a pooled connection at
+ * most `acquireConnectionTimeout` (knex's default is a minute).
+ */
+const POSTGRES_OUTAGE_TIMEOUTS = { acquireConnectionTimeout: 10_000, connection: { connectionTimeoutMillis: 5_000 } };
+
+/**
  * The MikroORM options for a target: entities defined with `defineEntity`
  * (no decorator metadata under tsx), the committed migrations listed
  * explicitly (no file globbing, so it works from any working directory), and
@@ -106,5 +115,5 @@ export function ormOptions(target: DatabaseTarget, migrations: MigrationObject[]
   if (target.dialect === "sqlite") {
     return { ...common, driver: LibSqlDriver, dbName: target.file, pool: { afterCreate: (conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void) => prepareSqliteConnection(conn, done, syncEachCommit) } } as Options<AbstractSqlDriver>;
   }
-  return { ...common, driver: PostgreSqlDriver, clientUrl: target.url } as Options<AbstractSqlDriver>;
+  return { ...common, driver: PostgreSqlDriver, clientUrl: target.url, driverOptions: POSTGRES_OUTAGE_TIMEOUTS } as Options<AbstractSqlDriver>;
 }

@@ -1,6 +1,7 @@
 import { MikroORM, type MigrationObject } from "@mikro-orm/core";
 import type { AbstractSqlDriver, SqlEntityManager } from "@mikro-orm/knex";
 import type { Migrator } from "@mikro-orm/migrations";
+import { bindParameters } from "./bound-parameters.js";
 import { migrations as postgresqlMigrations } from "./migrations/postgresql/index.js";
 import { migrations as sqliteMigrations } from "./migrations/sqlite/index.js";
 import { databaseTarget, ormOptions, type Dialect } from "./options.js";
@@ -59,6 +60,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   const target = databaseTarget(opts);
   const syncEachCommit = opts.syncEachCommit !== false || target.dialect !== "sqlite";
   const orm = await MikroORM.init<AbstractSqlDriver, SqlEntityManager>(ormOptions(target, committedMigrations[target.dialect], opts.debug, syncEachCommit));
+  bindParameters(orm);
   try {
     if (opts.migrate !== false) {
       const applied = await orm.getMigrator<Migrator>().up();

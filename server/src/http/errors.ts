@@ -1,5 +1,6 @@
-import type { Middleware } from "koa";
+import type { Context, Middleware } from "koa";
 import { ApiError } from "../usecases/errors.js";
+import { isOutage, serviceUnavailable } from "./outages.js";
 
 /** The documented error body. */
 export interface ErrorBody {
@@ -30,13 +31,29 @@ export function errorHandler(log: (line: string) => void = (l) => console.error(
         throw new ApiError(404, "route_not_found", `No route ${ctx.method} ${ctx.path}.`);
       }
     } catch (err) {
-      const { status, code, message } = toApiError(err);
+      const answer = toApiError(err);
+      const { status, code, message } = answer;
       if (status >= 500) log(`[${ctx.state.requestId}] ${ctx.method} ${ctx.path} failed: ${describe(err)}`);
       ctx.status = status;
       ctx.body = { error: errorDetail(err, code, message) } satisfies ErrorBody;
-      if (err instanceof ApiError && err.headers) ctx.set(err.headers);
+      if (answer.headers) ctx.set(answer.headers);
+      if (!ctx.req.readableEnded) dropUnreadBody(ctx);
     }
   };
+}
+
+/**
+ * A request refused before its body was read to the end (over the limit, a
+ * gzip body inflating past it, the wrong media type): what is left of the body
+ * would hold the connection, and the next request on it could not be read
+ * until the body is. The rest is read and dropped; a body still arriving (not
+ * all of it on the connection yet) also closes the connection after the answer,
+ * rather than taking in up to its whole size first.
+ */
+function dropUnreadBody(ctx: Context): void {
+  if (!ctx.req.complete) ctx.set("Connection", "close");
+  ctx.req.unpipe();
+  ctx.req.resume();
 }
 
 function errorDetail(err: unknown, code: string, message: string): ErrorBody["error"] {
@@ -48,9 +65,11 @@ function errorDetail(err: unknown, code: string, message: string): ErrorBody["er
   return detail;
 }
 
+/** A dependency's outage is a 503 the client should retry; anything else unexpected is a defect, and its 500 does not invite a retry. */
 function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  return new ApiError(500, "internal_error", "An unexpected error occurred; retrying with the same idempotency key is safe.");
+  if (isOutage(err)) return serviceUnavailable();
+  return new ApiError(500, "internal_error", "An unexpected error occurred; it has been logged. Quote the X-Request-Id header to support.");
 }
 
 function describe(err: unknown): string {

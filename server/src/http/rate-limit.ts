@@ -1,5 +1,6 @@
 import type { Context, Middleware } from "koa";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { operations } from "../../../generated/operations.js";
 import { ApiError } from "../usecases/errors.js";
 import type { Auth } from "./auth.js";
 import type { RateLimitStore } from "./rate-limit-store.js";
@@ -10,11 +11,19 @@ export interface Limit {
   seconds: number;
 }
 
+/** The classes of a secret key's routes, each with its own budget. */
+export type KeyRouteClass = "ingestion" | "participant_reads" | "participant_writes" | "management";
+export const KEY_ROUTE_CLASSES: readonly KeyRouteClass[] = ["ingestion", "participant_reads", "participant_writes", "management"];
+
 /**
  * The rate limits (documented in the contract, spec/common.tsp). The seed
  * shows none, so they are sized for real use and far above what one
  * sane client (or this repository's bursts, fuzz and benchmark suites) sends:
- * - per API key (secret key, including headless `/v1/me/*` calls): 3000 per 10 s;
+ * - per secret key (including headless `/v1/me/*` calls), by route class, each
+ *   counted on its own so bulk ingestion never starves the key's reads or its
+ *   management calls: ingestion (`POST /v1/events`, `/v1/events/batch`) sized
+ *   above what a deployment of several processes ingests, so only a runaway
+ *   client meets it; participant reads and writes; management (everything else);
  * - per participant token (club, environment, participant): 300 per 10 s;
  * - rejected credentials per source address (a well-formed secret key that is
  *   unknown or revoked, a participant token that is invalid or expired; a
@@ -22,28 +31,77 @@ export interface Limit {
  *   to that address until the window ends (slows down key guessing).
  */
 export interface RateLimits {
-  apiKey: Limit;
+  /** Per secret key, by route class. */
+  keyClasses: Record<KeyRouteClass, Limit>;
+  /**
+   * One budget for all of a key's requests instead of the classes (the single
+   * key budget of earlier versions, `CLUBE_RATE_LIMIT_KEY`); unset by default.
+   */
+  apiKey?: Limit;
   participant: Limit;
   failedAuth: Limit;
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimits = {
-  apiKey: { points: 3000, seconds: 10 },
+  keyClasses: {
+    ingestion: { points: 50_000, seconds: 10 },
+    participant_reads: { points: 20_000, seconds: 10 },
+    participant_writes: { points: 10_000, seconds: 10 },
+    management: { points: 3_000, seconds: 10 },
+  },
   participant: { points: 300, seconds: 10 },
   failedAuth: { points: 100, seconds: 60 },
 };
 
+/** The variable that sets each class's budget. */
+export const KEY_CLASS_VARIABLES: Record<KeyRouteClass, string> = {
+  ingestion: "CLUBE_RATE_LIMIT_INGESTION",
+  participant_reads: "CLUBE_RATE_LIMIT_PARTICIPANT_READS",
+  participant_writes: "CLUBE_RATE_LIMIT_PARTICIPANT_WRITES",
+  management: "CLUBE_RATE_LIMIT_MANAGEMENT",
+};
+
 /**
- * Reads overrides as `points/seconds` (e.g. `CLUBE_RATE_LIMIT_KEY=5/60`);
+ * Reads overrides as `points/seconds` (e.g. `CLUBE_RATE_LIMIT_INGESTION=5/60`);
  * tests of the limits use them to configure small limits.
  */
 export function rateLimitsFromEnv(env: NodeJS.ProcessEnv): RateLimits {
-  return {
-    apiKey: parseLimit("CLUBE_RATE_LIMIT_KEY", env.CLUBE_RATE_LIMIT_KEY, DEFAULT_RATE_LIMITS.apiKey),
+  const keyClasses = Object.fromEntries(
+    KEY_ROUTE_CLASSES.map((routeClass) => [routeClass, parseLimit(KEY_CLASS_VARIABLES[routeClass], env[KEY_CLASS_VARIABLES[routeClass]], DEFAULT_RATE_LIMITS.keyClasses[routeClass])]),
+  ) as Record<KeyRouteClass, Limit>;
+  const limits: RateLimits = {
+    keyClasses,
     participant: parseLimit("CLUBE_RATE_LIMIT_PARTICIPANT", env.CLUBE_RATE_LIMIT_PARTICIPANT, DEFAULT_RATE_LIMITS.participant),
     failedAuth: parseLimit("CLUBE_RATE_LIMIT_FAILED_AUTH", env.CLUBE_RATE_LIMIT_FAILED_AUTH, DEFAULT_RATE_LIMITS.failedAuth),
   };
+  if (env.CLUBE_RATE_LIMIT_KEY) limits.apiKey = parseLimit("CLUBE_RATE_LIMIT_KEY", env.CLUBE_RATE_LIMIT_KEY, DEFAULT_RATE_LIMITS.participant);
+  return limits;
 }
+
+/** The budgets in one line each, as `clube serve` prints them at start. */
+export function describeRateLimits(limits: RateLimits, shared: boolean): string[] {
+  const per = (limit: Limit) => `${limit.points}/${limit.seconds} s`;
+  const key = limits.apiKey
+    ? `per secret key: ${per(limits.apiKey)} for all routes (CLUBE_RATE_LIMIT_KEY)`
+    : `per secret key: ${KEY_ROUTE_CLASSES.map((routeClass) => `${routeClass.replace("_", " ")} ${per(limits.keyClasses[routeClass])}`).join(", ")}`;
+  return [
+    `rate limits (${shared ? "shared through Redis" : "counted in this process"}): ${key}`,
+    `  per participant token ${per(limits.participant)}; failed authentications per address ${per(limits.failedAuth)}`,
+  ];
+}
+
+/** Ingestion: the event routes. Participant routes: a participant's own resources, read or written. Management: the rest. */
+const INGESTION_OPERATIONS = new Set(["Events_send", "Events_sendBatch"]);
+const PARTICIPANT_PATHS = /^\/v1\/(participants|me|redemptions|referrals|deliveries)(\/|$)|^\/v1\/affiliates\/attributions$/;
+
+/** The class of an operation (by its `operationId`, path and method in the contract). */
+export function routeClassOf(op: { operationId: string; method: string; path: string }): KeyRouteClass {
+  if (INGESTION_OPERATIONS.has(op.operationId)) return "ingestion";
+  if (PARTICIPANT_PATHS.test(op.path)) return op.method.toLowerCase() === "get" ? "participant_reads" : "participant_writes";
+  return "management";
+}
+
+const ROUTE_CLASSES = new Map<string, KeyRouteClass>(operations.map((op) => [op.operationId, routeClassOf(op)]));
 
 function parseLimit(name: string, raw: string | undefined, fallback: Limit): Limit {
   if (!raw) return fallback;
@@ -83,7 +141,11 @@ export function createRateLimiter(limits: RateLimits = DEFAULT_RATE_LIMITS, stor
       insuranceLimiter: memory,
     });
   };
-  const apiKey = make(limits.apiKey, "key");
+  const apiKey = limits.apiKey ? make(limits.apiKey, "key") : undefined;
+  const keyClasses = Object.fromEntries(KEY_ROUTE_CLASSES.map((routeClass) => [routeClass, make(limits.keyClasses[routeClass], `key:${routeClass}`)])) as Record<
+    KeyRouteClass,
+    RateLimiterAbstract
+  >;
   const participant = make(limits.participant, "participant");
   const failedAuth = make(limits.failedAuth, "failed_auth");
 
@@ -107,13 +169,22 @@ export function createRateLimiter(limits: RateLimits = DEFAULT_RATE_LIMITS, stor
     const auth = ctx.state.auth as Auth | undefined;
     const target = callerOf(auth);
     if (!target) return next();
-    const [limiter, limit] = target.kind === "key" ? [apiKey, limits.apiKey] : [participant, limits.participant];
+    let limiter: RateLimiterAbstract;
+    let limit: Limit;
+    let who = target.kind === "key" ? "this API key" : "this participant";
+    if (target.kind === "participant") [limiter, limit] = [participant, limits.participant];
+    else if (apiKey && limits.apiKey) [limiter, limit] = [apiKey, limits.apiKey];
+    else {
+      // The route's operation, as the router names it.
+      const routeClass = ROUTE_CLASSES.get((ctx as { _matchedRouteName?: string })._matchedRouteName ?? "") ?? "management";
+      [limiter, limit] = [keyClasses[routeClass], limits.keyClasses[routeClass]];
+      who = `this API key's ${routeClass.replace("_", " ")} routes`;
+    }
     let res: RateLimiterRes;
     try {
       res = await limiter.consume(target.id);
     } catch (refused) {
       if (refused instanceof RateLimiterRes) {
-        const who = target.kind === "key" ? "this API key" : "this participant";
         throw limited(limit, refused, `Too many requests for ${who}.`);
       }
       throw refused;

@@ -99,7 +99,8 @@ function firstDepositFlag(db: Database, knex: Knex, scope: Scope): Knex.Raw {
       .whereNull("p.duplicate_of")
       .whereNot("p.status", "failed")
       .orderBy([{ column: "p.participant_id" }, { column: "p.occurred_at" }, { column: "p.id" }]);
-    return knex.raw(`case when e.type = 'deposit.confirmed' and e.id in (${firsts.toQuery()}) then 1 else 0 end`);
+    // The subquery is a binding (knex parenthesizes it), so its values stay bound parameters.
+    return knex.raw("case when e.type = 'deposit.confirmed' and e.id in ? then 1 else 0 end", [firsts]);
   }
   const earlier = knex("events as p")
     .select(knex.raw("1"))
@@ -110,7 +111,7 @@ function firstDepositFlag(db: Database, knex: Knex, scope: Scope): Knex.Raw {
     .where(function () {
       this.whereRaw("p.occurred_at < e.occurred_at").orWhereRaw("p.occurred_at = e.occurred_at and p.id < e.id");
     });
-  return knex.raw(`case when e.type = 'deposit.confirmed' and not exists (${earlier.toQuery()}) then 1 else 0 end`);
+  return knex.raw("case when e.type = 'deposit.confirmed' and not exists ? then 1 else 0 end", [earlier]);
 }
 
 /** The money and activity figures of each affiliate in `affiliateIds`, one grouped statement. */

@@ -1,7 +1,7 @@
 import type { FilterQuery } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { Database } from "../db/orm.js";
-import { WebhookEndpoint, WebhookSending } from "../db/entities/index.js";
+import { TestClock, WebhookEndpoint, WebhookSending } from "../db/entities/index.js";
 import { shapeOf, withAutocommitHotStore, type HotStore } from "../db/hot/index.js";
 import { newId } from "../db/ids.js";
 import type { Scope } from "../db/scope.js";
@@ -169,9 +169,15 @@ export class WebhookDispatcher {
     await Promise.all(created.map(({ sending, endpoint }) => this.send(sending, endpoint, sending.createdAt)));
   };
 
-  /** Attempts every due sending; resolves with the number of attempts made. */
-  runDue(): Promise<number> {
-    return this.runDueWhere({}, this.now());
+  /**
+   * Attempts every due sending in real time; resolves with the number of
+   * attempts made. A test environment that follows a test clock is left out:
+   * its retries fall due on its clock, and only an advance (runDueFor) runs them.
+   */
+  async runDue(): Promise<number> {
+    const clocked = await this.options.db.em().find(TestClock, {}, { fields: ["clubId"], disableIdentityMap: true });
+    const where: FilterQuery<WebhookSending> = clocked.length === 0 ? {} : { $not: { env: "test", clubId: { $in: clocked.map((clock) => clock.clubId) } } };
+    return (await this.runDueWhere(where, this.now())).attempted;
   }
 
   /**
@@ -182,11 +188,22 @@ export class WebhookDispatcher {
    * claimed until real time passes its lease: a test clock hours ahead would
    * see that lease run out and send it a second time meanwhile.
    */
-  runDueFor(scope: Scope, now: Date): Promise<number> {
-    return this.runDueWhere({ ...scope, $or: [{ lastError: { $ne: null } }, { lastStatusCode: { $ne: null } }] }, now);
+  async runDueFor(scope: Scope, now: Date): Promise<number> {
+    const where: FilterQuery<WebhookSending> = { ...scope, $or: [{ lastError: { $ne: null } }, { lastStatusCode: { $ne: null } }] };
+    // Batch after batch until none is due at `now`, so an advance step leaves no due retry behind. Each
+    // attempt (or another process's claim) moves its sending's next attempt past `now`, so every batch
+    // is new; one seen again means the scope is not draining, and the next advance takes it up.
+    const tried = new Set<string>();
+    let attempted = 0;
+    for (;;) {
+      const batch = await this.runDueWhere(where, now);
+      attempted += batch.attempted;
+      if (batch.ids.length === 0 || batch.ids.some((id) => tried.has(id))) return attempted;
+      for (const id of batch.ids) tried.add(id);
+    }
   }
 
-  private async runDueWhere(where: FilterQuery<WebhookSending>, now: Date): Promise<number> {
+  private async runDueWhere(where: FilterQuery<WebhookSending>, now: Date): Promise<{ ids: string[]; attempted: number }> {
     const due = await this.options.db
       .em()
       .find(
@@ -194,13 +211,14 @@ export class WebhookDispatcher {
         { $and: [where, { status: "pending", nextAttemptAt: { $lte: now } }] },
         { orderBy: { nextAttemptAt: "asc" }, limit: this.options.batchSize ?? 100, fields: ["id"] },
       );
-    const ids = due.map((sending) => sending.id);
+    const found = due.map((sending) => sending.id);
+    const ids = [...found];
     let attempted = 0;
     const worker = async () => {
       for (let id = ids.shift(); id !== undefined; id = ids.shift()) if (await this.attempt(id, now)) attempted += 1;
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency ?? 10, ids.length) }, worker));
-    return attempted;
+    return { ids: found, attempted };
   }
 
   /** Runs `runDue` on an interval (one pass at a time) until `stop()`. */

@@ -6,7 +6,7 @@ const run = promisify(execFile);
 
 /**
  * A RabbitMQ virtual host of its own for one stack. The server names its
- * queues `clube.event` and `clube.webhook` (no prefix setting), so only a
+ * queues `clube.v2.event` and `clube.v2.webhook` by default (CLUBE_AMQP_PREFIX), and a
  * vhost keeps parallel suites and runs apart; deleting it removes every queue
  * the run declared. Managed with `rabbitmqctl` (the broker runs on this machine).
  */
