@@ -20,6 +20,7 @@ import { Migration20261124060000_rule_run_dedupe_order } from "./Migration202611
 import { Migration20261125010100_hot_update_room } from "./Migration20261125010100_hot_update_room.js";
 import { Migration20261125010200_standings_identity_key } from "./Migration20261125010200_standings_identity_key.js";
 import { Migration20261126020000_rule_runs_by_reader } from "./Migration20261126020000_rule_runs_by_reader.js";
+import { Migration20261127101501_staff_access } from "./Migration20261127101501_staff_access.js";
 
 export const migrations: MigrationObject[] = [
   { name: "Migration20261121054812_initial", class: Migration20261121054812_initial },
@@ -42,4 +43,5 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261125010100_hot_update_room", class: Migration20261125010100_hot_update_room },
   { name: "Migration20261125010200_standings_identity_key", class: Migration20261125010200_standings_identity_key },
   { name: "Migration20261126020000_rule_runs_by_reader", class: Migration20261126020000_rule_runs_by_reader },
+  { name: "Migration20261127101501_staff_access", class: Migration20261127101501_staff_access },
 ];
