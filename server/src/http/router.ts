@@ -155,8 +155,8 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
       result.body = redactForViewer(result.body);
     }
 
-    // A 304 (conditional GET) has no body to check.
-    if (options.validateResponses && result.status !== 304) assertResponse(op.operationId, validators.responses, result.status, result.body);
+    // A 304 (conditional GET) and a 204 have no body to check.
+    if (options.validateResponses && result.status !== 304 && result.status !== 204) assertResponse(op.operationId, validators.responses, result.status, result.body);
     ctx.status = result.status;
     if (result.headers) {
       for (const [name, value] of Object.entries(result.headers)) ctx.set(name, String(value));
