@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { operations } from "../../generated/operations.js";
 import { operationValidators } from "../../generated/validators.js";
 import { allEntities } from "../../server/src/db/entities/index.js";
+import { createStaffMember } from "../../server/src/usecases/staff/index.js";
 import { startApi, type TestApi } from "../support/api.js";
 import { describeEachDatabase } from "../support/databases.js";
 
@@ -78,6 +79,7 @@ interface Target {
   participant: boolean;
   base: Record<string, unknown>;
   properties: string[];
+  session: boolean;
 }
 
 /** The operations under test: every one with a JSON body, its path filled with a plausible id. */
@@ -89,11 +91,14 @@ const targets: Target[] = operations
     const path = op.path.replace(/\{[^}]+\}/g, "fuzz_id_1");
     const security = op.security as readonly (readonly string[])[];
     const participant = security.every((alt) => !alt.includes("SecretKeyAuth") || alt.includes("ParticipantHeaderAuth"));
+    // Staff-session-only operations (own password, staff members) are sent with an owner's session.
+    const session = security.length > 0 && security.every((alt) => alt.length === 1 && alt[0] === "StaffSessionAuth");
     return {
       operationId: op.operationId,
       method: op.method.toUpperCase(),
       path,
-      participant,
+      participant: participant && !session,
+      session,
       base: example && typeof example === "object" && !Array.isArray(example) ? example : {},
       properties: Object.keys(schema.properties ?? {}),
     };
@@ -112,8 +117,13 @@ const refused = (target: Target, body: unknown) => !operationValidators[target.o
 
 describeEachDatabase("fuzzing every body operation with invalid inputs", (kind) => {
   let api: TestApi;
+  let sessionHeaders: Record<string, string> = {};
   beforeAll(async () => {
     api = await startApi(kind);
+    await createStaffMember(api.db, api.clubId, { email: "fuzz@owner.example", display_name: "Fuzz", role: "owner", password: "fuzzing owner password" }, new Date());
+    const login = await api.request("POST", "/v1/staff/sessions", { key: null, body: { club_id: api.clubId, email: "fuzz@owner.example", password: "fuzzing owner password" } });
+    const cookie = /clube_session=[^;]+/.exec(login.headers.get("set-cookie") ?? "")![0];
+    sessionHeaders = { Cookie: cookie, "X-CSRF-Token": login.body.csrf_token };
   });
   afterAll(() => api?.close());
 
@@ -138,7 +148,11 @@ describeEachDatabase("fuzzing every body operation with invalid inputs", (kind) 
     const worker = async () => {
       for (let i = next++; i < requests.length; i = next++) {
         const { target, body } = requests[i];
-        const response = await api.request(target.method, target.path, { body, participant: target.participant ? "fuzz_player" : undefined });
+        const response = await api.request(
+          target.method,
+          target.path,
+          target.session ? { body, key: null, headers: sessionHeaders } : { body, participant: target.participant ? "fuzz_player" : undefined },
+        );
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
         const shape = response.body && typeof response.body === "object" && Object.keys(response.body).join() === "error" && typeof response.body.error?.code === "string" && typeof response.body.error?.message === "string";
         const named = response.status !== 422 || /body|path\.|participant|X-Participant/.test(response.body?.error?.message ?? "");
