@@ -1511,6 +1511,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * One staff member
+         * @description One staff member.
+         */
         get: operations["StaffMembers_get"];
         put?: never;
         post?: never;

@@ -70,7 +70,7 @@ export class AffiliatesResource extends Resource {
 }
 
 /**
- * Audit log
+ * Who changed what: every change made with a staff session or a secret key.
  */
 export class AuditLogResource extends Resource {
   /**
@@ -853,7 +853,7 @@ export class ReferralsResource extends Resource {
 }
 
 /**
- * Staff
+ * Staff accounts of the club, their sessions, roles and notifications (the administration console).
  */
 export class StaffResource extends Resource {
   /**
@@ -873,6 +873,8 @@ export class StaffResource extends Resource {
     this._request({ method: "POST", path: "/v1/staff/members", body }, options);
 
   /**
+   * One staff member.
+   *
    * @param id The member's `id` (`stf_…`).
    *
    * `GET /v1/staff/members/{id}`
