@@ -5,7 +5,7 @@ import { redactForViewer } from "../../server/src/http/staff-session.js";
 import type { StaffRole } from "../../server/src/db/entities/index.js";
 import { createStaffMember } from "../../server/src/usecases/staff/index.js";
 import * as passwords from "../../server/src/usecases/staff/passwords.js";
-import { demoConfig, expectError, startApi, type ApiResponse, type RequestOptions, type TestApi } from "../support/api.js";
+import { demoConfig, expectError, manualClock, startApi, type ApiResponse, type RequestOptions, type TestApi } from "../support/api.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 /*
@@ -353,4 +353,45 @@ describeEachDatabase("staff sign-in rate limit", (kind) => {
     expectError(limited, 429, "rate_limited");
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
   }, 120_000);
+});
+
+describeEachDatabase("staff session lifetime", (kind) => {
+  const T0 = new Date("2026-11-20T12:00:00Z");
+  const clock = manualClock(T0);
+  const minutes = (n: number) => new Date(T0.getTime() + n * 60_000);
+  let api: TestApi;
+  let email: string;
+  beforeAll(async () => {
+    api = await startApi(kind, { clock });
+    email = (await addStaff(api, api.clubId, "viewer")).email;
+  });
+  afterAll(() => api?.close());
+
+  it("ends a session after 30 idle minutes, and 12 hours after sign-in however active", async () => {
+    clock.set(T0);
+    const idle = await signIn(api, api.clubId, email);
+    clock.set(minutes(29));
+    expect((await idle.request("GET", "/v1/config")).status).toBe(200);
+    clock.set(minutes(58));
+    expect((await idle.request("GET", "/v1/config")).status).toBe(200);
+    clock.set(minutes(88));
+    expectError(await idle.request("GET", "/v1/config"), 401, "unauthorized");
+
+    clock.set(T0);
+    const active = await signIn(api, api.clubId, email);
+    for (let m = 20; m < 720; m += 20) {
+      clock.set(minutes(m));
+      expect((await active.request("GET", "/v1/staff/sessions/current")).status).toBe(200);
+    }
+    clock.set(minutes(720));
+    expectError(await active.request("GET", "/v1/staff/sessions/current"), 401, "unauthorized");
+  });
+
+  it("replaces the browser's session on a new sign-in", async () => {
+    clock.set(T0);
+    const first = await signIn(api, api.clubId, email);
+    const again = await login(api, api.clubId, email, PASSWORD, { Cookie: `clube_session=${first.cookie}` });
+    expect(again.status).toBe(201);
+    expectError(await first.request("GET", "/v1/config"), 401, "unauthorized");
+  });
 });

@@ -9,6 +9,7 @@ import {
   createStaffMember,
   deleteStaff,
   endSession,
+  endSessionOfToken,
   getStaff,
   listAudit,
   listNotifications,
@@ -61,6 +62,9 @@ export function staffHandlers(services: Services): HandlerSet<Ops> {
         throw err;
       }
       await limiter.succeeded(account);
+      // Rotation: the session this browser had before signing in ends.
+      const previous = ctx.koa.cookies.get("clube_session");
+      if (previous) await endSessionOfToken(db, previous);
       const cookie = sessionCookie(signedIn.token, ctx.koa.secure, Math.floor(policy.maxMs / 1000));
       return { status: 201, headers: { "Set-Cookie": cookie }, body: sessionView(signedIn.session, signedIn.member, policy) };
     },

@@ -83,6 +83,9 @@ export function authenticate(
         return onClock(auth.env, auth.clubId, next);
       }
     }
+    if (!credential && acceptsSession && !acceptsSecret) {
+      throw new ApiError(401, "unauthorized", "Sign in first: this route needs a staff session (the clube_session cookie set by POST /v1/staff/sessions).");
+    }
     if (!credential) {
       throw new ApiError(401, "unauthorized", "Send your key as `Authorization: Bearer <key>`.");
     }

@@ -256,6 +256,11 @@ export async function resolveSession(
   return { session, member };
 }
 
+/** Ends the session of a cookie value, if it is one (a new sign-in replaces the session the browser had). */
+export async function endSessionOfToken(db: Database, token: string): Promise<void> {
+  await db.em().nativeDelete(StaffSession, { tokenHash: sha256(token) });
+}
+
 export async function endSession(db: Database, sessionId: string): Promise<void> {
   await db.em().nativeDelete(StaffSession, { id: sessionId });
 }
