@@ -100,6 +100,24 @@ export async function auditCall<R extends { status: number; body: unknown }>(
     ran = true;
   });
   if (!ran || result.status < 200 || result.status >= 300) return result;
+  try {
+    await record(audit, ctx, auth, call, result, detail, before);
+  } catch (err) {
+    // The change is committed: answering 500 now would invite a retry that applies it twice. The failure is logged loudly instead.
+    console.error(`[${ctx.state.requestId}] audit entry for ${call.operationId} could not be written: ${(err as Error).stack ?? err}`);
+  }
+  return result;
+}
+
+async function record(
+  audit: AuditContext,
+  ctx: Context,
+  auth: Extract<Auth, { kind: "staff" | "secret" }>,
+  call: Call,
+  result: { status: number; body: unknown },
+  detail: Detail | undefined,
+  before: unknown,
+): Promise<void> {
   const described = detail ? detail.describe(call, result.body, before) : generic(call, result.body);
   await recordAudit(
     audit.db,
@@ -116,5 +134,4 @@ export async function auditCall<R extends { status: number; body: unknown }>(
     },
     audit.now(),
   );
-  return result;
 }
