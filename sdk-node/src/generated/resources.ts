@@ -857,114 +857,12 @@ export class ReferralsResource extends Resource {
  */
 export class StaffResource extends Resource {
   /**
-   * The club's staff members, oldest first.
-   *
-   * `GET /v1/staff/members`
-   */
-  list = (query?: QueryParams<"StaffMembers_list">, options?: RequestOptions): ListPromise<ResponseBody<"StaffMembers_list", 200>> =>
-    listPromise((startingAfter) => this._request<ResponseBody<"StaffMembers_list", 200>>({ method: "GET", path: "/v1/staff/members", query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options));
-
-  /**
-   * Adds a staff member; without `password` a temporary one is made and answered once. 409 `conflict` when the e-mail is taken in the club.
-   *
-   * `POST /v1/staff/members`
-   */
-  create = (body: RequestBody<"StaffMembers_create">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"StaffMembers_create", 201>>> =>
-    this._request({ method: "POST", path: "/v1/staff/members", body }, options);
-
-  /**
-   * One staff member.
-   *
-   * @param id The member's `id` (`stf_…`).
-   *
-   * `GET /v1/staff/members/{id}`
-   */
-  get = (id: string, options?: RequestOptions): Promise<WithResponse<ResponseBody<"StaffMembers_get", 200>>> =>
-    this._request({ method: "GET", path: "/v1/staff/members/{id}", pathParams: { "id": id } }, options);
-
-  /**
-   * Removes a member and ends their sessions at once; answers the removed member. The last enabled owner cannot be removed (409 `conflict`). Their audit-log entries stay.
-   *
-   * @param id The member's `id` (`stf_…`).
-   *
-   * `DELETE /v1/staff/members/{id}`
-   */
-  delete = (id: string, options?: RequestOptions): Promise<WithResponse<ResponseBody<"StaffMembers_delete", 200>>> =>
-    this._request({ method: "DELETE", path: "/v1/staff/members/{id}", pathParams: { "id": id } }, options);
-
-  /**
-   * Changes a member's name, role, environment or disabled flag. Disabling ends the member's sessions at once; a role change applies to their next request. The last enabled owner cannot be demoted or disabled (409 `conflict`).
-   *
-   * @param id The member's `id` (`stf_…`).
-   *
-   * `PATCH /v1/staff/members/{id}`
-   */
-  update = (id: string, body: RequestBody<"StaffMembers_update">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"StaffMembers_update", 200>>> =>
-    this._request({ method: "PATCH", path: "/v1/staff/members/{id}", pathParams: { "id": id }, body }, options);
-
-  /**
-   * The notifications of the request's environment (`Clube-Env`), newest first.
-   *
-   * `GET /v1/staff/notifications`
-   */
-  notifications = (query?: QueryParams<"StaffNotifications_list">, options?: RequestOptions): ListPromise<ResponseBody<"StaffNotifications_list", 200>> =>
-    listPromise((startingAfter) => this._request<ResponseBody<"StaffNotifications_list", 200>>({ method: "GET", path: "/v1/staff/notifications", query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options));
-
-  /**
-   * Marks one notification read for the caller (again: unchanged).
-   *
-   * @param id The warning's `id` (`wrn_…`).
-   *
-   * `POST /v1/staff/notifications/{id}/read`
-   */
-  markNotificationRead = (id: string, options?: RequestOptions): Promise<WithResponse<ResponseBody<"StaffNotifications_markRead", 200>>> =>
-    this._request({ method: "POST", path: "/v1/staff/notifications/{id}/read", pathParams: { "id": id } }, options);
-
-  /**
-   * Changes the caller's password; every other session of the member ends (this one stays). 422 naming `body.current_password` when it is wrong.
-   *
-   * `POST /v1/staff/password`
-   */
-  changePassword = (body: RequestBody<"StaffPasswords_change">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"StaffPasswords_change", 200>>> =>
-    this._request({ method: "POST", path: "/v1/staff/password", body }, options);
-
-  /**
    * Every role with its permissions.
    *
    * `GET /v1/staff/roles`
    */
   roles = (options?: RequestOptions): Promise<WithResponse<ResponseBody<"StaffRoles_list", 200>>> =>
     this._request({ method: "GET", path: "/v1/staff/roles" }, options);
-
-  /**
-   * Signs a staff member in: answers the session and sets the `clube_session`
-   * cookie (a new value each time). Wrong e-mail, wrong password, a disabled
-   * member or an unknown club all answer the same 401 `invalid_credentials`
-   * after the same password-hashing work. 20 failed sign-ins per source address
-   * or per account (club and e-mail) within 15 minutes answer 429 with
-   * `Retry-After` until the window ends (`CLUBE_RATE_LIMIT_LOGIN`, default
-   * `20/900`; shared through Redis when `CLUBE_REDIS_URL` is set).
-   *
-   * `POST /v1/staff/sessions`
-   */
-  login = (body: RequestBody<"StaffSessions_create">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"StaffSessions_create", 201>>> =>
-    this._request({ method: "POST", path: "/v1/staff/sessions", body, public: true }, options);
-
-  /**
-   * The signed-in member, the permissions of the role and the CSRF token.
-   *
-   * `GET /v1/staff/sessions/current`
-   */
-  session = (options?: RequestOptions): Promise<WithResponse<ResponseBody<"StaffSessions_get", 200>>> =>
-    this._request({ method: "GET", path: "/v1/staff/sessions/current" }, options);
-
-  /**
-   * Signs out: the session ends at once and the cookie is cleared.
-   *
-   * `DELETE /v1/staff/sessions/current`
-   */
-  logout = (options?: RequestOptions): Promise<WithResponse<ResponseBody<"StaffSessions_delete", 204>>> =>
-    this._request({ method: "DELETE", path: "/v1/staff/sessions/current" }, options);
 }
 
 /**
