@@ -37,6 +37,7 @@ export async function createApp(services: Services, options: AppOptions = {}): P
     validateResponses: options.validateResponses,
     idempotency: { db: services.db, now: () => services.clock.now() },
     rateLimiter: createRateLimiter(options.rateLimits ?? rateLimitsFromEnv(process.env), services.rateLimitStore),
+    audit: { db: services.db, now: () => (services.realClock ?? services.clock).now() },
   });
   const docs = await docsRouter();
 

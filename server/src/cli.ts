@@ -35,6 +35,9 @@ async function main(argv: string[]): Promise<void> {
     case "keys":
       if (!["list", "create", "roll", "revoke"].includes(sub)) break;
       return (await import("./commands/keys.js")).keysCommand(settings, sub, rest);
+    case "staff":
+      if (sub !== "add") break;
+      return (await import("./commands/staff.js")).staffCommand(settings, sub, rest);
   }
   fail(USAGE);
 }

@@ -7,6 +7,7 @@ import { getSigningSecrets, resolveApiKey } from "./usecases/clubs.js";
 import { testClockAt } from "./usecases/test-clocks/clock.js";
 import type { Settings } from "./settings.js";
 import { clockOverride } from "./usecases/test-clocks/context.js";
+import { resolveSession } from "./usecases/staff/members.js";
 
 /** The clock every use case reads; tests pass a controllable one. */
 export interface Clock {
@@ -83,6 +84,11 @@ export async function openServices(settings: Settings, overrides: ServiceOverrid
     // Tokens expire in real time: they are checked before a test clock applies.
     now: () => base.now(),
     testClockAt: (clubId) => testClockAt(db, clubId),
+    staff: {
+      // Sessions expire in real time, like tokens.
+      resolve: (token) => resolveSession(db, token, base.now(), { idleMs: settings.staffSessionIdleMs, maxMs: settings.staffSessionMaxMs }),
+      publicOrigin: new URL(settings.publicUrl).origin,
+    },
   };
   const listeners: Array<() => void> = [];
   const rateLimitStore = settings.redisUrl && overrides.servesApi !== false ? openRateLimitStore(settings.redisUrl, settings.redisPrefix) : null;

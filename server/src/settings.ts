@@ -47,6 +47,10 @@ export interface Settings {
   trustProxyHops: number;
   /** `CLUBE_CACHE_TTL_MS`: how long keys, published configs and signing secrets are reused from memory (default 5000; 0 = off). */
   cacheTtlMs: number;
+  /** `CLUBE_STAFF_SESSION_IDLE_MINUTES` (default 30): a staff session ends after this long without a request. */
+  staffSessionIdleMs: number;
+  /** `CLUBE_STAFF_SESSION_MAX_HOURS` (default 12): a staff session ends this long after login at the latest. */
+  staffSessionMaxMs: number;
 }
 
 /** Short: on SQLite (no cross-process NOTIFY) it bounds how long another process's publish or revoke goes unseen. */
@@ -79,6 +83,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisPrefix: env.CLUBE_REDIS_PREFIX || "clube",
     trustProxyHops: parseTrustProxy(env.CLUBE_TRUST_PROXY),
     cacheTtlMs: cacheTtlFrom(env),
+    staffSessionIdleMs: positiveNumber("CLUBE_STAFF_SESSION_IDLE_MINUTES", env.CLUBE_STAFF_SESSION_IDLE_MINUTES, 30) * 60_000,
+    staffSessionMaxMs: positiveNumber("CLUBE_STAFF_SESSION_MAX_HOURS", env.CLUBE_STAFF_SESSION_MAX_HOURS, 12) * 3_600_000,
   };
 }
 
@@ -89,6 +95,13 @@ function amqpPrefixFrom(raw: string | undefined): string {
     throw new Error(`CLUBE_AMQP_PREFIX may hold only letters, digits and . _ : - (at most 100), got ${JSON.stringify(raw)}`);
   }
   return raw;
+}
+
+function positiveNumber(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const value = Number(raw);
+  if (!(value > 0)) throw new Error(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
+  return value;
 }
 
 function parseTrustProxy(raw: string | undefined): number {

@@ -18,6 +18,10 @@ interface OperationRow {
   responseHeaders: Record<string, string[]>;
   /** Success statuses whose body is not JSON (exports), with their media type; absent when all are JSON. */
   textResponses?: Record<string, string>;
+  /** `x-clube-permission`: what a staff session's role needs (spec/manage/access.tsp); absent on public and participant operations. */
+  permission?: string;
+  /** `x-clube-audit`: which successful calls add an audit-log entry; absent when none do. */
+  audit?: "always" | "staff";
 }
 
 function operationRows(doc: OpenApiDocument): OperationRow[] {
@@ -45,7 +49,17 @@ function operationRow(doc: OpenApiDocument, { operationId, method, path, operati
       Object.entries(operation.responses).map(([status, response]) => [status, Object.keys(response.headers ?? {})]),
     ),
     ...textResponses(operation.responses),
+    ...access(operationId, operation),
   };
+}
+
+/** The operation's permission and audit policy, from the contract's extensions (spec/manage/access.tsp). */
+function access(operationId: string, operation: OperationRef["operation"]): Pick<OperationRow, "permission" | "audit"> {
+  const permission = operation["x-clube-permission"];
+  const audit = operation["x-clube-audit"];
+  if (permission !== undefined && typeof permission !== "string") throw new Error(`${operationId}: x-clube-permission must be a string`);
+  if (audit !== undefined && audit !== "always" && audit !== "staff") throw new Error(`${operationId}: x-clube-audit must be always or staff`);
+  return { ...(permission !== undefined && { permission }), ...(audit !== undefined && { audit }) };
 }
 
 /** `{textResponses: {"200": "text/csv"}}` for an export, nothing for the JSON operations (their rows stay as they were). */
@@ -130,6 +144,10 @@ export interface OperationSpec {
   readonly responseHeaders: { readonly [status: string]: readonly string[] };
   /** Success statuses answering a non-JSON body (an export), with its media type. */
   readonly textResponses?: { readonly [status: string]: string };
+  /** The permission a staff session's role needs (\`x-clube-permission\`); \`self\`: any signed-in staff member. */
+  readonly permission?: string;
+  /** Which successful calls add an audit-log entry (\`x-clube-audit\`): \`always\`, or only \`staff\` sessions'. */
+  readonly audit?: "always" | "staff";
 }
 `;
 

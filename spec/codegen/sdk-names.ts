@@ -31,6 +31,13 @@ const NAME_OF_OPERATION: Record<string, string> = {
   Me_redeemStoreItem: "me.redeem",
   Me_markNotificationRead: "me.markRead",
   Me_markAllNotificationsRead: "me.markAllRead",
+  StaffSessions_create: "staff.login",
+  StaffSessions_get: "staff.session",
+  StaffSessions_delete: "staff.logout",
+  StaffPasswords_change: "staff.changePassword",
+  StaffRoles_list: "staff.roles",
+  StaffNotifications_list: "staff.notifications",
+  StaffNotifications_markRead: "staff.markNotificationRead",
 };
 
 export interface SdkName {

@@ -22,7 +22,9 @@ export interface SdkFiles {
 
 export function generateSdkResources(doc: OpenApiDocument): SdkFiles {
   // Exports answering text (CSV) are fetched as files, not through the JSON transport: no method.
-  const plans = listOperations(doc).filter((ref) => !answersText(ref)).map((ref): MethodPlan => {
+  // The staff console's own-account operations (sign-in, session, own password, staff members, notifications)
+  // work with a browser's session cookie, never with the key the SDKs hold: no method either.
+  const plans = listOperations(doc).filter((ref) => !answersText(ref) && !isStaffConsoleOnly(doc, ref)).map((ref): MethodPlan => {
     const tag = ref.operation.tags?.[0];
     if (!tag) throw new Error(`${ref.operationId} has no tag`);
     return { ref, ...sdkName(ref.operationId, tag) };
@@ -49,6 +51,13 @@ export function generateSdkResources(doc: OpenApiDocument): SdkFiles {
 
 function answersText(ref: OperationRef): boolean {
   return Object.entries(ref.operation.responses).some(([status, response]) => isSuccessStatus(status) && textContent(response) !== undefined);
+}
+
+/** Accepts only a staff session, or is the staff sign-in itself. */
+export function isStaffConsoleOnly(doc: OpenApiDocument, ref: OperationRef): boolean {
+  const security = effectiveSecurity(doc, ref.operation);
+  if (security.length === 0) return ref.operationId === "StaffSessions_create";
+  return security.every((alternative) => alternative.length === 1 && alternative[0] === "StaffSessionAuth");
 }
 
 function acceptsParticipantToken(doc: OpenApiDocument, ref: OperationRef): boolean {

@@ -18,7 +18,11 @@ import { operationValidators } from "../../generated/validators.js";
 const doc = JSON.parse(readFileSync(new URL("../../generated/openapi.json", import.meta.url), "utf8")) as OpenApiDocument;
 const all = listOperations(doc);
 
-const SERVER = [["SecretKeyAuth"]];
+const SERVER = [["SecretKeyAuth"], ["StaffSessionAuth"]];
+/** Describes the calling key, so a staff session has nothing to describe. */
+const KEY_ONLY = [["SecretKeyAuth"]];
+/** Signing in is public; the member's own session and the staff members take only a session. */
+const SESSION_ONLY = [["StaffSessionAuth"]];
 const ME = [["SecretKeyAuth", "ParticipantHeaderAuth"], ["ParticipantTokenAuth"]];
 const ERROR_BODY = { $ref: "#/components/schemas/ErrorBody" };
 
@@ -64,9 +68,15 @@ describe("generated/openapi.json", () => {
     }
   });
 
-  it("secures operations as documented: health public, /v1/me/* participant modes, the rest the secret key", () => {
+  it("secures operations as documented: health public, /v1/me/* participant modes, the rest the secret key or a staff session", () => {
     for (const { operationId, path, operation } of all) {
-      const expected = path === "/v1/health" ? [] : path === "/v1/me" || path.startsWith("/v1/me/") ? ME : SERVER;
+      const sessionOnly = path.startsWith("/v1/staff/") && !["/v1/staff/roles"].includes(path);
+      const expected =
+        path === "/v1/health" || (path === "/v1/staff/sessions" && operationId === "StaffSessions_create") ? []
+        : path === "/v1/me" || path.startsWith("/v1/me/") ? ME
+        : path === "/v1/key" ? KEY_ONLY
+        : sessionOnly ? SESSION_ONLY
+        : SERVER;
       expect(effectiveSecurity(doc, operation), `${operationId} ${path}`).toEqual(expected);
     }
   });
@@ -91,9 +101,10 @@ describe("generated/openapi.json", () => {
     }
   });
 
-  it("describes the three security schemes and keeps no schema copy of them", () => {
+  it("describes the four security schemes and keeps no schema copy of them", () => {
     const schemes = doc.components!.securitySchemes!;
-    expect(Object.keys(schemes).sort()).toEqual(["ParticipantHeaderAuth", "ParticipantTokenAuth", "SecretKeyAuth"]);
+    expect(Object.keys(schemes).sort()).toEqual(["ParticipantHeaderAuth", "ParticipantTokenAuth", "SecretKeyAuth", "StaffSessionAuth"]);
+    expect(schemes.StaffSessionAuth).toMatchObject({ type: "apiKey", in: "cookie", name: "clube_session" });
     expect(schemes.SecretKeyAuth).toMatchObject({ type: "http", scheme: "bearer", bearerFormat: "API key" });
     expect(schemes.ParticipantTokenAuth).toMatchObject({ type: "http", scheme: "bearer", bearerFormat: "JWT" });
     expect(schemes.ParticipantHeaderAuth).toMatchObject({ type: "apiKey", in: "header", name: "X-Participant" });

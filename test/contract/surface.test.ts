@@ -91,7 +91,8 @@ const managementOperationIds = [
 ];
 
 const meAuth = [{ SecretKeyAuth: [], ParticipantHeaderAuth: [] }, { ParticipantTokenAuth: [] }];
-const secretKeyOnly = [{ SecretKeyAuth: [] }];
+/** The management routes: the secret key, or a staff session whose role has the operation's permission. */
+const secretKeyOnly = [{ SecretKeyAuth: [] }, { StaffSessionAuth: [] }];
 const byId = (operationId: string) => operations.find((operation) => operation.operationId === operationId)!;
 
 describe("who may call the participant surface and the management routes", () => {
@@ -116,7 +117,7 @@ describe("who may call the participant surface and the management routes", () =>
     }
   });
 
-  it.each(managementOperationIds)("%s is secret-key only and documents 403 secret_key_required", (operationId) => {
+  it.each(managementOperationIds)("%s takes the secret key or a staff session and documents 403", (operationId) => {
     const operation = byId(operationId);
     expect(operation, operationId).toBeDefined();
     expect(operation.security).toEqual(secretKeyOnly);

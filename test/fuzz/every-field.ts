@@ -125,12 +125,16 @@ export interface FuzzOperation {
   pathParams: string[];
   queryParams: { name: string; schema: Schema }[];
   participant: boolean;
+  /** Accepts only a staff session (the console's own-account operations): sent with an owner's session. */
+  session: boolean;
   /** Valid bodies (the example, and the example plus each field it leaves out), each with its slots. */
   bases: { body: Json; slots: Slot[] }[];
   validateBody?: (body: unknown) => boolean;
 }
 
 const accepts = (validate: ((body: unknown) => boolean) | undefined, body: Json) => !validate || validate(structuredClone(body));
+
+const sessionOnly = (security: readonly (readonly string[])[]) => security.length > 0 && security.every((alt) => alt.length === 1 && alt[0] === "StaffSessionAuth");
 
 export const fuzzOperations: FuzzOperation[] = operations.map((op) => {
   const spec = openapi.paths[op.path][op.method];
@@ -161,7 +165,8 @@ export const fuzzOperations: FuzzOperation[] = operations.map((op) => {
     path: op.path,
     pathParams: [...op.params.path],
     queryParams: (spec.parameters ?? []).filter((p: any) => p.in === "query").map((p: any) => ({ name: p.name, schema: resolve(p.schema) })),
-    participant: security.length > 0 && security.every((alt) => !alt.includes("SecretKeyAuth") || alt.includes("ParticipantHeaderAuth")),
+    participant: security.length > 0 && security.every((alt) => !alt.includes("SecretKeyAuth") || alt.includes("ParticipantHeaderAuth")) && !sessionOnly(security),
+    session: sessionOnly(security),
     bases,
     validateBody,
   };

@@ -5,6 +5,7 @@ import { operations } from "../../generated/operations.js";
 import { operationValidators } from "../../generated/validators.js";
 import { allEntities } from "../../server/src/db/entities/index.js";
 import { DEFAULT_RATE_LIMITS, KEY_ROUTE_CLASSES, type RateLimits } from "../../server/src/http/rate-limit.js";
+import { createStaffMember } from "../../server/src/usecases/staff/index.js";
 import { startApi, type TestApi } from "../support/api.js";
 import { describeEachDatabase } from "../support/databases.js";
 import { AWKWARD_TEXT, fuzzOperations, MEGABYTE, mutate, NASTY_NUMBERS, STORED_TEXT_REFUSED, type FuzzOperation } from "./every-field.js";
@@ -80,6 +81,7 @@ interface Target {
   participant: boolean;
   base: Record<string, unknown>;
   properties: string[];
+  session: boolean;
 }
 
 /** The operations under test: every one with a JSON body, its path filled with a plausible id. */
@@ -91,11 +93,14 @@ const targets: Target[] = operations
     const path = op.path.replace(/\{[^}]+\}/g, "fuzz_id_1");
     const security = op.security as readonly (readonly string[])[];
     const participant = security.every((alt) => !alt.includes("SecretKeyAuth") || alt.includes("ParticipantHeaderAuth"));
+    // Staff-session-only operations (own password, staff members) are sent with an owner's session.
+    const session = security.length > 0 && security.every((alt) => alt.length === 1 && alt[0] === "StaffSessionAuth");
     return {
       operationId: op.operationId,
       method: op.method.toUpperCase(),
       path,
-      participant,
+      participant: participant && !session,
+      session,
       base: example && typeof example === "object" && !Array.isArray(example) ? example : {},
       properties: Object.keys(schema.properties ?? {}),
     };
@@ -193,8 +198,13 @@ function urlOf(request: FieldRequest): string {
 
 describeEachDatabase("fuzzing every body operation with invalid inputs", (kind) => {
   let api: TestApi;
+  let sessionHeaders: Record<string, string> = {};
   beforeAll(async () => {
     api = await startApi(kind, { rateLimits: UNLIMITED });
+    await createStaffMember(api.db, api.clubId, { email: "fuzz@owner.example", display_name: "Fuzz", role: "owner", password: "fuzzing owner password" }, new Date());
+    const login = await api.request("POST", "/v1/staff/sessions", { key: null, body: { club_id: api.clubId, email: "fuzz@owner.example", password: "fuzzing owner password" } });
+    const cookie = /clube_session=[^;]+/.exec(login.headers.get("set-cookie") ?? "")![0];
+    sessionHeaders = { Cookie: cookie, "X-CSRF-Token": login.body.csrf_token };
   });
   afterAll(() => api?.close());
 
@@ -219,7 +229,11 @@ describeEachDatabase("fuzzing every body operation with invalid inputs", (kind) 
     const worker = async () => {
       for (let i = next++; i < requests.length; i = next++) {
         const { target, body } = requests[i];
-        const response = await api.request(target.method, target.path, { body, participant: target.participant ? "fuzz_player" : undefined });
+        const response = await api.request(
+          target.method,
+          target.path,
+          target.session ? { body, key: null, headers: sessionHeaders } : { body, participant: target.participant ? "fuzz_player" : undefined },
+        );
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
         const shape = response.body && typeof response.body === "object" && Object.keys(response.body).join() === "error" && typeof response.body.error?.code === "string" && typeof response.body.error?.message === "string";
         const named = response.status !== 422 || /body|path\.|participant|X-Participant/.test(response.body?.error?.message ?? "");
@@ -252,7 +266,11 @@ describeEachDatabase("fuzzing every body operation with invalid inputs", (kind) 
     const statuses = new Map<number, number>();
     const problems: string[] = [];
     const send = async (request: FieldRequest) => {
-      const response = await api.request(request.op.method, urlOf(request), { body: request.body, participant: request.op.participant ? "fuzz_player" : undefined });
+      const response = await api.request(
+        request.op.method,
+        urlOf(request),
+        request.op.session ? { body: request.body, key: null, headers: sessionHeaders } : { body: request.body, participant: request.op.participant ? "fuzz_player" : undefined },
+      );
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
       const shape = response.status < 400 || (response.body && typeof response.body === "object" && typeof response.body.error?.code === "string" && typeof response.body.error?.message === "string");
       if (response.status >= 500 || !shape) problems.push(`${request.op.operationId} ${request.what}: ${response.status} ${JSON.stringify(response.body)?.slice(0, 200)}`);

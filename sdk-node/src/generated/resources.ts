@@ -70,6 +70,19 @@ export class AffiliatesResource extends Resource {
 }
 
 /**
+ * Who changed what: every change made with a staff session or a secret key.
+ */
+export class AuditLogResource extends Resource {
+  /**
+   * The entries, newest first, filtered and paged Stripe-style.
+   *
+   * `GET /v1/audit_log`
+   */
+  list = (query?: QueryParams<"AuditLog_list">, options?: RequestOptions): ListPromise<ResponseBody<"AuditLog_list", 200>> =>
+    listPromise((startingAfter) => this._request<ResponseBody<"AuditLog_list", 200>>({ method: "GET", path: "/v1/audit_log", query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options));
+}
+
+/**
  * The cashback program.
  */
 export class CashbackResource extends Resource {
@@ -843,6 +856,19 @@ export class ReferralsResource extends Resource {
 }
 
 /**
+ * Staff accounts of the club, their sessions, roles and notifications (the administration console).
+ */
+export class StaffResource extends Resource {
+  /**
+   * Every role with its permissions.
+   *
+   * `GET /v1/staff/roles`
+   */
+  roles = (options?: RequestOptions): Promise<WithResponse<ResponseBody<"StaffRoles_list", 200>>> =>
+    this._request({ method: "GET", path: "/v1/staff/roles" }, options);
+}
+
+/**
  * Simulated time for a club's test environment.
  */
 export class TestClockResource extends Resource {
@@ -1020,6 +1046,7 @@ export class WebhookEndpointsResource extends Resource {
 /** Every server-side resource, one property each; `Clube` extends this. */
 export abstract class ClubeResources {
   readonly affiliates: AffiliatesResource;
+  readonly auditLog: AuditLogResource;
   readonly cashback: CashbackResource;
   readonly codes: CodesResource;
   readonly config: ConfigResource;
@@ -1032,6 +1059,7 @@ export abstract class ClubeResources {
   readonly participants: ParticipantsResource;
   readonly redemptions: RedemptionsResource;
   readonly referrals: ReferralsResource;
+  readonly staff: StaffResource;
   readonly testClock: TestClockResource;
   readonly tokenSigningSecret: TokenSigningSecretResource;
   readonly tournaments: TournamentsResource;
@@ -1040,6 +1068,7 @@ export abstract class ClubeResources {
 
   constructor(request: ConstructorParameters<typeof Resource>[0]) {
     this.affiliates = new AffiliatesResource(request);
+    this.auditLog = new AuditLogResource(request);
     this.cashback = new CashbackResource(request);
     this.codes = new CodesResource(request);
     this.config = new ConfigResource(request);
@@ -1052,6 +1081,7 @@ export abstract class ClubeResources {
     this.participants = new ParticipantsResource(request);
     this.redemptions = new RedemptionsResource(request);
     this.referrals = new ReferralsResource(request);
+    this.staff = new StaffResource(request);
     this.testClock = new TestClockResource(request);
     this.tokenSigningSecret = new TokenSigningSecretResource(request);
     this.tournaments = new TournamentsResource(request);

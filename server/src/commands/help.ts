@@ -98,6 +98,19 @@ export const COMMANDS: Record<string, CommandHelp> = {
     ],
     examples: ["clube keys list --club club_… --env live", "clube keys roll key_… --club club_… --env live --expire-old-after 3600"],
   },
+  "staff add": {
+    synopsis: ["clube staff add --club ID --email EMAIL --role owner|operator|viewer [--env test|live] [--name NAME] [--json]"],
+    summary: "Adds a staff member to a club and prints a one-time temporary password (only its hash is stored). The member signs in to the console with it and changes it.",
+    options: [
+      ["--club ID", "the club (club_…), as `club create` printed it"],
+      ["--email EMAIL", "the sign-in e-mail, unique in the club"],
+      ["--role ROLE", "owner (everything), operator (day-to-day changes) or viewer (read-only, no contact data or secrets)"],
+      ["--env test|live", "limit the member to one environment (default: both)"],
+      ["--name NAME", "the display name (default: the e-mail's local part)"],
+      ["--json", "print the staff member and temporary_password as JSON"],
+    ],
+    examples: ["clube staff add --club club_… --email ana@example.com --role operator --env test"],
+  },
   help: {
     synopsis: ["clube help [COMMAND]", "clube COMMAND --help"],
     summary: "Shows every command, or one command's options and examples.",

@@ -35,6 +35,7 @@ export async function serve(settings: Settings): Promise<void> {
   lines.push(...describeRateLimits(rateLimitsFromEnv(process.env), settings.redisUrl !== undefined).map((line) => `  ${line}`));
   if (demo) {
     lines.push(`  demo club ${demo.club_id} — test key: ${demo.keys.test}`);
+    if (demo.staff) lines.push(`  demo owner (console sign-in): ${demo.staff.email} / ${demo.staff.password}`);
     lines.push(`  participant widget demo: ${url}/widget/demo`);
   }
   else lines.push("  create a club with: npx clube club create --name NAME --json");

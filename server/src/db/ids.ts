@@ -6,7 +6,8 @@ const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export type IdPrefix =
   | "club" | "key" | "sec" | "cfg" | "cbp" | "par" | "bal" | "led" | "lot" | "evt" | "run" | "msp"
   | "rwd" | "dlv" | "bdg" | "lbe" | "red" | "rfl" | "aff" | "att" | "ntf" | "chk" | "spn" | "gam"
-  | "wrn" | "we" | "out" | "whd" | "job" | "cbk" | "trv" | "tst" | "tse" | "wsd" | "clk" | "btr" | "pcd" | "cre";
+  | "wrn" | "we" | "out" | "whd" | "job" | "cbk" | "trv" | "tst" | "tse" | "wsd" | "clk" | "btr" | "pcd" | "cre"
+  | "stf" | "sess" | "aud" | "snr";
 
 /**
  * Random base62 characters are drawn from a pool refilled from the crypto

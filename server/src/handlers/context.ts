@@ -1,5 +1,7 @@
 import type { Scope } from "../db/scope.js";
 import type { RequestContext } from "../http/router.js";
+import type { StaffMember, StaffSession } from "../db/entities/index.js";
+import type { StaffAuth } from "../http/staff-session.js";
 
 /** The club and environment the caller's key or token selects. */
 export function scopeOf(ctx: RequestContext): Scope {
@@ -13,6 +15,13 @@ export function meOf(ctx: RequestContext): { scope: Scope; externalId: string } 
   const { auth } = ctx;
   if (auth.kind !== "participant") throw new Error("meOf called outside the participant surface");
   return { scope: { clubId: auth.clubId, env: auth.env }, externalId: auth.externalId };
+}
+
+/** The staff session of a call made with the `clube_session` cookie (set by http/staff-session.ts). */
+export function staffOf(ctx: RequestContext): { session: StaffSession; member: StaffMember; auth: StaffAuth } {
+  const { auth } = ctx;
+  if (auth.kind !== "staff") throw new Error("staffOf called without a staff session");
+  return { ...(ctx.koa.state.staff as { session: StaffSession; member: StaffMember }), auth };
 }
 
 /** The key id of a secret-key call (GET /v1/key). */

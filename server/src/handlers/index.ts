@@ -17,6 +17,7 @@ import { backtestHandlers } from "./backtests.js";
 import { testClockHandlers } from "./test-clocks.js";
 import { keyHandlers } from "./keys.js";
 import { codeHandlers } from "./codes.js";
+import { staffHandlers } from "./staff.js";
 
 /**
  * Every contracted operation's handler. The `Handlers` type comes from the
@@ -40,5 +41,6 @@ export function createHandlers(services: Services): Handlers<RequestContext> {
     ...testClockHandlers(services),
     ...keyHandlers(services),
     ...codeHandlers(services),
+    ...staffHandlers(services),
   };
 }

@@ -2,9 +2,10 @@ import { withClockAt } from "../usecases/test-clocks/context.js";
 import type { Middleware } from "koa";
 import { ApiError } from "../usecases/errors.js";
 import { verifyParticipantToken } from "./tokens.js";
+import { staffSession, type StaffAuth, type StaffSessionDeps } from "./staff-session.js";
 
-/** The three schemes of the contract. */
-export type SchemeName = "SecretKeyAuth" | "ParticipantTokenAuth" | "ParticipantHeaderAuth";
+/** The schemes of the contract. */
+export type SchemeName = "SecretKeyAuth" | "ParticipantTokenAuth" | "ParticipantHeaderAuth" | "StaffSessionAuth";
 
 /** Who is calling, once authenticated. */
 export type Auth =
@@ -19,7 +20,8 @@ export type Auth =
       via: "token" | "header";
       /** Headless mode: the secret key's id (its requests spend that key's rate limit). */
       keyId?: string;
-    };
+    }
+  | StaffAuth;
 
 export interface AuthDeps {
   resolveApiKey(raw: string): Promise<{ clubId: string; env: "test" | "live"; keyId: string } | null>;
@@ -30,6 +32,8 @@ export interface AuthDeps {
   /** The club's test clock time, or null when its test environment runs in real time. */
   testClockAt?(clubId: string): Promise<Date | null>;
   now(): Date;
+  /** Staff sessions (the `clube_session` cookie); without it the cookie is not accepted. */
+  staff?: StaffSessionDeps;
 }
 
 const SECRET_KEY = /^cf_(test|live)_[A-Za-z0-9]+$/;
@@ -50,7 +54,10 @@ export function authenticate(
   deps: AuthDeps,
   /** 403 where the contract documents it (the secret-key-only operations, e.g. rename); 401 elsewhere. */
   tokenRefusalStatus: 401 | 403 = 401,
+  /** The operation's `x-clube-permission`, checked against a staff session's role. */
+  permission?: string,
 ): Middleware {
+  const acceptsSession = security.some((alt) => alt.length === 1 && alt[0] === "StaffSessionAuth");
   const acceptsSecret = security.some((alt) => alt.length === 1 && alt[0] === "SecretKeyAuth");
   const acceptsHeadless = security.some((alt) => alt.includes("ParticipantHeaderAuth"));
   const acceptsToken = security.some((alt) => alt.includes("ParticipantTokenAuth"));
@@ -67,6 +74,18 @@ export function authenticate(
       return next();
     }
     const credential = bearer(ctx.get("Authorization"));
+    // A staff session counts only without an Authorization header: key and token callers are never affected by a cookie.
+    if (!credential && acceptsSession && deps.staff && ctx.get("Authorization") === "") {
+      const cookie = ctx.cookies.get("clube_session");
+      if (cookie) {
+        const auth = await staffSession(ctx, cookie, deps.staff, permission);
+        ctx.state.auth = auth;
+        return onClock(auth.env, auth.clubId, next);
+      }
+    }
+    if (!credential && acceptsSession && !acceptsSecret) {
+      throw new ApiError(401, "unauthorized", "Sign in first: this route needs a staff session (the clube_session cookie set by POST /v1/staff/sessions).");
+    }
     if (!credential) {
       throw new ApiError(401, "unauthorized", "Send your key as `Authorization: Bearer <key>`.");
     }

@@ -200,6 +200,8 @@ export function createRateLimiter(limits: RateLimits = DEFAULT_RATE_LIMITS, stor
 function callerOf(auth: Auth | undefined): { kind: "key" | "participant"; id: string } | null {
   if (!auth || auth.kind === "public") return null;
   if (auth.kind === "secret") return { kind: "key", id: auth.keyId };
+  // A staff session spends the key budget, counted per session.
+  if (auth.kind === "staff") return { kind: "key", id: `staff:${auth.sessionId}` };
   if (auth.via === "header") return { kind: "key", id: auth.keyId ?? `${auth.clubId}:${auth.env}` };
   return { kind: "participant", id: `${auth.clubId}:${auth.env}:${auth.externalId}` };
 }

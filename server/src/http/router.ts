@@ -9,6 +9,8 @@ import type { Database } from "../db/orm.js";
 import { withIdempotencyKey } from "./idempotency.js";
 import { check } from "./validate.js";
 import type { RateLimiter } from "./rate-limit.js";
+import { auditCall, isAudited, type AuditContext } from "./audit.js";
+import { redactForViewer } from "./staff-session.js";
 
 /** What a handler receives besides the validated request. */
 export interface RequestContext {
@@ -31,6 +33,8 @@ export interface RouterOptions {
   idempotency?: { db: Database; now: () => Date };
   /** Rate limits (http/rate-limit.ts) around authentication; none without it. */
   rateLimiter?: RateLimiter;
+  /** Where the audit log is written (http/audit.ts); nothing is recorded without it. */
+  audit?: AuditContext;
 }
 
 /**
@@ -43,7 +47,8 @@ export function buildRouter(handlers: Handlers<RequestContext>, options: RouterO
   const router = new Router();
   for (const op of operations) {
     const tokenRefusal = "403" in op.responseHeaders ? 403 : 401;
-    const stack: Middleware[] = [authenticate(op.security as readonly (readonly SchemeName[])[], options.auth, tokenRefusal)];
+    const permission = (op as { permission?: string }).permission;
+    const stack: Middleware[] = [authenticate(op.security as readonly (readonly SchemeName[])[], options.auth, tokenRefusal, permission)];
     if (options.rateLimiter && op.security.length > 0) {
       stack.unshift(options.rateLimiter.guardAuth);
       stack.push(options.rateLimiter.perCaller);
@@ -126,10 +131,16 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
     const headers = readHeaders(ctx, op.params.headers, validators.headers);
     const body = readBody(ctx, op, validators.body);
 
-    const call = () => handler({ path, query, headers, body }, { requestId: ctx.state.requestId, auth: ctx.state.auth, koa: ctx });
-    const key = headers["idempotency-key"];
     const auth = ctx.state.auth as Auth;
-    const result =
+    const policy = (op as { audit?: "always" | "staff" }).audit;
+    const audited = options.audit && isAudited(policy, auth);
+    let ran = () => {};
+    const call = () => {
+      ran();
+      return handler({ path, query, headers, body }, { requestId: ctx.state.requestId, auth: ctx.state.auth, koa: ctx });
+    };
+    const key = headers["idempotency-key"];
+    const run = async () =>
       typeof key === "string" && options.idempotency && auth.kind !== "public"
         ? await withIdempotencyKey(
             options.idempotency.db,
@@ -144,9 +155,19 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
             call,
           )
         : await call();
+    const result = audited
+      ? await auditCall(options.audit!, ctx, { operationId: op.operationId, method: op.method, path: ctx.path, params: path, body }, (onRun) => {
+          ran = onRun;
+          return run();
+        })
+      : await run();
+    // A viewer never receives contact data or secrets (their own session's answers are theirs to see).
+    if (auth.kind === "staff" && auth.role === "viewer" && (op as { permission?: string }).permission !== "self" && !(op as { textResponses?: unknown }).textResponses) {
+      result.body = redactForViewer(result.body);
+    }
 
-    // A 304 (conditional GET) has no body to check.
-    if (options.validateResponses && result.status !== 304) assertResponse(op.operationId, validators.responses, result.status, result.body);
+    // A 304 (conditional GET) and a 204 have no body to check.
+    if (options.validateResponses && result.status !== 304 && result.status !== 204) assertResponse(op.operationId, validators.responses, result.status, result.body);
     ctx.status = result.status;
     if (result.headers) {
       for (const [name, value] of Object.entries(result.headers)) ctx.set(name, String(value));

@@ -18,6 +18,7 @@ import { TournamentSettlement, TournamentStanding } from "./tournament.js";
 import { TestClock } from "./test-clock.js";
 import { Backtest } from "./backtest.js";
 import { CodeRedemption, PromotionCode } from "./promotion-code.js";
+import { AuditEntry, StaffMember, StaffNotificationRead, StaffSession } from "./staff.js";
 
 export * from "./club.js";
 export * from "./config.js";
@@ -39,6 +40,7 @@ export * from "./tournament.js";
 export * from "./test-clock.js";
 export * from "./backtest.js";
 export * from "./promotion-code.js";
+export * from "./staff.js";
 
 /** Every entity, as the ORM and the migration generator load them. */
 export const allEntities = [
@@ -47,4 +49,5 @@ export const allEntities = [
   Referral, Affiliate, AffiliateAttribution, Notification, CheckinClaim, WheelSpin, WheelSeed, Game, StaffWarning,
   WebhookEndpoint, OutboxMessage, WebhookSending, Job, CashbackCredit, TierReview, TestClock, Backtest,
   TournamentStanding, TournamentSettlement, IdempotencyKey, PromotionCode, CodeRedemption,
+  StaffMember, StaffSession, AuditEntry, StaffNotificationRead,
 ];

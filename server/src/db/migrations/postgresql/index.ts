@@ -20,6 +20,7 @@ import { Migration20261124060000_rule_run_dedupe_order } from "./Migration202611
 import { Migration20261125010100_hot_update_room } from "./Migration20261125010100_hot_update_room.js";
 import { Migration20261125010200_standings_identity_key } from "./Migration20261125010200_standings_identity_key.js";
 import { Migration20261126020000_rule_runs_by_reader } from "./Migration20261126020000_rule_runs_by_reader.js";
+import { Migration20261127101501_staff_access } from "./Migration20261127101501_staff_access.js";
 import { Migration20261127101935_delivery_payload } from "./Migration20261127101935_delivery_payload.js";
 
 export const migrations: MigrationObject[] = [
@@ -43,5 +44,6 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261125010100_hot_update_room", class: Migration20261125010100_hot_update_room },
   { name: "Migration20261125010200_standings_identity_key", class: Migration20261125010200_standings_identity_key },
   { name: "Migration20261126020000_rule_runs_by_reader", class: Migration20261126020000_rule_runs_by_reader },
+  { name: "Migration20261127101501_staff_access", class: Migration20261127101501_staff_access },
   { name: "Migration20261127101935_delivery_payload", class: Migration20261127101935_delivery_payload },
 ];
