@@ -11,6 +11,7 @@ import {
   type OpenApiDocument,
   type ParameterObject,
 } from "./document.js";
+import { withServerDefaults } from "./interop.js";
 import { dispatchByType } from "./type-dispatch.js";
 
 /** `$id` of the whole document inside Ajv; every validator is a reference into it (TOOLCHAIN gotcha 4). */
@@ -162,7 +163,7 @@ function qualifyRefs(schema: JsonSchema): JsonSchema {
 }
 
 function ajvReadyDocument(doc: OpenApiDocument): JsonSchema {
-  const withoutMappings = mapDeep(doc, (key, value) => {
+  const withoutMappings = mapDeep(withServerDefaults(doc), (key, value) => {
     if (key !== "discriminator" || typeof value !== "object" || value === null) return value;
     const { mapping: _mapping, ...rest } = value as Record<string, unknown>;
     return rest;
