@@ -53,7 +53,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Per affiliate: players attributed, active players, first deposits, deposits, withdrawals, wagers, wins and net gaming result over a period (from inclusive, to exclusive, both instants), in minor units of one currency
+         * Affiliate report for a period
          * @description Per affiliate: players attributed, active players, first deposits, deposits,
          *     withdrawals, wagers, wins and net gaming result over a period (`from`
          *     inclusive, `to` exclusive, both instants), in minor units of one currency.
@@ -78,7 +78,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The affiliate report as CSV (text/csv), with the same filters and paging as GET /v1/affiliates/report
+         * Affiliate report as CSV
          * @description The affiliate report as CSV (`text/csv`), with the same filters and paging
          *     as `GET /v1/affiliates/report`. Errors answer in JSON like everywhere else.
          */
@@ -299,7 +299,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Publishes a draft: it becomes the configuration in force at once (for GET /v1/config and for every event processed from then on), the previously published version and every older draft become superseded
+         * Publish a draft configuration
          * @description Publishes a draft: it becomes the configuration in force at once (for
          *     `GET /v1/config` and for every event processed from then on), the
          *     previously published version and every older draft become `superseded`.
@@ -342,7 +342,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Replays the events received in [from, to) — processed ones, not repeats, in the order they were received, each at the instant it was applied — through configuration version, on a copy of the participants' state at from, in memory: nothing is written
+         * Backtest a configuration version on past events
          * @description Replays the events received in [`from`, `to`) — processed ones, not
          *     repeats, in the order they were received, each at the instant it was
          *     applied — through configuration `version`, on a copy of the participants'
@@ -379,7 +379,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Lists deliveries, newest first, a page at a time (limit, then starting_after = the last id while has_more); filter with status (for example a routine that checks no pending delivery was left behind) and kind (staff's queue: kind=manual&status=pending)
+         * List deliveries
          * @description Lists deliveries, newest first, a page at a time (`limit`, then
          *     `starting_after` = the last `id` while `has_more`); filter with `status`
          *     (for example a routine that checks no `pending` delivery was left behind)
@@ -405,7 +405,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Confirms that your system credited the reward (or that staff fulfilled a manual or partner one): the delivery becomes delivered, confirmed_at is set, external_ref, details and note are stored, the participant sees it delivered and reward.delivered is sent
+         * Confirm a delivery
          * @description Confirms that your system credited the reward (or that staff fulfilled a
          *     `manual` or `partner` one): the delivery becomes `delivered`,
          *     `confirmed_at` is set, `external_ref`, `details` and `note` are stored,
@@ -430,7 +430,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reports that your system could not credit the reward (or that staff reject a manual or partner one): the delivery becomes failed with fail_reason, the participant sees the failure, reward.delivery_failed is sent and, for a client_delivered one, club staff are notified in the administration console
+         * Fail a delivery
          * @description Reports that your system could not credit the reward (or that staff
          *     reject a `manual` or `partner` one): the delivery becomes `failed` with
          *     `fail_reason`, the participant sees the failure, `reward.delivery_failed`
@@ -453,13 +453,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The events received in the key's club and environment, most recent first, with the client's id and the number of effects each had
+         * List received events
          * @description The events received in the key's club and environment, most recent first, with the client's id and the number of effects each had.
          */
         get: operations["EventLog_list"];
         put?: never;
         /**
-         * Sends one event; the club's rules evaluate it and the answer lists the effects (XP, currencies, level and tier changes, mission progress, rewards — with delivery_id when your system must credit — badges, leaderboard points, tags)
+         * Send an event
          * @description Sends one event; the club's rules evaluate it and the answer lists the
          *     effects (XP, currencies, level and tier changes, mission progress, rewards —
          *     with `delivery_id` when your system must credit — badges, leaderboard points,
@@ -534,7 +534,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sends a test event: processed at once like POST /v1/events (the rules run and the effects apply to the participant, in the key's environment) with meta.test set to true, so rules can tell it apart, and listed in the event log
+         * Send a test event
          * @description Sends a test event: processed at once like `POST /v1/events` (the rules run
          *     and the effects apply to the participant, in the key's environment) with
          *     `meta.test` set to `true`, so rules can tell it apart, and listed in the
@@ -556,7 +556,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Lists the catalog by ascending id, limit games per page (1..500, default 100); filter by active, category and provider (exact match)
+         * List games
          * @description Lists the catalog by ascending `id`, `limit` games per page (1..500, default
          *     100); filter by `active`, `category` and `provider` (exact match). Page with
          *     `starting_after`: the last `id` of the previous page.
@@ -564,7 +564,7 @@ export interface paths {
         get: operations["Games_list"];
         put?: never;
         /**
-         * Upserts up to 5000 games (each id at most once, otherwise 422 naming the repeated entry); listed games become active
+         * Sync the game catalog
          * @description Upserts up to 5000 games (each `id` at most once, otherwise 422 naming the
          *     repeated entry); listed games become active. With `deactivate_missing: true`
          *     the catalog's games not in the list are deactivated, so send the whole
@@ -736,7 +736,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The participant's cashback: today's loss, what is waiting to be claimed, and the program's range (see CashbackState)
+         * Get the participant's cashback
          * @description The participant's cashback: today's loss, what is waiting to be claimed, and the program's range (see `CashbackState`).
          */
         get: operations["Me_getCashback"];
@@ -758,7 +758,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Claims every finished day waiting in available_days (mode: claim): the total is paid as a cash delivery (reward.delivery_requested with payload.kind cash and amount_cents), then cashback.credited is sent
+         * Claim cashback
          * @description Claims every finished day waiting in `available_days` (`mode: claim`): the
          *     total is paid as a cash delivery (`reward.delivery_requested` with
          *     `payload.kind` `cash` and `amount_cents`), then `cashback.credited` is sent.
@@ -807,7 +807,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Redeems a promotional code: grants its reward (as check-in and the wheel grant theirs) and sends code.redeemed
+         * Redeem a promotional code
          * @description Redeems a promotional code: grants its reward (as check-in and the wheel
          *     grant theirs) and sends `code.redeemed`. A refused code grants nothing.
          */
@@ -826,7 +826,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What a participant front end needs to draw the club (theme, currencies, home blocks, module cards, FAQ, avatars, icons, levels, tiers with their benefits, the check-in calendar, the wheel's slices, the store, rewards, missions and the legal note), never the configuration's server-only parts
+         * Get the club as the participant's front end draws it
          * @description What a participant front end needs to draw the club (theme, currencies,
          *     home blocks, module cards, FAQ, avatars, icons, levels, tiers with their
          *     benefits, the check-in calendar, the wheel's slices, the store, rewards,
@@ -899,7 +899,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The participant's missions in their current period, with progress and what can be claimed (see MyMission)
+         * List the participant's missions
          * @description The participant's missions in their current period, with progress and what can be claimed (see `MyMission`).
          */
         get: operations["Me_listMissions"];
@@ -921,7 +921,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Claims the reward of a completed mission that is claimed by hand (claim: manual; the list shows claimable: true)
+         * Claim a mission's reward
          * @description Claims the reward of a completed mission that is claimed by hand
          *     (`claim: manual`; the list shows `claimable: true`). Grants the mission's
          *     reward once per period; a `client_delivered` reward creates a delivery and
@@ -1003,7 +1003,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The participant's level progress, the club's level table and the balances (the same shape as GET /v1/participants/{external_id}/progress)
+         * Get the participant's progress
          * @description The participant's level progress, the club's level table and the balances (the same shape as `GET /v1/participants/{external_id}/progress`).
          */
         get: operations["Me_getProgress"];
@@ -1085,7 +1085,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Buys a store item: the participant-surface form of POST /v1/redemptions, with the same result and rules (the cost is debited and the reward granted in one transaction; sends store.purchased, and reward.delivery_requested for a client_delivered reward)
+         * Buy a store item
          * @description Buys a store item: the participant-surface form of `POST /v1/redemptions`,
          *     with the same result and rules (the cost is debited and the reward granted
          *     in one transaction; sends `store.purchased`, and
@@ -1109,7 +1109,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The current and previous edition of every enabled tournament and official track (see the Tournaments models for scoring, ties and settlement): the participant's score and rank, the top limit rows, the prizes by rank range and, for official tracks, the live pool
+         * List tournaments with the participant's standing
          * @description The current and previous edition of every enabled tournament and official
          *     track (see the Tournaments models for scoring, ties and settlement): the
          *     participant's score and rank, the top `limit` rows, the prizes by rank
@@ -1154,7 +1154,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotates the participant's provably fair seed pair: reveals the server seed in use (so every spin drawn with it can be verified) and commits to a new one with client_seed (random when omitted), nonce 0
+         * Rotate the provably fair wheel seed
          * @description Rotates the participant's provably fair seed pair: reveals the server
          *     seed in use (so every spin drawn with it can be verified) and commits to a
          *     new one with `client_seed` (random when omitted), nonce 0. See `WheelFairness`.
@@ -1221,7 +1221,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Creates the participant or updates its profile (see ParticipantUpsert for how omitted and null fields behave)
+         * Create or update a participant
          * @description Creates the participant or updates its profile (see `ParticipantUpsert` for
          *     how omitted and null fields behave). Answers 200 in both cases.
          */
@@ -1242,7 +1242,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Several participants' level and XP in one call: 1 to 200 external ids (otherwise 422 validation_failed naming body.external_ids)
+         * Get several participants' progress
          * @description Several participants' level and XP in one call: 1 to 200 external ids
          *     (otherwise 422 `validation_failed` naming `body.external_ids`). Items come in
          *     the requested order; ids that do not exist in the club are omitted (no 404).
@@ -1302,7 +1302,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The participant's level progress and the club's level table, computed from the current state (history is not recomputed)
+         * Get a participant's progress
          * @description The participant's level progress and the club's level table, computed from
          *     the current state (history is not recomputed). Answered with
          *     `Cache-Control: private, max-age=15`.
@@ -1326,7 +1326,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Changes the participant's external_id (secret key only: a participant token gets 403 secret_key_required)
+         * Change a participant's external_id
          * @description Changes the participant's `external_id` (secret key only: a participant
          *     token gets 403 `secret_key_required`). After it, the old id answers 404.
          *
@@ -1357,7 +1357,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Issues a participant token (a JWT signed with the club's secret for this environment) for the participant surface /v1/me/*
+         * Issue a participant token
          * @description Issues a participant token (a JWT signed with the club's secret for this
          *     environment) for the participant surface `/v1/me/*`. The body is optional:
          *     `ttl_seconds` is 60..86400, 900 (15 minutes) when omitted. The participant
@@ -1378,7 +1378,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The participant's provably fair spins, most recent first, with seeds (the server seed once revealed), nonces, weights and outcomes
+         * List a participant's wheel spins
          * @description The participant's provably fair spins, most recent first, with seeds (the server seed once revealed), nonces, weights and outcomes.
          */
         get: operations["WheelAudit_list"];
@@ -1400,7 +1400,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Redeems a priced reward for a participant: the cost is debited from the participant's balance and the reward granted, in one transaction (a client_delivered reward creates a pending delivery and reward.delivery_requested is sent, with source redemption:<reward_code>)
+         * Redeem a reward for a participant
          * @description Redeems a priced reward for a participant: the cost is debited from the
          *     participant's balance and the reward granted, in one transaction (a
          *     `client_delivered` reward creates a pending delivery and
@@ -1474,7 +1474,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Moves the test clock forward to to (a clock starts at real now) and, before answering, runs all the work that falls due, in time order: the clock moves one day at a time at most and every scheduled task runs for the test environment at each step
+         * Advance the test clock
          * @description Moves the test clock forward to `to` (a clock starts at real now) and,
          *     before answering, runs all the work that falls due, in time order: the
          *     clock moves one day at a time at most and every scheduled task runs for
@@ -1498,7 +1498,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rolls the participant-token signing secret of the caller's club and environment: new tokens are signed with a new secret; tokens signed with the previous one keep verifying for expire_old_after_seconds (0: they stop at once; tokens live at most a day anyway)
+         * Roll the participant-token signing secret
          * @description Rolls the participant-token signing secret of the caller's club and
          *     environment: new tokens are signed with a new secret; tokens signed with the
          *     previous one keep verifying for `expire_old_after_seconds` (0: they stop at
@@ -1520,7 +1520,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every enabled tournament and official track (per currency wagered, BRL when none yet) with its current and previous editions
+         * List tournaments and their editions
          * @description Every enabled tournament and official track (per currency wagered, BRL when none yet) with its current and previous editions.
          */
         get: operations["Tournaments_list"];
@@ -1679,7 +1679,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sends a failed or succeeded sending again, now, with the same body and X-Clube-Delivery (so the envelope id lets the receiver recognise a repeat): status becomes pending, attempts restarts at 0 and the full retry schedule applies again
+         * Resend a webhook sending
          * @description Sends a `failed` or `succeeded` sending again, now, with the same body and
          *     `X-Clube-Delivery` (so the envelope `id` lets the receiver recognise a
          *     repeat): `status` becomes `pending`, `attempts` restarts at 0 and the full
@@ -1704,7 +1704,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * cashback.credited: cashback was paid: a day's cashback at the program's hour (auto mode), or the days the participant claimed (claim mode)
+         * cashback.credited
          * @description `cashback.credited`: cashback was paid: a day's cashback at the program's `hour` (`auto` mode), or the days the participant claimed (`claim` mode). A participant notice, sent only when named.
          */
         post: operations["webhook_cashback_credited"];
@@ -1784,7 +1784,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * message.requested: with the club's CRM in webhook mode, the service asks the client to send an e-mail or SMS to a participant
+         * message.requested
          * @description `message.requested`: with the club's CRM in webhook mode, the service asks
          *     the client to send an e-mail or SMS to a participant. Sent only for
          *     participants with the matching contact (`email` or `phone`). Part of the
@@ -1827,7 +1827,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * participant.created: a new participant joined the club (by POST /v1/participants, a token request, or a first event)
+         * participant.created
          * @description `participant.created`: a new participant joined the club (by `POST /v1/participants`, a token request, or a first event).
          */
         post: operations["webhook_participant_created"];
@@ -1847,7 +1847,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * referral.qualified: a referred participant fulfilled the club's qualify rule (referral.qualifyEvent with at least minAmount); both sides received their rewards
+         * referral.qualified
          * @description `referral.qualified`: a referred participant fulfilled the club's qualify rule (`referral.qualifyEvent` with at least `minAmount`); both sides received their rewards. Part of the default subscription.
          */
         post: operations["webhook_referral_qualified"];
@@ -1867,7 +1867,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reward.delivered: a delivery was confirmed (POST /v1/deliveries/{id}/confirm), by the client's system or, for a manual or partner reward, by club staff
+         * reward.delivered
          * @description `reward.delivered`: a delivery was confirmed (`POST /v1/deliveries/{id}/confirm`), by the client's system or, for a `manual` or `partner` reward, by club staff.
          */
         post: operations["webhook_reward_delivered"];
@@ -1887,7 +1887,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reward.delivery_failed: a delivery was marked failed (POST /v1/deliveries/{id}/fail); the participant sees the failure and, when the client's system failed it, club staff are warned
+         * reward.delivery_failed
          * @description `reward.delivery_failed`: a delivery was marked failed (`POST /v1/deliveries/{id}/fail`); the participant sees the failure and, when the client's system failed it, club staff are warned.
          */
         post: operations["webhook_reward_delivery_failed"];
@@ -1907,7 +1907,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reward.delivery_requested: the client's system must credit a reward (bonus, free spins, balance, cashback): a client_delivered reward was granted and a pending delivery created
+         * reward.delivery_requested
          * @description `reward.delivery_requested`: the client's system must credit a reward
          *     (bonus, free spins, balance, cashback): a `client_delivered` reward was
          *     granted and a pending delivery created. Credit it, then confirm it at
@@ -1931,7 +1931,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reward.granted: any reward was granted to a participant (informative; client_delivered rewards also get reward.delivery_requested)
+         * reward.granted
          * @description `reward.granted`: any reward was granted to a participant (informative; `client_delivered` rewards also get `reward.delivery_requested`).
          */
         post: operations["webhook_reward_granted"];
@@ -1951,7 +1951,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * store.purchased: the participant exchanged currency for a reward (the store, or POST /v1/redemptions); a repeated Idempotency-Key sends nothing
+         * store.purchased
          * @description `store.purchased`: the participant exchanged currency for a reward (the store, or `POST /v1/redemptions`); a repeated `Idempotency-Key` sends nothing.
          */
         post: operations["webhook_store_purchased"];
@@ -1971,7 +1971,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * tier.changed: the participant moved to another tier, up (a level up) or down (the monthly review with demotion: monthly_review)
+         * tier.changed
          * @description `tier.changed`: the participant moved to another tier, up (a level up) or down (the monthly review with `demotion: monthly_review`).
          */
         post: operations["webhook_tier_changed"];
@@ -1991,7 +1991,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * tournament.finished: an edition ended and was settled: its standings are final (events arriving later do not change them) and its prizes were paid, exactly once even with several workers
+         * tournament.finished
          * @description `tournament.finished`: an edition ended and was settled: its standings are
          *     final (events arriving later do not change them) and its prizes were paid,
          *     exactly once even with several workers. Sent once per edition, to
@@ -2014,7 +2014,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * webhook.test: sent to an endpoint when it is created and when its url changes, whatever it subscribes to, to check that the URL answers and verifies signatures
+         * webhook.test
          * @description `webhook.test`: sent to an endpoint when it is created and when its `url`
          *     changes, whatever it subscribes to, to check that the URL answers and
          *     verifies signatures. It is retried like any other event.

@@ -14,6 +14,7 @@ import {
   type RequestBodyObject,
   type ResponseObject,
 } from "./document.js";
+import { pathExample } from "./reference.js";
 
 /**
  * Where a request-side default is kept once it leaves `default`. openapi-typescript
@@ -299,8 +300,8 @@ function resourceOf(path: string, parameters: ParameterObject[]): string {
   const noun = segments[last - 1].replace(/ies$/, "y").replace(/s$/, "").replace(/_/g, " ");
   const name = segments[last].slice(1, -1);
   const parameter = parameters.find((p) => p.in === "path" && p.name === name);
-  const example = parameter?.example ?? (parameter?.schema?.examples as unknown[] | undefined)?.[0] ?? parameter?.schema?.example ?? "example";
-  return `${noun[0].toUpperCase()}${noun.slice(1)} ${JSON.stringify(String(example))}`;
+  const example = parameter?.example ?? (parameter?.schema?.examples as unknown[] | undefined)?.[0] ?? parameter?.schema?.example ?? pathExample(path, name);
+  return `${noun[0].toUpperCase()}${noun.slice(1)} ${typeof example === "number" ? example : JSON.stringify(String(example))}`;
 }
 
 function humanName(code: string): string {

@@ -93,7 +93,7 @@ export class CashbackResource extends Resource {
 }
 
 /**
- * Codes
+ * Promotional codes participants redeem for a reward.
  */
 export class CodesResource extends Resource {
   /**
@@ -413,7 +413,7 @@ export class HealthResource extends Resource {
 }
 
 /**
- * What the calling key is.
+ * The calling key, and the secret keys of the club and environment: list, create, roll and revoke.
  */
 export class KeyResource extends Resource {
   /**
@@ -426,7 +426,7 @@ export class KeyResource extends Resource {
 }
 
 /**
- * API keys
+ * The calling key, and the secret keys of the club and environment: list, create, roll and revoke.
  */
 export class ApiKeysResource extends Resource {
   /**
@@ -873,7 +873,7 @@ export class TestClockResource extends Resource {
 }
 
 /**
- * Token signing secret
+ * The secret that signs participant tokens, rolled with a grace period.
  */
 export class TokenSigningSecretResource extends Resource {
   /**
@@ -890,7 +890,7 @@ export class TokenSigningSecretResource extends Resource {
 }
 
 /**
- * Tournaments
+ * Tournaments and official tracks, their editions and standings.
  */
 export class TournamentsResource extends Resource {
   /**
