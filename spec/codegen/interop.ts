@@ -4,10 +4,12 @@
 // keeps the service's behaviour: the validators see the same schemas (see
 // `withServerDefaults`), only their spelling for other tools changes.
 import {
+  HTTP_METHODS,
   effectiveSecurity,
   isSuccessStatus,
   jsonContent,
   listOperations,
+  type HttpMethod,
   type JsonSchema,
   type OpenApiDocument,
   type ParameterObject,
@@ -188,7 +190,6 @@ const TRANSPORT_ERRORS: Record<string, ErrorExample[]> = {
     { name: "Unknown key", code: "unauthorized", message: "The key is unknown or revoked." },
   ],
   "403": [{ name: "Secret key required", code: "secret_key_required", message: "This operation needs the secret key; participant tokens are refused." }],
-  "405": [{ name: "Method not allowed", code: "method_not_allowed", message: "This route accepts GET, POST." }],
   "413": [{ name: "Body too large", code: "payload_too_large", message: "The request body is larger than the limit for this route." }],
   "415": [{ name: "Not JSON", code: "unsupported_media_type", message: "Send the body as application/json." }],
   "429": [{ name: "Rate limited", code: "rate_limited", message: "Too many requests for this API key. Retry after 7 s." }],
@@ -224,26 +225,62 @@ function addErrorExamples(doc: OpenApiDocument): void {
       if (isSuccessStatus(status) || !/^\d+$/.test(status)) continue;
       const media = jsonContent(response);
       if (!media || media.example !== undefined || (media.examples && Object.keys(media.examples).length > 0)) continue;
-      const described = describedErrors(response, codes);
+      const described = describedErrors(response, codes, `${resourceOf(path, parameters)} was not found.`);
       const errors = described.length > 0 ? described : fallbackErrors(doc, status, path, parameters, security, takesIdempotencyKey, operation.requestBody);
       const unique = [...new Map(errors.map((e) => [e.name, e])).values()];
       if (unique.length === 0) continue;
-      media.examples = Object.fromEntries(
-        unique.map(({ name, code, message }) => [name, { summary: name, value: { error: { code, message } } }]),
-      );
+      // A copy: responses added by the post-process share one content object.
+      response.content = {
+        ...response.content,
+        "application/json": {
+          ...media,
+          examples: Object.fromEntries(unique.map(({ name, code, message }) => [name, { summary: name, value: { error: { code, message } } }])),
+        },
+      };
     }
   }
 }
 
-function describedErrors(response: ResponseObject, codes: Set<string>): ErrorExample[] {
+/**
+ * The service's message per error code (server/src/usecases, with example
+ * values in place of the request's), for the codes a response description
+ * names. `already_claimed` and `not_claimable` differ per operation, so their
+ * description stands in.
+ */
+const SERVICE_MESSAGES: Record<string, string> = {
+  affiliate_code_taken: 'Affiliate code "STREAMERJOAO" is already in use',
+  cashback_auto_mode: "Cashback is paid automatically every day at 10:00; there is nothing to claim",
+  cashback_disabled: "The club's cashback program is disabled",
+  checkin_disabled: "The club's check-in is disabled",
+  code_exhausted: "Promotional code CARNAVAL25 has no redemptions left",
+  code_limit_reached: "Promotional code CARNAVAL25 was already redeemed 1 time(s) by this participant",
+  code_not_redeemable: "Promotional code CARNAVAL25 is disabled",
+  code_taken: 'Promotional code "CARNAVAL25" already exists',
+  event_required: "Check-in on 2025-03-14 requires a deposit.confirmed event first",
+  no_spins_left: "No spins left today; the next one is available at 2025-03-15T03:00:00Z",
+  nothing_to_claim: "No cashback is waiting to be claimed",
+  origin_not_allowed: 'The page origin "https://outra.example" is not in this club\'s allowedOrigins.',
+  participant_exists: 'A participant with external_id "br:8412" exists; send merge: true to merge it into this one.',
+  referral_not_counted: "The participant was already referred",
+  secret_key_required: "This operation needs the secret key; participant tokens are refused.",
+  sending_pending: "Sending 'whd_01JQ5C2PB2C3D4E5' is pending",
+  signing_secret_missing: "This club has no participant-token signing secret for this environment; contact support.",
+  test_clock_in_use:
+    "3 event(s) of the test environment were recorded after real now; real time cannot go back before them. Keep the clock or use a new club.",
+  version_not_draft: "Version 6 is superseded, not a draft.",
+  wheel_disabled: "The club's wheel is disabled",
+};
+
+function describedErrors(response: ResponseObject, codes: Set<string>, notFound: string): ErrorExample[] {
   const found: ErrorExample[] = [];
   // "409 `code`: what happened." (one clause per code, as the contract writes them)
   const clause = /`([a-z_]+)`:\s*([^]*?\.)(?=\s+(?:\d{3}\s+)?`[a-z_]+`:|\s*$)/g;
   for (const match of response.description.matchAll(clause)) {
     const [, code, text] = match;
     if (!codes.has(code)) continue;
-    const message = text.replace(/\s+/g, " ").replace(/`/g, "").trim();
-    found.push({ name: humanName(code), code, message: message[0].toUpperCase() + message.slice(1) });
+    const described = text.replace(/\s+/g, " ").replace(/`/g, "").trim();
+    const message = code === "not_found" ? notFound : (SERVICE_MESSAGES[code] ?? described[0].toUpperCase() + described.slice(1));
+    found.push({ name: humanName(code), code, message });
   }
   return found;
 }
@@ -270,6 +307,10 @@ function fallbackErrors(
     }
     case "422":
       return [{ name: "Validation failed", code: "validation_failed", message: validationMessage(doc, requestBody) }];
+    case "405": {
+      const methods = Object.keys(doc.paths?.[path] ?? {}).filter((key) => HTTP_METHODS.includes(key as HttpMethod));
+      return [{ name: "Method not allowed", code: "method_not_allowed", message: `This route accepts ${methods.map((m) => m.toUpperCase()).join(", ")}.` }];
+    }
     default:
       return TRANSPORT_ERRORS[status] ?? [];
   }
@@ -292,16 +333,51 @@ function validationMessage(doc: OpenApiDocument, requestBody: RequestBodyObject 
   return "query.foo is not an allowed field";
 }
 
-/** `/v1/webhook_endpoints/{id}/sendings` → `Webhook endpoint "we_…"`: the noun and id the service's `notFound` names. */
+/**
+ * The noun the service's `notFound` names per collection, and how it quotes the
+ * id (server/src/usecases): `Participant "user_8412" was not found.`
+ */
+const NOT_FOUND_NOUNS: Record<string, [noun: string, quote: "json" | "single" | "none"]> = {
+  participants: ["Participant", "json"],
+  deliveries: ["Delivery", "json"],
+  affiliates: ["Affiliate", "json"],
+  codes: ["Promotional code", "json"],
+  keys: ["Key", "single"],
+  webhook_endpoints: ["Webhook endpoint", "single"],
+  webhook_sendings: ["Webhook sending", "single"],
+  backtests: ["Backtest", "json"],
+  versions: ["Configuration version", "none"],
+  missions: ["Mission", "json"],
+  leaderboards: ["Leaderboard", "json"],
+  notifications: ["Notification", "json"],
+  store: ["Reward", "json"],
+  editions: ["Edition", "json"],
+};
+
+/** What a route without an id in its path names when it answers 404. */
+const UNNAMED_NOT_FOUND: [pathPrefix: string, what: string][] = [
+  ["/v1/me", 'Participant "user_8412"'],
+  ["/v1/test_clock", "A test clock (test clocks exist in the test environment only)"],
+  ["/v1/config/publish", "A configuration draft"],
+  ["/v1/config", "A published configuration for the test environment"],
+  ["/v1/key", "The key"],
+];
+
+/** `/v1/webhook_endpoints/{id}/sendings` → `Webhook endpoint 'we_…'`: the noun and id the service's `notFound` names. */
 function resourceOf(path: string, parameters: ParameterObject[]): string {
   const segments = path.split("/").filter(Boolean);
   const last = segments.findLastIndex((s) => s.startsWith("{"));
-  if (last <= 0) return path.startsWith("/v1/me") ? 'Participant "user_8412"' : "The resource";
-  const noun = segments[last - 1].replace(/ies$/, "y").replace(/s$/, "").replace(/_/g, " ");
+  if (last <= 0) return UNNAMED_NOT_FOUND.find(([prefix]) => path.startsWith(prefix))?.[1] ?? "The resource";
+  const collection = segments[last - 1];
+  const [noun, quote] = NOT_FOUND_NOUNS[collection] ?? [capitalize(collection.replace(/ies$/, "y").replace(/s$/, "").replace(/_/g, " ")), "json"];
   const name = segments[last].slice(1, -1);
   const parameter = parameters.find((p) => p.in === "path" && p.name === name);
-  const example = parameter?.example ?? (parameter?.schema?.examples as unknown[] | undefined)?.[0] ?? parameter?.schema?.example ?? pathExample(path, name);
-  return `${noun[0].toUpperCase()}${noun.slice(1)} ${typeof example === "number" ? example : JSON.stringify(String(example))}`;
+  const example = String(parameter?.example ?? (parameter?.schema?.examples as unknown[] | undefined)?.[0] ?? parameter?.schema?.example ?? pathExample(path, name));
+  return `${noun} ${quote === "json" ? JSON.stringify(example) : quote === "single" ? `'${example}'` : example}`;
+}
+
+function capitalize(text: string): string {
+  return text[0].toUpperCase() + text.slice(1);
 }
 
 function humanName(code: string): string {
