@@ -1,3 +1,7 @@
+/** Plural forms by the locale's own rules ("1 dia", "2 dias"), as Intl defines them. */
+const ptPlural = new Intl.PluralRules("pt-BR");
+const enPlural = new Intl.PluralRules("en");
+
 /** The widget's own words (the club's texts come from its configuration). pt-BR by default, English with `locale: "en"`. */
 const PT = {
   loading: "Carregando…",
@@ -14,7 +18,9 @@ const PT = {
   nextAction: "Próximo passo",
   checkinNow: "Fazer check-in",
   checkedIn: "Check-in feito hoje",
-  streak: (n: string) => `Sequência: ${n} dias`,
+  streak: (n: string, count: number) => `Sequência: ${n} ${ptPlural.select(count) === "one" ? "dia" : "dias"}`,
+  /** What a screen reader says for each day of the check-in calendar. */
+  dayState: { claimed: "resgatado", available: "disponível hoje", locked: "bloqueado", missed: "perdido" } as Record<string, string>,
   day: (n: string) => `Dia ${n}`,
   claim: "Resgatar",
   claimed: "Resgatado",
@@ -101,7 +107,8 @@ const EN: Strings = {
   nextAction: "Next step",
   checkinNow: "Check in",
   checkedIn: "Checked in today",
-  streak: (n) => `Streak: ${n} days`,
+  streak: (n, count) => `Streak: ${n} ${enPlural.select(count) === "one" ? "day" : "days"}`,
+  dayState: { claimed: "claimed", available: "available today", locked: "locked", missed: "missed" },
   day: (n) => `Day ${n}`,
   claim: "Claim",
   claimed: "Claimed",
