@@ -21,6 +21,14 @@ const PT = {
   streak: (n: string, count: number) => `Sequência: ${n} ${ptPlural.select(count) === "one" ? "dia" : "dias"}`,
   /** What a screen reader says for each day of the check-in calendar. */
   dayState: { claimed: "resgatado", available: "disponível hoje", locked: "bloqueado", missed: "perdido" } as Record<string, string>,
+  /** A reward's state in the participant's list. */
+  rewardStatus: {
+    granted: "Recebido",
+    pending_delivery: "Em processamento",
+    delivered: "Entregue",
+    delivery_failed: "Falha na entrega",
+    expired: "Expirado",
+  } as Record<string, string>,
   day: (n: string) => `Dia ${n}`,
   claim: "Resgatar",
   claimed: "Resgatado",
@@ -109,6 +117,7 @@ const EN: Strings = {
   checkedIn: "Checked in today",
   streak: (n, count) => `Streak: ${n} ${enPlural.select(count) === "one" ? "day" : "days"}`,
   dayState: { claimed: "claimed", available: "available today", locked: "locked", missed: "missed" },
+  rewardStatus: { granted: "Granted", pending_delivery: "Being delivered", delivered: "Delivered", delivery_failed: "Delivery failed", expired: "Expired" },
   day: (n) => `Day ${n}`,
   claim: "Claim",
   claimed: "Claimed",

@@ -280,7 +280,7 @@ function Rewards() {
             return (
               <li key={reward.id} class="card">
                 <h3>{reward.title}</h3>
-                <p class="muted">{fmt.date(reward.granted_at)} · {reward.status}</p>
+                <p class="muted">{fmt.date(reward.granted_at)} · {t.rewardStatus[reward.status] ?? reward.status}</p>
                 {howTo ? <details><summary>{t.howToUse}</summary><p>{howTo}</p></details> : null}
               </li>
             );
