@@ -9,7 +9,6 @@ import {
   isSuccessStatus,
   jsonContent,
   listOperations,
-  type HttpMethod,
   type JsonSchema,
   type OpenApiDocument,
   type ParameterObject,
@@ -308,7 +307,7 @@ function fallbackErrors(
     case "422":
       return [{ name: "Validation failed", code: "validation_failed", message: validationMessage(doc, requestBody) }];
     case "405": {
-      const methods = Object.keys(doc.paths?.[path] ?? {}).filter((key) => HTTP_METHODS.includes(key as HttpMethod));
+      const methods = HTTP_METHODS.filter((method) => doc.paths?.[path]?.[method] !== undefined);
       return [{ name: "Method not allowed", code: "method_not_allowed", message: `This route accepts ${methods.map((m) => m.toUpperCase()).join(", ")}.` }];
     }
     default:
