@@ -53,7 +53,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Per affiliate: players attributed, active players, first deposits, deposits, withdrawals, wagers, wins and net gaming result over a period (from inclusive, to exclusive, both instants), in minor units of one currency
+         * Affiliate report for a period
          * @description Per affiliate: players attributed, active players, first deposits, deposits,
          *     withdrawals, wagers, wins and net gaming result over a period (`from`
          *     inclusive, `to` exclusive, both instants), in minor units of one currency.
@@ -78,7 +78,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The affiliate report as CSV (text/csv), with the same filters and paging as GET /v1/affiliates/report
+         * Affiliate report as CSV
          * @description The affiliate report as CSV (`text/csv`), with the same filters and paging
          *     as `GET /v1/affiliates/report`. Errors answer in JSON like everywhere else.
          */
@@ -339,7 +339,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Publishes a draft: it becomes the configuration in force at once (for GET /v1/config and for every event processed from then on), the previously published version and every older draft become superseded
+         * Publish a draft configuration
          * @description Publishes a draft: it becomes the configuration in force at once (for
          *     `GET /v1/config` and for every event processed from then on), the
          *     previously published version and every older draft become `superseded`.
@@ -382,7 +382,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Replays the events received in [from, to) — processed ones, not repeats, in the order they were received, each at the instant it was applied — through configuration version, on a copy of the participants' state at from, in memory: nothing is written
+         * Backtest a configuration version on past events
          * @description Replays the events received in [`from`, `to`) — processed ones, not
          *     repeats, in the order they were received, each at the instant it was
          *     applied — through configuration `version`, on a copy of the participants'
@@ -419,7 +419,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Lists deliveries as {deliveries}, newest first, up to 200 (limit, then starting_after = the last id while has_more); filter with status (for example a routine that checks no pending delivery was left behind), kind (staff's queue: kind=manual&status=pending) and participant (one user's deliveries)
+         * List deliveries
          * @description Lists deliveries as `{deliveries}`, newest first, up to 200 (`limit`,
          *     then `starting_after` = the last `id` while `has_more`); filter with
          *     `status` (for example a routine that checks no `pending` delivery was left
@@ -448,7 +448,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Confirms that your system credited the reward (or that staff fulfilled a manual or partner one): the delivery becomes delivered, confirmed_at is set, external_ref, details and note are stored, the participant sees it delivered and reward.delivered is sent
+         * Confirm a delivery
          * @description Confirms that your system credited the reward (or that staff fulfilled a
          *     `manual` or `partner` one): the delivery becomes `delivered`,
          *     `confirmed_at` is set, `external_ref`, `details` and `note` are stored,
@@ -473,7 +473,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reports that your system could not credit the reward (or that staff reject a manual or partner one): the delivery becomes failed with fail_reason, the participant sees the failure, reward.delivery_failed is sent and, for a client_delivered one, club staff are notified in the administration console
+         * Fail a delivery
          * @description Reports that your system could not credit the reward (or that staff
          *     reject a `manual` or `partner` one): the delivery becomes `failed` with
          *     `fail_reason`, the participant sees the failure, `reward.delivery_failed`
@@ -496,13 +496,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The events received in the key's club and environment, most recent first, with the client's id and the number of effects each had
+         * List received events
          * @description The events received in the key's club and environment, most recent first, with the client's id and the number of effects each had.
          */
         get: operations["EventLog_list"];
         put?: never;
         /**
-         * Sends one event; the club's rules evaluate it and the answer lists the effects (XP, currencies, level and tier changes, mission progress, rewards — with delivery_id when your system must credit — badges, leaderboard points, tags)
+         * Send an event
          * @description Sends one event; the club's rules evaluate it and the answer lists the
          *     effects (XP, currencies, level and tier changes, mission progress, rewards —
          *     with `delivery_id` when your system must credit — badges, leaderboard points,
@@ -577,7 +577,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sends a test event: processed at once like POST /v1/events (the rules run and the effects apply to the participant, in the key's environment) with meta.test set to true, so rules can tell it apart, and listed in the event log
+         * Send a test event
          * @description Sends a test event: processed at once like `POST /v1/events` (the rules run
          *     and the effects apply to the participant, in the key's environment) with
          *     `meta.test` set to `true`, so rules can tell it apart, and listed in the
@@ -599,7 +599,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Lists the catalog by ascending id, limit games per page (1..500, default 100); filter by active, category and provider (exact match)
+         * List games
          * @description Lists the catalog by ascending `id`, `limit` games per page (1..500, default
          *     100); filter by `active`, `category` and `provider` (exact match). Page with
          *     `starting_after`: the last `id` of the previous page.
@@ -607,7 +607,7 @@ export interface paths {
         get: operations["Games_list"];
         put?: never;
         /**
-         * Upserts up to 5000 games (each id at most once, otherwise 422 naming the repeated entry); listed games become active
+         * Sync the game catalog
          * @description Upserts up to 5000 games (each `id` at most once, otherwise 422 naming the
          *     repeated entry); listed games become active. With `deactivate_missing: true`
          *     the catalog's games not in the list are deactivated, so send the whole
@@ -779,7 +779,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The participant's cashback: today's loss, what is waiting to be claimed, and the program's range (see CashbackState)
+         * Get the participant's cashback
          * @description The participant's cashback: today's loss, what is waiting to be claimed, and the program's range (see `CashbackState`).
          */
         get: operations["Me_getCashback"];
@@ -801,7 +801,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Claims every finished day waiting in availableDays (mode: claim): the total is paid as a cash delivery (reward.delivery_requested with payload.kind cash and amount_cents), then cashback.credited is sent
+         * Claim cashback
          * @description Claims every finished day waiting in `availableDays` (`mode: claim`): the
          *     total is paid as a cash delivery (`reward.delivery_requested` with
          *     `payload.kind` `cash` and `amount_cents`), then `cashback.credited` is sent.
@@ -850,7 +850,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Redeems a promotional code: grants its reward (as check-in and the wheel grant theirs) and sends code.redeemed
+         * Redeem a promotional code
          * @description Redeems a promotional code: grants its reward (as check-in and the wheel
          *     grant theirs) and sends `code.redeemed`. A refused code grants nothing.
          */
@@ -869,7 +869,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What a participant front end needs to draw the club (theme, currencies, home blocks, module cards, FAQ, avatars, icons, levels, tiers with their benefits, the check-in calendar, the wheel's slices, the store, rewards, missions and the legal note), never the configuration's server-only parts
+         * Get the club as the participant's front end draws it
          * @description What a participant front end needs to draw the club (theme, currencies,
          *     home blocks, module cards, FAQ, avatars, icons, levels, tiers with their
          *     benefits, the check-in calendar, the wheel's slices, the store, rewards,
@@ -942,7 +942,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The participant's missions in their current period, with progress and what can be claimed (see MyMission)
+         * List the participant's missions
          * @description The participant's missions in their current period, with progress and what can be claimed (see `MyMission`).
          */
         get: operations["Me_listMissions"];
@@ -964,7 +964,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Claims the reward of a completed mission that is claimed by hand (claim: manual; the list shows claimable: true)
+         * Claim a mission's reward
          * @description Claims the reward of a completed mission that is claimed by hand
          *     (`claim: manual`; the list shows `claimable: true`). Grants the mission's
          *     reward once per period; a `client_delivered` reward creates a delivery and
@@ -1046,7 +1046,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The participant's level progress, the club's level table and the balances (the same shape as GET /v1/participants/{external_id}/progress)
+         * Get the participant's progress
          * @description The participant's level progress, the club's level table and the balances (the same shape as `GET /v1/participants/{external_id}/progress`).
          */
         get: operations["Me_getProgress"];
@@ -1128,7 +1128,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Buys a store item: the participant-surface form of POST /v1/redemptions, with the same result and rules (the cost is debited and the reward granted in one transaction; sends store.purchased, and reward.delivery_requested for a client_delivered reward)
+         * Buy a store item
          * @description Buys a store item: the participant-surface form of `POST /v1/redemptions`,
          *     with the same result and rules (the cost is debited and the reward granted
          *     in one transaction; sends `store.purchased`, and
@@ -1152,7 +1152,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The current and previous edition of every enabled tournament and official track (see the Tournaments models for scoring, ties and settlement): the participant's score and rank, the top limit rows, the prizes by rank range and, for official tracks, the live pool
+         * List tournaments with the participant's standing
          * @description The current and previous edition of every enabled tournament and official
          *     track (see the Tournaments models for scoring, ties and settlement): the
          *     participant's score and rank, the top `limit` rows, the prizes by rank
@@ -1197,7 +1197,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotates the participant's provably fair seed pair: reveals the server seed in use (so every spin drawn with it can be verified) and commits to a new one with client_seed (random when omitted), nonce 0
+         * Rotate the provably fair wheel seed
          * @description Rotates the participant's provably fair seed pair: reveals the server
          *     seed in use (so every spin drawn with it can be verified) and commits to a
          *     new one with `client_seed` (random when omitted), nonce 0. See `WheelFairness`.
@@ -1264,7 +1264,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Creates the participant or updates its profile (see ParticipantUpsert for how omitted and null fields behave)
+         * Create or update a participant
          * @description Creates the participant or updates its profile (see `ParticipantUpsert` for
          *     how omitted and null fields behave). Answers 200 in both cases.
          */
@@ -1285,7 +1285,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Several participants' level and XP in one call: 1 to 200 external ids (otherwise 422 validation_failed naming body.external_ids)
+         * Get several participants' progress
          * @description Several participants' level and XP in one call: 1 to 200 external ids
          *     (otherwise 422 `validation_failed` naming `body.external_ids`). Items come in
          *     the requested order; ids that do not exist in the club are omitted (no 404).
@@ -1345,7 +1345,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The participant's level progress and the club's level table, computed from the current state (history is not recomputed)
+         * Get a participant's progress
          * @description The participant's level progress and the club's level table, computed from
          *     the current state (history is not recomputed). Answered with
          *     `Cache-Control: private, max-age=15`.
@@ -1369,7 +1369,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Changes the participant's external_id (secret key only: a participant token gets 403 secret_key_required)
+         * Change a participant's external_id
          * @description Changes the participant's `external_id` (secret key only: a participant
          *     token gets 403 `secret_key_required`). After it, the old id answers 404.
          *
@@ -1400,7 +1400,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Issues a participant token (a JWT signed with the club's secret for this environment) for the participant surface /v1/me/*
+         * Issue a participant token
          * @description Issues a participant token (a JWT signed with the club's secret for this
          *     environment) for the participant surface `/v1/me/*`. The body is optional:
          *     `ttl_seconds` is 60..86400, 900 (15 minutes) when omitted. The participant
@@ -1421,7 +1421,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The participant's provably fair spins, most recent first, with seeds (the server seed once revealed), nonces, weights and outcomes
+         * List a participant's wheel spins
          * @description The participant's provably fair spins, most recent first, with seeds (the server seed once revealed), nonces, weights and outcomes.
          */
         get: operations["WheelAudit_list"];
@@ -1443,7 +1443,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Redeems a priced reward for a participant: the cost is debited from the participant's balance and the reward granted, in one transaction (a client_delivered reward creates a pending delivery and reward.delivery_requested is sent, with source redemption:<reward_code>)
+         * Redeem a reward for a participant
          * @description Redeems a priced reward for a participant: the cost is debited from the
          *     participant's balance and the reward granted, in one transaction (a
          *     `client_delivered` reward creates a pending delivery and
@@ -1699,7 +1699,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Moves the test clock forward to to (a clock starts at real now) and, before answering, runs all the work that falls due, in time order: the clock moves one day at a time at most and every scheduled task runs for the test environment at each step
+         * Advance the test clock
          * @description Moves the test clock forward to `to` (a clock starts at real now) and,
          *     before answering, runs all the work that falls due, in time order: the
          *     clock moves one day at a time at most and every scheduled task runs for
@@ -1723,7 +1723,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rolls the participant-token signing secret of the caller's club and environment: new tokens are signed with a new secret; tokens signed with the previous one keep verifying for expire_old_after_seconds (0: they stop at once; tokens live at most a day anyway)
+         * Roll the participant-token signing secret
          * @description Rolls the participant-token signing secret of the caller's club and
          *     environment: new tokens are signed with a new secret; tokens signed with the
          *     previous one keep verifying for `expire_old_after_seconds` (0: they stop at
@@ -1745,7 +1745,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every enabled tournament and official track (per currency wagered, BRL when none yet) with its current and previous editions
+         * List tournaments and their editions
          * @description Every enabled tournament and official track (per currency wagered, BRL when none yet) with its current and previous editions.
          */
         get: operations["Tournaments_list"];
@@ -1904,7 +1904,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sends a failed or succeeded sending again, now, with the same body and X-Clube-Delivery (so the envelope id lets the receiver recognise a repeat): status becomes pending, attempts restarts at 0 and the full retry schedule applies again
+         * Resend a webhook sending
          * @description Sends a `failed` or `succeeded` sending again, now, with the same body and
          *     `X-Clube-Delivery` (so the envelope `id` lets the receiver recognise a
          *     repeat): `status` becomes `pending`, `attempts` restarts at 0 and the full
@@ -1929,7 +1929,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * cashback.credited: cashback was paid: a day's cashback at the program's hour (auto mode), or the days the participant claimed (claim mode)
+         * cashback.credited
          * @description `cashback.credited`: cashback was paid: a day's cashback at the program's `hour` (`auto` mode), or the days the participant claimed (`claim` mode). A participant notice, sent only when named.
          */
         post: operations["webhook_cashback_credited"];
@@ -2009,7 +2009,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * message.requested: with the club's CRM in webhook mode, the service asks the client to send an e-mail or SMS to a participant
+         * message.requested
          * @description `message.requested`: with the club's CRM in webhook mode, the service asks
          *     the client to send an e-mail or SMS to a participant. Sent only for
          *     participants with the matching contact (`email` or `phone`). Part of the
@@ -2052,7 +2052,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * participant.created: a new participant joined the club (by POST /v1/participants, a token request, or a first event)
+         * participant.created
          * @description `participant.created`: a new participant joined the club (by `POST /v1/participants`, a token request, or a first event).
          */
         post: operations["webhook_participant_created"];
@@ -2072,7 +2072,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * referral.qualified: a referred participant fulfilled the club's qualify rule (referral.qualifyEvent with at least minAmount); both sides received their rewards
+         * referral.qualified
          * @description `referral.qualified`: a referred participant fulfilled the club's qualify rule (`referral.qualifyEvent` with at least `minAmount`); both sides received their rewards. Part of the default subscription.
          */
         post: operations["webhook_referral_qualified"];
@@ -2092,7 +2092,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reward.delivered: a delivery was confirmed (POST /v1/deliveries/{id}/confirm), by the client's system or, for a manual or partner reward, by club staff
+         * reward.delivered
          * @description `reward.delivered`: a delivery was confirmed (`POST /v1/deliveries/{id}/confirm`), by the client's system or, for a `manual` or `partner` reward, by club staff.
          */
         post: operations["webhook_reward_delivered"];
@@ -2112,7 +2112,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reward.delivery_failed: a delivery was marked failed (POST /v1/deliveries/{id}/fail); the participant sees the failure and, when the client's system failed it, club staff are warned
+         * reward.delivery_failed
          * @description `reward.delivery_failed`: a delivery was marked failed (`POST /v1/deliveries/{id}/fail`); the participant sees the failure and, when the client's system failed it, club staff are warned.
          */
         post: operations["webhook_reward_delivery_failed"];
@@ -2132,7 +2132,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reward.delivery_requested: the client's system must credit a reward (bonus, free spins, balance, cashback): a client_delivered reward was granted and a pending delivery created
+         * reward.delivery_requested
          * @description `reward.delivery_requested`: the client's system must credit a reward
          *     (bonus, free spins, balance, cashback): a `client_delivered` reward was
          *     granted and a pending delivery created. Credit it, then confirm it at
@@ -2156,7 +2156,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reward.granted: any reward was granted to a participant (informative; client_delivered rewards also get reward.delivery_requested)
+         * reward.granted
          * @description `reward.granted`: any reward was granted to a participant (informative; `client_delivered` rewards also get `reward.delivery_requested`).
          */
         post: operations["webhook_reward_granted"];
@@ -2176,7 +2176,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * store.purchased: the participant exchanged currency for a reward (the store, or POST /v1/redemptions); a repeated Idempotency-Key sends nothing
+         * store.purchased
          * @description `store.purchased`: the participant exchanged currency for a reward (the store, or `POST /v1/redemptions`); a repeated `Idempotency-Key` sends nothing.
          */
         post: operations["webhook_store_purchased"];
@@ -2196,7 +2196,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * tier.changed: the participant moved to another tier, up (a level up) or down (the monthly review with demotion: monthly_review)
+         * tier.changed
          * @description `tier.changed`: the participant moved to another tier, up (a level up) or down (the monthly review with `demotion: monthly_review`).
          */
         post: operations["webhook_tier_changed"];
@@ -2216,7 +2216,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * tournament.finished: an edition ended and was settled: its standings are final (events arriving later do not change them) and its prizes were paid, exactly once even with several workers
+         * tournament.finished
          * @description `tournament.finished`: an edition ended and was settled: its standings are
          *     final (events arriving later do not change them) and its prizes were paid,
          *     exactly once even with several workers. Sent once per edition, to
@@ -2239,7 +2239,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * webhook.test: sent to an endpoint when it is created and when its url changes, whatever it subscribes to, to check that the URL answers and verifies signatures
+         * webhook.test
          * @description `webhook.test`: sent to an endpoint when it is created and when its `url`
          *     changes, whatever it subscribes to, to check that the URL answers and
          *     verifies signatures. It is retried like any other event.
@@ -2331,7 +2331,10 @@ export interface components {
             code: components["schemas"]["PromoCode"];
             /** @description The affiliate's name, for the club's staff. */
             name: string;
-            /** @default active */
+            /**
+             * @description Default: `"active"`.
+             * @default active
+             */
             status?: components["schemas"]["AffiliateStatus"];
         };
         /** @description A page of affiliates, newest first. */
@@ -2553,7 +2556,9 @@ export interface components {
             participants: number;
             xp: number;
             /** @description Per currency code, in the currency's minor units. */
-            currencies_minor: Record<string, unknown>;
+            currencies_minor: {
+                [key: string]: number;
+            };
             rewards: number;
             /** @description Missions: completions. */
             completions: number;
@@ -2581,7 +2586,10 @@ export interface components {
             description?: string;
             /** @description An icon code (an `icons[].id`) or an image URL. */
             icon?: string;
-            /** @default ok */
+            /**
+             * @description Default: `"ok"`.
+             * @default ok
+             */
             compliance?: components["schemas"]["BenefitCompliance"];
         };
         /** @description One finished club day's cashback waiting to be claimed. */
@@ -2696,7 +2704,9 @@ export interface components {
             tiers: components["schemas"]["CashbackTierBand"][];
             welcome: components["schemas"]["CashbackWelcome"];
             /** @description Texts and display switches of the cashback screens, by key. */
-            text: Record<string, unknown>;
+            text: {
+                [key: string]: string | boolean;
+            };
             /**
              * @description The betting currency (ISO 4217) the program pays back. Only `bet.placed`
              *     and `bet.settled` events in this currency count toward a day's loss;
@@ -2745,7 +2755,9 @@ export interface components {
             tiers?: components["schemas"]["CashbackTierBandInput"][];
             welcome?: components["schemas"]["CashbackWelcomeUpdate"];
             /** @description Texts and display switches of the cashback screens, by key. */
-            text?: Record<string, unknown>;
+            text?: {
+                [key: string]: string | boolean;
+            };
             /** @description The betting currency whose bets count (others are ignored, not converted). */
             currency?: components["schemas"]["IsoCurrencyCode"];
             /** @description Which games' bets count, combined with the club-wide `games.exclude`; replaces the current filter as a whole. */
@@ -2929,10 +2941,15 @@ export interface components {
          *     nothing).
          */
         CheckinConfig: {
-            /** @default true */
+            /**
+             * @description Default: `true`.
+             * @default true
+             */
             enabled?: boolean;
             /**
              * @description Length of one check-in period, in days.
+             *
+             *     Default: `30`.
              * @default 30
              * @enum {number}
              */
@@ -2940,29 +2957,43 @@ export interface components {
             rewards: components["schemas"]["CheckinReward"][];
             /**
              * @description Calendar days (counting from 1) drawn highlighted, usually the bigger prizes.
+             *
+             *     Default: `[]`.
              * @default []
              */
             highlightDays?: components["schemas"]["CheckinHighlightDay"][];
-            /** @default month */
+            /**
+             * @description Default: `"month"`.
+             * @default month
+             */
             period?: components["schemas"]["CheckinPeriod"];
-            /** @default restart */
+            /**
+             * @description Default: `"restart"`.
+             * @default restart
+             */
             missedDay?: components["schemas"]["CheckinMissedDay"];
             /**
              * @description The club time zone (IANA name). Besides the check-in calendar it defines
              *     the club day used everywhere else: rule daily limits, mission periods and
              *     cashback days (those start at midnight, not at `resetHour`).
+             *
+             *     Default: `"America/Sao_Paulo"`.
              * @default America/Sao_Paulo
              */
             timezone?: string;
             /**
              * Format: int32
              * @description Hour of the day (0..23, in `timezone`) at which a new check-in day begins.
+             *
+             *     Default: `0`.
              * @default 0
              */
             resetHour?: number;
             /**
              * @description An event type (e.g. `deposit.confirmed`) the participant must have sent in
              *     the current check-in day before they can check in; `null`: no requirement.
+             *
+             *     Default: `null`.
              * @default null
              */
             requireEvent?: string | null;
@@ -3013,6 +3044,8 @@ export interface components {
              *     (`coins:10` with multiplier 2 grants 20 coins); a reward code is granted
              *     once whatever the multiplier. Amounts are rounded toward zero like rule
              *     quantities.
+             *
+             *     Default: `1`.
              * @default 1
              */
             multiplier?: number;
@@ -3511,6 +3544,8 @@ export interface components {
         ClubConfig: {
             /**
              * @description The club's display name.
+             *
+             *     Default: `"Clube"`.
              * @default Clube
              */
             name?: string;
@@ -3526,18 +3561,31 @@ export interface components {
             games?: components["schemas"]["GamesConfig"];
             /**
              * @description Evaluated in order for every event.
+             *
+             *     Default: `[]`.
              * @default []
              */
             rules?: components["schemas"]["RuleConfig"][];
-            /** @default [] */
+            /**
+             * @description Default: `[]`.
+             * @default []
+             */
             rewards?: components["schemas"]["RewardConfig"][];
-            /** @default [] */
+            /**
+             * @description Default: `[]`.
+             * @default []
+             */
             missions?: components["schemas"]["MissionConfig"][];
-            /** @default [] */
+            /**
+             * @description Default: `[]`.
+             * @default []
+             */
             tournaments?: components["schemas"]["TournamentConfig"][];
             officialTournaments?: components["schemas"]["OfficialTournamentsConfig"];
             /**
              * @description The blocks of the widget's home screen, top to bottom.
+             *
+             *     Default: `[{"block":"modules","enabled":true}]`.
              * @default [
              *       {
              *         "block": "modules",
@@ -3548,10 +3596,15 @@ export interface components {
             home?: components["schemas"]["HomeItem"][];
             /**
              * @description The cards of the `modules` block, in order.
+             *
+             *     Default: `[]`.
              * @default []
              */
             moduleCards?: components["schemas"]["ModuleCardConfig"][];
-            /** @default [] */
+            /**
+             * @description Default: `[]`.
+             * @default []
+             */
             faq?: components["schemas"]["FaqItem"][];
             /** @description How messages reach participants outside the widget; absent: inbox only. */
             crm?: components["schemas"]["CrmConfig"];
@@ -3559,17 +3612,23 @@ export interface components {
             messageTemplates?: components["schemas"]["MessageTemplateConfig"][];
             /**
              * @description Avatars a participant can choose from.
+             *
+             *     Default: `[]`.
              * @default []
              */
             avatars?: components["schemas"]["ImageAsset"][];
             /**
              * @description Club icons, named by `id` from `icon`, `badge` and `illustration` fields.
+             *
+             *     Default: `[]`.
              * @default []
              */
             icons?: components["schemas"]["ImageAsset"][];
             /**
              * @description Browser origins (e.g. `https://cassino.example.com`) allowed to call the
              *     participant routes `/v1/me/*` with a participant token (CORS).
+             *
+             *     Default: `[]`.
              * @default []
              */
             allowedOrigins?: string[];
@@ -3703,12 +3762,16 @@ export interface components {
              *     recipient, subject, body) for participants with a stored e-mail (channel
              *     `email`) or else a phone (channel `sms`), and the client sends it.
              *     `off`: inbox notifications only.
+             *
+             *     Default: `"off"`.
              * @default off
              * @enum {string}
              */
             mode?: "off" | "webhook";
             /**
              * @description The locale messages are rendered in (see `messageTemplates[].texts`).
+             *
+             *     Default: `"pt-BR"`.
              * @default pt-BR
              */
             locale?: string;
@@ -3744,18 +3807,24 @@ export interface components {
             name: string;
             /**
              * @description An icon code (an `icons[].id` or a built-in icon) or an image URL.
+             *
+             *     Default: `"coin"`.
              * @default coin
              */
             icon?: string;
             /**
              * Format: int32
              * @description Digits after the decimal point, i.e. the size of the minor unit (0: whole units only).
+             *
+             *     Default: `0`.
              * @default 0
              */
             decimals?: number;
             /**
              * @description Days after which each credited amount expires (consumed oldest first);
              *     `null`: credits never expire.
+             *
+             *     Default: `null`.
              * @default null
              */
             expiresInDays?: number | null;
@@ -3922,7 +3991,9 @@ export interface components {
             title: string;
             type: components["schemas"]["RewardType"];
             /** @description What to credit; `kind` (`cash`, `bonus`, `free_spins`, `other`) says what, as in `reward.delivery_requested`. Free-form for `manual` and `partner` rewards. */
-            payload: Record<string, unknown>;
+            payload: {
+                [key: string]: unknown;
+            };
         };
         /**
          * @description A delivery's state: created `pending` when a reward someone must hand over
@@ -4076,6 +4147,8 @@ export interface components {
             amount?: components["schemas"]["EventAmount"];
             /**
              * @description ISO 4217 code, any three letters in either case (`brl` is read as `BRL`); stored and used in upper case.
+             *
+             *     Default: `"BRL"`.
              * @default BRL
              */
             currency?: components["schemas"]["EventCurrencyCode"];
@@ -4083,6 +4156,8 @@ export interface components {
             occurred_at?: components["schemas"]["Instant"];
             /**
              * @description Free-form details (game, payment method…); must carry no personal data. At most 4 levels deep (see `Meta`).
+             *
+             *     Default: `{}`.
              * @default {}
              */
             meta?: components["schemas"]["Meta"];
@@ -4203,11 +4278,20 @@ export interface components {
          *     three lists. An event without game meta matches no set.
          */
         GameFilter: {
-            /** @default [] */
+            /**
+             * @description Default: `[]`.
+             * @default []
+             */
             categories?: components["schemas"]["GameFilterCategory"][];
-            /** @default [] */
+            /**
+             * @description Default: `[]`.
+             * @default []
+             */
             providers?: components["schemas"]["GameFilterProvider"][];
-            /** @default [] */
+            /**
+             * @description Default: `[]`.
+             * @default []
+             */
             games?: components["schemas"]["GameRef"][];
         };
         /** @description A game category, matched against the event's `meta.game_type` (video-slots, live-casino, crash, roulette, table-games, fast-games...). */
@@ -4222,6 +4306,8 @@ export interface components {
         GameFilterScope: {
             /**
              * @description When not empty, only these games count.
+             *
+             *     Default: `{"categories":[],"providers":[],"games":[]}`.
              * @default {
              *       "categories": [],
              *       "providers": [],
@@ -4231,6 +4317,8 @@ export interface components {
             only?: components["schemas"]["GameFilter"];
             /**
              * @description These games never count.
+             *
+             *     Default: `{"categories":[],"providers":[],"games":[]}`.
              * @default {
              *       "categories": [],
              *       "providers": [],
@@ -4265,6 +4353,8 @@ export interface components {
         GamesConfig: {
             /**
              * @description Games that count for no rule, mission or tournament, in addition to each one's own filter.
+             *
+             *     Default: `{"categories":[],"providers":[],"games":[]}`.
              * @default {
              *       "categories": [],
              *       "providers": [],
@@ -4279,6 +4369,8 @@ export interface components {
             games: components["schemas"]["GameSyncEntry"][];
             /**
              * @description Deactivate the catalog's games that are not in `games` (send your whole catalog). Without it, games not listed are left as they are.
+             *
+             *     Default: `false`.
              * @default false
              */
             deactivate_missing?: boolean;
@@ -4393,6 +4485,8 @@ export interface components {
             block: components["schemas"]["HomeBlockName"];
             /**
              * @description A disabled block is not shown.
+             *
+             *     Default: `true`.
              * @default true
              */
             enabled?: boolean;
@@ -4610,7 +4704,9 @@ export interface components {
             /** @description The rendered text to send (the title when the template has no body). */
             body: string;
             /** @description Values for the template's placeholders (participant name, level, reward title…). */
-            variables: Record<string, unknown>;
+            variables: {
+                [key: string]: unknown;
+            };
         };
         /**
          * @description `message.requested`: with the club's CRM in webhook mode, the service asks
@@ -4676,7 +4772,9 @@ export interface components {
              * @description The texts by locale (`pt-BR`, `en`, …). The locale used is the club's
              *     `crm.locale`, then `pt-BR`, then `en`, then the first one given.
              */
-            texts: Record<string, unknown>;
+            texts: {
+                [key: string]: components["schemas"]["MessageTextConfig"];
+            };
         };
         /**
          * @description A message's text in one locale. `{{name}}` placeholders are replaced by the
@@ -4696,13 +4794,21 @@ export interface components {
          *     deeper document is 422 naming `body.meta`; its size is bounded by the body
          *     limit); strings follow `SafeString`.
          */
-        Meta: Record<string, unknown>;
+        Meta: {
+            [key: string]: components["schemas"]["MetaValue2"];
+        };
         /** @description A scalar value inside `meta`. */
         MetaLeaf: components["schemas"]["SafeString"] | number | boolean | null;
-        MetaValue2: components["schemas"]["MetaLeaf"] | components["schemas"]["MetaValue3"][] | Record<string, unknown>;
-        MetaValue3: components["schemas"]["MetaLeaf"] | components["schemas"]["MetaValue4"][] | Record<string, unknown>;
+        MetaValue2: components["schemas"]["MetaLeaf"] | components["schemas"]["MetaValue3"][] | {
+            [key: string]: components["schemas"]["MetaValue3"];
+        };
+        MetaValue3: components["schemas"]["MetaLeaf"] | components["schemas"]["MetaValue4"][] | {
+            [key: string]: components["schemas"]["MetaValue4"];
+        };
         /** @description `meta` values nested at most 4 levels deep (arrays and objects count a level each). */
-        MetaValue4: components["schemas"]["MetaLeaf"] | components["schemas"]["MetaLeaf"][] | Record<string, unknown>;
+        MetaValue4: components["schemas"]["MetaLeaf"] | components["schemas"]["MetaLeaf"][] | {
+            [key: string]: components["schemas"]["MetaLeaf"];
+        };
         /**
          * @description How a completed mission's reward is handed over.
          * @enum {string}
@@ -4794,6 +4900,8 @@ export interface components {
             description?: string;
             /**
              * @description An illustration code or image URL.
+             *
+             *     Default: `"target"`.
              * @default target
              */
             illustration?: string;
@@ -4801,19 +4909,30 @@ export interface components {
             event: components["schemas"]["EventName"];
             /**
              * @description All must hold for an event to count.
+             *
+             *     Default: `[]`.
              * @default []
              */
             conditions?: components["schemas"]["RuleFieldCondition"][];
             /** @description Which games' events count (combined with the club-wide `games.exclude`). */
             games?: components["schemas"]["GameFilterScope"];
             goal: components["schemas"]["MissionGoal"];
-            /** @default once */
+            /**
+             * @description Default: `"once"`.
+             * @default once
+             */
             period?: components["schemas"]["MissionPeriod"];
             /** @description What completing the mission grants. */
             reward: components["schemas"]["RewardReference"];
-            /** @default manual */
+            /**
+             * @description Default: `"manual"`.
+             * @default manual
+             */
             claim?: components["schemas"]["MissionClaim"];
-            /** @default true */
+            /**
+             * @description Default: `true`.
+             * @default true
+             */
             enabled?: boolean;
             /** @description When set, only participants with this tag see the mission and make progress. */
             audienceTag?: string;
@@ -4830,16 +4949,23 @@ export interface components {
             /**
              * Format: int32
              * @description Display position, ascending.
+             *
+             *     Default: `0`.
              * @default 0
              */
             order?: number;
         };
         /** @description When a mission is complete. */
         MissionGoal: {
-            /** @default count */
+            /**
+             * @description Default: `"count"`.
+             * @default count
+             */
             kind?: components["schemas"]["MissionGoalKind"];
             /**
              * @description Path into the event summed by `sum` goals (as in `RuleFieldCondition.field`).
+             *
+             *     Default: `"amount"`.
              * @default amount
              */
             field?: string;
@@ -4881,17 +5007,24 @@ export interface components {
         /** @description A card of the home screen's `modules` block, opening one widget module. */
         ModuleCardConfig: {
             module: components["schemas"]["ModuleCardModule"];
-            /** @default true */
+            /**
+             * @description Default: `true`.
+             * @default true
+             */
             enabled?: boolean;
             title: string;
             subtitle: string;
             /**
              * @description An illustration code or image URL.
+             *
+             *     Default: `"gift"`.
              * @default gift
              */
             illustration?: string;
             /**
              * @description Button text.
+             *
+             *     Default: `"Saiba mais"`.
              * @default Saiba mais
              */
             cta?: string;
@@ -5104,23 +5237,32 @@ export interface components {
          *     track's games.
          */
         OfficialPeriodSettings: {
-            /** @default true */
+            /**
+             * @description Default: `true`.
+             * @default true
+             */
             enabled?: boolean;
             /**
              * Format: double
              * @description Percent of the period's total wagers on the track that goes into its prize pool.
+             *
+             *     Default: `10`.
              * @default 10
              */
             poolPercent?: number;
             /**
              * Format: double
              * @description Fixed amount (main units) added to every pool.
+             *
+             *     Default: `0`.
              * @default 0
              */
             seed?: number;
             /**
              * @description Shares of the pool by final rank, in percent: `[50, 30, 20]` pays the
              *     winner half. The server refuses splits adding up to more than 100 (422).
+             *
+             *     Default: `[100]`.
              * @default [
              *       100
              *     ]
@@ -5129,6 +5271,8 @@ export interface components {
             /**
              * Format: double
              * @description Minimum total wager (main units) in the period to be ranked.
+             *
+             *     Default: `0`.
              * @default 0
              */
             minWager?: number;
@@ -5145,14 +5289,20 @@ export interface components {
         OfficialTournamentPeriod: "daily" | "monthly";
         /** @description Daily and monthly tournaments run by the service for every participant, funded by a share of wagers. */
         OfficialTournamentsConfig: {
-            /** @default false */
+            /**
+             * @description Default: `false`.
+             * @default false
+             */
             enabled?: boolean;
             /**
              * @description IANA time zone in which days and months of the official tournaments are cut.
+             *
+             *     Default: `"America/Sao_Paulo"`.
              * @default America/Sao_Paulo
              */
             timezone?: string;
             /**
+             * @description Default: `{"enabled":true,"poolPercent":10,"seed":0,"split":[100],"minWager":0}`.
              * @default {
              *       "enabled": true,
              *       "poolPercent": 10,
@@ -5165,6 +5315,7 @@ export interface components {
              */
             daily?: components["schemas"]["OfficialPeriodSettings"];
             /**
+             * @description Default: `{"enabled":true,"poolPercent":10,"seed":0,"split":[100],"minWager":0}`.
              * @default {
              *       "enabled": true,
              *       "poolPercent": 10,
@@ -5178,6 +5329,8 @@ export interface components {
             monthly?: components["schemas"]["OfficialPeriodSettings"];
             /**
              * @description Defaults to three tracks: `slots` (video slots), `aviator` (crash and fast games) and `ao-vivo` (live casino).
+             *
+             *     Default: `[{"id":"slots","title":"Slots","icon":"slots","enabled":true,"games":{"only":{"categories":["video-slots"],"providers":[],"games":[]},"exclude":{"categories":[],"providers":[],"games":[]}}},{"id":"aviator","title":"Aviator","icon":"slots","enabled":true,"games":{"only":{"categories":["crash","fast-games"],"providers":[],"games":[]},"exclude":{"categories":[],"providers":[],"games":[]}}},{"id":"ao-vivo","title":"Ao Vivo","icon":"slots","enabled":true,"games":{"only":{"categories":["live-casino"],"providers":[],"games":[]},"exclude":{"categories":[],"providers":[],"games":[]}}}]`.
              * @default [
              *       {
              *         "id": "slots",
@@ -5250,6 +5403,8 @@ export interface components {
             title: string;
             /**
              * @description An icon code or image URL.
+             *
+             *     Default: `"slots"`.
              * @default slots
              */
             icon?: string;
@@ -5257,7 +5412,10 @@ export interface components {
             image?: string;
             /** @description The games whose wagers count on this track. */
             games: components["schemas"]["GameFilterScope"];
-            /** @default true */
+            /**
+             * @description Default: `true`.
+             * @default true
+             */
             enabled?: boolean;
         };
         /** @description Data of `participant.created`. */
@@ -5352,7 +5510,9 @@ export interface components {
             /** @description Every configured currency, in the configured order. */
             currencies: components["schemas"]["CurrencyBalance"][];
             /** @description Free-form flags the club's surfaces use (for example which modules the participant has seen). */
-            flags: Record<string, unknown>;
+            flags: {
+                [key: string]: unknown;
+            };
         };
         /**
          * @description A participant's level progress, computed from the current state (history is
@@ -5395,11 +5555,15 @@ export interface components {
             new_external_id: string;
             /**
              * @description When a participant with the new id exists, merge it into this one (this participant owns the history). Without it such a rename is refused with 409.
+             *
+             *     Default: `false`.
              * @default false
              */
             merge?: boolean;
             /**
              * @description Perform the rename inside a transaction that is rolled back, and report what would change.
+             *
+             *     Default: `false`.
              * @default false
              */
             dry_run?: boolean;
@@ -5419,9 +5583,13 @@ export interface components {
             /** @description The renamed participant after the rename (and merge). */
             after: components["schemas"]["RenameSnapshot"];
             /** @description Per `table.column`, the number of rows where the old external id was replaced by the new one. */
-            rewritten: Record<string, unknown>;
+            rewritten: {
+                [key: string]: number;
+            };
             /** @description Per table, the number of rows moved from the merged participant to the renamed one. */
-            moved: Record<string, unknown>;
+            moved: {
+                [key: string]: number;
+            };
         };
         /**
          * @description A participant tag.
@@ -5475,12 +5643,16 @@ export interface components {
             /**
              * Format: int32
              * @description XP needed to go from level 1 to level 2.
+             *
+             *     Default: `1000`.
              * @default 1000
              */
             base?: number;
             /**
              * Format: int32
              * @description The highest level.
+             *
+             *     Default: `60`.
              * @default 60
              */
             maxLevel?: number;
@@ -5506,7 +5678,10 @@ export interface components {
             type: "progress_mission";
             /** @description A `missions[].id`. */
             mission: string;
-            /** @default 1 */
+            /**
+             * @description Default: `1`.
+             * @default 1
+             */
             increment?: components["schemas"]["RuleQuantity"];
         };
         /** @description The level after the current one. */
@@ -5542,9 +5717,15 @@ export interface components {
         ProgressionConfig: {
             curve: components["schemas"]["ProgressionCurve"];
             tiers: components["schemas"]["TierConfig"][];
-            /** @default [] */
+            /**
+             * @description Default: `[]`.
+             * @default []
+             */
             benefits?: components["schemas"]["BenefitConfig"][];
-            /** @default never */
+            /**
+             * @description Default: `"never"`.
+             * @default never
+             */
             demotion?: components["schemas"]["TierDemotion"];
         };
         /** @description How XP turns into levels: a preset formula or an explicit table. */
@@ -5586,6 +5767,8 @@ export interface components {
             max_redemptions?: number | null;
             /**
              * @description How many times one participant may redeem the code.
+             *
+             *     Default: `1`.
              * @default 1
              */
             per_participant_limit?: number;
@@ -5658,36 +5841,52 @@ export interface components {
          *     `minAmount`); then it qualifies and both sides receive their rewards.
          */
         ReferralConfig: {
-            /** @default true */
+            /**
+             * @description Default: `true`.
+             * @default true
+             */
             enabled?: boolean;
             /**
              * @description What the referrer receives when a referral qualifies.
+             *
+             *     Default: `"coins:200"`.
              * @default coins:200
              */
             referrerReward?: components["schemas"]["RewardSpec"];
             /**
              * @description What the referred participant receives when their referral qualifies; `null`: nothing.
+             *
+             *     Default: `"coins:100"`.
              * @default coins:100
              */
             referredReward?: components["schemas"]["RewardSpec"] | null;
-            /** @default deposit.confirmed */
+            /**
+             * @description Default: `"deposit.confirmed"`.
+             * @default deposit.confirmed
+             */
             qualifyEvent?: components["schemas"]["ReferralQualifyEvent"];
             /**
              * Format: double
              * @description Minimum `amount` (main units) of the qualifying event; ignored for
              *     `signup`, which carries no amount.
+             *
+             *     Default: `20`.
              * @default 20
              */
             minAmount?: number;
             /**
              * Format: int32
              * @description Referrals that count per referrer per club day; more are refused (409).
+             *
+             *     Default: `10`.
              * @default 10
              */
             dailyLimit?: number;
             /**
              * @description Base of the participant's share link; the participant's code is added as
              *     the `ref` query parameter. Empty: the program has no share link.
+             *
+             *     Default: `""`.
              * @default
              */
             shareUrl?: string;
@@ -5827,9 +6026,13 @@ export interface components {
             xp: number;
             level: number;
             /** @description Balance per currency code, in main units (exact for the currency's `decimals`), like `CurrencyBalance.balance`. */
-            balances: Record<string, unknown>;
+            balances: {
+                [key: string]: number;
+            };
             /** @description Rows of the merged participant dropped because the renamed one already had the same row (same event id, same badge, same mission period…), per table. */
-            duplicates_dropped: Record<string, unknown>;
+            duplicates_dropped: {
+                [key: string]: number;
+            };
         };
         /** @description A participant's identity and totals at one moment of a rename. */
         RenameSnapshot: {
@@ -5838,7 +6041,9 @@ export interface components {
             xp: number;
             level: number;
             /** @description Balance per currency code, in main units (exact for the currency's `decimals`), like `CurrencyBalance.balance`. */
-            balances: Record<string, unknown>;
+            balances: {
+                [key: string]: number;
+            };
         };
         /** @description A server seed no longer in use, revealed. */
         RevealedWheelSeed: {
@@ -5856,10 +6061,15 @@ export interface components {
             description?: string;
             /**
              * @description An illustration code or image URL.
+             *
+             *     Default: `"gift"`.
              * @default gift
              */
             illustration?: string;
-            /** @default internal */
+            /**
+             * @description Default: `"internal"`.
+             * @default internal
+             */
             type?: components["schemas"]["RewardType"];
             /**
              * @description Free-form details sent with the delivery (`reward.delivery_requested`).
@@ -5867,11 +6077,17 @@ export interface components {
              *     balance), `bonus` (`amount_cents` as bonus, with `rollover`), `free_spins`
              *     (`spins` in `game`), or `other`. For an `internal` reward, `currency` and
              *     `amount` credit the participant at grant (see `RewardType.internal`).
+             *
+             *     Default: `{}`.
              * @default {}
              */
-            payload?: Record<string, unknown>;
+            payload?: {
+                [key: string]: unknown;
+            };
             /**
              * @description Days after it is granted when an unused reward expires; `null`: never.
+             *
+             *     Default: `null`.
              * @default null
              */
             expiresInDays?: number | null;
@@ -5879,6 +6095,8 @@ export interface components {
             howToUse?: string;
             /**
              * @description Price in the store; `null`: not for sale (redeeming it answers 422 `reward_has_no_price`).
+             *
+             *     Default: `null`.
              * @default null
              */
             cost?: components["schemas"]["RewardCost"] | null;
@@ -6235,6 +6453,8 @@ export interface components {
              * @description Seconds the old key (or secret) keeps working beside the new one, so
              *     deployments can switch over; 0 (the default) retires it at once. At most
              *     7 days.
+             *
+             *     Default: `0`.
              * @default 0
              */
             expire_old_after_seconds?: number;
@@ -6251,21 +6471,32 @@ export interface components {
             /** @description Identifier, reported as `rule_id` on the effects it produces. */
             id: string;
             name?: string;
-            /** @default true */
+            /**
+             * @description Default: `true`.
+             * @default true
+             */
             enabled?: boolean;
             trigger: components["schemas"]["RuleTrigger"];
-            /** @default [] */
+            /**
+             * @description Default: `[]`.
+             * @default []
+             */
             conditions?: components["schemas"]["RuleCondition"][];
             /** @description Which games' events count (combined with the club-wide `games.exclude`). */
             games?: components["schemas"]["GameFilterScope"];
             effects: components["schemas"]["RuleEffect"][];
-            /** @default {} */
+            /**
+             * @description Default: `{}`.
+             * @default {}
+             */
             limits?: components["schemas"]["RuleLimits"];
             /**
              * @description A path into the event (`event.id`, `event.meta.round_id`, ...) whose value
              *     makes a run unique: the same value never fires this rule twice. When the
              *     event has no value at that path (for example an event sent without `id`),
              *     the run is not deduplicated.
+             *
+             *     Default: `"event.id"`.
              * @default event.id
              */
             idempotency?: string;
@@ -6320,7 +6551,9 @@ export interface components {
              *     key `xp` or a currency code caps the total the rule grants in that unit
              *     (main units): a grant is reduced to fit and dropped when nothing fits.
              */
-            per_participant_per_day?: Record<string, unknown>;
+            per_participant_per_day?: {
+                [key: string]: components["schemas"]["RuleDailyCap"];
+            };
             /**
              * Format: int32
              * @description Caps how many times the rule ever runs for one participant.
@@ -6922,16 +7155,22 @@ export interface components {
             muted: components["schemas"]["HexColor"];
             /**
              * @description Positive states (claimed, delivered).
+             *
+             *     Default: `"#22C55E"`.
              * @default #22C55E
              */
             success?: components["schemas"]["HexColor"];
             /**
              * @description Attention states (expiring, pending).
+             *
+             *     Default: `"#F59E0B"`.
              * @default #F59E0B
              */
             warning?: components["schemas"]["HexColor"];
             /**
              * @description Error and destructive states.
+             *
+             *     Default: `"#EF4444"`.
              * @default #EF4444
              */
             danger?: components["schemas"]["HexColor"];
@@ -6957,30 +7196,52 @@ export interface components {
             /**
              * Format: int32
              * @description Corner radius of cards and buttons, in CSS pixels.
+             *
+             *     Default: `16`.
              * @default 16
              */
             radius?: number;
             /**
              * @description Adds a soft glow in the primary colour around highlighted elements.
+             *
+             *     Default: `false`.
              * @default false
              */
             glow?: boolean;
-            /** @default flat */
+            /**
+             * @description Default: `"flat"`.
+             * @default flat
+             */
             cardStyle?: components["schemas"]["ThemeCardStyle"];
-            /** @default flat */
+            /**
+             * @description Default: `"flat"`.
+             * @default flat
+             */
             buttonStyle?: components["schemas"]["ThemeButtonStyle"];
-            /** @default solid */
+            /**
+             * @description Default: `"solid"`.
+             * @default solid
+             */
             background?: components["schemas"]["ThemeBackground"];
             /**
              * Format: uri
              * @description The background picture, used when `background` is `image`.
              */
             backgroundImage?: string;
-            /** @default shields */
+            /**
+             * @description Default: `"shields"`.
+             * @default shields
+             */
             badgeSet?: components["schemas"]["ThemeBadgeSet"];
-            /** @default flat */
+            /**
+             * @description Default: `"flat"`.
+             * @default flat
+             */
             illustrationStyle?: components["schemas"]["ThemeIllustrationStyle"];
-            /** @default full */
+            /**
+             * @description Default: `"full"`.
+             * @default full
+             */
             motionLevel?: components["schemas"]["ThemeMotionLevel"];
         };
         /**
@@ -7077,11 +7338,15 @@ export interface components {
             badge?: string;
             /**
              * @description Codes of `progression.benefits` this tier grants.
+             *
+             *     Default: `[]`.
              * @default []
              */
             benefits?: string[];
             /**
              * @description Marks a VIP tier (the widget highlights it; reported as `tier.vip` on the participant).
+             *
+             *     Default: `false`.
              * @default false
              */
             vip?: boolean;
@@ -7100,6 +7365,8 @@ export interface components {
         TokenRequest: {
             /**
              * @description Lifetime in seconds, 60 (1 minute) to 86400 (1 day). A token without `exp` or `iat`, or living longer than 86400 seconds, is refused with 401 `invalid_token`.
+             *
+             *     Default: `900`.
              * @default 900
              */
             ttl_seconds?: number;
@@ -7137,6 +7404,8 @@ export interface components {
             description?: string;
             /**
              * @description An illustration code or image URL.
+             *
+             *     Default: `"trophy"`.
              * @default trophy
              */
             illustration?: string;
@@ -7144,15 +7413,22 @@ export interface components {
             event: components["schemas"]["EventName"];
             /**
              * @description All must hold for an event to score.
+             *
+             *     Default: `[]`.
              * @default []
              */
             conditions?: components["schemas"]["RuleFieldCondition"][];
             /** @description Which games' events score (combined with the club-wide `games.exclude`). */
             games?: components["schemas"]["GameFilterScope"];
-            /** @default sum */
+            /**
+             * @description Default: `"sum"`.
+             * @default sum
+             */
             scoring?: components["schemas"]["TournamentScoring"];
             /**
              * @description Path into the event used by `sum` and `max_ratio` (as in `RuleFieldCondition.field`).
+             *
+             *     Default: `"amount"`.
              * @default amount
              */
             field?: string;
@@ -7160,16 +7436,24 @@ export interface components {
             startsAt: string;
             /** Format: date-time */
             endsAt: string;
-            /** @default none */
+            /**
+             * @description Default: `"none"`.
+             * @default none
+             */
             recurrence?: components["schemas"]["TournamentRecurrence"];
             prizes: components["schemas"]["TournamentPrize"][];
             /**
              * Format: double
              * @description Minimum score to receive a prize.
+             *
+             *     Default: `0`.
              * @default 0
              */
             minScore?: number;
-            /** @default true */
+            /**
+             * @description Default: `true`.
+             * @default true
+             */
             enabled?: boolean;
         };
         /**
@@ -7463,6 +7747,8 @@ export interface components {
             url: components["schemas"]["WebhookUrl"];
             /**
              * @description The events to send (at most 50 entries): names, or `reward.*`. Empty (the default): the default subscription `reward.*`, `referral.qualified`, `message.requested`. Repeated entries count once.
+             *
+             *     Default: `[]`.
              * @default []
              */
             events?: components["schemas"]["WebhookEventSelector"][];
@@ -7470,6 +7756,8 @@ export interface components {
             description?: string;
             /**
              * @description A disabled endpoint receives nothing; events are not kept for it.
+             *
+             *     Default: `true`.
              * @default true
              */
             enabled?: boolean;
@@ -7574,7 +7862,9 @@ export interface components {
             /** @description The environment of the key and the endpoint: test and live have separate endpoints. */
             env: components["schemas"]["Env"];
             /** @description What happened; the shape depends on `type`. */
-            data: Record<string, unknown>;
+            data: {
+                [key: string]: unknown;
+            };
         };
         /** @description An entry of an endpoint's `events`: an event name, or `reward.*` for the four `reward.` events. */
         WebhookEventSelector: components["schemas"]["SubscribableWebhookEvent"] | "reward.*";
@@ -7616,6 +7906,8 @@ export interface components {
             /**
              * Format: int32
              * @description How long the old secret keeps signing besides the new one, in seconds: 0 stops it at once; at most 7 days (604800). A rotation during an overlap replaces it: only the secret current at that moment keeps signing.
+             *
+             *     Default: `86400`.
              * @default 86400
              */
             expire_old_after_seconds?: number;
@@ -7735,17 +8027,27 @@ export interface components {
         WebhookUrl: string;
         /** @description The prize wheel. */
         WheelConfig: {
-            /** @default true */
+            /**
+             * @description Default: `true`.
+             * @default true
+             */
             enabled?: boolean;
-            /** @default classica */
+            /**
+             * @description Default: `"classica"`.
+             * @default classica
+             */
             style?: components["schemas"]["WheelStyle"];
             /**
              * @description First word of the wheel's title.
+             *
+             *     Default: `"ROLETA"`.
              * @default ROLETA
              */
             titleLeft?: string;
             /**
              * @description Second word of the wheel's title.
+             *
+             *     Default: `"GRATUITA"`.
              * @default GRATUITA
              */
             titleRight?: string;
@@ -7754,6 +8056,8 @@ export interface components {
             /**
              * Format: int32
              * @description Spins each participant gets per club day.
+             *
+             *     Default: `1`.
              * @default 1
              */
             spinsPerDay?: number;
@@ -7764,6 +8068,8 @@ export interface components {
              *     wheel whose slice ids, weights, rewards or `tierQty` differ from the
              *     published wheel's without a higher version publishes it with the
              *     published version + 1, so a version always names one set of odds.
+             *
+             *     Default: `1`.
              * @default 1
              */
             probabilityVersion?: number;
@@ -7828,6 +8134,8 @@ export interface components {
             /**
              * @description What the slice grants when the wheel stops here; `null`: nothing (a
              *     "try again" slice, even if it has a payload).
+             *
+             *     Default: `null`.
              * @default null
              */
             reward?: components["schemas"]["RewardReference"] | null;
@@ -7836,6 +8144,8 @@ export interface components {
              * Format: double
              * @description Relative chance of this slice: its probability is its weight divided by
              *     the sum of all weights. A weight of 0 never wins.
+             *
+             *     Default: `1`.
              * @default 1
              */
             weight?: number;
@@ -7845,7 +8155,9 @@ export interface components {
              *     instead: the number of an XP or currency `reward` (`coins:50`), otherwise
              *     the payload's `spins` (free spins) or `amount_cents` (bonus, cash).
              */
-            tierQty?: Record<string, unknown>;
+            tierQty?: {
+                [key: string]: components["schemas"]["WheelSliceTierQuantity"];
+            };
         };
         /**
          * @description The prize of a wheel slice, returned as `prize` in the spin result. When the
@@ -7931,7 +8243,9 @@ export interface components {
             /** @description The participant's reward record (`rwd_…`) when a reward was granted. */
             rewardId?: string | null;
             /** @description The slice's `payload` (`kind` free_spins, bonus or cash, with its amounts; the quantity for the participant's tier when the slice's `tierQty` sets one), when the slice has one. */
-            prize?: Record<string, unknown>;
+            prize?: {
+                [key: string]: unknown;
+            };
             spinsLeft: number;
             nextSpinAt: string | null;
             /** @description The wheel configuration's `probabilityVersion` the spin was drawn under. */
@@ -8010,7 +8324,9 @@ export interface components {
              *     `label`, `sublabel`, `image`, `reward` and `payload`. Weights and
              *     `tierQty` are never sent, so the odds stay on the server.
              */
-            slices: Record<string, unknown>[];
+            slices: {
+                [key: string]: unknown;
+            }[];
             spinsLeft: number;
             /** @description When the next spin becomes available while `spinsLeft` is 0 (the next club day); null while spins are left, or when `spinsPerDay` is 0. */
             nextSpinAt: string | null;
@@ -8077,6 +8393,21 @@ export interface components {
          * @example req_01HZX3M7Q4T9B2C6D8E0F1G2H3
          */
         RequestId: string;
+        /**
+         * @description The requests allowed per window for this caller (secret key, participant token, or source address for rejected credentials). Present once the caller is authenticated.
+         * @example 7
+         */
+        RateLimitLimitIfCounted: number;
+        /**
+         * @description The requests left in the current window: 0 on a 429. Present once the caller is authenticated.
+         * @example 0
+         */
+        RateLimitRemainingIfCounted: number;
+        /**
+         * @description Seconds until the current window ends. Present once the caller is authenticated.
+         * @example 7
+         */
+        RateLimitResetIfCounted: number;
     };
     pathItems: never;
 }
@@ -8102,6 +8433,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8122,6 +8456,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8143,6 +8480,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8167,6 +8507,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8178,6 +8521,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8203,6 +8549,9 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8213,6 +8562,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8233,6 +8585,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8254,6 +8609,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8264,6 +8622,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8274,6 +8635,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8284,6 +8648,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8308,6 +8675,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8319,6 +8689,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8344,6 +8717,9 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8354,6 +8730,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8374,6 +8753,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8395,6 +8777,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8405,6 +8790,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8415,6 +8803,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8425,6 +8816,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8449,6 +8843,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8460,6 +8857,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8498,6 +8898,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8518,6 +8921,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8539,6 +8945,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8563,6 +8972,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8574,6 +8986,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8614,6 +9029,9 @@ export interface operations {
                     /** @description `true` when more affiliates follow (the `has_more` of the JSON answer). */
                     "Clube-Has-More": "true" | "false";
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8634,6 +9052,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8655,6 +9076,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8679,6 +9103,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8690,6 +9117,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8714,6 +9144,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8734,6 +9167,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8744,6 +9180,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8765,6 +9204,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8789,6 +9231,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8800,6 +9245,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8828,6 +9276,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8838,6 +9289,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8858,6 +9312,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8868,6 +9325,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8889,6 +9349,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8899,6 +9362,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8909,6 +9375,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8933,6 +9402,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8944,6 +9416,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8980,6 +9455,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9000,6 +9478,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9021,6 +9502,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9045,6 +9529,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9056,6 +9543,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9093,6 +9583,9 @@ export interface operations {
                 headers: {
                     "Clube-Has-More": "true" | "false";
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9113,6 +9606,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9134,6 +9630,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9158,6 +9657,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9169,6 +9671,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9192,6 +9697,9 @@ export interface operations {
                     /** @description The seed allows the caller to cache the cashback program for 60 seconds. */
                     "Cache-Control": "private, max-age=60";
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9223,6 +9731,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9247,6 +9758,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9258,6 +9772,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9283,6 +9800,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9293,6 +9813,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9313,6 +9836,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9334,6 +9860,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9344,6 +9873,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9354,6 +9886,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9378,6 +9913,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9389,6 +9927,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9415,6 +9956,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9435,6 +9979,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9456,6 +10003,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9480,6 +10030,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9491,6 +10044,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9516,6 +10072,9 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9526,6 +10085,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9546,6 +10108,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9567,6 +10132,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9577,6 +10145,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9587,6 +10158,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9597,6 +10171,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9621,6 +10198,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9632,6 +10212,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9655,6 +10238,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9675,6 +10261,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9685,6 +10274,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9706,6 +10298,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9730,6 +10325,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9741,6 +10339,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9764,6 +10365,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9774,6 +10378,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9794,6 +10401,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9804,6 +10414,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9825,6 +10438,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9835,6 +10451,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9859,6 +10478,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9870,6 +10492,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9893,6 +10518,9 @@ export interface operations {
                     /** @description The seed allows the caller to cache the configuration for 60 seconds. */
                     "Cache-Control": "private, max-age=60";
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9924,6 +10552,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9948,6 +10579,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9959,6 +10593,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9982,6 +10619,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10002,6 +10642,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10012,6 +10655,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10047,6 +10693,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10058,6 +10707,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10079,6 +10731,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10099,6 +10754,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10109,6 +10767,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10144,6 +10805,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10155,6 +10819,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10180,6 +10847,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10190,6 +10860,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10210,6 +10883,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10231,6 +10907,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10241,6 +10920,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10255,6 +10937,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10279,6 +10964,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10290,6 +10978,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10315,6 +11006,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10325,6 +11019,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10345,6 +11042,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10355,6 +11055,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10376,6 +11079,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10386,6 +11092,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10396,6 +11105,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10406,6 +11118,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10430,6 +11145,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10441,6 +11159,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10467,6 +11188,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10487,6 +11211,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10508,6 +11235,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10532,6 +11262,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10543,6 +11276,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10573,6 +11309,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10583,6 +11322,9 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10603,6 +11345,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10613,6 +11358,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10634,6 +11382,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10644,6 +11395,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10668,6 +11422,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10679,6 +11436,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10711,6 +11471,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10742,6 +11505,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10766,6 +11532,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10777,6 +11546,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10804,6 +11576,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10814,6 +11589,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10834,6 +11612,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10855,6 +11636,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10865,6 +11649,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10875,6 +11662,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10885,6 +11675,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10909,6 +11702,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10920,6 +11716,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10947,6 +11746,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10957,6 +11759,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10977,6 +11782,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10998,6 +11806,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11008,6 +11819,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11018,6 +11832,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11028,6 +11845,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11052,6 +11872,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11063,6 +11886,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11093,6 +11919,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11113,6 +11942,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11134,6 +11966,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11158,6 +11993,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11169,6 +12007,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11206,6 +12047,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11218,6 +12062,9 @@ export interface operations {
                     /** @description Confirms the preference was honoured. */
                     "Preference-Applied": "respond-async";
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11228,6 +12075,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11259,6 +12109,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11269,6 +12122,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11279,6 +12135,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11289,6 +12148,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11313,6 +12175,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11324,6 +12189,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11352,6 +12220,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11364,6 +12235,9 @@ export interface operations {
                     /** @description Confirms the preference was honoured. */
                     "Preference-Applied": "respond-async";
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11374,6 +12248,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11405,6 +12282,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11415,6 +12295,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11425,6 +12308,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11449,6 +12335,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11460,6 +12349,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11485,6 +12377,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11495,6 +12390,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11515,6 +12413,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11536,6 +12437,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11546,6 +12450,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11556,6 +12463,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11580,6 +12490,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11591,6 +12504,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11623,6 +12539,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11654,6 +12573,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11678,6 +12600,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11689,6 +12614,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11714,6 +12642,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11724,6 +12655,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11755,6 +12689,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11765,6 +12702,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11775,6 +12715,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11799,6 +12742,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11810,6 +12756,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11894,6 +12843,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11925,6 +12877,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11949,6 +12904,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11960,6 +12918,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11986,6 +12947,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12006,6 +12970,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12027,6 +12994,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12051,6 +13021,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12062,6 +13035,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12083,6 +13059,9 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12103,6 +13082,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12124,6 +13106,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12148,6 +13133,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12159,6 +13147,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12183,6 +13174,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12203,6 +13197,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12213,6 +13210,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12234,6 +13234,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12258,6 +13261,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12269,6 +13275,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12297,6 +13306,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12307,6 +13319,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12327,6 +13342,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12337,6 +13355,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12358,6 +13379,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12368,6 +13392,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12378,6 +13405,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12402,6 +13432,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12413,6 +13446,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12434,6 +13470,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12465,6 +13504,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12500,6 +13542,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12511,6 +13556,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12532,6 +13580,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12563,6 +13614,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12598,6 +13652,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12609,6 +13666,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12630,6 +13690,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12661,6 +13724,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12696,6 +13762,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12707,6 +13776,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12728,6 +13800,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12759,6 +13834,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12785,6 +13863,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12809,6 +13890,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12820,6 +13904,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12841,6 +13928,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12872,6 +13962,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12907,6 +14000,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12918,6 +14014,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12939,6 +14038,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12970,6 +14072,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12996,6 +14101,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13020,6 +14128,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13031,6 +14142,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13056,6 +14170,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13081,6 +14198,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13108,6 +14228,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13118,6 +14241,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13128,6 +14254,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13152,6 +14281,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13163,6 +14295,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13193,6 +14328,9 @@ export interface operations {
                     /** @description A strong validator of this view: send it back in `If-None-Match` to get 304 while it is unchanged. */
                     ETag: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13205,6 +14343,9 @@ export interface operations {
                     "Cache-Control": "private, max-age=60";
                     ETag: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -13228,6 +14369,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13238,6 +14382,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13259,6 +14406,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13283,6 +14433,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13294,6 +14447,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13315,6 +14471,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13346,6 +14505,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13381,6 +14543,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13392,6 +14557,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13419,6 +14587,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13444,6 +14615,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13465,6 +14639,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13489,6 +14666,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13500,6 +14680,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13521,6 +14704,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13552,6 +14738,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13587,6 +14776,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13598,6 +14790,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13622,6 +14817,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13647,6 +14845,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13672,6 +14873,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13682,6 +14886,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13706,6 +14913,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13717,6 +14927,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13743,6 +14956,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13774,6 +14990,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13795,6 +15014,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13819,6 +15041,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13830,6 +15055,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13851,6 +15079,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13882,6 +15113,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13917,6 +15151,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13928,6 +15165,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13952,6 +15192,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13977,6 +15220,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13998,6 +15244,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14022,6 +15271,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14033,6 +15285,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14054,6 +15309,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14085,6 +15343,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14120,6 +15381,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14131,6 +15395,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14152,6 +15419,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14183,6 +15453,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14218,6 +15491,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14229,6 +15505,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14250,6 +15529,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14281,6 +15563,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14316,6 +15601,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14327,6 +15615,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14348,6 +15639,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14379,6 +15673,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14414,6 +15711,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14425,6 +15725,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14452,6 +15755,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14477,6 +15783,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14498,6 +15807,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14508,6 +15820,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14532,6 +15847,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14543,6 +15861,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14567,6 +15888,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14598,6 +15922,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14619,6 +15946,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14643,6 +15973,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14654,6 +15987,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14675,6 +16011,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14706,6 +16045,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14741,6 +16083,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14752,6 +16097,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14777,6 +16125,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14808,6 +16159,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14829,6 +16183,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14839,6 +16196,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14863,6 +16223,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14874,6 +16237,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14898,6 +16264,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14929,6 +16298,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14953,6 +16325,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14963,6 +16338,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14987,6 +16365,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14998,6 +16379,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15024,6 +16408,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15055,6 +16442,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15076,6 +16466,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15100,6 +16493,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15111,6 +16507,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15136,6 +16535,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15146,6 +16548,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15177,6 +16582,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15187,6 +16595,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15197,6 +16608,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15221,6 +16635,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15232,6 +16649,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15257,6 +16677,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15267,6 +16690,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15298,6 +16724,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15308,6 +16737,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15318,6 +16750,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15342,6 +16777,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15353,6 +16791,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15376,6 +16817,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15396,6 +16840,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15417,6 +16864,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15441,6 +16891,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15452,6 +16905,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15479,6 +16935,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15489,6 +16948,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15509,6 +16971,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15519,6 +16984,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15546,6 +17014,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15556,6 +17027,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15566,6 +17040,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15576,6 +17053,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15600,6 +17080,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15611,6 +17094,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15636,6 +17122,9 @@ export interface operations {
                     /** @description The answer may be cached privately (by the caller, never by a shared cache) for 15 seconds. */
                     "Cache-Control": "private, max-age=15";
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15656,6 +17145,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15677,6 +17169,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15701,6 +17196,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15712,6 +17210,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15739,6 +17240,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15749,6 +17253,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15769,6 +17276,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15779,6 +17289,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15800,6 +17313,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15810,6 +17326,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15820,6 +17339,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15830,6 +17352,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15854,6 +17379,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15865,6 +17393,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15892,6 +17423,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15902,6 +17436,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15933,6 +17470,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15943,6 +17483,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15953,6 +17496,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15981,6 +17527,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15992,6 +17541,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16020,6 +17572,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16040,6 +17595,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16050,6 +17608,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16071,6 +17632,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16095,6 +17659,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16106,6 +17673,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16134,6 +17704,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16144,6 +17717,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16164,6 +17740,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16185,6 +17764,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16195,6 +17777,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16205,6 +17790,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16215,6 +17803,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16239,6 +17830,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16250,6 +17844,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16275,6 +17872,9 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16285,6 +17885,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16305,6 +17908,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16326,6 +17932,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16336,6 +17945,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16346,6 +17958,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16356,6 +17971,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16380,6 +17998,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16391,6 +18012,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16417,6 +18041,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16437,6 +18064,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16458,6 +18088,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16482,6 +18115,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16493,6 +18129,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16518,6 +18157,9 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16528,6 +18170,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16548,6 +18193,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16569,6 +18217,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16579,6 +18230,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16589,6 +18243,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16613,6 +18270,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16624,6 +18284,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16648,6 +18311,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16668,6 +18334,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16678,6 +18347,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16699,6 +18371,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16723,6 +18398,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16734,6 +18412,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16758,6 +18439,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16778,6 +18462,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16788,6 +18475,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16809,6 +18499,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16819,6 +18512,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16843,6 +18539,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16854,6 +18553,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16882,6 +18584,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16892,6 +18597,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16912,6 +18620,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16922,6 +18633,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16943,6 +18657,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16953,6 +18670,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16963,6 +18683,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16987,6 +18710,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16998,6 +18724,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17026,6 +18755,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17046,6 +18778,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17067,6 +18802,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17091,6 +18829,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17102,6 +18843,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17126,6 +18870,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17146,6 +18893,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17156,6 +18906,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17177,6 +18930,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17201,6 +18957,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17212,6 +18971,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17237,6 +18999,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17247,6 +19012,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17267,6 +19035,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17288,6 +19059,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17298,6 +19072,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17322,6 +19099,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17333,6 +19113,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17354,6 +19137,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17374,6 +19160,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17395,6 +19184,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17419,6 +19211,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17430,6 +19225,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17561,6 +19359,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17581,6 +19382,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17602,6 +19406,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17626,6 +19433,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17637,6 +19447,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17660,6 +19473,9 @@ export interface operations {
                     /** @description Clears `clube_session`. */
                     "Set-Cookie": string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -17678,6 +19494,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17699,6 +19518,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17723,6 +19545,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17734,6 +19559,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17755,6 +19583,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17775,6 +19606,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17810,6 +19644,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17821,6 +19658,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17842,6 +19682,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17862,6 +19705,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17883,6 +19729,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17907,6 +19756,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17918,6 +19770,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17943,6 +19798,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17963,6 +19821,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17984,6 +19845,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17994,6 +19858,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18018,6 +19885,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18029,6 +19899,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18054,6 +19927,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18064,6 +19940,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18084,6 +19963,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18105,6 +19987,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18115,6 +20000,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18125,6 +20013,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18149,6 +20040,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18160,6 +20054,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18181,6 +20078,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18201,6 +20101,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18236,6 +20139,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18247,6 +20153,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18277,6 +20186,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18297,6 +20209,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18307,6 +20222,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18328,6 +20246,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18352,6 +20273,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18363,6 +20287,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18391,6 +20318,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18411,6 +20341,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18432,6 +20365,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18456,6 +20392,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18467,6 +20406,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18493,6 +20435,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18513,6 +20458,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18534,6 +20482,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18558,6 +20509,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18569,6 +20523,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18594,6 +20551,9 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18604,6 +20564,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18624,6 +20587,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18645,6 +20611,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18655,6 +20624,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18665,6 +20637,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18689,6 +20664,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18700,6 +20678,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18724,6 +20705,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18744,6 +20728,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18754,6 +20741,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18775,6 +20765,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18799,6 +20792,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18810,6 +20806,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18838,6 +20837,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18848,6 +20850,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18868,6 +20873,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18878,6 +20886,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18899,6 +20910,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18909,6 +20923,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18919,6 +20936,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18943,6 +20963,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18954,6 +20977,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18978,6 +21004,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18998,6 +21027,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19008,6 +21040,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19029,6 +21064,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19053,6 +21091,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19064,6 +21105,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19092,6 +21136,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19112,6 +21159,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19122,6 +21172,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19143,6 +21196,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19153,6 +21209,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19177,6 +21236,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19188,6 +21250,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19219,6 +21284,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19239,6 +21307,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19249,6 +21320,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19270,6 +21344,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19294,6 +21371,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19305,6 +21385,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19329,6 +21412,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19349,6 +21435,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19359,6 +21448,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19380,6 +21472,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19390,6 +21485,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19414,6 +21512,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19425,6 +21526,9 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
                     [name: string]: unknown;
                 };
                 content: {

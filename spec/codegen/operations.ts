@@ -190,9 +190,9 @@ type SuccessStatus<Op extends OperationId> = (OperationSpecOf<Op>["successStatus
 type ResponseBody<R> = R extends { content: { "application/json": infer Body } }
   ? Body
   : R extends { content: { [mediaType: string]: infer Body } } ? Body : undefined;
-/** The documented headers a handler sets: the index signature and X-Request-Id (set by the server) removed. */
+/** The documented headers a handler sets: the index signature, X-Request-Id and RateLimit-* (set by the server's middleware) removed. */
 type ResponseHeaders<R> = R extends { headers: infer H }
-  ? { [K in keyof H as string extends K ? never : K extends "X-Request-Id" ? never : K]: H[K] }
+  ? { [K in keyof H as string extends K ? never : K extends "X-Request-Id" | \`RateLimit-\${string}\` ? never : K]: H[K] }
   : {};
 type WithHeaders<H> = {} extends H ? { headers?: H } : { headers: H };
 

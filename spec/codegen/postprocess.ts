@@ -2,6 +2,8 @@
 // the emitted document. Pure (document in, new document out) so it is unit-tested
 // on small inputs and the output is reproducible byte for byte.
 import { effectiveSecurity, listOperations, type JsonSchema, type OpenApiDocument, type ResponseObject } from "./document.js";
+import { forIndependentTools } from "./interop.js";
+import { forReference, loadGuides } from "./reference.js";
 
 /** The extension a webhook body model carries in TypeSpec: `@extension("x-webhook-event", "level.up")`. */
 const WEBHOOK_EVENT_EXTENSION = "x-webhook-event";
@@ -48,7 +50,7 @@ export function postprocess(input: OpenApiDocument): OpenApiDocument {
     doc.webhooks = { ...doc.webhooks, ...webhooks };
     addWebhooksTag(doc);
   }
-  return doc;
+  return forReference(forIndependentTools(doc), loadGuides());
 }
 
 function addLicenseIdentifier(doc: OpenApiDocument): void {

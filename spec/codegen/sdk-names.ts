@@ -15,6 +15,8 @@ const RESOURCE_OF_TAG: Record<string, string> = {
 
 /** operationId → `resource.method`, where the derived name is not the right one. */
 const NAME_OF_OPERATION: Record<string, string> = {
+  // The calling key's description shares the "API keys" tag but is its own resource.
+  Keys_get: "key.get",
   Participants_progressBatch: "participants.progressMany",
   Participants_createToken: "participants.token",
   EventLog_sendTest: "events.test",

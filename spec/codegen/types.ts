@@ -4,9 +4,10 @@
 import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 import { GENERATED_HEADER } from "./banner.js";
 import type { OpenApiDocument } from "./document.js";
+import { withServerDefaults } from "./interop.js";
 
 export async function generateTypes(doc: OpenApiDocument): Promise<string> {
-  const ast = await openapiTS(doc as unknown as OpenAPI3, {
+  const ast = await openapiTS(withServerDefaults(doc) as unknown as OpenAPI3, {
     // A field with a default stays optional in request types: callers may omit it.
     defaultNonNullable: false,
     // Free-form objects (`meta`, `payload`, `flags`: no properties listed) become Record<string, unknown>, not Record<string, never>.

@@ -11,6 +11,7 @@ import {
   type OpenApiDocument,
   type ParameterObject,
 } from "./document.js";
+import { withServerDefaults } from "./interop.js";
 import { guardStrings } from "./safe-strings.js";
 import { dispatchByType } from "./type-dispatch.js";
 
@@ -163,7 +164,7 @@ function qualifyRefs(schema: JsonSchema): JsonSchema {
 }
 
 function ajvReadyDocument(doc: OpenApiDocument): JsonSchema {
-  const withoutMappings = mapDeep(doc, (key, value) => {
+  const withoutMappings = mapDeep(withServerDefaults(doc), (key, value) => {
     if (key !== "discriminator" || typeof value !== "object" || value === null) return value;
     const { mapping: _mapping, ...rest } = value as Record<string, unknown>;
     return rest;

@@ -186,7 +186,7 @@ describe("postprocess", () => {
     expect(responses).toBe(11);
     // A header the operation already documented stays.
     const accepted = (output.paths!["/v1/things/{external_id}"].post as any).responses["202"];
-    expect(Object.keys(accepted.headers)).toEqual(["Retry-After", "X-Request-Id"]);
+    expect(Object.keys(accepted.headers)).toEqual(["Retry-After", "X-Request-Id", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]);
   });
 
   it("declares the HTTP layer's 405, 415 (JSON body) and 429 (authenticated) on each operation, in status order", () => {

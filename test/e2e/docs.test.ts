@@ -9,27 +9,21 @@ import { envFor, freePort, startServe, type ClubeServer } from "./clube-command.
 
 /**
  * The API reference at /docs, opened in headless Chromium as a developer
- * would open the URL `npm start` prints: Swagger UI must render every
- * operation of the contract, grouped by tag, from this server alone (no CDN:
- * the reference has to work offline and inside a client's private network).
+ * would open the URL `npm start` prints: Redoc renders the contract from this
+ * server alone (no CDN: the reference has to work offline and inside a
+ * client's private network), with the guides first, and a developer finds an
+ * operation by searching and copies its @clube/node sample.
  */
 
 const VIEWPORT = { width: 1280, height: 900 };
-const RENDER_TIMEOUT_MS = 60_000; // Swagger UI parses a ~700 kB document; ~10 s on a busy 2-core machine
+// Redoc parses the whole contract before it draws: seconds on an idle machine, far more on a busy shared one.
+const RENDER_TIMEOUT_MS = 120_000;
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-const HTTP_METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
 
 interface OpenApiDocument {
-  tags: { name: string }[];
-  paths: Record<string, Record<string, unknown>>;
-  webhooks: Record<string, Record<string, unknown>>;
-}
-
-/** Operations under `paths` and under `webhooks`: Swagger UI draws one block for each. */
-function operationCount(document: OpenApiDocument): number {
-  const count = (items: Record<string, Record<string, unknown>>) =>
-    Object.values(items).reduce((sum, item) => sum + Object.keys(item).filter((key) => HTTP_METHODS.has(key)).length, 0);
-  return count(document.paths) + count(document.webhooks);
+  tags: { name: string; "x-traitTag"?: boolean }[];
+  "x-tagGroups": { name: string; tags: string[] }[];
+  paths: Record<string, Record<string, { operationId?: string; "x-codeSamples"?: { label: string; source: string }[] }>>;
 }
 
 describe("API reference page (/docs) in Chromium", () => {
@@ -37,45 +31,93 @@ describe("API reference page (/docs) in Chromium", () => {
   let server: ClubeServer;
   let browser: Browser;
   let page: Page;
+  let contract: OpenApiDocument;
   const requested: string[] = [];
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
     target = await createTestDatabase("sqlite");
     server = await startServe({ ...envFor(target), PORT: await freePort() });
+    contract = (await (await fetch(`${server.url}/openapi.json`)).json()) as OpenApiDocument;
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: VIEWPORT });
+    const context = await browser.newContext({ viewport: VIEWPORT });
+    page = await context.newPage();
+    // What Redoc's copy button puts on the clipboard: it copies the selection of a scratch
+    // textarea, so the `copy` event's target holds the text (headless Chromium has no system clipboard).
+    await page.addInitScript(() => {
+      const copied: string[] = [];
+      (window as unknown as { copied: string[] }).copied = copied;
+      document.addEventListener("copy", (event) => {
+        const target = event.target as HTMLTextAreaElement | null;
+        const text = target && typeof target.value === "string" ? target.value.slice(target.selectionStart, target.selectionEnd) : "";
+        copied.push(text || String(document.getSelection()));
+      });
+    });
     page.on("request", (request) => requested.push(request.url()));
     page.on("pageerror", (error) => pageErrors.push(error.message));
     await page.goto(server.docsUrl);
-    await page.locator(".opblock").first().waitFor({ timeout: RENDER_TIMEOUT_MS });
-  }, 120_000);
+    await page.getByPlaceholder("Search...").waitFor({ timeout: RENDER_TIMEOUT_MS });
+  }, RENDER_TIMEOUT_MS + 60_000);
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
     await target?.drop();
   });
 
-  it("renders one block per operation and webhook of the contract, grouped in the contract's tags", async () => {
-    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as OpenApiDocument;
-    const tags = await page.locator(".opblock-tag").evaluateAll((headings) => headings.map((heading) => heading.getAttribute("data-tag")));
-    expect(tags).toEqual(document.tags.map((tag) => tag.name));
-    expect(tags).toEqual(expect.arrayContaining(["Participants", "Events", "Me", "Webhook endpoints"]));
-    expect(await page.locator(".opblock").count()).toBe(operationCount(document));
+  it("lists the guides first, then the tags in the order a user integrates", async () => {
+    const groups = contract["x-tagGroups"].map((group) => group.name);
+    expect(groups[0]).toBe("Guides");
+    expect(groups.indexOf("Integrate")).toBeLessThan(groups.indexOf("Manage"));
+    const integrate = contract["x-tagGroups"].find((group) => group.name === "Integrate")!.tags;
+    expect(integrate.slice(0, 4)).toEqual(["Participants", "Events", "Deliveries", "Redemptions"]);
+    // Every tag is in a group: Redoc leaves out a tag no group names.
+    expect(new Set(contract["x-tagGroups"].flatMap((group) => group.tags))).toEqual(new Set(contract.tags.map((tag) => tag.name)));
 
-    const sendEvent = page.locator('.opblock-tag-section:has([data-tag="Events"]) .opblock-post .opblock-summary-path[data-path="/v1/events"]');
-    expect(await sendEvent.count()).toBe(1);
+    const menu = page.locator("ul[role=menu] label");
+    const menuText = (await menu.allInnerTexts()).join("\n");
+    for (const guide of ["Getting started", "Webhooks and signatures", "Participant tokens and the widget", "The club configuration", "Testing with test clocks"]) {
+      expect(menuText).toContain(guide);
+    }
     expect(pageErrors).toEqual([]);
+  });
+
+  it("finds the redemption operation by search and copies its @clube/node sample", async () => {
+    await page.getByPlaceholder("Search...").fill("redemption");
+    const result = page.locator('[data-role="search:results"] li, [role=search] li').filter({ hasText: "Redeem a reward for a participant" }).first();
+    await result.waitFor({ timeout: 30_000 });
+    await result.click();
+
+    const operation = page.locator('[id="operation/Redemptions_create"]');
+    await operation.waitFor({ timeout: 30_000 });
+    await operation.getByRole("tab", { name: "@clube/node" }).click();
+    const panel = operation.locator('[role=tabpanel]:visible').filter({ hasText: "@clube/node" }).first();
+    await panel.getByText("Copy", { exact: true }).click();
+
+    const copied = await page.evaluate(() => (window as unknown as { copied: string[] }).copied.at(-1) ?? "");
+    const expected = contract.paths["/v1/redemptions"].post["x-codeSamples"]!.find((sample) => sample.label === "@clube/node")!.source;
+    expect(copied.trim()).toBe(expected.trim());
+    expect(copied).toContain('import { Clube } from "@clube/node";');
+    expect(copied).toContain("clube.redemptions.create(");
   });
 
   it("loads everything from this machine (no CDN)", () => {
     expect(requested).toContain(`${server.url}/openapi.json`);
-    const offMachine = requested.filter((url) => !url.startsWith("data:") && !LOOPBACK_HOSTS.has(new URL(url).hostname));
+    const offMachine = requested.filter((url) => !url.startsWith("data:") && !url.startsWith("blob:") && !LOOPBACK_HOSTS.has(new URL(url).hostname));
     expect(offMachine).toEqual([]);
   });
 
-  it("saves a screenshot of the Participants operations", async ({ annotate }) => {
-    await page.locator('[data-tag="Participants"]').scrollIntoViewIfNeeded();
+  it("serves /openapi.json compressed and readable from any origin", async () => {
+    for (const encoding of ["br", "gzip"]) {
+      const response = await fetch(`${server.url}/openapi.json`, { headers: { "Accept-Encoding": encoding, Origin: "https://editor.example" } });
+      expect(response.headers.get("content-encoding")).toBe(encoding);
+      expect(response.headers.get("access-control-allow-origin")).toBe("*");
+      expect(response.headers.get("vary")).toMatch(/Accept-Encoding/i);
+      // fetch decodes the body: the document arrives whole.
+      expect(((await response.json()) as OpenApiDocument).paths["/v1/redemptions"]).toBeDefined();
+    }
+  });
+
+  it("saves a screenshot of the reference", async ({ annotate }) => {
     const file = join(await mkdtemp(join(tmpdir(), "clube-docs-")), "docs.png");
     await page.screenshot({ path: file });
     const png = await readFile(file);

@@ -10,6 +10,11 @@ import type { OperationId } from "../../sdk-shared/src/operation-types.js";
 import { Clube } from "../../sdk-node/src/index.js";
 import { startPrism, type PrismServer } from "../support/prism.js";
 import { operationIds, requestExample, responseExample } from "./contract-examples.js";
+import { readFileSync } from "node:fs";
+import { schemaValidators } from "../../generated/validators.js";
+import type { OpenApiDocument } from "../../spec/codegen/document.js";
+
+const contract = JSON.parse(readFileSync(new URL("../../generated/openapi.json", import.meta.url), "utf8")) as OpenApiDocument;
 
 /** Exports answering text (CSV) have no SDK method: they are fetched as files (spec/codegen/sdk.ts). */
 const TEXT_EXPORTS = new Set(["AffiliateReports_reportCsv", "AuditLog_listCsv"]);
@@ -205,5 +210,67 @@ describe("@clube/browser against the Prism mock", () => {
     expect(error).toMatchObject({ status: 401, raw: responseExample("Me_getProfile", "401") });
     expect(getToken).toHaveBeenCalledTimes(2);
     expect(onAuthExpired).toHaveBeenCalledTimes(1);
+  });
+});
+
+/**
+ * The mock errs as the service does: every declared error response carries
+ * examples with the service's codes and messages (spec/codegen/interop.ts),
+ * Prism picks the first with `Prefer: code=…` and any one by name with
+ * `Prefer: example=…`, and a body is always `{error: {code, message}}`.
+ */
+describe("errors from the Prism mock", () => {
+  const KEY = "Bearer cf_test_4eC39HqLyjWDarjtT1zdp7dc";
+  const errorCodes = new Set((contract.components!.schemas!.ErrorCode as { enum: string[] }).enum);
+
+  async function call(method: string, path: string, prefer: string, init: { auth?: boolean; body?: unknown } = {}) {
+    const headers: Record<string, string> = { Prefer: prefer };
+    if (init.auth !== false) headers.Authorization = KEY;
+    if (init.body !== undefined) headers["Content-Type"] = "application/json";
+    const response = await fetch(`${prism.url}${path}`, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(schemaValidators.ErrorBody(body), JSON.stringify(body)).toBe(true);
+    expect(errorCodes.has(body.error.code), body.error.code).toBe(true);
+    return { status: response.status, error: body.error };
+  }
+
+  it("answers a 401 with the service's unauthorized error, and the expired-token one by name", async () => {
+    expect(await call("GET", "/v1/participants/user_8412", "code=401")).toEqual({
+      status: 401,
+      error: { code: "unauthorized", message: "Send your key as `Authorization: Bearer <key>`." },
+    });
+    expect(await call("GET", "/v1/me/badges", "code=401, example=Expired token")).toEqual({
+      status: 401,
+      error: { code: "invalid_token", message: "The participant token has expired; ask your server for a new one." },
+    });
+  });
+
+  it("answers a 404 with the service's not_found error naming the resource", async () => {
+    expect(await call("GET", "/v1/webhook_endpoints/we_01JQ7E5F6G8J0L2N", "code=404")).toEqual({
+      status: 404,
+      error: { code: "not_found", message: "Webhook endpoint 'we_01JQ0000000000000' was not found." },
+    });
+    expect(await call("POST", "/v1/test_clock/advance", "code=404", { body: { to: "2026-12-18T12:00:00Z" } })).toEqual({
+      status: 404,
+      error: { code: "not_found", message: "A test clock (test clocks exist in the test environment only) was not found." },
+    });
+  });
+
+  it("answers a 409 with the operation's own conflict codes, each selectable by name", async () => {
+    const taken = await call("POST", "/v1/codes", "code=409", { body: requestExample("Codes_create") });
+    expect(taken).toEqual({ status: 409, error: { code: "code_taken", message: 'Promotional code "CARNAVAL25" already exists' } });
+    const reused = await call("POST", "/v1/events", "code=409, example=Idempotency key reused", { body: requestExample("Events_send") });
+    expect(reused.status).toBe(409);
+    expect(reused.error.code).toBe("idempotency_key_reused");
+  });
+
+  it("answers Prefer: respond-async with the 202 EventsQueued when asked for the status too (Prism reads Prefer itself)", async () => {
+    const response = await fetch(`${prism.url}/v1/events`, {
+      method: "POST",
+      headers: { Authorization: KEY, "Content-Type": "application/json", Prefer: "respond-async, code=202" },
+      body: JSON.stringify(requestExample("Events_send")),
+    });
+    expect(response.status).toBe(202);
+    expect(await response.json()).toEqual(responseExample("Events_send", "202"));
   });
 });

@@ -15,7 +15,8 @@ beforeAll(async () => {
   upstream = await startScriptedServer([
     (res, req) =>
       req.url === "/v1/key"
-        ? json(200, responseExample("Keys_get"))(res, req)
+        ? // As the service answers an authenticated call: with its rate-limit headers, which the contract requires.
+          json(200, responseExample("Keys_get"), { "RateLimit-Limit": "3000", "RateLimit-Remaining": "2999", "RateLimit-Reset": "10" })(res, req)
         : json(200, { enabled: "yes" })(res, req), // /v1/cashback, breaking the contract
   ]);
   prism = await startPrism({ mode: "proxy", upstream: upstream.url });

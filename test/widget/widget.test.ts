@@ -188,6 +188,35 @@ describe("participant widget in Chromium", { timeout: 120_000 }, () => {
     const state = await api.request("GET", "/v1/me/checkin", { participant: PARTICIPANT });
     expect(state.body.claimedToday).toBe(true);
     await expectAccessible("checkin");
+    // One day is singular in Portuguese, and a screen reader hears each day's state in Portuguese too.
+    expect(state.body.streak).toBe(1);
+    await frame.getByText("Sequência: 1 dia", { exact: true }).waitFor({ timeout: FRAME_TIMEOUT });
+    const spoken = await frame.locator(".calendar .sr-only").allInnerTexts();
+    expect(spoken.length).toBeGreaterThan(0);
+    for (const text of spoken) expect(["resgatado", "disponível hoje", "bloqueado", "perdido"]).toContain(text);
+  });
+
+  it("sizes the frame to its content both ways: a short module after a long one leaves no empty panel", async () => {
+    const frameHeight = () => page.locator("iframe").first().evaluate((iframe) => iframe.getBoundingClientRect().height);
+    const contentHeight = (frame: Frame) => frame.evaluate(() => document.body.getBoundingClientRect().height);
+    const settled = async (frame: Frame) => {
+      // The loader follows the widget's resize messages: wait until the frame matches the content.
+      const deadline = Date.now() + FRAME_TIMEOUT;
+      for (;;) {
+        const [outer, inner] = [await frameHeight(), await contentHeight(frame)];
+        if (Math.abs(outer - Math.max(200, inner)) <= 4 || Date.now() > deadline) return { outer, inner };
+        await page.waitForTimeout(100);
+      }
+    };
+    const store = await open("store");
+    await store.locator("li.card[data-item]").nth(2).waitFor({ timeout: FRAME_TIMEOUT });
+    const long = await settled(store);
+    const referral = await open("referral");
+    await referral.locator("strong.code").waitFor({ timeout: FRAME_TIMEOUT });
+    const short = await settled(referral);
+    expect(short.inner).toBeLessThan(long.inner);
+    expect(short.outer).toBeLessThan(long.outer);
+    expect(short.outer - Math.max(200, short.inner)).toBeLessThanOrEqual(4);
   });
 
   it("claims a completed mission", async () => {
@@ -212,6 +241,15 @@ describe("participant widget in Chromium", { timeout: 120_000 }, () => {
       frame.getByRole("button", { name: "Girar" }).click(),
     ]);
     const spin = await response.json();
+    // Every label reads upright on the resting wheel: its own turn is within a quarter turn of level.
+    const turns = await frame.locator("text.slice-label").evaluateAll((labels) =>
+      labels.map((label) => {
+        const { a, b } = (label as SVGTextElement).transform.baseVal.consolidate()!.matrix;
+        return (Math.atan2(b, a) * 180) / Math.PI;
+      }),
+    );
+    expect(turns.length).toBeGreaterThan(2);
+    for (const turn of turns) expect(Math.abs(turn)).toBeLessThanOrEqual(90);
     const wheel = frame.getByTestId("wheel");
     await frame.waitForFunction((id) => document.querySelector("[data-testid=wheel]")?.getAttribute("data-landed") === id, spin.sliceId, { timeout: FRAME_TIMEOUT });
     expect(await frame.getByTestId("wheel-result").textContent()).toContain(spin.label);
@@ -283,6 +321,9 @@ describe("participant widget in Chromium", { timeout: 120_000 }, () => {
     await frame.locator("li.card").first().waitFor({ timeout: FRAME_TIMEOUT });
     expect(await page.evaluate(() => (window as any).tokenCalls)).toBeGreaterThan(callsBefore);
     await expectAccessible("rewards");
+    // A reward's state is in the participant's language, not the API's enum value.
+    const states = await frame.locator("li.card p.muted").allInnerTexts();
+    for (const text of states) expect(text).not.toMatch(/granted|pending_delivery|delivered|delivery_failed|expired/);
   });
 
   it("passes axe on every other module", async () => {

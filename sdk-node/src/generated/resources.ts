@@ -106,7 +106,7 @@ export class CashbackResource extends Resource {
 }
 
 /**
- * Codes
+ * Promotional codes participants redeem for a reward.
  */
 export class CodesResource extends Resource {
   /**
@@ -429,7 +429,7 @@ export class HealthResource extends Resource {
 }
 
 /**
- * What the calling key is.
+ * The calling key, and the secret keys of the club and environment: list, create, roll and revoke.
  */
 export class KeyResource extends Resource {
   /**
@@ -442,7 +442,7 @@ export class KeyResource extends Resource {
 }
 
 /**
- * API keys
+ * The calling key, and the secret keys of the club and environment: list, create, roll and revoke.
  */
 export class ApiKeysResource extends Resource {
   /**
@@ -902,7 +902,7 @@ export class TestClockResource extends Resource {
 }
 
 /**
- * Token signing secret
+ * The secret that signs participant tokens, rolled with a grace period.
  */
 export class TokenSigningSecretResource extends Resource {
   /**
@@ -919,7 +919,7 @@ export class TokenSigningSecretResource extends Resource {
 }
 
 /**
- * Tournaments
+ * Tournaments and official tracks, their editions and standings.
  */
 export class TournamentsResource extends Resource {
   /**

@@ -1,3 +1,7 @@
+/** Plural forms by the locale's own rules ("1 dia", "2 dias"), as Intl defines them. */
+const ptPlural = new Intl.PluralRules("pt-BR");
+const enPlural = new Intl.PluralRules("en");
+
 /** The widget's own words (the club's texts come from its configuration). pt-BR by default, English with `locale: "en"`. */
 const PT = {
   loading: "Carregando…",
@@ -14,7 +18,17 @@ const PT = {
   nextAction: "Próximo passo",
   checkinNow: "Fazer check-in",
   checkedIn: "Check-in feito hoje",
-  streak: (n: string) => `Sequência: ${n} dias`,
+  streak: (n: string, count: number) => `Sequência: ${n} ${ptPlural.select(count) === "one" ? "dia" : "dias"}`,
+  /** What a screen reader says for each day of the check-in calendar. */
+  dayState: { claimed: "resgatado", available: "disponível hoje", locked: "bloqueado", missed: "perdido" } as Record<string, string>,
+  /** A reward's state in the participant's list. */
+  rewardStatus: {
+    granted: "Recebido",
+    pending_delivery: "Em processamento",
+    delivered: "Entregue",
+    delivery_failed: "Falha na entrega",
+    expired: "Expirado",
+  } as Record<string, string>,
   day: (n: string) => `Dia ${n}`,
   claim: "Resgatar",
   claimed: "Resgatado",
@@ -101,7 +115,9 @@ const EN: Strings = {
   nextAction: "Next step",
   checkinNow: "Check in",
   checkedIn: "Checked in today",
-  streak: (n) => `Streak: ${n} days`,
+  streak: (n, count) => `Streak: ${n} ${enPlural.select(count) === "one" ? "day" : "days"}`,
+  dayState: { claimed: "claimed", available: "available today", locked: "locked", missed: "missed" },
+  rewardStatus: { granted: "Granted", pending_delivery: "Being delivered", delivered: "Delivered", delivery_failed: "Delivery failed", expired: "Expired" },
   day: (n) => `Day ${n}`,
   claim: "Claim",
   claimed: "Claimed",

@@ -66,7 +66,8 @@ function App() {
 
   // The host sizes the iframe to the content.
   useEffect(() => {
-    const report = () => host.send({ clube: 1, type: "resize", height: document.documentElement.scrollHeight });
+    // The body's own height, not the document's: the document is never shorter than the frame, so the frame could only grow.
+    const report = () => host.send({ clube: 1, type: "resize", height: Math.ceil(document.body.getBoundingClientRect().height) });
     const observer = new ResizeObserver(report);
     observer.observe(document.body);
     return () => observer.disconnect();

@@ -142,7 +142,7 @@ function Checkin() {
     <Loaded state={state}>
       {(checkin) => (
         <div class="stack">
-          <p class="muted">{t.streak(fmt.number(checkin.streak))}</p>
+          <p class="muted">{t.streak(fmt.number(checkin.streak), checkin.streak)}</p>
           <ol class="calendar" aria-label={t.checkin}>
             {checkin.days.map((day, index) => {
               const slot = calendar[index];
@@ -150,7 +150,7 @@ function Checkin() {
                 <li key={index} class={`day ${day}${slot?.highlight ? " highlight" : ""}${index === checkin.todayIndex ? " today" : ""}`} aria-current={index === checkin.todayIndex ? "date" : undefined}>
                   <span class="day-number">{t.day(fmt.number(index + 1))}</span>
                   <span class="day-label">{slot?.label ?? ""}</span>
-                  <span class="sr-only">{day}</span>
+                  <span class="sr-only">{t.dayState[day] ?? day}</span>
                 </li>
               );
             })}
@@ -280,7 +280,7 @@ function Rewards() {
             return (
               <li key={reward.id} class="card">
                 <h3>{reward.title}</h3>
-                <p class="muted">{fmt.date(reward.granted_at)} · {reward.status}</p>
+                <p class="muted">{fmt.date(reward.granted_at)} · {t.rewardStatus[reward.status] ?? reward.status}</p>
                 {howTo ? <details><summary>{t.howToUse}</summary><p>{howTo}</p></details> : null}
               </li>
             );

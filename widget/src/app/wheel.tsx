@@ -83,7 +83,17 @@ export function Wheel() {
                 return (
                   <g key={slice.id} data-slice={slice.id}>
                     <path d={path} class={`slice s${index % 3}`} />
-                    <text x={R} y={R * 0.28} class="slice-label" transform={`rotate(${mid} ${R} ${R})`} text-anchor="middle">{slice.label}</text>
+                    <text
+                      x={R}
+                      y={R * 0.28}
+                      class="slice-label"
+                      // Labels of the lower half are turned half a turn about their own place, so none reads upside down.
+                      transform={`rotate(${mid} ${R} ${R})${mid > 90 && mid < 270 ? ` rotate(180 ${R} ${R * 0.28})` : ""}`}
+                      text-anchor="middle"
+                      dominant-baseline="middle"
+                    >
+                      {slice.label}
+                    </text>
                   </g>
                 );
               })}
