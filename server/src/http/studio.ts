@@ -44,10 +44,11 @@ async function send(ctx: Context, file: string, type: string, cache: string): Pr
 
 export function studioRouter(): Router {
   const router = new Router();
-  router.get("/", (ctx) => ctx.redirect("/studio/"));
-  router.get("/studio", (ctx) => ctx.redirect("/studio/"));
-  router.get(/^\/studio\/(.*)$/, async (ctx) => {
-    const path = (ctx.params as Record<string, string>)[0] ?? "";
+  router.get("/", (ctx, next) => (ctx.path === "/" ? ctx.redirect("/studio/") : next()));
+  // The router matches "/studio" and "/studio/" alike: redirect only the one without the slash.
+  router.get("/studio", (ctx, next) => (ctx.path === "/studio" ? ctx.redirect("/studio/") : next()));
+  router.get(/^\/studio\/.*$/, async (ctx) => {
+    const path = ctx.path.slice("/studio/".length);
     const match = FILE.exec(path);
     if (match) {
       // Chunk names carry a content hash; the entry files keep their names, so they are revalidated soon.
