@@ -234,7 +234,8 @@ describe("Clube Studio", () => {
     await replaceEditorText(JSON.stringify(broken, null, 2));
     const problems = page.locator(".problems");
     await problems.getByText(`rules[${index}].trigger.event`, { exact: true }).waitFor({ timeout: TIMEOUT });
-    // Marked in the text too, where the path points.
+    // Marked in the text too, where the path points: the problem's path takes the cursor there.
+    await problems.getByRole("button", { name: `rules[${index}].trigger.event` }).click();
     await page.locator(".cm-lintRange-error").first().waitFor({ timeout: TIMEOUT });
     await screenshot("config-error");
 

@@ -90,7 +90,7 @@ export function schemaProblems(state: EditorState): Problem[] {
   return problems;
 }
 
-export function createEditor(parent: HTMLElement, text: string, options: { label: string; onChange: (text: string) => void; onProblems: (problems: Problem[]) => void }): Editor {
+export function createEditor(parent: HTMLElement, text: string, options: { label: string; readOnly?: boolean; onChange: (text: string) => void; onProblems: (problems: Problem[]) => void }): Editor {
   const syntax = jsonParseLinter();
   const schemaLinter = linter(
     (view) => {
@@ -121,6 +121,7 @@ export function createEditor(parent: HTMLElement, text: string, options: { label
         lintGutter(),
         schemaLinter,
         EditorView.contentAttributes.of({ "aria-label": options.label }),
+        EditorState.readOnly.of(options.readOnly === true),
         EditorView.updateListener.of((update) => {
           if (update.docChanged) options.onChange(update.state.doc.toString());
         }),
@@ -128,6 +129,8 @@ export function createEditor(parent: HTMLElement, text: string, options: { label
       ],
     }),
   });
+  // The scrolling box is reachable by keyboard too (it scrolls without the cursor in it).
+  view.scrollDOM.tabIndex = 0;
   return {
     text: () => view.state.doc.toString(),
     setText: (next) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: next } }),
@@ -168,8 +171,8 @@ export function diffLines(before: string, after: string, context = 3): (DiffLine
       lines.push({ kind: " ", text: midA[i] });
       i++;
       j++;
-    } else if (j < m && (i >= n || lcs[i][j + 1] >= lcs[i + 1][j])) lines.push({ kind: "+", text: midB[j++] });
-    else lines.push({ kind: "-", text: midA[i++] });
+    } else if (i < n && (j >= m || lcs[i + 1][j] >= lcs[i][j + 1])) lines.push({ kind: "-", text: midA[i++] });
+    else lines.push({ kind: "+", text: midB[j++] });
   }
   for (const text of a.slice(endA)) lines.push({ kind: " ", text });
   // Fold unchanged lines far from any change.

@@ -47,6 +47,8 @@ function DraftEditor({ published, draft, onChanged }: { published: unknown; draf
   const [text, setText] = useState(pretty(draft?.config ?? published));
   const [problems, setProblems] = useState<Problem[]>([]);
   const [savedVersion, setSavedVersion] = useState<number | null>(draft?.version ?? null);
+  // What the saved draft was made from: publishing is offered only while the editor still shows it.
+  const [savedText, setSavedText] = useState<string | null>(draft ? pretty(draft.config) : null);
   const writable = can("config.write");
 
   useEffect(() => {
@@ -55,7 +57,7 @@ function DraftEditor({ published, draft, onChanged }: { published: unknown; draf
       (loaded) => {
         if (!alive || !host.current) return;
         setModule(loaded);
-        editor.current = loaded.createEditor(host.current, text, { label: t("config.editor"), onChange: setText, onProblems: setProblems });
+        editor.current = loaded.createEditor(host.current, text, { label: t("config.editor"), readOnly: !writable, onChange: setText, onProblems: setProblems });
       },
       (err) => setLoadError({ code: "internal_error", message: String(err) } as ApiError),
     );
@@ -75,6 +77,7 @@ function DraftEditor({ published, draft, onChanged }: { published: unknown; draf
     // The server checks the whole text (422 with every problem); the editor's linter already showed them.
     const saved = await call(api.PUT("/v1/config/draft", { body: body as never }));
     setSavedVersion(saved.version);
+    setSavedText(editor.current?.text() ?? text);
     return saved;
   });
   const publish = useAction(async (version: number) => {
@@ -88,7 +91,7 @@ function DraftEditor({ published, draft, onChanged }: { published: unknown; draf
     parsed = JSON.parse(text);
   } catch {}
   const diff = module && parsed !== undefined ? module.diffLines(pretty(published), pretty(parsed)) : null;
-  const dirty = draft === null ? text !== pretty(published) : text !== pretty(draft.config);
+  const dirty = text !== savedText;
 
   return (
     <>
