@@ -244,14 +244,18 @@ function Backtest({ version }: { version: number }) {
 }
 
 function Versions({ list, onChanged }: { list: Schemas["ConfigVersionSummary"][]; onChanged: () => void }) {
+  // A rollback saves the earlier version's configuration as a new draft and publishes it: the history only grows.
   const rollback = useAction(async (version: number) => {
-    const result = await call(api.POST("/v1/config/publish", { body: { version } }));
+    const earlier = await call(api.GET("/v1/config/versions/{version}", { params: { path: { version } } }));
+    const draft = await call(api.PUT("/v1/config/draft", { body: earlier.config }));
+    const result = await call(api.POST("/v1/config/publish", { body: { version: draft.version } }));
     onChanged();
     return result;
   });
   return (
     <>
       {rollback.error && <ErrorBox error={rollback.error} />}
+      {rollback.result && <Notice>{t("config.published", { version: rollback.result.version })}</Notice>}
       <div class="table-wrap">
         <table>
           <thead>
@@ -274,7 +278,7 @@ function Versions({ list, onChanged }: { list: Schemas["ConfigVersionSummary"][]
                 <td>{formatDate(version.published_at)}</td>
                 {can("config.publish") && (
                   <td>
-                    {version.status !== "published" && version.published_at && (
+                    {version.status === "superseded" && version.published_at && (
                       <ConfirmButton label={t("config.rollback")} question={t("config.rollback.confirm", { version: version.version })} onConfirm={() => rollback.run(version.version)} />
                     )}
                   </td>
