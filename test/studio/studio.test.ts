@@ -260,6 +260,15 @@ describe("Clube Studio", () => {
     await page.getByText(/Version \d+ published\./).waitFor();
     const next = await ok(club.call("POST", "/v1/events", { body: { participant: "bia", type: "deposit.confirmed", id: "dep-bia-1", amount: 100 } }));
     expect(next.effects).toContainEqual({ type: "xp_granted", amount: 300, rule_id: "deposit-xp" });
+
+    // Rolling back to the first version: saved again as a new draft and published; events follow the old rule.
+    const first = (await ok(club.call("GET", "/v1/config/versions"))).data.at(-1).version;
+    const row = page.locator(`tr[data-version="${first}"]`);
+    await row.getByRole("button", { name: "Roll back to this version" }).click();
+    await row.getByRole("dialog").getByRole("button", { name: "Roll back to this version" }).click();
+    await page.locator('section[aria-labelledby="versions"]').getByText(/Version \d+ published\./).waitFor();
+    const rolledBack = await ok(club.call("POST", "/v1/events", { body: { participant: "caio", type: "deposit.confirmed", id: "dep-caio-1", amount: 100 } }));
+    expect(rolledBack.effects).toContainEqual({ type: "xp_granted", amount: 200, rule_id: "deposit-xp" });
   });
 
   it("passes axe on every screen in both languages and screenshots each", { timeout: 240_000 }, async () => {

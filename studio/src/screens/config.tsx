@@ -269,7 +269,7 @@ function Versions({ list, onChanged }: { list: Schemas["ConfigVersionSummary"][]
           </thead>
           <tbody>
             {list.map((version) => (
-              <tr key={version.version}>
+              <tr key={version.version} data-version={version.version}>
                 <td class="num">{version.version}</td>
                 <td>
                   <Status value={version.status} />
