@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import Router from "@koa/router";
-import type { Context } from "koa";
+import type { Context, Middleware } from "koa";
 import { rootFile } from "../root.js";
 
 /**
@@ -42,11 +42,24 @@ async function send(ctx: Context, file: string, type: string, cache: string): Pr
   ctx.body = content;
 }
 
-export function studioRouter(): Router {
+/**
+ * The console's middleware: `GET /` and `GET /studio` lead to `/studio/`
+ * (plain redirects, not routes, so other methods on `/` stay unknown routes),
+ * then the files and pages under `/studio/`.
+ */
+export function studio(): Middleware {
+  const routes = studioRouter().routes();
+  return (ctx, next) => {
+    if ((ctx.method === "GET" || ctx.method === "HEAD") && (ctx.path === "/" || ctx.path === "/studio")) {
+      ctx.redirect("/studio/");
+      return Promise.resolve();
+    }
+    return routes(ctx as never, next);
+  };
+}
+
+function studioRouter(): Router {
   const router = new Router();
-  router.get("/", (ctx, next) => (ctx.path === "/" ? ctx.redirect("/studio/") : next()));
-  // The router matches "/studio" and "/studio/" alike: redirect only the one without the slash.
-  router.get("/studio", (ctx, next) => (ctx.path === "/studio" ? ctx.redirect("/studio/") : next()));
   router.get(/^\/studio\/.*$/, async (ctx) => {
     const path = ctx.path.slice("/studio/".length);
     const match = FILE.exec(path);
