@@ -372,6 +372,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/config/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One version of the history with its configuration (404 not_found when there is no such version)
+         * @description One version of the history with its configuration (404 `not_found` when there is no such version).
+         */
+        get: operations["ConfigVersions_getVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/config/versions/{version}/backtest": {
         parameters: {
             query?: never;
@@ -3726,6 +3746,25 @@ export interface components {
             version: number;
             /** Format: date-time */
             published_at: string;
+            config: components["schemas"]["ClubConfig"];
+        };
+        /**
+         * @description One configuration version of the history with its content, for reviewing an
+         *     earlier version or rolling back to it: a rollback saves this `config` as a
+         *     new draft and publishes it (published and superseded versions are never
+         *     published again as they are, so the history stays append-only).
+         */
+        ConfigVersionDetail: {
+            version: number;
+            status: components["schemas"]["ConfigVersionStatus"];
+            /**
+             * Format: date-time
+             * @description When the version was saved.
+             */
+            created_at: string;
+            /** @description When it was published; null if it never was. */
+            published_at: string | null;
+            /** @description The configuration as saved, with every default filled. */
             config: components["schemas"]["ClubConfig"];
         };
         /** @description A page of the configuration history, newest version first. */
@@ -11209,6 +11248,134 @@ export interface operations {
             };
             /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The path does not answer this method; `Allow` lists the methods it answers. */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this key, participant token or source address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ConfigVersions_getVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The version number. */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigVersionDetail"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: no draft to publish (or no version with that number). */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];

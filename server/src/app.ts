@@ -1,6 +1,7 @@
 import Koa from "koa";
 import { docsRouter } from "./http/docs.js";
 import { widgetRouter } from "./http/widget.js";
+import { studio } from "./http/studio.js";
 import type { DemoClub } from "./demo/ensure-demo-club.js";
 import { errorHandler } from "./http/errors.js";
 import { participantPreflight } from "./http/cors.js";
@@ -47,6 +48,7 @@ export async function createApp(services: Services, options: AppOptions = {}): P
   app.use(participantPreflight());
   app.use(docs.routes());
   app.use(widgetRouter({ services, demo: options.demo }).routes());
+  app.use(studio());
   app.use(api.routes());
   app.use(methodNotAllowed(api));
   return app;

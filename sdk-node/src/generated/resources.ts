@@ -226,6 +226,16 @@ export class ConfigResource extends Resource {
     listPromise((startingAfter) => this._request<ResponseBody<"ConfigVersions_list", 200>>({ method: "GET", path: "/v1/config/versions", query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options), "version");
 
   /**
+   * One version of the history with its configuration (404 `not_found` when there is no such version).
+   *
+   * @param version The version number.
+   *
+   * `GET /v1/config/versions/{version}`
+   */
+  getVersion = (version: number, options?: RequestOptions): Promise<WithResponse<ResponseBody<"ConfigVersions_getVersion", 200>>> =>
+    this._request({ method: "GET", path: "/v1/config/versions/{version}", pathParams: { "version": version } }, options);
+
+  /**
    * Replays the events received in [`from`, `to`) — processed ones, not
    * repeats, in the order they were received, each at the instant it was
    * applied — through configuration `version`, on a copy of the participants'

@@ -1,5 +1,5 @@
 import { updateCashbackProgram } from "../usecases/cashback.js";
-import { getDraft, listVersions, publish, saveDraft } from "../usecases/config.js";
+import { getDraft, getVersion, listVersions, publish, saveDraft } from "../usecases/config.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";
@@ -9,6 +9,7 @@ type ConfigOps =
   | "ConfigVersions_saveDraft"
   | "ConfigVersions_publish"
   | "ConfigVersions_list"
+  | "ConfigVersions_getVersion"
   | "CashbackSettings_update";
 
 /** Management of the club's configuration: drafts, publishing, history, and the cashback program. */
@@ -25,6 +26,9 @@ export function configVersionHandlers({ db, clock }: Services): HandlerSet<Confi
     },
     async ConfigVersions_list(req, ctx) {
       return { status: 200, body: await listVersions(db, scopeOf(ctx), req.query) };
+    },
+    async ConfigVersions_getVersion(req, ctx) {
+      return { status: 200, body: await getVersion(db, scopeOf(ctx), req.path.version) };
     },
     async CashbackSettings_update(req, ctx) {
       return { status: 200, body: await updateCashbackProgram(db, scopeOf(ctx), req.body, clock.now()) };

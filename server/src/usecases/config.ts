@@ -25,6 +25,7 @@ export interface PublishedConfig {
 type Schemas = components["schemas"];
 /** The contract's views, with the configuration typed as filled. */
 export type ConfigDraftView = Omit<Schemas["ConfigDraft"], "config"> & { config: ClubConfig };
+export type ConfigVersionDetailView = Omit<Schemas["ConfigVersionDetail"], "config"> & { config: ClubConfig };
 export type ConfigVersionView = Omit<Schemas["ConfigVersion"], "config"> & { config: ClubConfig };
 export type ConfigVersionList = Schemas["ConfigVersionList"];
 
@@ -185,6 +186,19 @@ export async function listVersions(db: Database, scope: Scope, page: { limit?: n
       published_at: row.publishedAt?.toISOString() ?? null,
     })),
     has_more: rows.length > limit,
+  };
+}
+
+/** GET /v1/config/versions/{version}: one version of the history with its configuration, filled; 404 when there is none. */
+export async function getVersion(db: Database, scope: Scope, version: number): Promise<ConfigVersionDetailView> {
+  const row = await db.em().findOne(ConfigVersion, { ...scope, version });
+  if (!row) throw notFound(`Configuration version ${version}`);
+  return {
+    version: row.version,
+    status: row.status,
+    created_at: row.createdAt.toISOString(),
+    published_at: row.publishedAt?.toISOString() ?? null,
+    config: validateClubConfig(row.config),
   };
 }
 
