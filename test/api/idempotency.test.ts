@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { Event, IdempotencyKey, Participant } from "../../server/src/db/entities/index.js";
+import { Event, IdempotencyKey, Participant, Redemption } from "../../server/src/db/entities/index.js";
 import { expectError, startApi, type TestApi } from "../support/api.js";
 import { describeEachDatabase } from "../support/databases.js";
 
@@ -106,6 +106,26 @@ describeEachDatabase("idempotency keys", (kind) => {
     const stored = first.body.effects.map((effect: unknown) => (effect === credit ? { ...rest, amount_minor: amount } : effect));
     await api.db.em().fork().nativeUpdate(Event, { externalEventId: "dep-old-shape-1" }, { effects: stored });
     const again = await send(deposit("lia-idem", { id: "dep-old-shape-1" }));
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ ...first.body, duplicate: true });
+  });
+
+  it("answers a repeated redemption stored before money carried main units in main units", async () => {
+    expect((await send(deposit("mia-idem", { amount: 20000 }))).status).toBe(200);
+    const redeem = () => api.request("POST", "/v1/redemptions", { body: { participant: "mia-idem", reward: "store-bonus-10" }, headers: { "Idempotency-Key": "key-old-redeem-1" } });
+    const first = await redeem();
+    expect(first.status).toBe(200);
+    const { cost, balance_after, effects, ...rest } = first.body;
+    const old = {
+      ...rest, duplicate: false, cost: { currency: cost.currency, amount_minor: cost.amount }, balance_after_minor: balance_after,
+      effects: effects.map((effect: Record<string, unknown>) => {
+        if (effect.type !== "currency_debited") return effect;
+        const { amount, ...rest } = effect;
+        return { ...rest, amount_minor: amount };
+      }),
+    };
+    await api.db.em().fork().nativeUpdate(Redemption, { idempotencyKey: "key-old-redeem-1" }, { result: old });
+    const again = await redeem();
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ ...first.body, duplicate: true });
   });

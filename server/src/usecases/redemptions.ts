@@ -10,7 +10,7 @@ import { Redemption } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
-import { requirePublishedConfig } from "./config.js";
+import { getPublishedConfig, requirePublishedConfig } from "./config.js";
 import { ApiError, notFound } from "./errors.js";
 import { recordWebhook } from "./outbox.js";
 import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "./participant-state.js";
@@ -83,9 +83,22 @@ function deliveryStatus(reward: RewardConfig): RedemptionView["delivery_status"]
 }
 
 /** The result stored under an Idempotency-Key, as a repeat answers it. */
-async function storedRedemption(em: SqlEntityManager, scope: Scope, idempotencyKey: string): Promise<RedemptionView | null> {
+async function storedRedemption(db: Database, em: SqlEntityManager, scope: Scope, idempotencyKey: string): Promise<RedemptionView | null> {
   const stored = await em.findOne(Redemption, { ...scope, idempotencyKey }, { fields: ["result"] });
-  return stored && { ...(stored.result as RedemptionView), duplicate: true };
+  if (!stored) return null;
+  const result = stored.result as Record<string, any>;
+  if (typeof result.balance_after_minor !== "number") return { ...(result as RedemptionView), duplicate: true };
+  // Stored while money was served in minor units: answered in the contract's main units.
+  const config = (await getPublishedConfig(db, scope))?.config;
+  const main = (code: string, minor: number) => fromMinorUnits(minor, config?.currencies.find((currency) => currency.code === code)?.decimals ?? 0);
+  const { balance_after_minor: balanceAfter, cost, effects, ...rest } = result;
+  return {
+    ...rest,
+    cost: { currency: cost.currency, amount: main(cost.currency, cost.amount_minor) },
+    balance_after: main(cost.currency, balanceAfter),
+    effects: (effects as Record<string, any>[]).map(({ amount_minor: minor, ...effect }) => (typeof minor === "number" ? { ...effect, amount: main(effect.currency, minor) } : effect)),
+    duplicate: true,
+  } as RedemptionView;
 }
 
 /**
@@ -108,7 +121,7 @@ export async function redeem(
   opts: { idempotencyKey?: string; now: Date; publicUrl: string },
 ): Promise<RedemptionView> {
   const key = opts.idempotencyKey ?? null;
-  const earlier = key === null ? null : await storedRedemption(db.em(), scope, key);
+  const earlier = key === null ? null : await storedRedemption(db, db.em(), scope, key);
   if (earlier) return earlier;
   const { config } = await requirePublishedConfig(db, scope);
   const priced = pricedReward(config, request.reward);
@@ -118,7 +131,7 @@ export async function redeem(
       const participant = await lockParticipant(em, db.dialect, { ...scope, externalId: request.participant });
       if (!participant) throw participantNotFound(request.participant);
       // Again under the lock: the same key may have been redeemed since the first look.
-      const repeat = key === null ? null : await storedRedemption(em, scope, key);
+      const repeat = key === null ? null : await storedRedemption(db, em, scope, key);
       if (repeat) return repeat;
       const state = await loadParticipantState(em, participant, config, { now: opts.now, timeZone });
       const evaluation = redemptionEvaluation({ config, state, now: opts.now, timeZone, priced });
@@ -155,7 +168,7 @@ export async function redeem(
   } catch (err) {
     // The same key sent at the same time for another participant, whose redemption committed first.
     if (key === null || !(err instanceof UniqueConstraintViolationException)) throw err;
-    const stored = await storedRedemption(db.em(), scope, key);
+    const stored = await storedRedemption(db, db.em(), scope, key);
     if (!stored) throw err;
     return stored;
   }
