@@ -33,7 +33,7 @@ export function Deliveries() {
       </div>
       <Loaded query={query}>
         {(list) => {
-          const rows = tab === "overdue" ? list.data.filter((d) => Date.now() - new Date(d.created_at).getTime() > OVERDUE_MS) : list.data;
+          const rows = tab === "overdue" ? list.deliveries.filter((d) => Date.now() - new Date(d.created_at).getTime() > OVERDUE_MS) : list.deliveries;
           return rows.length === 0 ? <p class="empty">{t("state.empty")}</p> : <DeliveryTable rows={rows} reload={query.reload} />;
         }}
       </Loaded>

@@ -163,9 +163,9 @@ export function describeEffect(effect: Effect): { text: string; source: string }
     case "xp_debited":
       return { text: `−${formatNumber(e.amount as number)} XP`, source };
     case "currency_granted":
-      return { text: `+${formatNumber((e.amount_minor as number) / 100)} ${e.currency}`, source };
+      return { text: `+${formatNumber(e.amount as number)} ${e.currency}`, source };
     case "currency_debited":
-      return { text: `−${formatNumber((e.amount_minor as number) / 100)} ${e.currency}`, source };
+      return { text: `−${formatNumber(e.amount as number)} ${e.currency}`, source };
     case "reward_granted":
       return { text: `${e.reward_code}`, source };
     case "mission_progressed":

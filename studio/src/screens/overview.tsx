@@ -12,8 +12,8 @@ async function loadOverview() {
   const since = Date.now() - 24 * HOUR;
   const [events, pending, failed, endpoints] = await Promise.all([
     can("events.read") ? call(api.GET("/v1/events", { params: { query: { limit: 100 } } })) : Promise.resolve({ data: [], has_more: false }),
-    can("deliveries.read") ? call(api.GET("/v1/deliveries", { params: { query: { status: "pending", limit: 100 } } })) : Promise.resolve({ data: [], has_more: false }),
-    can("deliveries.read") ? call(api.GET("/v1/deliveries", { params: { query: { status: "failed", limit: 100 } } })) : Promise.resolve({ data: [], has_more: false }),
+    can("deliveries.read") ? call(api.GET("/v1/deliveries", { params: { query: { status: "pending", limit: 100 } } })) : Promise.resolve({ deliveries: [], has_more: false }),
+    can("deliveries.read") ? call(api.GET("/v1/deliveries", { params: { query: { status: "failed", limit: 100 } } })) : Promise.resolve({ deliveries: [], has_more: false }),
     can("webhooks.read") ? call(api.GET("/v1/webhook_endpoints", { params: { query: { limit: 20 } } })) : Promise.resolve({ data: [], has_more: false }),
   ]);
   const hours = Array.from({ length: 24 }, (_, i) => Math.floor((since + (i + 1) * HOUR) / HOUR) * HOUR);
@@ -35,14 +35,14 @@ async function loadOverview() {
       return { id: endpoint.id, url: endpoint.url, total: settled.length, ok };
     }),
   );
-  const overdue = pending.data.filter((d) => Date.now() - new Date(d.created_at).getTime() > 48 * HOUR).length;
+  const overdue = pending.deliveries.filter((d) => Date.now() - new Date(d.created_at).getTime() > 48 * HOUR).length;
   return {
     hours,
     perHour,
     effectsPerHour,
     events: perHour.reduce((a, b) => a + b, 0),
     effects: effectsPerHour.reduce((a, b) => a + b, 0),
-    deliveries: { pending: pending.data.length, failed: failed.data.length, overdue },
+    deliveries: { pending: pending.deliveries.length, failed: failed.deliveries.length, overdue },
     webhooks,
   };
 }

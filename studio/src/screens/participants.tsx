@@ -38,7 +38,7 @@ export function Participants() {
 export function ParticipantDetail({ externalId }: { externalId: string }) {
   const profile = useQuery(() => call(api.GET("/v1/participants/{external_id}", { params: { path: { external_id: externalId } } })), [externalId]);
   const events = useQuery(() => call(api.GET("/v1/events", { params: { query: { participant: externalId, limit: 100 } } })), [externalId]);
-  const deliveries = useQuery(() => call(api.GET("/v1/deliveries", { params: { query: { limit: 100 } } })), [externalId]);
+  const deliveries = useQuery(() => call(api.GET("/v1/deliveries", { params: { query: { participant: externalId, limit: 100 } } })), [externalId]);
   const spins = useQuery(() => call(api.GET("/v1/participants/{external_id}/wheel_spins", { params: { path: { external_id: externalId } } })), [externalId]);
   const seeAs = useAction(async () => {
     // The tab opens first (a popup opened after an await is blocked), then receives the token in its fragment, never sent to a server.
@@ -76,7 +76,7 @@ export function ParticipantDetail({ externalId }: { externalId: string }) {
             <ul class="balances">
               {p.currencies.map((currency) => (
                 <li key={currency.code}>
-                  {currency.name}: <strong>{formatNumber(currency.balance_minor / 100)}</strong> <code>{currency.code}</code>
+                  {currency.name}: <strong>{formatNumber(currency.balance)}</strong> <code>{currency.code}</code>
                 </li>
               ))}
             </ul>
@@ -93,7 +93,7 @@ export function ParticipantDetail({ externalId }: { externalId: string }) {
         <h2 id="p-deliveries">{t("deliveries.title")}</h2>
         <Loaded query={deliveries}>
           {(list) => {
-            const mine = profile.data ? list.data.filter((delivery) => delivery.participant_id === profile.data!.id) : [];
+            const mine = list.deliveries;
             return mine.length === 0 ? (
               <p class="empty">{t("state.empty")}</p>
             ) : (
