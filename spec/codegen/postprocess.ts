@@ -105,7 +105,8 @@ const RATE_LIMIT_HEADERS: Record<string, { name: string; description: string }> 
  * The answers of the HTTP layer rather than of an operation, declared on every
  * operation that can get them so clients and generators know their shape:
  * 405 everywhere (another method on the operation's path; `Allow` lists the
- * path's methods), 415 on operations with a JSON body, 429 on authenticated
+ * path's methods), 503 everywhere (a dependency's outage, `service_unavailable`),
+ * 415 on operations with a JSON body, 429 on authenticated
  * operations (the rate limits of `ErrorDetail`'s `rate_limited`). Added here
  * rather than in each TypeSpec operation: they follow from the operation's
  * shape alone, so no operation can forget them. An operation that already

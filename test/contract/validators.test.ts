@@ -182,16 +182,17 @@ describe("postprocess", () => {
         }
       }
     }
-    // The fixture's 5 responses, plus a 405 on both operations, a 415 on the one with a body and a 429 on the authenticated ones.
-    expect(responses).toBe(11);
+    // The fixture's 5 responses, plus a 405 and a 503 on both operations, a 415 on the one with a body and a 429 on the authenticated ones.
+    expect(responses).toBe(14);
     // A header the operation already documented stays.
     const accepted = (output.paths!["/v1/things/{external_id}"].post as any).responses["202"];
     expect(Object.keys(accepted.headers)).toEqual(["Retry-After", "X-Request-Id", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]);
   });
 
-  it("declares the HTTP layer's 405, 415 (JSON body) and 429 (authenticated) on each operation, in status order", () => {
+  it("declares the HTTP layer's 405, 415 (JSON body), 429 (authenticated) and 503 (outage) on each operation, in status order", () => {
     const create = (output.paths!["/v1/things/{external_id}"].post as any).responses;
-    expect(Object.keys(create)).toEqual(["200", "202", "405", "415", "422", "429"]);
+    expect(Object.keys(create)).toEqual(["200", "202", "405", "415", "422", "429", "503"]);
+    expect(Object.keys(create["503"].headers)).toEqual(["Retry-After", "X-Request-Id"]);
     expect(create["405"]).toMatchObject({ content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } } });
     expect(create["405"].headers.Allow).toEqual({ $ref: "#/components/headers/Allow" });
     expect(create["415"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorBody" });
@@ -355,7 +356,7 @@ describe("generated validators (fixture)", () => {
 
   it("validates response bodies by status, inline schemas included", () => {
     const responses = mod.operationValidators.Things_create.responses;
-    expect(Object.keys(responses)).toEqual(["200", "202", "405", "415", "422", "429"]);
+    expect(Object.keys(responses)).toEqual(["200", "202", "405", "415", "422", "429", "503"]);
     expect(responses["200"]({ id: "thg_1" })).toBe(true);
     expect(responses["200"]({})).toBe(false);
     expect(responses["202"]({ queued: true })).toBe(true);

@@ -20,6 +20,13 @@ import { AWKWARD_TEXT, fuzzOperations, MEGABYTE, mutate, NASTY_NUMBERS, STORED_T
  * refuses are sent, so every answer must be a 4xx in the error shape (a 422
  * naming `body…`), never a 5xx, and the database must be unchanged (row counts
  * of every table compared before/after).
+ *
+ * The every-field pass (every-field.ts) starts from valid requests instead, so
+ * it also reaches what the validators accept: every string at any depth, array
+ * item, map key, number, path and query parameter of every operation, mutated
+ * one at a time. NUL and lone surrogates must be refused everywhere (checked
+ * on the validators alone, then over HTTP); accepted values (RTL, combining,
+ * look-alike digits, huge numbers) must never answer 5xx.
  */
 
 /**

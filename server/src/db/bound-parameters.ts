@@ -31,8 +31,16 @@ function patch(connection: AbstractSqlConnection): void {
   };
   const sqlite = connection.getPlatform().constructor.name.toLowerCase().includes("sqlite");
   connection.execute = (async (queryOrKnex: unknown, params: unknown[] = [], method = "all", ctx?: unknown, loggerContext?: unknown) => {
+    if (Utils.isObject(queryOrKnex)) {
+      // A knex builder: its SQL and values, as MikroORM's own `execute` takes them.
+      const builder = queryOrKnex as { client: { transacting?: unknown }; toSQL(): { sql: string; bindings?: unknown[] } };
+      ctx ??= builder.client.transacting ? builder : undefined;
+      const compiled = builder.toSQL();
+      queryOrKnex = compiled.sql;
+      params = [...(compiled.bindings ?? [])];
+    }
     if (typeof queryOrKnex !== "string" || params.length === 0 || params.some((p) => Utils.isRawSql(p))) {
-      // A knex builder already binds its values; raw SQL fragments among the values must be inlined as MikroORM does.
+      // Raw SQL fragments among the values must be inlined as MikroORM does.
       return inlined(queryOrKnex as string, params, method as "all", ctx as never, loggerContext as never);
     }
     await self.ensureConnection();
