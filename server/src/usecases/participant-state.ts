@@ -171,6 +171,27 @@ async function loadStates(
 }
 
 /**
+ * The state of a participant for a view (missions, the store), from rows read
+ * without a lock (db/hot/participant-reads.ts): no lots, badges or rule runs,
+ * which no view consults.
+ */
+export function viewedState(participant: ParticipantSnapshot, config: ClubConfig, balances: Balances, missions: Record<string, MissionState>): ParticipantState {
+  return {
+    xp: participant.xp,
+    level: participant.level,
+    tierCode: storedTierCode(participant, config),
+    tags: participant.tags,
+    eventCountsBefore: participant.eventCounts,
+    peakLevel: storedPeakLevel(participant),
+    balances,
+    lots: NO_LIST,
+    badges: NO_LIST,
+    ruleRuns: NO_RECORD as Record<string, RuleRunState>,
+    missions,
+  };
+}
+
+/**
  * The empty record and list of a loaded state without rows of a kind: states
  * are read, never changed in place (the engine and carried-state.ts build new
  * ones), so every participant of a batch shares these (frozen: a write would throw).
