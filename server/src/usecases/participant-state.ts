@@ -20,6 +20,7 @@ import { messageRequest, participantVariables, renderClubMessage, type MessageRe
 import type { MessageVariables, RenderedMessage } from "../engine/messages/render.js";
 import { peakColumnsAfter, storedPeakLevel } from "./peak-level.js";
 import { PendingWrites, type ParticipantChanges } from "./pending-writes.js";
+import { lockByExternalId } from "./events/participant-locks.js";
 
 /** The time zone of club days, weeks and months when the club has no `checkin` section to name one. */
 const DEFAULT_TIME_ZONE = "America/Sao_Paulo";
@@ -45,6 +46,16 @@ export function clubTimeZone(config: ClubConfig): string {
 export async function lockParticipant(em: SqlEntityManager, dialect: Dialect, where: FilterQuery<Participant>): Promise<Participant | null> {
   const [participant] = await lockParticipants(em, dialect, where);
   return participant ?? null;
+}
+
+/**
+ * lockParticipant by external id on the driver (events/participant-locks.ts):
+ * one prepared statement and a plain snapshot instead of an ORM query and
+ * entity, for the participant's own claims, which read only its columns.
+ */
+export async function lockParticipantByExternalId(em: SqlEntityManager, scope: Scope, externalId: string): Promise<ParticipantSnapshot | null> {
+  const locked = await lockByExternalId(await hotStore(em), scope, [externalId]);
+  return locked.get(externalId) ?? null;
 }
 
 /**

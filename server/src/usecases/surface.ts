@@ -13,7 +13,7 @@ import type { Scope } from "../db/scope.js";
 import { requirePublishedConfig } from "./config.js";
 import { ApiError, notFound } from "./errors.js";
 import {
-  clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, pointsOf, storedPoints, viewedState,
+  clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, pointsOf, storedPoints, viewedState,
 } from "./participant-state.js";
 import { participantNotFound, readViewedParticipant } from "./participants.js";
 import { pricedReward, redeem, spendableBalance, type RedemptionView } from "./redemptions.js";
@@ -123,7 +123,7 @@ export async function claimMyMission(
   const timeZone = clubTimeZone(config);
   const { now } = opts;
   return db.em().transactional(async (em) => {
-    const participant = await lockParticipant(em, db.dialect, { ...scope, externalId });
+    const participant = await lockParticipantByExternalId(em, scope, externalId);
     if (!participant) throw participantNotFound(externalId);
     const state = await loadParticipantState(em, participant, config, { now, timeZone });
     const mission = listedMissions(config, state, now, timeZone).find((candidate) => candidate.id === missionId);

@@ -141,3 +141,11 @@ export async function readParticipantView(
   }));
   return { participant: viewedParticipant(row), balances, missions: progress };
 }
+
+const ACTIVE_CODES = "select exists (select 1 from promotion_codes where club_id = ? and env = ? and status = 'active' and (ends_at is null or ends_at > ?)) as active";
+
+/** Whether the scope has a promotional code that is active and not past its end at `now` (GET /v1/me/config's `codes` card). */
+export async function hasActivePromotionCodes(store: HotStore, scope: Scope, now: Date): Promise<boolean> {
+  const [row] = await store.select<{ active: boolean | number }>({ postgresql: ACTIVE_CODES, sqlite: ACTIVE_CODES }, [scope.clubId, scope.env, now]);
+  return Boolean(row?.active);
+}
