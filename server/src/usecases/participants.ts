@@ -4,7 +4,7 @@ import type { components } from "../../../generated/types.js";
 import type { ClubConfig } from "../engine/config.js";
 import { progressFor } from "../engine/progression.js";
 import { Balance, OutboxMessage, Participant } from "../db/entities/index.js";
-import { withHotReads } from "../db/hot/index.js";
+import { withHotAutocommit } from "../db/hot/index.js";
 import { readParticipantView, type ParticipantViewRows } from "../db/hot/participant-reads.js";
 import { newId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
@@ -155,7 +155,7 @@ export async function readViewedParticipant(
   externalId: string,
   missions?: { ids: string[]; periodKeys: string[] },
 ): Promise<ParticipantViewRows> {
-  const rows = await withHotReads(db.em(), (store) => readParticipantView(store, scope, externalId, missions));
+  const rows = await withHotAutocommit(db.em(), (store) => readParticipantView(store, scope, externalId, missions));
   if (!rows) throw participantNotFound(externalId);
   return rows;
 }

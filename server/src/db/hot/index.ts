@@ -140,12 +140,13 @@ export async function withAutocommitHotStore<T>(em: SqlEntityManager, use: (hot:
 
 /**
  * Runs `use` with a HotStore on a pooled connection outside any transaction,
- * on either dialect: for reads of one statement (consistent on their own),
- * without the BEGIN and COMMIT and the ORM's transaction bookkeeping. On
+ * on either dialect, each statement committing by itself: for reads of one
+ * statement (consistent on their own) and single-statement writes, without
+ * the BEGIN and COMMIT and the ORM's transaction bookkeeping. On
  * SQLite the pool's connection is taken for the duration, as a transaction
  * of the ORM would take it.
  */
-export async function withHotReads<T>(em: SqlEntityManager, use: (hot: HotStore) => Promise<T>): Promise<T> {
+export async function withHotAutocommit<T>(em: SqlEntityManager, use: (hot: HotStore) => Promise<T>): Promise<T> {
   if (em.getPlatform() instanceof PostgreSqlPlatform) return withAutocommitHotStore(em, use);
   const { client } = em.getKnex();
   const connection = (await client.acquireConnection()) as LibsqlDatabase;

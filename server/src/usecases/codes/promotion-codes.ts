@@ -8,7 +8,7 @@ import { parseRewardSpec } from "../../engine/rewards.js";
 import { requirePublishedConfig } from "../config.js";
 import { ApiError, notFound, validationFailed } from "../errors.js";
 import { olderThan } from "../paging.js";
-import { withHotReads } from "../../db/hot/index.js";
+import { withHotAutocommit } from "../../db/hot/index.js";
 import { hasActivePromotionCodes } from "../../db/hot/participant-reads.js";
 
 /*
@@ -106,5 +106,5 @@ export async function disablePromotionCode(db: Database, scope: Scope, code: str
 /** Whether the club has a code participants may still redeem (the `codes` module card is shown only then). */
 export async function hasActiveCodes(db: Database, scope: Scope, now: Date): Promise<boolean> {
   // Asked on every GET /v1/me/config: one statement on the driver (db/hot).
-  return withHotReads(db.em(), (store) => hasActivePromotionCodes(store, scope, now));
+  return withHotAutocommit(db.em(), (store) => hasActivePromotionCodes(store, scope, now));
 }
