@@ -220,7 +220,7 @@ export async function redeem(
       return result;
     });
   } catch (err) {
-    // The same key sent at the same time for another participant, whose redemption committed first.
+    // The same key sent at the same time (for this participant or another), whose redemption committed first: its row's unique key refused ours.
     if (key === null || !(err instanceof UniqueConstraintViolationException)) throw err;
     const stored = await storedRedemption(db.em(), scope, key);
     if (!stored) throw err;
