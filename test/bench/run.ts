@@ -11,7 +11,7 @@
  * noisy: the same-run ratios are the figures to compare.
  *
  * For each database of `BENCH_DATABASES` (default `postgresql,sqlite`), the
- * parts of `BENCH_PARTS` (default `sync,async`):
+ * parts of `BENCH_PARTS` (default `sync,async,participant`):
  * - single events `POST /v1/events` at `BENCH_CONCURRENCY` (32):
  *   events/s, p50, p99, non-2xx, timeouts; the baseline's the same; ratio;
  * - batches `POST /v1/events/batch` of 500: events/s, ratio to the multi-row baseline;
@@ -24,6 +24,12 @@
  *   local receiver (`BENCH_WEBHOOKS`, 2,000, committed at once), peak RSS
  *   of each process, CPU per event of the load process, the Clube processes
  *   and (PostgreSQL) the database backends.
+ * - participant paths (test/bench/participant-load.ts): the widget's reads
+ *   (`/v1/participants/{id}/progress`, `/v1/me`, `/v1/me/missions`,
+ *   `/v1/me/config` with and without `If-None-Match`), redemptions and a mixed
+ *   widget session, each beside Koa + one indexed SELECT or one transactional
+ *   INSERT; sizes `BENCH_READ_PARTICIPANTS` (400), `BENCH_READS` (5,000 per
+ *   path), `BENCH_WARM_READS` (500), `BENCH_REDEMPTIONS` (4,000).
  * Traffic: bets, settlements, deposits and sessions over `BENCH_PARTICIPANTS`
  * (2,000) players, all created by a warm-up before measuring.
  * Sizes (bounded): `BENCH_EVENTS` single events (10,000: at c=32 one stall
@@ -42,34 +48,14 @@
  * hour, against 2.1-2.7× warmed, with the baseline's own p99 falling too).
  * Everything on 127.0.0.1.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { createRequire } from "node:module";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { randomBase62 } from "../../server/src/db/ids.js";
 import { processEnvFor, startServe, type ClubeProcess } from "../async/support/processes.js";
-import { freePort } from "../e2e/clube-command.js";
 import { createTestDatabase, type DatabaseKind } from "../support/databases.js";
 import { benchAsync, type AsyncFigures } from "./async-load.js";
+import { drive, type Measured, perSecond, printRows, startBaseline } from "./load.js";
+import { benchParticipantPaths, type ParticipantFigures } from "./participant-load.js";
 import { peakRss } from "./rss.js";
-
-interface AutocannonResult {
-  duration: number;
-  "2xx": number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  latency: { p50: number; p99: number };
-}
-interface AutocannonRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  setupRequest(request: Record<string, unknown>): Record<string, unknown>;
-  onResponse(status: number): void;
-}
-type Autocannon = (options: Record<string, unknown> & { requests: AutocannonRequest[] }) => Promise<AutocannonResult>;
-const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
 
 function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -89,8 +75,11 @@ const ASYNC_RATE = positiveInt("BENCH_ASYNC_RATE", 1000);
 const ASYNC_SECONDS = positiveInt("BENCH_ASYNC_SECONDS", 5);
 const ASYNC_IN_FLIGHT = positiveInt("BENCH_ASYNC_IN_FLIGHT", 64);
 const WEBHOOKS = positiveInt("BENCH_WEBHOOKS", 2000);
+const READ_PARTICIPANTS = positiveInt("BENCH_READ_PARTICIPANTS", 400);
+const READS = positiveInt("BENCH_READS", 5000);
+const WARM_READS = positiveInt("BENCH_WARM_READS", 500);
+const REDEMPTIONS = positiveInt("BENCH_REDEMPTIONS", 4000);
 const BATCH_SIZE = 500;
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const RUN = randomBase62(6);
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -119,86 +108,9 @@ function casinoEvent(phase: string, i: number): Record<string, unknown> {
   }
 }
 
-interface Load {
-  url: string;
-  path: string;
-  key?: string;
-  connections: number;
-  amount: number;
-  body(i: number): unknown;
-}
-
-interface Measured {
-  requests: number;
-  seconds: number;
-  ok: number;
-  failed: number;
-  timeouts: number;
-  p50: number;
-  p99: number;
-}
-
-/** Runs `amount` requests with `connections` open at once, each with its own body. */
-async function drive(load: Load): Promise<Measured> {
-  let next = 0;
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (load.key) headers.authorization = `Bearer ${load.key}`;
-  const started = performance.now();
-  let lastAnswer = started;
-  const result = await autocannon({
-    url: load.url,
-    connections: Math.min(load.connections, load.amount),
-    amount: load.amount,
-    timeout: 30,
-    requests: [{
-      method: "POST",
-      path: load.path,
-      headers,
-      setupRequest: (request) => ({ ...request, body: JSON.stringify(load.body(next++)) }),
-      onResponse: () => void (lastAnswer = performance.now()),
-    }],
-  });
-  return {
-    requests: load.amount,
-    // From the first request to the last answer. Neither autocannon's own duration (whole seconds) nor the time
-    // its promise takes to resolve (it ends on its next one-second tick) will do: both add up to a second.
-    seconds: (lastAnswer - started) / 1000,
-    ok: result["2xx"],
-    failed: result.non2xx + result.errors,
-    timeouts: result.timeouts,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-  };
-}
-
-/** test/bench/baseline-server.mjs as its own process; resolves once it listens. */
-async function startBaseline(database: string): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ["test/bench/baseline-server.mjs"], {
-    cwd: ROOT,
-    env: { ...process.env, BASELINE_DATABASE: database, PORT: port },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const deadline = Date.now() + 60_000;
-  while (!output.includes("baseline listening")) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`baseline server did not start:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return {
-    url: `http://127.0.0.1:${port}`,
-    child,
-    stop: async () => {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
+/** A load of POSTs of JSON bodies to one path. */
+function posts(load: { url: string; path: string; key?: string; connections: number; amount: number; body(i: number): unknown }): Promise<Measured> {
+  return drive({ url: load.url, key: load.key, connections: load.connections, amount: load.amount, steps: [{ method: "POST", path: () => load.path, body: load.body }] });
 }
 
 interface SyncFigures {
@@ -217,9 +129,9 @@ interface SyncFigures {
 type Figures = { database: DatabaseKind } & Partial<SyncFigures> & {
   /** `Prefer: respond-async` and webhooks, on PostgreSQL + RabbitMQ or SQLite + the embedded queue. */
   async?: AsyncFigures;
+  /** The widget's reads and writes (test/bench/participant-load.ts). */
+  participant?: ParticipantFigures;
 };
-
-const perSecond = (m: Measured, per = 1) => Math.round((m.ok * per) / m.seconds);
 
 async function benchDatabase(kind: DatabaseKind): Promise<SyncFigures> {
   const clubeDb = await createTestDatabase(kind);
@@ -250,26 +162,26 @@ async function benchDatabase(kind: DatabaseKind): Promise<SyncFigures> {
       if (response.status !== 200) throw new Error(`warm-up batch answered ${response.status}: ${(await response.text()).slice(0, 500)}\n${serve.output().slice(-2000)}`);
     }
     log(`${kind}: single-event warm-up (${WARM_EVENTS} at c=${CONCURRENCY})…`);
-    await drive({ url, path: "/v1/events", key, connections: CONCURRENCY, amount: WARM_EVENTS, body: (i) => casinoEvent("warm-single", i) });
-    await drive({ url: baseline.url, path: "/single", connections: CONCURRENCY, amount: WARM_EVENTS, body: (i) => casinoEvent("warm-base", i) });
+    await posts({ url, path: "/v1/events", key, connections: CONCURRENCY, amount: WARM_EVENTS, body: (i) => casinoEvent("warm-single", i) });
+    await posts({ url: baseline.url, path: "/single", connections: CONCURRENCY, amount: WARM_EVENTS, body: (i) => casinoEvent("warm-base", i) });
 
     log(`${kind}: single events, c=${CONCURRENCY}…`);
     const { value: single, rssMb: [singleRss] } = await peakRss([serve.pid], () =>
-      drive({ url, path: "/v1/events", key, connections: CONCURRENCY, amount: EVENTS, body: (i) => casinoEvent("single", i) }),
+      posts({ url, path: "/v1/events", key, connections: CONCURRENCY, amount: EVENTS, body: (i) => casinoEvent("single", i) }),
     );
     const { value: singleBase, rssMb: [baseRss1] } = await peakRss([baseline.child.pid!], () =>
-      drive({ url: baseline!.url, path: "/single", connections: CONCURRENCY, amount: EVENTS, body: (i) => casinoEvent("base", i) }),
+      posts({ url: baseline!.url, path: "/single", connections: CONCURRENCY, amount: EVENTS, body: (i) => casinoEvent("base", i) }),
     );
     const batchBody = (phase: string) => (b: number) => ({ events: Array.from({ length: BATCH_SIZE }, (_, j) => casinoEvent(phase, b * BATCH_SIZE + j)) });
     // Steady state, as a server that has run for a while: the batch path's code optimised by V8 before the clock starts
     // (during the first ~40 batches of a fresh process its compiler takes a fifth of the process's CPU), the same for the baseline.
     log(`${kind}: batch warm-up (${WARM_BATCHES} × ${BATCH_SIZE})…`);
-    await drive({ url, path: "/v1/events/batch", key, connections: 2, amount: WARM_BATCHES, body: batchBody("warm-batch") });
-    await drive({ url: baseline.url, path: "/batch", connections: 2, amount: WARM_BATCHES, body: batchBody("warm-base-batch") });
+    await posts({ url, path: "/v1/events/batch", key, connections: 2, amount: WARM_BATCHES, body: batchBody("warm-batch") });
+    await posts({ url: baseline.url, path: "/batch", connections: 2, amount: WARM_BATCHES, body: batchBody("warm-base-batch") });
     log(`${kind}: batches of ${BATCH_SIZE}…`);
-    const { value: batch, rssMb: [batchRss] } = await peakRss([serve.pid], () => drive({ url, path: "/v1/events/batch", key, connections: 2, amount: BATCHES, body: batchBody("batch") }));
+    const { value: batch, rssMb: [batchRss] } = await peakRss([serve.pid], () => posts({ url, path: "/v1/events/batch", key, connections: 2, amount: BATCHES, body: batchBody("batch") }));
     const { value: batchBase, rssMb: [baseRss2] } = await peakRss([baseline.child.pid!], () =>
-      drive({ url: baseline!.url, path: "/batch", connections: 2, amount: BATCHES, body: batchBody("base-batch") }),
+      posts({ url: baseline!.url, path: "/batch", connections: 2, amount: BATCHES, body: batchBody("base-batch") }),
     );
     const singleRate = perSecond(single);
     const baseRate = perSecond(singleBase);
@@ -299,14 +211,17 @@ function printTable(all: Figures[]): void {
     [f.database, `batches of ${BATCH_SIZE}`, `${f.batch.events_per_second} ev/s`, `${f.batch.p50}`, `${f.batch.p99}`, `${f.batch.failed}/${f.batch.timeouts}`, "", `${f.batch_ratio}×`],
     [f.database, `  baseline ${BATCH_SIZE}-row INSERT`, `${f.batch_baseline.rows_per_second} rows/s`, `${f.batch_baseline.p50}`, `${f.batch_baseline.p99}`, `${f.batch_baseline.failed}/${f.batch_baseline.timeouts}`, "", ""],
   ]));
-  const header = ["database", "measure", "throughput", "p50 ms", "p99 ms", "failed/timeouts", "peak RSS", "ratio"];
-  const widths = header.map((title, c) => Math.max(title.length, ...rows.map((row) => row[c].length)));
-  const format = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(widths[c])).join(" | ")} |`;
-  console.log(`\n${EVENTS} single events at c=${CONCURRENCY}, ${BATCHES} × ${BATCH_SIZE} batched, ${PARTICIPANTS} players, demo casino, node ${process.version}\n`);
-  console.log(format(header));
-  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
-  for (const row of rows) console.log(format(row));
+  if (rows.length > 0) printSync(rows);
+  printAsync(all);
+  printParticipant(all);
+}
 
+function printSync(rows: string[][]): void {
+  console.log(`\n${EVENTS} single events at c=${CONCURRENCY}, ${BATCHES} × ${BATCH_SIZE} batched, ${PARTICIPANTS} players, demo casino, node ${process.version}\n`);
+  printRows(["database", "measure", "throughput", "p50 ms", "p99 ms", "failed/timeouts", "peak RSS", "ratio"], rows);
+}
+
+function printAsync(all: Figures[]): void {
   const asyncRows = all.flatMap(({ async: a }) => (a ? [a] : [])).map((a) => [
     a.stack,
     `${a.accepted_per_second}/s (${a.accept_ratio}×)`,
@@ -316,13 +231,29 @@ function printTable(all: Figures[]): void {
     Object.entries(a.rss_mb).map(([name, mb]) => `${name} ${mb} MB`).join(", "),
     [`load ${a.load_cpu_us_per_event}`, ...Object.entries(a.cpu_us_per_event).map(([name, us]) => `${name} ${us}`)].join(", "),
   ]);
-  const asyncHeader = ["stack", "202 accepted", "answer p50/p99 ms", "lag p50/p99/max ms", "webhook sendings", "peak RSS", "CPU µs per event"];
-  const asyncWidths = asyncHeader.map((title, c) => Math.max(title.length, ...asyncRows.map((row) => row[c].length)));
-  const asyncFormat = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(asyncWidths[c])).join(" | ")} |`;
+  if (asyncRows.length === 0) return;
   console.log(`\nasync: ${ASYNC_RATE} events/s offered for ${ASYNC_SECONDS} s (Prefer: respond-async); webhooks: ${WEBHOOKS} participant.created committed at once, first arrival to last\n`);
-  console.log(asyncFormat(asyncHeader));
-  console.log(`|${asyncWidths.map((w) => "-".repeat(w + 2)).join("|")}|`);
-  for (const row of asyncRows) console.log(asyncFormat(row));
+  printRows(["stack", "202 accepted", "answer p50/p99 ms", "lag p50/p99/max ms", "webhook sendings", "peak RSS", "CPU µs per event"], asyncRows);
+}
+
+function printParticipant(all: Figures[]): void {
+  const participantRows = all.flatMap(({ database, participant: p }) => (p ? p.paths.map((path) => [
+    database,
+    path.path,
+    `${path.clube.per_second}/s`,
+    `${path.clube.p50} / ${path.clube.p99}`,
+    `${path.baseline.per_second}/s`,
+    `${path.baseline.p50} / ${path.baseline.p99}`,
+    `${path.clube.failed}`,
+    `${path.ratio}×`,
+    `${path.p99_ratio}×`,
+  ]) : []));
+  if (participantRows.length === 0) return;
+  console.log(`\nparticipant paths: ${READ_PARTICIPANTS} players, ${READS} reads / ${REDEMPTIONS} redemptions per path at c=${CONCURRENCY}; baselines Koa + one indexed SELECT (reads) or one transactional INSERT (writes)\n`);
+  printRows(["database", "path", "Clube", "p50/p99 ms", "baseline", "p50/p99 ms", "failed", "ratio", "p99 ratio"], participantRows);
+  for (const { database, participant: p } of all) {
+    if (p) console.log(`${database}: coins spent − redemptions answered = ${p.ledger_mismatch}; balances below zero: ${p.negative_balances}; peak RSS ${p.rss_mb} MB`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -330,8 +261,8 @@ async function main(): Promise<void> {
     if (name !== "sqlite" && name !== "postgresql") throw new Error(`BENCH_DATABASES: unknown database ${JSON.stringify(name)}`);
     return name as DatabaseKind;
   });
-  const parts = new Set((process.env.BENCH_PARTS ?? "sync,async").split(","));
-  for (const part of parts) if (part !== "sync" && part !== "async") throw new Error(`BENCH_PARTS: unknown part ${JSON.stringify(part)}`);
+  const parts = new Set((process.env.BENCH_PARTS ?? "sync,async,participant").split(","));
+  for (const part of parts) if (!["sync", "async", "participant"].includes(part)) throw new Error(`BENCH_PARTS: unknown part ${JSON.stringify(part)}`);
   const figures: Figures[] = [];
   for (const kind of kinds) {
     const sync = parts.has("sync") ? await benchDatabase(kind) : undefined;
@@ -347,12 +278,22 @@ async function main(): Promise<void> {
       log,
     });
     if (asyncFigures) log(JSON.stringify(asyncFigures));
-    figures.push({ database: kind, ...sync, async: asyncFigures });
+    const participant = !parts.has("participant") ? undefined : await benchParticipantPaths(kind, {
+      participants: READ_PARTICIPANTS,
+      reads: READS,
+      warmReads: WARM_READS,
+      redemptions: REDEMPTIONS,
+      concurrency: CONCURRENCY,
+      log,
+    });
+    if (participant) log(JSON.stringify(participant));
+    figures.push({ database: kind, ...sync, async: asyncFigures, participant });
   }
   if (JSON_OUTPUT) {
     const sizes = { events: EVENTS, concurrency: CONCURRENCY, batches: BATCHES, batch_size: BATCH_SIZE, participants: PARTICIPANTS };
     const asyncSizes = { async_rate: ASYNC_RATE, async_seconds: ASYNC_SECONDS, webhooks: WEBHOOKS };
-    console.log(JSON.stringify({ ...sizes, ...asyncSizes, node: process.version, figures }, null, 2));
+    const participantSizes = { read_participants: READ_PARTICIPANTS, reads: READS, redemptions: REDEMPTIONS };
+    console.log(JSON.stringify({ ...sizes, ...asyncSizes, ...participantSizes, node: process.version, figures }, null, 2));
   }
   else printTable(figures);
 }

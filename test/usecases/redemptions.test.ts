@@ -145,6 +145,26 @@ describeEachDatabase("redemptions", (kind) => {
     expect(await ledgerSums(club.db, fabiId)).toMatchObject({ coins: 500 });
   });
 
+  it("20 at once beyond the balance: exactly the affordable number succeed, the rest 409, never below zero", async () => {
+    const ivoId = await playerWith("ivo", 7500);
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => buy("ivo", "store-bonus-10", `resgate-ivo-${i}`)));
+    const succeeded = outcomes.filter((outcome): outcome is PromiseFulfilledResult<RedemptionView> => outcome.status === "fulfilled").map((outcome) => outcome.value);
+    expect(succeeded).toHaveLength(7);
+    expect(succeeded.every((result) => !result.duplicate)).toBe(true);
+    // Each payment saw the balance the one before left: every amount from 6500 down to 500 once.
+    expect(succeeded.map((result) => result.balance_after).sort((a, b) => b - a)).toEqual([6500, 5500, 4500, 3500, 2500, 1500, 500]);
+    for (const outcome of outcomes) if (outcome.status === "rejected") expect(outcome.reason).toMatchObject({ status: 409, code: "insufficient_balance" });
+    expect(await balancesOf(club.db, ivoId)).toEqual({ coins: 500 });
+    expect(await ledgerSums(club.db, ivoId)).toMatchObject({ coins: 500 });
+    expect(await club.db.em().count(Redemption, { participantId: ivoId })).toBe(7);
+    // Repeats of those keys, all at once: the stored results, nothing spent again.
+    const repeats = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => buy("ivo", "store-bonus-10", `resgate-ivo-${i}`)));
+    const answered = repeats.filter((outcome): outcome is PromiseFulfilledResult<RedemptionView> => outcome.status === "fulfilled").map((outcome) => outcome.value);
+    expect(answered.every((result) => result.duplicate)).toBe(true);
+    expect(new Set(answered.map((result) => result.id))).toEqual(new Set(succeeded.map((result) => result.id)));
+    expect(await balancesOf(club.db, ivoId)).toEqual({ coins: 500 });
+  });
+
   it("the same Idempotency-Key sent concurrently spends once", async () => {
     const gabiId = await playerWith("gabi", 3000);
     const results = await Promise.all(Array.from({ length: 5 }, () => buy("gabi", "store-bonus-10", "resgate-gabi-0001")));

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import { stringify } from "safe-stable-stringify";
 import { IdempotencyKey } from "../db/entities/index.js";
+import { insertIdempotencyClaim, markIdempotencyDone } from "../db/hot/idempotency-keys.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { ApiError } from "../usecases/errors.js";
@@ -55,7 +55,7 @@ export async function withIdempotencyKey<T extends { status: number }>(
     throw error;
   }
   if (result.status >= 200 && result.status < 300) {
-    await db.em().nativeUpdate(IdempotencyKey, id, { state: "done" });
+    await markIdempotencyDone(db.em(), req.scope, req.key);
   } else {
     await db.em().nativeDelete(IdempotencyKey, { ...id, state: "in_flight" });
   }
@@ -65,12 +65,7 @@ export async function withIdempotencyKey<T extends { status: number }>(
 async function claim(db: Database, at: Date, req: IdempotentRequest, fingerprint: string): Promise<void> {
   const id = { ...req.scope, key: req.key };
   const lockedUntil = new Date(at.getTime() + IN_FLIGHT_LEASE_MS);
-  try {
-    await db.em().insert(IdempotencyKey, { ...id, operationId: req.operationId, fingerprint, state: "in_flight", lockedUntil, createdAt: at });
-    return;
-  } catch (error) {
-    if (!(error instanceof UniqueConstraintViolationException)) throw error;
-  }
+  if (await insertIdempotencyClaim(db.em(), req.scope, { key: req.key, operationId: req.operationId, fingerprint, lockedUntil, createdAt: at })) return;
   const seen = await db.em().fork().findOne(IdempotencyKey, id, { disableIdentityMap: true });
   if (!seen) return claim(db, at, req, fingerprint); // dropped meanwhile by a failed first request
   if (seen.fingerprint !== fingerprint) {

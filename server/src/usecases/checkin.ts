@@ -11,7 +11,7 @@ import type { Scope } from "../db/scope.js";
 import { requirePublishedConfig } from "./config.js";
 import { ApiError } from "./errors.js";
 import { recordWebhook } from "./outbox.js";
-import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "./participant-state.js";
+import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, webhookParticipant } from "./participant-state.js";
 import { participantNotFound } from "./participants.js";
 
 export type CheckinClaimResult = components["schemas"]["CheckinClaimResult"];
@@ -28,7 +28,7 @@ function checkinConfig(config: ClubConfig): CheckinConfig {
  * participant did today, and a receipt can never move into a past day). A
  * repeat of an event or one that failed is not a new one.
  */
-async function checkinInput(em: SqlEntityManager, participant: Participant, config: CheckinConfig, now: Date): Promise<CheckinInput> {
+async function checkinInput(em: SqlEntityManager, participant: Pick<Participant, "id">, config: CheckinConfig, now: Date): Promise<CheckinInput> {
   const claims = await em.find(CheckinClaim, { participantId: participant.id }, { fields: ["dayKey"] });
   let requiredEventSeen = false;
   if (config.requireEvent !== null) {
@@ -77,7 +77,7 @@ export async function claimCheckin(db: Database, scope: Scope, externalId: strin
   const checkin = checkinConfig(config);
   const timeZone = clubTimeZone(config);
   return db.em().transactional(async (em) => {
-    const participant = await lockParticipant(em, db.dialect, { ...scope, externalId });
+    const participant = await lockParticipantByExternalId(em, scope, externalId);
     if (!participant) throw participantNotFound(externalId);
     const input = await checkinInput(em, participant, checkin, now);
     const plan = planCheckin(input);

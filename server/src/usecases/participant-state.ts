@@ -20,6 +20,7 @@ import { messageRequest, participantVariables, renderClubMessage, type MessageRe
 import type { MessageVariables, RenderedMessage } from "../engine/messages/render.js";
 import { peakColumnsAfter, storedPeakLevel } from "./peak-level.js";
 import { PendingWrites, type ParticipantChanges } from "./pending-writes.js";
+import { lockByExternalId } from "./events/participant-locks.js";
 
 /** The time zone of club days, weeks and months when the club has no `checkin` section to name one. */
 const DEFAULT_TIME_ZONE = "America/Sao_Paulo";
@@ -45,6 +46,16 @@ export function clubTimeZone(config: ClubConfig): string {
 export async function lockParticipant(em: SqlEntityManager, dialect: Dialect, where: FilterQuery<Participant>): Promise<Participant | null> {
   const [participant] = await lockParticipants(em, dialect, where);
   return participant ?? null;
+}
+
+/**
+ * lockParticipant by external id on the driver (events/participant-locks.ts):
+ * one prepared statement and a plain snapshot instead of an ORM query and
+ * entity, for the participant's own claims, which read only its columns.
+ */
+export async function lockParticipantByExternalId(em: SqlEntityManager, scope: Scope, externalId: string): Promise<ParticipantSnapshot | null> {
+  const locked = await lockByExternalId(await hotStore(em), scope, [externalId]);
+  return locked.get(externalId) ?? null;
 }
 
 /**
@@ -168,6 +179,27 @@ async function loadStates(
       missions: missions.get(id) ?? (NO_RECORD as Record<string, MissionState>),
     };
   });
+}
+
+/**
+ * The state of a participant for a view (missions, the store), from rows read
+ * without a lock (db/hot/participant-reads.ts): no lots, badges or rule runs,
+ * which no view consults.
+ */
+export function viewedState(participant: ParticipantSnapshot, config: ClubConfig, balances: Balances, missions: Record<string, MissionState>): ParticipantState {
+  return {
+    xp: participant.xp,
+    level: participant.level,
+    tierCode: storedTierCode(participant, config),
+    tags: participant.tags,
+    eventCountsBefore: participant.eventCounts,
+    peakLevel: storedPeakLevel(participant),
+    balances,
+    lots: NO_LIST,
+    badges: NO_LIST,
+    ruleRuns: NO_RECORD as Record<string, RuleRunState>,
+    missions,
+  };
 }
 
 /**

@@ -24,6 +24,9 @@ export type ProgressXp = Schemas["ProgressXp"];
 export type CurrencyBalance = Schemas["CurrencyBalance"];
 export type ParticipantProgressBatchItem = Schemas["ParticipantProgressBatchItem"];
 
+/** The participant's columns the views show: the ORM's entity or a row read on the driver (db/hot/participant-reads.ts). */
+export type ViewedParticipant = Pick<Participant, "id" | "externalId" | "displayName" | "avatarUrl" | "xp" | "tierCode" | "flags" | "updatedAt">;
+
 /** Balances in minor units by currency code; a currency without a row is 0. */
 export type Balances = Record<string, number>;
 
@@ -71,7 +74,7 @@ export type ProfileAudience = "participant" | "server";
  * XP computes to; the tier computed from the level stands in only while none
  * is stored or the stored code is no longer configured.
  */
-export function profileView(participant: Participant, balances: Balances, config: ClubConfig, audience: ProfileAudience = "server"): ParticipantProfile {
+export function profileView(participant: ViewedParticipant, balances: Balances, config: ClubConfig, audience: ProfileAudience = "server"): ParticipantProfile {
   const progress = progressFor(config.progression, participant.xp);
   const tier = config.progression.tiers.find((candidate) => candidate.code === participant.tierCode) ?? progress.tier;
   const nextTier = nextTierAfter(config.progression.tiers, tier.levels[1] ?? Number.POSITIVE_INFINITY);
@@ -105,6 +108,14 @@ export function profileView(participant: Participant, balances: Balances, config
 
 /** The club's whole level table: XP each level spans (null on the last) and its tier's look. */
 export function levelTable(config: ClubConfig): Schemas["LevelInfo"][] {
+  // Depends on the configuration alone (one object per published version): built once per version, shared by every view.
+  let table = levelTables.get(config);
+  if (!table) levelTables.set(config, (table = buildLevelTable(config)));
+  return table;
+}
+const levelTables = new WeakMap<ClubConfig, Schemas["LevelInfo"][]>();
+
+function buildLevelTable(config: ClubConfig): Schemas["LevelInfo"][] {
   const thresholds = levelThresholds(config.progression.curve);
   return thresholds.map((start, index) => {
     const { number, name, badge_url, color } = levelOf(config, index + 1);
@@ -112,7 +123,7 @@ export function levelTable(config: ClubConfig): Schemas["LevelInfo"][] {
   });
 }
 
-export function progressView(participant: Participant, balances: Balances, config: ClubConfig): ParticipantProgress {
+export function progressView(participant: ViewedParticipant, balances: Balances, config: ClubConfig): ParticipantProgress {
   const progress = progressFor(config.progression, participant.xp);
   const next = progress.nextLevelXp === null ? null : levelOf(config, progress.level + 1);
   return {

@@ -4,6 +4,8 @@ import type { components } from "../../../generated/types.js";
 import type { ClubConfig } from "../engine/config.js";
 import { progressFor } from "../engine/progression.js";
 import { Balance, OutboxMessage, Participant } from "../db/entities/index.js";
+import { withHotAutocommit } from "../db/hot/index.js";
+import { readParticipantView, type ParticipantViewRows } from "../db/hot/participant-reads.js";
 import { newId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
@@ -142,19 +144,33 @@ export async function upsertParticipant(db: Database, scope: Scope, input: Parti
   });
 }
 
+/**
+ * The participant with `externalId` and its balances (and, with `missions`,
+ * its progress in them), one statement on the driver outside any
+ * transaction (db/hot/participant-reads.ts); 404 when absent.
+ */
+export async function readViewedParticipant(
+  db: Database,
+  scope: Scope,
+  externalId: string,
+  missions?: { ids: string[]; periodKeys: string[] },
+): Promise<ParticipantViewRows> {
+  const rows = await withHotAutocommit(db.em(), (store) => readParticipantView(store, scope, externalId, missions));
+  if (!rows) throw participantNotFound(externalId);
+  return rows;
+}
+
 export async function getProfile(db: Database, scope: Scope, externalId: string, audience: ProfileAudience = "server"): Promise<ParticipantProfile> {
   const { config } = await requirePublishedConfig(db, scope);
-  const em = db.em();
-  const participant = await findParticipant(em, scope, externalId);
-  return profileView(participant, await loadBalances(em, participant.id), config, audience);
+  const { participant, balances } = await readViewedParticipant(db, scope, externalId);
+  return profileView(participant, balances, config, audience);
 }
 
 /** The level bar and table, computed from the current state (history is never replayed). */
 export async function getProgress(db: Database, scope: Scope, externalId: string): Promise<ParticipantProgress> {
   const { config } = await requirePublishedConfig(db, scope);
-  const em = db.em();
-  const participant = await findParticipant(em, scope, externalId);
-  return progressView(participant, await loadBalances(em, participant.id), config);
+  const { participant, balances } = await readViewedParticipant(db, scope, externalId);
+  return progressView(participant, balances, config);
 }
 
 /** Several participants' level and XP in one query, in the requested order; unknown ids are left out. */

@@ -168,14 +168,14 @@ export class PendingWrites {
   }
 
   /**
-   * Writes everything gathered in `em`'s transaction and starts empty again:
+   * Writes everything gathered in `em`'s transaction (and the writes `also`) and starts empty again:
    * on the driver (db/hot), one round trip on PostgreSQL (one statement, a
    * CTE per table, array parameters) and one prepared statement per table on
    * SQLite.
    */
-  async flush(em: SqlEntityManager): Promise<void> {
+  async flush(em: SqlEntityManager, also: Write[] = []): Promise<void> {
     if (!em.getTransactionContext()) {
-      await em.transactional((trx) => this.flush(trx));
+      await em.transactional((trx) => this.flush(trx, also));
       return;
     }
     const store = await hotStore(em);
@@ -210,6 +210,8 @@ export class PendingWrites {
       insert(Notification, this.notifications, ["createdAt", "readAt"]),
       insert(OutboxMessage, this.outbox, ["createdAt"]),
       insert(Event, this.events, ["status", "processedAt"]),
+      // The caller's own rows of other tables (a redemption), in the same round trip.
+      ...also,
     ]);
     this.clear();
   }

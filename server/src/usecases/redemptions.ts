@@ -1,19 +1,25 @@
-import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import { UniqueConstraintViolationException, type RequiredEntityData } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../generated/types.js";
 import type { ClubConfig, CurrencyConfig, RewardConfig } from "../engine/config.js";
 import { grantRewards, type EngineInput } from "../engine/evaluate.js";
 import { expiredAmount, spendLots } from "../engine/lots.js";
 import { fromMinorUnits, toMinorUnits } from "../engine/money.js";
-import type { Evaluation, ParticipantState } from "../engine/types.js";
+import type { Evaluation, MissionState, ParticipantState } from "../engine/types.js";
 import { Redemption } from "../db/entities/index.js";
+import { hotStore, shapeOf } from "../db/hot/index.js";
+import { payRedemption, readBalances } from "../db/hot/redemption-writes.js";
 import { newId } from "../db/ids.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
-import { getPublishedConfig, requirePublishedConfig } from "./config.js";
+import { requirePublishedConfig } from "./config.js";
 import { ApiError, notFound } from "./errors.js";
-import { recordWebhook } from "./outbox.js";
-import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "./participant-state.js";
+import { webhookMessage } from "./outbox.js";
+import {
+  clubTimeZone, gatherEvaluation, loadParticipantState, lockParticipant, viewedState, webhookParticipant, type ParticipantSnapshot,
+} from "./participant-state.js";
+import type { Balances } from "./participant-views.js";
+import { PendingWrites } from "./pending-writes.js";
 import { participantNotFound } from "./participants.js";
 
 type Schemas = components["schemas"];
@@ -77,20 +83,68 @@ export function redemptionEvaluation(input: EngineInput & { priced: PricedReward
   };
 }
 
+/** What paidFirst found and did, under the participant's lock. */
+interface Paid {
+  /** The result stored under the key: nothing was paid. */
+  repeat: RedemptionView | null;
+  participant: ParticipantSnapshot & { id: string; externalId: string };
+  /** The state before the payment. */
+  state: ParticipantState;
+  /** Null when the balance was short: nothing was paid. */
+  evaluation: Evaluation | null;
+}
+
+/**
+ * Locks the participant and pays `priced` from its balance in one
+ * conditional statement (db/hot/redemption-writes.ts), unless a redemption
+ * is stored under `key`; then evaluates the redemption against the state
+ * before the payment. Null when no such participant. For a currency without
+ * lots (the balance alone says what is spendable).
+ */
+async function paidFirst(
+  em: SqlEntityManager, scope: Scope, externalId: string, priced: PricedReward, key: string | null, now: Date, config: ClubConfig, timeZone: string,
+): Promise<Paid | null> {
+  const store = await hotStore(em);
+  const currency = priced.currency.code;
+  const payment = await payRedemption(store, scope, { externalId, currency, amount: priced.cost, idempotencyKey: key, now });
+  if (!payment) return null;
+  const { participant } = payment;
+  const repeat = payment.stored && repeatOf(payment.stored, config);
+  const stateOf = (balances: Balances) => viewedState(participant, config, payment.balanceAfter === null ? balances : { ...balances, [currency]: payment.balanceAfter + priced.cost }, NO_MISSIONS);
+  let state = stateOf(payment.balances);
+  if (repeat || payment.balanceAfter === null) return { repeat, participant, state, evaluation: null };
+  let evaluation = redemptionEvaluation({ config, state, now, timeZone, priced });
+  // The reward moves another currency: its balance as committed now (the statement's may predate the lock).
+  if (evaluation && evaluation.delta.ledger.some((line) => line.unit !== "xp" && line.unit !== currency)) {
+    state = stateOf(await readBalances(store, participant.id));
+    evaluation = redemptionEvaluation({ config, state, now, timeZone, priced });
+  }
+  if (evaluation === null) throw new Error(`redemption of ${priced.reward.code} refused after its payment`);
+  return { repeat: null, participant, state, evaluation };
+}
+const NO_MISSIONS: Record<string, MissionState> = Object.freeze({}) as Record<string, MissionState>;
+
+/** The evaluation without the price's change of the balance, which paidFirst already made (its ledger line stays). */
+function withoutPayment(evaluation: Evaluation, priced: PricedReward): Evaluation {
+  const currency = priced.currency.code;
+  return { ...evaluation, delta: { ...evaluation.delta, balances: { ...evaluation.delta.balances, [currency]: (evaluation.delta.balances[currency] ?? 0) + priced.cost } } };
+}
+
 /** `pending` while someone still has to hand the reward over: the client's system or club staff. */
 function deliveryStatus(reward: RewardConfig): RedemptionView["delivery_status"] {
   return reward.type === "internal" ? "delivered" : "pending";
 }
 
 /** The result stored under an Idempotency-Key, as a repeat answers it. */
-async function storedRedemption(db: Database, em: SqlEntityManager, scope: Scope, idempotencyKey: string): Promise<RedemptionView | null> {
+async function storedRedemption(em: SqlEntityManager, scope: Scope, idempotencyKey: string, config: ClubConfig): Promise<RedemptionView | null> {
   const stored = await em.findOne(Redemption, { ...scope, idempotencyKey }, { fields: ["result"] });
-  if (!stored) return null;
-  const result = stored.result as Record<string, any>;
+  return stored ? repeatOf(stored.result as Record<string, any>, config) : null;
+}
+
+/** A stored result as a repeat answers it; one stored while money was served in minor units, in the contract's main units. */
+function repeatOf(result: Record<string, any>, config: ClubConfig): RedemptionView {
   if (typeof result.balance_after_minor !== "number") return { ...(result as RedemptionView), duplicate: true };
-  // Stored while money was served in minor units: answered in the contract's main units.
-  const config = (await getPublishedConfig(db, scope))?.config;
-  const main = (code: string, minor: number) => fromMinorUnits(minor, config?.currencies.find((currency) => currency.code === code)?.decimals ?? 0);
+  const main = (code: string, minor: number) => fromMinorUnits(minor, config.currencies.find((currency) => currency.code === code)?.decimals ?? 0);
   const { balance_after_minor: balanceAfter, cost, effects, ...rest } = result;
   return {
     ...rest,
@@ -121,20 +175,29 @@ export async function redeem(
   opts: { idempotencyKey?: string; now: Date; publicUrl: string },
 ): Promise<RedemptionView> {
   const key = opts.idempotencyKey ?? null;
-  const earlier = key === null ? null : await storedRedemption(db, db.em(), scope, key);
-  if (earlier) return earlier;
   const { config } = await requirePublishedConfig(db, scope);
-  const priced = pricedReward(config, request.reward);
+  let priced: PricedReward;
+  try {
+    priced = pricedReward(config, request.reward);
+  } catch (err) {
+    // A repeat answers what the key stored even when the reward is no longer for sale (the transaction below looks the key up otherwise).
+    const earlier = key === null ? null : await storedRedemption(db.em(), scope, key, config);
+    if (earlier) return earlier;
+    throw err;
+  }
   const timeZone = clubTimeZone(config);
   try {
     return await db.em().transactional(async (em) => {
-      const participant = await lockParticipant(em, db.dialect, { ...scope, externalId: request.participant });
+      // A currency without lots: the lock, the key's lookup and the debit in one statement (paidFirst).
+      const paid = priced.currency.expiresInDays === null ? await paidFirst(em, scope, request.participant, priced, key, opts.now, config, timeZone) : null;
+      if (paid?.repeat) return paid.repeat;
+      const participant = paid ? paid.participant : await lockParticipant(em, db.dialect, { ...scope, externalId: request.participant });
       if (!participant) throw participantNotFound(request.participant);
       // Again under the lock: the same key may have been redeemed since the first look.
-      const repeat = key === null ? null : await storedRedemption(db, em, scope, key);
+      const repeat = paid || key === null ? null : await storedRedemption(em, scope, key, config);
       if (repeat) return repeat;
-      const state = await loadParticipantState(em, participant, config, { now: opts.now, timeZone });
-      const evaluation = redemptionEvaluation({ config, state, now: opts.now, timeZone, priced });
+      const state = paid ? paid.state : await loadParticipantState(em, participant, config, { now: opts.now, timeZone });
+      const evaluation = paid ? paid.evaluation : redemptionEvaluation({ config, state, now: opts.now, timeZone, priced });
       if (evaluation === null) {
         throw new ApiError(
           409,
@@ -142,9 +205,12 @@ export async function redeem(
           `Participant ${JSON.stringify(participant.externalId)} has ${spendableBalance(state, priced.currency.code, opts.now)} ${priced.currency.code}; reward ${JSON.stringify(priced.reward.code)} costs ${priced.cost}.`,
         );
       }
-      const effects = await persistEvaluation(
-        { em, scope, config, participant, state, now: opts.now, publicUrl: opts.publicUrl, event: null },
-        evaluation,
+      const writes = new PendingWrites();
+      // Paid first: the price is already off the stored balance; the rest of the delta is written with the redemption.
+      const { effects } = gatherEvaluation(
+        writes,
+        { scope, config, participant, state, now: opts.now, publicUrl: opts.publicUrl, event: null },
+        paid ? withoutPayment(evaluation, priced) : evaluation,
       );
       const cost = { currency: priced.currency.code, amount: fromMinorUnits(priced.cost, priced.currency.decimals) };
       const result: RedemptionView = {
@@ -158,17 +224,19 @@ export async function redeem(
         duplicate: false,
         effects,
       };
-      await em.insert(Redemption, {
+      const redemption: RequiredEntityData<Redemption> = {
         id: result.id, ...scope, participantId: participant.id, rewardCode: priced.reward.code, idempotencyKey: key, cost: { currency: cost.currency, amount: priced.cost }, result, createdAt: opts.now,
-      });
+      };
       const purchased: Schemas["StorePurchasedWebhookData"] = { participant: webhookParticipant(participant), reward_code: priced.reward.code, cost, redemption_id: result.id };
-      await recordWebhook(em, scope, "store.purchased", purchased, opts.now);
+      writes.outbox.push(webhookMessage(scope, "store.purchased", purchased, opts.now));
+      // One round trip on PostgreSQL: the delta, the redemption (its unique key) and the outbox rows.
+      await writes.flush(em, [{ insert: shapeOf(em, Redemption), rows: [redemption] }]);
       return result;
     });
   } catch (err) {
-    // The same key sent at the same time for another participant, whose redemption committed first.
+    // The same key sent at the same time (for this participant or another), whose redemption committed first: its row's unique key refused ours.
     if (key === null || !(err instanceof UniqueConstraintViolationException)) throw err;
-    const stored = await storedRedemption(db, db.em(), scope, key);
+    const stored = await storedRedemption(db.em(), scope, key, config);
     if (!stored) throw err;
     return stored;
   }

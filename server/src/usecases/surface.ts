@@ -7,16 +7,16 @@ import { missionAvailable } from "../engine/missions.js";
 import { parseRewardSpec } from "../engine/rewards.js";
 import { Session } from "../engine/session.js";
 import { periodKey } from "../engine/time.js";
-import type { ParticipantState } from "../engine/types.js";
+import type { MissionState, ParticipantState } from "../engine/types.js";
 import { Badge, LeaderboardEntry, Participant, ParticipantReward, type ParticipantRewardStatus } from "../db/entities/index.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { requirePublishedConfig } from "./config.js";
 import { ApiError, notFound } from "./errors.js";
 import {
-  clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, pointsOf,
+  clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, pointsOf, storedPoints, viewedState,
 } from "./participant-state.js";
-import { participantNotFound } from "./participants.js";
+import { participantNotFound, readViewedParticipant } from "./participants.js";
 import { pricedReward, redeem, spendableBalance, type RedemptionView } from "./redemptions.js";
 import { tournamentBoards } from "./tournaments/views.js";
 
@@ -94,9 +94,16 @@ function missionView(config: ClubConfig, mission: MissionConfig, state: Particip
 
 /** GET /v1/me/missions: the listed missions in their current period. */
 export async function listMyMissions(db: Database, scope: Scope, externalId: string, now: Date): Promise<{ data: MyMission[] }> {
-  const em = db.em();
-  const { participant, config, timeZone } = await findMe(em, db, scope, externalId);
-  const state = await loadParticipantState(em, participant, config, { now, timeZone });
+  const { config } = await requirePublishedConfig(db, scope);
+  const timeZone = clubTimeZone(config);
+  // The participant, its balances and its progress in the missions' current periods: one statement.
+  const currentKey = new Map(config.missions.map((mission) => [mission.id, periodKey(mission.period, now, timeZone)]));
+  const read = await readViewedParticipant(db, scope, externalId, currentKey.size === 0 ? undefined : { ids: [...currentKey.keys()], periodKeys: [...new Set(currentKey.values())] });
+  const missions: Record<string, MissionState> = {};
+  for (const row of read.missions) {
+    if (currentKey.get(row.missionId) === row.periodKey) missions[row.missionId] = { periodKey: row.periodKey, progress: row.progress, completed: row.completed, claimed: row.claimed };
+  }
+  const state = viewedState(read.participant, config, read.balances, missions);
   return { data: listedMissions(config, state, now, timeZone).map((mission) => missionView(config, mission, state, now, timeZone)) };
 }
 
@@ -118,7 +125,7 @@ export async function claimMyMission(
   const timeZone = clubTimeZone(config);
   const { now } = opts;
   return db.em().transactional(async (em) => {
-    const participant = await lockParticipant(em, db.dialect, { ...scope, externalId });
+    const participant = await lockParticipantByExternalId(em, scope, externalId);
     if (!participant) throw participantNotFound(externalId);
     const state = await loadParticipantState(em, participant, config, { now, timeZone });
     const mission = listedMissions(config, state, now, timeZone).find((candidate) => candidate.id === missionId);

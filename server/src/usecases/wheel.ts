@@ -14,7 +14,7 @@ import type { Scope } from "../db/scope.js";
 import { requirePublishedConfig } from "./config.js";
 import { ApiError } from "./errors.js";
 import { recordWebhook } from "./outbox.js";
-import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "./participant-state.js";
+import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, webhookParticipant } from "./participant-state.js";
 import { participantNotFound } from "./participants.js";
 import { fairSlice } from "../engine/wheel/fair.js";
 import { activeSeed, consumeNonce, currentFairness } from "./wheel/fair-seeds.js";
@@ -100,7 +100,7 @@ export async function spinWheel(db: Database, scope: Scope, externalId: string, 
   const timeZone = clubTimeZone(config);
   try {
     return await db.em().transactional(async (em) => {
-      const participant = await lockParticipant(em, db.dialect, { ...scope, externalId });
+      const participant = await lockParticipantByExternalId(em, scope, externalId);
       if (!participant) throw participantNotFound(externalId);
       // Checked under the lock: a retry racing its original waits for it and then finds its spin.
       const repeat = idempotencyKey === undefined ? null : await repeatedSpin(em, scope, participant.id, idempotencyKey);

@@ -139,6 +139,25 @@ export async function withAutocommitHotStore<T>(em: SqlEntityManager, use: (hot:
 }
 
 /**
+ * Runs `use` with a HotStore on a pooled connection outside any transaction,
+ * on either dialect, each statement committing by itself: for reads of one
+ * statement (consistent on their own) and single-statement writes, without
+ * the BEGIN and COMMIT and the ORM's transaction bookkeeping. On
+ * SQLite the pool's connection is taken for the duration, as a transaction
+ * of the ORM would take it.
+ */
+export async function withHotAutocommit<T>(em: SqlEntityManager, use: (hot: HotStore) => Promise<T>): Promise<T> {
+  if (em.getPlatform() instanceof PostgreSqlPlatform) return withAutocommitHotStore(em, use);
+  const { client } = em.getKnex();
+  const connection = (await client.acquireConnection()) as LibsqlDatabase;
+  try {
+    return await use(sqliteHotStore(connection, converter(em)));
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
+
+/**
  * A read for both dialects from one template; `inList(column)` is the
  * condition "column is one of the array bound here": `= any(?::text[])` on
  * PostgreSQL, `in (select value from json_each(?))` on SQLite (which binds

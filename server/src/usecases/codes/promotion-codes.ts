@@ -8,6 +8,8 @@ import { parseRewardSpec } from "../../engine/rewards.js";
 import { requirePublishedConfig } from "../config.js";
 import { ApiError, notFound, validationFailed } from "../errors.js";
 import { olderThan } from "../paging.js";
+import { withHotAutocommit } from "../../db/hot/index.js";
+import { hasActivePromotionCodes } from "../../db/hot/participant-reads.js";
 
 /*
  * Promotional codes as the club's server manages them: created, listed,
@@ -103,9 +105,6 @@ export async function disablePromotionCode(db: Database, scope: Scope, code: str
 
 /** Whether the club has a code participants may still redeem (the `codes` module card is shown only then). */
 export async function hasActiveCodes(db: Database, scope: Scope, now: Date): Promise<boolean> {
-  const count = await db.em().count(PromotionCode, {
-    ...scope, status: "active",
-    $and: [{ $or: [{ endsAt: null }, { endsAt: { $gt: now } }] }],
-  });
-  return count > 0;
+  // Asked on every GET /v1/me/config: one statement on the driver (db/hot).
+  return withHotAutocommit(db.em(), (store) => hasActivePromotionCodes(store, scope, now));
 }

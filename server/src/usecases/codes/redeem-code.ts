@@ -9,7 +9,7 @@ import { parseRewardSpec } from "../../engine/rewards.js";
 import { requirePublishedConfig } from "../config.js";
 import { ApiError } from "../errors.js";
 import { recordWebhook } from "../outbox.js";
-import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "../participant-state.js";
+import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, webhookParticipant } from "../participant-state.js";
 import { participantNotFound } from "../participants.js";
 import { codeNotFound, normalizeCode } from "./promotion-codes.js";
 
@@ -40,7 +40,7 @@ export async function redeemCode(
   const timeZone = clubTimeZone(config);
   const value = normalizeCode(typed);
   return db.em().transactional(async (em) => {
-    const participant = await lockParticipant(em, db.dialect, { ...scope, externalId });
+    const participant = await lockParticipantByExternalId(em, scope, externalId);
     if (!participant) throw participantNotFound(externalId);
     const code = await em.findOne(PromotionCode, { ...scope, code: value });
     if (!code) throw codeNotFound(value);

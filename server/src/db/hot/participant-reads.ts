@@ -1,0 +1,151 @@
+import type { Scope } from "../scope.js";
+import type { HotStore } from "./index.js";
+
+/*
+ * The participant views' reads on the driver (db/hot): what a view of one
+ * participant needs — the row, its balances and, for the missions, its
+ * progress in the missions' current periods — in one statement, one index
+ * probe per table: (club_id, env, external_id) of participants, then the
+ * participant's rows of balances and mission_progress by their unique
+ * indexes' leading participant_id. Balances and progress come back
+ * aggregated into the participant's row as JSON arrays of tuples.
+ */
+
+/** The participant's columns a view shows or the engine reads. */
+export interface ViewedParticipantRow {
+  id: string;
+  externalId: string;
+  displayName: string | null;
+  avatarUrl: string | null;
+  email: string | null;
+  phone: string | null;
+  xp: number;
+  level: number;
+  tierCode: string | null;
+  tags: string[];
+  eventCounts: Record<string, number>;
+  flags: Record<string, unknown>;
+  peakMonth: string | null;
+  peakLevel: number | null;
+  priorMonthPeakLevel: number | null;
+  updatedAt: Date;
+}
+
+/** A mission period's stored progress. */
+export interface StoredMissionProgress {
+  missionId: string;
+  periodKey: string;
+  progress: number;
+  completed: boolean;
+  claimed: boolean;
+}
+
+export interface ParticipantViewRows {
+  participant: ViewedParticipantRow;
+  /** Minor units by currency code (a currency without a row is absent). */
+  balances: Record<string, number>;
+  /** Progress rows of the missions asked for, in the periods asked for (see readParticipantView's `missions`). */
+  missions: StoredMissionProgress[];
+}
+
+const COLUMNS = "p.id, p.external_id, p.display_name, p.avatar_url, p.email, p.phone, p.xp, p.level, p.tier_code, p.tags, p.event_counts, p.flags, "
+  + "p.peak_month, p.peak_level, p.prior_month_peak_level, p.updated_at";
+
+const BALANCES = {
+  postgresql: "(select coalesce(json_agg(json_build_array(b.currency, b.amount)), '[]'::json) from balances as b where b.participant_id = p.id) as balances",
+  sqlite: "(select json_group_array(json_array(b.currency, b.amount)) from balances as b where b.participant_id = p.id) as balances",
+};
+
+/** The participant's progress rows of the missions (ids) in the period keys bound (the caller keeps each mission's own). */
+const MISSIONS = {
+  postgresql: `(select coalesce(json_agg(json_build_array(m.mission_id, m.period_key, m.progress, m.completed_at is not null, m.claimed_at is not null)), '[]'::json)
+    from mission_progress as m where m.participant_id = p.id and m.mission_id = any(?::text[]) and m.period_key = any(?::text[])) as missions`,
+  sqlite: `(select json_group_array(json_array(m.mission_id, m.period_key, m.progress, m.completed_at is not null, m.claimed_at is not null))
+    from mission_progress as m where m.participant_id = p.id and m.mission_id in (select value from json_each(?)) and m.period_key in (select value from json_each(?))) as missions`,
+};
+
+function viewText(dialect: "postgresql" | "sqlite", missions: boolean): string {
+  return `select ${COLUMNS}, ${BALANCES[dialect]}${missions ? `, ${MISSIONS[dialect]}` : ""} from participants as p where p.club_id = ? and p.env = ? and p.external_id = ?`;
+}
+const VIEW = { postgresql: viewText("postgresql", false), sqlite: viewText("sqlite", false) };
+const VIEW_WITH_MISSIONS = { postgresql: viewText("postgresql", true), sqlite: viewText("sqlite", true) };
+
+interface Row {
+  id: string;
+  external_id: string;
+  display_name: string | null;
+  avatar_url: string | null;
+  email: string | null;
+  phone: string | null;
+  xp: number | string;
+  level: number;
+  tier_code: string | null;
+  tags: string[] | string;
+  event_counts: Record<string, number> | string;
+  flags: Record<string, unknown> | string;
+  peak_month: string | null;
+  peak_level: number | null;
+  prior_month_peak_level: number | null;
+  updated_at: Date | number | string;
+  balances: [string, number | string][] | string;
+  missions?: [string, string, number, boolean | number, boolean | number][] | string;
+}
+
+/** PostgreSQL parses json/jsonb; SQLite hands JSON back as text. */
+function json<T>(value: T | string): T {
+  return typeof value === "string" ? (JSON.parse(value) as T) : value;
+}
+
+/** The participant row of a view statement (bigints as numbers, JSON parsed, the datetime a Date). */
+export function viewedParticipant(row: Omit<Row, "balances" | "missions">): ViewedParticipantRow {
+  return {
+    id: row.id,
+    externalId: row.external_id,
+    displayName: row.display_name,
+    avatarUrl: row.avatar_url,
+    email: row.email,
+    phone: row.phone,
+    xp: Number(row.xp),
+    level: row.level,
+    tierCode: row.tier_code,
+    tags: json(row.tags),
+    eventCounts: json(row.event_counts),
+    flags: json(row.flags) ?? {},
+    peakMonth: row.peak_month,
+    peakLevel: row.peak_level,
+    priorMonthPeakLevel: row.prior_month_peak_level,
+    updatedAt: row.updated_at instanceof Date ? row.updated_at : new Date(row.updated_at),
+  };
+}
+
+/**
+ * The participant with `externalId` in the scope, its balances and (with
+ * `missions`: mission ids and the period keys in use) its progress in those
+ * missions and periods, in one statement; null when no such participant.
+ * A read outside any transaction: one consistent snapshot of the three tables.
+ */
+export async function readParticipantView(
+  store: HotStore,
+  scope: Scope,
+  externalId: string,
+  missions?: { ids: string[]; periodKeys: string[] },
+): Promise<ParticipantViewRows | null> {
+  const [row] = missions
+    ? await store.select<Row>(VIEW_WITH_MISSIONS, [missions.ids, missions.periodKeys, scope.clubId, scope.env, externalId])
+    : await store.select<Row>(VIEW, [scope.clubId, scope.env, externalId]);
+  if (!row) return null;
+  const balances: Record<string, number> = {};
+  for (const [currency, amount] of json(row.balances)) balances[currency] = Number(amount);
+  const progress = row.missions === undefined ? [] : json(row.missions).map(([missionId, periodKey, value, completed, claimed]) => ({
+    missionId, periodKey, progress: Number(value), completed: Boolean(completed), claimed: Boolean(claimed),
+  }));
+  return { participant: viewedParticipant(row), balances, missions: progress };
+}
+
+const ACTIVE_CODES = "select exists (select 1 from promotion_codes where club_id = ? and env = ? and status = 'active' and (ends_at is null or ends_at > ?)) as active";
+
+/** Whether the scope has a promotional code that is active and not past its end at `now` (GET /v1/me/config's `codes` card). */
+export async function hasActivePromotionCodes(store: HotStore, scope: Scope, now: Date): Promise<boolean> {
+  const [row] = await store.select<{ active: boolean | number }>({ postgresql: ACTIVE_CODES, sqlite: ACTIVE_CODES }, [scope.clubId, scope.env, now]);
+  return Boolean(row?.active);
+}

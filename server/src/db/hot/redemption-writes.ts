@@ -1,0 +1,104 @@
+import type { Scope } from "../scope.js";
+import type { HotStore } from "./index.js";
+import { viewedParticipant, type ViewedParticipantRow } from "./participant-reads.js";
+
+/*
+ * A redemption's payment on the driver (db/hot), inside the redemption's
+ * transaction: the participant's lock, the idempotency lookup and the
+ * conditional debit in one statement on PostgreSQL, so the balance check and
+ * the debit are one step (no read-then-write race) and nothing waits on a
+ * lock across another round trip before it. The lock on the participant row
+ * is taken first, as the event path takes it before its balance upserts, so
+ * the two never wait on each other in opposite orders.
+ */
+
+export interface RedemptionPayment {
+  /** The participant's columns as locked (the latest committed version). */
+  participant: ViewedParticipantRow;
+  /** The result stored under the idempotency key (nothing was debited then). */
+  stored: Record<string, unknown> | null;
+  /** The balance of the currency after the debit; null when it was short (nothing debited). */
+  balanceAfter: number | null;
+  /**
+   * Every balance of the participant (minor units by currency) as read by
+   * the statement: the debited currency's before the debit. On PostgreSQL a
+   * snapshot taken before the lock was granted: exact unless the statement
+   * waited for a transaction that moved them (reread with readBalances).
+   */
+  balances: Record<string, number>;
+}
+
+const PARTICIPANT = "id, external_id, display_name, avatar_url, email, phone, xp, level, tier_code, tags, event_counts, flags, peak_month, peak_level, prior_month_peak_level, updated_at";
+
+/** Parameters: club, env, external id; club, env, key; amount, now, currency, amount. */
+const PAY_POSTGRESQL = `with p as (select ${PARTICIPANT} from participants where club_id = ? and env = ? and external_id = ? for update),
+  s as (select result from redemptions where club_id = ? and env = ? and idempotency_key = ?),
+  d as (update balances as b set amount = b.amount - ?::int8, updated_at = ? from p
+    where b.participant_id = p.id and b.currency = ? and b.amount >= ?::int8 and not exists (select 1 from s) returning b.amount)
+  select p.*, (select result from s) as stored, (select amount from d) as balance_after,
+    (select coalesce(json_agg(json_build_array(b.currency, b.amount)), '[]'::json) from balances as b where b.participant_id = p.id) as balances
+  from p`;
+
+/** SQLite: the participant, the stored result and the balances, read once the write lock is held. */
+const READ_SQLITE = `select ${PARTICIPANT},
+    (select result from redemptions where club_id = ?1 and env = ?2 and idempotency_key = ?4) as stored,
+    (select json_group_array(json_array(b.currency, b.amount)) from balances as b where b.participant_id = participants.id) as balances
+  from participants where club_id = ?1 and env = ?2 and external_id = ?3`;
+
+const DEBIT_SQLITE = "update balances set amount = amount - ?1, updated_at = ?2 where participant_id = ?3 and currency = ?4 and amount >= ?1 returning amount";
+
+/** See takeSqliteWriteLock in usecases/events/participant-locks.ts: the write lock first, waited for under busy_timeout. */
+const SQLITE_WRITE_LOCK = { postgresql: "", sqlite: "update participants set updated_at = updated_at where 0" };
+
+type Row = Parameters<typeof viewedParticipant>[0] & { stored: Record<string, unknown> | string | null; balance_after?: number | string | null; balances: [string, number | string][] | string };
+
+function json<T>(value: T | string): T {
+  return typeof value === "string" ? (JSON.parse(value) as T) : value;
+}
+
+function balancesOf(rows: [string, number | string][]): Record<string, number> {
+  const balances: Record<string, number> = {};
+  for (const [currency, amount] of rows) balances[currency] = Number(amount);
+  return balances;
+}
+
+/**
+ * Locks the participant with `externalId` for the rest of the transaction
+ * and takes `amount` minor units of `currency` from its balance if the
+ * balance holds them and no redemption is stored under `idempotencyKey`;
+ * null when no such participant. For currencies without lots (that never
+ * expire): the balance alone says what can be spent.
+ */
+export async function payRedemption(
+  store: HotStore,
+  scope: Scope,
+  pay: { externalId: string; currency: string; amount: number; idempotencyKey: string | null; now: Date },
+): Promise<RedemptionPayment | null> {
+  if (store.dialect === "postgresql") {
+    const [row] = await store.select<Row>(
+      { postgresql: PAY_POSTGRESQL, sqlite: "" },
+      [scope.clubId, scope.env, pay.externalId, scope.clubId, scope.env, pay.idempotencyKey, pay.amount, pay.now, pay.currency, pay.amount],
+    );
+    if (!row) return null;
+    const after = row.balance_after ?? null;
+    return { participant: viewedParticipant(row), stored: json(row.stored), balanceAfter: after === null ? null : Number(after), balances: balancesOf(json(row.balances)) };
+  }
+  await store.run(SQLITE_WRITE_LOCK, []);
+  const [row] = await store.select<Row>({ postgresql: "", sqlite: READ_SQLITE }, [scope.clubId, scope.env, pay.externalId, pay.idempotencyKey]);
+  if (!row) return null;
+  const participant = viewedParticipant(row);
+  const balances = balancesOf(json(row.balances));
+  const stored = row.stored === null ? null : json(row.stored);
+  if (stored !== null) return { participant, stored, balanceAfter: null, balances };
+  const [debited] = await store.select<{ amount: number }>({ postgresql: "", sqlite: DEBIT_SQLITE }, [pay.amount, pay.now.getTime(), participant.id, pay.currency]);
+  return { participant, stored: null, balanceAfter: debited === undefined ? null : Number(debited.amount), balances };
+}
+
+/** The participant's balances (minor units by currency), read again inside the transaction holding its lock. */
+export async function readBalances(store: HotStore, participantId: string): Promise<Record<string, number>> {
+  const rows = await store.select<{ currency: string; amount: number | string }>(
+    { postgresql: "select currency, amount from balances where participant_id = ?", sqlite: "select currency, amount from balances where participant_id = ?" },
+    [participantId],
+  );
+  return balancesOf(rows.map((row) => [row.currency, row.amount]));
+}
