@@ -77,7 +77,7 @@ async function coins(url: string, key: string, count: number): Promise<number[]>
   for (let i = 0; i < count; i++) {
     const profile = await must(call(url, key, "GET", `/v1/participants/bench-${i}`), "GET participant");
     const coin = (profile.currencies as Array<Record<string, unknown>>).find((c) => c.code === "coins");
-    out.push(Number(coin?.balance ?? coin?.balance_minor ?? 0));
+    out.push(Number(coin?.balance ?? 0));
   }
   return out;
 }

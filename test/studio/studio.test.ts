@@ -186,7 +186,7 @@ describe("Clube Studio", () => {
   });
 
   it("confirms a pending delivery with a note", { timeout: TIMEOUT }, async () => {
-    const pending = (await ok(club.call("GET", "/v1/deliveries?status=pending"))).data;
+    const pending = (await ok(club.call("GET", "/v1/deliveries?status=pending"))).deliveries;
     expect(pending.length).toBeGreaterThan(0);
     const delivery = pending[0];
     await goto("/deliveries");
@@ -196,7 +196,7 @@ describe("Clube Studio", () => {
     await screenshot("deliveries");
     await row.getByRole("button", { name: "Confirm" }).click();
     await row.waitFor({ state: "detached", timeout: TIMEOUT });
-    const after = (await ok(club.call("GET", "/v1/deliveries?status=delivered"))).data;
+    const after = (await ok(club.call("GET", "/v1/deliveries?status=delivered"))).deliveries;
     expect(after.find((d: { id: string }) => d.id === delivery.id)).toMatchObject({ status: "delivered", note: "Crédito feito no backoffice" });
   });
 
