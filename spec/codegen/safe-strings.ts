@@ -1,11 +1,20 @@
 // The contract's text rule (spec/common.tsp `SafeString`: no NUL, no lone UTF-16
 // surrogate) applied by the validator generator to every string and every map key
 // of the document, so no field can miss it by being declared as a plain `string`
-// in TypeSpec. Pure: a schema document in, a new one out.
+// in TypeSpec; and the integer rule beside it (no integer past a 32-bit column
+// unless its field says so). Pure: a schema document in, a new one out.
 import type { JsonSchema } from "./document.js";
 
 /** The pattern of `SafeString` in spec/common.tsp; one pattern, so every refusal reads the same. */
 export const SAFE_STRING_PATTERN = "^[^\\u0000\\uD800-\\uDFFF]*$";
+
+/**
+ * Bounds of an integer field that declares none: what the narrowest integer
+ * column that stores such a field holds, so a huge integer is refused at the
+ * edge (422 naming the field) instead of by the database.
+ */
+export const INTEGER_MAXIMUM = 2_147_483_647;
+export const INTEGER_MINIMUM = -2_147_483_648;
 
 /** Keys whose values are data, not schemas (examples, defaults, enumerations). */
 const DATA_KEYS = new Set(["example", "examples", "default", "const", "enum"]);
@@ -43,6 +52,10 @@ function guardSchema(schema: JsonSchema): JsonSchema {
     else schema.allOf = [...((schema.allOf as JsonSchema[] | undefined) ?? []), { pattern: SAFE_STRING_PATTERN }];
   }
   if (types.includes("object") && schema.propertyNames === undefined) schema.propertyNames = { pattern: SAFE_STRING_PATTERN };
+  if (types.includes("integer")) {
+    if (schema.maximum === undefined && schema.exclusiveMaximum === undefined) schema.maximum = INTEGER_MAXIMUM;
+    if (schema.minimum === undefined && schema.exclusiveMinimum === undefined) schema.minimum = INTEGER_MINIMUM;
+  }
   return schema;
 }
 

@@ -43,6 +43,8 @@ function flatten(node: Json, out: Flat = { types: new Set(), nullable: false, pr
   if (node.items) out.items.push(node.items);
   for (const key of ["additionalProperties", "unevaluatedProperties"]) if (typeof node[key] === "object") out.values.push(node[key]);
   for (const [key, value] of Object.entries(node)) if (typeof value === "number" || key === "default") out.keywords[key] ??= value;
+  // Request-side defaults are published as `x-clube-default` (so generators keep the property optional) and applied by the server all the same.
+  if ("x-clube-default" in node) out.keywords.default ??= node["x-clube-default"];
   return out;
 }
 

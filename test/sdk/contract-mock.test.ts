@@ -79,6 +79,7 @@ const serverCalls: { [Id in OperationId]?: (clube: Clube) => Promise<unknown> } 
   ConfigVersions_saveDraft: (c) => c.config.saveDraft(requestExample("ConfigVersions_saveDraft")),
   ConfigVersions_publish: (c) => c.config.publish(requestExample("ConfigVersions_publish")),
   ConfigVersions_list: (c) => c.config.versions({ limit: 10 }),
+  ConfigVersions_getVersion: (c) => c.config.getVersion(7),
   Warnings_list: (c) => c.warnings.list({ kind: "delivery_unconfirmed" }),
   Tournaments_list: (c) => c.tournaments.list(),
   Tournaments_standings: (c) => c.tournaments.standings("slots-semanal", "2026-11-23", { limit: 1 }),
