@@ -192,7 +192,14 @@ const TRANSPORT_ERRORS: Record<string, ErrorExample[]> = {
   "413": [{ name: "Body too large", code: "payload_too_large", message: "The request body is larger than the limit for this route." }],
   "415": [{ name: "Not JSON", code: "unsupported_media_type", message: "Send the body as application/json." }],
   "429": [{ name: "Rate limited", code: "rate_limited", message: "Too many requests for this API key. Retry after 7 s." }],
-  "500": [{ name: "Internal error", code: "internal_error", message: "An unexpected error occurred; retrying with the same idempotency key is safe." }],
+  "500": [{ name: "Internal error", code: "internal_error", message: "An unexpected error occurred; it has been logged. Quote the X-Request-Id header to support." }],
+  "503": [
+    {
+      name: "Service unavailable",
+      code: "service_unavailable",
+      message: "A service this request needs (database, message broker or Redis) is unreachable; nothing was done. Retry after 5 seconds with the same idempotency key.",
+    },
+  ],
 };
 
 const PARTICIPANT_TOKEN_ERRORS: ErrorExample[] = [
@@ -302,7 +309,8 @@ function fallbackErrors(
       return [{ name: "Not found", code: "not_found", message: `${resourceOf(path, parameters)} was not found.` }];
     case "409": {
       const events = path.startsWith("/v1/events") ? [EVENT_ID_CONFLICT] : [];
-      return [...events, ...(takesIdempotencyKey ? IDEMPOTENCY_ERRORS : [])];
+      const staff = path.startsWith("/v1/staff/members") ? STAFF_CONFLICTS : [];
+      return [...events, ...staff, ...(takesIdempotencyKey ? IDEMPOTENCY_ERRORS : [])];
     }
     case "422":
       return [{ name: "Validation failed", code: "validation_failed", message: validationMessage(doc, requestBody) }];
@@ -314,6 +322,12 @@ function fallbackErrors(
       return TRANSPORT_ERRORS[status] ?? [];
   }
 }
+
+/** server/src/usecases/staff/members.ts */
+const STAFF_CONFLICTS: ErrorExample[] = [
+  { name: "E-mail taken", code: "conflict", message: "A staff member with e-mail ana@clube.example already exists in this club." },
+  { name: "Last owner", code: "conflict", message: "The club's last enabled owner cannot be removed; make another owner first." },
+];
 
 const EVENT_ID_CONFLICT: ErrorExample = {
   name: "Event id conflict",
