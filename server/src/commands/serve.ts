@@ -29,6 +29,7 @@ export async function serve(settings: Settings): Promise<void> {
   const lines = [
     `Clube ${settings.version} listening on ${url}`,
     `  API reference: ${url}/docs   OpenAPI: ${url}/openapi.json`,
+    `  staff console (Clube Studio): ${url}/studio/`,
     `  database: ${database}   queue: ${settings.amqpUrl ? "RabbitMQ (run clube worker)" : "embedded, in-process"}`,
   ];
   // The budgets a client meets, so an operator sees them before a client hits 429.
