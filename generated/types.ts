@@ -1645,7 +1645,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Signs a staff member in: answers the session and sets the clube_session cookie (a new value each time)
+         * Sign a staff member in
          * @description Signs a staff member in: answers the session and sets the `clube_session`
          *     cookie (a new value each time). Wrong e-mail, wrong password, a disabled
          *     member or an unknown club all answer the same 401 `invalid_credentials`

@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { effectiveSecurity, isSuccessStatus, jsonContent, listOperations, textContent, type OpenApiDocument, type OperationRef } from "./document.js";
+import { isStaffConsoleOnly } from "./sdk.js";
 import { sdkName } from "./sdk-names.js";
 
 export interface Guide {
@@ -179,7 +180,11 @@ function curlSample(doc: OpenApiDocument, ref: OperationRef): string {
   if (security.length > 0) {
     // The participant surface is shown as a participant's front end calls it; headless mode is in the Node sample.
     if (acceptsParticipantToken(doc, ref)) lines.push(`-H "Authorization: Bearer $CLUBE_PARTICIPANT_TOKEN"`);
-    else lines.push(`-H "Authorization: Bearer $CLUBE_SECRET_KEY"`);
+    else if (isStaffConsoleOnly(doc, ref)) {
+      // The console's own-account operations take the staff session cookie (and its CSRF token on writes), never a key.
+      lines.push(`-b "clube_session=$CLUBE_SESSION"`);
+      if (ref.method !== "get") lines.push(`-H "X-CSRF-Token: $CLUBE_CSRF_TOKEN"`);
+    } else lines.push(`-H "Authorization: Bearer $CLUBE_SECRET_KEY"`);
   }
   const body = bodyExample(ref);
   if (body !== undefined) {
@@ -193,7 +198,8 @@ function curlSample(doc: OpenApiDocument, ref: OperationRef): string {
 function sdkCall(doc: OpenApiDocument, ref: OperationRef, receiver: string): string | undefined {
   const tag = ref.operation.tags?.[0];
   if (!tag) return undefined;
-  // Exports answering text (CSV) have no SDK method.
+  // Exports answering text (CSV) and the console's own-account operations have no SDK method (spec/codegen/sdk.ts).
+  if (isStaffConsoleOnly(doc, ref)) return undefined;
   if (Object.entries(ref.operation.responses).some(([status, response]) => isSuccessStatus(status) && textContent(response))) return undefined;
   const { resource, method } = sdkName(ref.operationId, tag);
   const args: string[] = ref.parameters.filter((p) => p.in === "path").map((p) => JSON.stringify(parameterExample(ref, p.name, "path")));
