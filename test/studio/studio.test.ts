@@ -1,11 +1,10 @@
-import { mkdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildStudio } from "../../studio/scripts/build.mjs";
 import { verifyWebhook } from "../../sdk-node/src/webhooks.js";
 import { createStaffMember } from "../../server/src/usecases/staff/index.js";
-import { launchChromium } from "../support/chromium.js";
+import { launchChromium, savedScreenshot } from "../support/chromium.js";
 import { ok, type ClubClient } from "../async/support/client.js";
 import { startInProcessStack, type InProcessStack } from "../async/support/stack.js";
 import { noticesOf, waitForNotices } from "../async/support/endpoints.js";
@@ -70,23 +69,7 @@ async function settled(target: Page = page): Promise<void> {
 }
 
 async function screenshot(name: string): Promise<void> {
-  const png = await page.screenshot({ fullPage: false });
-  await mkdir(SCREENSHOTS, { recursive: true });
-  await writeFile(new URL(`${name}-1280x800.png`, SCREENSHOTS), png);
-  const colours = await page.evaluate(async (b64) => {
-    const image = new Image();
-    image.src = `data:image/png;base64,${b64}`;
-    await image.decode();
-    const canvas = document.createElement("canvas");
-    canvas.width = image.width;
-    canvas.height = image.height;
-    const ctx = canvas.getContext("2d")!;
-    ctx.drawImage(image, 0, 0);
-    const data = ctx.getImageData(0, 0, image.width, image.height).data;
-    const seen = new Set<number>();
-    for (let i = 0; i < data.length; i += 4 * 7) seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
-    return seen.size;
-  }, png.toString("base64"));
+  const colours = await savedScreenshot(page, SCREENSHOTS, name);
   expect(colours, `${name} screenshot looks blank`).toBeGreaterThan(20);
 }
 

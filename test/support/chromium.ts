@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import { mkdir, writeFile } from "node:fs/promises";
+import { chromium, type Browser, type Page } from "playwright-core";
 
 /**
  * Headless Chromium for tests that look at a page as a person would. It is
@@ -35,4 +36,30 @@ export function chromiumExecutable(): string {
 /** Launches headless Chromium; close it with `browser.close()` in `afterAll`. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumExecutable(), args: FLAGS });
+}
+
+/**
+ * Saves a screenshot of the page's viewport as `<name>-<width>x<height>.png` in
+ * `dir` and answers how many distinct colours it holds (sampled), so a test can
+ * tell a rendered page from a blank one.
+ */
+export async function savedScreenshot(page: Page, dir: URL, name: string): Promise<number> {
+  const png = await page.screenshot({ fullPage: false });
+  await mkdir(dir, { recursive: true });
+  const { width, height } = page.viewportSize()!;
+  await writeFile(new URL(`${name}-${width}x${height}.png`, dir), png);
+  return page.evaluate(async (b64) => {
+    const image = new Image();
+    image.src = `data:image/png;base64,${b64}`;
+    await image.decode();
+    const canvas = document.createElement("canvas");
+    canvas.width = image.width;
+    canvas.height = image.height;
+    const ctx = canvas.getContext("2d")!;
+    ctx.drawImage(image, 0, 0);
+    const data = ctx.getImageData(0, 0, image.width, image.height).data;
+    const seen = new Set<number>();
+    for (let i = 0; i < data.length; i += 4 * 7) seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+    return seen.size;
+  }, png.toString("base64"));
 }

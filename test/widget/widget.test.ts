@@ -1,11 +1,10 @@
-import { mkdir, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import type { Browser, BrowserContext, Frame, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWidget } from "../../widget/scripts/build.mjs";
-import { launchChromium } from "../support/chromium.js";
+import { launchChromium, savedScreenshot } from "../support/chromium.js";
 import { demoConfig, manualClock, startApi, type TestApi } from "../support/api.js";
 
 /**
@@ -130,24 +129,7 @@ async function balance(code: string): Promise<number> {
 
 /** Screenshot of the page, written under test/widget/screenshots, checked for real content (many distinct colours). */
 async function screenshot(name: string): Promise<void> {
-  const png = await page.screenshot({ fullPage: false });
-  await mkdir(SCREENSHOTS, { recursive: true });
-  const { width, height } = page.viewportSize()!;
-  await writeFile(new URL(`${name}-${width}x${height}.png`, SCREENSHOTS), png);
-  const colours = await page.evaluate(async (b64) => {
-    const image = new Image();
-    image.src = `data:image/png;base64,${b64}`;
-    await image.decode();
-    const canvas = document.createElement("canvas");
-    canvas.width = image.width;
-    canvas.height = image.height;
-    const ctx = canvas.getContext("2d")!;
-    ctx.drawImage(image, 0, 0);
-    const data = ctx.getImageData(0, 0, image.width, image.height).data;
-    const seen = new Set<number>();
-    for (let i = 0; i < data.length; i += 4 * 7) seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
-    return seen.size;
-  }, png.toString("base64"));
+  const colours = await savedScreenshot(page, SCREENSHOTS, name);
   expect(colours, `${name} screenshot looks blank`).toBeGreaterThan(20);
 }
 
