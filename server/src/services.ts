@@ -3,10 +3,10 @@ import { cachesOf } from "./cache/registry.js";
 import { openDatabase, type Database } from "./db/orm.js";
 import type { AuthDeps } from "./http/auth.js";
 import { openRateLimitStore, type RateLimitStore } from "./http/rate-limit-store.js";
-import { getSigningSecrets, resolveApiKey } from "./usecases/clubs.js";
-import { testClockAt } from "./usecases/test-clocks/clock.js";
+import { getSigningSecrets, resolveApiKey } from "./usecases/club/clubs.js";
+import { testClockAt } from "./usecases/sandbox/test-clock.js";
 import type { Settings } from "./settings.js";
-import { clockOverride } from "./usecases/test-clocks/context.js";
+import { clockOverride } from "./usecases/sandbox/test-clock-context.js";
 import { resolveSession } from "./usecases/staff/members.js";
 
 /** The clock every use case reads; tests pass a controllable one. */
@@ -54,7 +54,7 @@ export interface ServiceOverrides {
 
 export async function openServices(settings: Settings, overrides: ServiceOverrides = {}): Promise<Services> {
   const base = overrides.clock ?? systemClock;
-  // Inside a test-clocked scope's work the clock reads the test clock (usecases/test-clocks/context.ts).
+  // Inside a test-clocked scope's work the clock reads the test clock (usecases/sandbox/test-clock-context.ts).
   const clock: Clock = { now: () => clockOverride() ?? base.now() };
   // A long-running process syncs the embedded file's commits off the event loop, before it answers (db/wal-sync.ts).
   const db = overrides.db ?? (await openDatabase({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir, syncEachCommit: false }));

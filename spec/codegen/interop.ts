@@ -181,7 +181,7 @@ function declareRateLimitHeaders(doc: OpenApiDocument): void {
   }
 }
 
-/** The service's own messages for the errors any route can answer (server/src/http, server/src/usecases/errors.ts). */
+/** The service's own messages for the errors any route can answer (server/src/http, server/src/usecases/shared/errors.ts). */
 const TRANSPORT_ERRORS: Record<string, ErrorExample[]> = {
   "400": [{ name: "Invalid JSON", code: "invalid_json", message: "The request body is not valid JSON (an object or an array is expected)." }],
   "401": [

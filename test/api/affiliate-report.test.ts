@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { csvCell, toCsv } from "../../server/src/usecases/csv.js";
+import { csvCell, toCsv } from "../../server/src/usecases/shared/csv.js";
 import { describeEachDatabase } from "../support/databases.js";
 import { expectError, manualClock, startApi, type TestApi } from "../support/api.js";
 

@@ -4,7 +4,7 @@
 import type { EntityName } from "@mikro-orm/core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ConfigVersion, Event, LedgerEntry, Participant, RuleDedupeKey, RuleRunDay, Balance, MissionProgress } from "../../server/src/db/entities/index.js";
-import { processBacktest } from "../../server/src/usecases/backtest/run-backtest.js";
+import { processBacktest } from "../../server/src/usecases/sandbox/run-backtest.js";
 import { expectError, manualClock, startApi, type TestApi } from "../support/api.js";
 import { describeEachDatabase } from "../support/databases.js";
 

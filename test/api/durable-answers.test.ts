@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../server/src/app.js";
 import { openDatabase } from "../../server/src/db/orm.js";
-import { createClub } from "../../server/src/usecases/clubs.js";
+import { createClub } from "../../server/src/usecases/club/clubs.js";
 import { openServices } from "../../server/src/services.js";
 import { readSettings } from "../../server/src/settings.js";
 import { demoConfig } from "../support/api.js";

@@ -5,7 +5,7 @@ import { createApp } from "../../server/src/app.js";
 import { openDatabase, type Database } from "../../server/src/db/orm.js";
 import { openServices, type Services } from "../../server/src/services.js";
 import { readSettings } from "../../server/src/settings.js";
-import { createClub } from "../../server/src/usecases/clubs.js";
+import { createClub } from "../../server/src/usecases/club/clubs.js";
 import { demoConfig, startApi, type TestApi } from "../support/api.js";
 import { createTestDatabase, describeEachDatabase, postgresEnabled, type TestDatabase } from "../support/databases.js";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ApiKey } from "../../server/src/db/entities/index.js";
 import { openDatabase } from "../../server/src/db/orm.js";
-import { createClub, resolveApiKey } from "../../server/src/usecases/clubs.js";
+import { createClub, resolveApiKey } from "../../server/src/usecases/club/clubs.js";
 import { expectError, manualClock, startApi, type TestApi } from "../support/api.js";
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from "../support/databases.js";
 import { envFor, runClube } from "../e2e/clube-command.js";

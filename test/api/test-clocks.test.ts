@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { OutboxMessage, Participant, TierReview, TournamentSettlement, WebhookEndpoint, WebhookSending } from "../../server/src/db/entities/index.js";
 import { newId } from "../../server/src/db/ids.js";
-import { testClockAt } from "../../server/src/usecases/test-clocks/clock.js";
+import { testClockAt } from "../../server/src/usecases/sandbox/test-clock.js";
 import { WebhookDispatcher } from "../../server/src/webhooks/dispatch.js";
 import { Receiver } from "../webhooks/support/receiver.js";
 import { demoConfig, expectError, manualClock, startApi, type TestApi } from "../support/api.js";

@@ -3,11 +3,11 @@ import { listenForChanges, type ChangeListener } from "../../server/src/cache/li
 import { cachesOf } from "../../server/src/cache/registry.js";
 import { ApiKey, ConfigVersion } from "../../server/src/db/entities/index.js";
 import { openDatabase, type Database } from "../../server/src/db/orm.js";
-import { createClub, getSigningSecrets, resolveApiKey } from "../../server/src/usecases/clubs.js";
-import { getPublishedConfig, publish, saveDraft } from "../../server/src/usecases/config.js";
-import { createApiKey, revokeApiKey, rollApiKey } from "../../server/src/usecases/keys/api-keys.js";
-import { starterConfig } from "../../server/src/usecases/starter-config.js";
-import { rollTokenSecret } from "../../server/src/usecases/keys/token-secret.js";
+import { createClub, getSigningSecrets, resolveApiKey } from "../../server/src/usecases/club/clubs.js";
+import { getPublishedConfig, publish, saveDraft } from "../../server/src/usecases/club/config.js";
+import { createApiKey, revokeApiKey, rollApiKey } from "../../server/src/usecases/club/api-keys.js";
+import { starterConfig } from "../../server/src/usecases/club/starter-config.js";
+import { rollTokenSecret } from "../../server/src/usecases/club/token-secret.js";
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from "../support/databases.js";
 
 /**

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ApiKey, Club, ClubSecret } from "../../server/src/db/entities/index.js";
 import type { Database } from "../../server/src/db/orm.js";
-import { createClub, getKeyInfo, getSigningSecret, resolveApiKey } from "../../server/src/usecases/clubs.js";
-import { revokeApiKey } from "../../server/src/usecases/keys/api-keys.js";
-import { getPublishedConfig, validateClubConfig } from "../../server/src/usecases/config.js";
-import { ApiError } from "../../server/src/usecases/errors.js";
-import { starterConfig } from "../../server/src/usecases/starter-config.js";
+import { createClub, getKeyInfo, getSigningSecret, resolveApiKey } from "../../server/src/usecases/club/clubs.js";
+import { revokeApiKey } from "../../server/src/usecases/club/api-keys.js";
+import { getPublishedConfig, validateClubConfig } from "../../server/src/usecases/club/config.js";
+import { ApiError } from "../../server/src/usecases/shared/errors.js";
+import { starterConfig } from "../../server/src/usecases/club/starter-config.js";
 import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
 import { casinoConfig, expectContract } from "./fixtures.js";
 

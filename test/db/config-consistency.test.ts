@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { validateClubConfig } from "../../server/src/usecases/config.js";
+import { validateClubConfig } from "../../server/src/usecases/club/config.js";
 import { casinoConfig } from "./fixtures.js";
 
 /** The 422 message for the casino config after `change`, or null when it is accepted. */

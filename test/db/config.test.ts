@@ -3,8 +3,8 @@ import { ConfigVersion } from "../../server/src/db/entities/index.js";
 import type { Database } from "../../server/src/db/orm.js";
 import type { Scope } from "../../server/src/db/scope.js";
 import { cashbackProgramView } from "../../server/src/engine/cashback.js";
-import { DEFAULT_CASHBACK_PROGRAM, getCashbackProgram, updateCashbackProgram } from "../../server/src/usecases/cashback.js";
-import { getDraft, getPublishedConfig, listVersions, publish, saveDraft, validateClubConfig } from "../../server/src/usecases/config.js";
+import { DEFAULT_CASHBACK_PROGRAM, getCashbackProgram, updateCashbackProgram } from "../../server/src/usecases/cashback/cashback.js";
+import { getDraft, getPublishedConfig, listVersions, publish, saveDraft, validateClubConfig } from "../../server/src/usecases/club/config.js";
 import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
 import { casinoClub, casinoConfig, expectContract } from "./fixtures.js";
 

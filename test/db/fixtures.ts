@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { schemaValidators, type SchemaName } from "../../generated/validators.js";
-import { createClub } from "../../server/src/usecases/clubs.js";
+import { createClub } from "../../server/src/usecases/club/clubs.js";
 import type { Database } from "../../server/src/db/orm.js";
 import type { Scope } from "../../server/src/db/scope.js";
 

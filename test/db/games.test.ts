@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Database } from "../../server/src/db/orm.js";
 import type { Scope } from "../../server/src/db/scope.js";
-import { listGames, syncGames } from "../../server/src/usecases/games.js";
+import { listGames, syncGames } from "../../server/src/usecases/club/games.js";
 import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
 import { expectContract } from "./fixtures.js";
 

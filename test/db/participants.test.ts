@@ -3,8 +3,8 @@ import { Balance, OutboxMessage, Participant } from "../../server/src/db/entitie
 import { newId } from "../../server/src/db/ids.js";
 import type { Database } from "../../server/src/db/orm.js";
 import type { Scope } from "../../server/src/db/scope.js";
-import { getPublishedConfig } from "../../server/src/usecases/config.js";
-import { ensureParticipant, getProfile, getProgress, getProgressBatch, upsertParticipant } from "../../server/src/usecases/participants.js";
+import { getPublishedConfig } from "../../server/src/usecases/club/config.js";
+import { ensureParticipant, getProfile, getProgress, getProgressBatch, upsertParticipant } from "../../server/src/usecases/participants/participants.js";
 import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
 import { casinoClub, expectContract } from "./fixtures.js";
 

@@ -6,9 +6,9 @@ import {
 import { newId } from "../../server/src/db/ids.js";
 import type { Database } from "../../server/src/db/orm.js";
 import type { Scope } from "../../server/src/db/scope.js";
-import { MERGE_RULES } from "../../server/src/usecases/participant-merge.js";
-import { renameParticipant } from "../../server/src/usecases/participant-rename.js";
-import { getProfile, upsertParticipant } from "../../server/src/usecases/participants.js";
+import { MERGE_RULES } from "../../server/src/usecases/participants/merge.js";
+import { renameParticipant } from "../../server/src/usecases/participants/rename.js";
+import { getProfile, upsertParticipant } from "../../server/src/usecases/participants/participants.js";
 import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
 import { casinoClub, expectContract } from "./fixtures.js";
 

@@ -21,7 +21,7 @@
  */
 import { copyFileSync, openSync, readFileSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
-import { ingestBatch } from "../../server/src/usecases/events.js";
+import { ingestBatch } from "../../server/src/usecases/events/ingest.js";
 import type { DatabaseKind } from "../support/databases.js";
 import { observePgQueries } from "./pg-queries.js";
 import { eventInput, openClub, PUBLIC_URL, type TestClub } from "../usecases/fixtures.js";

@@ -23,8 +23,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { PerformanceObserver, constants } from "node:perf_hooks";
-import { ingestBatch } from "../../server/src/usecases/events.js";
-import { PendingWrites } from "../../server/src/usecases/pending-writes.js";
+import { ingestBatch } from "../../server/src/usecases/events/ingest.js";
+import { PendingWrites } from "../../server/src/usecases/evaluation/pending-writes.js";
 import type { DatabaseKind } from "../support/databases.js";
 import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";
 import { observePgQueries } from "./pg-queries.js";

@@ -12,12 +12,12 @@
  */
 import { Session } from "node:inspector/promises";
 import { evaluate } from "../../server/src/engine/evaluate.js";
-import { stateAfter } from "../../server/src/usecases/carried-state.js";
-import { requirePublishedConfig } from "../../server/src/usecases/config.js";
-import { engineEvent, eventRow, ingestBatch } from "../../server/src/usecases/events.js";
+import { stateAfter } from "../../server/src/usecases/evaluation/carried-state.js";
+import { requirePublishedConfig } from "../../server/src/usecases/club/config.js";
+import { engineEvent, eventRow, ingestBatch } from "../../server/src/usecases/events/ingest.js";
 import { lockByExternalId } from "../../server/src/usecases/events/participant-locks.js";
-import { clubTimeZone, gatherEvaluation, loadStatesForEvents, type ParticipantSnapshot } from "../../server/src/usecases/participant-state.js";
-import { PendingWrites } from "../../server/src/usecases/pending-writes.js";
+import { clubTimeZone, gatherEvaluation, loadStatesForEvents, type ParticipantSnapshot } from "../../server/src/usecases/evaluation/participant-state.js";
+import { PendingWrites } from "../../server/src/usecases/evaluation/pending-writes.js";
 import { gatherTournamentScores } from "../../server/src/usecases/tournaments/standing-writes.js";
 import { hotStore } from "../../server/src/db/hot/index.js";
 import type { EngineEvent, ParticipantState } from "../../server/src/engine/types.js";

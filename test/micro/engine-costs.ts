@@ -13,7 +13,7 @@ const root = resolve(process.argv[2] ?? new URL("../../", import.meta.url).pathn
 const load = (path: string) => import(pathToFileURL(resolve(root, path)).href);
 
 const { evaluate } = await load("server/src/engine/evaluate.ts");
-const { validateClubConfig } = await load("server/src/usecases/config.ts");
+const { validateClubConfig } = await load("server/src/usecases/club/config.ts");
 const { newId } = await load("server/src/db/ids.ts");
 const config = validateClubConfig(JSON.parse(readFileSync(resolve(root, "server/src/demo/casino.json"), "utf8")));
 const timeZone: string = config.checkin?.timezone ?? "America/Sao_Paulo";

@@ -63,13 +63,13 @@ interface Tree {
 async function loadTree(root: string): Promise<Tree> {
   const load = (path: string) => import(pathToFileURL(resolve(root, path)).href);
   const { evaluate } = await load("server/src/engine/evaluate.ts");
-  const { gatherEvaluation, participantSnapshot } = await load("server/src/usecases/participant-state.ts");
-  const { stateAfter } = await load("server/src/usecases/carried-state.ts");
+  const { gatherEvaluation, participantSnapshot } = await load("server/src/usecases/evaluation/participant-state.ts");
+  const { stateAfter } = await load("server/src/usecases/evaluation/carried-state.ts");
   const { gatherTournamentScores } = await load("server/src/usecases/tournaments/standing-writes.ts");
-  const { eventRow } = await load("server/src/usecases/events.ts");
+  const { eventRow } = await load("server/src/usecases/events/ingest.ts");
   const { unknownTypeWarning } = await load("server/src/engine/trace.ts");
-  const { PendingWrites } = await load("server/src/usecases/pending-writes.ts");
-  const { validateClubConfig } = await load("server/src/usecases/config.ts");
+  const { PendingWrites } = await load("server/src/usecases/evaluation/pending-writes.ts");
+  const { validateClubConfig } = await load("server/src/usecases/club/config.ts");
   const config = validateClubConfig(JSON.parse(readFileSync(resolve(root, "server/src/demo/casino.json"), "utf8")));
   return { root, evaluate, gatherEvaluation, stateAfter, gatherTournamentScores, eventRow, unknownTypeWarning, PendingWrites, participantSnapshot, config };
 }

@@ -7,8 +7,8 @@
  */
 import { cachesOf } from "../../server/src/cache/registry.js";
 import { openDatabase } from "../../server/src/db/orm.js";
-import { createClub, resolveApiKey } from "../../server/src/usecases/clubs.js";
-import { getPublishedConfig } from "../../server/src/usecases/config.js";
+import { createClub, resolveApiKey } from "../../server/src/usecases/club/clubs.js";
+import { getPublishedConfig } from "../../server/src/usecases/club/config.js";
 import { createTestDatabase, type DatabaseKind } from "../support/databases.js";
 
 const CALLS = 2_000;

@@ -5,7 +5,7 @@
  * returned. Not a test: `npx tsx test/micro/pg-parameters.ts`
  * (PARAM_SAMPLE=n prints the first n characters of each parameter).
  */
-import { ingestBatch } from "../../server/src/usecases/events.js";
+import { ingestBatch } from "../../server/src/usecases/events/ingest.js";
 import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";
 import { observePgQueries } from "./pg-queries.js";
 import { casinoEvent } from "./casino-mix.js";

@@ -21,8 +21,8 @@ import { createRequire } from "node:module";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import { hotStore, type HotStore, type Write } from "../../server/src/db/hot/index.js";
 import { postgresHotStore, type PgClient } from "../../server/src/db/hot/postgres.js";
-import { ingestBatch } from "../../server/src/usecases/events.js";
-import { PendingWrites } from "../../server/src/usecases/pending-writes.js";
+import { ingestBatch } from "../../server/src/usecases/events/ingest.js";
+import { PendingWrites } from "../../server/src/usecases/evaluation/pending-writes.js";
 import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";
 import { casinoEvent } from "./casino-mix.js";
 

@@ -6,7 +6,7 @@
  * event of each phase and the statements of each. Not a test: run
  * `npx tsx test/micro/queued-costs.ts [sqlite|postgresql]`.
  */
-import { processQueuedEvent, queueEvents } from "../../server/src/usecases/events.js";
+import { processQueuedEvent, queueEvents } from "../../server/src/usecases/events/ingest.js";
 import type { DatabaseKind } from "../support/databases.js";
 import { countPgStatements } from "./pg-queries.js";
 import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";

@@ -4,7 +4,7 @@
  * them), over players already stored. Prints µs and SQL statements per
  * event. Not a test: run `npx tsx test/micro/single-costs.ts [sqlite|postgresql]`.
  */
-import { ingestBatch, ingestEvent } from "../../server/src/usecases/events.js";
+import { ingestBatch, ingestEvent } from "../../server/src/usecases/events/ingest.js";
 import type { DatabaseKind } from "../support/databases.js";
 import { countPgStatements } from "./pg-queries.js";
 import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";

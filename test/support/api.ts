@@ -7,7 +7,7 @@ import type { RateLimits } from "../../server/src/http/rate-limit.js";
 import { openDatabase, type Database } from "../../server/src/db/orm.js";
 import { openServices, type Clock } from "../../server/src/services.js";
 import { readSettings } from "../../server/src/settings.js";
-import { createClub } from "../../server/src/usecases/clubs.js";
+import { createClub } from "../../server/src/usecases/club/clubs.js";
 import { createTestDatabase, type DatabaseKind } from "./databases.js";
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { Event, LedgerEntry, MissionProgress, Participant } from "../../server/src/db/entities/index.js";
-import { ingestBatch, ingestEvent } from "../../server/src/usecases/events.js";
-import { PendingWrites } from "../../server/src/usecases/pending-writes.js";
+import { ingestBatch, ingestEvent } from "../../server/src/usecases/events/ingest.js";
+import { PendingWrites } from "../../server/src/usecases/evaluation/pending-writes.js";
 import { describeEachDatabase } from "../support/databases.js";
 import { participantStateOf } from "../support/participant-state.js";
 import { eventInput, openClub, PUBLIC_URL, type TestClub } from "./fixtures.js";

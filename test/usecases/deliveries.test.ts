@@ -3,9 +3,9 @@ import { schemaValidators } from "../../generated/validators.js";
 import { Delivery, Notification, ParticipantReward, StaffWarning } from "../../server/src/db/entities/index.js";
 import { newId } from "../../server/src/db/ids.js";
 import type { Scope } from "../../server/src/db/scope.js";
-import { confirmDelivery, deliveryContext, deliveryView, failDelivery, listDeliveries, type DeliveryView } from "../../server/src/usecases/deliveries.js";
-import { ApiError } from "../../server/src/usecases/errors.js";
-import { ingestEvent } from "../../server/src/usecases/events.js";
+import { confirmDelivery, deliveryContext, deliveryView, failDelivery, listDeliveries, type DeliveryView } from "../../server/src/usecases/rewards/deliveries.js";
+import { ApiError } from "../../server/src/usecases/shared/errors.js";
+import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
 import { describeEachDatabase } from "../support/databases.js";
 import { eventInput, openClub, participantRow, PUBLIC_URL, recordedWebhooks, type TestClub } from "./fixtures.js";
 

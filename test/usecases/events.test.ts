@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { schemaValidators } from "../../generated/validators.js";
 import { CurrencyLot, Delivery, Event, Job, MissionProgress, Notification, OutboxMessage, RuleDedupeKey, RuleRunDay } from "../../server/src/db/entities/index.js";
 import { embeddedQueueOf, openEmbeddedQueue } from "../../server/src/jobs/embedded.js";
-import { ingestBatch, ingestEvent, processQueuedEvent, queuedEventIds, queueEvents, type EventResult } from "../../server/src/usecases/events.js";
+import { ingestBatch, ingestEvent, processQueuedEvent, queuedEventIds, queueEvents, type EventResult } from "../../server/src/usecases/events/ingest.js";
 import { EVENT_QUEUE, handEventsToEmbeddedQueue } from "../../server/src/workers.js";
 import { describeEachDatabase } from "../support/databases.js";
 import {

@@ -3,8 +3,8 @@ import { schemaValidators, type SchemaName } from "../../generated/validators.js
 import { Balance, LedgerEntry, OutboxMessage, Participant } from "../../server/src/db/entities/index.js";
 import type { Database } from "../../server/src/db/orm.js";
 import type { Scope } from "../../server/src/db/scope.js";
-import { createClub } from "../../server/src/usecases/clubs.js";
-import type { EventInput } from "../../server/src/usecases/events.js";
+import { createClub } from "../../server/src/usecases/club/clubs.js";
+import type { EventInput } from "../../server/src/usecases/events/ingest.js";
 import { openTestDatabase, type DatabaseKind } from "../support/databases.js";
 
 /** The demo casino configuration (BRL, coins and expiring gems, Bronze/Prata/Ouro/Diamante). */

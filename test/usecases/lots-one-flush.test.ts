@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CurrencyLot } from "../../server/src/db/entities/index.js";
-import { ingestBatch } from "../../server/src/usecases/events.js";
-import { lotsAfterSpending } from "../../server/src/usecases/pending-writes.js";
+import { ingestBatch } from "../../server/src/usecases/events/ingest.js";
+import { lotsAfterSpending } from "../../server/src/usecases/evaluation/pending-writes.js";
 import { describeEachDatabase } from "../support/databases.js";
 import { balancesOf, casinoConfig, eventInput, openClub, participantRow, PUBLIC_URL, type TestClub } from "./fixtures.js";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { publish, saveDraft } from "../../server/src/usecases/config.js";
-import { ingestEvent } from "../../server/src/usecases/events.js";
-import { getProfile } from "../../server/src/usecases/participants.js";
+import { publish, saveDraft } from "../../server/src/usecases/club/config.js";
+import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
+import { getProfile } from "../../server/src/usecases/participants/participants.js";
 import { describeEachDatabase } from "../support/databases.js";
 import { casinoConfig, eventInput, openClub, participantRow, PUBLIC_URL, type TestClub } from "./fixtures.js";
 

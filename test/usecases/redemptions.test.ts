@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { schemaValidators } from "../../generated/validators.js";
 import { CurrencyLot, Delivery, LedgerEntry, Redemption } from "../../server/src/db/entities/index.js";
-import { ApiError } from "../../server/src/usecases/errors.js";
-import { ingestEvent } from "../../server/src/usecases/events.js";
-import { redeem, type RedemptionView } from "../../server/src/usecases/redemptions.js";
+import { ApiError } from "../../server/src/usecases/shared/errors.js";
+import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
+import { redeem, type RedemptionView } from "../../server/src/usecases/rewards/redemptions.js";
 import { describeEachDatabase } from "../support/databases.js";
 import { balancesOf, eventInput, ledgerSums, openClub, participantRow, PUBLIC_URL, recordedWebhooks, type TestClub } from "./fixtures.js";
 

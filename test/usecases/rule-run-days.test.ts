@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { RuleRunDay } from "../../server/src/db/entities/index.js";
 import type { Database } from "../../server/src/db/orm.js";
-import { PendingWrites } from "../../server/src/usecases/pending-writes.js";
+import { PendingWrites } from "../../server/src/usecases/evaluation/pending-writes.js";
 import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
 
 /*

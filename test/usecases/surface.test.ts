@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schemaValidators, type SchemaName } from "../../generated/validators.js";
 import { MissionProgress, Participant } from "../../server/src/db/entities/index.js";
-import { confirmDelivery, failDelivery } from "../../server/src/usecases/deliveries.js";
-import { ApiError } from "../../server/src/usecases/errors.js";
-import { ingestEvent } from "../../server/src/usecases/events.js";
+import { confirmDelivery, failDelivery } from "../../server/src/usecases/rewards/deliveries.js";
+import { ApiError } from "../../server/src/usecases/shared/errors.js";
+import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
 import { listMyTournaments } from "../../server/src/usecases/tournaments/views.js";
 import {
   claimMyMission, getLeaderboard, listMyBadges, listMyLeaderboards, listMyMissions, listMyRewards, listStore, redeemFromStore,
-} from "../../server/src/usecases/surface.js";
+} from "../../server/src/usecases/participants/surface.js";
 import { describeEachDatabase } from "../support/databases.js";
 import { casinoConfig, eventInput, openClub, participantRow, PUBLIC_URL, recordedWebhooks, type TestClub } from "./fixtures.js";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Delivery, LedgerEntry, Participant, ParticipantReward, TournamentSettlement, TournamentStanding } from "../../server/src/db/entities/index.js";
-import { validateClubConfig } from "../../server/src/usecases/config.js";
-import { ingestBatch, ingestEvent } from "../../server/src/usecases/events.js";
+import { validateClubConfig } from "../../server/src/usecases/club/config.js";
+import { ingestBatch, ingestEvent } from "../../server/src/usecases/events/ingest.js";
 import { settleTournaments, settleTournamentsForAllClubs } from "../../server/src/usecases/tournaments/settlement.js";
 import { listMyTournaments, listStandings, listTournaments } from "../../server/src/usecases/tournaments/views.js";
 import { describeEachDatabase } from "../support/databases.js";

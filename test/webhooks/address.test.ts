@@ -1,7 +1,7 @@
 import { lookup } from "node:dns/promises";
 import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isRefusedAddress, parseWebhookUrl, refusedAddressOf } from "../../server/src/usecases/webhook-address.js";
+import { isRefusedAddress, parseWebhookUrl, refusedAddressOf } from "../../server/src/usecases/webhooks/address.js";
 import { REFUSED_MESSAGE, sendWebhook } from "../../server/src/webhooks/sender.js";
 import { Receiver } from "./support/receiver.js";
 

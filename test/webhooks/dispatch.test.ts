@@ -4,7 +4,7 @@ import { newId } from "../../server/src/db/ids.js";
 import type { Database } from "../../server/src/db/orm.js";
 import type { Scope } from "../../server/src/db/scope.js";
 import type { RelayedMessage } from "../../server/src/jobs/outbox.js";
-import { ApiError } from "../../server/src/usecases/errors.js";
+import { ApiError } from "../../server/src/usecases/shared/errors.js";
 import { resendSending, WebhookDispatcher } from "../../server/src/webhooks/dispatch.js";
 import { buildEnvelope } from "../../server/src/webhooks/envelope.js";
 import { REFUSED_MESSAGE } from "../../server/src/webhooks/sender.js";

@@ -5,7 +5,7 @@ import type { Database } from "../../server/src/db/orm.js";
 import type { Scope } from "../../server/src/db/scope.js";
 import type { Queue } from "../../server/src/jobs/queue.js";
 import { startWorker, WEBHOOK_QUEUE, type RunningWorker } from "../../server/src/jobs/worker.js";
-import { recordWebhook } from "../../server/src/usecases/outbox.js";
+import { recordWebhook } from "../../server/src/usecases/webhooks/outbox.js";
 import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
 import { embeddedFixture, rabbitFixture } from "../jobs/support/fixtures.js";
 import { waitFor, sleep } from "../jobs/support/wait.js";

@@ -1,4 +1,4 @@
-import { ApiError } from "../usecases/errors.js";
+import { ApiError } from "../usecases/shared/errors.js";
 
 /**
  * An error the operator can fix (a bad file, an unknown club, an unreachable

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { ApiError } from "../usecases/errors.js";
+import { ApiError } from "../usecases/shared/errors.js";
 import { CliError } from "./cli-errors.js";
 
 /**

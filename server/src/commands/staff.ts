@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import type { StaffRole } from "../db/entities/index.js";
 import type { Settings } from "../settings.js";
-import { ApiError } from "../usecases/errors.js";
+import { ApiError } from "../usecases/shared/errors.js";
 import { createStaffMember, staffView } from "../usecases/staff/index.js";
 import { CliError } from "./cli-errors.js";
 import { withClub } from "./database.js";

@@ -20,7 +20,7 @@ export function dedupeKey(rule: RuleConfig, event: EngineEvent): string | null {
  * The enabled rules of a configuration grouped by trigger event type, in
  * config order, so an event only looks at the rules listening to its type.
  * Built once per configuration object: the published config is one object
- * per version (usecases/config.ts), so this runs once per publish. Configs are
+ * per version (usecases/club/config.ts), so this runs once per publish. Configs are
  * treated as immutable once evaluated.
  */
 const rulesByTrigger = new WeakMap<EngineConfig, ReadonlyMap<string, readonly RuleConfig[]>>();

@@ -8,9 +8,9 @@ import {
   rotateSecret,
   sendingView,
   updateEndpoint,
-} from "../usecases/webhook-endpoints.js";
-import { listWarnings } from "../usecases/staff-warnings.js";
-import { listEventLog } from "../usecases/event-log.js";
+} from "../usecases/webhooks/endpoints.js";
+import { listWarnings } from "../usecases/club/warnings.js";
+import { listEventLog } from "../usecases/events/event-log.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";

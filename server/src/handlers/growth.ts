@@ -1,6 +1,6 @@
-import { attributeAffiliate, createAffiliate, getAffiliate, listAffiliates, updateAffiliate } from "../usecases/affiliates.js";
-import { affiliateReport, affiliateReportCsv } from "../usecases/affiliate-report.js";
-import { registerReferral } from "../usecases/referrals.js";
+import { attributeAffiliate, createAffiliate, getAffiliate, listAffiliates, updateAffiliate } from "../usecases/referrals/affiliates.js";
+import { affiliateReport, affiliateReportCsv } from "../usecases/referrals/affiliate-report.js";
+import { registerReferral } from "../usecases/referrals/referrals.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";

@@ -1,6 +1,6 @@
-import { withClockAt } from "../usecases/test-clocks/context.js";
+import { withClockAt } from "../usecases/sandbox/test-clock-context.js";
 import type { Middleware } from "koa";
-import { ApiError } from "../usecases/errors.js";
+import { ApiError } from "../usecases/shared/errors.js";
 import { verifyParticipantToken } from "./tokens.js";
 import { staffSession, type StaffAuth, type StaffSessionDeps } from "./staff-session.js";
 

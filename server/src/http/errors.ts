@@ -1,5 +1,5 @@
 import type { Context, Middleware } from "koa";
-import { ApiError } from "../usecases/errors.js";
+import { ApiError } from "../usecases/shared/errors.js";
 import { isOutage, serviceUnavailable } from "./outages.js";
 
 /** The documented error body. */

@@ -4,7 +4,7 @@ import { IdempotencyKey } from "../db/entities/index.js";
 import { insertIdempotencyClaim, markIdempotencyDone } from "../db/hot/idempotency-keys.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
-import { ApiError } from "../usecases/errors.js";
+import { ApiError } from "../usecases/shared/errors.js";
 
 /** How long an in-flight claim holds its key before a retry may take over (a process died mid-request). */
 export const IN_FLIGHT_LEASE_MS = 60_000;

@@ -1,5 +1,5 @@
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from "rate-limiter-flexible";
-import { ApiError } from "../usecases/errors.js";
+import { ApiError } from "../usecases/shared/errors.js";
 import type { Limit } from "./rate-limit.js";
 import type { RateLimitStore } from "./rate-limit-store.js";
 

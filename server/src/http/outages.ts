@@ -1,4 +1,4 @@
-import { ApiError } from "../usecases/errors.js";
+import { ApiError } from "../usecases/shared/errors.js";
 
 /**
  * Seconds a client should wait before retrying after an outage answer: long

@@ -1,7 +1,7 @@
 import type { Context, Middleware } from "koa";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { operations } from "../../../generated/operations.js";
-import { ApiError } from "../usecases/errors.js";
+import { ApiError } from "../usecases/shared/errors.js";
 import type { Auth } from "./auth.js";
 import type { RateLimitStore } from "./rate-limit-store.js";
 

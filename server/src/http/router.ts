@@ -3,7 +3,7 @@ import { bodyParser } from "@koa/bodyparser";
 import type { Context, Middleware } from "koa";
 import { operations, type Handlers, type OperationId } from "../../../generated/operations.js";
 import { operationValidators } from "../../../generated/validators.js";
-import { ApiError } from "../usecases/errors.js";
+import { ApiError } from "../usecases/shared/errors.js";
 import { authenticate, type Auth, type AuthDeps, type SchemeName } from "./auth.js";
 import type { Database } from "../db/orm.js";
 import { withIdempotencyKey } from "./idempotency.js";

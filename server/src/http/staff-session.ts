@@ -2,7 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { Context } from "koa";
 import type { StaffMember, StaffRole, StaffSession } from "../db/entities/index.js";
 import type { Env } from "../db/scope.js";
-import { ApiError, validationFailed } from "../usecases/errors.js";
+import { ApiError, validationFailed } from "../usecases/shared/errors.js";
 import { roleAllows } from "../usecases/staff/permissions.js";
 
 /** A request authenticated by a staff session cookie (one club; the environment chosen by `Clube-Env`). */

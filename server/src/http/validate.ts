@@ -1,6 +1,6 @@
 import type { ValidateFunction } from "ajv";
 import { formatAjvError, fullReportValidators } from "../../../generated/validators.js";
-import { ApiError, validationFailedAll } from "../usecases/errors.js";
+import { ApiError, validationFailedAll } from "../usecases/shared/errors.js";
 
 export type Part = "body" | "path" | "query" | "headers";
 

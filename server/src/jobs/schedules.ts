@@ -15,7 +15,7 @@ export interface ScheduledTask {
   /**
    * One pass for a single club and environment at `now`. A task that has it
    * follows test clocks: `POST /v1/test_clock/advance` runs it for the club's
-   * test environment at each step (usecases/test-clocks/clock.ts), inside the
+   * test environment at each step (usecases/sandbox/test-clock.ts), inside the
    * clock context, so `clock.now()` there reads the test clock too.
    */
   runFor?(scope: Scope, now: Date): Promise<unknown>;

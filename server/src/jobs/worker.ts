@@ -1,12 +1,12 @@
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
-import { creditDueCashbackForAllClubs } from "../usecases/cashback-claims.js";
-import { purgeOldTraces } from "../usecases/event-log.js";
-import { expireCurrencyLots } from "../usecases/lot-expiry.js";
-import { expireRewards } from "../usecases/reward-expiry.js";
-import { reviewTiers } from "../usecases/tier-review.js";
+import { creditDueCashbackForAllClubs } from "../usecases/cashback/claims.js";
+import { purgeOldTraces } from "../usecases/events/event-log.js";
+import { expireCurrencyLots } from "../usecases/rewards/lot-expiry.js";
+import { expireRewards } from "../usecases/rewards/reward-expiry.js";
+import { reviewTiers } from "../usecases/participants/tier-review.js";
 import { settleTournaments, settleTournamentsForAllClubs } from "../usecases/tournaments/settlement.js";
-import { testClockAt } from "../usecases/test-clocks/clock.js";
+import { testClockAt } from "../usecases/sandbox/test-clock.js";
 import { WebhookDispatcher } from "../webhooks/dispatch.js";
 import { maintainTables } from "../db/table-maintenance.js";
 import { createOutboxRelay, purgeRelayedOutbox, type OutboxRelay } from "./outbox.js";

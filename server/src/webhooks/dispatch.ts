@@ -8,8 +8,8 @@ import type { Scope } from "../db/scope.js";
 import type { RelayedMessage } from "../jobs/outbox.js";
 import type { MessageHandler } from "../jobs/queue.js";
 import { insertWarning } from "../jobs/warnings.js";
-import { ApiError, notFound } from "../usecases/errors.js";
-import { signingSecrets } from "../usecases/webhook-endpoints.js";
+import { ApiError, notFound } from "../usecases/shared/errors.js";
+import { signingSecrets } from "../usecases/webhooks/endpoints.js";
 import { buildEnvelope, subscriptionMatches } from "./envelope.js";
 import { nextAttemptAt } from "./schedule.js";
 import { DEFAULT_SEND_TIMEOUT_MS, sendWebhook, type SendResult } from "./sender.js";
@@ -27,7 +27,7 @@ const DEFAULT_PER_ENDPOINT_CONCURRENCY = 16;
 /** Sendings inserted per statement (13 columns: far below either database's parameter limit). */
 const INSERT_CHUNK = 500;
 
-/** The outbox payload of a webhook event, as `recordWebhook` (usecases/outbox.ts) writes it. */
+/** The outbox payload of a webhook event, as `recordWebhook` (usecases/webhooks/outbox.ts) writes it. */
 interface WebhookEvent {
   id: string;
   type: string;

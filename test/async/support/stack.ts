@@ -5,7 +5,7 @@ import { createApp } from "../../../server/src/app.js";
 import { openDatabase, type Database } from "../../../server/src/db/orm.js";
 import { openServices, systemClock, type Clock } from "../../../server/src/services.js";
 import { readSettings } from "../../../server/src/settings.js";
-import { createClub } from "../../../server/src/usecases/clubs.js";
+import { createClub } from "../../../server/src/usecases/club/clubs.js";
 import { startProcessing, type Processing } from "../../../server/src/workers.js";
 import { demoConfig } from "../../support/api.js";
 import { postgresEnabled } from "../../support/databases.js";

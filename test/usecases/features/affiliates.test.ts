@@ -8,11 +8,11 @@ import {
   getAffiliate,
   listAffiliates,
   updateAffiliate,
-} from "../../../server/src/usecases/affiliates.js";
-import { createClub } from "../../../server/src/usecases/clubs.js";
-import { ApiError } from "../../../server/src/usecases/errors.js";
-import { ingestEvent } from "../../../server/src/usecases/events.js";
-import { upsertParticipant } from "../../../server/src/usecases/participants.js";
+} from "../../../server/src/usecases/referrals/affiliates.js";
+import { createClub } from "../../../server/src/usecases/club/clubs.js";
+import { ApiError } from "../../../server/src/usecases/shared/errors.js";
+import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
+import { upsertParticipant } from "../../../server/src/usecases/participants/participants.js";
 import { describeEachDatabase } from "../../support/databases.js";
 import { casinoConfig, eventInput, openClub, PUBLIC_URL, type TestClub } from "../fixtures.js";
 

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { operationValidators, schemaValidators } from "../../../generated/validators.js";
 import { CashbackCredit, OutboxMessage, ParticipantReward } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
-import { updateCashbackProgram } from "../../../server/src/usecases/cashback.js";
-import { claimCashback, creditDueCashback, getCashbackState } from "../../../server/src/usecases/cashback-claims.js";
-import { createClub } from "../../../server/src/usecases/clubs.js";
-import { ApiError } from "../../../server/src/usecases/errors.js";
-import { ingestEvent } from "../../../server/src/usecases/events.js";
-import { upsertParticipant } from "../../../server/src/usecases/participants.js";
+import { updateCashbackProgram } from "../../../server/src/usecases/cashback/cashback.js";
+import { claimCashback, creditDueCashback, getCashbackState } from "../../../server/src/usecases/cashback/claims.js";
+import { createClub } from "../../../server/src/usecases/club/clubs.js";
+import { ApiError } from "../../../server/src/usecases/shared/errors.js";
+import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
+import { upsertParticipant } from "../../../server/src/usecases/participants/participants.js";
 import { describeEachDatabase } from "../../support/databases.js";
 import { casinoConfig, eventInput, openClub, PUBLIC_URL, type TestClub } from "../fixtures.js";
 

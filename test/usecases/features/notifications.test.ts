@@ -2,10 +2,10 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { operationValidators } from "../../../generated/validators.js";
 import { Notification, Participant } from "../../../server/src/db/entities/index.js";
 import { newId } from "../../../server/src/db/ids.js";
-import { claimCheckin } from "../../../server/src/usecases/checkin.js";
-import { ApiError } from "../../../server/src/usecases/errors.js";
-import { listNotifications, markAllNotificationsRead, markNotificationRead } from "../../../server/src/usecases/notifications.js";
-import { upsertParticipant } from "../../../server/src/usecases/participants.js";
+import { claimCheckin } from "../../../server/src/usecases/checkin/checkin.js";
+import { ApiError } from "../../../server/src/usecases/shared/errors.js";
+import { listNotifications, markAllNotificationsRead, markNotificationRead } from "../../../server/src/usecases/participants/notifications.js";
+import { upsertParticipant } from "../../../server/src/usecases/participants/participants.js";
 import { describeEachDatabase } from "../../support/databases.js";
 import { openClub, PUBLIC_URL, type TestClub } from "../fixtures.js";
 

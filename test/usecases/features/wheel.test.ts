@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operationValidators } from "../../../generated/validators.js";
 import { OutboxMessage, Participant, WheelSpin } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
-import { createClub } from "../../../server/src/usecases/clubs.js";
-import { ApiError } from "../../../server/src/usecases/errors.js";
-import { loadBalances, upsertParticipant } from "../../../server/src/usecases/participants.js";
-import { cryptoRandom, getWheelState, spinWheel } from "../../../server/src/usecases/wheel.js";
+import { createClub } from "../../../server/src/usecases/club/clubs.js";
+import { ApiError } from "../../../server/src/usecases/shared/errors.js";
+import { loadBalances, upsertParticipant } from "../../../server/src/usecases/participants/participants.js";
+import { cryptoRandom, getWheelState, spinWheel } from "../../../server/src/usecases/wheel/wheel.js";
 import { describeEachDatabase } from "../../support/databases.js";
 import { casinoConfig, openClub, PUBLIC_URL, type TestClub } from "../fixtures.js";
 

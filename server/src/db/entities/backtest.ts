@@ -6,7 +6,7 @@ export type BacktestStatus = "queued" | "running" | "done" | "failed";
 /**
  * A backtest run as a job (large periods, or `Prefer: respond-async`): the
  * request is stored with an outbox row in one transaction, a worker replays
- * it (usecases/backtest/run-backtest.ts), reporting progress in
+ * it (usecases/sandbox/run-backtest.ts), reporting progress in
  * `eventsDone` of `eventsTotal`, and stores the result. Nothing else is written.
  */
 export const Backtest = defineEntity({

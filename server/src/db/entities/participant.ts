@@ -17,7 +17,7 @@ import { amountColumn, idColumn, tenancyColumns } from "./columns.js";
  * it. The month before is kept because the review of a month runs some time
  * after the month ended, and a level change early in the new month must not
  * erase what the review needs. All null until the level first changes.
- * Computed by usecases/peak-level.ts.
+ * Computed by usecases/evaluation/peak-level.ts.
  */
 export const Participant = defineEntity({
   name: "Participant",

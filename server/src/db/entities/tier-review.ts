@@ -6,7 +6,7 @@ import { idColumn, tenancyColumns } from "./columns.js";
  * environment and club month (`2026-11`). The unique (club, env, month) row
  * is how one worker claims a month's review: `startedAt` is when the claim
  * was taken (a claim whose worker died is taken over after a while, see
- * usecases/tier-review.ts), `finishedAt` when every participant was reviewed.
+ * usecases/participants/tier-review.ts), `finishedAt` when every participant was reviewed.
  * `reviewed` is false for the month a club was first seen under monthly
  * review: the review is at the start of a month, so the first one is at the
  * start of the next month.

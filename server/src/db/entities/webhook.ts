@@ -37,7 +37,7 @@ export type WebhookEndpoint = InferEntity<typeof WebhookEndpoint>;
  * announces, handed to the queue after commit by the relay. `relayedAt` null =
  * not yet handed over. Payload by kind:
  * - `webhook`: the webhook envelope every endpoint receives
- *   (`{id: "evt_…", type, created_at, club_id, env, data}`, see usecases/outbox.ts);
+ *   (`{id: "evt_…", type, created_at, club_id, env, data}`, see usecases/webhooks/outbox.ts);
  * - `event`: `{event_ids}`, the events one accept stored as queued (`Prefer: respond-async`) to process
  *   (`{event_id}`, one event, from earlier versions);
  * - `backtest`: `{backtest_id}`, a backtest job to run.

@@ -1,5 +1,5 @@
 import type { Event } from "../../db/entities/index.js";
-import { ApiError } from "../errors.js";
+import { ApiError } from "../shared/errors.js";
 
 /** What a repeat is compared on: the stored event under the same key. */
 export type StoredOriginal = Pick<Event, "id" | "effects" | "participantId" | "type">;

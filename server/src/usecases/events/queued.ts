@@ -7,14 +7,14 @@ import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { hotStore, shapeOf, withAutocommitHotStore, type HotStore } from "../../db/hot/index.js";
 import { byScopedKeys } from "../../db/hot/scoped-reads.js";
-import { requirePublishedConfig } from "../config.js";
-import { notFound } from "../errors.js";
-import { newParticipantRow, participantCreatedMessage } from "../participants.js";
-import { PendingWrites } from "../pending-writes.js";
+import { requirePublishedConfig } from "../club/config.js";
+import { notFound } from "../shared/errors.js";
+import { newParticipantRow, participantCreatedMessage } from "../participants/participants.js";
+import { PendingWrites } from "../evaluation/pending-writes.js";
 import {
   engineEvent, evaluateInOrder, eventRow, GROUP_CAP, groupKey, groupsInFlight, latest, signalOutbox, wroteOutbox,
   type EventInput, type EventResult, type EventsQueued, type IngestOptions, type ParticipantRun,
-} from "../events.js";
+} from "./ingest.js";
 import { groupCommitPer } from "../../db/group-commit.js";
 import { jobHandOff, type JobHandOff } from "./hand-off.js";
 import { lockById } from "./participant-locks.js";

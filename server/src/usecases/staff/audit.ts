@@ -3,9 +3,9 @@ import { AuditEntry } from "../../db/entities/index.js";
 import { newTimeOrderedId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Env, Scope } from "../../db/scope.js";
-import { toCsv } from "../csv.js";
-import { validationFailed } from "../errors.js";
-import { olderThan, pageOf } from "../paging.js";
+import { toCsv } from "../shared/csv.js";
+import { validationFailed } from "../shared/errors.js";
+import { olderThan, pageOf } from "../shared/paging.js";
 
 export type AuditEntryView = components["schemas"]["AuditEntry"];
 

@@ -4,7 +4,7 @@ import { Club, StaffMember, StaffSession, type StaffRole } from "../../db/entiti
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Env } from "../../db/scope.js";
-import { ApiError, notFound, validationFailed } from "../errors.js";
+import { ApiError, notFound, validationFailed } from "../shared/errors.js";
 import { checkPasswordStrength, hashPassword, temporaryPassword, verifyPassword } from "./passwords.js";
 import { ROLE_PERMISSIONS } from "./permissions.js";
 

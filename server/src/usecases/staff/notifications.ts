@@ -3,8 +3,8 @@ import { StaffNotificationRead, StaffWarning } from "../../db/entities/index.js"
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { notFound, validationFailed } from "../errors.js";
-import { olderThan, pageOf } from "../paging.js";
+import { notFound, validationFailed } from "../shared/errors.js";
+import { olderThan, pageOf } from "../shared/paging.js";
 
 export type StaffNotificationView = components["schemas"]["StaffNotification"];
 

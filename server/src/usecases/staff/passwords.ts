@@ -1,5 +1,5 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from "node:crypto";
-import { validationFailed } from "../errors.js";
+import { validationFailed } from "../shared/errors.js";
 
 /*
  * Staff passwords: scrypt from node:crypto, a fresh 16-byte salt each, the

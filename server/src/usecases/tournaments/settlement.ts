@@ -12,11 +12,11 @@ import {
   awardPrizes, endedEditions, minWagerMinor, OFFICIAL_PERIODS, officialPayouts, officialPool, closedOfficialPeriod, rankStandings,
   SCORE_DECIMALS, type Edition, type OfficialPeriodName, type RankedRow,
 } from "../../engine/tournaments/index.js";
-import { getPublishedConfig } from "../config.js";
-import { recordWebhook } from "../outbox.js";
-import { clubLabel } from "../messages/club-messages.js";
-import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "../participant-state.js";
-import { runEach } from "../run-each.js";
+import { getPublishedConfig } from "../club/config.js";
+import { recordWebhook } from "../webhooks/outbox.js";
+import { clubLabel } from "../club/club-messages.js";
+import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "../evaluation/participant-state.js";
+import { runEach } from "../shared/run-each.js";
 
 /*
  * Settlement: when an edition ends, a scheduled job (every worker runs it)

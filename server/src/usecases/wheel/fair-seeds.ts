@@ -6,10 +6,10 @@ import { Participant, WheelSeed, WheelSpin } from "../../db/entities/index.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { validationFailed } from "../errors.js";
-import { olderThan, pageOf } from "../paging.js";
-import { lockParticipant } from "../participant-state.js";
-import { participantNotFound } from "../participants.js";
+import { validationFailed } from "../shared/errors.js";
+import { olderThan, pageOf } from "../shared/paging.js";
+import { lockParticipant } from "../evaluation/participant-state.js";
+import { participantNotFound } from "../participants/participants.js";
 
 /*
  * The provably fair wheel's seed pairs (commit–reveal; the mapping from seeds
