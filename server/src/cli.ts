@@ -63,7 +63,7 @@ async function clubCreate(settings: Settings, args: string[]): Promise<void> {
   if (!values.name) fail("club create needs --name NAME (see `clube help club create`)");
   const file = values.config ? await readConfigFile(values.config) : undefined;
   const { withDatabase } = await import("./commands/database.js");
-  const { createClub } = await import("./usecases/club/clubs.js");
+  const { createClub } = await import("./usecases/club/index.js");
   const created = await withDatabase(settings, (db) => createClub(db, { name: values.name!, config: file?.config })).catch((err: unknown) => {
     throw file ? inFileWords(err, file) : err;
   });
@@ -82,7 +82,7 @@ async function configPublish(settings: Settings, args: string[]): Promise<void> 
   }
   const file = await readConfigFile(positionals[0]);
   const { withClub } = await import("./commands/database.js");
-  const { saveDraft, publish, validateClubConfig } = await import("./usecases/club/config.js");
+  const { saveDraft, publish, validateClubConfig } = await import("./usecases/club/index.js");
   try {
     // Checked first with fields named from `config` (saveDraft speaks of an HTTP body), so problems map onto the file.
     validateClubConfig(file.config, "config");

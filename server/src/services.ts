@@ -3,11 +3,11 @@ import { cachesOf } from "./cache/registry.js";
 import { openDatabase, type Database } from "./db/orm.js";
 import type { AuthDeps } from "./http/auth.js";
 import { openRateLimitStore, type RateLimitStore } from "./http/rate-limit-store.js";
-import { getSigningSecrets, resolveApiKey } from "./usecases/club/clubs.js";
-import { testClockAt } from "./usecases/sandbox/test-clock.js";
+import { getSigningSecrets, resolveApiKey } from "./usecases/club/index.js";
+import { testClockAt } from "./usecases/sandbox/index.js";
 import type { Settings } from "./settings.js";
-import { clockOverride } from "./usecases/sandbox/test-clock-context.js";
-import { resolveSession } from "./usecases/staff/members.js";
+import { clockOverride } from "./usecases/sandbox/index.js";
+import { resolveSession } from "./usecases/staff/index.js";
 
 /** The clock every use case reads; tests pass a controllable one. */
 export interface Clock {

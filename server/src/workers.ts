@@ -4,10 +4,10 @@ import { createOutboxRelay, type RelayedMessage } from "./jobs/outbox.js";
 import { embeddedQueueOf, type EmbeddedQueue } from "./jobs/embedded.js";
 import { openQueue } from "./jobs/open-queue.js";
 import { startWorker } from "./jobs/worker.js";
-import { GROUP_CAP, processQueuedEvent, queuedEventIds } from "./usecases/events/ingest.js";
-import { processBacktest } from "./usecases/sandbox/run-backtest.js";
-import { handEventsToJobs } from "./usecases/events/hand-off.js";
-import { testClockAt } from "./usecases/sandbox/test-clock.js";
+import { GROUP_CAP, processQueuedEvent, queuedEventIds } from "./usecases/events/index.js";
+import { processBacktest } from "./usecases/sandbox/index.js";
+import { handEventsToJobs } from "./usecases/events/index.js";
+import { testClockAt } from "./usecases/sandbox/index.js";
 import type { Services } from "./services.js";
 
 /** The queue the outbox relay fills with events accepted by `Prefer: respond-async`. */

@@ -1,7 +1,7 @@
 import type { Database } from "../db/orm.js";
 import type { Env } from "../db/scope.js";
 import { cacheTtlFrom } from "../settings.js";
-import type { PublishedConfig } from "../usecases/club/config.js";
+import type { PublishedConfig } from "../usecases/club/index.js";
 import type { CacheChange } from "./changes.js";
 import { TtlCache } from "./ttl-cache.js";
 

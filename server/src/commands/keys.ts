@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import type { Settings } from "../settings.js";
-import { createApiKey, listApiKeys, revokeApiKey, rollApiKey, type ApiKeyView } from "../usecases/club/api-keys.js";
+import { createApiKey, listApiKeys, revokeApiKey, rollApiKey, type ApiKeyView } from "../usecases/club/index.js";
 import { CliError } from "./cli-errors.js";
 import { withClub } from "./database.js";
 

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { schemaValidators, formatAjvError } from "../../../generated/validators.js";
-import { createEndpoint } from "../usecases/webhooks/endpoints.js";
+import { createEndpoint } from "../usecases/webhooks/index.js";
 import type { Settings } from "../settings.js";
 import { CliError } from "./cli-errors.js";
 import { withClub } from "./database.js";

@@ -1,7 +1,7 @@
 import { issueParticipantToken } from "../http/tokens.js";
 import type { Services } from "../services.js";
-import { ingestEvent } from "../usecases/events/ingest.js";
-import { upsertParticipant } from "../usecases/participants/participants.js";
+import { ingestEvent } from "../usecases/events/index.js";
+import { upsertParticipant } from "../usecases/participants/index.js";
 import type { DemoClub } from "./ensure-demo-club.js";
 
 /** The participant the demo page shows. */

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Club, StaffMember } from "../db/entities/index.js";
 import type { Database } from "../db/orm.js";
 import { rootFile } from "../root.js";
-import { createClub } from "../usecases/club/clubs.js";
+import { createClub } from "../usecases/club/index.js";
 import { createStaffMember, temporaryPassword } from "../usecases/staff/index.js";
 
 /** The demo club's keys, kept in the data directory so `npm start` can print the test key on every run. */

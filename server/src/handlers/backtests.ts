@@ -1,4 +1,4 @@
-import { getBacktest, startBacktest } from "../usecases/sandbox/run-backtest.js";
+import { getBacktest, startBacktest } from "../usecases/sandbox/index.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import { prefersAsync } from "./events.js";

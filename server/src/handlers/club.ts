@@ -1,7 +1,7 @@
 import { cashbackProgramView } from "../engine/cashback.js";
-import { getCashbackProgram } from "../usecases/cashback/cashback.js";
-import { getKeyInfo } from "../usecases/club/clubs.js";
-import { requirePublishedConfig } from "../usecases/club/config.js";
+import { getCashbackProgram } from "../usecases/cashback/index.js";
+import { getKeyInfo } from "../usecases/club/index.js";
+import { requirePublishedConfig } from "../usecases/club/index.js";
 import type { Services } from "../services.js";
 import { keyIdOf, scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";

@@ -1,6 +1,6 @@
 import type { Services } from "../services.js";
-import { createPromotionCode, disablePromotionCode, getPromotionCode, listPromotionCodes } from "../usecases/rewards/promotion-codes.js";
-import { redeemCode } from "../usecases/rewards/redeem-code.js";
+import { createPromotionCode, disablePromotionCode, getPromotionCode, listPromotionCodes } from "../usecases/rewards/index.js";
+import { redeemCode } from "../usecases/rewards/index.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";
 

@@ -1,5 +1,5 @@
-import { updateCashbackProgram } from "../usecases/cashback/cashback.js";
-import { getDraft, getVersion, listVersions, publish, saveDraft } from "../usecases/club/config.js";
+import { updateCashbackProgram } from "../usecases/cashback/index.js";
+import { getDraft, getVersion, listVersions, publish, saveDraft } from "../usecases/club/index.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";

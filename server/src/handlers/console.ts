@@ -8,9 +8,9 @@ import {
   rotateSecret,
   sendingView,
   updateEndpoint,
-} from "../usecases/webhooks/endpoints.js";
-import { listWarnings } from "../usecases/club/warnings.js";
-import { listEventLog } from "../usecases/events/event-log.js";
+} from "../usecases/webhooks/index.js";
+import { listWarnings } from "../usecases/club/index.js";
+import { listEventLog } from "../usecases/events/index.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";

@@ -1,5 +1,5 @@
-import { confirmDelivery, failDelivery, listDeliveries } from "../usecases/rewards/deliveries.js";
-import { redeem } from "../usecases/rewards/redemptions.js";
+import { confirmDelivery, failDelivery, listDeliveries } from "../usecases/rewards/index.js";
+import { redeem } from "../usecases/rewards/index.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";

@@ -1,5 +1,5 @@
-import { ingestBatch, ingestEvent, queueEvents } from "../usecases/events/ingest.js";
-import { checkEngineInputs } from "../usecases/events/event-inputs.js";
+import { ingestBatch, ingestEvent, queueEvents } from "../usecases/events/index.js";
+import { checkEngineInputs } from "../usecases/events/index.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";

@@ -1,4 +1,4 @@
-import { listGames, syncGames } from "../usecases/club/games.js";
+import { listGames, syncGames } from "../usecases/club/index.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";

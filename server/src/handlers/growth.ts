@@ -1,6 +1,6 @@
-import { attributeAffiliate, createAffiliate, getAffiliate, listAffiliates, updateAffiliate } from "../usecases/referrals/affiliates.js";
-import { affiliateReport, affiliateReportCsv } from "../usecases/referrals/affiliate-report.js";
-import { registerReferral } from "../usecases/referrals/referrals.js";
+import { attributeAffiliate, createAffiliate, getAffiliate, listAffiliates, updateAffiliate } from "../usecases/referrals/index.js";
+import { affiliateReport, affiliateReportCsv } from "../usecases/referrals/index.js";
+import { registerReferral } from "../usecases/referrals/index.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";

@@ -1,5 +1,5 @@
-import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from "../usecases/club/api-keys.js";
-import { rollTokenSecret } from "../usecases/club/token-secret.js";
+import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from "../usecases/club/index.js";
+import { rollTokenSecret } from "../usecases/club/index.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";

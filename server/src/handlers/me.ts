@@ -1,12 +1,12 @@
 import { allowOrigin, originAllowed } from "../http/cors.js";
 import { ApiError } from "../usecases/shared/errors.js";
 import type { RequestContext } from "../http/router.js";
-import { claimCashback, getCashbackState } from "../usecases/cashback/claims.js";
-import { claimCheckin, getCheckinState } from "../usecases/checkin/checkin.js";
-import { requirePublishedConfig } from "../usecases/club/config.js";
-import { listNotifications, markAllNotificationsRead, markNotificationRead } from "../usecases/participants/notifications.js";
-import { getProfile, getProgress } from "../usecases/participants/participants.js";
-import { getReferralState } from "../usecases/referrals/referrals.js";
+import { claimCashback, getCashbackState } from "../usecases/cashback/index.js";
+import { claimCheckin, getCheckinState } from "../usecases/checkin/index.js";
+import { requirePublishedConfig } from "../usecases/club/index.js";
+import { listNotifications, markAllNotificationsRead, markNotificationRead } from "../usecases/participants/index.js";
+import { getProfile, getProgress } from "../usecases/participants/index.js";
+import { getReferralState } from "../usecases/referrals/index.js";
 import {
   claimMyMission,
   getLeaderboard,
@@ -16,12 +16,12 @@ import {
   listMyRewards,
   listStore,
   redeemFromStore,
-} from "../usecases/participants/surface.js";
-import { redeemCode } from "../usecases/rewards/redeem-code.js";
-import { listMyTournaments } from "../usecases/tournaments/views.js";
-import { etagMatches, getMeConfig } from "../usecases/participants/me-config.js";
-import { getWheelState, spinWheel } from "../usecases/wheel/wheel.js";
-import { listFairSpins, rotateWheelSeed } from "../usecases/wheel/fair-seeds.js";
+} from "../usecases/participants/index.js";
+import { redeemCode } from "../usecases/rewards/index.js";
+import { listMyTournaments } from "../usecases/tournaments/index.js";
+import { etagMatches, getMeConfig } from "../usecases/participants/index.js";
+import { getWheelState, spinWheel } from "../usecases/wheel/index.js";
+import { listFairSpins, rotateWheelSeed } from "../usecases/wheel/index.js";
 import type { Services } from "../services.js";
 import { meOf } from "./context.js";
 import type { OperationId } from "../../../generated/operations.js";

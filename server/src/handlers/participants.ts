@@ -1,7 +1,7 @@
 import { issueParticipantToken } from "../http/tokens.js";
 import { ApiError } from "../usecases/shared/errors.js";
-import { ensureParticipant, getProfile, getProgress, getProgressBatch, upsertParticipant } from "../usecases/participants/participants.js";
-import { renameParticipant } from "../usecases/participants/rename.js";
+import { ensureParticipant, getProfile, getProgress, getProgressBatch, upsertParticipant } from "../usecases/participants/index.js";
+import { renameParticipant } from "../usecases/participants/index.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";

@@ -1,5 +1,5 @@
 import { testClockTasks } from "../jobs/worker.js";
-import { advanceTestClock, deleteTestClock, getTestClock } from "../usecases/sandbox/test-clock.js";
+import { advanceTestClock, deleteTestClock, getTestClock } from "../usecases/sandbox/index.js";
 import { systemClock, type Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";

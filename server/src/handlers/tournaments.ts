@@ -1,5 +1,5 @@
 import type { Services } from "../services.js";
-import { listStandings, listTournaments } from "../usecases/tournaments/views.js";
+import { listStandings, listTournaments } from "../usecases/tournaments/index.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";
 

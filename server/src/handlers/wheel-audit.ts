@@ -1,4 +1,4 @@
-import { listFairSpins } from "../usecases/wheel/fair-seeds.js";
+import { listFairSpins } from "../usecases/wheel/index.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";

@@ -2,7 +2,7 @@ import type { Context } from "koa";
 import { ConfigVersion } from "../db/entities/index.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
-import { recordAudit } from "../usecases/staff/audit.js";
+import { recordAudit } from "../usecases/staff/index.js";
 import type { Auth } from "./auth.js";
 
 /*

@@ -1,4 +1,4 @@
-import { withClockAt } from "../usecases/sandbox/test-clock-context.js";
+import { withClockAt } from "../usecases/sandbox/index.js";
 import type { Middleware } from "koa";
 import { ApiError } from "../usecases/shared/errors.js";
 import { verifyParticipantToken } from "./tokens.js";

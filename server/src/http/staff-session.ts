@@ -3,7 +3,7 @@ import type { Context } from "koa";
 import type { StaffMember, StaffRole, StaffSession } from "../db/entities/index.js";
 import type { Env } from "../db/scope.js";
 import { ApiError, validationFailed } from "../usecases/shared/errors.js";
-import { roleAllows } from "../usecases/staff/permissions.js";
+import { roleAllows } from "../usecases/staff/index.js";
 
 /** A request authenticated by a staff session cookie (one club; the environment chosen by `Clube-Env`). */
 export interface StaffAuth {

@@ -9,7 +9,7 @@ import type { RelayedMessage } from "../jobs/outbox.js";
 import type { MessageHandler } from "../jobs/queue.js";
 import { insertWarning } from "../jobs/warnings.js";
 import { ApiError, notFound } from "../usecases/shared/errors.js";
-import { signingSecrets } from "../usecases/webhooks/endpoints.js";
+import { signingSecrets } from "../usecases/webhooks/index.js";
 import { buildEnvelope, subscriptionMatches } from "./envelope.js";
 import { nextAttemptAt } from "./schedule.js";
 import { DEFAULT_SEND_TIMEOUT_MS, sendWebhook, type SendResult } from "./sender.js";

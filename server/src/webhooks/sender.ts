@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher } from "undici";
-import { ADDRESS_REFUSED, guardedLookup, isRefusedLiteralHost, parseWebhookUrl } from "../usecases/webhooks/address.js";
+import { ADDRESS_REFUSED, guardedLookup, isRefusedLiteralHost, parseWebhookUrl } from "../usecases/webhooks/index.js";
 import { signPayload } from "./signature.js";
 
 /** The seed's limit: the client answers within 10 seconds. */

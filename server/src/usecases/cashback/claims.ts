@@ -22,12 +22,12 @@ import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { getCashbackProgram } from "./cashback.js";
-import { requirePublishedConfig } from "../club/config.js";
+import { requirePublishedConfig } from "../club/index.js";
 import { ApiError } from "../shared/errors.js";
-import { clubLabel } from "../club/club-messages.js";
-import { recordWebhook } from "../webhooks/outbox.js";
-import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "../evaluation/participant-state.js";
-import { participantNotFound } from "../participants/participants.js";
+import { clubLabel } from "../club/index.js";
+import { recordWebhook } from "../webhooks/index.js";
+import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "../evaluation/index.js";
+import { participantNotFound } from "../participants/index.js";
 import { runEach } from "../shared/run-each.js";
 
 /*

@@ -8,11 +8,11 @@ import { CheckinClaim, Event, Participant } from "../../db/entities/index.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { requirePublishedConfig } from "../club/config.js";
+import { requirePublishedConfig } from "../club/index.js";
 import { ApiError } from "../shared/errors.js";
-import { recordWebhook } from "../webhooks/outbox.js";
-import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, webhookParticipant } from "../evaluation/participant-state.js";
-import { participantNotFound } from "../participants/participants.js";
+import { recordWebhook } from "../webhooks/index.js";
+import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, webhookParticipant } from "../evaluation/index.js";
+import { participantNotFound } from "../participants/index.js";
 
 export type CheckinClaimResult = components["schemas"]["CheckinClaimResult"];
 

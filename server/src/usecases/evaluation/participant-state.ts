@@ -14,13 +14,13 @@ import { bothDialects, hotStore, type HotStore } from "../../db/hot/index.js";
 import { newId, newTimeOrderedId } from "../../db/ids.js";
 import type { Dialect } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { webhookMessage } from "../webhooks/outbox.js";
-import type { Balances } from "../participants/views.js";
-import { messageRequest, participantVariables, renderClubMessage, type MessageRecipient } from "../club/club-messages.js";
+import { webhookMessage } from "../webhooks/index.js";
+import type { Balances } from "../participants/index.js";
+import { messageRequest, participantVariables, renderClubMessage, type MessageRecipient } from "../club/index.js";
 import type { MessageVariables, RenderedMessage } from "../../engine/messages/render.js";
 import { peakColumnsAfter, storedPeakLevel } from "./peak-level.js";
 import { PendingWrites, type ParticipantChanges } from "./pending-writes.js";
-import { lockByExternalId } from "../events/participant-locks.js";
+import { lockByExternalId } from "../events/index.js";
 
 /** The time zone of club days, weeks and months when the club has no `checkin` section to name one. */
 const DEFAULT_TIME_ZONE = "America/Sao_Paulo";

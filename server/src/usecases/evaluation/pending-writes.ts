@@ -5,7 +5,7 @@ import {
   Badge, Balance, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry, MissionProgress, Notification, OutboxMessage, Participant, ParticipantReward, RuleDedupeKey, RuleRunDay,
 } from "../../db/entities/index.js";
 import type { PeakColumns } from "./peak-level.js";
-import { StandingWrites } from "../tournaments/standing-writes.js";
+import { StandingWrites } from "../tournaments/index.js";
 
 /**
  * The new lots with what later events already spent from them taken off

@@ -12,22 +12,22 @@ import { Event, Participant, type EventStatus } from "../../db/entities/index.js
 import { newTimeOrderedId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { stateAfter } from "../evaluation/carried-state.js";
+import { stateAfter } from "../evaluation/index.js";
 import { checkEngineInputs } from "./event-inputs.js";
-import { requirePublishedConfig, type PublishedConfig } from "../club/config.js";
+import { requirePublishedConfig, type PublishedConfig } from "../club/index.js";
 import {
   clubTimeZone, gatherEvaluation, loadStatesForEvents, lockParticipants, type ParticipantSnapshot,
-} from "../evaluation/participant-state.js";
-import { PendingWrites } from "../evaluation/pending-writes.js";
-import { gatherTournamentScores } from "../tournaments/standing-writes.js";
-import { qualifyReferralOnEvent } from "../referrals/referrals.js";
+} from "../evaluation/index.js";
+import { PendingWrites } from "../evaluation/index.js";
+import { gatherTournamentScores } from "../tournaments/index.js";
+import { qualifyReferralOnEvent } from "../referrals/index.js";
 import { yieldToEventLoop } from "../../db/yield-to-event-loop.js";
 import { assertSameEvent, type StoredOriginal } from "./event-id-conflict.js";
 import { groupCommitPer } from "../../db/group-commit.js";
 import { lockOrCreateParticipants, readLocked } from "./participant-locks.js";
 import { hotStore } from "../../db/hot/index.js";
 import { byScopedKeys } from "../../db/hot/scoped-reads.js";
-import { clockOverride } from "../sandbox/test-clock-context.js";
+import { clockOverride } from "../sandbox/index.js";
 
 export type EventInput = components["schemas"]["EventInput"];
 export type EventResult = components["schemas"]["EventResult"];

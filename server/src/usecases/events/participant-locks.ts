@@ -3,8 +3,8 @@ import type { ClubConfig } from "../../engine/config.js";
 import { OutboxMessage, Participant } from "../../db/entities/index.js";
 import { bothDialects, shapeOf, type HotStore } from "../../db/hot/index.js";
 import type { Scope } from "../../db/scope.js";
-import type { ParticipantSnapshot } from "../evaluation/participant-state.js";
-import { newParticipantRow, participantCreatedMessage } from "../participants/participants.js";
+import type { ParticipantSnapshot } from "../evaluation/index.js";
+import { newParticipantRow, participantCreatedMessage } from "../participants/index.js";
 import { byScopedKeys } from "../../db/hot/scoped-reads.js";
 
 /*

@@ -7,10 +7,10 @@ import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { hotStore, shapeOf, withAutocommitHotStore, type HotStore } from "../../db/hot/index.js";
 import { byScopedKeys } from "../../db/hot/scoped-reads.js";
-import { requirePublishedConfig } from "../club/config.js";
+import { requirePublishedConfig } from "../club/index.js";
 import { notFound } from "../shared/errors.js";
-import { newParticipantRow, participantCreatedMessage } from "../participants/participants.js";
-import { PendingWrites } from "../evaluation/pending-writes.js";
+import { newParticipantRow, participantCreatedMessage } from "../participants/index.js";
+import { PendingWrites } from "../evaluation/index.js";
 import {
   engineEvent, evaluateInOrder, eventRow, GROUP_CAP, groupKey, groupsInFlight, latest, signalOutbox, wroteOutbox,
   type EventInput, type EventResult, type EventsQueued, type IngestOptions, type ParticipantRun,

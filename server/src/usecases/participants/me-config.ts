@@ -4,11 +4,11 @@ import type { ClubConfig } from "../../engine/config.js";
 import { parseRewardSpec } from "../../engine/rewards.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { requirePublishedConfig } from "../club/config.js";
+import { requirePublishedConfig } from "../club/index.js";
 import { fromMinorUnits } from "../../engine/money.js";
 import { levelTable } from "./views.js";
-import { pricedReward } from "../rewards/redemptions.js";
-import { hasActiveCodes } from "../rewards/promotion-codes.js";
+import { pricedReward } from "../rewards/index.js";
+import { hasActiveCodes } from "../rewards/index.js";
 
 /*
  * GET /v1/me/config: the participant's view of the published configuration.

@@ -9,9 +9,9 @@ import { readParticipantView, type ParticipantViewRows } from "../../db/hot/part
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { requirePublishedConfig } from "../club/config.js";
+import { requirePublishedConfig } from "../club/index.js";
 import { notFound } from "../shared/errors.js";
-import { webhookMessage } from "../webhooks/outbox.js";
+import { webhookMessage } from "../webhooks/index.js";
 import {
   profileView,
   progressBatchItem,

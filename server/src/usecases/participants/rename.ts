@@ -6,7 +6,7 @@ import { progressFor } from "../../engine/progression.js";
 import { Participant } from "../../db/entities/index.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { getPublishedConfig, type PublishedConfig } from "../club/config.js";
+import { getPublishedConfig, type PublishedConfig } from "../club/index.js";
 import { ApiError, validationFailed } from "../shared/errors.js";
 import { mergeParticipantRows } from "./merge.js";
 import { loadBalances, participantNotFound } from "./participants.js";

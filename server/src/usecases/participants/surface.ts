@@ -11,14 +11,14 @@ import type { MissionState, ParticipantState } from "../../engine/types.js";
 import { Badge, LeaderboardEntry, Participant, ParticipantReward, type ParticipantRewardStatus } from "../../db/entities/index.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { requirePublishedConfig } from "../club/config.js";
+import { requirePublishedConfig } from "../club/index.js";
 import { ApiError, notFound } from "../shared/errors.js";
 import {
   clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, pointsOf, storedPoints, viewedState,
-} from "../evaluation/participant-state.js";
+} from "../evaluation/index.js";
 import { participantNotFound, readViewedParticipant } from "./participants.js";
-import { pricedReward, redeem, spendableBalance, type RedemptionView } from "../rewards/redemptions.js";
-import { tournamentBoards } from "../tournaments/views.js";
+import { pricedReward, redeem, spendableBalance, type RedemptionView } from "../rewards/index.js";
+import { tournamentBoards } from "../tournaments/index.js";
 
 /*
  * The participant surface (`/v1/me/*`): what one participant sees and does.

@@ -6,10 +6,10 @@ import { ConfigVersion, Participant, TierReview } from "../../db/entities/index.
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { getPublishedConfig } from "../club/config.js";
-import { recordWebhook } from "../webhooks/outbox.js";
-import { clubTimeZone, lockParticipant, webhookParticipant } from "../evaluation/participant-state.js";
-import { peakSince } from "../evaluation/peak-level.js";
+import { getPublishedConfig } from "../club/index.js";
+import { recordWebhook } from "../webhooks/index.js";
+import { clubTimeZone, lockParticipant, webhookParticipant } from "../evaluation/index.js";
+import { peakSince } from "../evaluation/index.js";
 import { runEach } from "../shared/run-each.js";
 
 /*

@@ -4,7 +4,7 @@ import { fromMinorUnits } from "../../engine/money.js";
 import { levelThresholds, progressFor, type Progress } from "../../engine/progression.js";
 import { nextTierAfter, tierForLevel } from "../../engine/tiers.js";
 import type { Participant } from "../../db/entities/index.js";
-import { levelName } from "../club/club-messages.js";
+import { levelName } from "../club/index.js";
 
 /*
  * The participant resources of the contract, computed from the stored state
@@ -31,7 +31,7 @@ export type ViewedParticipant = Pick<Participant, "id" | "externalId" | "display
 export type Balances = Record<string, number>;
 
 /** Kept here for the callers that read the level views' helpers from this module. */
-export { levelName } from "../club/club-messages.js";
+export { levelName } from "../club/index.js";
 
 function badgeUrl(tier: TierConfig): string | null {
   return tier.badge && /^https?:\/\//.test(tier.badge) ? tier.badge : null;

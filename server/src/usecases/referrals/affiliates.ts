@@ -7,10 +7,10 @@ import { Affiliate, AffiliateAttribution, Event } from "../../db/entities/index.
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { requirePublishedConfig } from "../club/config.js";
+import { requirePublishedConfig } from "../club/index.js";
 import { ApiError, notFound, validationFailed } from "../shared/errors.js";
-import { lockParticipant } from "../evaluation/participant-state.js";
-import { ensureParticipant } from "../participants/participants.js";
+import { lockParticipant } from "../evaluation/index.js";
+import { ensureParticipant } from "../participants/index.js";
 import { olderThan } from "../shared/paging.js";
 
 /*

@@ -21,11 +21,11 @@ import { Event, LedgerEntry, Participant, ParticipantReward, Referral } from "..
 import { newId } from "../../db/ids.js";
 import type { Database, Dialect } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { requirePublishedConfig } from "../club/config.js";
+import { requirePublishedConfig } from "../club/index.js";
 import { ApiError, notFound } from "../shared/errors.js";
-import { recordWebhook } from "../webhooks/outbox.js";
-import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "../evaluation/participant-state.js";
-import { ensureParticipant, participantNotFound } from "../participants/participants.js";
+import { recordWebhook } from "../webhooks/index.js";
+import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "../evaluation/index.js";
+import { ensureParticipant, participantNotFound } from "../participants/index.js";
 
 type Schemas = components["schemas"];
 export type ReferralRegistration = Schemas["ReferralRegistration"];

@@ -4,12 +4,12 @@ import { Delivery, Participant, ParticipantReward, StaffWarning, type DeliveryKi
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { getPublishedConfig, requirePublishedConfig } from "../club/config.js";
+import { getPublishedConfig, requirePublishedConfig } from "../club/index.js";
 import { ApiError, notFound, validationFailed } from "../shared/errors.js";
 import { olderThan, pageOf } from "../shared/paging.js";
-import { recordWebhook } from "../webhooks/outbox.js";
-import { webhookParticipant, writeNotifications, type NotificationText } from "../evaluation/participant-state.js";
-import { renderClubMessage } from "../club/club-messages.js";
+import { recordWebhook } from "../webhooks/index.js";
+import { webhookParticipant, writeNotifications, type NotificationText } from "../evaluation/index.js";
+import { renderClubMessage } from "../club/index.js";
 
 type Schemas = components["schemas"];
 export type DeliveryView = Schemas["Delivery"];

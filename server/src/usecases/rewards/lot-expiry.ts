@@ -6,8 +6,8 @@ import type { Lot } from "../../engine/types.js";
 import { Balance, CurrencyLot, LedgerEntry } from "../../db/entities/index.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
-import { lockParticipant } from "../evaluation/participant-state.js";
-import { loadBalances } from "../participants/participants.js";
+import { lockParticipant } from "../evaluation/index.js";
+import { loadBalances } from "../participants/index.js";
 import { runEach } from "../shared/run-each.js";
 
 /*

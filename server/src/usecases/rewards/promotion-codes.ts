@@ -5,7 +5,7 @@ import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { parseRewardSpec } from "../../engine/rewards.js";
-import { requirePublishedConfig } from "../club/config.js";
+import { requirePublishedConfig } from "../club/index.js";
 import { ApiError, notFound, validationFailed } from "../shared/errors.js";
 import { olderThan } from "../shared/paging.js";
 import { withHotAutocommit } from "../../db/hot/index.js";

@@ -6,11 +6,11 @@ import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { grantRewards } from "../../engine/evaluate.js";
 import { parseRewardSpec } from "../../engine/rewards.js";
-import { requirePublishedConfig } from "../club/config.js";
+import { requirePublishedConfig } from "../club/index.js";
 import { ApiError } from "../shared/errors.js";
-import { recordWebhook } from "../webhooks/outbox.js";
-import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, webhookParticipant } from "../evaluation/participant-state.js";
-import { participantNotFound } from "../participants/participants.js";
+import { recordWebhook } from "../webhooks/index.js";
+import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, webhookParticipant } from "../evaluation/index.js";
+import { participantNotFound } from "../participants/index.js";
 import { codeNotFound, normalizeCode } from "./promotion-codes.js";
 
 export type CodeRedemptionResult = components["schemas"]["CodeRedemptionResult"];

@@ -12,15 +12,15 @@ import { payRedemption, readBalances } from "../../db/hot/redemption-writes.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { requirePublishedConfig } from "../club/config.js";
+import { requirePublishedConfig } from "../club/index.js";
 import { ApiError, notFound } from "../shared/errors.js";
-import { webhookMessage } from "../webhooks/outbox.js";
+import { webhookMessage } from "../webhooks/index.js";
 import {
   clubTimeZone, gatherEvaluation, loadParticipantState, lockParticipant, viewedState, webhookParticipant, type ParticipantSnapshot,
-} from "../evaluation/participant-state.js";
-import type { Balances } from "../participants/views.js";
-import { PendingWrites } from "../evaluation/pending-writes.js";
-import { participantNotFound } from "../participants/participants.js";
+} from "../evaluation/index.js";
+import type { Balances } from "../participants/index.js";
+import { PendingWrites } from "../evaluation/index.js";
+import { participantNotFound } from "../participants/index.js";
 
 type Schemas = components["schemas"];
 export type RedemptionView = Schemas["Redemption"];

@@ -9,9 +9,9 @@ import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { yieldToEventLoop } from "../../db/yield-to-event-loop.js";
-import { validateClubConfig } from "../club/config.js";
+import { validateClubConfig } from "../club/index.js";
 import { notFound, validationFailed } from "../shared/errors.js";
-import { clubTimeZone } from "../evaluation/participant-state.js";
+import { clubTimeZone } from "../evaluation/index.js";
 
 type Schemas = components["schemas"];
 export type BacktestRequest = Schemas["BacktestRequest"];

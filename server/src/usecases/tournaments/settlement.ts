@@ -12,10 +12,10 @@ import {
   awardPrizes, endedEditions, minWagerMinor, OFFICIAL_PERIODS, officialPayouts, officialPool, closedOfficialPeriod, rankStandings,
   SCORE_DECIMALS, type Edition, type OfficialPeriodName, type RankedRow,
 } from "../../engine/tournaments/index.js";
-import { getPublishedConfig } from "../club/config.js";
-import { recordWebhook } from "../webhooks/outbox.js";
-import { clubLabel } from "../club/club-messages.js";
-import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "../evaluation/participant-state.js";
+import { getPublishedConfig } from "../club/index.js";
+import { recordWebhook } from "../webhooks/index.js";
+import { clubLabel } from "../club/index.js";
+import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "../evaluation/index.js";
 import { runEach } from "../shared/run-each.js";
 
 /*

@@ -10,11 +10,11 @@ import {
   editionAt, latestEdition, minWagerMinor, OFFICIAL_PERIODS, officialPeriod, officialPool, officialShare, previousOfficialPeriod,
   SCORE_DECIMALS, type Edition, type OfficialPeriodName, type OfficialPeriodSettings,
 } from "../../engine/tournaments/index.js";
-import { requirePublishedConfig } from "../club/config.js";
+import { requirePublishedConfig } from "../club/index.js";
 import { notFound } from "../shared/errors.js";
-import { clubLabel } from "../club/club-messages.js";
-import { clubTimeZone } from "../evaluation/participant-state.js";
-import { participantNotFound } from "../participants/participants.js";
+import { clubLabel } from "../club/index.js";
+import { clubTimeZone } from "../evaluation/index.js";
+import { participantNotFound } from "../participants/index.js";
 
 /*
  * Read side of tournaments: which tournaments and editions exist at `now`

@@ -8,8 +8,8 @@ import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { validationFailed } from "../shared/errors.js";
 import { olderThan, pageOf } from "../shared/paging.js";
-import { lockParticipant } from "../evaluation/participant-state.js";
-import { participantNotFound } from "../participants/participants.js";
+import { lockParticipant } from "../evaluation/index.js";
+import { participantNotFound } from "../participants/index.js";
 
 /*
  * The provably fair wheel's seed pairs (commit–reveal; the mapping from seeds

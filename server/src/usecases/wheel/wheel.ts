@@ -11,11 +11,11 @@ import { Participant, WheelSpin } from "../../db/entities/index.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { requirePublishedConfig } from "../club/config.js";
+import { requirePublishedConfig } from "../club/index.js";
 import { ApiError } from "../shared/errors.js";
-import { recordWebhook } from "../webhooks/outbox.js";
-import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, webhookParticipant } from "../evaluation/participant-state.js";
-import { participantNotFound } from "../participants/participants.js";
+import { recordWebhook } from "../webhooks/index.js";
+import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, webhookParticipant } from "../evaluation/index.js";
+import { participantNotFound } from "../participants/index.js";
 import { fairSlice } from "../../engine/wheel/fair.js";
 import { activeSeed, consumeNonce, currentFairness } from "./fair-seeds.js";
 
