@@ -1,12 +1,8 @@
 // The service compiled to one JavaScript file, rebuilt whenever a source changed.
 //
-// Why: running the TypeScript sources through tsx's loader keeps a second V8
-// isolate (the loader thread) and every transformed module with its inline
-// source map alive for the life of the process: ~50 MB of RSS per `serve` or
-// `worker` for nothing once the code is loaded. One esbuild bundle of
-// server/src (packages stay in node_modules) costs under a second to build
-// and loads as plain JavaScript. A checkout needs no build step: the first
-// start builds, later starts reuse the bundle while every input is unchanged.
+// Why: tsx's loader keeps a second isolate and every transformed module alive for the life of the process
+// (docs/performance-log.md#memory); one esbuild bundle builds in under a second and loads as plain JavaScript.
+// A checkout needs no build step: the first start builds, later starts reuse the bundle while every input is unchanged.
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";

@@ -133,23 +133,19 @@ function clockOf(db: Database, scope: Scope): Promise<Date | null> {
  * small prefetch caps sendings at prefetch ÷ receiver latency; and the
  * dispatcher creates and records the sendings of the messages in hand
  * together, so more in hand means fewer statements per sending. It bounds
- * what is in flight per endpoint on its own (16 by default). 128 was tried
- * (24 Nov, test/micro/webhook-costs.ts, 3 pairs): bigger ticks (294
- * transactions per 2,000 sendings instead of 469), but the worker's CPU per
- * sending within noise (343–418 µs against 380–442) and no clear rate gain.
+ * what is in flight per endpoint on its own (16 by default). Larger values
+ * gained nothing measurable (docs/performance-log.md#queues-and-webhooks).
  */
 const WEBHOOK_PREFETCH = 64;
 
 /**
  * A worker starts its periodic jobs this long after it started consuming. A
  * worker usually starts into a backlog (a deploy, a restart after a crash),
- * and the first passes of every job at once (ORM reads over every club, table
- * statistics, all on code not yet optimized) competed with it: a cold worker
- * draining 2,000 webhook messages spent 455–508 µs of CPU per sending with
- * them and 372–413 without, and sent 1,462–1,802 against 1,892–2,656 a second
- * (test/micro/webhook-costs.ts, 3 pairs, 24 Nov). The jobs' intervals are 5 s
- * to an hour, and each says how late it may act; ten seconds more at a start
- * changes none of that in practice.
+ * and the first passes of every job at once (ORM reads over every club, on
+ * code not yet optimized) slowed its draining measurably
+ * (docs/performance-log.md#queues-and-webhooks). The jobs' intervals are 5 s
+ * to an hour and each says how late it may act, so ten seconds more at a
+ * start changes nothing in practice.
  */
 export const FIRST_TASK_PASS_DELAY_MS = 10_000;
 

@@ -123,9 +123,8 @@ const DUMPED_BODY_LIMIT = 128 * 1024;
  * One attempt as an undici dispatch handler. undici's `request` API, used
  * before, wraps the same dispatch in an AsyncResource, an abort-signal
  * listener and a body stream per request that is then read only to be
- * dumped: 52–61 µs of CPU per request against 24–28 µs for this handler
- * (a 16-in-flight loop to a local receiver, warm), and more in a worker
- * that just started, whose code still runs unoptimized. Same outcome: the
+ * dumped, which cost about twice the CPU per request
+ * (docs/performance-log.md#queues-and-webhooks). Same outcome: the
  * status at the headers, the body read and dropped (the socket closed past
  * DUMPED_BODY_LIMIT, as dump() did), the whole attempt bounded by the timeout.
  */
