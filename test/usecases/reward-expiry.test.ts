@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { ParticipantReward } from "../../server/src/db/entities/index.js";
 import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
 import { expireRewards } from "../../server/src/usecases/rewards/reward-expiry.js";
-import { listMyRewards } from "../../server/src/usecases/participants/surface.js";
+import { listMyRewards } from "../../server/src/usecases/rewards/index.js";
 import { describeEachDatabase } from "../support/databases.js";
 import { casinoConfig, eventInput, openClub, PUBLIC_URL, type TestClub } from "./fixtures.js";
 

@@ -6,8 +6,11 @@ import { ApiError } from "../../server/src/usecases/shared/errors.js";
 import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
 import { listMyTournaments } from "../../server/src/usecases/tournaments/views.js";
 import {
-  claimMyMission, getLeaderboard, listMyBadges, listMyLeaderboards, listMyMissions, listMyRewards, listStore, redeemFromStore,
-} from "../../server/src/usecases/participants/surface.js";
+  claimMyMission, listMyMissions,
+} from "../../server/src/usecases/missions/index.js";
+import { listMyBadges } from "../../server/src/usecases/participants/index.js";
+import { listMyRewards, listStore, redeemFromStore } from "../../server/src/usecases/rewards/index.js";
+import { getLeaderboard, listMyLeaderboards } from "../../server/src/usecases/tournaments/index.js";
 import { describeEachDatabase } from "../support/databases.js";
 import { casinoConfig, eventInput, openClub, participantRow, PUBLIC_URL, recordedWebhooks, type TestClub } from "./fixtures.js";
 

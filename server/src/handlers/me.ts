@@ -7,18 +7,10 @@ import { requirePublishedConfig } from "../usecases/club/index.js";
 import { listNotifications, markAllNotificationsRead, markNotificationRead } from "../usecases/participants/index.js";
 import { getProfile, getProgress } from "../usecases/participants/index.js";
 import { getReferralState } from "../usecases/referrals/index.js";
-import {
-  claimMyMission,
-  getLeaderboard,
-  listMyBadges,
-  listMyLeaderboards,
-  listMyMissions,
-  listMyRewards,
-  listStore,
-  redeemFromStore,
-} from "../usecases/participants/index.js";
-import { redeemCode } from "../usecases/rewards/index.js";
-import { listMyTournaments } from "../usecases/tournaments/index.js";
+import { listMyBadges } from "../usecases/participants/index.js";
+import { claimMyMission, listMyMissions } from "../usecases/missions/index.js";
+import { listMyRewards, listStore, redeemCode, redeemFromStore } from "../usecases/rewards/index.js";
+import { getLeaderboard, listMyLeaderboards, listMyTournaments } from "../usecases/tournaments/index.js";
 import { etagMatches, getMeConfig } from "../usecases/participants/index.js";
 import { getWheelState, spinWheel } from "../usecases/wheel/index.js";
 import { listFairSpins, rotateWheelSeed } from "../usecases/wheel/index.js";

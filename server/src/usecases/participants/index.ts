@@ -1,8 +1,9 @@
 // The participants domain's public face: what other folders may use of it.
 export { etagMatches, getMeConfig } from "./me-config.js";
 export { listNotifications, markAllNotificationsRead, markNotificationRead } from "./notifications.js";
-export { ensureParticipant, getProfile, getProgress, getProgressBatch, loadBalances, newParticipantRow, participantCreatedMessage, participantNotFound, upsertParticipant } from "./participants.js";
+export { ensureParticipant, getProfile, getProgress, getProgressBatch, loadBalances, newParticipantRow, participantCreatedMessage, participantNotFound, readViewedParticipant, upsertParticipant } from "./participants.js";
 export { renameParticipant } from "./rename.js";
-export { claimMyMission, getLeaderboard, listMyBadges, listMyLeaderboards, listMyMissions, listMyRewards, listStore, redeemFromStore } from "./surface.js";
+export { listMyBadges } from "./badges.js";
+export { findMe } from "./find-me.js";
 export { reviewTiers } from "./tier-review.js";
 export { type Balances } from "./views.js";

@@ -5,3 +5,5 @@ export { createPromotionCode, disablePromotionCode, getPromotionCode, hasActiveC
 export { redeemCode } from "./redeem-code.js";
 export { pricedReward, redeem, spendableBalance, type RedemptionView } from "./redemptions.js";
 export { expireRewards } from "./reward-expiry.js";
+export { listMyRewards } from "./my-rewards.js";
+export { listStore, redeemFromStore } from "./store.js";

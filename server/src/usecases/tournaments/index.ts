@@ -2,3 +2,4 @@
 export { settleTournaments, settleTournamentsForAllClubs } from "./settlement.js";
 export { StandingWrites, gatherTournamentScores } from "./standing-writes.js";
 export { listMyTournaments, listStandings, listTournaments, tournamentBoards } from "./views.js";
+export { getLeaderboard, listMyLeaderboards } from "./leaderboards.js";

@@ -1,0 +1,126 @@
+import type { components } from "../../../../generated/types.js";
+import type { ClubConfig,MissionConfig } from "../../engine/config.js";
+import { claimMission } from "../../engine/evaluate.js";
+import { missionAvailable } from "../../engine/missions.js";
+import { parseRewardSpec } from "../../engine/rewards.js";
+import { Session } from "../../engine/session.js";
+import { periodKey } from "../../engine/time.js";
+import type { MissionState,ParticipantState } from "../../engine/types.js";
+import type { Database } from "../../db/orm.js";
+import type { Scope } from "../../db/scope.js";
+import { requirePublishedConfig } from "../club/index.js";
+import { ApiError,notFound } from "../shared/errors.js";
+import {
+clubTimeZone,loadParticipantState,lockParticipantByExternalId,persistEvaluation,viewedState
+} from "../evaluation/index.js";
+import { participantNotFound,readViewedParticipant } from "../participants/index.js";
+
+/** The participant's missions (`/v1/me/missions`): listing and claiming. */
+
+type Schemas = components["schemas"];
+export type MyMission = Schemas["MyMission"];
+export type MissionClaimResult = Schemas["MissionClaimResult"];
+
+/** The missions listed for the participant now (enabled, in their window, of their audience), by `order` then `id`. */
+function listedMissions(config: ClubConfig, state: ParticipantState, now: Date, timeZone: string): MissionConfig[] {
+  // The engine's own availability test, so a mission is listed exactly when events can advance it.
+  const session = new Session(config, state, now, timeZone);
+  return config.missions
+    .filter((mission) => missionAvailable(session, mission))
+    .sort((a, b) => a.order - b.order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** A mission's reward as the list names it: a configured reward by code and title, XP or currency by its spec. */
+function missionReward(config: ClubConfig, spec: string): Schemas["MyMissionReward"] {
+  const parsed = parseRewardSpec(spec);
+  if (parsed?.kind === "xp") return { code: spec, title: `${parsed.amount} XP` };
+  if (parsed?.kind === "currency") {
+    const name = config.currencies.find((currency) => currency.code === parsed.currency)?.name ?? parsed.currency;
+    return { code: spec, title: `${parsed.amount} ${name}` };
+  }
+  const code = parsed?.kind === "reward" ? parsed.code : spec;
+  return { code, title: config.rewards.find((reward) => reward.code === code)?.title ?? code };
+}
+
+function missionView(config: ClubConfig, mission: MissionConfig, state: ParticipantState, now: Date, timeZone: string): MyMission {
+  const key = periodKey(mission.period, now, timeZone);
+  const stored = state.missions[mission.id];
+  const current = stored?.periodKey === key ? stored : { progress: 0, completed: false, claimed: false };
+  return {
+    id: mission.id,
+    title: mission.title,
+    description: mission.description ?? null,
+    illustration: mission.illustration,
+    event: mission.event,
+    period: mission.period,
+    goal: { kind: mission.goal.kind, field: mission.goal.field, target: mission.goal.target },
+    progress: current.progress,
+    completed: current.completed,
+    claimable: mission.claim === "manual" && current.completed && !current.claimed,
+    claimed: current.claimed,
+    period_key: key,
+    reward: missionReward(config, mission.reward),
+    starts_at: mission.startsAt ?? null,
+    ends_at: mission.endsAt ?? null,
+  };
+}
+
+/** GET /v1/me/missions: the listed missions in their current period. */
+export async function listMyMissions(db: Database, scope: Scope, externalId: string, now: Date): Promise<{ data: MyMission[] }> {
+  const { config } = await requirePublishedConfig(db, scope);
+  const timeZone = clubTimeZone(config);
+  // The participant, its balances and its progress in the missions' current periods: one statement.
+  const currentKey = new Map(config.missions.map((mission) => [mission.id, periodKey(mission.period, now, timeZone)]));
+  const read = await readViewedParticipant(db, scope, externalId, currentKey.size === 0 ? undefined : { ids: [...currentKey.keys()], periodKeys: [...new Set(currentKey.values())] });
+  const missions: Record<string, MissionState> = {};
+  for (const row of read.missions) {
+    if (currentKey.get(row.missionId) === row.periodKey) missions[row.missionId] = { periodKey: row.periodKey, progress: row.progress, completed: row.completed, claimed: row.claimed };
+  }
+  const state = viewedState(read.participant, config, read.balances, missions);
+  return { data: listedMissions(config, state, now, timeZone).map((mission) => missionView(config, mission, state, now, timeZone)) };
+}
+
+/**
+ * POST /v1/me/missions/{id}/claim: grants the reward of a `claim: manual`
+ * mission completed in the current period, once; written like an event's
+ * delta (a `client_delivered` reward gets a delivery and its webhooks).
+ * 404 for a mission not listed for the participant; 409 `not_claimable`
+ * (not completed, or claimed automatically) or `already_claimed`.
+ */
+export async function claimMyMission(
+  db: Database,
+  scope: Scope,
+  externalId: string,
+  missionId: string,
+  opts: { now: Date; publicUrl: string },
+): Promise<MissionClaimResult> {
+  const { config } = await requirePublishedConfig(db, scope);
+  const timeZone = clubTimeZone(config);
+  const { now } = opts;
+  return db.em().transactional(async (em) => {
+    const participant = await lockParticipantByExternalId(em, scope, externalId);
+    if (!participant) throw participantNotFound(externalId);
+    const state = await loadParticipantState(em, participant, config, { now, timeZone });
+    const mission = listedMissions(config, state, now, timeZone).find((candidate) => candidate.id === missionId);
+    if (!mission) throw notFound(`Mission ${JSON.stringify(missionId)}`);
+    const period = periodKey(mission.period, now, timeZone);
+    if (mission.claim === "auto") {
+      throw new ApiError(409, "not_claimable", `Mission ${JSON.stringify(missionId)} grants its reward automatically on completion.`);
+    }
+    const claim = claimMission({ config, state, now, timeZone, missionId });
+    if (!claim.ok) {
+      if (claim.reason === "already_claimed") throw new ApiError(409, "already_claimed", `Mission ${JSON.stringify(missionId)} was already claimed in period ${period}.`);
+      const progress = state.missions[missionId]?.periodKey === period ? state.missions[missionId].progress : 0;
+      throw new ApiError(409, "not_claimable", `Mission ${JSON.stringify(missionId)} is not completed in period ${period} (${progress} of ${mission.goal.target}).`);
+    }
+    const effects = await persistEvaluation({ em, scope, config, participant, state, now, publicUrl: opts.publicUrl, event: null }, claim.evaluation);
+    const granted = effects.find((effect): effect is Schemas["RewardGrantedEffect"] => effect.type === "reward_granted");
+    return {
+      mission_id: missionId,
+      period_key: period,
+      // persistEvaluation filled `reward_id` into every reward_granted.
+      reward_granted: granted ? { reward_code: granted.reward_code, reward_id: granted.reward_id!, delivery_id: granted.delivery_id ?? null } : null,
+      effects,
+    };
+  });
+}
