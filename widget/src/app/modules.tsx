@@ -39,7 +39,8 @@ export function Profile(props: { compact?: boolean }) {
   return (
     <div class="card profile" data-testid="profile">
       <div class="row">
-        {progress.participant.avatar_url ? <img class="avatar" src={progress.participant.avatar_url} alt="" /> : <span class="avatar" aria-hidden="true">★</span>}
+        {/* Without a picture of their own, the participant wears the level badge of the club's badge set. */}
+        {progress.participant.avatar_url ? <img class="avatar" src={progress.participant.avatar_url} alt="" /> : <Badge size={44} />}
         <div>
           <p class="level" data-testid="level">{t.level} {fmt.number(progress.level.number)}</p>
           {progress.level.name !== `${t.level} ${progress.level.number}` ? <p class="muted">{progress.level.name}</p> : null}
