@@ -293,6 +293,13 @@ describe("the club theme in the widget", { timeout: 120_000 }, () => {
     }
   });
 
+  it("has browsers keep each participant's club view apart (one URL for every club: the cache keys it by the token too)", async () => {
+    const view = await api.request("GET", "/v1/me/config", { participant: clubs.stars.participant });
+    expect(view.status).toBe(200);
+    expect(view.headers.get("cache-control")).toContain("private");
+    expect(view.headers.get("vary")).toMatch(/\bAuthorization\b/i);
+  });
+
   it("stays within the widget's size budget with the bundled artwork", async () => {
     const sizes = await measureWidget();
     expect(sizes.app).toBeLessThanOrEqual(BUDGET.app);
