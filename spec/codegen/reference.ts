@@ -6,7 +6,19 @@
 // table and SDK names the SDKs are generated from.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { effectiveSecurity, isSuccessStatus, jsonContent, listOperations, textContent, type OpenApiDocument, type OperationRef } from "./document.js";
+import {
+  effectiveSecurity,
+  isSuccessStatus,
+  jsonContent,
+  listOperations,
+  textContent,
+  type JsonSchema,
+  type OpenApiDocument,
+  type OperationObject,
+  type OperationRef,
+  type RequestBodyObject,
+  type ResponseObject,
+} from "./document.js";
 import { isStaffConsoleOnly } from "./sdk.js";
 import { sdkName } from "./sdk-names.js";
 
@@ -43,9 +55,19 @@ const TAG_GROUPS: [group: string, tags: string[]][] = [
   ["Manage", ["Health", "Config", "Games", "API keys", "Token signing secret", "Test clocks", "Event log", "Staff warnings"]],
 ];
 const GUIDES_GROUP = "Guides";
+/**
+ * The section listing the contract's objects by name, last in the menu: Redoc
+ * shows there every schema whose `x-tags` names it, and its search indexes
+ * the menu, so this is also what makes search find schemas. Only the objects
+ * an operation or webhook sends or accepts as its body are listed (the nested
+ * ones show inside them): Redoc draws every listed schema up front, and
+ * listing all of them made the page much larger and slower to render.
+ */
+export const SCHEMAS_TAG = "Schemas";
 
 export function forReference(doc: OpenApiDocument, guides: Guide[]): OpenApiDocument {
   addCodeSamples(doc);
+  listBodySchemas(doc);
   shortenWebhookSummaries(doc);
   groupTags(doc, guides);
   return doc;
@@ -66,11 +88,35 @@ function groupTags(doc: OpenApiDocument, guides: Guide[]): void {
 
   const guideTags: Tag[] = guides.map(({ name, markdown }) => ({ name, description: guideBody(markdown), "x-traitTag": true }));
   const ordered = groups.flatMap((group) => group.tags).map((name) => declared.get(name) ?? { name });
-  doc.tags = [...guideTags, ...ordered];
+  const schemas: Tag = { name: SCHEMAS_TAG, description: "Every object the API sends or accepts, by name, with its fields." };
+  doc.tags = [...guideTags, ...ordered, schemas];
   doc["x-tagGroups"] = [
     ...(guideTags.length > 0 ? [{ name: GUIDES_GROUP, tags: guideTags.map((tag) => tag.name) }] : []),
     ...groups.filter((group) => group.tags.length > 0),
+    { name: SCHEMAS_TAG, tags: [SCHEMAS_TAG] },
   ];
+}
+
+/** Tags with `SCHEMAS_TAG` each schema that is an operation's or a webhook's body (directly, as array items, or as a branch). */
+function listBodySchemas(doc: OpenApiDocument): void {
+  const schemas = doc.components?.schemas ?? {};
+  const named = new Set<string>();
+  const visit = (schema: JsonSchema | undefined): void => {
+    if (!schema) return;
+    if (typeof schema.$ref === "string") {
+      named.add(schema.$ref.split("/").pop()!);
+      return;
+    }
+    visit(schema.items as JsonSchema | undefined);
+    for (const keyword of ["anyOf", "oneOf", "allOf"]) for (const branch of (schema[keyword] as JsonSchema[] | undefined) ?? []) visit(branch);
+  };
+  const visitOperation = (operation: { requestBody?: RequestBodyObject; responses?: Record<string, ResponseObject> }): void => {
+    for (const media of Object.values(operation.requestBody?.content ?? {})) visit(media.schema);
+    for (const response of Object.values(operation.responses ?? {})) for (const media of Object.values(response.content ?? {})) visit(media.schema);
+  };
+  for (const { operation } of listOperations(doc)) visitOperation(operation);
+  for (const item of Object.values(doc.webhooks ?? {})) for (const operation of Object.values(item)) visitOperation(operation as OperationObject);
+  for (const name of [...named].sort()) if (schemas[name]) schemas[name]["x-tags"] = [SCHEMAS_TAG];
 }
 
 /** A guide as a tag description: without its own title, and without links to files of the repository (not served). */

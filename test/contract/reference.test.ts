@@ -47,11 +47,19 @@ describe("the reference's contract", () => {
     const grouped = groups.flatMap((group) => group.tags);
     expect(grouped.sort()).toEqual((doc.tags as { name: string }[]).map((tag) => tag.name).sort());
     expect(new Set(grouped).size).toBe(grouped.length);
-    expect(groups.map((group) => group.name)).toEqual(["Guides", "Integrate", "Participant surface", "Webhooks", "Manage"]);
+    expect(groups.map((group) => group.name)).toEqual(["Guides", "Integrate", "Participant surface", "Webhooks", "Manage", "Schemas"]);
     expect(grouped).not.toContain("Keys");
     const guides = (doc.tags as { name: string; description?: string; "x-traitTag"?: boolean }[]).filter((tag) => tag["x-traitTag"]);
     expect(guides.map((tag) => tag.name)).toEqual(groups[0].tags);
     for (const guide of guides) expect(guide.description!.length, guide.name).toBeGreaterThan(500);
+  });
+
+  it("lists the objects operations send and accept in the Schemas section (what Redoc's search finds), not every nested one", () => {
+    const schemas = (doc.components as { schemas: Record<string, { "x-tags"?: string[] }> }).schemas;
+    const listed = Object.keys(schemas).filter((name) => schemas[name]["x-tags"]?.includes("Schemas"));
+    expect(listed).toEqual(expect.arrayContaining(["Redemption", "RedemptionRequest", "EventInput", "WebhookEndpoint", "MeConfig", "ErrorBody"]));
+    expect(listed).not.toContain("RedemptionCost");
+    expect(listed.length).toBeLessThan(Object.keys(schemas).length / 2);
   });
 
   it("says nothing about how the document is built in its introduction", () => {

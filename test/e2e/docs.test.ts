@@ -100,6 +100,26 @@ describe("API reference page (/docs) in Chromium", () => {
     expect(copied).toContain("clube.redemptions.create(");
   });
 
+  it("finds schemas by search too: \"redemption\" lists the Redemption schema, which opens with its fields", async () => {
+    const search = page.getByPlaceholder("Search...");
+    await search.fill("");
+    await search.fill("redemption");
+    const results = page.locator('[data-role="search:results"] li, [role=search] li');
+    // Each schema result is its kind (shown in capitals by CSS) and its name.
+    const schema = results.filter({ hasText: /^schema\s*Redemption$/i }).first();
+    await schema.waitFor({ timeout: 30_000 });
+    // Operations and schemas in one list.
+    expect(await results.filter({ hasText: "Redeem a reward for a participant" }).count()).toBeGreaterThan(0);
+    expect(await results.filter({ hasText: /^schema\s*RedemptionRequest$/i }).count()).toBe(1);
+    await schema.click();
+    const section = page.locator('[id$="/Redemption"]').first();
+    await section.waitFor({ timeout: 30_000 });
+    expect(await section.getAttribute("id")).toMatch(/schema\/Redemption$/);
+    // The schema's own fields, as the contract names them.
+    for (const field of ["balance_after", "cost"]) await section.getByText(field, { exact: true }).first().waitFor({ timeout: 30_000 });
+    expect(pageErrors).toEqual([]);
+  });
+
   it("loads everything from this machine (no CDN)", () => {
     expect(requested).toContain(`${server.url}/openapi.json`);
     const offMachine = requested.filter((url) => !url.startsWith("data:") && !url.startsWith("blob:") && !LOOPBACK_HOSTS.has(new URL(url).hostname));

@@ -63,3 +63,36 @@ export async function savedScreenshot(page: Page, dir: URL, name: string): Promi
     return seen.size;
   }, png.toString("base64"));
 }
+
+/**
+ * The share (0..1) of pixels that differ between two PNG screenshots of the
+ * same size, compared in `page` (any page: it only decodes the images), so a
+ * test can tell two renderings apart without a pixel-diff dependency.
+ * Pixels count as different when a channel differs by more than 16 (PNG
+ * encoding and anti-aliasing noise stays under it).
+ */
+export async function pixelDifference(page: Page, a: Buffer, b: Buffer): Promise<number> {
+  return page.evaluate(
+    async ([first, second]) => {
+      const pixels = async (b64: string) => {
+        const image = new Image();
+        image.src = `data:image/png;base64,${b64}`;
+        await image.decode();
+        const canvas = document.createElement("canvas");
+        canvas.width = image.width;
+        canvas.height = image.height;
+        const ctx = canvas.getContext("2d")!;
+        ctx.drawImage(image, 0, 0);
+        return ctx.getImageData(0, 0, image.width, image.height);
+      };
+      const [x, y] = [await pixels(first), await pixels(second)];
+      if (x.width !== y.width || x.height !== y.height) return 1;
+      let differing = 0;
+      for (let i = 0; i < x.data.length; i += 4) {
+        if (Math.abs(x.data[i] - y.data[i]) > 16 || Math.abs(x.data[i + 1] - y.data[i + 1]) > 16 || Math.abs(x.data[i + 2] - y.data[i + 2]) > 16) differing++;
+      }
+      return differing / (x.width * x.height);
+    },
+    [a.toString("base64"), b.toString("base64")] as const,
+  );
+}

@@ -33,7 +33,9 @@ function mount(element: HTMLElement, options: MountOptions): WidgetHandle {
   iframe.src = `${origin}/widget/app.html#${params}`;
   iframe.title = "Clube";
   // Scripts and same-origin (its calls to the Clube server); popups for share links. No top navigation.
-  iframe.setAttribute("sandbox", "allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox allow-forms");
+  // Only for a page of another origin: framed by a page of the Clube server itself (the demo page), a frame with
+  // scripts and its own origin could lift the sandbox anyway, which browsers warn about on the page's console.
+  if (origin !== location.origin) iframe.setAttribute("sandbox", "allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox allow-forms");
   iframe.setAttribute("allow", "clipboard-write");
   iframe.style.cssText = "border:0;width:100%;min-width:320px;height:480px;display:block;color-scheme:normal";
   element.appendChild(iframe);

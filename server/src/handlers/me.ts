@@ -158,6 +158,8 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
       if (embedder !== undefined && embedder !== own && !originAllowed(view.allowedOrigins, embedder)) {
         throw new ApiError(403, "origin_not_allowed", `The page origin ${JSON.stringify(embedder)} is not in this club's allowedOrigins.`);
       }
+      // The URL is the same for every club and participant: the browser cache must key it by the token too.
+      ctx.koa.vary("Authorization");
       const headers = { "Cache-Control": "private, max-age=60" as const, ETag: view.etag };
       if (etagMatches(req.headers["if-none-match"], view.etag)) return { status: 304, body: undefined, headers };
       return { status: 200, body: view.body, headers };

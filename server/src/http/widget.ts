@@ -78,6 +78,7 @@ const DEMO_PAGE = `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Clube — demo host page</title>
+  <link rel="icon" href="data:,">
   <style>
     body { margin: 0; font-family: system-ui, sans-serif; background: #f1f5f9; color: #0f172a; }
     header { padding: 12px 16px; background: #0f172a; color: #f8fafc; }

@@ -1,6 +1,7 @@
 import { useWidget } from "./context";
 import { Bar, Loaded, useLoad } from "./load";
 import { Profile } from "./modules";
+import { Badge, Illustration } from "./art";
 import type { ModuleName } from "../protocol";
 
 /** The home screen: the configured blocks in their order. */
@@ -31,9 +32,12 @@ function Hero() {
   const { progress, profile, t, config } = useWidget();
   const name = progress?.participant.display_name;
   return (
-    <div class="card hero">
-      <p class="hero-title">{name ? t.hello(name) : config.club_name}</p>
-      {progress ? <p class="muted">{progress.level.name}{profile ? ` · ${profile.tier.name}` : ""}</p> : null}
+    <div class="card hero row">
+      <div>
+        <p class="hero-title">{name ? t.hello(name) : config.club_name}</p>
+        {progress ? <p class="muted">{progress.level.name}{profile ? ` · ${profile.tier.name}` : ""}</p> : null}
+      </div>
+      {profile ? <Badge color={profile.tier.color} size={56} /> : null}
     </div>
   );
 }
@@ -55,18 +59,39 @@ function NextAction() {
   );
 }
 
+/** The groups of module cards, in the order a participant's day goes (today, play, redeem); ungrouped cards last. */
+const GROUPS = ["hoje", "jogar", "resgate", "more"] as const;
+
+/**
+ * The `modules` block: one section per card `group`, each a grid where a
+ * `grid` card is a tile and a `row` card spans the row; a card's `tone`
+ * colours it and its illustration.
+ */
 function Cards() {
-  const { config, open } = useWidget();
+  const { config, open, t } = useWidget();
+  const sections = GROUPS.map((group) => ({ group, cards: config.moduleCards.filter((card) => (card.group ?? "more") === group) })).filter((section) => section.cards.length);
+  // Without any group the cards need no headings: one list, as before groups existed.
+  const headed = sections.some((section) => section.group !== "more");
   return (
-    <ul class="cards" role="list">
-      {config.moduleCards.map((card) => (
-        <li key={card.module} class={`card module tone-${card.tone ?? "none"}`}>
-          <h3>{card.title}</h3>
-          <p class="muted">{card.subtitle}</p>
-          <button class="btn primary" onClick={() => open(card.module as ModuleName)} aria-label={`${card.cta}: ${card.title}`}>{card.cta}</button>
-        </li>
+    <div class="groups">
+      {sections.map(({ group, cards }) => (
+        <section key={group} class="group" data-group={group}>
+          {headed ? <h2 class="group-title">{t.groups[group]}</h2> : null}
+          <ul class="cards" role="list">
+            {cards.map((card) => (
+              <li key={card.module} class={`card module layout-${card.layout ?? "grid"} tone-${card.tone ?? "none"}`} data-module={card.module}>
+                <Illustration name={card.illustration} size={card.layout === "row" ? 48 : 64} />
+                <div class="module-text">
+                  <h3>{card.title}</h3>
+                  <p class="muted">{card.subtitle}</p>
+                </div>
+                <button class="btn primary" onClick={() => open(card.module as ModuleName)} aria-label={`${card.cta}: ${card.title}`}>{card.cta}</button>
+              </li>
+            ))}
+          </ul>
+        </section>
       ))}
-    </ul>
+    </div>
   );
 }
 

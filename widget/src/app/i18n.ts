@@ -96,6 +96,8 @@ const PT = {
   failed: "Algo deu errado. Tente de novo.",
   retry: "Tentar de novo",
   signedOut: "Entre na sua conta para ver o clube.",
+  /** Headings of the home screen's card groups (`moduleCards[].group`); `more` for cards without a group. */
+  groups: { hoje: "Hoje", jogar: "Jogar", resgate: "Resgatar", more: "Mais" } as Record<"hoje" | "jogar" | "resgate" | "more", string>,
 };
 
 export type Strings = typeof PT;
@@ -185,6 +187,7 @@ const EN: Strings = {
   failed: "Something went wrong. Please try again.",
   retry: "Try again",
   signedOut: "Sign in to see the club.",
+  groups: { hoje: "Today", jogar: "Play", resgate: "Redeem", more: "More" },
 };
 
 export function stringsFor(locale: string): { locale: string; t: Strings } {

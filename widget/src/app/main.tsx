@@ -114,7 +114,8 @@ function App() {
       <header class="bar">
         {route !== "home" && known ? (
           <button class="btn ghost" onClick={() => open("home")} aria-label={t.back}>‹ {t.back}</button>
-        ) : config.theme.logoUrl ? <img class="logo" src={config.theme.logoUrl} alt="" /> : null}
+        ) : null}
+        {config.theme.logoUrl ? <img class="logo" src={config.theme.logoUrl} alt="" /> : null}
         <h1 class="bar-title">{title}</h1>
         <button class="btn ghost" onClick={() => open("notifications")} aria-label={t.notifications}>
           <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="currentColor"><path d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22Zm7-6V11a7 7 0 0 0-5.5-6.84V3a1.5 1.5 0 0 0-3 0v1.16A7 7 0 0 0 5 11v5l-2 2v1h18v-1l-2-2Z" /></svg>

@@ -3,6 +3,7 @@ import type { ModuleName } from "../protocol";
 import { useWidget } from "./context";
 import { Bar, errorText, Loaded, newKey, Notice, useLoad } from "./load";
 import { Wheel } from "./wheel";
+import { Badge, Illustration } from "./art";
 
 /** The modules the widget can show (what `open(module)` accepts besides `home`). */
 export const MODULES: ModuleName[] = [
@@ -38,12 +39,13 @@ export function Profile(props: { compact?: boolean }) {
   return (
     <div class="card profile" data-testid="profile">
       <div class="row">
-        {progress.participant.avatar_url ? <img class="avatar" src={progress.participant.avatar_url} alt="" /> : <span class="avatar" aria-hidden="true">★</span>}
+        {/* Without a picture of their own, the participant wears the level badge of the club's badge set. */}
+        {progress.participant.avatar_url ? <img class="avatar" src={progress.participant.avatar_url} alt="" /> : <Badge size={44} />}
         <div>
           <p class="level" data-testid="level">{t.level} {fmt.number(progress.level.number)}</p>
           {progress.level.name !== `${t.level} ${progress.level.number}` ? <p class="muted">{progress.level.name}</p> : null}
         </div>
-        <span class="tier" style={{ borderColor: profile.tier.color ?? undefined }}>{t.tier}: {profile.tier.name}</span>
+        <span class="tier" style={{ borderColor: profile.tier.color ?? undefined }}><Badge color={profile.tier.color} size={28} /> {t.tier}: {profile.tier.name}</span>
       </div>
       <Bar value={progress.xp.current} max={progress.xp.required || 1} label={`${t.xp} ${t.level} ${progress.level.number}`} />
       <p class="muted" data-testid="xp">
@@ -86,7 +88,7 @@ function Currencies() {
 }
 
 function Missions() {
-  const { api, t, fmt, refresh, track } = useWidget();
+  const { api, t, fmt, config, refresh, track } = useWidget();
   const missions = useLoad(() => api.me.missions());
   const [notice, setNotice] = useState<{ text: string; error?: boolean } | null>(null);
   const claim = async (id: string, title: string) => {
@@ -107,7 +109,7 @@ function Missions() {
           <ul class="list" role="list">
             {list.data.map((mission) => (
               <li key={mission.id} class="card" data-mission={mission.id}>
-                <h3>{mission.title}</h3>
+                <div class="titled"><Illustration name={config.missions.find((m) => m.id === mission.id)?.illustration ?? "target"} size={40} /><h3>{mission.title}</h3></div>
                 {mission.description ? <p class="muted">{mission.description}</p> : null}
                 <Bar value={mission.progress} max={mission.goal.target} label={mission.title} />
                 <p class="muted">{t.progress(fmt.number(Math.min(mission.progress, mission.goal.target)), fmt.number(mission.goal.target))} · {t.reward}: {mission.reward.title}</p>
@@ -148,6 +150,7 @@ function Checkin() {
               const slot = calendar[index];
               return (
                 <li key={index} class={`day ${day}${slot?.highlight ? " highlight" : ""}${index === checkin.todayIndex ? " today" : ""}`} aria-current={index === checkin.todayIndex ? "date" : undefined}>
+                  {slot?.illustration ? <Illustration name={slot.illustration} size={28} /> : null}
                   <span class="day-number">{t.day(fmt.number(index + 1))}</span>
                   <span class="day-label">{slot?.label ?? ""}</span>
                   <span class="sr-only">{t.dayState[day] ?? day}</span>
@@ -166,7 +169,7 @@ function Checkin() {
 }
 
 function Store() {
-  const { api, t, fmt, refresh, track } = useWidget();
+  const { api, t, fmt, config, refresh, track } = useWidget();
   const store = useLoad(() => api.me.store());
   const [confirming, setConfirming] = useState<{ code: string; title: string; cost: string } | null>(null);
   const [notice, setNotice] = useState<{ text: string; error?: boolean } | null>(null);
@@ -193,6 +196,7 @@ function Store() {
               const cost = fmt.amount(item.cost.amount, item.cost.currency);
               return (
                 <li key={item.code} class="card" data-item={item.code}>
+                  <Illustration name={config.store.find((entry) => entry.code === item.code)?.illustration} size={48} />
                   <h3>{item.title}</h3>
                   {item.description ? <p class="muted">{item.description}</p> : null}
                   <p class="price">{cost}</p>
@@ -276,10 +280,11 @@ function Rewards() {
       {(list) => list.data.length === 0 ? <p class="muted">{t.noRewards}</p> : (
         <ul class="list" role="list">
           {list.data.map((reward) => {
-            const howTo = config.rewards.find((candidate) => candidate.code === reward.reward_code)?.howToUse;
+            const configured = config.rewards.find((candidate) => candidate.code === reward.reward_code);
+            const howTo = configured?.howToUse;
             return (
               <li key={reward.id} class="card">
-                <h3>{reward.title}</h3>
+                <div class="titled"><Illustration name={configured?.illustration} size={40} /><h3>{reward.title}</h3></div>
                 <p class="muted">{fmt.date(reward.granted_at)} · {t.rewardStatus[reward.status] ?? reward.status}</p>
                 {howTo ? <details><summary>{t.howToUse}</summary><p>{howTo}</p></details> : null}
               </li>
@@ -452,7 +457,13 @@ function Badges() {
     <Loaded state={badges}>
       {(list) => list.data.length === 0 ? <p class="muted">{t.noBadges}</p> : (
         <ul class="cards" role="list">
-          {list.data.map((badge) => <li key={badge.badge_code} class="card"><h3>{badge.badge_code}</h3><p class="muted">{fmt.date(badge.granted_at)}</p></li>)}
+          {list.data.map((badge, index) => (
+            <li key={badge.badge_code} class="card center" data-badge={badge.badge_code}>
+              <Badge color={index % 2 ? "var(--secondary)" : null} size={56} />
+              <h3>{badge.badge_code}</h3>
+              <p class="muted">{fmt.date(badge.granted_at)}</p>
+            </li>
+          ))}
         </ul>
       )}
     </Loaded>

@@ -17,6 +17,12 @@ export function applyTheme(theme: MeConfig["theme"], reducedMotion: boolean): vo
   }
   if (theme.font) root.style.setProperty("--font", `${JSON.stringify(theme.font)}, system-ui, sans-serif`);
   root.dataset.cardStyle = theme.cardStyle;
+  root.dataset.buttonStyle = theme.buttonStyle;
+  // An `image` background without a picture falls back to the solid colour rather than an empty layer.
+  root.dataset.background = theme.background === "image" && !theme.backgroundImage ? "solid" : theme.background;
+  if (theme.background === "image" && theme.backgroundImage) root.style.setProperty("--bg-image", `url(${JSON.stringify(theme.backgroundImage)})`);
+  root.dataset.badgeSet = theme.badgeSet;
+  root.dataset.illustrationStyle = theme.illustrationStyle;
   root.dataset.glow = String(theme.glow);
   root.dataset.motion = reducedMotion ? "none" : theme.motionLevel;
 }
