@@ -1,21 +1,21 @@
 import type { Handlers } from "../../../generated/operations.js";
 import type { RequestContext } from "../http/router.js";
 import type { Services } from "../services.js";
-import { clubHandlers } from "./club.js";
+import { clubHandlers } from "./cashback.js";
 import { deliveryHandlers } from "./deliveries.js";
 import { eventHandlers } from "./events.js";
-import { growthHandlers } from "./growth.js";
-import { configVersionHandlers } from "./config-versions.js";
+import { growthHandlers } from "./affiliates.js";
+import { configVersionHandlers } from "./config.js";
 import { gameHandlers } from "./games.js";
 import { healthHandlers } from "./health.js";
 import { meHandlers } from "./me.js";
 import { participantHandlers } from "./participants.js";
-import { consoleHandlers } from "./console.js";
+import { consoleHandlers } from "./webhook-endpoints.js";
 import { tournamentHandlers } from "./tournaments.js";
 import { wheelAuditHandlers } from "./wheel-audit.js";
 import { backtestHandlers } from "./backtests.js";
 import { testClockHandlers } from "./test-clocks.js";
-import { keyHandlers } from "./keys.js";
+import { keyHandlers } from "./api-keys.js";
 import { codeHandlers } from "./codes.js";
 import { staffHandlers } from "./staff.js";
 
