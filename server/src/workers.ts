@@ -88,13 +88,14 @@ export async function startProcessing(services: Services, options: { consume: bo
           if (eventIds === null) throw new Error(`event message ${relayed.id} names no event (event_ids)`);
           // A queued event of a test environment with a test clock is applied at the clock's time, like a synchronous one.
           const testClock = relayed.env === "test" ? await testClockAt(db, relayed.clubId) : null;
-          const outbox = { written: false };
-          const opts = { now: testClock ?? now(), publicUrl: settings.publicUrl, outbox };
+          // The after-commit hook of this message's work: the relay is woken once, after the commits, if any wrote outbox rows.
+          let wroteOutbox = false;
+          const opts = { now: testClock ?? now(), publicUrl: settings.publicUrl, afterCommit: () => (wroteOutbox = true) };
           const scope = { clubId: relayed.clubId, env: relayed.env };
           // The message's events are handed in together, in order, so they share group commits; it is acknowledged
           // once every one of them is applied, and retried whole when one failed (the others are then answered as processed).
           const outcomes = await Promise.allSettled(eventIds.map((eventId) => processQueuedEvent(db, scope, eventId, opts)));
-          if (outbox.written) services.jobsChanged();
+          if (wroteOutbox) services.jobsChanged();
           const failed = outcomes.find((outcome) => outcome.status === "rejected");
           if (failed) throw failed.reason;
         },

@@ -388,11 +388,11 @@ describeEachDatabase("event ingestion", (kind) => {
     try {
       const eventRowsBefore = await club.db.em().count(OutboxMessage, { ...club.scope, kind: "event" });
       const first = { written: false };
-      const queued = await queueEvents(club.db, club.scope, [eventInput({ participant: "ines", type: "bet.placed", id: "ines-bet-1", amount: 3 })], { now: WEDNESDAY, outbox: first });
+      const queued = await queueEvents(club.db, club.scope, [eventInput({ participant: "ines", type: "bet.placed", id: "ines-bet-1", amount: 3 })], { now: WEDNESDAY, afterCommit: () => (first.written = true) });
       // The new player's participant.created is for the relay; the event is not.
       expect(first.written).toBe(true);
       const again = { written: false };
-      queued.event_ids.push(...(await queueEvents(club.db, club.scope, [eventInput({ participant: "ines", type: "bet.placed", id: "ines-bet-2", amount: 4 })], { now: WEDNESDAY, outbox: again })).event_ids);
+      queued.event_ids.push(...(await queueEvents(club.db, club.scope, [eventInput({ participant: "ines", type: "bet.placed", id: "ines-bet-2", amount: 4 })], { now: WEDNESDAY, afterCommit: () => (again.written = true) })).event_ids);
       expect(again.written).toBe(false);
       expect(await club.db.em().count(OutboxMessage, { ...club.scope, kind: "event" })).toBe(eventRowsBefore);
       const jobs = await club.db.em().find(Job, { queue: EVENT_QUEUE }, { orderBy: { createdAt: "asc" }, disableIdentityMap: true });

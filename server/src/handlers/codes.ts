@@ -1,7 +1,7 @@
 import type { Services } from "../services.js";
 import { createPromotionCode, disablePromotionCode, getPromotionCode, listPromotionCodes } from "../usecases/rewards/index.js";
 import { redeemCode } from "../usecases/rewards/index.js";
-import { scopeOf } from "./context.js";
+import { scopeOf, useCaseContext } from "./context.js";
 import type { HandlerSet } from "./types.js";
 
 /** Promotional codes as the club's server manages them (secret key). */
@@ -21,8 +21,9 @@ export function codeHandlers(services: Services): HandlerSet<"Codes_create" | "C
       return { status: 200, body: await disablePromotionCode(db, scopeOf(ctx), req.path.code, clock.now()) };
     },
     async Codes_redeemFor(req, ctx) {
-      const body = await redeemCode(db, scopeOf(ctx), req.path.external_id, req.body.code, { now: clock.now(), publicUrl: settings.publicUrl });
-      services.jobsChanged();
+      const { scope, now, afterCommit } = useCaseContext(ctx, services);
+      const body = await redeemCode(db, scope, req.path.external_id, req.body.code, { now, publicUrl: settings.publicUrl });
+      afterCommit("outbox");
       return { status: 200, body };
     },
   };

@@ -1,5 +1,8 @@
+import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import type { RequestContext } from "../http/router.js";
+import type { Services } from "../services.js";
+import type { AfterCommit } from "../usecases/shared/after-commit.js";
 import type { StaffMember, StaffSession } from "../db/entities/index.js";
 import type { StaffAuth } from "../http/staff-session.js";
 
@@ -28,4 +31,26 @@ export function staffOf(ctx: RequestContext): { session: StaffSession; member: S
 export function keyIdOf(ctx: RequestContext): string {
   if (ctx.auth.kind !== "secret") throw new Error("keyIdOf called without a secret key");
   return ctx.auth.keyId;
+}
+
+/** What a use case runs in, for one request: the database, the caller's scope, the clock's time, and the after-commit hook. */
+export interface UseCaseContext {
+  db: Database;
+  scope: Scope;
+  now: Date;
+  /** Told `"outbox"` by the use case (or the handler) when the commit wrote outbox rows: the relay is woken after it. */
+  afterCommit: AfterCommit;
+}
+
+/** The use-case context of a request on `services`; the scope from the caller's key or token. */
+export function useCaseContext(ctx: RequestContext, services: Services): UseCaseContext {
+  const { db, clock } = services;
+  return { db, scope: scopeOf(ctx), now: clock.now(), afterCommit: afterCommitOf(ctx, services) };
+}
+
+/** The after-commit hook of a request: an outbox write wakes the in-process relay once the handler returned. */
+export function afterCommitOf(ctx: RequestContext, services: Services): AfterCommit {
+  return (effect) => {
+    if (effect === "outbox") ctx.afterCommit(services.jobsChanged);
+  };
 }

@@ -1,46 +1,56 @@
 import type { Handlers } from "../../../generated/operations.js";
 import type { RequestContext } from "../http/router.js";
 import type { Services } from "../services.js";
-import { clubHandlers } from "./club.js";
+import { affiliateHandlers } from "./affiliates.js";
+import { apiKeyHandlers } from "./api-keys.js";
+import { auditLogHandlers } from "./audit-log.js";
+import { cashbackHandlers } from "./cashback.js";
+import { codeHandlers } from "./codes.js";
+import { configHandlers } from "./config.js";
 import { deliveryHandlers } from "./deliveries.js";
+import { eventLogHandlers } from "./event-log.js";
 import { eventHandlers } from "./events.js";
-import { growthHandlers } from "./growth.js";
-import { configVersionHandlers } from "./config-versions.js";
 import { gameHandlers } from "./games.js";
 import { healthHandlers } from "./health.js";
 import { meHandlers } from "./me.js";
 import { participantHandlers } from "./participants.js";
-import { consoleHandlers } from "./console.js";
-import { tournamentHandlers } from "./tournaments.js";
-import { wheelAuditHandlers } from "./wheel-audit.js";
-import { backtestHandlers } from "./backtests.js";
-import { testClockHandlers } from "./test-clocks.js";
-import { keyHandlers } from "./keys.js";
-import { codeHandlers } from "./codes.js";
+import { redemptionHandlers } from "./redemptions.js";
+import { referralHandlers } from "./referrals.js";
 import { staffHandlers } from "./staff.js";
+import { testClockHandlers } from "./test-clocks.js";
+import { tokenSecretHandlers } from "./token-secret.js";
+import { tournamentHandlers } from "./tournaments.js";
+import { warningHandlers } from "./warnings.js";
+import { webhookEndpointHandlers } from "./webhook-endpoints.js";
 
 /**
- * Every contracted operation's handler. The `Handlers` type comes from the
- * contract: tsc fails here while an operation has no handler.
+ * Every contracted operation's handler, one file per operation group (the
+ * contract's tags: `Config` → config.ts, `Webhook endpoints` →
+ * webhook-endpoints.ts). The `Handlers` type comes from the contract: tsc
+ * fails here while an operation has no handler.
  */
 export function createHandlers(services: Services): Handlers<RequestContext> {
   return {
-    ...healthHandlers(services),
-    ...participantHandlers(services),
-    ...clubHandlers(services),
-    ...configVersionHandlers(services),
-    ...gameHandlers(services),
-    ...meHandlers(services),
-    ...eventHandlers(services),
-    ...deliveryHandlers(services),
-    ...growthHandlers(services),
-    ...consoleHandlers(services),
-    ...tournamentHandlers(services),
-    ...wheelAuditHandlers(services),
-    ...backtestHandlers(services),
-    ...testClockHandlers(services),
-    ...keyHandlers(services),
+    ...affiliateHandlers(services),
+    ...auditLogHandlers(services),
+    ...cashbackHandlers(services),
     ...codeHandlers(services),
+    ...configHandlers(services),
+    ...deliveryHandlers(services),
+    ...eventHandlers(services),
+    ...eventLogHandlers(services),
+    ...gameHandlers(services),
+    ...healthHandlers(services),
+    ...apiKeyHandlers(services),
+    ...meHandlers(services),
+    ...participantHandlers(services),
+    ...redemptionHandlers(services),
+    ...referralHandlers(services),
     ...staffHandlers(services),
+    ...testClockHandlers(services),
+    ...tokenSecretHandlers(services),
+    ...tournamentHandlers(services),
+    ...warningHandlers(services),
+    ...webhookEndpointHandlers(services),
   };
 }

@@ -15,7 +15,7 @@ import { etagMatches, getMeConfig } from "../usecases/participants/index.js";
 import { getWheelState, spinWheel } from "../usecases/wheel/index.js";
 import { listFairSpins, rotateWheelSeed } from "../usecases/wheel/index.js";
 import type { Services } from "../services.js";
-import { meOf } from "./context.js";
+import { afterCommitOf, meOf } from "./context.js";
 import type { OperationId } from "../../../generated/operations.js";
 import type { HandlerSet } from "./types.js";
 
@@ -39,9 +39,9 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
     return { scope, externalId };
   }
 
-  /** Writes that may have queued webhooks: let an in-process relay hand them over now. */
-  function changed<T>(value: T): T {
-    services.jobsChanged();
+  /** Writes that may have queued webhooks: the request's after-commit hook lets an in-process relay hand them over then. */
+  function changed<T>(ctx: RequestContext, value: T): T {
+    afterCommitOf(ctx, services)("outbox");
     return value;
   }
 
@@ -60,7 +60,7 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
     },
     async Me_claimMission(req, ctx) {
       const { scope, externalId } = await me(ctx);
-      return { status: 200, body: changed(await claimMyMission(db, scope, externalId, req.path.mission_id, { now: clock.now(), publicUrl })) };
+      return { status: 200, body: changed(ctx, await claimMyMission(db, scope, externalId, req.path.mission_id, { now: clock.now(), publicUrl })) };
     },
     async Me_getCheckin(_req, ctx) {
       const { scope, externalId } = await me(ctx);
@@ -68,11 +68,11 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
     },
     async Me_redeemCode(req, ctx) {
       const { scope, externalId } = await me(ctx);
-      return { status: 200, body: changed(await redeemCode(db, scope, externalId, req.body.code, { now: clock.now(), publicUrl })) };
+      return { status: 200, body: changed(ctx, await redeemCode(db, scope, externalId, req.body.code, { now: clock.now(), publicUrl })) };
     },
     async Me_claimCheckin(_req, ctx) {
       const { scope, externalId } = await me(ctx);
-      return { status: 200, body: changed(await claimCheckin(db, scope, externalId, { now: clock.now(), publicUrl })) };
+      return { status: 200, body: changed(ctx, await claimCheckin(db, scope, externalId, { now: clock.now(), publicUrl })) };
     },
     async Me_getWheel(_req, ctx) {
       const { scope, externalId } = await me(ctx);
@@ -85,7 +85,7 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
         now: clock.now(),
         publicUrl,
       });
-      return { status: 200, body: changed(spin) };
+      return { status: 200, body: changed(ctx, spin) };
     },
     async Me_rotateWheelSeed(req, ctx) {
       const { scope, externalId } = await me(ctx);
@@ -106,7 +106,7 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
         now: clock.now(),
         publicUrl,
       });
-      return { status: 200, body: changed(redemption) };
+      return { status: 200, body: changed(ctx, redemption) };
     },
     async Me_listRewards(_req, ctx) {
       const { scope, externalId } = await me(ctx);
@@ -130,7 +130,7 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
     },
     async Me_claimCashback(_req, ctx) {
       const { scope, externalId } = await me(ctx);
-      return { status: 200, body: changed(await claimCashback(db, scope, externalId, { now: clock.now(), publicUrl })) };
+      return { status: 200, body: changed(ctx, await claimCashback(db, scope, externalId, { now: clock.now(), publicUrl })) };
     },
     async Me_getReferral(_req, ctx) {
       const { scope, externalId } = await me(ctx);

@@ -2,6 +2,7 @@ import { issueParticipantToken } from "../http/tokens.js";
 import { ApiError } from "../usecases/shared/errors.js";
 import { ensureParticipant, getProfile, getProgress, getProgressBatch, upsertParticipant } from "../usecases/participants/index.js";
 import { renameParticipant } from "../usecases/participants/index.js";
+import { listFairSpins } from "../usecases/wheel/index.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";
@@ -12,7 +13,8 @@ type ParticipantOps =
   | "Participants_progress"
   | "Participants_progressBatch"
   | "Participants_createToken"
-  | "Participants_rename";
+  | "Participants_rename"
+  | "WheelAudit_list";
 
 /** The seed: progress may be cached privately for 15 seconds. */
 const PROGRESS_CACHE_CONTROL = "private, max-age=15";
@@ -51,6 +53,10 @@ export function participantHandlers({ db, clock, auth }: Services): HandlerSet<P
     },
     async Participants_rename(req, ctx) {
       return { status: 200, body: await renameParticipant(db, scopeOf(ctx), req.path.external_id, req.body, clock.now()) };
+    },
+    // The provably fair wheel's audit of one participant, for operators and regulators (secret key).
+    async WheelAudit_list(req, ctx) {
+      return { status: 200, body: await listFairSpins(db, scopeOf(ctx), req.path.external_id, req.query) };
     },
   };
 }

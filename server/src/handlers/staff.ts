@@ -4,14 +4,12 @@ import type { Services } from "../services.js";
 import {
   ROLE_PERMISSIONS,
   ROLES,
-  auditCsv,
   changePassword,
   createStaffMember,
   deleteStaff,
   endSession,
   endSessionOfToken,
   getStaff,
-  listAudit,
   listNotifications,
   listStaff,
   login,
@@ -37,11 +35,9 @@ type Ops =
   | "StaffMembers_update"
   | "StaffMembers_delete"
   | "StaffNotifications_list"
-  | "StaffNotifications_markRead"
-  | "AuditLog_list"
-  | "AuditLog_listCsv";
+  | "StaffNotifications_markRead";
 
-/** Staff accounts, sessions and notifications, and the audit log. */
+/** Staff accounts, sessions, passwords, roles and notifications. */
 export function staffHandlers(services: Services): HandlerSet<Ops> {
   const { db, settings } = services;
   // Sessions and audit entries live in real time, never on a test clock.
@@ -108,13 +104,6 @@ export function staffHandlers(services: Services): HandlerSet<Ops> {
     async StaffNotifications_markRead(req, ctx) {
       const { member } = staffOf(ctx);
       return { status: 200, body: await markNotificationRead(db, scopeOf(ctx), member.id, req.path.id, now()) };
-    },
-    async AuditLog_list(req, ctx) {
-      return { status: 200, body: await listAudit(db, scopeOf(ctx), req.query) };
-    },
-    async AuditLog_listCsv(req, ctx) {
-      const page = await listAudit(db, scopeOf(ctx), req.query);
-      return { status: 200, body: auditCsv(page), headers: { "Clube-Has-More": page.has_more ? "true" : "false" } };
     },
   };
 }

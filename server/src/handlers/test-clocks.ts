@@ -1,7 +1,7 @@
 import { testClockTasks } from "../jobs/worker.js";
 import { advanceTestClock, deleteTestClock, getTestClock } from "../usecases/sandbox/index.js";
 import { systemClock, type Services } from "../services.js";
-import { scopeOf } from "./context.js";
+import { afterCommitOf, scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";
 
 /**
@@ -18,7 +18,7 @@ export function testClockHandlers(services: Services): HandlerSet<"TestClocks_ge
     },
     async TestClocks_advance(req, ctx) {
       const result = await advanceTestClock(db, scopeOf(ctx), new Date(req.body.to), testClockTasks(db, settings.publicUrl), realNow());
-      services.jobsChanged();
+      afterCommitOf(ctx, services)("outbox");
       return { status: 200, body: result };
     },
     async TestClocks_delete(_req, ctx) {

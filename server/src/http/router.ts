@@ -18,6 +18,12 @@ export interface RequestContext {
   auth: Auth;
   /** The Koa context, for the few handlers that need it (CORS of the participant surface). */
   koa: Context;
+  /**
+   * Runs `hook` once the handler has returned, its transactions committed
+   * (each distinct hook once; none when the handler threw). How the handler
+   * layer wakes the outbox relay after a commit that wrote rows.
+   */
+  afterCommit(hook: () => void): void;
 }
 
 /** Body size limits (documented in the contract): 5 MiB for event batches and game syncs, 1 MiB elsewhere. */
@@ -135,9 +141,12 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
     const policy = (op as { audit?: "always" | "staff" }).audit;
     const audited = options.audit && isAudited(policy, auth);
     let ran = () => {};
-    const call = () => {
+    const call = async () => {
       ran();
-      return handler({ path, query, headers, body }, { requestId: ctx.state.requestId, auth: ctx.state.auth, koa: ctx });
+      const hooks = new Set<() => void>();
+      const result = await handler({ path, query, headers, body }, { requestId: ctx.state.requestId, auth: ctx.state.auth, koa: ctx, afterCommit: (hook) => void hooks.add(hook) });
+      for (const hook of hooks) hook();
+      return result;
     };
     const key = headers["idempotency-key"];
     const run = async () =>

@@ -1,11 +1,9 @@
-import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { Database } from "../db/orm.js";
-import { OutboxMessage } from "../db/entities/index.js";
-import { hotStore } from "../db/hot/index.js";
 import type { Env } from "../db/scope.js";
+import { openOutboxStore, type OutboxBatch, type OutboxStore, type PendingRow } from "./outbox-store.js";
 import type { Queue } from "./queue.js";
 import { yieldToEventLoop } from "../db/yield-to-event-loop.js";
-import { endpointsByScope, hasSubscriber, type EndpointSubscription } from "../webhooks/subscribers.js";
+import { hasSubscriber, type EndpointSubscription } from "../webhooks/subscribers.js";
 
 /**
  * What the relay publishes for an outbox row, to the queue named after the
@@ -21,6 +19,8 @@ export interface RelayedMessage {
 
 export interface OutboxRelayOptions {
   db: Database;
+  /** Where the outbox rows are read and marked; by default the adapter of `db`'s database (outbox-store.ts). */
+  store?: OutboxStore;
   queue: Queue;
   now?: () => Date;
   /** How often `start()` relays without being asked (catches rows of other processes and retries after an outage). */
@@ -50,42 +50,10 @@ export interface OutboxRelay {
   stop(): Promise<void>;
 }
 
-/** An unrelayed outbox row as the relay reads it. */
-interface PendingRow {
-  id: string;
-  clubId: string;
-  env: Env;
-  kind: string;
-  payload: Record<string, unknown>;
-}
-
-interface StoredPendingRow {
-  id: string;
-  club_id: string;
-  env: Env;
-  kind: string;
-  payload: Record<string, unknown>;
-}
-
-/** Module-level functions, not closures per pass: see the comment above propertyColumn in db/hot/postgres.ts. */
+/** Module-level, not a closure per pass: see the comment above propertyColumn in db/hot/postgres.ts. */
 function isWebhook(row: PendingRow): boolean {
   return row.kind === "webhook";
 }
-
-function pendingRowOf(row: StoredPendingRow): PendingRow {
-  return { id: row.id, clubId: row.club_id, env: row.env, kind: row.kind, payload: row.payload };
-}
-
-/*
- * PostgreSQL only (no SQLite text): on SQLite the relay reads through the ORM
- * outside a transaction, where no HotStore exists and no claim is taken.
- */
-/** The oldest unrelayed rows, claimed (through the partial index of unrelayed rows, see the entity). */
-const CLAIM_PENDING = {
-  postgresql: "select id, club_id, env, kind, payload from outbox_messages where relayed_at is null order by created_at, id limit ? for update skip locked",
-  sqlite: "",
-};
-const MARK_RELAYED = { postgresql: "update outbox_messages set relayed_at = ?::timestamptz where id = any(?::text[])", sqlite: "" };
 
 /**
  * The transactional outbox relay. Use cases write `OutboxMessage` rows in the
@@ -111,13 +79,11 @@ const MARK_RELAYED = { postgresql: "update outbox_messages set relayed_at = ?::t
  * message that would create no sending.
  *
  * Several processes may run a relay (each server after its commits, the
- * workers on their interval). On PostgreSQL a pass claims its batch with
- * `FOR UPDATE SKIP LOCKED` in a transaction held until the batch is marked,
- * so two relays hand over different rows; on SQLite (one host, writes
- * serialised, and the embedded queue writes through the same connection) two
- * passes may publish a row twice, which the consumers tolerate.
+ * workers on their interval): how two relays share the rows is the store's
+ * (OutboxStore.batch: claimed on PostgreSQL, tolerated duplicates on SQLite).
  */
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
+  const store = options.store ?? openOutboxStore(options.db);
   const now = options.now ?? (() => new Date());
   const batchSize = options.batchSize ?? 500;
   const onError = options.onError ?? ((error) => console.error("[outbox relay]", error));
@@ -129,34 +95,11 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let lastStart = -Infinity;
   let timer: NodeJS.Timeout | undefined;
 
-  /**
-   * Up to `batchSize` unrelayed rows, oldest first. On PostgreSQL claimed
-   * (`FOR UPDATE SKIP LOCKED`, in the caller's transaction) and read on the
-   * driver: a server relays after every commit that wrote rows, often a row
-   * or two at a time, and the ORM's query building and hydration cost more
-   * than the rows.
-   */
-  async function pendingRows(em: SqlEntityManager): Promise<PendingRow[]> {
-    if (options.db.dialect !== "postgresql") {
-      return em.find(OutboxMessage, { relayedAt: null }, { orderBy: { createdAt: "asc", id: "asc" }, limit: batchSize, disableIdentityMap: true });
-    }
-    const rows = await (await hotStore(em)).select<StoredPendingRow>(CLAIM_PENDING, [batchSize]);
-    return rows.map(pendingRowOf);
-  }
-
-  async function markRelayed(em: SqlEntityManager, ids: string[]): Promise<void> {
-    if (options.db.dialect !== "postgresql") {
-      await em.nativeUpdate(OutboxMessage, { id: { $in: ids } }, { relayedAt: now() });
-      return;
-    }
-    await (await hotStore(em)).run(MARK_RELAYED, [now().toISOString(), ids]);
-  }
-
   /** One batch: how many rows were handed over (or dropped as unsubscribed), and whether more may be waiting. */
-  async function relayBatch(em: SqlEntityManager): Promise<{ relayed: number; more: boolean; error?: unknown }> {
-    const rows = await pendingRows(em);
+  async function relayBatch(batch: OutboxBatch): Promise<{ relayed: number; more: boolean; error?: unknown }> {
+    const rows = await batch.pending(batchSize);
     if (rows.length === 0) return { relayed: 0, more: false };
-    const endpoints = await endpointsByScope(em, rows.filter(isWebhook));
+    const endpoints = await batch.endpoints(rows.filter(isWebhook));
     // A message is handed on only once the commit that wrote its row is on disk (db/wal-sync.ts): whatever it causes
     // outside the database (a RabbitMQ message, a webhook sent by its handler) never tells of a commit a crash could undo.
     await options.db.durable();
@@ -169,7 +112,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     );
     const failed = outcomes.findIndex((outcome) => outcome.status === "rejected");
     const done = failed === -1 ? rows : rows.slice(0, failed);
-    if (done.length > 0) await markRelayed(em, done.map((row) => row.id));
+    if (done.length > 0) await batch.markRelayed(done.map((row) => row.id), now());
     if (failed !== -1) return { relayed: done.length, more: false, error: (outcomes[failed] as PromiseRejectedResult).reason };
     return { relayed: done.length, more: rows.length === batchSize };
   }
@@ -178,8 +121,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     let relayed = 0;
     try {
       for (;;) {
-        const em = options.db.em();
-        const batch = options.db.dialect === "postgresql" ? await em.transactional((tx) => relayBatch(tx)) : await relayBatch(em);
+        const batch = await store.batch(relayBatch);
         relayed += batch.relayed;
         if (batch.error !== undefined) {
           onError(batch.error);
@@ -253,7 +195,6 @@ function subscribed(endpoints: readonly EndpointSubscription[], payload: Record<
 export const RELAYED_RETENTION_DAYS = 7;
 
 /** Deletes the rows relayed more than RELAYED_RETENTION_DAYS before `now`; how many. */
-export async function purgeRelayedOutbox(db: Database, now: Date): Promise<number> {
-  const cutoff = new Date(now.getTime() - RELAYED_RETENTION_DAYS * 86_400_000);
-  return db.em().nativeDelete(OutboxMessage, { relayedAt: { $lt: cutoff } });
+export async function purgeRelayedOutbox(db: Database, now: Date, store: OutboxStore = openOutboxStore(db)): Promise<number> {
+  return store.purgeRelayed(new Date(now.getTime() - RELAYED_RETENTION_DAYS * 86_400_000));
 }

@@ -1,8 +1,6 @@
-import type { FilterQuery } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { Database } from "../db/orm.js";
-import { TestClock, WebhookEndpoint, WebhookSending } from "../db/entities/index.js";
-import { shapeOf, withAutocommitHotStore, type HotStore } from "../db/hot/index.js";
+import { WebhookSending } from "../db/entities/index.js";
 import { newId } from "../db/ids.js";
 import type { Scope } from "../db/scope.js";
 import type { RelayedMessage } from "../jobs/outbox.js";
@@ -13,6 +11,7 @@ import { signingSecrets } from "../usecases/webhooks/index.js";
 import { buildEnvelope, subscriptionMatches } from "./envelope.js";
 import { nextAttemptAt } from "./schedule.js";
 import { DEFAULT_SEND_TIMEOUT_MS, sendWebhook, type SendResult } from "./sender.js";
+import { openSendingStore, type Outcome, type SendingStore, type Target } from "./sending-store.js";
 import { EndpointLanes, SuccessLog, TickBatch, type Success } from "./throughput.js";
 
 /**
@@ -23,9 +22,6 @@ import { EndpointLanes, SuccessLog, TickBatch, type Success } from "./throughput
  * backlog), so a raise needs the embedded queue's claiming reworked first.
  */
 const DEFAULT_PER_ENDPOINT_CONCURRENCY = 16;
-
-/** Sendings inserted per statement (13 columns: far below either database's parameter limit). */
-const INSERT_CHUNK = 500;
 
 /** The outbox payload of a webhook event, as `recordWebhook` (usecases/webhooks/outbox.ts) writes it. */
 interface WebhookEvent {
@@ -41,65 +37,16 @@ interface Arrival {
   event: WebhookEvent;
 }
 
-/** What sending to an endpoint needs of it. */
-type Target = Pick<WebhookEndpoint, "id" | "clubId" | "env" | "url" | "events" | "secret" | "previousSecret" | "previousSecretExpiresAt">;
-
 /** A sending just created, with the endpoint it goes to. */
 interface Created {
   sending: WebhookSending;
   endpoint: Target;
 }
 
-/*
- * PostgreSQL: the statements of the first attempt (read the endpoints, insert
- * the sendings, record the successes) on the driver, as prepared statements
- * with array parameters, each committing on its own (one statement each, so
- * atomic as before). Through the ORM they cost more than the HTTP request
- * itself: query building, hydration and every value (the bodies) inlined
- * and escaped into the SQL text. SQLite keeps the ORM (its bench figure is
- * not bound by it, and the embedded queue writes through the same connection).
- */
-const ENABLED_ENDPOINTS = {
-  postgresql:
-    "select id, club_id, env, url, events, secret, previous_secret, previous_secret_expires_at from webhook_endpoints where club_id = any(?::text[]) and enabled and deleted_at is null",
-  sqlite: "",
-};
-
-/** Succeeded attempts, guarded like `finish` (status and attempt count), any mix of attempt counts and statuses in one statement. */
-const RECORD_SUCCESSES = {
-  postgresql:
-    "update webhook_sendings as s set status = 'succeeded', attempts = u.attempts + 1, last_error = null, last_status_code = u.status_code, next_attempt_at = null, updated_at = ?::timestamptz " +
-    "from unnest(?::text[], ?::int4[], ?::int4[]) as u(id, attempts, status_code) where s.id = u.id and s.status = 'pending' and s.attempts = u.attempts",
-  sqlite: "",
-};
-
-interface StoredEndpoint {
-  id: string;
-  club_id: string;
-  env: Target["env"];
-  url: string;
-  events: string[];
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | string | null;
-}
-
-function targetOf(row: StoredEndpoint): Target {
-  const expires = row.previous_secret_expires_at;
-  return {
-    id: row.id,
-    clubId: row.club_id,
-    env: row.env,
-    url: row.url,
-    events: row.events,
-    secret: row.secret,
-    previousSecret: row.previous_secret,
-    previousSecretExpiresAt: expires === null ? null : new Date(expires),
-  };
-}
-
 export interface WebhookDispatcherOptions {
   db: Database;
+  /** Where sendings are stored; by default the adapter of `db`'s database (sending-store.ts). */
+  store?: SendingStore;
   /** The clock for schedules and signatures; tests move it to walk the retry schedule. */
   now?: () => Date;
   /** Per-request timeout (the seed's 10 s by default). */
@@ -151,9 +98,10 @@ export class WebhookDispatcher {
   private readonly successes: SuccessLog;
   /** Webhook messages handled at once, turned into sendings together (one read of endpoints, one INSERT per tick). */
   private readonly arrivals: TickBatch<Arrival, Created[]>;
-  private hotEm: SqlEntityManager | undefined;
+  private readonly store: SendingStore;
 
   constructor(private readonly options: WebhookDispatcherOptions) {
+    this.store = options.store ?? openSendingStore(options.db);
     this.now = options.now ?? (() => new Date());
     this.timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
     this.lanes = new EndpointLanes(options.perEndpointConcurrency ?? DEFAULT_PER_ENDPOINT_CONCURRENCY);
@@ -175,9 +123,8 @@ export class WebhookDispatcher {
    * its retries fall due on its clock, and only an advance (runDueFor) runs them.
    */
   async runDue(): Promise<number> {
-    const clocked = await this.options.db.em().find(TestClock, {}, { fields: ["clubId"], disableIdentityMap: true });
-    const where: FilterQuery<WebhookSending> = clocked.length === 0 ? {} : { $not: { env: "test", clubId: { $in: clocked.map((clock) => clock.clubId) } } };
-    return (await this.runDueWhere(where, this.now())).attempted;
+    const now = this.now();
+    return (await this.runDueOf(await this.store.dueInRealTime(now, this.batchSize()), now)).attempted;
   }
 
   /**
@@ -189,29 +136,25 @@ export class WebhookDispatcher {
    * see that lease run out and send it a second time meanwhile.
    */
   async runDueFor(scope: Scope, now: Date): Promise<number> {
-    const where: FilterQuery<WebhookSending> = { ...scope, $or: [{ lastError: { $ne: null } }, { lastStatusCode: { $ne: null } }] };
     // Batch after batch until none is due at `now`, so an advance step leaves no due retry behind. Each
     // attempt (or another process's claim) moves its sending's next attempt past `now`, so every batch
     // is new; one seen again means the scope is not draining, and the next advance takes it up.
     const tried = new Set<string>();
     let attempted = 0;
     for (;;) {
-      const batch = await this.runDueWhere(where, now);
+      const batch = await this.runDueOf(await this.store.dueRetriesOf(scope, now, this.batchSize()), now);
       attempted += batch.attempted;
       if (batch.ids.length === 0 || batch.ids.some((id) => tried.has(id))) return attempted;
       for (const id of batch.ids) tried.add(id);
     }
   }
 
-  private async runDueWhere(where: FilterQuery<WebhookSending>, now: Date): Promise<{ ids: string[]; attempted: number }> {
-    const due = await this.options.db
-      .em()
-      .find(
-        WebhookSending,
-        { $and: [where, { status: "pending", nextAttemptAt: { $lte: now } }] },
-        { orderBy: { nextAttemptAt: "asc" }, limit: this.options.batchSize ?? 100, fields: ["id"] },
-      );
-    const found = due.map((sending) => sending.id);
+  private batchSize(): number {
+    return this.options.batchSize ?? 100;
+  }
+
+  /** Attempts the due sendings `found`, `concurrency` at a time. */
+  private async runDueOf(found: string[], now: Date): Promise<{ ids: string[]; attempted: number }> {
     const ids = [...found];
     let attempted = 0;
     const worker = async () => {
@@ -249,19 +192,10 @@ export class WebhookDispatcher {
    */
   private async createSendings(arrivals: readonly Arrival[]): Promise<Created[][]> {
     const clubIds = [...new Set(arrivals.map(({ scope }) => scope.clubId))];
-    if (this.options.db.dialect === "postgresql") {
-      const em = this.driverEm();
-      return withAutocommitHotStore(em, async (hot) => {
-        const endpoints = (await hot.select<StoredEndpoint>(ENABLED_ENDPOINTS, [clubIds])).map(targetOf);
-        const planned = this.plan(arrivals, endpoints);
-        const inserted = await insertNewSendingsOnDriver(em, hot, planned);
-        return planned.map((list) => list.filter(({ sending }) => inserted.has(sending.id)));
-      });
-    }
-    const em = this.options.db.em();
-    const endpoints = await em.find(WebhookEndpoint, { clubId: { $in: clubIds }, enabled: true, deletedAt: null }, { disableIdentityMap: true });
-    const planned = this.plan(arrivals, endpoints);
-    const inserted = await insertNewSendings(em, planned.flat().map(({ sending }) => sending));
+    const planned = this.plan(arrivals, await this.store.enabledEndpoints(clubIds));
+    const rows: WebhookSending[] = [];
+    for (const list of planned) for (const { sending } of list) rows.push(sending);
+    const inserted = await this.store.insertNew(rows);
     return planned.map((list) => list.filter(({ sending }) => inserted.has(sending.id)));
   }
 
@@ -298,15 +232,6 @@ export class WebhookDispatcher {
     });
   }
 
-  /**
-   * The entity manager the driver statements go through: only its connection
-   * pool, platform and metadata are used (no entity is loaded in it), so one
-   * serves every tick instead of a fork per statement.
-   */
-  private driverEm(): SqlEntityManager {
-    return (this.hotEm ??= this.options.db.em());
-  }
-
   /** How long a claimed attempt is reserved: past the request timeout, so nobody else claims it meanwhile. */
   private leaseFrom(attemptedAt: Date): Date {
     return new Date(attemptedAt.getTime() + this.timeoutMs + 60_000);
@@ -314,18 +239,11 @@ export class WebhookDispatcher {
 
   /** One attempt of one sending, if it is due at `attemptedAt` and nobody else claimed it; true when a request was made. */
   private async attempt(id: string, attemptedAt: Date): Promise<boolean> {
-    const em = this.options.db.em();
-    const claimed = await em.nativeUpdate(
-      WebhookSending,
-      { id, status: "pending", nextAttemptAt: { $lte: attemptedAt } },
-      { nextAttemptAt: this.leaseFrom(attemptedAt) },
-    );
-    if (claimed !== 1) return false;
-    const sending = await em.findOneOrFail(WebhookSending, { id });
-    const endpoint = await em.findOne(WebhookEndpoint, { id: sending.endpointId });
+    if (!(await this.store.claim(id, attemptedAt, this.leaseFrom(attemptedAt)))) return false;
+    const { sending, endpoint } = await this.store.load(id);
     if (!endpoint || endpoint.deletedAt || !endpoint.enabled) {
       // The club removed or switched off the endpoint meanwhile: stop here; a resend works once it is back.
-      await this.finish(em, sending, {
+      await this.finish(sending, {
         status: "failed",
         attempts: sending.attempts,
         lastError: endpoint && !endpoint.deletedAt ? "endpoint disabled" : "endpoint deleted",
@@ -359,13 +277,12 @@ export class WebhookDispatcher {
       await this.successes.add({ id: sending.id, attempts: sending.attempts, statusCode: lastStatusCode });
       return;
     }
-    const em = this.options.db.em();
     // A clocked test environment's retry is due on its clock (runDueFor while advancing it makes it due).
     const next = nextAttemptAt(attempts, (await this.options.clockFor?.(sending)) ?? attemptedAt);
     const lastError = result.error ?? "failed";
-    await this.finish(em, sending, { status: next ? "pending" : "failed", attempts, lastError, lastStatusCode, nextAttemptAt: next });
+    await this.finish(sending, { status: next ? "pending" : "failed", attempts, lastError, lastStatusCode, nextAttemptAt: next });
     if (!next) {
-      await insertWarning(em, {
+      await insertWarning(this.options.db.em(), {
         clubId: sending.clubId,
         env: sending.env,
         kind: "webhook_failed",
@@ -376,52 +293,15 @@ export class WebhookDispatcher {
     }
   }
 
-  /**
-   * Marks succeeded attempts in one statement per (attempts, status code)
-   * group, usually one: guarded like `finish`, by status and attempt count.
-   */
-  private async recordSuccesses(batch: readonly Success[]): Promise<void> {
-    const updatedAt = this.now();
-    if (this.options.db.dialect === "postgresql") {
-      const ids = new Array<string>(batch.length), attempts = new Array<number>(batch.length), codes = new Array<number | null>(batch.length);
-      for (let i = 0; i < batch.length; i++) {
-        ids[i] = batch[i].id;
-        attempts[i] = batch[i].attempts;
-        codes[i] = batch[i].statusCode;
-      }
-      await withAutocommitHotStore(this.driverEm(), (hot) => hot.run(RECORD_SUCCESSES, [updatedAt.toISOString(), ids, attempts, codes]));
-      return;
-    }
-    const em = this.options.db.em();
-    const groups = new Map<string, Success[]>();
-    for (const success of batch) {
-      const key = `${success.attempts}:${success.statusCode}`;
-      const group = groups.get(key);
-      if (group) group.push(success);
-      else groups.set(key, [success]);
-    }
-    for (const group of groups.values()) {
-      const { attempts, statusCode } = group[0];
-      await em.nativeUpdate(
-        WebhookSending,
-        { id: { $in: group.map((success) => success.id) }, status: "pending", attempts },
-        { status: "succeeded", attempts: attempts + 1, lastError: null, lastStatusCode: statusCode, nextAttemptAt: null, updatedAt },
-      );
-    }
+  /** Marks succeeded attempts together (guarded like `finish`, by status and attempt count). */
+  private recordSuccesses(batch: readonly Success[]): Promise<void> {
+    return this.store.recordSuccesses(batch, this.now());
   }
 
-  private async finish(
-    em: SqlEntityManager,
-    sending: WebhookSending,
-    outcome: Pick<WebhookSending, "status" | "attempts" | "lastError" | "lastStatusCode" | "nextAttemptAt">,
-  ): Promise<void> {
+  private async finish(sending: WebhookSending, outcome: Outcome): Promise<void> {
     // Guarded like the claim: only the worker holding this attempt records it
     // (the lease outlasts the request timeout, so nobody else claims meanwhile).
-    await em.nativeUpdate(
-      WebhookSending,
-      { id: sending.id, status: "pending", attempts: sending.attempts },
-      { ...outcome, updatedAt: this.now() },
-    );
+    await this.store.finish(sending, outcome, this.now());
   }
 }
 
@@ -445,36 +325,6 @@ export async function resendSending(em: SqlEntityManager, scope: Scope, id: stri
   );
   if (changed !== 1) throw new ApiError(409, "sending_pending", `Sending '${id}' is pending`);
   return em.fork().findOneOrFail(WebhookSending, { id });
-}
-
-/**
- * Inserts `sendings`, skipping any whose (endpoint, event) exists already,
- * in one statement per INSERT_CHUNK; the ids of those inserted. The ids are
- * new, so a row carrying one was inserted here: when some were skipped, one
- * read of those ids tells which (exact even when another worker inserted
- * the same pair at the same moment).
- */
-async function insertNewSendings(em: SqlEntityManager, sendings: readonly WebhookSending[]): Promise<Set<string>> {
-  const inserted = new Set<string>();
-  for (let i = 0; i < sendings.length; i += INSERT_CHUNK) {
-    const chunk = sendings.slice(i, i + INSERT_CHUNK);
-    const result = await em.createQueryBuilder(WebhookSending).insert(chunk).onConflict(["endpointId", "eventId"]).ignore().execute("run");
-    const ids = chunk.map((sending) => sending.id);
-    const stored =
-      result.affectedRows === chunk.length
-        ? ids
-        : (await em.find(WebhookSending, { id: { $in: ids } }, { fields: ["id"], disableIdentityMap: true })).map((row) => row.id);
-    for (const id of stored) inserted.add(id);
-  }
-  return inserted;
-}
-
-/** insertNewSendings on the PostgreSQL driver: one statement for all of them, answering with the ids it inserted. */
-async function insertNewSendingsOnDriver(em: SqlEntityManager, hot: HotStore, planned: readonly Created[][]): Promise<Set<string>> {
-  const rows: WebhookSending[] = [];
-  for (const list of planned) for (const { sending } of list) rows.push(sending);
-  if (rows.length === 0) return new Set();
-  return hot.insertAbsent(shapeOf(em, WebhookSending), rows, ["endpoint_id", "event_id"]);
 }
 
 function parseRelayedMessage(message: unknown): RelayedMessage {

@@ -28,6 +28,7 @@ import { lockOrCreateParticipants, readLocked } from "./participant-locks.js";
 import { hotStore } from "../../db/hot/index.js";
 import { byScopedKeys } from "../../db/hot/scoped-reads.js";
 import { clockOverride } from "../sandbox/index.js";
+import type { AfterCommit } from "../shared/after-commit.js";
 
 export type EventInput = components["schemas"]["EventInput"];
 export type EventResult = components["schemas"]["EventResult"];
@@ -43,16 +44,16 @@ export interface IngestOptions {
    */
   traces?: Map<string, EventTrace>;
   /**
-   * Set to true when the work wrote (or may have written) outbox rows, so the
-   * caller wakes the relay only then (conservative: a created participant or
-   * a paid referral counts).
+   * Told `"outbox"` when the work wrote (or may have written) outbox rows, so
+   * the caller wakes the relay only then (conservative: a created participant
+   * or a paid referral counts).
    */
-  outbox?: { written: boolean };
+  afterCommit?: AfterCommit;
 }
 
-/** Marks `opts.outbox` written. */
+/** Tells the caller's after-commit hook that outbox rows were written. */
 export function wroteOutbox(opts: IngestOptions): void {
-  if (opts.outbox) opts.outbox.written = true;
+  opts.afterCommit?.("outbox");
 }
 
 /**
@@ -498,8 +499,8 @@ interface SingleEvent extends Incoming {
   scope: Scope;
   participant: string;
   publicUrl: string;
-  /** The caller's outbox signal, told after commit. */
-  outbox?: { written: boolean };
+  /** The caller's after-commit hook, told after the group's commit. */
+  afterCommit?: AfterCommit;
 }
 
 /** At most this many single events share one transaction. */
@@ -520,8 +521,8 @@ export function latest(times: Date[]): Date {
 }
 
 /** Tells each caller whose work shared a commit that wrote outbox rows. */
-export function signalOutbox(written: boolean, callers: { outbox?: { written: boolean } }[]): void {
-  if (written) for (const caller of callers) if (caller.outbox) caller.outbox.written = true;
+export function signalOutbox(written: boolean, callers: { afterCommit?: AfterCommit }[]): void {
+  if (written) for (const caller of callers) caller.afterCommit?.("outbox");
 }
 
 /**
@@ -532,10 +533,10 @@ export function signalOutbox(written: boolean, callers: { outbox?: { written: bo
 async function ingestGroup(events: SingleEvent[]): Promise<EventResult[]> {
   const [{ db, scope, publicUrl }] = events;
   const published = await requirePublishedConfig(db, scope);
-  const outbox = { written: false };
-  const opts: IngestOptions = { now: latest(events.map((event) => event.receivedAt)), publicUrl, outbox };
+  let written = false;
+  const opts: IngestOptions = { now: latest(events.map((event) => event.receivedAt)), publicUrl, afterCommit: () => (written = true) };
   const results = await db.em().transactional((em) => applyPlanned(em, db, scope, published, events.map((event, index) => Object.assign({}, event, { index })), opts));
-  signalOutbox(outbox.written, events);
+  signalOutbox(written, events);
   return results;
 }
 
@@ -543,10 +544,10 @@ async function ingestGroup(events: SingleEvent[]): Promise<EventResult[]> {
 async function ingestAlone(event: SingleEvent): Promise<EventResult> {
   const { db, scope, publicUrl } = event;
   const published = await requirePublishedConfig(db, scope);
-  const outbox = { written: false };
-  const opts: IngestOptions = { now: event.receivedAt, publicUrl, outbox };
+  let written = false;
+  const opts: IngestOptions = { now: event.receivedAt, publicUrl, afterCommit: () => (written = true) };
   const [[result]] = await ingestTogether(db, scope, published, [{ externalId: event.participant, items: [event] }], opts);
-  signalOutbox(outbox.written, [event]);
+  signalOutbox(written, [event]);
   return result;
 }
 
@@ -590,7 +591,7 @@ export async function ingestEvent(
     const [[result]] = await ingestTogether(db, scope, published, [{ externalId: input.participant, items: [incoming(input, opts.idempotencyKey, opts.now)] }], { ...opts, traces: new Map() });
     return result;
   }
-  const event: SingleEvent = { db, scope, participant: input.participant, publicUrl: opts.publicUrl, outbox: opts.outbox, ...incoming(input, opts.idempotencyKey, opts.now) };
+  const event: SingleEvent = { db, scope, participant: input.participant, publicUrl: opts.publicUrl, afterCommit: opts.afterCommit, ...incoming(input, opts.idempotencyKey, opts.now) };
   return singleEventsOf(db).submit(groupKey(scope, opts.publicUrl, opts.now), event);
 }
 

@@ -19,6 +19,7 @@ import { groupCommitPer } from "../../db/group-commit.js";
 import { jobHandOff, type JobHandOff } from "./hand-off.js";
 import { lockById } from "./participant-locks.js";
 import { ownersOf, queuedRows, type QueuedRow } from "./queued-rows.js";
+import type { AfterCommit } from "../shared/after-commit.js";
 
 /*
  * The `Prefer: respond-async` path: accepting events (stored as queued with
@@ -47,8 +48,8 @@ interface Accepted {
   /** The `Idempotency-Key` header, else the event's `id`; null without either. */
   key: string | null;
   receivedAt: Date;
-  /** Set when the group's commit wrote outbox rows (the relay has work). */
-  outbox?: { written: boolean };
+  /** Told `"outbox"` once the group's commit wrote outbox rows (the relay has work). */
+  afterCommit?: AfterCommit;
 }
 
 // One index probe per key whatever the statistics (db/hot/scoped-reads.ts).
@@ -215,7 +216,7 @@ const acceptsOf = groupCommitPer<Database, Accepted, string>((db) => ({ cap: GRO
  * commit (or the embedded queue's job, see JobHandOff), and answers the
  * stored ids in request order at once; a repeated idempotency key gives the
  * first event's id and stores nothing. `idempotencyKey` (the header) applies
- * to a single event only; `outbox.written` is set when the commit wrote
+ * to a single event only; `afterCommit` is told when the commit wrote
  * outbox rows, for the caller to wake the relay.
  *
  * Events accepted concurrently (several requests, or the events of one
@@ -227,14 +228,14 @@ export async function queueEvents(
   db: Database,
   scope: Scope,
   inputs: EventInput[],
-  opts: { now: Date; idempotencyKey?: string; outbox?: { written: boolean } },
+  opts: { now: Date; idempotencyKey?: string; afterCommit?: AfterCommit },
 ): Promise<EventsQueued> {
   if (opts.idempotencyKey !== undefined && inputs.length !== 1) throw new Error("an Idempotency-Key header names one event");
   const groups = acceptsOf(db);
   const key = [scope.clubId, scope.env].join("\u0000");
   const eventIds = await Promise.all(
     inputs.map((input) =>
-      groups.submit(key, { db, scope, participant: input.participant, event: engineEvent(input, opts.now), key: opts.idempotencyKey ?? input.id ?? null, receivedAt: opts.now, outbox: opts.outbox }),
+      groups.submit(key, { db, scope, participant: input.participant, event: engineEvent(input, opts.now), key: opts.idempotencyKey ?? input.id ?? null, receivedAt: opts.now, afterCommit: opts.afterCommit }),
     ),
   );
   return { queued: true, event_ids: eventIds };
@@ -247,7 +248,7 @@ interface QueuedEvent {
   eventRowId: string;
   now: Date;
   publicUrl: string;
-  outbox?: { written: boolean };
+  afterCommit?: AfterCommit;
 }
 
 /** The answer for a queued event already processed. */
@@ -267,8 +268,8 @@ async function processQueued(queued: QueuedEvent[], missing: { event: string; pa
   const [{ db, scope, publicUrl }] = queued;
   const published = await requirePublishedConfig(db, scope);
   const ids = [...new Set(queued.map((item) => item.eventRowId))];
-  const outbox = { written: false };
-  const opts: IngestOptions = { now: latest(queued.map((item) => item.now)), publicUrl, outbox };
+  let written = false;
+  const opts: IngestOptions = { now: latest(queued.map((item) => item.now)), publicUrl, afterCommit: () => (written = true) };
   const results = await db.em().transactional(async (em) => {
     await takeSqliteWriteLock(em, db);
     const hot = await hotStore(em);
@@ -294,7 +295,7 @@ async function processQueued(queued: QueuedEvent[], missing: { event: string; pa
     const answers = new Map(processed.map((row): [string, EventResult] => [row.id, { event_id: row.id, duplicate: false, effects: row.effects }]));
     return queued.map((item) => answers.get(item.eventRowId) ?? processedResult(rows.get(item.eventRowId)!));
   });
-  signalOutbox(outbox.written, queued);
+  signalOutbox(written, queued);
   return results;
 }
 
@@ -339,6 +340,6 @@ const queuedEventsOf = groupCommitPer<Database, QueuedEvent, EventResult>((db) =
  * acknowledged only then. A failing group is processed again event by event.
  */
 export async function processQueuedEvent(db: Database, scope: Scope, eventRowId: string, opts: IngestOptions): Promise<EventResult> {
-  const item: QueuedEvent = { db, scope, eventRowId, now: opts.now, publicUrl: opts.publicUrl, outbox: opts.outbox };
+  const item: QueuedEvent = { db, scope, eventRowId, now: opts.now, publicUrl: opts.publicUrl, afterCommit: opts.afterCommit };
   return queuedEventsOf(db).submit(groupKey(scope, opts.publicUrl, opts.now), item);
 }

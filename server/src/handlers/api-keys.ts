@@ -1,18 +1,20 @@
-import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from "../usecases/club/index.js";
-import { rollTokenSecret } from "../usecases/club/index.js";
+import { createApiKey, getKeyInfo, listApiKeys, revokeApiKey, rollApiKey } from "../usecases/club/index.js";
 import type { Services } from "../services.js";
-import { scopeOf } from "./context.js";
+import { keyIdOf, scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";
 
-type Ops = "ApiKeys_list" | "ApiKeys_create" | "ApiKeys_roll" | "ApiKeys_revoke" | "TokenSecret_roll";
+type Ops = "Keys_get" | "ApiKeys_list" | "ApiKeys_create" | "ApiKeys_roll" | "ApiKeys_revoke";
 
 /**
- * Key management. Keys and token secrets expire in real time (like tokens), so
- * these read the real clock, never a test clock.
+ * API keys: the calling key itself, and their management. Keys expire in
+ * real time (like tokens), so these read the real clock, never a test clock.
  */
-export function keyHandlers({ db, clock, realClock }: Services): HandlerSet<Ops> {
+export function apiKeyHandlers({ db, clock, realClock }: Services): HandlerSet<Ops> {
   const now = () => (realClock ?? clock).now();
   return {
+    async Keys_get(_req, ctx) {
+      return { status: 200, body: await getKeyInfo(db, scopeOf(ctx), keyIdOf(ctx)) };
+    },
     async ApiKeys_list(req, ctx) {
       return { status: 200, body: await listApiKeys(db, scopeOf(ctx), req.query) };
     },
@@ -24,9 +26,6 @@ export function keyHandlers({ db, clock, realClock }: Services): HandlerSet<Ops>
     },
     async ApiKeys_revoke(req, ctx) {
       return { status: 200, body: await revokeApiKey(db, scopeOf(ctx), req.path.id, now()) };
-    },
-    async TokenSecret_roll(req, ctx) {
-      return { status: 200, body: await rollTokenSecret(db, scopeOf(ctx), req.body.expire_old_after_seconds ?? 0, now()) };
     },
   };
 }

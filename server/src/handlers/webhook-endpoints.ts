@@ -9,8 +9,6 @@ import {
   sendingView,
   updateEndpoint,
 } from "../usecases/webhooks/index.js";
-import { listWarnings } from "../usecases/club/index.js";
-import { listEventLog } from "../usecases/events/index.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";
@@ -23,12 +21,10 @@ type Ops =
   | "WebhookEndpoints_delete"
   | "WebhookEndpoints_rotateSecret"
   | "WebhookEndpoints_listSendings"
-  | "WebhookSendings_resend"
-  | "Warnings_list"
-  | "EventLog_list";
+  | "WebhookSendings_resend";
 
-/** The console's operations: webhook endpoints and their sendings, staff warnings, the event log. */
-export function consoleHandlers({ db, clock, settings }: Services): HandlerSet<Ops> {
+/** The club's webhook endpoints and their sendings (a resend goes out on the worker's next pass). */
+export function webhookEndpointHandlers({ db, clock, settings }: Services): HandlerSet<Ops> {
   const policy = { allowPrivate: settings.allowPrivateWebhooks };
   return {
     async WebhookEndpoints_create(req, ctx) {
@@ -54,12 +50,6 @@ export function consoleHandlers({ db, clock, settings }: Services): HandlerSet<O
     },
     async WebhookSendings_resend(req, ctx) {
       return { status: 200, body: sendingView(await resendSending(db.em(), scopeOf(ctx), req.path.id, clock.now())) };
-    },
-    async Warnings_list(req, ctx) {
-      return { status: 200, body: await listWarnings(db, scopeOf(ctx), req.query) };
-    },
-    async EventLog_list(req, ctx) {
-      return { status: 200, body: await listEventLog(db, scopeOf(ctx), req.query, clock.now()) };
     },
   };
 }

@@ -1,12 +1,10 @@
 import { attributeAffiliate, createAffiliate, getAffiliate, listAffiliates, updateAffiliate } from "../usecases/referrals/index.js";
 import { affiliateReport, affiliateReportCsv } from "../usecases/referrals/index.js";
-import { registerReferral } from "../usecases/referrals/index.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
 import type { HandlerSet } from "./types.js";
 
 type Ops =
-  | "Referrals_register"
   | "Affiliates_attribute"
   | "AffiliateAccounts_create"
   | "AffiliateAccounts_list"
@@ -15,15 +13,9 @@ type Ops =
   | "AffiliateReports_report"
   | "AffiliateReports_reportCsv";
 
-/** Acquisition: referral registration at signup, affiliate attribution, the club's affiliates and their report. */
-export function growthHandlers(services: Services): HandlerSet<Ops> {
-  const { db, clock, settings } = services;
+/** Affiliates: attribution at signup, the club's affiliate accounts and their report. */
+export function affiliateHandlers({ db, clock }: Services): HandlerSet<Ops> {
   return {
-    async Referrals_register(req, ctx) {
-      const result = await registerReferral(db, scopeOf(ctx), req.body, { now: clock.now(), publicUrl: settings.publicUrl });
-      services.jobsChanged();
-      return { status: 201, body: result };
-    },
     async Affiliates_attribute(req, ctx) {
       return { status: 201, body: await attributeAffiliate(db, scopeOf(ctx), req.body, clock.now()) };
     },
