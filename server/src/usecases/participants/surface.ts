@@ -14,7 +14,7 @@ import type { Scope } from "../../db/scope.js";
 import { requirePublishedConfig } from "../club/index.js";
 import { ApiError, notFound } from "../shared/errors.js";
 import {
-  clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, pointsOf, storedPoints, viewedState,
+  clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, pointsOf, viewedState,
 } from "../evaluation/index.js";
 import { participantNotFound, readViewedParticipant } from "./participants.js";
 import { pricedReward, redeem, spendableBalance, type RedemptionView } from "../rewards/index.js";
