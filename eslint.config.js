@@ -49,7 +49,10 @@ export default defineConfig(
     files: ["**/*.{js,mjs,cjs}"],
     languageOptions: {
       globals: Object.fromEntries(
-        ["process", "console", "URL", "Buffer", "setTimeout", "clearTimeout", "performance", "fetch", "module", "require", "__dirname"].map((name) => [name, "readonly"]),
+        ["process", "console", "URL", "Buffer", "setTimeout", "clearTimeout", "performance", "fetch", "module", "require", "__dirname"].map((name) => [
+          name,
+          "readonly",
+        ]),
       ),
     },
   },

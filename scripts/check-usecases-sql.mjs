@@ -18,7 +18,8 @@ const noSqlInUsecases = {
   meta: { type: "problem", schema: [] },
   create(context) {
     const sqlText = (node, text) => {
-      if (SQL_START.some((re) => re.test(text))) context.report({ node, message: `SQL text in a use case: "${text.trim().slice(0, 40)}…" (move it to server/src/db/)` });
+      if (SQL_START.some((re) => re.test(text)))
+        context.report({ node, message: `SQL text in a use case: "${text.trim().slice(0, 40)}…" (move it to server/src/db/)` });
     };
     return {
       Literal(node) {
@@ -28,10 +29,12 @@ const noSqlInUsecases = {
         sqlText(node, node.quasis.map((q) => q.value.cooked ?? q.value.raw).join("?"));
       },
       MemberExpression(node) {
-        if (!node.computed && node.property.name === "dialect") context.report({ node, message: "a dialect test in a use case (choose the dialect in server/src/db/)" });
+        if (!node.computed && node.property.name === "dialect")
+          context.report({ node, message: "a dialect test in a use case (choose the dialect in server/src/db/)" });
       },
       "ObjectPattern > Property"(node) {
-        if (!node.computed && node.key.type === "Identifier" && node.key.name === "dialect") context.report({ node, message: "a dialect read in a use case (choose the dialect in server/src/db/)" });
+        if (!node.computed && node.key.type === "Identifier" && node.key.name === "dialect")
+          context.report({ node, message: "a dialect read in a use case (choose the dialect in server/src/db/)" });
       },
       CallExpression(node) {
         const callee = node.callee;
@@ -58,5 +61,7 @@ const formatter = await eslint.loadFormatter("stylish");
 const output = await formatter.format(results);
 if (output) console.log(output);
 const count = results.reduce((sum, r) => sum + r.errorCount, 0);
-console.log(count === 0 ? "usecases: no SQL text, no dialect test" : `usecases: ${count} SQL/dialect finding(s) in ${results.filter((r) => r.errorCount).length} file(s)`);
+console.log(
+  count === 0 ? "usecases: no SQL text, no dialect test" : `usecases: ${count} SQL/dialect finding(s) in ${results.filter((r) => r.errorCount).length} file(s)`,
+);
 process.exitCode = count === 0 ? 0 : 1;
