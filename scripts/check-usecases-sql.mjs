@@ -13,6 +13,12 @@ const SQL_START = [
 ];
 // Calls that hand SQL text to the driver or the ORM.
 const SQL_CALLS = new Set(["execute", "raw"]);
+const QB_METHODS = new Set(["all", "get", "run"]);
+
+const DIALECT_NAMES = new Set(["postgresql", "sqlite"]);
+const isDialectName = (node) => node.type === "Literal" && DIALECT_NAMES.has(node.value);
+// `x.dialect` is reported on its own; a comparison of it is not reported twice.
+const isDialectMember = (node) => node.type === "MemberExpression" && !node.computed && node.property.name === "dialect";
 
 const noSqlInUsecases = {
   meta: { type: "problem", schema: [] },
@@ -36,10 +42,27 @@ const noSqlInUsecases = {
         if (!node.computed && node.key.type === "Identifier" && node.key.name === "dialect")
           context.report({ node, message: "a dialect read in a use case (choose the dialect in server/src/db/)" });
       },
+      // `dialect === "sqlite"`, `case "postgresql":` and the like, whatever the variable is called.
+      BinaryExpression(node) {
+        if (["===", "!==", "==", "!="].includes(node.operator) && [node.left, node.right].some(isDialectName) && ![node.left, node.right].some(isDialectMember))
+          context.report({ node, message: "a dialect test in a use case (choose the dialect in server/src/db/)" });
+      },
+      SwitchCase(node) {
+        if (node.test && isDialectName(node.test)) context.report({ node, message: "a dialect test in a use case (choose the dialect in server/src/db/)" });
+      },
+      // `{ postgresql: …, sqlite: … }`: one statement per dialect.
+      ObjectExpression(node) {
+        const keys = new Set(node.properties.map((p) => (p.type === "Property" && !p.computed ? (p.key.name ?? p.key.value) : null)));
+        if (keys.has("postgresql") && keys.has("sqlite"))
+          context.report({ node, message: "a per-dialect statement in a use case (it belongs in server/src/db/)" });
+      },
       CallExpression(node) {
         const callee = node.callee;
         const name = callee.type === "Identifier" ? callee.name : callee.type === "MemberExpression" && !callee.computed ? callee.property.name : null;
-        if (SQL_CALLS.has(name)) context.report({ node, message: `${name}(…) runs SQL text from a use case (move it to server/src/db/)` });
+        // A query builder's own `.execute()` / `.execute("run")` runs what the ORM wrote, not SQL text.
+        const builderRun =
+          name === "execute" && (node.arguments.length === 0 || (node.arguments[0].type === "Literal" && QB_METHODS.has(node.arguments[0].value)));
+        if (SQL_CALLS.has(name) && !builderRun) context.report({ node, message: `${name}(…) runs SQL text from a use case (move it to server/src/db/)` });
       },
     };
   },
