@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # Run once after the branches are merged: applies ESLint's safe fixes, then Prettier, to the whole
-# codebase, then runs the checks `npm test` runs first. Commit the result as one formatting commit.
+# codebase, then runs the two checks it answers for. Commit the result as one formatting commit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-npx eslint --fix . || true   # what it cannot fix is listed again by `npm run lint` below
+npx eslint --fix . || true # what it cannot fix is listed again by `npm run lint` below
 npm run format
-npm run lint
-npm run lint:boundaries
-npm run format:check
 git status --short | wc -l | xargs printf '%s files changed by the formatter and the fixes\n'
+npm run lint
+npm run format:check
