@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 npx eslint --fix . || true # what it cannot fix is listed again by `npm run lint` below
 npm run format
+npm run format # a second pass: Prettier settles a few long member chains only then
 git status --short | wc -l | xargs printf '%s files changed by the formatter and the fixes\n'
 npm run lint
 npm run format:check
