@@ -28,7 +28,6 @@ export interface VerifyWebhookOptions {
   now?: Date;
 }
 
-export type { ParsedSignatureHeader } from "../../sdk-shared/src/webhook-signature.js";
 export { parseSignatureHeader };
 
 export interface SignTestOptions {

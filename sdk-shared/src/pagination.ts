@@ -12,7 +12,7 @@ export interface Page<Item> {
 /** A page whose items are under `K` (`data` for most lists, `deliveries` for `GET /v1/deliveries`). */
 export type PageOf<K extends string> = { [key in K]: unknown[] } & { has_more: boolean };
 
-/** The item type of a page `P` whose items are under `K`. */
+/** The item type of a page `P` whose items are under `K`. @public (named in ListPromise, the SDKs' list type) */
 export type ItemOf<P, K extends keyof P> = P[K] extends (infer Item)[] ? Item : never;
 
 export interface AutoPagingToArrayOptions {

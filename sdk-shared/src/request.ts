@@ -34,7 +34,7 @@ export interface ResponseMeta {
 /** A result body with the answer it came from as the non-enumerable `lastResponse` (JSON.stringify leaves it out). */
 export type WithResponse<T> = T & { readonly lastResponse: ResponseMeta };
 
-/** One operation call, as the generated resource layer describes it. */
+/** One operation call, as the generated resource layer describes it. @public (named in Requester) */
 export interface Call {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** The contract's path template, e.g. `/v1/participants/{external_id}`. */

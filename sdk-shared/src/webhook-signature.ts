@@ -46,7 +46,7 @@ export function parseSignatureHeader(header: string): ParsedSignatureHeader | nu
 }
 
 /** The lowercase hex `v1` of `rawBody` signed at `timestamp` (the string exactly as it goes in the header). */
-export function signatureHex(secret: string, timestamp: string, rawBody: string | Uint8Array): string {
+function signatureHex(secret: string, timestamp: string, rawBody: string | Uint8Array): string {
   return createHmac("sha256", secret).update(`${timestamp}.`).update(rawBody).digest("hex");
 }
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import { ApiKey } from "../../server/src/db/entities/index.js";
 import { openDatabase } from "../../server/src/db/orm.js";
 import { createClub, resolveApiKey } from "../../server/src/usecases/club/clubs.js";

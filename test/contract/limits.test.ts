@@ -26,19 +26,6 @@ const uri = (length: number): string => {
 };
 
 const event = (fields: Record<string, unknown> = {}) => ({ participant: "user_8412", type: "deposit.confirmed", ...fields });
-const delivery = {
-  id: "dlv_01JQ5C2P9T5A7B4E",
-  participant_id: "par_01JQ3Z8K4M2W6T9V",
-  participant_reward_id: "prw_01JQ5C2P8S4Z6A3D",
-  reward_code: "giros-10",
-  kind: "client_delivered",
-  status: "pending",
-  external_ref: null,
-  fail_reason: null,
-  note: null,
-  created_at: "2025-03-14T18:22:05Z",
-  confirmed_at: null,
-};
 const game = (i: number) => ({ id: `game-${i}`, name: `Jogo ${i}` });
 const games = (count: number) => Array.from({ length: count }, (_, i) => game(i));
 

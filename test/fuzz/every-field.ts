@@ -27,6 +27,7 @@ export const AWKWARD_TEXT = [
   "",
   " ",
 ];
+// eslint-disable-next-line no-loss-of-precision -- 2^53 + 1 on purpose: a value a double cannot hold
 export const NASTY_NUMBERS = [-0, 1e308, -1e308, 2 ** 64, -(2 ** 63), 9007199254740993, 5e-324, 0.1 + 0.2];
 export const MEGABYTE = "x".repeat(1024 * 1024);
 

@@ -34,7 +34,7 @@ export interface CashbackDay {
 }
 
 /** Cents of the client's money in main units (1050 → 10.5), exact. */
-export function cashInMainUnits(cents: number): number {
+function cashInMainUnits(cents: number): number {
   return fromMinorUnits(cents, CASH_DECIMALS);
 }
 

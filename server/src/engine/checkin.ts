@@ -17,8 +17,8 @@ import type { Evaluation } from "./types.js";
 
 type Schemas = components["schemas"];
 export type CheckinState = Schemas["CheckinState"];
-export type CheckinDayState = Schemas["CheckinDayState"];
-export type CheckinRewardConfig = Omit<Schemas["CheckinReward"], "multiplier"> & { multiplier: number };
+type CheckinDayState = Schemas["CheckinDayState"];
+type CheckinRewardConfig = Omit<Schemas["CheckinReward"], "multiplier"> & { multiplier: number };
 
 /** The `checkin` section with every default filled (as the validator leaves it). */
 export type CheckinConfig = Required<Omit<Schemas["CheckinConfig"], "rewards">> & { rewards: CheckinRewardConfig[] };
@@ -48,7 +48,7 @@ export interface CheckinInput {
 export type CheckinRefusal = "checkin_disabled" | "already_claimed" | "event_required";
 
 /** What today's check-in fills and grants. */
-export interface CheckinSlot {
+interface CheckinSlot {
   dayKey: string;
   /** The month (`2026-11`) or, in `streak` mode, the first day of the run. */
   periodKey: string;

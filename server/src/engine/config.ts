@@ -13,21 +13,20 @@ type Filled<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: Exclude<T[P], und
 
 export type CurrencyConfig = Filled<Schemas["CurrencyConfig"], "icon" | "decimals" | "expiresInDays">;
 
-export type GameRef = Schemas["GameRef"];
 export type GameLists = Filled<Schemas["GameFilter"], "categories" | "providers" | "games">;
 export interface GameFilterScope {
   only: GameLists;
   exclude: GameLists;
 }
-export interface GamesConfig {
+interface GamesConfig {
   exclude: GameLists;
 }
 
-export type PresetCurve = Filled<Schemas["PresetCurve"], "base" | "maxLevel">;
-export type TableCurve = Schemas["TableCurve"];
+type PresetCurve = Filled<Schemas["PresetCurve"], "base" | "maxLevel">;
+type TableCurve = Schemas["TableCurve"];
 export type CurveConfig = PresetCurve | TableCurve;
 export type TierConfig = Filled<Schemas["TierConfig"], "benefits" | "vip">;
-export type BenefitConfig = Filled<Schemas["BenefitConfig"], "compliance">;
+type BenefitConfig = Filled<Schemas["BenefitConfig"], "compliance">;
 export type ProgressionConfig = {
   curve: CurveConfig;
   tiers: TierConfig[];
@@ -52,7 +51,7 @@ export type RuleConfig = Omit<Filled<Schemas["RuleConfig"], "enabled" | "conditi
 
 export type RewardConfig = Filled<Schemas["RewardConfig"], "illustration" | "type" | "payload" | "expiresInDays" | "cost">;
 
-export type MissionGoal = Filled<Schemas["MissionGoal"], "kind" | "field">;
+type MissionGoal = Filled<Schemas["MissionGoal"], "kind" | "field">;
 export type MissionConfig = Omit<Filled<Schemas["MissionConfig"], "illustration" | "conditions" | "period" | "claim" | "enabled" | "order">, "games" | "goal"> & {
   games?: GameFilterScope;
   goal: MissionGoal;

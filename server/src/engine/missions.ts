@@ -9,7 +9,7 @@ import { alreadyCompletedReason, conditionReason, gameFilterReason, missionUnava
 import type { EngineEvent, MissionState } from "./types.js";
 
 /** Mission rewards and skips are attributed to this pseudo rule id. */
-export function missionRuleId(missionId: string): string {
+function missionRuleId(missionId: string): string {
   return `mission:${missionId}`;
 }
 

@@ -82,7 +82,7 @@ function expressionEventOf(event: EngineEvent): ExpressionEvent {
 
 /** Seed limits on participant tags. */
 export const MAX_TAGS = 20;
-export const MAX_TAG_LENGTH = 32;
+const MAX_TAG_LENGTH = 32;
 
 /**
  * The participant as it evolves while one event is evaluated, and everything

@@ -8,7 +8,7 @@
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-export interface LocalDate {
+interface LocalDate {
   year: number;
   month: number; // 1..12
   day: number;

@@ -12,7 +12,7 @@ import type { EngineEvent, RuleGate, RuleRunState, Skip, Refusal } from "./types
  * pays nothing for them.
  */
 
-export type TraceReasonCode =
+type TraceReasonCode =
   | "disabled"
   | "trigger_type"
   | "condition"
@@ -71,7 +71,7 @@ const TYPO_DISTANCE = 2;
 
 /** Every event type a rule (enabled or not), mission or tournament of `config` listens to. */
 const listenedCache = new WeakMap<object, Set<string>>();
-export function listenedEventTypes(config: EngineConfig): Set<string> {
+function listenedEventTypes(config: EngineConfig): Set<string> {
   let types = listenedCache.get(config);
   if (types) return types;
   types = new Set<string>();
@@ -130,7 +130,7 @@ export function triggerTypeReason(expected: string, type: string): TraceReason {
 export const disabledReason: TraceReason = { code: "disabled", message: "disabled in the configuration" };
 
 /** A condition as configured, written out (`amount >= 50`, `segment vip`). */
-export function describeCondition(condition: RuleCondition): string {
+function describeCondition(condition: RuleCondition): string {
   if ("field" in condition) return `${condition.field} ${condition.op} ${JSON.stringify(condition.value)}`;
   if ("segment" in condition) return `segment ${condition.segment}`;
   if ("segment_not" in condition) return `segment_not ${condition.segment_not}`;

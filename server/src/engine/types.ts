@@ -22,7 +22,7 @@ export interface Lot {
   expiresAt: string;
 }
 
-export interface RuleRunDay {
+interface RuleRunDay {
   /** Club day the counters belong to ("2026-11-21"); older counters count as zero. */
   dayKey: string;
   runs: number;
@@ -66,7 +66,7 @@ export interface ParticipantState {
   peakLevel: { monthKey: string; level: number } | null;
 }
 
-export type LedgerReason = "grant_xp" | "grant_currency" | "debit_currency" | "lot_expired";
+type LedgerReason = "grant_xp" | "grant_currency" | "debit_currency" | "lot_expired";
 
 /** One row of the XP/currency ledger; `unit` is "xp" or a currency code, `delta` in XP or minor units. */
 export interface LedgerLine {

@@ -10,7 +10,7 @@ import { parseRewardSpec } from "./rewards.js";
 
 type Schemas = components["schemas"];
 export type WheelState = Schemas["WheelState"];
-export type WheelSlicePayload = Schemas["WheelSlicePayload"] & Record<string, unknown>;
+type WheelSlicePayload = Schemas["WheelSlicePayload"] & Record<string, unknown>;
 export type WheelSliceConfig = Omit<Schemas["WheelSlice"], "reward" | "weight" | "tierQty"> & {
   reward: string | null;
   weight: number;

@@ -10,7 +10,7 @@ import type { Context, Middleware } from "koa";
  * `allowedOrigins` (checked after authentication). Browsers refuse to hand the
  * response to a page whose origin is not allowed.
  */
-export const PREFLIGHT_HEADERS = "Authorization, Content-Type, Idempotency-Key, X-Participant";
+const PREFLIGHT_HEADERS = "Authorization, Content-Type, Idempotency-Key, X-Participant";
 
 export function participantPreflight(): Middleware {
   return async (ctx, next) => {

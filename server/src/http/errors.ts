@@ -3,7 +3,7 @@ import { ApiError } from "../usecases/shared/errors.js";
 import { isOutage, serviceUnavailable } from "./outages.js";
 
 /** The documented error body. */
-export interface ErrorBody {
+interface ErrorBody {
   error: { code: string; message: string; param?: string; details?: { param: string; message: string }[] };
 }
 

@@ -7,7 +7,7 @@ import type { Scope } from "../db/scope.js";
 import { ApiError } from "../usecases/shared/errors.js";
 
 /** How long an in-flight claim holds its key before a retry may take over (a process died mid-request). */
-export const IN_FLIGHT_LEASE_MS = 60_000;
+const IN_FLIGHT_LEASE_MS = 60_000;
 
 export interface IdempotentRequest {
   scope: Scope;

@@ -17,7 +17,7 @@ export interface LoginLimiter {
   succeeded(account: string): Promise<void>;
 }
 
-export const DEFAULT_LOGIN_LIMIT: Limit = { points: 20, seconds: 900 };
+const DEFAULT_LOGIN_LIMIT: Limit = { points: 20, seconds: 900 };
 
 export function loginLimitFromEnv(raw: string | undefined): Limit {
   if (!raw) return DEFAULT_LOGIN_LIMIT;

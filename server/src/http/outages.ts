@@ -5,10 +5,10 @@ import { ApiError } from "../usecases/shared/errors.js";
  * enough for a database or broker restart or a failover to finish, short
  * enough that a client does not give up on a blip.
  */
-export const OUTAGE_RETRY_AFTER_SECONDS = 5;
+const OUTAGE_RETRY_AFTER_SECONDS = 5;
 
 /** Thrown by the service's own code when a dependency it needs for this request is unreachable. */
-export class DependencyUnavailable extends Error {
+class DependencyUnavailable extends Error {
   constructor(
     readonly dependency: "database" | "broker" | "redis",
     options?: { cause?: unknown },

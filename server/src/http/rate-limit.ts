@@ -54,7 +54,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
 };
 
 /** The variable that sets each class's budget. */
-export const KEY_CLASS_VARIABLES: Record<KeyRouteClass, string> = {
+const KEY_CLASS_VARIABLES: Record<KeyRouteClass, string> = {
   ingestion: "CLUBE_RATE_LIMIT_INGESTION",
   participant_reads: "CLUBE_RATE_LIMIT_PARTICIPANT_READS",
   participant_writes: "CLUBE_RATE_LIMIT_PARTICIPANT_WRITES",

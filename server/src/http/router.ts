@@ -27,8 +27,8 @@ export interface RequestContext {
 }
 
 /** Body size limits (documented in the contract): 5 MiB for event batches and game syncs, 1 MiB elsewhere. */
-export const BODY_LIMIT = "1mb";
-export const LARGE_BODY_LIMIT = "5mb";
+const BODY_LIMIT = "1mb";
+const LARGE_BODY_LIMIT = "5mb";
 const LARGE_BODIES = new Set<string>(["Events_sendBatch", "Games_sync"]);
 
 export interface RouterOptions {

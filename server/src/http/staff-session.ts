@@ -23,7 +23,7 @@ export interface StaffSessionDeps {
 }
 
 /** The cookie's name, documented on `StaffSessionAuth` in the contract. */
-export const SESSION_COOKIE = "clube_session";
+const SESSION_COOKIE = "clube_session";
 
 /** Environment of a session request when `Clube-Env` is absent: test, so a console never touches live data by accident. */
 const DEFAULT_ENV: Env = "test";

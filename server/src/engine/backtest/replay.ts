@@ -89,7 +89,7 @@ function sourceOf(effect: ApiEffect): string | null {
 }
 
 /** The participant's state after an evaluated event, as the next event of a replay sees it. */
-export function carryState(state: ParticipantState, delta: StateDelta, eventType: string): ParticipantState {
+function carryState(state: ParticipantState, delta: StateDelta, eventType: string): ParticipantState {
   const balances = { ...state.balances };
   for (const [currency, change] of Object.entries(delta.balances)) balances[currency] = (balances[currency] ?? 0) + change;
   const ruleRuns: Record<string, RuleRunState> = { ...state.ruleRuns };

@@ -29,10 +29,10 @@ const DAY_MS = 86_400_000;
  * batch in flight) still counts. Settlement waits for it, so an edition is
  * settled, and then closed for good, at `endsAt` + this grace.
  */
-export const LATE_EVENT_GRACE_MS = 2 * 60_000;
+const LATE_EVENT_GRACE_MS = 2 * 60_000;
 
 /** When an edition stops taking events and may be settled. */
-export function closesAt(edition: Pick<Edition, "endsAt">): Date {
+function closesAt(edition: Pick<Edition, "endsAt">): Date {
   return new Date(edition.endsAt.getTime() + LATE_EVENT_GRACE_MS);
 }
 

@@ -16,7 +16,7 @@ export interface RankedRow extends StandingRow {
   rank: number;
 }
 
-export function compareStandings(a: StandingRow, b: StandingRow): number {
+function compareStandings(a: StandingRow, b: StandingRow): number {
   return b.score - a.score || a.reachedAt.getTime() - b.reachedAt.getTime() || (a.participantId < b.participantId ? -1 : a.participantId > b.participantId ? 1 : 0);
 }
 

@@ -60,7 +60,7 @@ function hundredths(value: unknown): number | null {
 }
 
 /** The score one event gives in a tournament, or null when it gives none. */
-export function eventScore(tournament: TournamentConfig, event: EngineEvent): number | null {
+function eventScore(tournament: TournamentConfig, event: EngineEvent): number | null {
   const field = tournament.field ?? "amount";
   switch (tournament.scoring ?? "sum") {
     case "count":
@@ -130,7 +130,7 @@ let lastOccurredText = "";
 let lastOccurredAt = new Date(Number.NaN);
 
 /** The standing id of an official track, period and currency. */
-export function officialTournamentId(trackId: string, period: OfficialPeriodName, currency: string): string {
+function officialTournamentId(trackId: string, period: OfficialPeriodName, currency: string): string {
   // Kept per track, period and currency (a handful): every bet scores in each, and each standing row holds the id until written.
   let byCurrency = officialIds.get(trackId)?.[period];
   if (!byCurrency) {

@@ -16,7 +16,7 @@ import { stateAfter } from "../evaluation/index.js";
 import { checkEngineInputs } from "./event-inputs.js";
 import { requirePublishedConfig, type PublishedConfig } from "../club/index.js";
 import {
-  clubTimeZone, gatherEvaluation, loadStatesForEvents, lockParticipants, type ParticipantSnapshot,
+  clubTimeZone, gatherEvaluation, loadStatesForEvents, type ParticipantSnapshot,
 } from "../evaluation/index.js";
 import { PendingWrites } from "../evaluation/index.js";
 import { gatherTournamentScores } from "../tournaments/index.js";

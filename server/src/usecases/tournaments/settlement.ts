@@ -10,7 +10,7 @@ import { grantRewards } from "../../engine/evaluate.js";
 import { toMinorUnits } from "../../engine/money.js";
 import {
   awardPrizes, endedEditions, minWagerMinor, OFFICIAL_PERIODS, officialPayouts, officialPool, closedOfficialPeriod, rankStandings,
-  SCORE_DECIMALS, type Edition, type OfficialPeriodName, type RankedRow,
+  SCORE_DECIMALS, type Edition, type RankedRow,
 } from "../../engine/tournaments/index.js";
 import { getPublishedConfig } from "../club/index.js";
 import { recordWebhook } from "../webhooks/index.js";
