@@ -23,6 +23,7 @@ const NAME_OF_OPERATION: Record<string, string> = {
   ConfigVersions_list: "config.versions",
   WebhookEndpoints_listSendings: "webhookEndpoints.sendings",
   WebhookSendings_resend: "webhookEndpoints.resend",
+  WebhookSendings_get: "webhookEndpoints.sending",
   Backtests_run: "config.backtest",
   Backtests_get: "config.backtestJob",
   WheelAudit_list: "participants.wheelSpins",

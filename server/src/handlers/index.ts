@@ -18,6 +18,9 @@ import { testClockHandlers } from "./test-clocks.js";
 import { keyHandlers } from "./keys.js";
 import { codeHandlers } from "./codes.js";
 import { staffHandlers } from "./staff.js";
+import { eventLogHandlers } from "./event-log.js";
+import { overviewHandlers } from "./overview.js";
+import { webhookEndpointHandlers } from "./webhook-endpoints.js";
 
 /**
  * Every contracted operation's handler. The `Handlers` type comes from the
@@ -42,5 +45,8 @@ export function createHandlers(services: Services): Handlers<RequestContext> {
     ...keyHandlers(services),
     ...codeHandlers(services),
     ...staffHandlers(services),
+    ...eventLogHandlers(services),
+    ...overviewHandlers(services),
+    ...webhookEndpointHandlers(services),
   };
 }
