@@ -5601,7 +5601,7 @@ export interface components {
             pending: number;
             /** @description Pending deliveries created more than 48 hours ago (staff are warned of each). */
             overdue: number;
-            /** @description Deliveries closed as `failed` within the window. */
+            /** @description Deliveries created within the window that were closed as `failed`. */
             failed: number;
         };
         /** @description How one webhook endpoint's sendings created within the window fared. */
