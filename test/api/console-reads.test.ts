@@ -148,6 +148,31 @@ describeEachDatabase("API for the console", (kind) => {
     expect((await viewer("GET", "/v1/overview")).status).toBe(200);
   });
 
+  it("GET /v1/participants/{external_id}/ledger: every change with its rule or reason and its event, newest first, paged; 404 for an unknown participant", async () => {
+    clock.set(new Date("2026-11-25T10:00:00Z"));
+    const first = await api.request("POST", "/v1/events", { body: { participant: "cr_ledger", type: "deposit.confirmed", id: "led-dep-1", amount: 100 } });
+    clock.set(new Date("2026-11-25T10:05:00Z"));
+    const second = await api.request("POST", "/v1/events", { body: { participant: "cr_ledger", type: "deposit.confirmed", id: "led-dep-2", amount: 100 } });
+    const ledger = await viewer("GET", "/v1/participants/cr_ledger/ledger?limit=100");
+    expect(ledger.status).toBe(200);
+    const xp = ledger.body.data.filter((line: any) => line.unit === "xp");
+    const grantedXp = (result: any) => result.effects.filter((effect: any) => effect.type === "xp_granted");
+    expect(xp.length).toBe(grantedXp(first.body).length + grantedXp(second.body).length);
+    expect(xp[0]).toMatchObject({ id: expect.any(String), amount_minor: expect.any(Number), reason: expect.any(String), event_id: second.body.event_id, created_at: "2026-11-25T10:05:00.000Z" });
+    expect(xp.map((line: any) => line.rule_id)).toContain("deposit-xp");
+    const depositXp = xp.find((line: any) => line.rule_id === "deposit-xp" && line.event_id === first.body.event_id);
+    expect(depositXp.amount_minor).toBe(first.body.effects.find((effect: any) => effect.rule_id === "deposit-xp" && effect.type === "xp_granted").amount);
+    // balance_after_minor is the running total: the newest XP line's equals the sum of all XP lines.
+    expect(xp[0].balance_after_minor).toBe(xp.reduce((sum: number, line: any) => sum + line.amount_minor, 0));
+
+    const onlyXp = await api.request("GET", "/v1/participants/cr_ledger/ledger?unit=xp&limit=1");
+    expect(onlyXp.body).toMatchObject({ data: [{ id: xp[0].id }], has_more: xp.length > 1 });
+    const next = await api.request("GET", `/v1/participants/cr_ledger/ledger?unit=xp&limit=1&starting_after=${xp[0].id}`);
+    expect(next.body.data[0].id).toBe(xp[1].id);
+    expectError(await api.request("GET", "/v1/participants/cr_ledger/ledger?starting_after=led_nope"), 422, "validation_failed");
+    expectError(await api.request("GET", "/v1/participants/nobody_here/ledger"), 404, "not_found");
+  });
+
   async function insertSending(endpointId: string, status: "pending" | "succeeded" | "failed", at: Date, clubId = api.clubId): Promise<string> {
     const id = newId("whd");
     const em = api.db.em();

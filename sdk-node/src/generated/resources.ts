@@ -807,6 +807,16 @@ export class ParticipantsResource extends Resource {
     this._request({ method: "GET", path: "/v1/participants/{external_id}", pathParams: { "external_id": externalId } }, options);
 
   /**
+   * Every XP and currency change of the participant, newest first, each with
+   * the rule or reason behind it and the event that caused it, so support
+   * can answer "why do I have this balance" line by line.
+   *
+   * `GET /v1/participants/{external_id}/ledger`
+   */
+  ledger = (externalId: string, query?: QueryParams<"ParticipantLedger_list">, options?: RequestOptions): ListPromise<ResponseBody<"ParticipantLedger_list", 200>> =>
+    listPromise((startingAfter) => this._request<ResponseBody<"ParticipantLedger_list", 200>>({ method: "GET", path: "/v1/participants/{external_id}/ledger", pathParams: { "external_id": externalId }, query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options));
+
+  /**
    * The participant's level progress and the club's level table, computed from
    * the current state (history is not recomputed). Answered with
    * `Cache-Control: private, max-age=15`.

@@ -6,3 +6,4 @@ export { renameParticipant } from "./rename.js";
 export { claimMyMission, getLeaderboard, listMyBadges, listMyLeaderboards, listMyMissions, listMyRewards, listStore, redeemFromStore } from "./surface.js";
 export { reviewTiers } from "./tier-review.js";
 export { type Balances } from "./views.js";
+export { listLedger } from "./ledger.js";
