@@ -180,8 +180,13 @@ describe("Clube Studio", () => {
     await page.getByRole("button", { name: "Search" }).click();
     await page.waitForURL(/\/studio\/participants\/ana$/);
     await settled();
+    // The ledger (GET /v1/participants/{external_id}/ledger): the XP line of the test deposit names its rule and its event.
     const ledger = page.locator("table.ledger");
-    await expect(ledger.locator("tr", { hasText: "deposit.confirmed" }).locator("code.rule", { hasText: "deposit-xp" }).count()).resolves.toBe(1);
+    const line = ledger.locator("tr", { hasText: testEventId }).filter({ has: page.locator("code.rule", { hasText: "deposit-xp" }) });
+    await expect(line.count()).resolves.toBe(1);
+    await expect(line.textContent()).resolves.toContain("+1,000");
+    // The events, each with the rules its trace matched.
+    await expect(page.locator("table.event-lines tr", { hasText: "deposit.confirmed" }).locator("code.rule", { hasText: "deposit-xp" }).count()).resolves.toBe(1);
     await expect(page.getByText("Coins").count()).resolves.toBeGreaterThan(0);
     await screenshot("participant");
   });
