@@ -62,7 +62,7 @@ export function ParticipantDetail({ externalId }: { externalId: string }) {
               <dd>{p.id}</dd>
               <dt>{t("participants.find")}</dt>
               <dd>{p.external_id}</dd>
-              <dt>Nome</dt>
+              <dt>{t("participants.name")}</dt>
               <dd>{p.display_name ?? t("common.none")}</dd>
               <dt>XP</dt>
               <dd>{formatNumber(p.xp)}</dd>
