@@ -40,7 +40,7 @@ const TAG_GROUPS: [group: string, tags: string[]][] = [
   ["Integrate", ["Participants", "Events", "Deliveries", "Redemptions", "Referrals", "Affiliates", "Codes", "Cashback", "Tournaments"]],
   ["Participant surface", ["Me"]],
   ["Webhooks", ["Webhook endpoints", "Webhooks"]],
-  ["Manage", ["Health", "Config", "Games", "API keys", "Token signing secret", "Test clocks", "Event log", "Staff warnings"]],
+  ["Manage", ["Health", "Config", "Games", "API keys", "Token signing secret", "Test clocks", "Event log", "Overview", "Staff warnings"]],
 ];
 const GUIDES_GROUP = "Guides";
 

@@ -763,7 +763,7 @@ export class MeResource extends Resource {
 }
 
 /**
- * Overview
+ * The last 24 hours of a club environment at a glance, as the console's overview draws it.
  */
 export class OverviewResource extends Resource {
   /**
