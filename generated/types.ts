@@ -611,6 +611,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a received event
+         * @description One received event by its log id (`evt_…`, the `id` of a log entry or the
+         *     `event_id` of an event's result): the log entry, the effects it applied
+         *     and its "why" trace while kept (7 days; test events and events sent with
+         *     `?trace=true`). The console's event debugger.
+         */
+        get: operations["EventLog_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games": {
         parameters: {
             query?: never;
@@ -1274,6 +1297,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The last 24 hours at a glance
+         * @description The last 24 hours at a glance: events per minute, effects and rewards granted, deliveries waiting or failed, and the webhook success rate of each endpoint.
+         */
+        get: operations["Overview_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/participants": {
         parameters: {
             query?: never;
@@ -1351,6 +1394,28 @@ export interface paths {
          * @description Redeems a code for a participant (as `POST /v1/me/codes/redeem` does). Sends `code.redeemed`.
          */
         post: operations["Codes_redeemFor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/participants/{external_id}/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a participant's ledger
+         * @description Every XP and currency change of the participant, newest first, each with
+         *     the rule or reason behind it and the event that caused it, so support
+         *     can answer "why do I have this balance" line by line.
+         */
+        get: operations["ParticipantLedger_list"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1914,7 +1979,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/webhook_sendings/{id}/resend": {
+    "/v1/webhook_endpoints/{id}/test": {
         parameters: {
             query?: never;
             header?: never;
@@ -1924,12 +1989,52 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resend a webhook sending
+         * Send webhook.test to an endpoint
+         * @description Queues a `webhook.test` to this endpoint now, to check its URL and
+         *     signature verification (`data`: `{endpoint_id, message}`). It goes only to
+         *     this endpoint, whatever events it chose, and is listed among its sendings
+         *     like any other. A disabled endpoint answers 409 `conflict`: enable it first.
+         */
+        post: operations["WebhookEndpoints_sendTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook_sendings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook sending
          * @description Sends a `failed` or `succeeded` sending again, now, with the same body and
          *     `X-Clube-Delivery` (so the envelope `id` lets the receiver recognise a
          *     repeat): `status` becomes `pending`, `attempts` restarts at 0 and the full
-         *     retry schedule applies again.
+         *     retry schedule applies again.One sending, with its payload: the body sent to the endpoint, as signed.
          */
+        get: operations["WebhookSendings_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook_sendings/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resend a webhook sending */
         post: operations["WebhookSendings_resend"];
         delete?: never;
         options?: never;
@@ -3655,6 +3760,33 @@ export interface components {
             /** @description Legal text shown at the foot of the widget. */
             legalNote?: string;
         };
+        /**
+         * @description The club's activity over the last 24 hours in the key's environment, as the
+         *     console's overview draws it. Counts are exact at the time of the request.
+         */
+        ClubOverview: {
+            /**
+             * Format: date-time
+             * @description The window's start: `to` minus 24 hours.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The window's end: the time of the request (the test clock's time when one is set).
+             */
+            to: string;
+            /** @description Events received within the window. */
+            events_total: number;
+            /** @description Events per minute within the window, oldest first; minutes without events are left out. */
+            events_per_minute: components["schemas"]["OverviewMinute"][];
+            /** @description Effects applied by the events of the window (the sum of their `effects_count`). */
+            effects_granted: number;
+            /** @description Rewards granted to participants within the window. */
+            rewards_granted: number;
+            deliveries: components["schemas"]["OverviewDeliveries"];
+            /** @description Every endpoint of the environment (deleted ones left out), oldest first. */
+            webhook_endpoints: components["schemas"]["OverviewEndpoint"][];
+        };
         /** @description A code a participant redeems. */
         CodeRedeemInput: {
             /** @description The code as typed (any case). */
@@ -4223,6 +4355,34 @@ export interface components {
             /** @description The "why" trace of a test event or an event sent with `?trace=true`, kept for 7 days after receipt; null otherwise. */
             trace: components["schemas"]["EventTrace"] | null;
         };
+        /** @description One received event with what it did: its log entry, the effects it applied and the data it carried. */
+        EventLogEvent: {
+            /** @description The service's id of the received event (`evt_…`). */
+            id: string;
+            /** @description The `id` the client sent with the event; null when it sent none. */
+            event_id: string | null;
+            /** @description The participant's external id. */
+            participant: components["schemas"]["ExternalId"];
+            type: components["schemas"]["EventName"];
+            status: components["schemas"]["EventLogStatus"];
+            /** @description How many effects processing produced (0 for a duplicate or while queued). */
+            effects_count: number;
+            /** @description For a repeat of an already received event (same idempotency key): the log id of the original; the repeat applied nothing. Null otherwise. */
+            duplicate_of: string | null;
+            /** Format: date-time */
+            received_at: string;
+            processed_at: string | null;
+            /** @description Why processing failed; null unless `failed`. */
+            error: string | null;
+            /** @description The "why" trace of a test event or an event sent with `?trace=true`, kept for 7 days after receipt; null otherwise. */
+            trace: components["schemas"]["EventTrace"] | null;
+            /** @description The effects processing applied, in order, each naming the rule or mission it came from (empty for a duplicate, while queued, or when it failed). */
+            effects: components["schemas"]["Effect"][];
+            /** @description The event's `meta` as received (`{}` when it had none). */
+            meta: {
+                [key: string]: unknown;
+            };
+        };
         /** @description A page of the event log, most recently received first. */
         EventLogList: {
             data: components["schemas"]["EventLogEntry"][];
@@ -4628,6 +4788,30 @@ export interface components {
         /** @description The leaderboards the participant can see: enabled tournaments, current or ended in the last 7 days, soonest ending first. */
         LeaderboardStandingList: {
             data: components["schemas"]["LeaderboardStanding"][];
+        };
+        /** @description One change of a participant's XP or a currency balance, with what made it. */
+        LedgerLine: {
+            /** @description The line's id. */
+            id: string;
+            /** @description `xp`, or the currency code the change is in. */
+            unit: string;
+            /** @description The change, in the unit's smallest step: XP for `xp`, the currency's minor unit otherwise (cents for 2 decimals); negative for a debit. */
+            amount_minor: number;
+            /** @description The balance (or total XP) right after this change, in the same step as `amount_minor`. */
+            balance_after_minor: number;
+            /** @description What made the change: the effect type of a rule or mission (`grant_xp`, `grant_currency`, `debit_currency`…), or an operation (`redemption`, `lot_expired`, `merge`…). */
+            reason: string;
+            /** @description The rule or mission whose effect made the change; null when an operation made it. */
+            rule_id: string | null;
+            /** @description The log id (`evt_…`) of the event whose processing made the change; null when no event did. */
+            event_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description A page of a participant's ledger, newest first. */
+        LedgerPage: {
+            data: components["schemas"]["LedgerLine"][];
+            has_more: boolean;
         };
         /** @description One row of the club's level table. */
         LevelInfo: {
@@ -5456,6 +5640,38 @@ export interface components {
              * @default true
              */
             enabled?: boolean;
+        };
+        /** @description Deliveries that await staff or the client's system. */
+        OverviewDeliveries: {
+            /** @description Deliveries pending now, whatever their age. */
+            pending: number;
+            /** @description Pending deliveries created more than 48 hours ago (staff are warned of each). */
+            overdue: number;
+            /** @description Deliveries created within the window that were closed as `failed`. */
+            failed: number;
+        };
+        /** @description How one webhook endpoint's sendings created within the window fared. */
+        OverviewEndpoint: {
+            /** @description The endpoint (`we_…`). */
+            endpoint_id: string;
+            /** Format: uri */
+            url: string;
+            enabled: boolean;
+            succeeded: number;
+            failed: number;
+            pending: number;
+            /** @description `succeeded / (succeeded + failed)`, 0 to 1; null when no sending of the window has finished. */
+            success_rate: number | null;
+        };
+        /** @description Events received in one minute of the window. */
+        OverviewMinute: {
+            /**
+             * Format: date-time
+             * @description The minute's start (UTC, seconds zero).
+             */
+            minute: string;
+            /** @description Events received in that minute (duplicates and test events included). */
+            events: number;
         };
         /** @description Data of `participant.created`. */
         ParticipantCreatedWebhookData: {
@@ -7974,6 +8190,31 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description One sending with the exact body it sends (every attempt and resend signs the same bytes). */
+        WebhookSendingDetail: {
+            /** @description `whd_…`. */
+            id: string;
+            /** @description The endpoint (`we_…`). */
+            endpoint_id: string;
+            /** @description The envelope `id` of the event sent (`evt_…`). */
+            event_id: string;
+            event_type: components["schemas"]["WebhookEventType"];
+            status: components["schemas"]["WebhookSendingStatus"];
+            /** @description Attempts made so far. */
+            attempts: number;
+            /** @description Why the last attempt failed (`timeout after 10s`, `HTTP 500`, `connection refused`…); null when it did not. */
+            last_error: string | null;
+            /** @description The HTTP status of the last answer; null before the first attempt or when there was no answer. */
+            last_status_code: number | null;
+            /** @description When the next attempt is due; null unless `pending`. */
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The JSON body sent, byte for byte as signed (the webhook envelope). */
+            body: string;
+        };
         /** @description A page of sendings, newest first. */
         WebhookSendingList: {
             data: components["schemas"]["WebhookSending"][];
@@ -7993,6 +8234,15 @@ export interface components {
             endpoint_id: string;
             /** @description A human-readable note. */
             message: string;
+        };
+        /** @description A `webhook.test` queued to one endpoint; its sending appears in the endpoint's sendings with this `event_id`. */
+        WebhookTestQueued: {
+            /** @description The endpoint (`we_…`). */
+            endpoint_id: string;
+            /** @description The envelope `id` of the test event (`evt_…`), the `event_id` of its sending. */
+            event_id: string;
+            /** @enum {string} */
+            type: "webhook.test";
         };
         /**
          * @description `webhook.test`: sent to an endpoint when it is created and when its `url`
@@ -12071,6 +12321,10 @@ export interface operations {
                 participant?: components["schemas"]["ExternalId"];
                 /** @description Only events of this type. */
                 type?: components["schemas"]["EventName"];
+                /** @description Only events received at or after this instant. */
+                from?: string;
+                /** @description Only events received before this instant. */
+                to?: string;
                 /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
                 limit?: number;
                 /** @description The `id` of the last item of the previous page: the page starts after it. An id that is not in the list answers 422 naming `query.starting_after`. */
@@ -12620,6 +12874,134 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
                     "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this key, participant token or source address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    EventLog_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's log id (`evt_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventLogEvent"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: no event with this log id in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The path does not answer this method; `Allow` lists the methods it answers. */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16685,6 +17067,105 @@ export interface operations {
             };
         };
     };
+    Overview_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClubOverview"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The path does not answer this method; `Allow` lists the methods it answers. */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this key, participant token or source address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Participants_upsert: {
         parameters: {
             query?: never;
@@ -17210,6 +17691,140 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
                     "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this key, participant token or source address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ParticipantLedger_list: {
+        parameters: {
+            query?: {
+                /** @description Only changes in this unit (`xp` or a currency code). */
+                unit?: string;
+                /** @description How many items to return, 1 to 100 (default 20); other values answer 422 naming `query.limit`. */
+                limit?: number;
+                /** @description The `id` of the last item of the previous page: the page starts after it. An id that is not in the list answers 422 naming `query.starting_after`. */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                external_id: components["schemas"]["ExternalId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerPage"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The participant does not exist in the key's club and environment (`not_found`); another club's key gets the same answer, so existence is never revealed. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The path does not answer this method; `Allow` lists the methods it answers. */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21484,6 +22099,275 @@ export interface operations {
                 };
             };
             /** @description 404 `not_found`: no webhook endpoint with this id in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The path does not answer this method; `Allow` lists the methods it answers. */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this key, participant token or source address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    WebhookEndpoints_sendTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's `id` (`we_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestQueued"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: no webhook endpoint with this id in the key's club and environment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The path does not answer this method; `Allow` lists the methods it answers. */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 409 `conflict`: the endpoint is disabled, so it receives nothing (a test included) until enabled. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field failed validation; the message names it. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this key, participant token or source address; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An unexpected server failure. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    WebhookSendings_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sending's `id` (`whd_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSendingDetail"];
+                };
+            };
+            /** @description No key, or an unknown key, or an invalid participant token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 403 `secret_key_required`: management routes accept only the secret key; a participant token is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `not_found`: no sending with this id in the key's club and environment (sendings of deleted endpoints included). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

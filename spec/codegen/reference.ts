@@ -52,7 +52,7 @@ const TAG_GROUPS: [group: string, tags: string[]][] = [
   ["Integrate", ["Participants", "Events", "Deliveries", "Redemptions", "Referrals", "Affiliates", "Codes", "Cashback", "Tournaments"]],
   ["Participant surface", ["Me"]],
   ["Webhooks", ["Webhook endpoints", "Webhooks"]],
-  ["Manage", ["Health", "Config", "Games", "API keys", "Token signing secret", "Test clocks", "Event log", "Staff warnings"]],
+  ["Manage", ["Health", "Config", "Games", "API keys", "Token signing secret", "Test clocks", "Event log", "Overview", "Staff warnings"]],
 ];
 const GUIDES_GROUP = "Guides";
 /**
@@ -174,6 +174,7 @@ const PATH_EXAMPLES: Record<string, string | number> = {
   versions: 7,
   webhook_endpoints: "we_01JQ7E5F6G8J0L2N",
   webhook_sendings: "whd_01JQ5C2PB2C3D4E5",
+  events: "evt_01JQ5C2P6M0P2R4T",
   mission_id: "deposito-semanal",
   campaign_id: "torneio-slots-marco",
   notification_id: "ntf_01HQ9Z3K8A1B2C3D4E5F",

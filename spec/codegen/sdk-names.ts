@@ -23,6 +23,8 @@ const NAME_OF_OPERATION: Record<string, string> = {
   ConfigVersions_list: "config.versions",
   WebhookEndpoints_listSendings: "webhookEndpoints.sendings",
   WebhookSendings_resend: "webhookEndpoints.resend",
+  WebhookSendings_get: "webhookEndpoints.sending",
+  ParticipantLedger_list: "participants.ledger",
   Backtests_run: "config.backtest",
   Backtests_get: "config.backtestJob",
   WheelAudit_list: "participants.wheelSpins",

@@ -30,6 +30,7 @@ let context: BrowserContext;
 let page: Page;
 let receiver: Receiver;
 let endpoint: { id: string; secret: string };
+let testEventId: string;
 
 beforeAll(async () => {
   await buildStudio();
@@ -150,10 +151,27 @@ describe("Clube Studio", () => {
     await expect(result.getByRole("cell", { name: "+1,000 XP" }).count()).resolves.toBeGreaterThan(0);
     await screenshot("events");
     // The event's own page, deep-linked from the result.
+    testEventId = (await result.getByRole("link").first().textContent())!;
     await result.getByRole("link").first().click();
     await page.getByRole("heading", { level: 2, name: "Why: the trace" }).waitFor();
     await expect(page.locator("li.matched", { hasText: "first-deposit" }).count()).resolves.toBe(1);
+    // Its effects, each with the rule it came from (GET /v1/events/{id}).
+    await expect(page.getByRole("row").filter({ hasText: "+1,000 XP" }).getByRole("cell", { name: "deposit-xp" }).count()).resolves.toBe(1);
     await screenshot("event");
+  });
+
+  it("filters the events by time on the server", { timeout: TIMEOUT }, async () => {
+    await goto("/events?participant=ana");
+    await settled();
+    await expect(page.locator("tbody tr").count()).resolves.toBeGreaterThan(0);
+    await page.getByLabel("Received after").fill("2099-01-01T00:00");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.getByText("Nothing here yet.").waitFor();
+    expect(page.url()).toContain("since=2099-01-01T00%3A00");
+    await page.getByLabel("Received after").fill("");
+    await page.getByLabel("Received before").fill("2099-01-01T00:00");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.locator("tbody tr").first().waitFor();
   });
 
   it("finds the participant and sees each ledger line with its rule", { timeout: TIMEOUT }, async () => {
@@ -162,8 +180,13 @@ describe("Clube Studio", () => {
     await page.getByRole("button", { name: "Search" }).click();
     await page.waitForURL(/\/studio\/participants\/ana$/);
     await settled();
+    // The ledger (GET /v1/participants/{external_id}/ledger): the XP line of the test deposit names its rule and its event.
     const ledger = page.locator("table.ledger");
-    await expect(ledger.locator("tr", { hasText: "deposit.confirmed" }).locator("code.rule", { hasText: "deposit-xp" }).count()).resolves.toBe(1);
+    const line = ledger.locator("tr", { hasText: testEventId }).filter({ has: page.locator("code.rule", { hasText: "deposit-xp" }) });
+    await expect(line.count()).resolves.toBe(1);
+    await expect(line.textContent()).resolves.toContain("+1,000");
+    // The events, each with the rules its trace matched.
+    await expect(page.locator("table.event-lines tr", { hasText: "deposit.confirmed" }).locator("code.rule", { hasText: "deposit-xp" }).count()).resolves.toBe(1);
     await expect(page.getByText("Coins").count()).resolves.toBeGreaterThan(0);
     await screenshot("participant");
   });
@@ -203,6 +226,51 @@ describe("Clube Studio", () => {
     const again = await waitForNotices(receiver, "the resent notice", (notices) => notices.filter((n) => n.deliveryId === sendingId).length > before);
     const resent = again.filter((n) => n.deliveryId === sendingId).at(-1)!;
     expect(verifyWebhook(resent.request.body, resent.request.headers["x-clube-signature"] as string, endpoint.secret).type).toBe("reward.delivery_requested");
+  });
+
+  it("sends webhook.test on demand from the endpoint's page and shows a sending's payload", { timeout: TIMEOUT }, async () => {
+    await goto(`/webhooks/${endpoint.id}`);
+    await settled();
+    const before = noticesOf(receiver).filter((n) => n.envelope.type === "webhook.test").length;
+    await page.getByRole("button", { name: "Send webhook.test" }).click();
+    await page.getByText(/webhook\.test queued \(evt_/).waitFor();
+    const tests = await waitForNotices(receiver, "the webhook.test on demand", (notices) => notices.filter((n) => n.envelope.type === "webhook.test").length > before);
+    const latest = tests.filter((n) => n.envelope.type === "webhook.test").at(-1)!;
+    expect(verifyWebhook(latest.request.body, latest.request.headers["x-clube-signature"] as string, endpoint.secret).type).toBe("webhook.test");
+
+    const row = page.locator("tr[data-sending]", { hasText: "reward.delivery_requested" }).first();
+    const sendingId = (await row.getAttribute("data-sending"))!;
+    await page.getByRole("button", { name: `Payload ${sendingId}` }).click();
+    const payload = page.getByTestId("payload");
+    await payload.waitFor();
+    await expect(payload.textContent()).resolves.toContain('"type": "reward.delivery_requested"');
+    await screenshot("webhook-payload");
+  });
+
+  it("shows the day's figures on the overview, from the server's aggregates", { timeout: TIMEOUT }, async () => {
+    await goto("/");
+    await settled();
+    expect(Number((await page.getByTestId("ov-events").textContent())!.replace(/\D/g, ""))).toBeGreaterThan(0);
+    expect(Number((await page.getByTestId("ov-effects").textContent())!.replace(/\D/g, ""))).toBeGreaterThan(0);
+    await expect(page.locator(`li[data-endpoint="${endpoint.id}"]`).textContent()).resolves.toMatch(/\d+%/);
+    await page.locator(".chart canvas").first().waitFor({ timeout: TIMEOUT });
+  });
+
+  it("edits the cashback settings and sees a tournament's settlement status", { timeout: TIMEOUT }, async () => {
+    await goto("/programs");
+    await settled();
+    const cashback = page.getByRole("region", { name: "Cashback" });
+    await cashback.getByLabel("Hour of the daily run (0–23)").fill("7");
+    await cashback.getByLabel(/^Minimum daily loss \(/).fill("12,50");
+    await cashback.getByRole("button", { name: "Save cashback settings" }).click();
+    await cashback.getByText("Saved.").waitFor();
+    expect(await ok(club.call("GET", "/v1/cashback"))).toMatchObject({ hour: 7, min_loss: 12.5 });
+    const tournaments = (await ok(club.call("GET", "/v1/tournaments"))).data;
+    if (tournaments.length > 0 && tournaments[0].editions.length > 0) {
+      const [tournament, edition] = [tournaments[0].tournament_id, tournaments[0].editions[0].edition_id];
+      await page.getByRole("button", { name: `Standings ${tournament} ${edition}` }).click();
+      await page.getByText(/scoring|ended, prizes being settled|settled, prizes paid|not started/).first().waitFor();
+    }
   });
 
   it("breaks the draft and sees the error at its path, fixes it, sees the diff, backtests, publishes; the next event follows the new rule", { timeout: 120_000 }, async () => {
@@ -258,6 +326,7 @@ describe("Clube Studio", () => {
     const screens: [string, string][] = [
       ["overview", "/"],
       ["events", "/events"],
+      ["event", `/events/${testEventId}`],
       ["participants", "/participants"],
       ["participant", "/participants/ana"],
       ["deliveries", "/deliveries"],
@@ -281,6 +350,25 @@ describe("Clube Studio", () => {
     await page.evaluate(() => localStorage.setItem("clube.studio.locale", "en"));
   });
 
+  it("is usable at 768 px: no page-wide horizontal scroll, the navigation reachable", { timeout: 120_000 }, async () => {
+    const narrow = await context.newPage();
+    await narrow.setViewportSize({ width: 768, height: 1024 });
+    try {
+      for (const path of ["/", "/events", "/participants/ana", "/deliveries", "/webhooks", `/webhooks/${endpoint.id}`, "/config", "/programs", "/access", "/clock"]) {
+        await goto(path, narrow);
+        await settled(narrow);
+        const width = await narrow.evaluate(() => document.documentElement.scrollWidth);
+        expect(width, `${path} at 768 px`).toBeLessThanOrEqual(768);
+      }
+      await narrow.getByRole("navigation").getByRole("link", { name: "Events" }).click();
+      await narrow.getByRole("heading", { level: 1, name: "Events" }).waitFor();
+      const colours = await savedScreenshot(narrow, SCREENSHOTS, "events-768");
+      expect(colours).toBeGreaterThan(20);
+    } finally {
+      await narrow.close();
+    }
+  });
+
   it("a viewer sees no publish or key buttons, and the API refuses the same calls with 403", { timeout: TIMEOUT }, async () => {
     const viewerContext = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US" });
     const viewer = await viewerContext.newPage();
@@ -298,14 +386,22 @@ describe("Clube Studio", () => {
       await goto("/webhooks", viewer);
       await settled(viewer);
       expect(await viewer.getByRole("button", { name: "Add endpoint" }).count()).toBe(0);
-      const statuses = await viewer.evaluate(async () => {
+      await goto(`/webhooks/${endpoint.id}`, viewer);
+      await settled(viewer);
+      expect(await viewer.getByRole("button", { name: /Send webhook\.test|Resend|Rotate|Delete/ }).count()).toBe(0);
+      await goto("/programs", viewer);
+      await settled(viewer);
+      expect(await viewer.getByRole("button", { name: /Save cashback settings|Disable/ }).count()).toBe(0);
+      const statuses = await viewer.evaluate(async (endpointId) => {
         const session = await (await fetch("/v1/staff/sessions/current", { headers: { "Clube-Env": "test" } })).json();
         const headers = { "Content-Type": "application/json", "X-CSRF-Token": session.csrf_token, "Clube-Env": "test" };
         const publish = await fetch("/v1/config/publish", { method: "POST", headers, body: "{}" });
         const key = await fetch("/v1/keys", { method: "POST", headers });
-        return [publish.status, (await publish.json()).error.code, key.status, (await key.json()).error.code];
-      });
-      expect(statuses).toEqual([403, "forbidden", 403, "forbidden"]);
+        const test = await fetch(`/v1/webhook_endpoints/${endpointId}/test`, { method: "POST", headers });
+        const cashback = await fetch("/v1/cashback", { method: "PUT", headers, body: JSON.stringify({ hour: 3 }) });
+        return [publish.status, (await publish.json()).error.code, key.status, (await key.json()).error.code, test.status, cashback.status];
+      }, endpoint.id);
+      expect(statuses).toEqual([403, "forbidden", 403, "forbidden", 403, 403]);
     } finally {
       await viewerContext.close();
     }

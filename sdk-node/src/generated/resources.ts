@@ -395,6 +395,19 @@ export class EventsResource extends Resource {
    */
   test = (body: RequestBody<"EventLog_sendTest">, options?: RequestOptions): Promise<WithResponse<ResponseBody<"EventLog_sendTest", 200>>> =>
     this._request({ method: "POST", path: "/v1/events/test", body }, options);
+
+  /**
+   * One received event by its log id (`evt_…`, the `id` of a log entry or the
+   * `event_id` of an event's result): the log entry, the effects it applied
+   * and its "why" trace while kept (7 days; test events and events sent with
+   * `?trace=true`). The console's event debugger.
+   *
+   * @param id The event's log id (`evt_…`).
+   *
+   * `GET /v1/events/{id}`
+   */
+  get = (id: string, options?: RequestOptions): Promise<WithResponse<ResponseBody<"EventLog_get", 200>>> =>
+    this._request({ method: "GET", path: "/v1/events/{id}", pathParams: { "id": id } }, options);
 }
 
 /**
@@ -750,6 +763,19 @@ export class MeResource extends Resource {
 }
 
 /**
+ * The last 24 hours of a club environment at a glance, as the console's overview draws it.
+ */
+export class OverviewResource extends Resource {
+  /**
+   * The last 24 hours at a glance: events per minute, effects and rewards granted, deliveries waiting or failed, and the webhook success rate of each endpoint.
+   *
+   * `GET /v1/overview`
+   */
+  get = (options?: RequestOptions): Promise<WithResponse<ResponseBody<"Overview_get", 200>>> =>
+    this._request({ method: "GET", path: "/v1/overview" }, options);
+}
+
+/**
  * Participants, their progress, tokens and identity.
  */
 export class ParticipantsResource extends Resource {
@@ -779,6 +805,16 @@ export class ParticipantsResource extends Resource {
    */
   get = (externalId: string, options?: RequestOptions): Promise<WithResponse<ResponseBody<"Participants_get", 200>>> =>
     this._request({ method: "GET", path: "/v1/participants/{external_id}", pathParams: { "external_id": externalId } }, options);
+
+  /**
+   * Every XP and currency change of the participant, newest first, each with
+   * the rule or reason behind it and the event that caused it, so support
+   * can answer "why do I have this balance" line by line.
+   *
+   * `GET /v1/participants/{external_id}/ledger`
+   */
+  ledger = (externalId: string, query?: QueryParams<"ParticipantLedger_list">, options?: RequestOptions): ListPromise<ResponseBody<"ParticipantLedger_list", 200>> =>
+    listPromise((startingAfter) => this._request<ResponseBody<"ParticipantLedger_list", 200>>({ method: "GET", path: "/v1/participants/{external_id}/ledger", pathParams: { "external_id": externalId }, query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options));
 
   /**
    * The participant's level progress and the club's level table, computed from
@@ -1040,10 +1076,33 @@ export class WebhookEndpointsResource extends Resource {
     listPromise((startingAfter) => this._request<ResponseBody<"WebhookEndpoints_listSendings", 200>>({ method: "GET", path: "/v1/webhook_endpoints/{id}/sendings", pathParams: { "id": id }, query: startingAfter === undefined ? query : { ...query, starting_after: startingAfter } }, options));
 
   /**
+   * Queues a `webhook.test` to this endpoint now, to check its URL and
+   * signature verification (`data`: `{endpoint_id, message}`). It goes only to
+   * this endpoint, whatever events it chose, and is listed among its sendings
+   * like any other. A disabled endpoint answers 409 `conflict`: enable it first.
+   *
+   * @param id The endpoint's `id` (`we_…`).
+   *
+   * `POST /v1/webhook_endpoints/{id}/test`
+   */
+  sendTest = (id: string, options?: RequestOptions): Promise<WithResponse<ResponseBody<"WebhookEndpoints_sendTest", 200>>> =>
+    this._request({ method: "POST", path: "/v1/webhook_endpoints/{id}/test", pathParams: { "id": id } }, options);
+
+  /**
    * Sends a `failed` or `succeeded` sending again, now, with the same body and
    * `X-Clube-Delivery` (so the envelope `id` lets the receiver recognise a
    * repeat): `status` becomes `pending`, `attempts` restarts at 0 and the full
-   * retry schedule applies again.
+   * retry schedule applies again.One sending, with its payload: the body sent to the endpoint, as signed.
+   *
+   * @param id The sending's `id` (`whd_…`).
+   *
+   * `GET /v1/webhook_sendings/{id}`
+   */
+  sending = (id: string, options?: RequestOptions): Promise<WithResponse<ResponseBody<"WebhookSendings_get", 200>>> =>
+    this._request({ method: "GET", path: "/v1/webhook_sendings/{id}", pathParams: { "id": id } }, options);
+
+  /**
+   * Resend a webhook sending
    *
    * @param id The sending's `id` (`whd_…`).
    *
@@ -1066,6 +1125,7 @@ export abstract class ClubeResources {
   readonly health: HealthResource;
   readonly key: KeyResource;
   readonly apiKeys: ApiKeysResource;
+  readonly overview: OverviewResource;
   readonly participants: ParticipantsResource;
   readonly redemptions: RedemptionsResource;
   readonly referrals: ReferralsResource;
@@ -1088,6 +1148,7 @@ export abstract class ClubeResources {
     this.health = new HealthResource(request);
     this.key = new KeyResource(request);
     this.apiKeys = new ApiKeysResource(request);
+    this.overview = new OverviewResource(request);
     this.participants = new ParticipantsResource(request);
     this.redemptions = new RedemptionsResource(request);
     this.referrals = new ReferralsResource(request);

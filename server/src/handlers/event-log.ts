@@ -1,10 +1,10 @@
-import { ingestEvent, listEventLog } from "../usecases/events/index.js";
+import { getLoggedEvent, ingestEvent, listEventLog } from "../usecases/events/index.js";
 import type { Services } from "../services.js";
 import { scopeOf, useCaseContext } from "./context.js";
 import type { HandlerSet } from "./types.js";
 
-/** The console's event log: the events received, and test events sent from it. */
-export function eventLogHandlers(services: Services): HandlerSet<"EventLog_list" | "EventLog_sendTest"> {
+/** The console's event log: the events received, one event with its effects and trace, and test events sent from it. */
+export function eventLogHandlers(services: Services): HandlerSet<"EventLog_list" | "EventLog_sendTest" | "EventLog_get"> {
   const { db, clock, settings } = services;
   return {
     async EventLog_list(req, ctx) {
@@ -16,6 +16,9 @@ export function eventLogHandlers(services: Services): HandlerSet<"EventLog_list"
       const { scope, now, afterCommit } = useCaseContext(ctx, services);
       const result = await ingestEvent(db, scope, event, { now, publicUrl: settings.publicUrl, trace: true, afterCommit });
       return { status: 200, body: result };
+    },
+    async EventLog_get(req, ctx) {
+      return { status: 200, body: await getLoggedEvent(db, scopeOf(ctx), req.path.id, clock.now()) };
     },
   };
 }

@@ -21,6 +21,7 @@ import { testClockHandlers } from "./test-clocks.js";
 import { tokenSecretHandlers } from "./token-secret.js";
 import { tournamentHandlers } from "./tournaments.js";
 import { warningHandlers } from "./warnings.js";
+import { overviewHandlers } from "./overview.js";
 import { webhookEndpointHandlers } from "./webhook-endpoints.js";
 
 /**
@@ -51,6 +52,7 @@ export function createHandlers(services: Services): Handlers<RequestContext> {
     ...tokenSecretHandlers(services),
     ...tournamentHandlers(services),
     ...warningHandlers(services),
+    ...overviewHandlers(services),
     ...webhookEndpointHandlers(services),
   };
 }

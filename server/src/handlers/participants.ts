@@ -1,7 +1,7 @@
 import { issueParticipantToken } from "../http/tokens.js";
 import { ApiError } from "../usecases/shared/errors.js";
 import { ensureParticipant, getProfile, getProgress, getProgressBatch, upsertParticipant } from "../usecases/participants/index.js";
-import { renameParticipant } from "../usecases/participants/index.js";
+import { listLedger, renameParticipant } from "../usecases/participants/index.js";
 import { listFairSpins } from "../usecases/wheel/index.js";
 import type { Services } from "../services.js";
 import { scopeOf } from "./context.js";
@@ -14,7 +14,8 @@ type ParticipantOps =
   | "Participants_progressBatch"
   | "Participants_createToken"
   | "Participants_rename"
-  | "WheelAudit_list";
+  | "WheelAudit_list"
+  | "ParticipantLedger_list";
 
 /** The seed: progress may be cached privately for 15 seconds. */
 const PROGRESS_CACHE_CONTROL = "private, max-age=15";
@@ -23,6 +24,9 @@ export function participantHandlers({ db, clock, auth }: Services): HandlerSet<P
   return {
     async Participants_upsert(req, ctx) {
       return { status: 200, body: await upsertParticipant(db, scopeOf(ctx), req.body, clock.now()) };
+    },
+    async ParticipantLedger_list(req, ctx) {
+      return { status: 200, body: await listLedger(db, scopeOf(ctx), req.path.external_id, req.query) };
     },
     async Participants_get(req, ctx) {
       return { status: 200, body: await getProfile(db, scopeOf(ctx), req.path.external_id) };

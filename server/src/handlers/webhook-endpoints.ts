@@ -5,7 +5,9 @@ import {
   getEndpoint,
   listEndpoints,
   listSendings,
+  getSending,
   rotateSecret,
+  sendEndpointTest,
   sendingView,
   updateEndpoint,
 } from "../usecases/webhooks/index.js";
@@ -21,9 +23,11 @@ type Ops =
   | "WebhookEndpoints_delete"
   | "WebhookEndpoints_rotateSecret"
   | "WebhookEndpoints_listSendings"
-  | "WebhookSendings_resend";
+  | "WebhookSendings_resend"
+  | "WebhookEndpoints_sendTest"
+  | "WebhookSendings_get";
 
-/** The club's webhook endpoints and their sendings (a resend goes out on the worker's next pass). */
+/** The club's webhook endpoints, a test to one on demand, and their sendings (a resend goes out on the worker's next pass). */
 export function webhookEndpointHandlers({ db, clock, settings }: Services): HandlerSet<Ops> {
   const policy = { allowPrivate: settings.allowPrivateWebhooks };
   return {
@@ -50,6 +54,12 @@ export function webhookEndpointHandlers({ db, clock, settings }: Services): Hand
     },
     async WebhookSendings_resend(req, ctx) {
       return { status: 200, body: sendingView(await resendSending(db.em(), scopeOf(ctx), req.path.id, clock.now())) };
+    },
+    async WebhookEndpoints_sendTest(req, ctx) {
+      return { status: 200, body: await sendEndpointTest(db, scopeOf(ctx), req.path.id, clock.now()) };
+    },
+    async WebhookSendings_get(req, ctx) {
+      return { status: 200, body: await getSending(db, scopeOf(ctx), req.path.id) };
     },
   };
 }

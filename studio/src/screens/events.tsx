@@ -9,23 +9,33 @@ type Entry = Schemas["EventLogEntry"];
 type Effect = Schemas["Effect"];
 type Trace = Schemas["EventTrace"];
 
-/** Events, most recent first, filtered by type and participant on the server and by time here. */
+/** Events, most recent first, filtered by type, participant and time on the server. */
 export function Events() {
   const search = new URLSearchParams(location.search);
   const [type, setType] = useState(search.get("type") ?? "");
   const [participant, setParticipant] = useState(search.get("participant") ?? "");
   const [since, setSince] = useState(search.get("since") ?? "");
-  const [applied, setApplied] = useState({ type, participant });
+  const [until, setUntil] = useState(search.get("until") ?? "");
+  const [applied, setApplied] = useState({ type, participant, since, until });
+  // datetime-local is the member's local time; the API takes an instant.
+  const instant = (local: string) => (local ? new Date(local).toISOString() : undefined);
   const query = useQuery(
     () =>
       call(
         api.GET("/v1/events", {
-          params: { query: { limit: 100, ...(applied.type ? { type: applied.type } : {}), ...(applied.participant ? { participant: applied.participant } : {}) } },
+          params: {
+            query: {
+              limit: 100,
+              ...(applied.type ? { type: applied.type } : {}),
+              ...(applied.participant ? { participant: applied.participant } : {}),
+              ...(applied.since ? { from: instant(applied.since) } : {}),
+              ...(applied.until ? { to: instant(applied.until) } : {}),
+            },
+          },
         }),
       ),
-    [applied.type, applied.participant],
+    [applied.type, applied.participant, applied.since, applied.until],
   );
-  const cutoff = since ? new Date(since).getTime() : 0;
   return (
     <Page title={t("events.title")} actions={<button type="button" onClick={query.reload}>{t("common.refresh")}</button>}>
       <form
@@ -33,8 +43,8 @@ export function Events() {
         role="search"
         onSubmit={(event) => {
           event.preventDefault();
-          setApplied({ type: type.trim(), participant: participant.trim() });
-          const next = new URLSearchParams({ ...(type ? { type } : {}), ...(participant ? { participant } : {}), ...(since ? { since } : {}) });
+          setApplied({ type: type.trim(), participant: participant.trim(), since, until });
+          const next = new URLSearchParams({ ...(type ? { type } : {}), ...(participant ? { participant } : {}), ...(since ? { since } : {}), ...(until ? { until } : {}) });
           history.replaceState(null, "", `${location.pathname}${next.size ? `?${next}` : ""}`);
         }}
       >
@@ -47,10 +57,13 @@ export function Events() {
         <Field label={t("events.filter.since")}>
           <input name="since" type="datetime-local" value={since} onInput={(e) => setSince((e.target as HTMLInputElement).value)} />
         </Field>
+        <Field label={t("events.filter.until")}>
+          <input name="until" type="datetime-local" value={until} onInput={(e) => setUntil((e.target as HTMLInputElement).value)} />
+        </Field>
         <button type="submit">{t("common.filter")}</button>
       </form>
       <Loaded query={query} empty={(page) => page.data.length === 0}>
-        {(page) => <EventTable entries={page.data.filter((entry) => new Date(entry.received_at).getTime() >= cutoff)} />}
+        {(page) => <EventTable entries={page.data} />}
       </Loaded>
       {can("events.test") && <TestEventForm />}
     </Page>
@@ -98,21 +111,15 @@ export function EventTable({ entries }: { entries: Entry[] }) {
   );
 }
 
-/** Looks an event up among the latest pages of the log (the contract has no single-event read). */
-async function findEvent(id: string): Promise<Entry | null> {
-  let after: string | undefined;
-  for (let page = 0; page < 10; page++) {
-    const list = await call(api.GET("/v1/events", { params: { query: { limit: 100, ...(after ? { starting_after: after } : {}) } } }));
-    const found = list.data.find((entry) => entry.id === id);
-    if (found) return found;
-    if (!list.has_more || list.data.length === 0) return null;
-    after = list.data[list.data.length - 1].id;
-  }
-  return null;
-}
-
 export function EventDetail({ id }: { id: string }) {
-  const query = useQuery(() => findEvent(id), [id]);
+  const query = useQuery(async () => {
+    try {
+      return await call(api.GET("/v1/events/{id}", { params: { path: { id } } }));
+    } catch (err) {
+      if ((err as { code?: string }).code === "not_found") return null;
+      throw err;
+    }
+  }, [id]);
   return (
     <Page title={t("event.title", { id })}>
       <Loaded query={query}>
@@ -143,6 +150,14 @@ export function EventDetail({ id }: { id: string }) {
                 <dt>{t("events.col.received")}</dt>
                 <dd>{formatDate(entry.received_at)}</dd>
               </dl>
+              <h2>{t("event.effects")}</h2>
+              <EffectList effects={entry.effects} />
+              {Object.keys(entry.meta).length > 0 && (
+                <>
+                  <h2>{t("event.meta")}</h2>
+                  <pre class="payload">{JSON.stringify(entry.meta, null, 2)}</pre>
+                </>
+              )}
               <h2>{t("event.trace")}</h2>
               {entry.trace ? <TraceView trace={entry.trace} /> : <p class="empty">{t("event.trace.none")}</p>}
             </>

@@ -5,46 +5,19 @@ import { formatNumber, t } from "../i18n.js";
 import { can } from "../store.js";
 import { Loaded, Page, useQuery } from "../ui.js";
 
-const HOUR = 3_600_000;
+const MINUTE = 60_000;
 
-/** Figures of the last 24 hours from the lists the contract offers (the latest events, deliveries, sendings). */
+/** The server's 24-hour aggregates, the per-minute counts spread over every minute of the window for the chart. */
 async function loadOverview() {
-  const since = Date.now() - 24 * HOUR;
-  const [events, pending, failed, endpoints] = await Promise.all([
-    can("events.read") ? call(api.GET("/v1/events", { params: { query: { limit: 100 } } })) : Promise.resolve({ data: [], has_more: false }),
-    can("deliveries.read") ? call(api.GET("/v1/deliveries", { params: { query: { status: "pending", limit: 100 } } })) : Promise.resolve({ deliveries: [], has_more: false }),
-    can("deliveries.read") ? call(api.GET("/v1/deliveries", { params: { query: { status: "failed", limit: 100 } } })) : Promise.resolve({ deliveries: [], has_more: false }),
-    can("webhooks.read") ? call(api.GET("/v1/webhook_endpoints", { params: { query: { limit: 20 } } })) : Promise.resolve({ data: [], has_more: false }),
-  ]);
-  const hours = Array.from({ length: 24 }, (_, i) => Math.floor((since + (i + 1) * HOUR) / HOUR) * HOUR);
-  const perHour = hours.map(() => 0);
-  const effectsPerHour = hours.map(() => 0);
-  for (const event of events.data) {
-    const at = new Date(event.received_at).getTime();
-    const index = hours.findIndex((hour) => at < hour + HOUR && at >= hour);
-    if (index >= 0) {
-      perHour[index]++;
-      effectsPerHour[index] += event.effects_count;
-    }
+  const overview = await call(api.GET("/v1/overview"));
+  const first = Math.floor(new Date(overview.from).getTime() / MINUTE) * MINUTE;
+  const minutes = Array.from({ length: 24 * 60 }, (_, i) => first + i * MINUTE);
+  const perMinute = minutes.map(() => 0);
+  for (const bucket of overview.events_per_minute) {
+    const index = Math.round((new Date(bucket.minute).getTime() - first) / MINUTE);
+    if (index >= 0 && index < perMinute.length) perMinute[index] += bucket.events;
   }
-  const webhooks = await Promise.all(
-    endpoints.data.map(async (endpoint) => {
-      const sendings = await call(api.GET("/v1/webhook_endpoints/{id}/sendings", { params: { path: { id: endpoint.id }, query: { limit: 100 } } }));
-      const settled = sendings.data.filter((s) => s.status !== "pending");
-      const ok = settled.filter((s) => s.status === "succeeded").length;
-      return { id: endpoint.id, url: endpoint.url, total: settled.length, ok };
-    }),
-  );
-  const overdue = pending.deliveries.filter((d) => Date.now() - new Date(d.created_at).getTime() > 48 * HOUR).length;
-  return {
-    hours,
-    perHour,
-    effectsPerHour,
-    events: perHour.reduce((a, b) => a + b, 0),
-    effects: effectsPerHour.reduce((a, b) => a + b, 0),
-    deliveries: { pending: pending.deliveries.length, failed: failed.deliveries.length, overdue },
-    webhooks,
-  };
+  return { ...overview, minutes, perMinute };
 }
 
 export function Overview() {
@@ -56,12 +29,14 @@ export function Overview() {
           <div class="overview">
             <section class="card" aria-labelledby="ov-events">
               <h2 id="ov-events">{t("overview.events")}</h2>
-              <Chart x={data.hours.map((h) => h / 1000)} events={data.perHour} effects={data.effectsPerHour} />
+              <Chart x={data.minutes.map((m) => m / 1000)} events={data.perMinute} />
               <dl class="facts">
                 <dt>{t("nav.events")}</dt>
-                <dd data-testid="ov-events">{formatNumber(data.events)}</dd>
-                <dt>{t("events.col.effects")}</dt>
-                <dd>{formatNumber(data.effects)}</dd>
+                <dd data-testid="ov-events">{formatNumber(data.events_total)}</dd>
+                <dt>{t("overview.effects")}</dt>
+                <dd data-testid="ov-effects">{formatNumber(data.effects_granted)}</dd>
+                <dt>{t("overview.rewards")}</dt>
+                <dd data-testid="ov-rewards">{formatNumber(data.rewards_granted)}</dd>
               </dl>
             </section>
             <section class="card" aria-labelledby="ov-deliveries">
@@ -74,20 +49,26 @@ export function Overview() {
                 <dt>{t("deliveries.overdue")}</dt>
                 <dd>{formatNumber(data.deliveries.overdue)}</dd>
               </dl>
-              <Link href="/deliveries">{t("nav.deliveries")}</Link>
+              {can("deliveries.read") && <Link href="/deliveries">{t("nav.deliveries")}</Link>}
             </section>
             <section class="card" aria-labelledby="ov-webhooks">
               <h2 id="ov-webhooks">{t("overview.webhooks")}</h2>
-              {data.webhooks.length === 0 ? (
+              {data.webhook_endpoints.length === 0 ? (
                 <p class="empty">{t("state.empty")}</p>
               ) : (
                 <ul class="rates">
-                  {data.webhooks.map((w) => (
-                    <li key={w.id}>
-                      <Link href={`/webhooks/${w.id}`}>{w.url}</Link>: <strong>{w.total ? `${formatNumber(Math.round((100 * w.ok) / w.total))}%` : t("common.none")}</strong> ({formatNumber(w.ok)}/{formatNumber(w.total)})
-                      <meter min={0} max={Math.max(1, w.total)} value={w.ok} aria-label={w.url} />
-                    </li>
-                  ))}
+                  {data.webhook_endpoints.map((w) => {
+                    const finished = w.succeeded + w.failed;
+                    return (
+                      <li key={w.endpoint_id} data-endpoint={w.endpoint_id}>
+                        <Link href={`/webhooks/${w.endpoint_id}`}>{w.url}</Link>:{" "}
+                        <strong>{w.success_rate === null ? t("common.none") : `${formatNumber(Math.round(100 * w.success_rate))}%`}</strong> ({formatNumber(w.succeeded)}/
+                        {formatNumber(finished)}
+                        {w.pending ? `, ${t("overview.pending", { count: formatNumber(w.pending) })}` : ""})
+                        <meter min={0} max={Math.max(1, finished)} value={w.succeeded} aria-label={w.url} />
+                      </li>
+                    );
+                  })}
                 </ul>
               )}
             </section>
@@ -99,7 +80,7 @@ export function Overview() {
 }
 
 /** The chart library loads only here, after the numbers are on screen. */
-function Chart({ x, events, effects }: { x: number[]; events: number[]; effects: number[] }) {
+function Chart({ x, events }: { x: number[]; events: number[] }) {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     let destroy: (() => void) | undefined;
@@ -112,7 +93,6 @@ function Chart({ x, events, effects }: { x: number[]; events: number[]; effects:
         width: Math.min(900, host.current.clientWidth || 600),
         series: [
           { label: t("nav.events"), values: events, color: "#1d4ed8" },
-          { label: t("events.col.effects"), values: effects, color: "#047857" },
         ],
       });
     });
@@ -120,6 +100,6 @@ function Chart({ x, events, effects }: { x: number[]; events: number[]; effects:
       alive = false;
       destroy?.();
     };
-  }, [x.join(), events.join(), effects.join()]);
+  }, [x[0], events.join()]);
   return <div ref={host} class="chart" role="img" aria-label={`${t("overview.events")}: ${events.reduce((a, b) => a + b, 0)}`} />;
 }

@@ -38,6 +38,7 @@ export function Participants() {
 export function ParticipantDetail({ externalId }: { externalId: string }) {
   const profile = useQuery(() => call(api.GET("/v1/participants/{external_id}", { params: { path: { external_id: externalId } } })), [externalId]);
   const events = useQuery(() => call(api.GET("/v1/events", { params: { query: { participant: externalId, limit: 100 } } })), [externalId]);
+  const ledger = useQuery(() => loadLedger(externalId), [externalId]);
   const deliveries = useQuery(() => call(api.GET("/v1/deliveries", { params: { query: { participant: externalId, limit: 100 } } })), [externalId]);
   const spins = useQuery(() => call(api.GET("/v1/participants/{external_id}/wheel_spins", { params: { path: { external_id: externalId } } })), [externalId]);
   const seeAs = useAction(async () => {
@@ -61,7 +62,7 @@ export function ParticipantDetail({ externalId }: { externalId: string }) {
               <dd>{p.id}</dd>
               <dt>{t("participants.find")}</dt>
               <dd>{p.external_id}</dd>
-              <dt>Nome</dt>
+              <dt>{t("participants.name")}</dt>
               <dd>{p.display_name ?? t("common.none")}</dd>
               <dt>XP</dt>
               <dd>{formatNumber(p.xp)}</dd>
@@ -84,9 +85,15 @@ export function ParticipantDetail({ externalId }: { externalId: string }) {
         )}
       </Loaded>
       <section aria-labelledby="ledger">
-        <h2 id="ledger">{t("participants.events")}</h2>
+        <h2 id="ledger">{t("participants.ledger")}</h2>
+        <Loaded query={ledger} empty={(data) => data.lines.length === 0}>
+          {(data) => <LedgerTable lines={data.lines} decimals={data.decimals} />}
+        </Loaded>
+      </section>
+      <section aria-labelledby="p-events">
+        <h2 id="p-events">{t("participants.events")}</h2>
         <Loaded query={events} empty={(list) => list.data.length === 0}>
-          {(list) => <Ledger entries={list.data} />}
+          {(list) => <EventLines entries={list.data} />}
         </Loaded>
       </section>
       <section aria-labelledby="p-deliveries">
@@ -127,11 +134,72 @@ export function ParticipantDetail({ externalId }: { externalId: string }) {
   );
 }
 
-/** Each event of the participant with the rules that paid for it (the trace's matched entries). */
-function Ledger({ entries }: { entries: Schemas["EventLogEntry"][] }) {
+/** The ledger's latest lines and each currency's decimals (from the published configuration, when the role may read it). */
+async function loadLedger(externalId: string) {
+  const [page, config] = await Promise.all([
+    call(api.GET("/v1/participants/{external_id}/ledger", { params: { path: { external_id: externalId }, query: { limit: 100 } } })),
+    can("config.read") ? call(api.GET("/v1/config")).catch(() => null) : Promise.resolve(null),
+  ]);
+  const decimals = new Map<string, number>();
+  for (const currency of ((config?.config as { currencies?: { code: string; decimals?: number }[] } | undefined)?.currencies ?? [])) decimals.set(currency.code, currency.decimals ?? 0);
+  return { lines: page.data, decimals };
+}
+
+/** Minor units as an exact decimal string for the unit's decimals (no floating point on money), formatted for the locale. */
+export function formatMinor(minor: number, decimals: number): string {
+  const negative = minor < 0;
+  const digits = String(Math.abs(minor)).padStart(decimals + 1, "0");
+  const exact = decimals > 0 ? `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}` : digits;
+  const text = new Intl.NumberFormat(document.documentElement.lang || "en", { minimumFractionDigits: decimals, maximumFractionDigits: decimals }).format(exact as unknown as number);
+  return negative ? `−${text}` : `+${text}`;
+}
+
+/** Every XP and currency change, with the rule (or the reason) behind it and the event that caused it. */
+function LedgerTable({ lines, decimals }: { lines: Schemas["LedgerLine"][]; decimals: Map<string, number> }) {
   return (
     <div class="table-wrap">
       <table class="ledger">
+        <thead>
+          <tr>
+            <th scope="col">{t("common.when")}</th>
+            <th scope="col">{t("participants.unit")}</th>
+            <th scope="col">{t("participants.change")}</th>
+            <th scope="col">{t("participants.balance_after")}</th>
+            <th scope="col">{t("participants.rule")}</th>
+            <th scope="col">{t("participants.reason")}</th>
+            <th scope="col">{t("participants.event")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {lines.map((line) => {
+            const places = line.unit === "xp" ? 0 : (decimals.get(line.unit) ?? 0);
+            return (
+              <tr key={line.id} data-line={line.id}>
+                <td>{formatDate(line.created_at)}</td>
+                <td>
+                  <code>{line.unit === "xp" ? "XP" : line.unit}</code>
+                </td>
+                <td class="num">{formatMinor(line.amount_minor, places)}</td>
+                <td class="num">{formatMinor(line.balance_after_minor, places).replace(/^\+/, "")}</td>
+                <td>{line.rule_id ? <code class="rule">{line.rule_id}</code> : t("common.none")}</td>
+                <td>
+                  <code>{line.reason}</code>
+                </td>
+                <td>{line.event_id ? <Link href={`/events/${line.event_id}`}>{line.event_id}</Link> : t("common.none")}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Each event of the participant with the rules that matched (the trace's matched entries, while kept). */
+function EventLines({ entries }: { entries: Schemas["EventLogEntry"][] }) {
+  return (
+    <div class="table-wrap">
+      <table class="event-lines">
         <thead>
           <tr>
             <th scope="col">{t("events.col.received")}</th>

@@ -154,6 +154,12 @@ export function WebhookDetail({ id }: { id: string }) {
     sendings.reload();
     return result;
   });
+  const test = useAction(async () => {
+    const queued = await call(api.POST("/v1/webhook_endpoints/{id}/test", { params: { path: { id } } }));
+    sendings.reload();
+    return queued;
+  });
+  const [shown, setShown] = useState<string | null>(null);
   const writable = can("webhooks.write");
   return (
     <Page title={t("webhooks.title")}>
@@ -174,6 +180,9 @@ export function WebhookDetail({ id }: { id: string }) {
             {writable && (
               <>
                 <div class="row">
+                  <button type="button" onClick={() => test.run()} disabled={test.pending || !data.enabled}>
+                    {t("webhooks.test")}
+                  </button>
                   <button type="button" onClick={() => update.run({ enabled: !data.enabled })} disabled={update.pending}>
                     {data.enabled ? t("webhooks.disable") : t("webhooks.enable")}
                   </button>
@@ -192,7 +201,8 @@ export function WebhookDetail({ id }: { id: string }) {
                 </form>
               </>
             )}
-            {[update.error, rotate.error, remove.error].map((error, index) => error && <ErrorBox key={index} error={error} />)}
+            {[update.error, rotate.error, remove.error, test.error].map((error, index) => error && <ErrorBox key={index} error={error} />)}
+            {test.result && <Notice>{t("webhooks.test.queued", { id: test.result.event_id })}</Notice>}
             {rotate.result && <SecretOnce label={t("webhooks.secret")} secret={rotate.result.secret} />}
           </section>
         )}
@@ -227,7 +237,7 @@ export function WebhookDetail({ id }: { id: string }) {
                   <th scope="col">{t("webhooks.last_error")}</th>
                   <th scope="col">{t("webhooks.next")}</th>
                   <th scope="col">{t("common.when")}</th>
-                  {writable && <th scope="col">{t("common.actions")}</th>}
+                  <th scope="col">{t("common.actions")}</th>
                 </tr>
               </thead>
               <tbody>
@@ -247,13 +257,16 @@ export function WebhookDetail({ id }: { id: string }) {
                     <td>{sending.last_error ?? t("common.none")}</td>
                     <td>{formatDate(sending.next_attempt_at)}</td>
                     <td>{formatDate(sending.updated_at)}</td>
-                    {writable && (
-                      <td>
-                        <button type="button" aria-label={`${t("webhooks.resend")} ${sending.id}`} onClick={() => resend.run(sending.id)} disabled={resend.pending}>
+                    <td class="row">
+                      <button type="button" aria-label={`${t("webhooks.payload")} ${sending.id}`} aria-pressed={shown === sending.id} onClick={() => setShown(shown === sending.id ? null : sending.id)}>
+                        {t("webhooks.payload")}
+                      </button>
+                      {writable && (
+                        <button type="button" aria-label={`${t("webhooks.resend")} ${sending.id}`} onClick={() => resend.run(sending.id)} disabled={resend.pending || sending.status === "pending"}>
                           {t("webhooks.resend")}
                         </button>
-                      </td>
-                    )}
+                      )}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -261,6 +274,32 @@ export function WebhookDetail({ id }: { id: string }) {
           </div>
         )}
       </Loaded>
+      {shown && <SendingPayload id={shown} />}
     </Page>
+  );
+}
+
+/** One sending's body, exactly as signed and sent, pretty-printed. */
+function SendingPayload({ id }: { id: string }) {
+  const query = useQuery(() => call(api.GET("/v1/webhook_sendings/{id}", { params: { path: { id } } })), [id]);
+  return (
+    <section class="card" aria-labelledby="payload-title">
+      <h2 id="payload-title">{t("webhooks.payload.title", { id })}</h2>
+      <Loaded query={query}>
+        {(sending) => {
+          let text = sending.body;
+          try {
+            text = JSON.stringify(JSON.parse(sending.body), null, 2);
+          } catch {
+            // Shown as stored when it is not JSON.
+          }
+          return (
+            <pre class="payload" data-testid="payload" tabIndex={0}>
+              {text}
+            </pre>
+          );
+        }}
+      </Loaded>
+    </section>
   );
 }

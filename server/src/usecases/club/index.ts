@@ -6,3 +6,4 @@ export { getDraft, getPublishedConfig, getVersion, listVersions, publish, requir
 export { listGames, syncGames } from "./games.js";
 export { rollTokenSecret } from "./token-secret.js";
 export { listWarnings } from "./warnings.js";
+export { clubOverview } from "./overview.js";

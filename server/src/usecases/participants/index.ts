@@ -7,3 +7,4 @@ export { listMyBadges } from "./badges.js";
 export { findMe } from "./find-me.js";
 export { reviewTiers } from "./tier-review.js";
 export { type Balances } from "./views.js";
+export { listLedger } from "./ledger.js";
