@@ -12,7 +12,7 @@ import {
   updateEndpoint,
 } from "../usecases/webhooks/index.js";
 import type { Services } from "../services.js";
-import { scopeOf } from "./context.js";
+import { scopeOf, useCaseContext } from "./context.js";
 import type { HandlerSet } from "./types.js";
 
 type Ops =
@@ -28,7 +28,8 @@ type Ops =
   | "WebhookSendings_get";
 
 /** The club's webhook endpoints, a test to one on demand, and their sendings (a resend goes out on the worker's next pass). */
-export function webhookEndpointHandlers({ db, clock, settings }: Services): HandlerSet<Ops> {
+export function webhookEndpointHandlers(services: Services): HandlerSet<Ops> {
+  const { db, clock, settings } = services;
   const policy = { allowPrivate: settings.allowPrivateWebhooks };
   return {
     async WebhookEndpoints_create(req, ctx) {
@@ -56,7 +57,10 @@ export function webhookEndpointHandlers({ db, clock, settings }: Services): Hand
       return { status: 200, body: sendingView(await resendSending(db.em(), scopeOf(ctx), req.path.id, clock.now())) };
     },
     async WebhookEndpoints_sendTest(req, ctx) {
-      return { status: 200, body: await sendEndpointTest(db, scopeOf(ctx), req.path.id, clock.now()) };
+      const { scope, now, afterCommit } = useCaseContext(ctx, services);
+      const body = await sendEndpointTest(db, scope, req.path.id, now);
+      afterCommit("outbox");
+      return { status: 200, body };
     },
     async WebhookSendings_get(req, ctx) {
       return { status: 200, body: await getSending(db, scopeOf(ctx), req.path.id) };
