@@ -3,11 +3,10 @@ import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { Database } from "../../server/src/db/orm.js";
 import type { HotStore } from "../../server/src/db/hot/index.js";
 import { byScopedKeys } from "../../server/src/db/hot/scoped-reads.js";
-import { PENDING_REFERRALS } from "../../server/src/usecases/events/ingest.js";
-import { FIRED_DEDUPE_KEYS } from "../../server/src/usecases/evaluation/participant-state.js";
-import { lockByExternalId, lockById } from "../../server/src/usecases/events/participant-locks.js";
-import { PARTICIPANT_IDS, STORED_KEYS } from "../../server/src/usecases/events/queued.js";
-import { OWNERS } from "../../server/src/usecases/events/queued-rows.js";
+import { PENDING_REFERRALS, STORED_KEYS } from "../../server/src/db/events/event-keys.js";
+import { FIRED_DEDUPE_KEYS } from "../../server/src/db/evaluation/rule-counters.js";
+import { lockByExternalId, lockById, PARTICIPANT_IDS } from "../../server/src/db/participants/locks.js";
+import { OWNERS } from "../../server/src/db/events/queued-rows.js";
 import { CLAIM_POSTGRESQL, CLAIM_SQLITE, COMPLETE_SQLITE } from "../../server/src/jobs/embedded.js";
 import { describeEachDatabase, openTestDatabase, type DatabaseKind } from "../support/databases.js";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../server/src/db/orm.js";
 import type { LibsqlDatabase } from "../../server/src/db/hot/sqlite.js";
-import { FIRED_DEDUPE_KEYS, counterProbes, postgresCounters, sqliteCounters } from "../../server/src/usecases/evaluation/participant-state.js";
+import { FIRED_DEDUPE_KEYS, counterProbes, postgresCounters, sqliteCounters } from "../../server/src/db/evaluation/rule-counters.js";
 import type { EngineEvent } from "../../server/src/engine/types.js";
 import { openTestDatabase } from "../support/databases.js";
 

@@ -8,7 +8,7 @@
  * each RUNS. Not a test: `npx tsx test/micro/rule-run-counters-growth.ts`.
  */
 import type { LibsqlDatabase } from "../../server/src/db/hot/sqlite.js";
-import { sqliteCounters } from "../../server/src/usecases/evaluation/participant-state.js";
+import { sqliteCounters } from "../../server/src/db/evaluation/rule-counters.js";
 import { openTestDatabase } from "../support/databases.js";
 
 const PLAYERS = 500;

@@ -5,7 +5,7 @@ import type { Scope } from "../../../server/src/db/scope.js";
 import { createClub } from "../../../server/src/usecases/club/clubs.js";
 import { ApiError } from "../../../server/src/usecases/shared/errors.js";
 import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
-import { lockParticipant } from "../../../server/src/usecases/evaluation/participant-state.js";
+import { lockParticipant } from "../../../server/src/db/participants/locks.js";
 import { loadBalances, upsertParticipant } from "../../../server/src/usecases/participants/participants.js";
 import { requirePublishedConfig } from "../../../server/src/usecases/club/config.js";
 import { getReferralState, qualifyReferralOnEvent, registerReferral } from "../../../server/src/usecases/referrals/referrals.js";

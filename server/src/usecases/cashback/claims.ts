@@ -233,7 +233,7 @@ export async function claimCashback(db: Database, scope: Scope, externalId: stri
   const [program, { config }] = await Promise.all([getCashbackProgram(db, scope), requirePublishedConfig(db, scope)]);
   const timeZone = clubTimeZone(config);
   return db.em().transactional(async (em) => {
-    const participant = await lockParticipant(em, db.dialect, { ...scope, externalId });
+    const participant = await lockParticipant(em, { ...scope, externalId });
     if (!participant) throw participantNotFound(externalId);
     if (!program.enabled) throw new ApiError(409, "cashback_disabled", "The club's cashback program is disabled");
     if (program.mode === "auto") {
@@ -286,7 +286,7 @@ export async function creditDueCashback(db: Database, scope: Scope, opts: { now:
   }
   for (const [participantId, preloaded] of byParticipant) {
     await db.em().transactional(async (em) => {
-      const participant = await lockParticipant(em, db.dialect, { ...scope, id: participantId });
+      const participant = await lockParticipant(em, { ...scope, id: participantId });
       if (!participant) return;
       const input = await cashbackInput(em, scope, participant, program, { now, timeZone, filter, preloaded });
       for (const day of dueDays(input)) {

@@ -142,7 +142,7 @@ export async function attributeAffiliate(db: Database, scope: Scope, input: Affi
       if (!affiliate) throw notFound(`Affiliate code ${JSON.stringify(input.code)}`);
       if (affiliate.status === "paused") throw conflict(`Affiliate ${JSON.stringify(input.code)} is paused`);
       await ensureParticipant(db, scope, externalId, { em, now });
-      const participant = (await lockParticipant(em, db.dialect, { ...scope, externalId }))!;
+      const participant = (await lockParticipant(em, { ...scope, externalId }))!;
       if ((await em.count(AffiliateAttribution, { ...scope, participantId: participant.id })) > 0) {
         throw alreadyAttributed(externalId);
       }

@@ -69,7 +69,7 @@ async function* participantsWithDueLots(db: Database, now: Date, pageSize: numbe
 
 /** Expires one participant's due lots in `em`'s transaction; returns how many expired. */
 async function expireParticipantLots(em: SqlEntityManager, db: Database, participantId: string, now: Date): Promise<number> {
-  const participant = await lockParticipant(em, db.dialect, { id: participantId });
+  const participant = await lockParticipant(em, { id: participantId });
   if (!participant) return 0;
   const rows = await em.find(CurrencyLot, { participantId, remaining: { $gt: 0 }, expiresAt: { $lte: now } });
   const lots: Lot[] = rows.map((row) => ({

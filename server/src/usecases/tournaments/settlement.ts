@@ -88,7 +88,7 @@ interface SettleContext {
 /** Grants one prize to one participant under their lock; returns what `tournament.finished` lists for it. */
 async function pay(context: SettleContext, payment: Payment): Promise<Schemas["TournamentFinishedPrize"] | null> {
   const { em, db, scope, now, publicUrl } = context;
-  const participant = await lockParticipant(em, db.dialect, { ...scope, id: payment.participantId });
+  const participant = await lockParticipant(em, { ...scope, id: payment.participantId });
   if (!participant) return null;
   const timeZone = clubTimeZone(payment.config);
   const state = await loadParticipantState(em, participant, payment.config, { now, timeZone });
