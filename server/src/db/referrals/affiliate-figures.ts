@@ -1,4 +1,6 @@
-import type { Knex } from "@mikro-orm/knex";
+import { raw } from "@mikro-orm/core";
+import type { Knex, SqlEntityManager } from "@mikro-orm/knex";
+import { AffiliateAttribution } from "../entities/index.js";
 import type { Database } from "../orm.js";
 import type { Scope } from "../scope.js";
 
@@ -119,3 +121,15 @@ export async function signupCounts(db: Database, scope: Scope, affiliateIds: str
   return new Map(rows.map((row) => [row.affiliate_id, Number(row.players)]));
 }
 
+
+/** Players attributed to each of `affiliateIds`, in one grouped count. */
+export async function attributedPlayerCounts(em: SqlEntityManager, affiliateIds: string[]): Promise<Map<string, number>> {
+  if (affiliateIds.length === 0) return new Map();
+  const rows = await em
+    .createQueryBuilder(AffiliateAttribution)
+    .select(["affiliateId", raw("count(*) as players")])
+    .where({ affiliateId: { $in: affiliateIds } })
+    .groupBy("affiliateId")
+    .execute<{ affiliateId: string; players: number | string }[]>("all");
+  return new Map(rows.map((row) => [row.affiliateId, Number(row.players)]));
+}

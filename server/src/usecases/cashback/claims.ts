@@ -1,4 +1,3 @@
-import { raw } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../../generated/types.js";
 import {
@@ -29,6 +28,7 @@ import { recordWebhook } from "../webhooks/index.js";
 import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "../evaluation/index.js";
 import { participantNotFound } from "../participants/index.js";
 import { runEach } from "../shared/run-each.js";
+import { eventSumsByParticipantAndType } from "../../db/cashback/event-sums.js";
 
 /*
  * The participant's cashback: computing days from their bets, claiming them
@@ -133,12 +133,7 @@ async function betTotals(em: SqlEntityManager, scope: Scope, day: ClubDay, filte
     }
     return totals;
   }
-  const rows = await em
-    .createQueryBuilder(Event)
-    .select(["participantId", "type", raw("sum(amount_minor) as total")])
-    .where(where)
-    .groupBy(["participantId", "type"])
-    .execute<{ participantId: string; type: string; total: number | string | null }[]>("all");
+  const rows = await eventSumsByParticipantAndType(em, where);
   for (const row of rows) add(row.participantId, row.type, Number(row.total ?? 0));
   return totals;
 }
