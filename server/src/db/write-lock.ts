@@ -17,9 +17,11 @@ const SQLITE_WRITE_LOCK = "update participants set updated_at = updated_at where
 
 /** Makes the transaction of `on` (a HotStore, or an EntityManager inside em.transactional) SQLite's writer before its first read. */
 export async function takeSqliteWriteLock(on: HotStore | SqlEntityManager): Promise<void> {
-  if ("writeAll" in on) {
-    if (on.dialect === "sqlite") await on.run({ postgresql: "", sqlite: SQLITE_WRITE_LOCK }, []);
-    return;
-  }
-  if (dialectOf(on) === "sqlite") await on.execute(SQLITE_WRITE_LOCK, [], "run");
+  if (isEntityManager(on)) {
+    if (dialectOf(on) === "sqlite") await on.execute(SQLITE_WRITE_LOCK, [], "run");
+  } else if (on.dialect === "sqlite") await on.run({ postgresql: "", sqlite: SQLITE_WRITE_LOCK }, []);
+}
+
+function isEntityManager(on: HotStore | SqlEntityManager): on is SqlEntityManager {
+  return typeof (on as SqlEntityManager).getPlatform === "function";
 }
