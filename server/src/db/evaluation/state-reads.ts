@@ -39,7 +39,6 @@ function byParticipant<R extends { participantId: string }, V>(rows: R[], value:
   return grouped;
 }
 
-
 /** Each participant's balances by currency code, in minor units. */
 export async function readBalancesOf(store: HotStore, participantIds: string[]): Promise<Map<string, Balances>> {
   const rows = await store.select<{ participant_id: string; currency: string; amount: number | string }>(

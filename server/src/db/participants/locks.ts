@@ -139,7 +139,7 @@ export async function lockById(store: HotStore, scope: Scope, ids: string[]): Pr
     {
       postgresql: `select ${COLUMNS} from (select ${COLUMNS}, club_id, env from participants where id = any(?::text[]) order by id offset 0 for update) as l
         where l.club_id = ? and l.env = ?`,
-      // `+club_id`/`+env`: on the primary key, not a search of the club's (club_id, env, external_id) index (see OWNERS in events/queued-rows.ts).
+      // `+club_id`/`+env`: on the primary key, not a search of the club's (club_id, env, external_id) index (see OWNERS in db/events/queued-rows.ts).
       sqlite: `select ${COLUMNS} from participants where +club_id = ? and +env = ? and id in (select value from json_each(?))`,
     },
     store.dialect === "postgresql" ? [ids, scope.clubId, scope.env] : [scope.clubId, scope.env, ids],
