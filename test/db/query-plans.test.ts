@@ -102,7 +102,7 @@ const reads: PlannedRead[] = [
   },
   {
     // SQLite joins json_each to the primary key (its plan names the table by alias): PostgreSQL's shape only.
-    title: "rules' fired dedupe keys by (participant, rule, key) (participant-state.ts)",
+    title: "rules' fired dedupe keys by (participant, rule, key) (db/evaluation/rule-counters.ts)",
     // A batch's worth of triples: planned for 1,000 of them, a join hashed the whole table instead of probing.
     statement: async (club) => {
       const numbers = Array.from({ length: 1000 }, (_, i) => i + 1);
