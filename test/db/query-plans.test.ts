@@ -89,7 +89,7 @@ const reads: PlannedRead[] = [
     sqlite: { index: KEY_INDEX, condition: "idempotency_key=? AND club_id=? AND env=?" },
   },
   {
-    title: "queued events' owners by id (queued-rows.ts)",
+    title: "queued events' owners by id (db/events/queued-rows.ts)",
     statement: scoped(OWNERS, idsOf("e")), table: "events",
     probes: [{ index: "events_pkey", cond: "(id)::text = ANY" }],
     sqlite: { index: "sqlite_autoindex_events_1", condition: "id=?" },
@@ -115,13 +115,13 @@ const reads: PlannedRead[] = [
   },
   {
     // SQLite reads after taking the database's write lock (see takeSqliteWriteLock).
-    title: "participant locks by external id (participant-locks.ts): ids probed by key, then locked by the primary key",
+    title: "participant locks by external id (db/participants/locks.ts): ids probed by key, then locked by the primary key",
     statement: sentBy((store, club) => lockByExternalId(store, { clubId: club, env: "live" }, externalIds(club))), table: "participants",
     probes: [{ index: EXTERNAL_ID_INDEX, cond: "(external_id)::text" }, { index: "participants_pkey", cond: "(id)::text = ANY" }],
     sqlite: { index: EXTERNAL_ID_INDEX, condition: "club_id=? AND env=? AND external_id=?" },
   },
   {
-    title: "participant locks by id (participant-locks.ts)",
+    title: "participant locks by id (db/participants/locks.ts)",
     statement: sentBy((store, club) => lockById(store, { clubId: club, env: "live" }, idsOf("p")(club))), table: "participants",
     probes: [{ index: "participants_pkey", cond: "(id)::text = ANY" }],
     sqlite: { index: "sqlite_autoindex_participants_1", condition: "id=?" },
