@@ -6,6 +6,8 @@ import type { Participant } from "../../db/entities/index.js";
 import type { Scope } from "../../db/scope.js";
 import type { ParticipantSnapshot } from "./participant-snapshot.js";
 
+/* What an evaluation is about, as the rows recording it name it. */
+
 export type Schemas = components["schemas"];
 export type WebhookParticipant = Schemas["WebhookParticipant"];
 

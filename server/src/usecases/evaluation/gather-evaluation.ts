@@ -12,6 +12,8 @@ import { storedDedupeKey } from "./rule-runs.js";
 import { NO_LIST } from "./state-loading.js";
 import { gatherWebhooks } from "./webhook-payloads.js";
 
+/* Applying an evaluation: its delta gathered into PendingWrites (participant, ledger, lots, rule runs, missions, rewards, achievements), then notices. */
+
 /**
  * Writes an evaluation's delta in the target's transaction: the participant's
  * XP, level, tier, tags and event counts; a ledger row per XP/currency change

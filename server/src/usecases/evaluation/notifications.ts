@@ -11,6 +11,8 @@ import { webhookMessage } from "../shared/webhook-message.js";
 import type { EvaluationTarget } from "./evaluation-target.js";
 import type { PendingWrites } from "./pending-writes.js";
 
+/* The participant's inbox texts and the CRM's `message.requested` an evaluation causes. */
+
 /** The effects the inbox shows (notificationsFor). */
 const NOTIFIED_EFFECTS: ReadonlySet<string> = new Set(["level_up", "mission_completed", "reward_granted"]);
 

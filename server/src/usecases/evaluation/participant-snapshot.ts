@@ -4,6 +4,8 @@ import type { ParticipantSnapshot } from "../../db/participants/locks.js";
 
 export type { ParticipantSnapshot } from "../../db/participants/locks.js";
 
+/* The participant's columns an evaluation starts from, and the club time zone it computes in. */
+
 /** The time zone of club days, weeks and months when the club has no `checkin` section to name one. */
 const DEFAULT_TIME_ZONE = "America/Sao_Paulo";
 

@@ -6,6 +6,8 @@ import type { EngineEvent, RuleRunState } from "../../engine/types.js";
 import { counterProbes, readFiredDedupeKeys, readRuleCounters } from "../../db/evaluation/rule-counters.js";
 import type { HotStore } from "../../db/hot/index.js";
 
+/* The rule counters an evaluation's limits read back (the statements: db/evaluation/rule-counters.ts). */
+
 /** RuleDedupeKey.dedupeKey holds at most 200 characters. */
 const DEDUPE_KEY_MAX = 200;
 

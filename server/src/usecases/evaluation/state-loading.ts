@@ -3,10 +3,12 @@ import type { ClubConfig, MissionConfig, RuleConfig } from "../../engine/config.
 import { periodKey } from "../../engine/time.js";
 import type { EngineEvent, Lot, MissionState, ParticipantState, RuleRunState } from "../../engine/types.js";
 import { readBadges, readBalancesOf, readLots, readMissionProgress, type Balances } from "../../db/evaluation/state-reads.js";
-import { hotStore } from "../../db/hot/index.js";
+import { hotStore, type HotStore } from "../../db/hot/index.js";
 import { storedTierCode, type ParticipantSnapshot } from "./participant-snapshot.js";
 import { storedPeakLevel } from "./peak-level.js";
 import { loadRuleRuns } from "./rule-runs.js";
+
+/* The engine's state of participants, read under their locks (the statements: db/evaluation/state-reads.ts). */
 
 /**
  * What the engine needs to know about the participant, read inside the
@@ -147,7 +149,7 @@ function expiringCurrencies(config: ClubConfig): string[] {
 
 /** The participants' progress in the missions' current periods: any other period the engine starts over. */
 function loadMissions(
-  store: Awaited<ReturnType<typeof hotStore>>,
+  store: HotStore,
   participantIds: string[],
   missions: MissionConfig[],
   now: Date,

@@ -7,6 +7,8 @@ import type { GrantedReward } from "./gather-evaluation.js";
 import { hasEffectOf } from "./notifications.js";
 import type { PendingWrites } from "./pending-writes.js";
 
+/* The webhooks an evaluation announces (rewards, deliveries, levels, tiers, missions, rules' own), as outbox rows. */
+
 /** The effects announced by webhook (gatherWebhooks). */
 const ANNOUNCED_EFFECTS: ReadonlySet<string> = new Set(["level_up", "tier_changed", "mission_completed"]);
 
