@@ -3,11 +3,10 @@ import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { Database } from "../../server/src/db/orm.js";
 import type { HotStore } from "../../server/src/db/hot/index.js";
 import { byScopedKeys } from "../../server/src/db/hot/scoped-reads.js";
-import { PENDING_REFERRALS } from "../../server/src/usecases/events/ingest.js";
-import { FIRED_DEDUPE_KEYS } from "../../server/src/usecases/evaluation/participant-state.js";
-import { lockByExternalId, lockById } from "../../server/src/usecases/events/participant-locks.js";
-import { PARTICIPANT_IDS, STORED_KEYS } from "../../server/src/usecases/events/queued.js";
-import { OWNERS } from "../../server/src/usecases/events/queued-rows.js";
+import { PENDING_REFERRALS, STORED_KEYS } from "../../server/src/db/events/event-keys.js";
+import { FIRED_DEDUPE_KEYS } from "../../server/src/db/evaluation/rule-counters.js";
+import { lockByExternalId, lockById, PARTICIPANT_IDS } from "../../server/src/db/participants/locks.js";
+import { OWNERS } from "../../server/src/db/events/queued-rows.js";
 import { CLAIM_POSTGRESQL, CLAIM_SQLITE, COMPLETE_SQLITE } from "../../server/src/jobs/embedded.js";
 import { describeEachDatabase, openTestDatabase, type DatabaseKind } from "../support/databases.js";
 
@@ -90,7 +89,7 @@ const reads: PlannedRead[] = [
     sqlite: { index: KEY_INDEX, condition: "idempotency_key=? AND club_id=? AND env=?" },
   },
   {
-    title: "queued events' owners by id (queued-rows.ts)",
+    title: "queued events' owners by id (db/events/queued-rows.ts)",
     statement: scoped(OWNERS, idsOf("e")), table: "events",
     probes: [{ index: "events_pkey", cond: "(id)::text = ANY" }],
     sqlite: { index: "sqlite_autoindex_events_1", condition: "id=?" },
@@ -103,7 +102,7 @@ const reads: PlannedRead[] = [
   },
   {
     // SQLite joins json_each to the primary key (its plan names the table by alias): PostgreSQL's shape only.
-    title: "rules' fired dedupe keys by (participant, rule, key) (participant-state.ts)",
+    title: "rules' fired dedupe keys by (participant, rule, key) (db/evaluation/rule-counters.ts)",
     // A batch's worth of triples: planned for 1,000 of them, a join hashed the whole table instead of probing.
     statement: async (club) => {
       const numbers = Array.from({ length: 1000 }, (_, i) => i + 1);
@@ -116,13 +115,13 @@ const reads: PlannedRead[] = [
   },
   {
     // SQLite reads after taking the database's write lock (see takeSqliteWriteLock).
-    title: "participant locks by external id (participant-locks.ts): ids probed by key, then locked by the primary key",
+    title: "participant locks by external id (db/participants/locks.ts): ids probed by key, then locked by the primary key",
     statement: sentBy((store, club) => lockByExternalId(store, { clubId: club, env: "live" }, externalIds(club))), table: "participants",
     probes: [{ index: EXTERNAL_ID_INDEX, cond: "(external_id)::text" }, { index: "participants_pkey", cond: "(id)::text = ANY" }],
     sqlite: { index: EXTERNAL_ID_INDEX, condition: "club_id=? AND env=? AND external_id=?" },
   },
   {
-    title: "participant locks by id (participant-locks.ts)",
+    title: "participant locks by id (db/participants/locks.ts)",
     statement: sentBy((store, club) => lockById(store, { clubId: club, env: "live" }, idsOf("p")(club))), table: "participants",
     probes: [{ index: "participants_pkey", cond: "(id)::text = ANY" }],
     sqlite: { index: "sqlite_autoindex_participants_1", condition: "id=?" },

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../server/src/db/orm.js";
 import type { LibsqlDatabase } from "../../server/src/db/hot/sqlite.js";
-import { FIRED_DEDUPE_KEYS, counterProbes, postgresCounters, sqliteCounters } from "../../server/src/usecases/evaluation/participant-state.js";
+import { FIRED_DEDUPE_KEYS, counterProbes, postgresCounters, sqliteCounters } from "../../server/src/db/evaluation/rule-counters.js";
 import type { EngineEvent } from "../../server/src/engine/types.js";
 import { openTestDatabase } from "../support/databases.js";
 
 /*
- * The plan of the rule-run counters read on SQLite (participant-state.ts
+ * The plan of the rule-run counters read on SQLite (db/evaluation/rule-counters.ts
  * sqliteCounters), never its timing: one range probe of rule_run_days'
  * primary key (participant, rule, day) per participant and limit window of a
  * rule its events trigger. Written as a participant list and an OR of
@@ -64,7 +64,7 @@ describe("rule-run counters' plan [sqlite]", () => {
 });
 
 /*
- * The fired dedupe keys read on SQLite (participant-state.ts
+ * The fired dedupe keys read on SQLite (db/evaluation/rule-counters.ts
  * FIRED_DEDUPE_KEYS): each bound (participant, rule, key) triple one probe of
  * rule_dedupe_keys' primary key, all three columns equal (PostgreSQL's shape:
  * test/db/query-plans.test.ts).
@@ -97,7 +97,7 @@ describe("fired dedupe keys' plan [sqlite]", () => {
 });
 
 /*
- * The same read on PostgreSQL (participant-state.ts postgresCounters), on
+ * The same read on PostgreSQL (db/evaluation/rule-counters.ts postgresCounters), on
  * statistics of tables analysed empty (as the migrations leave them, and as
  * they stay while `clube serve` runs without a worker): written as a
  * participant list and an OR of windows, it scanned the whole table and

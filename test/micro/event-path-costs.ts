@@ -10,7 +10,7 @@
  * measured in turns in the same process run, so a before/after comparison
  * sees the same machine load. Prints µs per event per stage.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -63,7 +63,10 @@ interface Tree {
 async function loadTree(root: string): Promise<Tree> {
   const load = (path: string) => import(pathToFileURL(resolve(root, path)).href);
   const { evaluate } = await load("server/src/engine/evaluate.ts");
-  const { gatherEvaluation, participantSnapshot } = await load("server/src/usecases/evaluation/participant-state.ts");
+  // A tree from before evaluation/participant-state.ts was split holds both there.
+  const split = existsSync(resolve(root, "server/src/usecases/evaluation/gather-evaluation.ts"));
+  const { gatherEvaluation } = await load(split ? "server/src/usecases/evaluation/gather-evaluation.ts" : "server/src/usecases/evaluation/participant-state.ts");
+  const { participantSnapshot } = await load(split ? "server/src/usecases/evaluation/participant-snapshot.ts" : "server/src/usecases/evaluation/participant-state.ts");
   const { stateAfter } = await load("server/src/usecases/evaluation/carried-state.ts");
   const { gatherTournamentScores } = await load("server/src/usecases/tournaments/standing-writes.ts");
   const { eventRow } = await load("server/src/usecases/events/ingest.ts");

@@ -1,5 +1,5 @@
 /**
- * The rule-run counters read (participant-state.ts sqliteCounters) as players
+ * The rule-run counters read (db/evaluation/rule-counters.ts sqliteCounters) as players
  * play more in a day: a batch's 500 players, each with RUNS runs today of one
  * rule capped per day, read as stored since migration 20261126020000 (a row
  * per participant, rule and day) and as rule_runs stored them before (a row
@@ -8,7 +8,7 @@
  * each RUNS. Not a test: `npx tsx test/micro/rule-run-counters-growth.ts`.
  */
 import type { LibsqlDatabase } from "../../server/src/db/hot/sqlite.js";
-import { sqliteCounters } from "../../server/src/usecases/evaluation/participant-state.js";
+import { sqliteCounters } from "../../server/src/db/evaluation/rule-counters.js";
 import { openTestDatabase } from "../support/databases.js";
 
 const PLAYERS = 500;

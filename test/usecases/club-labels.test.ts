@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ClubConfig } from "../../server/src/engine/config.js";
-import { clubLabel, levelName, renderClubMessage } from "../../server/src/usecases/club/club-messages.js";
+import { clubLabel, levelName, renderClubMessage } from "../../server/src/usecases/shared/club-messages.js";
 import { validateClubConfig } from "../../server/src/usecases/club/config.js";
 import { demoConfig } from "../support/api.js";
 

@@ -157,3 +157,12 @@ export function groupCommitPer<K extends object, T, R>(options: (owner: K) => Gr
     return groups;
   };
 }
+
+/**
+ * Groups of one key a database applies at a time: SQLite writes one
+ * transaction at a time anyway; on PostgreSQL a second group evaluates while
+ * the first waits for its commit.
+ */
+export function groupsInFlight(db: { dialect: "postgresql" | "sqlite" }): number {
+  return db.dialect === "sqlite" ? 1 : 2;
+}

@@ -1,4 +1,5 @@
 import type { Scope } from "../scope.js";
+import { takeSqliteWriteLock } from "../write-lock.js";
 import type { HotStore } from "./index.js";
 import { viewedParticipant, type ViewedParticipantRow } from "./participant-reads.js";
 
@@ -47,9 +48,6 @@ const READ_SQLITE = `select ${PARTICIPANT},
 
 const DEBIT_SQLITE = "update balances set amount = amount - ?1, updated_at = ?2 where participant_id = ?3 and currency = ?4 and amount >= ?1 returning amount";
 
-/** See takeSqliteWriteLock in usecases/events/participant-locks.ts: the write lock first, waited for under busy_timeout. */
-const SQLITE_WRITE_LOCK = { postgresql: "", sqlite: "update participants set updated_at = updated_at where 0" };
-
 type Row = Parameters<typeof viewedParticipant>[0] & { stored: Record<string, unknown> | string | null; balance_after?: number | string | null; balances: [string, number | string][] | string };
 
 function json<T>(value: T | string): T {
@@ -83,7 +81,8 @@ export async function payRedemption(
     const after = row.balance_after ?? null;
     return { participant: viewedParticipant(row), stored: json(row.stored), balanceAfter: after === null ? null : Number(after), balances: balancesOf(json(row.balances)) };
   }
-  await store.run(SQLITE_WRITE_LOCK, []);
+  // The write lock first, waited for under busy_timeout (see db/write-lock.ts).
+  await takeSqliteWriteLock(store);
   const [row] = await store.select<Row>({ postgresql: "", sqlite: READ_SQLITE }, [scope.clubId, scope.env, pay.externalId, pay.idempotencyKey]);
   if (!row) return null;
   const participant = viewedParticipant(row);

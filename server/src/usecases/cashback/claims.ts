@@ -1,4 +1,3 @@
-import { raw } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../../generated/types.js";
 import {
@@ -29,6 +28,7 @@ import { recordWebhook } from "../webhooks/index.js";
 import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "../evaluation/index.js";
 import { participantNotFound } from "../participants/index.js";
 import { runEach } from "../shared/run-each.js";
+import { eventSumsByParticipantAndType } from "../../db/cashback/event-sums.js";
 
 /*
  * The participant's cashback: computing days from their bets, claiming them
@@ -133,12 +133,7 @@ async function betTotals(em: SqlEntityManager, scope: Scope, day: ClubDay, filte
     }
     return totals;
   }
-  const rows = await em
-    .createQueryBuilder(Event)
-    .select(["participantId", "type", raw("sum(amount_minor) as total")])
-    .where(where)
-    .groupBy(["participantId", "type"])
-    .execute<{ participantId: string; type: string; total: number | string | null }[]>("all");
+  const rows = await eventSumsByParticipantAndType(em, where);
   for (const row of rows) add(row.participantId, row.type, Number(row.total ?? 0));
   return totals;
 }
@@ -233,7 +228,7 @@ export async function claimCashback(db: Database, scope: Scope, externalId: stri
   const [program, { config }] = await Promise.all([getCashbackProgram(db, scope), requirePublishedConfig(db, scope)]);
   const timeZone = clubTimeZone(config);
   return db.em().transactional(async (em) => {
-    const participant = await lockParticipant(em, db.dialect, { ...scope, externalId });
+    const participant = await lockParticipant(em, { ...scope, externalId });
     if (!participant) throw participantNotFound(externalId);
     if (!program.enabled) throw new ApiError(409, "cashback_disabled", "The club's cashback program is disabled");
     if (program.mode === "auto") {
@@ -286,7 +281,7 @@ export async function creditDueCashback(db: Database, scope: Scope, opts: { now:
   }
   for (const [participantId, preloaded] of byParticipant) {
     await db.em().transactional(async (em) => {
-      const participant = await lockParticipant(em, db.dialect, { ...scope, id: participantId });
+      const participant = await lockParticipant(em, { ...scope, id: participantId });
       if (!participant) return;
       const input = await cashbackInput(em, scope, participant, program, { now, timeZone, filter, preloaded });
       for (const day of dueDays(input)) {

@@ -1,6 +1,7 @@
 import type { ClubConfig } from "../../engine/config.js";
 import type { Lot, ParticipantState, RuleRunState, StateDelta } from "../../engine/types.js";
-import { storedTierCode, type GatheredEvaluation } from "./participant-state.js";
+import type { GatheredEvaluation } from "./gather-evaluation.js";
+import { storedTierCode } from "./participant-snapshot.js";
 import { storedPeakLevel } from "./peak-level.js";
 
 /*

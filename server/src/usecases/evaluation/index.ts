@@ -1,5 +1,11 @@
 // The evaluation domain's public face: what other folders may use of it.
+export { lockParticipant, lockParticipantByExternalId, lockParticipants } from "../../db/participants/locks.js";
 export { stateAfter } from "./carried-state.js";
-export { clubTimeZone, gatherEvaluation, loadParticipantState, loadStatesForEvents, lockParticipant, lockParticipantByExternalId, lockParticipants, persistEvaluation, pointsOf, storedPoints, viewedState, webhookParticipant, writeNotifications, type NotificationText, type ParticipantSnapshot } from "./participant-state.js";
+export { webhookParticipant } from "./evaluation-target.js";
+export { gatherEvaluation, persistEvaluation, pointsOf, storedPoints } from "./gather-evaluation.js";
+export { writeNotifications, type NotificationText } from "./notifications.js";
+export { clubTimeZone, type ParticipantSnapshot } from "./participant-snapshot.js";
 export { peakSince } from "./peak-level.js";
 export { PendingWrites } from "./pending-writes.js";
+export { StandingWrites } from "./standing-writes.js";
+export { loadParticipantState, loadStatesForEvents, viewedState } from "./state-loading.js";

@@ -14,7 +14,7 @@ import type { Participant } from "../../db/entities/index.js";
  * the row also keeps the highest level of the month before `peakMonth`: a
  * change in a new month moves the old month's peak there instead of dropping it.
  *
- * The columns are written when the level changes (participant-state.ts), so a
+ * The columns are written when the level changes (gather-evaluation.ts), so a
  * level holds from one write to the next: the level stored before a change
  * was held through the rest of its month and at the start of every month
  * until the change, and counts in both the old month's peak and the new one's.

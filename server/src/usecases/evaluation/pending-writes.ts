@@ -5,7 +5,8 @@ import {
   Badge, Balance, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry, MissionProgress, Notification, OutboxMessage, Participant, ParticipantReward, RuleDedupeKey, RuleRunDay,
 } from "../../db/entities/index.js";
 import type { PeakColumns } from "./peak-level.js";
-import { StandingWrites } from "../tournaments/index.js";
+import { BALANCE_ADD, LEADERBOARD_ADD, MISSION_PROGRESS_KEEP_FIRST, ruleRunDayAdd } from "../../db/evaluation/upserts.js";
+import { StandingWrites } from "./standing-writes.js";
 
 /**
  * The new lots with what later events already spent from them taken off
@@ -23,32 +24,6 @@ export function lotsAfterSpending<L extends { id?: string | null; remaining: num
   });
   return { lots: written, spent: [...left].map(([id, amount]) => ({ id, amount })) };
 }
-
-/**
- * How a flush's rule run days are added to the stored ones: runs added, the
- * later last run kept, and the batch's amounts added unit by unit into the
- * stored object (one pass over the batch's few units; a unit new to the day
- * joins it; a batch that granted nothing leaves the stored amounts unparsed).
- * Additive rather than the engine's absolute counters: the engine's state
- * holds today's amounts only for the units a daily cap names (loadRuleRuns
- * reads no others), and an addition stays exactly-once without relying on
- * what was loaded — each run is gathered once, in the transaction that marks
- * its event processed under the participant's lock, and PostgreSQL's
- * `on conflict do update` adds to the row as committed (row-locked), so two
- * serve processes never lose each other's runs.
- */
-export const RULE_RUN_DAY_SUMS = {
-  // The batch's units by jsonb_object_keys in a select list (a value per call), not jsonb_each_text in FROM (a tuplestore
-  // per row): backend CPU of a stored batch's 286-row upsert 1.98 -> 1.79 ms, without the amounts 1.23 (60 rounds
-  // alternated, pg-write-costs.ts); a one-unit path by jsonpath (keyvalue()) took 2.15.
-  postgresql: "runs = rule_run_days.runs + excluded.runs, amounts = case when excluded.amounts = '{}'::jsonb then rule_run_days.amounts else rule_run_days.amounts || "
-    + "(select jsonb_object_agg(k.key, coalesce(cast(rule_run_days.amounts ->> k.key as bigint), 0) + cast(excluded.amounts ->> k.key as bigint)) "
-    + "from (select jsonb_object_keys(excluded.amounts) as key) as k) end, "
-    + "last_run_at = greatest(rule_run_days.last_run_at, excluded.last_run_at)",
-  sqlite: "runs = rule_run_days.runs + excluded.runs, amounts = case when excluded.amounts = '{}' then rule_run_days.amounts else json_patch(rule_run_days.amounts, "
-    + "(select json_group_object(a.key, coalesce(rule_run_days.amounts ->> a.key, 0) + a.value) from json_each(excluded.amounts) as a)) end, "
-    + "last_run_at = max(rule_run_days.last_run_at, excluded.last_run_at)",
-};
 
 /** The participant columns an evaluation sets; XP is added to the stored value instead, atomically. */
 export type ParticipantChanges = Pick<Participant, "level" | "tierCode" | "tags" | "eventCounts" | "updatedAt"> & Partial<PeakColumns>;
@@ -188,24 +163,18 @@ export class PendingWrites {
       },
       insert(LedgerEntry, this.ledger, ["createdAt"]),
       // Added to the stored amounts atomically, creating rows on first use.
-      insert(Balance, [...this.balances.values()], ["updatedAt"], { conflict: ["participant_id", "currency"], set: "amount = balances.amount + excluded.amount, updated_at = excluded.updated_at" }),
+      insert(Balance, [...this.balances.values()], ["updatedAt"], BALANCE_ADD),
       insert(CurrencyLot, lots, ["createdAt"]),
       { spendLots: spent },
       insert(RuleDedupeKey, this.dedupeKeys, ["firedAt"]),
-      // Added to the stored day (see RULE_RUN_DAY_SUMS).
-      insert(RuleRunDay, [...this.ruleRunDays.values()], ["lastRunAt"], { conflict: ["participant_id", "rule_id", "day_key"], set: RULE_RUN_DAY_SUMS[store.dialect] }),
+      // Added to the stored day (see RULE_RUN_DAY_SUMS in db/evaluation/upserts.ts).
+      insert(RuleRunDay, [...this.ruleRunDays.values()], ["lastRunAt"], ruleRunDayAdd(store)),
       // The first completion and claim times already stored are kept.
-      insert(MissionProgress, this.missions, ["updatedAt"], {
-        conflict: ["participant_id", "mission_id", "period_key"],
-        set: "progress = excluded.progress, completed_at = coalesce(mission_progress.completed_at, excluded.completed_at), "
-          + "claimed_at = coalesce(mission_progress.claimed_at, excluded.claimed_at), updated_at = excluded.updated_at",
-      }),
+      insert(MissionProgress, this.missions, ["updatedAt"], MISSION_PROGRESS_KEEP_FIRST),
       insert(ParticipantReward, this.rewards, ["grantedAt"]),
       insert(Delivery, this.deliveries, ["createdAt"]),
       insert(Badge, this.badges, ["grantedAt"]),
-      insert(LeaderboardEntry, [...this.leaderboard.values()], ["updatedAt"], {
-        conflict: ["participant_id", "campaign_id"], set: "points = leaderboard_entries.points + excluded.points, updated_at = excluded.updated_at",
-      }),
+      insert(LeaderboardEntry, [...this.leaderboard.values()], ["updatedAt"], LEADERBOARD_ADD),
       ...this.standings.writes(em),
       insert(Notification, this.notifications, ["createdAt", "readAt"]),
       insert(OutboxMessage, this.outbox, ["createdAt"]),

@@ -1,24 +1,26 @@
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
+import type { ApiEffect } from "../../engine/config.js";
 import type { EngineEvent } from "../../engine/types.js";
 import { Event, Job, OutboxMessage, Participant } from "../../db/entities/index.js";
 import { newTimeOrderedId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { hotStore, shapeOf, withAutocommitHotStore, type HotStore } from "../../db/hot/index.js";
-import { byScopedKeys } from "../../db/hot/scoped-reads.js";
+import { withAutocommitWhereItPays } from "../../db/autocommit.js";
+import { storedEventIds } from "../../db/events/event-keys.js";
+import { ownersOf, queuedRows, type QueuedRow } from "../../db/events/queued-rows.js";
+import { hotStore, shapeOf, type HotStore } from "../../db/hot/index.js";
+import { lockById, participantIdsOf } from "../../db/participants/locks.js";
+import { takeSqliteWriteLock } from "../../db/write-lock.js";
 import { requirePublishedConfig } from "../club/index.js";
 import { notFound } from "../shared/errors.js";
 import { newParticipantRow, participantCreatedMessage } from "../participants/index.js";
 import { PendingWrites } from "../evaluation/index.js";
-import {
-  engineEvent, evaluateInOrder, eventRow, GROUP_CAP, groupKey, groupsInFlight, latest, signalOutbox, wroteOutbox,
-  type EventInput, type EventResult, type EventsQueued, type IngestOptions, type ParticipantRun,
-} from "./ingest.js";
-import { groupCommitPer } from "../../db/group-commit.js";
+import { GROUP_CAP, groupKey, latest, signalOutbox } from "./commit-groups.js";
+import { engineEvent, eventRow, wroteOutbox, type EventInput, type EventResult, type EventsQueued, type IngestOptions } from "./event-rows.js";
+import { evaluateInOrder, type ParticipantRun } from "./evaluate-in-order.js";
+import { groupCommitPer, groupsInFlight } from "../../db/group-commit.js";
 import { jobHandOff, type JobHandOff } from "./hand-off.js";
-import { lockById } from "./participant-locks.js";
-import { ownersOf, queuedRows, type QueuedRow } from "./queued-rows.js";
 import type { AfterCommit } from "../shared/after-commit.js";
 
 /*
@@ -26,17 +28,6 @@ import type { AfterCommit } from "../shared/after-commit.js";
  * an outbox row that hands them to the queue) and processing them later on a
  * worker through the same evaluation as synchronous events.
  */
-
-/**
- * SQLite: makes the transaction a writer before its first read. A deferred
- * transaction that reads and then writes after another process (a CLI
- * command) committed in between fails at once with SQLITE_BUSY (its snapshot
- * is stale; busy_timeout cannot help), while one that starts writing waits
- * its turn. An UPDATE that matches nothing is enough to take the write lock.
- */
-async function takeSqliteWriteLock(em: SqlEntityManager, db: Database): Promise<void> {
-  if (db.dialect === "sqlite") await em.execute("update participants set updated_at = updated_at where 0", [], "run");
-}
 
 /** An event accepted with `Prefer: respond-async`, waiting for its group commit (see queueEvents). */
 interface Accepted {
@@ -51,10 +42,6 @@ interface Accepted {
   /** Told `"outbox"` once the group's commit wrote outbox rows (the relay has work). */
   afterCommit?: AfterCommit;
 }
-
-// One index probe per key whatever the statistics (db/hot/scoped-reads.ts).
-export const PARTICIPANT_IDS = byScopedKeys({ table: "participants", columns: ["id", "external_id"], key: "external_id" });
-export const STORED_KEYS = byScopedKeys({ table: "events", columns: ["id", "idempotency_key"], key: "idempotency_key" });
 
 /**
  * Creates the group's participants not in `participantIds` (external id →
@@ -77,10 +64,7 @@ async function createAbsent(em: SqlEntityManager, hot: HotStore, db: Database, s
   await hot.insert(shapeOf(em, OutboxMessage), created.map((row) => participantCreatedMessage(scope, row, firstSeen.get(row.externalId)!)));
   for (const row of created) participantIds.set(row.externalId, row.id);
   const raced = rows.filter((row) => !inserted.has(row.id)).map((row) => row.externalId);
-  if (raced.length > 0) {
-    const stored = await hot.select<{ id: string; external_id: string }>(PARTICIPANT_IDS, [scope.clubId, scope.env, raced]);
-    for (const row of stored) participantIds.set(row.external_id, row.id);
-  }
+  if (raced.length > 0) for (const [externalId, id] of await participantIdsOf(hot, scope, raced)) participantIds.set(externalId, id);
   return created.length > 0;
 }
 
@@ -110,13 +94,10 @@ async function acceptGroup(items: Accepted[]): Promise<string[]> {
   const [{ db }] = items;
   // What the group's commit wrote, told once it is committed.
   const wrote = { outbox: false, jobs: false };
-  let ids: string[] | null = null;
-  if (db.dialect === "postgresql") {
-    const em = db.em();
-    ids = await withAutocommitHotStore(em, (hot) => acceptWith(em, hot, items, false, wrote));
-  }
+  const autocommit = db.em();
+  let ids = await withAutocommitWhereItPays(autocommit, (hot) => acceptWith(autocommit, hot, items, false, wrote));
   ids ??= await db.em().transactional(async (em) => {
-    await takeSqliteWriteLock(em, db);
+    await takeSqliteWriteLock(em);
     return (await acceptWith(em, await hotStore(em), items, true, wrote))!;
   });
   if (wrote.jobs) jobHandOff(db)!.stored();
@@ -136,16 +117,14 @@ async function acceptWith(em: SqlEntityManager, hot: HotStore, items: Accepted[]
   const externalIds = [...new Set(items.map((item) => item.participant))];
   const keys = [...new Set(items.map((item) => item.key).filter((key) => key !== null))];
   // Both reads issued in the same turn: on PostgreSQL they share one round trip (see HotStore.select).
-  const [found, stored] = await Promise.all([
-    hot.select<{ id: string; external_id: string }>(PARTICIPANT_IDS, [scope.clubId, scope.env, externalIds]),
-    keys.length === 0 ? [] : hot.select<{ id: string; idempotency_key: string }>(STORED_KEYS, [scope.clubId, scope.env, keys]),
+  const [participantIds, idOfKey] = await Promise.all([
+    participantIdsOf(hot, scope, externalIds),
+    keys.length === 0 ? new Map<string, string>() : storedEventIds(hot, scope, keys),
   ]);
-  const participantIds = new Map(found.map((row) => [row.external_id, row.id]));
   if (participantIds.size < externalIds.length) {
     if (!create) return null;
     if (await createAbsent(em, hot, db, scope, items, participantIds)) wrote.outbox = true;
   }
-  const idOfKey = new Map(stored.map((row) => [row.idempotency_key, row.id]));
   const events: { id: string; receivedAt: Date }[] = [];
   const ids = items.map((item) => {
     const original = item.key === null ? undefined : idOfKey.get(item.key);
@@ -201,10 +180,9 @@ async function acceptAlone(item: Accepted): Promise<string> {
     return id;
   } catch (err) {
     if (item.key === null || !(err instanceof UniqueConstraintViolationException)) throw err;
-    const [original] = await item.db.em().transactional(async (em) =>
-      (await hotStore(em)).select<{ id: string }>(STORED_KEYS, [item.scope.clubId, item.scope.env, [item.key]]));
-    if (!original) throw err;
-    return original.id;
+    const original = await item.db.em().transactional(async (em) => (await storedEventIds(await hotStore(em), item.scope, [item.key!])).get(item.key!));
+    if (original === undefined) throw err;
+    return original;
   }
 }
 
@@ -253,7 +231,7 @@ interface QueuedEvent {
 
 /** The answer for a queued event already processed. */
 function processedResult(row: Pick<QueuedRow, "id" | "effects">): EventResult {
-  return { event_id: row.id, duplicate: false, effects: row.effects };
+  return { event_id: row.id, duplicate: false, effects: row.effects as ApiEffect[] };
 }
 
 /**
@@ -271,7 +249,7 @@ async function processQueued(queued: QueuedEvent[], missing: { event: string; pa
   let written = false;
   const opts: IngestOptions = { now: latest(queued.map((item) => item.now)), publicUrl, afterCommit: () => (written = true) };
   const results = await db.em().transactional(async (em) => {
-    await takeSqliteWriteLock(em, db);
+    await takeSqliteWriteLock(em);
     const hot = await hotStore(em);
     const owners = await ownersOf(hot, scope, ids);
     if (owners.size !== ids.length) throw notFound(missing.event);

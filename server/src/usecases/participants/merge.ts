@@ -1,9 +1,10 @@
 import type { EntitySchema } from "@mikro-orm/core";
-import type { Knex, SqlEntityManager } from "@mikro-orm/knex";
+import type { SqlEntityManager } from "@mikro-orm/knex";
 import {
   AffiliateAttribution, Badge, Balance, CashbackCredit, CodeRedemption, CheckinClaim, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry, TournamentStanding,
   MissionProgress, Notification, ParticipantReward, Redemption, Referral, RuleDedupeKey, RuleRunDay, WheelSeed, WheelSpin,
 } from "../../db/entities/index.js";
+import { addIntoSurvivorRows, columnsOf, deleteRowsTheSurvivorHas, repointRows } from "../../db/participants/merge-statements.js";
 
 /**
  * How each participant-owned table is merged when one participant is merged
@@ -72,31 +73,6 @@ export interface MergeCounts {
   duplicatesDropped: Record<string, number>;
 }
 
-interface Columns {
-  table: string;
-  owner: string;
-  keys: string[];
-  amount?: string;
-}
-
-function columnsOf(em: SqlEntityManager, rule: MergeRule): Columns {
-  const meta = em.getMetadata().get(rule.entity.meta.className);
-  const column = (property: string) => meta.properties[property].fieldNames[0];
-  return { table: meta.tableName, owner: column(rule.owner), keys: rule.keys.map(column), amount: rule.amount && column(rule.amount) };
-}
-
-/** Rows of participant `ownerId` (aliased `alias`) with the same identity (`keys`) as the outer statement's row. */
-function sameIdentity(knex: Knex, c: Columns, alias: string, ownerId: string): Knex.QueryBuilder {
-  const query = knex(`${c.table} as ${alias}`).where(`${alias}.${c.owner}`, ownerId);
-  for (const key of c.keys) query.whereRaw("?? = ??", [`${alias}.${key}`, `${c.table}.${key}`]);
-  return query;
-}
-
-async function run(em: SqlEntityManager, query: Knex.QueryBuilder): Promise<number> {
-  const result = await em.execute<{ affectedRows: number }>(query, [], "run");
-  return result.affectedRows;
-}
-
 function add(counts: Record<string, number>, table: string, n: number): void {
   if (n > 0) counts[table] = (counts[table] ?? 0) + n;
 }
@@ -107,7 +83,6 @@ function add(counts: Record<string, number>, table: string, n: number): void {
  * history merges without loading its rows.
  */
 export async function mergeParticipantRows(em: SqlEntityManager, fromId: string, intoId: string): Promise<MergeCounts> {
-  const knex = em.getKnex();
   const counts: MergeCounts = { moved: {}, duplicatesDropped: {} };
   for (const rule of MERGE_RULES) {
     const c = columnsOf(em, rule);
@@ -115,24 +90,14 @@ export async function mergeParticipantRows(em: SqlEntityManager, fromId: string,
       add(counts.moved, c.table, await mergeRuleRunDays(em, fromId, intoId));
       continue;
     }
-    const ofMerged = () => knex(c.table).where(c.owner, fromId);
-    const survivorHasSame = () => sameIdentity(knex, c, "survivor", intoId).select(knex.raw("1"));
     if (rule.kind === "sum") {
-      const amount = c.amount!;
       // The survivor's row gains the merged participant's amount, then the merged row goes.
-      const mergedAmount = sameIdentity(knex, c, "merged", fromId).select(`merged.${amount}`);
-      await run(
-        em,
-        knex(c.table)
-          .where(c.owner, intoId)
-          .whereExists(sameIdentity(knex, c, "merged", fromId).select(knex.raw("1")))
-          .update({ [amount]: knex.raw("?? + (?)", [amount, mergedAmount]) }),
-      );
-      add(counts.moved, c.table, await run(em, ofMerged().whereExists(survivorHasSame()).delete()));
+      await addIntoSurvivorRows(em, c, fromId, intoId);
+      add(counts.moved, c.table, await deleteRowsTheSurvivorHas(em, c, fromId, intoId));
     } else if (rule.kind === "dedupe") {
-      add(counts.duplicatesDropped, c.table, await run(em, ofMerged().whereExists(survivorHasSame()).delete()));
+      add(counts.duplicatesDropped, c.table, await deleteRowsTheSurvivorHas(em, c, fromId, intoId));
     }
-    add(counts.moved, c.table, await run(em, ofMerged().update({ [c.owner]: intoId })));
+    add(counts.moved, c.table, await repointRows(em, c, fromId, intoId));
   }
   return counts;
 }

@@ -8,7 +8,7 @@ import { participantNotFound } from "./participants.js";
 
 /*
  * The participant's inbox (`/v1/me/notifications`). Notifications are written
- * where things happen (participant-state's `writeNotifications`); this only
+ * where things happen (evaluation's `writeNotifications`); this only
  * reads them and marks them read.
  */
 

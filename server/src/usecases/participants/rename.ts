@@ -1,10 +1,10 @@
-import { LockMode } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../../generated/types.js";
 import { MAX_TAGS } from "../../engine/session.js";
 import { progressFor } from "../../engine/progression.js";
 import { Participant } from "../../db/entities/index.js";
 import type { Database } from "../../db/orm.js";
+import { findParticipantForUpdate } from "../../db/participants/locks.js";
 import type { Scope } from "../../db/scope.js";
 import { getPublishedConfig, type PublishedConfig } from "../club/index.js";
 import { ApiError, validationFailed } from "../shared/errors.js";
@@ -79,13 +79,11 @@ export async function renameParticipant(
   const to = input.new_external_id;
   if (to === externalId) throw validationFailed("body.new_external_id must differ from the current external_id");
   const config = await getPublishedConfig(db, scope);
-  // SQLite serializes writers anyway and has no row locks.
-  const lock = db.dialect === "postgresql" ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {};
   try {
     return await db.em().transactional(async (em) => {
-      const survivor = await em.findOne(Participant, { ...scope, externalId }, lock);
+      const survivor = await findParticipantForUpdate(em, { ...scope, externalId });
       if (!survivor) throw participantNotFound(externalId);
-      const existing = await em.findOne(Participant, { ...scope, externalId: to }, lock);
+      const existing = await findParticipantForUpdate(em, { ...scope, externalId: to });
       if (existing && !input.merge) {
         throw new ApiError(409, "participant_exists", `A participant with external_id ${JSON.stringify(to)} exists; send merge: true to merge it into this one.`);
       }

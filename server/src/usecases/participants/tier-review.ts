@@ -141,7 +141,7 @@ async function* clubParticipants(db: Database, scope: Scope): AsyncGenerator<Rev
 /** Sets the reviewed tier of one participant under their lock and records `tier.changed`; false when it was already that tier. */
 async function applyReview(db: Database, scope: Scope, config: ClubConfig, participantId: string, now: Date): Promise<boolean> {
   return db.em().transactional(async (em) => {
-    const participant = await lockParticipant(em, db.dialect, { ...scope, id: participantId });
+    const participant = await lockParticipant(em, { ...scope, id: participantId });
     if (!participant) return false;
     const from = currentTier(config, participant);
     const to = reviewedTier(config, participant, now);

@@ -1,4 +1,4 @@
-import { UniqueConstraintViolationException, raw } from "@mikro-orm/core";
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../../generated/types.js";
 import type { ClubConfig } from "../../engine/config.js";
@@ -12,6 +12,7 @@ import { ApiError, notFound, validationFailed } from "../shared/errors.js";
 import { lockParticipant } from "../evaluation/index.js";
 import { ensureParticipant } from "../participants/index.js";
 import { olderThan } from "../shared/paging.js";
+import { attributedPlayerCounts } from "../../db/referrals/affiliate-figures.js";
 
 /*
  * Affiliates: partners who bring players through a link carrying their code
@@ -46,14 +47,7 @@ function affiliateView(config: ClubConfig, affiliate: Affiliate, players: number
 
 /** Players attributed to each of `affiliateIds`, in one grouped count. */
 async function playerCounts(em: SqlEntityManager, affiliateIds: string[]): Promise<Map<string, number>> {
-  if (affiliateIds.length === 0) return new Map();
-  const rows = await em
-    .createQueryBuilder(AffiliateAttribution)
-    .select(["affiliateId", raw("count(*) as players")])
-    .where({ affiliateId: { $in: affiliateIds } })
-    .groupBy("affiliateId")
-    .execute<{ affiliateId: string; players: number | string }[]>("all");
-  return new Map(rows.map((row) => [row.affiliateId, Number(row.players)]));
+  return attributedPlayerCounts(em, affiliateIds);
 }
 
 async function findAffiliate(em: SqlEntityManager, scope: Scope, id: string): Promise<Affiliate> {
@@ -142,7 +136,7 @@ export async function attributeAffiliate(db: Database, scope: Scope, input: Affi
       if (!affiliate) throw notFound(`Affiliate code ${JSON.stringify(input.code)}`);
       if (affiliate.status === "paused") throw conflict(`Affiliate ${JSON.stringify(input.code)} is paused`);
       await ensureParticipant(db, scope, externalId, { em, now });
-      const participant = (await lockParticipant(em, db.dialect, { ...scope, externalId }))!;
+      const participant = (await lockParticipant(em, { ...scope, externalId }))!;
       if ((await em.count(AffiliateAttribution, { ...scope, participantId: participant.id })) > 0) {
         throw alreadyAttributed(externalId);
       }

@@ -19,7 +19,7 @@ import {
 import type { EngineEvent } from "../../engine/types.js";
 import { Event, LedgerEntry, Participant, ParticipantReward, Referral } from "../../db/entities/index.js";
 import { newId } from "../../db/ids.js";
-import type { Database, Dialect } from "../../db/orm.js";
+import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { requirePublishedConfig } from "../club/index.js";
 import { ApiError, notFound } from "../shared/errors.js";
@@ -66,7 +66,6 @@ async function referralCodeOf(db: Database, participant: Participant): Promise<s
 
 interface QualifyContext {
   em: SqlEntityManager;
-  dialect: Dialect;
   scope: Scope;
   config: ClubConfig;
   referral: ReferralConfig;
@@ -82,10 +81,10 @@ interface QualifyContext {
  * qualifies once even if two events race.
  */
 async function qualify(context: QualifyContext, row: Referral, referred: Participant): Promise<ApiEffect[]> {
-  const { em, dialect, scope, config, referral, now, publicUrl } = context;
+  const { em, scope, config, referral, now, publicUrl } = context;
   const changed = await em.nativeUpdate(Referral, { id: row.id, status: "pending" }, { status: "qualified", qualifiedAt: now });
   if (changed === 0) return [];
-  const referrer = await lockParticipant(em, dialect, { id: row.referrerId });
+  const referrer = await lockParticipant(em, { id: row.referrerId });
   if (!referrer) throw new Error(`referral ${row.id} points at a missing referrer ${row.referrerId}`);
   const timeZone = clubTimeZone(config);
   const grant = async (participant: Participant, spec: string | null): Promise<ApiEffect[]> => {
@@ -127,7 +126,7 @@ export async function registerReferral(
   const code = normalizeReferralCode(input.code);
   try {
     return await db.em().transactional(async (em) => {
-      const referrer = await lockParticipant(em, db.dialect, { ...scope, referralCode: code });
+      const referrer = await lockParticipant(em, { ...scope, referralCode: code });
       if (!referrer) throw notFound(`Referral code ${JSON.stringify(input.code)}`);
       const existing = await em.findOne(Participant, { ...scope, externalId: input.referred_external_id });
       const [today] = clubDays(now, clubTimeZone(config), 0);
@@ -151,8 +150,8 @@ export async function registerReferral(
       if (program.qualifyEvent !== "signup") return { id: row.id, status: "pending" };
       // The referred side's rewards are written under its lock too. Referrer first, then referred: the
       // opposite order (an event qualifying a referral) only happens when the club does not qualify on signup.
-      const locked = (await lockParticipant(em, db.dialect, { id: referred.id }))!;
-      await qualify({ em, dialect: db.dialect, scope, config, referral: program, now, publicUrl }, row, locked);
+      const locked = (await lockParticipant(em, { id: referred.id }))!;
+      await qualify({ em, scope, config, referral: program, now, publicUrl }, row, locked);
       return { id: row.id, status: "qualified" };
     });
   } catch (err) {
@@ -173,7 +172,7 @@ export async function registerReferral(
 export async function qualifyReferralOnEvent(
   em: SqlEntityManager,
   scope: Scope,
-  at: { dialect: Dialect; config: ClubConfig; participant: Pick<Participant, "id">; event: Pick<EngineEvent, "type" | "amount">; now: Date; publicUrl: string },
+  at: { config: ClubConfig; participant: Pick<Participant, "id">; event: Pick<EngineEvent, "type" | "amount">; now: Date; publicUrl: string },
 ): Promise<ApiEffect[]> {
   const referral = referralConfig(at.config);
   if (!referral?.enabled || !qualifiesReferral(referral, at.event)) return [];
@@ -181,7 +180,7 @@ export async function qualifyReferralOnEvent(
   if (!row) return [];
   // The event's own evaluation was just written with raw increments: read the row again before evaluating on it.
   const referred = await em.findOneOrFail(Participant, { id: at.participant.id }, { refresh: true });
-  return qualify({ em, dialect: at.dialect, scope, config: at.config, referral, now: at.now, publicUrl: at.publicUrl }, row, referred);
+  return qualify({ em, scope, config: at.config, referral, now: at.now, publicUrl: at.publicUrl }, row, referred);
 }
 
 // A referrer with many friends sees the newest; `stats` still counts them all.

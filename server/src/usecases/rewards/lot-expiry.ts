@@ -1,14 +1,14 @@
 import type { Scope } from "../../db/scope.js";
 import type { SqlEntityManager } from "@mikro-orm/knex";
-import { raw } from "@mikro-orm/core";
 import { expireLots } from "../../engine/lots.js";
 import type { Lot } from "../../engine/types.js";
-import { Balance, CurrencyLot, LedgerEntry } from "../../db/entities/index.js";
+import { CurrencyLot, LedgerEntry } from "../../db/entities/index.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import { lockParticipant } from "../evaluation/index.js";
 import { loadBalances } from "../participants/index.js";
 import { runEach } from "../shared/run-each.js";
+import { debitBalanceIfHeld, participantsWithDueLotsPage } from "../../db/rewards/lots.js";
 
 /*
  * The expiry of currency lots (currencies with `expiresInDays`): a lot still
@@ -50,26 +50,16 @@ export async function expireCurrencyLots(db: Database, now: Date, pageSize = 200
 async function* participantsWithDueLots(db: Database, now: Date, pageSize: number, scope?: Scope): AsyncGenerator<string> {
   let after = "";
   for (;;) {
-    const rows = await db
-      .em()
-      .createQueryBuilder(CurrencyLot)
-      .select("participantId")
-      // Written out rather than bound: only a literal `remaining > 0` lets SQLite use the partial index (entities/wallet.ts).
-      .where("remaining > 0")
-      .andWhere({ ...scope, expiresAt: { $lte: now }, participantId: { $gt: after } })
-      .groupBy("participantId")
-      .orderBy({ participantId: "asc" })
-      .limit(pageSize)
-      .execute<{ participantId: string }[]>("all");
-    for (const row of rows) yield row.participantId;
+    const rows = await participantsWithDueLotsPage(db.em(), { now, after, pageSize, scope });
+    for (const row of rows) yield row;
     if (rows.length < pageSize) return;
-    after = rows[rows.length - 1].participantId;
+    after = rows[rows.length - 1];
   }
 }
 
 /** Expires one participant's due lots in `em`'s transaction; returns how many expired. */
 async function expireParticipantLots(em: SqlEntityManager, db: Database, participantId: string, now: Date): Promise<number> {
-  const participant = await lockParticipant(em, db.dialect, { id: participantId });
+  const participant = await lockParticipant(em, { id: participantId });
   if (!participant) return 0;
   const rows = await em.find(CurrencyLot, { participantId, remaining: { $gt: 0 }, expiresAt: { $lte: now } });
   const lots: Lot[] = rows.map((row) => ({
@@ -98,8 +88,7 @@ async function expireParticipantLots(em: SqlEntityManager, db: Database, partici
   for (const [currency, amount] of Object.entries(taken)) {
     if (amount === 0) continue;
     // Atomic, and refused rather than taken below zero.
-    const updated = await em.nativeUpdate(Balance, { participantId, currency, amount: { $gte: amount } }, { amount: raw("amount - ?", [amount]), updatedAt: now });
-    if (updated !== 1) throw new Error(`the ${currency} balance of ${participantId} changed while its lots expired`);
+    if (!(await debitBalanceIfHeld(em, participantId, currency, amount, now))) throw new Error(`the ${currency} balance of ${participantId} changed while its lots expired`);
   }
   return expired.length;
 }

@@ -1,4 +1,3 @@
-import { raw } from "@mikro-orm/core";
 import type { components } from "../../../../generated/types.js";
 import { CodeRedemption, PromotionCode } from "../../db/entities/index.js";
 import { newId } from "../../db/ids.js";
@@ -12,6 +11,7 @@ import { recordWebhook } from "../webhooks/index.js";
 import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, webhookParticipant } from "../evaluation/index.js";
 import { participantNotFound } from "../participants/index.js";
 import { codeNotFound, normalizeCode } from "./promotion-codes.js";
+import { countCodeRedemption } from "../../db/rewards/promotion-codes.js";
 
 export type CodeRedemptionResult = components["schemas"]["CodeRedemptionResult"];
 
@@ -51,14 +51,13 @@ export async function redeemCode(
     const mine = await em.count(CodeRedemption, { codeId: code.id, participantId: participant.id });
     if (mine >= code.perParticipantLimit) throw new ApiError(409, "code_limit_reached", `Promotional code ${value} was already redeemed ${mine} time(s) by this participant`);
 
-    const taken = await em.nativeUpdate(
-      PromotionCode,
+    const taken = await countCodeRedemption(
+      em,
       code.maxRedemptions === null || code.maxRedemptions === undefined
         ? { id: code.id, status: "active" }
         : { id: code.id, status: "active", redemptions: { $lt: code.maxRedemptions } },
-      { redemptions: raw("redemptions + 1") },
     );
-    if (taken === 0) throw new ApiError(409, "code_exhausted", `Promotional code ${value} has no redemptions left`);
+    if (!taken) throw new ApiError(409, "code_exhausted", `Promotional code ${value} has no redemptions left`);
 
     const state = await loadParticipantState(em, participant, config, { now, timeZone });
     const evaluation = grantRewards({ config, state, now, timeZone, specs: [code.reward], ruleId: `code:${value}` });

@@ -191,7 +191,7 @@ export async function redeem(
       // A currency without lots: the lock, the key's lookup and the debit in one statement (paidFirst).
       const paid = priced.currency.expiresInDays === null ? await paidFirst(em, scope, request.participant, priced, key, opts.now, config, timeZone) : null;
       if (paid?.repeat) return paid.repeat;
-      const participant = paid ? paid.participant : await lockParticipant(em, db.dialect, { ...scope, externalId: request.participant });
+      const participant = paid ? paid.participant : await lockParticipant(em, { ...scope, externalId: request.participant });
       if (!participant) throw participantNotFound(request.participant);
       // Again under the lock: the same key may have been redeemed since the first look.
       const repeat = paid || key === null ? null : await storedRedemption(em, scope, key, config);

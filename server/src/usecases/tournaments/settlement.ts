@@ -1,4 +1,4 @@
-import { raw, UniqueConstraintViolationException } from "@mikro-orm/core";
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../../generated/types.js";
 import { ConfigVersion, Participant, TournamentSettlement, TournamentStanding } from "../../db/entities/index.js";
@@ -17,6 +17,7 @@ import { recordWebhook } from "../webhooks/index.js";
 import { clubLabel } from "../club/index.js";
 import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "../evaluation/index.js";
 import { runEach } from "../shared/run-each.js";
+import { editionScoreTotal, standingTournamentIds } from "../../db/tournaments/standing-sums.js";
 
 /*
  * Settlement: when an edition ends, a scheduled job (every worker runs it)
@@ -88,7 +89,7 @@ interface SettleContext {
 /** Grants one prize to one participant under their lock; returns what `tournament.finished` lists for it. */
 async function pay(context: SettleContext, payment: Payment): Promise<Schemas["TournamentFinishedPrize"] | null> {
   const { em, db, scope, now, publicUrl } = context;
-  const participant = await lockParticipant(em, db.dialect, { ...scope, id: payment.participantId });
+  const participant = await lockParticipant(em, { ...scope, id: payment.participantId });
   if (!participant) return null;
   const timeZone = clubTimeZone(payment.config);
   const state = await loadParticipantState(em, participant, payment.config, { now, timeZone });
@@ -196,16 +197,14 @@ async function officialEditions(em: SqlEntityManager, scope: Scope, config: Club
     for (const track of official.tracks ?? []) {
       if (track.enabled === false) continue;
       const prefix = `official:${track.id}:${period}:`;
-      const ids = await em.createQueryBuilder(TournamentStanding).select("tournamentId", true)
-        .where({ ...scope, editionKey: edition.key, tournamentId: { $like: `${prefix}%` } }).execute<{ tournamentId: string }[]>("all");
-      for (const { tournamentId } of ids) {
+      const ids = await standingTournamentIds(em, { ...scope, editionKey: edition.key, tournamentId: { $like: `${prefix}%` } });
+      for (const tournamentId of ids) {
         const currency = tournamentId.slice(prefix.length);
         due.push({
           tournamentId, title: clubLabel(config, `official_tournament_${period}`, { track: track.title }), kind: "official", edition,
           async plan(tx) {
-            const [{ total }] = await tx.createQueryBuilder(TournamentStanding).select([raw("coalesce(sum(score), 0) as total")])
-              .where({ ...scope, tournamentId, editionKey: edition.key }).execute<{ total: number | string }[]>("all");
-            const poolMinor = officialPool(Number(total), settings);
+            const total = await editionScoreTotal(tx, scope, tournamentId, edition.key);
+            const poolMinor = officialPool(total, settings);
             const split = settings.split ?? [100];
             const ranked = await topStandings(tx, scope, tournamentId, edition.key, minWagerMinor(settings), Math.max(split.length, FINISHED_TOP_N));
             const payments = officialPayouts(ranked, poolMinor, split).map((payout) => ({

@@ -1,4 +1,3 @@
-import { raw } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../../generated/types.js";
 import { Participant, TournamentSettlement, TournamentStanding } from "../../db/entities/index.js";
@@ -15,6 +14,7 @@ import { notFound } from "../shared/errors.js";
 import { clubLabel } from "../club/index.js";
 import { clubTimeZone } from "../evaluation/index.js";
 import { participantNotFound } from "../participants/index.js";
+import { editionTotals, standingTournamentIds } from "../../db/tournaments/standing-sums.js";
 
 /*
  * Read side of tournaments: which tournaments and editions exist at `now`
@@ -47,9 +47,8 @@ interface CatalogEntry {
 }
 
 async function officialCurrencies(em: SqlEntityManager, scope: Scope, prefix: string, editionKeys: string[]): Promise<string[]> {
-  const rows = await em.createQueryBuilder(TournamentStanding).select("tournamentId", true)
-    .where({ ...scope, editionKey: { $in: editionKeys }, tournamentId: { $like: `${prefix}%` } }).execute<{ tournamentId: string }[]>("all");
-  const currencies = [...new Set(rows.map((row) => row.tournamentId.slice(prefix.length)))].sort();
+  const ids = await standingTournamentIds(em, { ...scope, editionKey: { $in: editionKeys }, tournamentId: { $like: `${prefix}%` } });
+  const currencies = [...new Set(ids.map((id) => id.slice(prefix.length)))].sort();
   return currencies.length > 0 ? currencies : [DEFAULT_CURRENCY];
 }
 
@@ -106,13 +105,6 @@ function statusOf(entry: CatalogEntry, edition: Edition, settled: Set<string>, n
 }
 
 const scoreOf = (stored: number) => stored / 10 ** SCORE_DECIMALS;
-
-/** Participants with a score, and their total (the official pool's base), in one aggregate. */
-async function editionTotals(em: SqlEntityManager, scope: Scope, tournamentId: string, editionKey: string): Promise<{ participants: number; total: number }> {
-  const [row] = await em.createQueryBuilder(TournamentStanding).select([raw("count(*) as participants"), raw("coalesce(sum(score), 0) as total")])
-    .where({ ...scope, tournamentId, editionKey }).execute<{ participants: number | string; total: number | string }[]>("all");
-  return { participants: Number(row?.participants ?? 0), total: Number(row?.total ?? 0) };
-}
 
 function prizesOf(entry: CatalogEntry, poolMinor: number | null): Schemas["TournamentPrizeRange"][] {
   if (entry.official) {

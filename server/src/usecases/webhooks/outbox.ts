@@ -1,23 +1,9 @@
-import type { RequiredEntityData } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import { OutboxMessage } from "../../db/entities/index.js";
-import { newId, newTimeOrderedId } from "../../db/ids.js";
 import type { Scope } from "../../db/scope.js";
+import { webhookMessage } from "../shared/webhook-message.js";
 
-/**
- * The outbox row of a webhook event. The payload is the envelope every
- * endpoint receives (`id` `evt_…`, `type`, `created_at`, `club_id`, `env`,
- * `data`); the relay hands it to the webhook dispatcher.
- */
-export function webhookMessage(scope: Scope, type: string, data: Record<string, unknown>, now: Date): RequiredEntityData<OutboxMessage> {
-  return {
-    id: newTimeOrderedId("out"),
-    ...scope,
-    kind: "webhook",
-    payload: { id: newId("evt"), type, created_at: now.toISOString(), club_id: scope.clubId, env: scope.env, data },
-    createdAt: now,
-  };
-}
+export { webhookMessage };
 
 /**
  * Records a webhook event in the outbox, in the caller's transaction, so it is

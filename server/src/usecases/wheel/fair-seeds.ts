@@ -59,7 +59,7 @@ export function fairnessOf(seed: WheelSeed): WheelFairness {
 /** The commitment GET /v1/me/wheel shows (making the participant's first pair). */
 export async function currentFairness(db: Database, scope: Scope, participantId: string, now: Date): Promise<WheelFairness> {
   return db.em().transactional(async (em) => {
-    await lockParticipant(em, db.dialect, { ...scope, id: participantId });
+    await lockParticipant(em, { ...scope, id: participantId });
     return fairnessOf(await activeSeed(em, scope, participantId, now));
   });
 }
@@ -67,7 +67,7 @@ export async function currentFairness(db: Database, scope: Scope, participantId:
 /** POST /v1/me/wheel/seed: reveals the active pair's server seed and commits to a new pair with `clientSeed`. */
 export async function rotateWheelSeed(db: Database, scope: Scope, externalId: string, clientSeed: string | undefined, now: Date): Promise<WheelSeedRotated> {
   return db.em().transactional(async (em) => {
-    const participant = await lockParticipant(em, db.dialect, { ...scope, externalId });
+    const participant = await lockParticipant(em, { ...scope, externalId });
     if (!participant) throw participantNotFound(externalId);
     const active = await newestActive(em, participant.id);
     // Every unrevealed pair is revealed, not only the one in use (a merged participant's pair comes along).

@@ -1,18 +1,16 @@
-import type { ApiEffect } from "../../engine/config.js";
-import type { EngineEvent } from "../../engine/types.js";
-import { bothDialects, type HotStore } from "../../db/hot/index.js";
-import { byIdsInScope } from "../../db/hot/scoped-reads.js";
-import type { EventStatus } from "../../db/entities/event.js";
-import type { Scope } from "../../db/scope.js";
+import { bothDialects, type HotStore } from "../hot/index.js";
+import { byIdsInScope } from "../hot/scoped-reads.js";
+import type { EventStatus } from "../entities/event.js";
+import type { Scope } from "../scope.js";
 
-/** A stored event as the worker reads it: whose it is, whether it still waits, and what the engine sees of it. */
+/** A stored event as the worker reads it: whose it is, whether it still waits, and what the engine sees of it (engine/types.ts EngineEvent). */
 export interface QueuedRow {
   id: string;
   participantId: string;
   status: EventStatus;
-  /** The stored answer of an event already processed. */
-  effects: ApiEffect[];
-  event: EngineEvent;
+  /** The stored answer of an event already processed (the API's effects). */
+  effects: unknown[];
+  event: { type: string; id: string | null; amount: string | null; currency: string; occurred_at: string; meta: Record<string, unknown> };
 }
 
 /**
@@ -54,7 +52,7 @@ function queuedRow(row: StoredRow): QueuedRow {
     id: row.id,
     participantId: row.participant_id,
     status: row.status,
-    effects: json<ApiEffect[]>(row.effects),
+    effects: json<unknown[]>(row.effects),
     event: {
       type: row.type,
       id: row.external_event_id,
