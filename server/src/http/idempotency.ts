@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { stringify } from "safe-stable-stringify";
 import { IdempotencyKey } from "../db/entities/index.js";
-import { insertIdempotencyClaim, markIdempotencyDone } from "../db/hot/idempotency-keys.js";
+import { holdingKey, insertIdempotencyClaim, markIdempotencyDone } from "../db/hot/idempotency-keys.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { ApiError } from "../usecases/shared/errors.js";
@@ -48,14 +48,16 @@ export async function withIdempotencyKey<T extends { status: number }>(
   const id = { ...req.scope, key: req.key };
   await claim(db, now(), req, fingerprint);
   let result: T;
+  let done: boolean;
   try {
-    result = await run();
+    ({ result, done } = await holdingKey(req.scope, req.key, run));
   } catch (error) {
     await db.em().nativeDelete(IdempotencyKey, { ...id, state: "in_flight" });
     throw error;
   }
   if (result.status >= 200 && result.status < 300) {
-    await markIdempotencyDone(db.em(), req.scope, req.key);
+    // A route may have marked it in its own transaction already (a redemption), with what the key guards.
+    if (!done) await markIdempotencyDone(db.em(), req.scope, req.key);
   } else {
     await db.em().nativeDelete(IdempotencyKey, { ...id, state: "in_flight" });
   }

@@ -9,6 +9,7 @@ import type { Evaluation, MissionState, ParticipantState } from "../../engine/ty
 import { Redemption } from "../../db/entities/index.js";
 import { hotStore, shapeOf } from "../../db/hot/index.js";
 import { payRedemption, readBalances } from "../../db/hot/redemption-writes.js";
+import { doneWithTransaction } from "../../db/hot/idempotency-keys.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
@@ -186,8 +187,11 @@ export async function redeem(
     throw err;
   }
   const timeZone = clubTimeZone(config);
+  // The request's Idempotency-Key, marked done with the redemption it guards (no statement of its own after).
+  const keyDone = doneWithTransaction(scope, key);
+  let marked = false;
   try {
-    return await db.em().transactional(async (em) => {
+    const answer = await db.em().transactional(async (em) => {
       // A currency without lots: the lock, the key's lookup and the debit in one statement (paidFirst).
       const paid = priced.currency.expiresInDays === null ? await paidFirst(em, scope, request.participant, priced, key, opts.now, config, timeZone) : null;
       if (paid?.repeat) return paid.repeat;
@@ -229,10 +233,13 @@ export async function redeem(
       };
       const purchased: Schemas["StorePurchasedWebhookData"] = { participant: webhookParticipant(participant), reward_code: priced.reward.code, cost, redemption_id: result.id };
       writes.outbox.push(webhookMessage(scope, "store.purchased", purchased, opts.now));
-      // One round trip on PostgreSQL: the delta, the redemption (its unique key) and the outbox rows.
-      await writes.flush(em, [{ insert: shapeOf(em, Redemption), rows: [redemption] }]);
+      // One round trip on PostgreSQL: the delta, the redemption (its unique key), the outbox rows and the key's mark.
+      await writes.flush(em, [{ insert: shapeOf(em, Redemption), rows: [redemption] }, ...(keyDone ? [keyDone.write] : [])]);
+      marked = keyDone !== null;
       return result;
     });
+    if (marked) keyDone!.committed();
+    return answer;
   } catch (err) {
     // The same key sent at the same time (for this participant or another), whose redemption committed first: its row's unique key refused ours.
     if (key === null || !(err instanceof UniqueConstraintViolationException)) throw err;
