@@ -16,6 +16,7 @@ import type { Scope } from "../../db/scope.js";
 import { requirePublishedConfig } from "../club/index.js";
 import { ApiError, notFound } from "../shared/errors.js";
 import { webhookMessage } from "../webhooks/index.js";
+import { subscriptionMatches } from "../../webhooks/envelope.js";
 import {
   clubTimeZone, gatherEvaluation, loadParticipantState, lockParticipant, viewedState, webhookParticipant, type ParticipantSnapshot,
 } from "../evaluation/index.js";
@@ -93,6 +94,8 @@ interface Paid {
   state: ParticipantState;
   /** Null when the balance was short: nothing was paid. */
   evaluation: Evaluation | null;
+  /** The `events` of each enabled endpoint of the scope, as the payment's statement read them. */
+  endpointEvents: string[][];
 }
 
 /**
@@ -113,7 +116,8 @@ async function paidFirst(
   const repeat = payment.stored && repeatOf(payment.stored, config);
   const stateOf = (balances: Balances) => viewedState(participant, config, payment.balanceAfter === null ? balances : { ...balances, [currency]: payment.balanceAfter + priced.cost }, NO_MISSIONS);
   let state = stateOf(payment.balances);
-  if (repeat || payment.balanceAfter === null) return { repeat, participant, state, evaluation: null };
+  const { endpointEvents } = payment;
+  if (repeat || payment.balanceAfter === null) return { repeat, participant, state, evaluation: null, endpointEvents };
   let evaluation = redemptionEvaluation({ config, state, now, timeZone, priced });
   // The reward moves another currency: its balance as committed now (the statement's may predate the lock).
   if (evaluation && evaluation.delta.ledger.some((line) => line.unit !== "xp" && line.unit !== currency)) {
@@ -121,7 +125,7 @@ async function paidFirst(
     evaluation = redemptionEvaluation({ config, state, now, timeZone, priced });
   }
   if (evaluation === null) throw new Error(`redemption of ${priced.reward.code} refused after its payment`);
-  return { repeat: null, participant, state, evaluation };
+  return { repeat: null, participant, state, evaluation, endpointEvents };
 }
 const NO_MISSIONS: Record<string, MissionState> = Object.freeze({}) as Record<string, MissionState>;
 
@@ -129,6 +133,19 @@ const NO_MISSIONS: Record<string, MissionState> = Object.freeze({}) as Record<st
 function withoutPayment(evaluation: Evaluation, priced: PricedReward): Evaluation {
   const currency = priced.currency.code;
   return { ...evaluation, delta: { ...evaluation.delta, balances: { ...evaluation.delta.balances, [currency]: (evaluation.delta.balances[currency] ?? 0) + priced.cost } } };
+}
+
+/**
+ * Drops the webhook rows of `outbox` no endpoint subscribes to (the relay
+ * would mark them relayed unsent), so a club without endpoints writes none.
+ */
+function keepSubscribed(outbox: { kind?: unknown; payload?: unknown }[], endpointEvents: readonly string[][]): void {
+  const kept = outbox.filter((row) => {
+    const type = (row.payload as { type?: unknown } | undefined)?.type;
+    return row.kind !== "webhook" || typeof type !== "string" || endpointEvents.some((events) => subscriptionMatches(events, type));
+  });
+  outbox.length = 0;
+  outbox.push(...kept);
 }
 
 /** `pending` while someone still has to hand the reward over: the client's system or club staff. */
@@ -233,6 +250,7 @@ export async function redeem(
       };
       const purchased: Schemas["StorePurchasedWebhookData"] = { participant: webhookParticipant(participant), reward_code: priced.reward.code, cost, redemption_id: result.id };
       writes.outbox.push(webhookMessage(scope, "store.purchased", purchased, opts.now));
+      if (paid) keepSubscribed(writes.outbox, paid.endpointEvents);
       // One round trip on PostgreSQL: the delta, the redemption (its unique key), the outbox rows and the key's mark.
       await writes.flush(em, [{ insert: shapeOf(em, Redemption), rows: [redemption] }, ...(keyDone ? [keyDone.write] : [])]);
       marked = keyDone !== null;
