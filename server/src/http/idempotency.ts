@@ -57,7 +57,7 @@ export async function withIdempotencyKey<T extends { status: number }>(
   }
   if (result.status >= 200 && result.status < 300) {
     // A route may have marked it in its own transaction already (a redemption), with what the key guards.
-    if (!done) await markIdempotencyDone(db.em(), req.scope, req.key);
+    if (!done) await markIdempotencyDone(db.orm.em, req.scope, req.key);
   } else {
     await db.em().nativeDelete(IdempotencyKey, { ...id, state: "in_flight" });
   }
@@ -67,7 +67,8 @@ export async function withIdempotencyKey<T extends { status: number }>(
 async function claim(db: Database, at: Date, req: IdempotentRequest, fingerprint: string): Promise<void> {
   const id = { ...req.scope, key: req.key };
   const lockedUntil = new Date(at.getTime() + IN_FLIGHT_LEASE_MS);
-  if (await insertIdempotencyClaim(db.em(), req.scope, { key: req.key, operationId: req.operationId, fingerprint, lockedUntil, createdAt: at })) return;
+  // The root EntityManager: the claim needs only its driver (no fork per request).
+  if (await insertIdempotencyClaim(db.orm.em, req.scope, { key: req.key, operationId: req.operationId, fingerprint, lockedUntil, createdAt: at })) return;
   const seen = await db.em().fork().findOne(IdempotencyKey, id, { disableIdentityMap: true });
   if (!seen) return claim(db, at, req, fingerprint); // dropped meanwhile by a failed first request
   if (seen.fingerprint !== fingerprint) {

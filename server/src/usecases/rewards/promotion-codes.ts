@@ -108,6 +108,6 @@ export async function disablePromotionCode(db: Database, scope: Scope, code: str
 /** Whether the club has a code participants may still redeem (the `codes` module card is shown only then). */
 export async function hasActiveCodes(db: Database, scope: Scope, now: Date): Promise<boolean> {
   // Asked on every GET /v1/me/config: kept in memory (cache/registry.ts) and forgotten by create and disable; the ends are compared with `now` here.
-  const codes = await cachesOf(db).activeCodes.get(scopeKey(scope), () => withHotAutocommit(db.em(), (store) => activePromotionCodes(store, scope)));
+  const codes = await cachesOf(db).activeCodes.get(scopeKey(scope), () => withHotAutocommit(db.orm.em, (store) => activePromotionCodes(store, scope)));
   return activeCodesAt(codes, now);
 }
