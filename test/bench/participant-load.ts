@@ -16,7 +16,7 @@ import { randomBase62 } from "../../server/src/db/ids.js";
 import { processEnvFor, startServe, type ClubeProcess } from "../async/support/processes.js";
 import { createTestDatabase, type DatabaseKind } from "../support/databases.js";
 import { type Baseline, drive, type Measured, perSecond, type Step, startBaseline } from "./load.js";
-import { peakRss } from "./rss.js";
+import { cpuMs, peakRss } from "./rss.js";
 
 export interface ParticipantOptions {
   participants: number;
@@ -33,6 +33,8 @@ export interface PathFigures {
   baseline: Measured & { per_second: number };
   ratio: number;
   p99_ratio: number;
+  /** CPU (user + system) of the Clube process and of the baseline process per answered request, µs: steadier than rates on a shared machine. */
+  cpu_us: { clube: number; baseline: number };
 }
 
 export interface ParticipantFigures {
@@ -166,8 +168,11 @@ export async function benchParticipantPaths(kind: DatabaseKind, options: Partici
       // Redemption warm-ups spend coins too; they are counted with the measured ones.
       const warmClube = await drive({ url, key, connections: concurrency, amount: warm, steps: path.clube });
       await drive({ url: baseline.url, connections: concurrency, amount: warm, steps: path.baseline });
+      const clubeCpu = cpuMs(serve.pid);
       const { value: clube, rssMb: [peak] } = await peakRss([serve.pid], () => drive({ url, key, connections: concurrency, amount: path.amount, steps: path.clube }));
+      const baseCpu = cpuMs(baseline.child.pid!);
       const base = await drive({ url: baseline.url, connections: concurrency, amount: path.amount, steps: path.baseline });
+      const cpu_us = { clube: Math.round(((cpuMs(serve.pid) - clubeCpu) * 1000) / path.amount), baseline: Math.round(((cpuMs(baseline.child.pid!) - baseCpu) * 1000) / path.amount) };
       if (warmClube.failed > 0 || clube.failed > 0) log(`${kind}: ${path.name}: ${warmClube.failed + clube.failed} failed answers`);
       rss = Math.max(rss, peak);
       const clubeRate = perSecond(clube);
@@ -178,6 +183,7 @@ export async function benchParticipantPaths(kind: DatabaseKind, options: Partici
         baseline: { ...base, per_second: baseRate },
         ratio: Number((clubeRate / baseRate).toFixed(3)),
         p99_ratio: Number((clube.p99 / Math.max(base.p99, 1)).toFixed(2)),
+        cpu_us,
       });
     }
     const after = await coins(url, key, participants);

@@ -247,10 +247,11 @@ function printParticipant(all: Figures[]): void {
     `${path.clube.failed}`,
     `${path.ratio}×`,
     `${path.p99_ratio}×`,
+    `${path.cpu_us.clube} / ${path.cpu_us.baseline}`,
   ]) : []));
   if (participantRows.length === 0) return;
   console.log(`\nparticipant paths: ${READ_PARTICIPANTS} players, ${READS} reads / ${REDEMPTIONS} redemptions per path at c=${CONCURRENCY}; baselines Koa + one indexed SELECT (reads) or one transactional INSERT (writes)\n`);
-  printRows(["database", "path", "Clube", "p50/p99 ms", "baseline", "p50/p99 ms", "failed", "ratio", "p99 ratio"], participantRows);
+  printRows(["database", "path", "Clube", "p50/p99 ms", "baseline", "p50/p99 ms", "failed", "ratio", "p99 ratio", "CPU µs/request Clube / baseline"], participantRows);
   for (const { database, participant: p } of all) {
     if (p) console.log(`${database}: coins spent − redemptions answered = ${p.ledger_mismatch}; balances below zero: ${p.negative_balances}; peak RSS ${p.rss_mb} MB`);
   }

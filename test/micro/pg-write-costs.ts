@@ -43,7 +43,7 @@ PendingWrites.prototype.flush = async function (this: PendingWrites, em: Paramet
     store.writeAll = (writes) => {
       // Copies of the row lists: PendingWrites empties its own after the flush.
       captured = writes.map((write) => ("insert" in write ? { ...write, rows: [...write.rows] }
-        : "updateParticipants" in write ? { updateParticipants: [...write.updateParticipants] } : { spendLots: [...write.spendLots] }));
+        : "updateParticipants" in write ? { updateParticipants: [...write.updateParticipants] } : "spendLots" in write ? { spendLots: [...write.spendLots] } : write));
       return lastBatch ? Promise.reject(new Captured()) : writeAll(writes);
     };
   }
@@ -100,7 +100,7 @@ async function onServer(em: SqlEntityManager): Promise<void> {
     const alone = postgresHotStore(acquired, (err) => { throw err; });
     try {
       for (const write of writes) {
-        const rows = "insert" in write ? write.rows.length : "updateParticipants" in write ? write.updateParticipants.length : write.spendLots.length;
+        const rows = "insert" in write ? write.rows.length : "updateParticipants" in write ? write.updateParticipants.length : "spendLots" in write ? write.spendLots.length : 1;
         if (rows === 0) continue;
         const name = "insert" in write ? `${write.insert.table}${write.upsert ? " (upsert)" : ""}` : "updateParticipants" in write ? "participants (update)" : "lots spent";
         const times: number[] = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { schemaValidators } from "../../generated/validators.js";
-import { CurrencyLot, Delivery, LedgerEntry, Redemption } from "../../server/src/db/entities/index.js";
+import { CurrencyLot, Delivery, LedgerEntry, Redemption, WebhookEndpoint } from "../../server/src/db/entities/index.js";
 import { ApiError } from "../../server/src/usecases/shared/errors.js";
 import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
 import { redeem, type RedemptionView } from "../../server/src/usecases/rewards/redemptions.js";
@@ -15,6 +15,11 @@ describeEachDatabase("redemptions", (kind) => {
 
   beforeAll(async () => {
     club = await openClub(kind);
+    // Webhook rows are written only for events an enabled endpoint takes.
+    await club.db.em().insert(WebhookEndpoint, {
+      id: "we_redemptions", ...club.scope, url: "https://hooks.example.com/clube", events: ["store.purchased", "reward.*"], description: null, enabled: true,
+      secret: "whsec_redemptions", previousSecret: null, previousSecretExpiresAt: null, createdAt: NOW, updatedAt: NOW, deletedAt: null,
+    });
   });
   afterAll(async () => {
     await club?.close();
@@ -97,6 +102,23 @@ describeEachDatabase("redemptions", (kind) => {
       },
       { type: "store.purchased", data: { participant, reward_code: "store-bonus-10", cost: { currency: "coins", amount: 1000 }, redemption_id: redemption.id } },
     ]);
+  });
+
+  it("writes no webhook row that no enabled endpoint takes (the relay would drop it unsent)", async () => {
+    await playerWith("flor", 3000);
+    await club.db.em().nativeUpdate(WebhookEndpoint, { id: "we_redemptions" }, { events: ["reward.*"] });
+    try {
+      const redemption = await buy("flor", "store-bonus-10");
+      const hooks = await recordedWebhooks(club.db, club.scope);
+      expect(hooks.filter((hook) => hook.type === "store.purchased" && hook.data.redemption_id === redemption.id)).toEqual([]);
+      expect(hooks.filter((hook) => hook.type === "reward.delivery_requested" && hook.data.source === "redemption:store-bonus-10" && (hook.data.participant as { external_id: string }).external_id === "flor")).toHaveLength(1);
+      await club.db.em().nativeUpdate(WebhookEndpoint, { id: "we_redemptions" }, { enabled: false });
+      const unsent = (await recordedWebhooks(club.db, club.scope)).length;
+      await buy("flor", "store-bonus-10");
+      expect(await recordedWebhooks(club.db, club.scope)).toHaveLength(unsent);
+    } finally {
+      await club.db.em().nativeUpdate(WebhookEndpoint, { id: "we_redemptions" }, { events: ["store.purchased", "reward.*"], enabled: true });
+    }
   });
 
   it("a balance equal to the price buys it; one unit less is 409 insufficient_balance and spends nothing", async () => {

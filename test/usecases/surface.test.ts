@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schemaValidators, type SchemaName } from "../../generated/validators.js";
-import { MissionProgress, Participant } from "../../server/src/db/entities/index.js";
+import { MissionProgress, Participant, WebhookEndpoint } from "../../server/src/db/entities/index.js";
 import { confirmDelivery, failDelivery } from "../../server/src/usecases/rewards/deliveries.js";
 import { ApiError } from "../../server/src/usecases/shared/errors.js";
 import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
@@ -40,6 +40,11 @@ describeEachDatabase("participant surface", (kind) => {
 
   beforeAll(async () => {
     club = await openClub(kind, surfaceConfig());
+    // Webhook rows of redemptions are written only for events an enabled endpoint takes.
+    await club.db.em().insert(WebhookEndpoint, {
+      id: "we_surface", ...club.scope, url: "https://hooks.example.com/clube", events: ["reward.*"], description: null, enabled: true,
+      secret: "whsec_surface", previousSecret: null, previousSecretExpiresAt: null, createdAt: WEDNESDAY, updatedAt: WEDNESDAY, deletedAt: null,
+    });
   });
   afterAll(async () => {
     await club?.close();

@@ -5,11 +5,11 @@ import { cachesOf } from "./registry.js";
 
 /**
  * What changed in a club's environment that processes may hold in memory:
- * its secret keys (create, roll, revoke), its published configuration, or its
- * participant-token signing secrets.
+ * its secret keys (create, roll, revoke), its published configuration, its
+ * participant-token signing secrets, or its promotional codes (create, disable).
  */
 export interface CacheChange {
-  what: "keys" | "config" | "secrets";
+  what: "keys" | "config" | "secrets" | "codes";
   clubId: string;
   env: Env;
 }
@@ -25,7 +25,7 @@ export function encodeChange(change: CacheChange): string {
 export function decodeChange(payload: string | undefined): CacheChange | null {
   try {
     const [what, clubId, env] = JSON.parse(payload ?? "") as unknown[];
-    const knownWhat = what === "keys" || what === "config" || what === "secrets";
+    const knownWhat = what === "keys" || what === "config" || what === "secrets" || what === "codes";
     const knownEnv = env === "test" || env === "live";
     return knownWhat && knownEnv && typeof clubId === "string" ? { what, clubId, env } : null;
   } catch {

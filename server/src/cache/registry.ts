@@ -21,6 +21,22 @@ export interface SigningSecrets {
 }
 
 /**
+ * The scope's active promotional codes, as far as "is one redeemable now?"
+ * needs: whether one has no end, else the latest end. Their status changes
+ * only by create and disable, which forget this; their ends pass by time, so
+ * the answer is taken at each use (activeCodesAt).
+ */
+export interface ActiveCodes {
+  unending: boolean;
+  lastEnd: Date | null;
+}
+
+/** Whether a code of `codes` is active at `now` (the same test as the statement's `ends_at is null or ends_at > now`). */
+export function activeCodesAt(codes: ActiveCodes, now: Date): boolean {
+  return codes.unending || (codes.lastEnd !== null && codes.lastEnd.getTime() > now.getTime());
+}
+
+/**
  * What a process keeps in memory of one database so the event path does not
  * ask it on every request: secret keys by hash, the published configuration
  * per club and environment (one object per version, so what the engine builds
@@ -31,6 +47,8 @@ export class Caches {
   readonly apiKeys: TtlCache<CachedKey | null>;
   readonly configs: TtlCache<PublishedConfig | null>;
   readonly signingSecrets: TtlCache<SigningSecrets | null>;
+  /** By scope (scopeKey): asked on every GET /v1/me/config. */
+  readonly activeCodes: TtlCache<ActiveCodes>;
   /**
    * Filled configurations by club, environment and version. A version's
    * document never changes, so these need no TTL: a new publish is a new
@@ -42,6 +60,7 @@ export class Caches {
     this.apiKeys = new TtlCache(ttlMs);
     this.configs = new TtlCache(ttlMs);
     this.signingSecrets = new TtlCache(ttlMs);
+    this.activeCodes = new TtlCache(ttlMs);
   }
 
   /** Drops what `change` makes stale. */
@@ -49,6 +68,7 @@ export class Caches {
     const scope = scopeKey(change);
     if (change.what === "keys") this.apiKeys.forget((_hash, key) => key !== null && key.clubId === change.clubId && key.env === change.env);
     if (change.what === "secrets") this.signingSecrets.forget((key) => key === scope);
+    if (change.what === "codes") this.activeCodes.forget((key) => key === scope);
     if (change.what === "config") {
       this.configs.forget((key) => key === scope);
       for (const key of this.documents.keys()) if (key.startsWith(`${scope}:`)) this.documents.delete(key);
@@ -60,6 +80,7 @@ export class Caches {
     this.apiKeys.forget();
     this.configs.forget();
     this.signingSecrets.forget();
+    this.activeCodes.forget();
   }
 }
 

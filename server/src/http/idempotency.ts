@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { stringify } from "safe-stable-stringify";
 import { IdempotencyKey } from "../db/entities/index.js";
-import { insertIdempotencyClaim, markIdempotencyDone } from "../db/hot/idempotency-keys.js";
+import { holdingKey, insertIdempotencyClaim, markIdempotencyDone } from "../db/hot/idempotency-keys.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { ApiError } from "../usecases/shared/errors.js";
@@ -48,14 +48,16 @@ export async function withIdempotencyKey<T extends { status: number }>(
   const id = { ...req.scope, key: req.key };
   await claim(db, now(), req, fingerprint);
   let result: T;
+  let done: boolean;
   try {
-    result = await run();
+    ({ result, done } = await holdingKey(req.scope, req.key, run));
   } catch (error) {
     await db.em().nativeDelete(IdempotencyKey, { ...id, state: "in_flight" });
     throw error;
   }
   if (result.status >= 200 && result.status < 300) {
-    await markIdempotencyDone(db.em(), req.scope, req.key);
+    // A route may have marked it in its own transaction already (a redemption), with what the key guards.
+    if (!done) await markIdempotencyDone(db.orm.em, req.scope, req.key);
   } else {
     await db.em().nativeDelete(IdempotencyKey, { ...id, state: "in_flight" });
   }
@@ -65,7 +67,8 @@ export async function withIdempotencyKey<T extends { status: number }>(
 async function claim(db: Database, at: Date, req: IdempotentRequest, fingerprint: string): Promise<void> {
   const id = { ...req.scope, key: req.key };
   const lockedUntil = new Date(at.getTime() + IN_FLIGHT_LEASE_MS);
-  if (await insertIdempotencyClaim(db.em(), req.scope, { key: req.key, operationId: req.operationId, fingerprint, lockedUntil, createdAt: at })) return;
+  // The root EntityManager: the claim needs only its driver (no fork per request).
+  if (await insertIdempotencyClaim(db.orm.em, req.scope, { key: req.key, operationId: req.operationId, fingerprint, lockedUntil, createdAt: at })) return;
   const seen = await db.em().fork().findOne(IdempotencyKey, id, { disableIdentityMap: true });
   if (!seen) return claim(db, at, req, fingerprint); // dropped meanwhile by a failed first request
   if (seen.fingerprint !== fingerprint) {

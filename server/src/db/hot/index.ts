@@ -55,7 +55,9 @@ export type Write =
     uniform?: readonly string[];
   }
   | { updateParticipants: ParticipantUpdate[] }
-  | { spendLots: { id: string; amount: number }[] };
+  | { spendLots: { id: string; amount: number }[] }
+  /** A write statement of its own (scalar parameters as `?`), e.g. a key marked done with the rows it guards. */
+  | { statement: { postgresql: string; sqlite: string }; params: unknown[] };
 
 export interface HotStore {
   /** Inserts `rows` (entity property names) into the shape's table, one statement (PostgreSQL) or multi-row statements of up to 64 rows (SQLite). */

@@ -142,10 +142,16 @@ export async function readParticipantView(
   return { participant: viewedParticipant(row), balances, missions: progress };
 }
 
-const ACTIVE_CODES = "select exists (select 1 from promotion_codes where club_id = ? and env = ? and status = 'active' and (ends_at is null or ends_at > ?)) as active";
+const ACTIVE_CODES = `select coalesce(max(case when ends_at is null then 1 else 0 end), 0) as unending, max(ends_at) as last_end
+  from promotion_codes where club_id = ? and env = ? and status = 'active'`;
 
-/** Whether the scope has a promotional code that is active and not past its end at `now` (GET /v1/me/config's `codes` card). */
-export async function hasActivePromotionCodes(store: HotStore, scope: Scope, now: Date): Promise<boolean> {
-  const [row] = await store.select<{ active: boolean | number }>({ postgresql: ACTIVE_CODES, sqlite: ACTIVE_CODES }, [scope.clubId, scope.env, now]);
-  return Boolean(row?.active);
+/**
+ * The scope's active promotional codes as GET /v1/me/config's `codes` card
+ * needs them: whether one has no end, else the latest end (compared with the
+ * time of each request by cache/registry.ts activeCodesAt).
+ */
+export async function activePromotionCodes(store: HotStore, scope: Scope): Promise<{ unending: boolean; lastEnd: Date | null }> {
+  const [row] = await store.select<{ unending: number | string; last_end: Date | string | number | null }>({ postgresql: ACTIVE_CODES, sqlite: ACTIVE_CODES }, [scope.clubId, scope.env]);
+  const lastEnd = row?.last_end ?? null;
+  return { unending: Number(row?.unending ?? 0) > 0, lastEnd: lastEnd === null ? null : new Date(lastEnd) };
 }

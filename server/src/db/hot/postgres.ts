@@ -386,6 +386,10 @@ function statementOf(write: Write): { key: string; text: string; values: unknown
   if ("updateParticipants" in write) {
     return write.updateParticipants.length === 0 ? null : { key: "participants", text: UPDATE_PARTICIPANTS, values: participantArrays(write.updateParticipants) };
   }
+  if ("statement" in write) {
+    const sql = write.statement.postgresql;
+    return { key: `statement|${sql}`, text: cachedText(`statement|${sql}`, () => numberedAs(sql, write.params.map((_, i) => i + 1))), values: write.params };
+  }
   return write.spendLots.length === 0 ? null : { key: "lots", text: SPEND_LOTS, values: lotArrays(write.spendLots) };
 }
 

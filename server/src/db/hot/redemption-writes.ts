@@ -27,7 +27,19 @@ export interface RedemptionPayment {
    * waited for a transaction that moved them (reread with readBalances).
    */
   balances: Record<string, number>;
+  /**
+   * The `events` list of each enabled endpoint of the scope, read by the same
+   * statement: the outbox rows of the redemption no endpoint takes need not be
+   * written (the relay would drop them unsent).
+   */
+  endpointEvents: string[][];
 }
+
+/** The enabled endpoints' subscriptions of the scope (its first two parameters), as a JSON array of `events` arrays. */
+const ENDPOINTS = {
+  postgresql: "(select coalesce(json_agg(e.events), '[]'::json) from webhook_endpoints as e where e.club_id = ? and e.env = ? and e.enabled and e.deleted_at is null)",
+  sqlite: "(select json_group_array(json(e.events)) from webhook_endpoints as e where e.club_id = ?1 and e.env = ?2 and e.enabled and e.deleted_at is null)",
+};
 
 const PARTICIPANT = "id, external_id, display_name, avatar_url, email, phone, xp, level, tier_code, tags, event_counts, flags, peak_month, peak_level, prior_month_peak_level, updated_at";
 
@@ -37,18 +49,22 @@ const PAY_POSTGRESQL = `with p as (select ${PARTICIPANT} from participants where
   d as (update balances as b set amount = b.amount - ?::int8, updated_at = ? from p
     where b.participant_id = p.id and b.currency = ? and b.amount >= ?::int8 and not exists (select 1 from s) returning b.amount)
   select p.*, (select result from s) as stored, (select amount from d) as balance_after,
-    (select coalesce(json_agg(json_build_array(b.currency, b.amount)), '[]'::json) from balances as b where b.participant_id = p.id) as balances
+    (select coalesce(json_agg(json_build_array(b.currency, b.amount)), '[]'::json) from balances as b where b.participant_id = p.id) as balances,
+    ${ENDPOINTS.postgresql} as endpoints
   from p`;
 
 /** SQLite: the participant, the stored result and the balances, read once the write lock is held. */
 const READ_SQLITE = `select ${PARTICIPANT},
     (select result from redemptions where club_id = ?1 and env = ?2 and idempotency_key = ?4) as stored,
-    (select json_group_array(json_array(b.currency, b.amount)) from balances as b where b.participant_id = participants.id) as balances
+    (select json_group_array(json_array(b.currency, b.amount)) from balances as b where b.participant_id = participants.id) as balances,
+    ${ENDPOINTS.sqlite} as endpoints
   from participants where club_id = ?1 and env = ?2 and external_id = ?3`;
 
 const DEBIT_SQLITE = "update balances set amount = amount - ?1, updated_at = ?2 where participant_id = ?3 and currency = ?4 and amount >= ?1 returning amount";
 
-type Row = Parameters<typeof viewedParticipant>[0] & { stored: Record<string, unknown> | string | null; balance_after?: number | string | null; balances: [string, number | string][] | string };
+type Row = Parameters<typeof viewedParticipant>[0] & {
+  stored: Record<string, unknown> | string | null; balance_after?: number | string | null; balances: [string, number | string][] | string; endpoints: string[][] | string;
+};
 
 function json<T>(value: T | string): T {
   return typeof value === "string" ? (JSON.parse(value) as T) : value;
@@ -75,11 +91,13 @@ export async function payRedemption(
   if (store.dialect === "postgresql") {
     const [row] = await store.select<Row>(
       { postgresql: PAY_POSTGRESQL, sqlite: "" },
-      [scope.clubId, scope.env, pay.externalId, scope.clubId, scope.env, pay.idempotencyKey, pay.amount, pay.now, pay.currency, pay.amount],
+      [scope.clubId, scope.env, pay.externalId, scope.clubId, scope.env, pay.idempotencyKey, pay.amount, pay.now, pay.currency, pay.amount, scope.clubId, scope.env],
     );
     if (!row) return null;
     const after = row.balance_after ?? null;
-    return { participant: viewedParticipant(row), stored: json(row.stored), balanceAfter: after === null ? null : Number(after), balances: balancesOf(json(row.balances)) };
+    return {
+      participant: viewedParticipant(row), stored: json(row.stored), balanceAfter: after === null ? null : Number(after), balances: balancesOf(json(row.balances)), endpointEvents: json(row.endpoints),
+    };
   }
   // The write lock first, waited for under busy_timeout (see db/write-lock.ts).
   await takeSqliteWriteLock(store);
@@ -88,9 +106,10 @@ export async function payRedemption(
   const participant = viewedParticipant(row);
   const balances = balancesOf(json(row.balances));
   const stored = row.stored === null ? null : json(row.stored);
-  if (stored !== null) return { participant, stored, balanceAfter: null, balances };
+  const endpointEvents = json(row.endpoints);
+  if (stored !== null) return { participant, stored, balanceAfter: null, balances, endpointEvents };
   const [debited] = await store.select<{ amount: number }>({ postgresql: "", sqlite: DEBIT_SQLITE }, [pay.amount, pay.now.getTime(), participant.id, pay.currency]);
-  return { participant, stored: null, balanceAfter: debited === undefined ? null : Number(debited.amount), balances };
+  return { participant, stored: null, balanceAfter: debited === undefined ? null : Number(debited.amount), balances, endpointEvents };
 }
 
 /** The participant's balances (minor units by currency), read again inside the transaction holding its lock. */

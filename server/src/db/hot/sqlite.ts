@@ -271,6 +271,7 @@ export function sqliteHotStore(db: LibsqlDatabase, convert: (err: unknown) => ne
       for (const write of writes) {
         if ("insert" in write) await store.insert(write.insert, write.rows, write.upsert);
         else if ("updateParticipants" in write) await store.updateParticipants(write.updateParticipants);
+        else if ("statement" in write) await store.run(write.statement, write.params);
         else await store.spendLots(write.spendLots);
       }
     },

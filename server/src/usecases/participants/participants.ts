@@ -155,7 +155,8 @@ export async function readViewedParticipant(
   externalId: string,
   missions?: { ids: string[]; periodKeys: string[] },
 ): Promise<ParticipantViewRows> {
-  const rows = await withHotAutocommit(db.em(), (store) => readParticipantView(store, scope, externalId, missions));
+  // The root EntityManager: the statement needs only its driver, and a fork per read costs more than the read's own work.
+  const rows = await withHotAutocommit(db.orm.em, (store) => readParticipantView(store, scope, externalId, missions));
   if (!rows) throw participantNotFound(externalId);
   return rows;
 }

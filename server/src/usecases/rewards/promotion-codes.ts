@@ -9,7 +9,9 @@ import { requirePublishedConfig } from "../club/index.js";
 import { ApiError, notFound, validationFailed } from "../shared/errors.js";
 import { olderThan } from "../shared/paging.js";
 import { withHotAutocommit } from "../../db/hot/index.js";
-import { hasActivePromotionCodes } from "../../db/hot/participant-reads.js";
+import { activePromotionCodes } from "../../db/hot/participant-reads.js";
+import { changing } from "../../cache/changes.js";
+import { activeCodesAt, cachesOf, scopeKey } from "../../cache/registry.js";
 
 /*
  * Promotional codes as the club's server manages them: created, listed,
@@ -67,7 +69,8 @@ export async function createPromotionCode(db: Database, scope: Scope, input: Pro
     status: "active" as const, redemptions: 0, createdAt: now, disabledAt: null,
   };
   try {
-    await db.em().insert(PromotionCode, row);
+    // Every process forgets the scope's active codes (hasActiveCodes).
+    await changing(db, { what: "codes", ...scope }, (em) => em.insert(PromotionCode, row));
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) throw new ApiError(409, "code_taken", `Promotional code ${JSON.stringify(row.code)} already exists`);
     throw err;
@@ -98,13 +101,13 @@ export async function getPromotionCode(db: Database, scope: Scope, code: string)
 
 /** POST /v1/codes/{code}/disable: for good; disabling twice answers the code unchanged. */
 export async function disablePromotionCode(db: Database, scope: Scope, code: string, now: Date): Promise<PromotionCodeView> {
-  const em = db.em();
-  await em.nativeUpdate(PromotionCode, { ...scope, code: normalizeCode(code), status: "active" }, { status: "disabled", disabledAt: now });
+  await changing(db, { what: "codes", ...scope }, (em) => em.nativeUpdate(PromotionCode, { ...scope, code: normalizeCode(code), status: "active" }, { status: "disabled", disabledAt: now }));
   return getPromotionCode(db, scope, code);
 }
 
 /** Whether the club has a code participants may still redeem (the `codes` module card is shown only then). */
 export async function hasActiveCodes(db: Database, scope: Scope, now: Date): Promise<boolean> {
-  // Asked on every GET /v1/me/config: one statement on the driver (db/hot).
-  return withHotAutocommit(db.em(), (store) => hasActivePromotionCodes(store, scope, now));
+  // Asked on every GET /v1/me/config: kept in memory (cache/registry.ts) and forgotten by create and disable; the ends are compared with `now` here.
+  const codes = await cachesOf(db).activeCodes.get(scopeKey(scope), () => withHotAutocommit(db.orm.em, (store) => activePromotionCodes(store, scope)));
+  return activeCodesAt(codes, now);
 }

@@ -9,12 +9,14 @@ import type { Evaluation, MissionState, ParticipantState } from "../../engine/ty
 import { Redemption } from "../../db/entities/index.js";
 import { hotStore, shapeOf } from "../../db/hot/index.js";
 import { payRedemption, readBalances } from "../../db/hot/redemption-writes.js";
+import { doneWithTransaction } from "../../db/hot/idempotency-keys.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { requirePublishedConfig } from "../club/index.js";
 import { ApiError, notFound } from "../shared/errors.js";
 import { webhookMessage } from "../webhooks/index.js";
+import { subscriptionMatches } from "../../webhooks/envelope.js";
 import {
   clubTimeZone, gatherEvaluation, loadParticipantState, lockParticipant, viewedState, webhookParticipant, type ParticipantSnapshot,
 } from "../evaluation/index.js";
@@ -92,6 +94,8 @@ interface Paid {
   state: ParticipantState;
   /** Null when the balance was short: nothing was paid. */
   evaluation: Evaluation | null;
+  /** The `events` of each enabled endpoint of the scope, as the payment's statement read them. */
+  endpointEvents: string[][];
 }
 
 /**
@@ -112,7 +116,8 @@ async function paidFirst(
   const repeat = payment.stored && repeatOf(payment.stored, config);
   const stateOf = (balances: Balances) => viewedState(participant, config, payment.balanceAfter === null ? balances : { ...balances, [currency]: payment.balanceAfter + priced.cost }, NO_MISSIONS);
   let state = stateOf(payment.balances);
-  if (repeat || payment.balanceAfter === null) return { repeat, participant, state, evaluation: null };
+  const { endpointEvents } = payment;
+  if (repeat || payment.balanceAfter === null) return { repeat, participant, state, evaluation: null, endpointEvents };
   let evaluation = redemptionEvaluation({ config, state, now, timeZone, priced });
   // The reward moves another currency: its balance as committed now (the statement's may predate the lock).
   if (evaluation && evaluation.delta.ledger.some((line) => line.unit !== "xp" && line.unit !== currency)) {
@@ -120,7 +125,7 @@ async function paidFirst(
     evaluation = redemptionEvaluation({ config, state, now, timeZone, priced });
   }
   if (evaluation === null) throw new Error(`redemption of ${priced.reward.code} refused after its payment`);
-  return { repeat: null, participant, state, evaluation };
+  return { repeat: null, participant, state, evaluation, endpointEvents };
 }
 const NO_MISSIONS: Record<string, MissionState> = Object.freeze({}) as Record<string, MissionState>;
 
@@ -128,6 +133,19 @@ const NO_MISSIONS: Record<string, MissionState> = Object.freeze({}) as Record<st
 function withoutPayment(evaluation: Evaluation, priced: PricedReward): Evaluation {
   const currency = priced.currency.code;
   return { ...evaluation, delta: { ...evaluation.delta, balances: { ...evaluation.delta.balances, [currency]: (evaluation.delta.balances[currency] ?? 0) + priced.cost } } };
+}
+
+/**
+ * Drops the webhook rows of `outbox` no endpoint subscribes to (the relay
+ * would mark them relayed unsent), so a club without endpoints writes none.
+ */
+function keepSubscribed(outbox: { kind?: unknown; payload?: unknown }[], endpointEvents: readonly string[][]): void {
+  const kept = outbox.filter((row) => {
+    const type = (row.payload as { type?: unknown } | undefined)?.type;
+    return row.kind !== "webhook" || typeof type !== "string" || endpointEvents.some((events) => subscriptionMatches(events, type));
+  });
+  outbox.length = 0;
+  outbox.push(...kept);
 }
 
 /** `pending` while someone still has to hand the reward over: the client's system or club staff. */
@@ -186,8 +204,11 @@ export async function redeem(
     throw err;
   }
   const timeZone = clubTimeZone(config);
+  // The request's Idempotency-Key, marked done with the redemption it guards (no statement of its own after).
+  const keyDone = doneWithTransaction(scope, key);
+  let marked = false;
   try {
-    return await db.em().transactional(async (em) => {
+    const answer = await db.em().transactional(async (em) => {
       // A currency without lots: the lock, the key's lookup and the debit in one statement (paidFirst).
       const paid = priced.currency.expiresInDays === null ? await paidFirst(em, scope, request.participant, priced, key, opts.now, config, timeZone) : null;
       if (paid?.repeat) return paid.repeat;
@@ -229,10 +250,14 @@ export async function redeem(
       };
       const purchased: Schemas["StorePurchasedWebhookData"] = { participant: webhookParticipant(participant), reward_code: priced.reward.code, cost, redemption_id: result.id };
       writes.outbox.push(webhookMessage(scope, "store.purchased", purchased, opts.now));
-      // One round trip on PostgreSQL: the delta, the redemption (its unique key) and the outbox rows.
-      await writes.flush(em, [{ insert: shapeOf(em, Redemption), rows: [redemption] }]);
+      if (paid) keepSubscribed(writes.outbox, paid.endpointEvents);
+      // One round trip on PostgreSQL: the delta, the redemption (its unique key), the outbox rows and the key's mark.
+      await writes.flush(em, [{ insert: shapeOf(em, Redemption), rows: [redemption] }, ...(keyDone ? [keyDone.write] : [])]);
+      marked = keyDone !== null;
       return result;
     });
+    if (marked) keyDone!.committed();
+    return answer;
   } catch (err) {
     // The same key sent at the same time (for this participant or another), whose redemption committed first: its row's unique key refused ours.
     if (key === null || !(err instanceof UniqueConstraintViolationException)) throw err;
