@@ -17,7 +17,7 @@ import { compiledCli } from "./compile.mjs";
 // serve under the bench's async load (the largest) peaked at 228-229 MB. 2×
 // (tried 24 Nov: fewer full collections, each of which also discards
 // optimized code that TurboFan compiles again) cut CPU per batch by 2-3 ms in
-// test/micro/http-batch-costs.ts but took that peak to 236-255 MB; 1.75× to
+// bench/micro/http-batch-costs.ts but took that peak to 236-255 MB; 1.75× to
 // 227-251 MB (244 and 251 in 2 of 6 `npm run bench` runs), with no batch
 // throughput measurably gained over 1.5× in the bench itself.
 // Rejected: fitting the factor to the budget after each full collection (it

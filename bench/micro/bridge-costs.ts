@@ -6,7 +6,7 @@
  * then the answers — what evaluateInOrder and applyInOrder do between their
  * reads and the flush, without I/O. The loaded states are reused for every
  * round (evaluation is pure), so rounds are alike and the figures steady.
- * Not a test: run `npx tsx test/micro/bridge-costs.ts [sqlite|postgresql]`.
+ * Not a test: run `npx tsx bench/micro/bridge-costs.ts [sqlite|postgresql]`.
  * Prints the median CPU per batch (process.cpuUsage over BRIDGE_ROUNDS
  * rounds) and, with BRIDGE_ALLOC=1, the sampled allocation per batch.
  */
@@ -21,8 +21,8 @@ import { PendingWrites } from "../../server/src/usecases/evaluation/pending-writ
 import { gatherTournamentScores } from "../../server/src/usecases/tournaments/standing-writes.js";
 import { hotStore } from "../../server/src/db/hot/index.js";
 import type { EngineEvent, ParticipantState } from "../../server/src/engine/types.js";
-import type { DatabaseKind } from "../support/databases.js";
-import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";
+import type { DatabaseKind } from "../../test/support/databases.js";
+import { eventInput, openClub, PUBLIC_URL } from "../../test/usecases/fixtures.js";
 import { casinoEvent } from "./casino-mix.js";
 
 const BATCH_SIZE = 500;

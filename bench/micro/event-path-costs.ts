@@ -5,7 +5,7 @@
  * evaluate, gatherEvaluation (rows, notifications, webhooks), stateAfter,
  * gatherTournamentScores, the event row, unknownTypeWarning and the JSON of
  * the answer. Not a test: run
- * `npx tsx test/micro/event-path-costs.ts [root ...]`, where each `root` is a
+ * `npx tsx bench/micro/event-path-costs.ts [root ...]`, where each `root` is a
  * checkout whose server/src to load (default this one): several roots are
  * measured in turns in the same process run, so a before/after comparison
  * sees the same machine load. Prints µs per event per stage.
@@ -21,7 +21,7 @@ const BATCH = 500;
 const EVENTS = 20_000;
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 
-/** The i-th event of the bench's traffic (test/bench/run.ts casinoEvent), as the validator leaves it. */
+/** The i-th event of the bench's traffic (bench/run.ts casinoEvent), as the validator leaves it. */
 function casinoEvent(i: number, occurredAt: string): { participant: string; event: Record<string, unknown> } {
   const participant = `bench-${i % PARTICIPANTS}`;
   const id = `micro-${i}`;

@@ -1,5 +1,5 @@
 /**
- * The async half of `npm run bench` (test/bench/run.ts): on one stack —
+ * The async half of `npm run bench` (bench/run.ts): on one stack —
  * `postgresql+rabbitmq` (`clube serve` plus one `clube worker`) or
  * `sqlite+embedded` (`clube serve` alone, consuming its database queue) —
  * real processes on a fresh database (and RabbitMQ vhost):
@@ -22,14 +22,14 @@
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { Event, OutboxMessage } from "../../server/src/db/entities/index.js";
-import { openDatabase, type Database } from "../../server/src/db/orm.js";
-import { systemClock } from "../../server/src/services.js";
-import { ok, type ClubClient } from "../async/support/client.js";
-import { Endpoints } from "../async/support/endpoints.js";
-import { processEnvFor, startServe, startWorker, type ClubeProcess } from "../async/support/processes.js";
-import { createStackResources, usesBroker, type StackKind } from "../async/support/stack-resources.js";
-import type { Receiver } from "../webhooks/support/receiver.js";
+import { Event, OutboxMessage } from "../server/src/db/entities/index.js";
+import { openDatabase, type Database } from "../server/src/db/orm.js";
+import { systemClock } from "../server/src/services.js";
+import { ok, type ClubClient } from "../test/async/support/client.js";
+import { Endpoints } from "../test/async/support/endpoints.js";
+import { processEnvFor, startServe, startWorker, type ClubeProcess } from "../test/async/support/processes.js";
+import { createStackResources, usesBroker, type StackKind } from "../test/async/support/stack-resources.js";
+import type { Receiver } from "../test/webhooks/support/receiver.js";
 import { cpuMs, peakRss } from "./rss.js";
 
 export interface AsyncOptions {
@@ -93,7 +93,7 @@ interface LoadRun {
 
 /**
  * Offers `rate` events a second for `seconds` (open loop, capped at `inFlight` open requests) from a separate
- * process (test/bench/async-load-process.mjs), as an outside client would; the answer times, sorted.
+ * process (bench/async-load-process.mjs), as an outside client would; the answer times, sorted.
  */
 async function steadyLoad(club: ClubClient, o: AsyncOptions, phase: string, seconds: number): Promise<LoadRun> {
   const job = {

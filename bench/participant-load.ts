@@ -1,7 +1,7 @@
 /**
  * The participant's side (`BENCH_PARTS=participant`): the widget's reads and
  * writes against `clube serve` on a fresh database with the demo casino club,
- * each beside its baseline in the same run (test/bench/baseline-server.mjs:
+ * each beside its baseline in the same run (bench/baseline-server.mjs:
  * Koa + one indexed SELECT for reads, Koa + one transactional INSERT for writes).
  *
  * Paths: `GET /v1/participants/{id}/progress` (secret key), `GET /v1/me`,
@@ -12,9 +12,9 @@
  * coins taken out must equal the redemptions answered 200, and no balance may
  * be below zero.
  */
-import { randomBase62 } from "../../server/src/db/ids.js";
-import { processEnvFor, startServe, type ClubeProcess } from "../async/support/processes.js";
-import { createTestDatabase, type DatabaseKind } from "../support/databases.js";
+import { randomBase62 } from "../server/src/db/ids.js";
+import { processEnvFor, startServe, type ClubeProcess } from "../test/async/support/processes.js";
+import { createTestDatabase, type DatabaseKind } from "../test/support/databases.js";
 import { type Baseline, drive, type Measured, perSecond, type Step, startBaseline } from "./load.js";
 import { peakRss } from "./rss.js";
 

@@ -2,12 +2,12 @@
  * Micro-benchmark of single events in this process: EVENTS `ingestEvent`
  * calls of the bench's mix kept CONCURRENCY in flight (group commit gathers
  * them), over players already stored. Prints µs and SQL statements per
- * event. Not a test: run `npx tsx test/micro/single-costs.ts [sqlite|postgresql]`.
+ * event. Not a test: run `npx tsx bench/micro/single-costs.ts [sqlite|postgresql]`.
  */
 import { ingestBatch, ingestEvent } from "../../server/src/usecases/events/ingest.js";
-import type { DatabaseKind } from "../support/databases.js";
+import type { DatabaseKind } from "../../test/support/databases.js";
 import { countPgStatements } from "./pg-queries.js";
-import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";
+import { eventInput, openClub, PUBLIC_URL } from "../../test/usecases/fixtures.js";
 
 const EVENTS = 2000;
 const CONCURRENCY = 32;

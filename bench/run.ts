@@ -4,7 +4,7 @@
  * Measured as an outsider would: Clube runs as its own process (`clube serve`,
  * on a fresh database, with the demo casino club it creates: 12 rules,
  * 6 missions), the load comes from this process (autocannon), and in the same
- * run a baseline server (test/bench/baseline-server.mjs: bare Koa + one
+ * run a baseline server (bench/baseline-server.mjs: bare Koa + one
  * transactional INSERT per request; Koa + one 500-row `unnest` INSERT per
  * batch) runs as another process on another fresh database of the same
  * PostgreSQL (or SQLite file). The machine is shared, so absolute figures are
@@ -16,15 +16,15 @@
  *   events/s, p50, p99, non-2xx, timeouts; the baseline's the same; ratio;
  * - batches `POST /v1/events/batch` of 500: events/s, ratio to the multi-row baseline;
  * - peak RSS of the Clube process during the load (from /proc);
- * - async (test/bench/async-load.ts), on PostgreSQL + RabbitMQ (`clube serve`
+ * - async (bench/async-load.ts), on PostgreSQL + RabbitMQ (`clube serve`
  *   + `clube worker`) and SQLite + the embedded queue (`clube serve` alone):
  *   accept rate and accept → processed lag at `BENCH_ASYNC_RATE` (1,000)
  *   events/s offered for `BENCH_ASYNC_SECONDS` (5) by a load process of its
- *   own (test/bench/async-load-process.mjs), webhook sendings/s to a
+ *   own (bench/async-load-process.mjs), webhook sendings/s to a
  *   local receiver (`BENCH_WEBHOOKS`, 2,000, committed at once), peak RSS
  *   of each process, CPU per event of the load process, the Clube processes
  *   and (PostgreSQL) the database backends.
- * - participant paths (test/bench/participant-load.ts): the widget's reads
+ * - participant paths (bench/participant-load.ts): the widget's reads
  *   (`/v1/participants/{id}/progress`, `/v1/me`, `/v1/me/missions`,
  *   `/v1/me/config` with and without `If-None-Match`), redemptions and a mixed
  *   widget session, each beside Koa + one indexed SELECT or one transactional
@@ -49,9 +49,9 @@
  * Everything on 127.0.0.1.
  */
 import { join } from "node:path";
-import { randomBase62 } from "../../server/src/db/ids.js";
-import { processEnvFor, startServe, type ClubeProcess } from "../async/support/processes.js";
-import { createTestDatabase, type DatabaseKind } from "../support/databases.js";
+import { randomBase62 } from "../server/src/db/ids.js";
+import { processEnvFor, startServe, type ClubeProcess } from "../test/async/support/processes.js";
+import { createTestDatabase, type DatabaseKind } from "../test/support/databases.js";
 import { benchAsync, type AsyncFigures } from "./async-load.js";
 import { drive, type Measured, perSecond, printRows, startBaseline } from "./load.js";
 import { benchParticipantPaths, type ParticipantFigures } from "./participant-load.js";
@@ -129,7 +129,7 @@ interface SyncFigures {
 type Figures = { database: DatabaseKind } & Partial<SyncFigures> & {
   /** `Prefer: respond-async` and webhooks, on PostgreSQL + RabbitMQ or SQLite + the embedded queue. */
   async?: AsyncFigures;
-  /** The widget's reads and writes (test/bench/participant-load.ts). */
+  /** The widget's reads and writes (bench/participant-load.ts). */
   participant?: ParticipantFigures;
 };
 

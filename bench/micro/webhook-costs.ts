@@ -1,5 +1,5 @@
 /**
- * The bench's webhook figure (test/bench/async-load.ts `webhookRate`) on its
+ * The bench's webhook figure (bench/async-load.ts `webhookRate`) on its
  * own, old and new code alternated in one run: `clube serve` (this tree) on a
  * fresh PostgreSQL database and RabbitMQ vhost; per round, WEBHOOK_EVENTS
  * new players commit that many participant.created while no worker runs,
@@ -8,7 +8,7 @@
  * arrival to last), and CPU per sending (µs, from /proc schedstat) of the
  * worker (all threads, from the first arrival on), of the worker's PostgreSQL backends and of this
  * process (the receiver); transactions committed meanwhile. Not a test: run
- * `npx tsx test/micro/webhook-costs.ts <root-of-old-tree>/ [<root-of-new-tree>/]`
+ * `npx tsx bench/micro/webhook-costs.ts <root-of-old-tree>/ [<root-of-new-tree>/]`
  * (WEBHOOK_PAIRS rounds, 3 by default; WEBHOOK_EVENTS, 2000; WEBHOOK_OUTPUT: a file the workers' output is
  * appended to, e.g. with BENCH_NODE_ARGS=--trace-opt).
  */
@@ -18,10 +18,10 @@ import { fileURLToPath } from "node:url";
 import { OutboxMessage } from "../../server/src/db/entities/index.js";
 import { openDatabase } from "../../server/src/db/orm.js";
 import { systemClock } from "../../server/src/services.js";
-import { ok } from "../async/support/client.js";
-import { Endpoints } from "../async/support/endpoints.js";
-import { processEnvFor, startServe, startWorker } from "../async/support/processes.js";
-import { createStackResources } from "../async/support/stack-resources.js";
+import { ok } from "../../test/async/support/client.js";
+import { Endpoints } from "../../test/async/support/endpoints.js";
+import { processEnvFor, startServe, startWorker } from "../../test/async/support/processes.js";
+import { createStackResources } from "../../test/async/support/stack-resources.js";
 
 const HERE = fileURLToPath(new URL("../../", import.meta.url));
 const ROOTS = process.argv.slice(2).length > 0 ? process.argv.slice(2) : [HERE];

@@ -9,7 +9,7 @@
  * prints the server's CPU per batch: the on-CPU time of the backends this
  * process talks to (/proc/<pid>/schedstat), which a loaded machine's waits
  * do not inflate as they do wall times. Not a test: run
- * `npx tsx test/micro/batch-costs.ts [sqlite|postgresql]`.
+ * `npx tsx bench/micro/batch-costs.ts [sqlite|postgresql]`.
  * BATCH_WAL_PAGES=1 (SQLite): the pages the last stored batch wrote to the
  * WAL, by table and index (the WAL is emptied before it; read off the WAL
  * file's frame headers and the dbstat table), and the read/write system
@@ -22,9 +22,9 @@
 import { copyFileSync, openSync, readFileSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { ingestBatch } from "../../server/src/usecases/events/ingest.js";
-import type { DatabaseKind } from "../support/databases.js";
+import type { DatabaseKind } from "../../test/support/databases.js";
 import { observePgQueries } from "./pg-queries.js";
-import { eventInput, openClub, PUBLIC_URL, type TestClub } from "../usecases/fixtures.js";
+import { eventInput, openClub, PUBLIC_URL, type TestClub } from "../../test/usecases/fixtures.js";
 import { casinoEvent } from "./casino-mix.js";
 
 const BATCH_SIZE = 500;
@@ -139,7 +139,7 @@ for (const method of ["run", "get", "all", "iterate"]) {
 }
 
 // BATCH_SQL_LOG=file (SQLite): the database as the first stored batch finds it copied to file.db, and every statement
-// run from then on, with its parameters, written to file, for test/micro/sqlite-replay.c to run again under a native
+// run from then on, with its parameters, written to file, for bench/micro/sqlite-replay.c to run again under a native
 // profiler against a SQLite whose internal symbols are known (libsql's binary is stripped).
 const SQL_LOG = process.env.BATCH_SQL_LOG;
 let sqlLog: number | null = null;

@@ -1,10 +1,10 @@
 /*
- * Runs again the statements test/micro/batch-costs.ts logged (BATCH_SQL_LOG),
+ * Runs again the statements bench/micro/batch-costs.ts logged (BATCH_SQL_LOG),
  * each SQL text prepared once as the server does, on a copy of the database
  * the log starts from, so that a native profiler sees where SQLite itself
  * spends the batches' time: libsql's binary is stripped, Debian's static
  * libsqlite3.a keeps the names of SQLite's internal functions.
- *   gcc -O2 -o /tmp/sqlite-replay test/micro/sqlite-replay.c /usr/lib/x86_64-linux-gnu/libsqlite3.a -lm -lpthread
+ *   gcc -O2 -o /tmp/sqlite-replay bench/micro/sqlite-replay.c /usr/lib/x86_64-linux-gnu/libsqlite3.a -lm -lpthread
  *   cp log.db /tmp/r.db && perf record -g /tmp/sqlite-replay /tmp/r.db log "PRAGMA ..."
  * The third argument: the connection's settings (server/src/db/options.ts).
  */

@@ -1,6 +1,6 @@
 /**
  * The async benchmark's load generator, run as its own process by
- * test/bench/async-load.ts so that the load costs the measured machine as
+ * bench/async-load.ts so that the load costs the measured machine as
  * little as an outside client would, and none of it in the bench process
  * (fetch through the SDK cost ≈ 1 ms of CPU per event there: a whole core at
  * 1,000 events/s on a 2-core machine that also runs Clube, PostgreSQL and

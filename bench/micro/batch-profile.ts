@@ -7,7 +7,7 @@
  * (PerformanceObserver "gc" entries, by kind), and on PostgreSQL the
  * server's CPU per batch (its backends' /proc/<pid>/schedstat, as
  * batch-costs.ts reads it). Not a test: run
- * `npx tsx test/micro/batch-profile.ts [postgresql|sqlite]`.
+ * `npx tsx bench/micro/batch-profile.ts [postgresql|sqlite]`.
  * PROFILE=cpu: a CPU profile of the measured batches only, written to
  * PROFILE_FILE (default /tmp/batch.cpuprofile; summarize with any
  * .cpuprofile reader). PROFILE=alloc: V8's sampling heap profile of the
@@ -17,7 +17,7 @@
  * young collection during a batch copies), by allocating function.
  * Under tsx every function reports line 1: bundle this file with esbuild
  * (`--bundle --packages=external --platform=node --format=esm`, output in
- * test/micro/ so its relative paths hold) for real lines; node
+ * bench/micro/ so its relative paths hold) for real lines; node
  * --no-turbo-inlining names the allocating function rather than its inliner.
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -25,8 +25,8 @@ import { Session } from "node:inspector/promises";
 import { PerformanceObserver, constants } from "node:perf_hooks";
 import { ingestBatch } from "../../server/src/usecases/events/ingest.js";
 import { PendingWrites } from "../../server/src/usecases/evaluation/pending-writes.js";
-import type { DatabaseKind } from "../support/databases.js";
-import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";
+import type { DatabaseKind } from "../../test/support/databases.js";
+import { eventInput, openClub, PUBLIC_URL } from "../../test/usecases/fixtures.js";
 import { observePgQueries } from "./pg-queries.js";
 import { casinoEvent } from "./casino-mix.js";
 

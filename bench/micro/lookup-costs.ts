@@ -3,13 +3,13 @@
  * the secret key (by hash) and the published configuration. Times N
  * lookups with the caches off (CLUBE_CACHE_TTL_MS=0: what every request cost
  * before the caches) and on, on SQLite and PostgreSQL. Not a test: run
- * `npx tsx test/micro/lookup-costs.ts`.
+ * `npx tsx bench/micro/lookup-costs.ts`.
  */
 import { cachesOf } from "../../server/src/cache/registry.js";
 import { openDatabase } from "../../server/src/db/orm.js";
 import { createClub, resolveApiKey } from "../../server/src/usecases/club/clubs.js";
 import { getPublishedConfig } from "../../server/src/usecases/club/config.js";
-import { createTestDatabase, type DatabaseKind } from "../support/databases.js";
+import { createTestDatabase, type DatabaseKind } from "../../test/support/databases.js";
 
 const CALLS = 2_000;
 

@@ -2,11 +2,11 @@
  * What one stored-players batch of 500 (the bench's casino mix, as in
  * batch-profile.ts) sends to PostgreSQL and gets back: per statement, its
  * text's head, each parameter's kind and size in bytes, and the rows
- * returned. Not a test: `npx tsx test/micro/pg-parameters.ts`
+ * returned. Not a test: `npx tsx bench/micro/pg-parameters.ts`
  * (PARAM_SAMPLE=n prints the first n characters of each parameter).
  */
 import { ingestBatch } from "../../server/src/usecases/events/ingest.js";
-import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";
+import { eventInput, openClub, PUBLIC_URL } from "../../test/usecases/fixtures.js";
 import { observePgQueries } from "./pg-queries.js";
 import { casinoEvent } from "./casino-mix.js";
 

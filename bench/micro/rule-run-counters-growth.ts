@@ -5,11 +5,11 @@
  * per participant, rule and day) and as rule_runs stored them before (a row
  * per run, the old aggregate over every run of the day: rebuilt here in a
  * scratch table). Prints the main thread's CPU per read (median of 15) for
- * each RUNS. Not a test: `npx tsx test/micro/rule-run-counters-growth.ts`.
+ * each RUNS. Not a test: `npx tsx bench/micro/rule-run-counters-growth.ts`.
  */
 import type { LibsqlDatabase } from "../../server/src/db/hot/sqlite.js";
 import { sqliteCounters } from "../../server/src/usecases/evaluation/participant-state.js";
-import { openTestDatabase } from "../support/databases.js";
+import { openTestDatabase } from "../../test/support/databases.js";
 
 const PLAYERS = 500;
 const TODAY = "2026-11-24";

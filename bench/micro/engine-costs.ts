@@ -1,7 +1,7 @@
 /**
  * Micro-benchmark of the engine's per-event CPU (evaluate over the demo
  * casino: bets, settlements, deposits) and of id minting. Not a test: run
- * `npx tsx test/micro/engine-costs.ts [root]`, where `root` is the checkout
+ * `npx tsx bench/micro/engine-costs.ts [root]`, where `root` is the checkout
  * whose server/src to load (default this one), to compare two trees on one
  * machine. Prints µs per call.
  */

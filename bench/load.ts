@@ -1,11 +1,11 @@
 /**
  * What every benchmark part shares: the load driver (autocannon, from this
- * process) and the baseline server (test/bench/baseline-server.mjs, its own process).
+ * process) and the baseline server (bench/baseline-server.mjs, its own process).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../e2e/clube-command.js";
+import { freePort } from "../test/e2e/clube-command.js";
 
 interface AutocannonResult {
   "2xx": number;
@@ -24,7 +24,7 @@ interface AutocannonRequest {
 type Autocannon = (options: Record<string, unknown> & { requests: AutocannonRequest[] }) => Promise<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
 /** One request of a load; a load of several steps runs them in turn on each connection (a session). */
 export interface Step {
@@ -112,10 +112,10 @@ export interface Baseline {
   stop(): Promise<void>;
 }
 
-/** test/bench/baseline-server.mjs as its own process; resolves once it listens. */
+/** bench/baseline-server.mjs as its own process; resolves once it listens. */
 export async function startBaseline(database: string, env: Record<string, string> = {}): Promise<Baseline> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["test/bench/baseline-server.mjs"], {
+  const child = spawn(process.execPath, ["bench/baseline-server.mjs"], {
     cwd: ROOT,
     env: { ...process.env, ...env, BASELINE_DATABASE: database, PORT: port },
     stdio: ["ignore", "pipe", "pipe"],

@@ -5,7 +5,7 @@
  * split into the main thread and V8's other threads (GC, compiler). Several
  * start-flag variants run alternately in pairs on a shared machine, and the
  * medians are printed. Not a test: run
- * `npx tsx test/micro/http-batch-costs.ts postgresql|sqlite`.
+ * `npx tsx bench/micro/http-batch-costs.ts postgresql|sqlite`.
  * HTTP_VARIANTS: `;`-separated node flags per variant (`-` = none; default
  * `-`; a `NAME=value` word among them is set in serve's environment instead,
  * e.g. `MALLOC_ARENA_MAX=2`), HTTP_PAIRS rounds (3), HTTP_WARMUP batches before measuring (4: the
@@ -16,8 +16,8 @@
  */
 import { appendFileSync, readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
-import { processEnvFor, startServe } from "../async/support/processes.js";
-import { createTestDatabase, type DatabaseKind } from "../support/databases.js";
+import { processEnvFor, startServe } from "../../test/async/support/processes.js";
+import { createTestDatabase, type DatabaseKind } from "../../test/support/databases.js";
 import { casinoEvent } from "./casino-mix.js";
 
 const KIND = (process.argv[2] ?? "postgresql") as DatabaseKind;

@@ -1,5 +1,5 @@
 /**
- * The bench's traffic mix (test/bench/run.ts casinoEvent) for the batch
+ * The bench's traffic mix (bench/run.ts casinoEvent) for the batch
  * micro-benchmarks: the i-th event over `players` players — deposits, bets,
  * settlements and sessions.
  */

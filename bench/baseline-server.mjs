@@ -1,7 +1,7 @@
 /**
  * The benchmark's baseline: what the database costs for the same requests
  * with nothing of Clube around it. A bare Koa app with the same JSON body
- * parser, run as its own process by test/bench/run.ts:
+ * parser, run as its own process by bench/run.ts:
  *
  * - `POST /single`: one event body → one transactional INSERT
  *   (BEGIN; INSERT; COMMIT) of (id, participant, body);

@@ -5,7 +5,7 @@
  * per literal), against tens of nanoseconds for the same object built field by
  * field or with Object.assign. Overriding keys the spread object already has
  * stays cheap, and so does a spread after a leading plain key (`{ id, ...scope, ... }`).
- * Not a test: run `npx tsx test/micro/object-spread.ts`; prints ns per literal.
+ * Not a test: run `npx tsx bench/micro/object-spread.ts`; prints ns per literal.
  */
 
 const CALLS = 100_000;

@@ -1,6 +1,6 @@
 /**
  * The statements `pg` sends from this process, for the micro-benchmarks
- * (test/micro/*-costs.ts): every `Client#query` passes through `observe`,
+ * (bench/micro/*-costs.ts): every `Client#query` passes through `observe`,
  * which runs it (`query.apply(self, args)`) and returns its result.
  */
 import { createRequire } from "node:module";

@@ -8,7 +8,7 @@
  * prepareValue) without sending it. Prints the µs per statement of building
  * the parameters and of encoding the messages, the bytes sent, and the heap
  * bytes allocated per statement. Not a test:
- * `npx tsx test/micro/pg-write-costs.ts` (ROUNDS, default 400).
+ * `npx tsx bench/micro/pg-write-costs.ts` (ROUNDS, default 400).
  * SERVER_ROUNDS=n (default 0): then runs the captured statement n times on
  * the database, each in a transaction rolled back, and prints the median CPU
  * per run of this process and of its backend (/proc/<pid>/schedstat).
@@ -23,7 +23,7 @@ import { hotStore, type HotStore, type Write } from "../../server/src/db/hot/ind
 import { postgresHotStore, type PgClient } from "../../server/src/db/hot/postgres.js";
 import { ingestBatch } from "../../server/src/usecases/events/ingest.js";
 import { PendingWrites } from "../../server/src/usecases/evaluation/pending-writes.js";
-import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";
+import { eventInput, openClub, PUBLIC_URL } from "../../test/usecases/fixtures.js";
 import { casinoEvent } from "./casino-mix.js";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 400);

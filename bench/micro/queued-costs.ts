@@ -4,12 +4,12 @@
  * respond-async` stores them), then all handed to `processQueuedEvent` at
  * once (group commit), as a consumer with that prefetch would. Prints ms per
  * event of each phase and the statements of each. Not a test: run
- * `npx tsx test/micro/queued-costs.ts [sqlite|postgresql]`.
+ * `npx tsx bench/micro/queued-costs.ts [sqlite|postgresql]`.
  */
 import { processQueuedEvent, queueEvents } from "../../server/src/usecases/events/ingest.js";
-import type { DatabaseKind } from "../support/databases.js";
+import type { DatabaseKind } from "../../test/support/databases.js";
 import { countPgStatements } from "./pg-queries.js";
-import { eventInput, openClub, PUBLIC_URL } from "../usecases/fixtures.js";
+import { eventInput, openClub, PUBLIC_URL } from "../../test/usecases/fixtures.js";
 
 const EVENTS = 400;
 const pg = countPgStatements();
