@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AuditEntry, StaffSession, StaffWarning } from "../../server/src/db/entities/index.js";
 import { newId } from "../../server/src/db/ids.js";
+import { loginLimitFromEnv } from "../../server/src/http/login-limit.js";
 import { redactForViewer } from "../../server/src/http/staff-session.js";
 import type { StaffRole } from "../../server/src/db/entities/index.js";
 import { createStaffMember } from "../../server/src/usecases/staff/index.js";
@@ -339,16 +340,30 @@ describeEachDatabase("staff access", (kind) => {
   });
 });
 
+describe("staff sign-in rate limit setting", () => {
+  it("is 20 failures per 15 minutes unless CLUBE_RATE_LIMIT_LOGIN says <failures>/<seconds>", () => {
+    expect(loginLimitFromEnv(undefined)).toEqual({ points: 20, seconds: 900 });
+    expect(loginLimitFromEnv("3/900")).toEqual({ points: 3, seconds: 900 });
+    expect(() => loginLimitFromEnv("3 per minute")).toThrow(/CLUBE_RATE_LIMIT_LOGIN/);
+  });
+});
+
 describeEachDatabase("staff sign-in rate limit", (kind) => {
+  // A small budget through the setting: every failed sign-in costs one scrypt run, and the count is what matters.
+  const FAILURES = 3;
   let api: TestApi;
   beforeAll(async () => {
+    vi.stubEnv("CLUBE_RATE_LIMIT_LOGIN", `${FAILURES}/900`);
     api = await startApi(kind);
   });
-  afterAll(() => api?.close());
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    await api?.close();
+  });
 
-  it("answers 429 with Retry-After after 20 wrong passwords, also for the right one", async () => {
+  it("answers 429 with Retry-After after the configured number of wrong passwords, also for the right one", async () => {
     const { email } = await addStaff(api, api.clubId, "owner");
-    for (let i = 0; i < 20; i++) expectError(await login(api, api.clubId, email, `wrong password ${i}`), 401, "invalid_credentials");
+    for (let i = 0; i < FAILURES; i++) expectError(await login(api, api.clubId, email, `wrong password ${i}`), 401, "invalid_credentials");
     const limited = await login(api, api.clubId, email);
     expectError(limited, 429, "rate_limited");
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);

@@ -4,7 +4,8 @@ import { ingestBatch, ingestEvent } from "../../server/src/usecases/events/inges
 import { PendingWrites } from "../../server/src/usecases/evaluation/pending-writes.js";
 import { describeEachDatabase } from "../support/databases.js";
 import { participantStateOf } from "../support/participant-state.js";
-import { eventInput, openClub, PUBLIC_URL, type TestClub } from "./fixtures.js";
+import { eventInput, PUBLIC_URL } from "./fixtures.js";
+import { openTestClub, type DatabaseClub } from "../support/club.js";
 
 /** A Wednesday, 09:00 in São Paulo. */
 const NOW = new Date("2026-11-18T12:00:00Z");
@@ -30,10 +31,10 @@ function casinoEvent(prefix: string, i: number, players: number): Record<string,
 }
 
 describeEachDatabase("atomic batches", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
 
   beforeAll(async () => {
-    club = await openClub(kind);
+    club = await openTestClub(kind);
   });
   afterAll(async () => {
     vi.restoreAllMocks();

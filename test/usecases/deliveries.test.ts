@@ -7,16 +7,17 @@ import { confirmDelivery, deliveryContext, deliveryView, failDelivery, listDeliv
 import { ApiError } from "../../server/src/usecases/shared/errors.js";
 import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
 import { describeEachDatabase } from "../support/databases.js";
-import { eventInput, openClub, participantRow, PUBLIC_URL, recordedWebhooks, type TestClub } from "./fixtures.js";
+import { eventInput, participantRow, PUBLIC_URL, recordedWebhooks } from "./fixtures.js";
+import { openTestClub, type DatabaseClub } from "../support/club.js";
 
 const GRANTED_AT = new Date("2026-11-18T12:00:00Z");
 const CONFIRMED_AT = new Date("2026-11-18T12:00:09Z");
 
 describeEachDatabase("deliveries", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
 
   beforeAll(async () => {
-    club = await openClub(kind);
+    club = await openTestClub(kind);
   });
   afterAll(async () => {
     await club?.close();

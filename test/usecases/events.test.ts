@@ -5,19 +5,19 @@ import { embeddedQueueOf, openEmbeddedQueue } from "../../server/src/jobs/embedd
 import { ingestBatch, ingestEvent, processQueuedEvent, queuedEventIds, queueEvents, type EventResult } from "../../server/src/usecases/events/ingest.js";
 import { EVENT_QUEUE, handEventsToEmbeddedQueue } from "../../server/src/workers.js";
 import { describeEachDatabase } from "../support/databases.js";
-import {
-  balancesOf, casinoConfig, eventInput, ledgerSums, openClub, participantRow, PUBLIC_URL, recordedWebhooks, type TestClub,
-} from "./fixtures.js";
+import { balancesOf, eventInput, ledgerSums, participantRow, PUBLIC_URL, recordedWebhooks } from "./fixtures.js";
+import { openTestClub, type DatabaseClub } from "../support/club.js";
+import { demoConfig } from "../support/club-config.js";
 
 /** A Wednesday, 09:00 in São Paulo: club day 2026-11-18, ISO week 2026-W47, month 2026-11. */
 const WEDNESDAY = new Date("2026-11-18T12:00:00Z");
 const later = (seconds: number, from = WEDNESDAY) => new Date(from.getTime() + seconds * 1000);
 
 describeEachDatabase("event ingestion", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
 
   beforeAll(async () => {
-    club = await openClub(kind);
+    club = await openTestClub(kind);
   });
   afterAll(async () => {
     await club?.close();
@@ -467,10 +467,10 @@ describeEachDatabase("event ingestion", (kind) => {
 });
 
 describeEachDatabase("event ingestion with custom rules", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
 
   beforeAll(async () => {
-    const config = casinoConfig() as { rules: unknown[] };
+    const config = demoConfig() as { rules: unknown[] };
     config.rules.push({
       id: "vip-deposit-alert",
       trigger: { event: "deposit.confirmed" },
@@ -486,7 +486,7 @@ describeEachDatabase("event ingestion with custom rules", (kind) => {
       idempotency: "event.meta.round_id",
       effects: [{ type: "grant_xp", amount: 1 }],
     });
-    club = await openClub(kind, config as Record<string, unknown>);
+    club = await openTestClub(kind, { config: config as Record<string, unknown> });
   });
   afterAll(async () => {
     await club?.close();

@@ -3,7 +3,9 @@ import { CurrencyLot } from "../../server/src/db/entities/index.js";
 import { ingestBatch } from "../../server/src/usecases/events/ingest.js";
 import { lotsAfterSpending } from "../../server/src/usecases/evaluation/pending-writes.js";
 import { describeEachDatabase } from "../support/databases.js";
-import { balancesOf, casinoConfig, eventInput, openClub, participantRow, PUBLIC_URL, type TestClub } from "./fixtures.js";
+import { balancesOf, eventInput, participantRow, PUBLIC_URL } from "./fixtures.js";
+import { openTestClub, type DatabaseClub } from "../support/club.js";
+import { demoConfig } from "../support/club-config.js";
 
 describe("lotsAfterSpending", () => {
   it("takes what was spent from a new lot off its remaining, and leaves the spending of stored lots", () => {
@@ -17,7 +19,7 @@ describe("lotsAfterSpending", () => {
 
 /** The casino with gems (expiring: credited as lots) granted at sign-up and spent on each session. */
 function gemsConfig(): Record<string, unknown> {
-  const config = casinoConfig() as { rules: Record<string, unknown>[] };
+  const config = demoConfig() as { rules: Record<string, unknown>[] };
   config.rules.push(
     { id: "signup-gems", name: "Gems at sign-up", trigger: { event: "user.signed_up" }, conditions: [], effects: [{ type: "grant_currency", currency: "gems", amount: 10 }], limits: {} },
     { id: "session-fee", name: "Gems per session", trigger: { event: "session.started" }, conditions: [], effects: [{ type: "debit_currency", currency: "gems", amount: 4 }], limits: {} },
@@ -26,9 +28,9 @@ function gemsConfig(): Record<string, unknown> {
 }
 
 describeEachDatabase("a lot credited and spent in one batch", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
   beforeAll(async () => {
-    club = await openClub(kind, gemsConfig());
+    club = await openTestClub(kind, { config: gemsConfig() });
   });
   afterAll(async () => {
     await club?.close();

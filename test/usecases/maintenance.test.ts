@@ -10,22 +10,24 @@ import { expireCurrencyLots } from "../../server/src/usecases/rewards/lot-expiry
 import { upsertParticipant } from "../../server/src/usecases/participants/participants.js";
 import { reviewTiers } from "../../server/src/usecases/participants/tier-review.js";
 import { describeEachDatabase } from "../support/databases.js";
-import { balancesOf, casinoConfig, eventInput, openClub, participantRow, PUBLIC_URL, recordedWebhooks, type TestClub } from "./fixtures.js";
+import { balancesOf, eventInput, participantRow, PUBLIC_URL, recordedWebhooks } from "./fixtures.js";
+import { openTestClub, type DatabaseClub } from "../support/club.js";
+import { demoConfig } from "../support/club-config.js";
 
 const MS = 1;
 const DAY = 86_400_000;
 
 /** The demo casino with `progression.demotion` set. */
 function configWithDemotion(demotion: "never" | "monthly_review"): Record<string, unknown> {
-  const config = casinoConfig() as { progression: Record<string, unknown> };
+  const config = demoConfig() as { progression: Record<string, unknown> };
   config.progression.demotion = demotion;
   return config;
 }
 
 describeEachDatabase("maintenance jobs", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
   beforeAll(async () => {
-    club = await openClub(kind);
+    club = await openTestClub(kind);
   });
   afterAll(async () => {
     await club?.close();
@@ -213,7 +215,7 @@ describeEachDatabase("maintenance jobs", (kind) => {
     }
 
     async function cashbackClub(mode: "auto" | "claim", enabled = true): Promise<Scope> {
-      const scope = await newClub(casinoConfig());
+      const scope = await newClub(demoConfig());
       await updateCashbackProgram(club.db, scope, { enabled, mode, hour: 10, claim_days: 7, min_loss_minor: 0, min_pct: 10, max_pct: 10, tiers: [] });
       await join(scope, "joana");
       await bet(scope, "joana", noon("2026-11-14"), "100");

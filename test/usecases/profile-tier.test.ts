@@ -3,7 +3,9 @@ import { publish, saveDraft } from "../../server/src/usecases/club/config.js";
 import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
 import { getProfile } from "../../server/src/usecases/participants/participants.js";
 import { describeEachDatabase } from "../support/databases.js";
-import { casinoConfig, eventInput, openClub, participantRow, PUBLIC_URL, type TestClub } from "./fixtures.js";
+import { eventInput, participantRow, PUBLIC_URL } from "./fixtures.js";
+import { openTestClub, type DatabaseClub } from "../support/club.js";
+import { demoConfig } from "../support/club-config.js";
 
 const WEDNESDAY = new Date("2026-11-18T15:00:00Z");
 const later = (seconds: number) => new Date(WEDNESDAY.getTime() + seconds * 1000);
@@ -12,16 +14,16 @@ type Config = { progression: { curve: Record<string, unknown>; benefits: Record<
 
 /** The demo casino, `suporte` (Bronze's and Prata's benefit) under compliance review, and a rule that tags Prata players on a settled bet. */
 function config(): Config {
-  const config = casinoConfig() as unknown as Config;
+  const config = demoConfig() as unknown as Config;
   config.progression.benefits.find((benefit) => benefit.code === "suporte")!.compliance = "review";
   config.rules.push({ id: "prata-tag", trigger: { event: "bet.settled" }, conditions: [{ tier_in: ["prata"] }], effects: [{ type: "tag_participant", tag: "prata" }] });
   return config;
 }
 
 describeEachDatabase("profile tier and benefits", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
   beforeAll(async () => {
-    club = await openClub(kind, config() as unknown as Record<string, unknown>);
+    club = await openTestClub(kind, { config: config() as unknown as Record<string, unknown> });
   });
   afterAll(async () => {
     await club?.close();

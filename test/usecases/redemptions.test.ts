@@ -5,16 +5,17 @@ import { ApiError } from "../../server/src/usecases/shared/errors.js";
 import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
 import { redeem, type RedemptionView } from "../../server/src/usecases/rewards/redemptions.js";
 import { describeEachDatabase } from "../support/databases.js";
-import { balancesOf, eventInput, ledgerSums, openClub, participantRow, PUBLIC_URL, recordedWebhooks, type TestClub } from "./fixtures.js";
+import { balancesOf, eventInput, ledgerSums, participantRow, PUBLIC_URL, recordedWebhooks } from "./fixtures.js";
+import { openTestClub, type DatabaseClub } from "../support/club.js";
 
 const NOW = new Date("2026-11-18T12:00:00Z");
 const DAY = 86_400_000;
 
 describeEachDatabase("redemptions", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
 
   beforeAll(async () => {
-    club = await openClub(kind);
+    club = await openTestClub(kind);
   });
   afterAll(async () => {
     await club?.close();

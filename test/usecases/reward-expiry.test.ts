@@ -4,23 +4,25 @@ import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
 import { expireRewards } from "../../server/src/usecases/rewards/reward-expiry.js";
 import { listMyRewards } from "../../server/src/usecases/participants/surface.js";
 import { describeEachDatabase } from "../support/databases.js";
-import { casinoConfig, eventInput, openClub, PUBLIC_URL, type TestClub } from "./fixtures.js";
+import { eventInput, PUBLIC_URL } from "./fixtures.js";
+import { openTestClub, type DatabaseClub } from "../support/club.js";
+import { demoConfig } from "../support/club-config.js";
 
 const SIGNUP = new Date("2026-11-18T15:00:00Z");
 const DAY = 86_400_000;
 
 /** The demo casino whose welcome rule also grants `vip-ticket`, an internal reward that expires a day after it is granted. */
 function configWithTicket(): Record<string, unknown> {
-  const config = casinoConfig() as { rewards: Record<string, unknown>[]; rules: { id: string; effects: Record<string, unknown>[] }[] };
+  const config = demoConfig() as { rewards: Record<string, unknown>[]; rules: { id: string; effects: Record<string, unknown>[] }[] };
   config.rewards.push({ code: "vip-ticket", title: "Ingresso VIP", type: "internal", expiresInDays: 1 });
   config.rules.find((rule) => rule.id === "signup-bonus")!.effects.push({ type: "grant_reward", reward: "vip-ticket" });
   return config as unknown as Record<string, unknown>;
 }
 
 describeEachDatabase("reward expiry", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
   beforeAll(async () => {
-    club = await openClub(kind, configWithTicket());
+    club = await openTestClub(kind, { config: configWithTicket() });
   });
   afterAll(async () => {
     await club?.close();

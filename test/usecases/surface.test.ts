@@ -9,7 +9,9 @@ import {
   claimMyMission, getLeaderboard, listMyBadges, listMyLeaderboards, listMyMissions, listMyRewards, listStore, redeemFromStore,
 } from "../../server/src/usecases/participants/surface.js";
 import { describeEachDatabase } from "../support/databases.js";
-import { casinoConfig, eventInput, openClub, participantRow, PUBLIC_URL, recordedWebhooks, type TestClub } from "./fixtures.js";
+import { eventInput, participantRow, PUBLIC_URL, recordedWebhooks } from "./fixtures.js";
+import { openTestClub, type DatabaseClub } from "../support/club.js";
+import { demoConfig } from "../support/club-config.js";
 
 /** Wednesday 2026-11-18, 09:00 in São Paulo (ISO week 2026-W47). */
 const WEDNESDAY = new Date("2026-11-18T12:00:00Z");
@@ -17,7 +19,7 @@ const at = (minutes: number, from = WEDNESDAY) => new Date(from.getTime() + minu
 
 /** The demo casino plus leaderboards in every state: a recent ended one, a future one, a disabled one, and a rules-only campaign. */
 function surfaceConfig(): Record<string, unknown> {
-  const config = casinoConfig() as { rules: unknown[]; tournaments: unknown[] };
+  const config = demoConfig() as { rules: unknown[]; tournaments: unknown[] };
   const prizes = [{ from: 1, to: 1, reward: "bonus-20" }];
   const games = (category: string) => ({ only: { categories: [category], providers: [], games: [] }, exclude: { categories: [], providers: [], games: [] } });
   config.tournaments.push(
@@ -33,10 +35,10 @@ function surfaceConfig(): Record<string, unknown> {
 }
 
 describeEachDatabase("participant surface", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
 
   beforeAll(async () => {
-    club = await openClub(kind, surfaceConfig());
+    club = await openTestClub(kind, { config: surfaceConfig() });
   });
   afterAll(async () => {
     await club?.close();
@@ -132,7 +134,7 @@ describeEachDatabase("participant surface", (kind) => {
       // crash-10 pays coins-200, a configured reward; a mission paying a currency spec is covered by a copy paying `coins:200`.
       const config = surfaceConfig() as { missions: { id: string; reward: string }[] };
       config.missions.find((mission) => mission.id === "crash-10")!.reward = "coins:200";
-      const other = await openClub(kind, config as unknown as Record<string, unknown>);
+      const other = await openTestClub(kind, { config: config as unknown as Record<string, unknown> });
       try {
         for (let n = 0; n < 10; n++) {
           await ingestEvent(other.db, other.scope, eventInput({ participant: "caio", type: "bet.placed", id: `caio-crash-${n}`, amount: 1, meta: { game_type: "crash" } }), { now: at(n), publicUrl: PUBLIC_URL });

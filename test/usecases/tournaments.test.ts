@@ -5,14 +5,16 @@ import { ingestBatch, ingestEvent } from "../../server/src/usecases/events/inges
 import { settleTournaments, settleTournamentsForAllClubs } from "../../server/src/usecases/tournaments/settlement.js";
 import { listMyTournaments, listStandings, listTournaments } from "../../server/src/usecases/tournaments/views.js";
 import { describeEachDatabase } from "../support/databases.js";
-import { casinoConfig, eventInput, openClub, participantRow, PUBLIC_URL, recordedWebhooks, type TestClub } from "./fixtures.js";
+import { eventInput, participantRow, PUBLIC_URL, recordedWebhooks } from "./fixtures.js";
+import { openTestClub, type DatabaseClub } from "../support/club.js";
+import { demoConfig } from "../support/club-config.js";
 
 const none = { categories: [], providers: [], games: [] };
 const slotsOnly = { only: { ...none, categories: ["video-slots"] }, exclude: none };
 
 /** The demo casino plus tournaments of each scoring kind (club zone São Paulo; Monday 2026-11-23 00:00 local = 03:00Z) and official tournaments. */
 function config(): Record<string, unknown> {
-  const base = casinoConfig();
+  const base = demoConfig();
   return {
     ...base,
     // No rule gives leaderboard points: tournaments score from their own config.
@@ -42,10 +44,10 @@ function config(): Record<string, unknown> {
 const at = (iso: string) => new Date(iso);
 
 describeEachDatabase("tournaments: scoring on ingestion, settlement, views", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
 
   beforeAll(async () => {
-    club = await openClub(kind, config(), at("2026-11-20T12:00:00Z"));
+    club = await openTestClub(kind, { config: config(), now: at("2026-11-20T12:00:00Z") });
   });
   afterAll(async () => {
     await club?.close();
@@ -157,10 +159,10 @@ describeEachDatabase("tournaments: scoring on ingestion, settlement, views", (ki
 });
 
 describeEachDatabase("the demo casino's tournaments", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
 
   beforeAll(async () => {
-    club = await openClub(kind, casinoConfig(), at("2026-11-20T12:00:00Z"));
+    club = await openTestClub(kind, { config: demoConfig(), now: at("2026-11-20T12:00:00Z") });
   });
   afterAll(async () => {
     await club?.close();
@@ -210,7 +212,7 @@ describeEachDatabase("the demo casino's tournaments", (kind) => {
 
 describe("official tournament settings", () => {
   it("refuses splits that would pay out more than the pool (422 naming the field)", () => {
-    const with_ = (split: number[]) => ({ ...casinoConfig(), officialTournaments: { enabled: true, daily: { split } } });
+    const with_ = (split: number[]) => ({ ...demoConfig(), officialTournaments: { enabled: true, daily: { split } } });
     expect(() => validateClubConfig(with_([60, 50]), "body")).toThrow("body.officialTournaments.daily.split adds up to more than 100 (110)");
     expect(validateClubConfig(with_([33.3333, 33.3333, 33.3334]), "body").officialTournaments?.daily?.split).toHaveLength(3);
   });

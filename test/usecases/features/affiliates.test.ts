@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { operationValidators } from "../../../generated/validators.js";
 import { AffiliateAttribution, Participant } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
 import {
@@ -14,24 +13,21 @@ import { ApiError } from "../../../server/src/usecases/shared/errors.js";
 import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
 import { upsertParticipant } from "../../../server/src/usecases/participants/participants.js";
 import { describeEachDatabase } from "../../support/databases.js";
-import { casinoConfig, eventInput, openClub, PUBLIC_URL, type TestClub } from "../fixtures.js";
+import { eventInput, PUBLIC_URL } from "../fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
+import { demoConfig } from "../../support/club-config.js";
+import { expectResponse } from "../../support/contract.js";
 
 const NOW = new Date("2026-11-21T15:00:00Z");
 const LINK = (code: string) => `https://sortegrande.example/cadastro?aff=${code}`;
 
-/** `body` is what the contract says operation `op` answers with `status`. */
-function expectResponse(op: keyof typeof operationValidators, status: string, body: unknown): void {
-  const validate = operationValidators[op].responses[status];
-  expect(validate(structuredClone(body)), JSON.stringify(validate.errors)).toBe(true);
-}
-
 describeEachDatabase("affiliate use cases", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
   let scope: Scope;
   beforeAll(async () => {
-    club = await openClub(kind);
+    club = await openTestClub(kind);
     // A club of its own, so the list holds exactly the affiliates made here.
-    const created = await createClub(club.db, { name: "Cassino Afiliados", config: casinoConfig() }, new Date("2026-09-01T12:00:00Z"));
+    const created = await createClub(club.db, { name: "Cassino Afiliados", config: demoConfig() }, new Date("2026-09-01T12:00:00Z"));
     scope = { clubId: created.club_id, env: "test" };
   });
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { operationValidators, schemaValidators } from "../../../generated/validators.js";
+import { schemaValidators } from "../../../generated/validators.js";
 import { CashbackCredit, OutboxMessage, ParticipantReward } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
 import { updateCashbackProgram } from "../../../server/src/usecases/cashback/cashback.js";
@@ -9,7 +9,10 @@ import { ApiError } from "../../../server/src/usecases/shared/errors.js";
 import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
 import { upsertParticipant } from "../../../server/src/usecases/participants/participants.js";
 import { describeEachDatabase } from "../../support/databases.js";
-import { casinoConfig, eventInput, openClub, PUBLIC_URL, type TestClub } from "../fixtures.js";
+import { eventInput, PUBLIC_URL } from "../fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
+import { demoConfig } from "../../support/club-config.js";
+import { expectResponse } from "../../support/contract.js";
 
 /** Local noon in São Paulo (UTC−3) of `key`. */
 const noon = (key: string) => new Date(`${key}T15:00:00Z`);
@@ -32,16 +35,10 @@ const PROGRAM: ProgramChanges = {
   ],
 };
 
-/** `body` is what the contract says operation `op` answers with `status`. */
-function expectResponse(op: keyof typeof operationValidators, status: string, body: unknown): void {
-  const validate = operationValidators[op].responses[status];
-  expect(validate(structuredClone(body)), JSON.stringify(validate.errors)).toBe(true);
-}
-
 describeEachDatabase("cashback use cases", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
   beforeAll(async () => {
-    club = await openClub(kind);
+    club = await openTestClub(kind);
   });
   afterAll(async () => {
     await club?.close();
@@ -49,7 +46,7 @@ describeEachDatabase("cashback use cases", (kind) => {
 
   /** A demo casino club of its own (the `auto` run pays a whole club) with the program `patch`. */
   async function cashbackClub(patch: ProgramChanges = {}): Promise<Scope> {
-    const created = await createClub(club.db, { name: "Cassino Cashback", config: casinoConfig() }, new Date("2026-11-01T12:00:00Z"));
+    const created = await createClub(club.db, { name: "Cassino Cashback", config: demoConfig() }, new Date("2026-11-01T12:00:00Z"));
     const scope: Scope = { clubId: created.club_id, env: "test" };
     await updateCashbackProgram(club.db, scope, { ...PROGRAM, ...patch });
     return scope;

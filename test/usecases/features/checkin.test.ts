@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { operationValidators, schemaValidators } from "../../../generated/validators.js";
+import { schemaValidators } from "../../../generated/validators.js";
 import { CheckinClaim, OutboxMessage } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
 import { claimCheckin, getCheckinState } from "../../../server/src/usecases/checkin/checkin.js";
@@ -9,21 +9,18 @@ import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
 import { loadBalances, upsertParticipant } from "../../../server/src/usecases/participants/participants.js";
 import { Participant } from "../../../server/src/db/entities/index.js";
 import { describeEachDatabase } from "../../support/databases.js";
-import { casinoConfig, eventInput, openClub, PUBLIC_URL, type TestClub } from "../fixtures.js";
+import { eventInput, PUBLIC_URL } from "../fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
+import { demoConfig } from "../../support/club-config.js";
+import { expectResponse } from "../../support/contract.js";
 
 /** Local noon in São Paulo (UTC−3) of `key`. */
 const noon = (key: string) => new Date(`${key}T15:00:00Z`);
 
-/** `body` is what the contract says operation `op` answers with `status`. */
-function expectResponse(op: keyof typeof operationValidators, status: string, body: unknown): void {
-  const validate = operationValidators[op].responses[status];
-  expect(validate(structuredClone(body)), JSON.stringify(validate.errors)).toBe(true);
-}
-
 describeEachDatabase("check-in use cases", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
   beforeAll(async () => {
-    club = await openClub(kind);
+    club = await openTestClub(kind);
   });
   afterAll(async () => {
     await club?.close();
@@ -31,7 +28,7 @@ describeEachDatabase("check-in use cases", (kind) => {
 
   /** A club like the demo casino with `checkin` replaced. */
   async function clubWith(checkin: Record<string, unknown> | undefined): Promise<Scope> {
-    const config = casinoConfig();
+    const config = demoConfig();
     if (checkin === undefined) delete config.checkin;
     else config.checkin = checkin;
     const created = await createClub(club.db, { name: "Cassino Check-in", config }, new Date("2026-11-01T12:00:00Z"));

@@ -8,14 +8,16 @@ import { upsertParticipant } from "../../../server/src/usecases/participants/par
 import { WebhookDispatcher } from "../../../server/src/webhooks/dispatch.js";
 import { describeEachDatabase } from "../../support/databases.js";
 import { Receiver } from "../../webhooks/support/receiver.js";
-import { casinoConfig, eventInput, openClub, PUBLIC_URL, recordedWebhooks, type TestClub } from "../fixtures.js";
+import { eventInput, PUBLIC_URL, recordedWebhooks } from "../fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
+import { demoConfig } from "../../support/club-config.js";
 
 const secret = "whsec_crm_messages_test";
 const now = new Date("2026-11-02T12:00:00Z");
 
 /** The demo casino with its CRM in `mode`, two templates and rules that send them. */
 function crmConfig(mode: "off" | "webhook"): Record<string, unknown> {
-  const config = casinoConfig();
+  const config = demoConfig();
   config.crm = { mode };
   config.messageTemplates = [
     {
@@ -41,12 +43,12 @@ function crmConfig(mode: "off" | "webhook"): Record<string, unknown> {
 }
 
 describeEachDatabase("CRM messages", (kind) => {
-  let club: TestClub;
-  let quiet: TestClub;
+  let club: DatabaseClub;
+  let quiet: DatabaseClub;
   const receiver = new Receiver(secret);
 
   beforeAll(async () => {
-    [club, quiet] = await Promise.all([openClub(kind, crmConfig("webhook")), openClub(kind, crmConfig("off"))]);
+    [club, quiet] = await Promise.all([openTestClub(kind, { config: crmConfig("webhook") }), openTestClub(kind, { config: crmConfig("off") })]);
     await receiver.start();
     await club.db.em().insert(WebhookEndpoint, {
       id: newId("we"), ...club.scope, url: receiver.url(), events: [], description: null, enabled: true, secret,
@@ -69,10 +71,10 @@ describeEachDatabase("CRM messages", (kind) => {
 
   // Each event a second after the last, so "latest" is well defined.
   let clock = now.getTime();
-  const send = (target: TestClub, participant: string, type: string) =>
+  const send = (target: DatabaseClub, participant: string, type: string) =>
     ingestEvent(target.db, target.scope, eventInput({ participant, type, id: `crm-${clock}` }), { now: new Date((clock += 1000)), publicUrl: PUBLIC_URL });
-  const latestTitle = async (target: TestClub, participant: string) => (await listNotifications(target.db, target.scope, participant, { limit: 1 })).data[0];
-  const requested = async (scope: Scope, target: TestClub) =>
+  const latestTitle = async (target: DatabaseClub, participant: string) => (await listNotifications(target.db, target.scope, participant, { limit: 1 })).data[0];
+  const requested = async (scope: Scope, target: DatabaseClub) =>
     (await recordedWebhooks(target.db, scope)).filter((webhook) => webhook.type === "message.requested").map((webhook) => webhook.data);
 
   it("renders the notify template into the inbox and sends a signed message.requested to the client's endpoint", async () => {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { operationValidators } from "../../../generated/validators.js";
 import { Notification, Participant } from "../../../server/src/db/entities/index.js";
 import { newId } from "../../../server/src/db/ids.js";
 import { claimCheckin } from "../../../server/src/usecases/checkin/checkin.js";
@@ -7,19 +6,15 @@ import { ApiError } from "../../../server/src/usecases/shared/errors.js";
 import { listNotifications, markAllNotificationsRead, markNotificationRead } from "../../../server/src/usecases/participants/notifications.js";
 import { upsertParticipant } from "../../../server/src/usecases/participants/participants.js";
 import { describeEachDatabase } from "../../support/databases.js";
-import { openClub, PUBLIC_URL, type TestClub } from "../fixtures.js";
-
-/** `body` is what the contract says operation `op` answers with `status`. */
-function expectResponse(op: keyof typeof operationValidators, status: string, body: unknown): void {
-  const validate = operationValidators[op].responses[status];
-  expect(validate(structuredClone(body)), JSON.stringify(validate.errors)).toBe(true);
-}
+import { PUBLIC_URL } from "../fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
+import { expectResponse } from "../../support/contract.js";
 
 describeEachDatabase("notification use cases", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
   const ids: string[] = [];
   beforeAll(async () => {
-    club = await openClub(kind);
+    club = await openTestClub(kind);
     await upsertParticipant(club.db, club.scope, { external_id: "ana" }, new Date("2026-11-01T12:00:00Z"));
     await upsertParticipant(club.db, club.scope, { external_id: "bruno" }, new Date("2026-11-01T12:00:00Z"));
     const ana = await club.db.em().findOneOrFail(Participant, { ...club.scope, externalId: "ana" });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { operationValidators, schemaValidators } from "../../../generated/validators.js";
+import { schemaValidators } from "../../../generated/validators.js";
 import { OutboxMessage, Participant, Referral } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
 import { createClub } from "../../../server/src/usecases/club/clubs.js";
@@ -10,21 +10,18 @@ import { loadBalances, upsertParticipant } from "../../../server/src/usecases/pa
 import { requirePublishedConfig } from "../../../server/src/usecases/club/config.js";
 import { getReferralState, qualifyReferralOnEvent, registerReferral } from "../../../server/src/usecases/referrals/referrals.js";
 import { describeEachDatabase } from "../../support/databases.js";
-import { casinoConfig, eventInput, openClub, PUBLIC_URL, type TestClub } from "../fixtures.js";
+import { eventInput, PUBLIC_URL } from "../fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
+import { demoConfig } from "../../support/club-config.js";
+import { expectResponse } from "../../support/contract.js";
 
 /** Local noon in São Paulo (UTC−3) of `key`. */
 const noon = (key: string) => new Date(`${key}T15:00:00Z`);
 
-/** `body` is what the contract says operation `op` answers with `status`. */
-function expectResponse(op: keyof typeof operationValidators, status: string, body: unknown): void {
-  const validate = operationValidators[op].responses[status];
-  expect(validate(structuredClone(body)), JSON.stringify(validate.errors)).toBe(true);
-}
-
 describeEachDatabase("referral use cases", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
   beforeAll(async () => {
-    club = await openClub(kind);
+    club = await openTestClub(kind);
   });
   afterAll(async () => {
     await club?.close();
@@ -32,7 +29,7 @@ describeEachDatabase("referral use cases", (kind) => {
 
   /** A demo casino club with `referral` changed by `changes` (or removed). */
   async function referralClub(changes: Record<string, unknown> | null = {}): Promise<Scope> {
-    const config = casinoConfig();
+    const config = demoConfig();
     if (changes === null) delete config.referral;
     else config.referral = { ...(config.referral as Record<string, unknown>), ...changes };
     const created = await createClub(club.db, { name: "Cassino Indique", config }, new Date("2026-11-01T12:00:00Z"));

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { operationValidators } from "../../../generated/validators.js";
 import { OutboxMessage, Participant, WheelSpin } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
 import { createClub } from "../../../server/src/usecases/club/clubs.js";
@@ -7,7 +6,10 @@ import { ApiError } from "../../../server/src/usecases/shared/errors.js";
 import { loadBalances, upsertParticipant } from "../../../server/src/usecases/participants/participants.js";
 import { cryptoRandom, getWheelState, spinWheel } from "../../../server/src/usecases/wheel/wheel.js";
 import { describeEachDatabase } from "../../support/databases.js";
-import { casinoConfig, openClub, PUBLIC_URL, type TestClub } from "../fixtures.js";
+import { PUBLIC_URL } from "../fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
+import { demoConfig } from "../../support/club-config.js";
+import { expectResponse } from "../../support/contract.js";
 
 /** Local noon in São Paulo (UTC−3) of `key`. */
 const noon = (key: string) => new Date(`${key}T15:00:00Z`);
@@ -25,23 +27,17 @@ describe("cryptoRandom", () => {
   });
 });
 
-/** `body` is what the contract says operation `op` answers with `status`. */
-function expectResponse(op: keyof typeof operationValidators, status: string, body: unknown): void {
-  const validate = operationValidators[op].responses[status];
-  expect(validate(structuredClone(body)), JSON.stringify(validate.errors)).toBe(true);
-}
-
 describeEachDatabase("wheel use cases", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
   beforeAll(async () => {
-    club = await openClub(kind);
+    club = await openTestClub(kind);
   });
   afterAll(async () => {
     await club?.close();
   });
 
   async function clubWith(wheel: Record<string, unknown> | undefined): Promise<Scope> {
-    const config = casinoConfig();
+    const config = demoConfig();
     if (wheel === undefined) delete config.wheel;
     else config.wheel = wheel;
     const created = await createClub(club.db, { name: "Cassino Roleta", config }, new Date("2026-11-01T12:00:00Z"));
