@@ -24,7 +24,8 @@ import { createRequire } from "node:module";
 import { ingestBatch } from "../../server/src/usecases/events/ingest.js";
 import type { DatabaseKind } from "../../test/support/databases.js";
 import { observePgQueries } from "./pg-queries.js";
-import { eventInput, openClub, PUBLIC_URL, type TestClub } from "../../test/usecases/fixtures.js";
+import { eventInput, PUBLIC_URL } from "../../test/usecases/fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../test/support/club.js";
 import { casinoEvent } from "./casino-mix.js";
 
 const BATCH_SIZE = 500;
@@ -174,7 +175,7 @@ function mainThreadCpuNs(): number {
 }
 
 /** The WAL's distinct pages by the table or index they belong to, most first. */
-async function walPagesByTree(club: TestClub, walFile: string): Promise<[string, number][]> {
+async function walPagesByTree(club: DatabaseClub, walFile: string): Promise<[string, number][]> {
   const wal = readFileSync(walFile);
   const pages = new Set<number>();
   // A 32-byte header, then frames of a 24-byte header (the page number first) and the page.
@@ -189,7 +190,7 @@ async function walPagesByTree(club: TestClub, walFile: string): Promise<[string,
 
 const kinds = (process.argv[2] ? [process.argv[2]] : ["sqlite", "postgresql"]) as DatabaseKind[];
 for (const kind of kinds) {
-  const club = await openClub(kind);
+  const club = await openTestClub(kind);
   try {
     // BATCH_SETUP_SQL: statements (`;`-separated) run once on the fresh database, e.g. an index dropped to see what it costs.
     for (const sql of (process.env.BATCH_SETUP_SQL ?? "").split(";").filter((text) => text.trim())) await club.db.em().getConnection().execute(sql);

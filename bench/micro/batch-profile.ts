@@ -26,7 +26,8 @@ import { PerformanceObserver, constants } from "node:perf_hooks";
 import { ingestBatch } from "../../server/src/usecases/events/ingest.js";
 import { PendingWrites } from "../../server/src/usecases/evaluation/pending-writes.js";
 import type { DatabaseKind } from "../../test/support/databases.js";
-import { eventInput, openClub, PUBLIC_URL } from "../../test/usecases/fixtures.js";
+import { eventInput, PUBLIC_URL } from "../../test/usecases/fixtures.js";
+import { openTestClub } from "../../test/support/club.js";
 import { observePgQueries } from "./pg-queries.js";
 import { casinoEvent } from "./casino-mix.js";
 
@@ -90,7 +91,7 @@ function printSites(profile: { head: unknown }, batches: number, what: string): 
 }
 
 const kind = (process.argv[2] ?? "postgresql") as DatabaseKind;
-const club = await openClub(kind);
+const club = await openTestClub(kind);
 const session = new Session();
 session.connect();
 try {

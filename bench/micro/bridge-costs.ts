@@ -22,7 +22,8 @@ import { gatherTournamentScores } from "../../server/src/usecases/tournaments/st
 import { hotStore } from "../../server/src/db/hot/index.js";
 import type { EngineEvent, ParticipantState } from "../../server/src/engine/types.js";
 import type { DatabaseKind } from "../../test/support/databases.js";
-import { eventInput, openClub, PUBLIC_URL } from "../../test/usecases/fixtures.js";
+import { eventInput, PUBLIC_URL } from "../../test/usecases/fixtures.js";
+import { openTestClub } from "../../test/support/club.js";
 import { casinoEvent } from "./casino-mix.js";
 
 const BATCH_SIZE = 500;
@@ -31,7 +32,7 @@ const ROUNDS = Number(process.env.BRIDGE_ROUNDS ?? 200);
 const WARM_BATCHES = Number(process.env.BRIDGE_WARM_BATCHES ?? 12);
 
 const kind = (process.argv[2] ?? "sqlite") as DatabaseKind;
-const club = await openClub(kind);
+const club = await openTestClub(kind);
 try {
   let next = 0;
   const batch = () => Array.from({ length: BATCH_SIZE }, () => eventInput(casinoEvent(next++, PLAYERS)));

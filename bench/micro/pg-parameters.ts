@@ -6,7 +6,8 @@
  * (PARAM_SAMPLE=n prints the first n characters of each parameter).
  */
 import { ingestBatch } from "../../server/src/usecases/events/ingest.js";
-import { eventInput, openClub, PUBLIC_URL } from "../../test/usecases/fixtures.js";
+import { eventInput, PUBLIC_URL } from "../../test/usecases/fixtures.js";
+import { openTestClub } from "../../test/support/club.js";
 import { observePgQueries } from "./pg-queries.js";
 import { casinoEvent } from "./casino-mix.js";
 
@@ -31,7 +32,7 @@ observePgQueries((query, self, args) => {
   return result;
 });
 
-const club = await openClub("postgresql");
+const club = await openTestClub("postgresql");
 try {
   let next = 0;
   const batch = () => Array.from({ length: 500 }, () => eventInput(casinoEvent(next++, 2000)));

@@ -23,7 +23,8 @@ import { hotStore, type HotStore, type Write } from "../../server/src/db/hot/ind
 import { postgresHotStore, type PgClient } from "../../server/src/db/hot/postgres.js";
 import { ingestBatch } from "../../server/src/usecases/events/ingest.js";
 import { PendingWrites } from "../../server/src/usecases/evaluation/pending-writes.js";
-import { eventInput, openClub, PUBLIC_URL } from "../../test/usecases/fixtures.js";
+import { eventInput, PUBLIC_URL } from "../../test/usecases/fixtures.js";
+import { openTestClub } from "../../test/support/club.js";
 import { casinoEvent } from "./casino-mix.js";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 400);
@@ -50,7 +51,7 @@ PendingWrites.prototype.flush = async function (this: PendingWrites, em: Paramet
   return flush.call(this, em);
 };
 
-const club = await openClub("postgresql");
+const club = await openTestClub("postgresql");
 let writes: Write[];
 const SERVER_ROUNDS = Number(process.env.SERVER_ROUNDS ?? 0);
 try {

@@ -9,14 +9,15 @@
 import { processQueuedEvent, queueEvents } from "../../server/src/usecases/events/ingest.js";
 import type { DatabaseKind } from "../../test/support/databases.js";
 import { countPgStatements } from "./pg-queries.js";
-import { eventInput, openClub, PUBLIC_URL } from "../../test/usecases/fixtures.js";
+import { eventInput, PUBLIC_URL } from "../../test/usecases/fixtures.js";
+import { openTestClub } from "../../test/support/club.js";
 
 const EVENTS = 400;
 const pg = countPgStatements();
 
 const kinds = (process.argv[2] ? [process.argv[2]] : ["sqlite", "postgresql"]) as DatabaseKind[];
 for (const kind of kinds) {
-  const club = await openClub(kind);
+  const club = await openTestClub(kind);
   try {
     for (const round of [0, 1]) {
       const inputs = Array.from({ length: EVENTS }, (_, i) => eventInput({ participant: `q-${i % 100}`, type: "bet.placed", id: `q-${round}-${i}`, amount: "5.50", meta: { game_id: "g1", game_type: "crash" } }));

@@ -7,7 +7,8 @@
 import { ingestBatch, ingestEvent } from "../../server/src/usecases/events/ingest.js";
 import type { DatabaseKind } from "../../test/support/databases.js";
 import { countPgStatements } from "./pg-queries.js";
-import { eventInput, openClub, PUBLIC_URL } from "../../test/usecases/fixtures.js";
+import { eventInput, PUBLIC_URL } from "../../test/usecases/fixtures.js";
+import { openTestClub } from "../../test/support/club.js";
 
 const EVENTS = 2000;
 const CONCURRENCY = 32;
@@ -19,7 +20,7 @@ const event = (i: number, phase: string) =>
 
 const kinds = (process.argv[2] ? [process.argv[2]] : ["sqlite", "postgresql"]) as DatabaseKind[];
 for (const kind of kinds) {
-  const club = await openClub(kind);
+  const club = await openTestClub(kind);
   try {
     // The players exist before measuring, as in the bench.
     await ingestBatch(club.db, club.scope, Array.from({ length: PLAYERS }, (_, i) => event(i, "warm")), { now: new Date(), publicUrl: PUBLIC_URL });

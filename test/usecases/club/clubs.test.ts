@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ApiKey, Club, ClubSecret } from "../../server/src/db/entities/index.js";
-import type { Database } from "../../server/src/db/orm.js";
-import { createClub, getKeyInfo, getSigningSecret, resolveApiKey } from "../../server/src/usecases/club/clubs.js";
-import { revokeApiKey } from "../../server/src/usecases/club/api-keys.js";
-import { getPublishedConfig, validateClubConfig } from "../../server/src/usecases/club/config.js";
-import { ApiError } from "../../server/src/usecases/shared/errors.js";
-import { starterConfig } from "../../server/src/usecases/club/starter-config.js";
-import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
-import { casinoConfig, expectContract } from "./fixtures.js";
+import { ApiKey, Club, ClubSecret } from "../../../server/src/db/entities/index.js";
+import type { Database } from "../../../server/src/db/orm.js";
+import { createClub, getKeyInfo, getSigningSecret, resolveApiKey } from "../../../server/src/usecases/club/clubs.js";
+import { revokeApiKey } from "../../../server/src/usecases/club/api-keys.js";
+import { getPublishedConfig, validateClubConfig } from "../../../server/src/usecases/club/config.js";
+import { ApiError } from "../../../server/src/usecases/shared/errors.js";
+import { starterConfig } from "../../../server/src/usecases/club/starter-config.js";
+import { describeEachDatabase, openTestDatabase } from "../../support/databases.js";
+import { compactCasino, demoConfig } from "../../support/club-config.js";
+import { expectContract } from "../../support/contract.js";
 
 const now = new Date("2026-11-21T12:00:00.000Z");
 const KEY = /^cf_(test|live)_[0-9A-Za-z]{32}$/;
@@ -19,7 +20,7 @@ describeEachDatabase("clubs and secret keys", (kind) => {
   afterAll(() => close?.());
 
   it("creates a club with one key and one signing secret per environment and publishes its config as version 1 in both", async () => {
-    const created = await createClub(db, { name: "Cassino do Sol", config: casinoConfig() }, now);
+    const created = await createClub(db, { name: "Cassino do Sol", config: demoConfig(compactCasino) }, now);
     expect(created.club_id).toMatch(/^club_/);
     expect(created.keys.test).toMatch(KEY);
     expect(created.keys.test.startsWith("cf_test_")).toBe(true);
@@ -43,7 +44,7 @@ describeEachDatabase("clubs and secret keys", (kind) => {
     for (const env of ["test", "live"] as const) {
       const published = await getPublishedConfig(db, { clubId: created.club_id, env });
       expect(published?.version).toBe(1);
-      expect(published?.config).toEqual(validateClubConfig(casinoConfig()));
+      expect(published?.config).toEqual(validateClubConfig(demoConfig(compactCasino)));
     }
   });
 
@@ -55,7 +56,7 @@ describeEachDatabase("clubs and secret keys", (kind) => {
 
   it("refuses an invalid configuration with 422 naming the field, and creates nothing", async () => {
     const clubsBefore = await db.em().count(Club);
-    const config = casinoConfig();
+    const config = demoConfig(compactCasino);
     config.currencies[0].code = "Coins";
     const failure = createClub(db, { name: "Cassino Ruim", config }, now);
     await expect(failure).rejects.toMatchObject({ status: 422, code: "validation_failed" });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { validateClubConfig } from "../../server/src/usecases/club/config.js";
-import { casinoConfig } from "./fixtures.js";
+import { validateClubConfig } from "../../../server/src/usecases/club/config.js";
+import { compactCasino, demoConfig } from "../../support/club-config.js";
 
 /** The 422 message for the casino config after `change`, or null when it is accepted. */
 function problem(change: (config: Record<string, any>) => void): string | null {
-  const config = casinoConfig();
+  const config = demoConfig(compactCasino);
   change(config);
   try {
     validateClubConfig(config, "body");

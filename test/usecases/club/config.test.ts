@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ConfigVersion } from "../../server/src/db/entities/index.js";
-import type { Database } from "../../server/src/db/orm.js";
-import type { Scope } from "../../server/src/db/scope.js";
-import { cashbackProgramView } from "../../server/src/engine/cashback.js";
-import { DEFAULT_CASHBACK_PROGRAM, getCashbackProgram, updateCashbackProgram } from "../../server/src/usecases/cashback/cashback.js";
-import { getDraft, getPublishedConfig, listVersions, publish, saveDraft, validateClubConfig } from "../../server/src/usecases/club/config.js";
-import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
-import { casinoClub, casinoConfig, expectContract } from "./fixtures.js";
+import { ConfigVersion } from "../../../server/src/db/entities/index.js";
+import type { Database } from "../../../server/src/db/orm.js";
+import type { Scope } from "../../../server/src/db/scope.js";
+import { cashbackProgramView } from "../../../server/src/engine/cashback.js";
+import { DEFAULT_CASHBACK_PROGRAM, getCashbackProgram, updateCashbackProgram } from "../../../server/src/usecases/cashback/cashback.js";
+import { getDraft, getPublishedConfig, listVersions, publish, saveDraft, validateClubConfig } from "../../../server/src/usecases/club/config.js";
+import { describeEachDatabase } from "../../support/databases.js";
+import { openTestClub } from "../../support/club.js";
+import { compactCasino, demoConfig } from "../../support/club-config.js";
+import { expectContract } from "../../support/contract.js";
 
 const t0 = new Date("2026-11-21T12:00:00.000Z");
 const t1 = new Date("2026-11-21T13:00:00.000Z");
@@ -17,8 +19,7 @@ describeEachDatabase("configuration drafts, publishing and versions", (kind) => 
   let close: () => Promise<void>;
   let scope: Scope;
   beforeAll(async () => {
-    ({ db, close } = await openTestDatabase(kind));
-    ({ scope } = await casinoClub(db, t0));
+    ({ db, scope, close } = await openTestClub(kind, { config: demoConfig(compactCasino), name: "Cassino do Sol", now: t0 }));
   });
   afterAll(() => close?.());
 
@@ -27,7 +28,7 @@ describeEachDatabase("configuration drafts, publishing and versions", (kind) => 
   });
 
   it("saves each draft as a new version above the highest; the newest is the draft", async () => {
-    const config = casinoConfig();
+    const config = demoConfig(compactCasino);
     config.name = "Clube Sorte Grande 2";
     const draft = await saveDraft(db, scope, config, t1);
     expectContract("ConfigDraft", draft);
@@ -44,15 +45,15 @@ describeEachDatabase("configuration drafts, publishing and versions", (kind) => 
   });
 
   it("refuses an invalid draft with 422 naming the field of the body, saving nothing", async () => {
-    const config = casinoConfig();
+    const config = demoConfig(compactCasino);
     config.theme.colors.bg = "black";
     await expect(saveDraft(db, scope, config, t2)).rejects.toMatchObject({
       status: 422,
       code: "validation_failed",
       message: 'body.theme.colors.bg must match pattern "^#[0-9a-fA-F]{6}$"',
     });
-    await expect(saveDraft(db, scope, { ...casinoConfig(), colour: "red" }, t2)).rejects.toThrow("body.colour is not an allowed field");
-    const crossField = casinoConfig();
+    await expect(saveDraft(db, scope, { ...demoConfig(compactCasino), colour: "red" }, t2)).rejects.toThrow("body.colour is not an allowed field");
+    const crossField = demoConfig(compactCasino);
     crossField.rules[0].effects[1].currency = "gems";
     await expect(saveDraft(db, scope, crossField, t2)).rejects.toThrow("body.rules[0].effects[1].currency names currency 'gems', which is not in body.currencies");
     expect((await listVersions(db, scope)).data.map((v) => v.version)).toEqual([3, 2, 1]);
@@ -78,7 +79,7 @@ describeEachDatabase("configuration drafts, publishing and versions", (kind) => 
     expect((await getPublishedConfig(db, scope))?.version).toBe(1); // warms the cache with version 1
     const published = await publish(db, scope, 2, t2);
     expectContract("ConfigVersion", published);
-    expect(published).toEqual({ version: 2, published_at: t2.toISOString(), config: validateClubConfig({ ...casinoConfig(), name: "Clube Sorte Grande 2" }) });
+    expect(published).toEqual({ version: 2, published_at: t2.toISOString(), config: validateClubConfig({ ...demoConfig(compactCasino), name: "Clube Sorte Grande 2" }) });
     expect(await getPublishedConfig(db, scope)).toMatchObject({ version: 2, publishedAt: t2 });
     expect((await listVersions(db, scope)).data.map((v) => [v.version, v.status])).toEqual([
       [3, "draft"],
@@ -89,7 +90,7 @@ describeEachDatabase("configuration drafts, publishing and versions", (kind) => 
   });
 
   it("publishes the newest draft when no version is named, superseding every older one", async () => {
-    await saveDraft(db, scope, casinoConfig(), t2); // version 4
+    await saveDraft(db, scope, demoConfig(compactCasino), t2); // version 4
     expect((await publish(db, scope, undefined, t2)).version).toBe(4);
     expect((await listVersions(db, scope)).data.map((v) => [v.version, v.status])).toEqual([
       [4, "published"],
@@ -117,7 +118,7 @@ describeEachDatabase("configuration drafts, publishing and versions", (kind) => 
   it("serves the same filled object for a version until another is published", async () => {
     const first = await getPublishedConfig(db, scope);
     expect(await getPublishedConfig(db, scope)).toBe(first);
-    await saveDraft(db, scope, casinoConfig(), t2);
+    await saveDraft(db, scope, demoConfig(compactCasino), t2);
     const next = await publish(db, scope, undefined, t2);
     expect((await getPublishedConfig(db, scope))?.version).toBe(next.version);
   });
@@ -128,8 +129,7 @@ describeEachDatabase("cashback program", (kind) => {
   let close: () => Promise<void>;
   let scope: Scope;
   beforeAll(async () => {
-    ({ db, close } = await openTestDatabase(kind));
-    ({ scope } = await casinoClub(db, t0));
+    ({ db, scope, close } = await openTestClub(kind, { config: demoConfig(compactCasino), name: "Cassino do Sol", now: t0 }));
   });
   afterAll(() => close?.());
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Database } from "../../server/src/db/orm.js";
-import type { Scope } from "../../server/src/db/scope.js";
-import { listGames, syncGames } from "../../server/src/usecases/club/games.js";
-import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
-import { expectContract } from "./fixtures.js";
+import type { Database } from "../../../server/src/db/orm.js";
+import type { Scope } from "../../../server/src/db/scope.js";
+import { listGames, syncGames } from "../../../server/src/usecases/club/games.js";
+import { describeEachDatabase, openTestDatabase } from "../../support/databases.js";
+import { expectContract } from "../../support/contract.js";
 
 const t0 = new Date("2026-11-21T12:00:00.000Z");
 const t1 = new Date("2026-11-21T13:00:00.000Z");

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import { Balance, OutboxMessage, Participant } from "../../server/src/db/entities/index.js";
-import { newId } from "../../server/src/db/ids.js";
-import type { Database } from "../../server/src/db/orm.js";
-import type { Scope } from "../../server/src/db/scope.js";
-import { getPublishedConfig } from "../../server/src/usecases/club/config.js";
-import { ensureParticipant, getProfile, getProgress, getProgressBatch, upsertParticipant } from "../../server/src/usecases/participants/participants.js";
-import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
-import { casinoClub, expectContract } from "./fixtures.js";
+import { Balance, OutboxMessage, Participant } from "../../../server/src/db/entities/index.js";
+import { newId } from "../../../server/src/db/ids.js";
+import type { Database } from "../../../server/src/db/orm.js";
+import type { Scope } from "../../../server/src/db/scope.js";
+import { getPublishedConfig } from "../../../server/src/usecases/club/config.js";
+import { ensureParticipant, getProfile, getProgress, getProgressBatch, upsertParticipant } from "../../../server/src/usecases/participants/participants.js";
+import { describeEachDatabase } from "../../support/databases.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
+import { compactCasino, demoConfig } from "../../support/club-config.js";
+import { expectContract } from "../../support/contract.js";
 
 const t0 = new Date("2026-11-21T12:00:00.000Z");
 const t1 = new Date("2026-11-21T13:00:00.000Z");
@@ -15,9 +17,9 @@ describeEachDatabase("participants", (kind) => {
   let db: Database;
   let close: () => Promise<void>;
   let scope: Scope;
+  let newClub: DatabaseClub["newClub"];
   beforeAll(async () => {
-    ({ db, close } = await openTestDatabase(kind));
-    ({ scope } = await casinoClub(db, t0));
+    ({ db, scope, newClub, close } = await openTestClub(kind, { config: demoConfig(compactCasino), name: "Cassino do Sol", now: t0 }));
   });
   afterAll(() => close?.());
 
@@ -139,7 +141,7 @@ describeEachDatabase("participants", (kind) => {
 
   it("answers 404 for an unknown participant, and for one of another club or environment", async () => {
     await expect(getProfile(db, scope, "nobody")).rejects.toMatchObject({ status: 404, code: "not_found", message: 'Participant "nobody" was not found.' });
-    const other = await casinoClub(db, t0);
+    const other = await newClub({ config: demoConfig(compactCasino), name: "Cassino do Sol", now: t0 });
     await expect(getProfile(db, other.scope, "user_8412")).rejects.toMatchObject({ status: 404 });
     await expect(getProgress(db, { ...scope, env: "live" }, "user_8412")).rejects.toMatchObject({ status: 404 });
   });

@@ -2,15 +2,17 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   AffiliateAttribution, Badge, Balance, CheckinClaim, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry, MissionProgress,
   Notification, Participant, ParticipantReward, Redemption, Referral, RuleDedupeKey, RuleRunDay, WheelSpin, allEntities,
-} from "../../server/src/db/entities/index.js";
-import { newId } from "../../server/src/db/ids.js";
-import type { Database } from "../../server/src/db/orm.js";
-import type { Scope } from "../../server/src/db/scope.js";
-import { MERGE_RULES } from "../../server/src/usecases/participants/merge.js";
-import { renameParticipant } from "../../server/src/usecases/participants/rename.js";
-import { getProfile, upsertParticipant } from "../../server/src/usecases/participants/participants.js";
-import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
-import { casinoClub, expectContract } from "./fixtures.js";
+} from "../../../server/src/db/entities/index.js";
+import { newId } from "../../../server/src/db/ids.js";
+import type { Database } from "../../../server/src/db/orm.js";
+import type { Scope } from "../../../server/src/db/scope.js";
+import { MERGE_RULES } from "../../../server/src/usecases/participants/merge.js";
+import { renameParticipant } from "../../../server/src/usecases/participants/rename.js";
+import { getProfile, upsertParticipant } from "../../../server/src/usecases/participants/participants.js";
+import { describeEachDatabase } from "../../support/databases.js";
+import { openTestClub } from "../../support/club.js";
+import { compactCasino, demoConfig } from "../../support/club-config.js";
+import { expectContract } from "../../support/contract.js";
 
 const t0 = new Date("2026-11-21T12:00:00.000Z");
 const t1 = new Date("2026-11-21T13:00:00.000Z");
@@ -33,8 +35,7 @@ describeEachDatabase("participant rename", (kind) => {
   let close: () => Promise<void>;
   let scope: Scope;
   beforeAll(async () => {
-    ({ db, close } = await openTestDatabase(kind));
-    ({ scope } = await casinoClub(db, t0));
+    ({ db, scope, close } = await openTestClub(kind, { config: demoConfig(compactCasino), name: "Cassino do Sol", now: t0 }));
   });
   afterAll(() => close?.());
 
