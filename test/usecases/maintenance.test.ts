@@ -4,7 +4,6 @@ import { newId } from "../../server/src/db/ids.js";
 import type { Scope } from "../../server/src/db/scope.js";
 import { updateCashbackProgram } from "../../server/src/usecases/cashback/cashback.js";
 import { creditDueCashbackForAllClubs } from "../../server/src/usecases/cashback/claims.js";
-import { createClub } from "../../server/src/usecases/club/clubs.js";
 import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
 import { expireCurrencyLots } from "../../server/src/usecases/rewards/lot-expiry.js";
 import { upsertParticipant } from "../../server/src/usecases/participants/participants.js";
@@ -35,8 +34,8 @@ describeEachDatabase("maintenance jobs", (kind) => {
 
   /** A new club with `config` published, created on November 1st 2026. */
   async function newClub(config: Record<string, unknown>): Promise<Scope> {
-    const created = await createClub(club.db, { name: "Cassino Manutenção", config }, new Date("2026-11-01T12:00:00Z"));
-    return { clubId: created.club_id, env: "test" };
+    const created = await club.newClub({ name: "Cassino Manutenção", config, now: new Date("2026-11-01T12:00:00Z") });
+    return { clubId: created.clubId, env: "test" };
   }
 
   async function join(scope: Scope, externalId: string, at = new Date("2026-11-01T12:00:00Z")): Promise<Participant> {

@@ -8,7 +8,6 @@ import {
   listAffiliates,
   updateAffiliate,
 } from "../../../server/src/usecases/referrals/affiliates.js";
-import { createClub } from "../../../server/src/usecases/club/clubs.js";
 import { ApiError } from "../../../server/src/usecases/shared/errors.js";
 import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
 import { upsertParticipant } from "../../../server/src/usecases/participants/participants.js";
@@ -27,8 +26,8 @@ describeEachDatabase("affiliate use cases", (kind) => {
   beforeAll(async () => {
     club = await openTestClub(kind);
     // A club of its own, so the list holds exactly the affiliates made here.
-    const created = await createClub(club.db, { name: "Cassino Afiliados", config: demoConfig() }, new Date("2026-09-01T12:00:00Z"));
-    scope = { clubId: created.club_id, env: "test" };
+    const created = await club.newClub({ name: "Cassino Afiliados", config: demoConfig(), now: new Date("2026-09-01T12:00:00Z") });
+    scope = { clubId: created.clubId, env: "test" };
   });
   afterAll(async () => {
     await club?.close();

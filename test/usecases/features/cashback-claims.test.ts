@@ -4,7 +4,6 @@ import { CashbackCredit, OutboxMessage, ParticipantReward } from "../../../serve
 import type { Scope } from "../../../server/src/db/scope.js";
 import { updateCashbackProgram } from "../../../server/src/usecases/cashback/cashback.js";
 import { claimCashback, creditDueCashback, getCashbackState } from "../../../server/src/usecases/cashback/claims.js";
-import { createClub } from "../../../server/src/usecases/club/clubs.js";
 import { ApiError } from "../../../server/src/usecases/shared/errors.js";
 import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
 import { upsertParticipant } from "../../../server/src/usecases/participants/participants.js";
@@ -46,8 +45,8 @@ describeEachDatabase("cashback use cases", (kind) => {
 
   /** A demo casino club of its own (the `auto` run pays a whole club) with the program `patch`. */
   async function cashbackClub(patch: ProgramChanges = {}): Promise<Scope> {
-    const created = await createClub(club.db, { name: "Cassino Cashback", config: demoConfig() }, new Date("2026-11-01T12:00:00Z"));
-    const scope: Scope = { clubId: created.club_id, env: "test" };
+    const created = await club.newClub({ name: "Cassino Cashback", config: demoConfig(), now: new Date("2026-11-01T12:00:00Z") });
+    const scope: Scope = { clubId: created.clubId, env: "test" };
     await updateCashbackProgram(club.db, scope, { ...PROGRAM, ...patch });
     return scope;
   }

@@ -3,7 +3,6 @@ import { schemaValidators } from "../../../generated/validators.js";
 import { CheckinClaim, OutboxMessage } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
 import { claimCheckin, getCheckinState } from "../../../server/src/usecases/checkin/checkin.js";
-import { createClub } from "../../../server/src/usecases/club/clubs.js";
 import { ApiError } from "../../../server/src/usecases/shared/errors.js";
 import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
 import { loadBalances, upsertParticipant } from "../../../server/src/usecases/participants/participants.js";
@@ -31,8 +30,8 @@ describeEachDatabase("check-in use cases", (kind) => {
     const config = demoConfig();
     if (checkin === undefined) delete config.checkin;
     else config.checkin = checkin;
-    const created = await createClub(club.db, { name: "Cassino Check-in", config }, new Date("2026-11-01T12:00:00Z"));
-    return { clubId: created.club_id, env: "test" };
+    const created = await club.newClub({ name: "Cassino Check-in", config, now: new Date("2026-11-01T12:00:00Z") });
+    return { clubId: created.clubId, env: "test" };
   }
 
   async function join(scope: Scope, externalId: string, at = new Date("2026-11-01T12:00:00Z")): Promise<void> {

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { schemaValidators } from "../../../generated/validators.js";
 import { OutboxMessage, Participant, Referral } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
-import { createClub } from "../../../server/src/usecases/club/clubs.js";
 import { ApiError } from "../../../server/src/usecases/shared/errors.js";
 import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
 import { lockParticipant } from "../../../server/src/usecases/evaluation/participant-state.js";
@@ -32,8 +31,8 @@ describeEachDatabase("referral use cases", (kind) => {
     const config = demoConfig();
     if (changes === null) delete config.referral;
     else config.referral = { ...(config.referral as Record<string, unknown>), ...changes };
-    const created = await createClub(club.db, { name: "Cassino Indique", config }, new Date("2026-11-01T12:00:00Z"));
-    return { clubId: created.club_id, env: "test" };
+    const created = await club.newClub({ name: "Cassino Indique", config, now: new Date("2026-11-01T12:00:00Z") });
+    return { clubId: created.clubId, env: "test" };
   }
 
   async function join(scope: Scope, externalId: string, displayName: string | null = null): Promise<void> {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OutboxMessage, Participant, WheelSpin } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
-import { createClub } from "../../../server/src/usecases/club/clubs.js";
 import { ApiError } from "../../../server/src/usecases/shared/errors.js";
 import { loadBalances, upsertParticipant } from "../../../server/src/usecases/participants/participants.js";
 import { cryptoRandom, getWheelState, spinWheel } from "../../../server/src/usecases/wheel/wheel.js";
@@ -40,8 +39,8 @@ describeEachDatabase("wheel use cases", (kind) => {
     const config = demoConfig();
     if (wheel === undefined) delete config.wheel;
     else config.wheel = wheel;
-    const created = await createClub(club.db, { name: "Cassino Roleta", config }, new Date("2026-11-01T12:00:00Z"));
-    return { clubId: created.club_id, env: "test" };
+    const created = await club.newClub({ name: "Cassino Roleta", config, now: new Date("2026-11-01T12:00:00Z") });
+    return { clubId: created.clubId, env: "test" };
   }
 
   async function join(scope: Scope, externalId: string): Promise<void> {
