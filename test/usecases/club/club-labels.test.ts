@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { ClubConfig } from "../../server/src/engine/config.js";
-import { clubLabel, levelName, renderClubMessage } from "../../server/src/usecases/club/club-messages.js";
-import { validateClubConfig } from "../../server/src/usecases/club/config.js";
-import { demoConfig } from "../support/api.js";
+import type { ClubConfig } from "../../../server/src/engine/config.js";
+import { clubLabel, levelName, renderClubMessage } from "../../../server/src/usecases/club/club-messages.js";
+import { validateClubConfig } from "../../../server/src/usecases/club/config.js";
+import { demoConfig } from "../../support/api.js";
 
 /**
  * The words the service itself puts in front of participants (level names,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ProgressionConfig } from "../../server/src/engine/config.js";
-import { reviewTier } from "../../server/src/engine/tiers.js";
-import { peakColumnsAfter, peakSince, storedPeakLevel, type PeakColumns } from "../../server/src/usecases/evaluation/peak-level.js";
+import type { ProgressionConfig } from "../../../server/src/engine/config.js";
+import { reviewTier } from "../../../server/src/engine/tiers.js";
+import { peakColumnsAfter, peakSince, storedPeakLevel, type PeakColumns } from "../../../server/src/usecases/evaluation/peak-level.js";
 
 const none: PeakColumns = { peakMonth: null, peakLevel: null, priorMonthPeakLevel: null };
 

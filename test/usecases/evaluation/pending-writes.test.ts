@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PendingWrites } from "../../server/src/usecases/evaluation/pending-writes.js";
+import { PendingWrites } from "../../../server/src/usecases/evaluation/pending-writes.js";
 
 describe("PendingWrites.setMission", () => {
   it("keeps what a map by participant, mission and period kept: the latest progress in the first set's place, the first completion and claim times", () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { RuleRunDay } from "../../server/src/db/entities/index.js";
-import type { Database } from "../../server/src/db/orm.js";
-import { PendingWrites } from "../../server/src/usecases/evaluation/pending-writes.js";
-import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
+import { RuleRunDay } from "../../../server/src/db/entities/index.js";
+import type { Database } from "../../../server/src/db/orm.js";
+import { PendingWrites } from "../../../server/src/usecases/evaluation/pending-writes.js";
+import { describeEachDatabase, openTestDatabase } from "../../support/databases.js";
 
 /*
  * A limited rule's runs of one club day add up in its row (PendingWrites.addRuleRun

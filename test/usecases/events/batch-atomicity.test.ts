@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import { Event, LedgerEntry, MissionProgress, Participant } from "../../server/src/db/entities/index.js";
-import { ingestBatch, ingestEvent } from "../../server/src/usecases/events/ingest.js";
-import { PendingWrites } from "../../server/src/usecases/evaluation/pending-writes.js";
-import { describeEachDatabase } from "../support/databases.js";
-import { participantStateOf } from "../support/participant-state.js";
-import { eventInput, PUBLIC_URL } from "./fixtures.js";
-import { openTestClub, type DatabaseClub } from "../support/club.js";
+import { Event, LedgerEntry, MissionProgress, Participant } from "../../../server/src/db/entities/index.js";
+import { ingestBatch, ingestEvent } from "../../../server/src/usecases/events/ingest.js";
+import { PendingWrites } from "../../../server/src/usecases/evaluation/pending-writes.js";
+import { describeEachDatabase } from "../../support/databases.js";
+import { participantStateOf } from "../../support/participant-state.js";
+import { eventInput, PUBLIC_URL } from "../fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
 
 /** A Wednesday, 09:00 in São Paulo. */
 const NOW = new Date("2026-11-18T12:00:00Z");

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import { schemaValidators } from "../../generated/validators.js";
-import { CurrencyLot, Delivery, Event, Job, MissionProgress, Notification, OutboxMessage, RuleDedupeKey, RuleRunDay } from "../../server/src/db/entities/index.js";
-import { embeddedQueueOf, openEmbeddedQueue } from "../../server/src/jobs/embedded.js";
-import { ingestBatch, ingestEvent, processQueuedEvent, queuedEventIds, queueEvents, type EventResult } from "../../server/src/usecases/events/ingest.js";
-import { EVENT_QUEUE, handEventsToEmbeddedQueue } from "../../server/src/workers.js";
-import { describeEachDatabase } from "../support/databases.js";
-import { balancesOf, eventInput, ledgerSums, participantRow, PUBLIC_URL, recordedWebhooks } from "./fixtures.js";
-import { openTestClub, type DatabaseClub } from "../support/club.js";
-import { demoConfig } from "../support/club-config.js";
+import { schemaValidators } from "../../../generated/validators.js";
+import { CurrencyLot, Delivery, Event, Job, MissionProgress, Notification, OutboxMessage, RuleDedupeKey, RuleRunDay } from "../../../server/src/db/entities/index.js";
+import { embeddedQueueOf, openEmbeddedQueue } from "../../../server/src/jobs/embedded.js";
+import { ingestBatch, ingestEvent, processQueuedEvent, queuedEventIds, queueEvents, type EventResult } from "../../../server/src/usecases/events/ingest.js";
+import { EVENT_QUEUE, handEventsToEmbeddedQueue } from "../../../server/src/workers.js";
+import { describeEachDatabase } from "../../support/databases.js";
+import { balancesOf, eventInput, ledgerSums, participantRow, PUBLIC_URL, recordedWebhooks } from "../fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
+import { demoConfig } from "../../support/club-config.js";
 
 /** A Wednesday, 09:00 in São Paulo: club day 2026-11-18, ISO week 2026-W47, month 2026-11. */
 const WEDNESDAY = new Date("2026-11-18T12:00:00Z");

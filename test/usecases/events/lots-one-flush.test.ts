@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CurrencyLot } from "../../server/src/db/entities/index.js";
-import { ingestBatch } from "../../server/src/usecases/events/ingest.js";
-import { lotsAfterSpending } from "../../server/src/usecases/evaluation/pending-writes.js";
-import { describeEachDatabase } from "../support/databases.js";
-import { balancesOf, eventInput, participantRow, PUBLIC_URL } from "./fixtures.js";
-import { openTestClub, type DatabaseClub } from "../support/club.js";
-import { demoConfig } from "../support/club-config.js";
+import { CurrencyLot } from "../../../server/src/db/entities/index.js";
+import { ingestBatch } from "../../../server/src/usecases/events/ingest.js";
+import { lotsAfterSpending } from "../../../server/src/usecases/evaluation/pending-writes.js";
+import { describeEachDatabase } from "../../support/databases.js";
+import { balancesOf, eventInput, participantRow, PUBLIC_URL } from "../fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
+import { demoConfig } from "../../support/club-config.js";
 
 describe("lotsAfterSpending", () => {
   it("takes what was spent from a new lot off its remaining, and leaves the spending of stored lots", () => {

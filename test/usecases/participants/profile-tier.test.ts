@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { publish, saveDraft } from "../../server/src/usecases/club/config.js";
-import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
-import { getProfile } from "../../server/src/usecases/participants/participants.js";
-import { describeEachDatabase } from "../support/databases.js";
-import { eventInput, participantRow, PUBLIC_URL } from "./fixtures.js";
-import { openTestClub, type DatabaseClub } from "../support/club.js";
-import { demoConfig } from "../support/club-config.js";
+import { publish, saveDraft } from "../../../server/src/usecases/club/config.js";
+import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
+import { getProfile } from "../../../server/src/usecases/participants/participants.js";
+import { describeEachDatabase } from "../../support/databases.js";
+import { eventInput, participantRow, PUBLIC_URL } from "../fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
+import { demoConfig } from "../../support/club-config.js";
 
 const WEDNESDAY = new Date("2026-11-18T15:00:00Z");
 const later = (seconds: number) => new Date(WEDNESDAY.getTime() + seconds * 1000);

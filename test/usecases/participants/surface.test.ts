@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { schemaValidators, type SchemaName } from "../../generated/validators.js";
-import { MissionProgress, Participant } from "../../server/src/db/entities/index.js";
-import { confirmDelivery, failDelivery } from "../../server/src/usecases/rewards/deliveries.js";
-import { ApiError } from "../../server/src/usecases/shared/errors.js";
-import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
-import { listMyTournaments } from "../../server/src/usecases/tournaments/views.js";
+import { schemaValidators, type SchemaName } from "../../../generated/validators.js";
+import { MissionProgress, Participant } from "../../../server/src/db/entities/index.js";
+import { confirmDelivery, failDelivery } from "../../../server/src/usecases/rewards/deliveries.js";
+import { ApiError } from "../../../server/src/usecases/shared/errors.js";
+import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
+import { listMyTournaments } from "../../../server/src/usecases/tournaments/views.js";
 import {
   claimMyMission, getLeaderboard, listMyBadges, listMyLeaderboards, listMyMissions, listMyRewards, listStore, redeemFromStore,
-} from "../../server/src/usecases/participants/surface.js";
-import { describeEachDatabase } from "../support/databases.js";
-import { eventInput, participantRow, PUBLIC_URL, recordedWebhooks } from "./fixtures.js";
-import { openTestClub, type DatabaseClub } from "../support/club.js";
-import { demoConfig } from "../support/club-config.js";
+} from "../../../server/src/usecases/participants/surface.js";
+import { describeEachDatabase } from "../../support/databases.js";
+import { eventInput, participantRow, PUBLIC_URL, recordedWebhooks } from "../fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
+import { demoConfig } from "../../support/club-config.js";
 
 /** Wednesday 2026-11-18, 09:00 in São Paulo (ISO week 2026-W47). */
 const WEDNESDAY = new Date("2026-11-18T12:00:00Z");

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { schemaValidators } from "../../generated/validators.js";
-import { Delivery, Notification, ParticipantReward, StaffWarning } from "../../server/src/db/entities/index.js";
-import { newId } from "../../server/src/db/ids.js";
-import type { Scope } from "../../server/src/db/scope.js";
-import { confirmDelivery, deliveryContext, deliveryView, failDelivery, listDeliveries, type DeliveryView } from "../../server/src/usecases/rewards/deliveries.js";
-import { ApiError } from "../../server/src/usecases/shared/errors.js";
-import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
-import { describeEachDatabase } from "../support/databases.js";
-import { eventInput, participantRow, PUBLIC_URL, recordedWebhooks } from "./fixtures.js";
-import { openTestClub, type DatabaseClub } from "../support/club.js";
+import { schemaValidators } from "../../../generated/validators.js";
+import { Delivery, Notification, ParticipantReward, StaffWarning } from "../../../server/src/db/entities/index.js";
+import { newId } from "../../../server/src/db/ids.js";
+import type { Scope } from "../../../server/src/db/scope.js";
+import { confirmDelivery, deliveryContext, deliveryView, failDelivery, listDeliveries, type DeliveryView } from "../../../server/src/usecases/rewards/deliveries.js";
+import { ApiError } from "../../../server/src/usecases/shared/errors.js";
+import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
+import { describeEachDatabase } from "../../support/databases.js";
+import { eventInput, participantRow, PUBLIC_URL, recordedWebhooks } from "../fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
 
 const GRANTED_AT = new Date("2026-11-18T12:00:00Z");
 const CONFIRMED_AT = new Date("2026-11-18T12:00:09Z");

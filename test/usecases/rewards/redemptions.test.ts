@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { schemaValidators } from "../../generated/validators.js";
-import { CurrencyLot, Delivery, LedgerEntry, Redemption } from "../../server/src/db/entities/index.js";
-import { ApiError } from "../../server/src/usecases/shared/errors.js";
-import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
-import { redeem, type RedemptionView } from "../../server/src/usecases/rewards/redemptions.js";
-import { describeEachDatabase } from "../support/databases.js";
-import { balancesOf, eventInput, ledgerSums, participantRow, PUBLIC_URL, recordedWebhooks } from "./fixtures.js";
-import { openTestClub, type DatabaseClub } from "../support/club.js";
+import { schemaValidators } from "../../../generated/validators.js";
+import { CurrencyLot, Delivery, LedgerEntry, Redemption } from "../../../server/src/db/entities/index.js";
+import { ApiError } from "../../../server/src/usecases/shared/errors.js";
+import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
+import { redeem, type RedemptionView } from "../../../server/src/usecases/rewards/redemptions.js";
+import { describeEachDatabase } from "../../support/databases.js";
+import { balancesOf, eventInput, ledgerSums, participantRow, PUBLIC_URL, recordedWebhooks } from "../fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
 
 const NOW = new Date("2026-11-18T12:00:00Z");
 const DAY = 86_400_000;

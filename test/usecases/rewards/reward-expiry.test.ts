@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ParticipantReward } from "../../server/src/db/entities/index.js";
-import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
-import { expireRewards } from "../../server/src/usecases/rewards/reward-expiry.js";
-import { listMyRewards } from "../../server/src/usecases/participants/surface.js";
-import { describeEachDatabase } from "../support/databases.js";
-import { eventInput, PUBLIC_URL } from "./fixtures.js";
-import { openTestClub, type DatabaseClub } from "../support/club.js";
-import { demoConfig } from "../support/club-config.js";
+import { ParticipantReward } from "../../../server/src/db/entities/index.js";
+import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
+import { expireRewards } from "../../../server/src/usecases/rewards/reward-expiry.js";
+import { listMyRewards } from "../../../server/src/usecases/participants/surface.js";
+import { describeEachDatabase } from "../../support/databases.js";
+import { eventInput, PUBLIC_URL } from "../fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
+import { demoConfig } from "../../support/club-config.js";
 
 const SIGNUP = new Date("2026-11-18T15:00:00Z");
 const DAY = 86_400_000;

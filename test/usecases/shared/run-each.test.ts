@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runEach } from "../../server/src/usecases/shared/run-each.js";
+import { runEach } from "../../../server/src/usecases/shared/run-each.js";
 
 describe("runEach", () => {
   it("runs every item in order, from a list or an async source", async () => {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Delivery, LedgerEntry, Participant, ParticipantReward, TournamentSettlement, TournamentStanding } from "../../server/src/db/entities/index.js";
-import { validateClubConfig } from "../../server/src/usecases/club/config.js";
-import { ingestBatch, ingestEvent } from "../../server/src/usecases/events/ingest.js";
-import { settleTournaments, settleTournamentsForAllClubs } from "../../server/src/usecases/tournaments/settlement.js";
-import { listMyTournaments, listStandings, listTournaments } from "../../server/src/usecases/tournaments/views.js";
-import { describeEachDatabase } from "../support/databases.js";
-import { eventInput, participantRow, PUBLIC_URL, recordedWebhooks } from "./fixtures.js";
-import { openTestClub, type DatabaseClub } from "../support/club.js";
-import { demoConfig } from "../support/club-config.js";
+import { Delivery, LedgerEntry, Participant, ParticipantReward, TournamentSettlement, TournamentStanding } from "../../../server/src/db/entities/index.js";
+import { validateClubConfig } from "../../../server/src/usecases/club/config.js";
+import { ingestBatch, ingestEvent } from "../../../server/src/usecases/events/ingest.js";
+import { settleTournaments, settleTournamentsForAllClubs } from "../../../server/src/usecases/tournaments/settlement.js";
+import { listMyTournaments, listStandings, listTournaments } from "../../../server/src/usecases/tournaments/views.js";
+import { describeEachDatabase } from "../../support/databases.js";
+import { eventInput, participantRow, PUBLIC_URL, recordedWebhooks } from "../fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
+import { demoConfig } from "../../support/club-config.js";
 
 const none = { categories: [], providers: [], games: [] };
 const slotsOnly = { only: { ...none, categories: ["video-slots"] }, exclude: none };
