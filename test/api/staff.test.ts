@@ -6,7 +6,8 @@ import { redactForViewer } from "../../server/src/http/staff-session.js";
 import type { StaffRole } from "../../server/src/db/entities/index.js";
 import { createStaffMember } from "../../server/src/usecases/staff/index.js";
 import * as passwords from "../../server/src/usecases/staff/passwords.js";
-import { demoConfig, expectError, manualClock, startApi, type ApiResponse, type RequestOptions, type TestApi } from "../support/api.js";
+import { demoConfig, expectError, manualClock, type ApiResponse, type RequestOptions, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 /*
@@ -63,7 +64,7 @@ describeEachDatabase("staff access", (kind) => {
   const staff = {} as Record<StaffRole, { email: string; id: string }>;
 
   beforeAll(async () => {
-    api = await startApi(kind);
+    api = await openTestClub(kind, { api: true });
     for (const role of ["owner", "operator", "viewer"] as const) {
       staff[role] = await addStaff(api, api.clubId, role);
       sessions[role] = await signIn(api, api.clubId, staff[role].email);
@@ -90,7 +91,7 @@ describeEachDatabase("staff access", (kind) => {
   });
 
   it("marks the cookie Secure behind a trusted HTTPS proxy", async () => {
-    const proxied = await startApi(kind, { env: { CLUBE_TRUST_PROXY: "1" } });
+    const proxied = await openTestClub(kind, { api: true, env: { CLUBE_TRUST_PROXY: "1" } });
     try {
       const { email } = await addStaff(proxied, proxied.clubId, "viewer");
       const response = await login(proxied, proxied.clubId, email, PASSWORD, { "X-Forwarded-Proto": "https" });
@@ -354,7 +355,7 @@ describeEachDatabase("staff sign-in rate limit", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
     vi.stubEnv("CLUBE_RATE_LIMIT_LOGIN", `${FAILURES}/900`);
-    api = await startApi(kind);
+    api = await openTestClub(kind, { api: true });
   });
   afterAll(async () => {
     vi.unstubAllEnvs();
@@ -377,7 +378,7 @@ describeEachDatabase("staff session lifetime", (kind) => {
   let api: TestApi;
   let email: string;
   beforeAll(async () => {
-    api = await startApi(kind, { clock });
+    api = await openTestClub(kind, { api: true, clock });
     email = (await addStaff(api, api.clubId, "viewer")).email;
   });
   afterAll(() => api?.close());
