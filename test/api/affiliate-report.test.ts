@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { csvCell, toCsv } from "../../server/src/usecases/shared/csv.js";
 import { describeEachDatabase } from "../support/databases.js";
-import { expectError, manualClock, startApi, type TestApi } from "../support/api.js";
+import { expectError, manualClock, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 
 /*
  * The affiliate report over HTTP: the figures equal the sums of the events
@@ -27,7 +28,7 @@ describeEachDatabase("affiliate report", (kind) => {
   const rowOf = (body: { data: { code: string }[] }, code: string) => body.data.find((row) => row.code === code);
 
   beforeAll(async () => {
-    api = await startApi(kind, { clock });
+    api = await openTestClub(kind, { api: true, clock });
     const create = async (code: string, name: string) => (await api.request("POST", "/v1/affiliates", { body: { code, name } })).body.id as string;
     joao = await create("JOAO1", "João, \"o Streamer\"");
     clock.set(new Date("2026-11-10T10:00:01Z")); // newest first: María after João

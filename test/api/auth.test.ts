@@ -3,7 +3,8 @@ import { SignJWT, decodeJwt } from "jose";
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import { operations } from "../../generated/operations.js";
 import { ApiKey } from "../../server/src/db/entities/index.js";
-import { expectError, manualClock, startApi, type TestApi, type TestClub } from "../support/api.js";
+import { expectError, manualClock, type TestApi, type TestClub } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 const T0 = new Date("2026-03-14T18:00:00.000Z");
@@ -46,7 +47,7 @@ describeEachDatabase("API authentication", (kind) => {
   let other: TestClub;
 
   beforeAll(async () => {
-    api = await startApi(kind, { clock });
+    api = await openTestClub(kind, { api: true, clock });
     other = await api.createOtherClub();
     for (const external_id of ["ana", "x".repeat(128)]) {
       expect((await api.request("POST", "/v1/participants", { body: { external_id } })).status).toBe(200);

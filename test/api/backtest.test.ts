@@ -5,7 +5,8 @@ import type { EntityName } from "@mikro-orm/core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ConfigVersion, Event, LedgerEntry, Participant, RuleDedupeKey, RuleRunDay, Balance, MissionProgress } from "../../server/src/db/entities/index.js";
 import { processBacktest } from "../../server/src/usecases/sandbox/run-backtest.js";
-import { expectError, manualClock, startApi, type TestApi } from "../support/api.js";
+import { expectError, manualClock, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 const DAY = new Date("2026-11-18T12:00:00Z");
@@ -16,7 +17,7 @@ describeEachDatabase("API backtest", (kind) => {
   const clock = manualClock(minutes(-120));
 
   beforeAll(async () => {
-    api = await startApi(kind, { clock });
+    api = await openTestClub(kind, { api: true, clock });
     // History before the period: counts for first_time, XP for levels.
     expect((await api.request("POST", "/v1/events", { body: { participant: "bt_1", type: "deposit.confirmed", id: "bt-old", amount: 30 } })).status).toBe(200);
     const deposits: [string, number][] = [["bt_1", 60], ["bt_2", 25], ["bt_3", 120], ["bt_2", 80], ["bt_1", 10]];

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { OutboxMessage } from "../../server/src/db/entities/index.js";
 import { describeEachDatabase } from "../support/databases.js";
-import { demoConfig, expectError, manualClock, startApi, type TestApi } from "../support/api.js";
+import { demoConfig, expectError, manualClock, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 
 /*
  * Promotional codes over HTTP: the server creates, lists, reads and disables
@@ -22,7 +23,7 @@ describeEachDatabase("promotion codes", (kind) => {
   const redeem = (participant: string, code: string) => api.request("POST", "/v1/me/codes/redeem", { participant, body: { code } });
 
   beforeAll(async () => {
-    api = await startApi(kind, { clock });
+    api = await openTestClub(kind, { api: true, clock });
     const config = await demoConfig();
     config.moduleCards.push({ module: "codes", title: "Códigos", subtitle: "Resgate seu código", group: "resgate" });
     expect((await api.request("PUT", "/v1/config/draft", { body: config })).status).toBe(200);

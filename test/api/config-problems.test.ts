@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { demoConfig, startApi, type TestApi } from "../support/api.js";
+import { demoConfig, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 /**
@@ -14,7 +15,7 @@ const EXAMPLE = new URL("../../examples/club.json", import.meta.url);
 describeEachDatabase("configuration problems, all at once", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
-    api = await startApi(kind);
+    api = await openTestClub(kind, { api: true });
   });
   afterAll(() => api?.close());
 

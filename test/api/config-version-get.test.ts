@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { demoConfig, expectError, startApi, type TestApi } from "../support/api.js";
+import { demoConfig, expectError, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 /*
@@ -10,7 +11,7 @@ import { describeEachDatabase } from "../support/databases.js";
 describeEachDatabase("API configuration version", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
-    api = await startApi(kind);
+    api = await openTestClub(kind, { api: true });
   });
   afterAll(() => api?.close());
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { demoConfig, expectError, manualClock, startApi, type RequestOptions, type TestApi, type TestClub } from "../support/api.js";
+import { demoConfig, expectError, manualClock, type RequestOptions, type TestApi, type TestClub } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 import { ConfigVersion } from "../../server/src/db/entities/index.js";
 
@@ -37,7 +38,7 @@ describeEachDatabase("API configuration", (kind) => {
   const clock = manualClock(T0);
   let api: TestApi;
   beforeAll(async () => {
-    api = await startApi(kind, { clock });
+    api = await openTestClub(kind, { api: true, clock });
   });
   afterAll(() => api?.close());
   beforeEach(() => clock.set(T0));

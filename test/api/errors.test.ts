@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { operationValidators } from "../../generated/validators.js";
 import { ClubSecret } from "../../server/src/db/entities/index.js";
-import { expectError, startApi, type ApiResponse, type TestApi, type TestClub } from "../support/api.js";
+import { expectError, type ApiResponse, type TestApi, type TestClub } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 const MiB = 1024 * 1024;
@@ -35,7 +36,7 @@ describeEachDatabase("API errors", (kind) => {
   let referralCode: string;
 
   beforeAll(async () => {
-    api = await startApi(kind);
+    api = await openTestClub(kind, { api: true });
     other = await api.createOtherClub();
     unsigned = await api.createOtherClub();
     await api.db.em().nativeDelete(ClubSecret, { clubId: unsigned.clubId, env: "live" });

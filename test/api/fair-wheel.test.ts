@@ -5,7 +5,8 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { verifyWheelSpin } from "../../sdk-browser/src/fair-wheel.js";
-import { demoConfig, expectError, manualClock, startApi, type TestApi } from "../support/api.js";
+import { demoConfig, expectError, manualClock, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 const SPINS = 20;
@@ -16,7 +17,7 @@ describeEachDatabase("API provably fair wheel", (kind) => {
   const me = (method: string, path: string, body?: unknown) => api.request(method, path, { participant: "roleta_1", body });
 
   beforeAll(async () => {
-    api = await startApi(kind, { clock });
+    api = await openTestClub(kind, { api: true, clock });
     const config = await demoConfig();
     config.wheel.spinsPerDay = SPINS;
     expect((await api.request("PUT", "/v1/config/draft", { body: config })).status).toBe(200);

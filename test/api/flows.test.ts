@@ -5,7 +5,8 @@
 // server's answers); idempotency and concurrency; the delivery state table;
 // redemptions racing for one balance; the batch bound.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { demoConfig, expectError, manualClock, startApi, type TestApi } from "../support/api.js";
+import { demoConfig, expectError, manualClock, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 /** A Wednesday, 09:00 in São Paulo (the club's time zone): club day 2026-11-18, ISO week 2026-W47, month 2026-11. */
@@ -64,7 +65,7 @@ describeEachDatabase("API casino flows", (kind) => {
   let casino: Casino;
 
   beforeAll(async () => {
-    api = await startApi(kind, { clock });
+    api = await openTestClub(kind, { api: true, clock });
     casino = readCasino(await demoConfig());
   });
   afterAll(() => api?.close());

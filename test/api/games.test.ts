@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
-import { expectError, manualClock, startApi, type RequestOptions, type TestApi, type TestClub } from "../support/api.js";
+import { expectError, manualClock, type RequestOptions, type TestApi, type TestClub } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 const T0 = new Date("2026-03-14T18:00:00.000Z");
@@ -22,7 +23,7 @@ describeEachDatabase("API game catalog", (kind) => {
   const clock = manualClock(T0);
   let api: TestApi;
   beforeAll(async () => {
-    api = await startApi(kind, { clock });
+    api = await openTestClub(kind, { api: true, clock });
   });
   afterAll(() => api?.close());
   beforeEach(() => clock.set(T0));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { Event, Participant } from "../../server/src/db/entities/index.js";
-import { expectError, startApi, type ApiResponse, type TestApi } from "../support/api.js";
+import { expectError, type ApiResponse, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 import { participantStateOf } from "../support/participant-state.js";
 
@@ -29,7 +30,7 @@ function mixEvent(participant: string, prefix: string, i: number): Record<string
 describeEachDatabase("group commit of single events", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
-    api = await startApi(kind);
+    api = await openTestClub(kind, { api: true });
   });
   afterAll(() => api?.close());
 

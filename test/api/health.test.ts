@@ -6,7 +6,8 @@ import { openDatabase, type Database } from "../../server/src/db/orm.js";
 import { openServices, type Services } from "../../server/src/services.js";
 import { readSettings } from "../../server/src/settings.js";
 import { createClub } from "../../server/src/usecases/club/clubs.js";
-import { demoConfig, startApi, type TestApi } from "../support/api.js";
+import { demoConfig, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { createTestDatabase, describeEachDatabase, postgresEnabled, type TestDatabase } from "../support/databases.js";
 
 /**
@@ -62,7 +63,7 @@ describeEachDatabase("API health", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
     // The embedded queue: no broker to check, whatever the environment running the tests says.
-    api = await startApi(kind, { env: { AMQP_URL: "", CLUBE_REDIS_URL: "" } });
+    api = await openTestClub(kind, { api: true, env: { AMQP_URL: "", CLUBE_REDIS_URL: "" } });
   });
   afterAll(() => api?.close());
 
@@ -93,8 +94,8 @@ describeEachDatabase("API health", (kind) => {
     beforeAll(async () => {
       const port = CLOSED_PORT;
       [reachable, unreachable] = await Promise.all([
-        startApi(kind, { env: { AMQP_URL: process.env.AMQP_URL || "amqp://guest:guest@127.0.0.1:5672" } }),
-        startApi(kind, { env: { AMQP_URL: `amqp://guest:guest@127.0.0.1:${port}` } }),
+        openTestClub(kind, { api: true, env: { AMQP_URL: process.env.AMQP_URL || "amqp://guest:guest@127.0.0.1:5672" } }),
+        openTestClub(kind, { api: true, env: { AMQP_URL: `amqp://guest:guest@127.0.0.1:${port}` } }),
       ]);
     });
     afterAll(() => Promise.all([reachable?.close(), unreachable?.close()]));
@@ -174,8 +175,8 @@ describe("API health with a Redis rate-limit store", () => {
   beforeAll(async () => {
     const prefix = `clube_test_${Date.now()}_${process.pid}`;
     [reachable, unreachable] = await Promise.all([
-      startApi("sqlite", { env: { AMQP_URL: "", CLUBE_REDIS_URL: process.env.CLUBE_TEST_REDIS_URL || "redis://127.0.0.1:6379", CLUBE_REDIS_PREFIX: prefix } }),
-      startApi("sqlite", { env: { AMQP_URL: "", CLUBE_REDIS_URL: `redis://127.0.0.1:${CLOSED_PORT}`, CLUBE_REDIS_PREFIX: prefix } }),
+      openTestClub("sqlite", { api: true, env: { AMQP_URL: "", CLUBE_REDIS_URL: process.env.CLUBE_TEST_REDIS_URL || "redis://127.0.0.1:6379", CLUBE_REDIS_PREFIX: prefix } }),
+      openTestClub("sqlite", { api: true, env: { AMQP_URL: "", CLUBE_REDIS_URL: `redis://127.0.0.1:${CLOSED_PORT}`, CLUBE_REDIS_PREFIX: prefix } }),
     ]);
   });
   afterAll(() => Promise.all([reachable?.close(), unreachable?.close()]));

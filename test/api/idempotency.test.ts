@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { Event, IdempotencyKey, Participant, Redemption } from "../../server/src/db/entities/index.js";
-import { expectError, startApi, type TestApi } from "../support/api.js";
+import { expectError, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 /**
@@ -12,7 +13,7 @@ import { describeEachDatabase } from "../support/databases.js";
 describeEachDatabase("idempotency keys", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
-    api = await startApi(kind);
+    api = await openTestClub(kind, { api: true });
   });
   afterAll(() => api?.close());
 

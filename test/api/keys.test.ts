@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import { ApiKey } from "../../server/src/db/entities/index.js";
 import { openDatabase } from "../../server/src/db/orm.js";
 import { createClub, resolveApiKey } from "../../server/src/usecases/club/clubs.js";
-import { expectError, manualClock, startApi, type TestApi } from "../support/api.js";
+import { expectError, manualClock, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from "../support/databases.js";
 import { envFor, runClube } from "../e2e/clube-command.js";
 
@@ -15,7 +16,7 @@ describeEachDatabase("API keys", (kind) => {
   let api: TestApi;
 
   beforeAll(async () => {
-    api = await startApi(kind, { clock });
+    api = await openTestClub(kind, { api: true, clock });
   });
   afterAll(() => api?.close());
   beforeEach(() => clock.set(T0));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEachDatabase } from "../support/databases.js";
-import { demoConfig, expectError, startApi, type TestApi } from "../support/api.js";
+import { demoConfig, expectError, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 
 /**
  * GET /v1/me/config: the participant's view of the published configuration.
@@ -12,7 +13,7 @@ describeEachDatabase("GET /v1/me/config", (kind) => {
   let token: string;
 
   beforeAll(async () => {
-    api = await startApi(kind);
+    api = await openTestClub(kind, { api: true });
     const created = await api.request("POST", "/v1/participants", { body: { external_id: "cfg_ana", display_name: "Ana" } });
     expect(created.status).toBeLessThan(300);
     const issued = await api.request("POST", "/v1/participants/cfg_ana/token", { body: {} });

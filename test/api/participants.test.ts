@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Balance, LedgerEntry, Participant } from "../../server/src/db/entities/index.js";
 import { newId } from "../../server/src/db/ids.js";
-import { expectError, manualClock, startApi, type TestApi } from "../support/api.js";
+import { expectError, manualClock, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 const T0 = new Date("2026-03-14T18:00:00.000Z");
@@ -33,7 +34,7 @@ describeEachDatabase("API participants", (kind) => {
   const clock = manualClock(T0);
   let api: TestApi;
   beforeAll(async () => {
-    api = await startApi(kind, { clock });
+    api = await openTestClub(kind, { api: true, clock });
   });
   afterAll(() => api?.close());
 

@@ -6,7 +6,8 @@ import { createApp } from "../../server/src/app.js";
 import { describeRateLimits, rateLimitsFromEnv, routeClassOf, DEFAULT_RATE_LIMITS, type RateLimits } from "../../server/src/http/rate-limit.js";
 import { openServices, type Services } from "../../server/src/services.js";
 import { readSettings } from "../../server/src/settings.js";
-import { startApi, type ApiResponse, type TestApi, type TestClub } from "../support/api.js";
+import { type ApiResponse, type TestApi, type TestClub } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 
 /**
  * The rate limits with small budgets configured for the test (the defaults are
@@ -42,7 +43,7 @@ describe("rate limits per API key and per participant token", () => {
   let tokens: Record<string, string>;
 
   beforeAll(async () => {
-    api = await startApi("sqlite", { rateLimits: SMALL });
+    api = await openTestClub("sqlite", { api: true, rateLimits: SMALL });
     other = await api.createOtherClub();
     tokens = {};
     // Four requests of the test key's budget of 12.
@@ -97,7 +98,7 @@ describe("rate limit of rejected credentials per source address", () => {
   let api: TestApi;
 
   beforeAll(async () => {
-    api = await startApi("sqlite", { rateLimits: SMALL });
+    api = await openTestClub("sqlite", { api: true, rateLimits: SMALL });
   });
   afterAll(() => api?.close());
 
@@ -125,7 +126,7 @@ describe("the source address of the failed-authentication limit", () => {
   describe("without CLUBE_TRUST_PROXY", () => {
     let api: TestApi;
     beforeAll(async () => {
-      api = await startApi("sqlite", { rateLimits: SMALL, env: { CLUBE_TRUST_PROXY: "" } });
+      api = await openTestClub("sqlite", { api: true, rateLimits: SMALL, env: { CLUBE_TRUST_PROXY: "" } });
     });
     afterAll(() => api?.close());
 
@@ -138,7 +139,7 @@ describe("the source address of the failed-authentication limit", () => {
   describe("with CLUBE_TRUST_PROXY=1 (one proxy in front)", () => {
     let api: TestApi;
     beforeAll(async () => {
-      api = await startApi("sqlite", { rateLimits: SMALL, env: { CLUBE_TRUST_PROXY: "1" } });
+      api = await openTestClub("sqlite", { api: true, rateLimits: SMALL, env: { CLUBE_TRUST_PROXY: "1" } });
     });
     afterAll(() => api?.close());
 
@@ -182,7 +183,7 @@ describe("rate limits shared by two instances through Redis (CLUBE_REDIS_URL)", 
   let second: Awaited<ReturnType<typeof secondInstance>>;
 
   beforeAll(async () => {
-    first = await startApi("sqlite", { rateLimits: SMALL, env });
+    first = await openTestClub("sqlite", { api: true, rateLimits: SMALL, env });
     second = await secondInstance(first, env, SMALL);
   });
   afterAll(async () => {
@@ -261,7 +262,7 @@ describe("rate limits per secret key by route class", () => {
     failedAuth: { points: 50, seconds: WINDOW },
   };
   beforeAll(async () => {
-    api = await startApi("sqlite", { rateLimits: CLASSES });
+    api = await openTestClub("sqlite", { api: true, rateLimits: CLASSES });
   });
   afterAll(() => api?.close());
 

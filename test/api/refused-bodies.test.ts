@@ -3,7 +3,8 @@ import { randomBytes } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { Client } from "undici";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startApi, type TestApi } from "../support/api.js";
+import { type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 /**
@@ -15,7 +16,7 @@ import { describeEachDatabase } from "../support/databases.js";
 describeEachDatabase("refused bodies and kept-alive connections", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
-    api = await startApi(kind);
+    api = await openTestClub(kind, { api: true });
   });
   afterAll(() => api?.close());
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { OutboxMessage, StaffWarning } from "../../server/src/db/entities/index.js";
 import { describeEachDatabase } from "../support/databases.js";
-import { demoConfig, expectError, manualClock, startApi, type TestApi } from "../support/api.js";
+import { demoConfig, expectError, manualClock, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 
 /*
  * `manual` and `partner` rewards: granted as pending deliveries that staff
@@ -30,7 +31,7 @@ describeEachDatabase("staff fulfilment of manual and partner rewards", (kind) =>
   const inbox = async (participant: string) => (await api.request("GET", "/v1/me/notifications", { participant })).body.data as { kind: string; title: string; body: string | null }[];
 
   beforeAll(async () => {
-    api = await startApi(kind, { clock });
+    api = await openTestClub(kind, { api: true, clock });
     const config = await demoConfig();
     config.rewards.push(
       { code: "camisa-vip", title: "Camisa oficial VIP", type: "manual" },

@@ -1,11 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AuditEntry, StaffSession, StaffWarning } from "../../server/src/db/entities/index.js";
 import { newId } from "../../server/src/db/ids.js";
+import { loginLimitFromEnv } from "../../server/src/http/login-limit.js";
 import { redactForViewer } from "../../server/src/http/staff-session.js";
 import type { StaffRole } from "../../server/src/db/entities/index.js";
 import { createStaffMember } from "../../server/src/usecases/staff/index.js";
 import * as passwords from "../../server/src/usecases/staff/passwords.js";
-import { demoConfig, expectError, manualClock, startApi, type ApiResponse, type RequestOptions, type TestApi } from "../support/api.js";
+import { demoConfig, expectError, manualClock, type ApiResponse, type RequestOptions, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 /*
@@ -62,7 +64,7 @@ describeEachDatabase("staff access", (kind) => {
   const staff = {} as Record<StaffRole, { email: string; id: string }>;
 
   beforeAll(async () => {
-    api = await startApi(kind);
+    api = await openTestClub(kind, { api: true });
     for (const role of ["owner", "operator", "viewer"] as const) {
       staff[role] = await addStaff(api, api.clubId, role);
       sessions[role] = await signIn(api, api.clubId, staff[role].email);
@@ -89,7 +91,7 @@ describeEachDatabase("staff access", (kind) => {
   });
 
   it("marks the cookie Secure behind a trusted HTTPS proxy", async () => {
-    const proxied = await startApi(kind, { env: { CLUBE_TRUST_PROXY: "1" } });
+    const proxied = await openTestClub(kind, { api: true, env: { CLUBE_TRUST_PROXY: "1" } });
     try {
       const { email } = await addStaff(proxied, proxied.clubId, "viewer");
       const response = await login(proxied, proxied.clubId, email, PASSWORD, { "X-Forwarded-Proto": "https" });
@@ -339,16 +341,30 @@ describeEachDatabase("staff access", (kind) => {
   });
 });
 
+describe("staff sign-in rate limit setting", () => {
+  it("is 20 failures per 15 minutes unless CLUBE_RATE_LIMIT_LOGIN says <failures>/<seconds>", () => {
+    expect(loginLimitFromEnv(undefined)).toEqual({ points: 20, seconds: 900 });
+    expect(loginLimitFromEnv("3/900")).toEqual({ points: 3, seconds: 900 });
+    expect(() => loginLimitFromEnv("3 per minute")).toThrow(/CLUBE_RATE_LIMIT_LOGIN/);
+  });
+});
+
 describeEachDatabase("staff sign-in rate limit", (kind) => {
+  // A small budget through the setting: every failed sign-in costs one scrypt run, and the count is what matters.
+  const FAILURES = 3;
   let api: TestApi;
   beforeAll(async () => {
-    api = await startApi(kind);
+    vi.stubEnv("CLUBE_RATE_LIMIT_LOGIN", `${FAILURES}/900`);
+    api = await openTestClub(kind, { api: true });
   });
-  afterAll(() => api?.close());
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    await api?.close();
+  });
 
-  it("answers 429 with Retry-After after 20 wrong passwords, also for the right one", async () => {
+  it("answers 429 with Retry-After after the configured number of wrong passwords, also for the right one", async () => {
     const { email } = await addStaff(api, api.clubId, "owner");
-    for (let i = 0; i < 20; i++) expectError(await login(api, api.clubId, email, `wrong password ${i}`), 401, "invalid_credentials");
+    for (let i = 0; i < FAILURES; i++) expectError(await login(api, api.clubId, email, `wrong password ${i}`), 401, "invalid_credentials");
     const limited = await login(api, api.clubId, email);
     expectError(limited, 429, "rate_limited");
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -362,7 +378,7 @@ describeEachDatabase("staff session lifetime", (kind) => {
   let api: TestApi;
   let email: string;
   beforeAll(async () => {
-    api = await startApi(kind, { clock });
+    api = await openTestClub(kind, { api: true, clock });
     email = (await addStaff(api, api.clubId, "viewer")).email;
   });
   afterAll(() => api?.close());

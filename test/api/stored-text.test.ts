@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { allEntities } from "../../server/src/db/entities/index.js";
-import { expectError, startApi, type TestApi } from "../support/api.js";
+import { expectError, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 /**
@@ -13,7 +14,7 @@ import { describeEachDatabase } from "../support/databases.js";
 describeEachDatabase("stored text refuses NUL and lone surrogates", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
-    api = await startApi(kind);
+    api = await openTestClub(kind, { api: true });
   });
   afterAll(() => api?.close());
 

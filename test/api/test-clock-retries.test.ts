@@ -9,7 +9,8 @@ import { newId } from "../../server/src/db/ids.js";
 import { testClockAt } from "../../server/src/usecases/sandbox/test-clock.js";
 import { WebhookDispatcher } from "../../server/src/webhooks/dispatch.js";
 import { Receiver } from "../webhooks/support/receiver.js";
-import { manualClock, startApi, type TestApi } from "../support/api.js";
+import { manualClock, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 const REAL_NOW = new Date("2026-11-20T12:00:00Z");
@@ -22,7 +23,7 @@ describeEachDatabase("test clock webhook retries", (kind) => {
   const clock = manualClock(REAL_NOW);
 
   beforeAll(async () => {
-    api = await startApi(kind, { clock });
+    api = await openTestClub(kind, { api: true, clock });
     await receiver.start();
     endpointId = newId("we");
     await api.db.em().insert(WebhookEndpoint, {

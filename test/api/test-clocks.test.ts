@@ -10,7 +10,8 @@ import { newId } from "../../server/src/db/ids.js";
 import { testClockAt } from "../../server/src/usecases/sandbox/test-clock.js";
 import { WebhookDispatcher } from "../../server/src/webhooks/dispatch.js";
 import { Receiver } from "../webhooks/support/receiver.js";
-import { demoConfig, expectError, manualClock, startApi, type TestApi } from "../support/api.js";
+import { demoConfig, expectError, manualClock, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 const REAL_NOW = new Date("2026-11-18T12:00:00Z");
@@ -28,7 +29,7 @@ describeEachDatabase("API test clocks", (kind) => {
   };
 
   beforeAll(async () => {
-    api = await startApi(kind, { clock });
+    api = await openTestClub(kind, { api: true, clock });
     await receiver.start();
     await api.db.em().insert(WebhookEndpoint, {
       id: newId("we"),

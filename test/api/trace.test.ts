@@ -2,7 +2,8 @@
 // /v1/events, always on POST /v1/events/test, kept in the event log; a
 // misspelled type's warning names the configured type.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { demoConfig, manualClock, startApi, type TestApi } from "../support/api.js";
+import { demoConfig, manualClock, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 
 const NOW = new Date("2026-11-18T12:00:00Z");
@@ -12,7 +13,7 @@ describeEachDatabase("API why trace", (kind) => {
   const clock = manualClock(NOW);
 
   beforeAll(async () => {
-    api = await startApi(kind, { clock });
+    api = await openTestClub(kind, { api: true, clock });
     const config = await demoConfig();
     // A rule whose amount expression fails at run time (the event has no meta.bonus).
     config.rules.push({ id: "broken-bonus", trigger: { event: "deposit.confirmed" }, effects: [{ type: "grant_xp", amount: "event.meta.bonus * 2" }] });

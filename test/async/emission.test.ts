@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { expectError } from "../support/api.js";
+import { demoConfig, tournamentsStartingAt } from "../support/club-config.js";
 import { ok, type ClubClient } from "./support/client.js";
 import { shiftableClock } from "./support/clock.js";
 import { describeEachStack, startInProcessStack, type InProcessStack } from "./support/stack.js";
@@ -46,7 +47,8 @@ describeEachStack("webhook emission", (kind) => {
 
   beforeAll(async () => {
     stack = await startInProcessStack(kind, { clock });
-    club = await stack.newClub();
+    // Tournaments anchored now: no edition ends (and sends tournament.finished) during the scenario.
+    club = await stack.newClub(undefined, demoConfig(tournamentsStartingAt(clock.now())));
     endpoint = await endpoints.connect(club, EVERY_EVENT);
     cursor = new NoticeCursor(endpoint.receiver);
   });

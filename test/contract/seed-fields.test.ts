@@ -5,7 +5,8 @@
 // re-typing or re-scaling of a seed-defined field fails here.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { demoConfig, startApi, type ApiResponse, type TestApi } from "../support/api.js";
+import { demoConfig, type ApiResponse, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 import { CONFIG_RESOURCES, CORE_RESOURCES, SEED_LIMITS, type SeedField, type SeedResource } from "./seed-fields.js";
 
@@ -188,7 +189,7 @@ describeEachDatabase("seed fields in real responses", (kind) => {
   const me = (method: string, path: string, body?: unknown) => api.request(method, path, { participant: who, body });
 
   beforeAll(async () => {
-    api = await startApi(kind);
+    api = await openTestClub(kind, { api: true });
     ok(await api.request("PUT", "/v1/config/draft", { body: await seedConfig() }));
     ok(await api.request("POST", "/v1/config/publish", { body: {} }));
   });

@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import type { EngineConfig, RuleConfig, RuleEffect } from "../../server/src/engine/config.js";
 import { evaluate } from "../../server/src/engine/evaluate.js";
 import type { EngineEvent, ParticipantState } from "../../server/src/engine/types.js";
-import { bet, blankState, casinoConfig, mission, NOON, rule, SAO_PAULO } from "./fixtures.js";
+import { bet, blankState, casinoEngineConfig, mission, NOON, rule, SAO_PAULO } from "./fixtures.js";
 
 function run(effects: RuleEffect[], options: { state?: Partial<ParticipantState>; event?: Partial<EngineEvent>; config?: Partial<EngineConfig>; rules?: RuleConfig[] } = {}) {
-  const config = casinoConfig({ rules: options.rules ?? [rule("r1", effects)], ...options.config });
+  const config = casinoEngineConfig({ rules: options.rules ?? [rule("r1", effects)], ...options.config });
   return evaluate({ config, state: blankState(options.state), event: bet(options.event), now: NOON, timeZone: SAO_PAULO });
 }
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { evaluate, grantRewards } from "../../server/src/engine/evaluate.js";
 import { parseRewardSpec } from "../../server/src/engine/rewards.js";
-import { bet, blankState, casinoConfig, gameScope, mission, NOON, rule, SAO_PAULO } from "./fixtures.js";
+import { bet, blankState, casinoEngineConfig, gameScope, mission, NOON, rule, SAO_PAULO } from "./fixtures.js";
 
-const at = (config = casinoConfig(), state = blankState(), event = bet()) => evaluate({ config, state, event, now: NOON, timeZone: SAO_PAULO });
+const at = (config = casinoEngineConfig(), state = blankState(), event = bet()) => evaluate({ config, state, event, now: NOON, timeZone: SAO_PAULO });
 
 describe("evaluate", () => {
   it("runs triggered rules in order, effects in order, then missions, then level and tier", () => {
-    const config = casinoConfig({
+    const config = casinoEngineConfig({
       rules: [
         rule("moedas", [{ type: "grant_currency", currency: "coins", amount: 5 }, { type: "grant_xp", amount: 250 }]),
         rule("deposito", [{ type: "grant_xp", amount: 999 }], { trigger: { event: "deposit.confirmed" } }),
@@ -35,19 +35,19 @@ describe("evaluate", () => {
   });
 
   it("emits one level_up when several levels are crossed", () => {
-    const config = casinoConfig({ rules: [rule("xp", [{ type: "grant_xp", amount: 100 }, { type: "grant_xp", amount: 200 }, { type: "grant_xp", amount: 400 }])] });
+    const config = casinoEngineConfig({ rules: [rule("xp", [{ type: "grant_xp", amount: 100 }, { type: "grant_xp", amount: 200 }, { type: "grant_xp", amount: 400 }])] });
     const levelUps = at(config).effects.filter((effect) => effect.type === "level_up");
     expect(levelUps).toEqual([{ type: "level_up", from: 1, to: 4 }]);
   });
 
   it("reaches a level exactly at its threshold and not one XP before", () => {
-    const config = casinoConfig({ rules: [rule("xp", [{ type: "grant_xp", amount: "event.amount" }])] });
+    const config = casinoEngineConfig({ rules: [rule("xp", [{ type: "grant_xp", amount: "event.amount" }])] });
     expect(at(config, blankState(), bet({ amount: 99 })).delta.level).toBe(1);
     expect(at(config, blankState(), bet({ amount: 100 })).delta.level).toBe(2);
   });
 
   it("lets later rules see what earlier rules did", () => {
-    const config = casinoConfig({
+    const config = casinoEngineConfig({
       rules: [
         rule("marca", [{ type: "tag_participant", tag: "apostador" }, { type: "grant_xp", amount: 100 }]),
         rule("so-marcados", [{ type: "grant_xp", amount: "participant.level * 10" }], { conditions: [{ segment: "apostador" }, { tier_in: ["prata"] }] }),
@@ -60,7 +60,7 @@ describe("evaluate", () => {
   });
 
   it("reports the gate that stopped each rule", () => {
-    const config = casinoConfig({
+    const config = casinoEngineConfig({
       rules: [
         rule("grande", [{ type: "grant_xp", amount: 1 }], { conditions: [{ field: "amount", op: ">=", value: 100 }] }),
         rule("crash", [{ type: "grant_xp", amount: 1 }], { games: gameScope({ only: { categories: ["crash"] } }) }),
@@ -80,14 +80,14 @@ describe("evaluate", () => {
   });
 
   it("fires the nth-event rule on the participant's 5th bet", () => {
-    const config = casinoConfig({ rules: [rule("quinta", [{ type: "grant_reward", reward: "giros-10" }], { conditions: [{ nth: 5 }] })] });
+    const config = casinoEngineConfig({ rules: [rule("quinta", [{ type: "grant_reward", reward: "giros-10" }], { conditions: [{ nth: 5 }] })] });
     expect(at(config, blankState({ eventCountsBefore: { "bet.placed": 3 } })).effects).toEqual([]);
     expect(at(config, blankState({ eventCountsBefore: { "bet.placed": 4 } })).effects).toHaveLength(1);
     expect(at(config, blankState({ eventCountsBefore: { "bet.placed": 5 } })).effects).toEqual([]);
   });
 
   it("applies the club-wide game exclude to every rule", () => {
-    const config = casinoConfig({
+    const config = casinoEngineConfig({
       rules: [rule("xp", [{ type: "grant_xp", amount: 1 }])],
       games: { exclude: { categories: [], providers: [], games: [{ id: "gates-of-olympus" }] } },
     });
@@ -95,7 +95,7 @@ describe("evaluate", () => {
   });
 
   it("is deterministic: the same input gives the same output", () => {
-    const config = casinoConfig({
+    const config = casinoEngineConfig({
       rules: [
         rule("tudo", [
           { type: "grant_xp", amount: "event.amount * 3" },
@@ -115,7 +115,7 @@ describe("evaluate", () => {
   });
 
   it("does not modify its input", () => {
-    const config = casinoConfig({ rules: [rule("r", [{ type: "grant_currency", currency: "gems", amount: 5 }, { type: "debit_currency", currency: "gems", amount: 3 }, { type: "tag_participant", tag: "x" }])] });
+    const config = casinoEngineConfig({ rules: [rule("r", [{ type: "grant_currency", currency: "gems", amount: 5 }, { type: "debit_currency", currency: "gems", amount: 3 }, { type: "tag_participant", tag: "x" }])] });
     const state = blankState({ balances: { gems: 10 }, lots: [{ id: "l1", currency: "gems", remaining: 10, grantedAt: "2026-11-01T00:00:00Z", expiresAt: "2026-12-01T00:00:00Z" }] });
     const before = structuredClone({ config, state });
     at(config, state);
@@ -125,7 +125,7 @@ describe("evaluate", () => {
 
 describe("grantRewards", () => {
   it("grants reward specs outside rules with the same effects and delta", () => {
-    const result = grantRewards({ config: casinoConfig(), state: blankState(), specs: ["xp:150", "coins:10", "giros-10"], ruleId: "checkin:2026-11-21", now: NOON, timeZone: SAO_PAULO });
+    const result = grantRewards({ config: casinoEngineConfig(), state: blankState(), specs: ["xp:150", "coins:10", "giros-10"], ruleId: "checkin:2026-11-21", now: NOON, timeZone: SAO_PAULO });
     expect(result.effects).toEqual([
       { type: "xp_granted", amount: 150, rule_id: "checkin:2026-11-21" },
       { type: "currency_granted", currency: "coins", amount: 10, rule_id: "checkin:2026-11-21" },
@@ -137,7 +137,7 @@ describe("grantRewards", () => {
   });
 
   it("skips malformed specs and unknown currencies or rewards", () => {
-    const result = grantRewards({ config: casinoConfig(), state: blankState(), specs: ["Bad Spec", "diamonds:5", "reward:nope", "xp:0.5"], ruleId: "wheel:spin-1", now: NOON, timeZone: SAO_PAULO });
+    const result = grantRewards({ config: casinoEngineConfig(), state: blankState(), specs: ["Bad Spec", "diamonds:5", "reward:nope", "xp:0.5"], ruleId: "wheel:spin-1", now: NOON, timeZone: SAO_PAULO });
     expect(result.effects).toEqual([]);
     expect(result.skipped.map((skip) => [skip.effect, skip.reason])).toEqual([
       ["grant_reward", "invalid_reward_spec"],

@@ -51,9 +51,11 @@ export function mission(id: string, overrides: Partial<MissionConfig> = {}): Mis
 /**
  * A Brazilian casino club: a table curve (level 2 at 100 XP, 3 at 300, 4 at
  * 600) so tests read easily, coins (0 decimals), cashback in centavos
- * (2 decimals) and gems that expire after 30 days.
+ * (2 decimals) and gems that expire after 30 days. The engine's own input,
+ * built by hand for the pure tests; a club's configuration as a client sends
+ * it is test/support/club-config.ts.
  */
-export function casinoConfig(overrides: Partial<EngineConfig> = {}): EngineConfig {
+export function casinoEngineConfig(overrides: Partial<EngineConfig> = {}): EngineConfig {
   return {
     currencies: [
       { code: "coins", name: "Moedas", icon: "coin", decimals: 0, expiresInDays: null },

@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { RuleConfig, RuleLimits } from "../../server/src/engine/config.js";
 import { evaluate } from "../../server/src/engine/evaluate.js";
 import type { EngineEvent, Evaluation, ParticipantState } from "../../server/src/engine/types.js";
-import { bet, blankState, casinoConfig, rule, SAO_PAULO } from "./fixtures.js";
+import { bet, blankState, casinoEngineConfig, rule, SAO_PAULO } from "./fixtures.js";
 import { persist } from "./persist.js";
 
 /** Sends bets at the given instants (unique ids), persisting each delta; returns every evaluation. */
 function sendBets(theRule: RuleConfig, instants: string[], events: Partial<EngineEvent>[] = []): Evaluation[] {
-  const config = casinoConfig({ rules: [theRule] });
+  const config = casinoEngineConfig({ rules: [theRule] });
   let state: ParticipantState = blankState();
   return instants.map((iso, index) => {
     const evaluation = evaluate({ config, state, event: bet({ id: `bet-${index}`, ...events[index] }), now: new Date(iso), timeZone: SAO_PAULO });

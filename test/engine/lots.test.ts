@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { evaluate } from "../../server/src/engine/evaluate.js";
 import { expireLots, spendLots } from "../../server/src/engine/lots.js";
 import type { Lot } from "../../server/src/engine/types.js";
-import { bet, blankState, casinoConfig, NOON, rule, SAO_PAULO } from "./fixtures.js";
+import { bet, blankState, casinoEngineConfig, NOON, rule, SAO_PAULO } from "./fixtures.js";
 
 function lot(id: string, remaining: number, grantedAt: string, expiresAt: string, currency = "gems"): Lot {
   return { id, currency, remaining, grantedAt, expiresAt };
@@ -58,7 +58,7 @@ describe("expireLots", () => {
 });
 
 describe("debits spend lots through evaluate", () => {
-  const config = casinoConfig({ rules: [rule("troca", [{ type: "debit_currency", currency: "gems", amount: "event.amount" }])] });
+  const config = casinoEngineConfig({ rules: [rule("troca", [{ type: "debit_currency", currency: "gems", amount: "event.amount" }])] });
   const state = blankState({ balances: { gems: 65 }, lots: lots.slice(0, 3) }); // 60 in lots, 5 that never expire
 
   it("takes the oldest lots first, then the non-expiring balance", () => {
@@ -83,7 +83,7 @@ describe("debits spend lots through evaluate", () => {
   });
 
   it("spends a lot granted earlier in the same evaluation last", () => {
-    const grantThenDebit = casinoConfig({
+    const grantThenDebit = casinoEngineConfig({
       rules: [rule("ganha", [{ type: "grant_currency", currency: "gems", amount: 10 }]), rule("gasta", [{ type: "debit_currency", currency: "gems", amount: 64 }])],
     });
     const result = evaluate({ config: grantThenDebit, state, event: bet(), now: NOON, timeZone: SAO_PAULO });

@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { MissionConfig } from "../../server/src/engine/config.js";
 import { claimMission, evaluate } from "../../server/src/engine/evaluate.js";
 import type { EngineEvent, Evaluation, ParticipantState } from "../../server/src/engine/types.js";
-import { bet, blankState, casinoConfig, gameScope, mission, SAO_PAULO } from "./fixtures.js";
+import { bet, blankState, casinoEngineConfig, gameScope, mission, SAO_PAULO } from "./fixtures.js";
 import { persist } from "./persist.js";
 
 /** Sends bets for one mission at the given instants, persisting each delta. */
 function play(theMission: MissionConfig, bets: { at: string; event?: Partial<EngineEvent> }[], initial: Partial<ParticipantState> = {}) {
-  const config = casinoConfig({ missions: [theMission] });
+  const config = casinoEngineConfig({ missions: [theMission] });
   let state = blankState(initial);
   const evaluations: Evaluation[] = bets.map(({ at, event }, index) => {
     const evaluation = evaluate({ config, state, event: bet({ id: `bet-${index}`, ...event }), now: new Date(at), timeZone: SAO_PAULO });
@@ -191,7 +191,7 @@ describe("who and when", () => {
       { at: "2026-11-21T12:02:00Z", event: { meta: { game_type: "crash" } } },
     ]);
     expect(evaluations.map((evaluation) => evaluation.effects.length)).toEqual([0, 1, 0]);
-    const config = casinoConfig({ missions: [theMission], games: { exclude: { categories: [], providers: ["pragmatic"], games: [] } } });
+    const config = casinoEngineConfig({ missions: [theMission], games: { exclude: { categories: [], providers: ["pragmatic"], games: [] } } });
     expect(evaluate({ config, state: blankState(), event: bet(), now: new Date("2026-11-21T12:00:00Z"), timeZone: SAO_PAULO }).effects).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { evaluate } from "../../server/src/engine/evaluate.js";
 import { nextTierAfter, reviewTier, tierAfterLevelChange, tierForLevel } from "../../server/src/engine/tiers.js";
-import { bet, blankState, casinoConfig, casinoProgression, NOON, rule, SAO_PAULO, tier } from "./fixtures.js";
+import { bet, blankState, casinoEngineConfig, casinoProgression, NOON, rule, SAO_PAULO, tier } from "./fixtures.js";
 
 const tiers = casinoProgression().tiers; // bronze 1-9, prata 10-29, ouro 30+
 
@@ -73,7 +73,7 @@ describe("reviewTier", () => {
 });
 
 describe("tier effects in evaluate", () => {
-  const config = casinoConfig({ rules: [rule("xp", [{ type: "grant_xp", amount: "event.amount" }])] });
+  const config = casinoEngineConfig({ rules: [rule("xp", [{ type: "grant_xp", amount: "event.amount" }])] });
 
   it("reports tier_changed after level_up when the tier changes", () => {
     const result = evaluate({ config, state: blankState(), event: bet({ amount: 100 }), now: NOON, timeZone: SAO_PAULO });

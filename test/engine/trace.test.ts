@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { evaluate } from "../../server/src/engine/evaluate.js";
 import { unknownTypeWarning } from "../../server/src/engine/trace.js";
 import type { RuleRunState } from "../../server/src/engine/types.js";
-import { bet, blankState, casinoConfig, gameScope, mission, NOON, rule, SAO_PAULO } from "./fixtures.js";
+import { bet, blankState, casinoEngineConfig, gameScope, mission, NOON, rule, SAO_PAULO } from "./fixtures.js";
 
-const traced = (config = casinoConfig(), state = blankState(), event = bet()) => evaluate({ config, state, event, now: NOON, timeZone: SAO_PAULO, trace: true });
+const traced = (config = casinoEngineConfig(), state = blankState(), event = bet()) => evaluate({ config, state, event, now: NOON, timeZone: SAO_PAULO, trace: true });
 
 const ranToday = (overrides: Partial<RuleRunState> = {}): RuleRunState => ({
   total: 1,
@@ -16,7 +16,7 @@ const ranToday = (overrides: Partial<RuleRunState> = {}): RuleRunState => ({
 
 describe("why trace", () => {
   it("is absent unless asked for, and does not change the evaluation", () => {
-    const config = casinoConfig({ rules: [rule("xp", [{ type: "grant_xp", amount: 10 }])] });
+    const config = casinoEngineConfig({ rules: [rule("xp", [{ type: "grant_xp", amount: 10 }])] });
     const plain = evaluate({ config, state: blankState(), event: bet(), now: NOON, timeZone: SAO_PAULO });
     expect(plain.explanation).toBeUndefined();
     const withTrace = traced(config);
@@ -25,14 +25,14 @@ describe("why trace", () => {
   });
 
   it("names the failing condition with its actual value", () => {
-    const config = casinoConfig({ rules: [rule("grande", [{ type: "grant_xp", amount: 10 }], { conditions: [{ field: "meta.game_type", op: "==", value: "video-slots" }, { field: "amount", op: ">=", value: 100 }] })] });
+    const config = casinoEngineConfig({ rules: [rule("grande", [{ type: "grant_xp", amount: 10 }], { conditions: [{ field: "meta.game_type", op: "==", value: "video-slots" }, { field: "amount", op: ">=", value: 100 }] })] });
     const [entry] = traced(config, blankState(), bet({ amount: "42.50" })).explanation!.entries;
     expect(entry).toMatchObject({ kind: "rule", id: "grande", matched: false, reason: { code: "condition", condition: "amount >= 100", actual: "42.50" } });
     expect(entry.reason!.message).toContain("42.50");
   });
 
   it("names a limit with its counter, a cooldown with its end and a dedupe key seen", () => {
-    const config = casinoConfig({
+    const config = casinoEngineConfig({
       rules: [
         rule("uma-vez", [{ type: "grant_xp", amount: 1 }], { limits: { max_runs_per_participant: 1 } }),
         rule("diaria", [{ type: "grant_xp", amount: 1 }], { limits: { per_participant_per_day: { runs: 1 } } }),
@@ -53,7 +53,7 @@ describe("why trace", () => {
   });
 
   it("reports an expression error of a matched rule, a game filter and a disabled rule", () => {
-    const config = casinoConfig({
+    const config = casinoEngineConfig({
       rules: [
         rule("quebrada", [{ type: "grant_xp", amount: "event.meta.nope * 2" }]),
         rule("ao-vivo", [{ type: "grant_xp", amount: 1 }], { games: gameScope({ only: { categories: ["live-casino"] } }) }),
@@ -67,7 +67,7 @@ describe("why trace", () => {
   });
 
   it("traces missions: condition, already completed, matched", () => {
-    const config = casinoConfig({
+    const config = casinoEngineConfig({
       missions: [
         mission("grandes", { conditions: [{ field: "amount", op: ">", value: 100 }] }),
         mission("feita", {}),
@@ -83,7 +83,7 @@ describe("why trace", () => {
   });
 
   it("warns about a misspelled type naming the closest configured one, and traces the near miss", () => {
-    const config = casinoConfig({ rules: [rule("deposito", [{ type: "grant_xp", amount: 1 }], { trigger: { event: "deposit.confirmed" } }), rule("aposta", [{ type: "grant_xp", amount: 1 }])] });
+    const config = casinoEngineConfig({ rules: [rule("deposito", [{ type: "grant_xp", amount: 1 }], { trigger: { event: "deposit.confirmed" } }), rule("aposta", [{ type: "grant_xp", amount: 1 }])] });
     const explanation = traced(config, blankState(), bet({ type: "deposit.confrimed" })).explanation!;
     expect(explanation.warnings).toEqual([expect.objectContaining({ code: "unknown_event_type", closest_type: "deposit.confirmed" })]);
     expect(explanation.entries).toEqual([{ kind: "rule", id: "deposito", matched: false, reason: expect.objectContaining({ code: "trigger_type", expected_type: "deposit.confirmed" }) }]);

@@ -6,7 +6,8 @@ import { operationValidators } from "../../generated/validators.js";
 import { allEntities } from "../../server/src/db/entities/index.js";
 import { DEFAULT_RATE_LIMITS, KEY_ROUTE_CLASSES, type RateLimits } from "../../server/src/http/rate-limit.js";
 import { createStaffMember } from "../../server/src/usecases/staff/index.js";
-import { startApi, type TestApi } from "../support/api.js";
+import { type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 import { AWKWARD_TEXT, fuzzOperations, MEGABYTE, mutate, NASTY_NUMBERS, STORED_TEXT_REFUSED, type FuzzOperation } from "./every-field.js";
 
@@ -207,7 +208,7 @@ describeEachDatabase("fuzzing every body operation with invalid inputs", (kind) 
   let api: TestApi;
   let sessionHeaders: Record<string, string> = {};
   beforeAll(async () => {
-    api = await startApi(kind, { rateLimits: UNLIMITED });
+    api = await openTestClub(kind, { api: true, rateLimits: UNLIMITED });
     await createStaffMember(api.db, api.clubId, { email: "fuzz@owner.example", display_name: "Fuzz", role: "owner", password: "fuzzing owner password" }, new Date());
     const login = await api.request("POST", "/v1/staff/sessions", { key: null, body: { club_id: api.clubId, email: "fuzz@owner.example", password: "fuzzing owner password" } });
     const cookie = /clube_session=[^;]+/.exec(login.headers.get("set-cookie") ?? "")![0];

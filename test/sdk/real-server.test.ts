@@ -12,7 +12,8 @@
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { createClubeBrowser, type ClubeBrowser } from "../../sdk-browser/src/index.js";
 import { Clube, ClubeError, type ClubConfig } from "../../sdk-node/src/index.js";
-import { demoConfig, manualClock, startApi, type TestApi } from "../support/api.js";
+import { demoConfig, manualClock, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 import { describeEachDatabase } from "../support/databases.js";
 import { startPrism, type PrismServer } from "../support/prism.js";
 
@@ -64,7 +65,7 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
   };
 
   beforeAll(async () => {
-    api = await startApi(kind, { clock });
+    api = await openTestClub(kind, { api: true, clock });
     prism = await startPrism({ mode: "proxy", upstream: api.url });
     // No retries: a retried call would hide the first answer from the assertions.
     clube = new Clube({ apiKey: api.keys.test, baseUrl: prism.url, maxRetries: 0, fetch: watchedFetch });

@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "vitest";
@@ -8,6 +7,7 @@ import { openDatabase, type Database } from "../../server/src/db/orm.js";
 import { openServices, type Clock } from "../../server/src/services.js";
 import { readSettings } from "../../server/src/settings.js";
 import { createClub } from "../../server/src/usecases/club/clubs.js";
+import { demoConfig } from "./club-config.js";
 import { createTestDatabase, type DatabaseKind } from "./databases.js";
 
 /**
@@ -77,17 +77,15 @@ export function manualClock(start: Date): ManualClock {
   };
 }
 
-const DEMO_CONFIG_URL = new URL("../../server/src/demo/casino.json", import.meta.url);
+export { demoConfig } from "./club-config.js";
 
-/** The demo casino configuration as a client would send it (defaults left out); a fresh copy per call. */
-export async function demoConfig(): Promise<Record<string, any>> {
-  return JSON.parse(await readFile(DEMO_CONFIG_URL, "utf8"));
-}
-
-/** `env`: settings variables for this server on top of the process's (e.g. `AMQP_URL`); `rateLimits`: small budgets for the rate-limit tests. */
+/**
+ * `env`: settings variables for this server on top of the process's (e.g. `AMQP_URL`); `rateLimits`: small budgets for the
+ * rate-limit tests; `config`: the clubs' configuration (the demo's by default; see club-config.ts for variants).
+ */
 export async function startApi(
   kind: DatabaseKind,
-  opts: { clock?: Clock; env?: Record<string, string>; rateLimits?: RateLimits } = {},
+  opts: { clock?: Clock; env?: Record<string, string>; rateLimits?: RateLimits; config?: Record<string, any> } = {},
 ): Promise<TestApi> {
   const target = await createTestDatabase(kind);
   let db: Database;
@@ -106,7 +104,7 @@ export async function startApi(
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const createTestClub = async (name: string): Promise<TestClub> => {
-    const created = await createClub(db, { name, config: await demoConfig() }, opts.clock?.now());
+    const created = await createClub(db, { name, config: structuredClone(opts.config) ?? demoConfig() }, opts.clock?.now());
     return { clubId: created.club_id, keys: created.keys };
   };
   const club = await createTestClub("Cassino Sorte Grande");

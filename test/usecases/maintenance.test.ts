@@ -4,28 +4,29 @@ import { newId } from "../../server/src/db/ids.js";
 import type { Scope } from "../../server/src/db/scope.js";
 import { updateCashbackProgram } from "../../server/src/usecases/cashback/cashback.js";
 import { creditDueCashbackForAllClubs } from "../../server/src/usecases/cashback/claims.js";
-import { createClub } from "../../server/src/usecases/club/clubs.js";
 import { ingestEvent } from "../../server/src/usecases/events/ingest.js";
 import { expireCurrencyLots } from "../../server/src/usecases/rewards/lot-expiry.js";
 import { upsertParticipant } from "../../server/src/usecases/participants/participants.js";
 import { reviewTiers } from "../../server/src/usecases/participants/tier-review.js";
 import { describeEachDatabase } from "../support/databases.js";
-import { balancesOf, casinoConfig, eventInput, openClub, participantRow, PUBLIC_URL, recordedWebhooks, type TestClub } from "./fixtures.js";
+import { balancesOf, eventInput, participantRow, PUBLIC_URL, recordedWebhooks } from "./fixtures.js";
+import { openTestClub, type DatabaseClub } from "../support/club.js";
+import { demoConfig } from "../support/club-config.js";
 
 const MS = 1;
 const DAY = 86_400_000;
 
 /** The demo casino with `progression.demotion` set. */
 function configWithDemotion(demotion: "never" | "monthly_review"): Record<string, unknown> {
-  const config = casinoConfig() as { progression: Record<string, unknown> };
+  const config = demoConfig() as { progression: Record<string, unknown> };
   config.progression.demotion = demotion;
   return config;
 }
 
 describeEachDatabase("maintenance jobs", (kind) => {
-  let club: TestClub;
+  let club: DatabaseClub;
   beforeAll(async () => {
-    club = await openClub(kind);
+    club = await openTestClub(kind);
   });
   afterAll(async () => {
     await club?.close();
@@ -33,8 +34,8 @@ describeEachDatabase("maintenance jobs", (kind) => {
 
   /** A new club with `config` published, created on November 1st 2026. */
   async function newClub(config: Record<string, unknown>): Promise<Scope> {
-    const created = await createClub(club.db, { name: "Cassino Manutenção", config }, new Date("2026-11-01T12:00:00Z"));
-    return { clubId: created.club_id, env: "test" };
+    const created = await club.newClub({ name: "Cassino Manutenção", config, now: new Date("2026-11-01T12:00:00Z") });
+    return { clubId: created.clubId, env: "test" };
   }
 
   async function join(scope: Scope, externalId: string, at = new Date("2026-11-01T12:00:00Z")): Promise<Participant> {
@@ -213,7 +214,7 @@ describeEachDatabase("maintenance jobs", (kind) => {
     }
 
     async function cashbackClub(mode: "auto" | "claim", enabled = true): Promise<Scope> {
-      const scope = await newClub(casinoConfig());
+      const scope = await newClub(demoConfig());
       await updateCashbackProgram(club.db, scope, { enabled, mode, hour: 10, claim_days: 7, min_loss_minor: 0, min_pct: 10, max_pct: 10, tiers: [] });
       await join(scope, "joana");
       await bet(scope, "joana", noon("2026-11-14"), "100");

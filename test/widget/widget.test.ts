@@ -5,7 +5,8 @@ import type { Browser, BrowserContext, Frame, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWidget } from "../../widget/scripts/build.mjs";
 import { launchChromium, savedScreenshot } from "../support/chromium.js";
-import { demoConfig, manualClock, startApi, type TestApi } from "../support/api.js";
+import { demoConfig, manualClock, type TestApi } from "../support/api.js";
+import { openTestClub } from "../support/club.js";
 
 /**
  * The participant widget in Debian's Chromium against a real server: a host
@@ -49,7 +50,7 @@ function hostPage(apiUrl: string): string {
 
 beforeAll(async () => {
   await buildWidget();
-  api = await startApi("sqlite", { clock });
+  api = await openTestClub("sqlite", { api: true, clock });
   hostServer = createServer(async (req, res) => {
     if (req.method === "POST" && req.url === "/token") {
       // What a client's server does: a short-lived participant token with its secret key.

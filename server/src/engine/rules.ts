@@ -77,7 +77,7 @@ export function runRule(session: Session, rule: RuleConfig, event: EngineEvent, 
     session.tracer?.add({ kind: "rule", id: rule.id, matched: false, reason: gateReason(session, rule, event, dayKey, gate) });
     return;
   }
-  // Object.assign, not a spread: keys are added to it later (see test/micro/object-spread.ts).
+  // Object.assign, not a spread: keys are added to it later (see bench/micro/object-spread.ts).
   const granted: Record<string, number> = Object.assign({}, run.today.granted);
   for (const effect of rule.effects) applyRuleEffect(session, rule, effect, event, granted);
   session.recordRun(rule.id, {

@@ -449,7 +449,7 @@ export class Session {
         webhooks: this.webhooks,
       },
     };
-    // Added after, not spread in: a spread adding keys costs microseconds on Node 20 (test/micro/object-spread.ts).
+    // Added after, not spread in: a spread adding keys costs microseconds on Node 20 (bench/micro/object-spread.ts).
     if (this.tracer) evaluation.explanation = this.tracer.finish(this.config, countedEventType, this.skipped, this.refused);
     return evaluation;
   }

@@ -7,7 +7,7 @@ import { openServices, systemClock, type Clock } from "../../../server/src/servi
 import { readSettings } from "../../../server/src/settings.js";
 import { createClub } from "../../../server/src/usecases/club/clubs.js";
 import { startProcessing, type Processing } from "../../../server/src/workers.js";
-import { demoConfig } from "../../support/api.js";
+import { demoConfig } from "../../support/club-config.js";
 import { postgresEnabled } from "../../support/databases.js";
 import { clubClient, type ClubClient } from "./client.js";
 import { throughPort } from "./rabbit-vhost.js";
@@ -49,8 +49,8 @@ export interface InProcessStack {
   /** The server's database, for reading back what the API does not show. */
   db: Database;
   resources: StackResources;
-  /** A new club with the demo casino configuration, published in test and live. */
-  newClub(name?: string): Promise<ClubClient>;
+  /** A new club with `config` (the demo casino configuration by default), published in test and live. */
+  newClub(name?: string, config?: Record<string, any>): Promise<ClubClient>;
   close(): Promise<void>;
 }
 
@@ -112,8 +112,8 @@ export async function startInProcessStack(kind: StackKind, options: InProcessSta
       clock,
       db,
       resources,
-      async newClub(name = "Cassino Sorte Grande") {
-        const created = await createClub(db, { name, config: await demoConfig() }, clock.now());
+      async newClub(name = "Cassino Sorte Grande", config = demoConfig()) {
+        const created = await createClub(db, { name, config }, clock.now());
         return clubClient(url, { clubId: created.club_id, keys: created.keys });
       },
       close,

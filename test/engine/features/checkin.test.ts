@@ -10,7 +10,7 @@ import {
   type CheckinInput,
 } from "../../../server/src/engine/checkin.js";
 import { grantRewards } from "../../../server/src/engine/evaluate.js";
-import { blankState, casinoConfig, SAO_PAULO } from "../fixtures.js";
+import { blankState, casinoEngineConfig, SAO_PAULO } from "../fixtures.js";
 
 /** A month calendar with a week of rewards, every default filled. */
 function checkin(overrides: Partial<CheckinConfig> = {}): CheckinConfig {
@@ -277,7 +277,7 @@ describe("reward specs", () => {
   });
 
   it("lays the multiplier over a granted reward's delivery payload", () => {
-    const evaluation = grantRewards({ config: casinoConfig(), state: blankState(), now: noon("2026-11-05"), timeZone: SAO_PAULO, specs: ["giros-10"], ruleId: "checkin:2026-11-05" });
+    const evaluation = grantRewards({ config: casinoEngineConfig(), state: blankState(), now: noon("2026-11-05"), timeZone: SAO_PAULO, specs: ["giros-10"], ruleId: "checkin:2026-11-05" });
     const overlaid = overlayRewardPayloads(evaluation, { multiplier: 2 });
     expect(overlaid.delta.rewards[0].payload).toEqual({ kind: "free_spins", spins: 10, game: "Gates of Olympus", multiplier: 2 });
     expect(evaluation.delta.rewards[0].payload).not.toHaveProperty("multiplier");

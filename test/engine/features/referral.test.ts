@@ -13,7 +13,7 @@ import {
   type ReferralConfig,
   type ReferralFacts,
 } from "../../../server/src/engine/referral.js";
-import { casinoConfig } from "../fixtures.js";
+import { casinoEngineConfig } from "../fixtures.js";
 
 const referral = (overrides: Partial<ReferralConfig> = {}): ReferralConfig => ({
   enabled: true,
@@ -139,7 +139,7 @@ describe("friendName", () => {
 });
 
 describe("earnedText", () => {
-  const config = casinoConfig();
+  const config = casinoEngineConfig();
 
   it("reads like the club talks: currency names in lower case, XP, reward titles", () => {
     expect(earnedText({ units: { coins: 600 }, rewards: {} }, config)).toBe("600 moedas");

@@ -99,7 +99,7 @@ export async function readLots(store: HotStore, participantIds: string[], expiri
  * can move (850 of the 2,500 probes of a batch of the bench's mix), bound as
  * one object participant → mission → period read by two json_each: SQLite's
  * share 1.26 → 0.99 ms per batch (44 stored batches replayed,
- * test/micro/sqlite-replay.c), but the whole call, building and binding that
+ * bench/micro/sqlite-replay.c), but the whole call, building and binding that
  * object, 3.3-4.0 → 3.4-4.2 ms CPU (3 alternated pairs of batch-costs.ts).
  */
 const MISSION_PROGRESS = {

@@ -21,7 +21,7 @@ import { storedPeakLevel } from "./peak-level.js";
  * the run used joins the keys already seen.
  */
 export function stateAfter(state: ParticipantState, config: ClubConfig, delta: StateDelta, gathered: GatheredEvaluation): ParticipantState {
-  // Field by field: on Node 20, a literal that starts with a spread and adds keys costs microseconds (see test/micro/object-spread.ts).
+  // Field by field: on Node 20, a literal that starts with a spread and adds keys costs microseconds (see bench/micro/object-spread.ts).
   // The participant's part as loadStates reads it; the peak level as the same
   // object while the stored columns say the same (most events: it moves only with the level).
   const { participant } = gathered;
@@ -47,7 +47,7 @@ export function stateAfter(state: ParticipantState, config: ClubConfig, delta: S
  * never changed in place (the engine reads them, each step builds new ones),
  * and copying every part of every state on every event of a batch adds up.
  * Copies that get keys added use Object.assign, not a spread: on Node 20 a
- * spread object that then gets new keys costs microseconds (test/micro/object-spread.ts).
+ * spread object that then gets new keys costs microseconds (bench/micro/object-spread.ts).
  */
 
 function isEmpty(record: Record<string, unknown>): boolean {

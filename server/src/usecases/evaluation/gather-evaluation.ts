@@ -58,7 +58,7 @@ export function gatherEvaluation(writes: PendingWrites, target: EvaluationTarget
     const { grant, rewardId, deliveryId } = rewards[r];
     const effect = effects[grant.effectIndex];
     if (effect.type !== "reward_granted") throw new Error(`effect ${grant.effectIndex} is ${effect.type}, not the reward_granted of ${grant.rewardCode}`);
-    // Object.assign, not a spread adding keys: see test/micro/object-spread.ts.
+    // Object.assign, not a spread adding keys: see bench/micro/object-spread.ts.
     effects[grant.effectIndex] = Object.assign({}, effect, deliveryId === null ? { reward_id: rewardId } : { reward_id: rewardId, delivery_id: deliveryId });
   }
   const participant = updateParticipant(writes, target, delta);
@@ -78,13 +78,13 @@ export function gatherEvaluation(writes: PendingWrites, target: EvaluationTarget
 
 /** Sets the participant's columns after the delta; returns them. */
 function updateParticipant(writes: PendingWrites, { participant, now }: EvaluationTarget, delta: StateDelta): ParticipantSnapshot {
-  // Object.assign, not a spread: a new event type adds a key (see test/micro/object-spread.ts).
+  // Object.assign, not a spread: a new event type adds a key (see bench/micro/object-spread.ts).
   const eventCounts: Record<string, number> = Object.assign({}, participant.eventCounts);
   for (const type in delta.eventCounts) eventCounts[type] = (eventCounts[type] ?? 0) + delta.eventCounts[type];
   const tags = delta.tagsAdded.length === 0 ? participant.tags : [...participant.tags, ...delta.tagsAdded.map((added) => added.tag)];
   // The monthly tier review's record of the highest levels, moved when the level does.
   const peak = delta.level !== participant.level ? peakColumnsAfter(participant, delta.peakLevel) : null;
-  // Built field by field, not with spreads and a rest pattern (once per event; see test/micro/object-spread.ts).
+  // Built field by field, not with spreads and a rest pattern (once per event; see bench/micro/object-spread.ts).
   const changes: ParticipantChanges = peak === null
     ? { level: delta.level, tierCode: delta.tierCode, tags, eventCounts, updatedAt: now }
     : { level: delta.level, tierCode: delta.tierCode, tags, eventCounts, peakMonth: peak.peakMonth, peakLevel: peak.peakLevel, priorMonthPeakLevel: peak.priorMonthPeakLevel, updatedAt: now };

@@ -55,7 +55,7 @@ export function notificationsFor(config: ClubConfig, participant: MessageRecipie
   let base: MessageVariables | undefined;
   const builtIn = (kind: string, view: string, variables: MessageVariables) => {
     base ??= participantVariables(config, participant);
-    // Object.assign, not `{ ...base, ...variables }`: a spread adding keys costs microseconds on Node 20 (test/micro/object-spread.ts).
+    // Object.assign, not `{ ...base, ...variables }`: a spread adding keys costs microseconds on Node 20 (bench/micro/object-spread.ts).
     const rendered = renderClubMessage(config, kind, Object.assign({}, base, variables));
     if (rendered) texts.push({ kind, title: rendered.title, body: rendered.body, view });
   };

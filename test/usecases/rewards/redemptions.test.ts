@@ -1,0 +1,222 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { schemaValidators } from "../../../generated/validators.js";
+import { CurrencyLot, Delivery, LedgerEntry, Redemption, WebhookEndpoint } from "../../../server/src/db/entities/index.js";
+import { ApiError } from "../../../server/src/usecases/shared/errors.js";
+import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
+import { redeem, type RedemptionView } from "../../../server/src/usecases/rewards/redemptions.js";
+import { describeEachDatabase } from "../../support/databases.js";
+import { balancesOf, eventInput, ledgerSums, participantRow, PUBLIC_URL, recordedWebhooks } from "../fixtures.js";
+import { openTestClub, type DatabaseClub } from "../../support/club.js";
+
+const NOW = new Date("2026-11-18T12:00:00Z");
+const DAY = 86_400_000;
+
+describeEachDatabase("redemptions", (kind) => {
+  let club: DatabaseClub;
+
+  beforeAll(async () => {
+    club = await openTestClub(kind);
+    // Webhook rows are written only for events an enabled endpoint takes.
+    await club.db.em().insert(WebhookEndpoint, {
+      id: "we_redemptions", ...club.scope, url: "https://hooks.example.com/clube", events: ["store.purchased", "reward.*"], description: null, enabled: true,
+      secret: "whsec_redemptions", previousSecret: null, previousSecretExpiresAt: null, createdAt: NOW, updatedAt: NOW, deletedAt: null,
+    });
+  });
+  afterAll(async () => {
+    await club?.close();
+  });
+
+  /**
+   * A player with exactly `coins` coins (at least 155): the 100-coin welcome bonus, the daily deposit
+   * mission's coins-50, and a deposit paying a tenth of it in coins.
+   */
+  async function playerWith(externalId: string, coins: number): Promise<string> {
+    const send = (input: Record<string, unknown>) => ingestEvent(club.db, club.scope, eventInput(input), { now: NOW, publicUrl: PUBLIC_URL });
+    await send({ participant: externalId, type: "user.signed_up", id: `${externalId}-signup` });
+    await send({ participant: externalId, type: "deposit.confirmed", id: `${externalId}-dep`, amount: (coins - 150) * 10 });
+    const participant = await participantRow(club.db, club.scope, externalId);
+    expect((await balancesOf(club.db, participant.id)).coins).toBe(coins);
+    return participant.id;
+  }
+
+  async function buy(participant: string, reward: string, idempotencyKey?: string, now = NOW): Promise<RedemptionView> {
+    const result = await redeem(club.db, club.scope, { participant, reward }, { idempotencyKey, now, publicUrl: PUBLIC_URL });
+    expect(schemaValidators.Redemption(structuredClone(result)), JSON.stringify(schemaValidators.Redemption.errors)).toBe(true);
+    return result;
+  }
+
+  async function refusal(call: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
+    const error = await call.then(() => null, (err: unknown) => err);
+    expect(error).toBeInstanceOf(ApiError);
+    const { status, code, message } = error as ApiError;
+    return { status, code, message };
+  }
+
+  it("spends the price and grants the reward: a delivery for the casino to credit, webhooks, the ledger", async () => {
+    const anaId = await playerWith("ana", 1500);
+    const redemption = await buy("ana", "store-bonus-10");
+    expect(redemption).toEqual({
+      id: expect.stringMatching(/^red_/),
+      reward_code: "store-bonus-10",
+      title: "R$ 10 de bônus",
+      cost: { currency: "coins", amount: 1000 },
+      balance_after: 500,
+      delivery_status: "pending",
+      duplicate: false,
+      effects: [
+        { type: "currency_debited", currency: "coins", amount: 1000, rule_id: "redemption:store-bonus-10" },
+        {
+          type: "reward_granted", reward_code: "store-bonus-10", rule_id: "redemption:store-bonus-10",
+          reward_id: expect.stringMatching(/^rwd_/), delivery_id: expect.stringMatching(/^dlv_/),
+        },
+      ],
+    });
+    const grant = redemption.effects[1] as { reward_id: string; delivery_id: string };
+    expect(await balancesOf(club.db, anaId)).toEqual({ coins: 500 });
+    expect(await ledgerSums(club.db, anaId)).toMatchObject({ coins: 500 });
+    const debit = await club.db.em().findOneOrFail(LedgerEntry, { participantId: anaId, delta: -1000 });
+    expect(debit).toMatchObject({ unit: "coins", balanceAfter: 500, reason: "debit_currency", ruleId: "redemption:store-bonus-10", eventId: null });
+    expect(await club.db.em().findOneOrFail(Delivery, { id: grant.delivery_id })).toMatchObject({ status: "pending", participantRewardId: grant.reward_id });
+
+    const hooks = (await recordedWebhooks(club.db, club.scope)).slice(-3);
+    const participant = { id: anaId, external_id: "ana" };
+    expect(hooks).toEqual([
+      {
+        type: "reward.granted",
+        data: {
+          participant, reward: { id: grant.reward_id, code: "store-bonus-10", title: "R$ 10 de bônus", type: "client_delivered" },
+          source: "redemption:store-bonus-10", delivery_id: grant.delivery_id, expires_at: null,
+        },
+      },
+      {
+        type: "reward.delivery_requested",
+        data: {
+          participant,
+          reward: { id: grant.reward_id, code: "store-bonus-10", title: "R$ 10 de bônus", type: "client_delivered", payload: { kind: "bonus", amount_cents: 1000, rollover: 20 } },
+          source: "redemption:store-bonus-10",
+          delivery: {
+            id: grant.delivery_id,
+            confirm_url: `${PUBLIC_URL}/v1/deliveries/${grant.delivery_id}/confirm`,
+            fail_url: `${PUBLIC_URL}/v1/deliveries/${grant.delivery_id}/fail`,
+          },
+        },
+      },
+      { type: "store.purchased", data: { participant, reward_code: "store-bonus-10", cost: { currency: "coins", amount: 1000 }, redemption_id: redemption.id } },
+    ]);
+  });
+
+  it("writes no webhook row that no enabled endpoint takes (the relay would drop it unsent)", async () => {
+    await playerWith("flor", 3000);
+    await club.db.em().nativeUpdate(WebhookEndpoint, { id: "we_redemptions" }, { events: ["reward.*"] });
+    try {
+      const redemption = await buy("flor", "store-bonus-10");
+      const hooks = await recordedWebhooks(club.db, club.scope);
+      expect(hooks.filter((hook) => hook.type === "store.purchased" && hook.data.redemption_id === redemption.id)).toEqual([]);
+      expect(hooks.filter((hook) => hook.type === "reward.delivery_requested" && hook.data.source === "redemption:store-bonus-10" && (hook.data.participant as { external_id: string }).external_id === "flor")).toHaveLength(1);
+      await club.db.em().nativeUpdate(WebhookEndpoint, { id: "we_redemptions" }, { enabled: false });
+      const unsent = (await recordedWebhooks(club.db, club.scope)).length;
+      await buy("flor", "store-bonus-10");
+      expect(await recordedWebhooks(club.db, club.scope)).toHaveLength(unsent);
+    } finally {
+      await club.db.em().nativeUpdate(WebhookEndpoint, { id: "we_redemptions" }, { events: ["store.purchased", "reward.*"], enabled: true });
+    }
+  });
+
+  it("a balance equal to the price buys it; one unit less is 409 insufficient_balance and spends nothing", async () => {
+    const exactId = await playerWith("bia", 1000);
+    expect(await buy("bia", "store-bonus-10")).toMatchObject({ balance_after: 0, duplicate: false });
+    expect(await balancesOf(club.db, exactId)).toEqual({ coins: 0 });
+
+    const shortId = await playerWith("caio", 999);
+    const webhooks = (await recordedWebhooks(club.db, club.scope)).length;
+    expect(await refusal(buy("caio", "store-bonus-10"))).toEqual({
+      status: 409, code: "insufficient_balance", message: `Participant "caio" has 999 coins; reward "store-bonus-10" costs 1000.`,
+    });
+    expect(await balancesOf(club.db, shortId)).toEqual({ coins: 999 });
+    expect(await club.db.em().count(Redemption, { participantId: shortId })).toBe(0);
+    expect(await club.db.em().count(Delivery, { participantId: shortId })).toBe(1); // the first-deposit bonus only
+    expect(await recordedWebhooks(club.db, club.scope)).toHaveLength(webhooks);
+  });
+
+  it("404 for an unknown participant or reward, 422 for a reward without a price", async () => {
+    await playerWith("davi", 3000);
+    expect(await refusal(buy("nobody", "store-bonus-10"))).toEqual({ status: 404, code: "not_found", message: `Participant "nobody" was not found.` });
+    expect(await refusal(buy("davi", "camiseta-oficial"))).toEqual({ status: 404, code: "not_found", message: `Reward "camiseta-oficial" was not found.` });
+    expect(await refusal(buy("davi", "bonus-20"))).toEqual({ status: 422, code: "reward_has_no_price", message: `Reward "bonus-20" has no cost and cannot be redeemed.` });
+    // Another club's key sees none of this club's participants.
+    expect(await refusal(redeem(club.db, { ...club.scope, env: "live" }, { participant: "davi", reward: "store-bonus-10" }, { now: NOW, publicUrl: PUBLIC_URL }))).toMatchObject({ status: 404 });
+  });
+
+  it("a repeated Idempotency-Key answers the first result with duplicate: true, whatever the repeat's body", async () => {
+    const eduId = await playerWith("edu", 5000);
+    const first = await buy("edu", "store-bonus-10", "resgate-edu-0001");
+    expect(await buy("edu", "store-bonus-10", "resgate-edu-0001")).toEqual({ ...first, duplicate: true });
+    expect(await buy("edu", "store-cash-5", "resgate-edu-0001")).toEqual({ ...first, duplicate: true });
+    expect(await balancesOf(club.db, eduId)).toEqual({ coins: 4000 });
+    // Without a key every call is a new redemption.
+    expect((await buy("edu", "store-bonus-10")).id).not.toBe(first.id);
+    expect((await buy("edu", "store-bonus-10")).balance_after).toBe(2000);
+    expect((await recordedWebhooks(club.db, club.scope)).filter((hook) => hook.type === "store.purchased" && (hook.data.participant as { id: string }).id === eduId)).toHaveLength(3);
+  });
+
+  it("two concurrent redemptions that together exceed the balance: exactly one succeeds", async () => {
+    const fabiId = await playerWith("fabi", 1500);
+    const outcomes = await Promise.allSettled([buy("fabi", "store-bonus-10"), buy("fabi", "store-bonus-10")]);
+    expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
+    expect((outcomes.find((outcome) => outcome.status === "rejected") as PromiseRejectedResult).reason).toMatchObject({ status: 409, code: "insufficient_balance" });
+    expect(await balancesOf(club.db, fabiId)).toEqual({ coins: 500 });
+    expect(await ledgerSums(club.db, fabiId)).toMatchObject({ coins: 500 });
+  });
+
+  it("20 at once beyond the balance: exactly the affordable number succeed, the rest 409, never below zero", async () => {
+    const ivoId = await playerWith("ivo", 7500);
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => buy("ivo", "store-bonus-10", `resgate-ivo-${i}`)));
+    const succeeded = outcomes.filter((outcome): outcome is PromiseFulfilledResult<RedemptionView> => outcome.status === "fulfilled").map((outcome) => outcome.value);
+    expect(succeeded).toHaveLength(7);
+    expect(succeeded.every((result) => !result.duplicate)).toBe(true);
+    // Each payment saw the balance the one before left: every amount from 6500 down to 500 once.
+    expect(succeeded.map((result) => result.balance_after).sort((a, b) => b - a)).toEqual([6500, 5500, 4500, 3500, 2500, 1500, 500]);
+    for (const outcome of outcomes) if (outcome.status === "rejected") expect(outcome.reason).toMatchObject({ status: 409, code: "insufficient_balance" });
+    expect(await balancesOf(club.db, ivoId)).toEqual({ coins: 500 });
+    expect(await ledgerSums(club.db, ivoId)).toMatchObject({ coins: 500 });
+    expect(await club.db.em().count(Redemption, { participantId: ivoId })).toBe(7);
+    // Repeats of those keys, all at once: the stored results, nothing spent again.
+    const repeats = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => buy("ivo", "store-bonus-10", `resgate-ivo-${i}`)));
+    const answered = repeats.filter((outcome): outcome is PromiseFulfilledResult<RedemptionView> => outcome.status === "fulfilled").map((outcome) => outcome.value);
+    expect(answered.every((result) => result.duplicate)).toBe(true);
+    expect(new Set(answered.map((result) => result.id))).toEqual(new Set(succeeded.map((result) => result.id)));
+    expect(await balancesOf(club.db, ivoId)).toEqual({ coins: 500 });
+  });
+
+  it("the same Idempotency-Key sent concurrently spends once", async () => {
+    const gabiId = await playerWith("gabi", 3000);
+    const results = await Promise.all(Array.from({ length: 5 }, () => buy("gabi", "store-bonus-10", "resgate-gabi-0001")));
+    expect(results.filter((result) => !result.duplicate)).toHaveLength(1);
+    expect(new Set(results.map((result) => result.id)).size).toBe(1);
+    expect(await balancesOf(club.db, gabiId)).toEqual({ coins: 2000 });
+  });
+
+  it("pays with expiring gems oldest lot first, never with lots already expired", async () => {
+    // One gem per live-casino bet of 25+ (the rule's cooldown is 60 s): 10 gems now, 15 fifty days later.
+    const live = (n: number, at: Date) =>
+      ingestEvent(club.db, club.scope, eventInput({ participant: "hugo", type: "bet.placed", id: `hugo-live-${at.getTime()}-${n}`, amount: 25, meta: { game_type: "live-casino" } }), {
+        now: new Date(at.getTime() + n * 60_000),
+        publicUrl: PUBLIC_URL,
+      });
+    const early = NOW;
+    const middle = new Date(NOW.getTime() + 50 * DAY);
+    for (let n = 0; n < 10; n++) await live(n, early);
+    for (let n = 0; n < 15; n++) await live(n, middle);
+    const hugoId = (await participantRow(club.db, club.scope, "hugo")).id;
+    expect((await balancesOf(club.db, hugoId)).gems).toBe(25);
+
+    // 95 days on, the first 10 gems have expired (the expiry job has not run): 15 spendable, the price is 20.
+    const late = new Date(NOW.getTime() + 95 * DAY);
+    expect(await refusal(buy("hugo", "avatar-dourado", undefined, late))).toMatchObject({ status: 409, code: "insufficient_balance", message: expect.stringContaining("has 15 gems") });
+    for (let n = 0; n < 5; n++) await live(n, late);
+    const bought = await buy("hugo", "avatar-dourado", undefined, new Date(late.getTime() + 10 * 60_000));
+    expect(bought).toMatchObject({ cost: { currency: "gems", amount: 20 }, balance_after: 10, delivery_status: "delivered" });
+    const lots = await club.db.em().find(CurrencyLot, { participantId: hugoId }, { orderBy: { createdAt: "asc" } });
+    expect(lots.map((lot) => lot.remaining)).toEqual([...Array(10).fill(1), ...Array(15).fill(0), ...Array(5).fill(0)]);
+  });
+});
