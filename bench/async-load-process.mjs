@@ -89,10 +89,13 @@ const done = new Promise((resolve) => {
     const elapsed = performance.now() - started;
     while (next < total && open < inFlight && next * interval <= elapsed) send(next++);
     if (next < total && open < inFlight && timer === undefined) {
-      timer = setTimeout(() => {
-        timer = undefined;
-        sendDue();
-      }, Math.max(0, next * interval - elapsed));
+      timer = setTimeout(
+        () => {
+          timer = undefined;
+          sendDue();
+        },
+        Math.max(0, next * interval - elapsed),
+      );
     }
   };
   sendDue();

@@ -114,8 +114,17 @@ async function steadyLoad(club: ClubClient, o: AsyncOptions, phase: string, seco
   child.stdin!.end(JSON.stringify(job));
   const code = await exited;
   if (code !== 0) throw new Error(`the load process exited with ${code}:\n${stderr}`);
-  const run = JSON.parse(stdout) as { accepted: number; failed: number; failures: Record<string, number>; first_failure?: string; seconds: number; answers_ms: number[]; cpu_ms: number };
-  if (run.failed > 0) throw new Error(`${run.failed} of ${job.bodies.length} async events not accepted (${JSON.stringify(run.failures)}); first: ${run.first_failure}`);
+  const run = JSON.parse(stdout) as {
+    accepted: number;
+    failed: number;
+    failures: Record<string, number>;
+    first_failure?: string;
+    seconds: number;
+    answers_ms: number[];
+    cpu_ms: number;
+  };
+  if (run.failed > 0)
+    throw new Error(`${run.failed} of ${job.bodies.length} async events not accepted (${JSON.stringify(run.failures)}); first: ${run.first_failure}`);
   return { accepted: run.accepted, seconds: run.seconds, answers: run.answers_ms, cpuMs: run.cpu_ms };
 }
 
@@ -133,7 +142,10 @@ async function lags(observer: Database, clubId: string, phase: string, expected:
  */
 async function databaseBackends(observer: Database): Promise<number[]> {
   if (observer.dialect !== "postgresql") return [];
-  const rows = await observer.em().getConnection().execute<{ pid: number }[]>("select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()");
+  const rows = await observer
+    .em()
+    .getConnection()
+    .execute<{ pid: number }[]>("select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()");
   return rows.map((row) => row.pid);
 }
 

@@ -32,7 +32,9 @@ async function openStore() {
     const { default: pg } = await import("pg");
     const pool = new pg.Pool({ connectionString: target, max: 10 });
     await pool.query("CREATE TABLE IF NOT EXISTS bench_baseline (id text PRIMARY KEY, participant text NOT NULL, body jsonb NOT NULL)");
-    await pool.query("CREATE TABLE IF NOT EXISTS bench_participants (external_id text PRIMARY KEY, xp bigint NOT NULL, level integer NOT NULL, balances jsonb NOT NULL)");
+    await pool.query(
+      "CREATE TABLE IF NOT EXISTS bench_participants (external_id text PRIMARY KEY, xp bigint NOT NULL, level integer NOT NULL, balances jsonb NOT NULL)",
+    );
     await pool.query({
       text: "INSERT INTO bench_participants SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::jsonb[]) ON CONFLICT DO NOTHING",
       values: [0, 1, 2, 3].map((c) => participantRows.map((row) => row[c])),
@@ -40,14 +42,22 @@ async function openStore() {
     await pool.query("ANALYZE bench_participants");
     return {
       async read(externalId) {
-        const { rows } = await pool.query({ name: "read_one", text: "SELECT external_id, xp, level, balances FROM bench_participants WHERE external_id = $1", values: [externalId] });
+        const { rows } = await pool.query({
+          name: "read_one",
+          text: "SELECT external_id, xp, level, balances FROM bench_participants WHERE external_id = $1",
+          values: [externalId],
+        });
         return rows[0];
       },
       async single(row) {
         const client = await pool.connect();
         try {
           await client.query("BEGIN");
-          await client.query({ name: "insert_one", text: "INSERT INTO bench_baseline (id, participant, body) VALUES ($1, $2, $3)", values: [row.id, row.participant, row.body] });
+          await client.query({
+            name: "insert_one",
+            text: "INSERT INTO bench_baseline (id, participant, body) VALUES ($1, $2, $3)",
+            values: [row.id, row.participant, row.body],
+          });
           await client.query("COMMIT");
         } finally {
           client.release();

@@ -50,7 +50,14 @@ export interface ParticipantFigures {
 const BENCH_REWARD = "bench-item";
 const RUN = randomBase62(6);
 
-async function call(url: string, key: string, method: string, path: string, body?: unknown, participant?: string): Promise<{ status: number; headers: Headers; json: any }> {
+async function call(
+  url: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  participant?: string,
+): Promise<{ status: number; headers: Headers; json: any }> {
   const headers: Record<string, string> = { authorization: `Bearer ${key}` };
   if (body !== undefined) headers["content-type"] = "application/json";
   if (participant !== undefined) headers["x-participant"] = participant;
@@ -93,7 +100,12 @@ export async function benchParticipantPaths(kind: DatabaseKind, options: Partici
   try {
     const unlimited = "100000000/10";
     const env = {
-      ...(await processEnvFor({ kind: kind === "sqlite" ? "sqlite+embedded" : "postgresql+rabbitmq", database: clubeDb, vhost: undefined, release: async () => {} })),
+      ...(await processEnvFor({
+        kind: kind === "sqlite" ? "sqlite+embedded" : "postgresql+rabbitmq",
+        database: clubeDb,
+        vhost: undefined,
+        release: async () => {},
+      })),
       // One key drives the whole load: lift the rate limits out of the way.
       CLUBE_RATE_LIMIT_KEY: unlimited,
       CLUBE_RATE_LIMIT_PARTICIPANT: unlimited,
@@ -130,17 +142,42 @@ export async function benchParticipantPaths(kind: DatabaseKind, options: Partici
       ok: (status) => status === 200 && ++redeemed > 0,
     });
     const paths: Array<{ name: string; clube: Step[]; baseline: Step[]; amount: number }> = [
-      { name: "GET /v1/participants/{id}/progress", clube: [{ method: "GET", path: (i) => `/v1/participants/${player(i)}/progress` }], baseline: [{ method: "GET", path: (i) => `/read/${player(i)}` }], amount: options.reads },
-      { name: "GET /v1/me (headless)", clube: [{ method: "GET", path: () => "/v1/me", headers: asPlayer }], baseline: [{ method: "GET", path: (i) => `/read/${player(i)}` }], amount: options.reads },
-      { name: "GET /v1/me/missions", clube: [{ method: "GET", path: () => "/v1/me/missions", headers: asPlayer }], baseline: [{ method: "GET", path: (i) => `/read/${player(i)}` }], amount: options.reads },
-      { name: "GET /v1/me/config", clube: [{ method: "GET", path: () => "/v1/me/config", headers: asPlayer }], baseline: [{ method: "GET", path: (i) => `/read/${player(i)}` }], amount: options.reads },
+      {
+        name: "GET /v1/participants/{id}/progress",
+        clube: [{ method: "GET", path: (i) => `/v1/participants/${player(i)}/progress` }],
+        baseline: [{ method: "GET", path: (i) => `/read/${player(i)}` }],
+        amount: options.reads,
+      },
+      {
+        name: "GET /v1/me (headless)",
+        clube: [{ method: "GET", path: () => "/v1/me", headers: asPlayer }],
+        baseline: [{ method: "GET", path: (i) => `/read/${player(i)}` }],
+        amount: options.reads,
+      },
+      {
+        name: "GET /v1/me/missions",
+        clube: [{ method: "GET", path: () => "/v1/me/missions", headers: asPlayer }],
+        baseline: [{ method: "GET", path: (i) => `/read/${player(i)}` }],
+        amount: options.reads,
+      },
+      {
+        name: "GET /v1/me/config",
+        clube: [{ method: "GET", path: () => "/v1/me/config", headers: asPlayer }],
+        baseline: [{ method: "GET", path: (i) => `/read/${player(i)}` }],
+        amount: options.reads,
+      },
       {
         name: "GET /v1/me/config, If-None-Match",
         clube: [{ method: "GET", path: () => "/v1/me/config", headers: (i) => ({ ...asPlayer(i), "if-none-match": configEtag }), ok: (s) => s === 304 }],
         baseline: [{ method: "GET", path: (i) => `/read/${player(i)}` }],
         amount: options.reads,
       },
-      { name: "POST /v1/redemptions", clube: [redeem("redeem")], baseline: [{ method: "POST", path: () => "/single", body: (i) => ({ participant: player(i), reward: BENCH_REWARD }) }], amount: options.redemptions },
+      {
+        name: "POST /v1/redemptions",
+        clube: [redeem("redeem")],
+        baseline: [{ method: "POST", path: () => "/single", body: (i) => ({ participant: player(i), reward: BENCH_REWARD }) }],
+        amount: options.redemptions,
+      },
       {
         name: "widget session (config 304, me, missions, redemption)",
         clube: [
@@ -169,10 +206,16 @@ export async function benchParticipantPaths(kind: DatabaseKind, options: Partici
       const warmClube = await drive({ url, key, connections: concurrency, amount: warm, steps: path.clube });
       await drive({ url: baseline.url, connections: concurrency, amount: warm, steps: path.baseline });
       const clubeCpu = cpuMs(serve.pid);
-      const { value: clube, rssMb: [peak] } = await peakRss([serve.pid], () => drive({ url, key, connections: concurrency, amount: path.amount, steps: path.clube }));
+      const {
+        value: clube,
+        rssMb: [peak],
+      } = await peakRss([serve.pid], () => drive({ url, key, connections: concurrency, amount: path.amount, steps: path.clube }));
       const baseCpu = cpuMs(baseline.child.pid!);
       const base = await drive({ url: baseline.url, connections: concurrency, amount: path.amount, steps: path.baseline });
-      const cpu_us = { clube: Math.round(((cpuMs(serve.pid) - clubeCpu) * 1000) / path.amount), baseline: Math.round(((cpuMs(baseline.child.pid!) - baseCpu) * 1000) / path.amount) };
+      const cpu_us = {
+        clube: Math.round(((cpuMs(serve.pid) - clubeCpu) * 1000) / path.amount),
+        baseline: Math.round(((cpuMs(baseline.child.pid!) - baseCpu) * 1000) / path.amount),
+      };
       if (warmClube.failed > 0 || clube.failed > 0) log(`${kind}: ${path.name}: ${warmClube.failed + clube.failed} failed answers`);
       rss = Math.max(rss, peak);
       const clubeRate = perSecond(clube);

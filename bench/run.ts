@@ -110,7 +110,13 @@ function casinoEvent(phase: string, i: number): Record<string, unknown> {
 
 /** A load of POSTs of JSON bodies to one path. */
 function posts(load: { url: string; path: string; key?: string; connections: number; amount: number; body(i: number): unknown }): Promise<Measured> {
-  return drive({ url: load.url, key: load.key, connections: load.connections, amount: load.amount, steps: [{ method: "POST", path: () => load.path, body: load.body }] });
+  return drive({
+    url: load.url,
+    key: load.key,
+    connections: load.connections,
+    amount: load.amount,
+    steps: [{ method: "POST", path: () => load.path, body: load.body }],
+  });
 }
 
 interface SyncFigures {
@@ -127,11 +133,11 @@ interface SyncFigures {
 
 /** One database's figures; `BENCH_PARTS` (default `sync,async`) chooses which are measured. */
 type Figures = { database: DatabaseKind } & Partial<SyncFigures> & {
-  /** `Prefer: respond-async` and webhooks, on PostgreSQL + RabbitMQ or SQLite + the embedded queue. */
-  async?: AsyncFigures;
-  /** The widget's reads and writes (bench/participant-load.ts). */
-  participant?: ParticipantFigures;
-};
+    /** `Prefer: respond-async` and webhooks, on PostgreSQL + RabbitMQ or SQLite + the embedded queue. */
+    async?: AsyncFigures;
+    /** The widget's reads and writes (bench/participant-load.ts). */
+    participant?: ParticipantFigures;
+  };
 
 async function benchDatabase(kind: DatabaseKind): Promise<SyncFigures> {
   const clubeDb = await createTestDatabase(kind);
@@ -140,7 +146,12 @@ async function benchDatabase(kind: DatabaseKind): Promise<SyncFigures> {
   let baseline: Awaited<ReturnType<typeof startBaseline>> | undefined;
   try {
     const env = {
-      ...(await processEnvFor({ kind: kind === "sqlite" ? "sqlite+embedded" : "postgresql+rabbitmq", database: clubeDb, vhost: undefined, release: async () => {} })),
+      ...(await processEnvFor({
+        kind: kind === "sqlite" ? "sqlite+embedded" : "postgresql+rabbitmq",
+        database: clubeDb,
+        vhost: undefined,
+        release: async () => {},
+      })),
       // One key drives the whole load: lift its rate limit (3,000 requests per 10 s by default) out of the way.
       CLUBE_RATE_LIMIT_KEY: "100000000/10",
     };
@@ -159,17 +170,24 @@ async function benchDatabase(kind: DatabaseKind): Promise<SyncFigures> {
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
         body: JSON.stringify({ events: Array.from({ length: BATCH_SIZE }, (_, j) => casinoEvent("warm", b * BATCH_SIZE + j)) }),
       });
-      if (response.status !== 200) throw new Error(`warm-up batch answered ${response.status}: ${(await response.text()).slice(0, 500)}\n${serve.output().slice(-2000)}`);
+      if (response.status !== 200)
+        throw new Error(`warm-up batch answered ${response.status}: ${(await response.text()).slice(0, 500)}\n${serve.output().slice(-2000)}`);
     }
     log(`${kind}: single-event warm-up (${WARM_EVENTS} at c=${CONCURRENCY})…`);
     await posts({ url, path: "/v1/events", key, connections: CONCURRENCY, amount: WARM_EVENTS, body: (i) => casinoEvent("warm-single", i) });
     await posts({ url: baseline.url, path: "/single", connections: CONCURRENCY, amount: WARM_EVENTS, body: (i) => casinoEvent("warm-base", i) });
 
     log(`${kind}: single events, c=${CONCURRENCY}…`);
-    const { value: single, rssMb: [singleRss] } = await peakRss([serve.pid], () =>
+    const {
+      value: single,
+      rssMb: [singleRss],
+    } = await peakRss([serve.pid], () =>
       posts({ url, path: "/v1/events", key, connections: CONCURRENCY, amount: EVENTS, body: (i) => casinoEvent("single", i) }),
     );
-    const { value: singleBase, rssMb: [baseRss1] } = await peakRss([baseline.child.pid!], () =>
+    const {
+      value: singleBase,
+      rssMb: [baseRss1],
+    } = await peakRss([baseline.child.pid!], () =>
       posts({ url: baseline!.url, path: "/single", connections: CONCURRENCY, amount: EVENTS, body: (i) => casinoEvent("base", i) }),
     );
     const batchBody = (phase: string) => (b: number) => ({ events: Array.from({ length: BATCH_SIZE }, (_, j) => casinoEvent(phase, b * BATCH_SIZE + j)) });
@@ -179,8 +197,14 @@ async function benchDatabase(kind: DatabaseKind): Promise<SyncFigures> {
     await posts({ url, path: "/v1/events/batch", key, connections: 2, amount: WARM_BATCHES, body: batchBody("warm-batch") });
     await posts({ url: baseline.url, path: "/batch", connections: 2, amount: WARM_BATCHES, body: batchBody("warm-base-batch") });
     log(`${kind}: batches of ${BATCH_SIZE}…`);
-    const { value: batch, rssMb: [batchRss] } = await peakRss([serve.pid], () => posts({ url, path: "/v1/events/batch", key, connections: 2, amount: BATCHES, body: batchBody("batch") }));
-    const { value: batchBase, rssMb: [baseRss2] } = await peakRss([baseline.child.pid!], () =>
+    const {
+      value: batch,
+      rssMb: [batchRss],
+    } = await peakRss([serve.pid], () => posts({ url, path: "/v1/events/batch", key, connections: 2, amount: BATCHES, body: batchBody("batch") }));
+    const {
+      value: batchBase,
+      rssMb: [baseRss2],
+    } = await peakRss([baseline.child.pid!], () =>
       posts({ url: baseline!.url, path: "/batch", connections: 2, amount: BATCHES, body: batchBody("base-batch") }),
     );
     const singleRate = perSecond(single);
@@ -205,55 +229,113 @@ async function benchDatabase(kind: DatabaseKind): Promise<SyncFigures> {
 }
 
 function printTable(all: Figures[]): void {
-  const rows = all.flatMap((f) => (f.single === undefined ? [] : [f as Figures & SyncFigures]).flatMap((f) => [
-    [f.database, `single events c=${CONCURRENCY}`, `${f.single.events_per_second} ev/s`, `${f.single.p50}`, `${f.single.p99}`, `${f.single.failed}/${f.single.timeouts}`, `${f.rss_mb} MB`, `${f.single_ratio}×`],
-    [f.database, `  baseline Koa + tx INSERT`, `${f.single_baseline.requests_per_second} req/s`, `${f.single_baseline.p50}`, `${f.single_baseline.p99}`, `${f.single_baseline.failed}/${f.single_baseline.timeouts}`, `${f.baseline_rss_mb} MB`, ""],
-    [f.database, `batches of ${BATCH_SIZE}`, `${f.batch.events_per_second} ev/s`, `${f.batch.p50}`, `${f.batch.p99}`, `${f.batch.failed}/${f.batch.timeouts}`, "", `${f.batch_ratio}×`],
-    [f.database, `  baseline ${BATCH_SIZE}-row INSERT`, `${f.batch_baseline.rows_per_second} rows/s`, `${f.batch_baseline.p50}`, `${f.batch_baseline.p99}`, `${f.batch_baseline.failed}/${f.batch_baseline.timeouts}`, "", ""],
-  ]));
+  const rows = all.flatMap((f) =>
+    (f.single === undefined ? [] : [f as Figures & SyncFigures]).flatMap((f) => [
+      [
+        f.database,
+        `single events c=${CONCURRENCY}`,
+        `${f.single.events_per_second} ev/s`,
+        `${f.single.p50}`,
+        `${f.single.p99}`,
+        `${f.single.failed}/${f.single.timeouts}`,
+        `${f.rss_mb} MB`,
+        `${f.single_ratio}×`,
+      ],
+      [
+        f.database,
+        `  baseline Koa + tx INSERT`,
+        `${f.single_baseline.requests_per_second} req/s`,
+        `${f.single_baseline.p50}`,
+        `${f.single_baseline.p99}`,
+        `${f.single_baseline.failed}/${f.single_baseline.timeouts}`,
+        `${f.baseline_rss_mb} MB`,
+        "",
+      ],
+      [
+        f.database,
+        `batches of ${BATCH_SIZE}`,
+        `${f.batch.events_per_second} ev/s`,
+        `${f.batch.p50}`,
+        `${f.batch.p99}`,
+        `${f.batch.failed}/${f.batch.timeouts}`,
+        "",
+        `${f.batch_ratio}×`,
+      ],
+      [
+        f.database,
+        `  baseline ${BATCH_SIZE}-row INSERT`,
+        `${f.batch_baseline.rows_per_second} rows/s`,
+        `${f.batch_baseline.p50}`,
+        `${f.batch_baseline.p99}`,
+        `${f.batch_baseline.failed}/${f.batch_baseline.timeouts}`,
+        "",
+        "",
+      ],
+    ]),
+  );
   if (rows.length > 0) printSync(rows);
   printAsync(all);
   printParticipant(all);
 }
 
 function printSync(rows: string[][]): void {
-  console.log(`\n${EVENTS} single events at c=${CONCURRENCY}, ${BATCHES} × ${BATCH_SIZE} batched, ${PARTICIPANTS} players, demo casino, node ${process.version}\n`);
+  console.log(
+    `\n${EVENTS} single events at c=${CONCURRENCY}, ${BATCHES} × ${BATCH_SIZE} batched, ${PARTICIPANTS} players, demo casino, node ${process.version}\n`,
+  );
   printRows(["database", "measure", "throughput", "p50 ms", "p99 ms", "failed/timeouts", "peak RSS", "ratio"], rows);
 }
 
 function printAsync(all: Figures[]): void {
-  const asyncRows = all.flatMap(({ async: a }) => (a ? [a] : [])).map((a) => [
-    a.stack,
-    `${a.accepted_per_second}/s (${a.accept_ratio}×)`,
-    `${a.answer_p50_ms} / ${a.answer_p99_ms}`,
-    `${a.lag_p50_ms} / ${a.lag_p99_ms} / ${a.lag_max_ms}`,
-    `${a.webhook_sendings_per_second}/s`,
-    Object.entries(a.rss_mb).map(([name, mb]) => `${name} ${mb} MB`).join(", "),
-    [`load ${a.load_cpu_us_per_event}`, ...Object.entries(a.cpu_us_per_event).map(([name, us]) => `${name} ${us}`)].join(", "),
-  ]);
+  const asyncRows = all
+    .flatMap(({ async: a }) => (a ? [a] : []))
+    .map((a) => [
+      a.stack,
+      `${a.accepted_per_second}/s (${a.accept_ratio}×)`,
+      `${a.answer_p50_ms} / ${a.answer_p99_ms}`,
+      `${a.lag_p50_ms} / ${a.lag_p99_ms} / ${a.lag_max_ms}`,
+      `${a.webhook_sendings_per_second}/s`,
+      Object.entries(a.rss_mb)
+        .map(([name, mb]) => `${name} ${mb} MB`)
+        .join(", "),
+      [`load ${a.load_cpu_us_per_event}`, ...Object.entries(a.cpu_us_per_event).map(([name, us]) => `${name} ${us}`)].join(", "),
+    ]);
   if (asyncRows.length === 0) return;
-  console.log(`\nasync: ${ASYNC_RATE} events/s offered for ${ASYNC_SECONDS} s (Prefer: respond-async); webhooks: ${WEBHOOKS} participant.created committed at once, first arrival to last\n`);
+  console.log(
+    `\nasync: ${ASYNC_RATE} events/s offered for ${ASYNC_SECONDS} s (Prefer: respond-async); webhooks: ${WEBHOOKS} participant.created committed at once, first arrival to last\n`,
+  );
   printRows(["stack", "202 accepted", "answer p50/p99 ms", "lag p50/p99/max ms", "webhook sendings", "peak RSS", "CPU µs per event"], asyncRows);
 }
 
 function printParticipant(all: Figures[]): void {
-  const participantRows = all.flatMap(({ database, participant: p }) => (p ? p.paths.map((path) => [
-    database,
-    path.path,
-    `${path.clube.per_second}/s`,
-    `${path.clube.p50} / ${path.clube.p99}`,
-    `${path.baseline.per_second}/s`,
-    `${path.baseline.p50} / ${path.baseline.p99}`,
-    `${path.clube.failed}`,
-    `${path.ratio}×`,
-    `${path.p99_ratio}×`,
-    `${path.cpu_us.clube} / ${path.cpu_us.baseline}`,
-  ]) : []));
+  const participantRows = all.flatMap(({ database, participant: p }) =>
+    p
+      ? p.paths.map((path) => [
+          database,
+          path.path,
+          `${path.clube.per_second}/s`,
+          `${path.clube.p50} / ${path.clube.p99}`,
+          `${path.baseline.per_second}/s`,
+          `${path.baseline.p50} / ${path.baseline.p99}`,
+          `${path.clube.failed}`,
+          `${path.ratio}×`,
+          `${path.p99_ratio}×`,
+          `${path.cpu_us.clube} / ${path.cpu_us.baseline}`,
+        ])
+      : [],
+  );
   if (participantRows.length === 0) return;
-  console.log(`\nparticipant paths: ${READ_PARTICIPANTS} players, ${READS} reads / ${REDEMPTIONS} redemptions per path at c=${CONCURRENCY}; baselines Koa + one indexed SELECT (reads) or one transactional INSERT (writes)\n`);
-  printRows(["database", "path", "Clube", "p50/p99 ms", "baseline", "p50/p99 ms", "failed", "ratio", "p99 ratio", "CPU µs/request Clube / baseline"], participantRows);
+  console.log(
+    `\nparticipant paths: ${READ_PARTICIPANTS} players, ${READS} reads / ${REDEMPTIONS} redemptions per path at c=${CONCURRENCY}; baselines Koa + one indexed SELECT (reads) or one transactional INSERT (writes)\n`,
+  );
+  printRows(
+    ["database", "path", "Clube", "p50/p99 ms", "baseline", "p50/p99 ms", "failed", "ratio", "p99 ratio", "CPU µs/request Clube / baseline"],
+    participantRows,
+  );
   for (const { database, participant: p } of all) {
-    if (p) console.log(`${database}: coins spent − redemptions answered = ${p.ledger_mismatch}; balances below zero: ${p.negative_balances}; peak RSS ${p.rss_mb} MB`);
+    if (p)
+      console.log(
+        `${database}: coins spent − redemptions answered = ${p.ledger_mismatch}; balances below zero: ${p.negative_balances}; peak RSS ${p.rss_mb} MB`,
+      );
   }
 }
 
@@ -268,25 +350,29 @@ async function main(): Promise<void> {
   for (const kind of kinds) {
     const sync = parts.has("sync") ? await benchDatabase(kind) : undefined;
     if (sync) log(JSON.stringify(sync));
-    const asyncFigures = !parts.has("async") ? undefined : await benchAsync(kind === "postgresql" ? "postgresql+rabbitmq" : "sqlite+embedded", {
-      rate: ASYNC_RATE,
-      seconds: ASYNC_SECONDS,
-      inFlight: ASYNC_IN_FLIGHT,
-      webhooks: WEBHOOKS,
-      batchSize: BATCH_SIZE,
-      event: casinoEvent,
-      warmUp: Array.from({ length: PARTICIPANTS }, (_, i) => casinoEvent("warm", i)),
-      log,
-    });
+    const asyncFigures = !parts.has("async")
+      ? undefined
+      : await benchAsync(kind === "postgresql" ? "postgresql+rabbitmq" : "sqlite+embedded", {
+          rate: ASYNC_RATE,
+          seconds: ASYNC_SECONDS,
+          inFlight: ASYNC_IN_FLIGHT,
+          webhooks: WEBHOOKS,
+          batchSize: BATCH_SIZE,
+          event: casinoEvent,
+          warmUp: Array.from({ length: PARTICIPANTS }, (_, i) => casinoEvent("warm", i)),
+          log,
+        });
     if (asyncFigures) log(JSON.stringify(asyncFigures));
-    const participant = !parts.has("participant") ? undefined : await benchParticipantPaths(kind, {
-      participants: READ_PARTICIPANTS,
-      reads: READS,
-      warmReads: WARM_READS,
-      redemptions: REDEMPTIONS,
-      concurrency: CONCURRENCY,
-      log,
-    });
+    const participant = !parts.has("participant")
+      ? undefined
+      : await benchParticipantPaths(kind, {
+          participants: READ_PARTICIPANTS,
+          reads: READS,
+          warmReads: WARM_READS,
+          redemptions: REDEMPTIONS,
+          concurrency: CONCURRENCY,
+          log,
+        });
     if (participant) log(JSON.stringify(participant));
     figures.push({ database: kind, ...sync, async: asyncFigures, participant });
   }
@@ -295,8 +381,7 @@ async function main(): Promise<void> {
     const asyncSizes = { async_rate: ASYNC_RATE, async_seconds: ASYNC_SECONDS, webhooks: WEBHOOKS };
     const participantSizes = { read_participants: READ_PARTICIPANTS, reads: READS, redemptions: REDEMPTIONS };
     console.log(JSON.stringify({ ...sizes, ...asyncSizes, ...participantSizes, node: process.version, figures }, null, 2));
-  }
-  else printTable(figures);
+  } else printTable(figures);
 }
 
 await main();

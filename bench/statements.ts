@@ -16,10 +16,14 @@ observePgQueries((query, self, args) => {
 const api = await startApi("postgresql");
 try {
   const key = api.keys.test;
-  await api.request("POST", "/v1/events/batch", { body: { events: [0, 1].flatMap((i) => [
-    { participant: `p-${i}`, type: "user.signed_up", id: `s-${i}` },
-    { participant: `p-${i}`, type: "deposit.confirmed", id: `d-${i}`, amount: 100 },
-  ]) } });
+  await api.request("POST", "/v1/events/batch", {
+    body: {
+      events: [0, 1].flatMap((i) => [
+        { participant: `p-${i}`, type: "user.signed_up", id: `s-${i}` },
+        { participant: `p-${i}`, type: "deposit.confirmed", id: `d-${i}`, amount: 100 },
+      ]),
+    },
+  });
   const { body } = await api.request("GET", "/v1/config");
   body.config.rewards.push({ code: "bench-item", title: "Bench item", type: "internal", cost: { currency: "coins", amount: 1 } });
   const draft = await api.request("PUT", "/v1/config/draft", { body: body.config });

@@ -123,7 +123,10 @@ for (const method of ["run", "get", "all", "iterate"]) {
     if (explaining && sql && !sqlitePlans.has(sql) && /^\s*(with|select|insert|update|delete)\b/i.test(sql)) {
       const plan = databaseOf.get(this)!.prepare(`explain query plan ${sql}`).all(args[0]) as { id: number; parent: number; detail: string }[];
       const depthOf = new Map<number, number>([[0, 0]]);
-      sqlitePlans.set(sql, plan.map((row) => (depthOf.set(row.id, depthOf.get(row.parent)! + 1), `${"  ".repeat(depthOf.get(row.id)!)}${row.detail}`)).join("\n"));
+      sqlitePlans.set(
+        sql,
+        plan.map((row) => (depthOf.set(row.id, depthOf.get(row.parent)! + 1), `${"  ".repeat(depthOf.get(row.id)!)}${row.detail}`)).join("\n"),
+      );
     }
     if (sqlLog) logStatement(sql ?? "?", args[0]);
     const start = now();
@@ -227,16 +230,30 @@ for (const kind of kinds) {
         const mainCpu = (mainThreadCpuNs() - mainStart) / 1e6;
         const serverMs = (backendCpuNs() - serverStart) / 1e6;
         const after = mainThreadSyscalls();
-        (round === 0 ? figures.created : figures.stored).push({ ms, cpu: (cpu.user + cpu.system) / 1000, mainCpu, serverMs, statements, reads: after.reads - syscalls.reads, writes: after.writes - syscalls.writes });
+        (round === 0 ? figures.created : figures.stored).push({
+          ms,
+          cpu: (cpu.user + cpu.system) / 1000,
+          mainCpu,
+          serverMs,
+          statements,
+          reads: after.reads - syscalls.reads,
+          writes: after.writes - syscalls.writes,
+        });
         if (WAL_PAGES && last && walFile) walPages = await walPagesByTree(club, walFile);
       }
     }
     if (process.env.BATCH_TABLE_STATS && kind === "postgresql") {
       // BATCH_TABLE_STATS=1: rows inserted, updated and updated HOT per table (the counters reach the view a little after the backend goes idle).
       await new Promise((resolve) => setTimeout(resolve, 3000));
-      const stats = await club.db.em().getConnection().execute<Record<string, unknown>[]>(
-        "select relname, n_tup_ins as ins, n_tup_upd as upd, n_tup_hot_upd as hot, pg_relation_size(relid) / 8192 as pages, pg_indexes_size(relid) / 8192 as index_pages from pg_stat_user_tables where n_tup_upd > 0 or n_tup_ins > 1000 order by relname");
-      console.log(stats.map((row) => `  ${row.relname}: ${row.ins} ins, ${row.upd} upd, ${row.hot} hot, ${row.pages} pages, ${row.index_pages} index pages`).join("\n"));
+      const stats = await club.db
+        .em()
+        .getConnection()
+        .execute<Record<string, unknown>[]>(
+          "select relname, n_tup_ins as ins, n_tup_upd as upd, n_tup_hot_upd as hot, pg_relation_size(relid) / 8192 as pages, pg_indexes_size(relid) / 8192 as index_pages from pg_stat_user_tables where n_tup_upd > 0 or n_tup_ins > 1000 order by relname",
+        );
+      console.log(
+        stats.map((row) => `  ${row.relname}: ${row.ins} ins, ${row.upd} upd, ${row.hot} hot, ${row.pages} pages, ${row.index_pages} index pages`).join("\n"),
+      );
     }
     // BATCH_SQLITE_COPY=file (SQLite): the database as the batches left it, copied there to study plans offline.
     if (process.env.BATCH_SQLITE_COPY && kind === "sqlite") await club.db.em().getConnection().execute(`vacuum into '${process.env.BATCH_SQLITE_COPY}'`);
@@ -244,8 +261,13 @@ for (const kind of kinds) {
     for (const [label, rows] of Object.entries(figures)) {
       if (rows.length === 0) continue;
       const ms = median(rows.map((row) => row.ms));
-      const server = kind === "postgresql" ? `, server CPU ${median(rows.map((row) => row.serverMs)).toFixed(1)} ms/batch [${rows.map((row) => row.serverMs.toFixed(0)).join(" ")}]` : "";
-      console.log(`${kind.padEnd(10)} players ${label.padEnd(7)}: ${ms.toFixed(0)} ms/batch (${(ms * 1000 / BATCH_SIZE).toFixed(0)} µs/event), CPU ${median(rows.map((row) => row.cpu)).toFixed(0)} ms/batch (main thread ${median(rows.map((row) => row.mainCpu)).toFixed(1)}), ${median(rows.map((row) => row.statements))} statements/batch  [${rows.map((row) => row.ms.toFixed(0)).join(" ")}]${server}`);
+      const server =
+        kind === "postgresql"
+          ? `, server CPU ${median(rows.map((row) => row.serverMs)).toFixed(1)} ms/batch [${rows.map((row) => row.serverMs.toFixed(0)).join(" ")}]`
+          : "";
+      console.log(
+        `${kind.padEnd(10)} players ${label.padEnd(7)}: ${ms.toFixed(0)} ms/batch (${((ms * 1000) / BATCH_SIZE).toFixed(0)} µs/event), CPU ${median(rows.map((row) => row.cpu)).toFixed(0)} ms/batch (main thread ${median(rows.map((row) => row.mainCpu)).toFixed(1)}), ${median(rows.map((row) => row.statements))} statements/batch  [${rows.map((row) => row.ms.toFixed(0)).join(" ")}]${server}`,
+      );
       if (WAL_PAGES) console.log(`  main-thread read/write syscalls per batch: ${rows.map((row) => `${row.reads}/${row.writes}`).join(" ")}`);
     }
     if (walPages.length > 0) {
@@ -258,4 +280,6 @@ for (const kind of kinds) {
 }
 for (const plan of explained) console.log(`\n${plan}`);
 for (const [sql, plan] of sqlitePlans) console.log(`\n${sql.replace(/\s+/g, " ").slice(0, 110)}\n${plan}`);
-if (sqlTimes) for (const [sql, { ms, runs }] of [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, Number(process.env.BATCH_SQL_TOP ?? 15))) console.log(`${ms.toFixed(0).padStart(6)} ms ${String(runs).padStart(6)}× ${(ms / runs).toFixed(2).padStart(7)} ms each  ${sql}`);
+if (sqlTimes)
+  for (const [sql, { ms, runs }] of [...sqlTimes].sort((a, b) => b[1].ms - a[1].ms).slice(0, Number(process.env.BATCH_SQL_TOP ?? 15)))
+    console.log(`${ms.toFixed(0).padStart(6)} ms ${String(runs).padStart(6)}× ${(ms / runs).toFixed(2).padStart(7)} ms each  ${sql}`);

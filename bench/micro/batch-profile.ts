@@ -38,15 +38,17 @@ const WARMUP = Number(process.env.BATCH_WARMUP ?? 12);
 const PROFILE = process.env.PROFILE ?? "";
 
 const gcKinds: Record<number, string> = {
-  [constants.NODE_PERFORMANCE_GC_MINOR]: "minor", [constants.NODE_PERFORMANCE_GC_MAJOR]: "major",
-  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental", [constants.NODE_PERFORMANCE_GC_WEAKCB]: "weakcb",
+  [constants.NODE_PERFORMANCE_GC_MINOR]: "minor",
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: "major",
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental",
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: "weakcb",
 };
 let measuring = false;
 const gcMs = new Map<string, number>();
 new PerformanceObserver((list) => {
   if (!measuring) return;
   for (const entry of list.getEntries()) {
-    const kind = gcKinds[((entry as unknown as { detail: { kind: number } }).detail).kind] ?? "other";
+    const kind = gcKinds[(entry as unknown as { detail: { kind: number } }).detail.kind] ?? "other";
     gcMs.set(kind, (gcMs.get(kind) ?? 0) + entry.duration);
   }
 }).observe({ entryTypes: ["gc"] });
@@ -114,7 +116,11 @@ try {
     };
   } else if (PROFILE === "alloc") {
     await session.post("HeapProfiler.enable");
-    await session.post("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    await session.post("HeapProfiler.startSampling", {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
   }
   const cpu: number[] = [];
   const server: number[] = [];
@@ -134,7 +140,9 @@ try {
   const sorted = [...cpu].sort((a, b) => a - b);
   const serverSorted = [...server].sort((a, b) => a - b);
   const gcTotal = [...gcMs.values()].reduce((sum, ms) => sum + ms, 0);
-  console.log(`${kind}: CPU ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms/batch median (p25 ${sorted[Math.floor(sorted.length / 4)].toFixed(1)}, mean ${(cpu.reduce((a, b) => a + b, 0) / cpu.length).toFixed(1)}), GC ${(gcTotal / COUNT).toFixed(1)} ms/batch (${[...gcMs].map(([k, ms]) => `${k} ${(ms / COUNT).toFixed(1)}`).join(", ")})${kind === "postgresql" ? `, server CPU ${serverSorted[Math.floor(serverSorted.length / 2)].toFixed(1)} ms/batch median` : ""}`);
+  console.log(
+    `${kind}: CPU ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms/batch median (p25 ${sorted[Math.floor(sorted.length / 4)].toFixed(1)}, mean ${(cpu.reduce((a, b) => a + b, 0) / cpu.length).toFixed(1)}), GC ${(gcTotal / COUNT).toFixed(1)} ms/batch (${[...gcMs].map(([k, ms]) => `${k} ${(ms / COUNT).toFixed(1)}`).join(", ")})${kind === "postgresql" ? `, server CPU ${serverSorted[Math.floor(serverSorted.length / 2)].toFixed(1)} ms/batch median` : ""}`,
+  );
   if (PROFILE === "cpu") {
     const { profile } = await session.post("Profiler.stop");
     const file = process.env.PROFILE_FILE ?? "/tmp/batch.cpuprofile";

@@ -52,7 +52,13 @@ try {
   const { snapshots, states } = await club.db.em().transactional(async (em) => {
     const locked = await lockByExternalId(await hotStore(em), club.scope, externalIds);
     const snapshots: ParticipantSnapshot[] = externalIds.map((id) => locked.get(id)!);
-    const states = await loadStatesForEvents(em, snapshots, config, { now, timeZone }, externalIds.map((id) => byParticipant.get(id)!));
+    const states = await loadStatesForEvents(
+      em,
+      snapshots,
+      config,
+      { now, timeZone },
+      externalIds.map((id) => byParticipant.get(id)!),
+    );
     return { snapshots, states };
   });
   const runs = externalIds.map((id, i) => ({ snapshot: snapshots[i], state: states[i], events: byParticipant.get(id)! }));
@@ -69,7 +75,11 @@ try {
         const event = runs[r].events[i];
         const row = eventRow(scope, participantId, event, event.id ?? null, now, "processed", now);
         const evaluation = evaluate({ config, state, event, now, timeZone, trace: false });
-        const gathered = gatherEvaluation(writes, { scope, config, participant: snapshot, state, now, publicUrl: PUBLIC_URL, event: { id: row.id, type: event.type } }, evaluation);
+        const gathered = gatherEvaluation(
+          writes,
+          { scope, config, participant: snapshot, state, now, publicUrl: PUBLIC_URL, event: { id: row.id, type: event.type } },
+          evaluation,
+        );
         gatherTournamentScores(writes.standings, { scope, participantId, config, event, now, timeZone });
         // As evaluateInOrder: carried only to the participant's next event.
         if (i + 1 < runs[r].events.length) {
@@ -95,12 +105,18 @@ try {
     cpu.push((used.user + used.system) / 1000);
   }
   cpu.sort((a, b) => a - b);
-  console.log(`${kind}: pure part ${cpu[Math.floor(cpu.length / 2)].toFixed(2)} ms CPU per batch median (p25 ${cpu[Math.floor(cpu.length / 4)].toFixed(2)}, p75 ${cpu[Math.floor((cpu.length * 3) / 4)].toFixed(2)}; ${runs.length} participants, ${sink / ROUNDS} effects+rows per batch)`);
+  console.log(
+    `${kind}: pure part ${cpu[Math.floor(cpu.length / 2)].toFixed(2)} ms CPU per batch median (p25 ${cpu[Math.floor(cpu.length / 4)].toFixed(2)}, p75 ${cpu[Math.floor((cpu.length * 3) / 4)].toFixed(2)}; ${runs.length} participants, ${sink / ROUNDS} effects+rows per batch)`,
+  );
   if (process.env.BRIDGE_ALLOC) {
     const session = new Session();
     session.connect();
     await session.post("HeapProfiler.enable");
-    await session.post("HeapProfiler.startSampling", { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    await session.post("HeapProfiler.startSampling", {
+      samplingInterval: 1024,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
     const ALLOC_ROUNDS = 20;
     for (let i = 0; i < ALLOC_ROUNDS; i++) round();
     const { profile } = await session.post("HeapProfiler.stopSampling");
@@ -108,7 +124,10 @@ try {
     const bySite = new Map<string, number>();
     let total = 0;
     const walk = (node: Node, caller: string) => {
-      const here = node.callFrame.url === "" && caller !== "" ? `${caller} > ${node.callFrame.functionName || "(native)"}` : `${node.callFrame.functionName || "(anon)"} ${node.callFrame.url.replace(/^.*\/(server|test|node_modules)\//, "$1/")}:${node.callFrame.lineNumber + 1}`;
+      const here =
+        node.callFrame.url === "" && caller !== ""
+          ? `${caller} > ${node.callFrame.functionName || "(native)"}`
+          : `${node.callFrame.functionName || "(anon)"} ${node.callFrame.url.replace(/^.*\/(server|test|node_modules)\//, "$1/")}:${node.callFrame.lineNumber + 1}`;
       if (node.selfSize > 0) {
         bySite.set(here, (bySite.get(here) ?? 0) + node.selfSize);
         total += node.selfSize;

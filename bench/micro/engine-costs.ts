@@ -19,8 +19,17 @@ const config = validateClubConfig(JSON.parse(readFileSync(resolve(root, "server/
 const timeZone: string = config.checkin?.timezone ?? "America/Sao_Paulo";
 
 const state = () => ({
-  xp: 0, level: 1, tierCode: config.progression.tiers[0].code, tags: [], balances: {}, lots: [], badges: [],
-  eventCountsBefore: {}, ruleRuns: {}, missions: {}, peakLevel: null,
+  xp: 0,
+  level: 1,
+  tierCode: config.progression.tiers[0].code,
+  tags: [],
+  balances: {},
+  lots: [],
+  badges: [],
+  eventCountsBefore: {},
+  ruleRuns: {},
+  missions: {},
+  peakLevel: null,
 });
 const meta = { game_id: "gates-of-olympus", game_type: "video-slots", game_provider: "pragmatic" };
 const events = [

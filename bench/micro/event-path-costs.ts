@@ -40,7 +40,10 @@ function casinoEvent(i: number, occurredAt: string): { participant: string; even
     case 6:
     case 7:
     case 8:
-      return { participant, event: { ...base, type: "bet.settled", amount: i % 3 === 0 ? 0 : 4 + (i % 30), meta: { game_type, ...(i % 3 === 0 ? { outcome: "lost" } : {}) } } };
+      return {
+        participant,
+        event: { ...base, type: "bet.settled", amount: i % 3 === 0 ? 0 : 4 + (i % 30), meta: { game_type, ...(i % 3 === 0 ? { outcome: "lost" } : {}) } },
+      };
     default:
       return { participant, event: { ...base, type: "session.started", amount: null, meta: {} } };
   }
@@ -48,7 +51,7 @@ function casinoEvent(i: number, occurredAt: string): { participant: string; even
 
 interface Tree {
   root: string;
-  /* eslint-disable @typescript-eslint/no-explicit-any */
+
   evaluate: any;
   gatherEvaluation: any;
   stateAfter: any;
@@ -65,8 +68,12 @@ async function loadTree(root: string): Promise<Tree> {
   const { evaluate } = await load("server/src/engine/evaluate.ts");
   // A tree from before evaluation/participant-state.ts was split holds both there.
   const split = existsSync(resolve(root, "server/src/usecases/evaluation/gather-evaluation.ts"));
-  const { gatherEvaluation } = await load(split ? "server/src/usecases/evaluation/gather-evaluation.ts" : "server/src/usecases/evaluation/participant-state.ts");
-  const { participantSnapshot } = await load(split ? "server/src/usecases/evaluation/participant-snapshot.ts" : "server/src/usecases/evaluation/participant-state.ts");
+  const { gatherEvaluation } = await load(
+    split ? "server/src/usecases/evaluation/gather-evaluation.ts" : "server/src/usecases/evaluation/participant-state.ts",
+  );
+  const { participantSnapshot } = await load(
+    split ? "server/src/usecases/evaluation/participant-snapshot.ts" : "server/src/usecases/evaluation/participant-state.ts",
+  );
   const { stateAfter } = await load("server/src/usecases/evaluation/carried-state.ts");
   const { gatherTournamentScores } = await load("server/src/usecases/tournaments/standing-writes.ts");
   const { eventRow } = await load("server/src/usecases/events/ingest.ts");
@@ -112,7 +119,11 @@ function runOnce(tree: Tree, round: number): Record<Stage, number> {
       lap("eventRow");
       const evaluation = tree.evaluate({ config, state: known.state, event, now, timeZone });
       lap("evaluate");
-      const gathered = tree.gatherEvaluation(writes, { scope, config, participant: known.snapshot, state: known.state, now, publicUrl: "http://127.0.0.1", event: { id: row.id, type: event.type } }, evaluation);
+      const gathered = tree.gatherEvaluation(
+        writes,
+        { scope, config, participant: known.snapshot, state: known.state, now, publicUrl: "http://127.0.0.1", event: { id: row.id, type: event.type } },
+        evaluation,
+      );
       lap("gatherEvaluation");
       tree.gatherTournamentScores(writes.standings, { scope, participantId: known.snapshot.id, config, event, now, timeZone });
       lap("tournamentScores");
@@ -124,7 +135,10 @@ function runOnce(tree: Tree, round: number): Record<Stage, number> {
       lap("answerJson");
       known.snapshot = gathered.participant;
       // The next batch loads the state again: dedupe keys of earlier batches are not among the keys it looks up.
-      known.state = { ...state, ruleRuns: Object.fromEntries(Object.entries(state.ruleRuns).map(([id, run]: [string, any]) => [id, { ...run, dedupeKeys: [] }])) };
+      known.state = {
+        ...state,
+        ruleRuns: Object.fromEntries(Object.entries(state.ruleRuns).map(([id, run]: [string, any]) => [id, { ...run, dedupeKeys: [] }])),
+      };
     }
   }
   return Object.fromEntries(STAGES.map((stage) => [stage, Number(spent[stage])])) as Record<Stage, number>;
@@ -133,9 +147,30 @@ function runOnce(tree: Tree, round: number): Record<Stage, number> {
 /** A player seen for the first time: its snapshot and the engine state it starts from. */
 function newPlayer(tree: Tree, externalId: string): { snapshot: any; state: any } {
   const snapshot = tree.participantSnapshot({
-    id: `par_${externalId}`, externalId, xp: 0, level: 1, tierCode: "bronze", tags: [], eventCounts: {}, peakMonth: null, peakLevel: null, priorMonthPeakLevel: null,
+    id: `par_${externalId}`,
+    externalId,
+    xp: 0,
+    level: 1,
+    tierCode: "bronze",
+    tags: [],
+    eventCounts: {},
+    peakMonth: null,
+    peakLevel: null,
+    priorMonthPeakLevel: null,
   });
-  const state = { xp: 0, level: 1, tierCode: "bronze", tags: [], balances: {}, lots: [], badges: [], eventCountsBefore: {}, ruleRuns: {}, missions: {}, peakLevel: null };
+  const state = {
+    xp: 0,
+    level: 1,
+    tierCode: "bronze",
+    tags: [],
+    balances: {},
+    lots: [],
+    badges: [],
+    eventCountsBefore: {},
+    ruleRuns: {},
+    missions: {},
+    peakLevel: null,
+  };
   return { snapshot, state };
 }
 
@@ -160,7 +195,11 @@ function isolatedCpu(tree: Tree): Record<Stage, number> {
     if (!known) participants.set(externalId, (known = newPlayer(tree, externalId)));
     const evaluation = tree.evaluate({ config, state: known.state, event, now, timeZone });
     const rowId = `evt_${i}`;
-    const gathered = tree.gatherEvaluation(writes, { scope, config, participant: known.snapshot, state: known.state, now, publicUrl: "http://127.0.0.1", event: { id: rowId, type: event.type } }, evaluation);
+    const gathered = tree.gatherEvaluation(
+      writes,
+      { scope, config, participant: known.snapshot, state: known.state, now, publicUrl: "http://127.0.0.1", event: { id: rowId, type: event.type } },
+      evaluation,
+    );
     inputs.push({ event, snapshot: known.snapshot, state: known.state, evaluation, gathered, rowId });
     known.snapshot = gathered.participant;
     known.state = tree.stateAfter(known.state, config, evaluation.delta, gathered);
@@ -176,7 +215,11 @@ function isolatedCpu(tree: Tree): Record<Stage, number> {
     evaluate: timed(({ event, state }) => tree.evaluate({ config, state, event, now, timeZone })),
     gatherEvaluation: timed(({ event, snapshot, state, evaluation, rowId }, i) => {
       if (i % BATCH === 0) stageWrites = new tree.PendingWrites();
-      tree.gatherEvaluation(stageWrites, { scope, config, participant: snapshot, state, now, publicUrl: "http://127.0.0.1", event: { id: rowId, type: event.type } }, evaluation);
+      tree.gatherEvaluation(
+        stageWrites,
+        { scope, config, participant: snapshot, state, now, publicUrl: "http://127.0.0.1", event: { id: rowId, type: event.type } },
+        evaluation,
+      );
     }),
     stateAfter: timed(({ state, evaluation, gathered }) => tree.stateAfter(state, config, evaluation.delta, gathered)),
     tournamentScores: timed(({ event, snapshot }, i) => {

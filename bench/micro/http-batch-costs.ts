@@ -58,11 +58,20 @@ const lastQueries = new Map<number, string>();
 async function backendCpu(url: string | undefined): Promise<Map<number, number>> {
   const cpu = new Map<number, number>();
   if (url === undefined) return cpu;
-  const { Client } = createRequire(import.meta.url)("pg") as { Client: new (config: { connectionString: string }) => { connect(): Promise<void>; end(): Promise<void>; query(text: string, values: unknown[]): Promise<{ rows: { pid: number }[] }> } };
+  const { Client } = createRequire(import.meta.url)("pg") as {
+    Client: new (config: { connectionString: string }) => {
+      connect(): Promise<void>;
+      end(): Promise<void>;
+      query(text: string, values: unknown[]): Promise<{ rows: { pid: number }[] }>;
+    };
+  };
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query("select pid, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) as query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()", []);
+    const { rows } = await client.query(
+      "select pid, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) as query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()",
+      [],
+    );
     for (const { pid, query } of rows as { pid: number; query: string }[]) {
       lastQueries.set(pid, query);
       try {
@@ -135,22 +144,27 @@ async function runOnce(flags: string): Promise<Run> {
       const idleMain = threadCpu(serve.pid);
       await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
       const idleMainAfter = threadCpu(serve.pid);
-      console.error(`  idle ${IDLE_MS} ms: backends ${(backendDelta(idleBefore, await backendCpu(db.url)) / 1e6).toFixed(1)} ms CPU, serve ${((idleMainAfter.main + idleMainAfter.others - idleMain.main - idleMain.others) / 1e6).toFixed(1)} ms CPU`);
+      console.error(
+        `  idle ${IDLE_MS} ms: backends ${(backendDelta(idleBefore, await backendCpu(db.url)) / 1e6).toFixed(1)} ms CPU, serve ${((idleMainAfter.main + idleMainAfter.others - idleMain.main - idleMain.others) / 1e6).toFixed(1)} ms CPU`,
+      );
     }
     const backendBefore = await backendCpu(db.url);
     const before = threadCpu(serve.pid);
     const started = performance.now();
     let next = WARMUP;
-    await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < bodies.length) await send(bodies[next++]);
-    }));
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < bodies.length) await send(bodies[next++]);
+      }),
+    );
     const seconds = (performance.now() - started) / 1000;
     const after = threadCpu(serve.pid);
     const backendAfter = await backendCpu(db.url);
     const backendMs = backendDelta(backendBefore, backendAfter) / 1e6 / BATCHES;
     if (process.env.HTTP_BACKENDS) {
       // Each backend's share, to tell the batches' connections from the others (LISTEN, relay, jobs).
-      for (const [pid, ns] of backendAfter) console.error(`  backend ${pid}: ${((ns - (backendBefore.get(pid) ?? 0)) / 1e6 / BATCHES).toFixed(2)} ms/batch  ${lastQueries.get(pid)}`);
+      for (const [pid, ns] of backendAfter)
+        console.error(`  backend ${pid}: ${((ns - (backendBefore.get(pid) ?? 0)) / 1e6 / BATCHES).toFixed(2)} ms/batch  ${lastQueries.get(pid)}`);
     }
     const mainMs = (after.main - before.main) / 1e6 / BATCHES;
     const othersMs = (after.others - before.others) / 1e6 / BATCHES;
@@ -161,17 +175,32 @@ async function runOnce(flags: string): Promise<Run> {
       const single = `${env.CLUBE_PUBLIC_URL}/v1/events`;
       const cpu = threadCpu(serve.pid);
       let i = 0;
-      await Promise.all(Array.from({ length: SINGLE_IN_FLIGHT }, async () => {
-        while (i < events.length) {
-          const response = await fetch(single, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: events[i++] });
-          if (response.status !== 200) throw new Error(`event answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
-          await response.arrayBuffer();
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: SINGLE_IN_FLIGHT }, async () => {
+          while (i < events.length) {
+            const response = await fetch(single, {
+              method: "POST",
+              headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+              body: events[i++],
+            });
+            if (response.status !== 200) throw new Error(`event answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+            await response.arrayBuffer();
+          }
+        }),
+      );
       const end = threadCpu(serve.pid);
       singleUs = (end.main + end.others - cpu.main - cpu.others) / 1e3 / SINGLE;
     }
-    return { mainMs, othersMs, totalMs: mainMs + othersMs, backendMs, eventsPerSecond: (BATCHES * BATCH_SIZE) / seconds, rssMb: peakRssMb(serve.pid), responseBytes, singleUs };
+    return {
+      mainMs,
+      othersMs,
+      totalMs: mainMs + othersMs,
+      backendMs,
+      eventsPerSecond: (BATCHES * BATCH_SIZE) / seconds,
+      rssMb: peakRssMb(serve.pid),
+      responseBytes,
+      singleUs,
+    };
   } finally {
     await serve.stop();
     if (process.env.HTTP_OUTPUT) appendFileSync(process.env.HTTP_OUTPUT, serve.output());
@@ -185,7 +214,9 @@ for (let pair = 0; pair < PAIRS; pair++) {
   for (const variant of VARIANTS) {
     const run = await runOnce(variant);
     runs.get(variant)!.push(run);
-    console.error(`${KIND} ${variant}: total ${run.totalMs.toFixed(1)} ms/batch (main ${run.mainMs.toFixed(1)}, others ${run.othersMs.toFixed(1)}), backend ${run.backendMs.toFixed(1)} ms/batch, ${Math.round(run.eventsPerSecond)} ev/s, peak RSS ${run.rssMb} MB, response ${run.responseBytes} B${SINGLE ? `, single ${run.singleUs.toFixed(0)} µs/event` : ""}`);
+    console.error(
+      `${KIND} ${variant}: total ${run.totalMs.toFixed(1)} ms/batch (main ${run.mainMs.toFixed(1)}, others ${run.othersMs.toFixed(1)}), backend ${run.backendMs.toFixed(1)} ms/batch, ${Math.round(run.eventsPerSecond)} ev/s, peak RSS ${run.rssMb} MB, response ${run.responseBytes} B${SINGLE ? `, single ${run.singleUs.toFixed(0)} µs/event` : ""}`,
+    );
   }
 }
 console.log(`\n${KIND}: ${PAIRS} alternated runs, ${WARMUP} warm-up + ${BATCHES} measured batches of ${BATCH_SIZE}, medians:`);
@@ -193,7 +224,8 @@ for (const [variant, list] of runs) {
   const m = (pick: (r: Run) => number) => median(list.map(pick));
   console.log(
     `${variant.padEnd(40)} total ${m((r) => r.totalMs).toFixed(1)} ms/batch  main ${m((r) => r.mainMs).toFixed(1)}  others ${m((r) => r.othersMs).toFixed(1)}  backend ${m((r) => r.backendMs).toFixed(1)}  ` +
-      `${Math.round(m((r) => r.eventsPerSecond))} ev/s  RSS ${m((r) => r.rssMb)} MB` + (SINGLE ? `  single ${m((r) => r.singleUs).toFixed(0)} µs/event` : ""),
+      `${Math.round(m((r) => r.eventsPerSecond))} ev/s  RSS ${m((r) => r.rssMb)} MB` +
+      (SINGLE ? `  single ${m((r) => r.singleUs).toFixed(0)} µs/event` : ""),
   );
 }
 process.exit(0);

@@ -19,15 +19,26 @@ observePgQueries((query, self, args) => {
   if (!recording) return result;
   const config = args[0] as string | { text: string; values?: unknown[] };
   const text = typeof config === "string" ? config : config.text;
-  const values = typeof config === "string" ? [] : config.values ?? [];
+  const values = typeof config === "string" ? [] : (config.values ?? []);
   // A Buffer goes in binary (db/hot/pg-binary-arrays.ts): its element type's OID is at byte 8.
-  const shown = (value: unknown) => (Buffer.isBuffer(value) ? `binary, element ${value.length >= 12 ? value.readInt32BE(8) : "?"}` : typeof value === "string" ? value : JSON.stringify(value) ?? "undefined");
+  const shown = (value: unknown) =>
+    Buffer.isBuffer(value)
+      ? `binary, element ${value.length >= 12 ? value.readInt32BE(8) : "?"}`
+      : typeof value === "string"
+        ? value
+        : (JSON.stringify(value) ?? "undefined");
   const size = (value: unknown) => (Buffer.isBuffer(value) ? value.length : Buffer.byteLength(shown(value)));
-  const sizes = values.map((value, i) => `    $${i + 1} ${Buffer.isBuffer(value) ? "buffer" : Array.isArray(value) ? "array" : typeof value} ${size(value)} B${SAMPLE ? `  ${shown(value).slice(0, SAMPLE)}` : ""}`);
+  const sizes = values.map(
+    (value, i) =>
+      `    $${i + 1} ${Buffer.isBuffer(value) ? "buffer" : Array.isArray(value) ? "array" : typeof value} ${size(value)} B${SAMPLE ? `  ${shown(value).slice(0, SAMPLE)}` : ""}`,
+  );
   const total = values.reduce<number>((sum, value) => sum + size(value), 0);
   const entry = `${text.replace(/\s+/g, " ").slice(0, 140)}\n  ${values.length} parameters, ${total} B`;
   if (result instanceof Promise) {
-    result.then((r: { rows?: unknown[] }) => lines.push(`${entry}, ${r.rows?.length ?? 0} rows (${JSON.stringify(r.rows ?? []).length} B as JSON)\n${sizes.join("\n")}`), () => {});
+    result.then(
+      (r: { rows?: unknown[] }) => lines.push(`${entry}, ${r.rows?.length ?? 0} rows (${JSON.stringify(r.rows ?? []).length} B as JSON)\n${sizes.join("\n")}`),
+      () => {},
+    );
   }
   return result;
 });

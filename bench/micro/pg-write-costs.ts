@@ -43,8 +43,15 @@ PendingWrites.prototype.flush = async function (this: PendingWrites, em: Paramet
     const writeAll = store.writeAll;
     store.writeAll = (writes) => {
       // Copies of the row lists: PendingWrites empties its own after the flush.
-      captured = writes.map((write) => ("insert" in write ? { ...write, rows: [...write.rows] }
-        : "updateParticipants" in write ? { updateParticipants: [...write.updateParticipants] } : "spendLots" in write ? { spendLots: [...write.spendLots] } : write));
+      captured = writes.map((write) =>
+        "insert" in write
+          ? { ...write, rows: [...write.rows] }
+          : "updateParticipants" in write
+            ? { updateParticipants: [...write.updateParticipants] }
+            : "spendLots" in write
+              ? { spendLots: [...write.spendLots] }
+              : write,
+      );
       return lastBatch ? Promise.reject(new Captured()) : writeAll(writes);
     };
   }
@@ -60,8 +67,12 @@ try {
   for (let b = 0; b < 6; b++) await ingestBatch(club.db, club.scope, batch(), { now: new Date(), publicUrl: PUBLIC_URL });
   lastBatch = true;
   await ingestBatch(club.db, club.scope, batch(), { now: new Date(), publicUrl: PUBLIC_URL }).then(
-    () => { throw new Error("the last batch was meant to fail"); },
-    (err: unknown) => { if (!(err instanceof Captured)) throw err; },
+    () => {
+      throw new Error("the last batch was meant to fail");
+    },
+    (err: unknown) => {
+      if (!(err instanceof Captured)) throw err;
+    },
   );
   writes = captured!;
   if (SERVER_ROUNDS > 0) await onServer(club.db.em());
@@ -74,7 +85,9 @@ async function onServer(em: SqlEntityManager): Promise<void> {
   const { client } = em.getKnex();
   const connection = (await client.acquireConnection()) as PgClient & { processID: number };
   const backendNs = () => Number(readFileSync(`/proc/${connection.processID}/schedstat`, "utf8").split(" ")[0]);
-  const store = postgresHotStore(connection, (err) => { throw err; });
+  const store = postgresHotStore(connection, (err) => {
+    throw err;
+  });
   // SERVER_SETUP_SQL: `;`-separated statements run once before the rounds (e.g. an index dropped, to see its share).
   for (const sql of (process.env.SERVER_SETUP_SQL ?? "").split(";").filter((text) => text.trim())) await connection.query({ text: sql, values: [] });
   const node: number[] = [];
@@ -98,16 +111,33 @@ async function onServer(em: SqlEntityManager): Promise<void> {
     // Each write alone, SERVER_ROUNDS times, each in a transaction rolled back: the backend's CPU per table.
     const acquired = (await client.acquireConnection()) as PgClient & { processID: number };
     const partNs = () => Number(readFileSync(`/proc/${acquired.processID}/schedstat`, "utf8").split(" ")[0]);
-    const alone = postgresHotStore(acquired, (err) => { throw err; });
+    const alone = postgresHotStore(acquired, (err) => {
+      throw err;
+    });
     try {
       for (const write of writes) {
-        const rows = "insert" in write ? write.rows.length : "updateParticipants" in write ? write.updateParticipants.length : "spendLots" in write ? write.spendLots.length : 1;
+        const rows =
+          "insert" in write
+            ? write.rows.length
+            : "updateParticipants" in write
+              ? write.updateParticipants.length
+              : "spendLots" in write
+                ? write.spendLots.length
+                : 1;
         if (rows === 0) continue;
-        const name = "insert" in write ? `${write.insert.table}${write.upsert ? " (upsert)" : ""}` : "updateParticipants" in write ? "participants (update)" : "lots spent";
+        const name =
+          "insert" in write
+            ? `${write.insert.table}${write.upsert ? " (upsert)" : ""}`
+            : "updateParticipants" in write
+              ? "participants (update)"
+              : "lots spent";
         const times: number[] = [];
         const wal: number[] = [];
         const lsn = async () => (await acquired.query({ text: "select pg_current_wal_insert_lsn()::text as l", values: [] })).rows[0] as { l: string };
-        const bytesOf = ({ l }: { l: string }) => { const [high, low] = l.split("/"); return parseInt(high, 16) * 2 ** 32 + parseInt(low, 16); };
+        const bytesOf = ({ l }: { l: string }) => {
+          const [high, low] = l.split("/");
+          return parseInt(high, 16) * 2 ** 32 + parseInt(low, 16);
+        };
         for (let r = 0; r < SERVER_ROUNDS; r++) {
           await acquired.query({ text: "begin", values: [] });
           const walStart = bytesOf(await lsn());
@@ -131,14 +161,21 @@ let bytes = 0;
 const client: PgClient = {
   query(config) {
     if (encode) {
-      bytes = serialize.parse({ name: config.name, text: config.text }).length
-        + serialize.bind({ statement: config.name, values: config.values, valueMapper: prepareValue }).length + serialize.execute().length;
+      bytes =
+        serialize.parse({ name: config.name, text: config.text }).length +
+        serialize.bind({ statement: config.name, values: config.values, valueMapper: prepareValue }).length +
+        serialize.execute().length;
     }
     return Promise.resolve({ rows: [] });
   },
 };
-const store = postgresHotStore(client, (err) => { throw err; });
-const cpuUs = () => { const { user, system } = process.cpuUsage(); return user + system; };
+const store = postgresHotStore(client, (err) => {
+  throw err;
+});
+const cpuUs = () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
 async function measure(withEncoding: boolean): Promise<{ us: number; heap: number }> {
   encode = withEncoding;
   const samples: number[] = [];
@@ -158,4 +195,6 @@ await measure(false);
 await measure(true);
 const built = await measure(false);
 const sent = await measure(true);
-console.log(`write statement: ${writes.length} writes, ${bytes} B on the wire; build ${built.us} µs, build + encode ${sent.us} µs (median of ${ROUNDS}); heap ≈ ${(built.heap / 1024).toFixed(0)} / ${(sent.heap / 1024).toFixed(0)} KiB per statement`);
+console.log(
+  `write statement: ${writes.length} writes, ${bytes} B on the wire; build ${built.us} µs, build + encode ${sent.us} µs (median of ${ROUNDS}); heap ≈ ${(built.heap / 1024).toFixed(0)} / ${(sent.heap / 1024).toFixed(0)} KiB per statement`,
+);

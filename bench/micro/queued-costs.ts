@@ -20,7 +20,9 @@ for (const kind of kinds) {
   const club = await openTestClub(kind);
   try {
     for (const round of [0, 1]) {
-      const inputs = Array.from({ length: EVENTS }, (_, i) => eventInput({ participant: `q-${i % 100}`, type: "bet.placed", id: `q-${round}-${i}`, amount: "5.50", meta: { game_id: "g1", game_type: "crash" } }));
+      const inputs = Array.from({ length: EVENTS }, (_, i) =>
+        eventInput({ participant: `q-${i % 100}`, type: "bet.placed", id: `q-${round}-${i}`, amount: "5.50", meta: { game_id: "g1", game_type: "crash" } }),
+      );
       pg.count = 0;
       let start = process.hrtime.bigint();
       const ids = await Promise.all(inputs.map(async (input) => (await queueEvents(club.db, club.scope, [input], { now: new Date() })).event_ids[0]));
@@ -30,7 +32,9 @@ for (const kind of kinds) {
       start = process.hrtime.bigint();
       await Promise.all(ids.map((id) => processQueuedEvent(club.db, club.scope, id, { now: new Date(), publicUrl: PUBLIC_URL })));
       const processMs = Number(process.hrtime.bigint() - start) / 1e6;
-      console.log(`${kind.padEnd(10)} round ${round}: queue ${(queueMs * 1000 / EVENTS).toFixed(0)} µs/event (${queueStatements} pg statements), process ${(processMs * 1000 / EVENTS).toFixed(0)} µs/event (${pg.count} pg statements)`);
+      console.log(
+        `${kind.padEnd(10)} round ${round}: queue ${((queueMs * 1000) / EVENTS).toFixed(0)} µs/event (${queueStatements} pg statements), process ${((processMs * 1000) / EVENTS).toFixed(0)} µs/event (${pg.count} pg statements)`,
+      );
     }
   } finally {
     await club.close();

@@ -55,7 +55,13 @@ for (const runs of [1, 10, 100, 500, 1000]) {
   const a = perDay.all(params) as { total: number; granted_0: number }[];
   const b = perRun.all(params) as { total: number; granted_0: number }[];
   if (a.length !== PLAYERS || a[0].total !== runs || b[0].total !== runs || a[0].granted_0 !== b[0].granted_0) throw new Error("the reads disagree");
-  console.log(`${String(runs).padStart(16)}  ${cpuMs(() => perDay.all(params)).toFixed(2).padStart(26)}  ${cpuMs(() => perRun.all(params)).toFixed(2).padStart(26)}`);
+  console.log(
+    `${String(runs).padStart(16)}  ${cpuMs(() => perDay.all(params))
+      .toFixed(2)
+      .padStart(26)}  ${cpuMs(() => perRun.all(params))
+      .toFixed(2)
+      .padStart(26)}`,
+  );
 }
 await db.em().getKnex().client.releaseConnection(driver);
 await close();

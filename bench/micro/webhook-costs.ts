@@ -72,7 +72,9 @@ async function main() {
   const excluded = new Set<number>();
   /** Transactions committed in the database: with autocommit statements, about the statements run (the worker's start included). */
   const xacts = async () =>
-    Number((await observer.em().getConnection().execute<{ n: string }[]>("select xact_commit as n from pg_stat_database where datname = current_database()"))[0].n);
+    Number(
+      (await observer.em().getConnection().execute<{ n: string }[]>("select xact_commit as n from pg_stat_database where datname = current_database()"))[0].n,
+    );
   const results: Record<string, Array<{ rate: number; worker: number; main: number; pg: number; receiver: number; broker: number; xacts: number }>> = {};
   try {
     const club = served.club;
@@ -105,7 +107,7 @@ async function main() {
       const xactsBefore = await xacts();
       const brokerBefore = BROKER === undefined ? 0 : cpuNs(BROKER);
       const selfBefore = cpuNs(process.pid);
-      // eslint-disable-next-line prefer-const
+
       child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), `${root}server/bin/clube.mjs`, "worker"], {
         cwd: root,
         env: { ...process.env, ...env },
@@ -132,7 +134,15 @@ async function main() {
       await sleep(1500); // backends report their statistics within a second or so of exiting
       const statements = (await xacts()) - xactsBefore;
       const rate = (arrivals.length - 1) / ((arrivals[arrivals.length - 1] - arrivals[0]) / 1000);
-      const r = { rate: Math.round(rate), worker: Math.round(workerNs / 1000 / EVENTS), main: Math.round(mainNs / 1000 / EVENTS), pg: Math.round(pgNs / 1000 / EVENTS), receiver: Math.round(receiverNs / 1000 / EVENTS), broker: Math.round(brokerNs / 1000 / EVENTS), xacts: statements };
+      const r = {
+        rate: Math.round(rate),
+        worker: Math.round(workerNs / 1000 / EVENTS),
+        main: Math.round(mainNs / 1000 / EVENTS),
+        pg: Math.round(pgNs / 1000 / EVENTS),
+        receiver: Math.round(receiverNs / 1000 / EVENTS),
+        broker: Math.round(brokerNs / 1000 / EVENTS),
+        xacts: statements,
+      };
       (results[root] ??= []).push(r);
       console.log(`${root} round ${round}: ${JSON.stringify(r)}`);
     }
@@ -143,8 +153,11 @@ async function main() {
     await resources.release();
   }
   for (const [root, runs] of Object.entries(results)) {
-    const field = (k: keyof (typeof runs)[number]) => `${median(runs.map((r) => r[k]))} [${Math.min(...runs.map((r) => r[k]))}–${Math.max(...runs.map((r) => r[k]))}]`;
-    console.log(`${root}: sendings/s ${field("rate")}; µs CPU per sending: worker ${field("worker")} (main thread ${field("main")}), its PostgreSQL backends ${field("pg")}, receiver ${field("receiver")}, RabbitMQ (shared: other users count too) ${field("broker")}; transactions ${field("xacts")}`);
+    const field = (k: keyof (typeof runs)[number]) =>
+      `${median(runs.map((r) => r[k]))} [${Math.min(...runs.map((r) => r[k]))}–${Math.max(...runs.map((r) => r[k]))}]`;
+    console.log(
+      `${root}: sendings/s ${field("rate")}; µs CPU per sending: worker ${field("worker")} (main thread ${field("main")}), its PostgreSQL backends ${field("pg")}, receiver ${field("receiver")}, RabbitMQ (shared: other users count too) ${field("broker")}; transactions ${field("xacts")}`,
+    );
   }
 }
 

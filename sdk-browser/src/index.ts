@@ -52,7 +52,13 @@ function withTimeout(send: (request: Request) => Promise<Response>, defaultMs: n
       return await send(new Request(request, { signal: controller.signal }));
     } catch (err) {
       if (controller.signal.aborted && !request.signal.aborted) {
-        throw new ClubeError({ status: null, code: "timeout", message: `${request.method} ${request.url}: no answer within ${timeoutMs} ms`, requestId: null, raw: err });
+        throw new ClubeError({
+          status: null,
+          code: "timeout",
+          message: `${request.method} ${request.url}: no answer within ${timeoutMs} ms`,
+          requestId: null,
+          raw: err,
+        });
       }
       throw err;
     } finally {

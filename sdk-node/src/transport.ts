@@ -53,7 +53,14 @@ export function createTransport(options: TransportOptions): SendFn {
 }
 
 function abortedError(request: Request, cause: unknown): ClubeError {
-  return new ClubeError({ status: null, code: "aborted", message: `${request.method} ${request.url} was aborted by the caller`, requestId: null, raw: cause, retryable: false });
+  return new ClubeError({
+    status: null,
+    code: "aborted",
+    message: `${request.method} ${request.url} was aborted by the caller`,
+    requestId: null,
+    raw: cause,
+    retryable: false,
+  });
 }
 
 async function attemptOnce(request: Request, timeoutMs: number, options: TransportOptions): Promise<Response | ClubeError> {

@@ -134,7 +134,13 @@ async function readResult<T>(response: Response): Promise<WithResponse<T>> {
       body = JSON.parse(text);
     } catch (err) {
       if (response.ok) {
-        throw new ClubeError({ status: response.status, code: "unexpected_response", message: `The answer is not valid JSON: ${(err as Error).message}`, requestId: meta.requestId, raw: text });
+        throw new ClubeError({
+          status: response.status,
+          code: "unexpected_response",
+          message: `The answer is not valid JSON: ${(err as Error).message}`,
+          requestId: meta.requestId,
+          raw: text,
+        });
       }
       body = text;
     }

@@ -67,7 +67,9 @@ function refuseModuleRelativeFiles(inputs) {
     (input) => input !== "server/src/root.ts" && /(new URL|fileURLToPath|dirname)\([^)]*import\.meta\.url/.test(readFileSync(`${ROOT}${input}`, "utf8")),
   );
   if (offenders.length > 0) {
-    throw new Error(`clube: ${offenders.join(", ")} name files relative to import.meta.url, which is the bundle's in server/dist: use rootFile() from server/src/root.ts`);
+    throw new Error(
+      `clube: ${offenders.join(", ")} name files relative to import.meta.url, which is the bundle's in server/dist: use rootFile() from server/src/root.ts`,
+    );
   }
 }
 

@@ -70,7 +70,9 @@ async function clubCreate(settings: Settings, args: string[]): Promise<void> {
   if (values.json) {
     process.stdout.write(`${JSON.stringify(created)}\n`);
   } else {
-    process.stdout.write(`Club ${created.club_id} created.\n  test key: ${created.keys.test}\n  live key: ${created.keys.live}\nKeys are shown only now; store them safely.\n`);
+    process.stdout.write(
+      `Club ${created.club_id} created.\n  test key: ${created.keys.test}\n  live key: ${created.keys.live}\nKeys are shown only now; store them safely.\n`,
+    );
   }
 }
 

@@ -42,7 +42,10 @@ async function main(): Promise<void> {
   // The SDKs' resource layers live in their packages (each package is self-contained); a scratch --out skips them.
   if (outDir === path.resolve("generated")) {
     const sdk = await step("sdk resources", async () => generateSdkResources(doc));
-    for (const [dir, content] of [["sdk-node", sdk.node], ["sdk-browser", sdk.browser]] as const) {
+    for (const [dir, content] of [
+      ["sdk-node", sdk.node],
+      ["sdk-browser", sdk.browser],
+    ] as const) {
       mkdirSync(path.join(dir, "src", "generated"), { recursive: true });
       writeFileSync(path.join(dir, "src", "generated", "resources.ts"), content);
     }

@@ -192,12 +192,15 @@ const TRANSPORT_ERRORS: Record<string, ErrorExample[]> = {
   "413": [{ name: "Body too large", code: "payload_too_large", message: "The request body is larger than the limit for this route." }],
   "415": [{ name: "Not JSON", code: "unsupported_media_type", message: "Send the body as application/json." }],
   "429": [{ name: "Rate limited", code: "rate_limited", message: "Too many requests for this API key. Retry after 7 s." }],
-  "500": [{ name: "Internal error", code: "internal_error", message: "An unexpected error occurred; it has been logged. Quote the X-Request-Id header to support." }],
+  "500": [
+    { name: "Internal error", code: "internal_error", message: "An unexpected error occurred; it has been logged. Quote the X-Request-Id header to support." },
+  ],
   "503": [
     {
       name: "Service unavailable",
       code: "service_unavailable",
-      message: "A service this request needs (database, message broker or Redis) is unreachable; nothing was done. Retry after 5 seconds with the same idempotency key.",
+      message:
+        "A service this request needs (database, message broker or Redis) is unreachable; nothing was done. Retry after 5 seconds with the same idempotency key.",
     },
   ],
 };
@@ -212,7 +215,11 @@ const IDEMPOTENCY_ERRORS: ErrorExample[] = [
     code: "idempotency_key_reused",
     message: "Idempotency-Key 'order-8412-1' was already used for a different request (another operation, body or participant); use a new key.",
   },
-  { name: "Idempotency key in use", code: "idempotency_key_in_use", message: "A request with Idempotency-Key 'order-8412-1' is still being processed; retry shortly." },
+  {
+    name: "Idempotency key in use",
+    code: "idempotency_key_in_use",
+    message: "A request with Idempotency-Key 'order-8412-1' is still being processed; retry shortly.",
+  },
 ];
 
 /**
@@ -271,8 +278,7 @@ const SERVICE_MESSAGES: Record<string, string> = {
   secret_key_required: "This operation needs the secret key; participant tokens are refused.",
   sending_pending: "Sending 'whd_01JQ5C2PB2C3D4E5' is pending",
   signing_secret_missing: "This club has no participant-token signing secret for this environment; contact support.",
-  test_clock_in_use:
-    "3 event(s) of the test environment were recorded after real now; real time cannot go back before them. Keep the clock or use a new club.",
+  test_clock_in_use: "3 event(s) of the test environment were recorded after real now; real time cannot go back before them. Keep the clock or use a new club.",
   version_not_draft: "Version 6 is superseded, not a draft.",
   wheel_disabled: "The club's wheel is disabled",
 };
@@ -385,7 +391,9 @@ function resourceOf(path: string, parameters: ParameterObject[]): string {
   const [noun, quote] = NOT_FOUND_NOUNS[collection] ?? [capitalize(collection.replace(/ies$/, "y").replace(/s$/, "").replace(/_/g, " ")), "json"];
   const name = segments[last].slice(1, -1);
   const parameter = parameters.find((p) => p.in === "path" && p.name === name);
-  const example = String(parameter?.example ?? (parameter?.schema?.examples as unknown[] | undefined)?.[0] ?? parameter?.schema?.example ?? pathExample(path, name));
+  const example = String(
+    parameter?.example ?? (parameter?.schema?.examples as unknown[] | undefined)?.[0] ?? parameter?.schema?.example ?? pathExample(path, name),
+  );
   return `${noun} ${quote === "json" ? JSON.stringify(example) : quote === "single" ? `'${example}'` : example}`;
 }
 

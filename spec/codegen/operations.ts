@@ -45,9 +45,7 @@ function operationRow(doc: OpenApiDocument, { operationId, method, path, operati
     // Header names lower-case, as Node delivers them and as the header validators key them.
     params: { path: named("path"), query: named("query"), headers: named("header").map((n) => n.toLowerCase()) },
     successStatuses,
-    responseHeaders: Object.fromEntries(
-      Object.entries(operation.responses).map(([status, response]) => [status, Object.keys(response.headers ?? {})]),
-    ),
+    responseHeaders: Object.fromEntries(Object.entries(operation.responses).map(([status, response]) => [status, Object.keys(response.headers ?? {})])),
     ...textResponses(operation.responses),
     ...access(operationId, operation),
   };

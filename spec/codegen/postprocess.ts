@@ -96,7 +96,10 @@ const ERROR_CONTENT = { "application/json": { schema: { $ref: "#/components/sche
 /** The headers of a 429, as components (the names are the IETF RateLimit header fields draft's). */
 const RATE_LIMIT_HEADERS: Record<string, { name: string; description: string }> = {
   RetryAfter: { name: "Retry-After", description: "Seconds to wait before retrying (RFC 9110)." },
-  RateLimitLimit: { name: "RateLimit-Limit", description: "The requests allowed per window for this caller (secret key, participant token, or source address for rejected credentials)." },
+  RateLimitLimit: {
+    name: "RateLimit-Limit",
+    description: "The requests allowed per window for this caller (secret key, participant token, or source address for rejected credentials).",
+  },
   RateLimitRemaining: { name: "RateLimit-Remaining", description: "The requests left in the current window: 0 on a 429." },
   RateLimitReset: { name: "RateLimit-Reset", description: "Seconds until the current window ends." },
 };
@@ -139,7 +142,8 @@ function addTransportErrors(doc: OpenApiDocument): void {
     };
     // Any operation may meet an outage of the database, broker or Redis (server/src/http/outages.ts).
     added["503"] = {
-      description: "A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key).",
+      description:
+        "A dependency (database, message broker, Redis) is unreachable for a moment; nothing was done. Retry after `Retry-After` seconds (with the same idempotency key).",
       headers: { "Retry-After": { $ref: "#/components/headers/RetryAfter" } },
       content: ERROR_CONTENT,
     };
@@ -202,10 +206,7 @@ const WEBHOOKS_TAG = "Webhooks";
 function addWebhooksTag(doc: OpenApiDocument): void {
   const tags = (doc.tags ?? []) as { name: string }[];
   if (tags.some((t) => t.name === WEBHOOKS_TAG)) return;
-  doc.tags = [
-    ...tags,
-    { name: WEBHOOKS_TAG, description: "Signed notices the service POSTs to the endpoint the client registered for the environment." },
-  ];
+  doc.tags = [...tags, { name: WEBHOOKS_TAG, description: "Signed notices the service POSTs to the endpoint the client registered for the environment." }];
 }
 
 function webhookOperation(event: string, schemaName: string, description: string): Record<string, unknown> {
@@ -256,7 +257,11 @@ function webhookOperation(event: string, schemaName: string, description: string
 /** The first sentence of the first paragraph, line breaks of the doc comment folded, without its final period. */
 export function firstSentence(text: string): string {
   // Summaries are plain text in reference pages (Swagger UI shows backticks literally).
-  const paragraph = text.split(/\n\s*\n/)[0].replace(/\s+/g, " ").replace(/`/g, "").trim();
+  const paragraph = text
+    .split(/\n\s*\n/)[0]
+    .replace(/\s+/g, " ")
+    .replace(/`/g, "")
+    .trim();
   const match = /^(.+?)[.!?](\s|$)/.exec(paragraph);
   return match ? match[1] : paragraph;
 }

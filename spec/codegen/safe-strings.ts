@@ -38,7 +38,8 @@ function guard(node: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (DATA_KEYS.has(key)) out[key] = value;
-    else if (SCHEMA_MAP_KEYS.has(key) && isPlainObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, guard(schema)]));
+    else if (SCHEMA_MAP_KEYS.has(key) && isPlainObject(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, guard(schema)]));
     else out[key] = guard(value);
   }
   return guardSchema(out);

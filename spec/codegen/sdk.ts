@@ -5,7 +5,16 @@
 // Methods only describe the call (method, path, parameters, idempotency,
 // paging); the hand-written transport of each SDK sends it. Types come from
 // generated/types.ts by operationId, doc comments from the contract.
-import { effectiveSecurity, isSuccessStatus, jsonContent, listOperations, textContent, type JsonSchema, type OpenApiDocument, type OperationRef } from "./document.js";
+import {
+  effectiveSecurity,
+  isSuccessStatus,
+  jsonContent,
+  listOperations,
+  textContent,
+  type JsonSchema,
+  type OpenApiDocument,
+  type OperationRef,
+} from "./document.js";
 import { GENERATED_HEADER } from "./banner.js";
 import { camelCase, pascalCase, sdkName } from "./sdk-names.js";
 
@@ -24,16 +33,21 @@ export function generateSdkResources(doc: OpenApiDocument): SdkFiles {
   // Exports answering text (CSV) are fetched as files, not through the JSON transport: no method.
   // The staff console's own-account operations (sign-in, session, own password, staff members, notifications)
   // work with a browser's session cookie, never with the key the SDKs hold: no method either.
-  const plans = listOperations(doc).filter((ref) => !answersText(ref) && !isStaffConsoleOnly(doc, ref)).map((ref): MethodPlan => {
-    const tag = ref.operation.tags?.[0];
-    if (!tag) throw new Error(`${ref.operationId} has no tag`);
-    return { ref, ...sdkName(ref.operationId, tag) };
-  });
+  const plans = listOperations(doc)
+    .filter((ref) => !answersText(ref) && !isStaffConsoleOnly(doc, ref))
+    .map((ref): MethodPlan => {
+      const tag = ref.operation.tags?.[0];
+      if (!tag) throw new Error(`${ref.operationId} has no tag`);
+      return { ref, ...sdkName(ref.operationId, tag) };
+    });
   const byResource = new Map<string, MethodPlan[]>();
   for (const plan of plans) {
     const list = byResource.get(plan.resource) ?? [];
     const clash = list.find((other) => other.method === plan.method);
-    if (clash) throw new Error(`SDK name ${plan.resource}.${plan.method} is taken by ${clash.ref.operationId} and ${plan.ref.operationId}: add one to spec/codegen/sdk-names.ts`);
+    if (clash)
+      throw new Error(
+        `SDK name ${plan.resource}.${plan.method} is taken by ${clash.ref.operationId} and ${plan.ref.operationId}: add one to spec/codegen/sdk-names.ts`,
+      );
     list.push(plan);
     byResource.set(plan.resource, list);
   }
@@ -198,6 +212,9 @@ function operationDoc({ operation, parameters, path, method }: OperationRef): st
 }
 
 function docComment(text: string, indent: string): string {
-  const body = text.replace(/\*\//g, "*\\/").split("\n").map((line) => `${indent} *${line ? " " + line : ""}`);
+  const body = text
+    .replace(/\*\//g, "*\\/")
+    .split("\n")
+    .map((line) => `${indent} *${line ? " " + line : ""}`);
   return [`${indent}/**`, ...body, `${indent} */`].join("\n");
 }

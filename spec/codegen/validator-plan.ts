@@ -23,7 +23,18 @@ const DOCUMENT_ID = "urn:clube:openapi";
  * (it is added to Ajv as one schema) and OpenAPI-only schema annotations.
  */
 const OPENAPI_ANNOTATION_KEYWORDS = [
-  "openapi", "info", "jsonSchemaDialect", "paths", "components", "webhooks", "tags", "servers", "security", "externalDocs", "example", "xml",
+  "openapi",
+  "info",
+  "jsonSchemaDialect",
+  "paths",
+  "components",
+  "webhooks",
+  "tags",
+  "servers",
+  "security",
+  "externalDocs",
+  "example",
+  "xml",
 ];
 
 export type ParameterPart = "path" | "query" | "headers";

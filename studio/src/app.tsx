@@ -134,7 +134,14 @@ function EnvSwitch() {
       <legend>{t("env.label")}</legend>
       {(["test", "live"] as Env[]).map((value) => (
         <label key={value} class={`env-option env-${value}`}>
-          <input type="radio" name="env" value={value} checked={env === value} disabled={locked !== null && locked !== value} onChange={() => setState({ env: value })} />
+          <input
+            type="radio"
+            name="env"
+            value={value}
+            checked={env === value}
+            disabled={locked !== null && locked !== value}
+            onChange={() => setState({ env: value })}
+          />
           {t(value === "test" ? "env.test" : "env.live")}
         </label>
       ))}

@@ -31,7 +31,7 @@ const en = {
   "signin.submit": "Sign in",
   "signin.failed": "Sign-in failed: {message}",
   "signin.expired": "Your session ended. Sign in again to go back where you were.",
-  "signout": "Sign out",
+  signout: "Sign out",
   "signed.as": "{name} ({role})",
   "state.loading": "Loading…",
   "state.empty": "Nothing here yet.",
@@ -247,7 +247,7 @@ const en = {
   "overview.deliveries": "Deliveries",
   "overview.webhooks": "Webhook success rate per endpoint",
   "overview.total": "Total",
-  "notfound": "This page does not exist.",
+  notfound: "This page does not exist.",
 };
 
 type Key = keyof typeof en;
@@ -278,7 +278,7 @@ const pt: Record<Key, string> = {
   "signin.submit": "Entrar",
   "signin.failed": "Não foi possível entrar: {message}",
   "signin.expired": "Sua sessão terminou. Entre de novo para voltar aonde estava.",
-  "signout": "Sair",
+  signout: "Sair",
   "signed.as": "{name} ({role})",
   "state.loading": "Carregando…",
   "state.empty": "Nada aqui ainda.",
@@ -494,7 +494,7 @@ const pt: Record<Key, string> = {
   "overview.deliveries": "Entregas",
   "overview.webhooks": "Taxa de sucesso dos webhooks por endpoint",
   "overview.total": "Total",
-  "notfound": "Esta página não existe.",
+  notfound: "Esta página não existe.",
 };
 
 const catalogs: Record<Locale, Record<Key, string>> = { en, "pt-BR": pt };

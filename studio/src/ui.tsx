@@ -54,7 +54,12 @@ export function Page({ title, children, actions }: { title: string; children: Co
 /** Loading, error (with retry) and empty states around a query's data. */
 export function Loaded<T>({ query, empty, children }: { query: Query<T>; empty?: (data: T) => boolean; children: (data: T) => ComponentChildren }) {
   if (query.error) return <ErrorBox error={query.error} retry={query.reload} />;
-  if (query.data === undefined) return <p class="muted" role="status">{t("state.loading")}</p>;
+  if (query.data === undefined)
+    return (
+      <p class="muted" role="status">
+        {t("state.loading")}
+      </p>
+    );
   if (empty?.(query.data)) return <p class="empty">{t("state.empty")}</p>;
   return <>{children(query.data)}</>;
 }
@@ -113,7 +118,19 @@ export function useAction<A extends unknown[], T>(action: (...args: A) => Promis
 }
 
 /** A button for a destructive or irreversible action: asks in a modal dialog first. */
-export function ConfirmButton({ label, question, onConfirm, class: className, disabled }: { label: string; question: string; onConfirm: () => void; class?: string; disabled?: boolean }) {
+export function ConfirmButton({
+  label,
+  question,
+  onConfirm,
+  class: className,
+  disabled,
+}: {
+  label: string;
+  question: string;
+  onConfirm: () => void;
+  class?: string;
+  disabled?: boolean;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   return (
     <>

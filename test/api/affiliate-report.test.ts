@@ -30,14 +30,18 @@ describeEachDatabase("affiliate report", (kind) => {
   beforeAll(async () => {
     api = await openTestClub(kind, { api: true, clock });
     const create = async (code: string, name: string) => (await api.request("POST", "/v1/affiliates", { body: { code, name } })).body.id as string;
-    joao = await create("JOAO1", "João, \"o Streamer\"");
+    joao = await create("JOAO1", 'João, "o Streamer"');
     clock.set(new Date("2026-11-10T10:00:01Z")); // newest first: María after João
-    maria = await create("MARIA1", "=HYPERLINK(\"x\")");
+    maria = await create("MARIA1", '=HYPERLINK("x")');
     // p1's first deposit ever comes before the attribution: it never counts, and p1 has no first deposit for João.
     await send("p1", "deposit.confirmed", "5.00", "2026-11-10T09:59:00Z", { id: "p1-dep-0" });
 
     clock.set(new Date("2026-11-10T12:00:00Z"));
-    for (const [participant, code] of [["p1", "JOAO1"], ["p2", "JOAO1"], ["p3", "MARIA1"]]) {
+    for (const [participant, code] of [
+      ["p1", "JOAO1"],
+      ["p2", "JOAO1"],
+      ["p3", "MARIA1"],
+    ]) {
       const attributed = await api.request("POST", "/v1/affiliates/attributions", { body: { participant_external_id: participant, code } });
       expect(attributed.status).toBe(201);
     }
@@ -65,7 +69,7 @@ describeEachDatabase("affiliate report", (kind) => {
     expect(rowOf(body, "JOAO1")).toEqual({
       affiliate_id: joao,
       code: "JOAO1",
-      name: "João, \"o Streamer\"",
+      name: 'João, "o Streamer"',
       status: "active",
       players_attributed: 2,
       active_players: 2,
@@ -78,7 +82,14 @@ describeEachDatabase("affiliate report", (kind) => {
       wins_minor: 2500,
       net_gaming_result_minor: -1000,
     });
-    expect(rowOf(body, "MARIA1")).toMatchObject({ affiliate_id: maria, players_attributed: 1, first_deposits: 1, first_deposits_minor: 10000, deposits_minor: 10000, wagers_minor: 0 });
+    expect(rowOf(body, "MARIA1")).toMatchObject({
+      affiliate_id: maria,
+      players_attributed: 1,
+      first_deposits: 1,
+      first_deposits_minor: 10000,
+      deposits_minor: 10000,
+      wagers_minor: 0,
+    });
   });
 
   it("counts a period from `from` inclusive to `to` exclusive on occurred_at", async () => {
@@ -98,7 +109,15 @@ describeEachDatabase("affiliate report", (kind) => {
     });
     // An offset names the same instant: 06:00 in São Paulo is 09:00 UTC.
     const rest = await report(`?from=${encodeURIComponent("2026-11-11T06:00:00-03:00")}&affiliate_id=${joao}`);
-    expect(rest.data[0]).toMatchObject({ active_players: 1, first_deposits: 0, first_deposits_minor: 0, deposits: 1, deposits_minor: 3000, withdrawals_minor: 1500, wagers_minor: 0 });
+    expect(rest.data[0]).toMatchObject({
+      active_players: 1,
+      first_deposits: 0,
+      first_deposits_minor: 0,
+      deposits: 1,
+      deposits_minor: 3000,
+      withdrawals_minor: 1500,
+      wagers_minor: 0,
+    });
     const signups = await report("?from=2026-11-10T12:00:00Z&to=2026-11-10T12:00:01Z");
     expect(rowOf(signups, "JOAO1")).toMatchObject({ players_attributed: 2, deposits: 0 });
   });
@@ -133,15 +152,27 @@ describeEachDatabase("affiliate report", (kind) => {
     );
     const row = json.data[0];
     expect(lines[1]).toBe(`${joao},JOAO1,"João, ""o Streamer""",active,2,2,1,2000,3,5700,1500,1500,2500,-1000`);
-    expect(lines[1]).toBe(Object.values(row).map((value) => csvCell(value as string | number)).join(","));
+    expect(lines[1]).toBe(
+      Object.values(row)
+        .map((value) => csvCell(value as string | number))
+        .join(","),
+    );
     expect(lines.slice(2)).toEqual([""]);
     const all = await api.request("GET", "/v1/affiliates/report.csv");
     expect((all.body as string).split("\r\n")[1]).toContain(`,MARIA1,"'=HYPERLINK(""x"")",`);
   });
 
   it("writes CSV cells by RFC 4180 with the formula guard", () => {
-    expect(toCsv(["a", "b"], [["x,y", 3], ["line\nbreak", null], ["-1", -1], ["@sum", "plain"]])).toBe(
-      'a,b\r\n"x,y",3\r\n"line\nbreak",\r\n\'-1,-1\r\n\'@sum,plain\r\n',
-    );
+    expect(
+      toCsv(
+        ["a", "b"],
+        [
+          ["x,y", 3],
+          ["line\nbreak", null],
+          ["-1", -1],
+          ["@sum", "plain"],
+        ],
+      ),
+    ).toBe('a,b\r\n"x,y",3\r\n"line\nbreak",\r\n\'-1,-1\r\n\'@sum,plain\r\n');
   });
 });

@@ -20,7 +20,13 @@ describeEachDatabase("API backtest", (kind) => {
     api = await openTestClub(kind, { api: true, clock });
     // History before the period: counts for first_time, XP for levels.
     expect((await api.request("POST", "/v1/events", { body: { participant: "bt_1", type: "deposit.confirmed", id: "bt-old", amount: 30 } })).status).toBe(200);
-    const deposits: [string, number][] = [["bt_1", 60], ["bt_2", 25], ["bt_3", 120], ["bt_2", 80], ["bt_1", 10]];
+    const deposits: [string, number][] = [
+      ["bt_1", 60],
+      ["bt_2", 25],
+      ["bt_3", 120],
+      ["bt_2", 80],
+      ["bt_1", 10],
+    ];
     for (const [i, [participant, amount]] of deposits.entries()) {
       clock.set(minutes(i));
       expect((await api.request("POST", "/v1/events", { body: { participant, type: "deposit.confirmed", id: `bt-${i}`, amount } })).status).toBe(200);
@@ -31,7 +37,9 @@ describeEachDatabase("API backtest", (kind) => {
 
   const counts = async () => {
     const em = api.db.em().fork();
-    const entities = [Event, LedgerEntry, Participant, RuleDedupeKey, RuleRunDay, Balance, MissionProgress, ConfigVersion] as unknown as EntityName<Record<string, unknown>>[];
+    const entities = [Event, LedgerEntry, Participant, RuleDedupeKey, RuleRunDay, Balance, MissionProgress, ConfigVersion] as unknown as EntityName<
+      Record<string, unknown>
+    >[];
     return Promise.all(entities.map((entity) => em.count(entity, {})));
   };
 
@@ -43,7 +51,9 @@ describeEachDatabase("API backtest", (kind) => {
     expect(draft.status).toBe(200);
 
     const before = await counts();
-    const result = await api.request("POST", `/v1/config/versions/${draft.body.version}/backtest`, { body: { from: minutes(-1).toISOString(), to: minutes(30).toISOString() } });
+    const result = await api.request("POST", `/v1/config/versions/${draft.body.version}/backtest`, {
+      body: { from: minutes(-1).toISOString(), to: minutes(30).toISOString() },
+    });
     expect(result.status).toBe(200);
     expect(await counts()).toEqual(before);
 
@@ -71,12 +81,22 @@ describeEachDatabase("API backtest", (kind) => {
     expect(job.body).toMatchObject({ status: "done", events_total: 5, events_done: 5, finished_at: minutes(61).toISOString(), error: null });
     expect(job.body.result).toEqual(direct.body);
     // On the published configuration itself, the rules replay as they ran.
-    for (const source of direct.body.sources.filter((candidate: any) => candidate.source.startsWith("rule:"))) expect(source.draft, source.source).toEqual(source.published);
+    for (const source of direct.body.sources.filter((candidate: any) => candidate.source.startsWith("rule:")))
+      expect(source.draft, source.source).toEqual(source.published);
     expectError(await api.request("GET", "/v1/config/backtests/btr_nope"), 404, "not_found");
   });
 
   it("answers 404 for an unknown version and 422 for an empty period", async () => {
-    expectError(await api.request("POST", "/v1/config/versions/99/backtest", { body: { from: minutes(0).toISOString(), to: minutes(1).toISOString() } }), 404, "not_found");
-    expectError(await api.request("POST", "/v1/config/versions/1/backtest", { body: { from: minutes(1).toISOString(), to: minutes(1).toISOString() } }), 422, "validation_failed", "body.to");
+    expectError(
+      await api.request("POST", "/v1/config/versions/99/backtest", { body: { from: minutes(0).toISOString(), to: minutes(1).toISOString() } }),
+      404,
+      "not_found",
+    );
+    expectError(
+      await api.request("POST", "/v1/config/versions/1/backtest", { body: { from: minutes(1).toISOString(), to: minutes(1).toISOString() } }),
+      422,
+      "validation_failed",
+      "body.to",
+    );
   });
 });

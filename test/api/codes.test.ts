@@ -36,7 +36,8 @@ describeEachDatabase("promotion codes", (kind) => {
   afterAll(() => api?.close());
 
   it("shows the codes card only while an active code exists", async () => {
-    const cards = async () => (await api.request("GET", "/v1/me/config", { participant: "p0" })).body.moduleCards.map((card: { module: string }) => card.module);
+    const cards = async () =>
+      (await api.request("GET", "/v1/me/config", { participant: "p0" })).body.moduleCards.map((card: { module: string }) => card.module);
     expect(await cards()).not.toContain("codes");
     expect((await create({ code: "cardcheck", reward: "xp:1" })).status).toBe(201);
     expect(await cards()).toContain("codes");
@@ -47,11 +48,24 @@ describeEachDatabase("promotion codes", (kind) => {
   it("manages codes and validates them", async () => {
     const created = await create({ code: "Boas-Vindas", reward: "coins:50", max_redemptions: 100, per_participant_limit: 2 });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ code: "BOAS-VINDAS", reward: "coins:50", max_redemptions: 100, per_participant_limit: 2, status: "active", redemptions: 0, audience_tag: null });
+    expect(created.body).toMatchObject({
+      code: "BOAS-VINDAS",
+      reward: "coins:50",
+      max_redemptions: 100,
+      per_participant_limit: 2,
+      status: "active",
+      redemptions: 0,
+      audience_tag: null,
+    });
     expectError(await create({ code: "boas-vindas", reward: "xp:5" }), 409, "code_taken");
     expectError(await create({ code: "NOPE1", reward: "no-such-reward" }), 422, "validation_failed", "body.reward");
     expectError(await create({ code: "NOPE2", reward: "rubies:5" }), 422, "validation_failed", "body.reward");
-    expectError(await create({ code: "NOPE3", reward: "xp:5", starts_at: "2026-11-24T00:00:00Z", ends_at: "2026-11-23T00:00:00Z" }), 422, "validation_failed", "body.ends_at");
+    expectError(
+      await create({ code: "NOPE3", reward: "xp:5", starts_at: "2026-11-24T00:00:00Z", ends_at: "2026-11-23T00:00:00Z" }),
+      422,
+      "validation_failed",
+      "body.ends_at",
+    );
     expectError(await create({ code: "x", reward: "xp:5" }), 422, "validation_failed", "body.code");
     expect((await api.request("GET", "/v1/codes/boas-vindas")).body.id).toBe(created.body.id);
     expectError(await api.request("GET", "/v1/codes/MISSING"), 404, "not_found");
@@ -78,7 +92,9 @@ describeEachDatabase("promotion codes", (kind) => {
     expect((await api.request("GET", "/v1/codes/MOEDAS")).body.redemptions).toBe(2);
 
     const outbox = await api.db.em().find(OutboxMessage, { clubId: api.clubId });
-    const notices = outbox.map((row) => row.payload as any).filter((payload) => JSON.stringify(payload).includes("code.redeemed") && JSON.stringify(payload).includes("MOEDAS"));
+    const notices = outbox
+      .map((row) => row.payload as any)
+      .filter((payload) => JSON.stringify(payload).includes("code.redeemed") && JSON.stringify(payload).includes("MOEDAS"));
     expect(notices).toHaveLength(2);
     expect(JSON.stringify(notices[0])).toContain('"external_id":"p1"');
 

@@ -31,9 +31,11 @@ describeEachDatabase("configuration problems, all at once", (kind) => {
     expect(response.status).toBe(422);
     const { error } = response.body;
     expect(error.code).toBe("validation_failed");
-    expect(error.details.map((detail: { param: string }) => detail.param).sort()).toEqual(
-      ["body.currencies[0].code", "body.rules[0].bogus", "body.theme.colors.bg"],
-    );
+    expect(error.details.map((detail: { param: string }) => detail.param).sort()).toEqual([
+      "body.currencies[0].code",
+      "body.rules[0].bogus",
+      "body.theme.colors.bg",
+    ]);
     for (const detail of error.details) expect(detail.message.startsWith(detail.param)).toBe(true);
     expect([error.message, error.param]).toEqual([error.details[0].message, error.details[0].param]);
     expect(await versions()).toBe(before);

@@ -44,8 +44,10 @@ describeEachDatabase("API configuration", (kind) => {
   beforeEach(() => clock.set(T0));
 
   /** Requests with the test key of `club` (a club of its own keeps each flow independent). */
-  const as = (club: TestClub) => (method: string, path: string, options: RequestOptions = {}) =>
-    api.request(method, path, { key: club.keys.test, ...options });
+  const as =
+    (club: TestClub) =>
+    (method: string, path: string, options: RequestOptions = {}) =>
+      api.request(method, path, { key: club.keys.test, ...options });
   /** The demo configuration renamed, as a client would save it. */
   const configNamed = async (name: string) => ({ ...(await demoConfig()), name });
   const statuses = async (call: ReturnType<typeof as>) =>
@@ -62,7 +64,10 @@ describeEachDatabase("API configuration", (kind) => {
       // defaults of fields the demo configuration leaves out
       expect(config.theme.colors).toMatchObject({ success: "#22C55E", warning: "#F59E0B", danger: "#EF4444" });
       expect(config.theme.buttonStyle).toBe("flat");
-      expect(config.currencies.map((c: { decimals: number; expiresInDays: number | null }) => [c.decimals, c.expiresInDays])).toEqual([[0, null], [0, 90]]);
+      expect(config.currencies.map((c: { decimals: number; expiresInDays: number | null }) => [c.decimals, c.expiresInDays])).toEqual([
+        [0, null],
+        [0, 90],
+      ]);
       expect(config.rules.length).toBeGreaterThan(0);
       expect(config.rules.every((rule: { enabled: boolean }) => rule.enabled === true)).toBe(true);
       expect(config.checkin).toMatchObject({ timezone: "America/Sao_Paulo", resetHour: 0, requireEvent: null });
@@ -95,7 +100,11 @@ describeEachDatabase("API configuration", (kind) => {
       const call = as(await api.createOtherClub());
       expect((await call("PUT", "/v1/config/draft", { body: await configNamed("Rascunho A") })).body.version).toBe(2);
       expect((await call("PUT", "/v1/config/draft", { body: await configNamed("Rascunho B") })).body.version).toBe(3);
-      expect(await statuses(call)).toEqual([[3, "draft"], [2, "draft"], [1, "published"]]);
+      expect(await statuses(call)).toEqual([
+        [3, "draft"],
+        [2, "draft"],
+        [1, "published"],
+      ]);
       expect((await call("GET", "/v1/config/draft")).body).toMatchObject({ version: 3, config: { name: "Rascunho B" } });
     });
 
@@ -109,7 +118,11 @@ describeEachDatabase("API configuration", (kind) => {
       expect(published.body).toEqual({ version: 3, published_at: "2026-03-15T09:30:00.000Z", config: expect.objectContaining({ name: "Clube Inverno" }) });
 
       expect((await call("GET", "/v1/config")).body.config).toEqual(published.body.config);
-      expect(await statuses(call)).toEqual([[3, "published"], [2, "superseded"], [1, "superseded"]]);
+      expect(await statuses(call)).toEqual([
+        [3, "published"],
+        [2, "superseded"],
+        [1, "superseded"],
+      ]);
       const versions = (await call("GET", "/v1/config/versions")).body.data;
       expect(versions[0]).toEqual({ version: 3, status: "published", created_at: T0.toISOString(), published_at: "2026-03-15T09:30:00.000Z" });
       expect(versions[1].published_at).toBeNull();
@@ -125,7 +138,11 @@ describeEachDatabase("API configuration", (kind) => {
       expect(published.status).toBe(200);
       expect(published.body).toMatchObject({ version: 2, config: { name: "Revisado" } });
       expect((await call("GET", "/v1/config")).body.config.name).toBe("Revisado");
-      expect(await statuses(call)).toEqual([[3, "draft"], [2, "published"], [1, "superseded"]]);
+      expect(await statuses(call)).toEqual([
+        [3, "draft"],
+        [2, "published"],
+        [1, "superseded"],
+      ]);
     });
 
     it("refuses to publish a version that is not a draft (409 version_not_draft) or does not exist (404)", async () => {
@@ -140,7 +157,11 @@ describeEachDatabase("API configuration", (kind) => {
     });
 
     it.each([
-      { problem: "schema: a colour that is not #RRGGBB", change: (c: Record<string, any>) => (c.theme.colors.primary = "roxo"), field: "body.theme.colors.primary" },
+      {
+        problem: "schema: a colour that is not #RRGGBB",
+        change: (c: Record<string, any>) => (c.theme.colors.primary = "roxo"),
+        field: "body.theme.colors.primary",
+      },
       { problem: "schema: a required field left out", change: (c: Record<string, any>) => delete c.currencies, field: "body.currencies" },
       { problem: "schema: an unknown field", change: (c: Record<string, any>) => (c.themeColour = "#7C3AED"), field: "body.themeColour" },
       {
@@ -148,7 +169,11 @@ describeEachDatabase("API configuration", (kind) => {
         change: (c: Record<string, any>) => (c.progression.tiers[1].levels = [9, 24]),
         field: "body.progression.tiers[1].levels overlaps body.progression.tiers[0].levels",
       },
-      { problem: "cross-field: a mission's unknown reward", change: (c: Record<string, any>) => (c.missions[0].reward = "giros-500"), field: "body.missions[0].reward" },
+      {
+        problem: "cross-field: a mission's unknown reward",
+        change: (c: Record<string, any>) => (c.missions[0].reward = "giros-500"),
+        field: "body.missions[0].reward",
+      },
     ])("refuses a draft with $problem: 422 naming the field, nothing saved", async ({ change, field }) => {
       const call = as(await api.createOtherClub());
       const config = await demoConfig();
@@ -183,7 +208,10 @@ describeEachDatabase("API configuration", (kind) => {
       const response = await call("POST", "/v1/config/publish");
       expectError(response, 422, "validation_failed", "config.rules[0].effects[1].amount");
       expect(response.body.error.message).toContain(`rule '${stored.rules[0].id}'`);
-      expect(await statuses(call)).toEqual([[2, "draft"], [1, "published"]]);
+      expect(await statuses(call)).toEqual([
+        [2, "draft"],
+        [1, "published"],
+      ]);
     });
 
     it("keeps test and live apart", async () => {
@@ -240,10 +268,21 @@ describeEachDatabase("API configuration", (kind) => {
         { name: "Bronze", min_loss_minor: 5000, pct: 5 },
         { name: "Prata", min_loss_minor: 50000, pct: 10 },
       ];
-      const updated = await call("PUT", "/v1/cashback", { body: { enabled: true, tiers: bands, welcome: { enabled: true, pct: 20, max_minor: 10000 }, text: { title: "Cashback diário" } } });
+      const updated = await call("PUT", "/v1/cashback", {
+        body: { enabled: true, tiers: bands, welcome: { enabled: true, pct: 20, max_minor: 10000 }, text: { title: "Cashback diário" } },
+      });
       expect(updated.status).toBe(200);
-      const expected = { ...DEFAULT_CASHBACK, enabled: true, tiers: served({ tiers: bands }).tiers, welcome: { enabled: true, pct: 20, max: 100 }, text: { title: "Cashback diário" } };
-      expect(expected.tiers).toEqual([{ name: "Bronze", min_loss: 50, pct: 5 }, { name: "Prata", min_loss: 500, pct: 10 }]);
+      const expected = {
+        ...DEFAULT_CASHBACK,
+        enabled: true,
+        tiers: served({ tiers: bands }).tiers,
+        welcome: { enabled: true, pct: 20, max: 100 },
+        text: { title: "Cashback diário" },
+      };
+      expect(expected.tiers).toEqual([
+        { name: "Bronze", min_loss: 50, pct: 5 },
+        { name: "Prata", min_loss: 500, pct: 10 },
+      ]);
       expect(updated.body).toEqual(expected);
       expect((await call("GET", "/v1/cashback")).body).toEqual(expected);
 
@@ -259,26 +298,28 @@ describeEachDatabase("API configuration", (kind) => {
 
     const band = (min_loss_minor: number) => ({ name: `Faixa ${min_loss_minor}`, min_loss_minor, pct: 5 });
     const bands = (n: number) => Array.from({ length: n }, (_, i) => band((i + 1) * 1000));
-    it.each([
-      { body: { hour: 0 }, refused: null },
-      { body: { hour: 23 }, refused: null },
-      { body: { hour: 24 }, refused: "body.hour" },
-      { body: { hour: -1 }, refused: "body.hour" },
-      { body: { claim_days: 1 }, refused: null },
-      { body: { claim_days: 30 }, refused: null },
-      { body: { claim_days: 0 }, refused: "body.claim_days" },
-      { body: { claim_days: 31 }, refused: "body.claim_days" },
-      { body: { min_pct: 0, max_pct: 100 }, refused: null },
-      { body: { max_pct: 100.5 }, refused: "body.max_pct" },
-      { body: { min_pct: -1 }, refused: "body.min_pct" },
-      { body: { min_loss_minor: -1 }, refused: "body.min_loss_minor" },
-      { body: { tiers: bands(10) }, refused: null },
-      { body: { tiers: bands(11) }, refused: "body.tiers" },
-      { body: { welcome: { pct: 101 } }, refused: "body.welcome.pct" },
-      { body: { mode: "weekly" }, refused: "body.mode" },
-      { body: { min_pct: 30, max_pct: 20 }, refused: "body.min_pct" },
-      { body: { tiers: [band(5000), band(5000)] }, refused: "body.tiers[1].min_loss_minor" },
-    ].map((row) => ({ ...row, outcome: row.refused ? `422 naming ${row.refused}` : "200" })))("PUT /v1/cashback $body → $outcome", async ({ body, refused }) => {
+    it.each(
+      [
+        { body: { hour: 0 }, refused: null },
+        { body: { hour: 23 }, refused: null },
+        { body: { hour: 24 }, refused: "body.hour" },
+        { body: { hour: -1 }, refused: "body.hour" },
+        { body: { claim_days: 1 }, refused: null },
+        { body: { claim_days: 30 }, refused: null },
+        { body: { claim_days: 0 }, refused: "body.claim_days" },
+        { body: { claim_days: 31 }, refused: "body.claim_days" },
+        { body: { min_pct: 0, max_pct: 100 }, refused: null },
+        { body: { max_pct: 100.5 }, refused: "body.max_pct" },
+        { body: { min_pct: -1 }, refused: "body.min_pct" },
+        { body: { min_loss_minor: -1 }, refused: "body.min_loss_minor" },
+        { body: { tiers: bands(10) }, refused: null },
+        { body: { tiers: bands(11) }, refused: "body.tiers" },
+        { body: { welcome: { pct: 101 } }, refused: "body.welcome.pct" },
+        { body: { mode: "weekly" }, refused: "body.mode" },
+        { body: { min_pct: 30, max_pct: 20 }, refused: "body.min_pct" },
+        { body: { tiers: [band(5000), band(5000)] }, refused: "body.tiers[1].min_loss_minor" },
+      ].map((row) => ({ ...row, outcome: row.refused ? `422 naming ${row.refused}` : "200" })),
+    )("PUT /v1/cashback $body → $outcome", async ({ body, refused }) => {
       const call = as(await api.createOtherClub());
       const response = await call("PUT", "/v1/cashback", { body });
       if (refused === null) {

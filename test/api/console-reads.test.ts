@@ -23,7 +23,10 @@ describeEachDatabase("API for the console", (kind) => {
     await createStaffMember(api.db, api.clubId, { email: "viewer@sorte.example", display_name: "Vitor", role: "viewer", env: null, password: PASSWORD }, NOW);
     // A fresh session per call: the tests move the clock past a session's idle timeout.
     viewer = async (method, path) => {
-      const login = await api.request("POST", "/v1/staff/sessions", { key: null, body: { club_id: api.clubId, email: "viewer@sorte.example", password: PASSWORD } });
+      const login = await api.request("POST", "/v1/staff/sessions", {
+        key: null,
+        body: { club_id: api.clubId, email: "viewer@sorte.example", password: PASSWORD },
+      });
       expect(login.status).toBe(201);
       const cookie = /clube_session=([^;]+)/.exec(login.headers.get("set-cookie") ?? "")![1];
       return api.request(method, path, { key: null, headers: { Cookie: `clube_session=${cookie}`, "X-CSRF-Token": login.body.csrf_token } });
@@ -32,11 +35,20 @@ describeEachDatabase("API for the console", (kind) => {
   afterAll(() => api?.close());
 
   it("GET /v1/events/{id}: the entry, its effects with their rules, its meta and trace; 404 for an unknown id or another club's", async () => {
-    const test = await api.request("POST", "/v1/events/test", { body: { participant: "cr_ana", type: "deposit.confirmed", id: "cr-dep-1", amount: 100, meta: { method: "pix" } } });
+    const test = await api.request("POST", "/v1/events/test", {
+      body: { participant: "cr_ana", type: "deposit.confirmed", id: "cr-dep-1", amount: 100, meta: { method: "pix" } },
+    });
     expect(test.status).toBe(200);
     const read = await api.request("GET", `/v1/events/${test.body.event_id}`);
     expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({ id: test.body.event_id, event_id: "cr-dep-1", participant: "cr_ana", type: "deposit.confirmed", status: "processed", duplicate_of: null });
+    expect(read.body).toMatchObject({
+      id: test.body.event_id,
+      event_id: "cr-dep-1",
+      participant: "cr_ana",
+      type: "deposit.confirmed",
+      status: "processed",
+      duplicate_of: null,
+    });
     expect(read.body.effects).toEqual(test.body.effects);
     expect(read.body.effects_count).toBe(test.body.effects.length);
     expect(read.body.effects).toContainEqual(expect.objectContaining({ type: "xp_granted", rule_id: "deposit-xp" }));
@@ -69,7 +81,10 @@ describeEachDatabase("API for the console", (kind) => {
     expect(await ids("to=2026-11-18T12:10:00.001Z")).toEqual(["cr-login-0"]);
     const first = await api.request("GET", "/v1/events?participant=cr_time&from=2026-11-18T12:10:00Z&to=2026-11-18T12:35:00Z&limit=2");
     expect(first.body.has_more).toBe(true);
-    const next = await api.request("GET", `/v1/events?participant=cr_time&from=2026-11-18T12:10:00Z&to=2026-11-18T12:35:00Z&limit=2&starting_after=${first.body.data[1].id}`);
+    const next = await api.request(
+      "GET",
+      `/v1/events?participant=cr_time&from=2026-11-18T12:10:00Z&to=2026-11-18T12:35:00Z&limit=2&starting_after=${first.body.data[1].id}`,
+    );
     expect(next.body).toMatchObject({ data: [expect.objectContaining({ event_id: "cr-login-0" })], has_more: false });
     expectError(await api.request("GET", "/v1/events?from=yesterday"), 422, "validation_failed");
     expect((await api.request("GET", "/v1/events?from=yesterday")).body.error.message).toContain("from");
@@ -106,12 +121,16 @@ describeEachDatabase("API for the console", (kind) => {
 
   it("GET /v1/overview: the last 24 hours per minute, effects and rewards granted, deliveries waiting, each endpoint's success rate", async () => {
     const club = await api.createOtherClub();
-    const other = { request: (method: string, path: string, options: { body?: unknown } = {}) => api.request(method, path, { ...options, key: club.keys.test }) };
+    const other = {
+      request: (method: string, path: string, options: { body?: unknown } = {}) => api.request(method, path, { ...options, key: club.keys.test }),
+    };
     clock.set(new Date("2026-11-20T09:00:00Z"));
     const sent = [];
     for (const [index, minute] of ["09:00:10", "09:00:50", "09:02:00"].entries()) {
       clock.set(new Date(`2026-11-20T${minute}Z`));
-      const result = await other.request("POST", "/v1/events", { body: { participant: `ov_${index}`, type: "deposit.confirmed", id: `ov-dep-${index}`, amount: 100 } });
+      const result = await other.request("POST", "/v1/events", {
+        body: { participant: `ov_${index}`, type: "deposit.confirmed", id: `ov-dep-${index}`, amount: 100 },
+      });
       expect(result.status).toBe(200);
       sent.push(result.body);
     }
@@ -135,7 +154,9 @@ describeEachDatabase("API for the console", (kind) => {
       ],
       effects_granted: effects,
       rewards_granted: rewards,
-      webhook_endpoints: [{ endpoint_id: endpoint.body.id, url: "https://hooks.sorte.example/overview", enabled: true, succeeded: 3, failed: 1, pending: 1, success_rate: 0.75 }],
+      webhook_endpoints: [
+        { endpoint_id: endpoint.body.id, url: "https://hooks.sorte.example/overview", enabled: true, succeeded: 3, failed: 1, pending: 1, success_rate: 0.75 },
+      ],
     });
     const pending = (await other.request("GET", "/v1/deliveries?status=pending")).body.deliveries.length;
     expect(overview.body.deliveries).toEqual({ pending, overdue: 0, failed: 0 });
@@ -143,7 +164,13 @@ describeEachDatabase("API for the console", (kind) => {
     // Two days later the same deliveries are overdue, and the window holds no events.
     clock.set(new Date("2026-11-22T10:00:00Z"));
     const later = (await other.request("GET", "/v1/overview")).body;
-    expect(later).toMatchObject({ events_total: 0, events_per_minute: [], effects_granted: 0, rewards_granted: 0, deliveries: { pending, overdue: pending, failed: 0 } });
+    expect(later).toMatchObject({
+      events_total: 0,
+      events_per_minute: [],
+      effects_granted: 0,
+      rewards_granted: 0,
+      deliveries: { pending, overdue: pending, failed: 0 },
+    });
     expect(later.webhook_endpoints[0]).toMatchObject({ succeeded: 0, failed: 0, pending: 0, success_rate: null });
     expect((await viewer("GET", "/v1/overview")).status).toBe(200);
   });
@@ -158,7 +185,13 @@ describeEachDatabase("API for the console", (kind) => {
     const xp = ledger.body.data.filter((line: any) => line.unit === "xp");
     const grantedXp = (result: any) => result.effects.filter((effect: any) => effect.type === "xp_granted");
     expect(xp.length).toBe(grantedXp(first.body).length + grantedXp(second.body).length);
-    expect(xp[0]).toMatchObject({ id: expect.any(String), amount_minor: expect.any(Number), reason: expect.any(String), event_id: second.body.event_id, created_at: "2026-11-25T10:05:00.000Z" });
+    expect(xp[0]).toMatchObject({
+      id: expect.any(String),
+      amount_minor: expect.any(Number),
+      reason: expect.any(String),
+      event_id: second.body.event_id,
+      created_at: "2026-11-25T10:05:00.000Z",
+    });
     expect(xp.map((line: any) => line.rule_id)).toContain("deposit-xp");
     const depositXp = xp.find((line: any) => line.rule_id === "deposit-xp" && line.event_id === first.body.event_id);
     expect(depositXp.amount_minor).toBe(first.body.effects.find((effect: any) => effect.rule_id === "deposit-xp" && effect.type === "xp_granted").amount);

@@ -64,7 +64,12 @@ describeEachDatabase("API errors", (kind) => {
       code: "not_found",
     },
     { row: "404 delivery not found (confirm)", send: () => api.request("POST", "/v1/deliveries/dlv_nope/confirm"), status: 404, code: "not_found" },
-    { row: "404 delivery not found (fail)", send: () => api.request("POST", "/v1/deliveries/dlv_nope/fail", { body: { reason: "Sem saldo" } }), status: 404, code: "not_found" },
+    {
+      row: "404 delivery not found (fail)",
+      send: () => api.request("POST", "/v1/deliveries/dlv_nope/fail", { body: { reason: "Sem saldo" } }),
+      status: 404,
+      code: "not_found",
+    },
     {
       row: "404 reward not found",
       send: () => api.request("POST", "/v1/redemptions", { body: { participant: "ana", reward: "giros-500" } }),
@@ -95,7 +100,12 @@ describeEachDatabase("API errors", (kind) => {
       status: 409,
       code: "participant_exists",
     },
-    { row: "409 confirming a closed delivery", send: () => api.request("POST", `/v1/deliveries/${closedDelivery}/confirm`), status: 409, code: "already_closed" },
+    {
+      row: "409 confirming a closed delivery",
+      send: () => api.request("POST", `/v1/deliveries/${closedDelivery}/confirm`),
+      status: 409,
+      code: "already_closed",
+    },
     {
       row: "409 failing a closed delivery",
       send: () => api.request("POST", `/v1/deliveries/${closedDelivery}/fail`, { body: { reason: "De novo" } }),
@@ -187,7 +197,13 @@ describeEachDatabase("API errors", (kind) => {
       status: 415,
       code: "unsupported_media_type",
     },
-    { row: "missing required field", send: () => api.request("POST", "/v1/participants", { body: {} }), status: 422, code: "validation_failed", message: "body.external_id" },
+    {
+      row: "missing required field",
+      send: () => api.request("POST", "/v1/participants", { body: {} }),
+      status: 422,
+      code: "validation_failed",
+      message: "body.external_id",
+    },
     {
       row: "unknown body field",
       send: () => api.request("POST", "/v1/participants", { body: { external_id: "ana", nickname: "Aninha" } }),
@@ -218,7 +234,13 @@ describeEachDatabase("API errors", (kind) => {
       message: "path.external_id",
     },
     { row: "unknown query parameter", send: () => api.request("GET", "/v1/games?color=red"), status: 422, code: "validation_failed", message: "query.color" },
-    { row: "query parameter out of range", send: () => api.request("GET", "/v1/games?limit=0"), status: 422, code: "validation_failed", message: "query.limit" },
+    {
+      row: "query parameter out of range",
+      send: () => api.request("GET", "/v1/games?limit=0"),
+      status: 422,
+      code: "validation_failed",
+      message: "query.limit",
+    },
   ];
 
   it.each(httpTable)("$row → $status $code", async ({ send, status, code, message }) => {

@@ -35,7 +35,12 @@ describeEachDatabase("API provably fair wheel", (kind) => {
 
     const chosen = await me("POST", "/v1/me/wheel/seed", { client_seed: "minha-semente" });
     expect(chosen.status).toBe(200);
-    expect(chosen.body.revealed).toEqual({ server_seed: expect.any(String), server_seed_hash: before.body.fairness.server_seed_hash, client_seed: before.body.fairness.client_seed, spins: 0 });
+    expect(chosen.body.revealed).toEqual({
+      server_seed: expect.any(String),
+      server_seed_hash: before.body.fairness.server_seed_hash,
+      client_seed: before.body.fairness.client_seed,
+      spins: 0,
+    });
     const committed = chosen.body.next;
     expect(committed).toMatchObject({ client_seed: "minha-semente", next_nonce: 0 });
 
@@ -63,7 +68,14 @@ describeEachDatabase("API provably fair wheel", (kind) => {
       expect(row.server_seed).toBe(rotated.body.revealed.server_seed);
       const spin = spins.find((candidate) => candidate.spinId === row.spin_id);
       expect(row.index).toBe(spin.index);
-      const check = await verifyWheelSpin({ serverSeed: row.server_seed, serverSeedHash: row.server_seed_hash, clientSeed: row.client_seed, nonce: row.nonce, weights: row.weights, index: row.index });
+      const check = await verifyWheelSpin({
+        serverSeed: row.server_seed,
+        serverSeedHash: row.server_seed_hash,
+        clientSeed: row.client_seed,
+        nonce: row.nonce,
+        weights: row.weights,
+        index: row.index,
+      });
       expect(check).toEqual({ valid: true, hashMatches: true, index: spin.index });
     }
   });

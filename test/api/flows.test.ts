@@ -86,7 +86,9 @@ describeEachDatabase("API casino flows", (kind) => {
   /** What an `internal` reward whose payload names a currency pays at grant (coins have 0 decimals: main units are minor units). */
   const rewardCredit = (rewardCode: string): { currency: string; amount: number } | null => {
     const reward = casino.reward(rewardCode);
-    return reward.type === "internal" && typeof reward.payload?.currency === "string" ? { currency: reward.payload.currency, amount: reward.payload.amount } : null;
+    return reward.type === "internal" && typeof reward.payload?.currency === "string"
+      ? { currency: reward.payload.currency, amount: reward.payload.amount }
+      : null;
   };
 
   /** The effects of granting a reward: `reward_granted`, then the credit of an internal currency reward. */
@@ -144,7 +146,10 @@ describeEachDatabase("API casino flows", (kind) => {
     const response = await api.request("GET", "/v1/me/missions", { participant: externalId });
     expect(response.status).toBe(200);
     return Object.fromEntries(
-      (response.body.data as Record<string, any>[]).map((m) => [m.id, { progress: m.progress, completed: m.completed, claimable: m.claimable, claimed: m.claimed, period_key: m.period_key }]),
+      (response.body.data as Record<string, any>[]).map((m) => [
+        m.id,
+        { progress: m.progress, completed: m.completed, claimable: m.claimable, claimed: m.claimed, period_key: m.period_key },
+      ]),
     );
   }
 
@@ -247,7 +252,15 @@ describeEachDatabase("API casino flows", (kind) => {
 
     // A R$ 500 slots bet: XP, tournament points, and the weekly betting mission completes (claimed by hand).
     const weekly = casino.mission("apostar-500");
-    expect(await play(minutesAfter(4), { participant: "ana", type: "bet.placed", id: "ana-bet-1", amount: 500, meta: { game_type: "video-slots", game_id: "pgsoft-fortune-tiger" } })).toEqual([
+    expect(
+      await play(minutesAfter(4), {
+        participant: "ana",
+        type: "bet.placed",
+        id: "ana-bet-1",
+        amount: 500,
+        meta: { game_type: "video-slots", game_id: "pgsoft-fortune-tiger" },
+      }),
+    ).toEqual([
       { type: "xp_granted", amount: 500, rule_id: "bet-xp" },
       { type: "leaderboard_points", campaign_id: "slots-semanal", points: 500, rule_id: "slots-points" },
       { type: "mission_progressed", mission_id: "apostar-500", progress: weekly.goal.target, target: weekly.goal.target },
@@ -372,12 +385,16 @@ describeEachDatabase("API casino flows", (kind) => {
     expect((await api.request("POST", "/v1/participants", { body: { external_id: "carla" } })).status).toBe(200);
     const amounts = Array.from({ length: 30 }, (_, i) => 50 + i);
     const responses = await Promise.all(
-      amounts.map((amount, i) => api.request("POST", "/v1/events", { body: { participant: "carla", type: "deposit.confirmed", id: `carla-dep-${i}`, amount } })),
+      amounts.map((amount, i) =>
+        api.request("POST", "/v1/events", { body: { participant: "carla", type: "deposit.confirmed", id: `carla-dep-${i}`, amount } }),
+      ),
     );
     expect(responses.map((response) => response.status)).toEqual(Array(30).fill(200));
     const effects = responses.flatMap((response) => (response.body as EventResult).effects);
     const total = (type: string, ruleId?: string) =>
-      effects.filter((effect) => effect.type === type && (ruleId === undefined || effect.rule_id === ruleId)).reduce((sum, effect) => sum + ("amount" in effect ? effect.amount : 0), 0);
+      effects
+        .filter((effect) => effect.type === type && (ruleId === undefined || effect.rule_id === ruleId))
+        .reduce((sum, effect) => sum + ("amount" in effect ? effect.amount : 0), 0);
     const count = (predicate: (effect: Effect) => boolean) => effects.filter(predicate).length;
 
     expect(total("xp_granted")).toBe(amounts.reduce((sum, amount) => sum + depositXp(amount), 0));
@@ -397,11 +414,18 @@ describeEachDatabase("API casino flows", (kind) => {
     const coins = depositCoins(15000) + dailyMissionCoins();
     await expectStanding("davi", { xp: depositXp(15000), coins });
 
-    const redeem = (key: string) => api.request("POST", "/v1/redemptions", { body: { participant: "davi", reward: "store-bonus-10" }, headers: { "Idempotency-Key": key } });
+    const redeem = (key: string) =>
+      api.request("POST", "/v1/redemptions", { body: { participant: "davi", reward: "store-bonus-10" }, headers: { "Idempotency-Key": key } });
     const [a, b] = await Promise.all([redeem("davi-loja-0001"), redeem("davi-loja-0002")]);
     const [won, lost] = a.status === 200 ? [a, b] : [b, a];
     expect(won.status).toBe(200);
-    expect(won.body).toMatchObject({ reward_code: "store-bonus-10", cost: { currency: price.currency, amount: price.amount }, balance_after: coins - price.amount, delivery_status: "pending", duplicate: false });
+    expect(won.body).toMatchObject({
+      reward_code: "store-bonus-10",
+      cost: { currency: price.currency, amount: price.amount },
+      balance_after: coins - price.amount,
+      delivery_status: "pending",
+      duplicate: false,
+    });
     expectError(lost, 409, "insufficient_balance");
     await expectStanding("davi", { xp: depositXp(15000), coins: coins - price.amount });
     const redeemed = won.body.effects.find((effect: Effect) => effect.type === "reward_granted");
@@ -420,7 +444,8 @@ describeEachDatabase("API casino flows", (kind) => {
   it("takes a redemption Idempotency-Key of 8 to 120 characters", async () => {
     clock.set(WEDNESDAY);
     await sendEvent({ participant: "elis", type: "deposit.confirmed", id: "elis-dep-1", amount: 30000 });
-    const redeem = (key: string) => api.request("POST", "/v1/redemptions", { body: { participant: "elis", reward: "store-bonus-10" }, headers: { "Idempotency-Key": key } });
+    const redeem = (key: string) =>
+      api.request("POST", "/v1/redemptions", { body: { participant: "elis", reward: "store-bonus-10" }, headers: { "Idempotency-Key": key } });
     expectError(await redeem("k".repeat(7)), 422, "validation_failed", "idempotency-key");
     expectError(await redeem("k".repeat(121)), 422, "validation_failed", "idempotency-key");
     for (const key of ["k".repeat(8), "k".repeat(120)]) {
@@ -438,7 +463,10 @@ describeEachDatabase("API casino flows", (kind) => {
     const deposit = await sendEvent({ participant: "fabi", type: "deposit.confirmed", id: "fabi-dep-1", amount: 20000 });
     const bonus = deposit.effects[0].delivery_id as string;
     const purchase = async (key: string) => {
-      const response = await api.request("POST", "/v1/redemptions", { body: { participant: "fabi", reward: "store-bonus-10" }, headers: { "Idempotency-Key": key } });
+      const response = await api.request("POST", "/v1/redemptions", {
+        body: { participant: "fabi", reward: "store-bonus-10" },
+        headers: { "Idempotency-Key": key },
+      });
       expect(response.status).toBe(200);
       return response.body.effects.find((effect: Effect) => effect.type === "reward_granted").delivery_id as string;
     };
@@ -454,7 +482,14 @@ describeEachDatabase("API casino flows", (kind) => {
     const details = { spins: 10000, game: "Fortune Tiger", game_code: "fortune-tiger", play_url: "https://cassino.example.com/jogar/fortune-tiger" };
     const delivered = await confirm(bonus, { external_ref: "r".repeat(200), details });
     expect(delivered.status).toBe(200);
-    expect(delivered.body).toMatchObject({ id: bonus, status: "delivered", reward_code: "bonus-first-deposit", external_ref: "r".repeat(200), fail_reason: null, confirmed_at: confirmedAt.toISOString() });
+    expect(delivered.body).toMatchObject({
+      id: bonus,
+      status: "delivered",
+      reward_code: "bonus-first-deposit",
+      external_ref: "r".repeat(200),
+      fail_reason: null,
+      confirmed_at: confirmedAt.toISOString(),
+    });
     // delivered → confirm again → 200, unchanged (the client may repeat it safely).
     clock.set(minutesAfter(11));
     const again = await confirm(bonus, { external_ref: "outro-ref" });
@@ -523,7 +558,11 @@ describeEachDatabase("API casino flows", (kind) => {
     // Slots bets of 1..10: each one's XP is its amount (500 bets stay under bet-xp's daily 5000), and
     // slots-50 counts them one by one, so each result shows which event it answers.
     const events = Array.from({ length: 500 }, (_, i) => ({
-      participant: "igor", type: "bet.placed", id: `igor-bet-${String(i).padStart(3, "0")}`, amount: (i % 10) + 1, meta: { game_type: "video-slots" },
+      participant: "igor",
+      type: "bet.placed",
+      id: `igor-bet-${String(i).padStart(3, "0")}`,
+      amount: (i % 10) + 1,
+      meta: { game_type: "video-slots" },
     }));
     const response = await api.request("POST", "/v1/events/batch", { body: { events } });
     expect(response.status).toBe(200);
@@ -543,4 +582,3 @@ describeEachDatabase("API casino flows", (kind) => {
     expectError(await api.request("POST", "/v1/events/batch", { body: { events: [] } }), 422, "validation_failed", "body.events");
   });
 });
-

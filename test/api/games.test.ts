@@ -13,7 +13,13 @@ const fortuneTiger = {
   category: "video-slots",
   image_url: "https://cdn.cassino.example.com/jogos/fortune-tiger.webp",
 };
-const aviator = { id: "spribe-aviator", name: "Aviator", provider: "Spribe", category: "crash", image_url: "https://cdn.cassino.example.com/jogos/aviator.webp" };
+const aviator = {
+  id: "spribe-aviator",
+  name: "Aviator",
+  provider: "Spribe",
+  category: "crash",
+  image_url: "https://cdn.cassino.example.com/jogos/aviator.webp",
+};
 const mines = { id: "spribe-mines", name: "Mines", provider: "Spribe", category: "crash" };
 const roulette = { id: "evolution-roleta-brasileira", name: "Roleta Brasileira", provider: "Evolution", category: "live-casino" };
 
@@ -146,34 +152,37 @@ describeEachDatabase("API game catalog", (kind) => {
   });
 
   const url = (length: number) => `https://cdn.cassino.example.com/${"x".repeat(length - "https://cdn.cassino.example.com/".length)}`;
-  it.each([
-    { field: "id", value: "i".repeat(120), refused: null },
-    { field: "id", value: "i".repeat(121), refused: "body.games[0].id" },
-    { field: "id", value: "", refused: "body.games[0].id" },
-    { field: "name", value: "n".repeat(120), refused: null },
-    { field: "name", value: "n".repeat(121), refused: "body.games[0].name" },
-    { field: "name", value: "", refused: "body.games[0].name" },
-    { field: "provider", value: "p".repeat(60), refused: null },
-    { field: "provider", value: "p".repeat(61), refused: "body.games[0].provider" },
-    { field: "provider", value: null, refused: "body.games[0].provider" },
-    { field: "category", value: "c".repeat(40), refused: null },
-    { field: "category", value: "c".repeat(41), refused: "body.games[0].category" },
-    { field: "image_url", value: url(2000), refused: null },
-    { field: "image_url", value: url(2001), refused: "body.games[0].image_url" },
-    { field: "image_url", value: "fortune-tiger.webp", refused: "body.games[0].image_url" },
-    { field: "rtp", value: 96.81, refused: "body.games[0].rtp" },
-  ].map((row) => ({ ...row, sent: typeof row.value === "string" ? `${row.value.length} characters` : JSON.stringify(row.value), outcome: row.refused ? `422 naming ${row.refused}` : "200" })))(
-    "game entry $field of $sent → $outcome",
-    async ({ field, value, refused }) => {
-      const { call, sync } = await freshCatalog();
-      const entry = { id: "jogo", name: "Jogo", [field]: value };
-      const response = await sync({ games: [entry] });
-      if (refused === null) {
-        expect(response.body).toEqual({ upserted: 1, deactivated: 0 });
-        expect((await call("GET", "/v1/games")).body.data[0]).toMatchObject(entry);
-      } else {
-        expectError(response, 422, "validation_failed", refused);
-      }
-    },
-  );
+  it.each(
+    [
+      { field: "id", value: "i".repeat(120), refused: null },
+      { field: "id", value: "i".repeat(121), refused: "body.games[0].id" },
+      { field: "id", value: "", refused: "body.games[0].id" },
+      { field: "name", value: "n".repeat(120), refused: null },
+      { field: "name", value: "n".repeat(121), refused: "body.games[0].name" },
+      { field: "name", value: "", refused: "body.games[0].name" },
+      { field: "provider", value: "p".repeat(60), refused: null },
+      { field: "provider", value: "p".repeat(61), refused: "body.games[0].provider" },
+      { field: "provider", value: null, refused: "body.games[0].provider" },
+      { field: "category", value: "c".repeat(40), refused: null },
+      { field: "category", value: "c".repeat(41), refused: "body.games[0].category" },
+      { field: "image_url", value: url(2000), refused: null },
+      { field: "image_url", value: url(2001), refused: "body.games[0].image_url" },
+      { field: "image_url", value: "fortune-tiger.webp", refused: "body.games[0].image_url" },
+      { field: "rtp", value: 96.81, refused: "body.games[0].rtp" },
+    ].map((row) => ({
+      ...row,
+      sent: typeof row.value === "string" ? `${row.value.length} characters` : JSON.stringify(row.value),
+      outcome: row.refused ? `422 naming ${row.refused}` : "200",
+    })),
+  )("game entry $field of $sent → $outcome", async ({ field, value, refused }) => {
+    const { call, sync } = await freshCatalog();
+    const entry = { id: "jogo", name: "Jogo", [field]: value };
+    const response = await sync({ games: [entry] });
+    if (refused === null) {
+      expect(response.body).toEqual({ upserted: 1, deactivated: 0 });
+      expect((await call("GET", "/v1/games")).body.data[0]).toMatchObject(entry);
+    } else {
+      expectError(response, 422, "validation_failed", refused);
+    }
+  });
 });

@@ -41,8 +41,7 @@ describeEachDatabase("group commit of single events", (kind) => {
   it("concurrent events of many participants give the same state as the same events sent one by one", async () => {
     const players = 5;
     const perPlayer = 6;
-    const events = (prefix: string) =>
-      Array.from({ length: players * perPlayer }, (_, i) => mixEvent(`${prefix}-p${i % players}`, `${prefix}-e`, i));
+    const events = (prefix: string) => Array.from({ length: players * perPlayer }, (_, i) => mixEvent(`${prefix}-p${i % players}`, `${prefix}-e`, i));
     for (const event of events("seq")) expect((await send(event)).status).toBe(200);
     const together = await Promise.all(events("par").map((event) => send(event)));
     expect(together.map((response) => response.status)).toEqual(together.map(() => 200));
@@ -54,7 +53,14 @@ describeEachDatabase("group commit of single events", (kind) => {
   });
 
   it("one participant's concurrent events all count, and their answers carry their own effects", async () => {
-    const bets = Array.from({ length: 20 }, (_, i) => ({ participant: "gc-same", type: "bet.placed", id: `gc-same-${i}`, amount: 10, currency: "BRL", meta: { game_type: "video-slots" } }));
+    const bets = Array.from({ length: 20 }, (_, i) => ({
+      participant: "gc-same",
+      type: "bet.placed",
+      id: `gc-same-${i}`,
+      amount: 10,
+      currency: "BRL",
+      meta: { game_type: "video-slots" },
+    }));
     const answers = await Promise.all(bets.map((bet) => send(bet)));
     expect(answers.map((response) => response.status)).toEqual(bets.map(() => 200));
     for (const response of answers) expect(response.body.effects).toContainEqual({ type: "xp_granted", amount: 10, rule_id: "bet-xp" });
@@ -100,6 +106,10 @@ describeEachDatabase("group commit of single events", (kind) => {
     );
     const ok = answers.filter((response) => response.status === 200);
     expect(ok).toHaveLength(1);
-    expectError(answers.find((response) => response.status !== 200)!, 409, "event_id_conflict");
+    expectError(
+      answers.find((response) => response.status !== 200)!,
+      409,
+      "event_id_conflict",
+    );
   });
 });

@@ -175,7 +175,10 @@ describe("API health with a Redis rate-limit store", () => {
   beforeAll(async () => {
     const prefix = `clube_test_${Date.now()}_${process.pid}`;
     [reachable, unreachable] = await Promise.all([
-      openTestClub("sqlite", { api: true, env: { AMQP_URL: "", CLUBE_REDIS_URL: process.env.CLUBE_TEST_REDIS_URL || "redis://127.0.0.1:6379", CLUBE_REDIS_PREFIX: prefix } }),
+      openTestClub("sqlite", {
+        api: true,
+        env: { AMQP_URL: "", CLUBE_REDIS_URL: process.env.CLUBE_TEST_REDIS_URL || "redis://127.0.0.1:6379", CLUBE_REDIS_PREFIX: prefix },
+      }),
       openTestClub("sqlite", { api: true, env: { AMQP_URL: "", CLUBE_REDIS_URL: `redis://127.0.0.1:${CLOSED_PORT}`, CLUBE_REDIS_PREFIX: prefix } }),
     ]);
   });

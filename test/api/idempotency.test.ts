@@ -17,7 +17,13 @@ describeEachDatabase("idempotency keys", (kind) => {
   });
   afterAll(() => api?.close());
 
-  const deposit = (participant: string, extra: Record<string, unknown> = {}) => ({ participant, type: "deposit.confirmed", amount: 500, currency: "BRL", ...extra });
+  const deposit = (participant: string, extra: Record<string, unknown> = {}) => ({
+    participant,
+    type: "deposit.confirmed",
+    amount: 500,
+    currency: "BRL",
+    ...extra,
+  });
   const send = (body: unknown, key?: string) => api.request("POST", "/v1/events", { body, headers: key ? { "Idempotency-Key": key } : {} });
   const participantExists = async (externalId: string) => (await api.db.em().fork().count(Participant, { externalId })) > 0;
 
@@ -113,12 +119,19 @@ describeEachDatabase("idempotency keys", (kind) => {
 
   it("answers a repeated redemption stored before money carried main units in main units", async () => {
     expect((await send(deposit("mia-idem", { amount: 20000 }))).status).toBe(200);
-    const redeem = () => api.request("POST", "/v1/redemptions", { body: { participant: "mia-idem", reward: "store-bonus-10" }, headers: { "Idempotency-Key": "key-old-redeem-1" } });
+    const redeem = () =>
+      api.request("POST", "/v1/redemptions", {
+        body: { participant: "mia-idem", reward: "store-bonus-10" },
+        headers: { "Idempotency-Key": "key-old-redeem-1" },
+      });
     const first = await redeem();
     expect(first.status).toBe(200);
     const { cost, balance_after, effects, ...rest } = first.body;
     const old = {
-      ...rest, duplicate: false, cost: { currency: cost.currency, amount_minor: cost.amount }, balance_after_minor: balance_after,
+      ...rest,
+      duplicate: false,
+      cost: { currency: cost.currency, amount_minor: cost.amount },
+      balance_after_minor: balance_after,
       effects: effects.map((effect: Record<string, unknown>) => {
         if (effect.type !== "currency_debited") return effect;
         const { amount, ...rest } = effect;

@@ -42,7 +42,12 @@ describeEachDatabase("input rules", (kind) => {
     }
     // 5,000 levels, sent as text (the test's own JSON.stringify would run out of stack).
     const nested = `{"a":`.repeat(5000) + "1" + "}".repeat(5000);
-    expectError(await api.request("POST", "/v1/events", { rawBody: JSON.stringify(base).replace(/}$/, `,"meta":${nested}}`) }), 422, "validation_failed", "body.meta");
+    expectError(
+      await api.request("POST", "/v1/events", { rawBody: JSON.stringify(base).replace(/}$/, `,"meta":${nested}}`) }),
+      422,
+      "validation_failed",
+      "body.meta",
+    );
     const em = api.db.em().fork();
     expect(await em.count(Event, {})).toBe(0);
     expect(await em.count(Participant, {})).toBe(0);

@@ -54,7 +54,17 @@ describeEachDatabase("GET /v1/me/config", (kind) => {
   it("never leaks server-only parts of the configuration", async () => {
     const response = await api.request("GET", "/v1/me/config", { token });
     const text = JSON.stringify(response.body);
-    for (const secret of ['"weight"', '"rules"', "allowedOrigins", "allowed_origins", '"payload"', "webhook", "Gerente de conta VIP", '"conditions"', '"trigger"']) {
+    for (const secret of [
+      '"weight"',
+      '"rules"',
+      "allowedOrigins",
+      "allowed_origins",
+      '"payload"',
+      "webhook",
+      "Gerente de conta VIP",
+      '"conditions"',
+      '"trigger"',
+    ]) {
       expect(text, secret).not.toContain(secret);
     }
   });

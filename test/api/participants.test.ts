@@ -59,7 +59,15 @@ describeEachDatabase("API participants", (kind) => {
       const row = { ...scope(), participantId: participant.id };
       await em.insert(Balance, { id: newId("bal"), ...row, currency, amount, updatedAt: T0 });
       await em.insert(LedgerEntry, {
-        id: newId("led"), ...row, unit: currency, delta: amount, balanceAfter: amount, reason: "rule", ruleId: "deposit-coins", eventId: null, createdAt: T0,
+        id: newId("led"),
+        ...row,
+        unit: currency,
+        delta: amount,
+        balanceAfter: amount,
+        reason: "rule",
+        ruleId: "deposit-coins",
+        eventId: null,
+        createdAt: T0,
       });
     }
   }
@@ -72,7 +80,13 @@ describeEachDatabase("API participants", (kind) => {
     });
 
     it("updates only the fields sent: omitted keeps, null clears, tags replace", async () => {
-      const full = { display_name: "Bia", avatar_url: "https://cdn.cassino.example.com/a/bia.png", email: "bia@example.com.br", phone: "+5511987654321", tags: ["vip-sp", "slots"] };
+      const full = {
+        display_name: "Bia",
+        avatar_url: "https://cdn.cassino.example.com/a/bia.png",
+        email: "bia@example.com.br",
+        phone: "+5511987654321",
+        tags: ["vip-sp", "slots"],
+      };
       expect((await upsert({ external_id: "bia", ...full })).status).toBe(200);
 
       const kept = await upsert({ external_id: "bia" });
@@ -108,7 +122,10 @@ describeEachDatabase("API participants", (kind) => {
       { field: "avatar_url", value: "https://cdn.cassino.example.com/a/onca.png", stored: ["avatarUrl", "https://cdn.cassino.example.com/a/onca.png"] },
       { field: "avatar_url", value: "onca.png", refused: "body.avatar_url" },
     ];
-    const label = (value: unknown) => (Array.isArray(value) ? `${value.length} items of up to ${Math.max(...value.map((v) => String(v).length))} characters` : `${JSON.stringify(value).slice(0, 20)} (${String(value).length} characters)`);
+    const label = (value: unknown) =>
+      Array.isArray(value)
+        ? `${value.length} items of up to ${Math.max(...value.map((v) => String(v).length))} characters`
+        : `${JSON.stringify(value).slice(0, 20)} (${String(value).length} characters)`;
     it.each(bounds.map((row, i) => ({ ...row, i, sent: label(row.value), outcome: row.refused ? `422 naming ${row.refused}` : "200" })))(
       "$field = $sent → $outcome",
       async ({ field, value, stored: expected, refused, i }) => {
@@ -139,7 +156,10 @@ describeEachDatabase("API participants", (kind) => {
       await give("rica", 400, { gems: 12, coins: 1250 });
       const response = await api.request("GET", "/v1/participants/rica");
       expect(response.body).toMatchObject({ xp: 400, remaining_xp: 600, percent: 40 });
-      expect(response.body.currencies.map((c: { code: string; balance: number }) => [c.code, c.balance])).toEqual([["coins", 1250], ["gems", 12]]);
+      expect(response.body.currencies.map((c: { code: string; balance: number }) => [c.code, c.balance])).toEqual([
+        ["coins", 1250],
+        ["gems", 12],
+      ]);
     });
 
     it("answers the progress with the whole level table, privately cacheable for 15 seconds", async () => {
@@ -205,7 +225,13 @@ describeEachDatabase("API participants", (kind) => {
 
   describe("rename", () => {
     const rename = (from: string, body: Record<string, unknown>) => api.request("POST", `/v1/participants/${from}/rename`, { body });
-    const snapshot = (id: string, external_id: string, balances: Record<string, number> = {}, xp = 0, level = 1) => ({ id, external_id, xp, level, balances: balances });
+    const snapshot = (id: string, external_id: string, balances: Record<string, number> = {}, xp = 0, level = 1) => ({
+      id,
+      external_id,
+      xp,
+      level,
+      balances: balances,
+    });
 
     it("renames: the participant keeps its id, the old id answers 404", async () => {
       await create("r-old");

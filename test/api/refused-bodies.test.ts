@@ -23,7 +23,9 @@ describeEachDatabase("refused bodies and kept-alive connections", (kind) => {
   // Over the 1 MiB limit only once inflated: 3 MB of blanks that gzip to a few KB, and 3 MB of
   // random text whose gzip (about 2.3 MB) is still arriving when the limit is reached.
   const bomb = gzipSync(JSON.stringify({ participant: "gz-ana", type: "deposit.confirmed", amount: 1, meta: { pad: " ".repeat(3 * 1024 * 1024) } }));
-  const noisy = gzipSync(JSON.stringify({ participant: "gz-ana", type: "deposit.confirmed", amount: 1, meta: { pad: randomBytes(2.25 * 1024 * 1024).toString("base64") } }));
+  const noisy = gzipSync(
+    JSON.stringify({ participant: "gz-ana", type: "deposit.confirmed", amount: 1, meta: { pad: randomBytes(2.25 * 1024 * 1024).toString("base64") } }),
+  );
   const headers = () => ({ authorization: `Bearer ${api.keys.test}`, "content-type": "application/json", "content-encoding": "gzip" });
 
   it("answers the next request on the same kept-alive client at once after a 413", async () => {
@@ -33,7 +35,12 @@ describeEachDatabase("refused bodies and kept-alive connections", (kind) => {
       expect(refused.statusCode).toBe(413);
       expect(((await refused.body.json()) as any).error.code).toBe("payload_too_large");
       const started = performance.now();
-      const next = await client.request({ method: "GET", path: "/v1/participants/gz-nobody", headers: { authorization: `Bearer ${api.keys.test}` }, headersTimeout: 3_000 });
+      const next = await client.request({
+        method: "GET",
+        path: "/v1/participants/gz-nobody",
+        headers: { authorization: `Bearer ${api.keys.test}` },
+        headersTimeout: 3_000,
+      });
       expect(next.statusCode).toBe(404);
       await next.body.dump();
       expect(performance.now() - started).toBeLessThan(1_500);
@@ -44,7 +51,9 @@ describeEachDatabase("refused bodies and kept-alive connections", (kind) => {
 
   it("ends a raw connection whose gzip body is still arriving right after its 413, instead of leaving the request queued behind it hanging", async () => {
     const request = Buffer.concat([
-      Buffer.from(`POST /v1/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${api.keys.test}\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${noisy.length}\r\n\r\n`),
+      Buffer.from(
+        `POST /v1/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${api.keys.test}\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${noisy.length}\r\n\r\n`,
+      ),
       noisy,
       Buffer.from(`GET /v1/participants/gz-nobody HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${api.keys.test}\r\n\r\n`),
     ]);
@@ -70,7 +79,9 @@ describeEachDatabase("refused bodies and kept-alive connections", (kind) => {
 
   it("answers a request queued behind a refused small gzip body on the same connection at once", async () => {
     const request = Buffer.concat([
-      Buffer.from(`POST /v1/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${api.keys.test}\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${bomb.length}\r\n\r\n`),
+      Buffer.from(
+        `POST /v1/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${api.keys.test}\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${bomb.length}\r\n\r\n`,
+      ),
       bomb,
       Buffer.from(`GET /v1/participants/gz-nobody HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${api.keys.test}\r\n\r\n`),
     ]);

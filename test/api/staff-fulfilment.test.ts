@@ -28,7 +28,8 @@ describeEachDatabase("staff fulfilment of manual and partner rewards", (kind) =>
       .map((row) => row.payload as { type: string; data: Record<string, any> })
       .filter((hook) => hook.data.delivery?.id === deliveryId || hook.data.delivery_id === deliveryId);
   };
-  const inbox = async (participant: string) => (await api.request("GET", "/v1/me/notifications", { participant })).body.data as { kind: string; title: string; body: string | null }[];
+  const inbox = async (participant: string) =>
+    (await api.request("GET", "/v1/me/notifications", { participant })).body.data as { kind: string; title: string; body: string | null }[];
 
   beforeAll(async () => {
     api = await openTestClub(kind, { api: true, clock });
@@ -58,7 +59,9 @@ describeEachDatabase("staff fulfilment of manual and partner rewards", (kind) =>
     expect(manual.body.deliveries[0]).toMatchObject({ kind: "manual", status: "pending", reward_code: "camisa-vip", note: null });
     const partner = await api.request("GET", "/v1/deliveries?kind=partner");
     expect(partner.body.deliveries.map((delivery: { id: string }) => delivery.id)).toEqual([ticket]);
-    expect((await api.request("GET", "/v1/deliveries?kind=client_delivered")).body.deliveries.map((delivery: { id: string }) => delivery.id)).not.toContain(shirt);
+    expect((await api.request("GET", "/v1/deliveries?kind=client_delivered")).body.deliveries.map((delivery: { id: string }) => delivery.id)).not.toContain(
+      shirt,
+    );
     expectError(await api.request("GET", "/v1/deliveries?kind=internal"), 422, "validation_failed", "query.kind");
     expect((await webhooks(shirt)).map((hook) => hook.type)).toEqual(["reward.granted"]);
     const rewards = (await api.request("GET", "/v1/me/rewards", { participant: "ana" })).body;
@@ -70,7 +73,13 @@ describeEachDatabase("staff fulfilment of manual and partner rewards", (kind) =>
     clock.set(new Date("2026-11-20T13:00:00Z"));
     const fulfilled = await api.request("POST", `/v1/deliveries/${shirt}/confirm`, { body: { note: "Enviada pelos Correios, rastreio BR123" } });
     expect(fulfilled.status).toBe(200);
-    expect(fulfilled.body).toMatchObject({ id: shirt, kind: "manual", status: "delivered", note: "Enviada pelos Correios, rastreio BR123", confirmed_at: "2026-11-20T13:00:00.000Z" });
+    expect(fulfilled.body).toMatchObject({
+      id: shirt,
+      kind: "manual",
+      status: "delivered",
+      note: "Enviada pelos Correios, rastreio BR123",
+      confirmed_at: "2026-11-20T13:00:00.000Z",
+    });
 
     const again = await api.request("POST", `/v1/deliveries/${shirt}/confirm`, { body: { note: "outra nota" } });
     expect(again.status).toBe(200);
@@ -103,7 +112,9 @@ describeEachDatabase("staff fulfilment of manual and partner rewards", (kind) =>
     const shirt = await prize("davi", "custom.vip_prize");
     expectError(await api.request("POST", `/v1/deliveries/${shirt}/confirm`, { body: { note: "x".repeat(501) } }), 422, "validation_failed", "body.note");
     expectError(await api.request("POST", `/v1/deliveries/${shirt}/confirm`, { body: { note: "" } }), 422, "validation_failed", "body.note");
-    expect((await api.request("GET", "/v1/deliveries?kind=manual&status=pending")).body.deliveries.map((delivery: { id: string }) => delivery.id)).toContain(shirt);
+    expect((await api.request("GET", "/v1/deliveries?kind=manual&status=pending")).body.deliveries.map((delivery: { id: string }) => delivery.id)).toContain(
+      shirt,
+    );
   });
 
   it("a fulfil and a reject racing for the same delivery: exactly one wins", async () => {

@@ -82,7 +82,11 @@ describeEachDatabase("staff access", (kind) => {
     expect(cookie).not.toContain(sessions.operator.cookie);
     const current = await sessions.operator.request("GET", "/v1/staff/sessions/current");
     expect(current.status).toBe(200);
-    expect(current.body).toMatchObject({ club_id: api.clubId, staff: { id: staff.operator.id, role: "operator", env: null }, csrf_token: sessions.operator.csrf });
+    expect(current.body).toMatchObject({
+      club_id: api.clubId,
+      staff: { id: staff.operator.id, role: "operator", env: null },
+      csrf_token: sessions.operator.csrf,
+    });
     expect(current.body.permissions).toContain("config.publish");
     expect(current.body.permissions).not.toContain("keys.write");
     // Only the cookie's hash is stored.
@@ -114,9 +118,19 @@ describeEachDatabase("staff access", (kind) => {
       allowed: ["owner", "operator"],
       call: async (s) => s.request("PUT", "/v1/config/draft", { body: await demoConfig() }),
     },
-    { name: "POST /v1/test_clock/advance", permission: "test_clock.write", allowed: ["owner", "operator"], call: (s) => s.request("POST", "/v1/test_clock/advance", { body: { to: new Date(Date.now() + ++counter * 3_600_000).toISOString() } }) },
+    {
+      name: "POST /v1/test_clock/advance",
+      permission: "test_clock.write",
+      allowed: ["owner", "operator"],
+      call: (s) => s.request("POST", "/v1/test_clock/advance", { body: { to: new Date(Date.now() + ++counter * 3_600_000).toISOString() } }),
+    },
     { name: "POST /v1/keys", permission: "keys.write", allowed: ["owner"], call: (s) => s.request("POST", "/v1/keys") },
-    { name: "POST /v1/token_signing_secret/roll", permission: "keys.write", allowed: ["owner"], call: (s) => s.request("POST", "/v1/token_signing_secret/roll", { body: { expire_old_after_seconds: 600 } }) },
+    {
+      name: "POST /v1/token_signing_secret/roll",
+      permission: "keys.write",
+      allowed: ["owner"],
+      call: (s) => s.request("POST", "/v1/token_signing_secret/roll", { body: { expire_old_after_seconds: 600 } }),
+    },
     { name: "GET /v1/staff/members", permission: "staff.manage", allowed: ["owner"], call: (s) => s.request("GET", "/v1/staff/members") },
     {
       name: "POST /v1/participants/{id}/token",
@@ -146,11 +160,23 @@ describeEachDatabase("staff access", (kind) => {
   }
 
   it("never sends a viewer contact data or secrets", async () => {
-    const endpoint = await sessions.owner.request("POST", "/v1/webhook_endpoints", { body: { url: "https://hooks.sorte.example/clube", enabled_events: ["*"] } });
+    const endpoint = await sessions.owner.request("POST", "/v1/webhook_endpoints", {
+      body: { url: "https://hooks.sorte.example/clube", enabled_events: ["*"] },
+    });
     const ownerMembers = await sessions.owner.request("GET", "/v1/staff/members");
     expect(JSON.stringify(ownerMembers.body)).toContain(staff.viewer.email);
 
-    const reads = ["/v1/webhook_endpoints", "/v1/keys", "/v1/audit_log", "/v1/staff/roles", "/v1/deliveries", "/v1/events", "/v1/warnings", "/v1/staff/notifications", "/v1/config"];
+    const reads = [
+      "/v1/webhook_endpoints",
+      "/v1/keys",
+      "/v1/audit_log",
+      "/v1/staff/roles",
+      "/v1/deliveries",
+      "/v1/events",
+      "/v1/warnings",
+      "/v1/staff/notifications",
+      "/v1/config",
+    ];
     for (const path of reads) {
       const response = await sessions.viewer.request("GET", path);
       expect(response.status, path).toBe(200);
@@ -159,7 +185,8 @@ describeEachDatabase("staff access", (kind) => {
       expect(text).not.toContain("whsec_");
       expect(text).not.toContain(api.keys.test);
     }
-    if (endpoint.status === 201) expect(JSON.stringify((await sessions.viewer.request("GET", `/v1/webhook_endpoints/${endpoint.body.id}`)).body)).not.toContain(endpoint.body.secret);
+    if (endpoint.status === 201)
+      expect(JSON.stringify((await sessions.viewer.request("GET", `/v1/webhook_endpoints/${endpoint.body.id}`)).body)).not.toContain(endpoint.body.secret);
     // Fields named like contact data or secrets are redacted at any depth.
     expect(redactForViewer({ meta: { email: "a@b.c", phone: "+55 11 9", nested: [{ webhook_secret: "whsec_x", ok: 1 }] }, name: "Ana" })).toEqual({
       meta: { email: "[redacted]", phone: "[redacted]", nested: [{ webhook_secret: "[redacted]", ok: 1 }] },
@@ -212,8 +239,18 @@ describeEachDatabase("staff access", (kind) => {
 
     // Password change: the other sessions end, this one stays.
     const third = await signIn(api, api.clubId, member.email);
-    expectError(await second.request("POST", "/v1/staff/password", { body: { current_password: "wrong password!!", new_password: "another long passphrase" } }), 422, "validation_failed", "body.current_password");
-    expectError(await second.request("POST", "/v1/staff/password", { body: { current_password: PASSWORD, new_password: "password1234" } }), 422, "validation_failed", "body.new_password");
+    expectError(
+      await second.request("POST", "/v1/staff/password", { body: { current_password: "wrong password!!", new_password: "another long passphrase" } }),
+      422,
+      "validation_failed",
+      "body.current_password",
+    );
+    expectError(
+      await second.request("POST", "/v1/staff/password", { body: { current_password: PASSWORD, new_password: "password1234" } }),
+      422,
+      "validation_failed",
+      "body.new_password",
+    );
     const changed = await second.request("POST", "/v1/staff/password", { body: { current_password: PASSWORD, new_password: "another long passphrase" } });
     expect(changed.status).toBe(200);
     expectError(await third.request("GET", "/v1/config"), 401, "unauthorized");
@@ -237,15 +274,33 @@ describeEachDatabase("staff access", (kind) => {
     expect(created.body).toMatchObject({ email: "nova@sorte.example", role: "viewer", env: null, disabled: false });
     expect(created.body.temporary_password).toMatch(/^\w{4}-\w{4}-\w{4}-\w{4}$/);
     expect((await login(api, api.clubId, "nova@sorte.example", created.body.temporary_password)).status).toBe(201);
-    expectError(await sessions.owner.request("POST", "/v1/staff/members", { body: { email: "nova@sorte.example", display_name: "Again", role: "viewer" } }), 409, "conflict");
     expectError(
-      await sessions.owner.request("POST", "/v1/staff/members", { body: { email: "weak@sorte.example", display_name: "Weak", role: "viewer", password: "weak@sorte.example" } }),
+      await sessions.owner.request("POST", "/v1/staff/members", { body: { email: "nova@sorte.example", display_name: "Again", role: "viewer" } }),
+      409,
+      "conflict",
+    );
+    expectError(
+      await sessions.owner.request("POST", "/v1/staff/members", {
+        body: { email: "weak@sorte.example", display_name: "Weak", role: "viewer", password: "weak@sorte.example" },
+      }),
       422,
       "validation_failed",
       "body.password",
     );
-    expectError(await sessions.owner.request("POST", "/v1/staff/members", { body: { email: "short@sorte.example", display_name: "S", role: "viewer", password: "short" } }), 422, "validation_failed", "body.password");
-    expectError(await sessions.owner.request("PATCH", `/v1/staff/members/${staff.owner.id}`, { body: { role: "viewer" } }), 409, "conflict", "last enabled owner");
+    expectError(
+      await sessions.owner.request("POST", "/v1/staff/members", {
+        body: { email: "short@sorte.example", display_name: "S", role: "viewer", password: "short" },
+      }),
+      422,
+      "validation_failed",
+      "body.password",
+    );
+    expectError(
+      await sessions.owner.request("PATCH", `/v1/staff/members/${staff.owner.id}`, { body: { role: "viewer" } }),
+      409,
+      "conflict",
+      "last enabled owner",
+    );
     expectError(await sessions.owner.request("DELETE", `/v1/staff/members/${staff.owner.id}`), 409, "conflict");
   });
 
@@ -275,7 +330,12 @@ describeEachDatabase("staff access", (kind) => {
   it("records a publish, a key roll and a staff-confirmed delivery once each with the right actor", async () => {
     const config = await demoConfig();
     config.rewards.push({ code: "camisa-vip", title: "Camisa oficial VIP", type: "manual" });
-    config.rules.push({ id: "vip-prize", name: "Prêmio VIP", trigger: { event: "custom.vip_prize" }, effects: [{ type: "grant_reward", reward: "camisa-vip" }] });
+    config.rules.push({
+      id: "vip-prize",
+      name: "Prêmio VIP",
+      trigger: { event: "custom.vip_prize" },
+      effects: [{ type: "grant_reward", reward: "camisa-vip" }],
+    });
     expect((await sessions.operator.request("PUT", "/v1/config/draft", { body: config })).status).toBe(200);
     const versions = (await api.request("GET", "/v1/config/versions")).body.data as { version: number; status: string }[];
     const previous = versions.find((v) => v.status === "published")!.version;
@@ -324,7 +384,15 @@ describeEachDatabase("staff access", (kind) => {
   it("lists staff warnings as notifications with a per-member read state", async () => {
     const id = newId("wrn");
     const em = api.db.em().fork();
-    em.create(StaffWarning, { id, clubId: api.clubId, env: "test", kind: "delivery_failed", subjectId: "dlv_x", message: "Delivery dlv_x failed", createdAt: new Date() });
+    em.create(StaffWarning, {
+      id,
+      clubId: api.clubId,
+      env: "test",
+      kind: "delivery_failed",
+      subjectId: "dlv_x",
+      message: "Delivery dlv_x failed",
+      createdAt: new Date(),
+    });
     await em.flush();
     const before = await sessions.operator.request("GET", "/v1/staff/notifications");
     expect(before.body.data.find((n: { id: string }) => n.id === id)).toMatchObject({ kind: "delivery_failed", read_at: null });

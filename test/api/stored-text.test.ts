@@ -20,7 +20,9 @@ describeEachDatabase("stored text refuses NUL and lone surrogates", (kind) => {
 
   const counts = async () => {
     const em = api.db.em().fork();
-    const entries = await Promise.all(allEntities.map(async (entity) => [String((entity as any).meta?.className ?? (entity as any).name), await em.count(entity as any, {})] as const));
+    const entries = await Promise.all(
+      allEntities.map(async (entity) => [String((entity as any).meta?.className ?? (entity as any).name), await em.count(entity as any, {})] as const),
+    );
     return Object.fromEntries(entries);
   };
 
@@ -37,7 +39,11 @@ describeEachDatabase("stored text refuses NUL and lone surrogates", (kind) => {
     { path: "/v1/participants", body: (bad) => ({ external_id: "text-ana", phone: `+55${bad}` }), field: "body.phone" },
     { path: "/v1/participants", body: (bad) => ({ external_id: "text-ana", tags: ["vip", `t${bad}`] }), field: "body.tags[1]" },
     { path: "/v1/events", body: (bad) => ({ participant: "text-ana", type: "deposit.confirmed", amount: 10, meta: { [`k${bad}`]: 1 } }), field: "body.meta" },
-    { path: "/v1/events", body: (bad) => ({ participant: "text-ana", type: "deposit.confirmed", amount: 10, meta: { a: { [`k${bad}`]: 1 } } }), field: "body.meta" },
+    {
+      path: "/v1/events",
+      body: (bad) => ({ participant: "text-ana", type: "deposit.confirmed", amount: 10, meta: { a: { [`k${bad}`]: 1 } } }),
+      field: "body.meta",
+    },
     { path: "/v1/deliveries/dlv_text/confirm", body: (bad) => ({ external_ref: `ref${bad}` }), field: "body.external_ref" },
     { path: "/v1/deliveries/dlv_text/confirm", body: (bad) => ({ details: { game: `g${bad}` } }), field: "body.details.game" },
     { path: "/v1/deliveries/dlv_text/confirm", body: (bad) => ({ details: { game_code: `g${bad}` } }), field: "body.details.game_code" },
@@ -77,7 +83,9 @@ describeEachDatabase("stored text refuses NUL and lone surrogates", (kind) => {
   });
 
   it("accepts the same fields with emoji, RTL and combining characters", async () => {
-    const response = await api.request("POST", "/v1/participants", { body: { external_id: "text-ana", display_name: "Ana 🎰 \u202Eabc e\u0301", phone: "+55 11", tags: ["vip"] } });
+    const response = await api.request("POST", "/v1/participants", {
+      body: { external_id: "text-ana", display_name: "Ana 🎰 \u202Eabc e\u0301", phone: "+55 11", tags: ["vip"] },
+    });
     expect(response.status).toBeLessThan(300);
   });
 });

@@ -78,7 +78,10 @@ describeEachDatabase("test clock webhook retries", (kind) => {
     expect(advanced.status).toBe(200);
     expect(advanced.body.steps).toBe(1);
     expect(receiver.requests.length - before).toBe(FAILED_SENDINGS);
-    const rows = await api.db.em().fork().find(WebhookSending, { id: { $in: ids } });
+    const rows = await api.db
+      .em()
+      .fork()
+      .find(WebhookSending, { id: { $in: ids } });
     expect(rows.filter((row) => row.status === "succeeded")).toHaveLength(FAILED_SENDINGS);
     expect(new Set(receiver.requests.slice(before).map((request) => JSON.parse(request.body).id)).size).toBe(FAILED_SENDINGS);
   });
@@ -105,14 +108,34 @@ describeEachDatabase("test clock webhook retries", (kind) => {
   it("still retries the live environment of the same club in real time", async () => {
     const liveId = newId("we");
     await api.db.em().insert(WebhookEndpoint, {
-      id: liveId, clubId: api.clubId, env: "live", url: receiver.url("/live"), events: ["*"], description: null, enabled: true,
-      secret: "whsec_clock_retries", createdAt: REAL_NOW, updatedAt: REAL_NOW, deletedAt: null,
+      id: liveId,
+      clubId: api.clubId,
+      env: "live",
+      url: receiver.url("/live"),
+      events: ["*"],
+      description: null,
+      enabled: true,
+      secret: "whsec_clock_retries",
+      createdAt: REAL_NOW,
+      updatedAt: REAL_NOW,
+      deletedAt: null,
     });
     const realNow = new Date(REAL_NOW.getTime() + 3_600_000);
     await api.db.em().insert(WebhookSending, {
-      id: newId("whd"), clubId: api.clubId, env: "live", endpointId: liveId, eventId: "evt_live", eventType: "level.up",
-      body: JSON.stringify({ id: "evt_live", type: "level.up", data: {} }), status: "pending", attempts: 1, lastError: "HTTP 503",
-      lastStatusCode: 503, nextAttemptAt: new Date(REAL_NOW.getTime() + 60_000), createdAt: REAL_NOW, updatedAt: REAL_NOW,
+      id: newId("whd"),
+      clubId: api.clubId,
+      env: "live",
+      endpointId: liveId,
+      eventId: "evt_live",
+      eventType: "level.up",
+      body: JSON.stringify({ id: "evt_live", type: "level.up", data: {} }),
+      status: "pending",
+      attempts: 1,
+      lastError: "HTTP 503",
+      lastStatusCode: 503,
+      nextAttemptAt: new Date(REAL_NOW.getTime() + 60_000),
+      createdAt: REAL_NOW,
+      updatedAt: REAL_NOW,
     });
     const realTime = new WebhookDispatcher({ db: api.db, now: () => realNow, allowPrivateAddresses: true });
     expect(await realTime.runDue()).toBe(1);

@@ -82,7 +82,12 @@ describeEachDatabase("API test clocks", (kind) => {
     const advanced = await api.request("POST", "/v1/test_clock/advance", { body: { to: MONTH_LATER.toISOString() } });
     expect(advanced.status).toBe(200);
     expect(advanced.body).toMatchObject({ from: REAL_NOW.toISOString(), to: MONTH_LATER.toISOString(), steps: 30 });
-    expect(advanced.body.tasks).toEqual(expect.arrayContaining([{ name: "currency lot expiry", runs: 30 }, { name: "monthly tier review", runs: 30 }]));
+    expect(advanced.body.tasks).toEqual(
+      expect.arrayContaining([
+        { name: "currency lot expiry", runs: 30 },
+        { name: "monthly tier review", runs: 30 },
+      ]),
+    );
     expect((await api.request("GET", "/v1/test_clock")).body).toEqual({ now: MONTH_LATER.toISOString(), frozen: true });
 
     // The lot expired 10 days in; the live participant's did not.
@@ -113,7 +118,10 @@ describeEachDatabase("API test clocks", (kind) => {
     expect(changed.map((row) => [row.env, (row.payload.data as any).participant.external_id])).toEqual([["test", "relogio_2"]]);
     const dispatcher = new WebhookDispatcher({ db: api.db, clockFor: (scope) => testClockAt(api.db, scope.clubId) });
     receiver.replyWith({ status: 503 });
-    await dispatcher.handleOutboxMessage({ id: changed[0].id, clubId: api.clubId, env: "test", payload: changed[0].payload }, { id: changed[0].id, attempt: 1 });
+    await dispatcher.handleOutboxMessage(
+      { id: changed[0].id, clubId: api.clubId, env: "test", payload: changed[0].payload },
+      { id: changed[0].id, attempt: 1 },
+    );
     expect(receiver.requests).toHaveLength(1);
     // The retry is due a minute after the attempt on the test clock, so real time never makes it due; advancing does.
     const [sending] = await api.db.em().fork().find(WebhookSending, { clubId: api.clubId, eventType: "tier.changed" });
@@ -124,7 +132,10 @@ describeEachDatabase("API test clocks", (kind) => {
     expect(retried.body.tasks).toContainEqual({ name: "webhook retries", runs: 1 });
     expect(receiver.requests).toHaveLength(2);
     const delivered = JSON.parse(receiver.requests[1].body);
-    expect(delivered).toMatchObject({ type: "tier.changed", data: { participant: { external_id: "relogio_2" }, from: { code: "diamante" }, to: { code: "bronze" } } });
+    expect(delivered).toMatchObject({
+      type: "tier.changed",
+      data: { participant: { external_id: "relogio_2" }, from: { code: "diamante" }, to: { code: "bronze" } },
+    });
     expect(receiver.requests[1].signatureValid).toBe(true);
     expect((await api.db.em().fork().findOneOrFail(WebhookSending, { id: sending.id })).status).toBe("succeeded");
   });

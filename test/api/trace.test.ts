@@ -30,12 +30,21 @@ describeEachDatabase("API why trace", (kind) => {
     expect(plain.body.trace).toBeUndefined();
     expect(plain.body.warnings).toBeUndefined();
 
-    const traced = await api.request("POST", "/v1/events?trace=true", { body: { participant: "why_1", type: "deposit.confirmed", id: "why-dep-1", amount: "12.50" } });
+    const traced = await api.request("POST", "/v1/events?trace=true", {
+      body: { participant: "why_1", type: "deposit.confirmed", id: "why-dep-1", amount: "12.50" },
+    });
     expect(traced.status).toBe(200);
-    expect(entry(traced.body, "first-deposit")).toMatchObject({ kind: "rule", matched: false, reason: { code: "condition", condition: "first_time", actual: 1 } });
+    expect(entry(traced.body, "first-deposit")).toMatchObject({
+      kind: "rule",
+      matched: false,
+      reason: { code: "condition", condition: "first_time", actual: 1 },
+    });
     expect(entry(traced.body, "deposit-coins")).toMatchObject({ matched: false, reason: { code: "condition", condition: "amount >= 50", actual: "12.50" } });
     expect(entry(traced.body, "deposit-xp")).toEqual({ kind: "rule", id: "deposit-xp", matched: true });
-    expect(entry(traced.body, "broken-bonus")).toMatchObject({ matched: true, skipped_effects: [{ effect: "grant_xp", reason: "expression_error", detail: expect.any(String) }] });
+    expect(entry(traced.body, "broken-bonus")).toMatchObject({
+      matched: true,
+      skipped_effects: [{ effect: "grant_xp", reason: "expression_error", detail: expect.any(String) }],
+    });
     expect(entry(traced.body, "deposito-diario")).toMatchObject({ kind: "mission" });
     expect(traced.body.trace.warnings).toEqual([]);
   });
@@ -44,7 +53,10 @@ describeEachDatabase("API why trace", (kind) => {
     const send = (id: string) => api.request("POST", "/v1/events?trace=true", { body: { participant: "why_2", type: "user.verified", id } });
     expect(entry((await send("why-ver-1")).body, "verified")).toEqual({ kind: "rule", id: "verified", matched: true });
     const second = await send("why-ver-2");
-    expect(entry(second.body, "verified")).toMatchObject({ matched: false, reason: { code: "limit_reached", limit: "max_runs_per_participant", counter: 1, maximum: 1 } });
+    expect(entry(second.body, "verified")).toMatchObject({
+      matched: false,
+      reason: { code: "limit_reached", limit: "max_runs_per_participant", counter: 1, maximum: 1 },
+    });
   });
 
   it("warns about a misspelled type naming the right one; test events always carry the trace, kept in the event log", async () => {

@@ -111,7 +111,10 @@ describeEachStack("async events", (kind) => {
     );
     expect(keyedAgain.event_ids).toEqual(keyed.event_ids);
     // The key is bound to the request it was first used for: another body with it is refused, nothing queued.
-    const reused = await club.call("POST", "/v1/events", { body: deposit(player, "dep-repete-2b", 60), headers: { ...ASYNC, "Idempotency-Key": "pix-e2e-8412-0002" } });
+    const reused = await club.call("POST", "/v1/events", {
+      body: deposit(player, "dep-repete-2b", 60),
+      headers: { ...ASYNC, "Idempotency-Key": "pix-e2e-8412-0002" },
+    });
     expect(reused.status).toBe(409);
     expect(reused.body).toMatchObject({ error: { code: "idempotency_key_reused" } });
     // In a batch: a copy later in the batch, and ids accepted before, give the first ids.
@@ -146,9 +149,17 @@ describeEachStack("async events", (kind) => {
     const atBound = await ok(batchClub.call("POST", "/v1/events/batch", { body: { events: burst.events }, headers: ASYNC }), 202);
     expect(atBound.event_ids).toHaveLength(500);
     const extra = { ...burst.events[0], id: "lote500-extra" };
-    expectError(await batchClub.call("POST", "/v1/events/batch", { body: { events: [...burst.events, extra] }, headers: ASYNC }), 422, "validation_failed", "body.events");
+    expectError(
+      await batchClub.call("POST", "/v1/events/batch", { body: { events: [...burst.events, extra] }, headers: ASYNC }),
+      422,
+      "validation_failed",
+      "body.events",
+    );
     expectError(await batchClub.call("POST", "/v1/events/batch", { body: { events: [] }, headers: ASYNC }), 422, "validation_failed", "body.events");
-    const single = await ok(batchClub.call("POST", "/v1/events/batch", { body: { events: [deposit("jogador_lote_unico", "lote-unico-1", 20)] }, headers: ASYNC }), 202);
+    const single = await ok(
+      batchClub.call("POST", "/v1/events/batch", { body: { events: [deposit("jogador_lote_unico", "lote-unico-1", 20)] }, headers: ASYNC }),
+      202,
+    );
     expect(single.event_ids).toHaveLength(1);
 
     const keyOf = (length: number) => "k".repeat(length);

@@ -154,7 +154,13 @@ describeEachStack("webhook emission", (kind) => {
     expect(delivered.envelope.data).toEqual({
       participant: player,
       reward_code: "bonus-first-deposit",
-      delivery: expect.objectContaining({ id: bonus.id, status: "delivered", external_ref: "bonus-778201", fail_reason: null, confirmed_at: expect.any(String) }),
+      delivery: expect.objectContaining({
+        id: bonus.id,
+        status: "delivered",
+        external_ref: "bonus-778201",
+        fail_reason: null,
+        confirmed_at: expect.any(String),
+      }),
     });
     expect((await confirm()).status).toBe(200); // safe to repeat, and announced once
     await step([]);
@@ -185,7 +191,9 @@ describeEachStack("webhook emission", (kind) => {
 
   it("a redemption: store.purchased, reward.granted and reward.delivery_requested (source redemption:<code>); its repeat sends nothing", async () => {
     const redeem = () =>
-      ok(club.call("POST", "/v1/redemptions", { body: { participant: PLAYER, reward: "store-bonus-10" }, headers: { "Idempotency-Key": "resgate-8412-0001" } }));
+      ok(
+        club.call("POST", "/v1/redemptions", { body: { participant: PLAYER, reward: "store-bonus-10" }, headers: { "Idempotency-Key": "resgate-8412-0001" } }),
+      );
     const redemption = await redeem();
     const notices = await step(["store.purchased", "reward.granted", "reward.delivery_requested"]);
     expect(single(notices, "store.purchased").envelope.data).toEqual({
@@ -229,7 +237,12 @@ describeEachStack("webhook emission", (kind) => {
 
   it("a wheel spin: wheel.spun, with the reward notices of the slice won", async () => {
     const spin = await ok(club.call("POST", "/v1/me/wheel/spin", { participant: PLAYER, headers: { "Idempotency-Key": "giro-8412-0001" } }));
-    const rewardNotices = spin.reward === null ? [] : spin.effects.some((e: { delivery_id?: string }) => e.delivery_id) ? ["reward.granted", "reward.delivery_requested"] : ["reward.granted"];
+    const rewardNotices =
+      spin.reward === null
+        ? []
+        : spin.effects.some((e: { delivery_id?: string }) => e.delivery_id)
+          ? ["reward.granted", "reward.delivery_requested"]
+          : ["reward.granted"];
     const notices = await step(["wheel.spun", ...rewardNotices]);
     expect(single(notices, "wheel.spun").envelope.data).toEqual({
       participant: player,

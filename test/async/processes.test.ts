@@ -38,9 +38,30 @@ const AFTER_CRASH_MS = 150_000;
 function orderFreeStream(participants: number) {
   const players = Array.from({ length: participants }, (_, p) => `multi_jogador_${p}`);
   const events = players.flatMap((participant, p) => [
-    ...Array.from({ length: 2 }, (_, i) => ({ participant, type: "deposit.confirmed", id: `${participant}-dep-${i}`, amount: 50 + p * 10, currency: "BRL", meta: { method: "pix" } })),
-    ...Array.from({ length: 10 }, (_, i) => ({ participant, type: "bet.placed", id: `${participant}-bet-${i}`, amount: 60 + p, currency: "BRL", meta: { game_type: "video-slots" } })),
-    ...Array.from({ length: 3 }, (_, i) => ({ participant, type: "bet.settled", id: `${participant}-win-${i}`, amount: 15, currency: "BRL", meta: { game_type: "video-slots" } })),
+    ...Array.from({ length: 2 }, (_, i) => ({
+      participant,
+      type: "deposit.confirmed",
+      id: `${participant}-dep-${i}`,
+      amount: 50 + p * 10,
+      currency: "BRL",
+      meta: { method: "pix" },
+    })),
+    ...Array.from({ length: 10 }, (_, i) => ({
+      participant,
+      type: "bet.placed",
+      id: `${participant}-bet-${i}`,
+      amount: 60 + p,
+      currency: "BRL",
+      meta: { game_type: "video-slots" },
+    })),
+    ...Array.from({ length: 3 }, (_, i) => ({
+      participant,
+      type: "bet.settled",
+      id: `${participant}-win-${i}`,
+      amount: 15,
+      currency: "BRL",
+      meta: { game_type: "video-slots" },
+    })),
   ]);
   // Interleaved across participants, so the processes contend for the same ones.
   const order = events.map((_, i) => i).sort((a, b) => (a % 15) - (b % 15) || a - b);
@@ -52,7 +73,11 @@ function stateOnly(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stateOnly);
   if (typeof value === "string") return /^[a-z]+_[0-9A-Za-z]{24}$/.test(value) ? "<id>" : value;
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => !key.endsWith("_at")).map(([key, inner]) => [key, stateOnly(inner)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !key.endsWith("_at"))
+      .map(([key, inner]) => [key, stateOnly(inner)]),
+  );
 }
 
 describeEachStack("clube processes with async events in flight", (kind) => {
@@ -104,7 +129,11 @@ describeEachStack("clube processes with async events in flight", (kind) => {
   }
   /** Waits until the database holds `count` bets of the club in `status`. */
   async function waitForBets(club: ClubClient, status: "queued" | "processed", count: number) {
-    await waitFor(`${count} ${status} bets`, async () => (await observer!.em().count(Event, { clubId: club.clubId, type: "bet.placed", status })) >= count, 180_000);
+    await waitFor(
+      `${count} ${status} bets`,
+      async () => (await observer!.em().count(Event, { clubId: club.clubId, type: "bet.placed", status })) >= count,
+      180_000,
+    );
   }
   /** The events accepted before `instant` and processed after it: work a stop or crash left to the next process. */
   const carriedOver = (entries: Map<string, EventLogEntry>, instant: number) =>
@@ -175,8 +204,7 @@ describeEachStack("clube processes with async events in flight", (kind) => {
         await waitFor(
           "every webhook sent",
           async () =>
-            (await observer!.em().count(OutboxMessage, { relayedAt: null })) === 0 &&
-            (await observer!.em().count(WebhookSending, { status: "pending" })) === 0,
+            (await observer!.em().count(OutboxMessage, { relayedAt: null })) === 0 && (await observer!.em().count(WebhookSending, { status: "pending" })) === 0,
           60_000,
         );
         const state = await mapLimit(stream.players, 4, async (player) => ({

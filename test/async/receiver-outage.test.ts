@@ -110,7 +110,13 @@ describeEachStack("webhooks when the receiver is down or slow", (kind) => {
       await waitForAttempts(endpoint, 1, i + 2);
     }
     const [failed] = await waitForAttempts(endpoint, 1, 9);
-    expect(failed).toMatchObject({ status: "failed", attempts: 9, last_error: expect.stringMatching(CONNECTION_FAILURE), last_status_code: null, next_attempt_at: null });
+    expect(failed).toMatchObject({
+      status: "failed",
+      attempts: 9,
+      last_error: expect.stringMatching(CONNECTION_FAILURE),
+      last_status_code: null,
+      next_attempt_at: null,
+    });
     const warnings = (await ok(club.call("GET", "/v1/warnings?kind=webhook_failed"))).data;
     // One warning for this sending (the endpoint's webhook.test sending may have failed too and has its own).
     expect(warnings.filter((warning: { subject_id: string }) => warning.subject_id === failed.id)).toEqual([

@@ -158,9 +158,7 @@ describeEachStack("webhook endpoints", (kind) => {
     const afterHeader = String(after.headers["x-clube-signature"]);
     expect(afterHeader).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(after.signatureValid).toBe(false);
-    expect(() => verifyWebhook(after.body, afterHeader, endpoint.secret, { now: clock.now() })).toThrow(
-      expect.objectContaining({ reason: "no_match" }),
-    );
+    expect(() => verifyWebhook(after.body, afterHeader, endpoint.secret, { now: clock.now() })).toThrow(expect.objectContaining({ reason: "no_match" }));
     expect(verifyWebhook(after.body, afterHeader, rotated.secret, { now: clock.now() })).toMatchObject({ type: "participant.created" });
   });
 

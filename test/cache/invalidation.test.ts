@@ -133,9 +133,12 @@ describeEachDatabase("caches of keys, configs and signing secrets", (kind) => {
       let listener: ChangeListener | undefined;
       try {
         listener = await listenForChanges(target.url!, { onChange: (change) => caches.forget(change), onGap: () => (gaps++, caches.forgetAll()) });
-        const killed = await db.em().getConnection().execute(
-          "select pg_terminate_backend(pid) as killed from pg_stat_activity where datname = current_database() and query = 'LISTEN clube_cache_changes'",
-        );
+        const killed = await db
+          .em()
+          .getConnection()
+          .execute(
+            "select pg_terminate_backend(pid) as killed from pg_stat_activity where datname = current_database() and query = 'LISTEN clube_cache_changes'",
+          );
         expect(killed).toHaveLength(1);
         // One gap when it drops, one when it listens again.
         await eventually(async () => gaps >= 2, "the listener is back");

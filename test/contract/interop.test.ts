@@ -15,7 +15,8 @@ function walk(node: unknown, visit: (schema: JsonSchema, path: string) => void, 
   if (Array.isArray(node)) return node.forEach((item, i) => walk(item, visit, `${path}/${i}`));
   if (node === null || typeof node !== "object") return;
   visit(node as JsonSchema, path);
-  for (const [key, value] of Object.entries(node)) if (!["example", "examples", "enum", "const", "default", SERVER_DEFAULT_EXTENSION].includes(key)) walk(value, visit, `${path}/${key}`);
+  for (const [key, value] of Object.entries(node))
+    if (!["example", "examples", "enum", "const", "default", SERVER_DEFAULT_EXTENSION].includes(key)) walk(value, visit, `${path}/${key}`);
 }
 
 describe("request-side defaults", () => {

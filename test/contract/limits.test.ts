@@ -163,15 +163,27 @@ const cases: BoundCase[] = [
     limit: "referral code: 4..16 characters",
     validate: ops.Referrals_register.body,
     field: "/code",
-    passes: [{ referred_external_id: "user_9120", code: text(4, "A") }, { referred_external_id: "user_9120", code: text(16, "A") }],
-    fails: [{ referred_external_id: "user_9120", code: text(3, "A") }, { referred_external_id: "user_9120", code: text(17, "A") }],
+    passes: [
+      { referred_external_id: "user_9120", code: text(4, "A") },
+      { referred_external_id: "user_9120", code: text(16, "A") },
+    ],
+    fails: [
+      { referred_external_id: "user_9120", code: text(3, "A") },
+      { referred_external_id: "user_9120", code: text(17, "A") },
+    ],
   },
   {
     limit: "affiliate code: 4..16 characters",
     validate: ops.Affiliates_attribute.body,
     field: "/code",
-    passes: [{ participant_external_id: "user_9120", code: text(4, "A") }, { participant_external_id: "user_9120", code: text(16, "A") }],
-    fails: [{ participant_external_id: "user_9120", code: text(3, "A") }, { participant_external_id: "user_9120", code: text(17, "A") }],
+    passes: [
+      { participant_external_id: "user_9120", code: text(4, "A") },
+      { participant_external_id: "user_9120", code: text(16, "A") },
+    ],
+    fails: [
+      { participant_external_id: "user_9120", code: text(3, "A") },
+      { participant_external_id: "user_9120", code: text(17, "A") },
+    ],
   },
   {
     limit: "affiliate signup_at: a date-time",
@@ -261,28 +273,43 @@ const cases: BoundCase[] = [
     limit: "display_name: at most 80 characters, or null",
     validate: ops.Participants_upsert.body,
     field: "/display_name",
-    passes: [{ external_id: "user_8412", display_name: text(80) }, { external_id: "user_8412", display_name: null }],
+    passes: [
+      { external_id: "user_8412", display_name: text(80) },
+      { external_id: "user_8412", display_name: null },
+    ],
     fails: [{ external_id: "user_8412", display_name: text(81) }],
   },
   {
     limit: "phone: at most 32 characters, or null",
     validate: ops.Participants_upsert.body,
     field: "/phone",
-    passes: [{ external_id: "user_8412", phone: text(32, "9") }, { external_id: "user_8412", phone: null }],
+    passes: [
+      { external_id: "user_8412", phone: text(32, "9") },
+      { external_id: "user_8412", phone: null },
+    ],
     fails: [{ external_id: "user_8412", phone: text(33, "9") }],
   },
   {
     limit: "email: e-mail format, or null",
     validate: ops.Participants_upsert.body,
     field: "/email",
-    passes: [{ external_id: "user_8412", email: "ana.souza@example.com.br" }, { external_id: "user_8412", email: null }],
-    fails: [{ external_id: "user_8412", email: "ana.souza.example.com.br" }, { external_id: "user_8412", email: "ana@" }],
+    passes: [
+      { external_id: "user_8412", email: "ana.souza@example.com.br" },
+      { external_id: "user_8412", email: null },
+    ],
+    fails: [
+      { external_id: "user_8412", email: "ana.souza.example.com.br" },
+      { external_id: "user_8412", email: "ana@" },
+    ],
   },
   {
     limit: "avatar_url: a URI, or null",
     validate: ops.Participants_upsert.body,
     field: "/avatar_url",
-    passes: [{ external_id: "user_8412", avatar_url: "https://cdn.cassinodosol.com.br/a.png" }, { external_id: "user_8412", avatar_url: null }],
+    passes: [
+      { external_id: "user_8412", avatar_url: "https://cdn.cassinodosol.com.br/a.png" },
+      { external_id: "user_8412", avatar_url: null },
+    ],
     fails: [{ external_id: "user_8412", avatar_url: "avatar.png" }],
   },
   {
@@ -377,7 +404,12 @@ describe("defaults filled by the validators", () => {
 
   it("every event of a batch gets the event defaults", () => {
     const { value } = check(ops.Events_sendBatch.body, { events: [event(), event({ currency: "USD" })] });
-    expect(value).toEqual({ events: [{ ...event(), currency: "BRL", meta: {} }, { ...event(), currency: "USD", meta: {} }] });
+    expect(value).toEqual({
+      events: [
+        { ...event(), currency: "BRL", meta: {} },
+        { ...event(), currency: "USD", meta: {} },
+      ],
+    });
   });
 
   it("rename merge and dry_run default to false", () => {
@@ -441,7 +473,12 @@ const validatorsOf = (operationId: string): OperationValidators => (operationVal
 const responseExamples = operations.flatMap((operation) =>
   Object.entries(operation.responses).flatMap(([status, response]) =>
     // JSON, or the one text type of an export (CSV), whose body is a string.
-    examplesOf(response.content?.["application/json"] ?? Object.values(response.content ?? {})[0]).map(([name, value]) => ({ operationId: operation.operationId, status, name, value })),
+    examplesOf(response.content?.["application/json"] ?? Object.values(response.content ?? {})[0]).map(([name, value]) => ({
+      operationId: operation.operationId,
+      status,
+      name,
+      value,
+    })),
   ),
 );
 const requestExamples = operations.flatMap((operation) =>
@@ -452,7 +489,12 @@ describe("examples of the published document", () => {
   it("every operation has an example of a success response", () => {
     const without = operations
       // A 204 (sign-out) has no body to give an example of.
-      .filter((operation) => !Object.keys(operation.responses).filter((status) => status.startsWith("2")).every((status) => status === "204"))
+      .filter(
+        (operation) =>
+          !Object.keys(operation.responses)
+            .filter((status) => status.startsWith("2"))
+            .every((status) => status === "204"),
+      )
       .filter((operation) => !responseExamples.some((example) => example.operationId === operation.operationId && example.status.startsWith("2")))
       .map((operation) => operation.operationId);
     expect(without).toEqual([]);

@@ -3,14 +3,7 @@
 // checks at the end run under `npm run typecheck` (part of `npm test`).
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import {
-  effectiveSecurity,
-  isSuccessStatus,
-  jsonContent,
-  listOperations,
-  type OpenApiDocument,
-  type ResponseObject,
-} from "../../spec/codegen/document.js";
+import { effectiveSecurity, isSuccessStatus, jsonContent, listOperations, type OpenApiDocument, type ResponseObject } from "../../spec/codegen/document.js";
 import { toKoaPath } from "../../spec/codegen/operations.js";
 import { operations, type Handler, type HandlerRequest, type Handlers } from "../../generated/operations.js";
 import { operationValidators } from "../../generated/validators.js";
@@ -72,11 +65,15 @@ describe("generated/openapi.json", () => {
     for (const { operationId, path, operation } of all) {
       const sessionOnly = path.startsWith("/v1/staff/") && !["/v1/staff/roles"].includes(path);
       const expected =
-        path === "/v1/health" || (path === "/v1/staff/sessions" && operationId === "StaffSessions_create") ? []
-        : path === "/v1/me" || path.startsWith("/v1/me/") ? ME
-        : path === "/v1/key" ? KEY_ONLY
-        : sessionOnly ? SESSION_ONLY
-        : SERVER;
+        path === "/v1/health" || (path === "/v1/staff/sessions" && operationId === "StaffSessions_create")
+          ? []
+          : path === "/v1/me" || path.startsWith("/v1/me/")
+            ? ME
+            : path === "/v1/key"
+              ? KEY_ONLY
+              : sessionOnly
+                ? SESSION_ONLY
+                : SERVER;
       expect(effectiveSecurity(doc, operation), `${operationId} ${path}`).toEqual(expected);
     }
   });
@@ -123,8 +120,14 @@ describe("generated/operations.ts", () => {
       expect([op.method, op.path, op.tag], op.operationId).toEqual([source.method, source.path, source.operation.tags![0]]);
       expect(op.security, op.operationId).toEqual(effectiveSecurity(doc, source.operation));
       expect(op.body, op.operationId).toEqual(source.operation.requestBody ? { required: source.operation.requestBody.required === true } : null);
-      expect(op.successStatuses.every((s) => s >= 200 && s < 300), op.operationId).toBe(true);
-      expect(op.params.headers.every((h) => h === h.toLowerCase()), op.operationId).toBe(true);
+      expect(
+        op.successStatuses.every((s) => s >= 200 && s < 300),
+        op.operationId,
+      ).toBe(true);
+      expect(
+        op.params.headers.every((h) => h === h.toLowerCase()),
+        op.operationId,
+      ).toBe(true);
       for (const name of op.params.path) expect(op.koaPath, op.operationId).toContain(`:${name}`);
       expect(op.koaPath, op.operationId).not.toMatch(/[{}]/);
     }
@@ -138,7 +141,13 @@ describe("generated/operations.ts", () => {
 });
 
 describe("Handlers type", () => {
-  const healthy = { status: "ok", version: "1.0.0", env: "production", checks: { db: "ok", kv: "ok", broker: "ok", rate_limits: "ok" }, latency_ms: 3 } as const;
+  const healthy = {
+    status: "ok",
+    version: "1.0.0",
+    env: "production",
+    checks: { db: "ok", kv: "ok", broker: "ok", rate_limits: "ok" },
+    latency_ms: 3,
+  } as const;
   const validateHealth200 = operationValidators.Health_get.responses["200"];
 
   // Each @ts-expect-error below must be an error, or `npm run typecheck` fails.

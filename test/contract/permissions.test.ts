@@ -15,7 +15,9 @@ describe("staff permissions in the contract", () => {
   it("gives every secret-key or staff-session operation a known permission", () => {
     const missing = rows.filter((op) => (accepts(op, "SecretKeyAuth") || accepts(op, "StaffSessionAuth")) && !op.permission).map((op) => op.operationId);
     expect(missing).toEqual([]);
-    const unknown = rows.filter((op) => op.permission && op.permission !== "self" && !ALL_PERMISSIONS.includes(op.permission)).map((op) => `${op.operationId}: ${op.permission}`);
+    const unknown = rows
+      .filter((op) => op.permission && op.permission !== "self" && !ALL_PERMISSIONS.includes(op.permission))
+      .map((op) => `${op.operationId}: ${op.permission}`);
     expect(unknown).toEqual([]);
   });
 
@@ -39,10 +41,25 @@ describe("staff permissions in the contract", () => {
 
   it("audits every state-changing staff operation and the changes the issue names", () => {
     for (const id of [
-      "ConfigVersions_publish", "ApiKeys_create", "ApiKeys_roll", "ApiKeys_revoke", "TokenSecret_roll", "WebhookEndpoints_create",
-      "WebhookEndpoints_update", "WebhookEndpoints_delete", "WebhookSendings_resend", "Deliveries_confirm", "Deliveries_fail",
-      "Codes_create", "Codes_disable", "Participants_rename", "StaffMembers_create", "StaffMembers_update", "StaffMembers_delete",
-      "TestClocks_advance", "TestClocks_delete",
+      "ConfigVersions_publish",
+      "ApiKeys_create",
+      "ApiKeys_roll",
+      "ApiKeys_revoke",
+      "TokenSecret_roll",
+      "WebhookEndpoints_create",
+      "WebhookEndpoints_update",
+      "WebhookEndpoints_delete",
+      "WebhookSendings_resend",
+      "Deliveries_confirm",
+      "Deliveries_fail",
+      "Codes_create",
+      "Codes_disable",
+      "Participants_rename",
+      "StaffMembers_create",
+      "StaffMembers_update",
+      "StaffMembers_delete",
+      "TestClocks_advance",
+      "TestClocks_delete",
     ]) {
       expect(rows.find((op) => op.operationId === id)?.audit, id).toBeDefined();
     }

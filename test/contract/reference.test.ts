@@ -14,7 +14,8 @@ describe("the reference's contract", () => {
     const long: string[] = [];
     for (const { operationId, operation } of operations) if (!operation.summary || operation.summary.length > SUMMARY_LIMIT) long.push(operationId);
     for (const [event, item] of Object.entries(doc.webhooks ?? {})) {
-      for (const operation of Object.values(item) as { summary?: string }[]) if (!operation.summary || operation.summary.length > SUMMARY_LIMIT) long.push(event);
+      for (const operation of Object.values(item) as { summary?: string }[])
+        if (!operation.summary || operation.summary.length > SUMMARY_LIMIT) long.push(event);
     }
     expect(long).toEqual([]);
   });
@@ -26,7 +27,8 @@ describe("the reference's contract", () => {
       expect(labels[0], operationId).toBe("curl");
       const textExport = operationId.endsWith("Csv");
       const security = (operation.security ?? []) as Record<string, unknown>[];
-      const consoleOnly = operationId === "StaffSessions_create" || (security.length > 0 && security.every((alt) => Object.keys(alt).join() === "StaffSessionAuth"));
+      const consoleOnly =
+        operationId === "StaffSessions_create" || (security.length > 0 && security.every((alt) => Object.keys(alt).join() === "StaffSessionAuth"));
       expect(labels.includes("@clube/node"), operationId).toBe(!textExport && !consoleOnly);
       expect(labels.includes("@clube/browser"), operationId).toBe(operation.tags?.[0] === "Me");
       // Every path parameter has an example id (no `{external_id}` left in a call).

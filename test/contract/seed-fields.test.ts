@@ -25,7 +25,10 @@ interface Flat {
   keywords: Record<string, unknown>;
 }
 
-function flatten(node: Json, out: Flat = { types: new Set(), nullable: false, properties: {}, required: new Set(), items: [], values: [], keywords: {} }): Flat {
+function flatten(
+  node: Json,
+  out: Flat = { types: new Set(), nullable: false, properties: {}, required: new Set(), items: [], values: [], keywords: {} },
+): Flat {
   if (node === undefined || node === true) return out;
   if (typeof node.$ref === "string") flatten(doc.components.schemas[node.$ref.slice(SCHEMA_REF.length)], out);
   for (const part of node.allOf ?? []) flatten(part, out);
@@ -93,7 +96,9 @@ describe("seed fields in the published document", () => {
       const found = schemaAt(resource.schema, field.path);
       expect(found, `${resource.schema}.${field.path} is missing`).toBeDefined();
       const { flat, required } = found!;
-      expect(typeMatches(field, flat.types), `${resource.schema}.${field.path}: seed type ${field.type} (${field.unit}), published ${[...flat.types]}`).toBe(true);
+      expect(typeMatches(field, flat.types), `${resource.schema}.${field.path}: seed type ${field.type} (${field.unit}), published ${[...flat.types]}`).toBe(
+        true,
+      );
       expect(flat.nullable, `${resource.schema}.${field.path} nullable`).toBe(field.nullable === true);
       if (!field.path.endsWith("[]") && !field.path.endsWith("{}")) expect(required, `${resource.schema}.${field.path} required`).toBe(field.optional !== true);
     });
@@ -106,8 +111,11 @@ describe("seed limits in the published document", () => {
     if ("schema" in limit.at) flat = schemaAt(limit.at.schema, limit.at.path)?.flat;
     else {
       const { operation, parameter } = limit.at;
-      const op = Object.values(doc.paths).flatMap((item: Json) => Object.values(item)).find((candidate: Json) => candidate?.operationId === operation) as Json;
-      const param = (op?.parameters ?? []).map((p: Json) => (p.$ref ? doc.components.parameters[p.$ref.split("/").pop()] : p))
+      const op = Object.values(doc.paths)
+        .flatMap((item: Json) => Object.values(item))
+        .find((candidate: Json) => candidate?.operationId === operation) as Json;
+      const param = (op?.parameters ?? [])
+        .map((p: Json) => (p.$ref ? doc.components.parameters[p.$ref.split("/").pop()] : p))
         .find((p: Json) => p.name.toLowerCase() === parameter.toLowerCase());
       flat = param && flatten(param.schema);
     }
@@ -128,7 +136,11 @@ function valuesAt(value: Json, path: string): { where: string; value: Json }[] {
       if (item.value === null || item.value === undefined) continue;
       let found = [{ where: name === "" ? item.where : `${item.where}.${name}`, value: name === "" ? item.value : item.value[name] }];
       for (const walk of walks.match(/\[\]|\{\}/g) ?? []) {
-        found = found.flatMap((entry) => (entry.value === null || entry.value === undefined ? [] : Object.entries(entry.value).map(([key, v]) => ({ where: `${entry.where}${walk === "[]" ? `[${key}]` : `{${key}}`}`, value: v }))));
+        found = found.flatMap((entry) =>
+          entry.value === null || entry.value === undefined
+            ? []
+            : Object.entries(entry.value).map(([key, v]) => ({ where: `${entry.where}${walk === "[]" ? `[${key}]` : `{${key}}`}`, value: v })),
+        );
       }
       next.push(...found);
     }
@@ -176,9 +188,18 @@ function ok(response: ApiResponse, status = 200): Json {
 async function seedConfig(): Promise<Record<string, any>> {
   const config = await demoConfig();
   config.currencies.push({ code: "saldo", name: "Saldo", icon: "wallet", decimals: 2 });
-  config.rules.push({ id: "saldo-credit", name: "Saldo", trigger: { event: "custom.saldo" }, effects: [{ type: "grant_currency", currency: "saldo", amount: "event.amount" }] });
+  config.rules.push({
+    id: "saldo-credit",
+    name: "Saldo",
+    trigger: { event: "custom.saldo" },
+    effects: [{ type: "grant_currency", currency: "saldo", amount: "event.amount" }],
+  });
   config.rewards.push({
-    code: "premio-saldo", title: "Prêmio de saldo", type: "client_delivered", payload: { kind: "bonus", amount_cents: 500, rollover: 1 }, cost: { currency: "saldo", amount: 4.25 },
+    code: "premio-saldo",
+    title: "Prêmio de saldo",
+    type: "client_delivered",
+    payload: { kind: "bonus", amount_cents: 500, rollover: 1 },
+    cost: { currency: "saldo", amount: 4.25 },
   });
   return config;
 }
@@ -199,7 +220,9 @@ describeEachDatabase("seed fields in real responses", (kind) => {
     expectSeedShape("ParticipantProfile", ok(await api.request("POST", "/v1/participants", { body: { external_id: who, display_name: "Ana" } })));
 
     // A lower-case currency is read as BRL; 10.50 main units credit 1050 minor units and read back as 10.5.
-    const credit = ok(await api.request("POST", "/v1/events", { body: { participant: who, type: "custom.saldo", id: "saldo-1", amount: "10.50", currency: "brl" } }));
+    const credit = ok(
+      await api.request("POST", "/v1/events", { body: { participant: who, type: "custom.saldo", id: "saldo-1", amount: "10.50", currency: "brl" } }),
+    );
     expectSeedShape("Event result", credit);
     const granted = credit.effects.find((effect: Json) => effect.type === "currency_granted" && effect.currency === "saldo");
     expectSeedShape("Effect currency_granted", granted);
@@ -217,7 +240,9 @@ describeEachDatabase("seed fields in real responses", (kind) => {
     expectSeedShape("ParticipantProgress", progress);
     expectSeedShape("Token response", ok(await api.request("POST", `/v1/participants/${who}/token`, { body: {} })));
 
-    const redemption = ok(await api.request("POST", "/v1/redemptions", { body: { participant: who, reward: "premio-saldo" }, headers: { "Idempotency-Key": "seed-redeem-0001" } }));
+    const redemption = ok(
+      await api.request("POST", "/v1/redemptions", { body: { participant: who, reward: "premio-saldo" }, headers: { "Idempotency-Key": "seed-redeem-0001" } }),
+    );
     expectSeedShape("Redemption", redemption);
     expect(redemption.cost).toEqual({ currency: "saldo", amount: 4.25 });
     expect(redemption.balance_after).toBe(156.74);
@@ -231,7 +256,12 @@ describeEachDatabase("seed fields in real responses", (kind) => {
     const delivery = list.deliveries.find((candidate: Json) => candidate.reward_code === "premio-saldo");
     expectSeedShape("Delivery", delivery);
     expect(delivery.participant).toEqual({ id: delivery.participant_id, external_id: who });
-    expect(delivery.reward).toMatchObject({ code: "premio-saldo", title: "Prêmio de saldo", type: "client_delivered", payload: { kind: "bonus", amount_cents: 500 } });
+    expect(delivery.reward).toMatchObject({
+      code: "premio-saldo",
+      title: "Prêmio de saldo",
+      type: "client_delivered",
+      payload: { kind: "bonus", amount_cents: 500 },
+    });
     expectSeedShape("Delivery", ok(await api.request("POST", `/v1/deliveries/${delivery.id}/confirm`, { body: { external_ref: "seed-credit-1" } })));
 
     const report = ok(await api.request("POST", `/v1/participants/${who}/rename`, { body: { new_external_id: "seed_ana_2", dry_run: true } }));
@@ -259,13 +289,29 @@ describeEachDatabase("seed fields in real responses", (kind) => {
 
     const referral = ok(await me("GET", "/v1/me/referral"));
     expectSeedShape("ReferralState", referral);
-    expect(referral).toMatchObject({ referrerReward: "coins:500", referredReward: "coins:200", qualifyEvent: "deposit.confirmed", minAmount: 30, availableCents: 0 });
+    expect(referral).toMatchObject({
+      referrerReward: "coins:500",
+      referredReward: "coins:200",
+      qualifyEvent: "deposit.confirmed",
+      minAmount: 30,
+      availableCents: 0,
+    });
   });
 
   it("cashback program and state: losses, caps and cashback in main units", async () => {
-    ok(await api.request("PUT", "/v1/cashback", {
-      body: { enabled: true, mode: "claim", min_loss_minor: 1050, min_pct: 5, max_pct: 25, tiers: [{ name: "Bronze", min_loss_minor: 1050, pct: 10 }], welcome: { enabled: true, pct: 20, max_minor: 12345 } },
-    }));
+    ok(
+      await api.request("PUT", "/v1/cashback", {
+        body: {
+          enabled: true,
+          mode: "claim",
+          min_loss_minor: 1050,
+          min_pct: 5,
+          max_pct: 25,
+          tiers: [{ name: "Bronze", min_loss_minor: 1050, pct: 10 }],
+          welcome: { enabled: true, pct: 20, max_minor: 12345 },
+        },
+      }),
+    );
     const program = ok(await api.request("GET", "/v1/cashback"));
     expectSeedShape("Cashback program", program);
     expect(program).toMatchObject({ min_loss: 10.5, tiers: [{ name: "Bronze", min_loss: 10.5, pct: 10 }], welcome: { enabled: true, pct: 20, max: 123.45 } });
@@ -274,6 +320,12 @@ describeEachDatabase("seed fields in real responses", (kind) => {
     ok(await api.request("POST", "/v1/events", { body: { participant: who, type: "bet.placed", id: "seed-bet-1", amount: "100.25", currency: "BRL" } }));
     const state = ok(await me("GET", "/v1/me/cashback"));
     expectSeedShape("CashbackState", state);
-    expect(state).toMatchObject({ available: 0, availableDays: [], today: { loss: 100.25, amount: 20.05, pct: 20 }, pctRange: { min: 5, max: 25 }, monthReceived: 0 });
+    expect(state).toMatchObject({
+      available: 0,
+      availableDays: [],
+      today: { loss: 100.25, amount: 20.05, pct: 20 },
+      pctRange: { min: 5, max: 25 },
+      monthReceived: 0,
+    });
   });
 });

@@ -18,9 +18,7 @@ interface Operation {
 const doc = JSON.parse(readFileSync(new URL("../../generated/openapi.json", import.meta.url), "utf8")) as {
   paths: Record<string, Record<string, Operation>>;
 };
-const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
-  Object.values(item).map((operation) => ({ path, ...operation })),
-);
+const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.values(item).map((operation) => ({ path, ...operation })));
 const ops = operationValidators;
 
 /** The participant surface's operations; the SDKs name their methods after them. */
@@ -176,20 +174,16 @@ const limitCases: BoundCase[] = [
 }));
 
 /** Management lists page by the id of the previous page's last item. */
-const cursorCases: BoundCase[] = [
-  "WebhookEndpoints_list",
-  "WebhookEndpoints_listSendings",
-  "AffiliateAccounts_list",
-  "EventLog_list",
-  "Warnings_list",
-].map((operationId) => ({
-  bound: `${operationId} starting_after: 1..64 characters`,
-  validate: ops[operationId as keyof typeof ops].query!,
-  where: "query",
-  field: "query.starting_after",
-  passes: [{ starting_after: text(1) }, { starting_after: text(64) }],
-  fails: [{ starting_after: "" }, { starting_after: text(65) }],
-}));
+const cursorCases: BoundCase[] = ["WebhookEndpoints_list", "WebhookEndpoints_listSendings", "AffiliateAccounts_list", "EventLog_list", "Warnings_list"].map(
+  (operationId) => ({
+    bound: `${operationId} starting_after: 1..64 characters`,
+    validate: ops[operationId as keyof typeof ops].query!,
+    where: "query",
+    field: "query.starting_after",
+    passes: [{ starting_after: text(1) }, { starting_after: text(64) }],
+    fails: [{ starting_after: "" }, { starting_after: text(65) }],
+  }),
+);
 
 /** Path ids: configuration codes follow their pattern, service ids are 1..64 characters. */
 const pathCases: BoundCase[] = [

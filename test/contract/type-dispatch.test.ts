@@ -15,7 +15,8 @@ const addFormats = addFormatsModule.default;
 function schemasDocument(schemas: Record<string, JsonSchema>): JsonSchema {
   return { components: { schemas } };
 }
-const rewritten = (schemas: Record<string, JsonSchema>) => (dispatchByType(schemasDocument(schemas)).components as { schemas: Record<string, JsonSchema> }).schemas;
+const rewritten = (schemas: Record<string, JsonSchema>) =>
+  (dispatchByType(schemasDocument(schemas)).components as { schemas: Record<string, JsonSchema> }).schemas;
 
 describe("dispatchByType", () => {
   it("turns an anyOf of disjoint types into if/then/else, the first branch last", () => {
@@ -74,14 +75,25 @@ describe("the contract's unions, dispatched", () => {
   const awkwardString = fc.constantFrom("", "pix", "a\u0000b", "x\uD800", "\uDC00", "🎲", "1.50", "2025-03-14T18:21:58Z");
   const leaf = fc.oneof(awkwardString, fc.string(), fc.double(), fc.integer(), fc.boolean(), fc.constant(null));
   const value = fc.letrec((tie) => ({
-    node: fc.oneof({ depthSize: "small", withCrossShrink: true }, leaf, fc.array(tie("node"), { maxLength: 3 }), fc.dictionary(fc.constantFrom("a", "game_id", "__proto__x"), tie("node"), { maxKeys: 3 })),
+    node: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      leaf,
+      fc.array(tie("node"), { maxLength: 3 }),
+      fc.dictionary(fc.constantFrom("a", "game_id", "__proto__x"), tie("node"), { maxKeys: 3 }),
+    ),
   })).node;
 
   for (const name of ["Meta", "MetaValue2", "MetaLeaf", "EventAmount", "EventInput", "LevelInfo"]) {
     it(`${name}: the same verdict, the same defaults filled in, and on a refusal the same first error or that of the value's branch`, () => {
       const before = original(name);
       const after = dispatched(name);
-      const input = name === "EventInput" ? fc.record({ participant: awkwardString, type: fc.constantFrom("bet.placed", "x"), amount: value, meta: value }, { requiredKeys: ["participant", "type"] }) : value;
+      const input =
+        name === "EventInput"
+          ? fc.record(
+              { participant: awkwardString, type: fc.constantFrom("bet.placed", "x"), amount: value, meta: value },
+              { requiredKeys: ["participant", "type"] },
+            )
+          : value;
       fc.assert(
         fc.property(input, (sample) => {
           const a = structuredClone(sample);

@@ -13,7 +13,6 @@ import { generateValidators } from "../../spec/codegen/validators.js";
 import * as committed from "../../generated/validators.js";
 import { operations as committedOperations } from "../../generated/operations.js";
 
-
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const errorBodyRef = { $ref: "#/components/schemas/ErrorBody" };
 
@@ -31,7 +30,13 @@ function emittedDocument(): OpenApiDocument {
           description: "Creates a thing for the participant.\nSecond line of the first sentence? No: a new one.",
           parameters: [
             { name: "external_id", in: "path", required: true, schema: { $ref: "#/components/schemas/ExternalId" } },
-            { name: "limit", in: "query", required: false, schema: { type: "integer", format: "int32", minimum: 1, maximum: 100, default: 20 }, explode: false },
+            {
+              name: "limit",
+              in: "query",
+              required: false,
+              schema: { type: "integer", format: "int32", minimum: 1, maximum: 100, default: 20 },
+              explode: false,
+            },
             { name: "status", in: "query", required: false, schema: { type: "string", enum: ["pending", "delivered"] }, explode: false },
             { name: "verbose", in: "query", required: false, schema: { type: "boolean" }, explode: false },
             { name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", minLength: 1, maxLength: 128 } },
@@ -125,7 +130,10 @@ function emittedDocument(): OpenApiDocument {
         LevelUpWebhook: {
           type: "object",
           required: ["type", "data"],
-          properties: { type: { type: "string", enum: ["level.up"] }, data: { type: "object", required: ["level"], properties: { level: { type: "integer" } } } },
+          properties: {
+            type: { type: "string", enum: ["level.up"] },
+            data: { type: "object", required: ["level"], properties: { level: { type: "integer" } } },
+          },
           description: "The participant rose a level. Sent once per level reached.",
           "x-webhook-event": "level.up",
         },
@@ -229,7 +237,10 @@ describe("postprocess", () => {
 
 interface GeneratedModule {
   schemaValidators: Record<string, ValidateFunction>;
-  operationValidators: Record<string, { body?: ValidateFunction; path?: ValidateFunction; query?: ValidateFunction; headers?: ValidateFunction; responses: Record<string, ValidateFunction> }>;
+  operationValidators: Record<
+    string,
+    { body?: ValidateFunction; path?: ValidateFunction; query?: ValidateFunction; headers?: ValidateFunction; responses: Record<string, ValidateFunction> }
+  >;
   formatAjvError: (error: ErrorObject, where: "body" | "query" | "path" | "headers") => string;
 }
 
@@ -262,12 +273,21 @@ describe("generated validators (fixture)", () => {
   });
 
   it("fills defaults, also inside a discriminated union branch", () => {
-    const body = { ...validBody(), effects: [{ type: "grant_currency", currency: "coins" }, { type: "grant_xp", amount: 5 }] };
+    const body = {
+      ...validBody(),
+      effects: [
+        { type: "grant_currency", currency: "coins" },
+        { type: "grant_xp", amount: 5 },
+      ],
+    };
     expect(mod.schemaValidators.ThingInput(body)).toBe(true);
     expect(body).toEqual({
       ...validBody(),
       name: "Clube",
-      effects: [{ type: "grant_currency", currency: "coins", amount: 1 }, { type: "grant_xp", amount: 5 }],
+      effects: [
+        { type: "grant_currency", currency: "coins", amount: 1 },
+        { type: "grant_xp", amount: 5 },
+      ],
     });
     const withoutEffects: Record<string, unknown> = validBody();
     mod.operationValidators.Things_create.body!(withoutEffects);
@@ -283,9 +303,7 @@ describe("generated validators (fixture)", () => {
     const body = mod.operationValidators.Things_create.body;
     const events = [1, 2, 3, 4].map(() => ({ type: "bet.placed" }));
     events[3] = { type: "Bet" };
-    expect(check(body, { ...validBody(), events }, "body")).toBe(
-      'body.events[3].type must match pattern "^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$"',
-    );
+    expect(check(body, { ...validBody(), events }, "body")).toBe('body.events[3].type must match pattern "^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$"');
     expect(check(body, { ...validBody(), external_id: "x".repeat(128) }, "body")).toBeNull();
     expect(check(body, { ...validBody(), external_id: "x".repeat(129) }, "body")).toBe("body.external_id must NOT have more than 128 characters");
     expect(check(body, { ...validBody(), foo: 1 }, "body")).toBe("body.foo is not an allowed field");

@@ -116,9 +116,7 @@ describe.each(allEvents)("webhook %s", (event) => {
   });
 
   it("carries the three X-Clube-* headers", () => {
-    const headers = Object.fromEntries(
-      operations.post.parameters.filter((p) => p.in === "header").map((p) => [p.name, p]),
-    );
+    const headers = Object.fromEntries(operations.post.parameters.filter((p) => p.in === "header").map((p) => [p.name, p]));
     expect(Object.keys(headers).sort()).toEqual(["X-Clube-Delivery", "X-Clube-Event", "X-Clube-Signature"]);
     for (const header of Object.values(headers)) expect(header.required).toBe(true);
     expect(stringValues(headers["X-Clube-Event"].schema)).toEqual([event]);

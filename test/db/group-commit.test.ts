@@ -69,7 +69,10 @@ describe("group commit", () => {
     const second = Promise.all([rec.commit.submit("k", "c"), rec.commit.submit("k", "d"), rec.commit.submit("k", "e")]);
     rec.tick();
     expect(await second).toEqual(["c@group", "d@group", "e@alone"]);
-    expect(rec.groups.map((group) => group.items)).toEqual([["a", "b"], ["c", "d"]]);
+    expect(rec.groups.map((group) => group.items)).toEqual([
+      ["a", "b"],
+      ["c", "d"],
+    ]);
     expect(rec.alone.map((one) => one.item)).toEqual(["e"]);
   });
 
@@ -119,10 +122,12 @@ describe("group commit", () => {
 
   it("when the group fails, applies each item alone in arrival order, so only the bad one fails", async () => {
     const rec = recorder({ failGroup: (items) => items.includes("bad"), failAlone: (item) => item === "bad" });
-    const answers = ["a", "bad", "c"].map((item) => rec.commit.submit("k", item).then(
-      (value) => ({ value }),
-      (error: Error) => ({ error: error.message }),
-    ));
+    const answers = ["a", "bad", "c"].map((item) =>
+      rec.commit.submit("k", item).then(
+        (value) => ({ value }),
+        (error: Error) => ({ error: error.message }),
+      ),
+    );
     rec.tick();
     expect(await Promise.all(answers)).toEqual([{ value: "a@alone" }, { error: "bad is bad" }, { value: "c@alone" }]);
     expect(rec.alone.map((one) => one.item)).toEqual(["a", "bad", "c"]);

@@ -20,9 +20,13 @@ describe.skipIf(!postgresEnabled)("HOT updates of the rows each event updates [p
 
   it("leaves half of each page free on participants, balances, mission progress and rule run days", async () => {
     const rows = (await execute(
-      "select relname, reloptions from pg_class where relname in ('participants', 'balances', 'mission_progress', 'rule_run_days') order by relname")) as { relname: string; reloptions: string[] }[];
+      "select relname, reloptions from pg_class where relname in ('participants', 'balances', 'mission_progress', 'rule_run_days') order by relname",
+    )) as { relname: string; reloptions: string[] }[];
     expect(rows.map((row) => [row.relname, row.reloptions])).toEqual([
-      ["balances", ["fillfactor=50"]], ["mission_progress", ["fillfactor=50"]], ["participants", ["fillfactor=50"]], ["rule_run_days", ["fillfactor=50"]],
+      ["balances", ["fillfactor=50"]],
+      ["mission_progress", ["fillfactor=50"]],
+      ["participants", ["fillfactor=50"]],
+      ["rule_run_days", ["fillfactor=50"]],
     ]);
   });
 
@@ -43,7 +47,8 @@ describe.skipIf(!postgresEnabled)("HOT updates of the rows each event updates [p
       )) as { relname: string; n_tup_upd: string; n_tup_hot_upd: string }[];
     });
     expect(updated.map((row) => [row.relname, Number(row.n_tup_upd), Number(row.n_tup_hot_upd)])).toEqual([
-      ["mission_progress", 1200, 1200], ["participants", 400, 400],
+      ["mission_progress", 1200, 1200],
+      ["participants", 400, 400],
     ]);
   });
 
@@ -54,7 +59,10 @@ describe.skipIf(!postgresEnabled)("HOT updates of the rows each event updates [p
       const inTransaction = (sql: string) => em.getConnection().execute(sql, [], "all", em.getTransactionContext());
       // What the flush's upsert sets (RULE_RUN_DAY_SUMS), for every row.
       await inTransaction(`update rule_run_days set runs = runs + 1, amounts = amounts || '{"xp": 15}', last_run_at = now()`);
-      return (await inTransaction("select n_tup_upd, n_tup_hot_upd from pg_stat_xact_user_tables where relname = 'rule_run_days'")) as { n_tup_upd: string; n_tup_hot_upd: string }[];
+      return (await inTransaction("select n_tup_upd, n_tup_hot_upd from pg_stat_xact_user_tables where relname = 'rule_run_days'")) as {
+        n_tup_upd: string;
+        n_tup_hot_upd: string;
+      }[];
     });
     expect(updated.map((row) => [Number(row.n_tup_upd), Number(row.n_tup_hot_upd)])).toEqual([[1000, 1000]]);
   });

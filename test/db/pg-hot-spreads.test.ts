@@ -29,11 +29,16 @@ const SHAPE: TableShape = {
 
 describe.skipIf(!postgresEnabled)("hot store writes spread into rows [postgresql]", () => {
   const client = describePgClient();
-  const store = postgresHotStore(client, (err) => { throw err; });
-  const stored = async () => (await client.query({
-    text: "select id, club_id, env, count, total::text as total, ratio, flag, meta, to_char(at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US') as at from hot_spread_rows order by id",
-    values: [],
-  })).rows as Record<string, unknown>[];
+  const store = postgresHotStore(client, (err) => {
+    throw err;
+  });
+  const stored = async () =>
+    (
+      await client.query({
+        text: "select id, club_id, env, count, total::text as total, ratio, flag, meta, to_char(at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US') as at from hot_spread_rows order by id",
+        values: [],
+      })
+    ).rows as Record<string, unknown>[];
 
   it("inserts every row with its own values, upserts them, and skips taken keys", async () => {
     await client.query({
@@ -49,7 +54,17 @@ describe.skipIf(!postgresEnabled)("hot store writes spread into rows [postgresql
     ];
     await store.insert(SHAPE, rows);
     const first = [
-      { id: "r1", club_id: "c", env: "live", count: 1, total: "9007199254740991", ratio: 0.5, flag: true, meta: { a: [1, "ação"] }, at: "2026-11-24T06:13:35.123000" },
+      {
+        id: "r1",
+        club_id: "c",
+        env: "live",
+        count: 1,
+        total: "9007199254740991",
+        ratio: 0.5,
+        flag: true,
+        meta: { a: [1, "ação"] },
+        at: "2026-11-24T06:13:35.123000",
+      },
       { id: "r2", club_id: "c", env: "live", count: null, total: null, ratio: null, flag: null, meta: null, at: null },
       { id: "r3", club_id: "c", env: "live", count: -3, total: "-1", ratio: 1e21, flag: false, meta: { b: null }, at: "1970-01-01T00:00:00.005000" },
     ];
@@ -77,6 +92,12 @@ describe.skipIf(!postgresEnabled)("hot store writes spread into rows [postgresql
     ];
     const inserted = await store.insertAbsent(SHAPE, absent, ["id"]);
     expect([...inserted]).toEqual(["r5"]);
-    expect((await stored()).map((row) => [row.id, row.count, row.env])).toEqual([["r1", 1, "live"], ["r2", 7, "live"], ["r3", -3, "live"], ["r4", 4, "live"], ["r5", 5, "test"]]);
+    expect((await stored()).map((row) => [row.id, row.count, row.env])).toEqual([
+      ["r1", 1, "live"],
+      ["r2", 7, "live"],
+      ["r3", -3, "live"],
+      ["r4", 4, "live"],
+      ["r5", 5, "test"],
+    ]);
   });
 });

@@ -15,8 +15,15 @@ describe("postgres hot store statements", () => {
   function recording() {
     const sent: { name?: string; text: string }[] = [];
     const store = postgresHotStore(
-      { query: async (config) => { sent.push({ name: config.name, text: config.text }); return { rows: [{ r0: [], r1: [] }] }; } },
-      (err) => { throw err; },
+      {
+        query: async (config) => {
+          sent.push({ name: config.name, text: config.text });
+          return { rows: [{ r0: [], r1: [] }] };
+        },
+      },
+      (err) => {
+        throw err;
+      },
     );
     return { sent, store };
   }
@@ -43,7 +50,17 @@ describe("postgres hot store statements", () => {
 
   it("binds an array passed again to reads of the same turn (the same object, the same cast) once", async () => {
     const sent: { text: string; values: unknown[] }[] = [];
-    const store = postgresHotStore({ query: async (config) => { sent.push(config); return { rows: [{ r0: [], r1: [], r2: [] }] }; } }, (err) => { throw err; });
+    const store = postgresHotStore(
+      {
+        query: async (config) => {
+          sent.push(config);
+          return { rows: [{ r0: [], r1: [], r2: [] }] };
+        },
+      },
+      (err) => {
+        throw err;
+      },
+    );
     const group = ids(3);
     await Promise.all([
       store.select(both("select id from balances where participant_id = any(?::text[])"), [group]),
@@ -87,7 +104,17 @@ describe("postgres hot store statements", () => {
     };
     function sending() {
       const sent: { text: string; values: unknown[] }[] = [];
-      const store = postgresHotStore({ query: async (config) => { sent.push(config); return { rows: [] }; } }, (err) => { throw err; });
+      const store = postgresHotStore(
+        {
+          query: async (config) => {
+            sent.push(config);
+            return { rows: [] };
+          },
+        },
+        (err) => {
+          throw err;
+        },
+      );
       return { sent, store };
     }
     const now = new Date("2026-11-24T12:00:00.000Z");
@@ -103,7 +130,11 @@ describe("postgres hot store statements", () => {
       expect(sent[0].text).toContain("$5::timestamptz");
       // Arrays in binary (see pg-binary-arrays.ts): text OID 25, int8 OID 20.
       expect(sent[0].values.map((value) => (Buffer.isBuffer(value) ? decodeBinaryArray(value) : value))).toEqual([
-        { element: 25, values: ["led_0", "led_1", "led_2"] }, "club_1", "test", { element: 20, values: [0, 1, 2] }, "2026-11-24T12:00:00.000Z",
+        { element: 25, values: ["led_0", "led_1", "led_2"] },
+        "club_1",
+        "test",
+        { element: 20, values: [0, 1, 2] },
+        "2026-11-24T12:00:00.000Z",
       ]);
     });
 
@@ -129,7 +160,7 @@ describe("postgres hot store statements", () => {
       await store.writeAll([{ insert: shape, rows: texted }]);
       expect(sent[1].text).toContain("unnest($5::timestamptz[])");
       expect(sent[1].text).not.toBe(sent[0].text);
-      expect(sent[1].values[4]).toBe("{\"2026-11-24T12:00:00.000Z\",\"2026-11-24T12:00:00.001Z\"}");
+      expect(sent[1].values[4]).toBe('{"2026-11-24T12:00:00.000Z","2026-11-24T12:00:00.001Z"}');
     });
   });
 });

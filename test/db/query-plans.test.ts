@@ -29,7 +29,10 @@ const ROWS = 20_000;
 type Keys = (club: string) => string[];
 const externalIds: Keys = () => ["ext3", "ext999", "ext1500"];
 const idempotencyKeys: Keys = () => ["key7", "key1234", "key40000"];
-const idsOf = (prefix: string): Keys => (club) => [3, 7, 1500].map((n) => `${club}_${prefix}${n}`);
+const idsOf =
+  (prefix: string): Keys =>
+  (club) =>
+    [3, 7, 1500].map((n) => `${club}_${prefix}${n}`);
 
 /** A statement and its parameters for `club`'s keys. */
 type Statement = { postgresql: string; sqlite?: string; params: { postgresql: unknown[]; sqlite: unknown[] } };
@@ -49,21 +52,29 @@ interface PlannedRead {
 }
 
 /** A scoped read's statement (parameters: club, env, keys) for `club`'s keys. */
-const scoped = (sql: { postgresql: string; sqlite: string }, keys: Keys) => async (club: string): Promise<Statement> => {
-  const params = [club, "live", keys(club)];
-  return { ...sql, params: { postgresql: params, sqlite: params } };
-};
+const scoped =
+  (sql: { postgresql: string; sqlite: string }, keys: Keys) =>
+  async (club: string): Promise<Statement> => {
+    const params = [club, "live", keys(club)];
+    return { ...sql, params: { postgresql: params, sqlite: params } };
+  };
 
 /** The statement a lock function sends on each dialect, with its parameters. */
-const sentBy = (lock: (store: HotStore, club: string) => Promise<unknown>) => async (club: string): Promise<Statement> => {
-  const sent: Partial<Record<DatabaseKind, { sql: string; params: unknown[] }>> = {};
-  for (const dialect of ["postgresql", "sqlite"] as const) {
-    // `run`: SQLite's write lock (an UPDATE matching nothing) before the read planned here.
-    const store = { dialect, run: async () => {}, select: async (sql: Record<DatabaseKind, string>, params: unknown[]) => ((sent[dialect] = { sql: sql[dialect], params }), []) };
-    await lock(store as unknown as HotStore, club);
-  }
-  return { postgresql: sent.postgresql!.sql, sqlite: sent.sqlite!.sql, params: { postgresql: sent.postgresql!.params, sqlite: sent.sqlite!.params } };
-};
+const sentBy =
+  (lock: (store: HotStore, club: string) => Promise<unknown>) =>
+  async (club: string): Promise<Statement> => {
+    const sent: Partial<Record<DatabaseKind, { sql: string; params: unknown[] }>> = {};
+    for (const dialect of ["postgresql", "sqlite"] as const) {
+      // `run`: SQLite's write lock (an UPDATE matching nothing) before the read planned here.
+      const store = {
+        dialect,
+        run: async () => {},
+        select: async (sql: Record<DatabaseKind, string>, params: unknown[]) => ((sent[dialect] = { sql: sql[dialect], params }), []),
+      };
+      await lock(store as unknown as HotStore, club);
+    }
+    return { postgresql: sent.postgresql!.sql, sqlite: sent.sqlite!.sql, params: { postgresql: sent.postgresql!.params, sqlite: sent.sqlite!.params } };
+  };
 
 const EXTERNAL_ID_INDEX = "participants_club_id_env_external_id_unique";
 const KEY_INDEX = "events_idempotency_key_club_id_env_unique";
@@ -71,32 +82,39 @@ const KEY_INDEX = "events_idempotency_key_club_id_env_unique";
 const reads: PlannedRead[] = [
   {
     title: "accepted events' participants by external id (queued.ts)",
-    statement: scoped(PARTICIPANT_IDS, externalIds), table: "participants",
+    statement: scoped(PARTICIPANT_IDS, externalIds),
+    table: "participants",
     probes: [{ index: EXTERNAL_ID_INDEX, cond: "(external_id)::text" }],
     sqlite: { index: EXTERNAL_ID_INDEX, condition: "club_id=? AND env=? AND external_id=?" },
   },
   {
     title: "accepted events' stored keys (queued.ts)",
-    statement: scoped(STORED_KEYS, idempotencyKeys), table: "events",
+    statement: scoped(STORED_KEYS, idempotencyKeys),
+    table: "events",
     probes: [{ index: KEY_INDEX, cond: "(idempotency_key)::text" }],
     sqlite: { index: KEY_INDEX, condition: "idempotency_key=? AND club_id=? AND env=?" },
   },
   {
     title: "the event path's originals by key (events.ts ORIGINALS: the same probe returning the stored outcome)",
-    statement: scoped(byScopedKeys({ table: "events", columns: ["id", "idempotency_key", "effects", "participant_id", "type"], key: "idempotency_key" }), idempotencyKeys),
+    statement: scoped(
+      byScopedKeys({ table: "events", columns: ["id", "idempotency_key", "effects", "participant_id", "type"], key: "idempotency_key" }),
+      idempotencyKeys,
+    ),
     table: "events",
     probes: [{ index: KEY_INDEX, cond: "(idempotency_key)::text" }],
     sqlite: { index: KEY_INDEX, condition: "idempotency_key=? AND club_id=? AND env=?" },
   },
   {
     title: "queued events' owners by id (db/events/queued-rows.ts)",
-    statement: scoped(OWNERS, idsOf("e")), table: "events",
+    statement: scoped(OWNERS, idsOf("e")),
+    table: "events",
     probes: [{ index: "events_pkey", cond: "(id)::text = ANY" }],
     sqlite: { index: "sqlite_autoindex_events_1", condition: "id=?" },
   },
   {
     title: "pending referrals of referred participants (events.ts)",
-    statement: scoped(PENDING_REFERRALS, idsOf("p")), table: "referrals",
+    statement: scoped(PENDING_REFERRALS, idsOf("p")),
+    table: "referrals",
     probes: [{ index: "referrals_club_id_env_referred_id_unique", cond: "(referred_id)::text" }],
     sqlite: { index: "referrals_club_id_env_referred_id_unique", condition: "club_id=? AND env=? AND referred_id=?" },
   },
@@ -116,13 +134,18 @@ const reads: PlannedRead[] = [
   {
     // SQLite reads after taking the database's write lock (see takeSqliteWriteLock).
     title: "participant locks by external id (db/participants/locks.ts): ids probed by key, then locked by the primary key",
-    statement: sentBy((store, club) => lockByExternalId(store, { clubId: club, env: "live" }, externalIds(club))), table: "participants",
-    probes: [{ index: EXTERNAL_ID_INDEX, cond: "(external_id)::text" }, { index: "participants_pkey", cond: "(id)::text = ANY" }],
+    statement: sentBy((store, club) => lockByExternalId(store, { clubId: club, env: "live" }, externalIds(club))),
+    table: "participants",
+    probes: [
+      { index: EXTERNAL_ID_INDEX, cond: "(external_id)::text" },
+      { index: "participants_pkey", cond: "(id)::text = ANY" },
+    ],
     sqlite: { index: EXTERNAL_ID_INDEX, condition: "club_id=? AND env=? AND external_id=?" },
   },
   {
     title: "participant locks by id (db/participants/locks.ts)",
-    statement: sentBy((store, club) => lockById(store, { clubId: club, env: "live" }, idsOf("p")(club))), table: "participants",
+    statement: sentBy((store, club) => lockById(store, { clubId: club, env: "live" }, idsOf("p")(club))),
+    table: "participants",
     probes: [{ index: "participants_pkey", cond: "(id)::text = ANY" }],
     sqlite: { index: "sqlite_autoindex_participants_1", condition: "id=?" },
   },
@@ -131,9 +154,10 @@ const reads: PlannedRead[] = [
 /** `rows` participants of `club` with two events, a referral and five fired rule keys each: plain SQL, fast on both dialects. */
 function fillStatements(kind: DatabaseKind, club: string, rows: number): string[] {
   const now = kind === "postgresql" ? "now()" : "0";
-  const numbers = kind === "postgresql"
-    ? (count: number) => `generate_series(1, ${count}) as g(n)`
-    : (count: number) => `(with recursive r(n) as (select 1 union all select n + 1 from r where n < ${count}) select n from r) as g`;
+  const numbers =
+    kind === "postgresql"
+      ? (count: number) => `generate_series(1, ${count}) as g(n)`
+      : (count: number) => `(with recursive r(n) as (select 1 union all select n + 1 from r where n < ${count}) select n from r) as g`;
   const id = (prefix: string, n = "g.n") => `'${club}_${prefix}' || ${n}`;
   return [
     `insert into participants (id, club_id, env, external_id, tags, flags, xp, level, event_counts, created_at, updated_at)
@@ -188,7 +212,10 @@ async function postgresPlan(em: SqlEntityManager, sql: string, params: unknown[]
 let probes = 0;
 
 async function sqlitePlan(em: SqlEntityManager, sql: string, params: unknown[]): Promise<string> {
-  const rows = await em.execute<{ detail: string }[]>(`explain query plan ${sql}`, params.map((param) => (Array.isArray(param) ? JSON.stringify(param) : param)));
+  const rows = await em.execute<{ detail: string }[]>(
+    `explain query plan ${sql}`,
+    params.map((param) => (Array.isArray(param) ? JSON.stringify(param) : param)),
+  );
   return rows.map((row) => row.detail).join("\n");
 }
 
@@ -223,7 +250,9 @@ describeEachDatabase("query plans of the event path's reads by key", (kind) => {
         const plan = await sqlitePlan(db.em(), statement.sqlite, statement.params.sqlite);
         const lines = plan.split("\n").filter((line) => new RegExp(` ${read.table}\\b`).test(line));
         expect(lines, `${read.title}\n${plan}`).toEqual([
-          expect.stringMatching(new RegExp(`^SEARCH ${read.table} USING (COVERING )?INDEX ${read.sqlite.index} \\(${read.sqlite.condition.replace(/[?()]/g, "\\$&")}\\)`)),
+          expect.stringMatching(
+            new RegExp(`^SEARCH ${read.table} USING (COVERING )?INDEX ${read.sqlite.index} \\(${read.sqlite.condition.replace(/[?()]/g, "\\$&")}\\)`),
+          ),
         ]);
         continue;
       }
@@ -247,14 +276,21 @@ describeEachDatabase("query plans of the event path's reads by key", (kind) => {
 
   it("lets the event log (which names received_at) use the partial (club, env, received_at) index", async () => {
     const sql = "select id from events where club_id = ? and env = ? and received_at is not null order by received_at desc, id desc limit 21";
-    const plan = kind === "postgresql" ? await postgresPlan(db.em(), sql, ["big", "live"], "force_generic_plan", "text") : await sqlitePlan(db.em(), sql, ["big", "live"]);
+    const plan =
+      kind === "postgresql" ? await postgresPlan(db.em(), sql, ["big", "live"], "force_generic_plan", "text") : await sqlitePlan(db.em(), sql, ["big", "live"]);
     expect(plan, plan).toMatch(/events_club_id_env_received_at_partial_index/);
   });
 
   if (kind === "postgresql") {
     it("claims embedded jobs from the first ready ones in index order, never reading the whole backlog", async () => {
       const at = new Date();
-      const plan = await postgresPlan(db.em(), CLAIM_POSTGRESQL, ["events", at, 10, "events", at, 10, 10, "running", at, at, at, at], "force_custom_plan", "text");
+      const plan = await postgresPlan(
+        db.em(),
+        CLAIM_POSTGRESQL,
+        ["events", at, 10, "events", at, 10, 10, "running", at, at, at, at],
+        "force_custom_plan",
+        "text",
+      );
       expect(plan, plan).not.toMatch(/BitmapOr|Bitmap Heap Scan on jobs/);
       expect(plan, plan).toMatch(/Index Scan using jobs_queue_status_run_at_index on jobs/);
     });

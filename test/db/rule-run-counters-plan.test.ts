@@ -34,18 +34,32 @@ describe("rule-run counters' plan [sqlite]", () => {
         select participant_id, rule_id, day_key, 'club_big', 'live', count(*), json_object('xp', sum(xp)), max(run_at) from runs group by 1, 2, 3`);
       // One unit (xp), a total window (max runs) and a day window; par_2 only triggers rule_0: rule_1 is not probed for it.
       const text = sqliteCounters(1);
-      const windows = [{ event: "bet", params: ["rule_0"] }, { event: "deposit", params: ["rule_1", "2026-11-11"] }];
+      const windows = [
+        { event: "bet", params: ["rule_0"] },
+        { event: "deposit", params: ["rule_1", "2026-11-11"] },
+      ];
       const events = (...types: string[]) => types.map((type) => ({ type }) as EngineEvent);
-      const [participants, rules, since] = counterProbes([{ participantId: "par_1", events: events("bet", "deposit") }, { participantId: "par_2", events: events("bet") }], windows);
+      const [participants, rules, since] = counterProbes(
+        [
+          { participantId: "par_1", events: events("bet", "deposit") },
+          { participantId: "par_2", events: events("bet") },
+        ],
+        windows,
+      );
       const triples = participants.map((participant, i) => [participant, rules[i], since[i]]);
-      expect(triples).toEqual([["par_1", "rule_0", ""], ["par_1", "rule_1", "2026-11-11"], ["par_2", "rule_0", ""]]);
+      expect(triples).toEqual([
+        ["par_1", "rule_0", ""],
+        ["par_1", "rule_1", "2026-11-11"],
+        ["par_2", "rule_0", ""],
+      ]);
       const params = ["2026-11-24", "2026-11-24", "xp", JSON.stringify(triples)];
       for (const analyzed of [false, true]) {
         if (analyzed) run("analyze");
         const plan = (driver.prepare(`explain query plan ${text}`).all(params) as { detail: string }[]).map((row) => row.detail);
-        expect(plan.filter((detail) => / r\b/.test(detail)), `analyzed: ${analyzed}`).toEqual([
-          expect.stringMatching(/^SEARCH r USING INDEX sqlite_autoindex_rule_run_days_1 \(participant_id=\? AND rule_id=\? AND day_key>\?\)/),
-        ]);
+        expect(
+          plan.filter((detail) => / r\b/.test(detail)),
+          `analyzed: ${analyzed}`,
+        ).toEqual([expect.stringMatching(/^SEARCH r USING INDEX sqlite_autoindex_rule_run_days_1 \(participant_id=\? AND rule_id=\? AND day_key>\?\)/)]);
       }
       // And it counts what the probes hold: par_1's and par_2's runs of rule_0 (all days), par_1's of rule_1 from the 11th (par_2's, on
       // the 12th, are not probed).
@@ -54,8 +68,11 @@ describe("rule-run counters' plan [sqlite]", () => {
         `select participant_id, rule_id, count(*) as total from runs where (participant_id in ('par_1', 'par_2') and rule_id = 'rule_0')
           or (participant_id = 'par_1' and rule_id = 'rule_1' and day_key >= '2026-11-11') group by participant_id, rule_id order by participant_id, rule_id`,
       ) as { participant_id: string; rule_id: string; total: number }[];
-      expect(rows.map(({ participant_id, rule_id, total }) => ({ participant_id, rule_id, total })).sort((a, b) => `${a.participant_id}${a.rule_id}`.localeCompare(`${b.participant_id}${b.rule_id}`)))
-        .toEqual(expected.map(({ participant_id, rule_id, total }) => ({ participant_id, rule_id, total })));
+      expect(
+        rows
+          .map(({ participant_id, rule_id, total }) => ({ participant_id, rule_id, total }))
+          .sort((a, b) => `${a.participant_id}${a.rule_id}`.localeCompare(`${b.participant_id}${b.rule_id}`)),
+      ).toEqual(expected.map(({ participant_id, rule_id, total }) => ({ participant_id, rule_id, total })));
       expect(expected.map((row) => `${row.participant_id} ${row.rule_id}`)).toEqual(["par_1 rule_0", "par_1 rule_1", "par_2 rule_0"]);
     } finally {
       await db.em().getKnex().client.releaseConnection(driver);
@@ -78,14 +95,26 @@ describe("fired dedupe keys' plan [sqlite]", () => {
   it("probes the primary key once per triple, with statistics or none", async () => {
     const driver = (await db.em().getKnex().client.acquireConnection()) as LibsqlDatabase;
     try {
-      driver.prepare(`insert into rule_dedupe_keys (rule_id, dedupe_key, participant_id, club_id, env, event_id, fired_at)
+      driver
+        .prepare(
+          `insert into rule_dedupe_keys (rule_id, dedupe_key, participant_id, club_id, env, event_id, fired_at)
         with recursive n(i) as (select 1 union all select i + 1 from n where i < 20000)
-        select 'rule_' || (i % 3), 'evt_' || i, 'par_' || (i % 2000), 'club_big', 'live', 'evt_' || i, 0 from n`).run([]);
-      const params = [JSON.stringify([["par_1", "rule_1", "evt_1"], ["par_2", "rule_2", "evt_9"]])];
+        select 'rule_' || (i % 3), 'evt_' || i, 'par_' || (i % 2000), 'club_big', 'live', 'evt_' || i, 0 from n`,
+        )
+        .run([]);
+      const params = [
+        JSON.stringify([
+          ["par_1", "rule_1", "evt_1"],
+          ["par_2", "rule_2", "evt_9"],
+        ]),
+      ];
       for (const analyzed of [false, true]) {
         if (analyzed) driver.prepare("analyze").run([]);
         const plan = (driver.prepare(`explain query plan ${FIRED_DEDUPE_KEYS.sqlite}`).all(params) as { detail: string }[]).map((row) => row.detail);
-        expect(plan.filter((detail) => / k\b/.test(detail)), `analyzed: ${analyzed}`).toEqual([
+        expect(
+          plan.filter((detail) => / k\b/.test(detail)),
+          `analyzed: ${analyzed}`,
+        ).toEqual([
           expect.stringMatching(/^SEARCH k USING COVERING INDEX sqlite_autoindex_rule_dedupe_keys_1 \(rule_id=\? AND dedupe_key=\? AND participant_id=\?\)/),
         ]);
       }
@@ -119,12 +148,20 @@ describe("rule-run counters' plan [postgresql]", () => {
       select participant_id, rule_id, day_key, 'club_big', 'live', count(*), jsonb_build_object('xp', sum(cast(amounts ->> 'xp' as bigint))), max(run_at) from scratch_runs group by 1, 2, 3`);
     // One unit (xp), a total window (max runs) and a day window; par_14's runs are on the 24th, par_35's on the 25th, par_1's before; par_none has none.
     // Every participant has events of both rules' triggers but par_35, who only triggers rule_0: rule_1 is not probed for it.
-    const windows = [{ event: "bet", params: ["rule_0"] }, { event: "deposit", params: ["rule_1", "2026-11-24"] }];
+    const windows = [
+      { event: "bet", params: ["rule_0"] },
+      { event: "deposit", params: ["rule_1", "2026-11-24"] },
+    ];
     const events = (...types: string[]) => types.map((type) => ({ type }) as EngineEvent);
-    const probes = counterProbes([
-      { participantId: "par_1", events: events("bet", "deposit") }, { participantId: "par_14", events: events("deposit", "bet") },
-      { participantId: "par_35", events: events("bet") }, { participantId: "par_none", events: events("bet", "deposit") },
-    ], windows);
+    const probes = counterProbes(
+      [
+        { participantId: "par_1", events: events("bet", "deposit") },
+        { participantId: "par_14", events: events("deposit", "bet") },
+        { participantId: "par_35", events: events("bet") },
+        { participantId: "par_none", events: events("bet", "deposit") },
+      ],
+      windows,
+    );
     expect(probes).toEqual([
       ["par_1", "par_1", "par_14", "par_14", "par_35", "par_none", "par_none"],
       ["rule_0", "rule_1", "rule_0", "rule_1", "rule_0", "rule_0", "rule_1"],
@@ -145,7 +182,9 @@ describe("rule-run counters' plan [postgresql]", () => {
       });
       const scans = plan.split("\n").filter((line) => /on rule_run_days/.test(line));
       expect(scans, `${mode}\n${plan}`).toEqual([expect.stringMatching(/Index Scan using rule_run_days_pkey on rule_run_days/)]);
-      expect(plan, plan).toMatch(/Index Cond: \(\(\(participant_id\)::text = w\.participant_id\) AND \(\(rule_id\)::text = w\.rule_id\) AND \(\(day_key\)::text >= w\.since\)\)/);
+      expect(plan, plan).toMatch(
+        /Index Cond: \(\(\(participant_id\)::text = w\.participant_id\) AND \(\(rule_id\)::text = w\.rule_id\) AND \(\(day_key\)::text >= w\.since\)\)/,
+      );
       expect(plan, plan).not.toMatch(/Sort|Hash/);
     }
     type Counters = { participant_id: string; rule_id: string; total: unknown; today_runs: unknown; granted_0: unknown; last_run_at: unknown };
@@ -157,9 +196,16 @@ describe("rule-run counters' plan [postgresql]", () => {
           or (participant_id in ('par_1', 'par_14', 'par_none') and rule_id = 'rule_1' and day_key >= '2026-11-24')
         group by participant_id, rule_id`,
     );
-    const normalized = (list: Counters[]) => list
-      .map((row) => ({ ...row, total: Number(row.total), today_runs: Number(row.today_runs), granted_0: Number(row.granted_0), last_run_at: new Date(row.last_run_at as string).toISOString() }))
-      .sort((a, b) => `${a.participant_id}${a.rule_id}`.localeCompare(`${b.participant_id}${b.rule_id}`));
+    const normalized = (list: Counters[]) =>
+      list
+        .map((row) => ({
+          ...row,
+          total: Number(row.total),
+          today_runs: Number(row.today_runs),
+          granted_0: Number(row.granted_0),
+          last_run_at: new Date(row.last_run_at as string).toISOString(),
+        }))
+        .sort((a, b) => `${a.participant_id}${a.rule_id}`.localeCompare(`${b.participant_id}${b.rule_id}`));
     expect(expected.map((row) => `${row.participant_id} ${row.rule_id}`).sort()).toEqual(["par_1 rule_0", "par_14 rule_0", "par_14 rule_1", "par_35 rule_0"]);
     expect(normalized(rows)).toEqual(normalized(expected));
     await connection.execute("drop table scratch_runs");

@@ -16,14 +16,33 @@ const now = new Date("2026-11-21T12:00:00.000Z");
 
 function participantRow(externalId: string) {
   return {
-    id: newId("par"), ...scope, externalId, tags: [], flags: {}, xp: 0, level: 1, eventCounts: {}, createdAt: now, updatedAt: now,
+    id: newId("par"),
+    ...scope,
+    externalId,
+    tags: [],
+    flags: {},
+    xp: 0,
+    level: 1,
+    eventCounts: {},
+    createdAt: now,
+    updatedAt: now,
   };
 }
 
 function eventRow(participantId: string, idempotencyKey: string | null) {
   return {
-    id: newId("evt"), ...scope, participantId, idempotencyKey, type: "deposit.confirmed", currency: "BRL", occurredAt: now,
-    meta: {}, status: "processed" as const, effects: [], effectsCount: 0, receivedAt: now,
+    id: newId("evt"),
+    ...scope,
+    participantId,
+    idempotencyKey,
+    type: "deposit.confirmed",
+    currency: "BRL",
+    occurredAt: now,
+    meta: {},
+    status: "processed" as const,
+    effects: [],
+    effectsCount: 0,
+    receivedAt: now,
   };
 }
 
@@ -105,11 +124,7 @@ describeEachDatabase("schema and migrations", (kind) => {
   it("loses no increment when 20 writers add to one balance at the same time", async () => {
     const id = newId("bal");
     await db.em().insert(Balance, { id, ...scope, participantId: newId("par"), currency: "coins", amount: 1000, updatedAt: now });
-    await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        db.em().nativeUpdate(Balance, { id }, { amount: raw("amount + ?", [i + 1]), updatedAt: now }),
-      ),
-    );
+    await Promise.all(Array.from({ length: 20 }, (_, i) => db.em().nativeUpdate(Balance, { id }, { amount: raw("amount + ?", [i + 1]), updatedAt: now })));
     const balance = await db.em().findOneOrFail(Balance, { id });
     expect(balance.amount).toBe(1000 + (20 * 21) / 2);
   });

@@ -27,7 +27,16 @@ const shape: TableShape = {
   ],
 };
 
-interface Item { id: string; clubId: string; key: string; amount: number; meta: unknown; active: boolean; note: string | null; at: Date }
+interface Item {
+  id: string;
+  clubId: string;
+  key: string;
+  amount: number;
+  meta: unknown;
+  active: boolean;
+  note: string | null;
+  at: Date;
+}
 
 const at = new Date("2026-11-24T12:00:00Z");
 function item(i: number, overrides: Partial<Item> = {}): Item {
@@ -41,7 +50,16 @@ function stored(db: LibsqlDatabase): unknown[] {
 function asStored(rows: Item[]): unknown[] {
   return [...rows]
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .map((row) => ({ id: row.id, club_id: row.clubId, key: row.key, amount: row.amount, meta: JSON.stringify(row.meta), active: row.active ? 1 : 0, note: row.note, at: row.at.getTime() }));
+    .map((row) => ({
+      id: row.id,
+      club_id: row.clubId,
+      key: row.key,
+      amount: row.amount,
+      meta: JSON.stringify(row.meta),
+      active: row.active ? 1 : 0,
+      note: row.note,
+      at: row.at.getTime(),
+    }));
 }
 
 describe("sqlite hot store writes", () => {
@@ -78,10 +96,15 @@ describe("sqlite hot store writes", () => {
     const all: Item[] = [];
     for (let call = 0; call < 40; call++) {
       // Each call shares a different set of columns (the bits of `call`).
-      const rows = Array.from({ length: 5 }, (_, r) => item(call * 10 + r, {
-        ...(call & 1 ? { amount: call } : {}), ...(call & 2 ? { meta: { call } } : {}), ...(call & 4 ? { note: "same" } : {}),
-        ...(call & 8 ? { active: true } : {}), ...(call & 16 ? { at: new Date(at.getTime() + r) } : {}),
-      }));
+      const rows = Array.from({ length: 5 }, (_, r) =>
+        item(call * 10 + r, {
+          ...(call & 1 ? { amount: call } : {}),
+          ...(call & 2 ? { meta: { call } } : {}),
+          ...(call & 4 ? { note: "same" } : {}),
+          ...(call & 8 ? { active: true } : {}),
+          ...(call & 16 ? { at: new Date(at.getTime() + r) } : {}),
+        }),
+      );
       await store.insert(shape, rows);
       all.push(...rows);
     }
@@ -112,7 +135,10 @@ describe("sqlite hot store writes", () => {
     db.exec("rollback");
     expect(stored(db)).toEqual(asStored([item(1)]));
     db.exec("begin");
-    await store.insert(shape, rows.filter((_, i) => i !== 39));
+    await store.insert(
+      shape,
+      rows.filter((_, i) => i !== 39),
+    );
     db.exec("commit");
     expect((stored(db) as unknown[]).length).toBe(64);
   });
@@ -121,31 +147,61 @@ describe("sqlite hot store writes", () => {
     await store.insert(shape, [item(1), item(5), item(40)]);
     const rows = Array.from({ length: 70 }, (_, i) => item(i, { id: `new_${i}` }));
     const inserted = await store.insertAbsent(shape, rows, ["key"]);
-    expect([...inserted].sort()).toEqual(rows.filter((row) => ![1, 5, 40].includes(row.amount)).map((row) => row.id).sort());
+    expect([...inserted].sort()).toEqual(
+      rows
+        .filter((row) => ![1, 5, 40].includes(row.amount))
+        .map((row) => row.id)
+        .sort(),
+    );
     expect(db.prepare("select count(*) as n from items").all([])).toEqual([{ n: 70 }]);
   });
 
   it("updates participants, lots and processed events by id", async () => {
     const ids = Array.from({ length: 70 }, (_, i) => `par_${i}`);
     for (const id of ids) db.prepare("insert into participants values (?, 10, 1, null, '[]', '{}', '2026-10', 3, 2, 0)").run([id]);
-    await store.updateParticipants(ids.map((id, i) => ({
-      id, xp: i, level: 2, tierCode: i % 2 ? "gold" : null, tags: i % 5 ? [] : ["vip"], eventCounts: { bet: i },
-      peak: i % 4 === 0 ? { peakMonth: "2026-11", peakLevel: 2, priorMonthPeakLevel: null } : null, updatedAt: at,
-    })));
+    await store.updateParticipants(
+      ids.map((id, i) => ({
+        id,
+        xp: i,
+        level: 2,
+        tierCode: i % 2 ? "gold" : null,
+        tags: i % 5 ? [] : ["vip"],
+        eventCounts: { bet: i },
+        peak: i % 4 === 0 ? { peakMonth: "2026-11", peakLevel: 2, priorMonthPeakLevel: null } : null,
+        updatedAt: at,
+      })),
+    );
     const participants = db.prepare("select * from participants order by cast(substr(id, 5) as integer)").all([]);
-    expect(participants).toEqual(ids.map((id, i) => ({
-      id, xp: 10 + i, level: 2, tier_code: i % 2 ? "gold" : null, tags: i % 5 ? "[]" : '["vip"]', event_counts: JSON.stringify({ bet: i }),
-      peak_month: i % 4 === 0 ? "2026-11" : "2026-10", peak_level: i % 4 === 0 ? 2 : 3, prior_month_peak_level: i % 4 === 0 ? null : 2, updated_at: at.getTime(),
-    })));
+    expect(participants).toEqual(
+      ids.map((id, i) => ({
+        id,
+        xp: 10 + i,
+        level: 2,
+        tier_code: i % 2 ? "gold" : null,
+        tags: i % 5 ? "[]" : '["vip"]',
+        event_counts: JSON.stringify({ bet: i }),
+        peak_month: i % 4 === 0 ? "2026-11" : "2026-10",
+        peak_level: i % 4 === 0 ? 2 : 3,
+        prior_month_peak_level: i % 4 === 0 ? null : 2,
+        updated_at: at.getTime(),
+      })),
+    );
 
     for (const id of ids) db.prepare("insert into currency_lots values (?, 100)").run([id]);
     await store.spendLots(ids.map((id, i) => ({ id, amount: i })));
     expect(db.prepare("select sum(remaining) as left from currency_lots").all([])).toEqual([{ left: 70 * 100 - (69 * 70) / 2 }]);
 
     for (const id of ids) db.prepare("insert into events values (?, 'queued', '[]', 0, null)").run([id]);
-    await store.markEventsProcessed(ids.slice(0, 65).map((id, i) => ({ id, effects: Array.from({ length: i % 3 }, () => ({ type: "xp" })) })), at);
+    await store.markEventsProcessed(
+      ids.slice(0, 65).map((id, i) => ({ id, effects: Array.from({ length: i % 3 }, () => ({ type: "xp" })) })),
+      at,
+    );
     const events = db.prepare("select status, effects_count, processed_at from events order by cast(substr(id, 5) as integer)").all([]);
-    expect(events).toEqual(ids.map((_, i) => (i < 65 ? { status: "processed", effects_count: i % 3, processed_at: at.getTime() } : { status: "queued", effects_count: 0, processed_at: null })));
+    expect(events).toEqual(
+      ids.map((_, i) =>
+        i < 65 ? { status: "processed", effects_count: i % 3, processed_at: at.getTime() } : { status: "queued", effects_count: 0, processed_at: null },
+      ),
+    );
   });
 
   it("reads rows as libsql's own row objects: same keys in the same order, same values and types", async () => {
@@ -153,7 +209,10 @@ describe("sqlite hot store writes", () => {
     const queries: [string, unknown[]][] = [
       ["select * from items order by id", []],
       // A repeated column name, expressions of every storage class, a bound list and date; no rows at all.
-      ["select id, amount, id as amount, 1.5 as real, x'00ff' as blob, null as empty, amount * 2 from items where id in (select value from json_each(?)) and at = ?", [["it_1", "it_3"], at]],
+      [
+        "select id, amount, id as amount, 1.5 as real, x'00ff' as blob, null as empty, amount * 2 from items where id in (select value from json_each(?)) and at = ?",
+        [["it_1", "it_3"], at],
+      ],
       ["select id from items where 0", []],
     ];
     for (const [sql, params] of queries) {

@@ -20,7 +20,14 @@ describe("maintenancePlan (autovacuum's thresholds)", () => {
   });
 
   it("acts on a table counted under 1,000 rows at every check, on a bigger one at most every 30 s", () => {
-    const at = (rows: number, seconds: number | null) => ({ table: "t", rows, changedSinceAnalyze: rows + 100, dead: rows + 100, sinceAnalyze: seconds, sinceVacuum: seconds });
+    const at = (rows: number, seconds: number | null) => ({
+      table: "t",
+      rows,
+      changedSinceAnalyze: rows + 100,
+      dead: rows + 100,
+      sinceAnalyze: seconds,
+      sinceVacuum: seconds,
+    });
     expect(maintenancePlan([at(999, 1)])).toEqual({ analyze: ["t"], vacuum: ["t"] });
     expect(maintenancePlan([at(1000, 29)])).toEqual({ analyze: [], vacuum: [] });
     expect(maintenancePlan([at(1000, 30)])).toEqual({ analyze: ["t"], vacuum: ["t"] });
@@ -44,9 +51,17 @@ describeEachDatabase("maintainTables", (kind) => {
 
   it(kind === "postgresql" ? "analyses a table that grew, where autovacuum is off (else leaves it to autovacuum)" : "does nothing on SQLite", async () => {
     const now = new Date();
-    await db.em().insertMany(OutboxMessage, Array.from({ length: 200 }, () => ({
-      id: newId("out"), clubId: "club_maint", env: "test" as const, kind: "event", payload: {}, createdAt: now,
-    })));
+    await db.em().insertMany(
+      OutboxMessage,
+      Array.from({ length: 200 }, () => ({
+        id: newId("out"),
+        clubId: "club_maint",
+        env: "test" as const,
+        kind: "event",
+        payload: {},
+        createdAt: now,
+      })),
+    );
     if (kind === "sqlite") {
       expect(await maintainTables(db)).toEqual({ analyze: [], vacuum: [] });
       return;

@@ -122,10 +122,14 @@ describe("durable answers: the WAL synced off the event loop (wal-sync.ts)", () 
       const totalChanges = db.prepare("select total_changes()").raw(true);
       const real = walFileSync(join(target.dataDir, "wal.sqlite-wal"));
       let syncs = 0;
-      const wal = walSync("unused", { changes: () => Number(totalChanges.get([])[0]), inTransaction: () => db.inTransaction }, {
-        sync: () => (syncs++, real.sync()),
-        close: () => real.close(),
-      });
+      const wal = walSync(
+        "unused",
+        { changes: () => Number(totalChanges.get([])[0]), inTransaction: () => db.inTransaction },
+        {
+          sync: () => (syncs++, real.sync()),
+          close: () => real.close(),
+        },
+      );
       db.prepare("insert into t values (1), (2)").run([]);
       await wal.durable();
       expect(syncs).toBe(1);
@@ -144,7 +148,10 @@ describe("durable answers: the WAL synced off the event loop (wal-sync.ts)", () 
   it("a database opened for a long-running process commits with synchronous=NORMAL and syncs on durable(); others with FULL", async () => {
     const target = await createTestDatabase("sqlite");
     try {
-      for (const [syncEachCommit, expected] of [[false, 1], [true, 2]] as const) {
+      for (const [syncEachCommit, expected] of [
+        [false, 1],
+        [true, 2],
+      ] as const) {
         const db = await openDatabase({ dataDir: target.dataDir, syncEachCommit });
         try {
           const connection = db.em().getConnection();

@@ -145,7 +145,11 @@ describeEachDatabase("clube club create and config publish", (kind) => {
     await expectPublishedName(club.keys.test, "Clube Aurora VIP");
     const published = await call(server!.url, "GET", "/v1/config", club.keys.test);
     expect(published.status).toBe(200);
-    expect(published.body).toMatchObject({ club_id: club.club_id, env: "test", config: { name: "Clube Aurora VIP", currencies: [{ code: "coins" }, { code: "gems" }] } });
+    expect(published.body).toMatchObject({
+      club_id: club.club_id,
+      env: "test",
+      config: { name: "Clube Aurora VIP", currencies: [{ code: "coins" }, { code: "gems" }] },
+    });
     expect(await publishedName(club.keys.live)).toBe(liveName);
   }, 60_000);
 
@@ -221,29 +225,41 @@ describe("clube usage errors", () => {
     ["an unknown subcommand", ["club", "delete"]],
     ["a command missing its subcommand", ["config"]],
     ["an unknown option", ["club", "create", "--nam", "Cassino"]],
-  ])("%s prints the usage and exits 2", async (_case, args) => {
-    const result = await run(args);
-    expectUsage(result);
-    if (args.includes("--nam")) expect(result.stderr).toMatch(/^Unknown option '--nam'/);
-  }, 60_000);
+  ])(
+    "%s prints the usage and exits 2",
+    async (_case, args) => {
+      const result = await run(args);
+      expectUsage(result);
+      if (args.includes("--nam")) expect(result.stderr).toMatch(/^Unknown option '--nam'/);
+    },
+    60_000,
+  );
 
   it.each([
     ["club create without --name", ["club", "create", "--json"], "--name NAME"],
     ["config publish without a file", ["config", "publish", "--club", "club_x", "--env", "test"], "FILE"],
     ["config publish with an unknown environment", ["config", "publish", "--club", "club_x", "--env", "prod", "club.json"], "--env test|live"],
-  ])("%s says what is missing and exits 2", async (_case, args, needed) => {
-    expect(await run(args)).toEqual({ code: 2, stdout: "", stderr: expect.stringContaining(needed) });
-  }, 60_000);
+  ])(
+    "%s says what is missing and exits 2",
+    async (_case, args, needed) => {
+      expect(await run(args)).toEqual({ code: 2, stdout: "", stderr: expect.stringContaining(needed) });
+    },
+    60_000,
+  );
 
   it.each([
     ["help config publish", ["help", "config", "publish"]],
     ["config publish --help", ["config", "publish", "--help"]],
-  ])("%s prints that command's usage, options and examples on stdout", async (_case, args) => {
-    const result = await run(args);
-    expect(result).toMatchObject({ code: 0, stderr: "" });
-    expect(result.stdout).toMatch(/^usage:\n {2}clube config publish --club ID --env test\|live FILE\n/);
-    for (const section of ["\noptions:\n", "  --club ID", "  --env test|live", "\nexamples:\n", "GET /v1/config"]) expect(result.stdout).toContain(section);
-  }, 60_000);
+  ])(
+    "%s prints that command's usage, options and examples on stdout",
+    async (_case, args) => {
+      const result = await run(args);
+      expect(result).toMatchObject({ code: 0, stderr: "" });
+      expect(result.stdout).toMatch(/^usage:\n {2}clube config publish --club ID --env test\|live FILE\n/);
+      for (const section of ["\noptions:\n", "  --club ID", "  --env test|live", "\nexamples:\n", "GET /v1/config"]) expect(result.stdout).toContain(section);
+    },
+    60_000,
+  );
 
   it("help with no command lists every command; help of an unknown one exits 2", async () => {
     const all = await run(["help"]);

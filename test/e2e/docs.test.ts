@@ -75,7 +75,13 @@ describe("API reference page (/docs) in Chromium", () => {
 
     const menu = page.locator("ul[role=menu] label");
     const menuText = (await menu.allInnerTexts()).join("\n");
-    for (const guide of ["Getting started", "Webhooks and signatures", "Participant tokens and the widget", "The club configuration", "Testing with test clocks"]) {
+    for (const guide of [
+      "Getting started",
+      "Webhooks and signatures",
+      "Participant tokens and the widget",
+      "The club configuration",
+      "Testing with test clocks",
+    ]) {
       expect(menuText).toContain(guide);
     }
     expect(pageErrors).toEqual([]);
@@ -90,7 +96,7 @@ describe("API reference page (/docs) in Chromium", () => {
     const operation = page.locator('[id="operation/Redemptions_create"]');
     await operation.waitFor({ timeout: 30_000 });
     await operation.getByRole("tab", { name: "@clube/node" }).click();
-    const panel = operation.locator('[role=tabpanel]:visible').filter({ hasText: "@clube/node" }).first();
+    const panel = operation.locator("[role=tabpanel]:visible").filter({ hasText: "@clube/node" }).first();
     await panel.getByText("Copy", { exact: true }).click();
 
     const copied = await page.evaluate(() => (window as unknown as { copied: string[] }).copied.at(-1) ?? "");
@@ -100,7 +106,7 @@ describe("API reference page (/docs) in Chromium", () => {
     expect(copied).toContain("clube.redemptions.create(");
   });
 
-  it("finds schemas by search too: \"redemption\" lists the Redemption schema, which opens with its fields", async () => {
+  it('finds schemas by search too: "redemption" lists the Redemption schema, which opens with its fields', async () => {
     const search = page.getByPlaceholder("Search...");
     await search.fill("");
     await search.fill("redemption");

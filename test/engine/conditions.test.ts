@@ -151,9 +151,16 @@ describe("eventField", () => {
 describe("isDecimalText", () => {
   it("accepts exactly what /^-?\\d+(\\.\\d+)?$/ accepts", () => {
     const decimalish = fc.stringMatching(/^-?[0-9.]{0,6}$/);
-    const anything = fc.oneof(decimalish, fc.string({ maxLength: 8 }), fc.constantFrom("", "-", ".", "1.", ".5", "-.5", "1.5", "-0", "10.50", "1e3", " 1", "1 ", "+1", "١٢"));
-    fc.assert(fc.property(anything, (text) => {
-      expect(isDecimalText(text)).toBe(/^-?\d+(\.\d+)?$/.test(text));
-    }), { numRuns: 5000 });
+    const anything = fc.oneof(
+      decimalish,
+      fc.string({ maxLength: 8 }),
+      fc.constantFrom("", "-", ".", "1.", ".5", "-.5", "1.5", "-0", "10.50", "1e3", " 1", "1 ", "+1", "١٢"),
+    );
+    fc.assert(
+      fc.property(anything, (text) => {
+        expect(isDecimalText(text)).toBe(/^-?\d+(\.\d+)?$/.test(text));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

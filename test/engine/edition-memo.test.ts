@@ -29,7 +29,9 @@ function plainEdition(tournament: TournamentConfig, index: number, timeZone: str
   const move = (iso: string) => {
     const local = localDateTime(new Date(iso), timeZone);
     const moved = new Date(Date.UTC(local.year, local.month - 1, local.day + 7 * index));
-    return index === 0 ? new Date(iso) : instantOf({ ...local, year: moved.getUTCFullYear(), month: moved.getUTCMonth() + 1, day: moved.getUTCDate() }, timeZone);
+    return index === 0
+      ? new Date(iso)
+      : instantOf({ ...local, year: moved.getUTCFullYear(), month: moved.getUTCMonth() + 1, day: moved.getUTCDate() }, timeZone);
   };
   const startsAt = move(tournament.startsAt);
   return { key: dayKey(startsAt, timeZone), index, startsAt, endsAt: move(tournament.endsAt) };
@@ -39,25 +41,40 @@ const instant = fc.integer({ min: Date.UTC(2024, 0, 1), max: Date.UTC(2029, 0, 1
 
 describe("memoized editions", () => {
   it("official days and months match the plain computation", () => {
-    fc.assert(fc.property(instant, fc.constantFrom(...ZONES), fc.constantFrom("daily" as const, "monthly" as const), (at, zone, period) => {
-      const memo = officialPeriod(period, at, zone);
-      expect(officialPeriod(period, at, zone)).toBe(memo);
-      expect({ startsAt: memo.startsAt, endsAt: memo.endsAt }).toEqual(plainOfficialPeriod(period, at, zone));
-      expect(memo.startsAt.getTime() <= at.getTime() && at.getTime() < memo.endsAt.getTime()).toBe(true);
-    }), { numRuns: 3000 });
+    fc.assert(
+      fc.property(instant, fc.constantFrom(...ZONES), fc.constantFrom("daily" as const, "monthly" as const), (at, zone, period) => {
+        const memo = officialPeriod(period, at, zone);
+        expect(officialPeriod(period, at, zone)).toBe(memo);
+        expect({ startsAt: memo.startsAt, endsAt: memo.endsAt }).toEqual(plainOfficialPeriod(period, at, zone));
+        expect(memo.startsAt.getTime() <= at.getTime() && at.getTime() < memo.endsAt.getTime()).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it("weekly editions match the plain computation, and a changed window is never answered from the memo", () => {
-    const window = fc.tuple(instant, fc.integer({ min: 1, max: 6 * 24 })).map(([start, hours]): TournamentConfig => ({
-      id: "t", title: "T", event: "bet.placed", scoring: "sum", recurrence: "weekly",
-      startsAt: start.toISOString(), endsAt: new Date(start.getTime() + hours * 3_600_000).toISOString(), prizes: [],
-    }) as unknown as TournamentConfig);
-    fc.assert(fc.property(window, fc.integer({ min: 0, max: 60 }), fc.constantFrom(...ZONES), (tournament, index, zone) => {
-      expect(editionAt(tournament, index, zone)).toEqual(plainEdition(tournament, index, zone));
-      const inside = new Date(plainEdition(tournament, index, zone).startsAt.getTime() + DAY_MS / 48);
-      const found = editionContaining(tournament, inside, zone);
-      if (found) expect(found).toEqual(plainEdition(tournament, found.index, zone));
-    }), { numRuns: 2000 });
+    const window = fc.tuple(instant, fc.integer({ min: 1, max: 6 * 24 })).map(
+      ([start, hours]): TournamentConfig =>
+        ({
+          id: "t",
+          title: "T",
+          event: "bet.placed",
+          scoring: "sum",
+          recurrence: "weekly",
+          startsAt: start.toISOString(),
+          endsAt: new Date(start.getTime() + hours * 3_600_000).toISOString(),
+          prizes: [],
+        }) as unknown as TournamentConfig,
+    );
+    fc.assert(
+      fc.property(window, fc.integer({ min: 0, max: 60 }), fc.constantFrom(...ZONES), (tournament, index, zone) => {
+        expect(editionAt(tournament, index, zone)).toEqual(plainEdition(tournament, index, zone));
+        const inside = new Date(plainEdition(tournament, index, zone).startsAt.getTime() + DAY_MS / 48);
+        const found = editionContaining(tournament, inside, zone);
+        if (found) expect(found).toEqual(plainEdition(tournament, found.index, zone));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("the edition containing an instant is the plain search's, for a tournament asked again and again and edited in place", () => {
@@ -75,7 +92,16 @@ describe("memoized editions", () => {
       return null;
     };
     // One object per run, its window and recurrence changed between the asks as an edited config would be.
-    const tournament = { id: "t", title: "T", event: "bet.placed", scoring: "sum", recurrence: "weekly", startsAt: "", endsAt: "", prizes: [] } as unknown as TournamentConfig;
+    const tournament = {
+      id: "t",
+      title: "T",
+      event: "bet.placed",
+      scoring: "sum",
+      recurrence: "weekly",
+      startsAt: "",
+      endsAt: "",
+      prizes: [],
+    } as unknown as TournamentConfig;
     const ask = fc.record({
       start: instant,
       hours: fc.integer({ min: 1, max: 10 * 24 }),
@@ -83,14 +109,17 @@ describe("memoized editions", () => {
       zone: fc.constantFrom(...ZONES),
       later: fc.array(fc.integer({ min: -DAY_MS, max: 30 * DAY_MS }), { minLength: 1, maxLength: 8 }),
     });
-    fc.assert(fc.property(fc.array(ask, { minLength: 1, maxLength: 4 }), (asks) => {
-      for (const { start, hours, recurrence, zone, later } of asks) {
-        Object.assign(tournament, { recurrence, startsAt: start.toISOString(), endsAt: new Date(start.getTime() + hours * 3_600_000).toISOString() });
-        for (const ms of later) {
-          const at = new Date(start.getTime() + ms);
-          expect(editionContaining(tournament, at, zone)).toEqual(plainContaining(tournament, at, zone));
+    fc.assert(
+      fc.property(fc.array(ask, { minLength: 1, maxLength: 4 }), (asks) => {
+        for (const { start, hours, recurrence, zone, later } of asks) {
+          Object.assign(tournament, { recurrence, startsAt: start.toISOString(), endsAt: new Date(start.getTime() + hours * 3_600_000).toISOString() });
+          for (const ms of later) {
+            const at = new Date(start.getTime() + ms);
+            expect(editionContaining(tournament, at, zone)).toEqual(plainContaining(tournament, at, zone));
+          }
         }
-      }
-    }), { numRuns: 500 });
+      }),
+      { numRuns: 500 },
+    );
   });
 });

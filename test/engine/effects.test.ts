@@ -4,7 +4,10 @@ import { evaluate } from "../../server/src/engine/evaluate.js";
 import type { EngineEvent, ParticipantState } from "../../server/src/engine/types.js";
 import { bet, blankState, casinoEngineConfig, mission, NOON, rule, SAO_PAULO } from "./fixtures.js";
 
-function run(effects: RuleEffect[], options: { state?: Partial<ParticipantState>; event?: Partial<EngineEvent>; config?: Partial<EngineConfig>; rules?: RuleConfig[] } = {}) {
+function run(
+  effects: RuleEffect[],
+  options: { state?: Partial<ParticipantState>; event?: Partial<EngineEvent>; config?: Partial<EngineConfig>; rules?: RuleConfig[] } = {},
+) {
   const config = casinoEngineConfig({ rules: options.rules ?? [rule("r1", effects)], ...options.config });
   return evaluate({ config, state: blankState(options.state), event: bet(options.event), now: NOON, timeZone: SAO_PAULO });
 }
@@ -54,10 +57,13 @@ describe("grant_xp", () => {
 
 describe("grant_currency", () => {
   it("converts main units to minor units by the currency's decimals, toward zero", () => {
-    const result = run([
-      { type: "grant_currency", currency: "cashback", amount: "event.amount * 0.1" },
-      { type: "grant_currency", currency: "coins", amount: 12.9 },
-    ], { event: { amount: "100.05" } });
+    const result = run(
+      [
+        { type: "grant_currency", currency: "cashback", amount: "event.amount * 0.1" },
+        { type: "grant_currency", currency: "coins", amount: 12.9 },
+      ],
+      { event: { amount: "100.05" } },
+    );
     expect(result.effects).toEqual([
       { type: "currency_granted", currency: "cashback", amount: 10, rule_id: "r1" },
       { type: "currency_granted", currency: "coins", amount: 12, rule_id: "r1" },
@@ -73,7 +79,9 @@ describe("grant_currency", () => {
 
   it("creates an expiring lot for a currency with expiresInDays", () => {
     const result = run([{ type: "grant_currency", currency: "gems", amount: 5 }]);
-    expect(result.delta.lotsCreated).toEqual([{ currency: "gems", amount: 5, grantedAt: "2026-11-21T15:00:00.000Z", expiresAt: "2026-12-21T15:00:00.000Z", ruleId: "r1" }]);
+    expect(result.delta.lotsCreated).toEqual([
+      { currency: "gems", amount: 5, grantedAt: "2026-11-21T15:00:00.000Z", expiresAt: "2026-12-21T15:00:00.000Z", ruleId: "r1" },
+    ]);
   });
 
   it("skips an unknown currency", () => {
@@ -142,7 +150,10 @@ describe("grant_reward", () => {
   });
 
   it("grants an internal reward without a delivery", () => {
-    const result = run([{ type: "grant_xp", amount: 1 }, { type: "grant_reward", reward: "avatar-ouro" }]);
+    const result = run([
+      { type: "grant_xp", amount: 1 },
+      { type: "grant_reward", reward: "avatar-ouro" },
+    ]);
     expect(result.delta.rewards).toMatchObject([{ effectIndex: 1, rewardCode: "avatar-ouro", delivery: false, expiresAt: null }]);
   });
 

@@ -9,10 +9,16 @@ describe("evaluate", () => {
   it("runs triggered rules in order, effects in order, then missions, then level and tier", () => {
     const config = casinoEngineConfig({
       rules: [
-        rule("moedas", [{ type: "grant_currency", currency: "coins", amount: 5 }, { type: "grant_xp", amount: 250 }]),
+        rule("moedas", [
+          { type: "grant_currency", currency: "coins", amount: 5 },
+          { type: "grant_xp", amount: 250 },
+        ]),
         rule("deposito", [{ type: "grant_xp", amount: 999 }], { trigger: { event: "deposit.confirmed" } }),
         rule("desligada", [{ type: "grant_xp", amount: 999 }], { enabled: false }),
-        rule("badge", [{ type: "grant_badge", badge: "apostador" }, { type: "grant_xp", amount: 100 }]),
+        rule("badge", [
+          { type: "grant_badge", badge: "apostador" },
+          { type: "grant_xp", amount: 100 },
+        ]),
       ],
       missions: [mission("uma-aposta", { goal: { kind: "count", field: "amount", target: 1 } })],
     });
@@ -35,7 +41,15 @@ describe("evaluate", () => {
   });
 
   it("emits one level_up when several levels are crossed", () => {
-    const config = casinoEngineConfig({ rules: [rule("xp", [{ type: "grant_xp", amount: 100 }, { type: "grant_xp", amount: 200 }, { type: "grant_xp", amount: 400 }])] });
+    const config = casinoEngineConfig({
+      rules: [
+        rule("xp", [
+          { type: "grant_xp", amount: 100 },
+          { type: "grant_xp", amount: 200 },
+          { type: "grant_xp", amount: 400 },
+        ]),
+      ],
+    });
     const levelUps = at(config).effects.filter((effect) => effect.type === "level_up");
     expect(levelUps).toEqual([{ type: "level_up", from: 1, to: 4 }]);
   });
@@ -49,7 +63,10 @@ describe("evaluate", () => {
   it("lets later rules see what earlier rules did", () => {
     const config = casinoEngineConfig({
       rules: [
-        rule("marca", [{ type: "tag_participant", tag: "apostador" }, { type: "grant_xp", amount: 100 }]),
+        rule("marca", [
+          { type: "tag_participant", tag: "apostador" },
+          { type: "grant_xp", amount: 100 },
+        ]),
         rule("so-marcados", [{ type: "grant_xp", amount: "participant.level * 10" }], { conditions: [{ segment: "apostador" }, { tier_in: ["prata"] }] }),
       ],
     });
@@ -115,8 +132,19 @@ describe("evaluate", () => {
   });
 
   it("does not modify its input", () => {
-    const config = casinoEngineConfig({ rules: [rule("r", [{ type: "grant_currency", currency: "gems", amount: 5 }, { type: "debit_currency", currency: "gems", amount: 3 }, { type: "tag_participant", tag: "x" }])] });
-    const state = blankState({ balances: { gems: 10 }, lots: [{ id: "l1", currency: "gems", remaining: 10, grantedAt: "2026-11-01T00:00:00Z", expiresAt: "2026-12-01T00:00:00Z" }] });
+    const config = casinoEngineConfig({
+      rules: [
+        rule("r", [
+          { type: "grant_currency", currency: "gems", amount: 5 },
+          { type: "debit_currency", currency: "gems", amount: 3 },
+          { type: "tag_participant", tag: "x" },
+        ]),
+      ],
+    });
+    const state = blankState({
+      balances: { gems: 10 },
+      lots: [{ id: "l1", currency: "gems", remaining: 10, grantedAt: "2026-11-01T00:00:00Z", expiresAt: "2026-12-01T00:00:00Z" }],
+    });
     const before = structuredClone({ config, state });
     at(config, state);
     expect({ config, state }).toEqual(before);
@@ -125,7 +153,14 @@ describe("evaluate", () => {
 
 describe("grantRewards", () => {
   it("grants reward specs outside rules with the same effects and delta", () => {
-    const result = grantRewards({ config: casinoEngineConfig(), state: blankState(), specs: ["xp:150", "coins:10", "giros-10"], ruleId: "checkin:2026-11-21", now: NOON, timeZone: SAO_PAULO });
+    const result = grantRewards({
+      config: casinoEngineConfig(),
+      state: blankState(),
+      specs: ["xp:150", "coins:10", "giros-10"],
+      ruleId: "checkin:2026-11-21",
+      now: NOON,
+      timeZone: SAO_PAULO,
+    });
     expect(result.effects).toEqual([
       { type: "xp_granted", amount: 150, rule_id: "checkin:2026-11-21" },
       { type: "currency_granted", currency: "coins", amount: 10, rule_id: "checkin:2026-11-21" },
@@ -137,7 +172,14 @@ describe("grantRewards", () => {
   });
 
   it("skips malformed specs and unknown currencies or rewards", () => {
-    const result = grantRewards({ config: casinoEngineConfig(), state: blankState(), specs: ["Bad Spec", "diamonds:5", "reward:nope", "xp:0.5"], ruleId: "wheel:spin-1", now: NOON, timeZone: SAO_PAULO });
+    const result = grantRewards({
+      config: casinoEngineConfig(),
+      state: blankState(),
+      specs: ["Bad Spec", "diamonds:5", "reward:nope", "xp:0.5"],
+      ruleId: "wheel:spin-1",
+      now: NOON,
+      timeZone: SAO_PAULO,
+    });
     expect(result.effects).toEqual([]);
     expect(result.skipped.map((skip) => [skip.effect, skip.reason])).toEqual([
       ["grant_reward", "invalid_reward_spec"],

@@ -50,12 +50,7 @@ describe("compileExpression", () => {
     expect(run("10 / 0")).toMatchObject({ ok: false, reason: "expression_error" });
   });
 
-  it.each([
-    ["process.exit(1)"],
-    ["globalThis.x"],
-    ["amount * 2"],
-    ["config.secret"],
-  ])("has no access to anything but event and participant: %s", (source) => {
+  it.each([["process.exit(1)"], ["globalThis.x"], ["amount * 2"], ["config.secret"]])("has no access to anything but event and participant: %s", (source) => {
     expect(() => compileExpression(source)).toThrow(ExpressionError);
     expect(() => compileExpression(source)).toThrow(/Unknown variable/);
   });

@@ -1,4 +1,13 @@
-import type { EngineConfig, GameFilterScope, GameLists, MissionConfig, ProgressionConfig, RuleConfig, RuleEffect, TierConfig } from "../../server/src/engine/config.js";
+import type {
+  EngineConfig,
+  GameFilterScope,
+  GameLists,
+  MissionConfig,
+  ProgressionConfig,
+  RuleConfig,
+  RuleEffect,
+  TierConfig,
+} from "../../server/src/engine/config.js";
 import type { EngineEvent, ParticipantState } from "../../server/src/engine/types.js";
 
 export const SAO_PAULO = "America/Sao_Paulo";
@@ -77,7 +86,15 @@ export function casinoEngineConfig(overrides: Partial<EngineConfig> = {}): Engin
         expiresInDays: 7,
         cost: null,
       },
-      { code: "avatar-ouro", title: "Avatar dourado", illustration: "gift", type: "internal", payload: {}, expiresInDays: null, cost: { currency: "coins", amount: 500 } },
+      {
+        code: "avatar-ouro",
+        title: "Avatar dourado",
+        illustration: "gift",
+        type: "internal",
+        payload: {},
+        expiresInDays: null,
+        cost: { currency: "coins", amount: 500 },
+      },
     ],
     missions: [],
     ...overrides,

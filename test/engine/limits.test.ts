@@ -22,7 +22,12 @@ const stoppedBy = (evaluation: Evaluation) => evaluation.trace[0]?.stoppedBy;
 
 describe("per_participant_per_day.runs", () => {
   it("fires the 3rd run of the day and not the 4th", () => {
-    const runs = sendBets(xpRule({ per_participant_per_day: { runs: 3 } }), ["2026-11-21T12:00:00Z", "2026-11-21T13:00:00Z", "2026-11-21T14:00:00Z", "2026-11-21T15:00:00Z"]);
+    const runs = sendBets(xpRule({ per_participant_per_day: { runs: 3 } }), [
+      "2026-11-21T12:00:00Z",
+      "2026-11-21T13:00:00Z",
+      "2026-11-21T14:00:00Z",
+      "2026-11-21T15:00:00Z",
+    ]);
     expect(fired(runs)).toEqual([true, true, true, false]);
     expect(stoppedBy(runs[3])).toBe("daily_runs");
     expect(runs[3].effects).toEqual([]);
@@ -59,7 +64,11 @@ describe("cooldown_seconds", () => {
 describe("daily caps per unit", () => {
   it("reduces an XP grant to what fits under the cap and then drops it", () => {
     const theRule = rule("xp-aposta", [{ type: "grant_xp", amount: "event.amount" }], { limits: { per_participant_per_day: { xp: 100 } } });
-    const runs = sendBets(theRule, ["2026-11-21T12:00:00Z", "2026-11-21T13:00:00Z", "2026-11-21T14:00:00Z", "2026-11-22T03:00:00Z"], [{ amount: 60 }, { amount: 60 }, { amount: 60 }, { amount: 60 }]);
+    const runs = sendBets(
+      theRule,
+      ["2026-11-21T12:00:00Z", "2026-11-21T13:00:00Z", "2026-11-21T14:00:00Z", "2026-11-22T03:00:00Z"],
+      [{ amount: 60 }, { amount: 60 }, { amount: 60 }, { amount: 60 }],
+    );
     expect(runs.map((run) => run.effects.find((effect) => effect.type === "xp_granted"))).toEqual([
       { type: "xp_granted", amount: 60, rule_id: "xp-aposta" },
       { type: "xp_granted", amount: 40, rule_id: "xp-aposta" },
@@ -113,11 +122,11 @@ describe("idempotency", () => {
 
   it("dedupes on a meta path: one run per round", () => {
     const byRound = xpRule({}, { idempotency: "event.meta.round_id" });
-    const runs = sendBets(byRound, ["2026-11-21T12:00:00Z", "2026-11-21T12:00:01Z", "2026-11-21T12:00:02Z"], [
-      { meta: { round_id: 981 } },
-      { meta: { round_id: 981 } },
-      { meta: { round_id: 982 } },
-    ]);
+    const runs = sendBets(
+      byRound,
+      ["2026-11-21T12:00:00Z", "2026-11-21T12:00:01Z", "2026-11-21T12:00:02Z"],
+      [{ meta: { round_id: 981 } }, { meta: { round_id: 981 } }, { meta: { round_id: 982 } }],
+    );
     expect(fired(runs)).toEqual([true, false, true]);
     expect(runs[0].delta.ruleRuns["xp-aposta"].dedupeKey).toBe("981");
   });

@@ -84,7 +84,10 @@ describe("debits spend lots through evaluate", () => {
 
   it("spends a lot granted earlier in the same evaluation last", () => {
     const grantThenDebit = casinoEngineConfig({
-      rules: [rule("ganha", [{ type: "grant_currency", currency: "gems", amount: 10 }]), rule("gasta", [{ type: "debit_currency", currency: "gems", amount: 64 }])],
+      rules: [
+        rule("ganha", [{ type: "grant_currency", currency: "gems", amount: 10 }]),
+        rule("gasta", [{ type: "debit_currency", currency: "gems", amount: 64 }]),
+      ],
     });
     const result = evaluate({ config: grantThenDebit, state, event: bet(), now: NOON, timeZone: SAO_PAULO });
     expect(result.delta.lotsConsumed.reduce((sum, entry) => sum + entry.amount, 0)).toBe(60);

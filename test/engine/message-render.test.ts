@@ -2,7 +2,9 @@ import { expect, it } from "vitest";
 import { localeChain, pickText, renderText } from "../../server/src/engine/messages/render.js";
 
 it("replaces placeholders once, as plain text, unknown and null ones empty", () => {
-  expect(renderText("Olá, {{ display_name }}! {{level}} {{missing}}{{nothing}}.", { display_name: "{{level}} <b>", level: 3, nothing: null })).toBe("Olá, {{level}} <b>! 3 .");
+  expect(renderText("Olá, {{ display_name }}! {{level}} {{missing}}{{nothing}}.", { display_name: "{{level}} <b>", level: 3, nothing: null })).toBe(
+    "Olá, {{level}} <b>! 3 .",
+  );
   // Object prototype names are not variables.
   expect(renderText("{{constructor}}{{toString}}", {})).toBe("");
 });

@@ -82,15 +82,18 @@ describe("periods roll over in the club time zone", () => {
   ] as const;
   const cases = rollovers.flatMap((rollover) => goals.map((goal) => [...rollover, ...goal] as const));
 
-  it.each(cases)("%s %s: the last second counts in the old period, midnight starts a new one", (period, lastSecond, nextStart, oldKey, newKey, _kind, goal, afterOne) => {
-    const theMission = mission("periodica", { period, goal });
-    const { evaluations } = play(theMission, [{ at: "2026-11-21T12:00:00Z" }, { at: lastSecond }, { at: nextStart }]);
-    expect(missionEffects(evaluations[1])).toEqual([
-      { type: "mission_progressed", mission_id: "periodica", progress: goal.target, target: goal.target },
-      { type: "mission_completed", mission_id: "periodica", period: oldKey },
-    ]);
-    expect(evaluations[2].delta.missions.periodica).toEqual({ periodKey: newKey, progress: afterOne, completed: false, claimed: false });
-  });
+  it.each(cases)(
+    "%s %s: the last second counts in the old period, midnight starts a new one",
+    (period, lastSecond, nextStart, oldKey, newKey, _kind, goal, afterOne) => {
+      const theMission = mission("periodica", { period, goal });
+      const { evaluations } = play(theMission, [{ at: "2026-11-21T12:00:00Z" }, { at: lastSecond }, { at: nextStart }]);
+      expect(missionEffects(evaluations[1])).toEqual([
+        { type: "mission_progressed", mission_id: "periodica", progress: goal.target, target: goal.target },
+        { type: "mission_completed", mission_id: "periodica", period: oldKey },
+      ]);
+      expect(evaluations[2].delta.missions.periodica).toEqual({ periodKey: newKey, progress: afterOne, completed: false, claimed: false });
+    },
+  );
 
   it("once never starts over", () => {
     const theMission = mission("unica", { goal: { kind: "count", field: "amount", target: 1 } });
@@ -149,7 +152,8 @@ describe("claims", () => {
   it("refuses a claim before completion, after the period, or of an unknown mission", () => {
     const theMission = mission("manual", { period: "daily", goal: { kind: "count", field: "amount", target: 2 } });
     const { config, state } = play(theMission, [{ at: "2026-11-21T12:00:00Z" }]);
-    const claim = (missionId: string, at: string, claimState = state) => claimMission({ config, state: claimState, missionId, now: new Date(at), timeZone: SAO_PAULO });
+    const claim = (missionId: string, at: string, claimState = state) =>
+      claimMission({ config, state: claimState, missionId, now: new Date(at), timeZone: SAO_PAULO });
     expect(claim("manual", "2026-11-21T20:00:00Z")).toEqual({ ok: false, reason: "not_completed" });
     expect(claim("nope", "2026-11-21T20:00:00Z")).toEqual({ ok: false, reason: "unknown_mission" });
     const completed = play(theMission, [{ at: "2026-11-21T12:00:00Z" }, { at: "2026-11-21T13:00:00Z" }]).state;
@@ -166,7 +170,11 @@ describe("who and when", () => {
   });
 
   it("counts from startsAt (included) until endsAt (excluded)", () => {
-    const theMission = mission("black-friday", { startsAt: "2026-11-27T03:00:00Z", endsAt: "2026-11-28T03:00:00Z", goal: { kind: "count", field: "amount", target: 10 } });
+    const theMission = mission("black-friday", {
+      startsAt: "2026-11-27T03:00:00Z",
+      endsAt: "2026-11-28T03:00:00Z",
+      goal: { kind: "count", field: "amount", target: 10 },
+    });
     const { evaluations } = play(theMission, [
       { at: "2026-11-27T02:59:59.999Z" },
       { at: "2026-11-27T03:00:00Z" },

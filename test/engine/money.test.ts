@@ -68,12 +68,16 @@ describe("toMinorUnits", () => {
         return "throws";
       }
     };
-    const decimalText = fc.tuple(fc.stringMatching(/^\d{1,18}$/), fc.option(fc.stringMatching(/^\d{1,6}$/), { nil: undefined }))
+    const decimalText = fc
+      .tuple(fc.stringMatching(/^\d{1,18}$/), fc.option(fc.stringMatching(/^\d{1,6}$/), { nil: undefined }))
       .map(([whole, fraction]) => (fraction === undefined ? whole : `${whole}.${fraction}`));
     const amount = fc.oneof(decimalText, fc.nat(), fc.maxSafeNat(), fc.double({ min: -1e20, max: 1e22, noNaN: true }), fc.constant(-0), centsOrNoise);
-    fc.assert(fc.property(amount, fc.integer({ min: 0, max: 4 }), (value, decimals) => {
-      expect(actual(value, decimals)).toBe(reference(value, decimals));
-    }), { numRuns: 5000 });
+    fc.assert(
+      fc.property(amount, fc.integer({ min: 0, max: 4 }), (value, decimals) => {
+        expect(actual(value, decimals)).toBe(reference(value, decimals));
+      }),
+      { numRuns: 5000 },
+    );
   });
 
   it.each([["-1"], [-0.5], ["1,5"], ["abc"], [""], ["1."], [".5"], ["+1"], [" 1"], [Number.NaN], [Number.POSITIVE_INFINITY]])("refuses %j", (amount) => {
@@ -109,12 +113,18 @@ describe("addDecimal", () => {
 
   it("adds whole numbers as exact BigInt arithmetic does (the fast path), and falls back beyond safe integers", () => {
     const exact = (a: number, b: number) => Number(BigInt(a) + BigInt(b));
-    fc.assert(fc.property(fc.maxSafeInteger(), fc.maxSafeInteger(), (a, b) => {
-      expect(addDecimal(a, b)).toBe(exact(a, b));
-    }), { numRuns: 2000 });
-    fc.assert(fc.property(fc.integer({ min: -1e6, max: 1e6 }), fc.integer({ min: -1e6, max: 1e6 }), (a, b) => {
-      expect(addDecimal(a, b)).toBe(exact(a, b));
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.maxSafeInteger(), fc.maxSafeInteger(), (a, b) => {
+        expect(addDecimal(a, b)).toBe(exact(a, b));
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: -1e6, max: 1e6 }), fc.integer({ min: -1e6, max: 1e6 }), (a, b) => {
+        expect(addDecimal(a, b)).toBe(exact(a, b));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("adds amounts with cents (the fast path) as the exact decimal sum rounded once, and anything else as before", () => {
@@ -132,10 +142,17 @@ describe("addDecimal", () => {
       const total = x.digits * 10n ** BigInt(places - x.places) + y.digits * 10n ** BigInt(places - y.places);
       return total === 0n ? 0 : Number(total) / 10 ** places;
     };
-    const amount = fc.oneof(cents.map((c) => c / 100), cents.map((c) => c / 10), fc.integer({ min: -1e9, max: 1e9 }));
-    fc.assert(fc.property(amount, amount, (a, b) => {
-      expect(addDecimal(a, b)).toBe(exactSum(a, b));
-    }), { numRuns: 5000 });
+    const amount = fc.oneof(
+      cents.map((c) => c / 100),
+      cents.map((c) => c / 10),
+      fc.integer({ min: -1e9, max: 1e9 }),
+    );
+    fc.assert(
+      fc.property(amount, amount, (a, b) => {
+        expect(addDecimal(a, b)).toBe(exactSum(a, b));
+      }),
+      { numRuns: 5000 },
+    );
     expect(addDecimal(37.5, 12.5)).toBe(50);
   });
 });
@@ -153,9 +170,20 @@ describe("withoutFloatNoise", () => {
   });
 
   it("gives what rounding to 12 significant digits gives, whole numbers (the fast path) included", () => {
-    const value = fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(-0), fc.constant(1e12), fc.constant(-999_999_999_999), centsOrNoise);
-    fc.assert(fc.property(value, (x) => {
-      expect(withoutFloatNoise(x)).toBe(Number(x.toPrecision(12)));
-    }), { numRuns: 5000 });
+    const value = fc.oneof(
+      fc.integer(),
+      fc.maxSafeInteger(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.constant(-0),
+      fc.constant(1e12),
+      fc.constant(-999_999_999_999),
+      centsOrNoise,
+    );
+    fc.assert(
+      fc.property(value, (x) => {
+        expect(withoutFloatNoise(x)).toBe(Number(x.toPrecision(12)));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

@@ -22,7 +22,10 @@ describe("levelThresholds", () => {
     const thresholds = levelThresholds({ kind: "preset", preset: "dificil", base: 1000, maxLevel: 500 });
     expect(thresholds).toHaveLength(500);
     expect(thresholds.every((xp) => Number.isSafeInteger(xp))).toBe(true);
-    expect(progressFor({ ...casinoProgression(), curve: { kind: "preset", preset: "dificil", base: 1000, maxLevel: 500 } }, thresholds[499])).toMatchObject({ level: 500, nextLevelXp: null });
+    expect(progressFor({ ...casinoProgression(), curve: { kind: "preset", preset: "dificil", base: 1000, maxLevel: 500 } }, thresholds[499])).toMatchObject({
+      level: 500,
+      nextLevelXp: null,
+    });
   });
 
   it("uses a table as given", () => {
@@ -68,7 +71,10 @@ describe("levelForXp", () => {
 });
 
 describe("progressFor", () => {
-  const progression = casinoProgression({ curve: { kind: "table", thresholds: [0, 100, 300, 600] }, tiers: [tier("bronze", "Bronze", [1, 2]), tier("ouro", "Ouro", [3, null])] });
+  const progression = casinoProgression({
+    curve: { kind: "table", thresholds: [0, 100, 300, 600] },
+    tiers: [tier("bronze", "Bronze", [1, 2]), tier("ouro", "Ouro", [3, null])],
+  });
 
   it("reports progress inside a level", () => {
     expect(progressFor(progression, 150)).toEqual({

@@ -42,7 +42,16 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(timeZone: string): Intl.DateTimeFormat {
   let format = formatters.get(timeZone);
   if (!format) {
-    const options = { timeZone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" } as const;
+    const options = {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    } as const;
     formatters.set(timeZone, (format = new Intl.DateTimeFormat("en-US", options)));
   }
   return format;
@@ -52,8 +61,19 @@ const pad = (value: number, width = 2) => String(value).padStart(width, "0");
 
 /** Zones with DST both ways, half- and quarter-hour offsets, a zone that dropped DST, and one with old local mean time. */
 const ZONES = [
-  "UTC", "America/Sao_Paulo", "America/New_York", "Europe/London", "Europe/Lisbon", "Australia/Lord_Howe",
-  "Asia/Kolkata", "Asia/Kathmandu", "Pacific/Chatham", "America/St_Johns", "Africa/Monrovia", "Pacific/Apia", "Asia/Tokyo",
+  "UTC",
+  "America/Sao_Paulo",
+  "America/New_York",
+  "Europe/London",
+  "Europe/Lisbon",
+  "Australia/Lord_Howe",
+  "Asia/Kolkata",
+  "Asia/Kathmandu",
+  "Pacific/Chatham",
+  "America/St_Johns",
+  "Africa/Monrovia",
+  "Pacific/Apia",
+  "Asia/Tokyo",
 ];
 
 /** DST changes (and the minutes around them), where a memo keyed by the wrong minute would show. */

@@ -1,7 +1,18 @@
 import { describe, expect, it } from "vitest";
 import {
-  awardPrizes, closedOfficialPeriod, editionContaining, endedEditions, officialPayouts, officialPeriod, officialPool, officialShare, previousOfficialPeriod,
-  rankStandings, scoreEvent, type OfficialTournamentsConfig, type TournamentConfig,
+  awardPrizes,
+  closedOfficialPeriod,
+  editionContaining,
+  endedEditions,
+  officialPayouts,
+  officialPeriod,
+  officialPool,
+  officialShare,
+  previousOfficialPeriod,
+  rankStandings,
+  scoreEvent,
+  type OfficialTournamentsConfig,
+  type TournamentConfig,
 } from "../../server/src/engine/tournaments/index.js";
 import type { EngineEvent } from "../../server/src/engine/types.js";
 
@@ -10,8 +21,18 @@ const none = { categories: [], providers: [], games: [] };
 
 function tournament(patch: Partial<TournamentConfig> = {}): TournamentConfig {
   return {
-    id: "tour1", title: "Tour", event: "bet.placed", startsAt: "2026-11-23T03:00:00Z", endsAt: "2026-11-30T03:00:00Z",
-    prizes: [{ from: 1, to: 1, reward: "gold" }], scoring: "sum", field: "amount", recurrence: "none", minScore: 0, enabled: true, conditions: [],
+    id: "tour1",
+    title: "Tour",
+    event: "bet.placed",
+    startsAt: "2026-11-23T03:00:00Z",
+    endsAt: "2026-11-30T03:00:00Z",
+    prizes: [{ from: 1, to: 1, reward: "gold" }],
+    scoring: "sum",
+    field: "amount",
+    recurrence: "none",
+    minScore: 0,
+    enabled: true,
+    conditions: [],
     ...patch,
   };
 }
@@ -20,8 +41,7 @@ function bet(at: string, amount: number | string, meta: Record<string, unknown> 
   return { type: "bet.placed", amount, currency: "BRL", occurred_at: at, meta: { game_type: "video-slots", ...meta } };
 }
 
-const score = (t: TournamentConfig, event: EngineEvent, now = event.occurred_at) =>
-  scoreEvent({ tournaments: [t], event, now: new Date(now), timeZone: SP });
+const score = (t: TournamentConfig, event: EngineEvent, now = event.occurred_at) => scoreEvent({ tournaments: [t], event, now: new Date(now), timeZone: SP });
 
 describe("tournament scoring", () => {
   it("sum adds the field in hundredths, count adds one, max_ratio keeps field ÷ amount", () => {
@@ -29,7 +49,10 @@ describe("tournament scoring", () => {
       { tournamentId: "tour1", editionKey: "2026-11-23", mode: "add", score: 1055, reachedAt: new Date("2026-11-24T12:00:00Z") },
     ]);
     expect(score(tournament({ scoring: "count" }), bet("2026-11-24T12:00:00Z", 3))[0]).toMatchObject({ mode: "add", score: 100 });
-    expect(score(tournament({ scoring: "max_ratio", field: "meta.win" }), bet("2026-11-24T12:00:00Z", 4, { win: 50 }))[0]).toMatchObject({ mode: "max", score: 1250 });
+    expect(score(tournament({ scoring: "max_ratio", field: "meta.win" }), bet("2026-11-24T12:00:00Z", 4, { win: 50 }))[0]).toMatchObject({
+      mode: "max",
+      score: 1250,
+    });
     // No win, or no positive amount: no ratio.
     expect(score(tournament({ scoring: "max_ratio", field: "meta.win" }), bet("2026-11-24T12:00:00Z", 4))).toEqual([]);
     expect(score(tournament({ scoring: "max_ratio", field: "meta.win" }), bet("2026-11-24T12:00:00Z", 0, { win: 3 }))).toEqual([]);
@@ -82,22 +105,37 @@ describe("tournament scoring", () => {
 describe("ranking and prizes", () => {
   const at = (minute: number) => new Date(Date.UTC(2026, 10, 24, 12, minute));
   it("ranks by score, the earlier to reach a score first, and drops scores below minScore", () => {
-    const ranked = rankStandings([
-      { participantId: "c", score: 500, reachedAt: at(3) },
-      { participantId: "a", score: 900, reachedAt: at(5) },
-      { participantId: "b", score: 500, reachedAt: at(1) },
-      { participantId: "d", score: 100, reachedAt: at(0) },
-    ], 200);
-    expect(ranked.map((row) => [row.participantId, row.rank])).toEqual([["a", 1], ["b", 2], ["c", 3]]);
-    expect(awardPrizes(ranked, [{ from: 1, to: 1, reward: "gold" }, { from: 2, to: 5, reward: "silver" }])).toEqual([
-      { participantId: "a", rank: 1, reward: "gold" }, { participantId: "b", rank: 2, reward: "silver" }, { participantId: "c", rank: 3, reward: "silver" },
+    const ranked = rankStandings(
+      [
+        { participantId: "c", score: 500, reachedAt: at(3) },
+        { participantId: "a", score: 900, reachedAt: at(5) },
+        { participantId: "b", score: 500, reachedAt: at(1) },
+        { participantId: "d", score: 100, reachedAt: at(0) },
+      ],
+      200,
+    );
+    expect(ranked.map((row) => [row.participantId, row.rank])).toEqual([
+      ["a", 1],
+      ["b", 2],
+      ["c", 3],
+    ]);
+    expect(
+      awardPrizes(ranked, [
+        { from: 1, to: 1, reward: "gold" },
+        { from: 2, to: 5, reward: "silver" },
+      ]),
+    ).toEqual([
+      { participantId: "a", rank: 1, reward: "gold" },
+      { participantId: "b", rank: 2, reward: "silver" },
+      { participantId: "c", rank: 3, reward: "silver" },
     ]);
   });
 });
 
 describe("official tournaments", () => {
   const official = (patch: Partial<OfficialTournamentsConfig> = {}): OfficialTournamentsConfig => ({
-    enabled: true, timezone: SP,
+    enabled: true,
+    timezone: SP,
     daily: { enabled: true, poolPercent: 10, seed: 0, split: [100], minWager: 0 },
     monthly: { enabled: false, poolPercent: 10, seed: 0, split: [100], minWager: 0 },
     tracks: [
@@ -109,19 +147,49 @@ describe("official tournaments", () => {
 
   it("scores wagers per matching track and enabled period, keyed by the day in the official time zone", () => {
     // 02:30Z on the 24th is still the 23rd in São Paulo (UTC−3).
-    const deltas = scoreEvent({ tournaments: [], officialTournaments: official(), event: bet("2026-11-24T02:30:00Z", "12.34"), now: new Date("2026-11-24T02:30:00Z"), timeZone: "UTC" });
-    expect(deltas).toEqual([{ tournamentId: "official:slots:daily:BRL", editionKey: "2026-11-23", mode: "add", score: 1234, reachedAt: new Date("2026-11-24T02:30:00Z") }]);
-    const both = scoreEvent({
-      tournaments: [], officialTournaments: official({ monthly: { enabled: true } }), event: bet("2026-12-01T02:59:59Z", 1, { game_type: "live-casino" }),
-      now: new Date("2026-12-01T02:59:59Z"), timeZone: "UTC",
+    const deltas = scoreEvent({
+      tournaments: [],
+      officialTournaments: official(),
+      event: bet("2026-11-24T02:30:00Z", "12.34"),
+      now: new Date("2026-11-24T02:30:00Z"),
+      timeZone: "UTC",
     });
-    expect(both.map((d) => [d.tournamentId, d.editionKey])).toEqual([["official:ao-vivo:daily:BRL", "2026-11-30"], ["official:ao-vivo:monthly:BRL", "2026-11"]]);
-    expect(scoreEvent({ tournaments: [], officialTournaments: official({ enabled: false }), event: bet("2026-11-24T12:00:00Z", 1), now: new Date("2026-11-24T12:00:00Z"), timeZone: SP })).toEqual([]);
+    expect(deltas).toEqual([
+      { tournamentId: "official:slots:daily:BRL", editionKey: "2026-11-23", mode: "add", score: 1234, reachedAt: new Date("2026-11-24T02:30:00Z") },
+    ]);
+    const both = scoreEvent({
+      tournaments: [],
+      officialTournaments: official({ monthly: { enabled: true } }),
+      event: bet("2026-12-01T02:59:59Z", 1, { game_type: "live-casino" }),
+      now: new Date("2026-12-01T02:59:59Z"),
+      timeZone: "UTC",
+    });
+    expect(both.map((d) => [d.tournamentId, d.editionKey])).toEqual([
+      ["official:ao-vivo:daily:BRL", "2026-11-30"],
+      ["official:ao-vivo:monthly:BRL", "2026-11"],
+    ]);
+    expect(
+      scoreEvent({
+        tournaments: [],
+        officialTournaments: official({ enabled: false }),
+        event: bet("2026-11-24T12:00:00Z", 1),
+        now: new Date("2026-11-24T12:00:00Z"),
+        timeZone: SP,
+      }),
+    ).toEqual([]);
   });
 
   it("cuts days and months at midnight in the official time zone", () => {
-    expect(officialPeriod("daily", new Date("2026-11-24T02:59:59Z"), SP)).toMatchObject({ key: "2026-11-23", startsAt: new Date("2026-11-23T03:00:00Z"), endsAt: new Date("2026-11-24T03:00:00Z") });
-    expect(officialPeriod("monthly", new Date("2026-12-01T03:00:00Z"), SP)).toMatchObject({ key: "2026-12", startsAt: new Date("2026-12-01T03:00:00Z"), endsAt: new Date("2027-01-01T03:00:00Z") });
+    expect(officialPeriod("daily", new Date("2026-11-24T02:59:59Z"), SP)).toMatchObject({
+      key: "2026-11-23",
+      startsAt: new Date("2026-11-23T03:00:00Z"),
+      endsAt: new Date("2026-11-24T03:00:00Z"),
+    });
+    expect(officialPeriod("monthly", new Date("2026-12-01T03:00:00Z"), SP)).toMatchObject({
+      key: "2026-12",
+      startsAt: new Date("2026-12-01T03:00:00Z"),
+      endsAt: new Date("2027-01-01T03:00:00Z"),
+    });
     expect(previousOfficialPeriod("monthly", new Date("2026-12-01T03:00:00Z"), SP).key).toBe("2026-11");
     expect(previousOfficialPeriod("daily", new Date("2026-11-24T03:00:00Z"), SP).key).toBe("2026-11-23");
     expect(closedOfficialPeriod("daily", new Date("2026-11-24T03:01:59Z"), SP).key).toBe("2026-11-22");
@@ -138,7 +206,13 @@ describe("official tournaments", () => {
     expect(shares.reduce((a, b) => a + b)).toBeLessThanOrEqual(pool);
     for (let p = 0; p < 500; p += 7) expect([1, 2, 3].reduce((sum, rank) => sum + officialShare(p, [50, 30, 20], rank), 0)).toBeLessThanOrEqual(p);
     const at = new Date();
-    const ranked = rankStandings([{ participantId: "a", score: 900, reachedAt: at }, { participantId: "b", score: 100, reachedAt: at }], 500);
+    const ranked = rankStandings(
+      [
+        { participantId: "a", score: 900, reachedAt: at },
+        { participantId: "b", score: 100, reachedAt: at },
+      ],
+      500,
+    );
     expect(officialPayouts(ranked, 1000, [70, 30])).toEqual([{ participantId: "a", rank: 1, amountMinor: 700 }]);
   });
 });

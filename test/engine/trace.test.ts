@@ -4,7 +4,8 @@ import { unknownTypeWarning } from "../../server/src/engine/trace.js";
 import type { RuleRunState } from "../../server/src/engine/types.js";
 import { bet, blankState, casinoEngineConfig, gameScope, mission, NOON, rule, SAO_PAULO } from "./fixtures.js";
 
-const traced = (config = casinoEngineConfig(), state = blankState(), event = bet()) => evaluate({ config, state, event, now: NOON, timeZone: SAO_PAULO, trace: true });
+const traced = (config = casinoEngineConfig(), state = blankState(), event = bet()) =>
+  evaluate({ config, state, event, now: NOON, timeZone: SAO_PAULO, trace: true });
 
 const ranToday = (overrides: Partial<RuleRunState> = {}): RuleRunState => ({
   total: 1,
@@ -25,7 +26,16 @@ describe("why trace", () => {
   });
 
   it("names the failing condition with its actual value", () => {
-    const config = casinoEngineConfig({ rules: [rule("grande", [{ type: "grant_xp", amount: 10 }], { conditions: [{ field: "meta.game_type", op: "==", value: "video-slots" }, { field: "amount", op: ">=", value: 100 }] })] });
+    const config = casinoEngineConfig({
+      rules: [
+        rule("grande", [{ type: "grant_xp", amount: 10 }], {
+          conditions: [
+            { field: "meta.game_type", op: "==", value: "video-slots" },
+            { field: "amount", op: ">=", value: 100 },
+          ],
+        }),
+      ],
+    });
     const [entry] = traced(config, blankState(), bet({ amount: "42.50" })).explanation!.entries;
     expect(entry).toMatchObject({ kind: "rule", id: "grande", matched: false, reason: { code: "condition", condition: "amount >= 100", actual: "42.50" } });
     expect(entry.reason!.message).toContain("42.50");
@@ -68,11 +78,7 @@ describe("why trace", () => {
 
   it("traces missions: condition, already completed, matched", () => {
     const config = casinoEngineConfig({
-      missions: [
-        mission("grandes", { conditions: [{ field: "amount", op: ">", value: 100 }] }),
-        mission("feita", {}),
-        mission("conta", {}),
-      ],
+      missions: [mission("grandes", { conditions: [{ field: "amount", op: ">", value: 100 }] }), mission("feita", {}), mission("conta", {})],
     });
     const state = blankState({ missions: { feita: { periodKey: "once", progress: 3, completed: true, claimed: false } } });
     expect(traced(config, state).explanation!.entries).toEqual([
@@ -83,10 +89,17 @@ describe("why trace", () => {
   });
 
   it("warns about a misspelled type naming the closest configured one, and traces the near miss", () => {
-    const config = casinoEngineConfig({ rules: [rule("deposito", [{ type: "grant_xp", amount: 1 }], { trigger: { event: "deposit.confirmed" } }), rule("aposta", [{ type: "grant_xp", amount: 1 }])] });
+    const config = casinoEngineConfig({
+      rules: [
+        rule("deposito", [{ type: "grant_xp", amount: 1 }], { trigger: { event: "deposit.confirmed" } }),
+        rule("aposta", [{ type: "grant_xp", amount: 1 }]),
+      ],
+    });
     const explanation = traced(config, blankState(), bet({ type: "deposit.confrimed" })).explanation!;
     expect(explanation.warnings).toEqual([expect.objectContaining({ code: "unknown_event_type", closest_type: "deposit.confirmed" })]);
-    expect(explanation.entries).toEqual([{ kind: "rule", id: "deposito", matched: false, reason: expect.objectContaining({ code: "trigger_type", expected_type: "deposit.confirmed" }) }]);
+    expect(explanation.entries).toEqual([
+      { kind: "rule", id: "deposito", matched: false, reason: expect.objectContaining({ code: "trigger_type", expected_type: "deposit.confirmed" }) },
+    ]);
     expect(unknownTypeWarning(config, "bet.placed")).toBeNull();
   });
 });

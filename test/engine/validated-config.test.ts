@@ -20,7 +20,10 @@ const colors = { bg: "#0B0B12", surface: "#161622", primary: "#F5B301", secondar
 
 const written = {
   theme: { name: "Cassino Estrela", colors },
-  currencies: [{ code: "coins", name: "Moedas" }, { code: "gems", name: "Gemas", expiresInDays: 30 }],
+  currencies: [
+    { code: "coins", name: "Moedas" },
+    { code: "gems", name: "Gemas", expiresInDays: 30 },
+  ],
   progression: {
     curve: { kind: "preset", preset: "media" },
     tiers: [
@@ -61,6 +64,11 @@ describe("a validated config", () => {
   });
 
   it("gives the progress of the preset curve", () => {
-    expect(progressFor(publish(written).progression, 3828)).toMatchObject({ level: 3, maxLevel: 60, tier: { code: "bronze", vip: false, benefits: [] }, nextTier: { code: "prata", startsAtLevel: 10 } });
+    expect(progressFor(publish(written).progression, 3828)).toMatchObject({
+      level: 3,
+      maxLevel: 60,
+      tier: { code: "bronze", vip: false, benefits: [] },
+      nextTier: { code: "prata", startsAtLevel: 10 },
+    });
   });
 });

@@ -135,7 +135,8 @@ export interface FuzzOperation {
 
 const accepts = (validate: ((body: unknown) => boolean) | undefined, body: Json) => !validate || validate(structuredClone(body));
 
-const sessionOnly = (security: readonly (readonly string[])[]) => security.length > 0 && security.every((alt) => alt.length === 1 && alt[0] === "StaffSessionAuth");
+const sessionOnly = (security: readonly (readonly string[])[]) =>
+  security.length > 0 && security.every((alt) => alt.length === 1 && alt[0] === "StaffSessionAuth");
 
 export const fuzzOperations: FuzzOperation[] = operations.map((op) => {
   const spec = openapi.paths[op.path][op.method];
@@ -166,7 +167,8 @@ export const fuzzOperations: FuzzOperation[] = operations.map((op) => {
     path: op.path,
     pathParams: [...op.params.path],
     queryParams: (spec.parameters ?? []).filter((p: any) => p.in === "query").map((p: any) => ({ name: p.name, schema: resolve(p.schema) })),
-    participant: security.length > 0 && security.every((alt) => !alt.includes("SecretKeyAuth") || alt.includes("ParticipantHeaderAuth")) && !sessionOnly(security),
+    participant:
+      security.length > 0 && security.every((alt) => !alt.includes("SecretKeyAuth") || alt.includes("ParticipantHeaderAuth")) && !sessionOnly(security),
     session: sessionOnly(security),
     bases,
     validateBody,

@@ -141,7 +141,8 @@ interface FieldRequest {
   body?: unknown;
 }
 
-const validatorsOf = (op: FuzzOperation) => operationValidators[op.operationId as keyof typeof operationValidators] as unknown as Record<string, ((value: unknown) => boolean) | undefined>;
+const validatorsOf = (op: FuzzOperation) =>
+  operationValidators[op.operationId as keyof typeof operationValidators] as unknown as Record<string, ((value: unknown) => boolean) | undefined>;
 
 /** Whether the generated validators refuse the request (they fill defaults, so each checks a copy). */
 function contractRefuses(request: FieldRequest): boolean {
@@ -176,16 +177,19 @@ function everyFieldRequests(sampled: number, seed: number): { exhaustive: FieldR
         }
         const refused = STORED_TEXT_REFUSED[turn++ % STORED_TEXT_REFUSED.length];
         exhaustive.push({ ...baseRequest(op), what: `${where} = ${JSON.stringify(refused)}`, body: mutate(base.body as any, slot, refused) });
-        for (const text of AWKWARD_TEXT) pool.push({ ...baseRequest(op), what: `${where} = ${JSON.stringify(text)}`, body: mutate(base.body as any, slot, text) });
+        for (const text of AWKWARD_TEXT)
+          pool.push({ ...baseRequest(op), what: `${where} = ${JSON.stringify(text)}`, body: mutate(base.body as any, slot, text) });
       }
     }
     for (const name of op.pathParams) {
       exhaustive.push({ ...baseRequest(op), what: `path.${name} = NUL`, path: { ...baseRequest(op).path, [name]: "fuzz\u0000" } });
-      for (const text of AWKWARD_TEXT.filter((t) => t !== "")) pool.push({ ...baseRequest(op), what: `path.${name} = ${JSON.stringify(text)}`, path: { ...baseRequest(op).path, [name]: text } });
+      for (const text of AWKWARD_TEXT.filter((t) => t !== ""))
+        pool.push({ ...baseRequest(op), what: `path.${name} = ${JSON.stringify(text)}`, path: { ...baseRequest(op).path, [name]: text } });
     }
     for (const { name } of op.queryParams) {
       exhaustive.push({ ...baseRequest(op), what: `query.${name} = NUL`, query: { [name]: "a\u0000" } });
-      for (const value of [...AWKWARD_TEXT, ...NASTY_NUMBERS.map(String), "1e999", "99999999999999999999999"]) pool.push({ ...baseRequest(op), what: `query.${name} = ${JSON.stringify(value)}`, query: { [name]: value } });
+      for (const value of [...AWKWARD_TEXT, ...NASTY_NUMBERS.map(String), "1e999", "99999999999999999999999"])
+        pool.push({ ...baseRequest(op), what: `query.${name} = ${JSON.stringify(value)}`, query: { [name]: value } });
     }
   }
   // A 1 MB string in the first text place of each body operation (the body limit is 1 MiB: 413 or 422, never 5xx).
@@ -209,8 +213,16 @@ describeEachDatabase("fuzzing every body operation with invalid inputs", (kind) 
   let sessionHeaders: Record<string, string> = {};
   beforeAll(async () => {
     api = await openTestClub(kind, { api: true, rateLimits: UNLIMITED });
-    await createStaffMember(api.db, api.clubId, { email: "fuzz@owner.example", display_name: "Fuzz", role: "owner", password: "fuzzing owner password" }, new Date());
-    const login = await api.request("POST", "/v1/staff/sessions", { key: null, body: { club_id: api.clubId, email: "fuzz@owner.example", password: "fuzzing owner password" } });
+    await createStaffMember(
+      api.db,
+      api.clubId,
+      { email: "fuzz@owner.example", display_name: "Fuzz", role: "owner", password: "fuzzing owner password" },
+      new Date(),
+    );
+    const login = await api.request("POST", "/v1/staff/sessions", {
+      key: null,
+      body: { club_id: api.clubId, email: "fuzz@owner.example", password: "fuzzing owner password" },
+    });
     const cookie = /clube_session=[^;]+/.exec(login.headers.get("set-cookie") ?? "")![0];
     sessionHeaders = { Cookie: cookie, "X-CSRF-Token": login.body.csrf_token };
   });
@@ -218,93 +230,126 @@ describeEachDatabase("fuzzing every body operation with invalid inputs", (kind) 
 
   const counts = async () => {
     const em = api.db.em().fork();
-    const entries = await Promise.all(allEntities.map(async (entity) => [String((entity as any).meta?.className ?? (entity as any).name), await em.count(entity as any, {})] as const));
+    const entries = await Promise.all(
+      allEntities.map(async (entity) => [String((entity as any).meta?.className ?? (entity as any).name), await em.count(entity as any, {})] as const),
+    );
     return Object.fromEntries(entries);
   };
 
-  it(`answers ${REQUESTS_PER_DATABASE} invalid requests over ≥ 15 operations with 4xx in the error shape, never 5xx, and changes nothing`, { timeout: Math.max(180_000, REQUESTS_PER_DATABASE * 100) }, async () => {
-    expect(targets.length).toBeGreaterThanOrEqual(15);
-    const before = await counts();
-    const requests = fc.sample(
-      fc.constantFrom(...targets).chain((target) => bodyArbitrary(target).filter((body) => refused(target, body)).map((body) => ({ target, body }))),
-      { numRuns: REQUESTS_PER_DATABASE, seed: 20261123 },
-    );
-    // A few 1 MB strings (the body limit) on top.
-    requests.push(...targets.slice(0, 3).map((target) => ({ target, body: { ...target.base, [target.properties[0]]: "x".repeat(1024 * 1024) } })));
-    const statuses = new Map<number, number>();
-    const problems: string[] = [];
-    let next = 0;
-    const worker = async () => {
-      for (let i = next++; i < requests.length; i = next++) {
-        const { target, body } = requests[i];
-        const response = await api.request(
-          target.method,
-          target.path,
-          target.session ? { body, key: null, headers: sessionHeaders } : { body, participant: target.participant ? "fuzz_player" : undefined },
-        );
-        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-        const shape = response.body && typeof response.body === "object" && Object.keys(response.body).join() === "error" && typeof response.body.error?.code === "string" && typeof response.body.error?.message === "string";
-        const named = response.status !== 422 || /body|path\.|participant|X-Participant/.test(response.body?.error?.message ?? "");
-        if (response.status < 400 || response.status >= 500 || !shape || !named) {
-          problems.push(`${target.operationId} ${response.status} ${JSON.stringify(response.body)?.slice(0, 200)} for ${JSON.stringify(body)?.slice(0, 200)}`);
+  it(
+    `answers ${REQUESTS_PER_DATABASE} invalid requests over ≥ 15 operations with 4xx in the error shape, never 5xx, and changes nothing`,
+    { timeout: Math.max(180_000, REQUESTS_PER_DATABASE * 100) },
+    async () => {
+      expect(targets.length).toBeGreaterThanOrEqual(15);
+      const before = await counts();
+      const requests = fc.sample(
+        fc.constantFrom(...targets).chain((target) =>
+          bodyArbitrary(target)
+            .filter((body) => refused(target, body))
+            .map((body) => ({ target, body })),
+        ),
+        { numRuns: REQUESTS_PER_DATABASE, seed: 20261123 },
+      );
+      // A few 1 MB strings (the body limit) on top.
+      requests.push(...targets.slice(0, 3).map((target) => ({ target, body: { ...target.base, [target.properties[0]]: "x".repeat(1024 * 1024) } })));
+      const statuses = new Map<number, number>();
+      const problems: string[] = [];
+      let next = 0;
+      const worker = async () => {
+        for (let i = next++; i < requests.length; i = next++) {
+          const { target, body } = requests[i];
+          const response = await api.request(
+            target.method,
+            target.path,
+            target.session ? { body, key: null, headers: sessionHeaders } : { body, participant: target.participant ? "fuzz_player" : undefined },
+          );
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+          const shape =
+            response.body &&
+            typeof response.body === "object" &&
+            Object.keys(response.body).join() === "error" &&
+            typeof response.body.error?.code === "string" &&
+            typeof response.body.error?.message === "string";
+          const named = response.status !== 422 || /body|path\.|participant|X-Participant/.test(response.body?.error?.message ?? "");
+          if (response.status < 400 || response.status >= 500 || !shape || !named) {
+            problems.push(
+              `${target.operationId} ${response.status} ${JSON.stringify(response.body)?.slice(0, 200)} for ${JSON.stringify(body)?.slice(0, 200)}`,
+            );
+          }
         }
-      }
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    expect(problems.slice(0, 10)).toEqual([]);
-    expect(requests.length).toBeGreaterThanOrEqual(REQUESTS_PER_DATABASE);
-    expect([...statuses.keys()].every((status) => status >= 400 && status < 500)).toBe(true);
-    expect(await counts()).toEqual(before);
-    console.log(`[fuzz ${kind}] ${requests.length} requests over ${targets.length} operations: ${JSON.stringify(Object.fromEntries(statuses))}`);
-  });
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      expect(problems.slice(0, 10)).toEqual([]);
+      expect(requests.length).toBeGreaterThanOrEqual(REQUESTS_PER_DATABASE);
+      expect([...statuses.keys()].every((status) => status >= 400 && status < 500)).toBe(true);
+      expect(await counts()).toEqual(before);
+      console.log(`[fuzz ${kind}] ${requests.length} requests over ${targets.length} operations: ${JSON.stringify(Object.fromEntries(statuses))}`);
+    },
+  );
   it("refuses NUL and lone surrogates in every string, array item, map key and parameter of every operation (the validators, without a server)", () => {
     const { exhaustive } = everyFieldRequests(0, 1);
-    const accepted = exhaustive.filter((request) => !request.what.endsWith("1 MB") && !contractRefuses(request)).map((request) => `${request.op.operationId} ${request.what}`);
+    const accepted = exhaustive
+      .filter((request) => !request.what.endsWith("1 MB") && !contractRefuses(request))
+      .map((request) => `${request.op.operationId} ${request.what}`);
     expect(accepted).toEqual([]);
     // Every operation takes part: each body operation has a valid base, each has at least one place mutated.
     expect(fuzzOperations.filter((op) => op.validateBody && op.bases.length === 0).map((op) => op.operationId)).toEqual([]);
     expect(new Set(exhaustive.map((request) => request.op.operationId)).size).toBeGreaterThanOrEqual(60);
   });
 
-  it(`mutates every field of every operation over HTTP: refused ones change nothing, none answers 5xx`, { timeout: Math.max(300_000, REQUESTS_PER_DATABASE * 150) }, async () => {
-    const { exhaustive, sampled } = everyFieldRequests(REQUESTS_PER_DATABASE, 20261127);
-    const all = [...exhaustive, ...sampled];
-    const refused = all.filter(contractRefuses);
-    const acceptable = all.filter((request) => !contractRefuses(request));
-    const statuses = new Map<number, number>();
-    const problems: string[] = [];
-    const send = async (request: FieldRequest) => {
-      const response = await api.request(
-        request.op.method,
-        urlOf(request),
-        request.op.session ? { body: request.body, key: null, headers: sessionHeaders } : { body: request.body, participant: request.op.participant ? "fuzz_player" : undefined },
-      );
-      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-      const shape = response.status < 400 || (response.body && typeof response.body === "object" && typeof response.body.error?.code === "string" && typeof response.body.error?.message === "string");
-      if (response.status >= 500 || !shape) problems.push(`${request.op.operationId} ${request.what}: ${response.status} ${JSON.stringify(response.body)?.slice(0, 200)}`);
-      return response.status;
-    };
-    const run = async (requests: FieldRequest[], check?: (request: FieldRequest, status: number) => void) => {
-      let next = 0;
-      const worker = async () => {
-        for (let i = next++; i < requests.length; i = next++) {
-          const status = await send(requests[i]);
-          check?.(requests[i], status);
-        }
+  it(
+    `mutates every field of every operation over HTTP: refused ones change nothing, none answers 5xx`,
+    { timeout: Math.max(300_000, REQUESTS_PER_DATABASE * 150) },
+    async () => {
+      const { exhaustive, sampled } = everyFieldRequests(REQUESTS_PER_DATABASE, 20261127);
+      const all = [...exhaustive, ...sampled];
+      const refused = all.filter(contractRefuses);
+      const acceptable = all.filter((request) => !contractRefuses(request));
+      const statuses = new Map<number, number>();
+      const problems: string[] = [];
+      const send = async (request: FieldRequest) => {
+        const response = await api.request(
+          request.op.method,
+          urlOf(request),
+          request.op.session
+            ? { body: request.body, key: null, headers: sessionHeaders }
+            : { body: request.body, participant: request.op.participant ? "fuzz_player" : undefined },
+        );
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        const shape =
+          response.status < 400 ||
+          (response.body &&
+            typeof response.body === "object" &&
+            typeof response.body.error?.code === "string" &&
+            typeof response.body.error?.message === "string");
+        if (response.status >= 500 || !shape)
+          problems.push(`${request.op.operationId} ${request.what}: ${response.status} ${JSON.stringify(response.body)?.slice(0, 200)}`);
+        return response.status;
       };
-      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    };
+      const run = async (requests: FieldRequest[], check?: (request: FieldRequest, status: number) => void) => {
+        let next = 0;
+        const worker = async () => {
+          for (let i = next++; i < requests.length; i = next++) {
+            const status = await send(requests[i]);
+            check?.(requests[i], status);
+          }
+        };
+        await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      };
 
-    // Refused by the contract: a 4xx each, and not one row written.
-    const before = await counts();
-    await run(refused, (request, status) => {
-      if (status < 400) problems.push(`${request.op.operationId} ${request.what}: ${status} for a request the contract refuses`);
-    });
-    expect(problems.slice(0, 10)).toEqual([]);
-    expect(await counts()).toEqual(before);
-    // Accepted by the contract (valid text and numbers of every kind): whatever the answer, never a 5xx.
-    await run(acceptable);
-    expect(problems.slice(0, 10)).toEqual([]);
-    console.log(`[fuzz ${kind}] every-field: ${exhaustive.length} exhaustive + ${sampled.length} sampled requests (${refused.length} refused by the contract, ${acceptable.length} accepted): ${JSON.stringify(Object.fromEntries(statuses))}`);
-  });
+      // Refused by the contract: a 4xx each, and not one row written.
+      const before = await counts();
+      await run(refused, (request, status) => {
+        if (status < 400) problems.push(`${request.op.operationId} ${request.what}: ${status} for a request the contract refuses`);
+      });
+      expect(problems.slice(0, 10)).toEqual([]);
+      expect(await counts()).toEqual(before);
+      // Accepted by the contract (valid text and numbers of every kind): whatever the answer, never a 5xx.
+      await run(acceptable);
+      expect(problems.slice(0, 10)).toEqual([]);
+      console.log(
+        `[fuzz ${kind}] every-field: ${exhaustive.length} exhaustive + ${sampled.length} sampled requests (${refused.length} refused by the contract, ${acceptable.length} accepted): ${JSON.stringify(Object.fromEntries(statuses))}`,
+      );
+    },
+  );
 });

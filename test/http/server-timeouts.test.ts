@@ -50,7 +50,10 @@ describe("HTTP server timeouts", () => {
   });
 
   it("cuts off a slow body (Content-Length 1000, a few bytes sent): 408 and the connection closed, the handler never gets the body", async () => {
-    const answer = await sendAndWaitForClose(port, 'POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"type"');
+    const answer = await sendAndWaitForClose(
+      port,
+      'POST /v1/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"type"',
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(completeBodies).toEqual([]);
   }, 30_000);

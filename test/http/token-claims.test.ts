@@ -9,9 +9,9 @@ describe("participant token claims", () => {
   const iat = Math.floor(now.getTime() / 1000);
   const secretFor = async () => secret;
   const sign = (build: (jwt: SignJWT) => SignJWT) =>
-    build(new SignJWT({ club: "club_1", env: "test" }).setProtectedHeader({ alg: "HS256" }).setIssuer("clube").setAudience("clube:participant").setSubject("ana")).sign(
-      new TextEncoder().encode(secret),
-    );
+    build(
+      new SignJWT({ club: "club_1", env: "test" }).setProtectedHeader({ alg: "HS256" }).setIssuer("clube").setAudience("clube:participant").setSubject("ana"),
+    ).sign(new TextEncoder().encode(secret));
 
   it("accepts an issued token", async () => {
     const { token } = await issueParticipantToken(secret, { clubId: "club_1", env: "test", externalId: "ana" }, 900, now);

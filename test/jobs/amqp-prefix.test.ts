@@ -62,7 +62,10 @@ describe("CLUBE_AMQP_PREFIX: two deployments on one vhost", () => {
     expect(new Set(received.beta).size).toBe(20);
 
     const { stdout } = await run("rabbitmqctl", ["--quiet", "list_queues", "-p", vhost.name, "name"], { timeout: 30_000 });
-    const names = stdout.split("\n").map((line) => line.trim()).filter((line) => line !== "" && line !== "name");
+    const names = stdout
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "" && line !== "name");
     expect(names).toContain("acme.v2.webhook");
     expect(names).toContain("beta.v2.webhook");
     expect(names.some((name) => name.startsWith("beta.v2.webhook.delay."))).toBe(true);

@@ -129,9 +129,7 @@ describeEachDatabase("embedded queue", (kind) => {
     await queue.publish(name, { n: 1 }, { id: "out_twice" });
     await queue.publish(name, { n: 1 }, { id: "out_twice" });
     expect(await db.em().count(Job, { id: "out_twice" })).toBe(1);
-    await expect(queue.publish(fixture.queueName(), { n: 1 }, { id: "out_twice" })).rejects.toThrow(
-      `message id out_twice is already used on queue ${name}`,
-    );
+    await expect(queue.publish(fixture.queueName(), { n: 1 }, { id: "out_twice" })).rejects.toThrow(`message id out_twice is already used on queue ${name}`);
   });
 
   it("deletes finished jobs after the retention time and keeps dead ones", async () => {

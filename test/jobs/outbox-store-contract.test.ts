@@ -37,11 +37,13 @@ describeEachDatabase("outbox store contract", (kind) => {
     await addRow("out_a", at(2));
     await addRow("out_old", at(0), { relayedAt: at(5) });
     const rows = await store.batch((batch) => batch.pending(10));
-    expect(rows).toEqual([
-      { id: "out_b", ...test, kind: "event", payload: { event_ids: ["ev_1"], nested: { deep: [1, "two", null] } } },
-      { id: "out_a", ...live, kind: "webhook", payload: { n: "out_a" } },
-      { id: "out_c", ...live, kind: "webhook", payload: { n: "out_c" } },
-    ].map((row) => expect.objectContaining(row)));
+    expect(rows).toEqual(
+      [
+        { id: "out_b", ...test, kind: "event", payload: { event_ids: ["ev_1"], nested: { deep: [1, "two", null] } } },
+        { id: "out_a", ...live, kind: "webhook", payload: { n: "out_a" } },
+        { id: "out_c", ...live, kind: "webhook", payload: { n: "out_c" } },
+      ].map((row) => expect.objectContaining(row)),
+    );
     expect((await store.batch((batch) => batch.pending(2))).map((row) => row.id)).toEqual(["out_b", "out_a"]);
   });
 
@@ -51,7 +53,10 @@ describeEachDatabase("outbox store contract", (kind) => {
     await addRow("out_3", at(2));
     const handed = await store.batch(async (batch) => {
       const rows = await batch.pending(10);
-      await batch.markRelayed(rows.slice(0, 2).map((row) => row.id), at(30));
+      await batch.markRelayed(
+        rows.slice(0, 2).map((row) => row.id),
+        at(30),
+      );
       return rows.length;
     });
     expect(handed).toBe(3);
@@ -71,8 +76,19 @@ describeEachDatabase("outbox store contract", (kind) => {
   it("reads the enabled, not deleted endpoints of the rows' scopes, by scope", async () => {
     const endpoint = (id: string, scope: Scope, fields: Partial<WebhookEndpoint> = {}) =>
       db.em().insert(WebhookEndpoint, {
-        id, ...scope, url: `https://example.test/${id}`, events: ["level.up"], description: null, enabled: true, secret: "whsec_x",
-        previousSecret: null, previousSecretExpiresAt: null, createdAt: T0, updatedAt: T0, deletedAt: null, ...fields,
+        id,
+        ...scope,
+        url: `https://example.test/${id}`,
+        events: ["level.up"],
+        description: null,
+        enabled: true,
+        secret: "whsec_x",
+        previousSecret: null,
+        previousSecretExpiresAt: null,
+        createdAt: T0,
+        updatedAt: T0,
+        deletedAt: null,
+        ...fields,
       });
     await endpoint("we_live", live);
     await endpoint("we_test", test, { events: [] });

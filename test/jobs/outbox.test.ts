@@ -102,12 +102,31 @@ describeEachDatabase("outbox relay", (kind) => {
   });
 
   it("marks relayed without publishing the webhook rows no enabled endpoint of their club and environment takes", async () => {
-    const envelope = (type: string, data: Record<string, unknown> = {}) => ({ id: newId("evt"), type, created_at: clock.toISOString(), club_id: "club_1", env: "test", data });
+    const envelope = (type: string, data: Record<string, unknown> = {}) => ({
+      id: newId("evt"),
+      type,
+      created_at: clock.toISOString(),
+      club_id: "club_1",
+      env: "test",
+      data,
+    });
     const endpoint = async (fields: Partial<WebhookEndpoint>) => {
       const id = newId("we");
       await db.em().insert(WebhookEndpoint, {
-        id, clubId: "club_1", env: "test", url: "http://127.0.0.1:9/hook", events: [], description: null, enabled: true,
-        secret: "whsec_test", previousSecret: null, previousSecretExpiresAt: null, createdAt: clock, updatedAt: clock, deletedAt: null, ...fields,
+        id,
+        clubId: "club_1",
+        env: "test",
+        url: "http://127.0.0.1:9/hook",
+        events: [],
+        description: null,
+        enabled: true,
+        secret: "whsec_test",
+        previousSecret: null,
+        previousSecretExpiresAt: null,
+        createdAt: clock,
+        updatedAt: clock,
+        deletedAt: null,
+        ...fields,
       });
       return id;
     };
@@ -144,7 +163,10 @@ describeEachDatabase("outbox relay", (kind) => {
     for (let i = 0; i < 40; i++) await addRow("event", at(i));
     const { queue: a, published: byA } = recording({ ...queue, publish: async () => undefined });
     const { queue: b, published: byB } = recording({ ...queue, publish: async () => undefined });
-    const [relayedA, relayedB] = await Promise.all([createOutboxRelay({ db, queue: a, batchSize: 7 }).relayNow(), createOutboxRelay({ db, queue: b, batchSize: 7 }).relayNow()]);
+    const [relayedA, relayedB] = await Promise.all([
+      createOutboxRelay({ db, queue: a, batchSize: 7 }).relayNow(),
+      createOutboxRelay({ db, queue: b, batchSize: 7 }).relayNow(),
+    ]);
     expect(await pending()).toBe(0);
     const ids = [...byA, ...byB].map((p) => p.id);
     expect(new Set(ids).size).toBe(40);

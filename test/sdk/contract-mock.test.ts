@@ -21,8 +21,17 @@ const TEXT_EXPORTS = new Set(["AffiliateReports_reportCsv", "AuditLog_listCsv"])
 
 /** The staff console's own-account operations take a session cookie, not a key: no SDK method (spec/codegen/sdk.ts). */
 const CONSOLE_ONLY = new Set([
-  "StaffSessions_create", "StaffSessions_get", "StaffSessions_delete", "StaffPasswords_change", "StaffMembers_list", "StaffMembers_create",
-  "StaffMembers_get", "StaffMembers_update", "StaffMembers_delete", "StaffNotifications_list", "StaffNotifications_markRead",
+  "StaffSessions_create",
+  "StaffSessions_get",
+  "StaffSessions_delete",
+  "StaffPasswords_change",
+  "StaffMembers_list",
+  "StaffMembers_create",
+  "StaffMembers_get",
+  "StaffMembers_update",
+  "StaffMembers_delete",
+  "StaffNotifications_list",
+  "StaffNotifications_markRead",
 ]);
 
 let prism: PrismServer;
@@ -171,7 +180,9 @@ describe("@clube/node against the Prism mock", () => {
   });
 
   it("turns a documented error into a ClubeError with the contract's code and the request id", async () => {
-    const error = await client(preferCode(404)).participants.get("user_9999").catch((e: unknown) => e);
+    const error = await client(preferCode(404))
+      .participants.get("user_9999")
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClubeError);
     const example = responseExample("Participants_get", "404") as { error: { code: string; message: string } };
     expect(error).toMatchObject({ status: 404, code: example.error.code, message: example.error.message, raw: example });
@@ -188,8 +199,7 @@ describe("@clube/node against the Prism mock", () => {
   });
 });
 
-const participantToken =
-  "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyXzg0MTIiLCJjbHViIjoiY2xiXzdIM0s5USIsImVudiI6InRlc3QifQ.c2lnbmF0dXJl";
+const participantToken = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyXzg0MTIiLCJjbHViIjoiY2xiXzdIM0s5USIsImVudiI6InRlc3QifQ.c2lnbmF0dXJl";
 
 describe("@clube/browser against the Prism mock", () => {
   it.each(Object.entries(meCalls))("%s returns the contract's example", async (operationId, call) => {

@@ -96,10 +96,23 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
       ],
     });
     // R$ 40,000 (deposit-xp: amount × 2, deposit-coins: amount / 10): level 8 of the `media` curve.
-    const deposit = await clube.events.send({ participant: PLAYER, type: "deposit.confirmed", id: "dep-8412-1", amount: 40000, currency: "BRL", meta: { method: "pix" } });
+    const deposit = await clube.events.send({
+      participant: PLAYER,
+      type: "deposit.confirmed",
+      id: "dep-8412-1",
+      amount: 40000,
+      currency: "BRL",
+      meta: { method: "pix" },
+    });
     expect(deposit.effects).toEqual(
       expect.arrayContaining([
-        { type: "reward_granted", reward_code: "bonus-first-deposit", rule_id: "first-deposit", reward_id: expect.any(String), delivery_id: expect.any(String) },
+        {
+          type: "reward_granted",
+          reward_code: "bonus-first-deposit",
+          rule_id: "first-deposit",
+          reward_id: expect.any(String),
+          delivery_id: expect.any(String),
+        },
         { type: "xp_granted", amount: 80000, rule_id: "deposit-xp" },
         { type: "currency_granted", currency: "coins", amount: 4000, rule_id: "deposit-coins" },
         { type: "level_up", from: 1, to: 8 },
@@ -107,17 +120,21 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
     );
     // The same fact again (a retry after a timeout, the same body): the first answer, marked duplicate. The SDK
     // sends the event's id as its Idempotency-Key, which binds the body: a different body would get 409.
-    expect(await clube.events.send({ participant: PLAYER, type: "deposit.confirmed", id: "dep-8412-1", amount: 40000, currency: "BRL", meta: { method: "pix" } })).toEqual({ ...deposit, duplicate: true });
+    expect(
+      await clube.events.send({ participant: PLAYER, type: "deposit.confirmed", id: "dep-8412-1", amount: 40000, currency: "BRL", meta: { method: "pix" } }),
+    ).toEqual({ ...deposit, duplicate: true });
 
     // Queued (Prefer: respond-async): 202 at once; no worker runs in this suite, so it stays queued.
     const queued = await clube.events.send({ participant: PLAYER, type: "deposit.confirmed", id: "dep-8412-2", amount: 50 }, { async: true });
     expect(queued).toEqual({ queued: true, event_ids: [expect.stringMatching(/^evt_/)] });
 
-    const batch = await clube.events.sendBatch({ events: [
-      { participant: PLAYER, type: "bet.placed", id: "bet-8412-1", amount: 50, meta: { game_id: "pgsoft-fortune-tiger", game_type: "video-slots" } },
-      { participant: PLAYER, type: "bet.placed", id: "bet-8412-2", amount: "30.00", meta: { game_type: "live-casino" } },
-      { participant: PLAYER, type: "bet.settled", id: "settle-8412-1", amount: 1500, meta: { game_type: "video-slots" } },
-    ] });
+    const batch = await clube.events.sendBatch({
+      events: [
+        { participant: PLAYER, type: "bet.placed", id: "bet-8412-1", amount: 50, meta: { game_id: "pgsoft-fortune-tiger", game_type: "video-slots" } },
+        { participant: PLAYER, type: "bet.placed", id: "bet-8412-2", amount: "30.00", meta: { game_type: "live-casino" } },
+        { participant: PLAYER, type: "bet.settled", id: "settle-8412-1", amount: 1500, meta: { game_type: "video-slots" } },
+      ],
+    });
     expect(batch.results.map((result) => result.effects.map((effect) => effect.type))).toEqual([
       ["xp_granted", "leaderboard_points", "mission_progressed", "mission_progressed"],
       ["xp_granted", "currency_granted", "mission_progressed"],
@@ -136,11 +153,18 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
         { code: "gems", balance: 1 },
       ],
     });
-    expect(await clube.participants.progressMany({ external_ids: [PLAYER, "nobody"] })).toEqual({ items: [{ external_id: PLAYER, level: progress.level, xp: progress.xp }] });
+    expect(await clube.participants.progressMany({ external_ids: [PLAYER, "nobody"] })).toEqual({
+      items: [{ external_id: PLAYER, level: progress.level, xp: progress.xp }],
+    });
     expect(await clube.participants.get(PLAYER)).toMatchObject({ xp: 80130, level: 8, tier: { code: "bronze" } });
 
     const issued = await clube.participants.token(PLAYER, { ttl_seconds: 900 });
-    expect(issued).toMatchObject({ participant_id: profile.id, expires_at: new Date(WEDNESDAY.getTime() + 900_000).toISOString(), level: progress.level, xp: progress.xp });
+    expect(issued).toMatchObject({
+      participant_id: profile.id,
+      expires_at: new Date(WEDNESDAY.getTime() + 900_000).toISOString(),
+      level: progress.level,
+      xp: progress.xp,
+    });
     token = issued.token;
   });
 
@@ -157,7 +181,10 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
 
     expect(await me.checkin()).toMatchObject({ todayKey: "2026-11-18", canClaim: true, claimedToday: false, daysInPeriod: 7, period: "streak" });
     const checkin = await me.claimCheckin();
-    expect(checkin).toMatchObject({ reward: { code: "coins-50", label: "50 moedas", multiplier: 1 }, state: { claimedToday: true, canClaim: false, streak: 1 } });
+    expect(checkin).toMatchObject({
+      reward: { code: "coins-50", label: "50 moedas", multiplier: 1 },
+      state: { claimedToday: true, canClaim: false, streak: 1 },
+    });
     expectClubeError(await failureOf(me.claimCheckin()), 409, "already_claimed", "2026-11-18");
 
     expect(await me.wheel()).toMatchObject({ style: "classica", spinsLeft: 1 });
@@ -175,10 +202,22 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
     expect(store.get("store-cash-5")).toMatchObject({ cost: { currency: "coins", amount: 2500 }, affordable: true });
     expect(store.get("avatar-dourado")).toMatchObject({ cost: { currency: "gems", amount: 20 }, affordable: false });
     const bought = await me.redeem("store-bonus-10");
-    expect(bought).toMatchObject({ reward_code: "store-bonus-10", cost: { currency: "coins", amount: 1000 }, balance_after: coinsBefore - 1000, delivery_status: "pending", duplicate: false });
+    expect(bought).toMatchObject({
+      reward_code: "store-bonus-10",
+      cost: { currency: "coins", amount: 1000 },
+      balance_after: coinsBefore - 1000,
+      delivery_status: "pending",
+      duplicate: false,
+    });
 
     const rewards = (await me.rewards()).data.map((reward) => [reward.reward_code, reward.status]);
-    expect(rewards).toEqual(expect.arrayContaining([["bonus-first-deposit", "pending_delivery"], ["store-bonus-10", "pending_delivery"], ["coins-50", "granted"]]));
+    expect(rewards).toEqual(
+      expect.arrayContaining([
+        ["bonus-first-deposit", "pending_delivery"],
+        ["store-bonus-10", "pending_delivery"],
+        ["coins-50", "granted"],
+      ]),
+    );
 
     const inbox = await me.notifications();
     expect(inbox.data.map((notice) => notice.title)).toContain("Você subiu para o Nível 8!");
@@ -197,7 +236,14 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
       available: 0,
       availableDays: [],
     });
-    expect(await me.referral()).toMatchObject({ enabled: true, code: expect.any(String), referrerReward: "coins:500", referredReward: "coins:200", qualifyEvent: "deposit.confirmed", minAmount: 30 });
+    expect(await me.referral()).toMatchObject({
+      enabled: true,
+      code: expect.any(String),
+      referrerReward: "coins:500",
+      referredReward: "coins:200",
+      qualifyEvent: "deposit.confirmed",
+      minAmount: 30,
+    });
     expect((await me.leaderboards()).data).toEqual([expect.objectContaining({ campaign_id: "slots-semanal", points: 50, rank: 1 })]);
     expect((await me.badges()).data.map((badge) => badge.badge_code).sort()).toEqual(["grande-vitoria", "primeiro-deposito"]);
   });
@@ -211,15 +257,32 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
     const confirmed = await clube.deliveries.confirm(bonus.id, { external_ref: "bonus-778201" });
     expect(confirmed).toMatchObject({ id: bonus.id, status: "delivered", external_ref: "bonus-778201", confirmed_at: WEDNESDAY.toISOString() });
     expect(await clube.deliveries.confirm(bonus.id)).toEqual(confirmed);
-    expect(await clube.deliveries.fail(storeBonus.id, { reason: "Conta bloqueada para bônus" })).toMatchObject({ status: "failed", fail_reason: "Conta bloqueada para bônus" });
+    expect(await clube.deliveries.fail(storeBonus.id, { reason: "Conta bloqueada para bônus" })).toMatchObject({
+      status: "failed",
+      fail_reason: "Conta bloqueada para bônus",
+    });
     expect((await clube.deliveries.list({ status: "failed" })).deliveries.map((delivery) => delivery.id)).toEqual([storeBonus.id]);
 
     // 3200 to 3400 coins (the wheel): R$ 5 cash (2500) leaves under 1000; the same key again is the same redemption; a second one is refused.
     const coinsBefore = (await clube.participants.progress(PLAYER)).currencies.find((currency) => currency.code === "coins")!.balance;
     const redemption = await clube.redemptions.create({ participant: PLAYER, reward: "store-cash-5" }, { idempotencyKey: "resgate-8412-0001" });
-    expect(redemption).toMatchObject({ reward_code: "store-cash-5", title: "R$ 5 na carteira", cost: { currency: "coins", amount: 2500 }, balance_after: coinsBefore - 2500, duplicate: false });
-    expect(await clube.redemptions.create({ participant: PLAYER, reward: "store-cash-5" }, { idempotencyKey: "resgate-8412-0001" })).toEqual({ ...redemption, duplicate: true });
-    expectClubeError(await failureOf(clube.redemptions.create({ participant: PLAYER, reward: "store-cash-5" }, { idempotencyKey: "resgate-8412-0002" })), 409, "insufficient_balance", "store-cash-5");
+    expect(redemption).toMatchObject({
+      reward_code: "store-cash-5",
+      title: "R$ 5 na carteira",
+      cost: { currency: "coins", amount: 2500 },
+      balance_after: coinsBefore - 2500,
+      duplicate: false,
+    });
+    expect(await clube.redemptions.create({ participant: PLAYER, reward: "store-cash-5" }, { idempotencyKey: "resgate-8412-0001" })).toEqual({
+      ...redemption,
+      duplicate: true,
+    });
+    expectClubeError(
+      await failureOf(clube.redemptions.create({ participant: PLAYER, reward: "store-cash-5" }, { idempotencyKey: "resgate-8412-0002" })),
+      409,
+      "insufficient_balance",
+      "store-cash-5",
+    );
 
     const code = (await browser.me.referral()).code;
     expect(await clube.referrals.register({ referred_external_id: "user_9001", code })).toEqual({ id: expect.any(String), status: "pending" });
@@ -248,10 +311,28 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
     expect((await clube.config.get()).config).toEqual(version.config);
 
     // The cashback program changes at once, without publishing: the participant sees it on the next call.
-    const update = { enabled: true, mode: "auto" as const, hour: 9, claim_days: 3, tiers: [{ name: "Bronze", min_loss_minor: 5000, pct: 5 }, { name: "Prata", min_loss_minor: 50000, pct: 10 }] };
+    const update = {
+      enabled: true,
+      mode: "auto" as const,
+      hour: 9,
+      claim_days: 3,
+      tiers: [
+        { name: "Bronze", min_loss_minor: 5000, pct: 5 },
+        { name: "Prata", min_loss_minor: 50000, pct: 10 },
+      ],
+    };
     const program = await clube.cashback.update(update);
     // Sent in integer cents (`_minor`), answered in the seed's names and main units.
-    expect(program).toMatchObject({ enabled: true, mode: "auto", hour: 9, claim_days: 3, tiers: [{ name: "Bronze", min_loss: 50, pct: 5 }, { name: "Prata", min_loss: 500, pct: 10 }] });
+    expect(program).toMatchObject({
+      enabled: true,
+      mode: "auto",
+      hour: 9,
+      claim_days: 3,
+      tiers: [
+        { name: "Bronze", min_loss: 50, pct: 5 },
+        { name: "Prata", min_loss: 500, pct: 10 },
+      ],
+    });
     expect(await clube.cashback.get()).toEqual(program);
     expect(await browser.me.cashback()).toMatchObject({ enabled: true, mode: "auto", autoHour: 9, claimDays: 3 });
 
@@ -293,7 +374,14 @@ describeEachDatabase("SDKs against the real server through Prism's validating pr
   it("renames the player: the new id answers, the old one is 404", async () => {
     const before = await clube.participants.get(PLAYER);
     const report = await clube.participants.rename(PLAYER, { new_external_id: "br:8412" });
-    expect(report).toMatchObject({ env: "test", from: PLAYER, to: "br:8412", dry_run: false, merged: null, after: { id: before.id, external_id: "br:8412", xp: before.xp } });
+    expect(report).toMatchObject({
+      env: "test",
+      from: PLAYER,
+      to: "br:8412",
+      dry_run: false,
+      merged: null,
+      after: { id: before.id, external_id: "br:8412", xp: before.xp },
+    });
     expect(await clube.participants.get("br:8412")).toMatchObject({ id: before.id, xp: before.xp });
     expectClubeError(await failureOf(clube.participants.get(PLAYER)), 404, "not_found", PLAYER);
   });

@@ -91,10 +91,16 @@ describe("transport against a local HTTP server", () => {
   });
 
   it("repeats a keyed POST with the same key and the same body on every attempt", async () => {
-    await serve(failure(502, "internal_error", "bad gateway"), failure(503, "internal_error", "down"), json(200, { event_id: "evt_1", duplicate: false, effects: [] }));
+    await serve(
+      failure(502, "internal_error", "bad gateway"),
+      failure(503, "internal_error", "down"),
+      json(200, { event_id: "evt_1", duplicate: false, effects: [] }),
+    );
     const { send } = transport();
     const body = JSON.stringify({ participant: "user_8412", type: "deposit.confirmed", amount: 50 });
-    const response = await send(new Request(`${server.url}/v1/events`, { method: "POST", body, headers: { "Idempotency-Key": "dep_991", "Content-Type": "application/json" } }));
+    const response = await send(
+      new Request(`${server.url}/v1/events`, { method: "POST", body, headers: { "Idempotency-Key": "dep_991", "Content-Type": "application/json" } }),
+    );
     expect(response.status).toBe(200);
     expect(server.requests.map((r) => r.headers["idempotency-key"])).toEqual(["dep_991", "dep_991", "dep_991"]);
     expect(server.requests.map((r) => r.body)).toEqual([body, body, body]);

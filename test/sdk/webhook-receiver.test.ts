@@ -45,9 +45,19 @@ const body = JSON.stringify(
     env: "test",
     data: {
       participant: { id: "par_01JQ3Z8K4M2W6T9V", external_id: "user_8412" },
-      reward: { id: "rwd_5521", code: "giros_10", title: "10 giros grátis", type: "client_delivered", payload: { kind: "free_spins", spins: 10, game: "Fortune Tiger" } },
+      reward: {
+        id: "rwd_5521",
+        code: "giros_10",
+        title: "10 giros grátis",
+        type: "client_delivered",
+        payload: { kind: "free_spins", spins: 10, game: "Fortune Tiger" },
+      },
       source: "redemption:giros_10",
-      delivery: { id: "dlv_01JQ4", confirm_url: "https://clube.example.com/v1/deliveries/dlv_01JQ4/confirm", fail_url: "https://clube.example.com/v1/deliveries/dlv_01JQ4/fail" },
+      delivery: {
+        id: "dlv_01JQ4",
+        confirm_url: "https://clube.example.com/v1/deliveries/dlv_01JQ4/confirm",
+        fail_url: "https://clube.example.com/v1/deliveries/dlv_01JQ4/fail",
+      },
     },
   },
   null,

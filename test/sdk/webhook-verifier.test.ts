@@ -61,7 +61,7 @@ describe("verifyWebhook", () => {
 
   const good = sign(body, nowSeconds);
   it.each([
-    ["a space after the comma (Stripe reads the scheme as \" v1\")", `t=${nowSeconds}, v1=${good}`],
+    ['a space after the comma (Stripe reads the scheme as " v1")', `t=${nowSeconds}, v1=${good}`],
     ["no timestamp", `v1=${good}`],
     ["no signature", `t=${nowSeconds}`],
     ["only an unknown scheme", `t=${nowSeconds},v0=${good}`],
@@ -114,7 +114,8 @@ describe("verifyWebhook", () => {
   });
 
   it("honours a custom tolerance at its edge", () => {
-    const at = (offset: number) => () => verifyWebhook(body, header(nowSeconds - offset, sign(body, nowSeconds - offset)), secret, { now, toleranceSeconds: 10 });
+    const at = (offset: number) => () =>
+      verifyWebhook(body, header(nowSeconds - offset, sign(body, nowSeconds - offset)), secret, { now, toleranceSeconds: 10 });
     expect(at(10)()).toEqual(envelope);
     expect(reasonOf(at(11))).toBe("too_old");
   });

@@ -37,7 +37,12 @@ beforeAll(async () => {
   stack = await startInProcessStack("sqlite+embedded");
   club = await stack.newClub();
   for (const role of ["owner", "viewer"] as const) {
-    await createStaffMember(stack.db, club.clubId, { email: `${role}@sorte.example`, display_name: role === "owner" ? "Olga Dona" : "Vitor Leitor", role, env: null, password: PASSWORD }, new Date());
+    await createStaffMember(
+      stack.db,
+      club.clubId,
+      { email: `${role}@sorte.example`, display_name: role === "owner" ? "Olga Dona" : "Vitor Leitor", role, env: null, password: PASSWORD },
+      new Date(),
+    );
   }
   receiver = await new Receiver("whsec_shown_later").start();
   browser = await launchChromium();
@@ -66,7 +71,9 @@ async function goto(path: string, target: Page = page): Promise<void> {
 
 /** No "Loading…" left on the screen. */
 async function settled(target: Page = page): Promise<void> {
-  await target.waitForFunction(() => !document.body.innerText.includes("Loading…") && !document.body.innerText.includes("Carregando…"), null, { timeout: TIMEOUT });
+  await target.waitForFunction(() => !document.body.innerText.includes("Loading…") && !document.body.innerText.includes("Carregando…"), null, {
+    timeout: TIMEOUT,
+  });
 }
 
 async function screenshot(name: string): Promise<void> {
@@ -186,7 +193,9 @@ describe("Clube Studio", () => {
     await expect(line.count()).resolves.toBe(1);
     await expect(line.textContent()).resolves.toContain("+1,000");
     // The events, each with the rules its trace matched.
-    await expect(page.locator("table.event-lines tr", { hasText: "deposit.confirmed" }).locator("code.rule", { hasText: "deposit-xp" }).count()).resolves.toBe(1);
+    await expect(page.locator("table.event-lines tr", { hasText: "deposit.confirmed" }).locator("code.rule", { hasText: "deposit-xp" }).count()).resolves.toBe(
+      1,
+    );
     await expect(page.getByText("Coins").count()).resolves.toBeGreaterThan(0);
     await screenshot("participant");
   });
@@ -211,14 +220,18 @@ describe("Clube Studio", () => {
     await waitForNotices(receiver, "reward notice", (notices) => notices.some((n) => n.envelope.type === "reward.delivery_requested"));
     await goto(`/webhooks/${endpoint.id}`);
     let sendingId = "";
-    await waitFor("a succeeded sending", async () => {
-      await page.getByRole("button", { name: "Refresh" }).click();
-      await settled();
-      const row = page.locator("tr[data-sending]", { hasText: "reward.delivery_requested" }).filter({ hasText: "succeeded" });
-      if ((await row.count()) === 0) return false;
-      sendingId = (await row.first().getAttribute("data-sending"))!;
-      return true;
-    }, TIMEOUT);
+    await waitFor(
+      "a succeeded sending",
+      async () => {
+        await page.getByRole("button", { name: "Refresh" }).click();
+        await settled();
+        const row = page.locator("tr[data-sending]", { hasText: "reward.delivery_requested" }).filter({ hasText: "succeeded" });
+        if ((await row.count()) === 0) return false;
+        sendingId = (await row.first().getAttribute("data-sending"))!;
+        return true;
+      },
+      TIMEOUT,
+    );
     await screenshot("webhook");
     const before = noticesOf(receiver).filter((n) => n.deliveryId === sendingId).length;
     await page.getByRole("button", { name: `Resend ${sendingId}` }).click();
@@ -234,7 +247,11 @@ describe("Clube Studio", () => {
     const before = noticesOf(receiver).filter((n) => n.envelope.type === "webhook.test").length;
     await page.getByRole("button", { name: "Send webhook.test" }).click();
     await page.getByText(/webhook\.test queued \(evt_/).waitFor();
-    const tests = await waitForNotices(receiver, "the webhook.test on demand", (notices) => notices.filter((n) => n.envelope.type === "webhook.test").length > before);
+    const tests = await waitForNotices(
+      receiver,
+      "the webhook.test on demand",
+      (notices) => notices.filter((n) => n.envelope.type === "webhook.test").length > before,
+    );
     const latest = tests.filter((n) => n.envelope.type === "webhook.test").at(-1)!;
     expect(verifyWebhook(latest.request.body, latest.request.headers["x-clube-signature"] as string, endpoint.secret).type).toBe("webhook.test");
 
@@ -269,58 +286,68 @@ describe("Clube Studio", () => {
     if (tournaments.length > 0 && tournaments[0].editions.length > 0) {
       const [tournament, edition] = [tournaments[0].tournament_id, tournaments[0].editions[0].edition_id];
       await page.getByRole("button", { name: `Standings ${tournament} ${edition}` }).click();
-      await page.getByText(/scoring|ended, prizes being settled|settled, prizes paid|not started/).first().waitFor();
+      await page
+        .getByText(/scoring|ended, prizes being settled|settled, prizes paid|not started/)
+        .first()
+        .waitFor();
     }
   });
 
-  it("breaks the draft and sees the error at its path, fixes it, sees the diff, backtests, publishes; the next event follows the new rule", { timeout: 120_000 }, async () => {
-    const config = await publishedConfig();
-    const index = config.rules.findIndex((rule: { id: string }) => rule.id === "deposit-xp");
-    await goto("/config");
-    await page.locator(".cm-content").waitFor({ timeout: TIMEOUT });
-    await page.getByRole("heading", { name: "No problems found." }).waitFor();
+  it(
+    "breaks the draft and sees the error at its path, fixes it, sees the diff, backtests, publishes; the next event follows the new rule",
+    { timeout: 120_000 },
+    async () => {
+      const config = await publishedConfig();
+      const index = config.rules.findIndex((rule: { id: string }) => rule.id === "deposit-xp");
+      await goto("/config");
+      await page.locator(".cm-content").waitFor({ timeout: TIMEOUT });
+      await page.getByRole("heading", { name: "No problems found." }).waitFor();
 
-    const broken = structuredClone(config);
-    broken.rules[index].trigger.event = 5;
-    await replaceEditorText(JSON.stringify(broken, null, 2));
-    const problems = page.locator(".problems");
-    await problems.getByText(`rules[${index}].trigger.event`, { exact: true }).waitFor({ timeout: TIMEOUT });
-    // Marked in the text too, where the path points: the problem's path takes the cursor there.
-    await problems.getByRole("button", { name: `rules[${index}].trigger.event` }).click();
-    await page.locator(".cm-lintRange-error").first().waitFor({ timeout: TIMEOUT });
-    await screenshot("config-error");
+      const broken = structuredClone(config);
+      broken.rules[index].trigger.event = 5;
+      await replaceEditorText(JSON.stringify(broken, null, 2));
+      const problems = page.locator(".problems");
+      await problems.getByText(`rules[${index}].trigger.event`, { exact: true }).waitFor({ timeout: TIMEOUT });
+      // Marked in the text too, where the path points: the problem's path takes the cursor there.
+      await problems.getByRole("button", { name: `rules[${index}].trigger.event` }).click();
+      await page.locator(".cm-lintRange-error").first().waitFor({ timeout: TIMEOUT });
+      await screenshot("config-error");
 
-    const fixed = structuredClone(config);
-    fixed.rules[index].effects[0].amount = "event.amount * 3";
-    await replaceEditorText(JSON.stringify(fixed, null, 2));
-    await page.getByRole("heading", { name: "No problems found." }).waitFor({ timeout: TIMEOUT });
-    const diff = page.getByTestId("diff");
-    await expect(diff.locator(".del").textContent()).resolves.toContain('"amount": "event.amount * 2"');
-    await expect(diff.locator(".add").textContent()).resolves.toContain('"amount": "event.amount * 3"');
+      const fixed = structuredClone(config);
+      fixed.rules[index].effects[0].amount = "event.amount * 3";
+      await replaceEditorText(JSON.stringify(fixed, null, 2));
+      await page.getByRole("heading", { name: "No problems found." }).waitFor({ timeout: TIMEOUT });
+      const diff = page.getByTestId("diff");
+      await expect(diff.locator(".del").textContent()).resolves.toContain('"amount": "event.amount * 2"');
+      await expect(diff.locator(".add").textContent()).resolves.toContain('"amount": "event.amount * 3"');
 
-    await page.getByRole("button", { name: "Save draft" }).click();
-    await page.getByText(/Draft saved as version \d+/).waitFor();
-    await page.getByRole("button", { name: "Run backtest" }).click();
-    const backtest = page.getByTestId("backtest");
-    await backtest.waitFor({ timeout: TIMEOUT });
-    await expect(backtest.getByRole("rowheader", { name: "rule:deposit-xp" }).count()).resolves.toBe(1);
-    await screenshot("config");
+      await page.getByRole("button", { name: "Save draft" }).click();
+      await page.getByText(/Draft saved as version \d+/).waitFor();
+      await page.getByRole("button", { name: "Run backtest" }).click();
+      const backtest = page.getByTestId("backtest");
+      await backtest.waitFor({ timeout: TIMEOUT });
+      await expect(backtest.getByRole("rowheader", { name: "rule:deposit-xp" }).count()).resolves.toBe(1);
+      await screenshot("config");
 
-    await page.getByRole("button", { name: "Publish", exact: true }).click();
-    await page.getByRole("dialog").getByRole("button", { name: "Publish" }).click();
-    await page.getByText(/Version \d+ published\./).waitFor();
-    const next = await ok(club.call("POST", "/v1/events", { body: { participant: "bia", type: "deposit.confirmed", id: "dep-bia-1", amount: 100 } }));
-    expect(next.effects).toContainEqual({ type: "xp_granted", amount: 300, rule_id: "deposit-xp" });
+      await page.getByRole("button", { name: "Publish", exact: true }).click();
+      await page.getByRole("dialog").getByRole("button", { name: "Publish" }).click();
+      await page.getByText(/Version \d+ published\./).waitFor();
+      const next = await ok(club.call("POST", "/v1/events", { body: { participant: "bia", type: "deposit.confirmed", id: "dep-bia-1", amount: 100 } }));
+      expect(next.effects).toContainEqual({ type: "xp_granted", amount: 300, rule_id: "deposit-xp" });
 
-    // Rolling back to the first version: saved again as a new draft and published; events follow the old rule.
-    const first = (await ok(club.call("GET", "/v1/config/versions"))).data.at(-1).version;
-    const row = page.locator(`tr[data-version="${first}"]`);
-    await row.getByRole("button", { name: "Roll back to this version" }).click();
-    await row.getByRole("dialog").getByRole("button", { name: "Roll back to this version" }).click();
-    await page.locator('section[aria-labelledby="versions"]').getByText(/Version \d+ published\./).waitFor();
-    const rolledBack = await ok(club.call("POST", "/v1/events", { body: { participant: "caio", type: "deposit.confirmed", id: "dep-caio-1", amount: 100 } }));
-    expect(rolledBack.effects).toContainEqual({ type: "xp_granted", amount: 200, rule_id: "deposit-xp" });
-  });
+      // Rolling back to the first version: saved again as a new draft and published; events follow the old rule.
+      const first = (await ok(club.call("GET", "/v1/config/versions"))).data.at(-1).version;
+      const row = page.locator(`tr[data-version="${first}"]`);
+      await row.getByRole("button", { name: "Roll back to this version" }).click();
+      await row.getByRole("dialog").getByRole("button", { name: "Roll back to this version" }).click();
+      await page
+        .locator('section[aria-labelledby="versions"]')
+        .getByText(/Version \d+ published\./)
+        .waitFor();
+      const rolledBack = await ok(club.call("POST", "/v1/events", { body: { participant: "caio", type: "deposit.confirmed", id: "dep-caio-1", amount: 100 } }));
+      expect(rolledBack.effects).toContainEqual({ type: "xp_granted", amount: 200, rule_id: "deposit-xp" });
+    },
+  );
 
   it("passes axe on every screen in both languages and screenshots each", { timeout: 240_000 }, async () => {
     const screens: [string, string][] = [
@@ -354,7 +381,18 @@ describe("Clube Studio", () => {
     const narrow = await context.newPage();
     await narrow.setViewportSize({ width: 768, height: 1024 });
     try {
-      for (const path of ["/", "/events", "/participants/ana", "/deliveries", "/webhooks", `/webhooks/${endpoint.id}`, "/config", "/programs", "/access", "/clock"]) {
+      for (const path of [
+        "/",
+        "/events",
+        "/participants/ana",
+        "/deliveries",
+        "/webhooks",
+        `/webhooks/${endpoint.id}`,
+        "/config",
+        "/programs",
+        "/access",
+        "/clock",
+      ]) {
         await goto(path, narrow);
         await settled(narrow);
         const width = await narrow.evaluate(() => document.documentElement.scrollWidth);

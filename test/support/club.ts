@@ -53,7 +53,10 @@ export const CLUB_CREATED_AT = new Date("2026-11-01T12:00:00Z");
 
 export function openTestClub(kind: DatabaseKind, options: ApiClubOptions): Promise<ApiClub>;
 export function openTestClub(kind: DatabaseKind, options?: ClubOptions & { api?: false }): Promise<DatabaseClub>;
-export async function openTestClub(kind: DatabaseKind, options: ClubOptions & { api?: boolean; env?: Record<string, string>; rateLimits?: RateLimits } = {}): Promise<ApiClub | DatabaseClub> {
+export async function openTestClub(
+  kind: DatabaseKind,
+  options: ClubOptions & { api?: boolean; env?: Record<string, string>; rateLimits?: RateLimits } = {},
+): Promise<ApiClub | DatabaseClub> {
   if (options.api) {
     const api = await startApi(kind, { clock: options.clock, env: options.env, rateLimits: options.rateLimits, config: options.config });
     return Object.assign(api, { scope: { clubId: api.clubId, env: "test" as const } });

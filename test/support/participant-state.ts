@@ -19,6 +19,12 @@ export async function participantStateOf(db: Database, where: { clubId: string; 
     tags: row.tags,
     eventCounts: row.eventCounts,
     balances: Object.fromEntries(balances.map((balance) => [balance.currency, balance.amount])),
-    missions: missions.map((m) => ({ mission: m.missionId, period: m.periodKey, progress: m.progress, completed: m.completedAt !== null, claimed: m.claimedAt !== null })),
+    missions: missions.map((m) => ({
+      mission: m.missionId,
+      period: m.periodKey,
+      progress: m.progress,
+      completed: m.completedAt !== null,
+      claimed: m.claimedAt !== null,
+    })),
   };
 }

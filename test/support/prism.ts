@@ -29,10 +29,7 @@ export type PrismMode =
  */
 export async function startPrism(mode: PrismMode, document = DOCUMENT): Promise<PrismServer> {
   const port = await freePort();
-  const args =
-    mode.mode === "mock"
-      ? ["mock", document, "-p", String(port)]
-      : ["proxy", document, mode.upstream, "--errors", "-p", String(port)];
+  const args = mode.mode === "mock" ? ["mock", document, "-p", String(port)] : ["proxy", document, mode.upstream, "--errors", "-p", String(port)];
   // Spawned directly, not through npx: npx leaves the Prism child running when
   // it is killed, and we must stop exactly the process we started.
   const child = spawn(PRISM, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });

@@ -39,7 +39,9 @@ export async function recordedWebhooks(db: Database, scope: Scope): Promise<Reco
   return rows.map((row) => {
     const envelope = structuredClone(row.payload) as { type: string; data: Record<string, unknown>; club_id: string; env: string };
     // Typed as a plain check: the union of every schema's type guard would narrow the envelope to never.
-    const validate = (webhookValidators.get(envelope.type) ?? schemaValidators.WebhookEnvelope) as unknown as ((data: unknown) => boolean) & { errors?: unknown };
+    const validate = (webhookValidators.get(envelope.type) ?? schemaValidators.WebhookEnvelope) as unknown as ((data: unknown) => boolean) & {
+      errors?: unknown;
+    };
     if (!validate(envelope)) throw new Error(`${envelope.type} does not match its schema: ${JSON.stringify(validate.errors)}\n${JSON.stringify(envelope)}`);
     if (envelope.club_id !== scope.clubId || envelope.env !== scope.env) throw new Error(`${envelope.type} recorded for another club or environment`);
     return { type: envelope.type, data: envelope.data };

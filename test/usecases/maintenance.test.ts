@@ -47,21 +47,45 @@ describeEachDatabase("maintenance jobs", (kind) => {
     const expiresAt = new Date("2027-02-01T15:00:00.000Z");
 
     /** A participant holding `balance` gems, `lots` of them in lots granted at the given times and expiring at `expiresAt` unless told. */
-    async function holder(externalId: string, balance: number, lots: { remaining: number; grantedAt: Date; expiresAt?: Date }[]): Promise<{ id: string; lots: string[] }> {
+    async function holder(
+      externalId: string,
+      balance: number,
+      lots: { remaining: number; grantedAt: Date; expiresAt?: Date }[],
+    ): Promise<{ id: string; lots: string[] }> {
       const participant = await join(club.scope, externalId);
       const em = club.db.em();
-      await em.insert(Balance, { id: newId("bal"), ...club.scope, participantId: participant.id, currency: "gems", amount: balance, updatedAt: new Date("2026-11-01T12:00:00Z") });
+      await em.insert(Balance, {
+        id: newId("bal"),
+        ...club.scope,
+        participantId: participant.id,
+        currency: "gems",
+        amount: balance,
+        updatedAt: new Date("2026-11-01T12:00:00Z"),
+      });
       const ids = lots.map(() => newId("lot"));
-      await em.insertMany(CurrencyLot, lots.map((lot, index) => ({
-        id: ids[index], ...club.scope, participantId: participant.id, currency: "gems", granted: lot.remaining + 5, remaining: lot.remaining,
-        expiresAt: lot.expiresAt ?? expiresAt, createdAt: lot.grantedAt,
-      })));
+      await em.insertMany(
+        CurrencyLot,
+        lots.map((lot, index) => ({
+          id: ids[index],
+          ...club.scope,
+          participantId: participant.id,
+          currency: "gems",
+          granted: lot.remaining + 5,
+          remaining: lot.remaining,
+          expiresAt: lot.expiresAt ?? expiresAt,
+          createdAt: lot.grantedAt,
+        })),
+      );
       return { id: participant.id, lots: ids };
     }
 
     const remainingOf = async (lotId: string) => (await club.db.em().findOneOrFail(CurrencyLot, { id: lotId })).remaining;
     const expiryLedger = async (participantId: string) =>
-      (await club.db.em().find(LedgerEntry, { participantId, reason: "lot_expired" }, { orderBy: { balanceAfter: "desc" } })).map((row) => [row.unit, row.delta, row.balanceAfter]);
+      (await club.db.em().find(LedgerEntry, { participantId, reason: "lot_expired" }, { orderBy: { balanceAfter: "desc" } })).map((row) => [
+        row.unit,
+        row.delta,
+        row.balanceAfter,
+      ]);
 
     it("expires a lot at its expiresAt exactly, not a millisecond before, and only what is left of it", async () => {
       const lia = await holder("lia", 1000, [{ remaining: 300, grantedAt: new Date("2026-11-03T15:00:00Z") }]);
@@ -84,34 +108,46 @@ describeEachDatabase("maintenance jobs", (kind) => {
       ]);
       expect(await expireCurrencyLots(club.db, expiresAt)).toEqual({ participants: 1, lots: 2 });
       // The older lot took its 300 in full; the newer one found 100 left.
-      expect(await expiryLedger(rui.id)).toEqual([["gems", -300, 100], ["gems", -100, 0]]);
+      expect(await expiryLedger(rui.id)).toEqual([
+        ["gems", -300, 100],
+        ["gems", -100, 0],
+      ]);
       expect(await balancesOf(club.db, rui.id)).toEqual({ gems: 0 });
       expect(await Promise.all(rui.lots.map(remainingOf))).toEqual([0, 0, 50]);
     });
 
     it("expires each lot once when two workers run at the same time", async () => {
-      const holders = await Promise.all(["bea", "caio", "duda"].map((name, index) =>
-        holder(name, 500, [
-          { remaining: 100 + index, grantedAt: new Date("2026-11-04T15:00:00Z") },
-          { remaining: 10, grantedAt: new Date("2026-11-05T15:00:00Z") },
-        ]),
-      ));
+      const holders = await Promise.all(
+        ["bea", "caio", "duda"].map((name, index) =>
+          holder(name, 500, [
+            { remaining: 100 + index, grantedAt: new Date("2026-11-04T15:00:00Z") },
+            { remaining: 10, grantedAt: new Date("2026-11-05T15:00:00Z") },
+          ]),
+        ),
+      );
       const runs = await Promise.all([expireCurrencyLots(club.db, expiresAt, 2), expireCurrencyLots(club.db, expiresAt, 2)]);
       expect(runs[0].lots + runs[1].lots).toBe(6);
       for (const [index, { id }] of holders.entries()) {
         expect(await balancesOf(club.db, id)).toEqual({ gems: 500 - 110 - index });
-        expect(await expiryLedger(id)).toEqual([["gems", -100 - index, 400 - index], ["gems", -10, 390 - index]]);
+        expect(await expiryLedger(id)).toEqual([
+          ["gems", -100 - index, 400 - index],
+          ["gems", -10, 390 - index],
+        ]);
       }
     });
   });
 
   describe("monthly tier review", () => {
     /** Sets the stored progression state of a participant. */
-    async function setState(participant: Participant, state: Partial<Pick<Participant, "level" | "tierCode" | "peakMonth" | "peakLevel" | "priorMonthPeakLevel">>): Promise<void> {
+    async function setState(
+      participant: Participant,
+      state: Partial<Pick<Participant, "level" | "tierCode" | "peakMonth" | "peakLevel" | "priorMonthPeakLevel">>,
+    ): Promise<void> {
       await club.db.em().nativeUpdate(Participant, { id: participant.id }, state);
     }
     const tierOf = async (scope: Scope, externalId: string) => (await participantRow(club.db, scope, externalId)).tierCode;
-    const tierChanges = async (scope: Scope) => (await recordedWebhooks(club.db, scope)).filter((hook) => hook.type === "tier.changed").map((hook) => hook.data);
+    const tierChanges = async (scope: Scope) =>
+      (await recordedWebhooks(club.db, scope)).filter((hook) => hook.type === "tier.changed").map((hook) => hook.data);
 
     it("reviews at the start of the club month in São Paulo, from the highest level since the previous month began", async () => {
       const scope = await newClub(configWithDemotion("monthly_review"));
@@ -139,9 +175,16 @@ describeEachDatabase("maintenance jobs", (kind) => {
       expect(await tierOf(scope, "prata")).toBe("prata");
       expect(await tierOf(scope, "novo")).toBe(novo.tierCode);
       expect(await tierChanges(scope)).toEqual([
-        { participant: { id: expect.stringMatching(/^par_/), external_id: "caiu" }, from: { code: "ouro", name: "Ouro" }, to: { code: "bronze", name: "Bronze" } },
+        {
+          participant: { id: expect.stringMatching(/^par_/), external_id: "caiu" },
+          from: { code: "ouro", name: "Ouro" },
+          to: { code: "bronze", name: "Bronze" },
+        },
       ]);
-      expect(await club.db.em().findOneOrFail(TierReview, { ...scope, monthKey: "2026-12" })).toMatchObject({ reviewed: true, finishedAt: new Date("2026-12-01T03:00:00Z") });
+      expect(await club.db.em().findOneOrFail(TierReview, { ...scope, monthKey: "2026-12" })).toMatchObject({
+        reviewed: true,
+        finishedAt: new Date("2026-12-01T03:00:00Z"),
+      });
 
       // Once per month: the hourly runs after it change nothing.
       expect(await reviewTiers(club.db, new Date("2026-12-01T04:00:00Z"))).toMatchObject({ reviews: 0, changed: 0 });
@@ -156,7 +199,8 @@ describeEachDatabase("maintenance jobs", (kind) => {
       await reviewTiers(club.db, new Date("2026-11-02T12:00:00Z"));
       // A deposit's XP lifts rico's level on November 20th.
       await ingestEvent(club.db, scope, eventInput({ participant: "rico", type: "deposit.confirmed", id: "dep-rico", amount: 5000 }), {
-        now: new Date("2026-11-20T15:00:00Z"), publicUrl: PUBLIC_URL,
+        now: new Date("2026-11-20T15:00:00Z"),
+        publicUrl: PUBLIC_URL,
       });
       const lifted = await participantRow(club.db, scope, "rico");
       expect(lifted.level).toBeGreaterThan(rico.level);
@@ -184,7 +228,14 @@ describeEachDatabase("maintenance jobs", (kind) => {
       await setState(await join(scope, "orfao"), { level: 5, tierCode: "ouro" });
       const claimedAt = new Date("2026-12-01T03:00:00Z");
       await club.db.em().insertMany(TierReview, [
-        { id: newId("trv"), ...scope, monthKey: "2026-11", reviewed: false, startedAt: new Date("2026-11-15T12:00:00Z"), finishedAt: new Date("2026-11-15T12:00:00Z") },
+        {
+          id: newId("trv"),
+          ...scope,
+          monthKey: "2026-11",
+          reviewed: false,
+          startedAt: new Date("2026-11-15T12:00:00Z"),
+          finishedAt: new Date("2026-11-15T12:00:00Z"),
+        },
         { id: newId("trv"), ...scope, monthKey: "2026-12", reviewed: true, startedAt: claimedAt, finishedAt: null },
       ]);
       expect(await reviewTiers(club.db, new Date(claimedAt.getTime() + 3_600_000 - MS))).toMatchObject({ reviews: 0 });
@@ -196,7 +247,8 @@ describeEachDatabase("maintenance jobs", (kind) => {
     it("never lowers a tier under `demotion: never`", async () => {
       const scope = await newClub(configWithDemotion("never"));
       await setState(await join(scope, "fiel"), { level: 5, tierCode: "ouro", peakMonth: "2026-09", peakLevel: 30, priorMonthPeakLevel: 30 });
-      for (const now of ["2026-11-10T12:00:00Z", "2026-12-01T03:00:00Z", "2027-01-01T03:00:00Z", "2027-02-01T03:00:00Z"]) await reviewTiers(club.db, new Date(now));
+      for (const now of ["2026-11-10T12:00:00Z", "2026-12-01T03:00:00Z", "2027-01-01T03:00:00Z", "2027-02-01T03:00:00Z"])
+        await reviewTiers(club.db, new Date(now));
       expect(await tierOf(scope, "fiel")).toBe("ouro");
       expect(await club.db.em().count(TierReview, scope)).toBe(0);
       expect(await tierChanges(scope)).toEqual([]);
@@ -210,7 +262,10 @@ describeEachDatabase("maintenance jobs", (kind) => {
 
     async function bet(scope: Scope, participant: string, at: Date, staked: string): Promise<void> {
       const id = `maint-bet-${++bets}`;
-      await ingestEvent(club.db, scope, eventInput({ participant, type: "bet.placed", id, amount: staked, meta: { game_type: "video-slots" } }), { now: at, publicUrl: PUBLIC_URL });
+      await ingestEvent(club.db, scope, eventInput({ participant, type: "bet.placed", id, amount: staked, meta: { game_type: "video-slots" } }), {
+        now: at,
+        publicUrl: PUBLIC_URL,
+      });
     }
 
     async function cashbackClub(mode: "auto" | "claim", enabled = true): Promise<Scope> {
@@ -227,7 +282,10 @@ describeEachDatabase("maintenance jobs", (kind) => {
       const off = await cashbackClub("auto", false);
       // 10:00 in São Paulo on the 15th: the 14th is due.
       const at = new Date("2026-11-15T13:00:00Z");
-      const runs = await Promise.all([creditDueCashbackForAllClubs(club.db, { now: at, publicUrl: PUBLIC_URL }), creditDueCashbackForAllClubs(club.db, { now: at, publicUrl: PUBLIC_URL })]);
+      const runs = await Promise.all([
+        creditDueCashbackForAllClubs(club.db, { now: at, publicUrl: PUBLIC_URL }),
+        creditDueCashbackForAllClubs(club.db, { now: at, publicUrl: PUBLIC_URL }),
+      ]);
       expect(runs[0].payments + runs[1].payments).toBe(2);
       expect(runs[0].amount + runs[1].amount).toBe(2 * 1000);
       for (const scope of auto) {

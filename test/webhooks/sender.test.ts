@@ -68,7 +68,10 @@ describe("sendWebhook against a real HTTP endpoint", () => {
   it("gives up after the timeout while the connection is still being opened", async () => {
     // A listener that never accepts, its queue filled: the next connect hangs in SYN_SENT,
     // as one to a blackholed address does (Node accepts every connection, so python holds it).
-    const listener = spawn("python3", ["-c", "import socket,time\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen(0)\nprint(s.getsockname()[1],flush=True)\ntime.sleep(60)"]);
+    const listener = spawn("python3", [
+      "-c",
+      "import socket,time\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen(0)\nprint(s.getsockname()[1],flush=True)\ntime.sleep(60)",
+    ]);
     const fillers: Socket[] = [];
     try {
       const port = await new Promise<number>((resolve, reject) => {

@@ -32,15 +32,38 @@ describeEachDatabase("sending store contract", (kind) => {
 
   async function addEndpoint(id: string, scope: Scope, fields: Partial<WebhookEndpoint> = {}): Promise<void> {
     await db.em().insert(WebhookEndpoint, {
-      id, ...scope, url: `https://example.test/${id}`, events: [], description: null, enabled: true, secret: `whsec_${id}`,
-      previousSecret: null, previousSecretExpiresAt: null, createdAt: T0, updatedAt: T0, deletedAt: null, ...fields,
+      id,
+      ...scope,
+      url: `https://example.test/${id}`,
+      events: [],
+      description: null,
+      enabled: true,
+      secret: `whsec_${id}`,
+      previousSecret: null,
+      previousSecretExpiresAt: null,
+      createdAt: T0,
+      updatedAt: T0,
+      deletedAt: null,
+      ...fields,
     });
   }
 
   function sending(id: string, fields: Partial<WebhookSending> = {}): WebhookSending {
     return {
-      id, ...live, endpointId: "we_1", eventId: `evt_${id}`, eventType: "level.up", body: `{"id":"evt_${id}","data":{"ünïcode":"ok"}}`,
-      status: "pending", attempts: 0, lastError: null, lastStatusCode: null, nextAttemptAt: at(0), createdAt: T0, updatedAt: T0, ...fields,
+      id,
+      ...live,
+      endpointId: "we_1",
+      eventId: `evt_${id}`,
+      eventType: "level.up",
+      body: `{"id":"evt_${id}","data":{"ünïcode":"ok"}}`,
+      status: "pending",
+      attempts: 0,
+      lastError: null,
+      lastStatusCode: null,
+      nextAttemptAt: at(0),
+      createdAt: T0,
+      updatedAt: T0,
+      ...fields,
     } as WebhookSending;
   }
 
@@ -76,7 +99,15 @@ describeEachDatabase("sending store contract", (kind) => {
     expect(again).toEqual(new Set(["whd_3"]));
     expect(await db.em().count(WebhookSending, {})).toBe(3);
     const first = await stored("whd_1");
-    expect(first).toMatchObject({ ...live, endpointId: "we_1", eventId: "evt_whd_1", eventType: "level.up", status: "pending", attempts: 0, nextAttemptAt: at(0) });
+    expect(first).toMatchObject({
+      ...live,
+      endpointId: "we_1",
+      eventId: "evt_whd_1",
+      eventType: "level.up",
+      status: "pending",
+      attempts: 0,
+      nextAttemptAt: at(0),
+    });
     expect(first.body).toBe(sending("whd_1").body);
   });
 
@@ -96,7 +127,14 @@ describeEachDatabase("sending store contract", (kind) => {
       ],
       at(60),
     );
-    expect(await stored("whd_a")).toMatchObject({ status: "succeeded", attempts: 1, lastError: null, lastStatusCode: 200, nextAttemptAt: null, updatedAt: at(60) });
+    expect(await stored("whd_a")).toMatchObject({
+      status: "succeeded",
+      attempts: 1,
+      lastError: null,
+      lastStatusCode: 200,
+      nextAttemptAt: null,
+      updatedAt: at(60),
+    });
     expect(await stored("whd_b")).toMatchObject({ status: "succeeded", attempts: 3, lastError: null, lastStatusCode: 204, nextAttemptAt: null });
     expect(await stored("whd_moved")).toMatchObject({ status: "pending", attempts: 1, updatedAt: T0 });
     expect(await stored("whd_done")).toMatchObject({ status: "failed", attempts: 0, updatedAt: T0 });
@@ -157,7 +195,18 @@ describeEachDatabase("sending store contract", (kind) => {
     expect(await stored("whd_1")).toMatchObject({ attempts: 2, lastError: null, updatedAt: T0 });
     await store.finish({ id: "whd_1", attempts: 2 }, outcome, at(60));
     expect(await stored("whd_1")).toMatchObject({ ...outcome, updatedAt: at(60) });
-    await store.finish({ id: "whd_1", attempts: 3 }, { status: "failed", attempts: 4, lastError: "gave up", lastStatusCode: null, nextAttemptAt: null }, at(90));
-    expect(await stored("whd_1")).toMatchObject({ status: "failed", attempts: 4, lastError: "gave up", lastStatusCode: null, nextAttemptAt: null, updatedAt: at(90) });
+    await store.finish(
+      { id: "whd_1", attempts: 3 },
+      { status: "failed", attempts: 4, lastError: "gave up", lastStatusCode: null, nextAttemptAt: null },
+      at(90),
+    );
+    expect(await stored("whd_1")).toMatchObject({
+      status: "failed",
+      attempts: 4,
+      lastError: "gave up",
+      lastStatusCode: null,
+      nextAttemptAt: null,
+      updatedAt: at(90),
+    });
   });
 });

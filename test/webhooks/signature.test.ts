@@ -12,9 +12,7 @@ const opensslHex = "b17782ab87ec4bd0ac6e4c0122f973fd86984e6f96a0bdb43c025160935d
 /** A second, independent HMAC implementation (WebCrypto) to compare against. */
 async function webCryptoHex(key: string, message: string): Promise<string> {
   const encoder = new TextEncoder();
-  const cryptoKey = await crypto.subtle.importKey("raw", encoder.encode(key), { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-  ]);
+  const cryptoKey = await crypto.subtle.importKey("raw", encoder.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const mac = await crypto.subtle.sign("HMAC", cryptoKey, encoder.encode(message));
   return Buffer.from(mac).toString("hex");
 }
@@ -47,8 +45,7 @@ describe("signPayload", () => {
 
 describe("verifySignature", () => {
   const valid = `t=${t},v1=${opensslHex}`;
-  const verify = (header: string | null | undefined, at: Date = now, raw: string | Buffer = body) =>
-    verifySignature(raw, header, secret, { now: at });
+  const verify = (header: string | null | undefined, at: Date = now, raw: string | Buffer = body) => verifySignature(raw, header, secret, { now: at });
 
   it("accepts a valid header, for a string or a Buffer body", () => {
     expect(verify(valid)).toEqual({ ok: true });

@@ -192,7 +192,10 @@ async function openModule(opened: Opened, module: string, ready: string): Promis
 
 /** What the computed style of the first match says. */
 function styleOf(frame: Frame, selector: string, property: string): Promise<string> {
-  return frame.locator(selector).first().evaluate((element, name) => getComputedStyle(element).getPropertyValue(name), property);
+  return frame
+    .locator(selector)
+    .first()
+    .evaluate((element, name) => getComputedStyle(element).getPropertyValue(name), property);
 }
 
 describe("the club theme in the widget", { timeout: 120_000 }, () => {
@@ -213,7 +216,11 @@ describe("the club theme in the widget", { timeout: 120_000 }, () => {
     expect(await frame.locator("svg.badge-spades-3d.art-3d").count()).toBeGreaterThan(0);
     expect(await frame.locator(".card.module svg.ill.art-3d").count()).toBe(5);
     // Groups in the day's order, each headed in the participant's language; cards keep their cta.
-    expect(await frame.locator("[data-group]").evaluateAll((sections) => sections.map((s) => s.getAttribute("data-group")))).toEqual(["hoje", "jogar", "resgate"]);
+    expect(await frame.locator("[data-group]").evaluateAll((sections) => sections.map((s) => s.getAttribute("data-group")))).toEqual([
+      "hoje",
+      "jogar",
+      "resgate",
+    ]);
     expect(await frame.locator(".group-title").allInnerTexts()).toEqual(["HOJE", "JOGAR", "RESGATAR"]);
     expect(await frame.locator('[data-module="wheel"] .btn').innerText()).toBe("Girar agora");
     expect(await frame.locator('[data-module="missions"] .btn').innerText()).toBe("Saiba mais");
@@ -251,7 +258,11 @@ describe("the club theme in the widget", { timeout: 120_000 }, () => {
     expect(await frame.locator("svg.art-3d").count()).toBe(0);
     // No group: one list without headings, every card a row, in the configured order.
     expect(await frame.locator(".group-title").count()).toBe(0);
-    expect(await frame.locator(".card.module").evaluateAll((cards) => cards.map((card) => card.getAttribute("data-module")))).toEqual(["store", "missions", "checkin"]);
+    expect(await frame.locator(".card.module").evaluateAll((cards) => cards.map((card) => card.getAttribute("data-module")))).toEqual([
+      "store",
+      "missions",
+      "checkin",
+    ]);
     expect(await frame.locator(".card.module.layout-row").count()).toBe(3);
     expect(await styleOf(frame, '[data-module="store"]', "border-top-color")).toBe("rgb(37, 99, 235)");
 

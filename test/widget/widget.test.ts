@@ -180,7 +180,11 @@ describe("participant widget in Chromium", { timeout: 120_000 }, () => {
   });
 
   it("sizes the frame to its content both ways: a short module after a long one leaves no empty panel", async () => {
-    const frameHeight = () => page.locator("iframe").first().evaluate((iframe) => iframe.getBoundingClientRect().height);
+    const frameHeight = () =>
+      page
+        .locator("iframe")
+        .first()
+        .evaluate((iframe) => iframe.getBoundingClientRect().height);
     const contentHeight = (frame: Frame) => frame.evaluate(() => document.body.getBoundingClientRect().height);
     const settled = async (frame: Frame) => {
       // The loader follows the widget's resize messages: wait until the frame matches the content.
@@ -234,7 +238,9 @@ describe("participant widget in Chromium", { timeout: 120_000 }, () => {
     expect(turns.length).toBeGreaterThan(2);
     for (const turn of turns) expect(Math.abs(turn)).toBeLessThanOrEqual(90);
     const wheel = frame.getByTestId("wheel");
-    await frame.waitForFunction((id) => document.querySelector("[data-testid=wheel]")?.getAttribute("data-landed") === id, spin.sliceId, { timeout: FRAME_TIMEOUT });
+    await frame.waitForFunction((id) => document.querySelector("[data-testid=wheel]")?.getAttribute("data-landed") === id, spin.sliceId, {
+      timeout: FRAME_TIMEOUT,
+    });
     expect(await frame.getByTestId("wheel-result").textContent()).toContain(spin.label);
     // The drawing stopped with that slice under the pointer (top centre): its middle angle plus the rotation is a whole turn.
     const landedAngle = await wheel.evaluate((svg, id) => {
@@ -249,7 +255,9 @@ describe("participant widget in Chromium", { timeout: 120_000 }, () => {
     const verify = frame.getByTestId("verify-spin");
     await verify.getByRole("button", { name: "Verificar este giro" }).click();
     await verify.getByRole("button", { name: "Revelar trocando a semente" }).click();
-    await frame.waitForFunction(() => document.querySelector("[data-testid=verify-spin]")?.getAttribute("data-status") === "verified", undefined, { timeout: FRAME_TIMEOUT });
+    await frame.waitForFunction(() => document.querySelector("[data-testid=verify-spin]")?.getAttribute("data-status") === "verified", undefined, {
+      timeout: FRAME_TIMEOUT,
+    });
     expect(await verify.textContent()).toContain("Giro verificado");
   });
 
@@ -323,7 +331,12 @@ describe("participant widget in Chromium", { timeout: 120_000 }, () => {
     await open("home");
     await widgetFrame().getByTestId("level").first().waitFor({ timeout: FRAME_TIMEOUT });
     await screenshot("home");
-    for (const [module, ready] of [["profile", "Saldos"], ["missions", "Aposte R$ 500 na semana"], ["wheel", "Girar"], ["store", "Seu saldo"]] as const) {
+    for (const [module, ready] of [
+      ["profile", "Saldos"],
+      ["missions", "Aposte R$ 500 na semana"],
+      ["wheel", "Girar"],
+      ["store", "Seu saldo"],
+    ] as const) {
       const frame = await open(module);
       await frame.getByText(ready).first().waitFor({ timeout: FRAME_TIMEOUT });
       await screenshot(module);

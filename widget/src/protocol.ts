@@ -28,12 +28,23 @@
  * - `error {code, message}`: the widget cannot show the club (`origin_not_allowed`, ...).
  */
 export type ModuleName =
-  | "home" | "profile" | "currencies" | "missions" | "checkin" | "wheel" | "store" | "rewards"
-  | "leaderboard" | "notifications" | "cashback" | "referral" | "badges" | "faq" | "codes";
+  | "home"
+  | "profile"
+  | "currencies"
+  | "missions"
+  | "checkin"
+  | "wheel"
+  | "store"
+  | "rewards"
+  | "leaderboard"
+  | "notifications"
+  | "cashback"
+  | "referral"
+  | "badges"
+  | "faq"
+  | "codes";
 
-export type HostMessage =
-  | { clube: 1; type: "identify"; token: string }
-  | { clube: 1; type: "navigate"; module: ModuleName };
+export type HostMessage = { clube: 1; type: "identify"; token: string } | { clube: 1; type: "navigate"; module: ModuleName };
 
 export type WidgetMessage =
   | { clube: 1; type: "ready" }

@@ -33,7 +33,7 @@ export function explain(err: unknown): { message: string; exitCode: number } | n
   if (typeof e?.code === "string" && e.code.startsWith("ERR_PARSE_ARGS_")) return { message: e.message ?? "bad options", exitCode: 2 };
   // Use-case errors (an unknown club, a key to revoke that does not exist): the operator's input.
   if (err instanceof ApiError) return { message: `error: ${err.message}`, exitCode: 1 };
-  if (typeof e?.code === "string" && (UNREACHABLE.has(e.code) || CONNECTION_SQLSTATE.test(e.code) && e.code.length === 5)) {
+  if (typeof e?.code === "string" && (UNREACHABLE.has(e.code) || (CONNECTION_SQLSTATE.test(e.code) && e.code.length === 5))) {
     const where = e.address ? ` ${e.address}${e.port ? `:${e.port}` : ""}` : "";
     return {
       message: `error: cannot reach${where || " a service"} (${e.message ?? e.code}); is the database or broker running, and are DATABASE_URL and AMQP_URL right?`,

@@ -34,7 +34,8 @@ const KEYS_SYNOPSIS = [
 export const COMMANDS: Record<string, CommandHelp> = {
   serve: {
     synopsis: ["clube serve"],
-    summary: "Runs the HTTP API on PORT (default 3000); on the embedded queue it also runs the workers. A fresh database gets a demo club, whose test key is printed.",
+    summary:
+      "Runs the HTTP API on PORT (default 3000); on the embedded queue it also runs the workers. A fresh database gets a demo club, whose test key is printed.",
     options: [
       ["PORT", "(environment) the port to listen on"],
       ["AMQP_URL", "(environment) RabbitMQ; then run `clube worker` processes too"],
@@ -57,7 +58,10 @@ export const COMMANDS: Record<string, CommandHelp> = {
     summary: "Creates a club with a test and a live secret key (printed once) and publishes its configuration in both environments.",
     options: [
       ["--name NAME", "the club's name, shown to staff"],
-      ["--config FILE", "a configuration document (see docs/configuration.md and examples/club.json), or a saved `GET /v1/config` answer; default: a starter configuration"],
+      [
+        "--config FILE",
+        "a configuration document (see docs/configuration.md and examples/club.json), or a saved `GET /v1/config` answer; default: a starter configuration",
+      ],
       ["--json", "print {club_id, keys: {test, live}} as JSON"],
     ],
     examples: ['clube club create --name "Cassino Aurora" --config examples/club.json --json'],
@@ -65,11 +69,9 @@ export const COMMANDS: Record<string, CommandHelp> = {
   },
   "config publish": {
     synopsis: ["clube config publish --club ID --env test|live FILE"],
-    summary: "Saves FILE as a new configuration version of the club in that environment and puts it in force (a running server picks it up on its next request).",
-    options: [
-      ...CLUB_AND_ENV,
-      ["FILE", "a configuration document, or a saved `GET /v1/config` answer (its `config` is published)"],
-    ],
+    summary:
+      "Saves FILE as a new configuration version of the club in that environment and puts it in force (a running server picks it up on its next request).",
+    options: [...CLUB_AND_ENV, ["FILE", "a configuration document, or a saved `GET /v1/config` answer (its `config` is published)"]],
     examples: [
       "curl -s -H 'Authorization: Bearer cf_test_…' http://localhost:3000/v1/config > club.json",
       "clube config publish --club club_… --env test club.json",
@@ -89,7 +91,8 @@ export const COMMANDS: Record<string, CommandHelp> = {
   },
   keys: {
     synopsis: KEYS_SYNOPSIS,
-    summary: "Lists, creates, rolls and revokes the club's secret keys. Keys are printed in full only by create and roll; list shows the prefix and last 4 characters.",
+    summary:
+      "Lists, creates, rolls and revokes the club's secret keys. Keys are printed in full only by create and roll; list shows the prefix and last 4 characters.",
     options: [
       ...CLUB_AND_ENV,
       ["KEY_ID", "the key to roll or revoke (key_…, from `keys list`)"],
@@ -100,7 +103,8 @@ export const COMMANDS: Record<string, CommandHelp> = {
   },
   "staff add": {
     synopsis: ["clube staff add --club ID --email EMAIL --role owner|operator|viewer [--env test|live] [--name NAME] [--json]"],
-    summary: "Adds a staff member to a club and prints a one-time temporary password (only its hash is stored). The member signs in to the console with it and changes it.",
+    summary:
+      "Adds a staff member to a club and prints a one-time temporary password (only its hash is stored). The member signs in to the console with it and changes it.",
     options: [
       ["--club ID", "the club (club_…), as `club create` printed it"],
       ["--email EMAIL", "the sign-in e-mail, unique in the club"],

@@ -38,8 +38,7 @@ export async function serve(settings: Settings): Promise<void> {
     lines.push(`  demo club ${demo.club_id} — test key: ${demo.keys.test}`);
     if (demo.staff) lines.push(`  demo owner (console sign-in): ${demo.staff.email} / ${demo.staff.password}`);
     lines.push(`  participant widget demo: ${url}/widget/demo`);
-  }
-  else lines.push("  create a club with: npx clube club create --name NAME --json");
+  } else lines.push("  create a club with: npx clube club create --name NAME --json");
   process.stdout.write(`${lines.join("\n")}\n`);
 
   const stop = async () => {

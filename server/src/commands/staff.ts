@@ -20,7 +20,14 @@ export async function staffCommand(settings: Settings, sub: string | undefined, 
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { club: { type: "string" }, email: { type: "string" }, role: { type: "string" }, env: { type: "string" }, name: { type: "string" }, json: { type: "boolean" } },
+    options: {
+      club: { type: "string" },
+      email: { type: "string" },
+      role: { type: "string" },
+      env: { type: "string" },
+      name: { type: "string" },
+      json: { type: "boolean" },
+    },
   });
   if (sub !== "add" || positionals.length > 0) throw usage(`usage:\n  ${STAFF_USAGE}`);
   if (!values.club || !values.email || !values.role) throw usage("staff add needs --club ID --email EMAIL --role owner|operator|viewer");

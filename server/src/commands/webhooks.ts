@@ -20,7 +20,15 @@ export async function webhooksAdd(settings: Settings, args: string[]): Promise<v
   if (!values.club || (env !== "test" && env !== "live") || !values.url) {
     throw usage("webhooks add needs --club ID --env test|live --url URL [--events a,b] [--json]");
   }
-  const input = { url: values.url, events: values.events ? values.events.split(",").map((e) => e.trim()).filter(Boolean) : [] };
+  const input = {
+    url: values.url,
+    events: values.events
+      ? values.events
+          .split(",")
+          .map((e) => e.trim())
+          .filter(Boolean)
+      : [],
+  };
   const validate = schemaValidators.WebhookEndpointCreate;
   // The schema names request fields (`body.url`); the operator typed options.
   if (!validate(input)) throw usage(formatAjvError(validate.errors![0], "body").replace(/^body\.(url|events)(\[\d+\])?/, "--$1"));
@@ -30,7 +38,9 @@ export async function webhooksAdd(settings: Settings, args: string[]): Promise<v
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ id: created.id, secret: created.secret })}\n`);
   } else {
-    process.stdout.write(`Webhook endpoint ${created.id} → ${created.url}\n  secret: ${created.secret} (shown only now)\n  events: ${created.effective_events.join(", ")}\n`);
+    process.stdout.write(
+      `Webhook endpoint ${created.id} → ${created.url}\n  secret: ${created.secret} (shown only now)\n  events: ${created.effective_events.join(", ")}\n`,
+    );
   }
 }
 

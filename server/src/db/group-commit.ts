@@ -120,7 +120,10 @@ export class GroupCommit<T, R> {
     if (group.length > 1) {
       let results: R[] | undefined;
       try {
-        results = await this.options.applyGroup(key, group.map((waiting) => waiting.item));
+        results = await this.options.applyGroup(
+          key,
+          group.map((waiting) => waiting.item),
+        );
       } catch {
         // Nothing of the group was committed: each item alone below, so only a bad one fails.
       }

@@ -67,9 +67,11 @@ const SQLITE_PAGE_SIZE = 16384;
  */
 function prepareSqliteConnection(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void, syncEachCommit: boolean): void {
   try {
-    conn.exec(`PRAGMA page_size = ${SQLITE_PAGE_SIZE}; PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS};`
-      + ` PRAGMA synchronous = ${syncEachCommit ? "FULL" : "NORMAL"};`
-      + ` PRAGMA cache_size = -${SQLITE_CACHE_KIB}; PRAGMA wal_autocheckpoint = ${SERVER_AUTOCHECKPOINT_PAGES};`);
+    conn.exec(
+      `PRAGMA page_size = ${SQLITE_PAGE_SIZE}; PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS};` +
+        ` PRAGMA synchronous = ${syncEachCommit ? "FULL" : "NORMAL"};` +
+        ` PRAGMA cache_size = -${SQLITE_CACHE_KIB}; PRAGMA wal_autocheckpoint = ${SERVER_AUTOCHECKPOINT_PAGES};`,
+    );
     // Kept for the life of the process: the dialect replaces a connection
     // older than 10 s, and closing the file's last connection checkpoints the
     // WAL (seconds under load) and throws away every prepared statement.
@@ -113,7 +115,14 @@ export function ormOptions(target: DatabaseTarget, migrations: MigrationObject[]
     },
   };
   if (target.dialect === "sqlite") {
-    return { ...common, driver: LibSqlDriver, dbName: target.file, pool: { afterCreate: (conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void) => prepareSqliteConnection(conn, done, syncEachCommit) } } as Options<AbstractSqlDriver>;
+    return {
+      ...common,
+      driver: LibSqlDriver,
+      dbName: target.file,
+      pool: {
+        afterCreate: (conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void) => prepareSqliteConnection(conn, done, syncEachCommit),
+      },
+    } as Options<AbstractSqlDriver>;
   }
   return { ...common, driver: PostgreSqlDriver, clientUrl: target.url, driverOptions: POSTGRES_OUTAGE_TIMEOUTS } as Options<AbstractSqlDriver>;
 }

@@ -83,9 +83,16 @@ export async function maintainTables(db: Database): Promise<MaintenancePlan> {
   const connection = db.em().getConnection();
   const [setting] = await connection.execute<{ autovacuum: string }[]>("select current_setting('autovacuum') as autovacuum");
   if (setting?.autovacuum === "on") return none;
-  const activity = await connection.execute<{
-    table: string; rows: number | string; changed: number | string; dead: number | string; since_analyze: number | string | null; since_vacuum: number | string | null;
-  }[]>(
+  const activity = await connection.execute<
+    {
+      table: string;
+      rows: number | string;
+      changed: number | string;
+      dead: number | string;
+      since_analyze: number | string | null;
+      since_vacuum: number | string | null;
+    }[]
+  >(
     `select s.relname as "table", c.reltuples as "rows", s.n_mod_since_analyze as changed, s.n_dead_tup as dead,
             extract(epoch from now() - greatest(s.last_analyze, s.last_autoanalyze)) as since_analyze,
             extract(epoch from now() - greatest(s.last_vacuum, s.last_autovacuum)) as since_vacuum
@@ -93,10 +100,16 @@ export async function maintainTables(db: Database): Promise<MaintenancePlan> {
       where s.schemaname = current_schema()`,
   );
   const seconds = (value: number | string | null) => (value === null ? null : Number(value));
-  const plan = maintenancePlan(activity.map((row) => ({
-    table: row.table, rows: Number(row.rows), changedSinceAnalyze: Number(row.changed), dead: Number(row.dead),
-    sinceAnalyze: seconds(row.since_analyze), sinceVacuum: seconds(row.since_vacuum),
-  })));
+  const plan = maintenancePlan(
+    activity.map((row) => ({
+      table: row.table,
+      rows: Number(row.rows),
+      changedSinceAnalyze: Number(row.changed),
+      dead: Number(row.dead),
+      sinceAnalyze: seconds(row.since_analyze),
+      sinceVacuum: seconds(row.since_vacuum),
+    })),
+  );
   // Outside any transaction: VACUUM refuses to run in one.
   if (plan.vacuum.length > 0) await connection.execute(`vacuum (skip_locked, analyze) ${plan.vacuum.map(quoted).join(", ")}`);
   const analyzeOnly = plan.analyze.filter((table) => !plan.vacuum.includes(table));

@@ -52,7 +52,10 @@ export type RuleConfig = Omit<Filled<Schemas["RuleConfig"], "enabled" | "conditi
 export type RewardConfig = Filled<Schemas["RewardConfig"], "illustration" | "type" | "payload" | "expiresInDays" | "cost">;
 
 type MissionGoal = Filled<Schemas["MissionGoal"], "kind" | "field">;
-export type MissionConfig = Omit<Filled<Schemas["MissionConfig"], "illustration" | "conditions" | "period" | "claim" | "enabled" | "order">, "games" | "goal"> & {
+export type MissionConfig = Omit<
+  Filled<Schemas["MissionConfig"], "illustration" | "conditions" | "period" | "claim" | "enabled" | "order">,
+  "games" | "goal"
+> & {
   games?: GameFilterScope;
   goal: MissionGoal;
 };
@@ -60,7 +63,8 @@ export type MissionConfig = Omit<Filled<Schemas["MissionConfig"], "illustration"
 type ClubConfigDefaults = "name" | "rules" | "rewards" | "missions" | "tournaments" | "home" | "moduleCards" | "faq" | "avatars" | "icons" | "allowedOrigins";
 
 /** The whole published configuration. */
-export type ClubConfig = Omit<Filled<Schemas["ClubConfig"], ClubConfigDefaults>, "currencies" | "progression" | "games" | "rules" | "rewards" | "missions"> & EngineConfig;
+export type ClubConfig = Omit<Filled<Schemas["ClubConfig"], ClubConfigDefaults>, "currencies" | "progression" | "games" | "rules" | "rewards" | "missions"> &
+  EngineConfig;
 
 /** The sections of the configuration the event engine reads; a ClubConfig is one. */
 export interface EngineConfig {

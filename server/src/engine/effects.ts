@@ -21,7 +21,15 @@ function resolve(session: Session, ruleId: string, effect: RuleEffect, amount: n
  * under the rule's daily cap for that unit; `granted` is today's running total
  * per unit for this rule (caps are in main units, `granted` in minor units).
  */
-function capped(session: Session, rule: RuleConfig, effect: RuleEffect, unit: string, amount: number, decimals: number, granted: Record<string, number>): number | null {
+function capped(
+  session: Session,
+  rule: RuleConfig,
+  effect: RuleEffect,
+  unit: string,
+  amount: number,
+  decimals: number,
+  granted: Record<string, number>,
+): number | null {
   const fitting = fitUnderCap(amount, granted[unit] ?? 0, dailyCapUnits(rule, unit, decimals));
   if (fitting === 0) {
     session.skip(rule.id, effect.type, "daily_limit", `the rule's daily ${unit} limit is reached`);

@@ -36,14 +36,16 @@ export function evaluate(input: EngineInput & { event: EngineEvent; trace?: bool
     for (const rule of config.rules) {
       if (rule.enabled && rule.trigger.event === event.type) runRule(session, rule, event, today);
       else if (rule.trigger.event === event.type) tracer.add({ kind: "rule", id: rule.id, matched: false, reason: disabledReason });
-      else if (isNearMiss(rule.trigger.event, event.type)) tracer.add({ kind: "rule", id: rule.id, matched: false, reason: triggerTypeReason(rule.trigger.event, event.type) });
+      else if (isNearMiss(rule.trigger.event, event.type))
+        tracer.add({ kind: "rule", id: rule.id, matched: false, reason: triggerTypeReason(rule.trigger.event, event.type) });
     }
   } else {
     for (const rule of enabledRulesFor(config, event.type)) runRule(session, rule, event, today);
   }
   if (tracer) {
     for (const mission of config.missions) {
-      if (isNearMiss(mission.event, event.type)) tracer.add({ kind: "mission", id: mission.id, matched: false, reason: triggerTypeReason(mission.event, event.type) });
+      if (isNearMiss(mission.event, event.type))
+        tracer.add({ kind: "mission", id: mission.id, matched: false, reason: triggerTypeReason(mission.event, event.type) });
     }
   }
   progressMissionsForEvent(session, event);

@@ -33,11 +33,7 @@ function inSet(lists: GameLists, category: string | undefined, provider: string 
  * `games.exclude`) may. An event without game meta is in no set, so it passes
  * every exclude and fails a non-empty `only`.
  */
-export function matchesGameFilter(
-  filter: Partial<GameFilterScope> | undefined,
-  meta: Record<string, unknown>,
-  globalExclude?: GameLists,
-): boolean {
+export function matchesGameFilter(filter: Partial<GameFilterScope> | undefined, meta: Record<string, unknown>, globalExclude?: GameLists): boolean {
   const only = filter?.only !== undefined && !isEmpty(filter.only) ? filter.only : undefined;
   const exclude = filter?.exclude;
   // Most filters are empty: the event's game is read only for one that is not.

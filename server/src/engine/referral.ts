@@ -29,7 +29,9 @@ export const REFERRAL_CODE_LENGTH = 8;
  * `<id>:<attempt>` instead.
  */
 export function referralCodeFor(participantId: string, attempt = 0): string {
-  const digest = createHash("sha256").update(attempt === 0 ? participantId : `${participantId}:${attempt}`).digest();
+  const digest = createHash("sha256")
+    .update(attempt === 0 ? participantId : `${participantId}:${attempt}`)
+    .digest();
   let code = "";
   for (let i = 0; i < REFERRAL_CODE_LENGTH; i++) code += CODE_ALPHABET[digest[i] % CODE_ALPHABET.length];
   return code;

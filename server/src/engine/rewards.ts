@@ -6,10 +6,7 @@ import type { Session } from "./session.js";
  * `xp:<number>`, `<currency_code>:<number>`, `reward:<reward_code>`, or a bare
  * reward code. The number is in main units and may have a decimal part.
  */
-export type RewardSpec =
-  | { kind: "xp"; amount: string }
-  | { kind: "currency"; currency: string; amount: string }
-  | { kind: "reward"; code: string };
+export type RewardSpec = { kind: "xp"; amount: string } | { kind: "currency"; currency: string; amount: string } | { kind: "reward"; code: string };
 
 const NUMBER = "(\\d+(?:\\.\\d+)?)";
 const XP_SPEC = new RegExp(`^xp:${NUMBER}$`);

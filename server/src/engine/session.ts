@@ -5,7 +5,7 @@ import { expiredAmount, spendLots } from "./lots.js";
 import { fromMinorUnits, toMinorUnits } from "./money.js";
 import { levelForXp, levelThresholds } from "./progression.js";
 import { tierAfterLevelChange } from "./tiers.js";
-import { TraceBuilder } from "./trace.js";
+import type { TraceBuilder } from "./trace.js";
 import { addDays, isoText, monthKey } from "./time.js";
 import type {
   EngineEvent,

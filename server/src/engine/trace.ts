@@ -185,7 +185,13 @@ export function limitReason(gate: Exclude<RuleGate, "conditions" | "games">, rul
     }
     case "daily_runs": {
       const max = limits.per_participant_per_day?.runs;
-      return { code: "limit_reached", message: `per_participant_per_day.runs reached (${run.today.runs} of ${max})`, limit: "per_participant_per_day.runs", counter: run.today.runs, maximum: max };
+      return {
+        code: "limit_reached",
+        message: `per_participant_per_day.runs reached (${run.today.runs} of ${max})`,
+        limit: "per_participant_per_day.runs",
+        counter: run.today.runs,
+        maximum: max,
+      };
     }
   }
 }
@@ -193,9 +199,14 @@ export function limitReason(gate: Exclude<RuleGate, "conditions" | "games">, rul
 /** Missions: why one is not available to the participant now. */
 export function missionUnavailableReason(mission: MissionConfig, now: Date, tags: string[]): TraceReason {
   if (!mission.enabled) return disabledReason;
-  if (mission.startsAt !== undefined && now.getTime() < Date.parse(mission.startsAt)) return { code: "not_available", message: `starts at ${mission.startsAt}` };
+  if (mission.startsAt !== undefined && now.getTime() < Date.parse(mission.startsAt))
+    return { code: "not_available", message: `starts at ${mission.startsAt}` };
   if (mission.endsAt !== undefined && now.getTime() >= Date.parse(mission.endsAt)) return { code: "not_available", message: `ended at ${mission.endsAt}` };
-  return { code: "not_available", message: `only for participants tagged ${JSON.stringify(mission.audienceTag)} (tags: ${JSON.stringify(tags)})`, actual: tags };
+  return {
+    code: "not_available",
+    message: `only for participants tagged ${JSON.stringify(mission.audienceTag)} (tags: ${JSON.stringify(tags)})`,
+    actual: tags,
+  };
 }
 
 export function noIncrementReason(mission: MissionConfig, event: EngineEvent): TraceReason {

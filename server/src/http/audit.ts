@@ -40,24 +40,35 @@ const DETAILS: Record<string, Detail> = {
   ApiKeys_create: { describe: (_c, result) => ({ target: result.id, summary: `created key ${result.key_prefix}…` }) },
   ApiKeys_roll: { describe: (call, result) => ({ target: String(call.params.id), summary: `rolled key ${call.params.id} to ${result.key.id}` }) },
   ApiKeys_revoke: { describe: (call) => ({ target: String(call.params.id), summary: `revoked key ${call.params.id}` }) },
-  TokenSecret_roll: { describe: (_c, result) => ({ target: null, summary: `rolled the participant-token signing secret (previous valid until ${result.previous_expires_at})` }) },
+  TokenSecret_roll: {
+    describe: (_c, result) => ({ target: null, summary: `rolled the participant-token signing secret (previous valid until ${result.previous_expires_at})` }),
+  },
   WebhookEndpoints_create: { describe: (_c, result) => ({ target: result.id, summary: `created webhook endpoint ${result.url}` }) },
   Deliveries_confirm: { describe: (call) => ({ target: String(call.params.id), summary: `confirmed delivery ${call.params.id}` }) },
   Deliveries_fail: { describe: (call) => ({ target: String(call.params.id), summary: `failed delivery ${call.params.id}` }) },
   Participants_rename: {
     describe: (call) => {
       const body = call.body as { new_external_id?: string; merge?: boolean } | undefined;
-      return { target: String(call.params.external_id), summary: `renamed participant ${call.params.external_id} to ${body?.new_external_id}${body?.merge ? " (merge)" : ""}` };
+      return {
+        target: String(call.params.external_id),
+        summary: `renamed participant ${call.params.external_id} to ${body?.new_external_id}${body?.merge ? " (merge)" : ""}`,
+      };
     },
   },
-  StaffMembers_create: { describe: (_c, result) => ({ target: result.id, summary: `added staff member ${result.id} (${result.display_name}) as ${result.role}` }) },
+  StaffMembers_create: {
+    describe: (_c, result) => ({ target: result.id, summary: `added staff member ${result.id} (${result.display_name}) as ${result.role}` }),
+  },
   StaffMembers_update: {
     describe: (call, result) => ({
       target: result.id,
-      summary: `changed staff member ${result.id}: ${Object.entries((call.body ?? {}) as Record<string, unknown>).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")}`,
+      summary: `changed staff member ${result.id}: ${Object.entries((call.body ?? {}) as Record<string, unknown>)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(", ")}`,
     }),
   },
-  StaffMembers_delete: { describe: (_c, result) => ({ target: result.id, summary: `removed staff member ${result.id} (${result.display_name}, ${result.role})` }) },
+  StaffMembers_delete: {
+    describe: (_c, result) => ({ target: result.id, summary: `removed staff member ${result.id} (${result.display_name}, ${result.role})` }),
+  },
   StaffPasswords_change: { describe: (_c, result) => ({ target: result.staff.id, summary: "changed own password; other sessions ended" }) },
 };
 

@@ -51,7 +51,10 @@ export function createLoginLimiter(limit: Limit, store: RateLimitStore | null): 
 
   return {
     async check(ip, account) {
-      for (const [limiter, key] of [[byAddress, ip], [byAccount, account]] as const) {
+      for (const [limiter, key] of [
+        [byAddress, ip],
+        [byAccount, account],
+      ] as const) {
         const seen = await limiter.get(key);
         if (seen && seen.consumedPoints >= limit.points) throw refuse(seen.msBeforeNext);
       }

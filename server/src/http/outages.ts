@@ -19,7 +19,18 @@ class DependencyUnavailable extends Error {
 }
 
 /** Socket-level failures: the peer is gone, refused or unreachable. */
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "ENETDOWN"]);
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETDOWN",
+]);
 
 /**
  * PostgreSQL SQLSTATEs of an unavailable server: class 08 (connection

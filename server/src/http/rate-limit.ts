@@ -67,7 +67,10 @@ const KEY_CLASS_VARIABLES: Record<KeyRouteClass, string> = {
  */
 export function rateLimitsFromEnv(env: NodeJS.ProcessEnv): RateLimits {
   const keyClasses = Object.fromEntries(
-    KEY_ROUTE_CLASSES.map((routeClass) => [routeClass, parseLimit(KEY_CLASS_VARIABLES[routeClass], env[KEY_CLASS_VARIABLES[routeClass]], DEFAULT_RATE_LIMITS.keyClasses[routeClass])]),
+    KEY_ROUTE_CLASSES.map((routeClass) => [
+      routeClass,
+      parseLimit(KEY_CLASS_VARIABLES[routeClass], env[KEY_CLASS_VARIABLES[routeClass]], DEFAULT_RATE_LIMITS.keyClasses[routeClass]),
+    ]),
   ) as Record<KeyRouteClass, Limit>;
   const limits: RateLimits = {
     keyClasses,
@@ -142,10 +145,9 @@ export function createRateLimiter(limits: RateLimits = DEFAULT_RATE_LIMITS, stor
     });
   };
   const apiKey = limits.apiKey ? make(limits.apiKey, "key") : undefined;
-  const keyClasses = Object.fromEntries(KEY_ROUTE_CLASSES.map((routeClass) => [routeClass, make(limits.keyClasses[routeClass], `key:${routeClass}`)])) as Record<
-    KeyRouteClass,
-    RateLimiterAbstract
-  >;
+  const keyClasses = Object.fromEntries(
+    KEY_ROUTE_CLASSES.map((routeClass) => [routeClass, make(limits.keyClasses[routeClass], `key:${routeClass}`)]),
+  ) as Record<KeyRouteClass, RateLimiterAbstract>;
   const participant = make(limits.participant, "participant");
   const failedAuth = make(limits.failedAuth, "failed_auth");
 

@@ -126,7 +126,10 @@ function eventIdReused(operationId: string, key: string, body: unknown): (() => 
 
 function invoke(op: Operation, handlers: Handlers<RequestContext>, options: RouterOptions): Middleware {
   const validators = operationValidators[op.operationId as OperationId];
-  const handler = handlers[op.operationId as OperationId] as unknown as (req: unknown, ctx: RequestContext) => Promise<{
+  const handler = handlers[op.operationId as OperationId] as unknown as (
+    req: unknown,
+    ctx: RequestContext,
+  ) => Promise<{
     status: number;
     body: unknown;
     headers?: Record<string, string | number>;
@@ -144,7 +147,10 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
     const call = async () => {
       ran();
       const hooks = new Set<() => void>();
-      const result = await handler({ path, query, headers, body }, { requestId: ctx.state.requestId, auth: ctx.state.auth, koa: ctx, afterCommit: (hook) => void hooks.add(hook) });
+      const result = await handler(
+        { path, query, headers, body },
+        { requestId: ctx.state.requestId, auth: ctx.state.auth, koa: ctx, afterCommit: (hook) => void hooks.add(hook) },
+      );
       for (const hook of hooks) hook();
       return result;
     };
@@ -171,12 +177,18 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
         })
       : await run();
     // A viewer never receives contact data or secrets (their own session's answers are theirs to see).
-    if (auth.kind === "staff" && auth.role === "viewer" && (op as { permission?: string }).permission !== "self" && !(op as { textResponses?: unknown }).textResponses) {
+    if (
+      auth.kind === "staff" &&
+      auth.role === "viewer" &&
+      (op as { permission?: string }).permission !== "self" &&
+      !(op as { textResponses?: unknown }).textResponses
+    ) {
       result.body = redactForViewer(result.body);
     }
 
     // A 304 (conditional GET) and a 204 have no body to check.
-    if (options.validateResponses && result.status !== 304 && result.status !== 204) assertResponse(op.operationId, validators.responses, result.status, result.body);
+    if (options.validateResponses && result.status !== 304 && result.status !== 204)
+      assertResponse(op.operationId, validators.responses, result.status, result.body);
     ctx.status = result.status;
     if (result.headers) {
       for (const [name, value] of Object.entries(result.headers)) ctx.set(name, String(value));
@@ -208,12 +220,7 @@ function readBody(ctx: Context, op: Operation, validator: Parameters<typeof chec
   return check(validator, (ctx.request as { body?: unknown }).body, "body");
 }
 
-function assertResponse(
-  operationId: string,
-  validators: Record<string, Parameters<typeof check>[0]>,
-  status: number,
-  body: unknown,
-): void {
+function assertResponse(operationId: string, validators: Record<string, Parameters<typeof check>[0]>, status: number, body: unknown): void {
   const validator = validators[String(status)];
   if (!validator) throw new Error(`${operationId} answered ${status}, a status its contract does not list`);
   if (!validator(body)) {

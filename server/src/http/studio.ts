@@ -19,7 +19,8 @@ const TYPES: Record<string, string> = {
 const FILE = /^(?:chunks\/)?[A-Za-z0-9_-]+\.(js|css)$|^preview\.html$/;
 
 // Only this server's scripts; CodeMirror sets inline styles on the editor; the preview page frames the widget.
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https: http:; connect-src 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https: http:; connect-src 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 async function send(ctx: Context, file: string, type: string, cache: string): Promise<void> {
   let content: Buffer;

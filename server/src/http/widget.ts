@@ -51,7 +51,10 @@ export function widgetRouter(options: WidgetRouterOptions): Router {
     ctx.set("X-Content-Type-Options", "nosniff");
     if (ctx.params.file === "app.html") {
       // Everything the app loads comes from this server; it may be framed by any page (the app checks the page's origin).
-      ctx.set("Content-Security-Policy", "default-src 'self'; img-src 'self' data: https: http:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'");
+      ctx.set(
+        "Content-Security-Policy",
+        "default-src 'self'; img-src 'self' data: https: http:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'",
+      );
     }
     ctx.body = content;
   });

@@ -219,7 +219,8 @@ update jobs set status = ?, attempts = jobs.attempts + 1, locked_until = ?, upda
 export const CLAIM_SQLITE = `update jobs set status = ?, attempts = attempts + 1, locked_until = ?, updated_at = ? where id in (select id from (select * from (${firstDue("ready", "run_at", "")}) union all select * from (${firstDue("running", "locked_until", "")}) order by run_at, created_at limit ?)) and ${DUE_BY_ID_SQLITE} ${RETURNING}`;
 
 /** Marks done the jobs (JSON `[{id, attempts}]`) still running under the attempt that ran them (see finish). */
-const completeText = (status: string, owned: string) => `update jobs set status = 'done', last_error = null, locked_until = null, updated_at = ? where ${status} = 'running' and (id, attempts) in (${owned})`;
+const completeText = (status: string, owned: string) =>
+  `update jobs set status = 'done', last_error = null, locked_until = null, updated_at = ? where ${status} = 'running' and (id, attempts) in (${owned})`;
 const COMPLETE_POSTGRESQL = completeText("status", "select x.id, x.attempts from json_to_recordset(?::json) as x(id text, attempts int)");
 /** SQLite: by the primary key (`+status`, see DUE_BY_ID_SQLITE). */
 export const COMPLETE_SQLITE = completeText("+status", "select json_extract(value, '$.id'), json_extract(value, '$.attempts') from json_each(?)");
@@ -362,15 +363,17 @@ class EmbeddedConsumer {
     const claim = ["running", at(this.leaseEnd(now)), at(now)];
     const candidates = [this.queue, at(now), limit, this.queue, at(now), limit, limit];
     const params = sqlite ? [...claim, ...candidates] : [...candidates, ...claim];
-    const rows = await em.execute<ClaimedRow[]>(
-      sqlite ? CLAIM_SQLITE : CLAIM_POSTGRESQL,
-      [...params, at(now), at(now)],
-      "all",
-    );
+    const rows = await em.execute<ClaimedRow[]>(sqlite ? CLAIM_SQLITE : CLAIM_POSTGRESQL, [...params, at(now), at(now)], "all");
     const time = (value: Date | number | string) => new Date(value).getTime();
     return rows
       .sort((x, y) => time(x.run_at) - time(y.run_at) || time(x.created_at) - time(y.created_at))
-      .map((row) => ({ id: row.id, queue: row.queue, payload: sqlite ? JSON.parse(row.payload as string) : row.payload, status: row.status, attempts: row.attempts }));
+      .map((row) => ({
+        id: row.id,
+        queue: row.queue,
+        payload: sqlite ? JSON.parse(row.payload as string) : row.payload,
+        status: row.status,
+        attempts: row.attempts,
+      }));
   }
 
   private async run(job: JobRow): Promise<void> {
@@ -399,9 +402,7 @@ class EmbeddedConsumer {
     const lastError = failure.error instanceof Error ? failure.error.message : String(failure.error);
     await this.finish(
       job,
-      delay === null
-        ? { status: "dead", lastError }
-        : { status: "ready", lastError, runAt: new Date(this.owner.now().getTime() + delay) },
+      delay === null ? { status: "dead", lastError } : { status: "ready", lastError, runAt: new Date(this.owner.now().getTime() + delay) },
     );
   }
 
@@ -449,11 +450,7 @@ class EmbeddedConsumer {
   private async finish(job: JobRow, outcome: { status: "done" | "dead" | "ready"; lastError: string | null; runAt?: Date }) {
     await this.owner.db
       .em()
-      .nativeUpdate(
-        Job,
-        { id: job.id, status: "running", attempts: job.attempts },
-        { ...outcome, lockedUntil: null, updatedAt: this.owner.now() },
-      );
+      .nativeUpdate(Job, { id: job.id, status: "running", attempts: job.attempts }, { ...outcome, lockedUntil: null, updatedAt: this.owner.now() });
   }
 
   private async renewLease(job: JobRow): Promise<void> {

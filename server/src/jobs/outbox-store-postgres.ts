@@ -15,7 +15,9 @@ import type { OutboxBatch, OutboxStore, PendingRow } from "./outbox-store.js";
 const postgresOnly = (postgresql: string) => ({ postgresql, sqlite: "" });
 
 /** The oldest unrelayed rows, claimed (through the partial index of unrelayed rows, see the entity). */
-const CLAIM_PENDING = postgresOnly("select id, club_id, env, kind, payload from outbox_messages where relayed_at is null order by created_at, id limit ? for update skip locked");
+const CLAIM_PENDING = postgresOnly(
+  "select id, club_id, env, kind, payload from outbox_messages where relayed_at is null order by created_at, id limit ? for update skip locked",
+);
 const MARK_RELAYED = postgresOnly("update outbox_messages set relayed_at = ?::timestamptz where id = any(?::text[])");
 
 interface StoredPendingRow {

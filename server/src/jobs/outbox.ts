@@ -112,7 +112,11 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     );
     const failed = outcomes.findIndex((outcome) => outcome.status === "rejected");
     const done = failed === -1 ? rows : rows.slice(0, failed);
-    if (done.length > 0) await batch.markRelayed(done.map((row) => row.id), now());
+    if (done.length > 0)
+      await batch.markRelayed(
+        done.map((row) => row.id),
+        now(),
+      );
     if (failed !== -1) return { relayed: done.length, more: false, error: (outcomes[failed] as PromiseRejectedResult).reason };
     return { relayed: done.length, more: rows.length === batchSize };
   }

@@ -154,12 +154,7 @@ class RabbitQueue implements Queue {
     await this.connection.close();
   }
 
-  private async handle(
-    queue: string,
-    topology: QueueTopology,
-    handler: MessageHandler,
-    message: AsyncMessage,
-  ): Promise<ConsumerStatus> {
+  private async handle(queue: string, topology: QueueTopology, handler: MessageHandler, message: AsyncMessage): Promise<ConsumerStatus> {
     // Our publishers always set messageId; a message from elsewhere gets one for logging.
     const id = message.messageId ?? newId("job");
     const attempt = Number(message.headers?.[ATTEMPT_HEADER] ?? 1);

@@ -318,11 +318,7 @@ export async function resendSending(em: SqlEntityManager, scope: Scope, id: stri
     const at = sending.nextAttemptAt ? `; next attempt at ${sending.nextAttemptAt.toISOString()}` : "";
     throw new ApiError(409, "sending_pending", `Sending '${id}' is pending${at}`);
   }
-  const changed = await em.nativeUpdate(
-    WebhookSending,
-    { id, status: sending.status },
-    { status: "pending", attempts: 0, nextAttemptAt: now, updatedAt: now },
-  );
+  const changed = await em.nativeUpdate(WebhookSending, { id, status: sending.status }, { status: "pending", attempts: 0, nextAttemptAt: now, updatedAt: now });
   if (changed !== 1) throw new ApiError(409, "sending_pending", `Sending '${id}' is pending`);
   return em.fork().findOneOrFail(WebhookSending, { id });
 }

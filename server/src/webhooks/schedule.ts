@@ -9,16 +9,7 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 /** Delay before attempt n+2, indexed by n (the first entry follows attempt 1). */
-export const RETRY_DELAYS_MS: readonly number[] = [
-  1 * MINUTE,
-  5 * MINUTE,
-  30 * MINUTE,
-  2 * HOUR,
-  12 * HOUR,
-  24 * HOUR,
-  24 * HOUR,
-  24 * HOUR,
-];
+export const RETRY_DELAYS_MS: readonly number[] = [1 * MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 12 * HOUR, 24 * HOUR, 24 * HOUR, 24 * HOUR];
 
 /** 9: the first attempt plus one per scheduled retry. */
 export const MAX_SCHEDULED_ATTEMPTS = 1 + RETRY_DELAYS_MS.length;

@@ -194,13 +194,17 @@ class Attempt implements Dispatcher.DispatchHandlers {
    */
   private settle(err?: Error): void {
     if (this.statusCode !== 0) this.finish(this.outcome());
-    else this.finish(this.timedOut || err === undefined ? { ok: false, error: `timeout after ${this.timeoutMs / 1000}s` } : { ok: false, error: networkErrorText(err) });
+    else
+      this.finish(
+        this.timedOut || err === undefined ? { ok: false, error: `timeout after ${this.timeoutMs / 1000}s` } : { ok: false, error: networkErrorText(err) },
+      );
   }
 
   private outcome(): SendResult {
     const statusCode = this.statusCode;
     if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode };
-    if (statusCode >= 300 && statusCode < 400) return { ok: false, statusCode, error: `redirect ${statusCode} to ${this.location ?? "(no location)"} not followed` };
+    if (statusCode >= 300 && statusCode < 400)
+      return { ok: false, statusCode, error: `redirect ${statusCode} to ${this.location ?? "(no location)"} not followed` };
     return { ok: false, statusCode, error: `HTTP ${statusCode}` };
   }
 

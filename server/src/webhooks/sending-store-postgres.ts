@@ -78,7 +78,9 @@ class PostgresSendingStore extends OrmSendingStore {
   }
 
   override async recordSuccesses(batch: readonly Success[], updatedAt: Date): Promise<void> {
-    const ids = new Array<string>(batch.length), attempts = new Array<number>(batch.length), codes = new Array<number | null>(batch.length);
+    const ids = new Array<string>(batch.length),
+      attempts = new Array<number>(batch.length),
+      codes = new Array<number | null>(batch.length);
     for (let i = 0; i < batch.length; i++) {
       ids[i] = batch[i].id;
       attempts[i] = batch[i].attempts;

@@ -76,7 +76,11 @@ export class OrmSendingStore implements SendingStore {
   private async dueWhere(where: FilterQuery<WebhookSending>, now: Date, limit: number): Promise<string[]> {
     const due = await this.db
       .em()
-      .find(WebhookSending, { $and: [where, { status: "pending", nextAttemptAt: { $lte: now } }] }, { orderBy: { nextAttemptAt: "asc" }, limit, fields: ["id"] });
+      .find(
+        WebhookSending,
+        { $and: [where, { status: "pending", nextAttemptAt: { $lte: now } }] },
+        { orderBy: { nextAttemptAt: "asc" }, limit, fields: ["id"] },
+      );
     return due.map((sending) => sending.id);
   }
 

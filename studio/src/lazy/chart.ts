@@ -1,7 +1,10 @@
 /** Charts with uPlot, loaded only by the Overview screen. */
 import uPlot from "uplot";
 
-export function barChart(parent: HTMLElement, options: { title: string; x: number[]; series: { label: string; values: number[]; color: string }[]; width: number }): () => void {
+export function barChart(
+  parent: HTMLElement,
+  options: { title: string; x: number[]; series: { label: string; values: number[]; color: string }[]; width: number },
+): () => void {
   const plot = new uPlot(
     {
       title: options.title,

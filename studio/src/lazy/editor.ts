@@ -78,7 +78,10 @@ export function schemaProblems(state: EditorState): Problem[] {
   const seen = new Set<string>();
   const problems: Problem[] = [];
   for (const error of validate.errors ?? []) {
-    const segments = error.instancePath.split("/").slice(1).map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"));
+    const segments = error.instancePath
+      .split("/")
+      .slice(1)
+      .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"));
     const extra = (error.params.missingProperty ?? error.params.unevaluatedProperty ?? error.params.additionalProperty) as string | undefined;
     const path = pathOf(extra !== undefined ? [...segments, extra] : segments);
     const message = `${path || "(root)"}: ${error.message ?? error.keyword}${error.keyword === "enum" ? ` (${(error.params.allowedValues as unknown[]).join(", ")})` : ""}`;
@@ -90,14 +93,16 @@ export function schemaProblems(state: EditorState): Problem[] {
   return problems;
 }
 
-export function createEditor(parent: HTMLElement, text: string, options: { label: string; readOnly?: boolean; onChange: (text: string) => void; onProblems: (problems: Problem[]) => void }): Editor {
+export function createEditor(
+  parent: HTMLElement,
+  text: string,
+  options: { label: string; readOnly?: boolean; onChange: (text: string) => void; onProblems: (problems: Problem[]) => void },
+): Editor {
   const syntax = jsonParseLinter();
   const schemaLinter = linter(
     (view) => {
       const parseErrors = syntax(view);
-      const problems: Problem[] = parseErrors.length
-        ? parseErrors.map((d) => ({ path: "", message: d.message, from: d.from }))
-        : schemaProblems(view.state);
+      const problems: Problem[] = parseErrors.length ? parseErrors.map((d) => ({ path: "", message: d.message, from: d.from })) : schemaProblems(view.state);
       options.onProblems(problems);
       if (parseErrors.length) return parseErrors;
       return problems.map((problem): Diagnostic => {
@@ -125,7 +130,10 @@ export function createEditor(parent: HTMLElement, text: string, options: { label
         EditorView.updateListener.of((update) => {
           if (update.docChanged) options.onChange(update.state.doc.toString());
         }),
-        EditorView.theme({ "&": { height: "480px", border: "1px solid #94a3b8" }, ".cm-scroller": { overflow: "auto", fontFamily: "ui-monospace, monospace" } }),
+        EditorView.theme({
+          "&": { height: "480px", border: "1px solid #94a3b8" },
+          ".cm-scroller": { overflow: "auto", fontFamily: "ui-monospace, monospace" },
+        }),
       ],
     }),
   });
@@ -162,7 +170,8 @@ export function diffLines(before: string, after: string, context = 3): (DiffLine
   const n = midA.length;
   const m = midB.length;
   const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i][j] = midA[i] === midB[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--) lcs[i][j] = midA[i] === midB[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
   const lines: DiffLine[] = a.slice(0, start).map((text) => ({ kind: " ", text }));
   let i = 0;
   let j = 0;

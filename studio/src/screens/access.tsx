@@ -71,7 +71,12 @@ export function Access() {
                           {!key.revoked_at && (
                             <div class="row">
                               <ConfirmButton label={t("access.key.roll")} question={t("access.key.roll.confirm")} onConfirm={() => roll.run(key.id)} />
-                              <ConfirmButton label={t("access.key.revoke")} class="danger" question={t("access.key.revoke.confirm")} onConfirm={() => revoke.run(key.id)} />
+                              <ConfirmButton
+                                label={t("access.key.revoke")}
+                                class="danger"
+                                question={t("access.key.revoke.confirm")}
+                                onConfirm={() => revoke.run(key.id)}
+                              />
                             </div>
                           )}
                         </td>
@@ -164,7 +169,11 @@ function Staff() {
                     <td>{member.email}</td>
                     <td>{member.display_name}</td>
                     <td>
-                      <select aria-label={`${t("access.role")} ${member.email}`} value={member.role} onChange={(e) => update.run(member.id, { role: (e.target as HTMLSelectElement).value as Schemas["StaffRole"] })}>
+                      <select
+                        aria-label={`${t("access.role")} ${member.email}`}
+                        value={member.role}
+                        onChange={(e) => update.run(member.id, { role: (e.target as HTMLSelectElement).value as Schemas["StaffRole"] })}
+                      >
                         <option value="viewer">viewer</option>
                         <option value="operator">operator</option>
                         <option value="owner">owner</option>
@@ -173,7 +182,12 @@ function Staff() {
                     <td>{member.env ?? "test + live"}</td>
                     <td>{member.disabled ? t("webhooks.disabled") : t("webhooks.enabled")}</td>
                     <td>
-                      <ConfirmButton label={t("webhooks.delete")} class="danger" question={`${t("webhooks.delete")} ${member.email}?`} onConfirm={() => remove.run(member.id)} />
+                      <ConfirmButton
+                        label={t("webhooks.delete")}
+                        class="danger"
+                        question={`${t("webhooks.delete")} ${member.email}?`}
+                        onConfirm={() => remove.run(member.id)}
+                      />
                     </td>
                   </tr>
                 ))}
@@ -212,7 +226,12 @@ function Audit() {
   const [actor, setActor] = useState("");
   const [applied, setApplied] = useState({ action: "", actor: "" });
   const log = useQuery(
-    () => call(api.GET("/v1/audit_log", { params: { query: { limit: 100, ...(applied.action ? { action: applied.action } : {}), ...(applied.actor ? { actor: applied.actor } : {}) } } })),
+    () =>
+      call(
+        api.GET("/v1/audit_log", {
+          params: { query: { limit: 100, ...(applied.action ? { action: applied.action } : {}), ...(applied.actor ? { actor: applied.actor } : {}) } },
+        }),
+      ),
     [applied.action, applied.actor],
   );
   const csv = `/v1/audit_log.csv?${new URLSearchParams({ ...(applied.action ? { action: applied.action } : {}), ...(applied.actor ? { actor: applied.actor } : {}) })}`;

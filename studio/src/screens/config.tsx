@@ -28,7 +28,9 @@ export function Configuration() {
   const versions = useQuery(() => call(api.GET("/v1/config/versions", { params: { query: { limit: 50 } } })));
   return (
     <Page title={t("config.title")}>
-      <Loaded query={config}>{(data) => <DraftEditor published={data.published} draft={data.draft} onChanged={() => (config.reload(), versions.reload())} />}</Loaded>
+      <Loaded query={config}>
+        {(data) => <DraftEditor published={data.published} draft={data.draft} onChanged={() => (config.reload(), versions.reload())} />}
+      </Loaded>
       <section aria-labelledby="versions">
         <h2 id="versions">{t("config.versions")}</h2>
         <Loaded query={versions} empty={(list) => list.data.length === 0}>
@@ -57,7 +59,12 @@ function DraftEditor({ published, draft, onChanged }: { published: unknown; draf
       (loaded) => {
         if (!alive || !host.current) return;
         setModule(loaded);
-        editor.current = loaded.createEditor(host.current, text, { label: t("config.editor"), readOnly: !writable, onChange: setText, onProblems: setProblems });
+        editor.current = loaded.createEditor(host.current, text, {
+          label: t("config.editor"),
+          readOnly: !writable,
+          onChange: setText,
+          onProblems: setProblems,
+        });
       },
       (err) => setLoadError({ code: "internal_error", message: String(err) } as ApiError),
     );
@@ -124,7 +131,11 @@ function DraftEditor({ published, draft, onChanged }: { published: unknown; draf
               {t("config.save")}
             </button>
             {can("config.publish") && savedVersion !== null && !dirty && (
-              <ConfirmButton label={t("config.publish")} question={t("config.publish.confirm", { version: savedVersion })} onConfirm={() => publish.run(savedVersion)} />
+              <ConfirmButton
+                label={t("config.publish")}
+                question={t("config.publish.confirm", { version: savedVersion })}
+                onConfirm={() => publish.run(savedVersion)}
+              />
             )}
           </div>
         )}
@@ -166,7 +177,10 @@ function Backtest({ version }: { version: number }) {
   const [progress, setProgress] = useState<Schemas["BacktestJob"] | null>(null);
   const run = useAction(async () => {
     setProgress(null);
-    const started = await api.POST("/v1/config/versions/{version}/backtest", { params: { path: { version } }, body: { from: new Date(from).toISOString(), to: new Date(to).toISOString() } });
+    const started = await api.POST("/v1/config/versions/{version}/backtest", {
+      params: { path: { version } },
+      body: { from: new Date(from).toISOString(), to: new Date(to).toISOString() },
+    });
     if (started.error || !started.data) throw (started.error as Schemas["ErrorBody"]).error;
     let answer = started.data;
     // A long period runs as a job: poll it until it is done.
@@ -279,7 +293,11 @@ function Versions({ list, onChanged }: { list: Schemas["ConfigVersionSummary"][]
                 {can("config.publish") && (
                   <td>
                     {version.status === "superseded" && version.published_at && (
-                      <ConfirmButton label={t("config.rollback")} question={t("config.rollback.confirm", { version: version.version })} onConfirm={() => rollback.run(version.version)} />
+                      <ConfirmButton
+                        label={t("config.rollback")}
+                        question={t("config.rollback.confirm", { version: version.version })}
+                        onConfirm={() => rollback.run(version.version)}
+                      />
                     )}
                   </td>
                 )}

@@ -23,7 +23,14 @@ export function Deliveries() {
     { id: "delivered", label: t("deliveries.delivered") },
   ];
   return (
-    <Page title={t("deliveries.title")} actions={<button type="button" onClick={query.reload}>{t("common.refresh")}</button>}>
+    <Page
+      title={t("deliveries.title")}
+      actions={
+        <button type="button" onClick={query.reload}>
+          {t("common.refresh")}
+        </button>
+      }
+    >
       <div class="tabs" role="group" aria-label={t("common.filter")}>
         {tabs.map((item) => (
           <button key={item.id} type="button" aria-pressed={tab === item.id} onClick={() => setTab(item.id)}>
@@ -123,7 +130,13 @@ function Settle({ delivery, done }: { delivery: Schemas["Delivery"]; done: () =>
         <button type="button" class="primary" disabled={confirm.pending} onClick={() => confirm.run()}>
           {t("deliveries.confirm")}
         </button>
-        <ConfirmButton label={t("deliveries.fail")} class="danger" disabled={fail.pending || !text.trim()} question={`${t("deliveries.fail")}: ${delivery.reward_code}`} onConfirm={() => fail.run()} />
+        <ConfirmButton
+          label={t("deliveries.fail")}
+          class="danger"
+          disabled={fail.pending || !text.trim()}
+          question={`${t("deliveries.fail")}: ${delivery.reward_code}`}
+          onConfirm={() => fail.run()}
+        />
       </div>
       {confirm.result && <Notice>{t("deliveries.confirmed")}</Notice>}
       {(confirm.error || fail.error) && <ErrorBox error={(confirm.error || fail.error)!} />}

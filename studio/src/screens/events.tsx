@@ -37,14 +37,26 @@ export function Events() {
     [applied.type, applied.participant, applied.since, applied.until],
   );
   return (
-    <Page title={t("events.title")} actions={<button type="button" onClick={query.reload}>{t("common.refresh")}</button>}>
+    <Page
+      title={t("events.title")}
+      actions={
+        <button type="button" onClick={query.reload}>
+          {t("common.refresh")}
+        </button>
+      }
+    >
       <form
         class="filters"
         role="search"
         onSubmit={(event) => {
           event.preventDefault();
           setApplied({ type: type.trim(), participant: participant.trim(), since, until });
-          const next = new URLSearchParams({ ...(type ? { type } : {}), ...(participant ? { participant } : {}), ...(since ? { since } : {}), ...(until ? { until } : {}) });
+          const next = new URLSearchParams({
+            ...(type ? { type } : {}),
+            ...(participant ? { participant } : {}),
+            ...(since ? { since } : {}),
+            ...(until ? { until } : {}),
+          });
           history.replaceState(null, "", `${location.pathname}${next.size ? `?${next}` : ""}`);
         }}
       >
@@ -268,7 +280,12 @@ function TestEventForm() {
     }
     return call(
       api.POST("/v1/events/test", {
-        body: { participant: participant.trim(), type: type.trim(), ...(amount.trim() ? { amount: amount.trim() } : {}), ...(parsedMeta ? { meta: parsedMeta as never } : {}) },
+        body: {
+          participant: participant.trim(),
+          type: type.trim(),
+          ...(amount.trim() ? { amount: amount.trim() } : {}),
+          ...(parsedMeta ? { meta: parsedMeta as never } : {}),
+        },
       }),
     );
   });

@@ -23,7 +23,14 @@ async function loadOverview() {
 export function Overview() {
   const query = useQuery(loadOverview);
   return (
-    <Page title={t("overview.title")} actions={<button type="button" onClick={query.reload}>{t("common.refresh")}</button>}>
+    <Page
+      title={t("overview.title")}
+      actions={
+        <button type="button" onClick={query.reload}>
+          {t("common.refresh")}
+        </button>
+      }
+    >
       <Loaded query={query}>
         {(data) => (
           <div class="overview">
@@ -62,8 +69,8 @@ export function Overview() {
                     return (
                       <li key={w.endpoint_id} data-endpoint={w.endpoint_id}>
                         <Link href={`/webhooks/${w.endpoint_id}`}>{w.url}</Link>:{" "}
-                        <strong>{w.success_rate === null ? t("common.none") : `${formatNumber(Math.round(100 * w.success_rate))}%`}</strong> ({formatNumber(w.succeeded)}/
-                        {formatNumber(finished)}
+                        <strong>{w.success_rate === null ? t("common.none") : `${formatNumber(Math.round(100 * w.success_rate))}%`}</strong> (
+                        {formatNumber(w.succeeded)}/{formatNumber(finished)}
                         {w.pending ? `, ${t("overview.pending", { count: formatNumber(w.pending) })}` : ""})
                         <meter min={0} max={Math.max(1, finished)} value={w.succeeded} aria-label={w.url} />
                       </li>
@@ -91,9 +98,7 @@ function Chart({ x, events }: { x: number[]; events: number[] }) {
         title: "",
         x,
         width: Math.min(900, host.current.clientWidth || 600),
-        series: [
-          { label: t("nav.events"), values: events, color: "#1d4ed8" },
-        ],
+        series: [{ label: t("nav.events"), values: events, color: "#1d4ed8" }],
       });
     });
     return () => {

@@ -51,7 +51,16 @@ export function ParticipantDetail({ externalId }: { externalId: string }) {
     return issued;
   });
   return (
-    <Page title={`${t("participants.title")}: ${externalId}`} actions={can("participants.tokens") && <button type="button" onClick={() => seeAs.run()}>{t("participants.see_as")}</button>}>
+    <Page
+      title={`${t("participants.title")}: ${externalId}`}
+      actions={
+        can("participants.tokens") && (
+          <button type="button" onClick={() => seeAs.run()}>
+            {t("participants.see_as")}
+          </button>
+        )
+      }
+    >
       {seeAs.error && <ErrorBox error={seeAs.error} />}
       <Loaded query={profile}>
         {(p) => (
@@ -141,7 +150,8 @@ async function loadLedger(externalId: string) {
     can("config.read") ? call(api.GET("/v1/config")).catch(() => null) : Promise.resolve(null),
   ]);
   const decimals = new Map<string, number>();
-  for (const currency of ((config?.config as { currencies?: { code: string; decimals?: number }[] } | undefined)?.currencies ?? [])) decimals.set(currency.code, currency.decimals ?? 0);
+  for (const currency of (config?.config as { currencies?: { code: string; decimals?: number }[] } | undefined)?.currencies ?? [])
+    decimals.set(currency.code, currency.decimals ?? 0);
   return { lines: page.data, decimals };
 }
 
@@ -150,7 +160,9 @@ export function formatMinor(minor: number, decimals: number): string {
   const negative = minor < 0;
   const digits = String(Math.abs(minor)).padStart(decimals + 1, "0");
   const exact = decimals > 0 ? `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}` : digits;
-  const text = new Intl.NumberFormat(document.documentElement.lang || "en", { minimumFractionDigits: decimals, maximumFractionDigits: decimals }).format(exact as unknown as number);
+  const text = new Intl.NumberFormat(document.documentElement.lang || "en", { minimumFractionDigits: decimals, maximumFractionDigits: decimals }).format(
+    exact as unknown as number,
+  );
   return negative ? `−${text}` : `+${text}`;
 }
 
@@ -249,9 +261,21 @@ function Rename({ externalId }: { externalId: string }) {
   const [, navigate] = useLocation();
   const [to, setTo] = useState("");
   const [merge, setMerge] = useState(false);
-  const dry = useAction(() => call(api.POST("/v1/participants/{external_id}/rename", { params: { path: { external_id: externalId } }, body: { new_external_id: to.trim(), merge, dry_run: true } })));
+  const dry = useAction(() =>
+    call(
+      api.POST("/v1/participants/{external_id}/rename", {
+        params: { path: { external_id: externalId } },
+        body: { new_external_id: to.trim(), merge, dry_run: true },
+      }),
+    ),
+  );
   const apply = useAction(async () => {
-    const report = await call(api.POST("/v1/participants/{external_id}/rename", { params: { path: { external_id: externalId } }, body: { new_external_id: to.trim(), merge, dry_run: false } }));
+    const report = await call(
+      api.POST("/v1/participants/{external_id}/rename", {
+        params: { path: { external_id: externalId } },
+        body: { new_external_id: to.trim(), merge, dry_run: false },
+      }),
+    );
     navigate(`/participants/${encodeURIComponent(report.to)}`);
     return report;
   });

@@ -84,7 +84,16 @@ function Codes() {
                     </td>
                     <td>{formatDate(item.created_at)}</td>
                     {can("codes.write") && (
-                      <td>{item.status !== "disabled" && <ConfirmButton label={t("programs.disable")} class="danger" question={t("programs.disable.confirm", { code: item.code })} onConfirm={() => disable.run(item.code)} />}</td>
+                      <td>
+                        {item.status !== "disabled" && (
+                          <ConfirmButton
+                            label={t("programs.disable")}
+                            class="danger"
+                            question={t("programs.disable.confirm", { code: item.code })}
+                            onConfirm={() => disable.run(item.code)}
+                          />
+                        )}
+                      </td>
                     )}
                   </tr>
                 ))}
@@ -113,7 +122,10 @@ function Tournaments() {
                   <p>
                     {t("programs.prizes")}:{" "}
                     {tournament.prizes
-                      .map((prize) => `${prize.from === prize.to ? `#${prize.from}` : `#${prize.from}–${prize.to}`} ${prize.amount_minor !== null ? `${formatNumber(prize.amount_minor / 100)} ${tournament.currency ?? ""}` : prize.reward}`)
+                      .map(
+                        (prize) =>
+                          `${prize.from === prize.to ? `#${prize.from}` : `#${prize.from}–${prize.to}`} ${prize.amount_minor !== null ? `${formatNumber(prize.amount_minor / 100)} ${tournament.currency ?? ""}` : prize.reward}`,
+                      )
                       .join(" · ")}
                   </p>
                 )}
@@ -122,8 +134,8 @@ function Tournaments() {
                     const open = shown?.tournament === tournament.tournament_id && shown.edition === edition.edition_id;
                     return (
                       <li key={edition.edition_id} data-edition={edition.edition_id}>
-                        {edition.edition_id}: <Status value={edition.status} /> {t(`programs.settlement.${edition.status}` as "programs.settlement.running")} · {formatDate(edition.starts_at)} –{" "}
-                        {formatDate(edition.ends_at)}, {tn("programs.players", edition.participants)}
+                        {edition.edition_id}: <Status value={edition.status} /> {t(`programs.settlement.${edition.status}` as "programs.settlement.running")} ·{" "}
+                        {formatDate(edition.starts_at)} – {formatDate(edition.ends_at)}, {tn("programs.players", edition.participants)}
                         {edition.pool_minor !== null && ` · ${t("programs.pool")} ${formatNumber(edition.pool_minor / 100)} ${tournament.currency ?? ""}`}{" "}
                         <button
                           type="button"
@@ -150,7 +162,12 @@ function Tournaments() {
 /** An edition's top of the standings (live while running, final once settled). */
 function Standings({ tournament, edition }: { tournament: string; edition: string }) {
   const page = useQuery(
-    () => call(api.GET("/v1/tournaments/{tournament_id}/editions/{edition_id}/standings", { params: { path: { tournament_id: tournament, edition_id: edition }, query: { limit: 20 } } })),
+    () =>
+      call(
+        api.GET("/v1/tournaments/{tournament_id}/editions/{edition_id}/standings", {
+          params: { path: { tournament_id: tournament, edition_id: edition }, query: { limit: 20 } },
+        }),
+      ),
     [tournament, edition],
   );
   return (
@@ -236,7 +253,9 @@ function Cashback() {
   return (
     <section class="card" aria-labelledby="cashback">
       <h2 id="cashback">{t("programs.cashback")}</h2>
-      <Loaded query={settings}>{(data) => (can("config.write") ? <CashbackForm program={data} onSaved={settings.reload} /> : <CashbackFacts program={data} />)}</Loaded>
+      <Loaded query={settings}>
+        {(data) => (can("config.write") ? <CashbackForm program={data} onSaved={settings.reload} /> : <CashbackFacts program={data} />)}
+      </Loaded>
     </section>
   );
 }
@@ -288,13 +307,18 @@ function CashbackForm({ program, onSaved }: { program: CashbackProgram; onSaved:
       min_loss_minor: minor(minLoss, t("cashback.min_loss")),
       min_pct: Number(minPct.trim().replace(",", ".")),
       max_pct: Number(maxPct.trim().replace(",", ".")),
-      tiers: tiers.map((tier, index) => ({ name: tier.name.trim(), min_loss_minor: minor(tier.min_loss, `${t("cashback.tiers")} ${index + 1}`), pct: Number(tier.pct.trim().replace(",", ".")) })),
+      tiers: tiers.map((tier, index) => ({
+        name: tier.name.trim(),
+        min_loss_minor: minor(tier.min_loss, `${t("cashback.tiers")} ${index + 1}`),
+        pct: Number(tier.pct.trim().replace(",", ".")),
+      })),
     };
     const saved = await call(api.PUT("/v1/cashback", { body }));
     onSaved();
     return saved;
   });
-  const setTier = (index: number, field: "name" | "min_loss" | "pct", value: string) => setTiers(tiers.map((tier, i) => (i === index ? { ...tier, [field]: value } : tier)));
+  const setTier = (index: number, field: "name" | "min_loss" | "pct", value: string) =>
+    setTiers(tiers.map((tier, i) => (i === index ? { ...tier, [field]: value } : tier)));
   return (
     <form
       class="stack"
@@ -304,7 +328,8 @@ function CashbackForm({ program, onSaved }: { program: CashbackProgram; onSaved:
       }}
     >
       <label class="check">
-        <input type="checkbox" name="cashback-enabled" checked={enabled} onChange={(e) => setEnabled((e.target as HTMLInputElement).checked)} /> {t("cashback.enabled")}
+        <input type="checkbox" name="cashback-enabled" checked={enabled} onChange={(e) => setEnabled((e.target as HTMLInputElement).checked)} />{" "}
+        {t("cashback.enabled")}
       </label>
       <div class="filters">
         <Field label={t("cashback.mode")}>
@@ -317,7 +342,15 @@ function CashbackForm({ program, onSaved }: { program: CashbackProgram; onSaved:
           <input name="cashback-hour" type="number" min={0} max={23} required value={hour} onInput={(e) => setHour((e.target as HTMLInputElement).value)} />
         </Field>
         <Field label={t("cashback.claim_days")}>
-          <input name="cashback-claim-days" type="number" min={1} max={30} required value={claimDays} onInput={(e) => setClaimDays((e.target as HTMLInputElement).value)} />
+          <input
+            name="cashback-claim-days"
+            type="number"
+            min={1}
+            max={30}
+            required
+            value={claimDays}
+            onInput={(e) => setClaimDays((e.target as HTMLInputElement).value)}
+          />
         </Field>
         <Field label={`${t("cashback.min_loss")} (${program.currency})`}>
           <input name="cashback-min-loss" inputMode="decimal" required value={minLoss} onInput={(e) => setMinLoss((e.target as HTMLInputElement).value)} />

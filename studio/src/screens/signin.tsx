@@ -42,7 +42,14 @@ export function SignIn() {
             <input name="email" type="email" required autocomplete="username" value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
           </Field>
           <Field label={t("signin.password")}>
-            <input name="password" type="password" required autocomplete="current-password" value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} />
+            <input
+              name="password"
+              type="password"
+              required
+              autocomplete="current-password"
+              value={password}
+              onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+            />
           </Field>
           <button type="submit" class="primary" disabled={pending}>
             {t("signin.submit")}

@@ -32,7 +32,14 @@ export function Webhooks() {
   const { env } = useStudio();
   const query = useQuery(() => call(api.GET("/v1/webhook_endpoints", { params: { query: { limit: 100 } } })));
   return (
-    <Page title={`${t("webhooks.title")} · ${t(env === "live" ? "env.live" : "env.test")}`} actions={<button type="button" onClick={query.reload}>{t("common.refresh")}</button>}>
+    <Page
+      title={`${t("webhooks.title")} · ${t(env === "live" ? "env.live" : "env.test")}`}
+      actions={
+        <button type="button" onClick={query.reload}>
+          {t("common.refresh")}
+        </button>
+      }
+    >
       {can("webhooks.write") && <CreateEndpoint onCreated={query.reload} />}
       <Loaded query={query} empty={(list) => list.data.length === 0}>
         {(list) => (
@@ -74,7 +81,13 @@ function EventChoice({ chosen, onChange }: { chosen: Selector[]; onChange: (next
       <div class="grid">
         {EVENTS.map((name) => (
           <label key={name}>
-            <input type="checkbox" name="events" value={name} checked={chosen.includes(name)} onChange={(e) => onChange((e.target as HTMLInputElement).checked ? [...chosen, name] : chosen.filter((x) => x !== name))} />
+            <input
+              type="checkbox"
+              name="events"
+              value={name}
+              checked={chosen.includes(name)}
+              onChange={(e) => onChange((e.target as HTMLInputElement).checked ? [...chosen, name] : chosen.filter((x) => x !== name))}
+            />
             <code>{name}</code>
           </label>
         ))}
@@ -88,7 +101,9 @@ function CreateEndpoint({ onCreated }: { onCreated: () => void }) {
   const [description, setDescription] = useState("");
   const [events, setEvents] = useState<Selector[]>([]);
   const create = useAction(async () => {
-    const created = await call(api.POST("/v1/webhook_endpoints", { body: { url: url.trim(), events, ...(description.trim() ? { description: description.trim() } : {}) } }));
+    const created = await call(
+      api.POST("/v1/webhook_endpoints", { body: { url: url.trim(), events, ...(description.trim() ? { description: description.trim() } : {}) } }),
+    );
     onCreated();
     setUrl("");
     setDescription("");
@@ -105,7 +120,14 @@ function CreateEndpoint({ onCreated }: { onCreated: () => void }) {
         }}
       >
         <Field label={t("webhooks.url")}>
-          <input name="url" type="url" required value={url} placeholder="https://example.com/clube/webhooks" onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
+          <input
+            name="url"
+            type="url"
+            required
+            value={url}
+            placeholder="https://example.com/clube/webhooks"
+            onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+          />
         </Field>
         <Field label={t("webhooks.description")}>
           <input name="description" maxLength={200} value={description} onInput={(e) => setDescription((e.target as HTMLInputElement).value)} />
@@ -258,11 +280,21 @@ export function WebhookDetail({ id }: { id: string }) {
                     <td>{formatDate(sending.next_attempt_at)}</td>
                     <td>{formatDate(sending.updated_at)}</td>
                     <td class="row">
-                      <button type="button" aria-label={`${t("webhooks.payload")} ${sending.id}`} aria-pressed={shown === sending.id} onClick={() => setShown(shown === sending.id ? null : sending.id)}>
+                      <button
+                        type="button"
+                        aria-label={`${t("webhooks.payload")} ${sending.id}`}
+                        aria-pressed={shown === sending.id}
+                        onClick={() => setShown(shown === sending.id ? null : sending.id)}
+                      >
                         {t("webhooks.payload")}
                       </button>
                       {writable && (
-                        <button type="button" aria-label={`${t("webhooks.resend")} ${sending.id}`} onClick={() => resend.run(sending.id)} disabled={resend.pending || sending.status === "pending"}>
+                        <button
+                          type="button"
+                          aria-label={`${t("webhooks.resend")} ${sending.id}`}
+                          onClick={() => resend.run(sending.id)}
+                          disabled={resend.pending || sending.status === "pending"}
+                        >
                           {t("webhooks.resend")}
                         </button>
                       )}

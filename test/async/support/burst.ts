@@ -78,7 +78,8 @@ async function postAsync(client: ClubClient, path: string, body: object, options
       return null;
     });
     if (answer?.status === 202) return answer.body.event_ids as string[];
-    if (answer && (answer.status < 500 || !retryable())) throw new Error(`POST ${path}: expected HTTP 202, got ${answer.status}: ${JSON.stringify(answer.body)}`);
+    if (answer && (answer.status < 500 || !retryable()))
+      throw new Error(`POST ${path}: expected HTTP 202, got ${answer.status}: ${JSON.stringify(answer.body)}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }

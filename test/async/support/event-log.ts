@@ -7,7 +7,7 @@ export type EventLogEntry = components["schemas"]["EventLogEntry"];
 /** The whole event log of the club's test environment (every page), newest first. */
 export async function readEventLog(client: ClubClient): Promise<EventLogEntry[]> {
   const entries: EventLogEntry[] = [];
-  for (let after: string | undefined; ; ) {
+  for (let after: string | undefined; ;) {
     const query = after ? `?limit=100&starting_after=${after}` : "?limit=100";
     const page = await ok(client.call("GET", `/v1/events${query}`));
     entries.push(...page.data);

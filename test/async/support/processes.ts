@@ -69,7 +69,11 @@ async function startClube(command: "serve" | "worker", env: ProcessEnv, ready: R
   // Only this stack's settings: a developer's DATABASE_URL or AMQP_URL must not leak in.
   const inherited = { ...process.env };
   for (const name of ["PORT", "DATABASE_URL", "CLUBE_DATA_DIR", "AMQP_URL", "CLUBE_PUBLIC_URL", "CLUBE_ALLOW_PRIVATE_WEBHOOKS"]) delete inherited[name];
-  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "server/bin/clube.mjs", command], { cwd: ROOT, env: { ...inherited, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "server/bin/clube.mjs", command], {
+    cwd: ROOT,
+    env: { ...inherited, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const collect = (chunk: Buffer) => void (output += chunk.toString());
   child.stdout!.on("data", collect);

@@ -49,4 +49,3 @@ export async function createStackResources(kind: StackKind): Promise<StackResour
     },
   };
 }
-

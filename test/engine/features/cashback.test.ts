@@ -69,7 +69,14 @@ describe("dayCashback", () => {
   });
 
   it("clamps a band's percentage to min_pct..max_pct", () => {
-    const clamped = program({ min_pct: 6, max_pct: 12, tiers: [{ name: "Baixa", min_loss_minor: 0, pct: 2 }, { name: "Alta", min_loss_minor: 100000, pct: 40 }] });
+    const clamped = program({
+      min_pct: 6,
+      max_pct: 12,
+      tiers: [
+        { name: "Baixa", min_loss_minor: 0, pct: 2 },
+        { name: "Alta", min_loss_minor: 100000, pct: 40 },
+      ],
+    });
     expect(dayCashback(clamped, 10000, false)).toMatchObject({ pct: 6, band: "Baixa" });
     expect(dayCashback(clamped, 100000, false)).toMatchObject({ pct: 12, band: "Alta" });
   });
@@ -185,10 +192,12 @@ describe("dueDays", () => {
 
 describe("cashbackState", () => {
   it("shows today's loss with its band, the days to claim and the program's range", () => {
-    const state = cashbackState(input({
-      totals: { "2026-11-19": lost(10000), "2026-11-20": lost(15000), "2026-11-21": lost(60000, 8000) },
-      monthReceived: 3200,
-    }));
+    const state = cashbackState(
+      input({
+        totals: { "2026-11-19": lost(10000), "2026-11-20": lost(15000), "2026-11-21": lost(60000, 8000) },
+        monthReceived: 3200,
+      }),
+    );
     expect(state).toEqual({
       enabled: true,
       mode: "claim",

@@ -115,7 +115,12 @@ describe("month calendar", () => {
   });
 
   it("applies the day's multiplier to currency and XP, not to a reward code", () => {
-    const config = checkin({ rewards: [{ reward: "coins:10", multiplier: 3 }, { reward: "giros-10", multiplier: 2 }] });
+    const config = checkin({
+      rewards: [
+        { reward: "coins:10", multiplier: 3 },
+        { reward: "giros-10", multiplier: 2 },
+      ],
+    });
     expect(planCheckin(input(config, [], noon("2026-11-01")))).toMatchObject({ ok: true, slot: { spec: "coins:30", rewardCode: "coins:10" } });
     expect(planCheckin(input(config, [], noon("2026-11-02")))).toMatchObject({ ok: true, slot: { spec: "giros-10", rewardCode: "giros-10" } });
   });
@@ -277,7 +282,14 @@ describe("reward specs", () => {
   });
 
   it("lays the multiplier over a granted reward's delivery payload", () => {
-    const evaluation = grantRewards({ config: casinoEngineConfig(), state: blankState(), now: noon("2026-11-05"), timeZone: SAO_PAULO, specs: ["giros-10"], ruleId: "checkin:2026-11-05" });
+    const evaluation = grantRewards({
+      config: casinoEngineConfig(),
+      state: blankState(),
+      now: noon("2026-11-05"),
+      timeZone: SAO_PAULO,
+      specs: ["giros-10"],
+      ruleId: "checkin:2026-11-05",
+    });
     const overlaid = overlayRewardPayloads(evaluation, { multiplier: 2 });
     expect(overlaid.delta.rewards[0].payload).toEqual({ kind: "free_spins", spins: 10, game: "Gates of Olympus", multiplier: 2 });
     expect(evaluation.delta.rewards[0].payload).not.toHaveProperty("multiplier");

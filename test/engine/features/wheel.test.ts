@@ -25,7 +25,14 @@ function wheel(overrides: Partial<WheelConfig> = {}): WheelConfig {
   return {
     ...NO_WHEEL,
     enabled: true,
-    slices: [slice("moedas-50", 40), slice("moedas-200", 20), slice("giros-10", 15), slice("bonus-20", 5), slice("nada", 20, { reward: null }), slice("jackpot", 0)],
+    slices: [
+      slice("moedas-50", 40),
+      slice("moedas-200", 20),
+      slice("giros-10", 15),
+      slice("bonus-20", 5),
+      slice("nada", 20, { reward: null }),
+      slice("jackpot", 0),
+    ],
     ...overrides,
   };
 }
@@ -87,7 +94,10 @@ describe("slicePrize", () => {
   });
 
   it("gives the slice as configured to a tier without a quantity", () => {
-    expect(slicePrize(freeSpins, "bronze")).toEqual({ spec: "giros-10", prize: { kind: "free_spins", spins: 10, game: "Fortune Tiger", game_code: "pg-fortune-tiger" } });
+    expect(slicePrize(freeSpins, "bronze")).toEqual({
+      spec: "giros-10",
+      prize: { kind: "free_spins", spins: 10, game: "Fortune Tiger", game_code: "pg-fortune-tiger" },
+    });
   });
 
   it("uses the tier's quantity as the free spins, truncated to whole spins", () => {

@@ -59,16 +59,27 @@ describeEachDatabase("cashback use cases", (kind) => {
   /** A bet of `staked` reais received at `at`, settled paying `received` reais. */
   async function bet(scope: Scope, participant: string, at: Date, staked: string, received = "0"): Promise<void> {
     const id = `bet-${++betIds}`;
-    await ingestEvent(club.db, scope, eventInput({ participant, type: "bet.placed", id, amount: staked, meta: { game_type: "video-slots" } }), { now: at, publicUrl: PUBLIC_URL });
-    await ingestEvent(club.db, scope, eventInput({ participant, type: "bet.settled", id: `${id}-settle`, amount: received, meta: { game_type: "video-slots" } }), {
+    await ingestEvent(club.db, scope, eventInput({ participant, type: "bet.placed", id, amount: staked, meta: { game_type: "video-slots" } }), {
       now: at,
       publicUrl: PUBLIC_URL,
     });
+    await ingestEvent(
+      club.db,
+      scope,
+      eventInput({ participant, type: "bet.settled", id: `${id}-settle`, amount: received, meta: { game_type: "video-slots" } }),
+      {
+        now: at,
+        publicUrl: PUBLIC_URL,
+      },
+    );
   }
 
   async function webhooks(scope: Scope, type: string): Promise<Record<string, unknown>[]> {
     const rows = await club.db.em().find(OutboxMessage, { clubId: scope.clubId, env: scope.env }, { orderBy: { createdAt: "asc" } });
-    return rows.map((row) => row.payload).filter((payload) => payload.type === type).map((payload) => payload.data as Record<string, unknown>);
+    return rows
+      .map((row) => row.payload)
+      .filter((payload) => payload.type === type)
+      .map((payload) => payload.data as Record<string, unknown>);
   }
 
   const refusal = (status: number, code: string) => expect.objectContaining({ constructor: ApiError, status, code });
@@ -85,7 +96,10 @@ describeEachDatabase("cashback use cases", (kind) => {
     await bet(scope, "ana", noon("2026-11-11"), "600", "50");
     await bet(scope, "ana", noon("2026-11-12"), "60");
     // A repeat of a bet is not a second bet.
-    await ingestEvent(club.db, scope, eventInput({ participant: "ana", type: "bet.placed", id: "bet-1", amount: "100" }), { now: noon("2026-11-12"), publicUrl: PUBLIC_URL });
+    await ingestEvent(club.db, scope, eventInput({ participant: "ana", type: "bet.placed", id: "bet-1", amount: "100" }), {
+      now: noon("2026-11-12"),
+      publicUrl: PUBLIC_URL,
+    });
 
     const state = await getCashbackState(club.db, scope, "ana", noon("2026-11-12"));
     expectResponse("Me_getCashback", "200", state);
@@ -117,7 +131,12 @@ describeEachDatabase("cashback use cases", (kind) => {
     });
     expect(schemaValidators.CashbackCreditedWebhookData((await webhooks(scope, "cashback.credited"))[0])).toBe(true);
     expect(await webhooks(scope, "cashback.credited")).toEqual([
-      { participant: { id: expect.stringMatching(/^par_/), external_id: "ana" }, amount_minor: 5900, days: ["2026-11-10", "2026-11-11"], delivery_id: claim.delivery_id },
+      {
+        participant: { id: expect.stringMatching(/^par_/), external_id: "ana" },
+        amount_minor: 5900,
+        days: ["2026-11-10", "2026-11-11"],
+        delivery_id: claim.delivery_id,
+      },
     ]);
     expect(await getCashbackState(club.db, scope, "ana", noon("2026-11-12"))).toEqual(claim.state);
     await expect(claimCashback(club.db, scope, "ana", { now: noon("2026-11-12"), publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(409, "nothing_to_claim"));
@@ -142,7 +161,9 @@ describeEachDatabase("cashback use cases", (kind) => {
     expect(claim).toMatchObject({ claimed_minor: 6500, state: { monthReceived: 65 } });
     const [reward] = await club.db.em().find(ParticipantReward, { clubId: scope.clubId, rewardCode: "cashback" });
     const credits = await club.db.em().find(CashbackCredit, { clubId: scope.clubId }, { orderBy: { dayKey: "asc" } });
-    expect(credits.map(({ dayKey, loss, pct, amount, participantRewardId, deliveryId }) => ({ dayKey, loss, pct, amount, participantRewardId, deliveryId }))).toEqual([
+    expect(
+      credits.map(({ dayKey, loss, pct, amount, participantRewardId, deliveryId }) => ({ dayKey, loss, pct, amount, participantRewardId, deliveryId })),
+    ).toEqual([
       { dayKey: "2026-10-30", loss: 10000, pct: 5, amount: 500, participantRewardId: reward.id, deliveryId: claim.delivery_id },
       { dayKey: "2026-10-31", loss: 60000, pct: 10, amount: 6000, participantRewardId: reward.id, deliveryId: claim.delivery_id },
     ]);
@@ -157,7 +178,9 @@ describeEachDatabase("cashback use cases", (kind) => {
     const scope = await cashbackClub();
     await join(scope, "bia");
     await bet(scope, "bia", noon("2026-11-10"), "100");
-    const results = await Promise.allSettled(Array.from({ length: 5 }, () => claimCashback(club.db, scope, "bia", { now: noon("2026-11-11"), publicUrl: PUBLIC_URL })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, () => claimCashback(club.db, scope, "bia", { now: noon("2026-11-11"), publicUrl: PUBLIC_URL })),
+    );
     expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
     for (const result of results) if (result.status === "rejected") expect(result.reason).toEqual(refusal(409, "nothing_to_claim"));
   });
@@ -222,7 +245,12 @@ describeEachDatabase("cashback use cases", (kind) => {
       expect.anything(),
       expect.anything(),
     ]);
-    expect(credited.slice(1).map((data) => [(data.participant as { external_id: string }).external_id, data.amount_minor, data.days]).sort()).toEqual([
+    expect(
+      credited
+        .slice(1)
+        .map((data) => [(data.participant as { external_id: string }).external_id, data.amount_minor, data.days])
+        .sort(),
+    ).toEqual([
       ["gil", 1000, ["2026-11-14"]],
       ["hana", 5000, ["2026-11-14"]],
     ]);
@@ -256,7 +284,12 @@ describeEachDatabase("cashback use cases", (kind) => {
     await placed("live", "300", { meta: { game_type: "live-casino" } }); // not in the program's `only`
     await placed("evolution", "200", { meta: { game_type: "video-slots", game_provider: "evolution" } }); // the program's `exclude`
     await placed("no-meta", "700", {}); // no game meta: fails a non-empty `only`
-    await ingestEvent(club.db, scope, eventInput({ participant: "kai", type: "bet.settled", id: "usd-win", amount: "900", currency: "USD", meta: { game_type: "video-slots" } }), { now: day, publicUrl: PUBLIC_URL });
+    await ingestEvent(
+      club.db,
+      scope,
+      eventInput({ participant: "kai", type: "bet.settled", id: "usd-win", amount: "900", currency: "USD", meta: { game_type: "video-slots" } }),
+      { now: day, publicUrl: PUBLIC_URL },
+    );
 
     const state = await getCashbackState(club.db, scope, "kai", noon("2026-11-11"));
     expectResponse("Me_getCashback", "200", state);
@@ -265,9 +298,22 @@ describeEachDatabase("cashback use cases", (kind) => {
     // The auto run reads the whole club's bets through the same filter.
     const auto = await cashbackClub({ mode: "auto", currency: "USD" });
     await join(auto, "kai");
-    await ingestEvent(club.db, auto, eventInput({ participant: "kai", type: "bet.placed", id: "u1", amount: "100", currency: "USD", meta: { game_type: "crash" } }), { now: day, publicUrl: PUBLIC_URL });
-    await ingestEvent(club.db, auto, eventInput({ participant: "kai", type: "bet.placed", id: "u2", amount: "900", currency: "USD", meta: { game_id: "blackjack-classic" } }), { now: day, publicUrl: PUBLIC_URL });
-    await ingestEvent(club.db, auto, eventInput({ participant: "kai", type: "bet.placed", id: "b1", amount: "5000", meta: { game_type: "crash" } }), { now: day, publicUrl: PUBLIC_URL });
+    await ingestEvent(
+      club.db,
+      auto,
+      eventInput({ participant: "kai", type: "bet.placed", id: "u1", amount: "100", currency: "USD", meta: { game_type: "crash" } }),
+      { now: day, publicUrl: PUBLIC_URL },
+    );
+    await ingestEvent(
+      club.db,
+      auto,
+      eventInput({ participant: "kai", type: "bet.placed", id: "u2", amount: "900", currency: "USD", meta: { game_id: "blackjack-classic" } }),
+      { now: day, publicUrl: PUBLIC_URL },
+    );
+    await ingestEvent(club.db, auto, eventInput({ participant: "kai", type: "bet.placed", id: "b1", amount: "5000", meta: { game_type: "crash" } }), {
+      now: day,
+      publicUrl: PUBLIC_URL,
+    });
     expect(await creditDueCashback(club.db, auto, { now: noon("2026-11-11"), publicUrl: PUBLIC_URL })).toEqual({ payments: 1, amount: 500 });
   });
 

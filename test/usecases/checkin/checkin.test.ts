@@ -40,7 +40,10 @@ describeEachDatabase("check-in use cases", (kind) => {
 
   async function webhooks(scope: Scope, type: string): Promise<Record<string, unknown>[]> {
     const rows = await club.db.em().find(OutboxMessage, { clubId: scope.clubId, env: scope.env }, { orderBy: { createdAt: "asc" } });
-    return rows.map((row) => row.payload).filter((payload) => payload.type === type).map((payload) => payload.data as Record<string, unknown>);
+    return rows
+      .map((row) => row.payload)
+      .filter((payload) => payload.type === type)
+      .map((payload) => payload.data as Record<string, unknown>);
   }
 
   const refusal = (status: number, code: string) => expect.objectContaining({ constructor: ApiError, status, code });
@@ -133,7 +136,10 @@ describeEachDatabase("check-in use cases", (kind) => {
       expect(state.days[21]).toBe("locked");
       await expect(claimCheckin(club.db, scope, "eva", { now: at, publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(409, "event_required"));
 
-      await ingestEvent(club.db, scope, eventInput({ participant: "eva", type: "deposit.confirmed", id: "dep-2", amount: 50 }), { now: at, publicUrl: PUBLIC_URL });
+      await ingestEvent(club.db, scope, eventInput({ participant: "eva", type: "deposit.confirmed", id: "dep-2", amount: 50 }), {
+        now: at,
+        publicUrl: PUBLIC_URL,
+      });
       expect((await getCheckinState(club.db, scope, "eva", at)).days[21]).toBe("available");
       const claimed = await claimCheckin(club.db, scope, "eva", { now: at, publicUrl: PUBLIC_URL });
       expect(claimed.effects).toEqual([{ type: "currency_granted", currency: "coins", amount: 10, rule_id: "checkin:2026-11-22" }]);
@@ -152,7 +158,12 @@ describeEachDatabase("check-in use cases", (kind) => {
   });
 
   it("applies the day's multiplier to coins and passes it to a delivered reward's payload", async () => {
-    const scope = await clubWith({ rewards: [{ reward: "coins:10", multiplier: 3 }, { reward: "free-spins-10", multiplier: 2 }] });
+    const scope = await clubWith({
+      rewards: [
+        { reward: "coins:10", multiplier: 3 },
+        { reward: "free-spins-10", multiplier: 2 },
+      ],
+    });
     await join(scope, "gil");
     const coins = await claimCheckin(club.db, scope, "gil", { now: noon("2026-11-01"), publicUrl: PUBLIC_URL });
     expect(coins.effects).toEqual([{ type: "currency_granted", currency: "coins", amount: 30, rule_id: "checkin:2026-11-01" }]);

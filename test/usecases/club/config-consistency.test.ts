@@ -14,8 +14,7 @@ function problem(change: (config: Record<string, any>) => void): string | null {
   }
 }
 
-const tiers = (...levels: [number, number | null][]) =>
-  levels.map((range, i) => ({ code: `t${i}`, name: `Tier ${i}`, levels: range }));
+const tiers = (...levels: [number, number | null][]) => levels.map((range, i) => ({ code: `t${i}`, name: `Tier ${i}`, levels: range }));
 
 const slice = (id: string, extra: Record<string, unknown> = {}) => ({ id, label: id, ...extra });
 
@@ -94,14 +93,18 @@ describe("cross-field configuration rules", () => {
     it("rule expressions compile (amount, increment, points), naming the rule and the error", () => {
       const message = problem((c) => (c.rules[0].effects[0].amount = "event.amount * * 5"));
       expect(message).toMatch(/^body\.rules\[0\]\.effects\[0\]\.amount of rule 'deposito-xp' does not compile: invalid expression "event\.amount \* \* 5": \S/);
-      expect(problem((c) => (c.rules[0].effects[2].increment = "participant.nope("))).toMatch(/^body\.rules\[0\]\.effects\[2\]\.increment of rule 'deposito-xp' does not compile/);
+      expect(problem((c) => (c.rules[0].effects[2].increment = "participant.nope("))).toMatch(
+        /^body\.rules\[0\]\.effects\[2\]\.increment of rule 'deposito-xp' does not compile/,
+      );
       expect(problem((c) => (c.rules[0].effects[0].amount = "account.balance * 2"))).toMatch(/does not compile/);
       expect(problem((c) => (c.rules[0].effects[0].amount = "'dez'"))).toMatch(/gives a string, not a number/);
       expect(problem((c) => (c.rules[0].effects[0].amount = "event.amount * 2 + participant.level"))).toBeNull();
     });
 
     it("reward costs are in a configured currency", () => {
-      expect(problem((c) => (c.rewards[1].cost.currency = "gems"))).toBe("body.rewards[1].cost.currency names currency 'gems', which is not in body.currencies");
+      expect(problem((c) => (c.rewards[1].cost.currency = "gems"))).toBe(
+        "body.rewards[1].cost.currency names currency 'gems', which is not in body.currencies",
+      );
     });
 
     it("mission rewards are reward references to configured rewards or currencies", () => {
@@ -134,7 +137,9 @@ describe("cross-field configuration rules", () => {
     it("referral rewards name configured currencies and rewards (the defaults use coins)", () => {
       expect(problem((c) => (c.referral = { referrerReward: "reward:vip-box", referredReward: null }))).toBeNull();
       expect(problem((c) => (c.referral = { referredReward: "xp:50" }))).toBeNull();
-      expect(problem((c) => (c.referral = { referrerReward: "reward:bolo" }))).toBe("body.referral.referrerReward names reward 'bolo', which is not in body.rewards");
+      expect(problem((c) => (c.referral = { referrerReward: "reward:bolo" }))).toBe(
+        "body.referral.referrerReward names reward 'bolo', which is not in body.rewards",
+      );
       expect(
         problem((c) => {
           c.currencies = [{ code: "pontos", name: "Pontos" }];
@@ -156,11 +161,22 @@ describe("cross-field configuration rules", () => {
     });
 
     it("prize ranges run forwards and do not overlap", () => {
-      const prizes = [{ from: 1, to: 1, reward: "vip-box" }, { from: 2, to: 10, reward: "coins:100" }];
+      const prizes = [
+        { from: 1, to: 1, reward: "vip-box" },
+        { from: 2, to: 10, reward: "coins:100" },
+      ];
       expect(problem((c) => (c.tournaments = [tournament(prizes)]))).toBeNull();
-      expect(problem((c) => (c.tournaments = [tournament([{ from: 1, to: 3, reward: "vip-box" }, { from: 3, to: 10, reward: "coins:100" }])]))).toBe(
-        "body.tournaments[0].prizes[1] overlaps body.tournaments[0].prizes[0] (ranks 3 to 3)",
-      );
+      expect(
+        problem(
+          (c) =>
+            (c.tournaments = [
+              tournament([
+                { from: 1, to: 3, reward: "vip-box" },
+                { from: 3, to: 10, reward: "coins:100" },
+              ]),
+            ]),
+        ),
+      ).toBe("body.tournaments[0].prizes[1] overlaps body.tournaments[0].prizes[0] (ranks 3 to 3)");
       expect(problem((c) => (c.tournaments = [tournament([{ from: 5, to: 4, reward: "vip-box" }])]))).toBe(
         "body.tournaments[0].prizes[0].to must be >= from (5)",
       );
@@ -182,7 +198,9 @@ describe("cross-field configuration rules", () => {
 
   describe("codes", () => {
     it("are unique within their list", () => {
-      expect(problem((c) => c.currencies.push({ code: "coins", name: "Outras moedas" }))).toBe("body.currencies[2].code 'coins' repeats body.currencies[0].code");
+      expect(problem((c) => c.currencies.push({ code: "coins", name: "Outras moedas" }))).toBe(
+        "body.currencies[2].code 'coins' repeats body.currencies[0].code",
+      );
       expect(problem((c) => c.rewards.push({ code: "vip-box", title: "Outra caixa" }))).toBe("body.rewards[2].code 'vip-box' repeats body.rewards[1].code");
       expect(problem((c) => c.rules.push({ ...c.rules[0] }))).toBe("body.rules[1].id 'deposito-xp' repeats body.rules[0].id");
       expect(problem((c) => c.progression.tiers.push({ code: "bronze", name: "Bronze 2", levels: [61, null] }))).toBe(

@@ -55,7 +55,9 @@ describeEachDatabase("configuration drafts, publishing and versions", (kind) => 
     await expect(saveDraft(db, scope, { ...demoConfig(compactCasino), colour: "red" }, t2)).rejects.toThrow("body.colour is not an allowed field");
     const crossField = demoConfig(compactCasino);
     crossField.rules[0].effects[1].currency = "gems";
-    await expect(saveDraft(db, scope, crossField, t2)).rejects.toThrow("body.rules[0].effects[1].currency names currency 'gems', which is not in body.currencies");
+    await expect(saveDraft(db, scope, crossField, t2)).rejects.toThrow(
+      "body.rules[0].effects[1].currency names currency 'gems', which is not in body.currencies",
+    );
     expect((await listVersions(db, scope)).data.map((v) => v.version)).toEqual([3, 2, 1]);
   });
 
@@ -79,7 +81,11 @@ describeEachDatabase("configuration drafts, publishing and versions", (kind) => 
     expect((await getPublishedConfig(db, scope))?.version).toBe(1); // warms the cache with version 1
     const published = await publish(db, scope, 2, t2);
     expectContract("ConfigVersion", published);
-    expect(published).toEqual({ version: 2, published_at: t2.toISOString(), config: validateClubConfig({ ...demoConfig(compactCasino), name: "Clube Sorte Grande 2" }) });
+    expect(published).toEqual({
+      version: 2,
+      published_at: t2.toISOString(),
+      config: validateClubConfig({ ...demoConfig(compactCasino), name: "Clube Sorte Grande 2" }),
+    });
     expect(await getPublishedConfig(db, scope)).toMatchObject({ version: 2, publishedAt: t2 });
     expect((await listVersions(db, scope)).data.map((v) => [v.version, v.status])).toEqual([
       [3, "draft"],
@@ -151,16 +157,21 @@ describeEachDatabase("cashback program", (kind) => {
   });
 
   it("applies a partial update at once, merging welcome and replacing the other fields", async () => {
-    const updated = await updateCashbackProgram(db, scope, {
-      enabled: true,
-      mode: "auto",
-      tiers: [
-        { name: "Bronze", min_loss_minor: 5000, pct: 5 },
-        { name: "Prata", min_loss_minor: 50000, pct: 10 },
-      ],
-      welcome: { enabled: true },
-      text: { title: "Cashback diário", show_history: true },
-    }, t1);
+    const updated = await updateCashbackProgram(
+      db,
+      scope,
+      {
+        enabled: true,
+        mode: "auto",
+        tiers: [
+          { name: "Bronze", min_loss_minor: 5000, pct: 5 },
+          { name: "Prata", min_loss_minor: 50000, pct: 10 },
+        ],
+        welcome: { enabled: true },
+        text: { title: "Cashback diário", show_history: true },
+      },
+      t1,
+    );
     expect(updated).toEqual({
       ...cashbackProgramView(DEFAULT_CASHBACK_PROGRAM),
       enabled: true,
@@ -174,7 +185,10 @@ describeEachDatabase("cashback program", (kind) => {
     });
     expect(cashbackProgramView(await getCashbackProgram(db, scope))).toEqual(updated);
     // Stored in integer cents, as the engine computes with them.
-    expect((await getCashbackProgram(db, scope)).tiers).toEqual([{ name: "Bronze", min_loss_minor: 5000, pct: 5 }, { name: "Prata", min_loss_minor: 50000, pct: 10 }]);
+    expect((await getCashbackProgram(db, scope)).tiers).toEqual([
+      { name: "Bronze", min_loss_minor: 5000, pct: 5 },
+      { name: "Prata", min_loss_minor: 50000, pct: 10 },
+    ]);
     const again = await updateCashbackProgram(db, scope, { hour: 23, welcome: { pct: 20, max_minor: 10000 } }, t2);
     expect(again).toMatchObject({ enabled: true, hour: 23, welcome: { enabled: true, pct: 20, max: 100 } });
     expect(await getCashbackProgram(db, { ...scope, env: "live" })).toEqual(DEFAULT_CASHBACK_PROGRAM);
@@ -188,7 +202,12 @@ describeEachDatabase("cashback program", (kind) => {
       message: "body.min_pct (30) must be <= body.max_pct (20)",
     });
     await expect(
-      updateCashbackProgram(db, scope, { tiers: [{ name: "A", min_loss_minor: 100, pct: 5 }, { name: "B", min_loss_minor: 100, pct: 6 }] }),
+      updateCashbackProgram(db, scope, {
+        tiers: [
+          { name: "A", min_loss_minor: 100, pct: 5 },
+          { name: "B", min_loss_minor: 100, pct: 6 },
+        ],
+      }),
     ).rejects.toThrow("body.tiers[1].min_loss_minor must be greater than body.tiers[0].min_loss_minor (bands ascend by loss)");
     expect(await getCashbackProgram(db, scope)).toEqual(before);
     // At the bounds: accepted. A band above the cap is allowed (it pays the cap).

@@ -51,8 +51,16 @@ describeEachDatabase("CRM messages", (kind) => {
     [club, quiet] = await Promise.all([openTestClub(kind, { config: crmConfig("webhook") }), openTestClub(kind, { config: crmConfig("off") })]);
     await receiver.start();
     await club.db.em().insert(WebhookEndpoint, {
-      id: newId("we"), ...club.scope, url: receiver.url(), events: [], description: null, enabled: true, secret,
-      createdAt: now, updatedAt: now, deletedAt: null,
+      id: newId("we"),
+      ...club.scope,
+      url: receiver.url(),
+      events: [],
+      description: null,
+      enabled: true,
+      secret,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
     });
     for (const { db, scope } of [club, quiet]) {
       await upsertParticipant(db, scope, { external_id: "ana", display_name: "Ana S.", email: "ana@example.com" }, now);
@@ -73,7 +81,8 @@ describeEachDatabase("CRM messages", (kind) => {
   let clock = now.getTime();
   const send = (target: DatabaseClub, participant: string, type: string) =>
     ingestEvent(target.db, target.scope, eventInput({ participant, type, id: `crm-${clock}` }), { now: new Date((clock += 1000)), publicUrl: PUBLIC_URL });
-  const latestTitle = async (target: DatabaseClub, participant: string) => (await listNotifications(target.db, target.scope, participant, { limit: 1 })).data[0];
+  const latestTitle = async (target: DatabaseClub, participant: string) =>
+    (await listNotifications(target.db, target.scope, participant, { limit: 1 })).data[0];
   const requested = async (scope: Scope, target: DatabaseClub) =>
     (await recordedWebhooks(target.db, scope)).filter((webhook) => webhook.type === "message.requested").map((webhook) => webhook.data);
 
@@ -94,7 +103,9 @@ describeEachDatabase("CRM messages", (kind) => {
     // Through the dispatcher (the worker's consumer of relayed outbox rows) to a real local endpoint.
     const dispatcher = new WebhookDispatcher({ db: club.db, now: () => new Date(), allowPrivateAddresses: true });
     try {
-      const [row] = await club.db.em().find(OutboxMessage, { ...club.scope, kind: "webhook" }, { orderBy: { createdAt: "asc" } })
+      const [row] = await club.db
+        .em()
+        .find(OutboxMessage, { ...club.scope, kind: "webhook" }, { orderBy: { createdAt: "asc" } })
         .then((rows) => rows.filter((candidate) => (candidate.payload as { type: string }).type === "message.requested"));
       await dispatcher.handleOutboxMessage({ id: row.id, ...club.scope, payload: row.payload }, { id: row.id, attempt: 1 });
     } finally {
@@ -104,7 +115,11 @@ describeEachDatabase("CRM messages", (kind) => {
     const [request] = receiver.requests;
     expect(request.signatureValid).toBe(true);
     expect(request.headers["x-clube-event"]).toBe("message.requested");
-    expect(JSON.parse(request.body)).toMatchObject({ type: "message.requested", club_id: club.scope.clubId, data: { channel: "email", to: "ana@example.com", subject: "Olá, Ana S.!" } });
+    expect(JSON.parse(request.body)).toMatchObject({
+      type: "message.requested",
+      club_id: club.scope.clubId,
+      data: { channel: "email", to: "ana@example.com", subject: "Olá, Ana S.!" },
+    });
   });
 
   it("uses the phone (sms) without an e-mail and sends nothing to a participant without contact", async () => {
@@ -112,7 +127,9 @@ describeEachDatabase("CRM messages", (kind) => {
     await send(club, "bia", "crm.welcome");
     await send(club, "caio", "crm.welcome");
     const after = (await requested(club.scope, club)).slice(before);
-    expect(after).toEqual([expect.objectContaining({ channel: "sms", to: "+5511999990000", subject: "Olá, Bia!", participant: expect.objectContaining({ external_id: "bia" }) })]);
+    expect(after).toEqual([
+      expect.objectContaining({ channel: "sms", to: "+5511999990000", subject: "Olá, Bia!", participant: expect.objectContaining({ external_id: "bia" }) }),
+    ]);
     // Caio still gets the inbox notification.
     expect(await latestTitle(club, "caio")).toMatchObject({ title: "Olá, Caio!" });
   });

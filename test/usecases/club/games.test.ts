@@ -9,7 +9,13 @@ const t0 = new Date("2026-11-21T12:00:00.000Z");
 const t1 = new Date("2026-11-21T13:00:00.000Z");
 const scope: Scope = { clubId: "club_games", env: "test" };
 
-const tiger = { id: "pgsoft-fortune-tiger", name: "Fortune Tiger", provider: "PG Soft", category: "video-slots", image_url: "https://cdn.example.com/tiger.webp" };
+const tiger = {
+  id: "pgsoft-fortune-tiger",
+  name: "Fortune Tiger",
+  provider: "PG Soft",
+  category: "video-slots",
+  image_url: "https://cdn.example.com/tiger.webp",
+};
 const aviator = { id: "spribe-aviator", name: "Aviator", provider: "Spribe", category: "crash" };
 const mines = { id: "spribe-mines", name: "Mines", provider: "Spribe", category: "crash" };
 
@@ -25,7 +31,15 @@ describeEachDatabase("game catalog", (kind) => {
     expectContract("GameList", list);
     expect(list).toEqual({
       data: [
-        { id: "pgsoft-fortune-tiger", name: "Fortune Tiger", provider: "PG Soft", category: "video-slots", image_url: "https://cdn.example.com/tiger.webp", active: true, updated_at: t0.toISOString() },
+        {
+          id: "pgsoft-fortune-tiger",
+          name: "Fortune Tiger",
+          provider: "PG Soft",
+          category: "video-slots",
+          image_url: "https://cdn.example.com/tiger.webp",
+          active: true,
+          updated_at: t0.toISOString(),
+        },
         { id: "spribe-aviator", name: "Aviator", provider: "Spribe", category: "crash", image_url: null, active: true, updated_at: t0.toISOString() },
         { id: "spribe-mines", name: "Mines", provider: "Spribe", category: "crash", image_url: null, active: true, updated_at: t0.toISOString() },
       ],

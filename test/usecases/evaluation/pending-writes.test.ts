@@ -13,21 +13,32 @@ describe("PendingWrites.setMission", () => {
       completed: fc.option(fc.nat(50), { nil: null }),
       claimed: fc.option(fc.nat(50), { nil: null }),
     });
-    fc.assert(fc.property(fc.array(call, { maxLength: 40 }), (calls) => {
-      const writes = new PendingWrites();
-      // The reference: the Map keyed by the three parts it replaced.
-      const reference = new Map<string, Record<string, unknown>>();
-      calls.forEach((c, i) => {
-        const row = {
-          id: `msp_${i}`, clubId: "club_1", env: "test" as const, participantId: c.participant, missionId: c.mission, periodKey: c.period, progress: c.progress,
-          completedAt: c.completed === null ? null : at(c.completed), claimedAt: c.claimed === null ? null : at(c.claimed), updatedAt: at(i),
-        };
-        writes.setMission(row);
-        const key = `${row.participantId}:${row.missionId}:${row.periodKey}`;
-        const pending = reference.get(key) as typeof row | undefined;
-        reference.set(key, pending ? { ...row, completedAt: pending.completedAt ?? row.completedAt, claimedAt: pending.claimedAt ?? row.claimedAt } : row);
-      });
-      expect(writes.missionProgress).toEqual([...reference.values()]);
-    }), { numRuns: 1000 });
+    fc.assert(
+      fc.property(fc.array(call, { maxLength: 40 }), (calls) => {
+        const writes = new PendingWrites();
+        // The reference: the Map keyed by the three parts it replaced.
+        const reference = new Map<string, Record<string, unknown>>();
+        calls.forEach((c, i) => {
+          const row = {
+            id: `msp_${i}`,
+            clubId: "club_1",
+            env: "test" as const,
+            participantId: c.participant,
+            missionId: c.mission,
+            periodKey: c.period,
+            progress: c.progress,
+            completedAt: c.completed === null ? null : at(c.completed),
+            claimedAt: c.claimed === null ? null : at(c.claimed),
+            updatedAt: at(i),
+          };
+          writes.setMission(row);
+          const key = `${row.participantId}:${row.missionId}:${row.periodKey}`;
+          const pending = reference.get(key) as typeof row | undefined;
+          reference.set(key, pending ? { ...row, completedAt: pending.completedAt ?? row.completedAt, claimedAt: pending.claimedAt ?? row.claimedAt } : row);
+        });
+        expect(writes.missionProgress).toEqual([...reference.values()]);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

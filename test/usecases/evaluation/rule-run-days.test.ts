@@ -19,15 +19,27 @@ describeEachDatabase("rule run days", (kind) => {
 
   const at = (minute: number) => new Date(Date.UTC(2026, 10, 24, 12, minute));
   const run = (participantId: string, amounts: Record<string, number>, minute: number) => ({
-    participantId, ruleId: "bet-xp", dayKey: "2026-11-24", clubId: "club_1", env: "test" as const, amounts, lastRunAt: at(minute),
+    participantId,
+    ruleId: "bet-xp",
+    dayKey: "2026-11-24",
+    clubId: "club_1",
+    env: "test" as const,
+    amounts,
+    lastRunAt: at(minute),
   });
-  const flush = (...runs: ReturnType<typeof run>[]) => db.em().transactional(async (em) => {
-    const writes = new PendingWrites();
-    for (const r of runs) writes.addRuleRun(r);
-    await writes.flush(em);
-  });
-  const days = async () => (await db.em().fork().find(RuleRunDay, {}, { orderBy: { participantId: "asc" } }))
-    .map((day) => ({ participantId: day.participantId, runs: day.runs, amounts: day.amounts, lastRunAt: day.lastRunAt.toISOString() }));
+  const flush = (...runs: ReturnType<typeof run>[]) =>
+    db.em().transactional(async (em) => {
+      const writes = new PendingWrites();
+      for (const r of runs) writes.addRuleRun(r);
+      await writes.flush(em);
+    });
+  const days = async () =>
+    (
+      await db
+        .em()
+        .fork()
+        .find(RuleRunDay, {}, { orderBy: { participantId: "asc" } })
+    ).map((day) => ({ participantId: day.participantId, runs: day.runs, amounts: day.amounts, lastRunAt: day.lastRunAt.toISOString() }));
 
   it("adds each flush's runs and amounts per unit to the day's row", async () => {
     await flush(run("par_a", { xp: 10 }, 1), run("par_a", { xp: 5 }, 2), run("par_b", {}, 1));

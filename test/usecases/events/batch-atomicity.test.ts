@@ -57,7 +57,11 @@ describeEachDatabase("atomic batches", (kind) => {
     // The contract's validator refuses a leap second at the HTTP edge; the use case must hold on its own too
     // (queued events and internal callers reach it without that validator), so the bad value is set after it.
     events[149] = { ...eventInput(casinoEvent("leap", 149, 150)), occurred_at: "2026-06-30T23:59:60Z" };
-    await expect(ingestBatch(club.db, club.scope, events, opts)).rejects.toMatchObject({ status: 422, code: "validation_failed", message: expect.stringContaining("body.events[149].occurred_at") });
+    await expect(ingestBatch(club.db, club.scope, events, opts)).rejects.toMatchObject({
+      status: 422,
+      code: "validation_failed",
+      message: expect.stringContaining("body.events[149].occurred_at"),
+    });
     expect(await counts()).toEqual(before);
   });
 
@@ -89,7 +93,12 @@ describeEachDatabase("atomic batches", (kind) => {
     const players = 12;
     const total = 120;
     for (let i = 0; i < total; i++) await ingestEvent(club.db, club.scope, eventInput(casinoEvent("one", i, players)), opts);
-    await ingestBatch(club.db, club.scope, Array.from({ length: total }, (_, i) => eventInput(casinoEvent("all", i, players))), opts);
+    await ingestBatch(
+      club.db,
+      club.scope,
+      Array.from({ length: total }, (_, i) => eventInput(casinoEvent("all", i, players))),
+      opts,
+    );
     const stateOf = (externalId: string) => participantStateOf(club.db, club.scope, externalId);
     for (let p = 0; p < players; p++) expect(await stateOf(`all-${p}`)).toEqual(await stateOf(`one-${p}`));
   });

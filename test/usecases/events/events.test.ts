@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { schemaValidators } from "../../../generated/validators.js";
-import { CurrencyLot, Delivery, Event, Job, MissionProgress, Notification, OutboxMessage, RuleDedupeKey, RuleRunDay } from "../../../server/src/db/entities/index.js";
+import {
+  CurrencyLot,
+  Delivery,
+  Event,
+  Job,
+  MissionProgress,
+  Notification,
+  OutboxMessage,
+  RuleDedupeKey,
+  RuleRunDay,
+} from "../../../server/src/db/entities/index.js";
 import { embeddedQueueOf, openEmbeddedQueue } from "../../../server/src/jobs/embedded.js";
 import { ingestBatch, ingestEvent, processQueuedEvent, queuedEventIds, queueEvents, type EventResult } from "../../../server/src/usecases/events/ingest.js";
 import { EVENT_QUEUE, handEventsToEmbeddedQueue } from "../../../server/src/workers.js";
@@ -35,7 +45,15 @@ describeEachDatabase("event ingestion", (kind) => {
     const balances = await balancesOf(club.db, participant.id);
     const ledger = await ledgerSums(club.db, participant.id);
     expect(ledger).toEqual({ ...balances, ...(participant.xp === 0 && ledger.xp === undefined ? {} : { xp: participant.xp }) });
-    return { id: participant.id, xp: participant.xp, level: participant.level, tier: participant.tierCode, tags: participant.tags, balances, eventCounts: participant.eventCounts };
+    return {
+      id: participant.id,
+      xp: participant.xp,
+      level: participant.level,
+      tier: participant.tierCode,
+      tags: participant.tags,
+      balances,
+      eventCounts: participant.eventCounts,
+    };
   }
 
   async function missionOf(participantId: string, missionId: string) {
@@ -81,8 +99,11 @@ describeEachDatabase("event ingestion", (kind) => {
     const bonus = firstDeposit.effects[0] as { reward_id: string; delivery_id: string };
     expect(firstDeposit.effects).toEqual([
       {
-        type: "reward_granted", reward_code: "bonus-first-deposit", rule_id: "first-deposit",
-        reward_id: expect.stringMatching(/^rwd_/), delivery_id: expect.stringMatching(/^dlv_/),
+        type: "reward_granted",
+        reward_code: "bonus-first-deposit",
+        rule_id: "first-deposit",
+        reward_id: expect.stringMatching(/^rwd_/),
+        delivery_id: expect.stringMatching(/^dlv_/),
       },
       { type: "badge_granted", badge_code: "primeiro-deposito", rule_id: "first-deposit" },
       { type: "xp_granted", amount: 200, rule_id: "deposit-xp" },
@@ -104,7 +125,9 @@ describeEachDatabase("event ingestion", (kind) => {
         data: {
           participant: { id: ana.id, external_id: "ana" },
           reward: { id: bonus.reward_id, code: "bonus-first-deposit", title: "Bônus de primeiro depósito", type: "client_delivered" },
-          source: "rule:first-deposit", delivery_id: bonus.delivery_id, expires_at: null,
+          source: "rule:first-deposit",
+          delivery_id: bonus.delivery_id,
+          expires_at: null,
         },
       },
       {
@@ -112,7 +135,10 @@ describeEachDatabase("event ingestion", (kind) => {
         data: {
           participant: { id: ana.id, external_id: "ana" },
           reward: {
-            id: bonus.reward_id, code: "bonus-first-deposit", title: "Bônus de primeiro depósito", type: "client_delivered",
+            id: bonus.reward_id,
+            code: "bonus-first-deposit",
+            title: "Bônus de primeiro depósito",
+            type: "client_delivered",
             payload: { kind: "bonus", amount_cents: 5000, rollover: 35 },
           },
           source: "rule:first-deposit",
@@ -128,7 +154,9 @@ describeEachDatabase("event ingestion", (kind) => {
         data: {
           participant: { id: ana.id, external_id: "ana" },
           reward: { id: (firstDeposit.effects[6] as { reward_id: string }).reward_id, code: "coins-50", title: "50 moedas", type: "internal" },
-          source: "mission:deposito-diario", delivery_id: null, expires_at: null,
+          source: "mission:deposito-diario",
+          delivery_id: null,
+          expires_at: null,
         },
       },
       {
@@ -149,7 +177,10 @@ describeEachDatabase("event ingestion", (kind) => {
     expect((await webhooksAbout("ana")).at(-1)).toEqual({ type: "level.up", data: { participant: { id: ana.id, external_id: "ana" }, level: 2, from: 1 } });
 
     // Bets in three game categories.
-    const slots = await send({ participant: "ana", type: "bet.placed", id: "bet-1", amount: 50, meta: { game_id: "pgsoft-fortune-tiger", game_type: "video-slots" } }, later(240));
+    const slots = await send(
+      { participant: "ana", type: "bet.placed", id: "bet-1", amount: 50, meta: { game_id: "pgsoft-fortune-tiger", game_type: "video-slots" } },
+      later(240),
+    );
     expect(slots.effects).toEqual([
       { type: "xp_granted", amount: 50, rule_id: "bet-xp" },
       { type: "leaderboard_points", campaign_id: "slots-semanal", points: 50, rule_id: "slots-points" },
@@ -200,9 +231,15 @@ describeEachDatabase("event ingestion", (kind) => {
     // What the monthly tier review reads: the highest level of the month, and the level held before it.
     expect(await participantRow(club.db, club.scope, "ana")).toMatchObject({ peakMonth: "2026-11", peakLevel: 10, priorMonthPeakLevel: 1 });
     expect((await webhooksAbout("ana")).slice(-3)).toEqual([
-      { type: "mission.completed", data: { participant: { id: ana.id, external_id: "ana" }, mission_id: "deposito-mensal", period_key: "2026-11", reward_code: null } },
+      {
+        type: "mission.completed",
+        data: { participant: { id: ana.id, external_id: "ana" }, mission_id: "deposito-mensal", period_key: "2026-11", reward_code: null },
+      },
       { type: "level.up", data: { participant: { id: ana.id, external_id: "ana" }, level: 10, from: 2 } },
-      { type: "tier.changed", data: { participant: { id: ana.id, external_id: "ana" }, from: { code: "bronze", name: "Bronze" }, to: { code: "prata", name: "Prata" } } },
+      {
+        type: "tier.changed",
+        data: { participant: { id: ana.id, external_id: "ana" }, from: { code: "bronze", name: "Bronze" }, to: { code: "prata", name: "Prata" } },
+      },
     ]);
 
     // The fourth deposit of the day: deposit-coins runs at most 3 times a club day.
@@ -224,7 +261,10 @@ describeEachDatabase("event ingestion", (kind) => {
 
     // The inbox got the level-ups, the completed missions and the rewards.
     const inbox = await club.db.em().find(Notification, { participantId: ana.id });
-    expect(inbox.filter((notice) => notice.kind === "level_up").map((notice) => notice.title)).toEqual(["Você subiu para o Nível 2!", "Você subiu para o Nível 10!"]);
+    expect(inbox.filter((notice) => notice.kind === "level_up").map((notice) => notice.title)).toEqual([
+      "Você subiu para o Nível 2!",
+      "Você subiu para o Nível 10!",
+    ]);
     expect(inbox.filter((notice) => notice.kind === "mission_completed")).toHaveLength(4);
     expect(inbox.filter((notice) => notice.kind === "reward_granted")).toHaveLength(4);
 
@@ -257,11 +297,22 @@ describeEachDatabase("event ingestion", (kind) => {
   });
 
   it("stores the event with its effects, amount as sent and in exact hundredths", async () => {
-    const result = await send({ participant: "bia", type: "deposit.confirmed", id: "bia-dep-1", amount: "0.30", occurred_at: "2026-11-18T11:58:00Z" }, WEDNESDAY);
+    const result = await send(
+      { participant: "bia", type: "deposit.confirmed", id: "bia-dep-1", amount: "0.30", occurred_at: "2026-11-18T11:58:00Z" },
+      WEDNESDAY,
+    );
     const row = await club.db.em().findOneOrFail(Event, { id: result.event_id });
     expect(row).toMatchObject({
-      externalEventId: "bia-dep-1", idempotencyKey: "bia-dep-1", type: "deposit.confirmed", amount: "0.30", amountMinor: 30, currency: "BRL",
-      status: "processed", effects: result.effects, effectsCount: result.effects.length, duplicateOf: null,
+      externalEventId: "bia-dep-1",
+      idempotencyKey: "bia-dep-1",
+      type: "deposit.confirmed",
+      amount: "0.30",
+      amountMinor: 30,
+      currency: "BRL",
+      status: "processed",
+      effects: result.effects,
+      effectsCount: result.effects.length,
+      duplicateOf: null,
     });
     expect(row.occurredAt.toISOString()).toBe("2026-11-18T11:58:00.000Z");
     expect(row.processedAt?.toISOString()).toBe(WEDNESDAY.toISOString());
@@ -270,7 +321,10 @@ describeEachDatabase("event ingestion", (kind) => {
   it("uses the Idempotency-Key header over the event id; an event with neither is never deduplicated", async () => {
     const first = await send({ participant: "caio", type: "bet.placed", id: "caio-bet", amount: 5 }, WEDNESDAY, "retry-key-1");
     // Same header, another id: still the first event.
-    expect(await send({ participant: "caio", type: "bet.placed", id: "caio-bet-other", amount: 5 }, WEDNESDAY, "retry-key-1")).toEqual({ ...first, duplicate: true });
+    expect(await send({ participant: "caio", type: "bet.placed", id: "caio-bet-other", amount: 5 }, WEDNESDAY, "retry-key-1")).toEqual({
+      ...first,
+      duplicate: true,
+    });
     // The id alone was not used as a key, so it is a new event; but the rules
     // keyed on `event.id` (their default idempotency) already fired for it.
     const sameId = await send({ participant: "caio", type: "bet.placed", id: "caio-bet", amount: 5 }, WEDNESDAY);
@@ -302,7 +356,13 @@ describeEachDatabase("event ingestion", (kind) => {
 
   it("50 concurrent different events for one participant lose no update", async () => {
     await send({ participant: "eva", type: "user.signed_up", id: "eva-signup" }, WEDNESDAY);
-    const bets = Array.from({ length: 50 }, (_, i) => ({ participant: "eva", type: "bet.placed", id: `eva-bet-${i}`, amount: 10, meta: { game_type: "video-slots" } }));
+    const bets = Array.from({ length: 50 }, (_, i) => ({
+      participant: "eva",
+      type: "bet.placed",
+      id: `eva-bet-${i}`,
+      amount: 10,
+      meta: { game_type: "video-slots" },
+    }));
     const results = await Promise.all(bets.map((bet, i) => send(bet, later(i))));
     expect(results.every((result) => !result.duplicate)).toBe(true);
     const eva = await stateOf("eva");
@@ -317,9 +377,19 @@ describeEachDatabase("event ingestion", (kind) => {
 
   it("caps a rule's daily XP, and lets a cooldown rule fire again once it is over", async () => {
     // bet-xp grants at most 5000 XP a club day: 4990 + 10 fit, then nothing.
-    expect((await send({ participant: "fabi", type: "bet.placed", id: "fabi-1", amount: 4990 }, WEDNESDAY)).effects[0]).toEqual({ type: "xp_granted", amount: 4990, rule_id: "bet-xp" });
-    expect((await send({ participant: "fabi", type: "bet.placed", id: "fabi-2", amount: 30 }, later(1))).effects[0]).toEqual({ type: "xp_granted", amount: 10, rule_id: "bet-xp" });
-    expect((await send({ participant: "fabi", type: "bet.placed", id: "fabi-3", amount: 30 }, later(2))).effects.filter((e) => e.type === "xp_granted")).toEqual([]);
+    expect((await send({ participant: "fabi", type: "bet.placed", id: "fabi-1", amount: 4990 }, WEDNESDAY)).effects[0]).toEqual({
+      type: "xp_granted",
+      amount: 4990,
+      rule_id: "bet-xp",
+    });
+    expect((await send({ participant: "fabi", type: "bet.placed", id: "fabi-2", amount: 30 }, later(1))).effects[0]).toEqual({
+      type: "xp_granted",
+      amount: 10,
+      rule_id: "bet-xp",
+    });
+    expect(
+      (await send({ participant: "fabi", type: "bet.placed", id: "fabi-3", amount: 30 }, later(2))).effects.filter((e) => e.type === "xp_granted"),
+    ).toEqual([]);
     // live-casino-gems has a 60-second cooldown: blocked at 59 s, fires at exactly 60 s.
     const gems = (result: EventResult) => result.effects.filter((effect) => effect.type === "currency_granted");
     const live = (id: string, at: Date) => send({ participant: "fabi", type: "bet.placed", id, amount: 25, meta: { game_type: "live-casino" } }, at);
@@ -388,16 +458,28 @@ describeEachDatabase("event ingestion", (kind) => {
     try {
       const eventRowsBefore = await club.db.em().count(OutboxMessage, { ...club.scope, kind: "event" });
       const first = { written: false };
-      const queued = await queueEvents(club.db, club.scope, [eventInput({ participant: "ines", type: "bet.placed", id: "ines-bet-1", amount: 3 })], { now: WEDNESDAY, afterCommit: () => (first.written = true) });
+      const queued = await queueEvents(club.db, club.scope, [eventInput({ participant: "ines", type: "bet.placed", id: "ines-bet-1", amount: 3 })], {
+        now: WEDNESDAY,
+        afterCommit: () => (first.written = true),
+      });
       // The new player's participant.created is for the relay; the event is not.
       expect(first.written).toBe(true);
       const again = { written: false };
-      queued.event_ids.push(...(await queueEvents(club.db, club.scope, [eventInput({ participant: "ines", type: "bet.placed", id: "ines-bet-2", amount: 4 })], { now: WEDNESDAY, afterCommit: () => (again.written = true) })).event_ids);
+      queued.event_ids.push(
+        ...(
+          await queueEvents(club.db, club.scope, [eventInput({ participant: "ines", type: "bet.placed", id: "ines-bet-2", amount: 4 })], {
+            now: WEDNESDAY,
+            afterCommit: () => (again.written = true),
+          })
+        ).event_ids,
+      );
       expect(again.written).toBe(false);
       expect(await club.db.em().count(OutboxMessage, { ...club.scope, kind: "event" })).toBe(eventRowsBefore);
       const jobs = await club.db.em().find(Job, { queue: EVENT_QUEUE }, { orderBy: { createdAt: "asc" }, disableIdentityMap: true });
       // One job a group, naming its events (one each here: two separate groups).
-      expect(jobs.map((job) => [job.status, job.payload])).toEqual(queued.event_ids.map((eventId, i) => ["ready", { id: jobs[i].id, ...club.scope, payload: { event_ids: [eventId] } }]));
+      expect(jobs.map((job) => [job.status, job.payload])).toEqual(
+        queued.event_ids.map((eventId, i) => ["ready", { id: jobs[i].id, ...club.scope, payload: { event_ids: [eventId] } }]),
+      );
 
       const consumer = await queue.consume(EVENT_QUEUE, async (message) => {
         const { clubId, env, payload } = message as { clubId: string; env: "test" | "live"; payload: Record<string, unknown> };
@@ -459,9 +541,17 @@ describeEachDatabase("event ingestion", (kind) => {
       tenth = await send({ participant: "joao", type: "deposit.confirmed", id: `joao-dep-${i}`, amount: 10 }, later(i * 86400));
     }
     const grant = tenth!.effects.find((effect) => effect.type === "reward_granted" && effect.rule_id === "tenth-deposit");
-    expect(grant).toEqual({ type: "reward_granted", reward_code: "free-spins-50", rule_id: "tenth-deposit", reward_id: expect.any(String), delivery_id: expect.any(String) });
+    expect(grant).toEqual({
+      type: "reward_granted",
+      reward_code: "free-spins-50",
+      rule_id: "tenth-deposit",
+      reward_id: expect.any(String),
+      delivery_id: expect.any(String),
+    });
     // free-spins-50 expires 7 days after it is granted.
-    const hooks = (await webhooksAbout("joao")).filter((hook) => hook.type === "reward.granted" && (hook.data.reward as { code: string }).code === "free-spins-50");
+    const hooks = (await webhooksAbout("joao")).filter(
+      (hook) => hook.type === "reward.granted" && (hook.data.reward as { code: string }).code === "free-spins-50",
+    );
     expect(hooks.map((hook) => hook.data.expires_at)).toEqual([later(10 * 86400 + 7 * 86400).toISOString()]);
   });
 });
@@ -511,7 +601,10 @@ describeEachDatabase("event ingestion with custom rules", (kind) => {
 
   it("a rule keyed on an event field fires once per value, however long the value", async () => {
     const round = (id: string, roundId: string) =>
-      ingestEvent(club.db, club.scope, eventInput({ participant: "mia", type: "game.round_played", id, meta: { round_id: roundId } }), { now: WEDNESDAY, publicUrl: PUBLIC_URL });
+      ingestEvent(club.db, club.scope, eventInput({ participant: "mia", type: "game.round_played", id, meta: { round_id: roundId } }), {
+        now: WEDNESDAY,
+        publicUrl: PUBLIC_URL,
+      });
     const long = "r".repeat(300);
     expect((await round("mia-1", long)).effects).toEqual([{ type: "xp_granted", amount: 1, rule_id: "round-bonus" }]);
     // Another event (another id) of the same round: the rule does not fire again.

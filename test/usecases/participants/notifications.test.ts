@@ -24,8 +24,15 @@ describeEachDatabase("notification use cases", (kind) => {
       ids.push(id);
       const createdAt = new Date(Date.UTC(2026, 10, 10, 12, i));
       return {
-        id, ...club.scope, participantId: ana.id, kind: "message", title: `Mensagem ${i}`, body: i % 2 === 0 ? "Corpo" : null, view: null,
-        createdAt, readAt: i < 5 ? new Date(createdAt.getTime() + 1000) : null,
+        id,
+        ...club.scope,
+        participantId: ana.id,
+        kind: "message",
+        title: `Mensagem ${i}`,
+        body: i % 2 === 0 ? "Corpo" : null,
+        view: null,
+        createdAt,
+        readAt: i < 5 ? new Date(createdAt.getTime() + 1000) : null,
       };
     });
     await club.db.em().insertMany(Notification, rows);
@@ -42,7 +49,13 @@ describeEachDatabase("notification use cases", (kind) => {
     expectResponse("Me_listNotifications", "200", list);
     expect(list.data).toHaveLength(20);
     expect(list.data[0]).toEqual({
-      id: ids[104], kind: "message", title: "Mensagem 104", body: "Corpo", view: null, createdAt: "2026-11-10T13:44:00.000Z", readAt: null,
+      id: ids[104],
+      kind: "message",
+      title: "Mensagem 104",
+      body: "Corpo",
+      view: null,
+      createdAt: "2026-11-10T13:44:00.000Z",
+      readAt: null,
     });
     expect(list.data[1]).toMatchObject({ title: "Mensagem 103", body: null });
   });
@@ -91,6 +104,9 @@ describeEachDatabase("notification use cases", (kind) => {
   it("shows what happened to the participant, such as a check-in reward", async () => {
     await claimCheckin(club.db, club.scope, "bruno", { now: new Date("2026-11-14T15:00:00Z"), publicUrl: PUBLIC_URL });
     const list = await listNotifications(club.db, club.scope, "bruno", {});
-    expect(list).toEqual({ data: [expect.objectContaining({ kind: "reward_granted", title: "Você ganhou: 50 moedas", view: "rewards", readAt: null })], unread_count: 1 });
+    expect(list).toEqual({
+      data: [expect.objectContaining({ kind: "reward_granted", title: "Você ganhou: 50 moedas", view: "rewards", readAt: null })],
+      unread_count: 1,
+    });
   });
 });

@@ -121,7 +121,12 @@ describeEachDatabase("participants", (kind) => {
     expectContract("ParticipantProfile", profile);
     expect(progress.next_level).toBeNull();
     expect(progress.level).toEqual({ number: 60, name: "Nível 60", badge_url: "https://cdn.example.com/ouro.png", color: "#FFD700" });
-    expect(progress.xp).toEqual({ current: 50_000_000 - progress.levels.slice(0, 59).reduce((sum, l) => sum + l.xp_required!, 0), required: 0, total: 50_000_000, progress: 1 });
+    expect(progress.xp).toEqual({
+      current: 50_000_000 - progress.levels.slice(0, 59).reduce((sum, l) => sum + l.xp_required!, 0),
+      required: 0,
+      total: 50_000_000,
+      progress: 1,
+    });
   });
 
   it("answers the progress resource with the whole level table", async () => {

@@ -16,7 +16,12 @@ type Config = { progression: { curve: Record<string, unknown>; benefits: Record<
 function config(): Config {
   const config = demoConfig() as unknown as Config;
   config.progression.benefits.find((benefit) => benefit.code === "suporte")!.compliance = "review";
-  config.rules.push({ id: "prata-tag", trigger: { event: "bet.settled" }, conditions: [{ tier_in: ["prata"] }], effects: [{ type: "tag_participant", tag: "prata" }] });
+  config.rules.push({
+    id: "prata-tag",
+    trigger: { event: "bet.settled" },
+    conditions: [{ tier_in: ["prata"] }],
+    effects: [{ type: "tag_participant", tag: "prata" }],
+  });
   return config;
 }
 

@@ -1,7 +1,24 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
-  AffiliateAttribution, Badge, Balance, CheckinClaim, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry, MissionProgress,
-  Notification, Participant, ParticipantReward, Redemption, Referral, RuleDedupeKey, RuleRunDay, WheelSpin, allEntities,
+  AffiliateAttribution,
+  Badge,
+  Balance,
+  CheckinClaim,
+  CurrencyLot,
+  Delivery,
+  Event,
+  LeaderboardEntry,
+  LedgerEntry,
+  MissionProgress,
+  Notification,
+  Participant,
+  ParticipantReward,
+  Redemption,
+  Referral,
+  RuleDedupeKey,
+  RuleRunDay,
+  WheelSpin,
+  allEntities,
 } from "../../../server/src/db/entities/index.js";
 import { newId } from "../../../server/src/db/ids.js";
 import type { Database } from "../../../server/src/db/orm.js";
@@ -61,15 +78,41 @@ describeEachDatabase("participant rename", (kind) => {
     await em.insert(LedgerEntry, { id: newId("led"), ...base, unit: "coins", delta: opts.coins, balanceAfter: opts.coins, reason: "rule", createdAt: t0 });
     await em.insert(CurrencyLot, { id: newId("lot"), ...base, currency: "coins", granted: opts.coins, remaining: opts.coins, createdAt: t0 });
     await em.insert(Event, {
-      id: newId("evt"), ...base, externalEventId: opts.eventId, idempotencyKey: `${p.id}-${opts.eventId}`, type: "deposit.confirmed",
-      currency: "BRL", occurredAt: t0, meta: {}, status: "processed", effects: [], effectsCount: 0, receivedAt: t0,
+      id: newId("evt"),
+      ...base,
+      externalEventId: opts.eventId,
+      idempotencyKey: `${p.id}-${opts.eventId}`,
+      type: "deposit.confirmed",
+      currency: "BRL",
+      occurredAt: t0,
+      meta: {},
+      status: "processed",
+      effects: [],
+      effectsCount: 0,
+      receivedAt: t0,
     });
     await em.insert(RuleDedupeKey, { ...base, ruleId: "deposito-xp", dedupeKey: opts.eventId, eventId: null, firedAt: t0 });
-    await em.insert(RuleRunDay, { ...base, ruleId: "deposito-xp", dayKey: "2026-11-21", runs: 1, amounts: { xp: opts.points }, lastRunAt: opts.points > 5 ? t1 : t0 });
+    await em.insert(RuleRunDay, {
+      ...base,
+      ruleId: "deposito-xp",
+      dayKey: "2026-11-21",
+      runs: 1,
+      amounts: { xp: opts.points },
+      lastRunAt: opts.points > 5 ? t1 : t0,
+    });
     await em.insert(MissionProgress, { id: newId("msp"), ...base, missionId: "primeiro-deposito", periodKey: "once", progress: 1, updatedAt: t0 });
     const reward = newId("rwd");
     const delivery = newId("dlv");
-    await em.insert(ParticipantReward, { id: reward, ...base, rewardCode: "giros-10", type: "client_delivered", status: "pending", source: "rule:deposito-xp", deliveryId: delivery, grantedAt: t0 });
+    await em.insert(ParticipantReward, {
+      id: reward,
+      ...base,
+      rewardCode: "giros-10",
+      type: "client_delivered",
+      status: "pending",
+      source: "rule:deposito-xp",
+      deliveryId: delivery,
+      grantedAt: t0,
+    });
     await em.insert(Delivery, { id: delivery, ...base, participantRewardId: reward, rewardCode: "giros-10", status: "pending", createdAt: t0 });
     await em.insert(Badge, { id: newId("bdg"), ...base, badgeCode: opts.badge, grantedAt: t0 });
     await em.insert(LeaderboardEntry, { id: newId("lbe"), ...base, campaignId: "semana", points: opts.points, updatedAt: t0 });
@@ -157,14 +200,30 @@ describeEachDatabase("participant rename", (kind) => {
       level: 1,
       balances: { coins: 100, gems: 7 },
       duplicates_dropped: {
-        events: 1, rule_dedupe_keys: 1, mission_progress: 1, badges: 1, referrals: 1, affiliate_attributions: 1, checkin_claims: 1,
+        events: 1,
+        rule_dedupe_keys: 1,
+        mission_progress: 1,
+        badges: 1,
+        referrals: 1,
+        affiliate_attributions: 1,
+        checkin_claims: 1,
       },
     });
     // Level and tier follow the summed XP through the published curve.
     expect(report.after).toEqual({ id: ana.id, external_id: to, xp: 232591, level: 13, balances: { coins: 1350, gems: 7 } });
     expect(report.moved).toEqual({
-      balances: 2, ledger_entries: 1, currency_lots: 1, rule_run_days: 1, participant_rewards: 1, deliveries: 1, badges: 1,
-      leaderboard_entries: 1, redemptions: 1, referrals: 1, notifications: 1, wheel_spins: 1,
+      balances: 2,
+      ledger_entries: 1,
+      currency_lots: 1,
+      rule_run_days: 1,
+      participant_rewards: 1,
+      deliveries: 1,
+      badges: 1,
+      leaderboard_entries: 1,
+      redemptions: 1,
+      referrals: 1,
+      notifications: 1,
+      wheel_spins: 1,
     });
     expect(report.rewritten).toEqual({ "participants.external_id": 1 });
 
@@ -177,7 +236,11 @@ describeEachDatabase("participant rename", (kind) => {
     expect((await em.findOneOrFail(LeaderboardEntry, { participantId: ana.id })).points).toBe(15);
     // The rule's day of both adds up: runs and amounts per unit, the later last run.
     const day = await em.findOneOrFail(RuleRunDay, { participantId: ana.id, ruleId: "deposito-xp", dayKey: "2026-11-21" });
-    expect({ runs: day.runs, amounts: day.amounts, lastRunAt: day.lastRunAt.toISOString() }).toEqual({ runs: 2, amounts: { xp: 15 }, lastRunAt: t1.toISOString() });
+    expect({ runs: day.runs, amounts: day.amounts, lastRunAt: day.lastRunAt.toISOString() }).toEqual({
+      runs: 2,
+      amounts: { xp: 15 },
+      lastRunAt: t1.toISOString(),
+    });
     expect(await em.count(LedgerEntry, { participantId: ana.id })).toBe(2);
     expect(await em.count(Event, { participantId: ana.id })).toBe(1);
     expect(await em.count(Referral, { referrerId: ana.id })).toBe(2);

@@ -24,13 +24,39 @@ function surfaceConfig(): Record<string, unknown> {
   const prizes = [{ from: 1, to: 1, reward: "bonus-20" }];
   const games = (category: string) => ({ only: { categories: [category], providers: [], games: [] }, exclude: { categories: [], providers: [], games: [] } });
   config.tournaments.push(
-    { id: "aviator-relampago", title: "Corrida do Aviator", event: "bet.placed", games: games("crash"), startsAt: "2026-11-10T03:00:00Z", endsAt: "2026-11-15T03:00:00Z", prizes, minScore: 100 },
+    {
+      id: "aviator-relampago",
+      title: "Corrida do Aviator",
+      event: "bet.placed",
+      games: games("crash"),
+      startsAt: "2026-11-10T03:00:00Z",
+      endsAt: "2026-11-15T03:00:00Z",
+      prizes,
+      minScore: 100,
+    },
     { id: "natal", title: "Torneio de Natal", event: "bet.placed", startsAt: "2026-12-20T03:00:00Z", endsAt: "2026-12-26T03:00:00Z", prizes },
-    { id: "desativado", title: "Torneio desativado", event: "bet.placed", startsAt: "2026-11-01T03:00:00Z", endsAt: "2026-12-01T03:00:00Z", prizes, enabled: false },
+    {
+      id: "desativado",
+      title: "Torneio desativado",
+      event: "bet.placed",
+      startsAt: "2026-11-01T03:00:00Z",
+      endsAt: "2026-12-01T03:00:00Z",
+      prizes,
+      enabled: false,
+    },
   );
   config.rules.push(
-    { id: "aviator-points", trigger: { event: "bet.placed" }, games: games("crash"), effects: [{ type: "add_leaderboard_points", campaign: "aviator-relampago", points: "event.amount" }] },
-    { id: "deposit-points", trigger: { event: "deposit.confirmed" }, effects: [{ type: "add_leaderboard_points", campaign: "ranking-depositos", points: "event.amount" }] },
+    {
+      id: "aviator-points",
+      trigger: { event: "bet.placed" },
+      games: games("crash"),
+      effects: [{ type: "add_leaderboard_points", campaign: "aviator-relampago", points: "event.amount" }],
+    },
+    {
+      id: "deposit-points",
+      trigger: { event: "deposit.confirmed" },
+      effects: [{ type: "add_leaderboard_points", campaign: "ranking-depositos", points: "event.amount" }],
+    },
   );
   return config;
 }
@@ -42,8 +68,18 @@ describeEachDatabase("participant surface", (kind) => {
     club = await openTestClub(kind, { config: surfaceConfig() });
     // Webhook rows of redemptions are written only for events an enabled endpoint takes.
     await club.db.em().insert(WebhookEndpoint, {
-      id: "we_surface", ...club.scope, url: "https://hooks.example.com/clube", events: ["reward.*"], description: null, enabled: true,
-      secret: "whsec_surface", previousSecret: null, previousSecretExpiresAt: null, createdAt: WEDNESDAY, updatedAt: WEDNESDAY, deletedAt: null,
+      id: "we_surface",
+      ...club.scope,
+      url: "https://hooks.example.com/clube",
+      events: ["reward.*"],
+      description: null,
+      enabled: true,
+      secret: "whsec_surface",
+      previousSecret: null,
+      previousSecretExpiresAt: null,
+      createdAt: WEDNESDAY,
+      updatedAt: WEDNESDAY,
+      deletedAt: null,
     });
   });
   afterAll(async () => {
@@ -59,7 +95,10 @@ describeEachDatabase("participant surface", (kind) => {
   }
 
   async function refusal(call: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
-    const error = await call.then(() => null, (err: unknown) => err);
+    const error = await call.then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(error).toBeInstanceOf(ApiError);
     const { status, code, message } = error as ApiError;
     return { status, code, message };
@@ -71,9 +110,21 @@ describeEachDatabase("participant surface", (kind) => {
       const before = valid("MyMissionList", await listMyMissions(club.db, club.scope, "ana", WEDNESDAY));
       expect(before.data.map((mission) => mission.id)).toEqual(["apostar-500", "crash-10", "deposito-diario", "slots-50", "verificar-conta"]);
       expect(before.data[0]).toEqual({
-        id: "apostar-500", title: "Aposte R$ 500 na semana", description: null, illustration: "target", event: "bet.placed", period: "weekly",
-        goal: { kind: "sum", field: "amount", target: 500 }, progress: 0, completed: false, claimable: false, claimed: false, period_key: "2026-W47",
-        reward: { code: "free-spins-20", title: "20 giros grátis" }, starts_at: null, ends_at: null,
+        id: "apostar-500",
+        title: "Aposte R$ 500 na semana",
+        description: null,
+        illustration: "target",
+        event: "bet.placed",
+        period: "weekly",
+        goal: { kind: "sum", field: "amount", target: 500 },
+        progress: 0,
+        completed: false,
+        claimable: false,
+        claimed: false,
+        period_key: "2026-W47",
+        reward: { code: "free-spins-20", title: "20 giros grátis" },
+        starts_at: null,
+        ends_at: null,
       });
 
       await send({ participant: "ana", type: "user.verified", id: "ana-verified" }, at(1));
@@ -81,31 +132,54 @@ describeEachDatabase("participant surface", (kind) => {
       const after = await listMyMissions(club.db, club.scope, "ana", at(3));
       expect(after.data.map((mission) => mission.id)).toEqual(["apostar-500", "crash-10", "deposito-diario", "deposito-mensal", "slots-50", "verificar-conta"]);
       const byId = new Map(after.data.map((mission) => [mission.id, mission]));
-      expect(byId.get("deposito-diario")).toMatchObject({ progress: 1, completed: true, claimable: false, claimed: true, period_key: "2026-11-18", reward: { code: "coins-50", title: "50 moedas" } });
+      expect(byId.get("deposito-diario")).toMatchObject({
+        progress: 1,
+        completed: true,
+        claimable: false,
+        claimed: true,
+        period_key: "2026-11-18",
+        reward: { code: "coins-50", title: "50 moedas" },
+      });
       expect(byId.get("deposito-mensal")).toMatchObject({ progress: 300, completed: false, claimable: false, period_key: "2026-11" });
       expect(byId.get("verificar-conta")).toMatchObject({ completed: true, claimed: true, period_key: "once" });
       // The next club day the daily mission starts over.
-      expect((await listMyMissions(club.db, club.scope, "ana", new Date("2026-11-19T03:00:00Z"))).data.find((mission) => mission.id === "deposito-diario"))
-        .toMatchObject({ progress: 0, completed: false, claimed: false, period_key: "2026-11-19" });
+      expect(
+        (await listMyMissions(club.db, club.scope, "ana", new Date("2026-11-19T03:00:00Z"))).data.find((mission) => mission.id === "deposito-diario"),
+      ).toMatchObject({ progress: 0, completed: false, claimed: false, period_key: "2026-11-19" });
     });
 
     it("claims a completed manual mission once per period; refuses what is not claimable", async () => {
-      const bet = (id: string, amount: number, minute: number) => send({ participant: "bia", type: "bet.placed", id, amount, meta: { game_type: "table-games" } }, at(minute));
+      const bet = (id: string, amount: number, minute: number) =>
+        send({ participant: "bia", type: "bet.placed", id, amount, meta: { game_type: "table-games" } }, at(minute));
       await bet("bia-bet-1", 200, 0);
       expect(await refusal(claimMyMission(club.db, club.scope, "bia", "apostar-500", { now: at(1), publicUrl: PUBLIC_URL }))).toEqual({
-        status: 409, code: "not_claimable", message: `Mission "apostar-500" is not completed in period 2026-W47 (200 of 500).`,
+        status: 409,
+        code: "not_claimable",
+        message: `Mission "apostar-500" is not completed in period 2026-W47 (200 of 500).`,
       });
-      expect(await refusal(claimMyMission(club.db, club.scope, "bia", "deposito-diario", { now: at(1), publicUrl: PUBLIC_URL }))).toMatchObject({ status: 409, code: "not_claimable" });
+      expect(await refusal(claimMyMission(club.db, club.scope, "bia", "deposito-diario", { now: at(1), publicUrl: PUBLIC_URL }))).toMatchObject({
+        status: 409,
+        code: "not_claimable",
+      });
       expect(await refusal(claimMyMission(club.db, club.scope, "bia", "missao-antiga", { now: at(1), publicUrl: PUBLIC_URL }))).toEqual({
-        status: 404, code: "not_found", message: `Mission "missao-antiga" was not found.`,
+        status: 404,
+        code: "not_found",
+        message: `Mission "missao-antiga" was not found.`,
       });
       // deposito-mensal is for verified players only: not listed for bia, so not found.
-      expect(await refusal(claimMyMission(club.db, club.scope, "bia", "deposito-mensal", { now: at(1), publicUrl: PUBLIC_URL }))).toMatchObject({ status: 404 });
-      expect(await refusal(claimMyMission(club.db, club.scope, "ninguem", "apostar-500", { now: at(1), publicUrl: PUBLIC_URL }))).toMatchObject({ status: 404 });
+      expect(await refusal(claimMyMission(club.db, club.scope, "bia", "deposito-mensal", { now: at(1), publicUrl: PUBLIC_URL }))).toMatchObject({
+        status: 404,
+      });
+      expect(await refusal(claimMyMission(club.db, club.scope, "ninguem", "apostar-500", { now: at(1), publicUrl: PUBLIC_URL }))).toMatchObject({
+        status: 404,
+      });
 
       await bet("bia-bet-2", 300, 2);
       expect((await listMyMissions(club.db, club.scope, "bia", at(3))).data.find((mission) => mission.id === "apostar-500")).toMatchObject({
-        progress: 500, completed: true, claimable: true, claimed: false,
+        progress: 500,
+        completed: true,
+        claimable: true,
+        claimed: false,
       });
       const claim = valid("MissionClaimResult", await claimMyMission(club.db, club.scope, "bia", "apostar-500", { now: at(4), publicUrl: PUBLIC_URL }));
       expect(claim).toEqual({
@@ -114,25 +188,34 @@ describeEachDatabase("participant surface", (kind) => {
         reward_granted: { reward_code: "free-spins-20", reward_id: expect.stringMatching(/^rwd_/), delivery_id: expect.stringMatching(/^dlv_/) },
         effects: [
           {
-            type: "reward_granted", reward_code: "free-spins-20", rule_id: "mission:apostar-500",
-            reward_id: claim.reward_granted!.reward_id, delivery_id: claim.reward_granted!.delivery_id!,
+            type: "reward_granted",
+            reward_code: "free-spins-20",
+            rule_id: "mission:apostar-500",
+            reward_id: claim.reward_granted!.reward_id,
+            delivery_id: claim.reward_granted!.delivery_id!,
           },
         ],
       });
       const bia = await participantRow(club.db, club.scope, "bia");
-      const requested = (await recordedWebhooks(club.db, club.scope)).filter((hook) => hook.type === "reward.delivery_requested" && (hook.data.participant as { id: string }).id === bia.id);
+      const requested = (await recordedWebhooks(club.db, club.scope)).filter(
+        (hook) => hook.type === "reward.delivery_requested" && (hook.data.participant as { id: string }).id === bia.id,
+      );
       expect(requested.map((hook) => hook.data.source)).toEqual(["mission:apostar-500"]);
       const row = await club.db.em().findOneOrFail(MissionProgress, { participantId: bia.id, missionId: "apostar-500" });
       expect(row.claimedAt?.toISOString()).toBe(at(4).toISOString());
       expect(row.completedAt?.toISOString()).toBe(at(2).toISOString());
 
       expect(await refusal(claimMyMission(club.db, club.scope, "bia", "apostar-500", { now: at(5), publicUrl: PUBLIC_URL }))).toEqual({
-        status: 409, code: "already_claimed", message: `Mission "apostar-500" was already claimed in period 2026-W47.`,
+        status: 409,
+        code: "already_claimed",
+        message: `Mission "apostar-500" was already claimed in period 2026-W47.`,
       });
       // Next week the mission starts over.
       const nextWeek = new Date("2026-11-23T12:00:00Z");
       expect(await refusal(claimMyMission(club.db, club.scope, "bia", "apostar-500", { now: nextWeek, publicUrl: PUBLIC_URL }))).toMatchObject({
-        status: 409, code: "not_claimable", message: expect.stringContaining("period 2026-W48 (0 of 500)"),
+        status: 409,
+        code: "not_claimable",
+        message: expect.stringContaining("period 2026-W48 (0 of 500)"),
       });
     });
 
@@ -143,11 +226,18 @@ describeEachDatabase("participant surface", (kind) => {
       const other = await openTestClub(kind, { config: config as unknown as Record<string, unknown> });
       try {
         for (let n = 0; n < 10; n++) {
-          await ingestEvent(other.db, other.scope, eventInput({ participant: "caio", type: "bet.placed", id: `caio-crash-${n}`, amount: 1, meta: { game_type: "crash" } }), { now: at(n), publicUrl: PUBLIC_URL });
+          await ingestEvent(
+            other.db,
+            other.scope,
+            eventInput({ participant: "caio", type: "bet.placed", id: `caio-crash-${n}`, amount: 1, meta: { game_type: "crash" } }),
+            { now: at(n), publicUrl: PUBLIC_URL },
+          );
         }
         const claim = await claimMyMission(other.db, other.scope, "caio", "crash-10", { now: at(10), publicUrl: PUBLIC_URL });
         expect(claim).toEqual({
-          mission_id: "crash-10", period_key: "2026-W47", reward_granted: null,
+          mission_id: "crash-10",
+          period_key: "2026-W47",
+          reward_granted: null,
           effects: [{ type: "currency_granted", currency: "coins", amount: 200, rule_id: "mission:crash-10" }],
         });
       } finally {
@@ -163,11 +253,23 @@ describeEachDatabase("participant surface", (kind) => {
       const rewards = valid("MyRewardList", await listMyRewards(club.db, club.scope, "davi", at(60 * 24 * 10)));
       const byCode = (code: string) => rewards.data.filter((reward) => reward.reward_code === code);
       expect(byCode("free-spins-50")).toEqual([
-        expect.objectContaining({ title: "50 giros grátis", type: "client_delivered", status: "pending_delivery", source: "rule:tenth-deposit", delivery_id: expect.any(String) }),
+        expect.objectContaining({
+          title: "50 giros grátis",
+          type: "client_delivered",
+          status: "pending_delivery",
+          source: "rule:tenth-deposit",
+          delivery_id: expect.any(String),
+        }),
       ]);
       expect(byCode("bonus-first-deposit")).toEqual([expect.objectContaining({ status: "pending_delivery", source: "rule:first-deposit" })]);
       expect(byCode("coins-50")).toHaveLength(10);
-      expect(byCode("coins-50")[0]).toMatchObject({ type: "internal", status: "granted", source: "mission:deposito-diario", delivery_id: null, expires_at: null });
+      expect(byCode("coins-50")[0]).toMatchObject({
+        type: "internal",
+        status: "granted",
+        source: "mission:deposito-diario",
+        delivery_id: null,
+        expires_at: null,
+      });
       expect(rewards.data.map((reward) => reward.granted_at)).toEqual([...rewards.data.map((reward) => reward.granted_at)].sort().reverse());
 
       await confirmDelivery(club.db, club.scope, byCode("bonus-first-deposit")[0].delivery_id!, { external_ref: "b-1" }, at(60 * 24 * 10));
@@ -179,7 +281,8 @@ describeEachDatabase("participant surface", (kind) => {
       // free-spins-20 expires 7 days after it is granted: pending until then, expired from that instant.
       await send({ participant: "davi", type: "bet.placed", id: "davi-bet", amount: 500 }, at(60 * 24 * 10));
       const spins = await claimMyMission(club.db, club.scope, "davi", "apostar-500", { now: at(60 * 24 * 10 + 1), publicUrl: PUBLIC_URL });
-      const statusAt = async (when: Date) => (await listMyRewards(club.db, club.scope, "davi", when)).data.find((reward) => reward.id === spins.reward_granted!.reward_id)!.status;
+      const statusAt = async (when: Date) =>
+        (await listMyRewards(club.db, club.scope, "davi", when)).data.find((reward) => reward.id === spins.reward_granted!.reward_id)!.status;
       const expiresAt = at(60 * 24 * 17 + 1);
       expect(await statusAt(new Date(expiresAt.getTime() - 1))).toBe("pending_delivery");
       expect(await statusAt(expiresAt)).toBe("expired");
@@ -199,24 +302,44 @@ describeEachDatabase("participant surface", (kind) => {
 
     it("lists the priced rewards with what the participant can afford; a balance equal to the price affords it", async () => {
       // 100 welcome coins + 50 from the daily deposit mission + 849 from a 8490 deposit: one short of the 1000 of store-bonus-10; gui has exactly 1000.
-      for (const [participant, amount] of [["fabi", 8490], ["gui", 8500]] as const) {
+      for (const [participant, amount] of [
+        ["fabi", 8490],
+        ["gui", 8500],
+      ] as const) {
         await send({ participant, type: "user.signed_up", id: `${participant}-signup` }, at(0));
         await send({ participant, type: "deposit.confirmed", id: `${participant}-dep`, amount }, at(1));
       }
-      const affordable = (store: { data: { code: string; affordable: boolean }[] }) => Object.fromEntries(store.data.map((item) => [item.code, item.affordable]));
+      const affordable = (store: { data: { code: string; affordable: boolean }[] }) =>
+        Object.fromEntries(store.data.map((item) => [item.code, item.affordable]));
       const short = valid("StoreItemList", await listStore(club.db, club.scope, "fabi", at(2)));
       expect(short.data[0]).toEqual({
-        code: "store-bonus-10", title: "R$ 10 de bônus", description: null, illustration: "gift", type: "client_delivered",
-        cost: { currency: "coins", amount: 1000 }, affordable: false,
+        code: "store-bonus-10",
+        title: "R$ 10 de bônus",
+        description: null,
+        illustration: "gift",
+        type: "client_delivered",
+        cost: { currency: "coins", amount: 1000 },
+        affordable: false,
       });
       expect(affordable(short)).toEqual({ "store-bonus-10": false, "store-cash-5": false, "avatar-dourado": false });
-      expect(affordable(await listStore(club.db, club.scope, "gui", at(2)))).toEqual({ "store-bonus-10": true, "store-cash-5": false, "avatar-dourado": false });
+      expect(affordable(await listStore(club.db, club.scope, "gui", at(2)))).toEqual({
+        "store-bonus-10": true,
+        "store-cash-5": false,
+        "avatar-dourado": false,
+      });
 
-      const bought = valid("Redemption", await redeemFromStore(club.db, club.scope, "gui", "store-bonus-10", { idempotencyKey: "loja-gui-0001", now: at(5), publicUrl: PUBLIC_URL }));
+      const bought = valid(
+        "Redemption",
+        await redeemFromStore(club.db, club.scope, "gui", "store-bonus-10", { idempotencyKey: "loja-gui-0001", now: at(5), publicUrl: PUBLIC_URL }),
+      );
       expect(bought).toMatchObject({ reward_code: "store-bonus-10", balance_after: 0, delivery_status: "pending" });
-      expect(await redeemFromStore(club.db, club.scope, "gui", "store-bonus-10", { idempotencyKey: "loja-gui-0001", now: at(6), publicUrl: PUBLIC_URL })).toEqual({ ...bought, duplicate: true });
+      expect(
+        await redeemFromStore(club.db, club.scope, "gui", "store-bonus-10", { idempotencyKey: "loja-gui-0001", now: at(6), publicUrl: PUBLIC_URL }),
+      ).toEqual({ ...bought, duplicate: true });
       const gui = await participantRow(club.db, club.scope, "gui");
-      const granted = (await recordedWebhooks(club.db, club.scope)).filter((hook) => hook.type === "reward.granted" && (hook.data.participant as { id: string }).id === gui.id);
+      const granted = (await recordedWebhooks(club.db, club.scope)).filter(
+        (hook) => hook.type === "reward.granted" && (hook.data.participant as { id: string }).id === gui.id,
+      );
       expect(granted.at(-1)!.data.source).toBe("redemption:store-bonus-10");
       expect(affordable(await listStore(club.db, club.scope, "gui", at(7)))["store-bonus-10"]).toBe(false);
     });
@@ -231,7 +354,9 @@ describeEachDatabase("participant surface", (kind) => {
       await slots("hugo", "hugo-1", 80, at(1));
       await slots("iris", "iris-1", 120, at(2));
       await slots("hugo", "hugo-2", "2.50", at(3));
-      await club.db.em().nativeUpdate(Participant, { ...club.scope, externalId: "gabi" }, { displayName: "Gabi R.", avatarUrl: "https://cdn.cassino.example.com/a/gabi.png" });
+      await club.db
+        .em()
+        .nativeUpdate(Participant, { ...club.scope, externalId: "gabi" }, { displayName: "Gabi R.", avatarUrl: "https://cdn.cassino.example.com/a/gabi.png" });
 
       const board = valid("Leaderboard", await getLeaderboard(club.db, club.scope, "hugo", "slots-semanal", { limit: 2, now: at(4) }));
       expect(board).toEqual({
@@ -244,7 +369,11 @@ describeEachDatabase("participant surface", (kind) => {
         me: { rank: 3, points: 82.5 },
       });
       expect((await getLeaderboard(club.db, club.scope, "hugo", "slots-semanal", { limit: 3, now: at(4) })).entries[2]).toEqual({
-        rank: 3, display_name: null, avatar_url: null, points: 82.5, is_me: true,
+        rank: 3,
+        display_name: null,
+        avatar_url: null,
+        points: 82.5,
+        is_me: true,
       });
       // No points yet: no rank.
       expect((await getLeaderboard(club.db, club.scope, "ana", "slots-semanal", { limit: 20, now: at(4) })).me).toEqual({ rank: null, points: 0 });
@@ -257,8 +386,22 @@ describeEachDatabase("participant surface", (kind) => {
       const standings = valid("LeaderboardStandingList", await listMyLeaderboards(club.db, club.scope, "joao", at(3)));
       expect(standings.data).toEqual([
         // Ended 2026-11-15, still shown for 7 days; a bet after its end scores nothing in it (its own standings).
-        { campaign_id: "aviator-relampago", title: "Corrida do Aviator", points: 0, rank: null, starts_at: "2026-11-10T03:00:00.000Z", ends_at: "2026-11-15T03:00:00.000Z" },
-        { campaign_id: "slots-semanal", title: "Torneio semanal de slots", points: 10, rank: expect.any(Number), starts_at: "2026-11-16T03:00:00.000Z", ends_at: "2026-11-23T03:00:00.000Z" },
+        {
+          campaign_id: "aviator-relampago",
+          title: "Corrida do Aviator",
+          points: 0,
+          rank: null,
+          starts_at: "2026-11-10T03:00:00.000Z",
+          ends_at: "2026-11-15T03:00:00.000Z",
+        },
+        {
+          campaign_id: "slots-semanal",
+          title: "Torneio semanal de slots",
+          points: 10,
+          rank: expect.any(Number),
+          starts_at: "2026-11-16T03:00:00.000Z",
+          ends_at: "2026-11-23T03:00:00.000Z",
+        },
         // Points from a rule only, in no tournament: listed for whoever has points in it.
         { campaign_id: "ranking-depositos", title: "ranking-depositos", points: 75, rank: expect.any(Number), starts_at: null, ends_at: null },
       ]);
@@ -274,7 +417,9 @@ describeEachDatabase("participant surface", (kind) => {
       expect((await listMyLeaderboards(club.db, club.scope, "gabi", at(3))).data.map((standing) => standing.campaign_id)).not.toContain("ranking-depositos");
       for (const campaign of ["natal", "desativado", "nao-existe"]) {
         expect(await refusal(getLeaderboard(club.db, club.scope, "joao", campaign, { limit: 20, now: at(3) }))).toEqual({
-          status: 404, code: "not_found", message: `Leaderboard "${campaign}" was not found.`,
+          status: 404,
+          code: "not_found",
+          message: `Leaderboard "${campaign}" was not found.`,
         });
       }
       expect(await refusal(getLeaderboard(club.db, club.scope, "gabi", "ranking-depositos", { limit: 20, now: at(3) }))).toMatchObject({ status: 404 });

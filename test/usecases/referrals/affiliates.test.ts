@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { AffiliateAttribution, Participant } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
-import {
-  attributeAffiliate,
-  createAffiliate,
-  getAffiliate,
-  listAffiliates,
-  updateAffiliate,
-} from "../../../server/src/usecases/referrals/affiliates.js";
+import { attributeAffiliate, createAffiliate, getAffiliate, listAffiliates, updateAffiliate } from "../../../server/src/usecases/referrals/affiliates.js";
 import { ApiError } from "../../../server/src/usecases/shared/errors.js";
 import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
 import { upsertParticipant } from "../../../server/src/usecases/participants/participants.js";

@@ -48,13 +48,21 @@ describeEachDatabase("referral use cases", (kind) => {
 
   /** An event sent through ingestion (which qualifies referrals); the effects the referral added to it. */
   async function send(scope: Scope, externalId: string, type: string, amount: number | undefined, now: Date) {
-    const result = await ingestEvent(club.db, scope, eventInput({ participant: externalId, type, id: `${externalId}-${type}-${now.getTime()}-${amount}`, amount }), { now, publicUrl: PUBLIC_URL });
+    const result = await ingestEvent(
+      club.db,
+      scope,
+      eventInput({ participant: externalId, type, id: `${externalId}-${type}-${now.getTime()}-${amount}`, amount }),
+      { now, publicUrl: PUBLIC_URL },
+    );
     return result.effects.filter((effect) => "rule_id" in effect && effect.rule_id.startsWith("referral:"));
   }
 
   async function webhooks(scope: Scope, type: string): Promise<Record<string, unknown>[]> {
     const rows = await club.db.em().find(OutboxMessage, { clubId: scope.clubId, env: scope.env }, { orderBy: { createdAt: "asc" } });
-    return rows.map((row) => row.payload).filter((payload) => payload.type === type).map((payload) => payload.data as Record<string, unknown>);
+    return rows
+      .map((row) => row.payload)
+      .filter((payload) => payload.type === type)
+      .map((payload) => payload.data as Record<string, unknown>);
   }
 
   const refusal = (status: number, code: string, message?: string) =>
@@ -127,7 +135,10 @@ describeEachDatabase("referral use cases", (kind) => {
     await expect(register(club.scope, "novo", "XPTO9")).rejects.toEqual(refusal(404, "not_found"));
     await expect(register(club.scope, "ana", code)).rejects.toEqual(refusal(409, "referral_not_counted", "A participant cannot use their own referral code"));
     await expect(register(club.scope, "bruno", code)).rejects.toEqual(refusal(409, "referral_not_counted", "The participant was already referred"));
-    await ingestEvent(club.db, club.scope, eventInput({ participant: "veterano", type: "session.started", id: "sess-veterano" }), { now: noon("2026-11-05"), publicUrl: PUBLIC_URL });
+    await ingestEvent(club.db, club.scope, eventInput({ participant: "veterano", type: "session.started", id: "sess-veterano" }), {
+      now: noon("2026-11-05"),
+      publicUrl: PUBLIC_URL,
+    });
     await expect(register(club.scope, "veterano", code)).rejects.toEqual(
       refusal(409, "referral_not_counted", "The participant is an existing player, not a new user"),
     );
@@ -164,7 +175,9 @@ describeEachDatabase("referral use cases", (kind) => {
     expect(registered.status).toBe("qualified");
     expect((await balances(scope, "fabio")).coins).toBe(500);
     expect(await balances(scope, "gaby")).toEqual({});
-    expect(await webhooks(scope, "participant.created")).toEqual(expect.arrayContaining([expect.objectContaining({ participant: expect.objectContaining({ external_id: "gaby" }) })]));
+    expect(await webhooks(scope, "participant.created")).toEqual(
+      expect.arrayContaining([expect.objectContaining({ participant: expect.objectContaining({ external_id: "gaby" }) })]),
+    );
     expect(await webhooks(scope, "referral.qualified")).toEqual([expect.objectContaining({ rewards: { referrer: "coins:500", referred: null } })]);
   });
 

@@ -3,7 +3,14 @@ import { schemaValidators } from "../../../generated/validators.js";
 import { Delivery, Notification, ParticipantReward, StaffWarning } from "../../../server/src/db/entities/index.js";
 import { newId } from "../../../server/src/db/ids.js";
 import type { Scope } from "../../../server/src/db/scope.js";
-import { confirmDelivery, deliveryContext, deliveryView, failDelivery, listDeliveries, type DeliveryView } from "../../../server/src/usecases/rewards/deliveries.js";
+import {
+  confirmDelivery,
+  deliveryContext,
+  deliveryView,
+  failDelivery,
+  listDeliveries,
+  type DeliveryView,
+} from "../../../server/src/usecases/rewards/deliveries.js";
 import { ApiError } from "../../../server/src/usecases/shared/errors.js";
 import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
 import { describeEachDatabase } from "../../support/databases.js";
@@ -25,11 +32,19 @@ describeEachDatabase("deliveries", (kind) => {
 
   /** A first deposit: the casino must credit the first-deposit bonus, a pending delivery. */
   async function pendingDelivery(externalId: string): Promise<{ deliveryId: string; rewardId: string }> {
-    const result = await ingestEvent(club.db, club.scope, eventInput({ participant: externalId, type: "deposit.confirmed", id: `${externalId}-dep-1`, amount: 100 }), {
-      now: GRANTED_AT,
-      publicUrl: PUBLIC_URL,
-    });
-    const effect = result.effects.find((candidate) => candidate.type === "reward_granted" && candidate.delivery_id !== undefined) as { delivery_id: string; reward_id: string };
+    const result = await ingestEvent(
+      club.db,
+      club.scope,
+      eventInput({ participant: externalId, type: "deposit.confirmed", id: `${externalId}-dep-1`, amount: 100 }),
+      {
+        now: GRANTED_AT,
+        publicUrl: PUBLIC_URL,
+      },
+    );
+    const effect = result.effects.find((candidate) => candidate.type === "reward_granted" && candidate.delivery_id !== undefined) as {
+      delivery_id: string;
+      reward_id: string;
+    };
     return { deliveryId: effect.delivery_id, rewardId: effect.reward_id };
   }
 
@@ -39,7 +54,10 @@ describeEachDatabase("deliveries", (kind) => {
   }
 
   async function refusal(call: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
-    const error = await call.then(() => null, (err: unknown) => err);
+    const error = await call.then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(error).toBeInstanceOf(ApiError);
     const { status, code, message } = error as ApiError;
     return { status, code, message };
@@ -60,10 +78,25 @@ describeEachDatabase("deliveries", (kind) => {
     const details = { spins: 10000, game: "Fortune Tiger", game_code: "fortune-tiger", play_url: "https://cassino.example.com/jogar/fortune-tiger" };
     const delivered = valid(await confirmDelivery(club.db, club.scope, deliveryId, { external_ref: "bonus-778201", details }, CONFIRMED_AT));
     expect(delivered).toEqual({
-      id: deliveryId, participant_id: ana.id, participant: { id: ana.id, external_id: "ana" }, participant_reward_id: rewardId, reward_code: "bonus-first-deposit",
-      reward: { id: rewardId, code: "bonus-first-deposit", title: "Bônus de primeiro depósito", type: "client_delivered", payload: expect.objectContaining({ kind: "bonus" }) },
-      kind: "client_delivered", status: "delivered",
-      external_ref: "bonus-778201", fail_reason: null, note: null, created_at: GRANTED_AT.toISOString(), confirmed_at: CONFIRMED_AT.toISOString(),
+      id: deliveryId,
+      participant_id: ana.id,
+      participant: { id: ana.id, external_id: "ana" },
+      participant_reward_id: rewardId,
+      reward_code: "bonus-first-deposit",
+      reward: {
+        id: rewardId,
+        code: "bonus-first-deposit",
+        title: "Bônus de primeiro depósito",
+        type: "client_delivered",
+        payload: expect.objectContaining({ kind: "bonus" }),
+      },
+      kind: "client_delivered",
+      status: "delivered",
+      external_ref: "bonus-778201",
+      fail_reason: null,
+      note: null,
+      created_at: GRANTED_AT.toISOString(),
+      confirmed_at: CONFIRMED_AT.toISOString(),
     });
     expect((await club.db.em().findOneOrFail(Delivery, { id: deliveryId })).details).toEqual(details);
     expect((await club.db.em().findOneOrFail(ParticipantReward, { id: rewardId })).status).toBe("delivered");
@@ -79,7 +112,10 @@ describeEachDatabase("deliveries", (kind) => {
     expect((await hooksFor(deliveryId)).filter((hook) => hook.type === "reward.delivered")).toHaveLength(1);
 
     // delivered → fail: 409 already_closed, unchanged.
-    expect(await refusal(failDelivery(club.db, club.scope, deliveryId, { reason: "Duplicado" }, CONFIRMED_AT))).toMatchObject({ status: 409, code: "already_closed" });
+    expect(await refusal(failDelivery(club.db, club.scope, deliveryId, { reason: "Duplicado" }, CONFIRMED_AT))).toMatchObject({
+      status: 409,
+      code: "already_closed",
+    });
     expect(await storedView(deliveryId)).toMatchObject({ status: "delivered", fail_reason: null });
   });
 
@@ -106,7 +142,11 @@ describeEachDatabase("deliveries", (kind) => {
     expect(failed).toMatchObject({ status: "failed", fail_reason: reason, external_ref: null, confirmed_at: null });
     expect((await club.db.em().findOneOrFail(ParticipantReward, { id: rewardId })).status).toBe("failed");
     expect((await hooksFor(deliveryId)).map((hook) => hook.type)).toEqual(["reward.delivery_requested", "reward.delivery_failed"]);
-    expect((await hooksFor(deliveryId))[1].data).toEqual({ participant: { id: caio.id, external_id: "caio" }, reward_code: "bonus-first-deposit", delivery: failed });
+    expect((await hooksFor(deliveryId))[1].data).toEqual({
+      participant: { id: caio.id, external_id: "caio" },
+      reward_code: "bonus-first-deposit",
+      delivery: failed,
+    });
     const notice = await club.db.em().findOneOrFail(Notification, { participantId: caio.id, kind: "reward_delivery_failed" });
     expect(notice).toMatchObject({ title: "Não foi possível entregar: Bônus de primeiro depósito", view: "rewards" });
     // The reason is for staff: it may name the casino's internal checks.
@@ -116,15 +156,23 @@ describeEachDatabase("deliveries", (kind) => {
 
     // failed → confirm: 409 already_closed; failed → fail: 409; nothing changes.
     expect(await refusal(confirmDelivery(club.db, club.scope, deliveryId, { external_ref: "late" }, CONFIRMED_AT))).toEqual({
-      status: 409, code: "already_closed", message: `Delivery "${deliveryId}" is already failed and cannot be confirmed.`,
+      status: 409,
+      code: "already_closed",
+      message: `Delivery "${deliveryId}" is already failed and cannot be confirmed.`,
     });
-    expect(await refusal(failDelivery(club.db, club.scope, deliveryId, { reason: "again" }, CONFIRMED_AT))).toMatchObject({ status: 409, code: "already_closed" });
+    expect(await refusal(failDelivery(club.db, club.scope, deliveryId, { reason: "again" }, CONFIRMED_AT))).toMatchObject({
+      status: 409,
+      code: "already_closed",
+    });
     expect(await storedView(deliveryId)).toEqual(failed);
   });
 
   it("404 for an unknown delivery and for one of another club or environment", async () => {
     const { deliveryId } = await pendingDelivery("davi");
-    const elsewhere: Scope[] = [{ clubId: "club_other", env: "test" }, { ...club.scope, env: "live" }];
+    const elsewhere: Scope[] = [
+      { clubId: "club_other", env: "test" },
+      { ...club.scope, env: "live" },
+    ];
     for (const scope of [club.scope, ...elsewhere]) {
       const id = scope === club.scope ? "dlv_unknown" : deliveryId;
       expect(await refusal(confirmDelivery(club.db, scope, id, {}, CONFIRMED_AT))).toMatchObject({ status: 404, code: "not_found" });
@@ -147,7 +195,12 @@ describeEachDatabase("deliveries", (kind) => {
 
   it("lists newest first, filters by status, and pages with limit and starting_after", async () => {
     const all = (await listDeliveries(club.db, club.scope, { limit: 100 })).deliveries;
-    expect(all.map((delivery) => delivery.created_at)).toEqual(all.map((delivery) => delivery.created_at).sort().reverse());
+    expect(all.map((delivery) => delivery.created_at)).toEqual(
+      all
+        .map((delivery) => delivery.created_at)
+        .sort()
+        .reverse(),
+    );
     for (const status of ["pending", "delivered", "failed"] as const) {
       const only = (await listDeliveries(club.db, club.scope, { status, limit: 100 })).deliveries;
       expect(only.length).toBeGreaterThan(0);
@@ -157,10 +210,18 @@ describeEachDatabase("deliveries", (kind) => {
     // A club of its own, so the count is exact: 45 rows in pages of 20, 20 and 5, each after the last id of the previous one.
     const other: Scope = { clubId: "club_list", env: "live" };
     const row = (minute: number) => ({
-      id: newId("dlv"), ...other, participantId: "par_list", participantRewardId: newId("rwd"), rewardCode: "free-spins-10",
-      status: "pending" as const, createdAt: new Date(Date.UTC(2026, 10, 18, 0, minute)),
+      id: newId("dlv"),
+      ...other,
+      participantId: "par_list",
+      participantRewardId: newId("rwd"),
+      rewardCode: "free-spins-10",
+      status: "pending" as const,
+      createdAt: new Date(Date.UTC(2026, 10, 18, 0, minute)),
     });
-    await club.db.em().insertMany(Delivery, Array.from({ length: 45 }, (_, minute) => row(minute + 1)));
+    await club.db.em().insertMany(
+      Delivery,
+      Array.from({ length: 45 }, (_, minute) => row(minute + 1)),
+    );
     // The seed's list: every delivery up to 200 in one answer by default.
     const everything = await listDeliveries(club.db, other);
     expect([everything.deliveries.length, everything.has_more]).toEqual([45, false]);

@@ -18,8 +18,18 @@ describeEachDatabase("redemptions", (kind) => {
     club = await openTestClub(kind);
     // Webhook rows are written only for events an enabled endpoint takes.
     await club.db.em().insert(WebhookEndpoint, {
-      id: "we_redemptions", ...club.scope, url: "https://hooks.example.com/clube", events: ["store.purchased", "reward.*"], description: null, enabled: true,
-      secret: "whsec_redemptions", previousSecret: null, previousSecretExpiresAt: null, createdAt: NOW, updatedAt: NOW, deletedAt: null,
+      id: "we_redemptions",
+      ...club.scope,
+      url: "https://hooks.example.com/clube",
+      events: ["store.purchased", "reward.*"],
+      description: null,
+      enabled: true,
+      secret: "whsec_redemptions",
+      previousSecret: null,
+      previousSecretExpiresAt: null,
+      createdAt: NOW,
+      updatedAt: NOW,
+      deletedAt: null,
     });
   });
   afterAll(async () => {
@@ -46,7 +56,10 @@ describeEachDatabase("redemptions", (kind) => {
   }
 
   async function refusal(call: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
-    const error = await call.then(() => null, (err: unknown) => err);
+    const error = await call.then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(error).toBeInstanceOf(ApiError);
     const { status, code, message } = error as ApiError;
     return { status, code, message };
@@ -66,8 +79,11 @@ describeEachDatabase("redemptions", (kind) => {
       effects: [
         { type: "currency_debited", currency: "coins", amount: 1000, rule_id: "redemption:store-bonus-10" },
         {
-          type: "reward_granted", reward_code: "store-bonus-10", rule_id: "redemption:store-bonus-10",
-          reward_id: expect.stringMatching(/^rwd_/), delivery_id: expect.stringMatching(/^dlv_/),
+          type: "reward_granted",
+          reward_code: "store-bonus-10",
+          rule_id: "redemption:store-bonus-10",
+          reward_id: expect.stringMatching(/^rwd_/),
+          delivery_id: expect.stringMatching(/^dlv_/),
         },
       ],
     });
@@ -84,15 +100,24 @@ describeEachDatabase("redemptions", (kind) => {
       {
         type: "reward.granted",
         data: {
-          participant, reward: { id: grant.reward_id, code: "store-bonus-10", title: "R$ 10 de bônus", type: "client_delivered" },
-          source: "redemption:store-bonus-10", delivery_id: grant.delivery_id, expires_at: null,
+          participant,
+          reward: { id: grant.reward_id, code: "store-bonus-10", title: "R$ 10 de bônus", type: "client_delivered" },
+          source: "redemption:store-bonus-10",
+          delivery_id: grant.delivery_id,
+          expires_at: null,
         },
       },
       {
         type: "reward.delivery_requested",
         data: {
           participant,
-          reward: { id: grant.reward_id, code: "store-bonus-10", title: "R$ 10 de bônus", type: "client_delivered", payload: { kind: "bonus", amount_cents: 1000, rollover: 20 } },
+          reward: {
+            id: grant.reward_id,
+            code: "store-bonus-10",
+            title: "R$ 10 de bônus",
+            type: "client_delivered",
+            payload: { kind: "bonus", amount_cents: 1000, rollover: 20 },
+          },
           source: "redemption:store-bonus-10",
           delivery: {
             id: grant.delivery_id,
@@ -101,7 +126,10 @@ describeEachDatabase("redemptions", (kind) => {
           },
         },
       },
-      { type: "store.purchased", data: { participant, reward_code: "store-bonus-10", cost: { currency: "coins", amount: 1000 }, redemption_id: redemption.id } },
+      {
+        type: "store.purchased",
+        data: { participant, reward_code: "store-bonus-10", cost: { currency: "coins", amount: 1000 }, redemption_id: redemption.id },
+      },
     ]);
   });
 
@@ -112,7 +140,14 @@ describeEachDatabase("redemptions", (kind) => {
       const redemption = await buy("flor", "store-bonus-10");
       const hooks = await recordedWebhooks(club.db, club.scope);
       expect(hooks.filter((hook) => hook.type === "store.purchased" && hook.data.redemption_id === redemption.id)).toEqual([]);
-      expect(hooks.filter((hook) => hook.type === "reward.delivery_requested" && hook.data.source === "redemption:store-bonus-10" && (hook.data.participant as { external_id: string }).external_id === "flor")).toHaveLength(1);
+      expect(
+        hooks.filter(
+          (hook) =>
+            hook.type === "reward.delivery_requested" &&
+            hook.data.source === "redemption:store-bonus-10" &&
+            (hook.data.participant as { external_id: string }).external_id === "flor",
+        ),
+      ).toHaveLength(1);
       await club.db.em().nativeUpdate(WebhookEndpoint, { id: "we_redemptions" }, { enabled: false });
       const unsent = (await recordedWebhooks(club.db, club.scope)).length;
       await buy("flor", "store-bonus-10");
@@ -130,7 +165,9 @@ describeEachDatabase("redemptions", (kind) => {
     const shortId = await playerWith("caio", 999);
     const webhooks = (await recordedWebhooks(club.db, club.scope)).length;
     expect(await refusal(buy("caio", "store-bonus-10"))).toEqual({
-      status: 409, code: "insufficient_balance", message: `Participant "caio" has 999 coins; reward "store-bonus-10" costs 1000.`,
+      status: 409,
+      code: "insufficient_balance",
+      message: `Participant "caio" has 999 coins; reward "store-bonus-10" costs 1000.`,
     });
     expect(await balancesOf(club.db, shortId)).toEqual({ coins: 999 });
     expect(await club.db.em().count(Redemption, { participantId: shortId })).toBe(0);
@@ -142,9 +179,15 @@ describeEachDatabase("redemptions", (kind) => {
     await playerWith("davi", 3000);
     expect(await refusal(buy("nobody", "store-bonus-10"))).toEqual({ status: 404, code: "not_found", message: `Participant "nobody" was not found.` });
     expect(await refusal(buy("davi", "camiseta-oficial"))).toEqual({ status: 404, code: "not_found", message: `Reward "camiseta-oficial" was not found.` });
-    expect(await refusal(buy("davi", "bonus-20"))).toEqual({ status: 422, code: "reward_has_no_price", message: `Reward "bonus-20" has no cost and cannot be redeemed.` });
+    expect(await refusal(buy("davi", "bonus-20"))).toEqual({
+      status: 422,
+      code: "reward_has_no_price",
+      message: `Reward "bonus-20" has no cost and cannot be redeemed.`,
+    });
     // Another club's key sees none of this club's participants.
-    expect(await refusal(redeem(club.db, { ...club.scope, env: "live" }, { participant: "davi", reward: "store-bonus-10" }, { now: NOW, publicUrl: PUBLIC_URL }))).toMatchObject({ status: 404 });
+    expect(
+      await refusal(redeem(club.db, { ...club.scope, env: "live" }, { participant: "davi", reward: "store-bonus-10" }, { now: NOW, publicUrl: PUBLIC_URL })),
+    ).toMatchObject({ status: 404 });
   });
 
   it("a repeated Idempotency-Key answers the first result with duplicate: true, whatever the repeat's body", async () => {
@@ -156,14 +199,19 @@ describeEachDatabase("redemptions", (kind) => {
     // Without a key every call is a new redemption.
     expect((await buy("edu", "store-bonus-10")).id).not.toBe(first.id);
     expect((await buy("edu", "store-bonus-10")).balance_after).toBe(2000);
-    expect((await recordedWebhooks(club.db, club.scope)).filter((hook) => hook.type === "store.purchased" && (hook.data.participant as { id: string }).id === eduId)).toHaveLength(3);
+    expect(
+      (await recordedWebhooks(club.db, club.scope)).filter((hook) => hook.type === "store.purchased" && (hook.data.participant as { id: string }).id === eduId),
+    ).toHaveLength(3);
   });
 
   it("two concurrent redemptions that together exceed the balance: exactly one succeeds", async () => {
     const fabiId = await playerWith("fabi", 1500);
     const outcomes = await Promise.allSettled([buy("fabi", "store-bonus-10"), buy("fabi", "store-bonus-10")]);
     expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
-    expect((outcomes.find((outcome) => outcome.status === "rejected") as PromiseRejectedResult).reason).toMatchObject({ status: 409, code: "insufficient_balance" });
+    expect((outcomes.find((outcome) => outcome.status === "rejected") as PromiseRejectedResult).reason).toMatchObject({
+      status: 409,
+      code: "insufficient_balance",
+    });
     expect(await balancesOf(club.db, fabiId)).toEqual({ coins: 500 });
     expect(await ledgerSums(club.db, fabiId)).toMatchObject({ coins: 500 });
   });
@@ -171,7 +219,9 @@ describeEachDatabase("redemptions", (kind) => {
   it("20 at once beyond the balance: exactly the affordable number succeed, the rest 409, never below zero", async () => {
     const ivoId = await playerWith("ivo", 7500);
     const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => buy("ivo", "store-bonus-10", `resgate-ivo-${i}`)));
-    const succeeded = outcomes.filter((outcome): outcome is PromiseFulfilledResult<RedemptionView> => outcome.status === "fulfilled").map((outcome) => outcome.value);
+    const succeeded = outcomes
+      .filter((outcome): outcome is PromiseFulfilledResult<RedemptionView> => outcome.status === "fulfilled")
+      .map((outcome) => outcome.value);
     expect(succeeded).toHaveLength(7);
     expect(succeeded.every((result) => !result.duplicate)).toBe(true);
     // Each payment saw the balance the one before left: every amount from 6500 down to 500 once.
@@ -182,7 +232,9 @@ describeEachDatabase("redemptions", (kind) => {
     expect(await club.db.em().count(Redemption, { participantId: ivoId })).toBe(7);
     // Repeats of those keys, all at once: the stored results, nothing spent again.
     const repeats = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => buy("ivo", "store-bonus-10", `resgate-ivo-${i}`)));
-    const answered = repeats.filter((outcome): outcome is PromiseFulfilledResult<RedemptionView> => outcome.status === "fulfilled").map((outcome) => outcome.value);
+    const answered = repeats
+      .filter((outcome): outcome is PromiseFulfilledResult<RedemptionView> => outcome.status === "fulfilled")
+      .map((outcome) => outcome.value);
     expect(answered.every((result) => result.duplicate)).toBe(true);
     expect(new Set(answered.map((result) => result.id))).toEqual(new Set(succeeded.map((result) => result.id)));
     expect(await balancesOf(club.db, ivoId)).toEqual({ coins: 500 });
@@ -199,10 +251,15 @@ describeEachDatabase("redemptions", (kind) => {
   it("pays with expiring gems oldest lot first, never with lots already expired", async () => {
     // One gem per live-casino bet of 25+ (the rule's cooldown is 60 s): 10 gems now, 15 fifty days later.
     const live = (n: number, at: Date) =>
-      ingestEvent(club.db, club.scope, eventInput({ participant: "hugo", type: "bet.placed", id: `hugo-live-${at.getTime()}-${n}`, amount: 25, meta: { game_type: "live-casino" } }), {
-        now: new Date(at.getTime() + n * 60_000),
-        publicUrl: PUBLIC_URL,
-      });
+      ingestEvent(
+        club.db,
+        club.scope,
+        eventInput({ participant: "hugo", type: "bet.placed", id: `hugo-live-${at.getTime()}-${n}`, amount: 25, meta: { game_type: "live-casino" } }),
+        {
+          now: new Date(at.getTime() + n * 60_000),
+          publicUrl: PUBLIC_URL,
+        },
+      );
     const early = NOW;
     const middle = new Date(NOW.getTime() + 50 * DAY);
     for (let n = 0; n < 10; n++) await live(n, early);
@@ -212,7 +269,11 @@ describeEachDatabase("redemptions", (kind) => {
 
     // 95 days on, the first 10 gems have expired (the expiry job has not run): 15 spendable, the price is 20.
     const late = new Date(NOW.getTime() + 95 * DAY);
-    expect(await refusal(buy("hugo", "avatar-dourado", undefined, late))).toMatchObject({ status: 409, code: "insufficient_balance", message: expect.stringContaining("has 15 gems") });
+    expect(await refusal(buy("hugo", "avatar-dourado", undefined, late))).toMatchObject({
+      status: 409,
+      code: "insufficient_balance",
+      message: expect.stringContaining("has 15 gems"),
+    });
     for (let n = 0; n < 5; n++) await live(n, late);
     const bought = await buy("hugo", "avatar-dourado", undefined, new Date(late.getTime() + 10 * 60_000));
     expect(bought).toMatchObject({ cost: { currency: "gems", amount: 20 }, balance_after: 10, delivery_status: "delivered" });

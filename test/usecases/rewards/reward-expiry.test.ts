@@ -29,7 +29,10 @@ describeEachDatabase("reward expiry", (kind) => {
   });
 
   it("stores `expired` for open rewards past expiresAt, once, leaving rewards without expiry alone", async () => {
-    await ingestEvent(club.db, club.scope, eventInput({ participant: "ana", type: "user.signed_up", id: "ana-signup" }), { now: SIGNUP, publicUrl: PUBLIC_URL });
+    await ingestEvent(club.db, club.scope, eventInput({ participant: "ana", type: "user.signed_up", id: "ana-signup" }), {
+      now: SIGNUP,
+      publicUrl: PUBLIC_URL,
+    });
     const ticket = await club.db.em().findOneOrFail(ParticipantReward, { ...club.scope, rewardCode: "vip-ticket" });
     expect(ticket).toMatchObject({ status: "granted", expiresAt: new Date(SIGNUP.getTime() + DAY) });
 

@@ -15,11 +15,18 @@ describe("runEach", () => {
 
   it("goes on past a failed item and throws every failure at the end, each named", async () => {
     const seen: string[] = [];
-    const run = runEach(["club_a", "club_b", "club_c"], (club) => `cashback of ${club}`, async (club) => {
-      seen.push(club);
-      if (club !== "club_b") throw new Error(`${club} has no published configuration`);
-    });
-    const error = await run.then(() => null, (err: unknown) => err);
+    const run = runEach(
+      ["club_a", "club_b", "club_c"],
+      (club) => `cashback of ${club}`,
+      async (club) => {
+        seen.push(club);
+        if (club !== "club_b") throw new Error(`${club} has no published configuration`);
+      },
+    );
+    const error = await run.then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(seen).toEqual(["club_a", "club_b", "club_c"]);
     expect(error).toBeInstanceOf(AggregateError);
     expect((error as AggregateError).errors.map((failure: Error) => failure.message)).toEqual([

@@ -49,7 +49,10 @@ describeEachDatabase("wheel use cases", (kind) => {
 
   async function webhooks(scope: Scope, type: string): Promise<Record<string, unknown>[]> {
     const rows = await club.db.em().find(OutboxMessage, { clubId: scope.clubId, env: scope.env }, { orderBy: { createdAt: "asc" } });
-    return rows.map((row) => row.payload).filter((payload) => payload.type === type).map((payload) => payload.data as Record<string, unknown>);
+    return rows
+      .map((row) => row.payload)
+      .filter((payload) => payload.type === type)
+      .map((payload) => payload.data as Record<string, unknown>);
   }
 
   const refusal = (status: number, code: string) => expect.objectContaining({ constructor: ApiError, status, code });
@@ -60,7 +63,9 @@ describeEachDatabase("wheel use cases", (kind) => {
 
   it("answers 404 for a participant that does not exist", async () => {
     await expect(getWheelState(club.db, club.scope, "ninguem", noon("2026-11-05"))).rejects.toEqual(refusal(404, "not_found"));
-    await expect(spinWheel(club.db, club.scope, "ninguem", { now: noon("2026-11-05"), random: draw(0), publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(404, "not_found"));
+    await expect(spinWheel(club.db, club.scope, "ninguem", { now: noon("2026-11-05"), random: draw(0), publicUrl: PUBLIC_URL })).rejects.toEqual(
+      refusal(404, "not_found"),
+    );
   });
 
   it("shows the demo wheel without its odds", async () => {
@@ -70,7 +75,10 @@ describeEachDatabase("wheel use cases", (kind) => {
     expect(state).toMatchObject({ style: "classica", titleLeft: "ROLETA", titleRight: "GRATUITA", spinsLeft: 1, nextSpinAt: null });
     expect(state.slices).toHaveLength(5);
     expect(state.slices[2]).toEqual({
-      id: "giros-10", label: "10 giros", reward: "free-spins-10", payload: { kind: "free_spins", spins: 10, game: "Gates of Olympus", game_code: "vs20olympgate" },
+      id: "giros-10",
+      label: "10 giros",
+      reward: "free-spins-10",
+      payload: { kind: "free_spins", spins: 10, game: "Gates of Olympus", game_code: "vs20olympgate" },
     });
     for (const slice of state.slices) expect(slice).not.toHaveProperty("weight");
   });
@@ -93,13 +101,24 @@ describeEachDatabase("wheel use cases", (kind) => {
     });
     expect(spin.effects).toEqual([
       {
-        type: "reward_granted", reward_code: "free-spins-10", rule_id: `wheel:${spin.spinId}`, reward_id: spin.rewardId, delivery_id: expect.stringMatching(/^dlv_/),
+        type: "reward_granted",
+        reward_code: "free-spins-10",
+        rule_id: `wheel:${spin.spinId}`,
+        reward_id: spin.rewardId,
+        delivery_id: expect.stringMatching(/^dlv_/),
       },
     ]);
     const stored = await club.db.em().findOneOrFail(WheelSpin, { id: spin.spinId });
     expect(stored).toMatchObject({ dayKey: "2026-11-05", sliceId: "giros-10", sliceIndex: 2, probabilityVersion: 1, rewardCode: "free-spins-10" });
     expect(await webhooks(club.scope, "wheel.spun")).toEqual([
-      { participant: { id: expect.stringMatching(/^par_/), external_id: "ana" }, spin_id: spin.spinId, slice_id: "giros-10", label: "10 giros", reward_code: "free-spins-10", probability_version: 1 },
+      {
+        participant: { id: expect.stringMatching(/^par_/), external_id: "ana" },
+        spin_id: spin.spinId,
+        slice_id: "giros-10",
+        label: "10 giros",
+        reward_code: "free-spins-10",
+        probability_version: 1,
+      },
     ]);
     const [requested] = await webhooks(club.scope, "reward.delivery_requested");
     expect(requested).toMatchObject({ source: `wheel:${spin.spinId}`, reward: { payload: { kind: "free_spins", spins: 10, game_code: "vs20olympgate" } } });
@@ -131,13 +150,16 @@ describeEachDatabase("wheel use cases", (kind) => {
     expect((await webhooks(club.scope, "wheel.spun")).filter((data) => data.spin_id === first.spinId)).toHaveLength(1);
 
     await join(club.scope, "dora");
-    await expect(spinWheel(club.db, club.scope, "dora", { idempotencyKey: "giro-carla-20261107", now, random: draw(0), publicUrl: PUBLIC_URL })).rejects.toEqual(
-      refusal(409, "conflict"),
-    );
+    await expect(
+      spinWheel(club.db, club.scope, "dora", { idempotencyKey: "giro-carla-20261107", now, random: draw(0), publicUrl: PUBLIC_URL }),
+    ).rejects.toEqual(refusal(409, "conflict"));
   });
 
   it("keeps Idempotency-Keys of 8 and 120 characters, the contract's bounds", async () => {
-    for (const [participant, key] of [["kaka", "k".repeat(8)], ["lara", "k".repeat(120)]]) {
+    for (const [participant, key] of [
+      ["kaka", "k".repeat(8)],
+      ["lara", "k".repeat(120)],
+    ]) {
       await join(club.scope, participant);
       const first = await spinWheel(club.db, club.scope, participant, { idempotencyKey: key, now: noon("2026-11-09"), random: draw(0), publicUrl: PUBLIC_URL });
       const again = await spinWheel(club.db, club.scope, participant, { idempotencyKey: key, now: noon("2026-11-09"), random: draw(0), publicUrl: PUBLIC_URL });
@@ -157,7 +179,13 @@ describeEachDatabase("wheel use cases", (kind) => {
   it("gives a participant's tier quantity and lays the prize over the reward's payload", async () => {
     const scope = await clubWith({
       slices: [
-        { id: "giros", label: "Giros", reward: "free-spins-10", payload: { kind: "free_spins", spins: 10, game_code: "vs20olympgate" }, tierQty: { bronze: 25 } },
+        {
+          id: "giros",
+          label: "Giros",
+          reward: "free-spins-10",
+          payload: { kind: "free_spins", spins: 10, game_code: "vs20olympgate" },
+          tierQty: { bronze: 25 },
+        },
         { id: "moedas", label: "Moedas", reward: "coins:50", weight: 0, tierQty: { bronze: 80 } },
         ...slices([0, 0]),
       ],
@@ -166,14 +194,23 @@ describeEachDatabase("wheel use cases", (kind) => {
     const spin = await spinWheel(club.db, scope, "fabio", { now: noon("2026-11-05"), random: draw(0.5), publicUrl: PUBLIC_URL });
     expect(spin.prize).toEqual({ kind: "free_spins", spins: 25, game_code: "vs20olympgate" });
     const [requested] = await webhooks(scope, "reward.delivery_requested");
-    expect((requested.reward as Record<string, unknown>).payload).toEqual({ kind: "free_spins", spins: 25, game: "Gates of Olympus", game_code: "vs20olympgate" });
+    expect((requested.reward as Record<string, unknown>).payload).toEqual({
+      kind: "free_spins",
+      spins: 25,
+      game: "Gates of Olympus",
+      game_code: "vs20olympgate",
+    });
   });
 
   it("uses the tier quantity as the number of a currency slice", async () => {
     const scope = await clubWith({ slices: [{ id: "moedas", label: "Moedas", reward: "coins:50", tierQty: { bronze: 80 } }, ...slices([0, 0, 0])] });
     await join(scope, "gil");
     const spin = await spinWheel(club.db, scope, "gil", { now: noon("2026-11-05"), random: draw(0.5), publicUrl: PUBLIC_URL });
-    expect(spin).toMatchObject({ reward: "coins:50", rewardId: null, effects: [{ type: "currency_granted", currency: "coins", amount: 80, rule_id: `wheel:${spin.spinId}` }] });
+    expect(spin).toMatchObject({
+      reward: "coins:50",
+      rewardId: null,
+      effects: [{ type: "currency_granted", currency: "coins", amount: 80, rule_id: `wheel:${spin.spinId}` }],
+    });
     const participant = await club.db.em().findOneOrFail(Participant, { ...scope, externalId: "gil" });
     expect(await loadBalances(club.db.em(), participant.id)).toEqual({ coins: 80 });
   });
@@ -182,14 +219,18 @@ describeEachDatabase("wheel use cases", (kind) => {
     const none = await clubWith({ spinsPerDay: 0, slices: slices([1, 1, 1, 1]) });
     await join(none, "hugo");
     expect(await getWheelState(club.db, none, "hugo", noon("2026-11-05"))).toMatchObject({ spinsLeft: 0, nextSpinAt: null });
-    await expect(spinWheel(club.db, none, "hugo", { now: noon("2026-11-05"), random: draw(0), publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(409, "no_spins_left"));
+    await expect(spinWheel(club.db, none, "hugo", { now: noon("2026-11-05"), random: draw(0), publicUrl: PUBLIC_URL })).rejects.toEqual(
+      refusal(409, "no_spins_left"),
+    );
 
     const fifty = await clubWith({ spinsPerDay: 50, probabilityVersion: 7, slices: slices([1, 1, 1, 1]) });
     await join(fifty, "iris");
     let last;
     for (let i = 0; i < 50; i++) last = await spinWheel(club.db, fifty, "iris", { now: noon("2026-11-05"), random: cryptoRandom, publicUrl: PUBLIC_URL });
     expect(last).toMatchObject({ spinsLeft: 0, probabilityVersion: 7, nextSpinAt: "2026-11-06T03:00:00.000Z" });
-    await expect(spinWheel(club.db, fifty, "iris", { now: noon("2026-11-05"), random: cryptoRandom, publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(409, "no_spins_left"));
+    await expect(spinWheel(club.db, fifty, "iris", { now: noon("2026-11-05"), random: cryptoRandom, publicUrl: PUBLIC_URL })).rejects.toEqual(
+      refusal(409, "no_spins_left"),
+    );
     expect(await club.db.em().count(WheelSpin, { clubId: fifty.clubId, probabilityVersion: 7 })).toBe(50);
   });
 
@@ -197,12 +238,19 @@ describeEachDatabase("wheel use cases", (kind) => {
     for (const wheel of [{ enabled: false, slices: slices([1, 1, 1, 1]) }, undefined, { slices: slices([0, 0, 0, 0]) }]) {
       const scope = await clubWith(wheel);
       await join(scope, "joao");
-      await expect(spinWheel(club.db, scope, "joao", { now: noon("2026-11-05"), random: draw(0), publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(409, "wheel_disabled"));
+      await expect(spinWheel(club.db, scope, "joao", { now: noon("2026-11-05"), random: draw(0), publicUrl: PUBLIC_URL })).rejects.toEqual(
+        refusal(409, "wheel_disabled"),
+      );
     }
     const scope = await clubWith(undefined);
     await join(scope, "joao");
     expect(await getWheelState(club.db, scope, "joao", noon("2026-11-05"))).toEqual({
-      style: "classica", titleLeft: "ROLETA", titleRight: "GRATUITA", slices: [], spinsLeft: 0, nextSpinAt: null,
+      style: "classica",
+      titleLeft: "ROLETA",
+      titleRight: "GRATUITA",
+      slices: [],
+      spinsLeft: 0,
+      nextSpinAt: null,
       fairness: { server_seed_hash: expect.stringMatching(/^[0-9a-f]{64}$/), client_seed: expect.any(String), next_nonce: 0 },
     });
   });

@@ -26,8 +26,7 @@ export function createApi(host: HostBridge) {
   });
 
   async function config(embedder: string): Promise<MeConfig> {
-    const call = (token: string) =>
-      fetch(`/v1/me/config?embedder=${encodeURIComponent(embedder)}`, { headers: { Authorization: `Bearer ${token}` } });
+    const call = (token: string) => fetch(`/v1/me/config?embedder=${encodeURIComponent(embedder)}`, { headers: { Authorization: `Bearer ${token}` } });
     let response = await call(await host.token());
     if (response.status === 401) response = await call(await host.freshToken());
     const body = await response.json().catch(() => null);
@@ -45,7 +44,11 @@ export type Api = ReturnType<typeof createApi>;
 
 /** A refused call of the widget's own call path, with the server's stable error `code` (like the SDK's errors). */
 export class CallError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -14,15 +14,35 @@ export function Home() {
         const sub = block.subtitle ? <p class="muted">{block.subtitle}</p> : null;
         let body;
         switch (block.block) {
-          case "hero": body = <Hero />; break;
-          case "profile": body = <Profile compact />; break;
-          case "next-action": body = <NextAction />; break;
-          case "modules": body = <Cards />; break;
-          case "recent-rewards": body = <RecentRewards />; break;
-          case "leaderboard": body = <TopLeaderboard />; break;
-          case "faq": body = <FaqLink />; break;
+          case "hero":
+            body = <Hero />;
+            break;
+          case "profile":
+            body = <Profile compact />;
+            break;
+          case "next-action":
+            body = <NextAction />;
+            break;
+          case "modules":
+            body = <Cards />;
+            break;
+          case "recent-rewards":
+            body = <RecentRewards />;
+            break;
+          case "leaderboard":
+            body = <TopLeaderboard />;
+            break;
+          case "faq":
+            body = <FaqLink />;
+            break;
         }
-        return <section key={block.block} class="block" data-block={block.block}>{heading}{sub}{body}</section>;
+        return (
+          <section key={block.block} class="block" data-block={block.block}>
+            {heading}
+            {sub}
+            {body}
+          </section>
+        );
       })}
     </div>
   );
@@ -35,7 +55,12 @@ function Hero() {
     <div class="card hero row">
       <div>
         <p class="hero-title">{name ? t.hello(name) : config.club_name}</p>
-        {progress ? <p class="muted">{progress.level.name}{profile ? ` · ${profile.tier.name}` : ""}</p> : null}
+        {progress ? (
+          <p class="muted">
+            {progress.level.name}
+            {profile ? ` · ${profile.tier.name}` : ""}
+          </p>
+        ) : null}
       </div>
       {profile ? <Badge color={profile.tier.color} size={56} /> : null}
     </div>
@@ -54,7 +79,9 @@ function NextAction() {
   return (
     <div class="card row">
       <span class="muted">{t.nextAction}</span>
-      <button class="btn primary" onClick={() => open(action!.module)}>{action.label}</button>
+      <button class="btn primary" onClick={() => open(action!.module)}>
+        {action.label}
+      </button>
     </div>
   );
 }
@@ -69,7 +96,9 @@ const GROUPS = ["hoje", "jogar", "resgate", "more"] as const;
  */
 function Cards() {
   const { config, open, t } = useWidget();
-  const sections = GROUPS.map((group) => ({ group, cards: config.moduleCards.filter((card) => (card.group ?? "more") === group) })).filter((section) => section.cards.length);
+  const sections = GROUPS.map((group) => ({ group, cards: config.moduleCards.filter((card) => (card.group ?? "more") === group) })).filter(
+    (section) => section.cards.length,
+  );
   // Without any group the cards need no headings: one list, as before groups existed.
   const headed = sections.some((section) => section.group !== "more");
   return (
@@ -85,7 +114,9 @@ function Cards() {
                   <h3>{card.title}</h3>
                   <p class="muted">{card.subtitle}</p>
                 </div>
-                <button class="btn primary" onClick={() => open(card.module as ModuleName)} aria-label={`${card.cta}: ${card.title}`}>{card.cta}</button>
+                <button class="btn primary" onClick={() => open(card.module as ModuleName)} aria-label={`${card.cta}: ${card.title}`}>
+                  {card.cta}
+                </button>
               </li>
             ))}
           </ul>
@@ -100,14 +131,25 @@ function RecentRewards() {
   const rewards = useLoad(() => api.me.rewards());
   return (
     <Loaded state={rewards}>
-      {(list) => list.data.length === 0 ? <p class="muted">{t.noRewards}</p> : (
-        <ul class="list" role="list">
-          {list.data.slice(0, 3).map((reward) => (
-            <li key={reward.id} class="card row"><span>{reward.title}</span><span class="muted">{fmt.date(reward.granted_at)}</span></li>
-          ))}
-          <li><button class="btn ghost" onClick={() => open("rewards")}>{t.rewards}</button></li>
-        </ul>
-      )}
+      {(list) =>
+        list.data.length === 0 ? (
+          <p class="muted">{t.noRewards}</p>
+        ) : (
+          <ul class="list" role="list">
+            {list.data.slice(0, 3).map((reward) => (
+              <li key={reward.id} class="card row">
+                <span>{reward.title}</span>
+                <span class="muted">{fmt.date(reward.granted_at)}</span>
+              </li>
+            ))}
+            <li>
+              <button class="btn ghost" onClick={() => open("rewards")}>
+                {t.rewards}
+              </button>
+            </li>
+          </ul>
+        )
+      }
     </Loaded>
   );
 }
@@ -117,19 +159,29 @@ function TopLeaderboard() {
   const boards = useLoad(() => api.me.leaderboards());
   return (
     <Loaded state={boards}>
-      {(list) => list.data.length === 0 ? null : (
-        <div class="card row">
-          <span>{list.data[0].title}: {list.data[0].rank ? `#${fmt.number(list.data[0].rank)}` : "—"}</span>
-          <button class="btn ghost" onClick={() => open("leaderboard")}>{t.leaderboard}</button>
-        </div>
-      )}
+      {(list) =>
+        list.data.length === 0 ? null : (
+          <div class="card row">
+            <span>
+              {list.data[0].title}: {list.data[0].rank ? `#${fmt.number(list.data[0].rank)}` : "—"}
+            </span>
+            <button class="btn ghost" onClick={() => open("leaderboard")}>
+              {t.leaderboard}
+            </button>
+          </div>
+        )
+      }
     </Loaded>
   );
 }
 
 function FaqLink() {
   const { t, open, config } = useWidget();
-  return config.faq.length ? <button class="btn ghost" onClick={() => open("faq")}>{t.faq}</button> : null;
+  return config.faq.length ? (
+    <button class="btn ghost" onClick={() => open("faq")}>
+      {t.faq}
+    </button>
+  ) : null;
 }
 
 export { Bar };

@@ -23,8 +23,18 @@ export function useLoad<T>(load: () => Promise<T>): { data: T | null; error: str
 /** Shows loading / error / content for a loaded value. */
 export function Loaded<T>(props: { state: { data: T | null; error: string | null }; children: (data: T) => ComponentChildren }) {
   const { t } = useWidget();
-  if (props.state.error) return <p class="card error" role="alert">{props.state.error}</p>;
-  if (props.state.data === null) return <p role="status" class="muted">{t.loading}</p>;
+  if (props.state.error)
+    return (
+      <p class="card error" role="alert">
+        {props.state.error}
+      </p>
+    );
+  if (props.state.data === null)
+    return (
+      <p role="status" class="muted">
+        {t.loading}
+      </p>
+    );
   return <>{props.children(props.state.data)}</>;
 }
 
@@ -32,7 +42,14 @@ export function Loaded<T>(props: { state: { data: T | null; error: string | null
 export function Bar(props: { value: number; max: number; label: string }) {
   const percent = props.max > 0 ? Math.min(100, Math.round((props.value / props.max) * 100)) : 100;
   return (
-    <div class="bar-track" role="progressbar" aria-label={props.label} aria-valuemin={0} aria-valuemax={props.max} aria-valuenow={Math.min(props.value, props.max)}>
+    <div
+      class="bar-track"
+      role="progressbar"
+      aria-label={props.label}
+      aria-valuemin={0}
+      aria-valuemax={props.max}
+      aria-valuenow={Math.min(props.value, props.max)}
+    >
       <div class="bar-fill" style={{ width: `${percent}%` }} />
     </div>
   );
@@ -40,7 +57,11 @@ export function Bar(props: { value: number; max: number; label: string }) {
 
 /** The message shown after an action (polite live region). */
 export function Notice(props: { text: string | null; error?: boolean }) {
-  return <p class={props.error ? "notice error" : "notice"} role={props.error ? "alert" : "status"} aria-live="polite">{props.text ?? ""}</p>;
+  return (
+    <p class={props.error ? "notice error" : "notice"} role={props.error ? "alert" : "status"} aria-live="polite">
+      {props.text ?? ""}
+    </p>
+  );
 }
 
 export function errorText(err: unknown): string {

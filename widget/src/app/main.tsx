@@ -19,9 +19,7 @@ import "./app.css";
 const params = new URLSearchParams(location.hash.slice(1));
 const { locale, t } = stringsFor(params.get("locale") || "pt-BR");
 document.documentElement.lang = locale;
-const scheme = params.get("scheme") === "auto"
-  ? (matchMedia("(prefers-color-scheme: light)").matches ? "light" : "dark")
-  : params.get("scheme");
+const scheme = params.get("scheme") === "auto" ? (matchMedia("(prefers-color-scheme: light)").matches ? "light" : "dark") : params.get("scheme");
 if (scheme === "light" || scheme === "dark") document.documentElement.dataset.scheme = scheme;
 const host = connectHost();
 const api = createApi(host);
@@ -79,7 +77,12 @@ function App() {
     window.scrollTo(0, 0);
   };
 
-  if (phase.kind === "loading") return <main class="screen" aria-busy="true"><p role="status">{t.loading}</p></main>;
+  if (phase.kind === "loading")
+    return (
+      <main class="screen" aria-busy="true">
+        <p role="status">{t.loading}</p>
+      </main>
+    );
   if (phase.kind === "refused") {
     return (
       <main class="screen">
@@ -96,7 +99,9 @@ function App() {
         <div class="card error" role="alert">
           <h1>{t.failed}</h1>
           <p class="muted">{phase.message}</p>
-          <button class="btn" onClick={() => void start()}>{t.retry}</button>
+          <button class="btn" onClick={() => void start()}>
+            {t.retry}
+          </button>
         </div>
       </main>
     );
@@ -104,21 +109,34 @@ function App() {
 
   const config = phase.config;
   const context: WidgetContext = {
-    api: api as Api, config, t, locale, fmt: formatters(locale, config), progress, profile, refresh, open,
+    api: api as Api,
+    config,
+    t,
+    locale,
+    fmt: formatters(locale, config),
+    progress,
+    profile,
+    refresh,
+    open,
     track: (name, data) => host.send({ clube: 1, type: "event", name, data }),
   };
   const known = route === "home" || MODULES.includes(route);
-  const title = route === "home" || !known ? config.club_name : (config.moduleCards.find((card) => card.module === route)?.title ?? t[route as keyof typeof t] as string);
+  const title =
+    route === "home" || !known ? config.club_name : (config.moduleCards.find((card) => card.module === route)?.title ?? (t[route as keyof typeof t] as string));
   return (
     <Ctx.Provider value={context}>
       <header class="bar">
         {route !== "home" && known ? (
-          <button class="btn ghost" onClick={() => open("home")} aria-label={t.back}>‹ {t.back}</button>
+          <button class="btn ghost" onClick={() => open("home")} aria-label={t.back}>
+            ‹ {t.back}
+          </button>
         ) : null}
         {config.theme.logoUrl ? <img class="logo" src={config.theme.logoUrl} alt="" /> : null}
         <h1 class="bar-title">{title}</h1>
         <button class="btn ghost" onClick={() => open("notifications")} aria-label={t.notifications}>
-          <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="currentColor"><path d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22Zm7-6V11a7 7 0 0 0-5.5-6.84V3a1.5 1.5 0 0 0-3 0v1.16A7 7 0 0 0 5 11v5l-2 2v1h18v-1l-2-2Z" /></svg>
+          <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="currentColor">
+            <path d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22Zm7-6V11a7 7 0 0 0-5.5-6.84V3a1.5 1.5 0 0 0-3 0v1.16A7 7 0 0 0 5 11v5l-2 2v1h18v-1l-2-2Z" />
+          </svg>
         </button>
       </header>
       <main class="screen" id="main">

@@ -7,33 +7,65 @@ import { Badge, Illustration } from "./art";
 
 /** The modules the widget can show (what `open(module)` accepts besides `home`). */
 export const MODULES: ModuleName[] = [
-  "profile", "currencies", "missions", "checkin", "wheel", "store", "rewards",
-  "leaderboard", "notifications", "cashback", "referral", "badges", "faq", "codes",
+  "profile",
+  "currencies",
+  "missions",
+  "checkin",
+  "wheel",
+  "store",
+  "rewards",
+  "leaderboard",
+  "notifications",
+  "cashback",
+  "referral",
+  "badges",
+  "faq",
+  "codes",
 ];
 
 export function moduleView(module: ModuleName) {
   switch (module) {
-    case "profile": return <Profile />;
-    case "currencies": return <Currencies />;
-    case "missions": return <Missions />;
-    case "checkin": return <Checkin />;
-    case "wheel": return <Wheel />;
-    case "store": return <Store />;
-    case "rewards": return <Rewards />;
-    case "leaderboard": return <Leaderboards />;
-    case "notifications": return <Notifications />;
-    case "cashback": return <Cashback />;
-    case "referral": return <Referral />;
-    case "badges": return <Badges />;
-    case "faq": return <Faq />;
-    case "codes": return <Codes />;
-    default: return null;
+    case "profile":
+      return <Profile />;
+    case "currencies":
+      return <Currencies />;
+    case "missions":
+      return <Missions />;
+    case "checkin":
+      return <Checkin />;
+    case "wheel":
+      return <Wheel />;
+    case "store":
+      return <Store />;
+    case "rewards":
+      return <Rewards />;
+    case "leaderboard":
+      return <Leaderboards />;
+    case "notifications":
+      return <Notifications />;
+    case "cashback":
+      return <Cashback />;
+    case "referral":
+      return <Referral />;
+    case "badges":
+      return <Badges />;
+    case "faq":
+      return <Faq />;
+    case "codes":
+      return <Codes />;
+    default:
+      return null;
   }
 }
 
 export function Profile(props: { compact?: boolean }) {
   const { progress, profile, t, fmt, config, open } = useWidget();
-  if (!progress || !profile) return <p role="status" class="muted">{t.loading}</p>;
+  if (!progress || !profile)
+    return (
+      <p role="status" class="muted">
+        {t.loading}
+      </p>
+    );
   const tier = config.tiers.find((candidate) => candidate.code === profile.tier.code);
   const remaining = progress.xp.required - progress.xp.current;
   return (
@@ -42,17 +74,23 @@ export function Profile(props: { compact?: boolean }) {
         {/* Without a picture of their own, the participant wears the level badge of the club's badge set. */}
         {progress.participant.avatar_url ? <img class="avatar" src={progress.participant.avatar_url} alt="" /> : <Badge size={44} />}
         <div>
-          <p class="level" data-testid="level">{t.level} {fmt.number(progress.level.number)}</p>
+          <p class="level" data-testid="level">
+            {t.level} {fmt.number(progress.level.number)}
+          </p>
           {progress.level.name !== `${t.level} ${progress.level.number}` ? <p class="muted">{progress.level.name}</p> : null}
         </div>
-        <span class="tier" style={{ borderColor: profile.tier.color ?? undefined }}><Badge color={profile.tier.color} size={28} /> {t.tier}: {profile.tier.name}</span>
+        <span class="tier" style={{ borderColor: profile.tier.color ?? undefined }}>
+          <Badge color={profile.tier.color} size={28} /> {t.tier}: {profile.tier.name}
+        </span>
       </div>
       <Bar value={progress.xp.current} max={progress.xp.required || 1} label={`${t.xp} ${t.level} ${progress.level.number}`} />
       <p class="muted" data-testid="xp">
         {fmt.number(progress.xp.total)} {t.xp} · {progress.next_level ? t.xpToNext(fmt.number(remaining)) : t.maxLevel}
       </p>
       {props.compact ? (
-        <button class="btn ghost" onClick={() => open("profile")}>{t.profile}</button>
+        <button class="btn ghost" onClick={() => open("profile")}>
+          {t.profile}
+        </button>
       ) : (
         <>
           <h2>{t.balances}</h2>
@@ -60,7 +98,11 @@ export function Profile(props: { compact?: boolean }) {
           {tier && tier.benefits.length ? (
             <>
               <h2>{t.benefits}</h2>
-              <ul class="list" role="list">{tier.benefits.map((benefit) => <li key={benefit.code}>{benefit.name}</li>)}</ul>
+              <ul class="list" role="list">
+                {tier.benefits.map((benefit) => (
+                  <li key={benefit.code}>{benefit.name}</li>
+                ))}
+              </ul>
             </>
           ) : null}
         </>
@@ -84,7 +126,11 @@ function BalanceList() {
 }
 
 function Currencies() {
-  return <div class="card"><BalanceList /></div>;
+  return (
+    <div class="card">
+      <BalanceList />
+    </div>
+  );
 }
 
 function Missions() {
@@ -109,13 +155,25 @@ function Missions() {
           <ul class="list" role="list">
             {list.data.map((mission) => (
               <li key={mission.id} class="card" data-mission={mission.id}>
-                <div class="titled"><Illustration name={config.missions.find((m) => m.id === mission.id)?.illustration ?? "target"} size={40} /><h3>{mission.title}</h3></div>
+                <div class="titled">
+                  <Illustration name={config.missions.find((m) => m.id === mission.id)?.illustration ?? "target"} size={40} />
+                  <h3>{mission.title}</h3>
+                </div>
                 {mission.description ? <p class="muted">{mission.description}</p> : null}
                 <Bar value={mission.progress} max={mission.goal.target} label={mission.title} />
-                <p class="muted">{t.progress(fmt.number(Math.min(mission.progress, mission.goal.target)), fmt.number(mission.goal.target))} · {t.reward}: {mission.reward.title}</p>
+                <p class="muted">
+                  {t.progress(fmt.number(Math.min(mission.progress, mission.goal.target)), fmt.number(mission.goal.target))} · {t.reward}:{" "}
+                  {mission.reward.title}
+                </p>
                 {mission.claimable ? (
-                  <button class="btn primary" onClick={() => void claim(mission.id, mission.title)}>{t.claim}</button>
-                ) : mission.claimed ? <span class="pill ok">{t.claimed}</span> : mission.completed ? <span class="pill ok">{t.completed}</span> : null}
+                  <button class="btn primary" onClick={() => void claim(mission.id, mission.title)}>
+                    {t.claim}
+                  </button>
+                ) : mission.claimed ? (
+                  <span class="pill ok">{t.claimed}</span>
+                ) : mission.completed ? (
+                  <span class="pill ok">{t.completed}</span>
+                ) : null}
               </li>
             ))}
           </ul>
@@ -149,7 +207,11 @@ function Checkin() {
             {checkin.days.map((day, index) => {
               const slot = calendar[index];
               return (
-                <li key={index} class={`day ${day}${slot?.highlight ? " highlight" : ""}${index === checkin.todayIndex ? " today" : ""}`} aria-current={index === checkin.todayIndex ? "date" : undefined}>
+                <li
+                  key={index}
+                  class={`day ${day}${slot?.highlight ? " highlight" : ""}${index === checkin.todayIndex ? " today" : ""}`}
+                  aria-current={index === checkin.todayIndex ? "date" : undefined}
+                >
                   {slot?.illustration ? <Illustration name={slot.illustration} size={28} /> : null}
                   <span class="day-number">{t.day(fmt.number(index + 1))}</span>
                   <span class="day-label">{slot?.label ?? ""}</span>
@@ -159,8 +221,14 @@ function Checkin() {
             })}
           </ol>
           {checkin.canClaim ? (
-            <button class="btn primary" onClick={() => void claim()}>{t.checkinNow}</button>
-          ) : <p class="pill ok" data-testid="checked-in">{checkin.claimedToday ? t.checkedIn : ""}</p>}
+            <button class="btn primary" onClick={() => void claim()}>
+              {t.checkinNow}
+            </button>
+          ) : (
+            <p class="pill ok" data-testid="checked-in">
+              {checkin.claimedToday ? t.checkedIn : ""}
+            </p>
+          )}
           <Notice text={notice?.text ?? null} error={notice?.error} />
         </div>
       )}
@@ -187,7 +255,10 @@ function Store() {
   };
   return (
     <div class="stack">
-      <div class="card"><h2>{t.yourBalance}</h2><BalanceList /></div>
+      <div class="card">
+        <h2>{t.yourBalance}</h2>
+        <BalanceList />
+      </div>
       <Notice text={notice?.text ?? null} error={notice?.error} />
       <Loaded state={store}>
         {(list) => (
@@ -211,11 +282,21 @@ function Store() {
       </Loaded>
       {confirming ? (
         <div class="overlay">
-          <div class="card dialog" role="alertdialog" aria-modal="true" aria-labelledby="confirm-title" onKeyDown={(event) => event.key === "Escape" && setConfirming(null)}>
+          <div
+            class="card dialog"
+            role="alertdialog"
+            aria-modal="true"
+            aria-labelledby="confirm-title"
+            onKeyDown={(event) => event.key === "Escape" && setConfirming(null)}
+          >
             <h2 id="confirm-title">{t.confirmRedeem(confirming.title, confirming.cost)}</h2>
             <div class="row">
-              <button class="btn ghost" onClick={() => setConfirming(null)}>{t.cancel}</button>
-              <button class="btn primary" ref={(el) => el?.focus()} onClick={() => void redeem()}>{t.confirm}</button>
+              <button class="btn ghost" onClick={() => setConfirming(null)}>
+                {t.cancel}
+              </button>
+              <button class="btn primary" ref={(el) => el?.focus()} onClick={() => void redeem()}>
+                {t.confirm}
+              </button>
             </div>
           </div>
         </div>
@@ -262,12 +343,24 @@ function Codes() {
     <form class="card stack" data-testid="codes" onSubmit={(event) => void submit(event)}>
       <label for="promo-code">{t.codeLabel}</label>
       <input
-        id="promo-code" name="code" class="input" autocomplete="off" autocapitalize="characters" spellcheck={false} maxLength={64}
-        value={code} onInput={(event) => setCode((event.target as HTMLInputElement).value)}
-        aria-invalid={notice?.error ? "true" : undefined} aria-describedby="promo-code-notice"
+        id="promo-code"
+        name="code"
+        class="input"
+        autocomplete="off"
+        autocapitalize="characters"
+        spellcheck={false}
+        maxLength={64}
+        value={code}
+        onInput={(event) => setCode((event.target as HTMLInputElement).value)}
+        aria-invalid={notice?.error ? "true" : undefined}
+        aria-describedby="promo-code-notice"
       />
-      <button class="btn primary" type="submit" disabled={busy}>{t.redeemCode}</button>
-      <div id="promo-code-notice"><Notice text={notice?.text ?? null} error={notice?.error} /></div>
+      <button class="btn primary" type="submit" disabled={busy}>
+        {t.redeemCode}
+      </button>
+      <div id="promo-code-notice">
+        <Notice text={notice?.text ?? null} error={notice?.error} />
+      </div>
     </form>
   );
 }
@@ -277,21 +370,35 @@ function Rewards() {
   const rewards = useLoad(() => api.me.rewards());
   return (
     <Loaded state={rewards}>
-      {(list) => list.data.length === 0 ? <p class="muted">{t.noRewards}</p> : (
-        <ul class="list" role="list">
-          {list.data.map((reward) => {
-            const configured = config.rewards.find((candidate) => candidate.code === reward.reward_code);
-            const howTo = configured?.howToUse;
-            return (
-              <li key={reward.id} class="card">
-                <div class="titled"><Illustration name={configured?.illustration} size={40} /><h3>{reward.title}</h3></div>
-                <p class="muted">{fmt.date(reward.granted_at)} · {t.rewardStatus[reward.status] ?? reward.status}</p>
-                {howTo ? <details><summary>{t.howToUse}</summary><p>{howTo}</p></details> : null}
-              </li>
-            );
-          })}
-        </ul>
-      )}
+      {(list) =>
+        list.data.length === 0 ? (
+          <p class="muted">{t.noRewards}</p>
+        ) : (
+          <ul class="list" role="list">
+            {list.data.map((reward) => {
+              const configured = config.rewards.find((candidate) => candidate.code === reward.reward_code);
+              const howTo = configured?.howToUse;
+              return (
+                <li key={reward.id} class="card">
+                  <div class="titled">
+                    <Illustration name={configured?.illustration} size={40} />
+                    <h3>{reward.title}</h3>
+                  </div>
+                  <p class="muted">
+                    {fmt.date(reward.granted_at)} · {t.rewardStatus[reward.status] ?? reward.status}
+                  </p>
+                  {howTo ? (
+                    <details>
+                      <summary>{t.howToUse}</summary>
+                      <p>{howTo}</p>
+                    </details>
+                  ) : null}
+                </li>
+              );
+            })}
+          </ul>
+        )
+      }
     </Loaded>
   );
 }
@@ -303,7 +410,13 @@ function Leaderboards() {
     <div class="stack">
       <Tournaments />
       <Loaded state={boards}>
-        {(list) => <div class="stack">{list.data.map((board) => <Leaderboard key={board.campaign_id} id={board.campaign_id} />)}</div>}
+        {(list) => (
+          <div class="stack">
+            {list.data.map((board) => (
+              <Leaderboard key={board.campaign_id} id={board.campaign_id} />
+            ))}
+          </div>
+        )}
       </Loaded>
     </div>
   );
@@ -317,24 +430,30 @@ function Tournaments() {
     <Loaded state={editions}>
       {(list) => (
         <>
-          {[...list.data].sort((a, b) => Number(b.status === "running") - Number(a.status === "running")).map((edition) => (
-            <section key={edition.edition_id} class="card" data-tournament={edition.tournament_id}>
-              <h2>{edition.title}</h2>
-              <p class="muted">
-                {t.tournamentStatus[edition.status]} · {fmt.date(edition.starts_at)} – {fmt.date(edition.ends_at)}
-                {edition.pool_minor !== null && edition.currency ? ` · ${t.pool}: ${fmt.amountMinor(edition.pool_minor, edition.currency)}` : ""}
-              </p>
-              <ol class="list">
-                {edition.top.map((row) => (
-                  <li key={row.rank} class={`row${row.is_me ? " me" : ""}`}>
-                    <span>#{fmt.number(row.rank)} {row.is_me ? t.you : (row.display_name ?? "—")}</span>
-                    <span>{fmt.number(row.score)}</span>
-                  </li>
-                ))}
-              </ol>
-              <p class="muted">{t.you}: {edition.rank ? `#${fmt.number(edition.rank)}` : "—"} · {fmt.number(edition.score)}</p>
-            </section>
-          ))}
+          {[...list.data]
+            .sort((a, b) => Number(b.status === "running") - Number(a.status === "running"))
+            .map((edition) => (
+              <section key={edition.edition_id} class="card" data-tournament={edition.tournament_id}>
+                <h2>{edition.title}</h2>
+                <p class="muted">
+                  {t.tournamentStatus[edition.status]} · {fmt.date(edition.starts_at)} – {fmt.date(edition.ends_at)}
+                  {edition.pool_minor !== null && edition.currency ? ` · ${t.pool}: ${fmt.amountMinor(edition.pool_minor, edition.currency)}` : ""}
+                </p>
+                <ol class="list">
+                  {edition.top.map((row) => (
+                    <li key={row.rank} class={`row${row.is_me ? " me" : ""}`}>
+                      <span>
+                        #{fmt.number(row.rank)} {row.is_me ? t.you : (row.display_name ?? "—")}
+                      </span>
+                      <span>{fmt.number(row.score)}</span>
+                    </li>
+                  ))}
+                </ol>
+                <p class="muted">
+                  {t.you}: {edition.rank ? `#${fmt.number(edition.rank)}` : "—"} · {fmt.number(edition.score)}
+                </p>
+              </section>
+            ))}
         </>
       )}
     </Loaded>
@@ -352,12 +471,16 @@ function Leaderboard(props: { id: string }) {
           <ol class="list">
             {data.entries.map((entry) => (
               <li key={entry.rank} class={`row${entry.is_me ? " me" : ""}`}>
-                <span>#{fmt.number(entry.rank)} {entry.is_me ? t.you : (entry.display_name ?? "—")}</span>
+                <span>
+                  #{fmt.number(entry.rank)} {entry.is_me ? t.you : (entry.display_name ?? "—")}
+                </span>
                 <span>{fmt.number(entry.points)}</span>
               </li>
             ))}
           </ol>
-          <p class="muted">{t.you}: {data.me.rank ? `#${fmt.number(data.me.rank)}` : "—"} · {fmt.number(data.me.points)}</p>
+          <p class="muted">
+            {t.you}: {data.me.rank ? `#${fmt.number(data.me.rank)}` : "—"} · {fmt.number(data.me.points)}
+          </p>
         </section>
       )}
     </Loaded>
@@ -378,21 +501,36 @@ function Notifications() {
   };
   return (
     <Loaded state={list}>
-      {(page) => page.data.length === 0 ? <p class="muted">{t.noNotifications}</p> : (
-        <div class="stack">
-          {page.unread_count > 0 ? <button class="btn ghost" onClick={() => void markAll()}>{t.markAllRead}</button> : null}
-          <ul class="list" role="list">
-            {page.data.map((item) => (
-              <li key={item.id} class={`card${item.readAt ? "" : " unread"}`}>
-                <h3>{item.title}{item.readAt ? null : <span class="pill"> {t.unread}</span>}</h3>
-                {item.body ? <p>{item.body}</p> : null}
-                <p class="muted">{fmt.date(item.createdAt)}</p>
-                {item.readAt ? null : <button class="btn ghost" onClick={() => void markOne(item.id)}>✓</button>}
-              </li>
-            ))}
-          </ul>
-        </div>
-      )}
+      {(page) =>
+        page.data.length === 0 ? (
+          <p class="muted">{t.noNotifications}</p>
+        ) : (
+          <div class="stack">
+            {page.unread_count > 0 ? (
+              <button class="btn ghost" onClick={() => void markAll()}>
+                {t.markAllRead}
+              </button>
+            ) : null}
+            <ul class="list" role="list">
+              {page.data.map((item) => (
+                <li key={item.id} class={`card${item.readAt ? "" : " unread"}`}>
+                  <h3>
+                    {item.title}
+                    {item.readAt ? null : <span class="pill"> {t.unread}</span>}
+                  </h3>
+                  {item.body ? <p>{item.body}</p> : null}
+                  <p class="muted">{fmt.date(item.createdAt)}</p>
+                  {item.readAt ? null : (
+                    <button class="btn ghost" onClick={() => void markOne(item.id)}>
+                      ✓
+                    </button>
+                  )}
+                </li>
+              ))}
+            </ul>
+          </div>
+        )
+      }
     </Loaded>
   );
 }
@@ -414,8 +552,14 @@ function Cashback() {
     <Loaded state={state}>
       {(cashback) => (
         <div class="card stack">
-          <p>{t.available}: <strong>{fmt.money(cashback.available)}</strong></p>
-          {cashback.mode === "claim" && cashback.available > 0 ? <button class="btn primary" onClick={() => void claim()}>{t.claimCashback}</button> : null}
+          <p>
+            {t.available}: <strong>{fmt.money(cashback.available)}</strong>
+          </p>
+          {cashback.mode === "claim" && cashback.available > 0 ? (
+            <button class="btn primary" onClick={() => void claim()}>
+              {t.claimCashback}
+            </button>
+          ) : null}
           <Notice text={notice?.text ?? null} error={notice?.error} />
         </div>
       )}
@@ -436,11 +580,17 @@ function Referral() {
     <Loaded state={state}>
       {(referral) => (
         <div class="card stack">
-          <p>{t.yourCode}: <strong class="code">{referral.code}</strong></p>
+          <p>
+            {t.yourCode}: <strong class="code">{referral.code}</strong>
+          </p>
           {referral.link ? (
             <div class="row">
-              <button class="btn primary" onClick={() => void copy(referral.link!)}>{copied ? t.copied : t.copy}</button>
-              <a class="btn ghost" href={referral.link} target="_blank" rel="noopener">{t.share}</a>
+              <button class="btn primary" onClick={() => void copy(referral.link!)}>
+                {copied ? t.copied : t.copy}
+              </button>
+              <a class="btn ghost" href={referral.link} target="_blank" rel="noopener">
+                {t.share}
+              </a>
             </div>
           ) : null}
           <p class="muted">{t.friends(fmt.number(referral.stats.invited))}</p>
@@ -455,17 +605,21 @@ function Badges() {
   const badges = useLoad(() => api.me.badges());
   return (
     <Loaded state={badges}>
-      {(list) => list.data.length === 0 ? <p class="muted">{t.noBadges}</p> : (
-        <ul class="cards" role="list">
-          {list.data.map((badge, index) => (
-            <li key={badge.badge_code} class="card center" data-badge={badge.badge_code}>
-              <Badge color={index % 2 ? "var(--secondary)" : null} size={56} />
-              <h3>{badge.badge_code}</h3>
-              <p class="muted">{fmt.date(badge.granted_at)}</p>
-            </li>
-          ))}
-        </ul>
-      )}
+      {(list) =>
+        list.data.length === 0 ? (
+          <p class="muted">{t.noBadges}</p>
+        ) : (
+          <ul class="cards" role="list">
+            {list.data.map((badge, index) => (
+              <li key={badge.badge_code} class="card center" data-badge={badge.badge_code}>
+                <Badge color={index % 2 ? "var(--secondary)" : null} size={56} />
+                <h3>{badge.badge_code}</h3>
+                <p class="muted">{fmt.date(badge.granted_at)}</p>
+              </li>
+            ))}
+          </ul>
+        )
+      }
     </Loaded>
   );
 }

@@ -5,8 +5,15 @@ export function applyTheme(theme: MeConfig["theme"], reducedMotion: boolean): vo
   const root = document.documentElement;
   const c = theme.colors;
   const vars: Record<string, string> = {
-    "--bg": c.bg, "--surface": c.surface, "--primary": c.primary, "--secondary": c.secondary,
-    "--text": c.text, "--muted": c.muted, "--success": c.success, "--warning": c.warning, "--danger": c.danger,
+    "--bg": c.bg,
+    "--surface": c.surface,
+    "--primary": c.primary,
+    "--secondary": c.secondary,
+    "--text": c.text,
+    "--muted": c.muted,
+    "--success": c.success,
+    "--warning": c.warning,
+    "--danger": c.danger,
     "--radius": `${theme.radius}px`,
   };
   // A forced light or dark scheme keeps the club's brand colours but not its background and text colours.

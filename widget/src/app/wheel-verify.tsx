@@ -54,19 +54,21 @@ export function VerifySpin(props: { spinId: string; onRotated: () => void }) {
   };
 
   const text =
-    status === "verified" ? t.spinVerified
-    : status === "mismatch" ? t.spinMismatch
-    : status === "sealed" ? t.spinSealed
-    : status === "error" ? error
-    : "";
+    status === "verified" ? t.spinVerified : status === "mismatch" ? t.spinMismatch : status === "sealed" ? t.spinSealed : status === "error" ? error : "";
   return (
     <div class="stack center" data-testid="verify-spin" data-status={status}>
       {status === "sealed" ? (
-        <button class="btn ghost" onClick={() => void reveal()}>{t.revealSeed}</button>
+        <button class="btn ghost" onClick={() => void reveal()}>
+          {t.revealSeed}
+        </button>
       ) : status === "verified" || status === "mismatch" ? null : (
-        <button class="btn ghost" disabled={status === "working"} onClick={() => void verify()}>{t.verifySpin}</button>
+        <button class="btn ghost" disabled={status === "working"} onClick={() => void verify()}>
+          {t.verifySpin}
+        </button>
       )}
-      <p class={status === "mismatch" || status === "error" ? "notice error" : "notice"} role="status" aria-live="polite">{text}</p>
+      <p class={status === "mismatch" || status === "error" ? "notice error" : "notice"} role="status" aria-live="polite">
+        {text}
+      </p>
     </div>
   );
 }

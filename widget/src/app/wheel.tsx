@@ -42,7 +42,10 @@ export function Wheel() {
     setNotice(null);
     try {
       const result = await api.me.spin({ idempotencyKey: newKey("w-spin") });
-      const index = Math.max(0, slices.findIndex((slice) => slice.id === result.sliceId));
+      const index = Math.max(
+        0,
+        slices.findIndex((slice) => slice.id === result.sliceId),
+      );
       track("wheel.spun", { slice_id: result.sliceId });
       pending.current = { id: result.sliceId, label: result.label, spinId: result.spinId };
       // Whole turns plus the angle that brings the slice's middle to the top, always forward.
@@ -61,9 +64,13 @@ export function Wheel() {
     <Loaded state={state}>
       {(wheel) => (
         <div class="stack center">
-          <p class="wheel-title"><span>{config.wheel?.titleLeft}</span> <span class="accent">{config.wheel?.titleRight}</span></p>
+          <p class="wheel-title">
+            <span>{config.wheel?.titleLeft}</span> <span class="accent">{config.wheel?.titleRight}</span>
+          </p>
           <div class="wheel-box">
-            <span class="pointer" aria-hidden="true">▼</span>
+            <span class="pointer" aria-hidden="true">
+              ▼
+            </span>
             <svg
               class="wheel"
               viewBox={`0 0 ${SIZE} ${SIZE}`}
@@ -100,8 +107,12 @@ export function Wheel() {
             </svg>
           </div>
           <p class="muted">{wheel.spinsLeft > 0 ? t.spinsLeft(fmt.number(wheel.spinsLeft)) : t.noSpins}</p>
-          <button class="btn primary" disabled={spinning || wheel.spinsLeft < 1} onClick={() => void spin()}>{t.spin}</button>
-          <p class="result" data-testid="wheel-result" role="status" aria-live="polite">{landed ? t.youWon(landed.label) : ""}</p>
+          <button class="btn primary" disabled={spinning || wheel.spinsLeft < 1} onClick={() => void spin()}>
+            {t.spin}
+          </button>
+          <p class="result" data-testid="wheel-result" role="status" aria-live="polite">
+            {landed ? t.youWon(landed.label) : ""}
+          </p>
           {landed ? <VerifySpin key={landed.spinId} spinId={landed.spinId} onRotated={() => void state.reload()} /> : null}
           {notice?.error ? <Notice text={notice.text} error /> : null}
         </div>

@@ -47,11 +47,7 @@ export type ParticipantReward = InferEntity<typeof ParticipantReward>;
 export const Delivery = defineEntity({
   name: "Delivery",
   tableName: "deliveries",
-  indexes: [
-    { properties: ["clubId", "env", "status", "createdAt"] },
-    { properties: ["status", "createdAt"] },
-    { properties: ["participantId"] },
-  ],
+  indexes: [{ properties: ["clubId", "env", "status", "createdAt"] }, { properties: ["status", "createdAt"] }, { properties: ["participantId"] }],
   properties: {
     id: idColumn(),
     ...tenancyColumns(),

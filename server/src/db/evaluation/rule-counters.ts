@@ -50,7 +50,10 @@ export const FIRED_DEDUPE_KEYS = {
  */
 export function postgresCounters(unitCount: number): string {
   const units = Array.from({ length: unitCount }, (_, i) => `, ?::text as day_${i}, ?::text as unit_${i}`).join("");
-  const sums = Array.from({ length: unitCount }, (_, i) => `, sum(case when day_key = k.day_${i} then coalesce(cast(amounts ->> k.unit_${i} as bigint), 0) else 0 end) as granted_${i}`).join("");
+  const sums = Array.from(
+    { length: unitCount },
+    (_, i) => `, sum(case when day_key = k.day_${i} then coalesce(cast(amounts ->> k.unit_${i} as bigint), 0) else 0 end) as granted_${i}`,
+  ).join("");
   return `select w.participant_id, w.rule_id, r.*
     from (select ?::text as today${units}) as k cross join unnest(?::text[], ?::text[], ?::text[]) as w(participant_id, rule_id, since)
     cross join lateral (select sum(runs) as total, max(last_run_at) as last_run_at, sum(case when day_key = k.today then runs else 0 end) as today_runs${sums}
@@ -65,7 +68,10 @@ export function postgresCounters(unitCount: number): string {
  * evaluations read (a rule runs on events of its trigger type), instead of
  * every window for every participant.
  */
-export function counterProbes(participants: { participantId: string; events: { type: string }[] }[], windows: { event: string; params: unknown[] }[]): string[][] {
+export function counterProbes(
+  participants: { participantId: string; events: { type: string }[] }[],
+  windows: { event: string; params: unknown[] }[],
+): string[][] {
   const columns: string[][] = [[], [], []];
   for (const { participantId, events } of participants) {
     for (const { event, params } of windows) {
@@ -101,7 +107,10 @@ function boundProbes(store: HotStore, [participantIds, ruleIds, since]: string[]
  * CROSS JOIN keeps the triples first, so that each is one index probe.
  */
 export function sqliteCounters(unitCount: number): string {
-  const sums = Array.from({ length: unitCount }, (_, i) => `, sum(case when r.day_key = ?${2 + 2 * i} then coalesce(cast(r.amounts ->> ?${3 + 2 * i} as integer), 0) else 0 end) as granted_${i}`);
+  const sums = Array.from(
+    { length: unitCount },
+    (_, i) => `, sum(case when r.day_key = ?${2 + 2 * i} then coalesce(cast(r.amounts ->> ?${3 + 2 * i} as integer), 0) else 0 end) as granted_${i}`,
+  );
   return `select r.participant_id, r.rule_id, sum(r.runs) as total, max(r.last_run_at) as last_run_at, sum(case when r.day_key = ?1 then r.runs else 0 end) as today_runs${sums.join("")}
     from json_each(?${2 + 2 * unitCount}) as w cross join rule_run_days as r
     where r.participant_id = w.value ->> 0 and r.rule_id = w.value ->> 1 and r.day_key >= w.value ->> 2
@@ -114,10 +123,11 @@ export function sqliteCounters(unitCount: number): string {
  * `units` (in that order, `granted_<i>`), what it granted today.
  */
 export function readRuleCounters(store: HotStore, today: string, units: string[], probes: string[][]): Promise<RunCounters[]> {
-  return store.select<RunCounters>(
-    { postgresql: postgresCounters(units.length), sqlite: sqliteCounters(units.length) },
-    [today, ...units.flatMap((unit) => [today, unit]), ...boundProbes(store, probes)],
-  );
+  return store.select<RunCounters>({ postgresql: postgresCounters(units.length), sqlite: sqliteCounters(units.length) }, [
+    today,
+    ...units.flatMap((unit) => [today, unit]),
+    ...boundProbes(store, probes),
+  ]);
 }
 
 /** Which of the (participant, rule, stored dedupe key) triples, as three columns of equal length, are stored. */

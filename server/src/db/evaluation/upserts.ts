@@ -7,18 +7,23 @@ import type { HotStore, Upsert } from "../hot/index.js";
  */
 
 /** Balances: the amount added to the stored one, created on first use. */
-export const BALANCE_ADD: Upsert = { conflict: ["participant_id", "currency"], set: "amount = balances.amount + excluded.amount, updated_at = excluded.updated_at" };
+export const BALANCE_ADD: Upsert = {
+  conflict: ["participant_id", "currency"],
+  set: "amount = balances.amount + excluded.amount, updated_at = excluded.updated_at",
+};
 
 /** Mission progress: the latest progress, the first completion and claim times already stored kept. */
 export const MISSION_PROGRESS_KEEP_FIRST: Upsert = {
   conflict: ["participant_id", "mission_id", "period_key"],
-  set: "progress = excluded.progress, completed_at = coalesce(mission_progress.completed_at, excluded.completed_at), "
-    + "claimed_at = coalesce(mission_progress.claimed_at, excluded.claimed_at), updated_at = excluded.updated_at",
+  set:
+    "progress = excluded.progress, completed_at = coalesce(mission_progress.completed_at, excluded.completed_at), " +
+    "claimed_at = coalesce(mission_progress.claimed_at, excluded.claimed_at), updated_at = excluded.updated_at",
 };
 
 /** Leaderboard entries: the points added to the stored ones. */
 export const LEADERBOARD_ADD: Upsert = {
-  conflict: ["participant_id", "campaign_id"], set: "points = leaderboard_entries.points + excluded.points, updated_at = excluded.updated_at",
+  conflict: ["participant_id", "campaign_id"],
+  set: "points = leaderboard_entries.points + excluded.points, updated_at = excluded.updated_at",
 };
 
 /**
@@ -38,13 +43,15 @@ export const RULE_RUN_DAY_SUMS = {
   // The batch's units by jsonb_object_keys in a select list (a value per call), not jsonb_each_text in FROM (a tuplestore
   // per row): backend CPU of a stored batch's 286-row upsert 1.98 -> 1.79 ms, without the amounts 1.23 (60 rounds
   // alternated, pg-write-costs.ts); a one-unit path by jsonpath (keyvalue()) took 2.15.
-  postgresql: "runs = rule_run_days.runs + excluded.runs, amounts = case when excluded.amounts = '{}'::jsonb then rule_run_days.amounts else rule_run_days.amounts || "
-    + "(select jsonb_object_agg(k.key, coalesce(cast(rule_run_days.amounts ->> k.key as bigint), 0) + cast(excluded.amounts ->> k.key as bigint)) "
-    + "from (select jsonb_object_keys(excluded.amounts) as key) as k) end, "
-    + "last_run_at = greatest(rule_run_days.last_run_at, excluded.last_run_at)",
-  sqlite: "runs = rule_run_days.runs + excluded.runs, amounts = case when excluded.amounts = '{}' then rule_run_days.amounts else json_patch(rule_run_days.amounts, "
-    + "(select json_group_object(a.key, coalesce(rule_run_days.amounts ->> a.key, 0) + a.value) from json_each(excluded.amounts) as a)) end, "
-    + "last_run_at = max(rule_run_days.last_run_at, excluded.last_run_at)",
+  postgresql:
+    "runs = rule_run_days.runs + excluded.runs, amounts = case when excluded.amounts = '{}'::jsonb then rule_run_days.amounts else rule_run_days.amounts || " +
+    "(select jsonb_object_agg(k.key, coalesce(cast(rule_run_days.amounts ->> k.key as bigint), 0) + cast(excluded.amounts ->> k.key as bigint)) " +
+    "from (select jsonb_object_keys(excluded.amounts) as key) as k) end, " +
+    "last_run_at = greatest(rule_run_days.last_run_at, excluded.last_run_at)",
+  sqlite:
+    "runs = rule_run_days.runs + excluded.runs, amounts = case when excluded.amounts = '{}' then rule_run_days.amounts else json_patch(rule_run_days.amounts, " +
+    "(select json_group_object(a.key, coalesce(rule_run_days.amounts ->> a.key, 0) + a.value) from json_each(excluded.amounts) as a)) end, " +
+    "last_run_at = max(rule_run_days.last_run_at, excluded.last_run_at)",
 };
 
 /** Rule run days: added to the stored day (see RULE_RUN_DAY_SUMS), in the store's dialect. */
@@ -62,13 +69,15 @@ const BIGGER = `excluded.score > ${STANDINGS}.score`;
  */
 export const STANDING_ADD: Upsert = {
   conflict: STANDING_KEY,
-  set: `score = ${STANDINGS}.score + excluded.score, `
-    + `reached_at = case when excluded.reached_at > ${STANDINGS}.reached_at then excluded.reached_at else ${STANDINGS}.reached_at end, updated_at = excluded.updated_at`,
+  set:
+    `score = ${STANDINGS}.score + excluded.score, ` +
+    `reached_at = case when excluded.reached_at > ${STANDINGS}.reached_at then excluded.reached_at else ${STANDINGS}.reached_at end, updated_at = excluded.updated_at`,
 };
 
 /** Tournament standings scored by the best: the larger score kept, with its `reached_at`. */
 export const STANDING_MAX: Upsert = {
   conflict: STANDING_KEY,
-  set: `score = case when ${BIGGER} then excluded.score else ${STANDINGS}.score end, `
-    + `reached_at = case when ${BIGGER} then excluded.reached_at else ${STANDINGS}.reached_at end, updated_at = excluded.updated_at`,
+  set:
+    `score = case when ${BIGGER} then excluded.score else ${STANDINGS}.score end, ` +
+    `reached_at = case when ${BIGGER} then excluded.reached_at else ${STANDINGS}.reached_at end, updated_at = excluded.updated_at`,
 };

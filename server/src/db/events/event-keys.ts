@@ -29,14 +29,23 @@ export interface StoredEvent {
 
 /** The scope's stored events under `keys` (the originals a repeat answers with), by key. */
 export async function storedEventsByKey(store: HotStore, scope: Scope, keys: string[]): Promise<Map<string, StoredEvent>> {
-  const rows = await store.select<{ id: string; idempotency_key: string; effects: unknown[] | string; participant_id: string; type: string }>(
-    ORIGINALS,
-    [scope.clubId, scope.env, keys],
-  );
+  const rows = await store.select<{ id: string; idempotency_key: string; effects: unknown[] | string; participant_id: string; type: string }>(ORIGINALS, [
+    scope.clubId,
+    scope.env,
+    keys,
+  ]);
   // SQLite hands JSON columns back as text.
-  return new Map(rows.map((row) => [row.idempotency_key, {
-    id: row.id, participantId: row.participant_id, type: row.type, effects: typeof row.effects === "string" ? JSON.parse(row.effects) : row.effects,
-  }]));
+  return new Map(
+    rows.map((row) => [
+      row.idempotency_key,
+      {
+        id: row.id,
+        participantId: row.participant_id,
+        type: row.type,
+        effects: typeof row.effects === "string" ? JSON.parse(row.effects) : row.effects,
+      },
+    ]),
+  );
 }
 
 /** The pending referrals of referred participants (ids), one index probe each. */

@@ -22,10 +22,15 @@ export async function insertIdempotencyClaim(
   claim: { key: string; operationId: string; fingerprint: string; lockedUntil: Date; createdAt: Date },
 ): Promise<boolean> {
   return withHotAutocommit(em, async (store) => {
-    const rows = await store.select<{ key: string }>(
-      { postgresql: CLAIM, sqlite: CLAIM },
-      [scope.clubId, scope.env, claim.key, claim.operationId, claim.fingerprint, claim.lockedUntil, claim.createdAt],
-    );
+    const rows = await store.select<{ key: string }>({ postgresql: CLAIM, sqlite: CLAIM }, [
+      scope.clubId,
+      scope.env,
+      claim.key,
+      claim.operationId,
+      claim.fingerprint,
+      claim.lockedUntil,
+      claim.createdAt,
+    ]);
     return rows.length === 1;
   });
 }

@@ -45,15 +45,15 @@ export interface ProcessedEvent {
 /** One statement's worth of rows for HotStore.writeAll (see HotStore's methods of the same names). */
 export type Write =
   | {
-    insert: TableShape;
-    rows: object[];
-    upsert?: Upsert;
-    /**
-     * Properties every row holds the same value in (the writer's `now`), besides the scope's:
-     * PostgreSQL binds such a column once instead of one copy per row (see postgres.ts SCOPE_COLUMNS).
-     */
-    uniform?: readonly string[];
-  }
+      insert: TableShape;
+      rows: object[];
+      upsert?: Upsert;
+      /**
+       * Properties every row holds the same value in (the writer's `now`), besides the scope's:
+       * PostgreSQL binds such a column once instead of one copy per row (see postgres.ts SCOPE_COLUMNS).
+       */
+      uniform?: readonly string[];
+    }
   | { updateParticipants: ParticipantUpdate[] }
   | { spendLots: { id: string; amount: number }[] }
   /** A write statement of its own (scalar parameters as `?`), e.g. a key marked done with the rows it guards. */

@@ -48,8 +48,9 @@ export interface ParticipantViewRows {
   missions: StoredMissionProgress[];
 }
 
-const COLUMNS = "p.id, p.external_id, p.display_name, p.avatar_url, p.email, p.phone, p.xp, p.level, p.tier_code, p.tags, p.event_counts, p.flags, "
-  + "p.peak_month, p.peak_level, p.prior_month_peak_level, p.updated_at";
+const COLUMNS =
+  "p.id, p.external_id, p.display_name, p.avatar_url, p.email, p.phone, p.xp, p.level, p.tier_code, p.tags, p.event_counts, p.flags, " +
+  "p.peak_month, p.peak_level, p.prior_month_peak_level, p.updated_at";
 
 const BALANCES = {
   postgresql: "(select coalesce(json_agg(json_build_array(b.currency, b.amount)), '[]'::json) from balances as b where b.participant_id = p.id) as balances",
@@ -136,9 +137,16 @@ export async function readParticipantView(
   if (!row) return null;
   const balances: Record<string, number> = {};
   for (const [currency, amount] of json(row.balances)) balances[currency] = Number(amount);
-  const progress = row.missions === undefined ? [] : json(row.missions).map(([missionId, periodKey, value, completed, claimed]) => ({
-    missionId, periodKey, progress: Number(value), completed: Boolean(completed), claimed: Boolean(claimed),
-  }));
+  const progress =
+    row.missions === undefined
+      ? []
+      : json(row.missions).map(([missionId, periodKey, value, completed, claimed]) => ({
+          missionId,
+          periodKey,
+          progress: Number(value),
+          completed: Boolean(completed),
+          claimed: Boolean(claimed),
+        }));
   return { participant: viewedParticipant(row), balances, missions: progress };
 }
 
@@ -151,7 +159,10 @@ const ACTIVE_CODES = `select coalesce(max(case when ends_at is null then 1 else 
  * time of each request by cache/registry.ts activeCodesAt).
  */
 export async function activePromotionCodes(store: HotStore, scope: Scope): Promise<{ unending: boolean; lastEnd: Date | null }> {
-  const [row] = await store.select<{ unending: number | string; last_end: Date | string | number | null }>({ postgresql: ACTIVE_CODES, sqlite: ACTIVE_CODES }, [scope.clubId, scope.env]);
+  const [row] = await store.select<{ unending: number | string; last_end: Date | string | number | null }>({ postgresql: ACTIVE_CODES, sqlite: ACTIVE_CODES }, [
+    scope.clubId,
+    scope.env,
+  ]);
   const lastEnd = row?.last_end ?? null;
   return { unending: Number(row?.unending ?? 0) > 0, lastEnd: lastEnd === null ? null : new Date(lastEnd) };
 }

@@ -42,11 +42,16 @@ const TWO_TO_32 = 2 ** 32;
 export function binaryArray(element: BinaryElement, values: readonly unknown[]): Buffer | null {
   if (values.length === 0) return null;
   switch (element) {
-    case "text": return textArray(values);
-    case "int8": return int8Array(values);
-    case "int4": return int4Array(values);
-    case "float8": return float8Array(values);
-    case "bool": return boolArray(values);
+    case "text":
+      return textArray(values);
+    case "int8":
+      return int8Array(values);
+    case "int4":
+      return int4Array(values);
+    case "float8":
+      return float8Array(values);
+    case "bool":
+      return boolArray(values);
   }
 }
 

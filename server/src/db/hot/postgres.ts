@@ -19,7 +19,12 @@ export interface PgClient {
  * `jsonb[]` cost the backend more: docs/performance-log.md#postgresql-jsonb-arrays
  */
 const ARRAY_TYPE: Record<Exclude<ColumnKind, "json">, string> = {
-  text: "text[]", bigint: "int8[]", integer: "int4[]", double: "float8[]", boolean: "bool[]", datetime: "timestamptz[]",
+  text: "text[]",
+  bigint: "int8[]",
+  integer: "int4[]",
+  double: "float8[]",
+  boolean: "bool[]",
+  datetime: "timestamptz[]",
 };
 
 /** The set-returning call spreading parameter `$n` of a column of `kind` into one value per row. */
@@ -144,7 +149,11 @@ function scalarArray(element: BinaryElement, values: unknown[]): unknown {
 
 /** The element each column kind's array parameter holds (a datetime's epoch milliseconds are float8, see epochMillis). */
 const ELEMENT: Record<Exclude<ColumnKind, "json" | "datetime">, BinaryElement> = {
-  text: "text", bigint: "int8", integer: "int4", double: "float8", boolean: "bool",
+  text: "text",
+  bigint: "int8",
+  integer: "int4",
+  double: "float8",
+  boolean: "bool",
 };
 
 /**
@@ -162,7 +171,14 @@ function placeholderElements(sql: string): readonly (BinaryElement | undefined)[
 }
 const placeholderCache = new Map<string, readonly (BinaryElement | undefined)[]>();
 const CAST_ELEMENT: Record<string, BinaryElement | undefined> = {
-  text: "text", int8: "int8", bigint: "int8", int4: "int4", integer: "int4", float8: "float8", bool: "bool", boolean: "bool",
+  text: "text",
+  int8: "int8",
+  bigint: "int8",
+  int4: "int4",
+  integer: "int4",
+  float8: "float8",
+  bool: "bool",
+  boolean: "bool",
 };
 
 /**
@@ -241,10 +257,20 @@ function insertRows(shape: TableShape, { uniform, texts }: BoundColumns): string
   const columns = shape.columns.map((column) => `"${column.field}"`).join(", ");
   const epoch = (column: TableShape["columns"][number]) => column.kind === "datetime" && !texts.has(column.property);
   // JSON columns: jsonb_array_elements yields JSON null for a missing value; the column stores SQL null as before.
-  const values = shape.columns.map((column, i) => (uniform.has(column.property) ? `$${i + 1}::${ARRAY_TYPE[column.kind as Exclude<ColumnKind, "json">].slice(0, -2)}`
-    : column.kind === "json" ? `nullif(u.c${i}, 'null'::jsonb)` : epoch(column) ? `to_timestamp(u.c${i} / 1000)` : `u.c${i}`)).join(", ");
-  const spreads = shape.columns.flatMap((column, i) => (uniform.has(column.property) ? []
-    : [{ sql: epoch(column) ? `unnest($${i + 1}::float8[])` : spread(column.kind, i + 1), alias: `c${i}` }]));
+  const values = shape.columns
+    .map((column, i) =>
+      uniform.has(column.property)
+        ? `$${i + 1}::${ARRAY_TYPE[column.kind as Exclude<ColumnKind, "json">].slice(0, -2)}`
+        : column.kind === "json"
+          ? `nullif(u.c${i}, 'null'::jsonb)`
+          : epoch(column)
+            ? `to_timestamp(u.c${i} / 1000)`
+            : `u.c${i}`,
+    )
+    .join(", ");
+  const spreads = shape.columns.flatMap((column, i) =>
+    uniform.has(column.property) ? [] : [{ sql: epoch(column) ? `unnest($${i + 1}::float8[])` : spread(column.kind, i + 1), alias: `c${i}` }],
+  );
   return `insert into "${shape.table}" (${columns}) select ${values} from (select ${spreads.map((column) => `${column.sql} as ${column.alias}`).join(", ")}) as u`;
 }
 
@@ -266,7 +292,7 @@ function columnArrays(shape: TableShape, rows: object[], uniform: ReadonlySet<st
   const parameters = new Array<unknown>(shape.columns.length);
   for (let c = 0; c < shape.columns.length; c++) {
     const { property, kind } = shape.columns[c];
-    if (uniform.has(property)) parameters[c] = kind === "datetime" ? boundDatetime(values[0][property]) : values[0][property] ?? null;
+    if (uniform.has(property)) parameters[c] = kind === "datetime" ? boundDatetime(values[0][property]) : (values[0][property] ?? null);
     else if (kind === "json") parameters[c] = jsonColumn(propertyColumn(values, property));
     else if (kind !== "datetime") parameters[c] = scalarArray(ELEMENT[kind], propertyColumn(values, property));
     else {
@@ -328,9 +354,17 @@ from (select unnest($1::text[]) as id, jsonb_array_elements($2::jsonb) as effect
 /** UPDATE_PARTICIPANTS' parameters: one array per column, in its order. */
 function participantArrays(rows: ParticipantUpdate[]): unknown[] {
   const n = rows.length;
-  const ids = new Array<string>(n), xps = new Array<number>(n), levels = new Array<number>(n), tierCodes = new Array<string | null>(n);
-  const tags = new Array<unknown>(n), eventCounts = new Array<unknown>(n), peaks = new Array<boolean>(n), peakMonths = new Array<string | null>(n);
-  const peakLevels = new Array<number | null>(n), priorMonthPeakLevels = new Array<number | null>(n), updatedAts = new Array<number>(n);
+  const ids = new Array<string>(n),
+    xps = new Array<number>(n),
+    levels = new Array<number>(n),
+    tierCodes = new Array<string | null>(n);
+  const tags = new Array<unknown>(n),
+    eventCounts = new Array<unknown>(n),
+    peaks = new Array<boolean>(n),
+    peakMonths = new Array<string | null>(n);
+  const peakLevels = new Array<number | null>(n),
+    priorMonthPeakLevels = new Array<number | null>(n),
+    updatedAts = new Array<number>(n);
   for (let i = 0; i < n; i++) {
     const row = rows[i];
     ids[i] = row.id;
@@ -347,15 +381,24 @@ function participantArrays(rows: ParticipantUpdate[]): unknown[] {
     updatedAts[i] = row.updatedAt.getTime();
   }
   return [
-    scalarArray("text", ids), scalarArray("int8", xps), scalarArray("int4", levels), scalarArray("text", tierCodes),
-    jsonColumn(tags), jsonColumn(eventCounts), scalarArray("bool", peaks), scalarArray("text", peakMonths),
-    scalarArray("int4", peakLevels), scalarArray("int4", priorMonthPeakLevels), scalarArray("float8", updatedAts),
+    scalarArray("text", ids),
+    scalarArray("int8", xps),
+    scalarArray("int4", levels),
+    scalarArray("text", tierCodes),
+    jsonColumn(tags),
+    jsonColumn(eventCounts),
+    scalarArray("bool", peaks),
+    scalarArray("text", peakMonths),
+    scalarArray("int4", peakLevels),
+    scalarArray("int4", priorMonthPeakLevels),
+    scalarArray("float8", updatedAts),
   ];
 }
 
 /** SPEND_LOTS' parameters. */
 function lotArrays(rows: { id: string; amount: number }[]): unknown[] {
-  const ids = new Array<string>(rows.length), amounts = new Array<number>(rows.length);
+  const ids = new Array<string>(rows.length),
+    amounts = new Array<number>(rows.length);
   for (let i = 0; i < rows.length; i++) {
     ids[i] = rows[i].id;
     amounts[i] = rows[i].amount;
@@ -365,7 +408,9 @@ function lotArrays(rows: { id: string; amount: number }[]): unknown[] {
 
 /** MARK_EVENTS_PROCESSED's parameters. */
 function processedArrays(rows: ProcessedEvent[], processedAt: Date): unknown[] {
-  const ids = new Array<string>(rows.length), effects = new Array<unknown>(rows.length), counts = new Array<number>(rows.length);
+  const ids = new Array<string>(rows.length),
+    effects = new Array<unknown>(rows.length),
+    counts = new Array<number>(rows.length);
   for (let i = 0; i < rows.length; i++) {
     ids[i] = rows[i].id;
     effects[i] = rows[i].effects;
@@ -384,11 +429,22 @@ function statementOf(write: Write): { key: string; text: string; values: unknown
     return { key, text: cachedText(key, () => insertText(shape, bound, upsert)), values };
   }
   if ("updateParticipants" in write) {
-    return write.updateParticipants.length === 0 ? null : { key: "participants", text: UPDATE_PARTICIPANTS, values: participantArrays(write.updateParticipants) };
+    return write.updateParticipants.length === 0
+      ? null
+      : { key: "participants", text: UPDATE_PARTICIPANTS, values: participantArrays(write.updateParticipants) };
   }
   if ("statement" in write) {
     const sql = write.statement.postgresql;
-    return { key: `statement|${sql}`, text: cachedText(`statement|${sql}`, () => numberedAs(sql, write.params.map((_, i) => i + 1))), values: write.params };
+    return {
+      key: `statement|${sql}`,
+      text: cachedText(`statement|${sql}`, () =>
+        numberedAs(
+          sql,
+          write.params.map((_, i) => i + 1),
+        ),
+      ),
+      values: write.params,
+    };
   }
   return write.spendLots.length === 0 ? null : { key: "lots", text: SPEND_LOTS, values: lotArrays(write.spendLots) };
 }
@@ -453,9 +509,12 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
     const reads = pending;
     pending = [];
     const { numbers, values, bound, pattern } = sharedParameters(reads);
-    const text = reads.length === 1
-      ? cachedText(`select|${reads[0].sql}|${pattern}`, () => numberedAs(reads[0].sql, numbers))
-      : cachedText(`selects|${reads.map((read) => read.sql).join("\u0000")}|${pattern}`, () => numberedAs(`select ${reads.map((read, i) => `(select coalesce(json_agg(t), '[]'::json) from (${read.sql}) as t) as r${i}`).join(", ")}`, numbers));
+    const text =
+      reads.length === 1
+        ? cachedText(`select|${reads[0].sql}|${pattern}`, () => numberedAs(reads[0].sql, numbers))
+        : cachedText(`selects|${reads.map((read) => read.sql).join("\u0000")}|${pattern}`, () =>
+            numberedAs(`select ${reads.map((read, i) => `(select coalesce(json_agg(t), '[]'::json) from (${read.sql}) as t) as r${i}`).join(", ")}`, numbers),
+          );
     query(text, values, bound).then(
       ({ rows }) => {
         if (reads.length === 1) reads[0].resolve(rows);
@@ -473,7 +532,10 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
     async insertAbsent(shape, rows, conflict) {
       if (rows.length === 0) return new Set();
       const { values, bound } = columnArrays(shape, rows, uniformColumns(shape, rows, undefined));
-      const text = cachedText(`${shape.table}|absent|${conflict.join(",")}|${boundKey(bound)}`, () => `${insertRows(shape, bound)} on conflict (${conflict.map((field) => `"${field}"`).join(", ")}) do nothing returning id`);
+      const text = cachedText(
+        `${shape.table}|absent|${conflict.join(",")}|${boundKey(bound)}`,
+        () => `${insertRows(shape, bound)} on conflict (${conflict.map((field) => `"${field}"`).join(", ")}) do nothing returning id`,
+      );
       const { rows: inserted } = await exec(text, values);
       const ids = new Set<string>();
       for (const row of inserted as { id: string }[]) ids.add(row.id);
@@ -512,19 +574,31 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
           return text;
         });
         // The last statement is the main one, the others its CTEs.
-        return shifted.length === 1 ? shifted[0] : `with ${shifted.slice(0, -1).map((text, i) => `w${i} as (${text})`).join(", ")} ${shifted[shifted.length - 1]}`;
+        return shifted.length === 1
+          ? shifted[0]
+          : `with ${shifted
+              .slice(0, -1)
+              .map((text, i) => `w${i} as (${text})`)
+              .join(", ")} ${shifted[shifted.length - 1]}`;
       });
       await exec(text, values);
     },
     async run(sql: { postgresql: string }, params: unknown[]) {
       const { numbers, bound, pattern } = sharedParameters([{ sql: sql.postgresql, params }]);
-      await exec(cachedText(`run|${sql.postgresql}|${pattern}`, () => numberedAs(sql.postgresql, numbers)), bound);
+      await exec(
+        cachedText(`run|${sql.postgresql}|${pattern}`, () => numberedAs(sql.postgresql, numbers)),
+        bound,
+      );
     },
     select<R>(sql: { postgresql: string }, params: unknown[]): Promise<R[]> {
       // A lock is taken on its own, in the order its statement says.
       if (/\bfor update\b/.test(sql.postgresql)) {
         const { numbers, values, bound, pattern } = sharedParameters([{ sql: sql.postgresql, params }]);
-        return query(cachedText(`select|${sql.postgresql}|${pattern}`, () => numberedAs(sql.postgresql, numbers)), values, bound).then(({ rows }) => rows as R[]);
+        return query(
+          cachedText(`select|${sql.postgresql}|${pattern}`, () => numberedAs(sql.postgresql, numbers)),
+          values,
+          bound,
+        ).then(({ rows }) => rows as R[]);
       }
       return new Promise((resolve, reject) => {
         pending.push({ sql: sql.postgresql, params, resolve: resolve as (rows: unknown[]) => void, reject });

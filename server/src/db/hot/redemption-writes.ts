@@ -37,11 +37,13 @@ export interface RedemptionPayment {
 
 /** The enabled endpoints' subscriptions of the scope (its first two parameters), as a JSON array of `events` arrays. */
 const ENDPOINTS = {
-  postgresql: "(select coalesce(json_agg(e.events), '[]'::json) from webhook_endpoints as e where e.club_id = ? and e.env = ? and e.enabled and e.deleted_at is null)",
+  postgresql:
+    "(select coalesce(json_agg(e.events), '[]'::json) from webhook_endpoints as e where e.club_id = ? and e.env = ? and e.enabled and e.deleted_at is null)",
   sqlite: "(select json_group_array(json(e.events)) from webhook_endpoints as e where e.club_id = ?1 and e.env = ?2 and e.enabled and e.deleted_at is null)",
 };
 
-const PARTICIPANT = "id, external_id, display_name, avatar_url, email, phone, xp, level, tier_code, tags, event_counts, flags, peak_month, peak_level, prior_month_peak_level, updated_at";
+const PARTICIPANT =
+  "id, external_id, display_name, avatar_url, email, phone, xp, level, tier_code, tags, event_counts, flags, peak_month, peak_level, prior_month_peak_level, updated_at";
 
 /** Parameters: club, env, external id; club, env, key; amount, now, currency, amount. */
 const PAY_POSTGRESQL = `with p as (select ${PARTICIPANT} from participants where club_id = ? and env = ? and external_id = ? for update),
@@ -63,7 +65,10 @@ const READ_SQLITE = `select ${PARTICIPANT},
 const DEBIT_SQLITE = "update balances set amount = amount - ?1, updated_at = ?2 where participant_id = ?3 and currency = ?4 and amount >= ?1 returning amount";
 
 type Row = Parameters<typeof viewedParticipant>[0] & {
-  stored: Record<string, unknown> | string | null; balance_after?: number | string | null; balances: [string, number | string][] | string; endpoints: string[][] | string;
+  stored: Record<string, unknown> | string | null;
+  balance_after?: number | string | null;
+  balances: [string, number | string][] | string;
+  endpoints: string[][] | string;
 };
 
 function json<T>(value: T | string): T {
@@ -89,14 +94,28 @@ export async function payRedemption(
   pay: { externalId: string; currency: string; amount: number; idempotencyKey: string | null; now: Date },
 ): Promise<RedemptionPayment | null> {
   if (store.dialect === "postgresql") {
-    const [row] = await store.select<Row>(
-      { postgresql: PAY_POSTGRESQL, sqlite: "" },
-      [scope.clubId, scope.env, pay.externalId, scope.clubId, scope.env, pay.idempotencyKey, pay.amount, pay.now, pay.currency, pay.amount, scope.clubId, scope.env],
-    );
+    const [row] = await store.select<Row>({ postgresql: PAY_POSTGRESQL, sqlite: "" }, [
+      scope.clubId,
+      scope.env,
+      pay.externalId,
+      scope.clubId,
+      scope.env,
+      pay.idempotencyKey,
+      pay.amount,
+      pay.now,
+      pay.currency,
+      pay.amount,
+      scope.clubId,
+      scope.env,
+    ]);
     if (!row) return null;
     const after = row.balance_after ?? null;
     return {
-      participant: viewedParticipant(row), stored: json(row.stored), balanceAfter: after === null ? null : Number(after), balances: balancesOf(json(row.balances)), endpointEvents: json(row.endpoints),
+      participant: viewedParticipant(row),
+      stored: json(row.stored),
+      balanceAfter: after === null ? null : Number(after),
+      balances: balancesOf(json(row.balances)),
+      endpointEvents: json(row.endpoints),
     };
   }
   // The write lock first, waited for under busy_timeout (see db/write-lock.ts).
@@ -108,7 +127,12 @@ export async function payRedemption(
   const stored = row.stored === null ? null : json(row.stored);
   const endpointEvents = json(row.endpoints);
   if (stored !== null) return { participant, stored, balanceAfter: null, balances, endpointEvents };
-  const [debited] = await store.select<{ amount: number }>({ postgresql: "", sqlite: DEBIT_SQLITE }, [pay.amount, pay.now.getTime(), participant.id, pay.currency]);
+  const [debited] = await store.select<{ amount: number }>({ postgresql: "", sqlite: DEBIT_SQLITE }, [
+    pay.amount,
+    pay.now.getTime(),
+    participant.id,
+    pay.currency,
+  ]);
   return { participant, stored: null, balanceAfter: debited === undefined ? null : Number(debited.amount), balances, endpointEvents };
 }
 

@@ -117,7 +117,12 @@ const TEXTS_PER_KEY = 16;
  * `returned`, each statement's rows (a RETURNING clause) are handed to it.
  */
 function runChunked(
-  db: LibsqlDatabase, key: string, textOf: (valuesList: string) => string, width: number, count: number, values: unknown[],
+  db: LibsqlDatabase,
+  key: string,
+  textOf: (valuesList: string) => string,
+  width: number,
+  count: number,
+  values: unknown[],
   returned?: (rows: unknown[]) => void,
 ): void {
   const shared = sharedColumns(values, width, count);
@@ -251,7 +256,8 @@ const UPDATE_PARTICIPANTS = updateFromValues(
 );
 
 const MARK_EVENTS_PROCESSED = updateFromValues(
-  "events", ["effects", "effects_count", "processed_at", "id"],
+  "events",
+  ["effects", "effects_count", "processed_at", "id"],
   "status = 'processed', effects = u.effects, effects_count = u.effects_count, processed_at = u.processed_at",
 );
 
@@ -293,7 +299,9 @@ function sqliteStatements(db: LibsqlDatabase, convert: (err: unknown) => never):
       if (rows.length === 0) return;
       const conflict = upsertClause(upsert);
       const verb = insertVerb(db);
-      guarded(() => runChunked(db, `${verb}|${shape.table}|${conflict}`, insertText(verb, shape, conflict), shape.columns.length, rows.length, boundRows(shape, rows)));
+      guarded(() =>
+        runChunked(db, `${verb}|${shape.table}|${conflict}`, insertText(verb, shape, conflict), shape.columns.length, rows.length, boundRows(shape, rows)),
+      );
     },
     async insertAbsent(shape, rows, conflict) {
       const inserted = new Set<string>();
@@ -301,17 +309,36 @@ function sqliteStatements(db: LibsqlDatabase, convert: (err: unknown) => never):
       // RETURNING lists the rows inserted, not those DO NOTHING skipped.
       const clause = ` on conflict (${conflict.map((field) => `"${field}"`).join(", ")}) do nothing returning id`;
       const verb = insertVerb(db);
-      guarded(() => runChunked(db, `absent|${verb}|${shape.table}|${clause}`, insertText(verb, shape, clause), shape.columns.length, rows.length, boundRows(shape, rows), (returned) => {
-        for (const row of returned) inserted.add((row as { id: string }).id);
-      }));
+      guarded(() =>
+        runChunked(
+          db,
+          `absent|${verb}|${shape.table}|${clause}`,
+          insertText(verb, shape, clause),
+          shape.columns.length,
+          rows.length,
+          boundRows(shape, rows),
+          (returned) => {
+            for (const row of returned) inserted.add((row as { id: string }).id);
+          },
+        ),
+      );
       return inserted;
     },
     async updateParticipants(rows: ParticipantUpdate[]) {
       const values: unknown[] = [];
       for (const row of rows) {
         values.push(
-          row.xp, row.level, row.tierCode, JSON.stringify(row.tags), JSON.stringify(row.eventCounts), row.peak === null ? 0 : 1,
-          row.peak?.peakMonth ?? null, row.peak?.peakLevel ?? null, row.peak?.priorMonthPeakLevel ?? null, row.updatedAt.getTime(), row.id,
+          row.xp,
+          row.level,
+          row.tierCode,
+          JSON.stringify(row.tags),
+          JSON.stringify(row.eventCounts),
+          row.peak === null ? 0 : 1,
+          row.peak?.peakMonth ?? null,
+          row.peak?.peakLevel ?? null,
+          row.peak?.priorMonthPeakLevel ?? null,
+          row.updatedAt.getTime(),
+          row.id,
         );
       }
       guarded(() => runChunked(db, "participants", UPDATE_PARTICIPANTS.textOf, UPDATE_PARTICIPANTS.width, rows.length, values));

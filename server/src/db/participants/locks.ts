@@ -20,7 +20,8 @@ import { takeSqliteWriteLock } from "../write-lock.js";
 export type ParticipantSnapshot = Pick<
   Participant,
   "id" | "externalId" | "xp" | "level" | "tierCode" | "tags" | "eventCounts" | "peakMonth" | "peakLevel" | "priorMonthPeakLevel"
-> & Partial<Pick<Participant, "displayName" | "email" | "phone">>;
+> &
+  Partial<Pick<Participant, "displayName" | "email" | "phone">>;
 
 /** Locks the participant row matching `where` for the rest of the transaction (on the ORM); null when none matches. */
 export async function lockParticipant(em: SqlEntityManager, where: FilterQuery<Participant>): Promise<Participant | null> {
@@ -149,7 +150,10 @@ export async function lockById(store: HotStore, scope: Scope, ids: string[]): Pr
 
 /** The stored columns of participants the transaction already holds locked (read again after a write that bypassed the carried state). */
 export async function readLocked(store: HotStore, ids: string[]): Promise<Map<string, ParticipantSnapshot>> {
-  const rows = await store.select<ParticipantRow>(bothDialects((inList) => `select ${COLUMNS} from participants where ${inList("id")}`), [ids]);
+  const rows = await store.select<ParticipantRow>(
+    bothDialects((inList) => `select ${COLUMNS} from participants where ${inList("id")}`),
+    [ids],
+  );
   return new Map(rows.map((row) => [row.id, snapshotOf(row)]));
 }
 

@@ -52,10 +52,22 @@ export async function addIntoSurvivorRows(em: SqlEntityManager, c: Columns, from
 /** Deletes `fromId`'s rows whose identity `intoId` also has; how many. */
 export function deleteRowsTheSurvivorHas(em: SqlEntityManager, c: Columns, fromId: string, intoId: string): Promise<number> {
   const knex = em.getKnex();
-  return run(em, knex(c.table).where(c.owner, fromId).whereExists(sameIdentity(knex, c, "survivor", intoId).select(knex.raw("1"))).delete());
+  return run(
+    em,
+    knex(c.table)
+      .where(c.owner, fromId)
+      .whereExists(sameIdentity(knex, c, "survivor", intoId).select(knex.raw("1")))
+      .delete(),
+  );
 }
 
 /** Repoints `fromId`'s remaining rows to `intoId`; how many. */
 export function repointRows(em: SqlEntityManager, c: Columns, fromId: string, intoId: string): Promise<number> {
-  return run(em, em.getKnex()(c.table).where(c.owner, fromId).update({ [c.owner]: intoId }));
+  return run(
+    em,
+    em
+      .getKnex()(c.table)
+      .where(c.owner, fromId)
+      .update({ [c.owner]: intoId }),
+  );
 }

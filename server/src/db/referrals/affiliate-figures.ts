@@ -121,7 +121,6 @@ export async function signupCounts(db: Database, scope: Scope, affiliateIds: str
   return new Map(rows.map((row) => [row.affiliate_id, Number(row.players)]));
 }
 
-
 /** Players attributed to each of `affiliateIds`, in one grouped count. */
 export async function attributedPlayerCounts(em: SqlEntityManager, affiliateIds: string[]): Promise<Map<string, number>> {
   if (affiliateIds.length === 0) return new Map();

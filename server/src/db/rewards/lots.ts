@@ -22,6 +22,10 @@ export async function participantsWithDueLotsPage(em: SqlEntityManager, at: { no
 
 /** Takes `amount` from the participant's balance of `currency`, atomically, only if it holds that much; whether it did. */
 export async function debitBalanceIfHeld(em: SqlEntityManager, participantId: string, currency: string, amount: number, now: Date): Promise<boolean> {
-  const updated = await em.nativeUpdate(Balance, { participantId, currency, amount: { $gte: amount } }, { amount: raw("amount - ?", [amount]), updatedAt: now });
+  const updated = await em.nativeUpdate(
+    Balance,
+    { participantId, currency, amount: { $gte: amount } },
+    { amount: raw("amount - ?", [amount]), updatedAt: now },
+  );
   return updated === 1;
 }

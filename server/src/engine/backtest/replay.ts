@@ -56,7 +56,8 @@ export class Tally {
       if (source === null) continue;
       const tally = touch(source);
       if (effect.type === "xp_granted") tally.xp += effect.amount;
-      else if (effect.type === "currency_granted") tally.currencies[effect.currency] = (tally.currencies[effect.currency] ?? 0) + effectMinorUnits(effect, this.decimalsOf(effect.currency));
+      else if (effect.type === "currency_granted")
+        tally.currencies[effect.currency] = (tally.currencies[effect.currency] ?? 0) + effectMinorUnits(effect, this.decimalsOf(effect.currency));
       else if (effect.type === "reward_granted") tally.rewards++;
       else if (effect.type === "mission_completed") tally.completions++;
     }
@@ -64,7 +65,8 @@ export class Tally {
 
   result(): Record<string, SourceTally> {
     const out: Record<string, SourceTally> = {};
-    for (const [source, { reached, ...tally }] of [...this.tallies].sort(([a], [b]) => a.localeCompare(b))) out[source] = { ...tally, participants: reached.size };
+    for (const [source, { reached, ...tally }] of [...this.tallies].sort(([a], [b]) => a.localeCompare(b)))
+      out[source] = { ...tally, participants: reached.size };
     return out;
   }
 }

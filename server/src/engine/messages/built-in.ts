@@ -13,8 +13,8 @@ export const BUILT_IN_TEMPLATES: Readonly<Record<string, Record<string, MessageT
     en: { title: "You reached {{level_name}}!" },
   },
   mission_completed: {
-    "pt-BR": { title: "Missão concluída!", body: "Você completou \"{{mission_title}}\"." },
-    en: { title: "Mission completed!", body: "You completed \"{{mission_title}}\"." },
+    "pt-BR": { title: "Missão concluída!", body: 'Você completou "{{mission_title}}".' },
+    en: { title: "Mission completed!", body: 'You completed "{{mission_title}}".' },
   },
   reward_granted: {
     "pt-BR": { title: "Você ganhou: {{reward_title}}" },

@@ -107,8 +107,12 @@ function candidateEditions(tournament: TournamentConfig, instant: Date, timeZone
   // Scoring asks for the same tournament and week on every event of a batch: the last answer is kept per tournament
   // object, and used only while everything that decides it (the window's text, the recurrence, the zone, the week) is the same.
   let last = lastCandidates.get(tournament);
-  const fresh = last !== undefined && last.startsAt === tournament.startsAt && last.endsAt === tournament.endsAt
-    && last.weekly === weekly(tournament) && last.timeZone === timeZone;
+  const fresh =
+    last !== undefined &&
+    last.startsAt === tournament.startsAt &&
+    last.endsAt === tournament.endsAt &&
+    last.weekly === weekly(tournament) &&
+    last.timeZone === timeZone;
   const startMs = fresh ? last!.startMs : Date.parse(tournament.startsAt);
   const offset = instant.getTime() - startMs;
   if (offset < 0) return null;
@@ -116,15 +120,29 @@ function candidateEditions(tournament: TournamentConfig, instant: Date, timeZone
   if (fresh && last!.guess === guess) return last!.editions;
   const slot = (index: number) => (index < 0 || (index > 0 && !weekly(tournament)) ? null : editionAt(tournament, index, timeZone));
   last = {
-    startsAt: tournament.startsAt, endsAt: tournament.endsAt, weekly: weekly(tournament), timeZone, startMs, guess,
+    startsAt: tournament.startsAt,
+    endsAt: tournament.endsAt,
+    weekly: weekly(tournament),
+    timeZone,
+    startMs,
+    guess,
     editions: Object.freeze([slot(guess), slot(guess - 1), slot(guess + 1)]),
   };
   lastCandidates.set(tournament, last);
   return last.editions;
 }
-const lastCandidates = new WeakMap<TournamentConfig, {
-  startsAt: string; endsAt: string; weekly: boolean; timeZone: string; startMs: number; guess: number; editions: readonly (Edition | null)[];
-}>();
+const lastCandidates = new WeakMap<
+  TournamentConfig,
+  {
+    startsAt: string;
+    endsAt: string;
+    weekly: boolean;
+    timeZone: string;
+    startMs: number;
+    guess: number;
+    editions: readonly (Edition | null)[];
+  }
+>();
 
 /** The last edition that started at or before `now` (running or ended), or null before the first. */
 export function latestEdition(tournament: TournamentConfig, now: Date, timeZone: string): Edition | null {

@@ -17,7 +17,9 @@ export interface RankedRow extends StandingRow {
 }
 
 function compareStandings(a: StandingRow, b: StandingRow): number {
-  return b.score - a.score || a.reachedAt.getTime() - b.reachedAt.getTime() || (a.participantId < b.participantId ? -1 : a.participantId > b.participantId ? 1 : 0);
+  return (
+    b.score - a.score || a.reachedAt.getTime() - b.reachedAt.getTime() || (a.participantId < b.participantId ? -1 : a.participantId > b.participantId ? 1 : 0)
+  );
 }
 
 /**

@@ -12,7 +12,10 @@ function odds(wheel: Pick<WheelConfig, "slices"> | undefined): string {
  * version names the odds it was drawn with); otherwise its own. Both wheels
  * filled with defaults.
  */
-export function requiredProbabilityVersion(published: Pick<WheelConfig, "slices" | "probabilityVersion"> | undefined, next: Pick<WheelConfig, "slices" | "probabilityVersion">): number {
+export function requiredProbabilityVersion(
+  published: Pick<WheelConfig, "slices" | "probabilityVersion"> | undefined,
+  next: Pick<WheelConfig, "slices" | "probabilityVersion">,
+): number {
   if (!published || odds(published) === odds(next) || next.probabilityVersion > published.probabilityVersion) return next.probabilityVersion;
   return published.probabilityVersion + 1;
 }

@@ -29,7 +29,7 @@ export const DEFAULT_CASHBACK_PROGRAM: Readonly<CashbackProgram> = Object.freeze
 /** The cashback program in force, money in cents: the stored one, or the defaults. `cashbackProgramView` gives GET /v1/cashback's shape. */
 export async function getCashbackProgram(db: Database, scope: Scope): Promise<CashbackProgram> {
   const row = await db.em().findOne(CashbackProgramRow, scope);
-  return row ? storedProgram(row.program) : structuredClone(DEFAULT_CASHBACK_PROGRAM) as CashbackProgram;
+  return row ? storedProgram(row.program) : (structuredClone(DEFAULT_CASHBACK_PROGRAM) as CashbackProgram);
 }
 
 /**
@@ -89,5 +89,7 @@ export async function updateCashbackProgram(db: Database, scope: Scope, patch: C
 function cashbackInconsistency(program: CashbackProgram): string | null {
   if (program.min_pct > program.max_pct) return `body.min_pct (${program.min_pct}) must be <= body.max_pct (${program.max_pct})`;
   const unordered = program.tiers.findIndex((band, i) => i > 0 && band.min_loss_minor <= program.tiers[i - 1].min_loss_minor);
-  return unordered < 0 ? null : `body.tiers[${unordered}].min_loss_minor must be greater than body.tiers[${unordered - 1}].min_loss_minor (bands ascend by loss)`;
+  return unordered < 0
+    ? null
+    : `body.tiers[${unordered}].min_loss_minor must be greater than body.tiers[${unordered - 1}].min_loss_minor (bands ascend by loss)`;
 }

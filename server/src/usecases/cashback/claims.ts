@@ -97,7 +97,7 @@ export function betFilter(program: CashbackProgram, config: ClubConfig): BetFilt
 }
 
 function hasGameLists(lists: Partial<GameLists> | undefined): boolean {
-  return lists !== undefined && ((lists.categories?.length ?? 0) + (lists.providers?.length ?? 0) + (lists.games?.length ?? 0)) > 0;
+  return lists !== undefined && (lists.categories?.length ?? 0) + (lists.providers?.length ?? 0) + (lists.games?.length ?? 0) > 0;
 }
 
 /**
@@ -145,7 +145,12 @@ function monthStart(now: Date, timeZone: string): Date {
 }
 
 /** The last club day credited to the participant (null when none was), and what the calendar month so far paid. */
-async function creditsSoFar(em: SqlEntityManager, participantId: string, now: Date, timeZone: string): Promise<{ settledThrough: string | null; monthReceived: number }> {
+async function creditsSoFar(
+  em: SqlEntityManager,
+  participantId: string,
+  now: Date,
+  timeZone: string,
+): Promise<{ settledThrough: string | null; monthReceived: number }> {
   const latest = await em.findOne(CashbackCredit, { participantId }, { orderBy: { dayKey: "desc" }, fields: ["dayKey"] });
   const thisMonth = await em.find(CashbackCredit, { participantId, paidAt: { $gte: monthStart(now, timeZone) } }, { fields: ["amount"] });
   return { settledThrough: latest?.dayKey ?? null, monthReceived: thisMonth.reduce((sum, credit) => sum + credit.amount, 0) };
@@ -198,12 +203,26 @@ async function pay(context: PaymentContext, days: CashbackDay[]): Promise<{ amou
   if (granted?.type !== "reward_granted" || granted.reward_id === undefined) throw new Error(`the cashback payment ${paymentSource(days)} granted no reward`);
   const rewardId = granted.reward_id;
   const deliveryId = granted.delivery_id ?? null;
-  await em.insertMany(CashbackCredit, days.map((day) => ({
-    id: newId("cbk"), ...scope, participantId: participant.id, dayKey: day.dayKey, loss: day.loss, pct: day.pct, amount: day.amount,
-    participantRewardId: rewardId, deliveryId, paidAt: now,
-  })));
+  await em.insertMany(
+    CashbackCredit,
+    days.map((day) => ({
+      id: newId("cbk"),
+      ...scope,
+      participantId: participant.id,
+      dayKey: day.dayKey,
+      loss: day.loss,
+      pct: day.pct,
+      amount: day.amount,
+      participantRewardId: rewardId,
+      deliveryId,
+      paidAt: now,
+    })),
+  );
   const data: components["schemas"]["CashbackCreditedWebhookData"] = {
-    participant: webhookParticipant(participant), amount_minor: amount, days: days.map((day) => day.dayKey), delivery_id: deliveryId,
+    participant: webhookParticipant(participant),
+    amount_minor: amount,
+    days: days.map((day) => day.dayKey),
+    delivery_id: deliveryId,
   };
   await recordWebhook(em, scope, "cashback.credited", data, now);
   return { amount, deliveryId };
@@ -306,10 +325,14 @@ export async function creditDueCashbackForAllClubs(db: Database, opts: { now: Da
     return program.enabled && program.mode === "auto";
   });
   const total: CashbackRun = { payments: 0, amount: 0 };
-  await runEach(automatic, (row) => `cashback of ${row.clubId}/${row.env}`, async (row) => {
-    const run = await creditDueCashback(db, { clubId: row.clubId, env: row.env }, opts);
-    total.payments += run.payments;
-    total.amount += run.amount;
-  });
+  await runEach(
+    automatic,
+    (row) => `cashback of ${row.clubId}/${row.env}`,
+    async (row) => {
+      const run = await creditDueCashback(db, { clubId: row.clubId, env: row.env }, opts);
+      total.payments += run.payments;
+      total.amount += run.amount;
+    },
+  );
   return total;
 }

@@ -1,7 +1,16 @@
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../../generated/types.js";
 import { clubDays } from "../../engine/cashback.js";
-import { NO_CHECKIN, checkinState, overlayRewardPayloads, planCheckin, type CheckinConfig, type CheckinInput, type CheckinRefusal, type CheckinState } from "../../engine/checkin.js";
+import {
+  NO_CHECKIN,
+  checkinState,
+  overlayRewardPayloads,
+  planCheckin,
+  type CheckinConfig,
+  type CheckinInput,
+  type CheckinRefusal,
+  type CheckinState,
+} from "../../engine/checkin.js";
 import type { ClubConfig } from "../../engine/config.js";
 import { grantRewards } from "../../engine/evaluate.js";
 import { CheckinClaim, Event, Participant } from "../../db/entities/index.js";
@@ -90,13 +99,23 @@ export async function claimCheckin(db: Database, scope: Scope, externalId: strin
     const evaluation = overlayRewardPayloads(granted, slot.reward.multiplier === 1 ? {} : { multiplier: slot.reward.multiplier });
     const effects = await persistEvaluation({ em, scope, config, participant, state, now, publicUrl, event: null }, evaluation);
     await em.insert(CheckinClaim, {
-      id: newId("chk"), ...scope, participantId: participant.id, dayKey: slot.dayKey, periodKey: slot.periodKey, dayIndex: slot.dayIndex,
-      reward: slot.rewardCode, claimedAt: now,
+      id: newId("chk"),
+      ...scope,
+      participantId: participant.id,
+      dayKey: slot.dayKey,
+      periodKey: slot.periodKey,
+      dayIndex: slot.dayIndex,
+      reward: slot.rewardCode,
+      claimedAt: now,
     });
 
     const after = checkinState({ ...input, claimedDays: [...input.claimedDays, slot.dayKey] });
     const data: components["schemas"]["CheckinCompletedWebhookData"] = {
-      participant: webhookParticipant(participant), day_key: slot.dayKey, day_index: slot.dayIndex, streak: after.streak, reward_code: slot.rewardCode,
+      participant: webhookParticipant(participant),
+      day_key: slot.dayKey,
+      day_index: slot.dayIndex,
+      streak: after.streak,
+      reward_code: slot.rewardCode,
     };
     await recordWebhook(em, scope, "checkin.completed", data, now);
     return {

@@ -48,8 +48,15 @@ export async function createClub(db: Database, input: { name: string; config?: u
       em.create(ApiKey, { id: newId("key"), clubId, env, prefix: keyPrefix(keys[env]), last4: keyLast4(keys[env]), hash: hashKey(keys[env]), createdAt: now });
       em.create(ClubSecret, { id: newId("sec"), clubId, env, tokenSigningSecret: randomBytes(32).toString("base64url"), createdAt: now });
       em.create(ConfigVersion, {
-        id: newId("cfg"), clubId, env, version: 1, status: "published", config: config as Record<string, unknown>,
-        createdAt: now, updatedAt: now, publishedAt: now,
+        id: newId("cfg"),
+        clubId,
+        env,
+        version: 1,
+        status: "published",
+        config: config as Record<string, unknown>,
+        createdAt: now,
+        updatedAt: now,
+        publishedAt: now,
       });
     }
   });
@@ -68,7 +75,11 @@ export async function resolveApiKey(db: Database, raw: string, now = new Date())
   const env = keyEnv(raw);
   if (!env) return null;
   const hash = hashKey(raw);
-  const key = await cachesOf(db).apiKeys.get(hash, () => findApiKey(db, raw, env, hash), (found) => found !== null);
+  const key = await cachesOf(db).apiKeys.get(
+    hash,
+    () => findApiKey(db, raw, env, hash),
+    (found) => found !== null,
+  );
   if (!key || (key.expiresAt && key.expiresAt <= now)) return null;
   return { clubId: key.clubId, env: key.env, keyId: key.keyId, prefix: key.prefix };
 }
@@ -100,7 +111,11 @@ export async function getSigningSecret(db: Database, scope: Scope): Promise<stri
  * (usecases/club/token-secret.ts) makes every process forget it.
  */
 export async function getSigningSecrets(db: Database, scope: Scope): Promise<SigningSecrets | null> {
-  return cachesOf(db).signingSecrets.get(scopeKey(scope), () => readSigningSecrets(db, scope), (found) => found !== null);
+  return cachesOf(db).signingSecrets.get(
+    scopeKey(scope),
+    () => readSigningSecrets(db, scope),
+    (found) => found !== null,
+  );
 }
 
 async function readSigningSecrets(db: Database, scope: Scope): Promise<SigningSecrets | null> {

@@ -63,9 +63,7 @@ const RESERVED_UNITS: Record<string, string> = {
 
 const reservedCurrencyCodes: Check = (config, root) =>
   each(config.currencies, (currency, i) =>
-    Object.hasOwn(RESERVED_UNITS, currency.code)
-      ? `${root}.currencies[${i}].code '${currency.code}' is reserved (${RESERVED_UNITS[currency.code]})`
-      : null,
+    Object.hasOwn(RESERVED_UNITS, currency.code) ? `${root}.currencies[${i}].code '${currency.code}' is reserved (${RESERVED_UNITS[currency.code]})` : null,
   );
 
 function duplicates(codes: string[], path: (index: number) => string): Problems {
@@ -78,14 +76,38 @@ function duplicates(codes: string[], path: (index: number) => string): Problems 
 }
 
 const duplicateCodes: Check = (config, root) => [
-  ...duplicates(config.currencies.map((c) => c.code), (i) => `${root}.currencies[${i}].code`),
-  ...duplicates(config.progression.tiers.map((t) => t.code), (i) => `${root}.progression.tiers[${i}].code`),
-  ...duplicates(config.progression.benefits.map((b) => b.code), (i) => `${root}.progression.benefits[${i}].code`),
-  ...duplicates(config.rewards.map((r) => r.code), (i) => `${root}.rewards[${i}].code`),
-  ...duplicates(config.rules.map((r) => r.id), (i) => `${root}.rules[${i}].id`),
-  ...duplicates(config.missions.map((m) => m.id), (i) => `${root}.missions[${i}].id`),
-  ...duplicates(config.tournaments.map((t) => t.id), (i) => `${root}.tournaments[${i}].id`),
-  ...duplicates((config.wheel?.slices ?? []).map((s) => s.id), (i) => `${root}.wheel.slices[${i}].id`),
+  ...duplicates(
+    config.currencies.map((c) => c.code),
+    (i) => `${root}.currencies[${i}].code`,
+  ),
+  ...duplicates(
+    config.progression.tiers.map((t) => t.code),
+    (i) => `${root}.progression.tiers[${i}].code`,
+  ),
+  ...duplicates(
+    config.progression.benefits.map((b) => b.code),
+    (i) => `${root}.progression.benefits[${i}].code`,
+  ),
+  ...duplicates(
+    config.rewards.map((r) => r.code),
+    (i) => `${root}.rewards[${i}].code`,
+  ),
+  ...duplicates(
+    config.rules.map((r) => r.id),
+    (i) => `${root}.rules[${i}].id`,
+  ),
+  ...duplicates(
+    config.missions.map((m) => m.id),
+    (i) => `${root}.missions[${i}].id`,
+  ),
+  ...duplicates(
+    config.tournaments.map((t) => t.id),
+    (i) => `${root}.tournaments[${i}].id`,
+  ),
+  ...duplicates(
+    (config.wheel?.slices ?? []).map((s) => s.id),
+    (i) => `${root}.wheel.slices[${i}].id`,
+  ),
 ];
 
 /**
@@ -188,7 +210,9 @@ const ruleExpressions: Check = (config, root) =>
 const rewardCosts: Check = (config, root) => {
   const currencies = new Set(config.currencies.map((c) => c.code));
   return each(config.rewards, (reward, r) =>
-    reward.cost && !currencies.has(reward.cost.currency) ? missing(`${root}.rewards[${r}].cost.currency`, "currency", reward.cost.currency, `${root}.currencies`) : null,
+    reward.cost && !currencies.has(reward.cost.currency)
+      ? missing(`${root}.rewards[${r}].cost.currency`, "currency", reward.cost.currency, `${root}.currencies`)
+      : null,
   );
 };
 
@@ -199,7 +223,8 @@ const rewardCosts: Check = (config, root) => {
 function rewardReference(config: ClubConfig, root: string, path: string, reference: string): string | null {
   const spec = parseRewardSpec(reference);
   if (spec === null) return `${path} must be xp:<number>, <currency>:<number>, reward:<reward_code> or a reward code (got '${reference}')`;
-  if (spec.kind === "currency" && !config.currencies.some((c) => c.code === spec.currency)) return missing(path, "currency", spec.currency, `${root}.currencies`);
+  if (spec.kind === "currency" && !config.currencies.some((c) => c.code === spec.currency))
+    return missing(path, "currency", spec.currency, `${root}.currencies`);
   if (spec.kind === "reward" && !config.rewards.some((r) => r.code === spec.code)) return missing(path, "reward", spec.code, `${root}.rewards`);
   return null;
 }
@@ -224,7 +249,9 @@ const tournamentReferences: Check = (config, root) =>
     const problems = [
       ...list(window(at, tournament.startsAt, tournament.endsAt)),
       ...each(prizes, (prize) =>
-        prize.to < prize.from ? `${at}.prizes[${prize.index}].to must be >= from (${prize.from})` : rewardReference(config, root, `${at}.prizes[${prize.index}].reward`, prize.reward),
+        prize.to < prize.from
+          ? `${at}.prizes[${prize.index}].to must be >= from (${prize.from})`
+          : rewardReference(config, root, `${at}.prizes[${prize.index}].reward`, prize.reward),
       ),
     ];
     if (problems.length > 0) return problems;

@@ -58,7 +58,11 @@ export function validateClubConfig(input: unknown, root = "config"): ClubConfig 
  */
 export async function getPublishedConfig(db: Database, scope: Scope, em?: SqlEntityManager): Promise<PublishedConfig | null> {
   // The EntityManager is forked only on a miss: a fork costs more than a cache hit.
-  return cachesOf(db).configs.get(scopeKey(scope), () => readPublishedConfig(db, scope, em ?? db.em()), (found) => found !== null);
+  return cachesOf(db).configs.get(
+    scopeKey(scope),
+    () => readPublishedConfig(db, scope, em ?? db.em()),
+    (found) => found !== null,
+  );
 }
 
 async function readPublishedConfig(db: Database, scope: Scope, em: SqlEntityManager): Promise<PublishedConfig | null> {
@@ -173,11 +177,11 @@ export async function publish(db: Database, scope: Scope, version?: number, now 
 /** GET /v1/config/versions: every version, newest first, paged by version number. */
 export async function listVersions(db: Database, scope: Scope, page: { limit?: number; starting_after?: number } = {}): Promise<ConfigVersionList> {
   const limit = page.limit ?? 20;
-  const rows = await db.em().find(
-    ConfigVersion,
-    page.starting_after === undefined ? scope : { ...scope, version: { $lt: page.starting_after } },
-    { orderBy: { version: "desc" }, limit: limit + 1, fields: ["version", "status", "createdAt", "publishedAt"] },
-  );
+  const rows = await db.em().find(ConfigVersion, page.starting_after === undefined ? scope : { ...scope, version: { $lt: page.starting_after } }, {
+    orderBy: { version: "desc" },
+    limit: limit + 1,
+    fields: ["version", "status", "createdAt", "publishedAt"],
+  });
   return {
     data: rows.slice(0, limit).map((row) => ({
       version: row.version,

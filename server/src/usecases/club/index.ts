@@ -2,7 +2,17 @@
 export { createApiKey, listApiKeys, revokeApiKey, rollApiKey, type ApiKeyView } from "./api-keys.js";
 export { clubLabel, levelName, messageRequest, participantVariables, renderClubMessage, type MessageRecipient } from "../shared/club-messages.js";
 export { createClub, getKeyInfo, getSigningSecrets, resolveApiKey } from "./clubs.js";
-export { getDraft, getPublishedConfig, getVersion, listVersions, publish, requirePublishedConfig, saveDraft, validateClubConfig, type PublishedConfig } from "./config.js";
+export {
+  getDraft,
+  getPublishedConfig,
+  getVersion,
+  listVersions,
+  publish,
+  requirePublishedConfig,
+  saveDraft,
+  validateClubConfig,
+  type PublishedConfig,
+} from "./config.js";
 export { listGames, syncGames } from "./games.js";
 export { rollTokenSecret } from "./token-secret.js";
 export { listWarnings } from "./warnings.js";

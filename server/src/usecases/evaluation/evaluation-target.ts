@@ -44,4 +44,3 @@ export function webhookParticipant(participant: Pick<Participant, "id" | "extern
 export function rewardSource(config: ClubConfig, ruleId: string): string {
   return config.rules.some((rule) => rule.id === ruleId) ? `rule:${ruleId}` : ruleId;
 }
-

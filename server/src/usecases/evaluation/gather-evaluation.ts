@@ -51,9 +51,8 @@ export function gatherEvaluation(writes: PendingWrites, target: EvaluationTarget
   // after the engine): the evaluation's own list otherwise, which nothing else changes either.
   const effects = delta.rewards.length === 0 ? evaluation.effects : evaluation.effects.slice();
   // Most events grant no reward: no new empty list for them.
-  const rewards: GrantedReward[] = delta.rewards.length === 0
-    ? NO_LIST
-    : delta.rewards.map((grant) => ({ grant, rewardId: newId("rwd"), deliveryId: grant.delivery ? newId("dlv") : null }));
+  const rewards: GrantedReward[] =
+    delta.rewards.length === 0 ? NO_LIST : delta.rewards.map((grant) => ({ grant, rewardId: newId("rwd"), deliveryId: grant.delivery ? newId("dlv") : null }));
   for (let r = 0; r < rewards.length; r++) {
     const { grant, rewardId, deliveryId } = rewards[r];
     const effect = effects[grant.effectIndex];
@@ -85,9 +84,19 @@ function updateParticipant(writes: PendingWrites, { participant, now }: Evaluati
   // The monthly tier review's record of the highest levels, moved when the level does.
   const peak = delta.level !== participant.level ? peakColumnsAfter(participant, delta.peakLevel) : null;
   // Built field by field, not with spreads and a rest pattern (once per event; see bench/micro/object-spread.ts).
-  const changes: ParticipantChanges = peak === null
-    ? { level: delta.level, tierCode: delta.tierCode, tags, eventCounts, updatedAt: now }
-    : { level: delta.level, tierCode: delta.tierCode, tags, eventCounts, peakMonth: peak.peakMonth, peakLevel: peak.peakLevel, priorMonthPeakLevel: peak.priorMonthPeakLevel, updatedAt: now };
+  const changes: ParticipantChanges =
+    peak === null
+      ? { level: delta.level, tierCode: delta.tierCode, tags, eventCounts, updatedAt: now }
+      : {
+          level: delta.level,
+          tierCode: delta.tierCode,
+          tags,
+          eventCounts,
+          peakMonth: peak.peakMonth,
+          peakLevel: peak.peakLevel,
+          priorMonthPeakLevel: peak.priorMonthPeakLevel,
+          updatedAt: now,
+        };
   writes.updateParticipant(participant.id, delta.xp, changes);
   // The participant's columns after the event: one literal in participantSnapshot's key order (once per event;
   // a copy then overwritten wrote 13 keys to set 8).
@@ -115,13 +124,23 @@ function gatherLedger(writes: PendingWrites, { scope, participant, state, now, e
   for (let i = 0; i < ledger.length; i++) {
     const line = ledger[i];
     writes.ledger.push({
-      id: newTimeOrderedId("led"), clubId: scope.clubId, env: scope.env, participantId: participant.id, unit: line.unit, delta: line.delta,
-      balanceAfter: balanceAfterLine(state, ledger, i), reason: line.reason, ruleId: line.ruleId, eventId: event?.id ?? null, createdAt: now,
+      id: newTimeOrderedId("led"),
+      clubId: scope.clubId,
+      env: scope.env,
+      participantId: participant.id,
+      unit: line.unit,
+      delta: line.delta,
+      balanceAfter: balanceAfterLine(state, ledger, i),
+      reason: line.reason,
+      ruleId: line.ruleId,
+      eventId: event?.id ?? null,
+      createdAt: now,
     });
   }
   for (const currency in delta.balances) {
     const amount = delta.balances[currency];
-    if (amount !== 0) writes.addToBalance({ id: newId("bal"), clubId: scope.clubId, env: scope.env, participantId: participant.id, currency, amount, updatedAt: now });
+    if (amount !== 0)
+      writes.addToBalance({ id: newId("bal"), clubId: scope.clubId, env: scope.env, participantId: participant.id, currency, amount, updatedAt: now });
   }
 }
 
@@ -146,8 +165,14 @@ function gatherLots(writes: PendingWrites, { scope, participant }: EvaluationTar
   return delta.lotsCreated.map((lot) => {
     const id = newId("lot");
     writes.lots.push({
-      id, ...scope, participantId: participant.id, currency: lot.currency, granted: lot.amount, remaining: lot.amount,
-      expiresAt: new Date(lot.expiresAt), createdAt: new Date(lot.grantedAt),
+      id,
+      ...scope,
+      participantId: participant.id,
+      currency: lot.currency,
+      granted: lot.amount,
+      remaining: lot.amount,
+      expiresAt: new Date(lot.expiresAt),
+      createdAt: new Date(lot.grantedAt),
     });
     return { id, currency: lot.currency, remaining: lot.amount, grantedAt: lot.grantedAt, expiresAt: lot.expiresAt };
   });
@@ -158,7 +183,9 @@ const limitedRules = new WeakMap<ClubConfig, Set<string>>();
 function rulesWithLimits(config: ClubConfig): Set<string> {
   let ids = limitedRules.get(config);
   if (!ids) {
-    const limited = config.rules.filter(({ limits }) => limits.max_runs_per_participant !== undefined || limits.cooldown_seconds !== undefined || limits.per_participant_per_day !== undefined);
+    const limited = config.rules.filter(
+      ({ limits }) => limits.max_runs_per_participant !== undefined || limits.cooldown_seconds !== undefined || limits.per_participant_per_day !== undefined,
+    );
     limitedRules.set(config, (ids = new Set(limited.map((rule) => rule.id))));
   }
   return ids;
@@ -178,14 +205,21 @@ function gatherRuleRuns(writes: PendingWrites, { scope, config, participant, now
     const run = delta.ruleRuns[ruleId];
     if (run.dedupeKey !== null) {
       writes.dedupeKeys.push({
-        ruleId, dedupeKey: storedDedupeKey(run.dedupeKey), participantId: participant.id, clubId: scope.clubId, env: scope.env, eventId: event?.id ?? null, firedAt: now,
+        ruleId,
+        dedupeKey: storedDedupeKey(run.dedupeKey),
+        participantId: participant.id,
+        clubId: scope.clubId,
+        env: scope.env,
+        eventId: event?.id ?? null,
+        firedAt: now,
       });
     }
     if (!limited.has(ruleId)) continue;
     const amounts: Record<string, number> = {};
     for (let i = 0; i < delta.ledger.length; i++) {
       const line = delta.ledger[i];
-      if (line.ruleId === ruleId && (line.reason === "grant_xp" || line.reason === "grant_currency")) amounts[line.unit] = (amounts[line.unit] ?? 0) + line.delta;
+      if (line.ruleId === ruleId && (line.reason === "grant_xp" || line.reason === "grant_currency"))
+        amounts[line.unit] = (amounts[line.unit] ?? 0) + line.delta;
     }
     writes.addRuleRun({ participantId: participant.id, ruleId, dayKey: run.today.dayKey, clubId: scope.clubId, env: scope.env, amounts, lastRunAt: now });
   }
@@ -196,8 +230,16 @@ function gatherMissions(writes: PendingWrites, { scope, participant, now }: Eval
   for (const missionId in delta.missions) {
     const next = delta.missions[missionId];
     writes.setMission({
-      id: newId("msp"), clubId: scope.clubId, env: scope.env, participantId: participant.id, missionId, periodKey: next.periodKey, progress: next.progress,
-      completedAt: next.completed ? now : null, claimedAt: next.claimed ? now : null, updatedAt: now,
+      id: newId("msp"),
+      clubId: scope.clubId,
+      env: scope.env,
+      participantId: participant.id,
+      missionId,
+      periodKey: next.periodKey,
+      progress: next.progress,
+      completedAt: next.completed ? now : null,
+      claimedAt: next.claimed ? now : null,
+      updatedAt: now,
     });
   }
 }
@@ -212,14 +254,28 @@ function gatherRewards(writes: PendingWrites, { scope, config, participant, now 
   for (let r = 0; r < rewards.length; r++) {
     const { grant, rewardId, deliveryId } = rewards[r];
     writes.rewards.push({
-      id: rewardId, ...scope, participantId: participant.id, rewardCode: grant.rewardCode, type: grant.type,
-      status: deliveryId === null ? "granted" : "pending", source: rewardSource(config, grant.ruleId), deliveryId,
-      grantedAt: now, expiresAt: grant.expiresAt === null ? null : new Date(grant.expiresAt),
+      id: rewardId,
+      ...scope,
+      participantId: participant.id,
+      rewardCode: grant.rewardCode,
+      type: grant.type,
+      status: deliveryId === null ? "granted" : "pending",
+      source: rewardSource(config, grant.ruleId),
+      deliveryId,
+      grantedAt: now,
+      expiresAt: grant.expiresAt === null ? null : new Date(grant.expiresAt),
     });
     if (deliveryId === null) continue;
     writes.deliveries.push({
-      id: deliveryId, ...scope, participantId: participant.id, participantRewardId: rewardId, rewardCode: grant.rewardCode,
-      kind: grant.type as DeliveryKind, status: "pending", payload: (grant.payload ?? {}) as Record<string, unknown>, createdAt: now,
+      id: deliveryId,
+      ...scope,
+      participantId: participant.id,
+      participantRewardId: rewardId,
+      rewardCode: grant.rewardCode,
+      kind: grant.type as DeliveryKind,
+      status: "pending",
+      payload: (grant.payload ?? {}) as Record<string, unknown>,
+      createdAt: now,
     });
   }
 }
@@ -249,7 +305,8 @@ function gatherAchievements(writes: PendingWrites, { scope, participant, now }: 
   if (leaderboard.length === 1) {
     // The usual one entry: its campaign's sum is its own points, without a Map.
     const points = storedPoints(leaderboard[0].points);
-    if (points !== 0) writes.addLeaderboardPoints({ id: newId("lbe"), ...scope, participantId: participant.id, campaignId: leaderboard[0].campaignId, points, updatedAt: now });
+    if (points !== 0)
+      writes.addLeaderboardPoints({ id: newId("lbe"), ...scope, participantId: participant.id, campaignId: leaderboard[0].campaignId, points, updatedAt: now });
     return;
   }
   const pointsByCampaign = new Map<string, number>();
@@ -258,4 +315,3 @@ function gatherAchievements(writes: PendingWrites, { scope, participant, now }: 
     if (points !== 0) writes.addLeaderboardPoints({ id: newId("lbe"), ...scope, participantId: participant.id, campaignId, points, updatedAt: now });
   }
 }
-

@@ -77,7 +77,12 @@ export function notificationsFor(config: ClubConfig, participant: MessageRecipie
 }
 
 /** `message.requested` for each `notify` when the club's CRM is in webhook mode and the participant has a contact. */
-export function gatherMessageRequests(writes: PendingWrites, { scope, config, now }: EvaluationTarget, participant: MessageRecipient, messages: NotifyMessage[]): void {
+export function gatherMessageRequests(
+  writes: PendingWrites,
+  { scope, config, now }: EvaluationTarget,
+  participant: MessageRecipient,
+  messages: NotifyMessage[],
+): void {
   for (const { template, rendered, variables } of messages) {
     const data = messageRequest(config, participant, template, rendered, variables);
     if (data) writes.outbox.push(webhookMessage(scope, "message.requested", data, now));
@@ -93,4 +98,3 @@ export async function writeNotifications(em: SqlEntityManager, scope: Scope, par
 export function notificationRows(scope: Scope, participantId: string, texts: NotificationText[], now: Date): RequiredEntityData<Notification>[] {
   return texts.map((text) => ({ id: newTimeOrderedId("ntf"), ...scope, participantId, ...text, createdAt: now, readAt: null }));
 }
-

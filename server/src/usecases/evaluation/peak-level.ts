@@ -46,7 +46,8 @@ export function peakColumnsAfter(row: PeakRow & Pick<Participant, "level">, peak
     return { peakMonth: peak.monthKey, peakLevel: Math.max(stored.level, peak.level), priorMonthPeakLevel: row.priorMonthPeakLevel ?? null };
   }
   // A change dated before the stored month (a clock set back) cannot move the stored months.
-  if (stored !== null && peak.monthKey < stored.monthKey) return { peakMonth: stored.monthKey, peakLevel: stored.level, priorMonthPeakLevel: row.priorMonthPeakLevel ?? null };
+  if (stored !== null && peak.monthKey < stored.monthKey)
+    return { peakMonth: stored.monthKey, peakLevel: stored.level, priorMonthPeakLevel: row.priorMonthPeakLevel ?? null };
   const monthBefore = previousMonthKey(peak.monthKey);
   return {
     peakMonth: peak.monthKey,

@@ -1,8 +1,21 @@
 import type { EntityName, RequiredEntityData } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import { hotStore, shapeOf, type Upsert, type Write } from "../../db/hot/index.js";
+import type { Participant } from "../../db/entities/index.js";
 import {
-  Badge, Balance, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry, MissionProgress, Notification, OutboxMessage, Participant, ParticipantReward, RuleDedupeKey, RuleRunDay,
+  Badge,
+  Balance,
+  CurrencyLot,
+  Delivery,
+  Event,
+  LeaderboardEntry,
+  LedgerEntry,
+  MissionProgress,
+  Notification,
+  OutboxMessage,
+  ParticipantReward,
+  RuleDedupeKey,
+  RuleRunDay,
 } from "../../db/entities/index.js";
 import type { PeakColumns } from "./peak-level.js";
 import { BALANCE_ADD, LEADERBOARD_ADD, MISSION_PROGRESS_KEEP_FIRST, ruleRunDayAdd } from "../../db/evaluation/upserts.js";
@@ -14,7 +27,10 @@ import { StandingWrites } from "./standing-writes.js";
  * never read each other's rows (see HotStore.writeAll), so a lot created and
  * spent from in the same flush is written as it stands after the spending.
  */
-export function lotsAfterSpending<L extends { id?: string | null; remaining: number }>(lots: L[], spent: Map<string, number>): { lots: L[]; spent: { id: string; amount: number }[] } {
+export function lotsAfterSpending<L extends { id?: string | null; remaining: number }>(
+  lots: L[],
+  spent: Map<string, number>,
+): { lots: L[]; spent: { id: string; amount: number }[] } {
   const left = new Map(spent);
   const written = lots.map((lot) => {
     const amount = lot.id ? left.get(lot.id) : undefined;
@@ -155,7 +171,12 @@ export class PendingWrites {
     }
     const store = await hotStore(em);
     // `uniform`: the columns holding this flush's `now` in every row (bound once on PostgreSQL, see HotStore's Write).
-    const insert = <T extends object>(entity: EntityName<T>, rows: Rows<T>, uniform: (keyof T & string)[], upsert?: Upsert): Write => ({ insert: shapeOf(em, entity), rows, upsert, uniform });
+    const insert = <T extends object>(entity: EntityName<T>, rows: Rows<T>, uniform: (keyof T & string)[], upsert?: Upsert): Write => ({
+      insert: shapeOf(em, entity),
+      rows,
+      upsert,
+      uniform,
+    });
     const { lots, spent } = lotsAfterSpending(this.lots, this.lotsSpent);
     await store.writeAll([
       {
@@ -188,13 +209,27 @@ export class PendingWrites {
   /** The participants' updates as written; forEach, not a spread of the entries: no pair array per participant. */
   private participantUpdates() {
     const updates: {
-      id: string; xp: number; level: number; tierCode: string | null; tags: string[]; eventCounts: Record<string, number>;
-      peak: PeakColumns | null; updatedAt: Date;
+      id: string;
+      xp: number;
+      level: number;
+      tierCode: string | null;
+      tags: string[];
+      eventCounts: Record<string, number>;
+      peak: PeakColumns | null;
+      updatedAt: Date;
     }[] = [];
     this.participants.forEach(({ xp, changes }, id) => {
       updates.push({
-        id, xp, level: changes.level, tierCode: changes.tierCode ?? null, tags: changes.tags, eventCounts: changes.eventCounts,
-        peak: changes.peakMonth === undefined ? null : { peakMonth: changes.peakMonth, peakLevel: changes.peakLevel ?? null, priorMonthPeakLevel: changes.priorMonthPeakLevel ?? null },
+        id,
+        xp,
+        level: changes.level,
+        tierCode: changes.tierCode ?? null,
+        tags: changes.tags,
+        eventCounts: changes.eventCounts,
+        peak:
+          changes.peakMonth === undefined
+            ? null
+            : { peakMonth: changes.peakMonth, peakLevel: changes.peakLevel ?? null, priorMonthPeakLevel: changes.priorMonthPeakLevel ?? null },
         updatedAt: changes.updatedAt,
       });
     });
@@ -203,7 +238,8 @@ export class PendingWrites {
 
   private clear(): void {
     this.participants.clear();
-    for (const rows of [this.ledger, this.lots, this.dedupeKeys, this.rewards, this.deliveries, this.badges, this.notifications, this.outbox, this.events]) rows.length = 0;
+    for (const rows of [this.ledger, this.lots, this.dedupeKeys, this.rewards, this.deliveries, this.badges, this.notifications, this.outbox, this.events])
+      rows.length = 0;
     this.balances.clear();
     this.lotsSpent.clear();
     this.missions.length = 0;

@@ -28,8 +28,14 @@ export class StandingWrites {
       const pending = rows.get(key);
       if (!pending) {
         rows.set(key, {
-          clubId: scope.clubId, env: scope.env, participantId, tournamentId: delta.tournamentId, editionKey: delta.editionKey,
-          score: delta.score, reachedAt: delta.reachedAt, updatedAt: now,
+          clubId: scope.clubId,
+          env: scope.env,
+          participantId,
+          tournamentId: delta.tournamentId,
+          editionKey: delta.editionKey,
+          score: delta.score,
+          reachedAt: delta.reachedAt,
+          updatedAt: now,
         });
       } else if (delta.mode === "add") {
         pending.score = pending.score + delta.score;

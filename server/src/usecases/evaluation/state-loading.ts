@@ -79,8 +79,21 @@ async function loadStates(
     readBalancesOf(store, ids),
     !all || effectTypes.has("debit_currency") ? readLots(store, ids, expiringCurrencies(config)) : new Map<string, Lot[]>(),
     effectTypes.has("grant_badge") ? readBadges(store, ids) : new Map<string, string[]>(),
-    loadMissions(store, ids, config.missions.filter((mission) => missionIds.has(mission.id)), at.now, at.timeZone),
-    events ? loadRuleRuns(store, participants.map((participant, i) => ({ participantId: participant.id, events: events[i] })), triggered, at) : null,
+    loadMissions(
+      store,
+      ids,
+      config.missions.filter((mission) => missionIds.has(mission.id)),
+      at.now,
+      at.timeZone,
+    ),
+    events
+      ? loadRuleRuns(
+          store,
+          participants.map((participant, i) => ({ participantId: participant.id, events: events[i] })),
+          triggered,
+          at,
+        )
+      : null,
   ]);
   // One literal per participant, no second object merged in (once per participant of a batch); keys in the order
   // stateAfter (carried-state.ts) builds the states after each event, so every state of a batch has one shape. What
@@ -108,7 +121,12 @@ async function loadStates(
  * without a lock (db/hot/participant-reads.ts): no lots, badges or rule runs,
  * which no view consults.
  */
-export function viewedState(participant: ParticipantSnapshot, config: ClubConfig, balances: Balances, missions: Record<string, MissionState>): ParticipantState {
+export function viewedState(
+  participant: ParticipantSnapshot,
+  config: ClubConfig,
+  balances: Balances,
+  missions: Record<string, MissionState>,
+): ParticipantState {
   return {
     xp: participant.xp,
     level: participant.level,
@@ -140,7 +158,6 @@ function advanceableMissions(config: ClubConfig, types: Set<string>, triggered: 
   }
   return ids;
 }
-
 
 /** The currencies that expire: only those are credited as lots. */
 function expiringCurrencies(config: ClubConfig): string[] {

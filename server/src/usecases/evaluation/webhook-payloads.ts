@@ -61,7 +61,10 @@ export function gatherWebhooks(writes: PendingWrites, target: EvaluationTarget, 
       send("tier.changed", data);
     } else if (effect.type === "mission_completed") {
       const data: Schemas["MissionCompletedWebhookData"] = {
-        participant: who, mission_id: effect.mission_id, period_key: effect.period, reward_code: completionRewardCode(config, effect.mission_id),
+        participant: who,
+        mission_id: effect.mission_id,
+        period_key: effect.period,
+        reward_code: completionRewardCode(config, effect.mission_id),
       };
       send("mission.completed", data);
     }
@@ -72,4 +75,3 @@ export function gatherWebhooks(writes: PendingWrites, target: EvaluationTarget, 
     send(type, { participant: who, rule_id: ruleId, event: event && { id: event.id, type: event.type } });
   }
 }
-

@@ -20,17 +20,22 @@ import { lockOrCreateParticipants } from "./participant-locks.js";
  * again, apart, when a group loses a race.
  */
 
-
 /**
  * Locks the participants with `externalIds` on the driver (see
  * lockOrCreateParticipants), creating those seen for the first time (with
  * their `participant.created`); by external id.
  */
-async function lockOrCreate(em: SqlEntityManager, db: Database, scope: Scope, externalIds: string[], now: Date, onCreate?: () => void): Promise<Map<string, ParticipantSnapshot>> {
+async function lockOrCreate(
+  em: SqlEntityManager,
+  db: Database,
+  scope: Scope,
+  externalIds: string[],
+  now: Date,
+  onCreate?: () => void,
+): Promise<Map<string, ParticipantSnapshot>> {
   const config = async () => (await requirePublishedConfig(db, scope, em)).config;
   return lockOrCreateParticipants(em, await hotStore(em), scope, externalIds, { now, config, onCreate });
 }
-
 
 /** The stored events under `keys` (the originals a repeat answers with), by key; in `em`'s transaction, else in one of its own. */
 export async function findOriginals(em: SqlEntityManager, scope: Scope, keys: (string | null)[]): Promise<Map<string, StoredOriginal>> {
@@ -63,8 +68,19 @@ async function applyInOrder(
   opts: IngestOptions,
 ): Promise<EventResult[][]> {
   const { now } = opts;
-  const participants = await lockOrCreate(em, db, scope, groups.map((group) => group.externalId), now, () => wroteOutbox(opts));
-  const originals = await findOriginals(em, scope, groups.flatMap((group) => group.items.map((item) => item.key)));
+  const participants = await lockOrCreate(
+    em,
+    db,
+    scope,
+    groups.map((group) => group.externalId),
+    now,
+    () => wroteOutbox(opts),
+  );
+  const originals = await findOriginals(
+    em,
+    scope,
+    groups.flatMap((group) => group.items.map((item) => item.key)),
+  );
   const originalOf = (item: Incoming) => (item.key === null ? undefined : originals.get(item.key));
   // One pass over each group's items (once per event of a batch): the repeats checked, the others' rows built.
   const plans = groups.map((group) => {
@@ -143,7 +159,8 @@ export async function ingestTogether(
     return await db.em().transactional((em) => applyInOrder(em, db, scope, published, groups, opts));
   } catch (err) {
     const conflict = err instanceof UniqueConstraintViolationException;
-    if (groups.length > 1 && (conflict || err instanceof DeadlockException)) return applyApart(groups, (group) => ingestTogether(db, scope, published, [group], opts));
+    if (groups.length > 1 && (conflict || err instanceof DeadlockException))
+      return applyApart(groups, (group) => ingestTogether(db, scope, published, [group], opts));
     const [{ externalId, items }] = groups;
     if (!conflict || items.every((item) => item.key === null)) throw err;
     if (items.length > 1) return [(await applyApart(items, (item) => ingestTogether(db, scope, published, [{ externalId, items: [item] }], opts))).flat()];
@@ -223,11 +240,25 @@ function chunks<T>(items: T[], size: number): T[][] {
  * participants per step (see applyInOrder), and the repeats of a key already
  * in `items` answered after the originals. The results in item order.
  */
-export async function applyPlanned(em: SqlEntityManager, db: Database, scope: Scope, published: PublishedConfig, items: BatchItem[], opts: IngestOptions): Promise<EventResult[]> {
+export async function applyPlanned(
+  em: SqlEntityManager,
+  db: Database,
+  scope: Scope,
+  published: PublishedConfig,
+  items: BatchItem[],
+  opts: IngestOptions,
+): Promise<EventResult[]> {
   const { byParticipant, repeats } = planBatch(items);
   const results: EventResult[] = new Array(items.length);
   const answer = async (groups: BatchItem[][]) => {
-    const answered = await applyInOrder(em, db, scope, published, groups.map((group) => ({ externalId: group[0].participant, items: group })), opts);
+    const answered = await applyInOrder(
+      em,
+      db,
+      scope,
+      published,
+      groups.map((group) => ({ externalId: group[0].participant, items: group })),
+      opts,
+    );
     groups.forEach((group, g) => group.forEach((item, i) => (results[item.index] = answered[g][i])));
   };
   for (const step of chunks(byParticipant, PARTICIPANTS_PER_STEP)) {
@@ -237,4 +268,3 @@ export async function applyPlanned(em: SqlEntityManager, db: Database, scope: Sc
   for (const repeat of repeats) await answer([[repeat]]);
   return results;
 }
-

@@ -17,7 +17,6 @@ export function signalOutbox(written: boolean, callers: { afterCommit?: AfterCom
   if (written) for (const caller of callers) caller.afterCommit?.("outbox");
 }
 
-
 /**
  * What may share a transaction: the same club environment and base URL, the
  * same kind of clock (a test clock's work never mixes with real time's), and

@@ -54,7 +54,13 @@ export async function evaluateInOrder(
     const snapshots = loading.map((run) => current.get(run) ?? run.participant);
     // Issued together: on PostgreSQL the reads share one round trip (see HotStore.select).
     const [states, referrals] = await Promise.all([
-      loadStatesForEvents(em, snapshots, config, at, loading.map((run) => run.stored.map(({ event }) => event))),
+      loadStatesForEvents(
+        em,
+        snapshots,
+        config,
+        at,
+        loading.map((run) => run.stored.map(({ event }) => event)),
+      ),
       pendingReferrals(em, scope, config, loading),
     ]);
     loading.forEach((run, i) => loaded.set(run, { snapshot: snapshots[i], state: states[i], referral: referrals.get(run.participant.id) ?? null }));
@@ -130,4 +136,3 @@ async function pendingReferrals(em: SqlEntityManager, scope: Scope, config: Club
   const pending = await withPendingReferral(await hotStore(em), scope, candidates);
   return new Map(pending.map((id) => [id, referral]));
 }
-

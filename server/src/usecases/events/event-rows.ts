@@ -69,7 +69,15 @@ function amountInHundredths(amount: number | string | null | undefined): number 
  * column the caller sets after is already a key here, so completing the row
  * stores into it without growing it (once per event of a batch).
  */
-export function eventRow(scope: Scope, participantId: string, event: EngineEvent, idempotencyKey: string | null, receivedAt: Date, status: EventStatus, processedAt: Date | null) {
+export function eventRow(
+  scope: Scope,
+  participantId: string,
+  event: EngineEvent,
+  idempotencyKey: string | null,
+  receivedAt: Date,
+  status: EventStatus,
+  processedAt: Date | null,
+) {
   return {
     id: newTimeOrderedId("evt"),
     clubId: scope.clubId,
@@ -121,4 +129,3 @@ export interface Incoming {
 export function incoming(input: EventInput, idempotencyKey: string | undefined, receivedAt: Date): Incoming {
   return { event: engineEvent(input, receivedAt), key: idempotencyKey ?? input.id ?? null, receivedAt };
 }
-

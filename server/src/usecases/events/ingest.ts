@@ -29,7 +29,6 @@ interface SingleEvent extends Incoming {
   afterCommit?: AfterCommit;
 }
 
-
 /**
  * Single events of one club environment applied in one transaction, as a
  * batch of them would be (each participant's in arrival order, a repeated
@@ -40,7 +39,16 @@ async function ingestGroup(events: SingleEvent[]): Promise<EventResult[]> {
   const published = await requirePublishedConfig(db, scope);
   let written = false;
   const opts: IngestOptions = { now: latest(events.map((event) => event.receivedAt)), publicUrl, afterCommit: () => (written = true) };
-  const results = await db.em().transactional((em) => applyPlanned(em, db, scope, published, events.map((event, index) => Object.assign({}, event, { index })), opts));
+  const results = await db.em().transactional((em) =>
+    applyPlanned(
+      em,
+      db,
+      scope,
+      published,
+      events.map((event, index) => Object.assign({}, event, { index })),
+      opts,
+    ),
+  );
   signalOutbox(written, events);
   return results;
 }
@@ -56,8 +64,12 @@ async function ingestAlone(event: SingleEvent): Promise<EventResult> {
   return result;
 }
 
-const singleEventsOf = groupCommitPer<Database, SingleEvent, EventResult>((db) => ({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, events) => ingestGroup(events), applyOne: (_, event) => ingestAlone(event) }));
-
+const singleEventsOf = groupCommitPer<Database, SingleEvent, EventResult>((db) => ({
+  cap: GROUP_CAP,
+  maxInFlight: groupsInFlight(db),
+  applyGroup: (_, events) => ingestGroup(events),
+  applyOne: (_, event) => ingestAlone(event),
+}));
 
 /**
  * POST /v1/events: one event, applied atomically. The participant is created
@@ -83,10 +95,23 @@ export async function ingestEvent(
   checkEngineInputs([input], () => "body");
   if (opts.trace) {
     const published = await requirePublishedConfig(db, scope);
-    const [[result]] = await ingestTogether(db, scope, published, [{ externalId: input.participant, items: [incoming(input, opts.idempotencyKey, opts.now)] }], { ...opts, traces: new Map() });
+    const [[result]] = await ingestTogether(
+      db,
+      scope,
+      published,
+      [{ externalId: input.participant, items: [incoming(input, opts.idempotencyKey, opts.now)] }],
+      { ...opts, traces: new Map() },
+    );
     return result;
   }
-  const event: SingleEvent = { db, scope, participant: input.participant, publicUrl: opts.publicUrl, afterCommit: opts.afterCommit, ...incoming(input, opts.idempotencyKey, opts.now) };
+  const event: SingleEvent = {
+    db,
+    scope,
+    participant: input.participant,
+    publicUrl: opts.publicUrl,
+    afterCommit: opts.afterCommit,
+    ...incoming(input, opts.idempotencyKey, opts.now),
+  };
   return singleEventsOf(db).submit(groupKey(scope, opts.publicUrl, opts.now), event);
 }
 
@@ -113,7 +138,13 @@ export async function ingestBatch(db: Database, scope: Scope, events: EventInput
   checkEngineInputs(events, (i) => `body.events[${i}]`);
   const published = await requirePublishedConfig(db, scope);
   // Built directly (as incoming() would, without an Idempotency-Key): one object per event, no spread.
-  const items = events.map((input, index): BatchItem => ({ index, participant: input.participant, event: engineEvent(input, opts.now), key: input.id ?? null, receivedAt: opts.now }));
+  const items = events.map((input, index): BatchItem => ({
+    index,
+    participant: input.participant,
+    event: engineEvent(input, opts.now),
+    key: input.id ?? null,
+    receivedAt: opts.now,
+  }));
   for (let attempt = 1; ; attempt++) {
     try {
       return { results: await db.em().transactional((em) => applyPlanned(em, db, scope, published, items, opts)) };
@@ -126,4 +157,3 @@ export async function ingestBatch(db: Database, scope: Scope, events: EventInput
 }
 
 export { processQueuedEvent, queueEvents, queuedEventIds, type QueuedEventsMessage } from "./queued.js";
-

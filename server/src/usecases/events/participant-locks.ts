@@ -36,7 +36,10 @@ export async function lockOrCreateParticipants(
   const rows = absent.map((externalId) => newParticipantRow(scope, config, { external_id: externalId }, at.now));
   const inserted = await store.insertAbsent(shapeOf(em, Participant), rows, ["club_id", "env", "external_id"]);
   const created = rows.filter((row) => inserted.has(row.id));
-  await store.insert(shapeOf(em, OutboxMessage), created.map((row) => participantCreatedMessage(scope, row, at.now)));
+  await store.insert(
+    shapeOf(em, OutboxMessage),
+    created.map((row) => participantCreatedMessage(scope, row, at.now)),
+  );
   // The inserting transaction holds its new rows until it commits: they are as locked as the others.
   for (const row of created) locked.set(row.externalId, insertedSnapshot(row));
   const raced = absent.filter((externalId) => !locked.has(externalId));

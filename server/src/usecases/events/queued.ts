@@ -52,7 +52,14 @@ interface Accepted {
  * insert (`on conflict do nothing`) and read as it stored it, so a race no
  * longer fails the group. Each is created as of its first event's arrival.
  */
-async function createAbsent(em: SqlEntityManager, hot: HotStore, db: Database, scope: Scope, items: Accepted[], participantIds: Map<string, string>): Promise<boolean> {
+async function createAbsent(
+  em: SqlEntityManager,
+  hot: HotStore,
+  db: Database,
+  scope: Scope,
+  items: Accepted[],
+  participantIds: Map<string, string>,
+): Promise<boolean> {
   const firstSeen = new Map<string, Date>();
   for (const item of items) if (!participantIds.has(item.participant) && !firstSeen.has(item.participant)) firstSeen.set(item.participant, item.receivedAt);
   if (firstSeen.size === 0) return false;
@@ -61,7 +68,10 @@ async function createAbsent(em: SqlEntityManager, hot: HotStore, db: Database, s
   const rows = [...firstSeen.keys()].sort().map((externalId) => newParticipantRow(scope, config, { external_id: externalId }, firstSeen.get(externalId)!));
   const inserted = await hot.insertAbsent(shapeOf(em, Participant), rows, ["club_id", "env", "external_id"]);
   const created = rows.filter((row) => inserted.has(row.id));
-  await hot.insert(shapeOf(em, OutboxMessage), created.map((row) => participantCreatedMessage(scope, row, firstSeen.get(row.externalId)!)));
+  await hot.insert(
+    shapeOf(em, OutboxMessage),
+    created.map((row) => participantCreatedMessage(scope, row, firstSeen.get(row.externalId)!)),
+  );
   for (const row of created) participantIds.set(row.externalId, row.id);
   const raced = rows.filter((row) => !inserted.has(row.id)).map((row) => row.externalId);
   if (raced.length > 0) for (const [externalId, id] of await participantIdsOf(hot, scope, raced)) participantIds.set(externalId, id);
@@ -112,7 +122,13 @@ async function acceptGroup(items: Accepted[]): Promise<string[]> {
  * participant takes two statements (the row, its `participant.created`),
  * which must commit together; storing events takes one.
  */
-async function acceptWith(em: SqlEntityManager, hot: HotStore, items: Accepted[], create: boolean, wrote: { outbox: boolean; jobs: boolean }): Promise<string[] | null> {
+async function acceptWith(
+  em: SqlEntityManager,
+  hot: HotStore,
+  items: Accepted[],
+  create: boolean,
+  wrote: { outbox: boolean; jobs: boolean },
+): Promise<string[] | null> {
   const [{ db, scope }] = items;
   const externalIds = [...new Set(items.map((item) => item.participant))];
   const keys = [...new Set(items.map((item) => item.key).filter((key) => key !== null))];
@@ -137,7 +153,10 @@ async function acceptWith(em: SqlEntityManager, hot: HotStore, items: Accepted[]
   const jobs = jobHandOff(db);
   const handed = handOver(scope, events, jobs);
   // One statement, one round trip on PostgreSQL (the hand-off row names the events in its payload only: neither insert reads the other's rows).
-  await hot.writeAll([{ insert: shapeOf(em, Event), rows: events }, { insert: jobs ? shapeOf(em, Job) : shapeOf(em, OutboxMessage), rows: handed }]);
+  await hot.writeAll([
+    { insert: shapeOf(em, Event), rows: events },
+    { insert: jobs ? shapeOf(em, Job) : shapeOf(em, OutboxMessage), rows: handed },
+  ]);
   if (handed.length > 0) wrote[jobs ? "jobs" : "outbox"] = true;
   return ids;
 }
@@ -186,7 +205,12 @@ async function acceptAlone(item: Accepted): Promise<string> {
   }
 }
 
-const acceptsOf = groupCommitPer<Database, Accepted, string>((db) => ({ cap: GROUP_CAP, maxInFlight: groupsInFlight(db), applyGroup: (_, items) => acceptGroup(items), applyOne: (_, item) => acceptAlone(item) }));
+const acceptsOf = groupCommitPer<Database, Accepted, string>((db) => ({
+  cap: GROUP_CAP,
+  maxInFlight: groupsInFlight(db),
+  applyGroup: (_, items) => acceptGroup(items),
+  applyOne: (_, item) => acceptAlone(item),
+}));
 
 /**
  * `Prefer: respond-async`: stores each event as `queued` (creating absent
@@ -213,7 +237,15 @@ export async function queueEvents(
   const key = [scope.clubId, scope.env].join("\u0000");
   const eventIds = await Promise.all(
     inputs.map((input) =>
-      groups.submit(key, { db, scope, participant: input.participant, event: engineEvent(input, opts.now), key: opts.idempotencyKey ?? input.id ?? null, receivedAt: opts.now, afterCommit: opts.afterCommit }),
+      groups.submit(key, {
+        db,
+        scope,
+        participant: input.participant,
+        event: engineEvent(input, opts.now),
+        key: opts.idempotencyKey ?? input.id ?? null,
+        receivedAt: opts.now,
+        afterCommit: opts.afterCommit,
+      }),
     ),
   );
   return { queued: true, event_ids: eventIds };

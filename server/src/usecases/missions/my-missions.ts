@@ -1,19 +1,17 @@
 import type { components } from "../../../../generated/types.js";
-import type { ClubConfig,MissionConfig } from "../../engine/config.js";
+import type { ClubConfig, MissionConfig } from "../../engine/config.js";
 import { claimMission } from "../../engine/evaluate.js";
 import { missionAvailable } from "../../engine/missions.js";
 import { parseRewardSpec } from "../../engine/rewards.js";
 import { Session } from "../../engine/session.js";
 import { periodKey } from "../../engine/time.js";
-import type { MissionState,ParticipantState } from "../../engine/types.js";
+import type { MissionState, ParticipantState } from "../../engine/types.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { requirePublishedConfig } from "../club/index.js";
-import { ApiError,notFound } from "../shared/errors.js";
-import {
-clubTimeZone,loadParticipantState,lockParticipantByExternalId,persistEvaluation,viewedState
-} from "../evaluation/index.js";
-import { participantNotFound,readViewedParticipant } from "../participants/index.js";
+import { ApiError, notFound } from "../shared/errors.js";
+import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, viewedState } from "../evaluation/index.js";
+import { participantNotFound, readViewedParticipant } from "../participants/index.js";
 
 /** The participant's missions (`/v1/me/missions`): listing and claiming. */
 
@@ -25,9 +23,7 @@ export type MissionClaimResult = Schemas["MissionClaimResult"];
 function listedMissions(config: ClubConfig, state: ParticipantState, now: Date, timeZone: string): MissionConfig[] {
   // The engine's own availability test, so a mission is listed exactly when events can advance it.
   const session = new Session(config, state, now, timeZone);
-  return config.missions
-    .filter((mission) => missionAvailable(session, mission))
-    .sort((a, b) => a.order - b.order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return config.missions.filter((mission) => missionAvailable(session, mission)).sort((a, b) => a.order - b.order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** A mission's reward as the list names it: a configured reward by code and title, XP or currency by its spec. */
@@ -71,10 +67,16 @@ export async function listMyMissions(db: Database, scope: Scope, externalId: str
   const timeZone = clubTimeZone(config);
   // The participant, its balances and its progress in the missions' current periods: one statement.
   const currentKey = new Map(config.missions.map((mission) => [mission.id, periodKey(mission.period, now, timeZone)]));
-  const read = await readViewedParticipant(db, scope, externalId, currentKey.size === 0 ? undefined : { ids: [...currentKey.keys()], periodKeys: [...new Set(currentKey.values())] });
+  const read = await readViewedParticipant(
+    db,
+    scope,
+    externalId,
+    currentKey.size === 0 ? undefined : { ids: [...currentKey.keys()], periodKeys: [...new Set(currentKey.values())] },
+  );
   const missions: Record<string, MissionState> = {};
   for (const row of read.missions) {
-    if (currentKey.get(row.missionId) === row.periodKey) missions[row.missionId] = { periodKey: row.periodKey, progress: row.progress, completed: row.completed, claimed: row.claimed };
+    if (currentKey.get(row.missionId) === row.periodKey)
+      missions[row.missionId] = { periodKey: row.periodKey, progress: row.progress, completed: row.completed, claimed: row.claimed };
   }
   const state = viewedState(read.participant, config, read.balances, missions);
   return { data: listedMissions(config, state, now, timeZone).map((mission) => missionView(config, mission, state, now, timeZone)) };
@@ -109,9 +111,14 @@ export async function claimMyMission(
     }
     const claim = claimMission({ config, state, now, timeZone, missionId });
     if (!claim.ok) {
-      if (claim.reason === "already_claimed") throw new ApiError(409, "already_claimed", `Mission ${JSON.stringify(missionId)} was already claimed in period ${period}.`);
+      if (claim.reason === "already_claimed")
+        throw new ApiError(409, "already_claimed", `Mission ${JSON.stringify(missionId)} was already claimed in period ${period}.`);
       const progress = state.missions[missionId]?.periodKey === period ? state.missions[missionId].progress : 0;
-      throw new ApiError(409, "not_claimable", `Mission ${JSON.stringify(missionId)} is not completed in period ${period} (${progress} of ${mission.goal.target}).`);
+      throw new ApiError(
+        409,
+        "not_claimable",
+        `Mission ${JSON.stringify(missionId)} is not completed in period ${period} (${progress} of ${mission.goal.target}).`,
+      );
     }
     const effects = await persistEvaluation({ em, scope, config, participant, state, now, publicUrl: opts.publicUrl, event: null }, claim.evaluation);
     const granted = effects.find((effect): effect is Schemas["RewardGrantedEffect"] => effect.type === "reward_granted");

@@ -1,7 +1,18 @@
 // The participants domain's public face: what other folders may use of it.
 export { etagMatches, getMeConfig } from "./me-config.js";
 export { listNotifications, markAllNotificationsRead, markNotificationRead } from "./notifications.js";
-export { ensureParticipant, getProfile, getProgress, getProgressBatch, loadBalances, newParticipantRow, participantCreatedMessage, participantNotFound, readViewedParticipant, upsertParticipant } from "./participants.js";
+export {
+  ensureParticipant,
+  getProfile,
+  getProgress,
+  getProgressBatch,
+  loadBalances,
+  newParticipantRow,
+  participantCreatedMessage,
+  participantNotFound,
+  readViewedParticipant,
+  upsertParticipant,
+} from "./participants.js";
 export { renameParticipant } from "./rename.js";
 export { listMyBadges } from "./badges.js";
 export { findMe } from "./find-me.js";

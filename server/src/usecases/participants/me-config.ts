@@ -22,8 +22,19 @@ export type MeConfig = Schemas["MeConfig"];
 
 /** Card modules the engine serves; `seasons` and `minigames` have no engine yet, so their cards are hidden. `codes` shows only while the club has an active promotional code. */
 const SERVED_MODULES = new Set<Schemas["ModuleCardModule"]>([
-  "profile", "checkin", "rewards", "currencies", "missions", "store", "wheel",
-  "leaderboard", "notifications", "cashback", "referral", "badges", "codes",
+  "profile",
+  "checkin",
+  "rewards",
+  "currencies",
+  "missions",
+  "store",
+  "wheel",
+  "leaderboard",
+  "notifications",
+  "cashback",
+  "referral",
+  "badges",
+  "codes",
 ]);
 
 /** What the participant view depends on besides the configuration. */
@@ -145,13 +156,15 @@ export function meConfigView(config: ClubConfig, version: number, facts: MeConfi
       if (reward.cost === null) return [];
       try {
         const priced = pricedReward(config, reward.code);
-        return [{
-          code: reward.code,
-          title: reward.title,
-          description: reward.description ?? null,
-          illustration: reward.illustration,
-          cost: { currency: priced.currency.code, amount: fromMinorUnits(priced.cost, priced.currency.decimals) },
-        }];
+        return [
+          {
+            code: reward.code,
+            title: reward.title,
+            description: reward.description ?? null,
+            illustration: reward.illustration,
+            cost: { currency: priced.currency.code, amount: fromMinorUnits(priced.cost, priced.currency.decimals) },
+          },
+        ];
       } catch {
         return []; // under one minor unit: not on sale (as GET /v1/me/store)
       }

@@ -1,8 +1,27 @@
 import type { EntitySchema } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import {
-  AffiliateAttribution, Badge, Balance, CashbackCredit, CodeRedemption, CheckinClaim, CurrencyLot, Delivery, Event, LeaderboardEntry, LedgerEntry, TournamentStanding,
-  MissionProgress, Notification, ParticipantReward, Redemption, Referral, RuleDedupeKey, RuleRunDay, WheelSeed, WheelSpin,
+  AffiliateAttribution,
+  Badge,
+  Balance,
+  CashbackCredit,
+  CodeRedemption,
+  CheckinClaim,
+  CurrencyLot,
+  Delivery,
+  Event,
+  LeaderboardEntry,
+  LedgerEntry,
+  TournamentStanding,
+  MissionProgress,
+  Notification,
+  ParticipantReward,
+  Redemption,
+  Referral,
+  RuleDedupeKey,
+  RuleRunDay,
+  WheelSeed,
+  WheelSpin,
 } from "../../db/entities/index.js";
 import { addIntoSurvivorRows, columnsOf, deleteRowsTheSurvivorHas, repointRows } from "../../db/participants/merge-statements.js";
 
@@ -33,7 +52,12 @@ interface MergeRule {
 type Props<T> = Extract<keyof T, string>;
 
 const move = <T>(entity: EntitySchema<T, any>, owner: Props<T> = "participantId" as Props<T>): MergeRule => ({ entity, owner, kind: "move", keys: [] });
-const dedupe = <T>(entity: EntitySchema<T, any>, keys: Props<T>[], owner: Props<T> = "participantId" as Props<T>): MergeRule => ({ entity, owner, kind: "dedupe", keys });
+const dedupe = <T>(entity: EntitySchema<T, any>, keys: Props<T>[], owner: Props<T> = "participantId" as Props<T>): MergeRule => ({
+  entity,
+  owner,
+  kind: "dedupe",
+  keys,
+});
 const sum = <T>(entity: EntitySchema<T, any>, keys: Props<T>[], amount: Props<T>): MergeRule => ({ entity, owner: "participantId", kind: "sum", keys, amount });
 
 export const MERGE_RULES: readonly MergeRule[] = [
@@ -111,15 +135,23 @@ async function mergeRuleRunDays(em: SqlEntityManager, fromId: string, intoId: st
   // Plain reads, outside the identity map: the rows change below by native statements.
   const merged = await em.find(RuleRunDay, { participantId: fromId }, { disableIdentityMap: true });
   if (merged.length === 0) return 0;
-  const survivor = new Map((await em.find(RuleRunDay, { participantId: intoId }, { disableIdentityMap: true })).map((day) => [`${day.ruleId}\u0000${day.dayKey}`, day]));
+  const survivor = new Map(
+    (await em.find(RuleRunDay, { participantId: intoId }, { disableIdentityMap: true })).map((day) => [`${day.ruleId}\u0000${day.dayKey}`, day]),
+  );
   for (const day of merged) {
     const same = survivor.get(`${day.ruleId}\u0000${day.dayKey}`);
     if (same) {
       const amounts = { ...same.amounts };
       for (const unit in day.amounts) amounts[unit] = (amounts[unit] ?? 0) + day.amounts[unit];
-      await em.nativeUpdate(RuleRunDay, { participantId: intoId, ruleId: same.ruleId, dayKey: same.dayKey }, {
-        runs: same.runs + day.runs, amounts, lastRunAt: day.lastRunAt > same.lastRunAt ? day.lastRunAt : same.lastRunAt,
-      });
+      await em.nativeUpdate(
+        RuleRunDay,
+        { participantId: intoId, ruleId: same.ruleId, dayKey: same.dayKey },
+        {
+          runs: same.runs + day.runs,
+          amounts,
+          lastRunAt: day.lastRunAt > same.lastRunAt ? day.lastRunAt : same.lastRunAt,
+        },
+      );
       await em.nativeDelete(RuleRunDay, { participantId: fromId, ruleId: day.ruleId, dayKey: day.dayKey });
     } else {
       await em.nativeUpdate(RuleRunDay, { participantId: fromId, ruleId: day.ruleId, dayKey: day.dayKey }, { participantId: intoId });

@@ -58,7 +58,12 @@ function profileChanges(input: ParticipantUpsert): Partial<Pick<Participant, "di
  * when events create it). The one definition of a new participant, for the
  * upsert route and for the event path's bulk creation.
  */
-export function newParticipantRow(scope: Scope, config: ClubConfig, input: ParticipantUpsert, now: Date): RequiredEntityData<Participant> & { id: string; displayName: string | null } {
+export function newParticipantRow(
+  scope: Scope,
+  config: ClubConfig,
+  input: ParticipantUpsert,
+  now: Date,
+): RequiredEntityData<Participant> & { id: string; displayName: string | null } {
   const start = progressFor(config.progression, 0);
   return {
     id: newId("par"),
@@ -95,13 +100,7 @@ export function participantCreatedMessage(scope: Scope, row: ReturnType<typeof n
  * caller's transaction fail) and records `participant.created` when this call
  * created it.
  */
-async function createIfAbsent(
-  em: SqlEntityManager,
-  scope: Scope,
-  config: ClubConfig,
-  input: ParticipantUpsert,
-  now: Date,
-): Promise<boolean> {
+async function createIfAbsent(em: SqlEntityManager, scope: Scope, config: ClubConfig, input: ParticipantUpsert, now: Date): Promise<boolean> {
   const row = newParticipantRow(scope, config, input, now);
   const result = await em.createQueryBuilder(Participant).insert(row).onConflict(["clubId", "env", "externalId"]).ignore().execute("run");
   if (result.affectedRows === 0) return false;

@@ -85,7 +85,11 @@ export async function renameParticipant(
       if (!survivor) throw participantNotFound(externalId);
       const existing = await findParticipantForUpdate(em, { ...scope, externalId: to });
       if (existing && !input.merge) {
-        throw new ApiError(409, "participant_exists", `A participant with external_id ${JSON.stringify(to)} exists; send merge: true to merge it into this one.`);
+        throw new ApiError(
+          409,
+          "participant_exists",
+          `A participant with external_id ${JSON.stringify(to)} exists; send merge: true to merge it into this one.`,
+        );
       }
       const before = await snapshot(em, survivor, config);
       let merged: ParticipantRenameReport["merged"] = null;

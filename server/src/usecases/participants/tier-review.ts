@@ -55,17 +55,21 @@ export interface TierReviewRun {
 export async function reviewTiers(db: Database, now: Date, only?: Scope): Promise<TierReviewRun> {
   const run: TierReviewRun = { reviews: 0, changed: 0 };
   const published = await db.em().find(ConfigVersion, { ...only, status: "published" }, { fields: ["clubId", "env"], orderBy: { clubId: "asc", env: "asc" } });
-  await runEach(published, (row) => `tier review of ${row.clubId}/${row.env}`, async (row) => {
-    const scope: Scope = { clubId: row.clubId, env: row.env };
-    const config = (await getPublishedConfig(db, scope))?.config;
-    if (config?.progression.demotion !== "monthly_review") return;
-    const month = monthKey(now, clubTimeZone(config));
-    const reviewId = await claimReview(db, scope, month, now);
-    if (reviewId === null) return;
-    run.changed += await reviewParticipants(db, scope, config, now);
-    await db.em().nativeUpdate(TierReview, { id: reviewId }, { finishedAt: now });
-    run.reviews += 1;
-  });
+  await runEach(
+    published,
+    (row) => `tier review of ${row.clubId}/${row.env}`,
+    async (row) => {
+      const scope: Scope = { clubId: row.clubId, env: row.env };
+      const config = (await getPublishedConfig(db, scope))?.config;
+      if (config?.progression.demotion !== "monthly_review") return;
+      const month = monthKey(now, clubTimeZone(config));
+      const reviewId = await claimReview(db, scope, month, now);
+      if (reviewId === null) return;
+      run.changed += await reviewParticipants(db, scope, config, now);
+      await db.em().nativeUpdate(TierReview, { id: reviewId }, { finishedAt: now });
+      run.reviews += 1;
+    },
+  );
   return run;
 }
 
@@ -117,9 +121,13 @@ function reviewedTier(config: ClubConfig, row: ReviewedRow, now: Date): string {
  */
 async function reviewParticipants(db: Database, scope: Scope, config: ClubConfig, now: Date): Promise<number> {
   let changed = 0;
-  await runEach(clubParticipants(db, scope), (row) => `tier review of ${row.id}`, async (row) => {
-    if (reviewedTier(config, row, now) !== currentTier(config, row) && (await applyReview(db, scope, config, row.id, now))) changed += 1;
-  });
+  await runEach(
+    clubParticipants(db, scope),
+    (row) => `tier review of ${row.id}`,
+    async (row) => {
+      if (reviewedTier(config, row, now) !== currentTier(config, row) && (await applyReview(db, scope, config, row.id, now))) changed += 1;
+    },
+  );
   return changed;
 }
 
@@ -127,11 +135,13 @@ async function reviewParticipants(db: Database, scope: Scope, config: ClubConfig
 async function* clubParticipants(db: Database, scope: Scope): AsyncGenerator<ReviewedRow> {
   let after = "";
   for (;;) {
-    const page: ReviewedRow[] = await db.em().find(
-      Participant,
-      { ...scope, id: { $gt: after } },
-      { fields: ["id", "externalId", "level", "tierCode", "peakMonth", "peakLevel", "priorMonthPeakLevel"], orderBy: { id: "asc" }, limit: PAGE_SIZE },
-    );
+    const page: ReviewedRow[] = await db
+      .em()
+      .find(
+        Participant,
+        { ...scope, id: { $gt: after } },
+        { fields: ["id", "externalId", "level", "tierCode", "peakMonth", "peakLevel", "priorMonthPeakLevel"], orderBy: { id: "asc" }, limit: PAGE_SIZE },
+      );
     yield* page;
     if (page.length < PAGE_SIZE) return;
     after = page[page.length - 1].id;
@@ -147,7 +157,11 @@ async function applyReview(db: Database, scope: Scope, config: ClubConfig, parti
     const to = reviewedTier(config, participant, now);
     if (to === from) return false;
     await em.nativeUpdate(Participant, { id: participant.id }, { tierCode: to, updatedAt: now });
-    const data: components["schemas"]["TierChangedWebhookData"] = { participant: webhookParticipant(participant), from: tierRef(config, from), to: tierRef(config, to) };
+    const data: components["schemas"]["TierChangedWebhookData"] = {
+      participant: webhookParticipant(participant),
+      from: tierRef(config, from),
+      to: tierRef(config, to),
+    };
     await recordWebhook(em, scope, "tier.changed", data, now);
     return true;
   });

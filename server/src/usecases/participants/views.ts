@@ -48,7 +48,12 @@ function xpOf(progress: Progress, xp: number): ProgressXp {
 
 /** Every configured currency in the configured order, with the participant's balance in main units (0 when none). */
 export function currencyBalances(config: ClubConfig, balances: Balances): CurrencyBalance[] {
-  return config.currencies.map((currency) => ({ code: currency.code, name: currency.name, icon: currency.icon, balance: fromMinorUnits(balances[currency.code] ?? 0, currency.decimals) }));
+  return config.currencies.map((currency) => ({
+    code: currency.code,
+    name: currency.name,
+    icon: currency.icon,
+    balance: fromMinorUnits(balances[currency.code] ?? 0, currency.decimals),
+  }));
 }
 
 /** Integer minor units of `code` in main units, exact for its configured `decimals` (0 for a currency no longer configured). */

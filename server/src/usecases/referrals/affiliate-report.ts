@@ -45,7 +45,12 @@ const NO_FIGURES: Figures = {
 
 /** The CSV columns: the row's fields in the contract's order. */
 export const AFFILIATE_REPORT_COLUMNS = [
-  "affiliate_id", "code", "name", "status", ...(Object.keys(NO_FIGURES) as (keyof Figures)[]), "net_gaming_result_minor",
+  "affiliate_id",
+  "code",
+  "name",
+  "status",
+  ...(Object.keys(NO_FIGURES) as (keyof Figures)[]),
+  "net_gaming_result_minor",
 ] as const satisfies readonly (keyof AffiliateReportRow)[];
 
 function periodOf(query: AffiliateReportQuery): Period {
@@ -89,7 +94,10 @@ export async function affiliateReport(db: Database, scope: Scope, query: Affilia
   const page = affiliates.slice(0, limit);
   const ids = page.map((affiliate) => affiliate.id);
   const players = ids.length === 0 ? new Map<string, number>() : await signupCounts(db, scope, ids, period);
-  const activity = ids.length === 0 ? new Map<string, Record<string, string | number>>() : await activityFigures(db, scope, { affiliateIds: ids, eventTypes: AFFILIATE_EVENT_TYPES, currency, period });
+  const activity =
+    ids.length === 0
+      ? new Map<string, Record<string, string | number>>()
+      : await activityFigures(db, scope, { affiliateIds: ids, eventTypes: AFFILIATE_EVENT_TYPES, currency, period });
   return {
     from: period.from?.toISOString() ?? null,
     to: period.to?.toISOString() ?? null,
@@ -101,5 +109,8 @@ export async function affiliateReport(db: Database, scope: Scope, query: Affilia
 
 /** The report's rows as CSV (the columns of AFFILIATE_REPORT_COLUMNS). */
 export function affiliateReportCsv(report: AffiliateReport): string {
-  return toCsv(AFFILIATE_REPORT_COLUMNS, report.data.map((row) => AFFILIATE_REPORT_COLUMNS.map((column) => row[column])));
+  return toCsv(
+    AFFILIATE_REPORT_COLUMNS,
+    report.data.map((row) => AFFILIATE_REPORT_COLUMNS.map((column) => row[column])),
+  );
 }

@@ -60,12 +60,19 @@ async function findAffiliate(em: SqlEntityManager, scope: Scope, id: string): Pr
 export async function createAffiliate(db: Database, scope: Scope, input: AffiliateCreate, now: Date): Promise<AffiliateView> {
   const { config } = await requirePublishedConfig(db, scope);
   const affiliate: Affiliate = {
-    id: newId("aff"), ...scope, code: input.code, name: input.name, status: input.status ?? "active", createdAt: now, updatedAt: now,
+    id: newId("aff"),
+    ...scope,
+    code: input.code,
+    name: input.name,
+    status: input.status ?? "active",
+    createdAt: now,
+    updatedAt: now,
   };
   try {
     await db.em().insert(Affiliate, affiliate);
   } catch (err) {
-    if (err instanceof UniqueConstraintViolationException) throw new ApiError(409, "affiliate_code_taken", `Affiliate code ${JSON.stringify(input.code)} is already in use`);
+    if (err instanceof UniqueConstraintViolationException)
+      throw new ApiError(409, "affiliate_code_taken", `Affiliate code ${JSON.stringify(input.code)} is already in use`);
     throw err;
   }
   return affiliateView(config, affiliate, 0);
@@ -85,7 +92,10 @@ export async function listAffiliates(db: Database, scope: Scope, query: Affiliat
   }
   const rows = await em.find(Affiliate, where, { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: limit + 1 });
   const page = rows.slice(0, limit);
-  const players = await playerCounts(em, page.map((row) => row.id));
+  const players = await playerCounts(
+    em,
+    page.map((row) => row.id),
+  );
   return { data: page.map((row) => affiliateView(config, row, players.get(row.id) ?? 0)), has_more: rows.length > limit };
 }
 
@@ -145,13 +155,16 @@ export async function attributeAffiliate(db: Database, scope: Scope, input: Affi
       }
       const id = newId("att");
       await em.insert(AffiliateAttribution, { id, ...scope, affiliateId: affiliate.id, participantId: participant.id, signupAt, createdAt: now });
-      const backfilled = input.signup_at === undefined ? 0 : await em.count(Event, {
-        participantId: participant.id,
-        type: { $in: [...AFFILIATE_EVENT_TYPES] },
-        duplicateOf: null,
-        status: { $ne: "failed" },
-        receivedAt: { $gte: signupAt },
-      });
+      const backfilled =
+        input.signup_at === undefined
+          ? 0
+          : await em.count(Event, {
+              participantId: participant.id,
+              type: { $in: [...AFFILIATE_EVENT_TYPES] },
+              duplicateOf: null,
+              status: { $ne: "failed" },
+              receivedAt: { $gte: signupAt },
+            });
       return { id, affiliate_link: affiliateLink(config, affiliate.code), backfilled };
     });
   } catch (err) {

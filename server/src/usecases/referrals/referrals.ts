@@ -144,7 +144,14 @@ export async function registerReferral(
 
       const referred = existing ?? (await ensureParticipant(db, scope, input.referred_external_id, { em, now }));
       const row = em.create(Referral, {
-        id: newId("rfl"), ...scope, referrerId: referrer.id, referredId: referred.id, code, status: "pending", createdAt: now, qualifiedAt: null,
+        id: newId("rfl"),
+        ...scope,
+        referrerId: referrer.id,
+        referredId: referred.id,
+        code,
+        status: "pending",
+        createdAt: now,
+        qualifiedAt: null,
       });
       await em.flush();
       if (program.qualifyEvent !== "signup") return { id: row.id, status: "pending" };
@@ -206,7 +213,11 @@ async function referrerEarnings(em: SqlEntityManager, participantId: string, own
  */
 async function pendingCashCents(em: SqlEntityManager, config: ClubConfig, participantId: string, ownReferralId: string | null): Promise<number> {
   const notOwn = ownReferralId === null ? {} : { $ne: referralSource(ownReferralId) };
-  const pending = await em.find(ParticipantReward, { participantId, source: { $like: "referral:%", ...notOwn }, status: "pending" }, { fields: ["rewardCode"] });
+  const pending = await em.find(
+    ParticipantReward,
+    { participantId, source: { $like: "referral:%", ...notOwn }, status: "pending" },
+    { fields: ["rewardCode"] },
+  );
   return pending.reduce((sum, reward) => {
     const payload = config.rewards.find((candidate) => candidate.code === reward.rewardCode)?.payload;
     return payload?.kind === "cash" && typeof payload.amount_cents === "number" ? sum + payload.amount_cents : sum;
@@ -230,7 +241,10 @@ export async function getReferralState(db: Database, scope: Scope, externalId: s
     pendingCashCents(em, config, participant.id, own?.id ?? null),
   ]);
   const names = new Map(
-    (await em.find(Participant, { id: { $in: friends.map((friend) => friend.referredId) } }, { fields: ["displayName"] })).map((friend) => [friend.id, friend.displayName ?? null]),
+    (await em.find(Participant, { id: { $in: friends.map((friend) => friend.referredId) } }, { fields: ["displayName"] })).map((friend) => [
+      friend.id,
+      friend.displayName ?? null,
+    ]),
   );
   return {
     enabled: referral?.enabled ?? false,
@@ -243,6 +257,10 @@ export async function getReferralState(db: Database, scope: Scope, externalId: s
     minAmount: referral?.minAmount ?? 20,
     stats: { invited, qualified, earned: earnedText(earnings, config) },
     availableCents,
-    friends: friends.map((friend) => ({ name: friendName(names.get(friend.referredId) ?? null), status: friend.status, since: friend.createdAt.toISOString() })),
+    friends: friends.map((friend) => ({
+      name: friendName(names.get(friend.referredId) ?? null),
+      status: friend.status,
+      since: friend.createdAt.toISOString(),
+    })),
   };
 }

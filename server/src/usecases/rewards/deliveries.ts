@@ -146,7 +146,11 @@ async function announceClosed(em: SqlEntityManager, scope: Scope, row: Delivery,
   // Staff who reject a manual or partner reward know already; a failure of the client's system is news to them.
   if (!delivered && row.kind === "client_delivered") {
     await em.insert(StaffWarning, {
-      id: newId("wrn"), ...scope, kind: "delivery_failed", subjectId: row.id, createdAt: now,
+      id: newId("wrn"),
+      ...scope,
+      kind: "delivery_failed",
+      subjectId: row.id,
+      createdAt: now,
       message: `Delivery ${row.id} of reward ${row.rewardCode} to participant ${participant.externalId} failed: ${row.failReason}`,
     });
   }

@@ -36,13 +36,17 @@ export interface LotExpiryRun {
  */
 export async function expireCurrencyLots(db: Database, now: Date, pageSize = 200, scope?: Scope): Promise<LotExpiryRun> {
   const run: LotExpiryRun = { participants: 0, lots: 0 };
-  await runEach(participantsWithDueLots(db, now, pageSize, scope), (id) => `lot expiry of ${id}`, async (participantId) => {
-    const expired = await db.em().transactional((em) => expireParticipantLots(em, db, participantId, now));
-    if (expired > 0) {
-      run.participants += 1;
-      run.lots += expired;
-    }
-  });
+  await runEach(
+    participantsWithDueLots(db, now, pageSize, scope),
+    (id) => `lot expiry of ${id}`,
+    async (participantId) => {
+      const expired = await db.em().transactional((em) => expireParticipantLots(em, db, participantId, now));
+      if (expired > 0) {
+        run.participants += 1;
+        run.lots += expired;
+      }
+    },
+  );
   return run;
 }
 
@@ -63,7 +67,11 @@ async function expireParticipantLots(em: SqlEntityManager, db: Database, partici
   if (!participant) return 0;
   const rows = await em.find(CurrencyLot, { participantId, remaining: { $gt: 0 }, expiresAt: { $lte: now } });
   const lots: Lot[] = rows.map((row) => ({
-    id: row.id, currency: row.currency, remaining: row.remaining, grantedAt: row.createdAt.toISOString(), expiresAt: row.expiresAt!.toISOString(),
+    id: row.id,
+    currency: row.currency,
+    remaining: row.remaining,
+    grantedAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt!.toISOString(),
   }));
   const { expired, ledger } = expireLots(lots, now);
   if (expired.length === 0) return 0;
@@ -80,15 +88,25 @@ async function expireParticipantLots(em: SqlEntityManager, db: Database, partici
     await em.nativeUpdate(CurrencyLot, { id: lot.id }, { remaining: 0 });
     if (take === 0) continue;
     entries.push({
-      id: newId("led"), clubId: participant.clubId, env: participant.env, participantId, unit: line.unit, delta: -take,
-      balanceAfter: balances[lot.currency], reason: line.reason, ruleId: line.ruleId, eventId: null, createdAt: now,
+      id: newId("led"),
+      clubId: participant.clubId,
+      env: participant.env,
+      participantId,
+      unit: line.unit,
+      delta: -take,
+      balanceAfter: balances[lot.currency],
+      reason: line.reason,
+      ruleId: line.ruleId,
+      eventId: null,
+      createdAt: now,
     });
   }
   if (entries.length > 0) await em.insertMany(LedgerEntry, entries);
   for (const [currency, amount] of Object.entries(taken)) {
     if (amount === 0) continue;
     // Atomic, and refused rather than taken below zero.
-    if (!(await debitBalanceIfHeld(em, participantId, currency, amount, now))) throw new Error(`the ${currency} balance of ${participantId} changed while its lots expired`);
+    if (!(await debitBalanceIfHeld(em, participantId, currency, amount, now)))
+      throw new Error(`the ${currency} balance of ${participantId} changed while its lots expired`);
   }
   return expired.length;
 }

@@ -1,5 +1,5 @@
 import type { components } from "../../../../generated/types.js";
-import { ParticipantReward,type ParticipantRewardStatus } from "../../db/entities/index.js";
+import { ParticipantReward, type ParticipantRewardStatus } from "../../db/entities/index.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { findMe } from "../participants/index.js";

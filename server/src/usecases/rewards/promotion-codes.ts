@@ -64,9 +64,19 @@ export async function createPromotionCode(db: Database, scope: Scope, input: Pro
   if (startsAt && endsAt && endsAt <= startsAt) throw validationFailed("body.ends_at must be after body.starts_at");
 
   const row = {
-    id: newId("pcd"), ...scope, code: normalizeCode(input.code), reward: input.reward, maxRedemptions: input.max_redemptions ?? null,
-    perParticipantLimit: input.per_participant_limit ?? 1, startsAt, endsAt, audienceTag: input.audience_tag ?? null,
-    status: "active" as const, redemptions: 0, createdAt: now, disabledAt: null,
+    id: newId("pcd"),
+    ...scope,
+    code: normalizeCode(input.code),
+    reward: input.reward,
+    maxRedemptions: input.max_redemptions ?? null,
+    perParticipantLimit: input.per_participant_limit ?? 1,
+    startsAt,
+    endsAt,
+    audienceTag: input.audience_tag ?? null,
+    status: "active" as const,
+    redemptions: 0,
+    createdAt: now,
+    disabledAt: null,
   };
   try {
     // Every process forgets the scope's active codes (hasActiveCodes).
@@ -79,7 +89,11 @@ export async function createPromotionCode(db: Database, scope: Scope, input: Pro
 }
 
 /** GET /v1/codes: newest first, paged after the code whose id is `starting_after`. */
-export async function listPromotionCodes(db: Database, scope: Scope, query: { limit?: number; starting_after?: string }): Promise<Schemas["PromotionCodeList"]> {
+export async function listPromotionCodes(
+  db: Database,
+  scope: Scope,
+  query: { limit?: number; starting_after?: string },
+): Promise<Schemas["PromotionCodeList"]> {
   const em = db.em();
   const limit = query.limit ?? 20;
   const where: Record<string, unknown> = { ...scope };
@@ -101,7 +115,9 @@ export async function getPromotionCode(db: Database, scope: Scope, code: string)
 
 /** POST /v1/codes/{code}/disable: for good; disabling twice answers the code unchanged. */
 export async function disablePromotionCode(db: Database, scope: Scope, code: string, now: Date): Promise<PromotionCodeView> {
-  await changing(db, { what: "codes", ...scope }, (em) => em.nativeUpdate(PromotionCode, { ...scope, code: normalizeCode(code), status: "active" }, { status: "disabled", disabledAt: now }));
+  await changing(db, { what: "codes", ...scope }, (em) =>
+    em.nativeUpdate(PromotionCode, { ...scope, code: normalizeCode(code), status: "active" }, { status: "disabled", disabledAt: now }),
+  );
   return getPromotionCode(db, scope, code);
 }
 

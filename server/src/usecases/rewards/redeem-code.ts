@@ -33,7 +33,11 @@ function notRedeemable(code: PromotionCode, tags: readonly string[], now: Date):
  * redemption and queues `code.redeemed`. A refusal rolls everything back.
  */
 export async function redeemCode(
-  db: Database, scope: Scope, externalId: string, typed: string, opts: { now: Date; publicUrl: string },
+  db: Database,
+  scope: Scope,
+  externalId: string,
+  typed: string,
+  opts: { now: Date; publicUrl: string },
 ): Promise<CodeRedemptionResult> {
   const { now, publicUrl } = opts;
   const { config } = await requirePublishedConfig(db, scope);
@@ -49,7 +53,8 @@ export async function redeemCode(
 
     // The participant's lock serializes their own redemptions, so this count cannot go stale.
     const mine = await em.count(CodeRedemption, { codeId: code.id, participantId: participant.id });
-    if (mine >= code.perParticipantLimit) throw new ApiError(409, "code_limit_reached", `Promotional code ${value} was already redeemed ${mine} time(s) by this participant`);
+    if (mine >= code.perParticipantLimit)
+      throw new ApiError(409, "code_limit_reached", `Promotional code ${value} was already redeemed ${mine} time(s) by this participant`);
 
     const taken = await countCodeRedemption(
       em,
@@ -67,7 +72,9 @@ export async function redeemCode(
 
     const spec = parseRewardSpec(code.reward);
     const data: components["schemas"]["CodeRedeemedWebhookData"] = {
-      participant: webhookParticipant(participant), code: value, reward_code: spec?.kind === "reward" ? spec.code : null,
+      participant: webhookParticipant(participant),
+      code: value,
+      reward_code: spec?.kind === "reward" ? spec.code : null,
     };
     await recordWebhook(em, scope, "code.redeemed", data, now);
     return { id, code: value, reward: code.reward, effects };

@@ -18,7 +18,13 @@ import { ApiError, notFound } from "../shared/errors.js";
 import { webhookMessage } from "../webhooks/index.js";
 import { subscriptionMatches } from "../../webhooks/envelope.js";
 import {
-  clubTimeZone, gatherEvaluation, loadParticipantState, lockParticipant, viewedState, webhookParticipant, type ParticipantSnapshot,
+  clubTimeZone,
+  gatherEvaluation,
+  loadParticipantState,
+  lockParticipant,
+  viewedState,
+  webhookParticipant,
+  type ParticipantSnapshot,
 } from "../evaluation/index.js";
 import type { Balances } from "../participants/index.js";
 import { PendingWrites } from "../evaluation/index.js";
@@ -106,7 +112,14 @@ interface Paid {
  * lots (the balance alone says what is spendable).
  */
 async function paidFirst(
-  em: SqlEntityManager, scope: Scope, externalId: string, priced: PricedReward, key: string | null, now: Date, config: ClubConfig, timeZone: string,
+  em: SqlEntityManager,
+  scope: Scope,
+  externalId: string,
+  priced: PricedReward,
+  key: string | null,
+  now: Date,
+  config: ClubConfig,
+  timeZone: string,
 ): Promise<Paid | null> {
   const store = await hotStore(em);
   const currency = priced.currency.code;
@@ -114,7 +127,8 @@ async function paidFirst(
   if (!payment) return null;
   const { participant } = payment;
   const repeat = payment.stored && repeatOf(payment.stored, config);
-  const stateOf = (balances: Balances) => viewedState(participant, config, payment.balanceAfter === null ? balances : { ...balances, [currency]: payment.balanceAfter + priced.cost }, NO_MISSIONS);
+  const stateOf = (balances: Balances) =>
+    viewedState(participant, config, payment.balanceAfter === null ? balances : { ...balances, [currency]: payment.balanceAfter + priced.cost }, NO_MISSIONS);
   let state = stateOf(payment.balances);
   const { endpointEvents } = payment;
   if (repeat || payment.balanceAfter === null) return { repeat, participant, state, evaluation: null, endpointEvents };
@@ -132,7 +146,10 @@ const NO_MISSIONS: Record<string, MissionState> = Object.freeze({}) as Record<st
 /** The evaluation without the price's change of the balance, which paidFirst already made (its ledger line stays). */
 function withoutPayment(evaluation: Evaluation, priced: PricedReward): Evaluation {
   const currency = priced.currency.code;
-  return { ...evaluation, delta: { ...evaluation.delta, balances: { ...evaluation.delta.balances, [currency]: (evaluation.delta.balances[currency] ?? 0) + priced.cost } } };
+  return {
+    ...evaluation,
+    delta: { ...evaluation.delta, balances: { ...evaluation.delta.balances, [currency]: (evaluation.delta.balances[currency] ?? 0) + priced.cost } },
+  };
 }
 
 /**
@@ -168,7 +185,9 @@ function repeatOf(result: Record<string, any>, config: ClubConfig): RedemptionVi
     ...rest,
     cost: { currency: cost.currency, amount: main(cost.currency, cost.amount_minor) },
     balance_after: main(cost.currency, balanceAfter),
-    effects: (effects as Record<string, any>[]).map(({ amount_minor: minor, ...effect }) => (typeof minor === "number" ? { ...effect, amount: main(effect.currency, minor) } : effect)),
+    effects: (effects as Record<string, any>[]).map(({ amount_minor: minor, ...effect }) =>
+      typeof minor === "number" ? { ...effect, amount: main(effect.currency, minor) } : effect,
+    ),
     duplicate: true,
   } as RedemptionView;
 }
@@ -246,9 +265,21 @@ export async function redeem(
         effects,
       };
       const redemption: RequiredEntityData<Redemption> = {
-        id: result.id, ...scope, participantId: participant.id, rewardCode: priced.reward.code, idempotencyKey: key, cost: { currency: cost.currency, amount: priced.cost }, result, createdAt: opts.now,
+        id: result.id,
+        ...scope,
+        participantId: participant.id,
+        rewardCode: priced.reward.code,
+        idempotencyKey: key,
+        cost: { currency: cost.currency, amount: priced.cost },
+        result,
+        createdAt: opts.now,
       };
-      const purchased: Schemas["StorePurchasedWebhookData"] = { participant: webhookParticipant(participant), reward_code: priced.reward.code, cost, redemption_id: result.id };
+      const purchased: Schemas["StorePurchasedWebhookData"] = {
+        participant: webhookParticipant(participant),
+        reward_code: priced.reward.code,
+        cost,
+        redemption_id: result.id,
+      };
       writes.outbox.push(webhookMessage(scope, "store.purchased", purchased, opts.now));
       if (paid) keepSubscribed(writes.outbox, paid.endpointEvents);
       // One round trip on PostgreSQL: the delta, the redemption (its unique key), the outbox rows and the key's mark.

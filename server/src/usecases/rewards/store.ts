@@ -4,7 +4,7 @@ import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { ApiError } from "../shared/errors.js";
 import { loadParticipantState } from "../evaluation/index.js";
-import { pricedReward,redeem,spendableBalance,type RedemptionView } from "./redemptions.js";
+import { pricedReward, redeem, spendableBalance, type RedemptionView } from "./redemptions.js";
 import { findMe } from "../participants/index.js";
 
 /** The store (`/v1/me/store`): rewards with a price, and buying one. */

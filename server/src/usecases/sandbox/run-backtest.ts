@@ -67,8 +67,18 @@ export async function startBacktest(
   const period = await periodOf(db, scope, version, request);
   if (!opts.async && period.count <= SYNC_BACKTEST_EVENTS) return { status: 200, body: await computeBacktest(db, scope, period) };
   const row: Backtest = {
-    id: newId("btr"), ...scope, version, from: period.from, to: period.to, status: "queued", eventsTotal: period.count, eventsDone: 0,
-    result: null, error: null, createdAt: opts.now, finishedAt: null,
+    id: newId("btr"),
+    ...scope,
+    version,
+    from: period.from,
+    to: period.to,
+    status: "queued",
+    eventsTotal: period.count,
+    eventsDone: 0,
+    result: null,
+    error: null,
+    createdAt: opts.now,
+    finishedAt: null,
   };
   await db.em().transactional(async (em) => {
     await em.insert(Backtest, row);
@@ -112,7 +122,11 @@ export async function processBacktest(db: Database, scope: Scope, id: string, no
   await em.nativeUpdate(Backtest, { id }, { status: "running", eventsDone: 0 });
   try {
     const result = await computeBacktest(db, scope, row, (done) => em.nativeUpdate(Backtest, { id }, { eventsDone: done }));
-    await em.nativeUpdate(Backtest, { id }, { status: "done", eventsDone: result.events, result: result as unknown as Record<string, unknown>, finishedAt: now() });
+    await em.nativeUpdate(
+      Backtest,
+      { id },
+      { status: "done", eventsDone: result.events, result: result as unknown as Record<string, unknown>, finishedAt: now() },
+    );
   } catch (error) {
     // A configuration that no longer validates, or the like: retrying would fail the same way.
     await em.nativeUpdate(Backtest, { id }, { status: "failed", error: error instanceof Error ? error.message : String(error), finishedAt: now() });
@@ -141,7 +155,14 @@ async function computeBacktest(db: Database, scope: Scope, period: Period, progr
   const replayed: ReplayedEvent[] = events.map((event) => ({
     participant: event.participantId,
     at: event.processedAt ?? event.receivedAt,
-    event: { type: event.type, id: event.externalEventId, amount: event.amount, currency: event.currency, occurred_at: event.occurredAt.toISOString(), meta: event.meta },
+    event: {
+      type: event.type,
+      id: event.externalEventId,
+      amount: event.amount,
+      currency: event.currency,
+      occurred_at: event.occurredAt.toISOString(),
+      meta: event.meta,
+    },
   }));
   const replay = new Replay(config, clubTimeZone(config), starts, () => blankState(config, 0, {}, {}));
   for (let i = 0; i < replayed.length; i += PROGRESS_EVERY) {
@@ -173,7 +194,8 @@ function compare(draft: Record<string, SourceTally>, published: Record<string, S
     const a = draft[source] ?? EMPTY;
     const b = published[source] ?? EMPTY;
     const currencies: Record<string, number> = {};
-    for (const code of new Set([...Object.keys(a.currencies), ...Object.keys(b.currencies)])) currencies[code] = (a.currencies[code] ?? 0) - (b.currencies[code] ?? 0);
+    for (const code of new Set([...Object.keys(a.currencies), ...Object.keys(b.currencies)]))
+      currencies[code] = (a.currencies[code] ?? 0) - (b.currencies[code] ?? 0);
     return {
       source,
       draft: view(a),
@@ -214,14 +236,22 @@ async function statesAt(db: Database, scope: Scope, config: ClubConfig, particip
   for (let i = 0; i < participantIds.length; i += PARTICIPANTS_PER_QUERY) {
     const ids = participantIds.slice(i, i + PARTICIPANTS_PER_QUERY);
     const units = new Map<string, Record<string, number>>();
-    const ledger = await em.find(LedgerEntry, { ...scope, participantId: { $in: ids }, createdAt: { $lt: from } }, { fields: ["participantId", "unit", "delta"], disableIdentityMap: true });
+    const ledger = await em.find(
+      LedgerEntry,
+      { ...scope, participantId: { $in: ids }, createdAt: { $lt: from } },
+      { fields: ["participantId", "unit", "delta"], disableIdentityMap: true },
+    );
     for (const line of ledger) {
       const sums = units.get(line.participantId) ?? {};
       sums[line.unit] = (sums[line.unit] ?? 0) + Number(line.delta);
       units.set(line.participantId, sums);
     }
     const counts = new Map<string, Record<string, number>>();
-    const before = await em.find(Event, { ...scope, participantId: { $in: ids }, status: "processed", duplicateOf: null, receivedAt: { $lt: from } }, { fields: ["participantId", "type"], disableIdentityMap: true });
+    const before = await em.find(
+      Event,
+      { ...scope, participantId: { $in: ids }, status: "processed", duplicateOf: null, receivedAt: { $lt: from } },
+      { fields: ["participantId", "type"], disableIdentityMap: true },
+    );
     for (const event of before) {
       const byType = counts.get(event.participantId) ?? {};
       byType[event.type] = (byType[event.type] ?? 0) + 1;

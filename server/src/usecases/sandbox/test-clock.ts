@@ -97,12 +97,13 @@ export async function advanceTestClock(db: Database, scope: Scope, to: Date, tas
   requireTestEnv(scope);
   changed(scope.clubId, undefined);
   const from = (await testClockAt(db, scope.clubId)) ?? realNow;
-  if (!(to.getTime() > from.getTime())) throw validationFailed(`body.to must be after the test clock's time ${from.toISOString()} (a test clock only moves forward)`);
+  if (!(to.getTime() > from.getTime()))
+    throw validationFailed(`body.to must be after the test clock's time ${from.toISOString()} (a test clock only moves forward)`);
   if (to.getTime() > oneYearAfter(from).getTime()) throw validationFailed(`body.to may be at most one year after the test clock's time ${from.toISOString()}`);
   const scoped = tasks.filter((task) => task.runFor !== undefined);
   const runs = new Map(scoped.map((task) => [task.name, 0]));
   let steps = 0;
-  for (let at = from; at.getTime() < to.getTime(); ) {
+  for (let at = from; at.getTime() < to.getTime();) {
     at = new Date(Math.min(at.getTime() + DAY_MS, to.getTime()));
     await setClock(db, scope.clubId, at);
     for (const task of scoped) {
@@ -138,7 +139,11 @@ export async function deleteTestClock(db: Database, scope: Scope, realNow: Date)
   const em = db.em();
   const later = await em.count(Event, { ...scope, receivedAt: { $gt: realNow } });
   if (later > 0) {
-    throw new ApiError(409, "test_clock_in_use", `${later} event(s) of the test environment were recorded after real now; real time cannot go back before them. Keep the clock or use a new club.`);
+    throw new ApiError(
+      409,
+      "test_clock_in_use",
+      `${later} event(s) of the test environment were recorded after real now; real time cannot go back before them. Keep the clock or use a new club.`,
+    );
   }
   await em.nativeDelete(TestClock, { clubId: scope.clubId });
   changed(scope.clubId, null);

@@ -97,10 +97,18 @@ export function levelName(level: number, config?: ClubConfig): string {
  * not in webhook mode or the participant has no contact: e-mail first, else SMS.
  */
 export function messageRequest(
-  config: ClubConfig, participant: MessageRecipient, template: string, rendered: RenderedMessage, variables: MessageVariables,
+  config: ClubConfig,
+  participant: MessageRecipient,
+  template: string,
+  rendered: RenderedMessage,
+  variables: MessageVariables,
 ): Schemas["MessageRequestedWebhookData"] | null {
   if (config.crm?.mode !== "webhook") return null;
-  const contact = participant.email ? { channel: "email" as const, to: participant.email } : participant.phone ? { channel: "sms" as const, to: participant.phone } : null;
+  const contact = participant.email
+    ? { channel: "email" as const, to: participant.email }
+    : participant.phone
+      ? { channel: "sms" as const, to: participant.phone }
+      : null;
   if (!contact) return null;
   return {
     participant: { id: participant.id, external_id: participant.externalId },

@@ -13,5 +13,6 @@ export async function runEach<T>(items: Iterable<T> | AsyncIterable<T>, label: (
       failures.push(new Error(`${label(item)} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
     }
   }
-  if (failures.length > 0) throw new AggregateError(failures, `${failures.length} of the job's items failed: ${failures.map((failure) => failure.message).join("; ")}`);
+  if (failures.length > 0)
+    throw new AggregateError(failures, `${failures.length} of the job's items failed: ${failures.map((failure) => failure.message).join("; ")}`);
 }

@@ -86,5 +86,8 @@ export async function listAudit(db: Database, scope: Scope, query: AuditQuery): 
 const CSV_COLUMNS = ["id", "created_at", "env", "actor_type", "actor_id", "action", "target", "summary", "ip", "request_id"] as const;
 
 export function auditCsv(page: { data: AuditEntryView[] }): string {
-  return toCsv(CSV_COLUMNS, page.data.map((entry) => CSV_COLUMNS.map((column) => entry[column] ?? null)));
+  return toCsv(
+    CSV_COLUMNS,
+    page.data.map((entry) => CSV_COLUMNS.map((column) => entry[column] ?? null)),
+  );
 }

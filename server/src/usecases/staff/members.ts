@@ -152,9 +152,17 @@ export async function updateStaff(
   }
   member.updatedAt = now;
   await db.em().transactional(async (em) => {
-    await em.nativeUpdate(StaffMember, { id: member.id }, {
-      displayName: member.displayName, role: member.role, env: member.env ?? null, disabled: member.disabled, updatedAt: now,
-    });
+    await em.nativeUpdate(
+      StaffMember,
+      { id: member.id },
+      {
+        displayName: member.displayName,
+        role: member.role,
+        env: member.env ?? null,
+        disabled: member.disabled,
+        updatedAt: now,
+      },
+    );
     if (member.disabled) await em.nativeDelete(StaffSession, { staffId: member.id });
   });
   return { member, changes };

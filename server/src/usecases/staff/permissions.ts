@@ -8,13 +8,33 @@ import type { StaffRole } from "../../db/entities/index.js";
  */
 
 const READ = [
-  "config.read", "participants.read", "events.read", "deliveries.read", "webhooks.read", "codes.read", "affiliates.read",
-  "games.read", "tournaments.read", "warnings.read", "test_clock.read", "keys.read", "audit_log.read", "roles.read",
+  "config.read",
+  "participants.read",
+  "events.read",
+  "deliveries.read",
+  "webhooks.read",
+  "codes.read",
+  "affiliates.read",
+  "games.read",
+  "tournaments.read",
+  "warnings.read",
+  "test_clock.read",
+  "keys.read",
+  "audit_log.read",
+  "roles.read",
 ] as const;
 
 const OPERATE = [
-  "config.write", "config.publish", "participants.write", "events.test", "deliveries.fulfil", "webhooks.write",
-  "codes.write", "affiliates.write", "games.write", "test_clock.write",
+  "config.write",
+  "config.publish",
+  "participants.write",
+  "events.test",
+  "deliveries.fulfil",
+  "webhooks.write",
+  "codes.write",
+  "affiliates.write",
+  "games.write",
+  "test_clock.write",
 ] as const;
 
 const OWN = ["events.send", "participants.tokens", "keys.write", "staff.manage"] as const;

@@ -1,7 +1,7 @@
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../../generated/types.js";
 import type { ClubConfig } from "../../engine/config.js";
-import { LeaderboardEntry,Participant } from "../../db/entities/index.js";
+import { LeaderboardEntry, Participant } from "../../db/entities/index.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { notFound } from "../shared/errors.js";
@@ -92,11 +92,13 @@ export async function getLeaderboard(
   if (!board && !campaign) throw notFound(`Leaderboard ${JSON.stringify(campaignId)}`);
   const top = board
     ? board.top.map((row) => ({ participantId: row.participantId, points: row.score }))
-    : (await em.find(
-      LeaderboardEntry,
-      { ...scope, campaignId, points: { $gt: 0 } },
-      { orderBy: { points: "desc", updatedAt: "asc", id: "asc" }, limit: opts.limit },
-    )).map((entry) => ({ participantId: entry.participantId, points: pointsOf(entry.points) }));
+    : (
+        await em.find(
+          LeaderboardEntry,
+          { ...scope, campaignId, points: { $gt: 0 } },
+          { orderBy: { points: "desc", updatedAt: "asc", id: "asc" }, limit: opts.limit },
+        )
+      ).map((entry) => ({ participantId: entry.participantId, points: pointsOf(entry.points) }));
   const people = await em.find(Participant, { id: { $in: top.map((entry) => entry.participantId) } }, { fields: ["displayName", "avatarUrl"] });
   const byId = new Map(people.map((person) => [person.id, person]));
   let me: Leaderboard["me"];

@@ -9,8 +9,17 @@ import type { ClubConfig, RewardConfig } from "../../engine/config.js";
 import { grantRewards } from "../../engine/evaluate.js";
 import { toMinorUnits } from "../../engine/money.js";
 import {
-  awardPrizes, endedEditions, minWagerMinor, OFFICIAL_PERIODS, officialPayouts, officialPool, closedOfficialPeriod, rankStandings,
-  SCORE_DECIMALS, type Edition, type RankedRow,
+  awardPrizes,
+  endedEditions,
+  minWagerMinor,
+  OFFICIAL_PERIODS,
+  officialPayouts,
+  officialPool,
+  closedOfficialPeriod,
+  rankStandings,
+  SCORE_DECIMALS,
+  type Edition,
+  type RankedRow,
 } from "../../engine/tournaments/index.js";
 import { getPublishedConfig } from "../club/index.js";
 import { recordWebhook } from "../webhooks/index.js";
@@ -42,7 +51,14 @@ export interface SettlementRun {
 }
 
 /** The reward an official prize grants: a cash delivery, listed first so a club reward with the same code never stands in for it. */
-export function officialPrizeReward(config: ClubConfig, amountMinor: number, currency: string, tournamentId: string, editionKey: string, rank: number): RewardConfig {
+export function officialPrizeReward(
+  config: ClubConfig,
+  amountMinor: number,
+  currency: string,
+  tournamentId: string,
+  editionKey: string,
+  rank: number,
+): RewardConfig {
   return {
     code: "official-tournament-prize",
     title: clubLabel(config, "official_prize_reward"),
@@ -58,13 +74,23 @@ function scoreOf(stored: number): number {
   return stored / 10 ** SCORE_DECIMALS;
 }
 
-async function topStandings(em: SqlEntityManager, scope: Scope, tournamentId: string, editionKey: string, minScore: number, limit: number): Promise<RankedRow[]> {
+async function topStandings(
+  em: SqlEntityManager,
+  scope: Scope,
+  tournamentId: string,
+  editionKey: string,
+  minScore: number,
+  limit: number,
+): Promise<RankedRow[]> {
   const rows = await em.find(
     TournamentStanding,
     { ...scope, tournamentId, editionKey, score: { $gt: 0, $gte: minScore } },
     { orderBy: { score: "desc", reachedAt: "asc", participantId: "asc" }, limit },
   );
-  return rankStandings(rows.map((row) => ({ participantId: row.participantId, score: row.score, reachedAt: row.reachedAt })), minScore);
+  return rankStandings(
+    rows.map((row) => ({ participantId: row.participantId, score: row.score, reachedAt: row.reachedAt })),
+    minScore,
+  );
 }
 
 interface Payment {
@@ -88,7 +114,7 @@ interface SettleContext {
 
 /** Grants one prize to one participant under their lock; returns what `tournament.finished` lists for it. */
 async function pay(context: SettleContext, payment: Payment): Promise<Schemas["TournamentFinishedPrize"] | null> {
-  const { em, db, scope, now, publicUrl } = context;
+  const { em, scope, now, publicUrl } = context;
   const participant = await lockParticipant(em, { ...scope, id: payment.participantId });
   if (!participant) return null;
   const timeZone = clubTimeZone(payment.config);
@@ -119,7 +145,14 @@ interface EditionToSettle {
  * Settles one edition once: claims it, pays, freezes the results and sends
  * `tournament.finished`. False when another pass (or worker) already did.
  */
-async function settleEdition(db: Database, scope: Scope, config: ClubConfig, target: EditionToSettle, opts: { now: Date; publicUrl: string }, run: SettlementRun): Promise<boolean> {
+async function settleEdition(
+  db: Database,
+  scope: Scope,
+  config: ClubConfig,
+  target: EditionToSettle,
+  opts: { now: Date; publicUrl: string },
+  run: SettlementRun,
+): Promise<boolean> {
   try {
     await db.em().transactional(async (em) => {
       const claim = { id: newId("tse"), ...scope, tournamentId: target.tournamentId, editionKey: target.edition.key, results: {}, settledAt: opts.now };
@@ -170,11 +203,18 @@ async function configuredEditions(em: SqlEntityManager, scope: Scope, config: Cl
       const minScore = toMinorUnits(tournament.minScore ?? 0, SCORE_DECIMALS);
       const lastPrizeRank = Math.max(...tournament.prizes.map((prize) => prize.to));
       due.push({
-        tournamentId: tournament.id, title: tournament.title, kind: "tournament", edition,
+        tournamentId: tournament.id,
+        title: tournament.title,
+        kind: "tournament",
+        edition,
         async plan(tx) {
           const ranked = await topStandings(tx, scope, tournament.id, edition.key, minScore, Math.max(lastPrizeRank, FINISHED_TOP_N));
           const payments = awardPrizes(ranked, tournament.prizes).map((award) => ({
-            participantId: award.participantId, rank: award.rank, config, rewardCode: award.reward, ruleId: `tournament:${tournament.id}:${edition.key}`,
+            participantId: award.participantId,
+            rank: award.rank,
+            config,
+            rewardCode: award.reward,
+            ruleId: `tournament:${tournament.id}:${edition.key}`,
           }));
           return { ranked, payments, poolMinor: null, currency: null };
         },
@@ -201,16 +241,25 @@ async function officialEditions(em: SqlEntityManager, scope: Scope, config: Club
       for (const tournamentId of ids) {
         const currency = tournamentId.slice(prefix.length);
         due.push({
-          tournamentId, title: clubLabel(config, `official_tournament_${period}`, { track: track.title }), kind: "official", edition,
+          tournamentId,
+          title: clubLabel(config, `official_tournament_${period}`, { track: track.title }),
+          kind: "official",
+          edition,
           async plan(tx) {
             const total = await editionScoreTotal(tx, scope, tournamentId, edition.key);
             const poolMinor = officialPool(total, settings);
             const split = settings.split ?? [100];
             const ranked = await topStandings(tx, scope, tournamentId, edition.key, minWagerMinor(settings), Math.max(split.length, FINISHED_TOP_N));
             const payments = officialPayouts(ranked, poolMinor, split).map((payout) => ({
-              participantId: payout.participantId, rank: payout.rank, rewardCode: "official-tournament-prize", amountMinor: payout.amountMinor,
+              participantId: payout.participantId,
+              rank: payout.rank,
+              rewardCode: "official-tournament-prize",
+              amountMinor: payout.amountMinor,
               ruleId: `tournament:${tournamentId}:${edition.key}`,
-              config: { ...config, rewards: [officialPrizeReward(config, payout.amountMinor, currency, tournamentId, edition.key, payout.rank), ...config.rewards] },
+              config: {
+                ...config,
+                rewards: [officialPrizeReward(config, payout.amountMinor, currency, tournamentId, edition.key, payout.rank), ...config.rewards],
+              },
             }));
             return { ranked, payments, poolMinor, currency };
           },
@@ -224,7 +273,11 @@ async function officialEditions(em: SqlEntityManager, scope: Scope, config: Club
 /** Drops the editions already settled (one read), so a pass over settled editions writes nothing. */
 async function filterUnsettled(em: SqlEntityManager, scope: Scope, editions: EditionToSettle[]): Promise<EditionToSettle[]> {
   if (editions.length === 0) return [];
-  const settled = await em.find(TournamentSettlement, { ...scope, tournamentId: { $in: [...new Set(editions.map((e) => e.tournamentId))] } }, { fields: ["tournamentId", "editionKey"] });
+  const settled = await em.find(
+    TournamentSettlement,
+    { ...scope, tournamentId: { $in: [...new Set(editions.map((e) => e.tournamentId))] } },
+    { fields: ["tournamentId", "editionKey"] },
+  );
   const done = new Set(settled.map((row) => `${row.tournamentId}\u0000${row.editionKey}`));
   return editions.filter((e) => !done.has(`${e.tournamentId}\u0000${e.edition.key}`));
 }
@@ -244,10 +297,14 @@ export async function settleTournaments(db: Database, scope: Scope, opts: { now:
 export async function settleTournamentsForAllClubs(db: Database, opts: { now: Date; publicUrl: string }): Promise<SettlementRun> {
   const published = await db.em().find(ConfigVersion, { status: "published" }, { fields: ["clubId", "env"], orderBy: { clubId: "asc", env: "asc" } });
   const total: SettlementRun = { settled: 0, prizes: 0 };
-  await runEach(published, (row) => `tournament settlement of ${row.clubId}/${row.env}`, async (row) => {
-    const run = await settleTournaments(db, { clubId: row.clubId, env: row.env }, opts);
-    total.settled += run.settled;
-    total.prizes += run.prizes;
-  });
+  await runEach(
+    published,
+    (row) => `tournament settlement of ${row.clubId}/${row.env}`,
+    async (row) => {
+      const run = await settleTournaments(db, { clubId: row.clubId, env: row.env }, opts);
+      total.settled += run.settled;
+      total.prizes += run.prizes;
+    },
+  );
   return total;
 }

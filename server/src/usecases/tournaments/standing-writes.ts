@@ -15,8 +15,12 @@ export function gatherTournamentScores(
   const { config } = target;
   if (config.tournaments.length === 0 && !config.officialTournaments?.enabled) return;
   const deltas = scoreEvent({
-    tournaments: config.tournaments, officialTournaments: config.officialTournaments, globalExclude: config.games?.exclude,
-    event: target.event, now: target.now, timeZone: target.timeZone,
+    tournaments: config.tournaments,
+    officialTournaments: config.officialTournaments,
+    globalExclude: config.games?.exclude,
+    event: target.event,
+    now: target.now,
+    timeZone: target.timeZone,
   });
   standings.add(target.scope, target.participantId, deltas, target.now);
 }

@@ -6,8 +6,18 @@ import type { Scope } from "../../db/scope.js";
 import type { ClubConfig } from "../../engine/config.js";
 import { toMinorUnits } from "../../engine/money.js";
 import {
-  editionAt, latestEdition, minWagerMinor, OFFICIAL_PERIODS, officialPeriod, officialPool, officialShare, previousOfficialPeriod,
-  SCORE_DECIMALS, type Edition, type OfficialPeriodName, type OfficialPeriodSettings,
+  editionAt,
+  latestEdition,
+  minWagerMinor,
+  OFFICIAL_PERIODS,
+  officialPeriod,
+  officialPool,
+  officialShare,
+  previousOfficialPeriod,
+  SCORE_DECIMALS,
+  type Edition,
+  type OfficialPeriodName,
+  type OfficialPeriodSettings,
 } from "../../engine/tournaments/index.js";
 import { requirePublishedConfig } from "../club/index.js";
 import { notFound } from "../shared/errors.js";
@@ -63,12 +73,21 @@ async function catalog(em: SqlEntityManager, scope: Scope, config: ClubConfig, n
     if (tournament.enabled === false) continue;
     const latest = latestEdition(tournament, now, timeZone);
     if (!latest) continue;
-    const editions = [latest, ...(latest.index > 0 ? [editionAt(tournament, latest.index - 1, timeZone)] : [])]
-      .filter((edition) => now.getTime() < edition.endsAt.getTime() + RECENT_MS);
+    const editions = [latest, ...(latest.index > 0 ? [editionAt(tournament, latest.index - 1, timeZone)] : [])].filter(
+      (edition) => now.getTime() < edition.endsAt.getTime() + RECENT_MS,
+    );
     if (editions.length === 0) continue;
     entries.push({
-      tournamentId: tournament.id, kind: "tournament", title: tournament.title, trackId: null, period: null, currency: null,
-      minScore: toMinorUnits(tournament.minScore ?? 0, SCORE_DECIMALS), editions, prizes: tournament.prizes, official: null,
+      tournamentId: tournament.id,
+      kind: "tournament",
+      title: tournament.title,
+      trackId: null,
+      period: null,
+      currency: null,
+      minScore: toMinorUnits(tournament.minScore ?? 0, SCORE_DECIMALS),
+      editions,
+      prizes: tournament.prizes,
+      official: null,
     });
   }
   const official = config.officialTournaments;
@@ -81,10 +100,23 @@ async function catalog(em: SqlEntityManager, scope: Scope, config: ClubConfig, n
       for (const track of official.tracks ?? []) {
         if (track.enabled === false) continue;
         const prefix = `official:${track.id}:${period}:`;
-        for (const currency of await officialCurrencies(em, scope, prefix, editions.map((edition) => edition.key))) {
+        for (const currency of await officialCurrencies(
+          em,
+          scope,
+          prefix,
+          editions.map((edition) => edition.key),
+        )) {
           entries.push({
-            tournamentId: `${prefix}${currency}`, kind: "official", title: clubLabel(config, `official_tournament_${period}`, { track: track.title }),
-            trackId: track.id, period, currency, minScore: minWagerMinor(settings), editions, prizes: [], official: settings,
+            tournamentId: `${prefix}${currency}`,
+            kind: "official",
+            title: clubLabel(config, `official_tournament_${period}`, { track: track.title }),
+            trackId: track.id,
+            period,
+            currency,
+            minScore: minWagerMinor(settings),
+            editions,
+            prizes: [],
+            official: settings,
           });
         }
       }
@@ -95,7 +127,11 @@ async function catalog(em: SqlEntityManager, scope: Scope, config: ClubConfig, n
 
 async function settledKeys(em: SqlEntityManager, scope: Scope, entries: CatalogEntry[]): Promise<Set<string>> {
   if (entries.length === 0) return new Set();
-  const rows = await em.find(TournamentSettlement, { ...scope, tournamentId: { $in: entries.map((entry) => entry.tournamentId) } }, { fields: ["tournamentId", "editionKey"] });
+  const rows = await em.find(
+    TournamentSettlement,
+    { ...scope, tournamentId: { $in: entries.map((entry) => entry.tournamentId) } },
+    { fields: ["tournamentId", "editionKey"] },
+  );
   return new Set(rows.map((row) => `${row.tournamentId}\u0000${row.editionKey}`));
 }
 
@@ -109,14 +145,24 @@ const scoreOf = (stored: number) => stored / 10 ** SCORE_DECIMALS;
 function prizesOf(entry: CatalogEntry, poolMinor: number | null): Schemas["TournamentPrizeRange"][] {
   if (entry.official) {
     return (entry.official.split ?? [100]).map((_, index) => ({
-      from: index + 1, to: index + 1, reward: "official-tournament-prize", amount_minor: officialShare(poolMinor ?? 0, entry.official!.split ?? [100], index + 1),
+      from: index + 1,
+      to: index + 1,
+      reward: "official-tournament-prize",
+      amount_minor: officialShare(poolMinor ?? 0, entry.official!.split ?? [100], index + 1),
     }));
   }
   return entry.prizes.map((prize) => ({ from: prize.from, to: prize.to, reward: prize.reward, amount_minor: null }));
 }
 
 /** The ranking rows of an edition in rank order: `limit` after `offset`. */
-async function rankedRows(em: SqlEntityManager, scope: Scope, entry: CatalogEntry, editionKey: string, limit: number, offset = 0): Promise<TournamentStanding[]> {
+async function rankedRows(
+  em: SqlEntityManager,
+  scope: Scope,
+  entry: CatalogEntry,
+  editionKey: string,
+  limit: number,
+  offset = 0,
+): Promise<TournamentStanding[]> {
   return em.find(
     TournamentStanding,
     { ...scope, tournamentId: entry.tournamentId, editionKey, score: { $gt: 0, $gte: entry.minScore } },
@@ -128,7 +174,9 @@ async function rankedRows(em: SqlEntityManager, scope: Scope, entry: CatalogEntr
 async function rankOf(em: SqlEntityManager, scope: Scope, entry: CatalogEntry, row: TournamentStanding | null): Promise<number | null> {
   if (!row || row.score <= 0 || row.score < entry.minScore) return null;
   const ahead = await em.count(TournamentStanding, {
-    ...scope, tournamentId: row.tournamentId, editionKey: row.editionKey,
+    ...scope,
+    tournamentId: row.tournamentId,
+    editionKey: row.editionKey,
     $or: [
       { score: { $gt: row.score } },
       { score: row.score, reachedAt: { $lt: row.reachedAt } },
@@ -155,15 +203,26 @@ export interface TournamentBoard {
  * `GET /v1/me/tournaments` shows, so the leaderboards that show tournaments
  * (`/v1/me/leaderboards`, the widget's leaderboard block) agree with it.
  */
-export async function tournamentBoards(em: SqlEntityManager, scope: Scope, config: ClubConfig, participantId: string, now: Date, topLimit = 0): Promise<TournamentBoard[]> {
+export async function tournamentBoards(
+  em: SqlEntityManager,
+  scope: Scope,
+  config: ClubConfig,
+  participantId: string,
+  now: Date,
+  topLimit = 0,
+): Promise<TournamentBoard[]> {
   const boards: TournamentBoard[] = [];
   for (const entry of await catalog(em, scope, config, now, true)) {
     const edition = entry.editions[0];
     const mine = await em.findOne(TournamentStanding, { ...scope, participantId, tournamentId: entry.tournamentId, editionKey: edition.key });
     const top = topLimit > 0 ? await rankedRows(em, scope, entry, edition.key, topLimit) : [];
     boards.push({
-      tournamentId: entry.tournamentId, title: entry.title, startsAt: edition.startsAt, endsAt: edition.endsAt,
-      score: mine ? scoreOf(mine.score) : 0, rank: await rankOf(em, scope, entry, mine),
+      tournamentId: entry.tournamentId,
+      title: entry.title,
+      startsAt: edition.startsAt,
+      endsAt: edition.endsAt,
+      score: mine ? scoreOf(mine.score) : 0,
+      rank: await rankOf(em, scope, entry, mine),
       top: top.map((row, index) => ({ rank: index + 1, participantId: row.participantId, score: scoreOf(row.score) })),
     });
   }
@@ -171,7 +230,12 @@ export async function tournamentBoards(em: SqlEntityManager, scope: Scope, confi
 }
 
 /** GET /v1/me/tournaments. */
-export async function listMyTournaments(db: Database, scope: Scope, externalId: string, opts: { limit: number; now: Date }): Promise<Schemas["MyTournamentList"]> {
+export async function listMyTournaments(
+  db: Database,
+  scope: Scope,
+  externalId: string,
+  opts: { limit: number; now: Date },
+): Promise<Schemas["MyTournamentList"]> {
   const em = db.em();
   const { config } = await requirePublishedConfig(db, scope);
   const me = await em.findOne(Participant, { ...scope, externalId });
@@ -187,13 +251,23 @@ export async function listMyTournaments(db: Database, scope: Scope, externalId: 
       const byId = new Map(people.map((person) => [person.id, person]));
       const mine = await em.findOne(TournamentStanding, { participantId: me.id, tournamentId: entry.tournamentId, editionKey: edition.key });
       data.push({
-        tournament_id: entry.tournamentId, kind: entry.kind, title: entry.title, track_id: entry.trackId, period: entry.period,
-        edition_id: edition.key, starts_at: edition.startsAt.toISOString(), ends_at: edition.endsAt.toISOString(), status: statusOf(entry, edition, settled, opts.now),
+        tournament_id: entry.tournamentId,
+        kind: entry.kind,
+        title: entry.title,
+        track_id: entry.trackId,
+        period: entry.period,
+        edition_id: edition.key,
+        starts_at: edition.startsAt.toISOString(),
+        ends_at: edition.endsAt.toISOString(),
+        status: statusOf(entry, edition, settled, opts.now),
         score: mine ? scoreOf(mine.score) : 0,
         rank: await rankOf(em, scope, entry, mine),
         top: top.map((row, index) => ({
-          rank: index + 1, display_name: byId.get(row.participantId)?.displayName ?? null, avatar_url: byId.get(row.participantId)?.avatarUrl ?? null,
-          score: scoreOf(row.score), is_me: row.participantId === me.id,
+          rank: index + 1,
+          display_name: byId.get(row.participantId)?.displayName ?? null,
+          avatar_url: byId.get(row.participantId)?.avatarUrl ?? null,
+          score: scoreOf(row.score),
+          is_me: row.participantId === me.id,
         })),
         prizes: prizesOf(entry, pool),
         pool_minor: pool,
@@ -220,13 +294,23 @@ export async function listTournaments(db: Database, scope: Scope, now: Date): Pr
       const pool = entry.official ? officialPool(totals.total, entry.official) : null;
       livePool ??= pool;
       editions.push({
-        edition_id: edition.key, starts_at: edition.startsAt.toISOString(), ends_at: edition.endsAt.toISOString(),
-        status: statusOf(entry, edition, settled, now), participants: totals.participants, pool_minor: pool,
+        edition_id: edition.key,
+        starts_at: edition.startsAt.toISOString(),
+        ends_at: edition.endsAt.toISOString(),
+        status: statusOf(entry, edition, settled, now),
+        participants: totals.participants,
+        pool_minor: pool,
       });
     }
     data.push({
-      tournament_id: entry.tournamentId, kind: entry.kind, title: entry.title, track_id: entry.trackId, period: entry.period, currency: entry.currency,
-      prizes: prizesOf(entry, livePool), editions,
+      tournament_id: entry.tournamentId,
+      kind: entry.kind,
+      title: entry.title,
+      track_id: entry.trackId,
+      period: entry.period,
+      currency: entry.currency,
+      prizes: prizesOf(entry, livePool),
+      editions,
     });
   }
   return { data };
@@ -242,8 +326,8 @@ export async function listStandings(
 ): Promise<Schemas["TournamentStandingPage"]> {
   const em = db.em();
   const { config } = await requirePublishedConfig(db, scope);
-  const entry = (await catalog(em, scope, config, opts.now)).find((candidate) => candidate.tournamentId === tournamentId)
-    ?? olderEntry(config, tournamentId, editionId);
+  const entry =
+    (await catalog(em, scope, config, opts.now)).find((candidate) => candidate.tournamentId === tournamentId) ?? olderEntry(config, tournamentId, editionId);
   const edition = entry?.editions.find((candidate) => candidate.key === editionId);
   if (!entry || !edition) throw notFound(`Edition ${JSON.stringify(editionId)} of tournament ${JSON.stringify(tournamentId)}`);
   const after = opts.afterRank ?? 0;
@@ -257,8 +341,11 @@ export async function listStandings(
     edition_id: editionId,
     status: statusOf(entry, edition, settled, opts.now),
     data: page.map((row, index) => ({
-      rank: after + index + 1, participant_id: row.participantId, external_id: byId.get(row.participantId)?.externalId ?? "",
-      display_name: byId.get(row.participantId)?.displayName ?? null, score: scoreOf(row.score),
+      rank: after + index + 1,
+      participant_id: row.participantId,
+      external_id: byId.get(row.participantId)?.externalId ?? "",
+      display_name: byId.get(row.participantId)?.displayName ?? null,
+      score: scoreOf(row.score),
     })),
     has_more: rows.length > opts.limit,
   };
@@ -278,8 +365,16 @@ function olderEntry(config: ClubConfig, tournamentId: string, editionId: string)
     const edition = weeks >= 0 ? editionAt(tournament, weeks, timeZone) : null;
     if (!edition || edition.key !== editionId) return undefined;
     return {
-      tournamentId, kind: "tournament", title: tournament.title, trackId: null, period: null, currency: null,
-      minScore: toMinorUnits(tournament.minScore ?? 0, SCORE_DECIMALS), editions: [edition], prizes: tournament.prizes, official: null,
+      tournamentId,
+      kind: "tournament",
+      title: tournament.title,
+      trackId: null,
+      period: null,
+      currency: null,
+      minScore: toMinorUnits(tournament.minScore ?? 0, SCORE_DECIMALS),
+      editions: [edition],
+      prizes: tournament.prizes,
+      official: null,
     };
   }
   const match = /^official:([a-z0-9-]+):(daily|monthly):([A-Z]{3})$/.exec(tournamentId);
@@ -295,6 +390,15 @@ function olderEntry(config: ClubConfig, tournamentId: string, editionId: string)
   const edition = officialPeriod(period, new Date(`${isDay ? editionId : `${editionId}-15`}T12:00:00Z`), zone);
   if (edition.key !== editionId) return undefined;
   return {
-    tournamentId, kind: "official", title: track.title, trackId, period, currency, minScore: minWagerMinor(settings), editions: [edition], prizes: [], official: settings,
+    tournamentId,
+    kind: "official",
+    title: track.title,
+    trackId,
+    period,
+    currency,
+    minScore: minWagerMinor(settings),
+    editions: [edition],
+    prizes: [],
+    official: settings,
   };
 }

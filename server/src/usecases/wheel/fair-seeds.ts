@@ -29,7 +29,17 @@ const newClientSeed = () => randomBytes(8).toString("hex");
 
 function seedRow(scope: Scope, participantId: string, clientSeed: string, now: Date): WheelSeed {
   const serverSeed = newServerSeed();
-  return { id: newId("wsd"), ...scope, participantId, serverSeed, serverSeedHash: seedHash(serverSeed), clientSeed, nextNonce: 0, createdAt: now, revealedAt: null };
+  return {
+    id: newId("wsd"),
+    ...scope,
+    participantId,
+    serverSeed,
+    serverSeedHash: seedHash(serverSeed),
+    clientSeed,
+    nextNonce: 0,
+    createdAt: now,
+    revealedAt: null,
+  };
 }
 
 /** The newest unrevealed pair: a merge (rename with `merge`) can leave a participant two, and it draws from the newest. */

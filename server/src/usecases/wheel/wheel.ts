@@ -144,13 +144,27 @@ export async function spinWheel(db: Database, scope: Scope, externalId: string, 
         ...(seed ? { fairness: { server_seed_hash: seed.serverSeedHash, client_seed: seed.clientSeed, nonce: nonce! } } : {}),
       };
       await em.insert(WheelSpin, {
-        id: spinId, ...scope, participantId: participant.id, dayKey: dayKey(now, timeZone), sliceId: slice.id, sliceIndex: index,
-        rewardCode: result.reward, probabilityVersion: wheel.probabilityVersion, idempotencyKey: idempotencyKey ?? null,
-        result: result as unknown as Record<string, unknown>, spunAt: now,
-        seedId: seed?.id ?? null, nonce, weights: seed ? wheel.slices.map((candidate) => candidate.weight) : null,
+        id: spinId,
+        ...scope,
+        participantId: participant.id,
+        dayKey: dayKey(now, timeZone),
+        sliceId: slice.id,
+        sliceIndex: index,
+        rewardCode: result.reward,
+        probabilityVersion: wheel.probabilityVersion,
+        idempotencyKey: idempotencyKey ?? null,
+        result: result as unknown as Record<string, unknown>,
+        spunAt: now,
+        seedId: seed?.id ?? null,
+        nonce,
+        weights: seed ? wheel.slices.map((candidate) => candidate.weight) : null,
       });
       const data: components["schemas"]["WheelSpunWebhookData"] = {
-        participant: webhookParticipant(participant), spin_id: spinId, slice_id: slice.id, label: slice.label, reward_code: result.reward,
+        participant: webhookParticipant(participant),
+        spin_id: spinId,
+        slice_id: slice.id,
+        label: slice.label,
+        reward_code: result.reward,
         probability_version: wheel.probabilityVersion,
       };
       await recordWebhook(em, scope, "wheel.spun", data, now);

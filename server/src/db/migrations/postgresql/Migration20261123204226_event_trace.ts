@@ -1,7 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { Migration } from "@mikro-orm/migrations";
 
 export class Migration20261123204226_event_trace extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`alter table "events" add column "trace" jsonb null;`);
   }
@@ -9,5 +8,4 @@ export class Migration20261123204226_event_trace extends Migration {
   override async down(): Promise<void> {
     this.addSql(`alter table "events" drop column "trace";`);
   }
-
 }

@@ -1,7 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { Migration } from "@mikro-orm/migrations";
 
 export class Migration20261123211648_ingestion_indexes extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`drop index "outbox_messages_relayed_at_created_at_index";`);
 
@@ -21,5 +20,4 @@ export class Migration20261123211648_ingestion_indexes extends Migration {
 
     this.addSql(`alter table "participants" add constraint "participants_club_id_env_referral_code_unique" unique ("club_id", "env", "referral_code");`);
   }
-
 }

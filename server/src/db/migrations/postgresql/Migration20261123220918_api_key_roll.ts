@@ -1,7 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { Migration } from "@mikro-orm/migrations";
 
 export class Migration20261123220918_api_key_roll extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`alter table "api_keys" add column "last4" varchar(4) null, add column "expires_at" timestamptz null;`);
 
@@ -13,5 +12,4 @@ export class Migration20261123220918_api_key_roll extends Migration {
 
     this.addSql(`alter table "club_secrets" drop column "previous_token_signing_secret", drop column "previous_expires_at";`);
   }
-
 }

@@ -1,7 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { Migration } from "@mikro-orm/migrations";
 
 export class Migration20261124052629_events_idempotency_key_first extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`alter table "events" drop constraint "events_club_id_env_idempotency_key_unique";`);
 
@@ -13,5 +12,4 @@ export class Migration20261124052629_events_idempotency_key_first extends Migrat
 
     this.addSql(`alter table "events" add constraint "events_club_id_env_idempotency_key_unique" unique ("club_id", "env", "idempotency_key");`);
   }
-
 }

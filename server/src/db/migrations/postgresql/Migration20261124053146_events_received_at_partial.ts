@@ -1,7 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { Migration } from "@mikro-orm/migrations";
 
 export class Migration20261124053146_events_received_at_partial extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`drop index "events_club_id_env_received_at_index";`);
 
@@ -13,5 +12,4 @@ export class Migration20261124053146_events_received_at_partial extends Migratio
 
     this.addSql(`create index "events_club_id_env_received_at_index" on "events" ("club_id", "env", "received_at");`);
   }
-
 }

@@ -1,7 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { Migration } from "@mikro-orm/migrations";
 
 export class Migration20261124053425_events_status_index extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`drop index "events_status_received_at_index";`);
 
@@ -19,5 +18,4 @@ export class Migration20261124053425_events_status_index extends Migration {
     this.addSql(`alter table "balances" reset (fillfactor);`);
     this.addSql(`alter table "mission_progress" reset (fillfactor);`);
   }
-
 }

@@ -1,7 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { Migration } from "@mikro-orm/migrations";
 
 export class Migration20261125010100_hot_update_room extends Migration {
-
   override async up(): Promise<void> {
     // Half of each page free for the new versions of the rows every event updates (a participant, its balances, its
     // missions), so that their updates stay HOT: no indexed column changes, and with room on the page they write no
@@ -17,5 +16,4 @@ export class Migration20261125010100_hot_update_room extends Migration {
     this.addSql(`alter table "balances" set (fillfactor = 80);`);
     this.addSql(`alter table "mission_progress" set (fillfactor = 80);`);
   }
-
 }

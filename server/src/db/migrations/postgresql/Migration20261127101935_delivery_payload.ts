@@ -1,7 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { Migration } from "@mikro-orm/migrations";
 
 export class Migration20261127101935_delivery_payload extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`alter table "deliveries" add column "payload" jsonb null;`);
   }
@@ -9,5 +8,4 @@ export class Migration20261127101935_delivery_payload extends Migration {
   override async down(): Promise<void> {
     this.addSql(`alter table "deliveries" drop column "payload";`);
   }
-
 }

@@ -1,7 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { Migration } from "@mikro-orm/migrations";
 
 export class Migration20261123211648_ingestion_indexes extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`drop index \`outbox_messages_relayed_at_created_at_index\`;`);
 
@@ -11,5 +10,4 @@ export class Migration20261123211648_ingestion_indexes extends Migration {
 
     this.addSql(`create unique index participants_referral_code_partial_unique on participants (club_id, env, referral_code) where referral_code is not null;`);
   }
-
 }
