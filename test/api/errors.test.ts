@@ -250,9 +250,13 @@ describeEachDatabase("API errors", (kind) => {
   });
 
   it("names the allowed methods on 405", async () => {
-    const response = await api.request("PUT", "/v1/events/batch");
+    const response = await api.request("PUT", "/v1/redemptions");
     expectError(response, 405, "method_not_allowed");
     expect(response.headers.get("Allow")).toBe("POST");
+    // `/v1/events/batch` is also `/v1/events/{id}` (GET): both routes' methods are allowed.
+    const batch = await api.request("PUT", "/v1/events/batch");
+    expectError(batch, 405, "method_not_allowed");
+    expect(batch.headers.get("Allow")?.split(", ").sort()).toEqual(["GET", "HEAD", "POST"]);
     // A path two routes match answers every method either accepts
     // (`/v1/participants/progress` is also `/v1/participants/{external_id}`).
     const ambiguous = await api.request("PUT", "/v1/participants/progress");

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { schemaValidators } from "../../../generated/validators.js";
-import { CashbackCredit, OutboxMessage, ParticipantReward } from "../../../server/src/db/entities/index.js";
+import { CashbackCredit, CashbackProgram as CashbackProgramRow, OutboxMessage, ParticipantReward } from "../../../server/src/db/entities/index.js";
 import type { Scope } from "../../../server/src/db/scope.js";
 import { updateCashbackProgram } from "../../../server/src/usecases/cashback/cashback.js";
 import { claimCashback, creditDueCashback, getCashbackState } from "../../../server/src/usecases/cashback/claims.js";
@@ -50,6 +50,17 @@ describeEachDatabase("cashback use cases", (kind) => {
     await updateCashbackProgram(club.db, scope, { ...PROGRAM, ...patch });
     return scope;
   }
+
+  it("applies two first-ever settings updates sent at once, neither failing", async () => {
+    const { scope } = await club.newClub({ name: "Cassino Cashback Simultâneo", config: demoConfig() });
+    const [first, second] = await Promise.all([
+      updateCashbackProgram(club.db, scope, { enabled: true }),
+      updateCashbackProgram(club.db, scope, { enabled: true, min_pct: 4 }),
+    ]);
+    expect(first.enabled && second.enabled).toBe(true);
+    const stored = await club.db.em().find(CashbackProgramRow, scope);
+    expect(stored).toHaveLength(1);
+  });
 
   async function join(scope: Scope, externalId: string, at = new Date("2026-11-01T12:00:00Z")): Promise<void> {
     await upsertParticipant(club.db, scope, { external_id: externalId }, at);

@@ -1,3 +1,4 @@
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import { schemaValidators } from "../../../../generated/validators.js";
 import type { components } from "../../../../generated/types.js";
 import { CashbackProgram as CashbackProgramRow } from "../../db/entities/index.js";
@@ -64,6 +65,16 @@ function storedProgram(stored: unknown): CashbackProgram {
  * program is checked again as a whole; 422 names the field from `body`.
  */
 export async function updateCashbackProgram(db: Database, scope: Scope, patch: CashbackProgramPatch, now = new Date()): Promise<CashbackProgramView> {
+  try {
+    return await applyCashbackPatch(db, scope, patch, now);
+  } catch (error) {
+    // Two first-ever updates at once both create the scope's row: the loser applies its patch to the winner's row.
+    if (!(error instanceof UniqueConstraintViolationException)) throw error;
+    return applyCashbackPatch(db, scope, patch, now);
+  }
+}
+
+function applyCashbackPatch(db: Database, scope: Scope, patch: CashbackProgramPatch, now: Date): Promise<CashbackProgramView> {
   return db.em().transactional(async (em) => {
     const row = await em.findOne(CashbackProgramRow, scope);
     const current = row ? storedProgram(row.program) : DEFAULT_CASHBACK_PROGRAM;
