@@ -102,20 +102,11 @@ export async function readLots(store: HotStore, participantIds: string[], expiri
  * (mission, current period) pair, in that join order (CROSS JOIN): with three
  * IN lists it probed every mission with every period key in use (the demo's 6
  * missions × 4 periods: 12,000 probes per 500 participants for 3,000 rows that
- * can match; the read, ~2 ms of a stored batch, took ~20 % less, A/B on the
- * same data). The pairs as one JSON object
- * (mission id → period key): json_each hands both out as columns, where an
- * array of pairs would be parsed again (`->>`) for every probe. The pairs are
- * read into a materialized CTE once: as a second json_each, the object was
- * parsed again for every participant (the read took 1.4-1.6 → 1.2-1.3 ms per
- * 500 participants, alternated on the same data). Parameters are numbered:
- * the CTE, first in the text, reads the second.
- * Tried and kept out: probing only the pairs each participant's own events
- * can move (850 of the 2,500 probes of a batch of the bench's mix), bound as
- * one object participant → mission → period read by two json_each: SQLite's
- * share 1.26 → 0.99 ms per batch (44 stored batches replayed,
- * bench/micro/sqlite-replay.c), but the whole call, building and binding that
- * object, 3.3-4.0 → 3.4-4.2 ms CPU (3 alternated pairs of batch-costs.ts).
+ * can match). The pairs as one JSON object (mission id → period key):
+ * json_each hands both out as columns, where an array of pairs would be parsed
+ * again for every probe; read into a materialized CTE once, not parsed again
+ * per participant. Parameters are numbered: the CTE, first in the text, reads
+ * the second. Figures and the alternative kept out: docs/performance-log.md#mission-progress-read.
  */
 const MISSION_PROGRESS = {
   postgresql: bothDialects(

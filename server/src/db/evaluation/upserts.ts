@@ -41,8 +41,7 @@ export const LEADERBOARD_ADD: Upsert = {
  */
 export const RULE_RUN_DAY_SUMS = {
   // The batch's units by jsonb_object_keys in a select list (a value per call), not jsonb_each_text in FROM (a tuplestore
-  // per row): backend CPU of a stored batch's 286-row upsert 1.98 -> 1.79 ms, without the amounts 1.23 (60 rounds
-  // alternated, pg-write-costs.ts); a one-unit path by jsonpath (keyvalue()) took 2.15.
+  // per row): less backend CPU per upsert (docs/performance-log.md#rule-run-day-upsert).
   postgresql:
     "runs = rule_run_days.runs + excluded.runs, amounts = case when excluded.amounts = '{}'::jsonb then rule_run_days.amounts else rule_run_days.amounts || " +
     "(select jsonb_object_agg(k.key, coalesce(cast(rule_run_days.amounts ->> k.key as bigint), 0) + cast(excluded.amounts ->> k.key as bigint)) " +

@@ -21,7 +21,7 @@ export class StandingWrites {
 
   add(scope: Scope, participantId: string, deltas: ScoreDelta[], now: Date): void {
     // Per delta (≈ 1,500 in a batch of 500 bets): a new row written out field by field, a pending one changed in
-    // place (this map holds the only reference until the flush) — a spread per delta cost ≈ 3 ms of a batch's CPU.
+    // place (this map holds the only reference until the flush): spreads cost CPU (docs/performance-log.md).
     for (const delta of deltas) {
       const key = `${participantId}\u0000${delta.tournamentId}\u0000${delta.editionKey}`;
       const rows = this.rows[delta.mode];

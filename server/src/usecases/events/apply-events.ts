@@ -189,8 +189,8 @@ async function applyApart<T>(parts: T[], apply: (part: T) => Promise<EventResult
  * trip, which a loaded machine makes cost far more than the rows do, so a
  * whole batch (at most 500 events) is one step. SQLite too: it runs
  * in-process without yielding, but a step's fixed costs (each read, the
- * writes' statements, the flush) are paid once instead of five times (a
- * stored batch's event-loop CPU 57 → 50 ms), and the batch's transaction
+ * writes' statements, the flush) are paid once instead of five times
+ * (docs/performance-log.md#cpu-per-event), and the batch's transaction
  * holds the one connection for all its steps anyway: a request that needs
  * the database waits for its commit whatever the steps.
  */
