@@ -18,5 +18,20 @@ export function check<T>(validator: ValidateFunction | undefined, value: T, part
     const message = first ? formatAjvError(first, part) : `${part} is invalid`;
     throw new ApiError(422, "validation_failed", message);
   }
+  if (part !== "body") refuseInfinity(value as Record<string, unknown>, part);
   return value;
+}
+
+/**
+ * Ajv coerces a parameter such as "1e999" to Infinity and then skips its range
+ * checks (they only look at finite numbers), so the parameter parts are checked
+ * here; JSON bodies never get that far, as their type check already wants a finite number.
+ */
+function refuseInfinity(values: Record<string, unknown>, part: Part): void {
+  for (const [name, value] of Object.entries(values)) {
+    const items = Array.isArray(value) ? value : [value];
+    if (items.some((item) => typeof item === "number" && !Number.isFinite(item))) {
+      throw new ApiError(422, "validation_failed", `${part}.${name} must be a finite number`);
+    }
+  }
 }
