@@ -8,6 +8,7 @@ import { GROUP_CAP, processQueuedEvent, queuedEventIds } from "./usecases/events
 import { processBacktest } from "./usecases/sandbox/index.js";
 import { handEventsToJobs } from "./usecases/events/index.js";
 import { testClockAt } from "./usecases/sandbox/index.js";
+import { clockOf, workerTasks } from "./usecases/scheduled/index.js";
 import type { Services } from "./services.js";
 
 /** The queue the outbox relay fills with events accepted by `Prefer: respond-async`. */
@@ -75,7 +76,8 @@ export async function startProcessing(services: Services, options: { consume: bo
     queue,
     now,
     allowPrivateAddresses: settings.allowPrivateWebhooks,
-    publicUrl: settings.publicUrl,
+    tasks: workerTasks(db, settings.publicUrl),
+    clockFor: (scope) => clockOf(db, scope),
     consumers: [
       {
         queue: EVENT_QUEUE,

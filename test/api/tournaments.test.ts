@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { workerTasks } from "../../server/src/jobs/worker.js";
+import { workerTasks } from "../../server/src/usecases/scheduled/index.js";
 import { demoConfig } from "../support/api.js";
 import { ok, type ClubClient } from "../async/support/client.js";
 import { shiftableClock } from "../async/support/clock.js";

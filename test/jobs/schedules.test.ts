@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { startSchedule, type ScheduledTask } from "../../server/src/jobs/schedules.js";
-import { workerTasks } from "../../server/src/jobs/worker.js";
+import { workerTasks } from "../../server/src/usecases/scheduled/index.js";
 import type { Database } from "../../server/src/db/orm.js";
 import { gate } from "./support/wait.js";
 

@@ -5,6 +5,7 @@ import type { Database } from "../../server/src/db/orm.js";
 import type { Scope } from "../../server/src/db/scope.js";
 import type { Queue } from "../../server/src/jobs/queue.js";
 import { startWorker, WEBHOOK_QUEUE, type RunningWorker } from "../../server/src/jobs/worker.js";
+import { workerTasks } from "../../server/src/usecases/scheduled/index.js";
 import { recordWebhook } from "../../server/src/usecases/webhooks/outbox.js";
 import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
 import { embeddedFixture, rabbitFixture } from "../jobs/support/fixtures.js";
@@ -71,7 +72,7 @@ describeEachDatabase("worker end to end", (kind) => {
         confirmedAt: null,
         warnedAt: null,
       });
-      worker = await startWorker({ db, queue });
+      worker = await startWorker({ db, queue, tasks: workerTasks(db, undefined) });
     });
     afterAll(async () => {
       await worker.stop();

@@ -1,4 +1,4 @@
-import { testClockTasks } from "../jobs/worker.js";
+import { testClockTasks } from "../usecases/scheduled/index.js";
 import { advanceTestClock, deleteTestClock, getTestClock } from "../usecases/sandbox/index.js";
 import { systemClock, type Services } from "../services.js";
 import { afterCommitOf, scopeOf } from "./context.js";
