@@ -9,8 +9,8 @@ import type { Evaluation, MissionState, ParticipantState } from "../../engine/ty
 import { Redemption } from "../../db/entities/index.js";
 import { shapeOf, type HotStore, type Write } from "../../db/hot/index.js";
 import { inHotTransaction } from "../../db/hot/transaction.js";
-import { payRedemption, readBalances } from "../../db/hot/redemption-writes.js";
-import { doneWithTransaction } from "../../db/hot/idempotency-keys.js";
+import { payRedemption, readBalances, type ClaimRefused } from "../../db/hot/redemption-writes.js";
+import { claimKeyNow, doneWithTransaction, keyClaimForTransaction, type TransactionKeyClaim } from "../../db/hot/idempotency-keys.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
@@ -112,7 +112,8 @@ interface Paid {
  * `store`, unless a redemption is stored under `key`; then evaluates the
  * redemption against the state before the payment. Null when no such
  * participant. For a currency without lots (the balance alone says what is
- * spendable).
+ * spendable). With `claim`, the statement claims the request's
+ * Idempotency-Key first and pays only if it did (else says why not).
  */
 async function paidFirst(
   store: HotStore,
@@ -123,10 +124,11 @@ async function paidFirst(
   now: Date,
   config: ClubConfig,
   timeZone: string,
-): Promise<Paid | null> {
+  claim: TransactionKeyClaim | null,
+): Promise<Paid | ClaimRefused | null> {
   const currency = priced.currency.code;
-  const payment = await payRedemption(store, scope, { externalId, currency, amount: priced.cost, idempotencyKey: key, now });
-  if (!payment) return null;
+  const payment = await payRedemption(store, scope, { externalId, currency, amount: priced.cost, idempotencyKey: key, now, claim });
+  if (!payment || "refused" in payment) return payment;
   const { participant } = payment;
   const repeat = payment.stored && repeatOf(payment.stored, config);
   const stateOf = (balances: Balances) =>
@@ -202,6 +204,15 @@ function insufficientBalance(participant: { externalId: string }, state: Partici
   );
 }
 
+/** What every step of one redemption knows. */
+interface RedemptionContext {
+  scope: Scope;
+  config: ClubConfig;
+  priced: PricedReward;
+  key: string | null;
+  opts: { now: Date; publicUrl: string };
+}
+
 /** A redemption's answer and what its transaction writes. */
 interface RedemptionRows {
   result: RedemptionView;
@@ -216,21 +227,15 @@ interface RedemptionRows {
  * price when paidFirst already took it off the stored balance).
  */
 function redemptionRows(
-  context: {
-    scope: Scope;
-    config: ClubConfig;
-    priced: PricedReward;
-    key: string | null;
-    keyDone: ReturnType<typeof doneWithTransaction>;
-    opts: { now: Date; publicUrl: string };
-  },
+  context: RedemptionContext,
   em: SqlEntityManager,
+  keyDone: ReturnType<typeof doneWithTransaction>,
   participant: ParticipantSnapshot & { id: string; externalId: string },
   state: ParticipantState,
   written: Evaluation,
   evaluation: Evaluation,
 ): RedemptionRows {
-  const { scope, config, priced, key, keyDone, opts } = context;
+  const { scope, config, priced, key, opts } = context;
   const writes = new PendingWrites();
   const { effects } = gatherEvaluation(writes, { scope, config, participant, state, now: opts.now, publicUrl: opts.publicUrl, event: null }, written);
   const cost = { currency: priced.currency.code, amount: fromMinorUnits(priced.cost, priced.currency.decimals) };
@@ -266,6 +271,36 @@ function redemptionRows(
 }
 
 /**
+ * A redemption in a currency without lots, in a transaction on the driver:
+ * paid first (paidFirst), then the rest of its rows in one more statement.
+ * With `claim`, refused without paying when the key cannot be claimed.
+ */
+async function payFirst(
+  db: Database,
+  context: RedemptionContext,
+  externalId: string,
+  claim: TransactionKeyClaim | null,
+  keyDone: ReturnType<typeof doneWithTransaction>,
+  timeZone: string,
+  done: (rows: RedemptionRows) => RedemptionView,
+): Promise<RedemptionView | ClaimRefused> {
+  const { scope, config, priced, key, opts } = context;
+  const { em } = db.orm;
+  return inHotTransaction(em, async (store) => {
+    const paid = await paidFirst(store, scope, externalId, priced, key, opts.now, config, timeZone, claim);
+    if (!paid) throw participantNotFound(externalId);
+    if ("refused" in paid) return paid;
+    if (paid.repeat) return paid.repeat;
+    if (paid.evaluation === null) throw insufficientBalance(paid.participant, paid.state, priced, opts.now);
+    const rows = redemptionRows(context, em, keyDone, paid.participant, paid.state, withoutPayment(paid.evaluation, priced), paid.evaluation);
+    keepSubscribed(rows.writes.outbox, paid.endpointEvents);
+    // One round trip on PostgreSQL: the delta, the redemption (its unique key), the outbox rows and the key's mark (when not claimed here).
+    await rows.writes.flush(em, rows.also, store);
+    return done(rows);
+  });
+}
+
+/**
  * POST /v1/redemptions (and the store): spends the reward's price from the
  * participant's balance and grants the reward in one transaction holding the
  * participant's lock, so two redemptions that together exceed the balance
@@ -290,51 +325,55 @@ export async function redeem(
   try {
     priced = pricedReward(config, request.reward);
   } catch (err) {
-    // A repeat answers what the key stored even when the reward is no longer for sale (the transaction below looks the key up otherwise).
+    // A repeat answers what the key stored even when the reward is no longer for sale (the transaction below looks the key up otherwise); a reused key is refused first.
+    await claimKeyNow(scope, key);
     const earlier = key === null ? null : await storedRedemption(db.em(), scope, key, config);
     if (earlier) return earlier;
     throw err;
   }
   const timeZone = clubTimeZone(config);
+  const context = { scope, config, priced, key, opts };
   // The request's Idempotency-Key, marked done with the redemption it guards (no statement of its own after).
-  const keyDone = doneWithTransaction(scope, key);
-  let marked = false;
-  const context = { scope, config, priced, key, keyDone, opts, timeZone };
+  let keyDone: ReturnType<typeof doneWithTransaction> = null;
   const done = (rows: RedemptionRows) => {
-    marked = keyDone !== null;
     // The relay is woken only for rows it has to hand over: a pass that finds none still costs it a transaction.
     if (rows.writes.outbox.length > 0) opts.afterCommit?.("outbox");
     return rows.result;
   };
   try {
-    const answer =
-      priced.currency.expiresInDays === null
-        ? // A currency without lots: the lock, the key's lookup and the debit in one statement (paidFirst), in a transaction on the driver.
-          await inHotTransaction(db.orm.em, async (store) => {
-            const paid = await paidFirst(store, scope, request.participant, priced, key, opts.now, config, timeZone);
-            if (!paid) throw participantNotFound(request.participant);
-            if (paid.repeat) return paid.repeat;
-            if (paid.evaluation === null) throw insufficientBalance(paid.participant, paid.state, priced, opts.now);
-            const rows = redemptionRows(context, db.orm.em, paid.participant, paid.state, withoutPayment(paid.evaluation, priced), paid.evaluation);
-            keepSubscribed(rows.writes.outbox, paid.endpointEvents);
-            // One round trip on PostgreSQL: the delta, the redemption (its unique key), the outbox rows and the key's mark.
-            await rows.writes.flush(db.orm.em, rows.also, store);
-            return done(rows);
-          })
-        : // Expiring currencies: their lots decide what is spendable, read under the participant's lock.
-          await db.em().transactional(async (em) => {
-            const participant = await lockParticipant(em, { ...scope, externalId: request.participant });
-            if (!participant) throw participantNotFound(request.participant);
-            const repeat = key === null ? null : await storedRedemption(em, scope, key, config);
-            if (repeat) return repeat;
-            const state = await loadParticipantState(em, participant, config, { now: opts.now, timeZone });
-            const evaluation = redemptionEvaluation({ config, state, now: opts.now, timeZone, priced });
-            if (evaluation === null) throw insufficientBalance(participant, state, priced, opts.now);
-            const rows = redemptionRows(context, em, participant, state, evaluation, evaluation);
-            await rows.writes.flush(em, rows.also);
-            return done(rows);
-          });
-    if (marked) keyDone!.committed();
+    if (priced.currency.expiresInDays === null) {
+      // A currency without lots: the key's claim, the lock, the key's lookup and the debit in one statement (paidFirst), in a transaction on the driver.
+      const claim = keyClaimForTransaction(scope, key);
+      const paying = await payFirst(db, context, request.participant, claim, null, timeZone, done);
+      if (!("refused" in paying)) {
+        claim?.committed();
+        return paying;
+      }
+      if (paying.refused === "in_use") throw claim!.inUse();
+      // The key is taken (reused, done, or in flight elsewhere): the key's own claim sorts it out, then the redemption runs (a repeat answers its stored result).
+      await claimKeyNow(scope, key);
+      keyDone = doneWithTransaction(scope, key);
+      const answer = await payFirst(db, context, request.participant, null, keyDone, timeZone, done);
+      if ("refused" in answer) throw new Error("a redemption without a key claim was refused its claim");
+      keyDone?.committed();
+      return answer;
+    }
+    // Expiring currencies: their lots decide what is spendable, read under the participant's lock.
+    await claimKeyNow(scope, key);
+    keyDone = doneWithTransaction(scope, key);
+    const answer = await db.em().transactional(async (em) => {
+      const participant = await lockParticipant(em, { ...scope, externalId: request.participant });
+      if (!participant) throw participantNotFound(request.participant);
+      const repeat = key === null ? null : await storedRedemption(em, scope, key, config);
+      if (repeat) return repeat;
+      const state = await loadParticipantState(em, participant, config, { now: opts.now, timeZone });
+      const evaluation = redemptionEvaluation({ config, state, now: opts.now, timeZone, priced });
+      if (evaluation === null) throw insufficientBalance(participant, state, priced, opts.now);
+      const rows = redemptionRows(context, em, keyDone, participant, state, evaluation, evaluation);
+      await rows.writes.flush(em, rows.also);
+      return done(rows);
+    });
+    keyDone?.committed();
     return answer;
   } catch (err) {
     // The same key sent at the same time (for this participant or another), whose redemption committed first: its row's unique key refused ours.
