@@ -196,6 +196,7 @@ function repeatOf(result: Record<string, any>, config: ClubConfig): RedemptionVi
   } as RedemptionView;
 }
 
+/** 409 `insufficient_balance`: the spendable balance is short of the price (nothing was spent). */
 function insufficientBalance(participant: { externalId: string }, state: ParticipantState, priced: PricedReward, now: Date): ApiError {
   return new ApiError(
     409,
@@ -355,7 +356,8 @@ export async function redeem(
       keyDone = doneWithTransaction(scope, key);
       const answer = await payFirst(db, context, request.participant, null, keyDone, timeZone, done);
       if ("refused" in answer) throw new Error("a redemption without a key claim was refused its claim");
-      keyDone?.committed();
+      // A repeat wrote nothing: its key is left to the caller to mark.
+      if (!answer.duplicate) keyDone?.committed();
       return answer;
     }
     // Expiring currencies: their lots decide what is spendable, read under the participant's lock.
@@ -373,7 +375,7 @@ export async function redeem(
       await rows.writes.flush(em, rows.also);
       return done(rows);
     });
-    keyDone?.committed();
+    if (!answer.duplicate) keyDone?.committed();
     return answer;
   } catch (err) {
     // The same key sent at the same time (for this participant or another), whose redemption committed first: its row's unique key refused ours.
