@@ -70,6 +70,46 @@ describeEachDatabase("idempotency keys", (kind) => {
     expect(await em.findOneOrFail(IdempotencyKey, { key: "key-inflight-01" }, { disableIdentityMap: true })).toMatchObject({ state: "done" });
   });
 
+  it("spends once for a redemption key sent many times at once: one original, the rest its duplicate or 409 idempotency_key_in_use", async () => {
+    expect((await send(deposit("nina-idem", { amount: 20000 }))).status).toBe(200);
+    const coins = async () =>
+      ((await api.request("GET", "/v1/participants/nina-idem")).body.currencies as { code: string; balance: number }[]).find((c) => c.code === "coins")!
+        .balance;
+    const before = await coins();
+    const headers = { "Idempotency-Key": "key-concurrent-01" };
+    const redeem = () => api.request("POST", "/v1/redemptions", { body: { participant: "nina-idem", reward: "store-bonus-10" }, headers });
+    const answers = await Promise.all(Array.from({ length: 8 }, redeem));
+    for (const answer of answers) if (answer.status !== 200) expectError(answer, 409, "idempotency_key_in_use");
+    const ok = answers.filter((answer) => answer.status === 200);
+    const originals = ok.filter((answer) => !answer.body.duplicate);
+    expect(originals).toHaveLength(1);
+    expect(new Set(ok.map((answer) => answer.body.id))).toEqual(new Set([originals[0].body.id]));
+    expect(await coins()).toBe(before - 1000);
+    // Once committed: the stored answer; the key with another request: refused.
+    const retry = await redeem();
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual({ ...originals[0].body, duplicate: true });
+    expect(await api.db.em().fork().findOneOrFail(IdempotencyKey, { key: "key-concurrent-01" }, { disableIdentityMap: true })).toMatchObject({ state: "done" });
+    expectError(await api.request("POST", "/v1/me/store/store-bonus-10/redeem", { participant: "nina-idem", headers }), 409, "idempotency_key_reused");
+    expect(await coins()).toBe(before - 1000);
+  });
+
+  it("the store's redemption claims its key with the purchase: a repeat answers it, a failed purchase leaves the key free", async () => {
+    expect((await send(deposit("olga-idem", { amount: 20000 }))).status).toBe(200);
+    const buy = (key: string) => api.request("POST", "/v1/me/store/store-bonus-10/redeem", { participant: "olga-idem", headers: { "Idempotency-Key": key } });
+    const answers = await Promise.all([buy("key-store-0001"), buy("key-store-0001"), buy("key-store-0001")]);
+    for (const answer of answers) if (answer.status !== 200) expectError(answer, 409, "idempotency_key_in_use");
+    expect(answers.filter((answer) => answer.status === 200 && !answer.body.duplicate)).toHaveLength(1);
+    const again = await buy("key-store-0001");
+    expect(again.body.duplicate).toBe(true);
+    expectError(
+      await api.request("POST", "/v1/me/store/no-such-reward/redeem", { participant: "olga-idem", headers: { "Idempotency-Key": "key-store-0002" } }),
+      404,
+      "not_found",
+    );
+    expect(await api.db.em().fork().count(IdempotencyKey, { key: "key-store-0002" })).toBe(0);
+  });
+
   it("releases the key of a request that failed, so it can be used for another request", async () => {
     const redeem = (participant: string) =>
       api.request("POST", "/v1/redemptions", { body: { participant, reward: "store-bonus-10" }, headers: { "Idempotency-Key": "key-failed-0001" } });

@@ -105,8 +105,10 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
         idempotencyKey: req.headers["idempotency-key"],
         now: clock.now(),
         publicUrl,
+        // Told only when the commit wrote outbox rows.
+        afterCommit: afterCommitOf(ctx, services),
       });
-      return { status: 200, body: changed(ctx, redemption) };
+      return { status: 200, body: redemption };
     },
     async Me_listRewards(_req, ctx) {
       const { scope, externalId } = await me(ctx);

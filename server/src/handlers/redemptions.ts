@@ -9,8 +9,8 @@ export function redemptionHandlers(services: Services): HandlerSet<"Redemptions_
   return {
     async Redemptions_create(req, ctx) {
       const { db, scope, now, afterCommit } = useCaseContext(ctx, services);
-      const redemption = await redeem(db, scope, req.body, { idempotencyKey: req.headers["idempotency-key"], now, publicUrl: settings.publicUrl });
-      afterCommit("outbox");
+      // The use case tells afterCommit when its commit wrote outbox rows (none when no endpoint subscribes).
+      const redemption = await redeem(db, scope, req.body, { idempotencyKey: req.headers["idempotency-key"], now, publicUrl: settings.publicUrl, afterCommit });
       return { status: 200, body: redemption };
     },
   };

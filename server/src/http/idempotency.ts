@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { stringify } from "safe-stable-stringify";
 import { IdempotencyKey } from "../db/entities/index.js";
-import { holdingKey, insertIdempotencyClaim, markIdempotencyDone } from "../db/hot/idempotency-keys.js";
+import { holdingKey, insertIdempotencyClaim, markIdempotencyDone, type DeferredClaim } from "../db/hot/idempotency-keys.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
 import { ApiError } from "../usecases/shared/errors.js";
@@ -46,22 +46,49 @@ export async function withIdempotencyKey<T extends { status: number }>(
     .update(stringify({ operation: req.operationId, request: req.request }) ?? "")
     .digest("hex");
   const id = { ...req.scope, key: req.key };
-  await claim(db, now(), req, fingerprint);
-  let result: T;
-  let done: boolean;
-  try {
-    ({ result, done } = await holdingKey(req.scope, req.key, run));
-  } catch (error) {
-    await db.em().nativeDelete(IdempotencyKey, { ...id, state: "in_flight" });
-    throw error;
+  const at = now();
+  // Routes that claim the key in their own transaction get the claim to make instead (see CLAIMED_BY_ROUTE).
+  const deferred: DeferredClaim | null = CLAIMED_BY_ROUTE.has(req.operationId)
+    ? {
+        operationId: req.operationId,
+        fingerprint,
+        lockedUntil: new Date(at.getTime() + IN_FLIGHT_LEASE_MS),
+        createdAt: at,
+        claimNow: () => claim(db, at, req, fingerprint),
+        inUse: () => keyInUse(req.key),
+      }
+    : null;
+  if (!deferred) await claim(db, at, req, fingerprint);
+  const ran = await holdingKey(req.scope, req.key, run, deferred);
+  // A key claimed in the route's transaction was inserted done, or rolled back with it; a deferred claim never made holds nothing.
+  const heldInFlight = ran.claimed === "before" || ran.claimed === "now";
+  if ("error" in ran) {
+    if (heldInFlight) await db.em().nativeDelete(IdempotencyKey, { ...id, state: "in_flight" });
+    throw ran.error;
   }
+  const { result, done } = ran;
   if (result.status >= 200 && result.status < 300) {
     // A route may have marked it in its own transaction already (a redemption), with what the key guards.
-    if (!done) await markIdempotencyDone(db.orm.em, req.scope, req.key);
-  } else {
+    if (heldInFlight && !done) await markIdempotencyDone(db.orm.em, req.scope, req.key);
+  } else if (heldInFlight) {
     await db.em().nativeDelete(IdempotencyKey, { ...id, state: "in_flight" });
   }
   return result;
+}
+
+/**
+ * Operations whose use case claims the key inside its own transaction
+ * (db/hot/idempotency-keys.ts keyClaimForTransaction): the key row is
+ * inserted already done and commits with what it guards, instead of an
+ * in-flight claim, a transaction and a mark. A request with the same key
+ * whose transaction is still open is refused 409 `idempotency_key_in_use`
+ * as before; every other case (a key reused, done, or left in flight by
+ * another route) goes through claim() below, which the use case calls then.
+ */
+const CLAIMED_BY_ROUTE: ReadonlySet<string> = new Set(["Redemptions_create", "Me_redeemStoreItem"]);
+
+function keyInUse(key: string): ApiError {
+  return new ApiError(409, "idempotency_key_in_use", `A request with Idempotency-Key '${key}' is still being processed; retry shortly.`);
 }
 
 async function claim(db: Database, at: Date, req: IdempotentRequest, fingerprint: string): Promise<void> {
@@ -82,7 +109,5 @@ async function claim(db: Database, at: Date, req: IdempotentRequest, fingerprint
   if (seen.state === "done") return;
   // In flight: refused unless its lease ran out (the first process died), then taken over.
   const taken = await db.em().nativeUpdate(IdempotencyKey, { ...id, state: "in_flight", lockedUntil: { $lt: at } }, { lockedUntil });
-  if (taken !== 1) {
-    throw new ApiError(409, "idempotency_key_in_use", `A request with Idempotency-Key '${req.key}' is still being processed; retry shortly.`);
-  }
+  if (taken !== 1) throw keyInUse(req.key);
 }

@@ -35,6 +35,22 @@ export interface RedemptionPayment {
   endpointEvents: string[][];
 }
 
+/** The request's Idempotency-Key, claimed by the payment's statement (see payPostgresql). */
+export interface PaymentKeyClaim {
+  key: string;
+  operationId: string;
+  fingerprint: string;
+  lockedUntil: Date;
+  createdAt: Date;
+}
+
+/**
+ * Why a claiming payment paid nothing: another transaction is claiming the
+ * key right now (`in_use`), or a row holds it already (`taken`: reused,
+ * done or in flight; the caller's own claim statement sorts it out).
+ */
+export type ClaimRefused = { refused: "in_use" | "taken" };
+
 /** The enabled endpoints' subscriptions of the scope (its first two parameters), as a JSON array of `events` arrays. */
 const ENDPOINTS = {
   postgresql:
@@ -45,15 +61,38 @@ const ENDPOINTS = {
 const PARTICIPANT =
   "id, external_id, display_name, avatar_url, email, phone, xp, level, tier_code, tags, event_counts, flags, peak_month, peak_level, prior_month_peak_level, updated_at";
 
-/** Parameters: club, env, external id; club, env, key; amount, now, currency, amount. */
-const PAY_POSTGRESQL = `with p as (select ${PARTICIPANT} from participants where club_id = ? and env = ? and external_id = ? for update),
+/**
+ * The payment's statement; with `claim`, it first claims the request's
+ * Idempotency-Key (inserted done: it commits with the redemption or not at
+ * all), and debits only if it did. A transaction-scoped advisory lock on the
+ * key, tried without waiting, tells a concurrent request with the same key
+ * (whose uncommitted row an insert would wait for) to answer 409 at once.
+ * Parameters: [claim: club, env, key; club, env, key, operation, fingerprint,
+ * locked until, created at;] club, env, external id; club, env, key; amount,
+ * now, currency, amount; club, env.
+ */
+function payPostgresql(claim: boolean): string {
+  const claimed = claim
+    ? `lk as (select pg_try_advisory_xact_lock(hashtextextended(?::text || ':' || ?::text || ':' || ?::text, 0)) as got),
+  k as (insert into idempotency_keys (club_id, env, key, operation_id, fingerprint, state, locked_until, created_at)
+    select ?, ?, ?, ?, ?, 'done', ?, ? from lk where lk.got on conflict do nothing returning key),
+  `
+    : "";
+  return `with ${claimed}p as (select ${PARTICIPANT} from participants where club_id = ? and env = ? and external_id = ? for update),
   s as (select result from redemptions where club_id = ? and env = ? and idempotency_key = ?),
   d as (update balances as b set amount = b.amount - ?::int8, updated_at = ? from p
-    where b.participant_id = p.id and b.currency = ? and b.amount >= ?::int8 and not exists (select 1 from s) returning b.amount)
+    where b.participant_id = p.id and b.currency = ? and b.amount >= ?::int8 and not exists (select 1 from s)${claim ? " and exists (select 1 from k)" : ""} returning b.amount)
   select p.*, (select result from s) as stored, (select amount from d) as balance_after,
     (select coalesce(json_agg(json_build_array(b.currency, b.amount)), '[]'::json) from balances as b where b.participant_id = p.id) as balances,
-    ${ENDPOINTS.postgresql} as endpoints
+    ${ENDPOINTS.postgresql} as endpoints${claim ? ", (select got from lk) as key_lock, exists (select 1 from k) as key_claimed" : ""}
   from p`;
+}
+const PAY_POSTGRESQL = payPostgresql(false);
+const PAY_CLAIMING_POSTGRESQL = payPostgresql(true);
+
+/** SQLite's claim, first in the transaction (which holds the write lock: no other claim can be open). */
+const CLAIM_SQLITE = `insert into idempotency_keys (club_id, env, key, operation_id, fingerprint, state, locked_until, created_at)
+  values (?, ?, ?, ?, ?, 'done', ?, ?) on conflict do nothing returning key`;
 
 /** SQLite: the participant, the stored result and the balances, read once the write lock is held. */
 const READ_SQLITE = `select ${PARTICIPANT},
@@ -69,6 +108,8 @@ type Row = Parameters<typeof viewedParticipant>[0] & {
   balance_after?: number | string | null;
   balances: [string, number | string][] | string;
   endpoints: string[][] | string;
+  key_lock?: boolean;
+  key_claimed?: boolean;
 };
 
 function json<T>(value: T | string): T {
@@ -91,10 +132,16 @@ function balancesOf(rows: [string, number | string][]): Record<string, number> {
 export async function payRedemption(
   store: HotStore,
   scope: Scope,
-  pay: { externalId: string; currency: string; amount: number; idempotencyKey: string | null; now: Date },
-): Promise<RedemptionPayment | null> {
+  pay: { externalId: string; currency: string; amount: number; idempotencyKey: string | null; now: Date; claim?: PaymentKeyClaim | null },
+): Promise<RedemptionPayment | ClaimRefused | null> {
+  const claim = pay.claim ?? null;
   if (store.dialect === "postgresql") {
-    const [row] = await store.select<Row>({ postgresql: PAY_POSTGRESQL, sqlite: "" }, [
+    const claimParams =
+      claim === null
+        ? []
+        : [scope.clubId, scope.env, claim.key, scope.clubId, scope.env, claim.key, claim.operationId, claim.fingerprint, claim.lockedUntil, claim.createdAt];
+    const [row] = await store.select<Row>({ postgresql: claim === null ? PAY_POSTGRESQL : PAY_CLAIMING_POSTGRESQL, sqlite: "" }, [
+      ...claimParams,
       scope.clubId,
       scope.env,
       pay.externalId,
@@ -109,6 +156,7 @@ export async function payRedemption(
       scope.env,
     ]);
     if (!row) return null;
+    if (claim !== null && !row.key_claimed) return { refused: row.key_lock ? "taken" : "in_use" };
     const after = row.balance_after ?? null;
     return {
       participant: viewedParticipant(row),
@@ -120,6 +168,18 @@ export async function payRedemption(
   }
   // The write lock first, waited for under busy_timeout (see db/write-lock.ts).
   await takeSqliteWriteLock(store);
+  if (claim !== null) {
+    const claimed = await store.select<{ key: string }>({ postgresql: "", sqlite: CLAIM_SQLITE }, [
+      scope.clubId,
+      scope.env,
+      claim.key,
+      claim.operationId,
+      claim.fingerprint,
+      claim.lockedUntil,
+      claim.createdAt,
+    ]);
+    if (claimed.length === 0) return { refused: "taken" };
+  }
   const [row] = await store.select<Row>({ postgresql: "", sqlite: READ_SQLITE }, [scope.clubId, scope.env, pay.externalId, pay.idempotencyKey]);
   if (!row) return null;
   const participant = viewedParticipant(row);

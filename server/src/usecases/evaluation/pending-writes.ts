@@ -1,6 +1,6 @@
 import type { EntityName, RequiredEntityData } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
-import { hotStore, shapeOf, type Upsert, type Write } from "../../db/hot/index.js";
+import { hotStore, shapeOf, type HotStore, type Upsert, type Write } from "../../db/hot/index.js";
 import type { Participant } from "../../db/entities/index.js";
 import {
   Badge,
@@ -164,12 +164,13 @@ export class PendingWrites {
    * CTE per table, array parameters) and one prepared statement per table on
    * SQLite.
    */
-  async flush(em: SqlEntityManager, also: Write[] = []): Promise<void> {
-    if (!em.getTransactionContext()) {
+  async flush(em: SqlEntityManager, also: Write[] = [], on?: HotStore): Promise<void> {
+    // `on`: a transaction of the caller's on the driver (db/hot/transaction.ts); `em` then only describes the tables.
+    if (!on && !em.getTransactionContext()) {
       await em.transactional((trx) => this.flush(trx, also));
       return;
     }
-    const store = await hotStore(em);
+    const store = on ?? (await hotStore(em));
     // `uniform`: the columns holding this flush's `now` in every row (bound once on PostgreSQL, see HotStore's Write).
     const insert = <T extends object>(entity: EntityName<T>, rows: Rows<T>, uniform: (keyof T & string)[], upsert?: Upsert): Write => ({
       insert: shapeOf(em, entity),

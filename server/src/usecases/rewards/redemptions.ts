@@ -7,9 +7,10 @@ import { expiredAmount, spendLots } from "../../engine/lots.js";
 import { fromMinorUnits, toMinorUnits } from "../../engine/money.js";
 import type { Evaluation, MissionState, ParticipantState } from "../../engine/types.js";
 import { Redemption } from "../../db/entities/index.js";
-import { hotStore, shapeOf } from "../../db/hot/index.js";
-import { payRedemption, readBalances } from "../../db/hot/redemption-writes.js";
-import { doneWithTransaction } from "../../db/hot/idempotency-keys.js";
+import { shapeOf, type HotStore, type Write } from "../../db/hot/index.js";
+import { inHotTransaction } from "../../db/hot/transaction.js";
+import { payRedemption, readBalances, type ClaimRefused } from "../../db/hot/redemption-writes.js";
+import { claimKeyNow, doneWithTransaction, keyClaimForTransaction, type TransactionKeyClaim } from "../../db/hot/idempotency-keys.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
@@ -29,6 +30,7 @@ import {
 import type { Balances } from "../participants/index.js";
 import { PendingWrites } from "../evaluation/index.js";
 import { participantNotFound } from "../participants/index.js";
+import type { AfterCommit } from "../shared/after-commit.js";
 
 type Schemas = components["schemas"];
 export type RedemptionView = Schemas["Redemption"];
@@ -106,13 +108,15 @@ interface Paid {
 
 /**
  * Locks the participant and pays `priced` from its balance in one
- * conditional statement (db/hot/redemption-writes.ts), unless a redemption
- * is stored under `key`; then evaluates the redemption against the state
- * before the payment. Null when no such participant. For a currency without
- * lots (the balance alone says what is spendable).
+ * conditional statement (db/hot/redemption-writes.ts) in the transaction of
+ * `store`, unless a redemption is stored under `key`; then evaluates the
+ * redemption against the state before the payment. Null when no such
+ * participant. For a currency without lots (the balance alone says what is
+ * spendable). With `claim`, the statement claims the request's
+ * Idempotency-Key first and pays only if it did (else says why not).
  */
 async function paidFirst(
-  em: SqlEntityManager,
+  store: HotStore,
   scope: Scope,
   externalId: string,
   priced: PricedReward,
@@ -120,11 +124,11 @@ async function paidFirst(
   now: Date,
   config: ClubConfig,
   timeZone: string,
-): Promise<Paid | null> {
-  const store = await hotStore(em);
+  claim: TransactionKeyClaim | null,
+): Promise<Paid | ClaimRefused | null> {
   const currency = priced.currency.code;
-  const payment = await payRedemption(store, scope, { externalId, currency, amount: priced.cost, idempotencyKey: key, now });
-  if (!payment) return null;
+  const payment = await payRedemption(store, scope, { externalId, currency, amount: priced.cost, idempotencyKey: key, now, claim });
+  if (!payment || "refused" in payment) return payment;
   const { participant } = payment;
   const repeat = payment.stored && repeatOf(payment.stored, config);
   const stateOf = (balances: Balances) =>
@@ -192,6 +196,111 @@ function repeatOf(result: Record<string, any>, config: ClubConfig): RedemptionVi
   } as RedemptionView;
 }
 
+/** 409 `insufficient_balance`: the spendable balance is short of the price (nothing was spent). */
+function insufficientBalance(participant: { externalId: string }, state: ParticipantState, priced: PricedReward, now: Date): ApiError {
+  return new ApiError(
+    409,
+    "insufficient_balance",
+    `Participant ${JSON.stringify(participant.externalId)} has ${spendableBalance(state, priced.currency.code, now)} ${priced.currency.code}; reward ${JSON.stringify(priced.reward.code)} costs ${priced.cost}.`,
+  );
+}
+
+/** What every step of one redemption knows. */
+interface RedemptionContext {
+  scope: Scope;
+  config: ClubConfig;
+  priced: PricedReward;
+  key: string | null;
+  opts: { now: Date; publicUrl: string };
+}
+
+/** A redemption's answer and what its transaction writes. */
+interface RedemptionRows {
+  result: RedemptionView;
+  writes: PendingWrites;
+  /** The redemption row and the Idempotency-Key's mark, written with `writes`. */
+  also: Write[];
+}
+
+/**
+ * The answer and the rows of a redemption evaluated as `evaluation` against
+ * `state`: `written` is the evaluation whose delta is written (without the
+ * price when paidFirst already took it off the stored balance).
+ */
+function redemptionRows(
+  context: RedemptionContext,
+  em: SqlEntityManager,
+  keyDone: ReturnType<typeof doneWithTransaction>,
+  participant: ParticipantSnapshot & { id: string; externalId: string },
+  state: ParticipantState,
+  written: Evaluation,
+  evaluation: Evaluation,
+): RedemptionRows {
+  const { scope, config, priced, key, opts } = context;
+  const writes = new PendingWrites();
+  const { effects } = gatherEvaluation(writes, { scope, config, participant, state, now: opts.now, publicUrl: opts.publicUrl, event: null }, written);
+  const cost = { currency: priced.currency.code, amount: fromMinorUnits(priced.cost, priced.currency.decimals) };
+  const result: RedemptionView = {
+    id: newId("red"),
+    reward_code: priced.reward.code,
+    title: priced.reward.title,
+    cost,
+    // The evaluation's balance delta: the price, plus what an internal reward paid back in the same currency.
+    balance_after: fromMinorUnits((state.balances[cost.currency] ?? 0) + (evaluation.delta.balances[cost.currency] ?? 0), priced.currency.decimals),
+    delivery_status: deliveryStatus(priced.reward),
+    duplicate: false,
+    effects,
+  };
+  const redemption: RequiredEntityData<Redemption> = {
+    id: result.id,
+    ...scope,
+    participantId: participant.id,
+    rewardCode: priced.reward.code,
+    idempotencyKey: key,
+    cost: { currency: cost.currency, amount: priced.cost },
+    result,
+    createdAt: opts.now,
+  };
+  const purchased: Schemas["StorePurchasedWebhookData"] = {
+    participant: webhookParticipant(participant),
+    reward_code: priced.reward.code,
+    cost,
+    redemption_id: result.id,
+  };
+  writes.outbox.push(webhookMessage(scope, "store.purchased", purchased, opts.now));
+  return { result, writes, also: [{ insert: shapeOf(em, Redemption), rows: [redemption] }, ...(keyDone ? [keyDone.write] : [])] };
+}
+
+/**
+ * A redemption in a currency without lots, in a transaction on the driver:
+ * paid first (paidFirst), then the rest of its rows in one more statement.
+ * With `claim`, refused without paying when the key cannot be claimed.
+ */
+async function payFirst(
+  db: Database,
+  context: RedemptionContext,
+  externalId: string,
+  claim: TransactionKeyClaim | null,
+  keyDone: ReturnType<typeof doneWithTransaction>,
+  timeZone: string,
+  done: (rows: RedemptionRows) => RedemptionView,
+): Promise<RedemptionView | ClaimRefused> {
+  const { scope, config, priced, key, opts } = context;
+  const { em } = db.orm;
+  return inHotTransaction(em, async (store) => {
+    const paid = await paidFirst(store, scope, externalId, priced, key, opts.now, config, timeZone, claim);
+    if (!paid) throw participantNotFound(externalId);
+    if ("refused" in paid) return paid;
+    if (paid.repeat) return paid.repeat;
+    if (paid.evaluation === null) throw insufficientBalance(paid.participant, paid.state, priced, opts.now);
+    const rows = redemptionRows(context, em, keyDone, paid.participant, paid.state, withoutPayment(paid.evaluation, priced), paid.evaluation);
+    keepSubscribed(rows.writes.outbox, paid.endpointEvents);
+    // One round trip on PostgreSQL: the delta, the redemption (its unique key), the outbox rows and the key's mark (when not claimed here).
+    await rows.writes.flush(em, rows.also, store);
+    return done(rows);
+  });
+}
+
 /**
  * POST /v1/redemptions (and the store): spends the reward's price from the
  * participant's balance and grants the reward in one transaction holding the
@@ -209,7 +318,7 @@ export async function redeem(
   db: Database,
   scope: Scope,
   request: RedemptionRequest,
-  opts: { idempotencyKey?: string; now: Date; publicUrl: string },
+  opts: { idempotencyKey?: string; now: Date; publicUrl: string; afterCommit?: AfterCommit },
 ): Promise<RedemptionView> {
   const key = opts.idempotencyKey ?? null;
   const { config } = await requirePublishedConfig(db, scope);
@@ -217,77 +326,56 @@ export async function redeem(
   try {
     priced = pricedReward(config, request.reward);
   } catch (err) {
-    // A repeat answers what the key stored even when the reward is no longer for sale (the transaction below looks the key up otherwise).
+    // A repeat answers what the key stored even when the reward is no longer for sale (the transaction below looks the key up otherwise); a reused key is refused first.
+    await claimKeyNow(scope, key);
     const earlier = key === null ? null : await storedRedemption(db.em(), scope, key, config);
     if (earlier) return earlier;
     throw err;
   }
   const timeZone = clubTimeZone(config);
+  const context = { scope, config, priced, key, opts };
   // The request's Idempotency-Key, marked done with the redemption it guards (no statement of its own after).
-  const keyDone = doneWithTransaction(scope, key);
-  let marked = false;
+  let keyDone: ReturnType<typeof doneWithTransaction> = null;
+  const done = (rows: RedemptionRows) => {
+    // The relay is woken only for rows it has to hand over: a pass that finds none still costs it a transaction.
+    if (rows.writes.outbox.length > 0) opts.afterCommit?.("outbox");
+    return rows.result;
+  };
   try {
-    const answer = await db.em().transactional(async (em) => {
-      // A currency without lots: the lock, the key's lookup and the debit in one statement (paidFirst).
-      const paid = priced.currency.expiresInDays === null ? await paidFirst(em, scope, request.participant, priced, key, opts.now, config, timeZone) : null;
-      if (paid?.repeat) return paid.repeat;
-      const participant = paid ? paid.participant : await lockParticipant(em, { ...scope, externalId: request.participant });
-      if (!participant) throw participantNotFound(request.participant);
-      // Again under the lock: the same key may have been redeemed since the first look.
-      const repeat = paid || key === null ? null : await storedRedemption(em, scope, key, config);
-      if (repeat) return repeat;
-      const state = paid ? paid.state : await loadParticipantState(em, participant, config, { now: opts.now, timeZone });
-      const evaluation = paid ? paid.evaluation : redemptionEvaluation({ config, state, now: opts.now, timeZone, priced });
-      if (evaluation === null) {
-        throw new ApiError(
-          409,
-          "insufficient_balance",
-          `Participant ${JSON.stringify(participant.externalId)} has ${spendableBalance(state, priced.currency.code, opts.now)} ${priced.currency.code}; reward ${JSON.stringify(priced.reward.code)} costs ${priced.cost}.`,
-        );
+    if (priced.currency.expiresInDays === null) {
+      // A currency without lots: the key's claim, the lock, the key's lookup and the debit in one statement (paidFirst), in a transaction on the driver.
+      const claim = keyClaimForTransaction(scope, key);
+      const paying = await payFirst(db, context, request.participant, claim, null, timeZone, done);
+      if (!("refused" in paying)) {
+        claim?.committed();
+        return paying;
       }
-      const writes = new PendingWrites();
-      // Paid first: the price is already off the stored balance; the rest of the delta is written with the redemption.
-      const { effects } = gatherEvaluation(
-        writes,
-        { scope, config, participant, state, now: opts.now, publicUrl: opts.publicUrl, event: null },
-        paid ? withoutPayment(evaluation, priced) : evaluation,
-      );
-      const cost = { currency: priced.currency.code, amount: fromMinorUnits(priced.cost, priced.currency.decimals) };
-      const result: RedemptionView = {
-        id: newId("red"),
-        reward_code: priced.reward.code,
-        title: priced.reward.title,
-        cost,
-        // The evaluation's balance delta: the price, plus what an internal reward paid back in the same currency.
-        balance_after: fromMinorUnits((state.balances[cost.currency] ?? 0) + (evaluation.delta.balances[cost.currency] ?? 0), priced.currency.decimals),
-        delivery_status: deliveryStatus(priced.reward),
-        duplicate: false,
-        effects,
-      };
-      const redemption: RequiredEntityData<Redemption> = {
-        id: result.id,
-        ...scope,
-        participantId: participant.id,
-        rewardCode: priced.reward.code,
-        idempotencyKey: key,
-        cost: { currency: cost.currency, amount: priced.cost },
-        result,
-        createdAt: opts.now,
-      };
-      const purchased: Schemas["StorePurchasedWebhookData"] = {
-        participant: webhookParticipant(participant),
-        reward_code: priced.reward.code,
-        cost,
-        redemption_id: result.id,
-      };
-      writes.outbox.push(webhookMessage(scope, "store.purchased", purchased, opts.now));
-      if (paid) keepSubscribed(writes.outbox, paid.endpointEvents);
-      // One round trip on PostgreSQL: the delta, the redemption (its unique key), the outbox rows and the key's mark.
-      await writes.flush(em, [{ insert: shapeOf(em, Redemption), rows: [redemption] }, ...(keyDone ? [keyDone.write] : [])]);
-      marked = keyDone !== null;
-      return result;
+      if (paying.refused === "in_use") throw claim!.inUse();
+      // The key is taken (reused, done, or in flight elsewhere): the key's own claim sorts it out, then the redemption runs (a repeat answers its stored result).
+      await claimKeyNow(scope, key);
+      keyDone = doneWithTransaction(scope, key);
+      const answer = await payFirst(db, context, request.participant, null, keyDone, timeZone, done);
+      if ("refused" in answer) throw new Error("a redemption without a key claim was refused its claim");
+      // A repeat wrote nothing: its key is left to the caller to mark.
+      if (!answer.duplicate) keyDone?.committed();
+      return answer;
+    }
+    // Expiring currencies: their lots decide what is spendable, read under the participant's lock.
+    await claimKeyNow(scope, key);
+    keyDone = doneWithTransaction(scope, key);
+    const answer = await db.em().transactional(async (em) => {
+      const participant = await lockParticipant(em, { ...scope, externalId: request.participant });
+      if (!participant) throw participantNotFound(request.participant);
+      const repeat = key === null ? null : await storedRedemption(em, scope, key, config);
+      if (repeat) return repeat;
+      const state = await loadParticipantState(em, participant, config, { now: opts.now, timeZone });
+      const evaluation = redemptionEvaluation({ config, state, now: opts.now, timeZone, priced });
+      if (evaluation === null) throw insufficientBalance(participant, state, priced, opts.now);
+      const rows = redemptionRows(context, em, keyDone, participant, state, evaluation, evaluation);
+      await rows.writes.flush(em, rows.also);
+      return done(rows);
     });
-    if (marked) keyDone!.committed();
+    if (!answer.duplicate) keyDone?.committed();
     return answer;
   } catch (err) {
     // The same key sent at the same time (for this participant or another), whose redemption committed first: its row's unique key refused ours.

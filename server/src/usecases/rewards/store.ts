@@ -6,6 +6,7 @@ import { ApiError } from "../shared/errors.js";
 import { loadParticipantState } from "../evaluation/index.js";
 import { pricedReward, redeem, spendableBalance, type RedemptionView } from "./redemptions.js";
 import { findMe } from "../participants/index.js";
+import type { AfterCommit } from "../shared/after-commit.js";
 
 /** The store (`/v1/me/store`): rewards with a price, and buying one. */
 
@@ -47,7 +48,7 @@ export async function redeemFromStore(
   scope: Scope,
   externalId: string,
   rewardCode: string,
-  opts: { idempotencyKey?: string; now: Date; publicUrl: string },
+  opts: { idempotencyKey?: string; now: Date; publicUrl: string; afterCommit?: AfterCommit },
 ): Promise<RedemptionView> {
   return redeem(db, scope, { participant: externalId, reward: rewardCode }, opts);
 }
