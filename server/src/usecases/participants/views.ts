@@ -5,6 +5,7 @@ import { levelThresholds, progressFor, type Progress } from "../../engine/progre
 import { nextTierAfter, tierForLevel } from "../../engine/tiers.js";
 import type { Participant } from "../../db/entities/index.js";
 import { levelName } from "../club/index.js";
+import { frozenJson } from "../../cache/json-text.js";
 
 /*
  * The participant resources of the contract, computed from the stored state
@@ -115,7 +116,7 @@ export function profileView(participant: ViewedParticipant, balances: Balances, 
 export function levelTable(config: ClubConfig): Schemas["LevelInfo"][] {
   // Depends on the configuration alone (one object per published version): built once per version, shared by every view.
   let table = levelTables.get(config);
-  if (!table) levelTables.set(config, (table = buildLevelTable(config)));
+  if (!table) levelTables.set(config, (table = frozenJson(buildLevelTable(config))));
   return table;
 }
 const levelTables = new WeakMap<ClubConfig, Schemas["LevelInfo"][]>();
