@@ -10,7 +10,8 @@
  * 1-coin reward the bench publishes, and a mixed widget session (config
  * revalidated, profile, missions, a redemption). After the redemptions, the
  * coins taken out must equal the redemptions answered 200, and no balance may
- * be below zero.
+ * be below zero. `BENCH_PATHS` (comma-separated parts of the names, e.g.
+ * `progress,missions`) measures only those paths.
  */
 import { randomBase62 } from "../server/src/db/ids.js";
 import { processEnvFor, startServe, type ClubeProcess } from "../test/async/support/processes.js";
@@ -24,6 +25,8 @@ export interface ParticipantOptions {
   warmReads: number;
   redemptions: number;
   concurrency: number;
+  /** Only the paths whose name contains one of these (case-insensitive; default `BENCH_PATHS`, comma-separated); every path when empty. */
+  only?: readonly string[];
   log(line: string): void;
 }
 
@@ -199,7 +202,9 @@ export async function benchParticipantPaths(kind: DatabaseKind, options: Partici
     const before = await coins(url, key, participants);
     let rss = 0;
     const figures: PathFigures[] = [];
+    const only = (options.only ?? process.env.BENCH_PATHS?.split(",") ?? []).map((part) => part.toLowerCase()).filter(Boolean);
     for (const path of paths) {
+      if (only.length > 0 && !only.some((part) => path.name.toLowerCase().includes(part))) continue;
       log(`${kind}: ${path.name}, c=${concurrency}…`);
       const warm = Math.min(options.warmReads, path.amount);
       // Redemption warm-ups spend coins too; they are counted with the measured ones.

@@ -3,9 +3,9 @@ import { docsRouter } from "./http/docs.js";
 import { widgetRouter } from "./http/widget.js";
 import { studio } from "./http/studio.js";
 import type { DemoClub } from "./demo/ensure-demo-club.js";
-import { errorHandler } from "./http/errors.js";
+import { answerError, answeredOrNotFound } from "./http/errors.js";
 import { participantPreflight } from "./http/cors.js";
-import { requestId } from "./http/request-id.js";
+import { assignRequestId } from "./http/request-id.js";
 import { createRateLimiter, rateLimitsFromEnv, type RateLimits } from "./http/rate-limit.js";
 import { buildRouter, methodNotAllowed } from "./http/router.js";
 import { createHandlers } from "./handlers/index.js";
@@ -23,7 +23,8 @@ export interface AppOptions {
 
 /**
  * The HTTP application: request id → error shape → CORS preflight of the
- * participant surface → docs → the widget → the contracted routes → 405/404.
+ * participant surface → docs → the widget → the studio → the contracted routes
+ * → 405/404 → durable answers.
  */
 export async function createApp(services: Services, options: AppOptions = {}): Promise<Koa> {
   const app = new Koa();
@@ -42,27 +43,43 @@ export async function createApp(services: Services, options: AppOptions = {}): P
   });
   const docs = await docsRouter();
 
-  app.use(requestId());
-  app.use(errorHandler(options.log));
-  app.use(durableAnswers(services));
-  app.use(participantPreflight());
-  app.use(docs.routes());
-  app.use(widgetRouter({ services, demo: options.demo }).routes());
-  app.use(studio());
-  app.use(api.routes());
-  app.use(methodNotAllowed(api));
+  const log = options.log ?? ((line: string) => console.error(line));
+  const apiRoutes = api.routes() as unknown as Koa.Middleware;
+  const notAllowed = methodNotAllowed(api);
+  // The contracted routes are all under /v1/ and nothing else is: their requests skip the docs', widget's and studio's routers.
+  const v1 = chain([apiRoutes, notAllowed]);
+  const preflightThenV1 = chain([participantPreflight(), apiRoutes, notAllowed]);
+  const rest = chain([
+    participantPreflight(),
+    docs.routes() as unknown as Koa.Middleware,
+    widgetRouter({ services, demo: options.demo }).routes() as unknown as Koa.Middleware,
+    studio(),
+    apiRoutes,
+    notAllowed,
+  ]);
+  const { db } = services;
+
+  // Request id → error shape → (the routes) → durable answers, as one middleware: each layer of Koa's chain costs promises on every request.
+  app.use(async (ctx, next) => {
+    assignRequestId(ctx);
+    try {
+      await (ctx.path.startsWith("/v1/") ? (ctx.method === "OPTIONS" ? preflightThenV1 : v1) : rest)(ctx, next);
+      // Nothing is answered before what it committed (or read of others' commits) is on disk: the embedded database's
+      // commits are synced off the event loop (db/wal-sync.ts); at once elsewhere. Inside the error handling, so a failed
+      // sync is answered as any internal error.
+      await db.durable();
+      answeredOrNotFound(ctx);
+    } catch (err) {
+      answerError(ctx, err, log);
+    }
+  });
   return app;
 }
 
-/**
- * Nothing is answered before what it committed (or read of others' commits)
- * is on disk: the embedded database's commits are synced off the event loop
- * (db/wal-sync.ts); at once elsewhere. Inside the error handler, so a failed
- * sync is answered as any internal error.
- */
-function durableAnswers(services: Services): Koa.Middleware {
-  return async (_ctx, next) => {
-    await next();
-    await services.db.durable();
+/** Runs `middlewares` in order, each one's `next` the following one's (the last one's: `next` itself). */
+function chain(middlewares: Koa.Middleware[]): Koa.Middleware {
+  return (ctx, next) => {
+    const at = (index: number): Promise<unknown> => (index === middlewares.length ? next() : Promise.resolve(middlewares[index](ctx, () => at(index + 1))));
+    return at(0);
   };
 }

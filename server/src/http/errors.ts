@@ -27,19 +27,29 @@ export function errorHandler(log: (line: string) => void = (l) => console.error(
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        throw new ApiError(404, "route_not_found", `No route ${ctx.method} ${ctx.path}.`);
-      }
+      answeredOrNotFound(ctx);
     } catch (err) {
-      const answer = toApiError(err);
-      const { status, code, message } = answer;
-      if (status >= 500) log(`[${ctx.state.requestId}] ${ctx.method} ${ctx.path} failed: ${describe(err)}`);
-      ctx.status = status;
-      ctx.body = { error: errorDetail(err, code, message) } satisfies ErrorBody;
-      if (answer.headers) ctx.set(answer.headers);
-      if (!ctx.req.readableEnded) dropUnreadBody(ctx);
+      answerError(ctx, err, log);
     }
   };
+}
+
+/** A request no route answered (no status of its own, no body) is the documented 404. */
+export function answeredOrNotFound(ctx: Context): void {
+  if (ctx.status === 404 && ctx.body === undefined) {
+    throw new ApiError(404, "route_not_found", `No route ${ctx.method} ${ctx.path}.`);
+  }
+}
+
+/** Answers `err` in the documented error shape (errorHandler's catch, also used by the app's front middleware). */
+export function answerError(ctx: Context, err: unknown, log: (line: string) => void = (l) => console.error(l)): void {
+  const answer = toApiError(err);
+  const { status, code, message } = answer;
+  if (status >= 500) log(`[${ctx.state.requestId}] ${ctx.method} ${ctx.path} failed: ${describe(err)}`);
+  ctx.status = status;
+  ctx.body = { error: errorDetail(err, code, message) } satisfies ErrorBody;
+  if (answer.headers) ctx.set(answer.headers);
+  if (!ctx.req.readableEnded) dropUnreadBody(ctx);
 }
 
 /**

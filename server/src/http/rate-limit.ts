@@ -151,8 +151,14 @@ export function createRateLimiter(limits: RateLimits = DEFAULT_RATE_LIMITS, stor
   const participant = make(limits.participant, "participant");
   const failedAuth = make(limits.failedAuth, "failed_auth");
 
+  // Counted in this process only (no store): no address can be over the limit while no rejection was
+  // counted within the last window, so the lookup is skipped then.
+  let lastPenaltyAt = Number.NEGATIVE_INFINITY;
+  const failedAuthWindowMs = limits.failedAuth.seconds * 1000;
+  const mayBeOver = () => store !== null || Date.now() - lastPenaltyAt <= failedAuthWindowMs;
+
   const guardAuth: Middleware = async (ctx, next) => {
-    const seen = await failedAuth.get(ctx.ip);
+    const seen = mayBeOver() ? await failedAuth.get(ctx.ip) : null;
     if (seen && seen.consumedPoints >= limits.failedAuth.points) {
       throw limited(limits.failedAuth, seen, "Too many failed authentication attempts from this address.");
     }
@@ -161,6 +167,7 @@ export function createRateLimiter(limits: RateLimits = DEFAULT_RATE_LIMITS, stor
     } catch (err) {
       if (ctx.state.credentialRejected === true && err instanceof ApiError && err.status === 401) {
         // Counting never refuses this request (it already failed); the next one from the address is refused once over.
+        lastPenaltyAt = Date.now();
         await failedAuth.penalty(ctx.ip, 1);
       }
       throw err;

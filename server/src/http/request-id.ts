@@ -1,4 +1,4 @@
-import type { Middleware } from "koa";
+import type { Context, Middleware } from "koa";
 import { randomBase62 } from "../db/ids.js";
 
 /**
@@ -9,9 +9,14 @@ import { randomBase62 } from "../db/ids.js";
  */
 export function requestId(): Middleware {
   return async (ctx, next) => {
-    const id = `req_${randomBase62(16)}`;
-    ctx.state.requestId = id;
-    ctx.set("X-Request-Id", id);
+    assignRequestId(ctx);
     await next();
   };
+}
+
+/** Gives `ctx` its id and header (requestId's work, for the app's front middleware that folds it in). */
+export function assignRequestId(ctx: Context): void {
+  const id = `req_${randomBase62(16)}`;
+  ctx.state.requestId = id;
+  ctx.set("X-Request-Id", id);
 }

@@ -8,6 +8,7 @@ import { authenticate, type Auth, type AuthDeps, type SchemeName } from "./auth.
 import type { Database } from "../db/orm.js";
 import { withIdempotencyKey } from "./idempotency.js";
 import { check } from "./validate.js";
+import { jsonText } from "../cache/json-text.js";
 import type { RateLimiter } from "./rate-limit.js";
 import { auditCall, isAudited, type AuditContext } from "./audit.js";
 import { redactForViewer } from "./staff-session.js";
@@ -25,6 +26,9 @@ export interface RequestContext {
    */
   afterCommit(hook: () => void): void;
 }
+
+/** What Koa sends for a JSON body. */
+const JSON_TYPE = "application/json; charset=utf-8";
 
 /** Body size limits (documented in the contract): 5 MiB for event batches and game syncs, 1 MiB elsewhere. */
 const BODY_LIMIT = "1mb";
@@ -196,7 +200,11 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
     // An export (CSV) answers the media type its contract declares; everything else is JSON.
     const textType = (op as { textResponses?: Record<string, string> }).textResponses?.[String(result.status)];
     if (textType) ctx.type = `${textType}; charset=utf-8`;
-    ctx.body = result.body;
+    if (!textType && typeof result.body === "object" && result.body !== null && !Buffer.isBuffer(result.body)) {
+      // Serialised here rather than by Koa, so that the parts shared by every answer are spliced in as made (cache/json-text.ts).
+      if (!ctx.res.hasHeader("Content-Type")) ctx.set("Content-Type", JSON_TYPE);
+      ctx.body = jsonText(result.body);
+    } else ctx.body = result.body;
   };
 }
 

@@ -38,10 +38,24 @@ function missionReward(config: ClubConfig, spec: string): Schemas["MyMissionRewa
   return { code, title: config.rewards.find((reward) => reward.code === code)?.title ?? code };
 }
 
-function missionView(config: ClubConfig, mission: MissionConfig, state: ParticipantState, now: Date, timeZone: string): MyMission {
-  const key = periodKey(mission.period, now, timeZone);
+/** A mission's fields that depend on the configuration alone: made once per published version's mission. */
+type MissionBase = Pick<MyMission, "goal" | "reward"> & { config: ClubConfig };
+const missionBases = new WeakMap<MissionConfig, MissionBase>();
+
+function missionBase(config: ClubConfig, mission: MissionConfig): MissionBase {
+  let base = missionBases.get(mission);
+  if (base?.config !== config) {
+    base = { config, goal: { kind: mission.goal.kind, field: mission.goal.field, target: mission.goal.target }, reward: missionReward(config, mission.reward) };
+    missionBases.set(mission, base);
+  }
+  return base;
+}
+
+/** `key`: the mission's current period key (periodKey at `now` in the club's zone). */
+function missionView(config: ClubConfig, mission: MissionConfig, state: ParticipantState, key: string): MyMission {
   const stored = state.missions[mission.id];
   const current = stored?.periodKey === key ? stored : { progress: 0, completed: false, claimed: false };
+  const { goal, reward } = missionBase(config, mission);
   return {
     id: mission.id,
     title: mission.title,
@@ -49,13 +63,13 @@ function missionView(config: ClubConfig, mission: MissionConfig, state: Particip
     illustration: mission.illustration,
     event: mission.event,
     period: mission.period,
-    goal: { kind: mission.goal.kind, field: mission.goal.field, target: mission.goal.target },
+    goal,
     progress: current.progress,
     completed: current.completed,
     claimable: mission.claim === "manual" && current.completed && !current.claimed,
     claimed: current.claimed,
     period_key: key,
-    reward: missionReward(config, mission.reward),
+    reward,
     starts_at: mission.startsAt ?? null,
     ends_at: mission.endsAt ?? null,
   };
@@ -79,7 +93,7 @@ export async function listMyMissions(db: Database, scope: Scope, externalId: str
       missions[row.missionId] = { periodKey: row.periodKey, progress: row.progress, completed: row.completed, claimed: row.claimed };
   }
   const state = viewedState(read.participant, config, read.balances, missions);
-  return { data: listedMissions(config, state, now, timeZone).map((mission) => missionView(config, mission, state, now, timeZone)) };
+  return { data: listedMissions(config, state, now, timeZone).map((mission) => missionView(config, mission, state, currentKey.get(mission.id)!)) };
 }
 
 /**

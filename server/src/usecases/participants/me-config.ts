@@ -9,6 +9,7 @@ import { fromMinorUnits } from "../../engine/money.js";
 import { levelTable } from "./views.js";
 import { pricedReward } from "../rewards/index.js";
 import { hasActiveCodes } from "../rewards/index.js";
+import { frozenJson } from "../../cache/json-text.js";
 
 /*
  * GET /v1/me/config: the participant's view of the published configuration.
@@ -61,7 +62,8 @@ export async function getMeConfig(db: Database, scope: Scope, now: Date): Promis
   let views = built.get(published.config);
   const cached = views?.get(key);
   if (cached && cached.body.config_version === published.version) return cached;
-  const body = meConfigView(published.config, published.version, facts);
+  // Shared by every answer of this version and facts: serialised once (cache/json-text.ts).
+  const body = frozenJson(meConfigView(published.config, published.version, facts));
   const view = { body, etag: etagOf(body), allowedOrigins: published.config.allowedOrigins };
   if (!views) built.set(published.config, (views = new Map()));
   views.set(key, view);

@@ -5,6 +5,7 @@ import { levelThresholds, progressFor, type Progress } from "../../engine/progre
 import { nextTierAfter, tierForLevel } from "../../engine/tiers.js";
 import type { Participant } from "../../db/entities/index.js";
 import { levelName } from "../club/index.js";
+import { frozenJson } from "../../cache/json-text.js";
 
 /*
  * The participant resources of the contract, computed from the stored state
@@ -38,6 +39,14 @@ function badgeUrl(tier: TierConfig): string | null {
 }
 
 function levelOf(config: ClubConfig, level: number): ProgressLevel {
+  // One shared object per level of a published version (its JSON made once: cache/json-text.ts); built levels on demand beyond the table.
+  let levels = levelViews.get(config);
+  if (!levels) levelViews.set(config, (levels = []));
+  return (levels[level] ??= frozenJson(buildLevel(config, level)));
+}
+const levelViews = new WeakMap<ClubConfig, ProgressLevel[]>();
+
+function buildLevel(config: ClubConfig, level: number): ProgressLevel {
   const tier = tierForLevel(config.progression.tiers, level);
   return { number: level, name: levelName(level, config), badge_url: badgeUrl(tier), color: tier.color ?? null };
 }
@@ -82,9 +91,7 @@ export type ProfileAudience = "participant" | "server";
 export function profileView(participant: ViewedParticipant, balances: Balances, config: ClubConfig, audience: ProfileAudience = "server"): ParticipantProfile {
   const progress = progressFor(config.progression, participant.xp);
   const tier = config.progression.tiers.find((candidate) => candidate.code === participant.tierCode) ?? progress.tier;
-  const nextTier = nextTierAfter(config.progression.tiers, tier.levels[1] ?? Number.POSITIVE_INFINITY);
-  const shown = config.progression.benefits.filter((benefit) => audience === "server" || benefit.compliance === "ok");
-  const benefitNames = new Map(shown.map((benefit) => [benefit.code, benefit.name]));
+  const { tierView, nextTierView, benefits } = tierParts(config, tier, audience);
   return {
     id: participant.id,
     external_id: participant.externalId,
@@ -97,25 +104,48 @@ export function profileView(participant: ViewedParticipant, balances: Balances, 
     next_level_xp: progress.nextLevelXp,
     remaining_xp: progress.remainingXp,
     percent: progress.percent,
-    tier: {
-      code: tier.code,
-      name: tier.name,
-      color: tier.color ?? null,
-      badge: tier.badge ?? null,
-      vip: tier.vip,
-    },
-    next_tier: nextTier && { code: nextTier.code, name: nextTier.name, starts_at_level: nextTier.startsAtLevel },
-    benefits: tier.benefits.filter((code) => benefitNames.has(code)).map((code) => benefitNames.get(code)!),
+    tier: tierView,
+    next_tier: nextTierView,
+    benefits,
     currencies: currencyBalances(config, balances),
     flags: participant.flags,
   };
 }
 
+interface TierParts {
+  tierView: ParticipantProfile["tier"];
+  nextTierView: ParticipantProfile["next_tier"];
+  benefits: string[];
+}
+
+/** The profile's parts that depend on the tier and the audience alone: built once per published version (shared, JSON made once). */
+function tierParts(config: ClubConfig, tier: TierConfig, audience: ProfileAudience): TierParts {
+  let parts = tierPartsOf.get(config);
+  if (!parts) tierPartsOf.set(config, (parts = new Map()));
+  const key = `${audience}\u0000${tier.code}`;
+  let found = parts.get(key);
+  if (found && found.tier === tier) return found.parts;
+  const nextTier = nextTierAfter(config.progression.tiers, tier.levels[1] ?? Number.POSITIVE_INFINITY);
+  const shown = config.progression.benefits.filter((benefit) => audience === "server" || benefit.compliance === "ok");
+  const benefitNames = new Map(shown.map((benefit) => [benefit.code, benefit.name]));
+  found = {
+    tier,
+    parts: {
+      tierView: frozenJson({ code: tier.code, name: tier.name, color: tier.color ?? null, badge: tier.badge ?? null, vip: tier.vip }),
+      nextTierView: nextTier && frozenJson({ code: nextTier.code, name: nextTier.name, starts_at_level: nextTier.startsAtLevel }),
+      benefits: frozenJson(tier.benefits.filter((code) => benefitNames.has(code)).map((code) => benefitNames.get(code)!)),
+    },
+  };
+  parts.set(key, found);
+  return found.parts;
+}
+const tierPartsOf = new WeakMap<ClubConfig, Map<string, { tier: TierConfig; parts: TierParts }>>();
+
 /** The club's whole level table: XP each level spans (null on the last) and its tier's look. */
 export function levelTable(config: ClubConfig): Schemas["LevelInfo"][] {
   // Depends on the configuration alone (one object per published version): built once per version, shared by every view.
   let table = levelTables.get(config);
-  if (!table) levelTables.set(config, (table = buildLevelTable(config)));
+  if (!table) levelTables.set(config, (table = frozenJson(buildLevelTable(config))));
   return table;
 }
 const levelTables = new WeakMap<ClubConfig, Schemas["LevelInfo"][]>();
@@ -123,7 +153,7 @@ const levelTables = new WeakMap<ClubConfig, Schemas["LevelInfo"][]>();
 function buildLevelTable(config: ClubConfig): Schemas["LevelInfo"][] {
   const thresholds = levelThresholds(config.progression.curve);
   return thresholds.map((start, index) => {
-    const { number, name, badge_url, color } = levelOf(config, index + 1);
+    const { number, name, badge_url, color } = buildLevel(config, index + 1);
     return { number, name, xp_required: index + 1 < thresholds.length ? thresholds[index + 1] - start : null, badge_url, color };
   });
 }
