@@ -11,7 +11,7 @@ import { listMyBadges } from "../usecases/participants/index.js";
 import { claimMyMission, listMyMissions } from "../usecases/missions/index.js";
 import { listMyRewards, listStore, redeemCode, redeemFromStore } from "../usecases/rewards/index.js";
 import { getLeaderboard, listMyLeaderboards, listMyTournaments } from "../usecases/tournaments/index.js";
-import { etagMatches, getMeConfig } from "../usecases/participants/index.js";
+import { etagMatches, getMeConfig } from "../usecases/widget/index.js";
 import { getWheelState, spinWheel } from "../usecases/wheel/index.js";
 import { listFairSpins, rotateWheelSeed } from "../usecases/wheel/index.js";
 import type { Services } from "../services.js";

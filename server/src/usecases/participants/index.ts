@@ -1,5 +1,4 @@
 // The participants domain's public face: what other folders may use of it.
-export { etagMatches, getMeConfig } from "./me-config.js";
 export { listNotifications, markAllNotificationsRead, markNotificationRead } from "./notifications.js";
 export {
   ensureParticipant,
@@ -17,5 +16,5 @@ export { renameParticipant } from "./rename.js";
 export { listMyBadges } from "./badges.js";
 export { findMe } from "./find-me.js";
 export { reviewTiers } from "./tier-review.js";
-export { type Balances } from "./views.js";
+export { levelTable, type Balances } from "./views.js";
 export { listLedger } from "./ledger.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { validateClubConfig } from "../../../server/src/usecases/club/config.js";
-import { meConfigView } from "../../../server/src/usecases/participants/me-config.js";
+import { meConfigView } from "../../../server/src/usecases/widget/me-config.js";
 import { demoConfig } from "../../support/api.js";
 
 /** The participant view is built field by field: what is hidden, and what a front end can rely on. */

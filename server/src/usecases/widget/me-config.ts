@@ -6,9 +6,8 @@ import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { requirePublishedConfig } from "../club/index.js";
 import { fromMinorUnits } from "../../engine/money.js";
-import { levelTable } from "./views.js";
-import { pricedReward } from "../rewards/index.js";
-import { hasActiveCodes } from "../rewards/index.js";
+import { levelTable } from "../participants/index.js";
+import { hasActiveCodes, pricedReward } from "../rewards/index.js";
 import { frozenJson } from "../../cache/json-text.js";
 
 /*
