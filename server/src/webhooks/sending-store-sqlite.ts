@@ -1,9 +1,11 @@
 import type { FilterQuery } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
-import { TestClock, WebhookEndpoint, WebhookSending } from "../db/entities/index.js";
+import { TestClock, WebhookAttempt, WebhookEndpoint, WebhookSending } from "../db/entities/index.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
-import type { Outcome, SendingStore, Target } from "./sending-store.js";
+import { takeSqliteWriteLock } from "../db/write-lock.js";
+import { attemptRow, lastAttemptNumbers } from "./attempt-log.js";
+import type { AttemptTiming, Outcome, SendingStore, Target } from "./sending-store.js";
 import type { Success } from "./throughput.js";
 
 /** Sendings inserted per statement (13 columns: far below either database's parameter limit). */
@@ -43,24 +45,54 @@ export class OrmSendingStore implements SendingStore {
     return inserted;
   }
 
-  /** One statement per (attempts, status code) group, usually one. */
+  /**
+   * In one transaction holding the write lock: which of them are still
+   * pending at their attempt count, one update per (attempts, status code)
+   * group of those (usually one), and their attempt log rows.
+   */
   async recordSuccesses(batch: readonly Success[], updatedAt: Date): Promise<void> {
-    const em = this.db.em();
-    const groups = new Map<string, Success[]>();
-    for (const success of batch) {
-      const key = `${success.attempts}:${success.statusCode}`;
-      const group = groups.get(key);
-      if (group) group.push(success);
-      else groups.set(key, [success]);
-    }
-    for (const group of groups.values()) {
-      const { attempts, statusCode } = group[0];
-      await em.nativeUpdate(
-        WebhookSending,
-        { id: { $in: group.map((success) => success.id) }, status: "pending", attempts },
-        { status: "succeeded", attempts: attempts + 1, lastError: null, lastStatusCode: statusCode, nextAttemptAt: null, updatedAt },
+    await this.db.em().transactional(async (em) => {
+      await takeSqliteWriteLock(em);
+      const current = new Map<string, Pick<WebhookSending, "id" | "attempts" | "clubId" | "env">>();
+      const ids = batch.map((success) => success.id);
+      for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
+        const rows = await em.find(
+          WebhookSending,
+          { id: { $in: ids.slice(i, i + INSERT_CHUNK) }, status: "pending" },
+          { fields: ["id", "attempts", "clubId", "env"], disableIdentityMap: true },
+        );
+        for (const row of rows) current.set(row.id, row);
+      }
+      const applied = batch.filter((success) => current.get(success.id)?.attempts === success.attempts);
+      if (applied.length === 0) return;
+      const last = await lastAttemptNumbers(
+        em,
+        applied.map((success) => success.id),
       );
-    }
+      const groups = new Map<string, Success[]>();
+      for (const success of applied) {
+        const key = `${success.attempts}:${success.statusCode}`;
+        const group = groups.get(key);
+        if (group) group.push(success);
+        else groups.set(key, [success]);
+      }
+      for (const group of groups.values()) {
+        const { attempts, statusCode } = group[0];
+        await em.nativeUpdate(
+          WebhookSending,
+          { id: { $in: group.map((success) => success.id) }, status: "pending", attempts },
+          { status: "succeeded", attempts: attempts + 1, lastError: null, lastStatusCode: statusCode, nextAttemptAt: null, updatedAt },
+        );
+      }
+      const rows = applied.map((success) =>
+        attemptRow(current.get(success.id)!, success.attempts, last.get(success.id) ?? 0, success, {
+          succeeded: true,
+          httpStatus: success.statusCode,
+          error: null,
+        }),
+      );
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) await em.insertMany(WebhookAttempt, rows.slice(i, i + INSERT_CHUNK));
+    });
   }
 
   async dueInRealTime(now: Date, limit: number): Promise<string[]> {
@@ -96,8 +128,19 @@ export class OrmSendingStore implements SendingStore {
     return { sending, endpoint };
   }
 
-  async finish(sending: Pick<WebhookSending, "id" | "attempts">, outcome: Outcome, updatedAt: Date): Promise<void> {
-    await this.db.em().nativeUpdate(WebhookSending, { id: sending.id, status: "pending", attempts: sending.attempts }, { ...outcome, updatedAt });
+  /** The guarded update first (on SQLite it takes the write lock), then the log row if it applied. */
+  async finish(sending: Pick<WebhookSending, "id" | "attempts" | "clubId" | "env">, outcome: Outcome, updatedAt: Date, attempt?: AttemptTiming): Promise<void> {
+    const guard = { id: sending.id, status: "pending" as const, attempts: sending.attempts };
+    if (!attempt) {
+      await this.db.em().nativeUpdate(WebhookSending, guard, { ...outcome, updatedAt });
+      return;
+    }
+    await this.db.em().transactional(async (em) => {
+      if ((await em.nativeUpdate(WebhookSending, guard, { ...outcome, updatedAt })) !== 1) return;
+      const last = (await lastAttemptNumbers(em, [sending.id])).get(sending.id) ?? 0;
+      const result = { succeeded: outcome.status === "succeeded", httpStatus: outcome.lastStatusCode ?? null, error: outcome.lastError ?? null };
+      await em.insert(WebhookAttempt, attemptRow(sending, sending.attempts, last, attempt, result));
+    });
   }
 }
 
