@@ -3,10 +3,31 @@ import type { SqlEntityManager } from "@mikro-orm/knex";
 import { TestClock, WebhookAttempt, WebhookEndpoint, WebhookSending } from "../db/entities/index.js";
 import type { Database } from "../db/orm.js";
 import type { Scope } from "../db/scope.js";
-import { takeSqliteWriteLock } from "../db/write-lock.js";
+import { hotStore } from "../db/hot/index.js";
 import { attemptRow, lastAttemptNumbers } from "./attempt-log.js";
 import type { AttemptTiming, Outcome, SendingStore, Target } from "./sending-store.js";
 import type { Success } from "./throughput.js";
+
+/*
+ * The successes' statements, SQLite only (the PostgreSQL adapter has its
+ * own): each success is `[id, attempts before, status code, started at (epoch
+ * ms, as datetimes are stored), duration ms]` in one JSON array parameter.
+ * Log numbering as sending-store.ts says.
+ */
+const SUCCESSES =
+  "select json_extract(value, '$[0]') as id, json_extract(value, '$[1]') as attempts, json_extract(value, '$[2]') as status_code, json_extract(value, '$[3]') as started_at, json_extract(value, '$[4]') as duration_ms from json_each(?)";
+const sqliteOnly = (sqlite: string) => ({ postgresql: "", sqlite });
+const INSERT_SUCCESS_ATTEMPTS = sqliteOnly(
+  "insert into webhook_attempts (sending_id, number, club_id, env, started_at, duration_ms, outcome, http_status, error, resend) " +
+    "select id, max(last, attempts) + 1, club_id, env, started_at, duration_ms, 'succeeded', status_code, null, last > attempts from (" +
+    "select s.id, s.attempts, s.club_id, s.env, u.status_code, u.started_at, u.duration_ms, " +
+    "(select coalesce(max(a.number), 0) from webhook_attempts as a where a.sending_id = s.id) as last " +
+    `from (${SUCCESSES}) as u join webhook_sendings as s on s.id = u.id where s.status = 'pending' and s.attempts = u.attempts)`,
+);
+const RECORD_SUCCESSES = sqliteOnly(
+  "update webhook_sendings as s set status = 'succeeded', attempts = u.attempts + 1, last_error = null, last_status_code = u.status_code, next_attempt_at = null, updated_at = ? " +
+    `from (${SUCCESSES}) as u where s.id = u.id and s.status = 'pending' and s.attempts = u.attempts`,
+);
 
 /** Sendings inserted per statement (13 columns: far below either database's parameter limit). */
 const INSERT_CHUNK = 500;
@@ -14,8 +35,9 @@ const INSERT_CHUNK = 500;
 /**
  * The sending store through the ORM: the SQLite adapter (its bench figure is
  * not bound by the ORM, and the embedded queue writes through the same
- * connection), and the PostgreSQL adapter's statements off the first
- * attempt's path (claims, retries, outcomes), which it inherits.
+ * connection; only its successes go on the driver, see RECORD_SUCCESSES),
+ * and the PostgreSQL adapter's statements off the first attempt's path
+ * (claims, retries, outcomes), which it inherits.
  */
 export class OrmSendingStore implements SendingStore {
   constructor(protected readonly db: Database) {}
@@ -46,52 +68,18 @@ export class OrmSendingStore implements SendingStore {
   }
 
   /**
-   * In one transaction holding the write lock: which of them are still
-   * pending at their attempt count, one update per (attempts, status code)
-   * group of those (usually one), and their attempt log rows.
+   * Two driver statements in one transaction, the log rows first: an insert
+   * is a write, so it holds the write lock from its start, and both see the
+   * same sendings still pending at their attempt count; then one update for
+   * the same ones. The successes go in as one JSON parameter per statement.
    */
   async recordSuccesses(batch: readonly Success[], updatedAt: Date): Promise<void> {
+    if (batch.length === 0) return;
+    const rows = batch.map((success) => [success.id, success.attempts, success.statusCode, success.startedAt.getTime(), success.durationMs]);
     await this.db.em().transactional(async (em) => {
-      await takeSqliteWriteLock(em);
-      const current = new Map<string, Pick<WebhookSending, "id" | "attempts" | "clubId" | "env">>();
-      const ids = batch.map((success) => success.id);
-      for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
-        const rows = await em.find(
-          WebhookSending,
-          { id: { $in: ids.slice(i, i + INSERT_CHUNK) }, status: "pending" },
-          { fields: ["id", "attempts", "clubId", "env"], disableIdentityMap: true },
-        );
-        for (const row of rows) current.set(row.id, row);
-      }
-      const applied = batch.filter((success) => current.get(success.id)?.attempts === success.attempts);
-      if (applied.length === 0) return;
-      const last = await lastAttemptNumbers(
-        em,
-        applied.map((success) => success.id),
-      );
-      const groups = new Map<string, Success[]>();
-      for (const success of applied) {
-        const key = `${success.attempts}:${success.statusCode}`;
-        const group = groups.get(key);
-        if (group) group.push(success);
-        else groups.set(key, [success]);
-      }
-      for (const group of groups.values()) {
-        const { attempts, statusCode } = group[0];
-        await em.nativeUpdate(
-          WebhookSending,
-          { id: { $in: group.map((success) => success.id) }, status: "pending", attempts },
-          { status: "succeeded", attempts: attempts + 1, lastError: null, lastStatusCode: statusCode, nextAttemptAt: null, updatedAt },
-        );
-      }
-      const rows = applied.map((success) =>
-        attemptRow(current.get(success.id)!, success.attempts, last.get(success.id) ?? 0, success, {
-          succeeded: true,
-          httpStatus: success.statusCode,
-          error: null,
-        }),
-      );
-      for (let i = 0; i < rows.length; i += INSERT_CHUNK) await em.insertMany(WebhookAttempt, rows.slice(i, i + INSERT_CHUNK));
+      const hot = await hotStore(em);
+      await hot.run(INSERT_SUCCESS_ATTEMPTS, [rows]);
+      await hot.run(RECORD_SUCCESSES, [updatedAt, rows]);
     });
   }
 
