@@ -297,6 +297,7 @@ describe("Clube Studio", () => {
     const headers = await log.locator("thead th").allTextContents();
     expect(headers).toEqual(["Attempt", "Started", "Outcome", "HTTP", "Duration", "Error"]);
     await expectAccessible("webhook sending detail (en)");
+    await log.scrollIntoViewIfNeeded();
     await screenshot("webhook-attempts");
     await page.evaluate(() => localStorage.setItem("clube.studio.locale", "pt-BR"));
     try {

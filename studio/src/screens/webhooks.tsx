@@ -314,9 +314,12 @@ export function WebhookDetail({ id }: { id: string }) {
 /** One sending: its attempts, newest first, and its body exactly as signed and sent, pretty-printed. */
 function SendingDetail({ id }: { id: string }) {
   const query = useQuery(() => call(api.GET("/v1/webhook_sendings/{id}", { params: { path: { id } } })), [id]);
-  // Below a long list of sendings: brought into view when a sending is chosen.
+  // Below a long list of sendings: brought into view when a chosen sending has loaded (the page is tall enough by then).
   const section = useRef<HTMLElement>(null);
-  useEffect(() => section.current?.scrollIntoView?.({ block: "start" }), [id]);
+  const loaded = query.data !== undefined;
+  useEffect(() => {
+    if (loaded) section.current?.scrollIntoView?.({ block: "start" });
+  }, [id, loaded]);
   return (
     <section class="card" aria-labelledby="sending-title" ref={section}>
       <h2 id="sending-title">{t("webhooks.detail.title", { id })}</h2>
