@@ -2011,10 +2011,7 @@ export interface paths {
         };
         /**
          * Get a webhook sending
-         * @description Sends a `failed` or `succeeded` sending again, now, with the same body and
-         *     `X-Clube-Delivery` (so the envelope `id` lets the receiver recognise a
-         *     repeat): `status` becomes `pending`, `attempts` restarts at 0 and the full
-         *     retry schedule applies again.One sending, with its payload: the body sent to the endpoint, as signed.
+         * @description One sending, with its payload (the body sent to the endpoint, as signed) and its attempt log.
          */
         get: operations["WebhookSendings_get"];
         put?: never;
@@ -2034,7 +2031,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resend a webhook sending */
+        /**
+         * Resend a webhook sending
+         * @description Sends a `failed` or `succeeded` sending again, now, with the same body and
+         *     `X-Clube-Delivery` (so the envelope `id` lets the receiver recognise a
+         *     repeat): `status` becomes `pending`, `attempts` restarts at 0 and the full
+         *     retry schedule applies again.
+         */
         post: operations["WebhookSendings_resend"];
         delete?: never;
         options?: never;
@@ -7983,6 +7986,33 @@ export interface components {
          * @enum {string}
          */
         TraceReasonCode: "trigger_type" | "disabled" | "condition" | "game_filter" | "duplicate" | "limit_reached" | "cooldown" | "not_available" | "no_increment" | "already_completed";
+        /** @description One HTTP attempt of a sending, as the sending's attempt log keeps it. */
+        WebhookAttempt: {
+            /**
+             * @description 1-based; it goes on across resends (the sending's `attempts` restarts at
+             *     0 on a resend, this number does not), so it is unique within the sending.
+             */
+            number: number;
+            /**
+             * Format: date-time
+             * @description When the request started.
+             */
+            started_at: string;
+            /** @description How long the endpoint took to answer (or to fail), in whole milliseconds. */
+            duration_ms: number;
+            outcome: components["schemas"]["WebhookAttemptOutcome"];
+            /** @description The HTTP status answered; null when there was no answer (timeout, connection refused…). */
+            http_status: number | null;
+            /** @description Why it failed, worded as `last_error` (`timeout after 10s`, `HTTP 500`, `connection refused`…); null when it succeeded. */
+            error: string | null;
+            /** @description True for the attempts of a round started by a resend. */
+            resend: boolean;
+        };
+        /**
+         * @description How one attempt ended: `succeeded` (a 2xx within 10 seconds) or `failed`.
+         * @enum {string}
+         */
+        WebhookAttemptOutcome: "succeeded" | "failed";
         /** @description A webhook endpoint of the key's club and environment (test and live have their own). */
         WebhookEndpoint: {
             /** @description `we_…`. */
@@ -8214,6 +8244,12 @@ export interface components {
             updated_at: string;
             /** @description The JSON body sent, byte for byte as signed (the webhook envelope). */
             body: string;
+            /**
+             * @description Its attempts, newest first: the latest 27 at most (three rounds of the
+             *     schedule), older ones being dropped as resends add rounds. Attempts made
+             *     before the log existed are not in it.
+             */
+            attempt_log: components["schemas"]["WebhookAttempt"][];
         };
         /** @description A page of sendings, newest first. */
         WebhookSendingList: {

@@ -31,6 +31,8 @@ let page: Page;
 let receiver: Receiver;
 let endpoint: { id: string; secret: string };
 let testEventId: string;
+/** The succeeded sending the resend step sent again. */
+let resentSendingId = "";
 
 beforeAll(async () => {
   await buildStudio();
@@ -239,6 +241,7 @@ describe("Clube Studio", () => {
     const again = await waitForNotices(receiver, "the resent notice", (notices) => notices.filter((n) => n.deliveryId === sendingId).length > before);
     const resent = again.filter((n) => n.deliveryId === sendingId).at(-1)!;
     expect(verifyWebhook(resent.request.body, resent.request.headers["x-clube-signature"] as string, endpoint.secret).type).toBe("reward.delivery_requested");
+    resentSendingId = sendingId;
   });
 
   it("sends webhook.test on demand from the endpoint's page and shows a sending's payload", { timeout: TIMEOUT }, async () => {
@@ -257,11 +260,58 @@ describe("Clube Studio", () => {
 
     const row = page.locator("tr[data-sending]", { hasText: "reward.delivery_requested" }).first();
     const sendingId = (await row.getAttribute("data-sending"))!;
-    await page.getByRole("button", { name: `Payload ${sendingId}` }).click();
+    await page.getByRole("button", { name: `Details ${sendingId}` }).click();
     const payload = page.getByTestId("payload");
     await payload.waitFor();
     await expect(payload.textContent()).resolves.toContain('"type": "reward.delivery_requested"');
     await screenshot("webhook-payload");
+  });
+
+  it("shows a sending's attempts: number, time, outcome, HTTP status, duration and error, a resend's marked", { timeout: TIMEOUT }, async () => {
+    expect(resentSendingId).not.toBe("");
+    await goto(`/webhooks/${endpoint.id}`);
+    await settled();
+    const log = page.getByRole("table", { name: "Attempts" });
+    // The resent attempt's row is written as the receiver answers: reopen the details until it is there.
+    await waitFor(
+      "the resent attempt in the log",
+      async () => {
+        const button = page.getByRole("button", { name: `Details ${resentSendingId}` });
+        if ((await button.getAttribute("aria-pressed")) === "true") await button.click();
+        await button.click();
+        await settled();
+        return (await log.locator("tbody tr").count()) === 2;
+      },
+      TIMEOUT,
+    );
+    const rows = await log.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent!.trim())));
+    // Newest first: the resend's attempt, then the first one; both answered 200, no error.
+    expect(rows.map((cells) => cells[0])).toEqual(["2 · resend", "1"]);
+    for (const [, time, outcome, http, duration, error] of rows) {
+      expect(time).toMatch(/\d/);
+      expect(outcome).toBe("succeeded");
+      expect(http).toBe("200");
+      expect(duration).toMatch(/^\d[\d,]* ms$/);
+      expect(error).toBe("—");
+    }
+    const headers = await log.locator("thead th").allTextContents();
+    expect(headers).toEqual(["Attempt", "Started", "Outcome", "HTTP", "Duration", "Error"]);
+    await expectAccessible("webhook sending detail (en)");
+    await log.scrollIntoViewIfNeeded();
+    await screenshot("webhook-attempts");
+    await page.evaluate(() => localStorage.setItem("clube.studio.locale", "pt-BR"));
+    try {
+      await goto(`/webhooks/${endpoint.id}`);
+      await settled();
+      await page.getByRole("button", { name: `Detalhes ${resentSendingId}` }).click();
+      const tabela = page.getByRole("table", { name: "Tentativas" });
+      await tabela.waitFor();
+      expect(await tabela.locator("thead th").allTextContents()).toEqual(["Tentativa", "Início", "Resultado", "HTTP", "Duração", "Erro"]);
+      await expect(tabela.locator("tbody tr").first().textContent()).resolves.toContain("reenvio");
+      await expectAccessible("webhook sending detail (pt-BR)");
+    } finally {
+      await page.evaluate(() => localStorage.setItem("clube.studio.locale", "en"));
+    }
   });
 
   it("shows the day's figures on the overview, from the server's aggregates", { timeout: TIMEOUT }, async () => {

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
-import { TestClock, WebhookEndpoint, WebhookSending } from "../../server/src/db/entities/index.js";
+import { TestClock, WebhookAttempt, WebhookEndpoint, WebhookSending } from "../../server/src/db/entities/index.js";
 import type { Database } from "../../server/src/db/orm.js";
 import type { Scope } from "../../server/src/db/scope.js";
+import { KEPT_ATTEMPTS, pruneAttemptLog } from "../../server/src/webhooks/attempt-log.js";
+import { MAX_SCHEDULED_ATTEMPTS } from "../../server/src/webhooks/schedule.js";
 import { openSendingStore, type SendingStore } from "../../server/src/webhooks/sending-store.js";
 import { describeEachDatabase, openTestDatabase } from "../support/databases.js";
 
@@ -26,6 +28,7 @@ describeEachDatabase("sending store contract", (kind) => {
   beforeEach(async () => {
     const em = db.em();
     await em.nativeDelete(WebhookSending, {});
+    await em.nativeDelete(WebhookAttempt, {});
     await em.nativeDelete(WebhookEndpoint, {});
     await em.nativeDelete(TestClock, {});
   });
@@ -70,6 +73,13 @@ describeEachDatabase("sending store contract", (kind) => {
   async function stored(id: string): Promise<WebhookSending> {
     return db.em().findOneOrFail(WebhookSending, { id }, { disableIdentityMap: true });
   }
+
+  /** A sending's attempt log, oldest first. */
+  async function logOf(sendingId: string): Promise<WebhookAttempt[]> {
+    return db.em().find(WebhookAttempt, { sendingId }, { orderBy: { number: "asc" }, disableIdentityMap: true });
+  }
+
+  const timing = (seconds: number, durationMs = 12) => ({ startedAt: at(seconds), durationMs });
 
   it("reads the enabled, not deleted endpoints of the clubs asked for, in every environment, with what sending needs", async () => {
     await addEndpoint("we_live", live, { events: ["level.up", "reward.*"], previousSecret: "whsec_old", previousSecretExpiresAt: at(3600) });
@@ -120,10 +130,10 @@ describeEachDatabase("sending store contract", (kind) => {
     ]);
     await store.recordSuccesses(
       [
-        { id: "whd_a", attempts: 0, statusCode: 200 },
-        { id: "whd_b", attempts: 2, statusCode: 204 },
-        { id: "whd_moved", attempts: 0, statusCode: 200 },
-        { id: "whd_done", attempts: 0, statusCode: 200 },
+        { id: "whd_a", attempts: 0, statusCode: 200, ...timing(1, 7) },
+        { id: "whd_b", attempts: 2, statusCode: 204, ...timing(2, 0) },
+        { id: "whd_moved", attempts: 0, statusCode: 200, ...timing(3) },
+        { id: "whd_done", attempts: 0, statusCode: 200, ...timing(4) },
       ],
       at(60),
     );
@@ -138,6 +148,67 @@ describeEachDatabase("sending store contract", (kind) => {
     expect(await stored("whd_b")).toMatchObject({ status: "succeeded", attempts: 3, lastError: null, lastStatusCode: 204, nextAttemptAt: null });
     expect(await stored("whd_moved")).toMatchObject({ status: "pending", attempts: 1, updatedAt: T0 });
     expect(await stored("whd_done")).toMatchObject({ status: "failed", attempts: 0, updatedAt: T0 });
+    // A log row for each success the update applied to, none for the others.
+    expect(await logOf("whd_a")).toEqual([
+      { sendingId: "whd_a", number: 1, ...live, startedAt: at(1), durationMs: 7, outcome: "succeeded", httpStatus: 200, error: null, resend: false },
+    ]);
+    // Attempted before the log existed: numbered after the sending's count.
+    expect(await logOf("whd_b")).toMatchObject([
+      { number: 3, startedAt: at(2), durationMs: 0, outcome: "succeeded", httpStatus: 204, error: null, resend: false },
+    ]);
+    expect(await logOf("whd_moved")).toEqual([]);
+    expect(await logOf("whd_done")).toEqual([]);
+  });
+
+  it("numbers attempts on across a resend (the sending's count restarts, the log's goes on) and marks the resent round", async () => {
+    await store.insertNew([sending("whd_1")]);
+    const failure = (attempts: number) => ({ status: "pending" as const, attempts, lastError: "HTTP 500", lastStatusCode: 500, nextAttemptAt: at(600) });
+    await store.finish({ id: "whd_1", attempts: 0, ...live }, failure(1), at(1), timing(1, 30));
+    await store.recordSuccesses([{ id: "whd_1", attempts: 1, statusCode: 200, ...timing(60, 5) }], at(61));
+    // A resend: back to pending at 0 attempts, the last outcome kept.
+    await db.em().nativeUpdate(WebhookSending, { id: "whd_1" }, { status: "pending", attempts: 0, nextAttemptAt: at(100) });
+    await store.finish(
+      { id: "whd_1", attempts: 0, ...live },
+      { ...failure(1), lastError: "connection refused", lastStatusCode: null },
+      at(101),
+      timing(100, 3),
+    );
+    await store.recordSuccesses([{ id: "whd_1", attempts: 1, statusCode: 201, ...timing(160, 4) }], at(161));
+    expect(
+      (await logOf("whd_1")).map(({ number, outcome, httpStatus, error, resend, durationMs }) => ({ number, outcome, httpStatus, error, resend, durationMs })),
+    ).toEqual([
+      { number: 1, outcome: "failed", httpStatus: 500, error: "HTTP 500", resend: false, durationMs: 30 },
+      { number: 2, outcome: "succeeded", httpStatus: 200, error: null, resend: false, durationMs: 5 },
+      { number: 3, outcome: "failed", httpStatus: null, error: "connection refused", resend: true, durationMs: 3 },
+      { number: 4, outcome: "succeeded", httpStatus: 201, error: null, resend: true, durationMs: 4 },
+    ]);
+    expect(await stored("whd_1")).toMatchObject({ status: "succeeded", attempts: 2, lastStatusCode: 201 });
+  });
+
+  it("keeps the latest attempts when a resend prunes the log, and numbering goes on from the last", async () => {
+    await store.insertNew([sending("whd_1")]);
+    const rows = Array.from({ length: KEPT_ATTEMPTS + 5 }, (_, i) => ({
+      sendingId: "whd_1",
+      number: i + 1,
+      ...live,
+      startedAt: at(i),
+      durationMs: 1,
+      outcome: "failed" as const,
+      httpStatus: null,
+      error: "timeout after 10s",
+      resend: i >= MAX_SCHEDULED_ATTEMPTS,
+    }));
+    await db.em().insertMany(WebhookAttempt, rows);
+    await db.em().transactional((em) => pruneAttemptLog(em, "whd_1"));
+    const kept = await logOf("whd_1");
+    expect(kept.map((row) => row.number)).toEqual(rows.slice(-(KEPT_ATTEMPTS - MAX_SCHEDULED_ATTEMPTS)).map((row) => row.number));
+    await store.finish(
+      { id: "whd_1", attempts: 0, ...live },
+      { status: "pending", attempts: 1, lastError: "HTTP 502", lastStatusCode: 502, nextAttemptAt: at(900) },
+      at(800),
+      timing(800),
+    );
+    expect((await logOf("whd_1")).at(-1)).toMatchObject({ number: KEPT_ATTEMPTS + 6, resend: true, httpStatus: 502, error: "HTTP 502" });
   });
 
   it("finds due sendings in real time, soonest first and up to the limit, leaving out clocked test environments", async () => {
@@ -191,15 +262,22 @@ describeEachDatabase("sending store contract", (kind) => {
   it("finishes an attempt only while the sending is pending at the attempt count it was read with", async () => {
     await store.insertNew([sending("whd_1", { attempts: 2 })]);
     const outcome = { status: "pending" as const, attempts: 3, lastError: "HTTP 500", lastStatusCode: 500, nextAttemptAt: at(300) };
-    await store.finish({ id: "whd_1", attempts: 1 }, outcome, at(60));
+    await store.finish({ id: "whd_1", attempts: 1, ...live }, outcome, at(60), timing(59));
     expect(await stored("whd_1")).toMatchObject({ attempts: 2, lastError: null, updatedAt: T0 });
-    await store.finish({ id: "whd_1", attempts: 2 }, outcome, at(60));
+    // Not applied: no log row either.
+    expect(await logOf("whd_1")).toEqual([]);
+    await store.finish({ id: "whd_1", attempts: 2, ...live }, outcome, at(60), timing(59, 250));
     expect(await stored("whd_1")).toMatchObject({ ...outcome, updatedAt: at(60) });
+    expect(await logOf("whd_1")).toEqual([
+      { sendingId: "whd_1", number: 3, ...live, startedAt: at(59), durationMs: 250, outcome: "failed", httpStatus: 500, error: "HTTP 500", resend: false },
+    ]);
+    // Stopped without an HTTP attempt (the endpoint was disabled): no log row.
     await store.finish(
-      { id: "whd_1", attempts: 3 },
+      { id: "whd_1", attempts: 3, ...live },
       { status: "failed", attempts: 4, lastError: "gave up", lastStatusCode: null, nextAttemptAt: null },
       at(90),
     );
+    expect(await logOf("whd_1")).toHaveLength(1);
     expect(await stored("whd_1")).toMatchObject({
       status: "failed",
       attempts: 4,

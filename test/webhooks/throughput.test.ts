@@ -35,7 +35,7 @@ it("writes the successes of one turn of the event loop together, and reports a f
     if (fail) throw new Error("database down");
     flushed.push([...batch]);
   });
-  const one = (id: string): Success => ({ id, attempts: 0, statusCode: 200 });
+  const one = (id: string): Success => ({ id, attempts: 0, statusCode: 200, startedAt: new Date(0), durationMs: 1 });
   await Promise.all([log.add(one("whd_1")), log.add(one("whd_2")), log.add(one("whd_3"))]);
   await log.add(one("whd_4"));
   expect(flushed.map((batch) => batch.map((s) => s.id))).toEqual([["whd_1", "whd_2", "whd_3"], ["whd_4"]]);

@@ -1089,10 +1089,7 @@ export class WebhookEndpointsResource extends Resource {
     this._request({ method: "POST", path: "/v1/webhook_endpoints/{id}/test", pathParams: { "id": id } }, options);
 
   /**
-   * Sends a `failed` or `succeeded` sending again, now, with the same body and
-   * `X-Clube-Delivery` (so the envelope `id` lets the receiver recognise a
-   * repeat): `status` becomes `pending`, `attempts` restarts at 0 and the full
-   * retry schedule applies again.One sending, with its payload: the body sent to the endpoint, as signed.
+   * One sending, with its payload (the body sent to the endpoint, as signed) and its attempt log.
    *
    * @param id The sending's `id` (`whd_…`).
    *
@@ -1102,7 +1099,10 @@ export class WebhookEndpointsResource extends Resource {
     this._request({ method: "GET", path: "/v1/webhook_sendings/{id}", pathParams: { "id": id } }, options);
 
   /**
-   * Resend a webhook sending
+   * Sends a `failed` or `succeeded` sending again, now, with the same body and
+   * `X-Clube-Delivery` (so the envelope `id` lets the receiver recognise a
+   * repeat): `status` becomes `pending`, `attempts` restarts at 0 and the full
+   * retry schedule applies again.
    *
    * @param id The sending's `id` (`whd_…`).
    *

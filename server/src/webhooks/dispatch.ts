@@ -11,7 +11,8 @@ import { signingSecrets } from "../usecases/webhooks/index.js";
 import { buildEnvelope, subscriptionMatches } from "./envelope.js";
 import { nextAttemptAt } from "./schedule.js";
 import { DEFAULT_SEND_TIMEOUT_MS, sendWebhook, type SendResult } from "./sender.js";
-import { openSendingStore, type Outcome, type SendingStore, type Target } from "./sending-store.js";
+import { pruneAttemptLog } from "./attempt-log.js";
+import { openSendingStore, type AttemptTiming, type Outcome, type SendingStore, type Target } from "./sending-store.js";
 import { EndpointLanes, SuccessLog, TickBatch, type Success } from "./throughput.js";
 
 /**
@@ -261,26 +262,32 @@ export class WebhookDispatcher {
     // The address was checked when the endpoint was saved; DNS may have changed since, so the
     // sender checks the address it actually connects to (a refused one counts as a failed attempt).
     const guard = sending.env === "live" && !this.options.allowPrivateAddresses;
-    const result = await this.lanes.run(endpoint.id, () =>
-      sendWebhook(
+    let timing: AttemptTiming | undefined;
+    const result = await this.lanes.run(endpoint.id, async () => {
+      // Timed from the request itself, not the wait for a lane: the log shows how long the endpoint took.
+      const startedAt = this.now();
+      const started = performance.now();
+      const sent = await sendWebhook(
         { url: endpoint.url, secret: signingSecrets(endpoint, attemptedAt), eventType: sending.eventType, sendingId: sending.id, body: sending.body },
         { now: this.now, timeoutMs: this.timeoutMs, guard },
-      ),
-    );
-    await this.record(sending, endpoint.url, result, attemptedAt);
+      );
+      timing = { startedAt, durationMs: Math.round(performance.now() - started) };
+      return sent;
+    });
+    await this.record(sending, endpoint.url, result, attemptedAt, timing!);
   }
 
-  private async record(sending: WebhookSending, url: string, result: SendResult, attemptedAt: Date) {
+  private async record(sending: WebhookSending, url: string, result: SendResult, attemptedAt: Date, timing: AttemptTiming) {
     const attempts = sending.attempts + 1;
     const lastStatusCode = result.statusCode ?? null;
     if (result.ok) {
-      await this.successes.add({ id: sending.id, attempts: sending.attempts, statusCode: lastStatusCode });
+      await this.successes.add({ id: sending.id, attempts: sending.attempts, statusCode: lastStatusCode, ...timing });
       return;
     }
     // A clocked test environment's retry is due on its clock (runDueFor while advancing it makes it due).
     const next = nextAttemptAt(attempts, (await this.options.clockFor?.(sending)) ?? attemptedAt);
     const lastError = result.error ?? "failed";
-    await this.finish(sending, { status: next ? "pending" : "failed", attempts, lastError, lastStatusCode, nextAttemptAt: next });
+    await this.finish(sending, { status: next ? "pending" : "failed", attempts, lastError, lastStatusCode, nextAttemptAt: next }, timing);
     if (!next) {
       await insertWarning(this.options.db.em(), {
         clubId: sending.clubId,
@@ -298,10 +305,10 @@ export class WebhookDispatcher {
     return this.store.recordSuccesses(batch, this.now());
   }
 
-  private async finish(sending: WebhookSending, outcome: Outcome): Promise<void> {
+  private async finish(sending: WebhookSending, outcome: Outcome, timing?: AttemptTiming): Promise<void> {
     // Guarded like the claim: only the worker holding this attempt records it
     // (the lease outlasts the request timeout, so nobody else claims meanwhile).
-    await this.store.finish(sending, outcome, this.now());
+    await this.store.finish(sending, outcome, this.now(), timing);
   }
 }
 
@@ -310,6 +317,7 @@ export class WebhookDispatcher {
  * to `pending`, due now, `attempts` restarting at 0 so the whole schedule
  * applies again; the body and id stay, so the receiver sees the same envelope
  * id and X-Clube-Delivery. A pending sending is refused with 409 `sending_pending`.
+ * The attempt log is pruned to make room for the new round (attempt-log.ts).
  */
 export async function resendSending(em: SqlEntityManager, scope: Scope, id: string, now: Date): Promise<WebhookSending> {
   const sending = await em.findOne(WebhookSending, { id, ...scope });
@@ -318,7 +326,15 @@ export async function resendSending(em: SqlEntityManager, scope: Scope, id: stri
     const at = sending.nextAttemptAt ? `; next attempt at ${sending.nextAttemptAt.toISOString()}` : "";
     throw new ApiError(409, "sending_pending", `Sending '${id}' is pending${at}`);
   }
-  const changed = await em.nativeUpdate(WebhookSending, { id, status: sending.status }, { status: "pending", attempts: 0, nextAttemptAt: now, updatedAt: now });
+  const changed = await em.transactional(async (tx) => {
+    const updated = await tx.nativeUpdate(
+      WebhookSending,
+      { id, status: sending.status },
+      { status: "pending", attempts: 0, nextAttemptAt: now, updatedAt: now },
+    );
+    if (updated === 1) await pruneAttemptLog(tx, id);
+    return updated;
+  });
   if (changed !== 1) throw new ApiError(409, "sending_pending", `Sending '${id}' is pending`);
   return em.fork().findOneOrFail(WebhookSending, { id });
 }

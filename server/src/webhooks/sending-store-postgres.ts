@@ -8,7 +8,7 @@ import type { Success } from "./throughput.js";
 
 /*
  * The statements of the first attempt (read the endpoints, insert the
- * sendings, record the successes) on the driver, as prepared statements with
+ * sendings, record the successes with their attempt log rows) on the driver, as prepared statements with
  * array parameters, each committing on its own (one statement each, so
  * atomic). Through the ORM they cost more than the HTTP request itself:
  * query building, hydration and every value (the bodies) inlined and escaped
@@ -21,10 +21,22 @@ const ENABLED_ENDPOINTS = postgresOnly(
   "select id, club_id, env, url, events, secret, previous_secret, previous_secret_expires_at from webhook_endpoints where club_id = any(?::text[]) and enabled and deleted_at is null",
 );
 
-/** Succeeded attempts, guarded like `finish` (status and attempt count), any mix of attempt counts and statuses in one statement. */
+/**
+ * Succeeded attempts, guarded like `finish` (status and attempt count), any
+ * mix of attempt counts and statuses in one statement, with the attempt log
+ * rows of those the update applied to (a data-modifying CTE: one statement,
+ * so both or neither). Numbering as sending-store.ts says; the start times
+ * come as epoch milliseconds.
+ */
 const RECORD_SUCCESSES = postgresOnly(
-  "update webhook_sendings as s set status = 'succeeded', attempts = u.attempts + 1, last_error = null, last_status_code = u.status_code, next_attempt_at = null, updated_at = ?::timestamptz " +
-    "from unnest(?::text[], ?::int4[], ?::int4[]) as u(id, attempts, status_code) where s.id = u.id and s.status = 'pending' and s.attempts = u.attempts",
+  "with done as (" +
+    "update webhook_sendings as s set status = 'succeeded', attempts = u.attempts + 1, last_error = null, last_status_code = u.status_code, next_attempt_at = null, updated_at = ?::timestamptz " +
+    "from unnest(?::text[], ?::int4[], ?::int4[], ?::float8[], ?::int4[]) as u(id, attempts, status_code, started_ms, duration_ms) " +
+    "where s.id = u.id and s.status = 'pending' and s.attempts = u.attempts " +
+    "returning s.id, s.club_id, s.env, u.attempts, u.status_code, u.started_ms, u.duration_ms) " +
+    "insert into webhook_attempts (sending_id, number, club_id, env, started_at, duration_ms, outcome, http_status, error, resend) " +
+    "select d.id, greatest(l.last, d.attempts) + 1, d.club_id, d.env, to_timestamp(d.started_ms / 1000), d.duration_ms, 'succeeded', d.status_code, null, l.last > d.attempts " +
+    "from done as d cross join lateral (select coalesce(max(a.number), 0) as last from webhook_attempts as a where a.sending_id = d.id) as l",
 );
 
 interface StoredEndpoint {
@@ -80,13 +92,17 @@ class PostgresSendingStore extends OrmSendingStore {
   override async recordSuccesses(batch: readonly Success[], updatedAt: Date): Promise<void> {
     const ids = new Array<string>(batch.length),
       attempts = new Array<number>(batch.length),
-      codes = new Array<number | null>(batch.length);
+      codes = new Array<number | null>(batch.length),
+      started = new Array<number>(batch.length),
+      durations = new Array<number>(batch.length);
     for (let i = 0; i < batch.length; i++) {
       ids[i] = batch[i].id;
       attempts[i] = batch[i].attempts;
       codes[i] = batch[i].statusCode;
+      started[i] = batch[i].startedAt.getTime();
+      durations[i] = batch[i].durationMs;
     }
-    await withAutocommitHotStore(this.em(), (hot) => hot.run(RECORD_SUCCESSES, [updatedAt.toISOString(), ids, attempts, codes]));
+    await withAutocommitHotStore(this.em(), (hot) => hot.run(RECORD_SUCCESSES, [updatedAt.toISOString(), ids, attempts, codes, started, durations]));
   }
 }
 

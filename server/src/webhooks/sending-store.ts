@@ -11,6 +11,15 @@ import type { Success } from "./throughput.js";
  * driver, `sending-store-sqlite.ts` through the ORM) and chosen once when the
  * dispatcher is made (`openSendingStore`). Both pass the same contract suite
  * (test/webhooks/sending-store-contract.test.ts).
+ *
+ * Every HTTP attempt recorded on a sending (`recordSuccesses`, `finish` with
+ * its timing) also leaves a row in the sending's attempt log, in the same
+ * statement or transaction: only when the sending's guarded update applied,
+ * so the log and the sending never disagree. Its `number` goes on across
+ * resends: one more than the greater of the log's last number and the
+ * sending's attempts before it (sendings attempted before the log existed
+ * start at their count); `resend` is set when the log is ahead of the
+ * sending's count, which only a resend (restarting the count) makes.
  */
 export interface SendingStore {
   /** The enabled, not deleted endpoints of these clubs (every environment). */
@@ -24,7 +33,7 @@ export interface SendingStore {
   /**
    * Marks succeeded attempts, each guarded like `finish` (still pending, at
    * the attempt count it was sent with): `attempts` + 1, the status code, no
-   * error and no next attempt.
+   * error and no next attempt; and an attempt log row each.
    */
   recordSuccesses(batch: readonly Success[], updatedAt: Date): Promise<void>;
   /** Ids of up to `limit` pending sendings due at `now`, soonest first, leaving out test environments that follow a test clock. */
@@ -35,8 +44,13 @@ export interface SendingStore {
   claim(id: string, dueBy: Date, leaseUntil: Date): Promise<boolean>;
   /** A sending and its endpoint (null when the endpoint row is gone). */
   load(id: string): Promise<{ sending: WebhookSending; endpoint: WebhookEndpoint | null }>;
-  /** Records the outcome of the attempt held on `sending`: only while it is still pending at the attempt count it was read with. */
-  finish(sending: Pick<WebhookSending, "id" | "attempts">, outcome: Outcome, updatedAt: Date): Promise<void>;
+  /**
+   * Records the outcome of the attempt held on `sending`: only while it is
+   * still pending at the attempt count it was read with. With `attempt` (an
+   * HTTP attempt was made, not a sending stopped without one), its attempt
+   * log row too, in the same transaction.
+   */
+  finish(sending: Pick<WebhookSending, "id" | "attempts" | "clubId" | "env">, outcome: Outcome, updatedAt: Date, attempt?: AttemptTiming): Promise<void>;
 }
 
 /** What sending to an endpoint needs of it. */
@@ -44,6 +58,12 @@ export type Target = Pick<WebhookEndpoint, "id" | "clubId" | "env" | "url" | "ev
 
 /** What an attempt leaves on its sending. */
 export type Outcome = Pick<WebhookSending, "status" | "attempts" | "lastError" | "lastStatusCode" | "nextAttemptAt">;
+
+/** When an attempt's request started and how long it took, in whole milliseconds. */
+export interface AttemptTiming {
+  startedAt: Date;
+  durationMs: number;
+}
 
 /** The adapter of `db`'s database, chosen once. */
 export function openSendingStore(db: Database): SendingStore {

@@ -31,11 +31,13 @@ export class EndpointLanes {
   }
 }
 
-/** A succeeded attempt to record: the sending, its attempt count before this attempt, the HTTP status. */
+/** A succeeded attempt to record: the sending, its attempt count before this attempt, the HTTP status, and the attempt's timing for its log row. */
 export interface Success {
   id: string;
   attempts: number;
   statusCode: number | null;
+  startedAt: Date;
+  durationMs: number;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { api, call, type Schemas } from "../api.js";
 import { formatDate, formatNumber, t } from "../i18n.js";
@@ -282,11 +282,11 @@ export function WebhookDetail({ id }: { id: string }) {
                     <td class="row">
                       <button
                         type="button"
-                        aria-label={`${t("webhooks.payload")} ${sending.id}`}
+                        aria-label={`${t("webhooks.details")} ${sending.id}`}
                         aria-pressed={shown === sending.id}
                         onClick={() => setShown(shown === sending.id ? null : sending.id)}
                       >
-                        {t("webhooks.payload")}
+                        {t("webhooks.details")}
                       </button>
                       {writable && (
                         <button
@@ -306,17 +306,23 @@ export function WebhookDetail({ id }: { id: string }) {
           </div>
         )}
       </Loaded>
-      {shown && <SendingPayload id={shown} />}
+      {shown && <SendingDetail id={shown} />}
     </Page>
   );
 }
 
-/** One sending's body, exactly as signed and sent, pretty-printed. */
-function SendingPayload({ id }: { id: string }) {
+/** One sending: its attempts, newest first, and its body exactly as signed and sent, pretty-printed. */
+function SendingDetail({ id }: { id: string }) {
   const query = useQuery(() => call(api.GET("/v1/webhook_sendings/{id}", { params: { path: { id } } })), [id]);
+  // Below a long list of sendings: brought into view when a chosen sending has loaded (the page is tall enough by then).
+  const section = useRef<HTMLElement>(null);
+  const loaded = query.data !== undefined;
+  useEffect(() => {
+    if (loaded) section.current?.scrollIntoView?.({ block: "start" });
+  }, [id, loaded]);
   return (
-    <section class="card" aria-labelledby="payload-title">
-      <h2 id="payload-title">{t("webhooks.payload.title", { id })}</h2>
+    <section class="card" aria-labelledby="sending-title" ref={section}>
+      <h2 id="sending-title">{t("webhooks.detail.title", { id })}</h2>
       <Loaded query={query}>
         {(sending) => {
           let text = sending.body;
@@ -326,12 +332,60 @@ function SendingPayload({ id }: { id: string }) {
             // Shown as stored when it is not JSON.
           }
           return (
-            <pre class="payload" data-testid="payload" tabIndex={0}>
-              {text}
-            </pre>
+            <>
+              <AttemptLog attempts={sending.attempt_log} />
+              <h3>{t("webhooks.payload")}</h3>
+              <pre class="payload" data-testid="payload" tabIndex={0}>
+                {text}
+              </pre>
+            </>
           );
         }}
       </Loaded>
     </section>
+  );
+}
+
+/** The attempt log as a table (the server keeps the latest few rounds). */
+function AttemptLog({ attempts }: { attempts: Schemas["WebhookAttempt"][] }) {
+  return (
+    <>
+      <h3 id="attempts-title">{t("webhooks.attempt_log")}</h3>
+      {attempts.length === 0 ? (
+        <p class="empty">{t("webhooks.attempt_log.empty")}</p>
+      ) : (
+        <div class="table-wrap">
+          <table aria-labelledby="attempts-title" data-testid="attempt-log">
+            <thead>
+              <tr>
+                <th scope="col">{t("webhooks.attempt.number")}</th>
+                <th scope="col">{t("webhooks.attempt.started")}</th>
+                <th scope="col">{t("webhooks.attempt.outcome")}</th>
+                <th scope="col">{t("webhooks.http")}</th>
+                <th scope="col">{t("webhooks.attempt.duration")}</th>
+                <th scope="col">{t("webhooks.attempt.error")}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {attempts.map((attempt) => (
+                <tr key={attempt.number} data-attempt={attempt.number}>
+                  <td class="num">
+                    {formatNumber(attempt.number)}
+                    {attempt.resend && <small class="muted"> · {t("webhooks.attempt.resend")}</small>}
+                  </td>
+                  <td>{formatDate(attempt.started_at)}</td>
+                  <td>
+                    <Status value={attempt.outcome} />
+                  </td>
+                  <td class="num">{attempt.http_status ?? t("common.none")}</td>
+                  <td class="num">{t("webhooks.attempt.ms", { ms: formatNumber(attempt.duration_ms) })}</td>
+                  <td>{attempt.error ?? t("common.none")}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
   );
 }

@@ -10,7 +10,7 @@ import { Affiliate, AffiliateAttribution, Referral } from "./referral.js";
 import { CheckinClaim, Notification, WheelSeed, WheelSpin } from "./engagement.js";
 import { Game } from "./game.js";
 import { StaffWarning } from "./staff-warning.js";
-import { OutboxMessage, WebhookEndpoint, WebhookSending } from "./webhook.js";
+import { OutboxMessage, WebhookAttempt, WebhookEndpoint, WebhookSending } from "./webhook.js";
 import { Job } from "./job.js";
 import { TierReview } from "./tier-review.js";
 import { IdempotencyKey } from "./idempotency.js";
@@ -74,6 +74,7 @@ export const allEntities = [
   WebhookEndpoint,
   OutboxMessage,
   WebhookSending,
+  WebhookAttempt,
   Job,
   CashbackCredit,
   TierReview,

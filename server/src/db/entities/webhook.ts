@@ -3,6 +3,7 @@ import { enumColumn, idColumn, refColumn, tenancyColumns } from "./columns.js";
 
 export type OutboxKind = "webhook" | "event" | "backtest";
 export type WebhookSendingStatus = "pending" | "succeeded" | "failed";
+export type WebhookAttemptOutcome = "succeeded" | "failed";
 
 /**
  * Where a club sends webhooks in one environment. `events` empty = the default
@@ -90,3 +91,29 @@ export const WebhookSending = defineEntity({
   },
 });
 export type WebhookSending = InferEntity<typeof WebhookSending>;
+
+/**
+ * One HTTP attempt of a sending (the console's attempt log), written in the
+ * same statement or transaction as the sending's outcome, so the log and the
+ * sending always agree. `number` is 1-based and never restarts: a resend's
+ * attempts go on from the sending's last number (the sending's own `attempts`
+ * restarts at 0), and `resend` marks the attempts of a resent round.
+ * Keyed by (sending, number): the log of one sending is one index range.
+ * At most KEPT_ATTEMPTS (webhooks/attempt-log.ts) are kept per sending.
+ */
+export const WebhookAttempt = defineEntity({
+  name: "WebhookAttempt",
+  tableName: "webhook_attempts",
+  properties: {
+    sendingId: refColumn().primary(),
+    number: p.integer().primary(),
+    ...tenancyColumns(),
+    startedAt: p.datetime(),
+    durationMs: p.integer(),
+    outcome: enumColumn<WebhookAttemptOutcome>(),
+    httpStatus: p.integer().nullable(),
+    error: p.text().nullable(),
+    resend: p.boolean(),
+  },
+});
+export type WebhookAttempt = InferEntity<typeof WebhookAttempt>;

@@ -1,5 +1,5 @@
 import type { components } from "../../../../generated/types.js";
-import { OutboxMessage, WebhookEndpoint, WebhookSending } from "../../db/entities/index.js";
+import { OutboxMessage, WebhookAttempt, WebhookEndpoint, WebhookSending } from "../../db/entities/index.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { ApiError, notFound } from "../shared/errors.js";
@@ -24,9 +24,23 @@ export async function sendEndpointTest(db: Database, scope: Scope, endpointId: s
   return { endpoint_id: endpointId, event_id: String((message.payload as { id: string }).id), type: "webhook.test" };
 }
 
-/** One sending with the exact body it sends. */
+/** One sending with the exact body it sends and its attempt log, newest first. */
 export async function getSending(db: Database, scope: Scope, id: string): Promise<Schemas["WebhookSendingDetail"]> {
-  const row = await db.em().findOne(WebhookSending, { id, ...scope });
+  const em = db.em();
+  const row = await em.findOne(WebhookSending, { id, ...scope });
   if (!row) throw notFound(`Webhook sending '${id}'`);
-  return { ...sendingView(row), body: row.body };
+  const log = await em.find(WebhookAttempt, { sendingId: id, ...scope }, { orderBy: { number: "desc" }, disableIdentityMap: true });
+  return { ...sendingView(row), body: row.body, attempt_log: log.map(attemptView) };
+}
+
+function attemptView(row: WebhookAttempt): Schemas["WebhookAttempt"] {
+  return {
+    number: row.number,
+    started_at: row.startedAt.toISOString(),
+    duration_ms: row.durationMs,
+    outcome: row.outcome,
+    http_status: row.httpStatus ?? null,
+    error: row.error ?? null,
+    resend: row.resend,
+  };
 }

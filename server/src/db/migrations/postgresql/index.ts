@@ -22,6 +22,7 @@ import { Migration20261125010200_standings_identity_key } from "./Migration20261
 import { Migration20261126020000_rule_runs_by_reader } from "./Migration20261126020000_rule_runs_by_reader.js";
 import { Migration20261127101501_staff_access } from "./Migration20261127101501_staff_access.js";
 import { Migration20261127101935_delivery_payload } from "./Migration20261127101935_delivery_payload.js";
+import { Migration20261127162615_webhook_attempts } from "./Migration20261127162615_webhook_attempts.js";
 
 export const migrations: MigrationObject[] = [
   { name: "Migration20261121054812_initial", class: Migration20261121054812_initial },
@@ -46,4 +47,5 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261126020000_rule_runs_by_reader", class: Migration20261126020000_rule_runs_by_reader },
   { name: "Migration20261127101501_staff_access", class: Migration20261127101501_staff_access },
   { name: "Migration20261127101935_delivery_payload", class: Migration20261127101935_delivery_payload },
+  { name: "Migration20261127162615_webhook_attempts", class: Migration20261127162615_webhook_attempts },
 ];
