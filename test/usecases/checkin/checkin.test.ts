@@ -12,6 +12,7 @@ import { eventInput, PUBLIC_URL } from "../fixtures.js";
 import { openTestClub, type DatabaseClub } from "../../support/club.js";
 import { demoConfig } from "../../support/club-config.js";
 import { expectResponse } from "../../support/contract.js";
+import { subscribeToEverything } from "../../support/endpoints.js";
 
 /** Local noon in São Paulo (UTC−3) of `key`. */
 const noon = (key: string) => new Date(`${key}T15:00:00Z`);
@@ -20,6 +21,7 @@ describeEachDatabase("check-in use cases", (kind) => {
   let club: DatabaseClub;
   beforeAll(async () => {
     club = await openTestClub(kind);
+    await subscribeToEverything(club.db, club.scope);
   });
   afterAll(async () => {
     await club?.close();
@@ -31,7 +33,10 @@ describeEachDatabase("check-in use cases", (kind) => {
     if (checkin === undefined) delete config.checkin;
     else config.checkin = checkin;
     const created = await club.newClub({ name: "Cassino Check-in", config, now: new Date("2026-11-01T12:00:00Z") });
-    return { clubId: created.clubId, env: "test" };
+    const scope: Scope = { clubId: created.clubId, env: "test" };
+    // The tests read the webhooks from the outbox: something has to take them.
+    await subscribeToEverything(club.db, scope);
+    return scope;
   }
 
   async function join(scope: Scope, externalId: string, at = new Date("2026-11-01T12:00:00Z")): Promise<void> {

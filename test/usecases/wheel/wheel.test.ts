@@ -9,6 +9,7 @@ import { PUBLIC_URL } from "../fixtures.js";
 import { openTestClub, type DatabaseClub } from "../../support/club.js";
 import { demoConfig } from "../../support/club-config.js";
 import { expectResponse } from "../../support/contract.js";
+import { subscribeToEverything } from "../../support/endpoints.js";
 
 /** Local noon in São Paulo (UTC−3) of `key`. */
 const noon = (key: string) => new Date(`${key}T15:00:00Z`);
@@ -30,6 +31,8 @@ describeEachDatabase("wheel use cases", (kind) => {
   let club: DatabaseClub;
   beforeAll(async () => {
     club = await openTestClub(kind);
+    // The tests read the webhooks from the outbox: something has to take them.
+    await subscribeToEverything(club.db, club.scope);
   });
   afterAll(async () => {
     await club?.close();
@@ -40,7 +43,9 @@ describeEachDatabase("wheel use cases", (kind) => {
     if (wheel === undefined) delete config.wheel;
     else config.wheel = wheel;
     const created = await club.newClub({ name: "Cassino Roleta", config, now: new Date("2026-11-01T12:00:00Z") });
-    return { clubId: created.clubId, env: "test" };
+    const scope: Scope = { clubId: created.clubId, env: "test" };
+    await subscribeToEverything(club.db, scope);
+    return scope;
   }
 
   async function join(scope: Scope, externalId: string): Promise<void> {

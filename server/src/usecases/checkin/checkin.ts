@@ -19,8 +19,11 @@ import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { requirePublishedConfig } from "../club/index.js";
 import { ApiError } from "../shared/errors.js";
-import { recordWebhook } from "../webhooks/index.js";
-import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, webhookParticipant } from "../evaluation/index.js";
+import { webhookMessage } from "../webhooks/index.js";
+import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, webhookParticipant } from "../evaluation/index.js";
+import type { AfterCommit } from "../shared/after-commit.js";
+import { gatherClaim, writeClaim } from "../shared/subscribed-writes.js";
+import { shapeOf } from "../../db/hot/index.js";
 import { participantNotFound } from "../participants/index.js";
 
 export type CheckinClaimResult = components["schemas"]["CheckinClaimResult"];
@@ -80,7 +83,12 @@ function refusal(reason: CheckinRefusal, config: CheckinConfig, todayKey: string
  * transaction holding the participant's lock, so two claims of the same day
  * cannot both pass.
  */
-export async function claimCheckin(db: Database, scope: Scope, externalId: string, opts: { now: Date; publicUrl: string }): Promise<CheckinClaimResult> {
+export async function claimCheckin(
+  db: Database,
+  scope: Scope,
+  externalId: string,
+  opts: { now: Date; publicUrl: string; afterCommit?: AfterCommit },
+): Promise<CheckinClaimResult> {
   const { now, publicUrl } = opts;
   const { config } = await requirePublishedConfig(db, scope);
   const checkin = checkinConfig(config);
@@ -97,8 +105,8 @@ export async function claimCheckin(db: Database, scope: Scope, externalId: strin
     const granted = grantRewards({ config, state, now, timeZone, specs: [slot.spec], ruleId: `checkin:${slot.dayKey}` });
     // The multiplier travels with a delivered reward so the client scales the prize (it already scaled XP and currency).
     const evaluation = overlayRewardPayloads(granted, slot.reward.multiplier === 1 ? {} : { multiplier: slot.reward.multiplier });
-    const effects = await persistEvaluation({ em, scope, config, participant, state, now, publicUrl, event: null }, evaluation);
-    await em.insert(CheckinClaim, {
+    const claim = gatherClaim({ em, scope, config, participant, state, now, publicUrl, event: null }, evaluation);
+    const row = {
       id: newId("chk"),
       ...scope,
       participantId: participant.id,
@@ -107,7 +115,7 @@ export async function claimCheckin(db: Database, scope: Scope, externalId: strin
       dayIndex: slot.dayIndex,
       reward: slot.rewardCode,
       claimedAt: now,
-    });
+    };
 
     const after = checkinState({ ...input, claimedDays: [...input.claimedDays, slot.dayKey] });
     const data: components["schemas"]["CheckinCompletedWebhookData"] = {
@@ -117,11 +125,14 @@ export async function claimCheckin(db: Database, scope: Scope, externalId: strin
       streak: after.streak,
       reward_code: slot.rewardCode,
     };
-    await recordWebhook(em, scope, "checkin.completed", data, now);
+    await writeClaim(claim, [webhookMessage(scope, "checkin.completed", data, now)], {
+      also: [{ insert: shapeOf(em, CheckinClaim), rows: [row] }],
+      afterCommit: opts.afterCommit,
+    });
     return {
       state: after,
       reward: { code: slot.rewardCode, label: slot.reward.label ?? null, multiplier: slot.reward.multiplier },
-      effects,
+      effects: claim.effects,
     };
   });
 }
