@@ -192,4 +192,16 @@ describeEachDatabase("check-in use cases", (kind) => {
       expect((await getCheckinState(club.db, scope, "hugo", noon("2026-11-05"))).canClaim).toBe(false);
     }
   });
+
+  it("grants one of two claims of the same day sent at once, the other 409 already_claimed", async () => {
+    const scope = await clubWith({ rewards: [{ reward: "coins:10" }] });
+    await join(scope, "ivo");
+    const claim = () => claimCheckin(club.db, scope, "ivo", { now: noon("2026-11-05"), publicUrl: PUBLIC_URL });
+    const results = await Promise.allSettled([claim(), claim()]);
+    expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+    expect(results.find((result) => result.status === "rejected")).toEqual({ status: "rejected", reason: refusal(409, "already_claimed") });
+    const participant = await club.db.em().findOneOrFail(Participant, { ...scope, externalId: "ivo" });
+    expect(await loadBalances(club.db.em(), participant.id)).toEqual({ coins: 10 });
+    expect(await webhooks(scope, "checkin.completed")).toHaveLength(1);
+  });
 });

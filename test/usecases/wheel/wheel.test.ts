@@ -259,4 +259,18 @@ describeEachDatabase("wheel use cases", (kind) => {
       fairness: { server_seed_hash: expect.stringMatching(/^[0-9a-f]{64}$/), client_seed: expect.any(String), next_nonce: 0 },
     });
   });
+
+  it("lets exactly spinsPerDay of 20 spins sent at once pass, the others 409 no_spins_left, each audited with its own nonce", async () => {
+    const scope = await clubWith({ spinsPerDay: 3, slices: slices([1, 1, 1, 1]) });
+    await join(scope, "kai");
+    const spin = () => spinWheel(club.db, scope, "kai", { now: noon("2026-11-05"), publicUrl: PUBLIC_URL });
+    const results = await Promise.allSettled(Array.from({ length: 20 }, spin));
+    const passed = results.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+    expect(passed).toHaveLength(3);
+    expect(passed.map((spun) => spun.spinsLeft).sort()).toEqual([0, 1, 2]);
+    expect(passed.map((spun) => spun.fairness?.nonce).sort()).toEqual([0, 1, 2]);
+    for (const result of results) if (result.status === "rejected") expect(result.reason).toEqual(refusal(409, "no_spins_left"));
+    expect(await club.db.em().count(WheelSpin, { clubId: scope.clubId })).toBe(3);
+    expect(await webhooks(scope, "wheel.spun")).toHaveLength(3);
+  });
 });

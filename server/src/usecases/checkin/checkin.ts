@@ -20,9 +20,11 @@ import type { Scope } from "../../db/scope.js";
 import { requirePublishedConfig } from "../club/index.js";
 import { ApiError } from "../shared/errors.js";
 import { webhookMessage } from "../webhooks/index.js";
-import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, webhookParticipant } from "../evaluation/index.js";
+import { clubTimeZone, viewedState, webhookParticipant, gatherClaim, writeClaim } from "../evaluation/index.js";
+import { inHotTransaction } from "../../db/hot/transaction.js";
+import { lockByExternalId } from "../../db/participants/locks.js";
+import { readCheckinClaim } from "../../db/checkin/claim-reads.js";
 import type { AfterCommit } from "../shared/after-commit.js";
-import { gatherClaim, writeClaim } from "../shared/subscribed-writes.js";
 import { shapeOf } from "../../db/hot/index.js";
 import { participantNotFound } from "../participants/index.js";
 
@@ -79,9 +81,10 @@ function refusal(reason: CheckinRefusal, config: CheckinConfig, todayKey: string
 
 /**
  * POST /v1/me/checkin: grants today's slot reward (`checkin:<day>` is its
- * source), records the check-in and sends `checkin.completed`, in one
- * transaction holding the participant's lock, so two claims of the same day
- * cannot both pass.
+ * source), records the check-in and sends `checkin.completed`, in one short
+ * transaction on the driver holding the participant's lock (the lock, one
+ * read, the writes in one batch), so two claims of the same day cannot both
+ * pass.
  */
 export async function claimCheckin(
   db: Database,
@@ -93,15 +96,24 @@ export async function claimCheckin(
   const { config } = await requirePublishedConfig(db, scope);
   const checkin = checkinConfig(config);
   const timeZone = clubTimeZone(config);
-  return db.em().transactional(async (em) => {
-    const participant = await lockParticipantByExternalId(em, scope, externalId);
+  const { em } = db.orm;
+  return inHotTransaction(em, async (store) => {
+    const participant = (await lockByExternalId(store, scope, [externalId])).get(externalId);
     if (!participant) throw participantNotFound(externalId);
-    const input = await checkinInput(em, participant, checkin, now);
+    const [today] = clubDays(now, checkin.timezone, 0, checkin.resetHour);
+    const read = await readCheckinClaim(
+      store,
+      scope,
+      participant.id,
+      checkin.requireEvent === null ? null : { type: checkin.requireEvent, from: today.start, until: today.end },
+    );
+    const input: CheckinInput = { config: checkin, claimedDays: read.claimedDays, now, requiredEventSeen: read.requiredEventSeen };
     const plan = planCheckin(input);
     if (!plan.ok) throw refusal(plan.reason, checkin, checkinState(input).todayKey);
     const { slot } = plan;
 
-    const state = await loadParticipantState(em, participant, config, { now, timeZone });
+    // A claim grants, never spends: the participant's columns and balances are all the engine consults.
+    const state = viewedState(participant, config, read.balances, {});
     const granted = grantRewards({ config, state, now, timeZone, specs: [slot.spec], ruleId: `checkin:${slot.dayKey}` });
     // The multiplier travels with a delivered reward so the client scales the prize (it already scaled XP and currency).
     const evaluation = overlayRewardPayloads(granted, slot.reward.multiplier === 1 ? {} : { multiplier: slot.reward.multiplier });
@@ -128,6 +140,8 @@ export async function claimCheckin(
     await writeClaim(claim, [webhookMessage(scope, "checkin.completed", data, now)], {
       also: [{ insert: shapeOf(em, CheckinClaim), rows: [row] }],
       afterCommit: opts.afterCommit,
+      on: store,
+      endpointEvents: read.endpointEvents,
     });
     return {
       state: after,

@@ -8,8 +8,7 @@ import type { Scope } from "../../db/scope.js";
 import { requirePublishedConfig } from "../club/index.js";
 import { ApiError, notFound } from "../shared/errors.js";
 import type { AfterCommit } from "../shared/after-commit.js";
-import { gatherClaim, writeClaim } from "../shared/subscribed-writes.js";
-import { clubTimeZone, loadParticipantState, lockParticipantByExternalId } from "../evaluation/index.js";
+import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, gatherClaim, writeClaim } from "../evaluation/index.js";
 import { participantNotFound } from "../participants/index.js";
 
 type Schemas = components["schemas"];

@@ -6,8 +6,9 @@ import { hotStore, type HotStore, type Write } from "../../db/hot/index.js";
 import { readEndpointEvents } from "../../db/hot/webhook-subscriptions.js";
 import { subscriptionMatches } from "../../webhooks/envelope.js";
 import type { SqlEntityManager } from "@mikro-orm/knex";
-import { gatherEvaluation, PendingWrites } from "../evaluation/index.js";
-import type { AfterCommit } from "./after-commit.js";
+import type { AfterCommit } from "../shared/after-commit.js";
+import { gatherEvaluation } from "./gather-evaluation.js";
+import { PendingWrites } from "./pending-writes.js";
 
 /** Where a claim is written: what gatherEvaluation needs, and the transaction (or, with `on`, the tables' descriptions). */
 export type ClaimTarget = Parameters<typeof gatherEvaluation>[1] & { em: SqlEntityManager };
