@@ -3,6 +3,7 @@ import { OutboxMessage } from "../../server/src/db/entities/index.js";
 import { describeEachDatabase } from "../support/databases.js";
 import { demoConfig, expectError, manualClock, type TestApi } from "../support/api.js";
 import { openTestClub } from "../support/club.js";
+import { subscribeToEverything } from "../support/endpoints.js";
 
 /*
  * Promotional codes over HTTP: the server creates, lists, reads and disables
@@ -24,6 +25,8 @@ describeEachDatabase("promotion codes", (kind) => {
 
   beforeAll(async () => {
     api = await openTestClub(kind, { api: true, clock });
+    // The tests read the webhooks from the outbox: something has to take them.
+    await subscribeToEverything(api.db, { clubId: api.clubId, env: "test" });
     const config = await demoConfig();
     config.moduleCards.push({ module: "codes", title: "Códigos", subtitle: "Resgate seu código", group: "resgate" });
     expect((await api.request("PUT", "/v1/config/draft", { body: config })).status).toBe(200);

@@ -22,8 +22,8 @@ export function codeHandlers(services: Services): HandlerSet<"Codes_create" | "C
     },
     async Codes_redeemFor(req, ctx) {
       const { scope, now, afterCommit } = useCaseContext(ctx, services);
-      const body = await redeemCode(db, scope, req.path.external_id, req.body.code, { now, publicUrl: settings.publicUrl });
-      afterCommit("outbox");
+      // Told only when the commit wrote outbox rows.
+      const body = await redeemCode(db, scope, req.path.external_id, req.body.code, { now, publicUrl: settings.publicUrl, afterCommit });
       return { status: 200, body };
     },
   };

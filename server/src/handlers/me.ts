@@ -39,12 +39,6 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
     return { scope, externalId };
   }
 
-  /** Writes that may have queued webhooks: the request's after-commit hook lets an in-process relay hand them over then. */
-  function changed<T>(ctx: RequestContext, value: T): T {
-    afterCommitOf(ctx, services)("outbox");
-    return value;
-  }
-
   return {
     async Me_getProfile(_req, ctx) {
       const { scope, externalId } = await me(ctx);
@@ -60,7 +54,9 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
     },
     async Me_claimMission(req, ctx) {
       const { scope, externalId } = await me(ctx);
-      return { status: 200, body: changed(ctx, await claimMyMission(db, scope, externalId, req.path.mission_id, { now: clock.now(), publicUrl })) };
+      // Told only when the commit wrote outbox rows (so too for the claims and spins below).
+      const afterCommit = afterCommitOf(ctx, services);
+      return { status: 200, body: await claimMyMission(db, scope, externalId, req.path.mission_id, { now: clock.now(), publicUrl, afterCommit }) };
     },
     async Me_getCheckin(_req, ctx) {
       const { scope, externalId } = await me(ctx);
@@ -68,11 +64,12 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
     },
     async Me_redeemCode(req, ctx) {
       const { scope, externalId } = await me(ctx);
-      return { status: 200, body: changed(ctx, await redeemCode(db, scope, externalId, req.body.code, { now: clock.now(), publicUrl })) };
+      const afterCommit = afterCommitOf(ctx, services);
+      return { status: 200, body: await redeemCode(db, scope, externalId, req.body.code, { now: clock.now(), publicUrl, afterCommit }) };
     },
     async Me_claimCheckin(_req, ctx) {
       const { scope, externalId } = await me(ctx);
-      return { status: 200, body: changed(ctx, await claimCheckin(db, scope, externalId, { now: clock.now(), publicUrl })) };
+      return { status: 200, body: await claimCheckin(db, scope, externalId, { now: clock.now(), publicUrl, afterCommit: afterCommitOf(ctx, services) }) };
     },
     async Me_getWheel(_req, ctx) {
       const { scope, externalId } = await me(ctx);
@@ -84,8 +81,9 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
         idempotencyKey: req.headers["idempotency-key"],
         now: clock.now(),
         publicUrl,
+        afterCommit: afterCommitOf(ctx, services),
       });
-      return { status: 200, body: changed(ctx, spin) };
+      return { status: 200, body: spin };
     },
     async Me_rotateWheelSeed(req, ctx) {
       const { scope, externalId } = await me(ctx);
@@ -132,7 +130,7 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
     },
     async Me_claimCashback(_req, ctx) {
       const { scope, externalId } = await me(ctx);
-      return { status: 200, body: changed(ctx, await claimCashback(db, scope, externalId, { now: clock.now(), publicUrl })) };
+      return { status: 200, body: await claimCashback(db, scope, externalId, { now: clock.now(), publicUrl, afterCommit: afterCommitOf(ctx, services) }) };
     },
     async Me_getReferral(_req, ctx) {
       const { scope, externalId } = await me(ctx);

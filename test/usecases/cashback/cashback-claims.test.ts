@@ -12,6 +12,7 @@ import { eventInput, PUBLIC_URL } from "../fixtures.js";
 import { openTestClub, type DatabaseClub } from "../../support/club.js";
 import { demoConfig } from "../../support/club-config.js";
 import { expectResponse } from "../../support/contract.js";
+import { subscribeToEverything } from "../../support/endpoints.js";
 
 /** Local noon in São Paulo (UTC−3) of `key`. */
 const noon = (key: string) => new Date(`${key}T15:00:00Z`);
@@ -48,6 +49,8 @@ describeEachDatabase("cashback use cases", (kind) => {
     const created = await club.newClub({ name: "Cassino Cashback", config: demoConfig(), now: new Date("2026-11-01T12:00:00Z") });
     const scope: Scope = { clubId: created.clubId, env: "test" };
     await updateCashbackProgram(club.db, scope, { ...PROGRAM, ...patch });
+    // The tests read the webhooks from the outbox: something has to take them.
+    await subscribeToEverything(club.db, scope);
     return scope;
   }
 

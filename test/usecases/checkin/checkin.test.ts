@@ -12,6 +12,7 @@ import { eventInput, PUBLIC_URL } from "../fixtures.js";
 import { openTestClub, type DatabaseClub } from "../../support/club.js";
 import { demoConfig } from "../../support/club-config.js";
 import { expectResponse } from "../../support/contract.js";
+import { subscribeToEverything } from "../../support/endpoints.js";
 
 /** Local noon in São Paulo (UTC−3) of `key`. */
 const noon = (key: string) => new Date(`${key}T15:00:00Z`);
@@ -20,6 +21,7 @@ describeEachDatabase("check-in use cases", (kind) => {
   let club: DatabaseClub;
   beforeAll(async () => {
     club = await openTestClub(kind);
+    await subscribeToEverything(club.db, club.scope);
   });
   afterAll(async () => {
     await club?.close();
@@ -31,7 +33,10 @@ describeEachDatabase("check-in use cases", (kind) => {
     if (checkin === undefined) delete config.checkin;
     else config.checkin = checkin;
     const created = await club.newClub({ name: "Cassino Check-in", config, now: new Date("2026-11-01T12:00:00Z") });
-    return { clubId: created.clubId, env: "test" };
+    const scope: Scope = { clubId: created.clubId, env: "test" };
+    // The tests read the webhooks from the outbox: something has to take them.
+    await subscribeToEverything(club.db, scope);
+    return scope;
   }
 
   async function join(scope: Scope, externalId: string, at = new Date("2026-11-01T12:00:00Z")): Promise<void> {
@@ -186,5 +191,17 @@ describeEachDatabase("check-in use cases", (kind) => {
       await expect(claimCheckin(club.db, scope, "hugo", { now: noon("2026-11-05"), publicUrl: PUBLIC_URL })).rejects.toEqual(refusal(409, "checkin_disabled"));
       expect((await getCheckinState(club.db, scope, "hugo", noon("2026-11-05"))).canClaim).toBe(false);
     }
+  });
+
+  it("grants one of two claims of the same day sent at once, the other 409 already_claimed", async () => {
+    const scope = await clubWith({ rewards: [{ reward: "coins:10" }] });
+    await join(scope, "ivo");
+    const claim = () => claimCheckin(club.db, scope, "ivo", { now: noon("2026-11-05"), publicUrl: PUBLIC_URL });
+    const results = await Promise.allSettled([claim(), claim()]);
+    expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+    expect(results.find((result) => result.status === "rejected")).toEqual({ status: "rejected", reason: refusal(409, "already_claimed") });
+    const participant = await club.db.em().findOneOrFail(Participant, { ...scope, externalId: "ivo" });
+    expect(await loadBalances(club.db.em(), participant.id)).toEqual({ coins: 10 });
+    expect(await webhooks(scope, "checkin.completed")).toHaveLength(1);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schemaValidators, type SchemaName } from "../../../generated/validators.js";
-import { MissionProgress, Participant, WebhookEndpoint } from "../../../server/src/db/entities/index.js";
+import { MissionProgress, Participant, ParticipantReward, WebhookEndpoint } from "../../../server/src/db/entities/index.js";
 import { confirmDelivery, failDelivery } from "../../../server/src/usecases/rewards/deliveries.js";
 import { ApiError } from "../../../server/src/usecases/shared/errors.js";
 import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
@@ -217,6 +217,17 @@ describeEachDatabase("participant surface", (kind) => {
         code: "not_claimable",
         message: expect.stringContaining("period 2026-W48 (0 of 500)"),
       });
+    });
+
+    it("grants one of two claims of one mission sent at once, the other 409 already_claimed", async () => {
+      await send({ participant: "duda", type: "bet.placed", id: "duda-bet-1", amount: 500, meta: { game_type: "table-games" } }, at(0));
+      const claim = () => claimMyMission(club.db, club.scope, "duda", "apostar-500", { now: at(1), publicUrl: PUBLIC_URL });
+      const results = await Promise.allSettled([claim(), claim()]);
+      expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+      const refused = results.find((result): result is PromiseRejectedResult => result.status === "rejected");
+      expect(await refusal(Promise.reject(refused!.reason))).toMatchObject({ status: 409, code: "already_claimed" });
+      const duda = await participantRow(club.db, club.scope, "duda");
+      expect(await club.db.em().count(ParticipantReward, { participantId: duda.id, source: "mission:apostar-500" })).toBe(1);
     });
 
     it("a mission whose reward is currency claims with no reward record", async () => {

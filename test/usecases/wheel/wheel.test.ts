@@ -9,6 +9,7 @@ import { PUBLIC_URL } from "../fixtures.js";
 import { openTestClub, type DatabaseClub } from "../../support/club.js";
 import { demoConfig } from "../../support/club-config.js";
 import { expectResponse } from "../../support/contract.js";
+import { subscribeToEverything } from "../../support/endpoints.js";
 
 /** Local noon in São Paulo (UTC−3) of `key`. */
 const noon = (key: string) => new Date(`${key}T15:00:00Z`);
@@ -30,6 +31,8 @@ describeEachDatabase("wheel use cases", (kind) => {
   let club: DatabaseClub;
   beforeAll(async () => {
     club = await openTestClub(kind);
+    // The tests read the webhooks from the outbox: something has to take them.
+    await subscribeToEverything(club.db, club.scope);
   });
   afterAll(async () => {
     await club?.close();
@@ -40,7 +43,9 @@ describeEachDatabase("wheel use cases", (kind) => {
     if (wheel === undefined) delete config.wheel;
     else config.wheel = wheel;
     const created = await club.newClub({ name: "Cassino Roleta", config, now: new Date("2026-11-01T12:00:00Z") });
-    return { clubId: created.clubId, env: "test" };
+    const scope: Scope = { clubId: created.clubId, env: "test" };
+    await subscribeToEverything(club.db, scope);
+    return scope;
   }
 
   async function join(scope: Scope, externalId: string): Promise<void> {
@@ -253,5 +258,19 @@ describeEachDatabase("wheel use cases", (kind) => {
       nextSpinAt: null,
       fairness: { server_seed_hash: expect.stringMatching(/^[0-9a-f]{64}$/), client_seed: expect.any(String), next_nonce: 0 },
     });
+  });
+
+  it("lets exactly spinsPerDay of 20 spins sent at once pass, the others 409 no_spins_left, each audited with its own nonce", async () => {
+    const scope = await clubWith({ spinsPerDay: 3, slices: slices([1, 1, 1, 1]) });
+    await join(scope, "kai");
+    const spin = () => spinWheel(club.db, scope, "kai", { now: noon("2026-11-05"), publicUrl: PUBLIC_URL });
+    const results = await Promise.allSettled(Array.from({ length: 20 }, spin));
+    const passed = results.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+    expect(passed).toHaveLength(3);
+    expect(passed.map((spun) => spun.spinsLeft).sort()).toEqual([0, 1, 2]);
+    expect(passed.map((spun) => spun.fairness?.nonce).sort()).toEqual([0, 1, 2]);
+    for (const result of results) if (result.status === "rejected") expect(result.reason).toEqual(refusal(409, "no_spins_left"));
+    expect(await club.db.em().count(WheelSpin, { clubId: scope.clubId })).toBe(3);
+    expect(await webhooks(scope, "wheel.spun")).toHaveLength(3);
   });
 });

@@ -24,8 +24,10 @@ import { getCashbackProgram } from "./cashback.js";
 import { requirePublishedConfig } from "../club/index.js";
 import { ApiError } from "../shared/errors.js";
 import { clubLabel } from "../club/index.js";
-import { recordWebhook } from "../webhooks/index.js";
-import { clubTimeZone, loadParticipantState, lockParticipant, persistEvaluation, webhookParticipant } from "../evaluation/index.js";
+import { webhookMessage } from "../webhooks/index.js";
+import { clubTimeZone, loadParticipantState, lockParticipant, webhookParticipant, gatherClaim, writeClaim } from "../evaluation/index.js";
+import type { AfterCommit } from "../shared/after-commit.js";
+import { shapeOf } from "../../db/hot/index.js";
 import { participantNotFound } from "../participants/index.js";
 import { runEach } from "../shared/run-each.js";
 import { eventSumsByParticipantAndType } from "../../db/cashback/event-sums.js";
@@ -186,6 +188,8 @@ interface PaymentContext {
   now: Date;
   timeZone: string;
   publicUrl: string;
+  /** Told `"outbox"` when the commit wrote outbox rows (a worker's run wakes the relay itself). */
+  afterCommit?: AfterCommit;
 }
 
 /**
@@ -198,33 +202,33 @@ async function pay(context: PaymentContext, days: CashbackDay[]): Promise<{ amou
   const config = { ...context.config, rewards: [cashbackReward(amount, context.config), ...context.config.rewards] };
   const state = await loadParticipantState(em, participant, config, { now, timeZone });
   const evaluation = grantRewards({ config, state, now, timeZone, specs: ["reward:cashback"], ruleId: paymentSource(days) });
-  const effects = await persistEvaluation({ em, scope, config, participant, state, now, publicUrl, event: null }, evaluation);
-  const granted = effects.find((effect) => effect.type === "reward_granted");
+  const claim = gatherClaim({ em, scope, config, participant, state, now, publicUrl, event: null }, evaluation);
+  const granted = claim.effects.find((effect) => effect.type === "reward_granted");
   if (granted?.type !== "reward_granted" || granted.reward_id === undefined) throw new Error(`the cashback payment ${paymentSource(days)} granted no reward`);
   const rewardId = granted.reward_id;
   const deliveryId = granted.delivery_id ?? null;
-  await em.insertMany(
-    CashbackCredit,
-    days.map((day) => ({
-      id: newId("cbk"),
-      ...scope,
-      participantId: participant.id,
-      dayKey: day.dayKey,
-      loss: day.loss,
-      pct: day.pct,
-      amount: day.amount,
-      participantRewardId: rewardId,
-      deliveryId,
-      paidAt: now,
-    })),
-  );
+  const credits = days.map((day) => ({
+    id: newId("cbk"),
+    ...scope,
+    participantId: participant.id,
+    dayKey: day.dayKey,
+    loss: day.loss,
+    pct: day.pct,
+    amount: day.amount,
+    participantRewardId: rewardId,
+    deliveryId,
+    paidAt: now,
+  }));
   const data: components["schemas"]["CashbackCreditedWebhookData"] = {
     participant: webhookParticipant(participant),
     amount_minor: amount,
     days: days.map((day) => day.dayKey),
     delivery_id: deliveryId,
   };
-  await recordWebhook(em, scope, "cashback.credited", data, now);
+  await writeClaim(claim, [webhookMessage(scope, "cashback.credited", data, now)], {
+    also: [{ insert: shapeOf(em, CashbackCredit), rows: credits }],
+    afterCommit: context.afterCommit,
+  });
   return { amount, deliveryId };
 }
 
@@ -242,7 +246,12 @@ export async function getCashbackState(db: Database, scope: Scope, externalId: s
  * as one cash delivery, in one transaction holding the participant's lock, so
  * two claims never pay a day twice.
  */
-export async function claimCashback(db: Database, scope: Scope, externalId: string, opts: { now: Date; publicUrl: string }): Promise<CashbackClaimResult> {
+export async function claimCashback(
+  db: Database,
+  scope: Scope,
+  externalId: string,
+  opts: { now: Date; publicUrl: string; afterCommit?: AfterCommit },
+): Promise<CashbackClaimResult> {
   const { now, publicUrl } = opts;
   const [program, { config }] = await Promise.all([getCashbackProgram(db, scope), requirePublishedConfig(db, scope)]);
   const timeZone = clubTimeZone(config);
@@ -257,7 +266,7 @@ export async function claimCashback(db: Database, scope: Scope, externalId: stri
     const input = await cashbackInput(em, scope, participant, program, { now, timeZone, filter: betFilter(program, config) });
     const days = claimableDays(input);
     if (days.length === 0) throw new ApiError(409, "nothing_to_claim", "No cashback is waiting to be claimed");
-    const { amount, deliveryId } = await pay({ em, scope, config, participant, now, timeZone, publicUrl }, days);
+    const { amount, deliveryId } = await pay({ em, scope, config, participant, now, timeZone, publicUrl, afterCommit: opts.afterCommit }, days);
     const after = { ...input, settledThrough: days[days.length - 1].dayKey, monthReceived: input.monthReceived + amount };
     return { claimed_minor: amount, days: days.map((day) => day.dayKey), delivery_id: deliveryId, state: cashbackState(after) };
   });

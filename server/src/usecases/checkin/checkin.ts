@@ -19,8 +19,13 @@ import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { requirePublishedConfig } from "../club/index.js";
 import { ApiError } from "../shared/errors.js";
-import { recordWebhook } from "../webhooks/index.js";
-import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, webhookParticipant } from "../evaluation/index.js";
+import { webhookMessage } from "../webhooks/index.js";
+import { clubTimeZone, viewedState, webhookParticipant, gatherClaim, writeClaim } from "../evaluation/index.js";
+import { inHotTransaction } from "../../db/hot/transaction.js";
+import { lockByExternalId } from "../../db/participants/locks.js";
+import { readCheckinClaim } from "../../db/checkin/claim-reads.js";
+import type { AfterCommit } from "../shared/after-commit.js";
+import { shapeOf } from "../../db/hot/index.js";
 import { participantNotFound } from "../participants/index.js";
 
 export type CheckinClaimResult = components["schemas"]["CheckinClaimResult"];
@@ -76,29 +81,44 @@ function refusal(reason: CheckinRefusal, config: CheckinConfig, todayKey: string
 
 /**
  * POST /v1/me/checkin: grants today's slot reward (`checkin:<day>` is its
- * source), records the check-in and sends `checkin.completed`, in one
- * transaction holding the participant's lock, so two claims of the same day
- * cannot both pass.
+ * source), records the check-in and sends `checkin.completed`, in one short
+ * transaction on the driver holding the participant's lock (the lock, one
+ * read, the writes in one batch), so two claims of the same day cannot both
+ * pass.
  */
-export async function claimCheckin(db: Database, scope: Scope, externalId: string, opts: { now: Date; publicUrl: string }): Promise<CheckinClaimResult> {
+export async function claimCheckin(
+  db: Database,
+  scope: Scope,
+  externalId: string,
+  opts: { now: Date; publicUrl: string; afterCommit?: AfterCommit },
+): Promise<CheckinClaimResult> {
   const { now, publicUrl } = opts;
   const { config } = await requirePublishedConfig(db, scope);
   const checkin = checkinConfig(config);
   const timeZone = clubTimeZone(config);
-  return db.em().transactional(async (em) => {
-    const participant = await lockParticipantByExternalId(em, scope, externalId);
+  const { em } = db.orm;
+  return inHotTransaction(em, async (store) => {
+    const participant = (await lockByExternalId(store, scope, [externalId])).get(externalId);
     if (!participant) throw participantNotFound(externalId);
-    const input = await checkinInput(em, participant, checkin, now);
+    const [today] = clubDays(now, checkin.timezone, 0, checkin.resetHour);
+    const read = await readCheckinClaim(
+      store,
+      scope,
+      participant.id,
+      checkin.requireEvent === null ? null : { type: checkin.requireEvent, from: today.start, until: today.end },
+    );
+    const input: CheckinInput = { config: checkin, claimedDays: read.claimedDays, now, requiredEventSeen: read.requiredEventSeen };
     const plan = planCheckin(input);
     if (!plan.ok) throw refusal(plan.reason, checkin, checkinState(input).todayKey);
     const { slot } = plan;
 
-    const state = await loadParticipantState(em, participant, config, { now, timeZone });
+    // A claim grants, never spends: the participant's columns and balances are all the engine consults.
+    const state = viewedState(participant, config, read.balances, {});
     const granted = grantRewards({ config, state, now, timeZone, specs: [slot.spec], ruleId: `checkin:${slot.dayKey}` });
     // The multiplier travels with a delivered reward so the client scales the prize (it already scaled XP and currency).
     const evaluation = overlayRewardPayloads(granted, slot.reward.multiplier === 1 ? {} : { multiplier: slot.reward.multiplier });
-    const effects = await persistEvaluation({ em, scope, config, participant, state, now, publicUrl, event: null }, evaluation);
-    await em.insert(CheckinClaim, {
+    const claim = gatherClaim({ em, scope, config, participant, state, now, publicUrl, event: null }, evaluation);
+    const row = {
       id: newId("chk"),
       ...scope,
       participantId: participant.id,
@@ -107,7 +127,7 @@ export async function claimCheckin(db: Database, scope: Scope, externalId: strin
       dayIndex: slot.dayIndex,
       reward: slot.rewardCode,
       claimedAt: now,
-    });
+    };
 
     const after = checkinState({ ...input, claimedDays: [...input.claimedDays, slot.dayKey] });
     const data: components["schemas"]["CheckinCompletedWebhookData"] = {
@@ -117,11 +137,16 @@ export async function claimCheckin(db: Database, scope: Scope, externalId: strin
       streak: after.streak,
       reward_code: slot.rewardCode,
     };
-    await recordWebhook(em, scope, "checkin.completed", data, now);
+    await writeClaim(claim, [webhookMessage(scope, "checkin.completed", data, now)], {
+      also: [{ insert: shapeOf(em, CheckinClaim), rows: [row] }],
+      afterCommit: opts.afterCommit,
+      on: store,
+      endpointEvents: read.endpointEvents,
+    });
     return {
       state: after,
       reward: { code: slot.rewardCode, label: slot.reward.label ?? null, multiplier: slot.reward.multiplier },
-      effects,
+      effects: claim.effects,
     };
   });
 }

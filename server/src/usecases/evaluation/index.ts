@@ -9,3 +9,5 @@ export { peakSince } from "./peak-level.js";
 export { PendingWrites } from "./pending-writes.js";
 export { StandingWrites } from "./standing-writes.js";
 export { loadParticipantState, loadStatesForEvents, viewedState } from "./state-loading.js";
+// Participants' claims (check-in, wheel, missions, codes, cashback): their writes with the unsubscribed webhooks left out.
+export { gatherClaim, keepSubscribed, writeClaim, type ClaimTarget, type GatheredClaim } from "./claim-writes.js";

@@ -1,2 +1,3 @@
 // The missions domain's public face: what other folders may use of it.
-export { claimMyMission, listMyMissions } from "./my-missions.js";
+export { listMyMissions } from "./my-missions.js";
+export { claimMyMission } from "./claim-mission.js";

@@ -1,6 +1,5 @@
 import type { components } from "../../../../generated/types.js";
 import type { ClubConfig, MissionConfig } from "../../engine/config.js";
-import { claimMission } from "../../engine/evaluate.js";
 import { missionAvailable } from "../../engine/missions.js";
 import { parseRewardSpec } from "../../engine/rewards.js";
 import { Session } from "../../engine/session.js";
@@ -9,15 +8,13 @@ import type { MissionState, ParticipantState } from "../../engine/types.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { requirePublishedConfig } from "../club/index.js";
-import { ApiError, notFound } from "../shared/errors.js";
-import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, viewedState } from "../evaluation/index.js";
-import { participantNotFound, readViewedParticipant } from "../participants/index.js";
+import { clubTimeZone, viewedState } from "../evaluation/index.js";
+import { readViewedParticipant } from "../participants/index.js";
 
-/** The participant's missions (`/v1/me/missions`): listing and claiming. */
+/** The participant's missions (`/v1/me/missions`): listing (claims: claim-mission.ts). */
 
 type Schemas = components["schemas"];
 export type MyMission = Schemas["MyMission"];
-export type MissionClaimResult = Schemas["MissionClaimResult"];
 
 /** The missions listed for the participant now (enabled, in their window, of their audience), by `order` then `id`. */
 function listedMissions(config: ClubConfig, state: ParticipantState, now: Date, timeZone: string): MissionConfig[] {
@@ -94,54 +91,4 @@ export async function listMyMissions(db: Database, scope: Scope, externalId: str
   }
   const state = viewedState(read.participant, config, read.balances, missions);
   return { data: listedMissions(config, state, now, timeZone).map((mission) => missionView(config, mission, state, currentKey.get(mission.id)!)) };
-}
-
-/**
- * POST /v1/me/missions/{id}/claim: grants the reward of a `claim: manual`
- * mission completed in the current period, once; written like an event's
- * delta (a `client_delivered` reward gets a delivery and its webhooks).
- * 404 for a mission not listed for the participant; 409 `not_claimable`
- * (not completed, or claimed automatically) or `already_claimed`.
- */
-export async function claimMyMission(
-  db: Database,
-  scope: Scope,
-  externalId: string,
-  missionId: string,
-  opts: { now: Date; publicUrl: string },
-): Promise<MissionClaimResult> {
-  const { config } = await requirePublishedConfig(db, scope);
-  const timeZone = clubTimeZone(config);
-  const { now } = opts;
-  return db.em().transactional(async (em) => {
-    const participant = await lockParticipantByExternalId(em, scope, externalId);
-    if (!participant) throw participantNotFound(externalId);
-    const state = await loadParticipantState(em, participant, config, { now, timeZone });
-    const mission = listedMissions(config, state, now, timeZone).find((candidate) => candidate.id === missionId);
-    if (!mission) throw notFound(`Mission ${JSON.stringify(missionId)}`);
-    const period = periodKey(mission.period, now, timeZone);
-    if (mission.claim === "auto") {
-      throw new ApiError(409, "not_claimable", `Mission ${JSON.stringify(missionId)} grants its reward automatically on completion.`);
-    }
-    const claim = claimMission({ config, state, now, timeZone, missionId });
-    if (!claim.ok) {
-      if (claim.reason === "already_claimed")
-        throw new ApiError(409, "already_claimed", `Mission ${JSON.stringify(missionId)} was already claimed in period ${period}.`);
-      const progress = state.missions[missionId]?.periodKey === period ? state.missions[missionId].progress : 0;
-      throw new ApiError(
-        409,
-        "not_claimable",
-        `Mission ${JSON.stringify(missionId)} is not completed in period ${period} (${progress} of ${mission.goal.target}).`,
-      );
-    }
-    const effects = await persistEvaluation({ em, scope, config, participant, state, now, publicUrl: opts.publicUrl, event: null }, claim.evaluation);
-    const granted = effects.find((effect): effect is Schemas["RewardGrantedEffect"] => effect.type === "reward_granted");
-    return {
-      mission_id: missionId,
-      period_key: period,
-      // persistEvaluation filled `reward_id` into every reward_granted.
-      reward_granted: granted ? { reward_code: granted.reward_code, reward_id: granted.reward_id!, delivery_id: granted.delivery_id ?? null } : null,
-      effects,
-    };
-  });
 }

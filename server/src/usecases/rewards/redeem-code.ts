@@ -7,8 +7,10 @@ import { grantRewards } from "../../engine/evaluate.js";
 import { parseRewardSpec } from "../../engine/rewards.js";
 import { requirePublishedConfig } from "../club/index.js";
 import { ApiError } from "../shared/errors.js";
-import { recordWebhook } from "../webhooks/index.js";
-import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, webhookParticipant } from "../evaluation/index.js";
+import { webhookMessage } from "../webhooks/index.js";
+import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, webhookParticipant, gatherClaim, writeClaim } from "../evaluation/index.js";
+import type { AfterCommit } from "../shared/after-commit.js";
+import { shapeOf } from "../../db/hot/index.js";
 import { participantNotFound } from "../participants/index.js";
 import { codeNotFound, normalizeCode } from "./promotion-codes.js";
 import { countCodeRedemption } from "../../db/rewards/promotion-codes.js";
@@ -37,7 +39,7 @@ export async function redeemCode(
   scope: Scope,
   externalId: string,
   typed: string,
-  opts: { now: Date; publicUrl: string },
+  opts: { now: Date; publicUrl: string; afterCommit?: AfterCommit },
 ): Promise<CodeRedemptionResult> {
   const { now, publicUrl } = opts;
   const { config } = await requirePublishedConfig(db, scope);
@@ -66,9 +68,9 @@ export async function redeemCode(
 
     const state = await loadParticipantState(em, participant, config, { now, timeZone });
     const evaluation = grantRewards({ config, state, now, timeZone, specs: [code.reward], ruleId: `code:${value}` });
-    const effects = await persistEvaluation({ em, scope, config, participant, state, now, publicUrl, event: null }, evaluation);
+    const claim = gatherClaim({ em, scope, config, participant, state, now, publicUrl, event: null }, evaluation);
     const id = newId("cre");
-    await em.insert(CodeRedemption, { id, ...scope, codeId: code.id, participantId: participant.id, createdAt: now });
+    const redemption = { id, ...scope, codeId: code.id, participantId: participant.id, createdAt: now };
 
     const spec = parseRewardSpec(code.reward);
     const data: components["schemas"]["CodeRedeemedWebhookData"] = {
@@ -76,7 +78,10 @@ export async function redeemCode(
       code: value,
       reward_code: spec?.kind === "reward" ? spec.code : null,
     };
-    await recordWebhook(em, scope, "code.redeemed", data, now);
-    return { id, code: value, reward: code.reward, effects };
+    await writeClaim(claim, [webhookMessage(scope, "code.redeemed", data, now)], {
+      also: [{ insert: shapeOf(em, CodeRedemption), rows: [redemption] }],
+      afterCommit: opts.afterCommit,
+    });
+    return { id, code: value, reward: code.reward, effects: claim.effects };
   });
 }

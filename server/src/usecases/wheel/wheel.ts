@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import { UniqueConstraintViolationException, type RequiredEntityData } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { components } from "../../../../generated/types.js";
 import { overlayRewardPayloads, referenceCode } from "../../engine/checkin.js";
@@ -8,13 +8,15 @@ import { grantRewards } from "../../engine/evaluate.js";
 import { dayKey, nextDayStart } from "../../engine/time.js";
 import { NO_WHEEL, pickSlice, slicePrize, spinsLeft, visibleSlices, type RandomSource, type WheelConfig, type WheelState } from "../../engine/wheel.js";
 import { Participant, WheelSpin } from "../../db/entities/index.js";
+import { shapeOf } from "../../db/hot/index.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { requirePublishedConfig } from "../club/index.js";
 import { ApiError } from "../shared/errors.js";
-import { recordWebhook } from "../webhooks/index.js";
-import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, persistEvaluation, webhookParticipant } from "../evaluation/index.js";
+import { webhookMessage } from "../webhooks/index.js";
+import { clubTimeZone, loadParticipantState, lockParticipantByExternalId, webhookParticipant, gatherClaim, writeClaim } from "../evaluation/index.js";
+import type { AfterCommit } from "../shared/after-commit.js";
 import { participantNotFound } from "../participants/index.js";
 import { fairSlice } from "../../engine/wheel/fair.js";
 import { activeSeed, consumeNonce, currentFairness } from "./fair-seeds.js";
@@ -70,6 +72,8 @@ export interface SpinOptions {
    */
   random?: RandomSource;
   publicUrl: string;
+  /** Told `"outbox"` when the commit wrote outbox rows. */
+  afterCommit?: AfterCommit;
 }
 
 const keyOfAnotherParticipant = () => new ApiError(409, "conflict", "This Idempotency-Key was already used for another participant's spin");
@@ -121,11 +125,12 @@ export async function spinWheel(db: Database, scope: Scope, externalId: string, 
       const spinId = newId("spn");
       const state = await loadParticipantState(em, participant, config, { now, timeZone });
       const { spec, prize } = slicePrize(slice, state.tierCode);
-      let effects: WheelSpinResult["effects"] = [];
-      if (spec !== null) {
-        const granted = grantRewards({ config, state, now, timeZone, specs: [spec], ruleId: `wheel:${spinId}` });
-        effects = await persistEvaluation({ em, scope, config, participant, state, now, publicUrl, event: null }, overlayRewardPayloads(granted, prize ?? {}));
-      }
+      const evaluation =
+        spec === null ? null : overlayRewardPayloads(grantRewards({ config, state, now, timeZone, specs: [spec], ruleId: `wheel:${spinId}` }), prize ?? {});
+      // The effects are known before the writes: gathering fills `reward_id` in, without I/O.
+      const target = { em, scope, config, participant, state, now, publicUrl, event: null };
+      const claim = gatherClaim(target, evaluation);
+      const effects = claim.effects;
       const rewardGranted = effects.find((effect) => effect.type === "reward_granted");
       const leftAfter = left - 1;
       const result: WheelSpinResult = {
@@ -143,7 +148,7 @@ export async function spinWheel(db: Database, scope: Scope, externalId: string, 
         effects,
         ...(seed ? { fairness: { server_seed_hash: seed.serverSeedHash, client_seed: seed.clientSeed, nonce: nonce! } } : {}),
       };
-      await em.insert(WheelSpin, {
+      const spin: RequiredEntityData<WheelSpin> = {
         id: spinId,
         ...scope,
         participantId: participant.id,
@@ -158,7 +163,7 @@ export async function spinWheel(db: Database, scope: Scope, externalId: string, 
         seedId: seed?.id ?? null,
         nonce,
         weights: seed ? wheel.slices.map((candidate) => candidate.weight) : null,
-      });
+      };
       const data: components["schemas"]["WheelSpunWebhookData"] = {
         participant: webhookParticipant(participant),
         spin_id: spinId,
@@ -167,7 +172,10 @@ export async function spinWheel(db: Database, scope: Scope, externalId: string, 
         reward_code: result.reward,
         probability_version: wheel.probabilityVersion,
       };
-      await recordWebhook(em, scope, "wheel.spun", data, now);
+      await writeClaim(claim, [webhookMessage(scope, "wheel.spun", data, now)], {
+        also: [{ insert: shapeOf(em, WheelSpin), rows: [spin] }],
+        afterCommit: opts.afterCommit,
+      });
       return result;
     });
   } catch (err) {
