@@ -51,6 +51,11 @@ export interface Settings {
   staffSessionIdleMs: number;
   /** `CLUBE_STAFF_SESSION_MAX_HOURS` (default 12): a staff session ends this long after login at the latest. */
   staffSessionMaxMs: number;
+  /**
+   * `CLUBE_LEASE_SECONDS` (default 60): how long a process's claim on a queued job of the embedded queue, and on a
+   * webhook attempt beyond its request timeout, lasts; after a crash another process takes the work over once it ends.
+   */
+  leaseMs: number;
 }
 
 /** Short: on SQLite (no cross-process NOTIFY) it bounds how long another process's publish or revoke goes unseen. */
@@ -85,6 +90,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     cacheTtlMs: cacheTtlFrom(env),
     staffSessionIdleMs: positiveNumber("CLUBE_STAFF_SESSION_IDLE_MINUTES", env.CLUBE_STAFF_SESSION_IDLE_MINUTES, 30) * 60_000,
     staffSessionMaxMs: positiveNumber("CLUBE_STAFF_SESSION_MAX_HOURS", env.CLUBE_STAFF_SESSION_MAX_HOURS, 12) * 3_600_000,
+    leaseMs: positiveNumber("CLUBE_LEASE_SECONDS", env.CLUBE_LEASE_SECONDS, 60) * 1_000,
   };
 }
 
@@ -100,7 +106,7 @@ function amqpPrefixFrom(raw: string | undefined): string {
 function positiveNumber(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw.trim() === "") return fallback;
   const value = Number(raw);
-  if (!(value > 0)) throw new Error(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
+  if (!(Number.isFinite(value) && value > 0)) throw new Error(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
   return value;
 }
 

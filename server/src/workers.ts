@@ -59,7 +59,7 @@ export interface Processing {
 export async function startProcessing(services: Services, options: { consume: boolean }): Promise<Processing> {
   const { db, settings } = services;
   const now = () => services.clock.now();
-  const queue = openQueue({ amqpUrl: settings.amqpUrl, amqpPrefix: settings.amqpPrefix, db });
+  const queue = openQueue({ amqpUrl: settings.amqpUrl, amqpPrefix: settings.amqpPrefix, db, leaseMs: settings.leaseMs });
   if (!options.consume) {
     const relay = createOutboxRelay({ db, queue, now });
     relay.start();
@@ -76,6 +76,7 @@ export async function startProcessing(services: Services, options: { consume: bo
     queue,
     now,
     allowPrivateAddresses: settings.allowPrivateWebhooks,
+    leaseMs: settings.leaseMs,
     tasks: workerTasks(db, settings.publicUrl),
     clockFor: (scope) => clockOf(db, scope),
     consumers: [

@@ -8,6 +8,8 @@ import { openRabbitQueue } from "./rabbitmq.js";
  * worker processes on several machines), otherwise the embedded queue in the
  * database (one machine, nothing else to run).
  */
-export function openQueue(options: { amqpUrl: string | undefined; amqpPrefix?: string; db: Database }): Queue {
-  return options.amqpUrl ? openRabbitQueue({ url: options.amqpUrl, prefix: options.amqpPrefix }) : openEmbeddedQueue({ db: options.db });
+export function openQueue(options: { amqpUrl: string | undefined; amqpPrefix?: string; db: Database; leaseMs?: number }): Queue {
+  return options.amqpUrl
+    ? openRabbitQueue({ url: options.amqpUrl, prefix: options.amqpPrefix })
+    : openEmbeddedQueue({ db: options.db, leaseMs: options.leaseMs });
 }

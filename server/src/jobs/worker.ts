@@ -17,6 +17,8 @@ export interface WorkerOptions {
   onError?: (error: unknown) => void;
   /** Passed to the webhook dispatcher (`CLUBE_ALLOW_PRIVATE_WEBHOOKS=1`). */
   allowPrivateAddresses?: boolean;
+  /** Passed to the webhook dispatcher (`CLUBE_LEASE_SECONDS`). */
+  leaseMs?: number;
   /** The periodic jobs (usecases/scheduled `workerTasks`); none by default. */
   tasks?: ScheduledTask[];
   /**
@@ -70,6 +72,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     now,
     onError,
     allowPrivateAddresses: options.allowPrivateAddresses,
+    leaseMs: options.leaseMs,
     clockFor: options.clockFor,
   });
   const consumers: Consumer[] = [await options.queue.consume(WEBHOOK_QUEUE, dispatcher.handleOutboxMessage, { prefetch: WEBHOOK_PREFETCH })];

@@ -52,6 +52,8 @@ export interface WebhookDispatcherOptions {
   now?: () => Date;
   /** Per-request timeout (the seed's 10 s by default). */
   timeoutMs?: number;
+  /** How long past the request timeout a claimed attempt stays reserved, so that a crashed sender's attempt is taken over (60 s by default). */
+  leaseMs?: number;
   /** Requests in flight at once in one `runDue` pass. */
   concurrency?: number;
   /** Requests in flight at once to one endpoint, across handlers and `runDue` (16 by default). */
@@ -235,7 +237,7 @@ export class WebhookDispatcher {
 
   /** How long a claimed attempt is reserved: past the request timeout, so nobody else claims it meanwhile. */
   private leaseFrom(attemptedAt: Date): Date {
-    return new Date(attemptedAt.getTime() + this.timeoutMs + 60_000);
+    return new Date(attemptedAt.getTime() + this.timeoutMs + (this.options.leaseMs ?? 60_000));
   }
 
   /** One attempt of one sending, if it is due at `attemptedAt` and nobody else claimed it; true when a request was made. */

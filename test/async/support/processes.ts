@@ -39,6 +39,8 @@ export interface ProcessEnv {
   CLUBE_PUBLIC_URL: string;
   /** The rate limits' Redis; unset in the stacks (each process counts in memory). */
   CLUBE_REDIS_URL?: string;
+  /** How long a crashed process's claims on jobs and webhook attempts last (default 60). */
+  CLUBE_LEASE_SECONDS?: string;
 }
 
 export async function processEnvFor(resources: StackResources): Promise<ProcessEnv> {
