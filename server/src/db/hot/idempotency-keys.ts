@@ -15,6 +15,14 @@ import { withHotAutocommit, type Write } from "./index.js";
 const CLAIM = `insert into idempotency_keys (club_id, env, key, operation_id, fingerprint, state, locked_until, created_at)
   values (?, ?, ?, ?, ?, 'in_flight', ?, ?) on conflict do nothing returning key`;
 
+/** A key claim's parameters, in the order of the claim statements' columns (here and in redemption-writes.ts). */
+export function keyClaimParameters(
+  scope: Scope,
+  claim: { key: string; operationId: string; fingerprint: string; lockedUntil: Date; createdAt: Date },
+): unknown[] {
+  return [scope.clubId, scope.env, claim.key, claim.operationId, claim.fingerprint, claim.lockedUntil, claim.createdAt];
+}
+
 /** Claims the key in flight; false when a row holds it already (nothing written then). */
 export async function insertIdempotencyClaim(
   em: SqlEntityManager,
@@ -22,15 +30,7 @@ export async function insertIdempotencyClaim(
   claim: { key: string; operationId: string; fingerprint: string; lockedUntil: Date; createdAt: Date },
 ): Promise<boolean> {
   return withHotAutocommit(em, async (store) => {
-    const rows = await store.select<{ key: string }>({ postgresql: CLAIM, sqlite: CLAIM }, [
-      scope.clubId,
-      scope.env,
-      claim.key,
-      claim.operationId,
-      claim.fingerprint,
-      claim.lockedUntil,
-      claim.createdAt,
-    ]);
+    const rows = await store.select<{ key: string }>({ postgresql: CLAIM, sqlite: CLAIM }, keyClaimParameters(scope, claim));
     return rows.length === 1;
   });
 }

@@ -1,5 +1,6 @@
 import type { Scope } from "../scope.js";
 import { takeSqliteWriteLock } from "../write-lock.js";
+import { keyClaimParameters } from "./idempotency-keys.js";
 import type { HotStore } from "./index.js";
 import { viewedParticipant, type ViewedParticipantRow } from "./participant-reads.js";
 
@@ -169,15 +170,7 @@ export async function payRedemption(
   // The write lock first, waited for under busy_timeout (see db/write-lock.ts).
   await takeSqliteWriteLock(store);
   if (claim !== null) {
-    const claimed = await store.select<{ key: string }>({ postgresql: "", sqlite: CLAIM_SQLITE }, [
-      scope.clubId,
-      scope.env,
-      claim.key,
-      claim.operationId,
-      claim.fingerprint,
-      claim.lockedUntil,
-      claim.createdAt,
-    ]);
+    const claimed = await store.select<{ key: string }>({ postgresql: "", sqlite: CLAIM_SQLITE }, keyClaimParameters(scope, claim));
     if (claimed.length === 0) return { refused: "taken" };
   }
   const [row] = await store.select<Row>({ postgresql: "", sqlite: READ_SQLITE }, [scope.clubId, scope.env, pay.externalId, pay.idempotencyKey]);
