@@ -10,9 +10,8 @@ import { Participant } from "../../../server/src/db/entities/index.js";
 import { describeEachDatabase } from "../../support/databases.js";
 import { eventInput, PUBLIC_URL } from "../fixtures.js";
 import { openTestClub, type DatabaseClub } from "../../support/club.js";
-import { demoConfig } from "../../support/club-config.js";
 import { expectResponse } from "../../support/contract.js";
-import { subscribeToEverything } from "../../support/endpoints.js";
+import { subscribedClubWith, subscribeToEverything } from "../../support/endpoints.js";
 
 /** Local noon in São Paulo (UTC−3) of `key`. */
 const noon = (key: string) => new Date(`${key}T15:00:00Z`);
@@ -28,16 +27,7 @@ describeEachDatabase("check-in use cases", (kind) => {
   });
 
   /** A club like the demo casino with `checkin` replaced. */
-  async function clubWith(checkin: Record<string, unknown> | undefined): Promise<Scope> {
-    const config = demoConfig();
-    if (checkin === undefined) delete config.checkin;
-    else config.checkin = checkin;
-    const created = await club.newClub({ name: "Cassino Check-in", config, now: new Date("2026-11-01T12:00:00Z") });
-    const scope: Scope = { clubId: created.clubId, env: "test" };
-    // The tests read the webhooks from the outbox: something has to take them.
-    await subscribeToEverything(club.db, scope);
-    return scope;
-  }
+  const clubWith = (checkin: Record<string, unknown> | undefined) => subscribedClubWith(club, "Cassino Check-in", "checkin", checkin);
 
   async function join(scope: Scope, externalId: string, at = new Date("2026-11-01T12:00:00Z")): Promise<void> {
     await upsertParticipant(club.db, scope, { external_id: externalId, display_name: "Ana Souza" }, at);

@@ -7,9 +7,8 @@ import { cryptoRandom, getWheelState, spinWheel } from "../../../server/src/usec
 import { describeEachDatabase } from "../../support/databases.js";
 import { PUBLIC_URL } from "../fixtures.js";
 import { openTestClub, type DatabaseClub } from "../../support/club.js";
-import { demoConfig } from "../../support/club-config.js";
 import { expectResponse } from "../../support/contract.js";
-import { subscribeToEverything } from "../../support/endpoints.js";
+import { subscribedClubWith, subscribeToEverything } from "../../support/endpoints.js";
 
 /** Local noon in São Paulo (UTC−3) of `key`. */
 const noon = (key: string) => new Date(`${key}T15:00:00Z`);
@@ -38,15 +37,7 @@ describeEachDatabase("wheel use cases", (kind) => {
     await club?.close();
   });
 
-  async function clubWith(wheel: Record<string, unknown> | undefined): Promise<Scope> {
-    const config = demoConfig();
-    if (wheel === undefined) delete config.wheel;
-    else config.wheel = wheel;
-    const created = await club.newClub({ name: "Cassino Roleta", config, now: new Date("2026-11-01T12:00:00Z") });
-    const scope: Scope = { clubId: created.clubId, env: "test" };
-    await subscribeToEverything(club.db, scope);
-    return scope;
-  }
+  const clubWith = (wheel: Record<string, unknown> | undefined) => subscribedClubWith(club, "Cassino Roleta", "wheel", wheel);
 
   async function join(scope: Scope, externalId: string): Promise<void> {
     await upsertParticipant(club.db, scope, { external_id: externalId }, new Date("2026-11-01T12:00:00Z"));
