@@ -88,15 +88,6 @@ function pipeline(op: Operation, handlers: Handlers<RequestContext>, options: Ro
   const readBody = op.body ? bodyReader(LARGE_BODIES.has(op.operationId) ? LARGE_BODY_LIMIT : BODY_LIMIT) : undefined;
   const answer = invoke(op, handlers, options);
 
-  const identify = async (ctx: Context): Promise<Auth> => {
-    try {
-      return await authenticate(ctx);
-    } catch (err) {
-      // A wrong credential (not a missing one) counts against the address (http/rate-limit.ts).
-      if (limiter && ctx.state.credentialRejected === true && err instanceof ApiError && err.status === 401) await limiter.countRejected(ctx);
-      throw err;
-    }
-  };
   const rest = async (ctx: Context, auth: Auth): Promise<void> => {
     const counted = limiter?.count(ctx, auth, op.operationId);
     if (counted) await counted;
@@ -106,7 +97,15 @@ function pipeline(op: Operation, handlers: Handlers<RequestContext>, options: Ro
   return async (ctx) => {
     const refused = limiter?.refuseExhausted(ctx);
     if (refused) await refused;
-    const auth = await identify(ctx);
+    let auth: Auth;
+    try {
+      const found = authenticate(ctx);
+      auth = found instanceof Promise ? await found : found;
+    } catch (err) {
+      // A wrong credential (not a missing one) counts against the address (http/rate-limit.ts).
+      if (limiter && ctx.state.credentialRejected === true && err instanceof ApiError && err.status === 401) await limiter.countRejected(ctx);
+      throw err;
+    }
     ctx.state.auth = auth;
     await onTestClock(options.auth, auth, () => rest(ctx, auth));
   };
