@@ -252,9 +252,9 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
       return result;
     };
     const key = headers["idempotency-key"];
-    const run = async () =>
+    const run = () =>
       typeof key === "string" && options.idempotency && auth.kind !== "public"
-        ? await withIdempotencyKey(
+        ? withIdempotencyKey(
             options.idempotency.db,
             options.idempotency.now,
             {
@@ -266,7 +266,7 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
             },
             call,
           )
-        : await call();
+        : call();
     const result = audited
       ? await auditCall(options.audit!, ctx, { operationId: op.operationId, method: op.method, path: ctx.path, params: path, body }, (onRun) => {
           ran = onRun;
