@@ -7,7 +7,7 @@ import { answerError, answeredOrNotFound } from "./http/errors.js";
 import { participantPreflight } from "./http/cors.js";
 import { assignRequestId } from "./http/request-id.js";
 import { createRateLimiter, rateLimitsFromEnv, type RateLimits } from "./http/rate-limit.js";
-import { buildRouter, methodNotAllowed } from "./http/router.js";
+import { buildRoutes, methodNotAllowed } from "./http/router.js";
 import { createHandlers } from "./handlers/index.js";
 import type { Services } from "./services.js";
 
@@ -24,7 +24,8 @@ export interface AppOptions {
 /**
  * The HTTP application: request id → error shape → CORS preflight of the
  * participant surface → docs → the widget → the studio → the contracted routes
- * → 405/404 → durable answers.
+ * → 405/404 → durable answers. A contracted path written as the contract
+ * writes it skips the routers (http/router.ts ContractRoutes).
  */
 export async function createApp(services: Services, options: AppOptions = {}): Promise<Koa> {
   const app = new Koa();
@@ -34,7 +35,7 @@ export async function createApp(services: Services, options: AppOptions = {}): P
   const hops = services.settings.trustProxyHops;
   app.proxy = hops > 0;
   app.maxIpsCount = hops;
-  const api = buildRouter(createHandlers(services), {
+  const routes = buildRoutes(createHandlers(services), {
     auth: services.auth,
     validateResponses: options.validateResponses,
     idempotency: { db: services.db, now: () => services.clock.now() },
@@ -44,8 +45,8 @@ export async function createApp(services: Services, options: AppOptions = {}): P
   const docs = await docsRouter();
 
   const log = options.log ?? ((line: string) => console.error(line));
-  const apiRoutes = api.routes() as unknown as Koa.Middleware;
-  const notAllowed = methodNotAllowed(api);
+  const apiRoutes = routes.router.routes() as unknown as Koa.Middleware;
+  const notAllowed = methodNotAllowed(routes.router);
   // The contracted routes are all under /v1/ and nothing else is: their requests skip the docs', widget's and studio's routers.
   const v1 = chain([apiRoutes, notAllowed]);
   const preflightThenV1 = chain([participantPreflight(), apiRoutes, notAllowed]);
@@ -63,7 +64,13 @@ export async function createApp(services: Services, options: AppOptions = {}): P
   app.use(async (ctx, next) => {
     assignRequestId(ctx);
     try {
-      await (ctx.path.startsWith("/v1/") ? (ctx.method === "OPTIONS" ? preflightThenV1 : v1) : rest)(ctx, next);
+      const { path, method } = ctx;
+      // A contracted path as the contract writes it goes straight to its route; every other spelling, and the rest, to the routers.
+      const route = method === "OPTIONS" ? undefined : routes.lookup(method, path);
+      if (route) {
+        ctx.params = route.params;
+        await route.run(ctx, next);
+      } else await (path.startsWith("/v1/") ? (method === "OPTIONS" ? preflightThenV1 : v1) : rest)(ctx, next);
       // Nothing is answered before what it committed (or read of others' commits) is on disk: the embedded database's
       // commits are synced off the event loop (db/wal-sync.ts); at once elsewhere. Inside the error handling, so a failed
       // sync is answered as any internal error.

@@ -2,6 +2,7 @@ import { listenForChanges, type ChangeListener } from "./cache/listener.js";
 import { cachesOf } from "./cache/registry.js";
 import { openDatabase, type Database } from "./db/orm.js";
 import type { AuthDeps } from "./http/auth.js";
+import { keysByBearer } from "./http/keys-by-bearer.js";
 import { openRateLimitStore, type RateLimitStore } from "./http/rate-limit-store.js";
 import { getSigningSecrets, resolveApiKey } from "./usecases/club/index.js";
 import { testClockAt } from "./usecases/sandbox/index.js";
@@ -72,7 +73,11 @@ export async function openServices(settings: Settings, overrides: ServiceOverrid
         })
       : null;
   const auth: AuthDeps = {
-    resolveApiKey: (raw) => resolveApiKey(db, raw, base.now()),
+    resolveApiKey: keysByBearer(
+      caches.apiKeys,
+      (raw) => resolveApiKey(db, raw, base.now()),
+      () => base.now(),
+    ),
     async signingSecret(clubId, env) {
       return (await getSigningSecrets(db, { clubId, env }))?.current ?? null;
     },

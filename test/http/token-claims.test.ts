@@ -24,4 +24,17 @@ describe("participant token claims", () => {
     const tooLong = await sign((jwt) => jwt.setIssuedAt(iat).setExpirationTime(iat + MAX_TOKEN_LIFETIME_SECONDS + 60));
     expect(await verifyParticipantToken(tooLong, secretFor, now)).toMatchObject({ ok: false });
   });
+
+  it("answers a token verified before only while its secret is still the club's and its times hold", async () => {
+    const { token } = await issueParticipantToken(secret, { clubId: "club_1", env: "test", externalId: "bea" }, 900, now);
+    expect(await verifyParticipantToken(token, secretFor, now)).toEqual({ ok: true, claims: { clubId: "club_1", env: "test", externalId: "bea" } });
+    // Again: the same answer, and the same refusals once the secret is rolled away, the token has ended, or before it was issued.
+    expect(await verifyParticipantToken(token, secretFor, now)).toMatchObject({ ok: true });
+    expect(await verifyParticipantToken(token, async () => [secret, "cs_other"], now)).toMatchObject({ ok: true });
+    expect(await verifyParticipantToken(token, async () => "cs_rolled_secret_0123456789", now)).toEqual({ ok: false, reason: "bad_signature" });
+    expect(await verifyParticipantToken(token, async () => null, now)).toEqual({ ok: false, reason: "unknown_club" });
+    expect(await verifyParticipantToken(token, secretFor, new Date(now.getTime() + 900_000))).toEqual({ ok: false, reason: "expired" });
+    expect(await verifyParticipantToken(token, secretFor, new Date(now.getTime() - 1_000))).toMatchObject({ ok: false });
+    expect(await verifyParticipantToken(token, secretFor, new Date(now.getTime() + 899_000))).toMatchObject({ ok: true });
+  });
 });

@@ -10,8 +10,8 @@
 export class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; until: number }>();
   private readonly reads = new Map<string, Promise<V>>();
-  /** Bumped by every `forget`: a read started under an older generation is answered but not stored. */
-  private generation = 0;
+  /** Bumped by every `forget`: a read started under an older count is answered but not stored. */
+  private forgets = 0;
 
   constructor(
     readonly ttlMs: number,
@@ -28,9 +28,9 @@ export class TtlCache<V> {
     const shared = this.reads.get(key);
     // A shared read that fails (e.g. its caller's transaction ended) must not fail this caller: read again.
     if (shared) return shared.catch(() => read());
-    const generation = this.generation;
+    const generation = this.forgets;
     const reading = read().then((value) => {
-      if (generation === this.generation && keep(value)) {
+      if (generation === this.forgets && keep(value)) {
         if (this.entries.size >= this.maxEntries) this.entries.clear();
         this.entries.set(key, { value, until: this.now() + this.ttlMs });
       }
@@ -44,10 +44,26 @@ export class TtlCache<V> {
 
   /** Drops the entries `match` selects (every entry without it), and keeps reads under way from being stored. */
   forget(match?: (key: string, value: V) => boolean): void {
-    this.generation++;
+    this.forgets++;
     this.reads.clear();
     if (!match) return this.entries.clear();
     for (const [key, entry] of this.entries) if (match(key, entry.value)) this.entries.delete(key);
+  }
+
+  /** Moves with every `forget`: something derived from this cache's entries is stale once it moved. */
+  get generation(): number {
+    return this.forgets;
+  }
+
+  /** The live entry of `key` and when it ends (this cache's clock), without reading; undefined when there is none. */
+  peek(key: string): { value: V; until: number } | undefined {
+    const entry = this.entries.get(key);
+    return entry && entry.until > this.now() ? entry : undefined;
+  }
+
+  /** This cache's clock (ms), against which `peek`'s `until` is compared. */
+  clock(): number {
+    return this.now();
   }
 
   get size(): number {

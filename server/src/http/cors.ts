@@ -30,7 +30,9 @@ export function participantPreflight(): Middleware {
 /** Sets the CORS response headers when `origin` is allowed for the caller's club. */
 export function allowOrigin(ctx: Context, allowedOrigins: readonly string[]): void {
   const origin = ctx.get("Origin");
-  ctx.vary("Origin");
+  // Koa's vary() parses the header it extends: most answers have none yet.
+  if (ctx.res.hasHeader("Vary")) ctx.vary("Origin");
+  else ctx.res.setHeader("Vary", "Origin");
   if (!origin || !originAllowed(allowedOrigins, origin)) return;
   ctx.set("Access-Control-Allow-Origin", origin);
   ctx.set("Access-Control-Expose-Headers", "X-Request-Id");

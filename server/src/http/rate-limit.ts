@@ -1,4 +1,4 @@
-import type { Context, Middleware } from "koa";
+import type { Context } from "koa";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { operations } from "../../../generated/operations.js";
 import { ApiError } from "../usecases/shared/errors.js";
@@ -124,10 +124,15 @@ function parseLimit(name: string, raw: string | undefined, fallback: Limit): Lim
  * failing or delaying requests, and /v1/health reports `rate_limits: error`.
  */
 export interface RateLimiter {
-  /** Before authentication: refuses a source address that used up its failed attempts; counts a rejected credential. */
-  guardAuth: Middleware;
-  /** After authentication: counts the request against its key or participant and sets the `RateLimit-*` headers. */
-  perCaller: Middleware;
+  /**
+   * Before authentication: refuses (429) a source address that used up its failed attempts. Undefined when
+   * nothing needs looking up (counted in this process and no rejection within the window).
+   */
+  refuseExhausted(ctx: Context): Promise<void> | undefined;
+  /** After a rejected credential (401): counts it against the source address; never refuses this request. */
+  countRejected(ctx: Context): Promise<void>;
+  /** After authentication: counts the request against its key or participant (429 when over) and sets the `RateLimit-*` headers. */
+  count(ctx: Context, auth: Auth, operationId: string): Promise<void> | undefined;
 }
 
 export function createRateLimiter(limits: RateLimits = DEFAULT_RATE_LIMITS, store: RateLimitStore | null = null): RateLimiter {
@@ -157,52 +162,50 @@ export function createRateLimiter(limits: RateLimits = DEFAULT_RATE_LIMITS, stor
   const failedAuthWindowMs = limits.failedAuth.seconds * 1000;
   const mayBeOver = () => store !== null || Date.now() - lastPenaltyAt <= failedAuthWindowMs;
 
-  const guardAuth: Middleware = async (ctx, next) => {
-    const seen = mayBeOver() ? await failedAuth.get(ctx.ip) : null;
-    if (seen && seen.consumedPoints >= limits.failedAuth.points) {
-      throw limited(limits.failedAuth, seen, "Too many failed authentication attempts from this address.");
-    }
-    try {
-      await next();
-    } catch (err) {
-      if (ctx.state.credentialRejected === true && err instanceof ApiError && err.status === 401) {
-        // Counting never refuses this request (it already failed); the next one from the address is refused once over.
-        lastPenaltyAt = Date.now();
-        await failedAuth.penalty(ctx.ip, 1);
+  const refuseExhausted = (ctx: Context): Promise<void> | undefined => {
+    if (!mayBeOver()) return undefined;
+    return failedAuth.get(ctx.ip).then((seen) => {
+      if (seen && seen.consumedPoints >= limits.failedAuth.points) {
+        throw limited(limits.failedAuth, seen, "Too many failed authentication attempts from this address.");
       }
-      throw err;
-    }
+    });
   };
 
-  const perCaller: Middleware = async (ctx, next) => {
-    const auth = ctx.state.auth as Auth | undefined;
+  const countRejected = async (ctx: Context): Promise<void> => {
+    lastPenaltyAt = Date.now();
+    await failedAuth.penalty(ctx.ip, 1);
+  };
+
+  /** Each operation's budget when a secret key (or a staff session, or headless mode) calls it. */
+  const keyBudgets = new Map<string, { limiter: RateLimiterAbstract; limit: Limit; who: string }>();
+  const keyBudgetOf = (operationId: string) => {
+    let budget = keyBudgets.get(operationId);
+    if (!budget) {
+      const routeClass = ROUTE_CLASSES.get(operationId) ?? "management";
+      budget =
+        apiKey && limits.apiKey
+          ? { limiter: apiKey, limit: limits.apiKey, who: "this API key" }
+          : { limiter: keyClasses[routeClass], limit: limits.keyClasses[routeClass], who: `this API key's ${routeClass.replace("_", " ")} routes` };
+      keyBudgets.set(operationId, budget);
+    }
+    return budget;
+  };
+  const participantBudget = { limiter: participant, limit: limits.participant, who: "this participant" };
+
+  const count = (ctx: Context, auth: Auth, operationId: string): Promise<void> | undefined => {
     const target = callerOf(auth);
-    if (!target) return next();
-    let limiter: RateLimiterAbstract;
-    let limit: Limit;
-    let who = target.kind === "key" ? "this API key" : "this participant";
-    if (target.kind === "participant") [limiter, limit] = [participant, limits.participant];
-    else if (apiKey && limits.apiKey) [limiter, limit] = [apiKey, limits.apiKey];
-    else {
-      // The route's operation, as the router names it.
-      const routeClass = ROUTE_CLASSES.get((ctx as { _matchedRouteName?: string })._matchedRouteName ?? "") ?? "management";
-      [limiter, limit] = [keyClasses[routeClass], limits.keyClasses[routeClass]];
-      who = `this API key's ${routeClass.replace("_", " ")} routes`;
-    }
-    let res: RateLimiterRes;
-    try {
-      res = await limiter.consume(target.id);
-    } catch (refused) {
-      if (refused instanceof RateLimiterRes) {
-        throw limited(limit, refused, `Too many requests for ${who}.`);
-      }
-      throw refused;
-    }
-    setHeaders(ctx, limit, res);
-    await next();
+    if (!target) return undefined;
+    const { limiter, limit, who } = target.kind === "participant" ? participantBudget : keyBudgetOf(operationId);
+    return limiter.consume(target.id).then(
+      (res) => setHeaders(ctx, limit, res),
+      (refused) => {
+        if (refused instanceof RateLimiterRes) throw limited(limit, refused, `Too many requests for ${who}.`);
+        throw refused;
+      },
+    );
   };
 
-  return { guardAuth, perCaller };
+  return { refuseExhausted, countRejected, count };
 }
 
 /** Whose budget a request spends: the secret key's (also in headless mode) or the participant token's. */
@@ -225,7 +228,11 @@ function headersOf(limit: Limit, res: RateLimiterRes): Record<string, string> {
 }
 
 function setHeaders(ctx: Context, limit: Limit, res: RateLimiterRes): void {
-  ctx.set(headersOf(limit, res));
+  // Straight to Node's response (Koa's ctx.set would do the same per header, through its getters).
+  const response = ctx.res;
+  response.setHeader("RateLimit-Limit", String(limit.points));
+  response.setHeader("RateLimit-Remaining", String(Math.max(0, res.remainingPoints)));
+  response.setHeader("RateLimit-Reset", String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))));
 }
 
 function limited(limit: Limit, res: RateLimiterRes, why: string): ApiError {

@@ -18,5 +18,6 @@ export function requestId(): Middleware {
 export function assignRequestId(ctx: Context): void {
   const id = `req_${randomBase62(16)}`;
   ctx.state.requestId = id;
-  ctx.set("X-Request-Id", id);
+  // On Node's response directly: Koa's ctx.set builds arrays of entries for each call.
+  ctx.res.setHeader("X-Request-Id", id);
 }

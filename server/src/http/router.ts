@@ -4,7 +4,7 @@ import type { Context, Middleware } from "koa";
 import { operations, type Handlers, type OperationId } from "../../../generated/operations.js";
 import { operationValidators } from "../../../generated/validators.js";
 import { ApiError } from "../usecases/shared/errors.js";
-import { authenticate, type Auth, type AuthDeps, type SchemeName } from "./auth.js";
+import { authenticator, header, onTestClock, type Auth, type AuthDeps, type SchemeName } from "./auth.js";
 import type { Database } from "../db/orm.js";
 import { withIdempotencyKey } from "./idempotency.js";
 import { check } from "./validate.js";
@@ -47,27 +47,118 @@ export interface RouterOptions {
   audit?: AuditContext;
 }
 
+/** The contracted routes: the operation of an exact path and method from a table, and @koa/router for every other spelling. */
+export interface ContractRoutes {
+  /**
+   * The route answering `method` `path` when the path is written as the contract writes it (same case, no
+   * trailing slash), with its path parameters; undefined otherwise (the router then decides, as for every request before).
+   */
+  lookup(method: string, path: string): { run: Middleware; params: Record<string, string> } | undefined;
+  /** Every route, matched as @koa/router matches (case-insensitive, optional trailing slash, HEAD for GET). */
+  router: Router;
+}
+
 /**
- * Builds the router from the generated operation table: one route per
+ * Builds the routes from the generated operation table: one route per
  * contracted operation, each running auth → body parsing → validation (with
  * coercion and defaults) → the handler. A route the contract lacks cannot be
  * served, and `Handlers` makes tsc fail while any operation has no handler.
  */
-export function buildRouter(handlers: Handlers<RequestContext>, options: RouterOptions): Router {
+export function buildRoutes(handlers: Handlers<RequestContext>, options: RouterOptions): ContractRoutes {
   const router = new Router();
+  const table = new RouteTable();
   for (const op of operations) {
-    const tokenRefusal = "403" in op.responseHeaders ? 403 : 401;
-    const permission = (op as { permission?: string }).permission;
-    const stack: Middleware[] = [authenticate(op.security as readonly (readonly SchemeName[])[], options.auth, tokenRefusal, permission)];
-    if (options.rateLimiter && op.security.length > 0) {
-      stack.unshift(options.rateLimiter.guardAuth);
-      stack.push(options.rateLimiter.perCaller);
-    }
-    if (op.body) stack.push(...parseBody(LARGE_BODIES.has(op.operationId) ? LARGE_BODY_LIMIT : BODY_LIMIT));
-    stack.push(invoke(op, handlers, options));
-    router.register(op.koaPath, [op.method.toUpperCase()], stack, { name: op.operationId });
+    const run = pipeline(op, handlers, options);
+    router.register(op.koaPath, [op.method.toUpperCase()], [run], { name: op.operationId });
+    table.add(op.method.toUpperCase(), op.koaPath, run);
   }
-  return router;
+  return { lookup: (method, path) => table.lookup(method, path), router };
+}
+
+/**
+ * One operation's whole request, as one function: failed-authentication guard → authentication → the
+ * caller's rate limit → (a test clock's time) → body → validation → handler. One function rather than a
+ * Koa layer each: every layer costs promises and getters on every request.
+ */
+function pipeline(op: Operation, handlers: Handlers<RequestContext>, options: RouterOptions): Middleware {
+  const tokenRefusal = "403" in op.responseHeaders ? 403 : 401;
+  const permission = (op as { permission?: string }).permission;
+  const authenticate = authenticator(op.security as readonly (readonly SchemeName[])[], options.auth, tokenRefusal, permission);
+  const limiter = op.security.length > 0 ? options.rateLimiter : undefined;
+  const readBody = op.body ? bodyReader(LARGE_BODIES.has(op.operationId) ? LARGE_BODY_LIMIT : BODY_LIMIT) : undefined;
+  const answer = invoke(op, handlers, options);
+
+  const rest = async (ctx: Context, auth: Auth): Promise<void> => {
+    const counted = limiter?.count(ctx, auth, op.operationId);
+    if (counted) await counted;
+    if (readBody) await readBody(ctx);
+    await answer(ctx, auth);
+  };
+  return async (ctx) => {
+    const refused = limiter?.refuseExhausted(ctx);
+    if (refused) await refused;
+    let auth: Auth;
+    try {
+      const found = authenticate(ctx);
+      auth = found instanceof Promise ? await found : found;
+    } catch (err) {
+      // A wrong credential (not a missing one) counts against the address (http/rate-limit.ts).
+      if (limiter && ctx.state.credentialRejected === true && err instanceof ApiError && err.status === 401) await limiter.countRejected(ctx);
+      throw err;
+    }
+    ctx.state.auth = auth;
+    await onTestClock(options.auth, auth, () => rest(ctx, auth));
+  };
+}
+
+/**
+ * The contract's routes by method and path: a path without parameters by one map lookup, the others
+ * by comparing segments. Where two routes would match one path, the first in the contract wins, as
+ * in @koa/router (whose first matching route answers). Path parameters are decoded as the router decodes them.
+ */
+class RouteTable {
+  private readonly routes: Array<{ method: string; segments: readonly string[]; run: Middleware }> = [];
+  private readonly exact = new Map<string, Middleware>();
+
+  add(method: string, koaPath: string, run: Middleware): void {
+    const segments = koaPath.split("/");
+    // A static path earlier routes do not already answer (with their parameters) is one lookup.
+    if (!segments.some(isParam) && !this.match(method, segments)) this.exact.set(`${method} ${koaPath}`, run);
+    this.routes.push({ method, segments, run });
+  }
+
+  lookup(method: string, path: string): { run: Middleware; params: Record<string, string> } | undefined {
+    const run = this.exact.get(`${method} ${path}`);
+    if (run) return { run, params: {} };
+    return this.match(method, path.split("/"));
+  }
+
+  private match(method: string, parts: readonly string[]): { run: Middleware; params: Record<string, string> } | undefined {
+    for (const route of this.routes) {
+      if (route.method !== method || route.segments.length !== parts.length) continue;
+      const params: Record<string, string> = {};
+      let matched = true;
+      for (let i = 0; i < parts.length && matched; i++) {
+        const segment = route.segments[i];
+        if (isParam(segment)) {
+          if (parts[i] === "") matched = false;
+          else params[segment.slice(1)] = decodeParam(parts[i]);
+        } else matched = segment === parts[i];
+      }
+      if (matched) return { run: route.run, params };
+    }
+    return undefined;
+  }
+}
+
+const isParam = (segment: string) => segment.startsWith(":");
+
+function decodeParam(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /**
@@ -85,14 +176,8 @@ export function methodNotAllowed(router: Router): Middleware {
   };
 }
 
-function parseBody(limit: string): Middleware[] {
-  const requireJson: Middleware = async (ctx, next) => {
-    const hasBody = Number(ctx.get("Content-Length") || 0) > 0 || Boolean(ctx.get("Transfer-Encoding"));
-    if (hasBody && !ctx.is("application/json")) {
-      throw new ApiError(415, "unsupported_media_type", "Send the body as application/json.");
-    }
-    await next();
-  };
+/** Reads a JSON body (415 for another media type), as `ctx.request.body` and `ctx.request.rawBody`. */
+function bodyReader(limit: string): (ctx: Context) => Promise<void> {
   const parser = bodyParser({
     enableTypes: ["json"],
     jsonLimit: limit,
@@ -102,7 +187,14 @@ function parseBody(limit: string): Middleware[] {
       throw bodyError(err as { status?: number; type?: string });
     },
   }) as unknown as Middleware;
-  return [requireJson, parser];
+  const done = () => Promise.resolve();
+  return async (ctx) => {
+    const hasBody = Number(header(ctx, "content-length") || 0) > 0 || Boolean(header(ctx, "transfer-encoding"));
+    if (hasBody && !ctx.is("application/json")) {
+      throw new ApiError(415, "unsupported_media_type", "Send the body as application/json.");
+    }
+    await parser(ctx, done);
+  };
 }
 
 /** The body parser's failures, as documented errors. */
@@ -128,7 +220,7 @@ function eventIdReused(operationId: string, key: string, body: unknown): (() => 
   return () => new ApiError(409, "event_id_conflict", `Event id '${key}' was already used for a different event; send this event with its own id.`);
 }
 
-function invoke(op: Operation, handlers: Handlers<RequestContext>, options: RouterOptions): Middleware {
+function invoke(op: Operation, handlers: Handlers<RequestContext>, options: RouterOptions): (ctx: Context, auth: Auth) => Promise<void> {
   const validators = operationValidators[op.operationId as OperationId];
   const handler = handlers[op.operationId as OperationId] as unknown as (
     req: unknown,
@@ -138,14 +230,15 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
     body: unknown;
     headers?: Record<string, string | number>;
   }>;
-  return async (ctx) => {
+  const policy = (op as { audit?: "always" | "staff" }).audit;
+  const textResponses = (op as { textResponses?: Record<string, string> }).textResponses;
+  const redactable = (op as { permission?: string }).permission !== "self" && !textResponses;
+  return async (ctx, auth) => {
     const path = check(validators.path, { ...ctx.params }, "path");
     const query = check(validators.query, { ...ctx.query }, "query");
     const headers = readHeaders(ctx, op.params.headers, validators.headers);
     const body = readBody(ctx, op, validators.body);
 
-    const auth = ctx.state.auth as Auth;
-    const policy = (op as { audit?: "always" | "staff" }).audit;
     const audited = options.audit && isAudited(policy, auth);
     let ran = () => {};
     const call = async () => {
@@ -153,15 +246,15 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
       const hooks = new Set<() => void>();
       const result = await handler(
         { path, query, headers, body },
-        { requestId: ctx.state.requestId, auth: ctx.state.auth, koa: ctx, afterCommit: (hook) => void hooks.add(hook) },
+        { requestId: ctx.state.requestId, auth, koa: ctx, afterCommit: (hook) => void hooks.add(hook) },
       );
       for (const hook of hooks) hook();
       return result;
     };
     const key = headers["idempotency-key"];
-    const run = async () =>
+    const run = () =>
       typeof key === "string" && options.idempotency && auth.kind !== "public"
-        ? await withIdempotencyKey(
+        ? withIdempotencyKey(
             options.idempotency.db,
             options.idempotency.now,
             {
@@ -173,7 +266,7 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
             },
             call,
           )
-        : await call();
+        : call();
     const result = audited
       ? await auditCall(options.audit!, ctx, { operationId: op.operationId, method: op.method, path: ctx.path, params: path, body }, (onRun) => {
           ran = onRun;
@@ -181,28 +274,21 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
         })
       : await run();
     // A viewer never receives contact data or secrets (their own session's answers are theirs to see).
-    if (
-      auth.kind === "staff" &&
-      auth.role === "viewer" &&
-      (op as { permission?: string }).permission !== "self" &&
-      !(op as { textResponses?: unknown }).textResponses
-    ) {
-      result.body = redactForViewer(result.body);
-    }
+    if (auth.kind === "staff" && auth.role === "viewer" && redactable) result.body = redactForViewer(result.body);
 
     // A 304 (conditional GET) and a 204 have no body to check.
     if (options.validateResponses && result.status !== 304 && result.status !== 204)
       assertResponse(op.operationId, validators.responses, result.status, result.body);
     ctx.status = result.status;
     if (result.headers) {
-      for (const [name, value] of Object.entries(result.headers)) ctx.set(name, String(value));
+      for (const name in result.headers) ctx.res.setHeader(name, String(result.headers[name]));
     }
     // An export (CSV) answers the media type its contract declares; everything else is JSON.
-    const textType = (op as { textResponses?: Record<string, string> }).textResponses?.[String(result.status)];
+    const textType = textResponses?.[String(result.status)];
     if (textType) ctx.type = `${textType}; charset=utf-8`;
     if (!textType && typeof result.body === "object" && result.body !== null && !Buffer.isBuffer(result.body)) {
       // Serialised here rather than by Koa, so that the parts shared by every answer are spliced in as made (cache/json-text.ts).
-      if (!ctx.res.hasHeader("Content-Type")) ctx.set("Content-Type", JSON_TYPE);
+      if (!ctx.res.hasHeader("Content-Type")) ctx.res.setHeader("Content-Type", JSON_TYPE);
       ctx.body = jsonText(result.body);
     } else ctx.body = result.body;
   };
@@ -212,7 +298,7 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
 function readHeaders(ctx: Context, declared: readonly string[], validator: Parameters<typeof check>[0]): Record<string, unknown> {
   const headers: Record<string, unknown> = {};
   for (const name of declared) {
-    const value = ctx.get(name);
+    const value = header(ctx, name);
     if (value !== "") headers[name] = value;
   }
   return check(validator, headers, "headers");

@@ -45,6 +45,12 @@ export async function verifyParticipantToken(
   secretFor: (clubId: string, env: "test" | "live") => Promise<string | readonly string[] | null>,
   now: Date,
 ): Promise<{ ok: true; claims: ParticipantClaims } | { ok: false; reason: TokenFailure }> {
+  const known = verifiedTokens.get(token);
+  if (known && withinTimes(known, now)) {
+    // Verified before with a secret that still verifies it: the signature cannot have changed, and the times hold.
+    const found = await secretFor(known.claims.clubId, known.claims.env);
+    if (found !== null && (typeof found === "string" ? found === known.secret : found.includes(known.secret))) return { ok: true, claims: known.claims };
+  }
   let unverified: ReturnType<typeof decodeJwt>;
   try {
     unverified = decodeJwt(token);
@@ -60,7 +66,11 @@ export async function verifyParticipantToken(
   let failure: TokenFailure = "bad_signature";
   for (const secret of secrets) {
     const result = await verifyWith(token, secret, now);
-    if (result.ok) return { ok: true, claims: { clubId, env, externalId: result.sub } };
+    if (result.ok) {
+      const claims: ParticipantClaims = { clubId, env, externalId: result.sub };
+      remember(token, { claims, secret, iat: result.iat, exp: result.exp, nbf: result.nbf });
+      return { ok: true, claims };
+    }
     failure = result.reason;
     // Only a bad signature can be cured by another secret; anything else is final.
     if (failure !== "bad_signature") break;
@@ -68,7 +78,40 @@ export async function verifyParticipantToken(
   return { ok: false, reason: failure };
 }
 
-async function verifyWith(token: string, secret: string, now: Date): Promise<{ ok: true; sub: string } | { ok: false; reason: TokenFailure }> {
+/**
+ * Tokens verified before, with the secret that verified them: a client sends the same token on every
+ * request of its session, and checking its signature again (WebCrypto, several promises) cost more than
+ * the rest of the authentication. A token is answered from here only while that secret is still one the
+ * club verifies with and its times (`nbf`, `iat`, `exp`, the longest lifetime) hold at the request's time;
+ * otherwise it is verified in full, which gives the same answer or the precise refusal.
+ */
+interface VerifiedToken {
+  claims: ParticipantClaims;
+  secret: string;
+  iat: number;
+  exp: number;
+  nbf: number | undefined;
+}
+const verifiedTokens = new Map<string, VerifiedToken>();
+const MAX_VERIFIED_TOKENS = 10_000;
+
+function remember(token: string, verified: VerifiedToken): void {
+  if (verifiedTokens.size >= MAX_VERIFIED_TOKENS) verifiedTokens.clear();
+  verifiedTokens.set(token, verified);
+}
+
+/** The time checks of verifyWith (jose's, in whole seconds, no tolerance), for a token verified before. */
+function withinTimes(token: VerifiedToken, now: Date): boolean {
+  const at = Math.floor(now.getTime() / 1000);
+  const age = at - token.iat;
+  return token.exp > at && age >= 0 && age <= MAX_TOKEN_LIFETIME_SECONDS && (token.nbf === undefined || token.nbf <= at);
+}
+
+async function verifyWith(
+  token: string,
+  secret: string,
+  now: Date,
+): Promise<{ ok: true; sub: string; iat: number; exp: number; nbf: number | undefined } | { ok: false; reason: TokenFailure }> {
   try {
     const { payload } = await jwtVerify(token, key(secret), {
       issuer: ISSUER,
@@ -82,7 +125,7 @@ async function verifyWith(token: string, secret: string, now: Date): Promise<{ o
     });
     if (typeof payload.sub !== "string" || payload.sub.length === 0) return { ok: false, reason: "malformed" };
     if (payload.exp! - payload.iat! > MAX_TOKEN_LIFETIME_SECONDS) return { ok: false, reason: "malformed" };
-    return { ok: true, sub: payload.sub };
+    return { ok: true, sub: payload.sub, iat: payload.iat!, exp: payload.exp!, nbf: payload.nbf };
   } catch (err) {
     if (err instanceof joseErrors.JWTExpired) return { ok: false, reason: "expired" };
     return { ok: false, reason: "bad_signature" };
