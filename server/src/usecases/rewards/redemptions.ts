@@ -287,7 +287,7 @@ async function payFirst(
 ): Promise<RedemptionView | ClaimRefused> {
   const { scope, config, priced, key, opts } = context;
   const { em } = db.orm;
-  return inHotTransaction(em, async (store) => {
+  return inHotTransaction(em, async (store, transaction) => {
     const paid = await paidFirst(store, scope, externalId, priced, key, opts.now, config, timeZone, claim);
     if (!paid) throw participantNotFound(externalId);
     if ("refused" in paid) return paid;
@@ -295,7 +295,8 @@ async function payFirst(
     if (paid.evaluation === null) throw insufficientBalance(paid.participant, paid.state, priced, opts.now);
     const rows = redemptionRows(context, em, keyDone, paid.participant, paid.state, withoutPayment(paid.evaluation, priced), paid.evaluation);
     keepSubscribed(rows.writes.outbox, paid.endpointEvents);
-    // One round trip on PostgreSQL: the delta, the redemption (its unique key), the outbox rows and the key's mark (when not claimed here).
+    // One round trip on PostgreSQL: the delta, the redemption (its unique key), the outbox rows, the key's mark (when not claimed here) and the COMMIT.
+    transaction.commitWithNext();
     await rows.writes.flush(em, rows.also, store);
     return done(rows);
   });
