@@ -227,7 +227,11 @@ function redemptionRows(
 ): RedemptionRows {
   const { scope, config, priced, key, opts } = context;
   const writes = new PendingWrites();
-  const { effects } = gatherEvaluation(writes, { scope, config, participant, state, now: opts.now, publicUrl: opts.publicUrl, event: null, announces }, written);
+  const { effects } = gatherEvaluation(
+    writes,
+    { scope, config, participant, state, now: opts.now, publicUrl: opts.publicUrl, event: null, announces },
+    written,
+  );
   const cost = { currency: priced.currency.code, amount: fromMinorUnits(priced.cost, priced.currency.decimals) };
   const result: RedemptionView = {
     id: newId("red"),
