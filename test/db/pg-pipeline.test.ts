@@ -23,8 +23,8 @@ describe.skipIf(!postgresEnabled)("PostgreSQL statements with BEGIN and COMMIT i
 
   beforeAll(async () => {
     target = await createTestDatabase("postgresql");
-    client = new Client({ connectionString: target.url });
-    other = new Client({ connectionString: target.url });
+    client = new Client({ connectionString: target.url! });
+    other = new Client({ connectionString: target.url! });
     await client.connect();
     await other.connect();
     await client.query({ text: "create table t (id int primary key)", values: [] });

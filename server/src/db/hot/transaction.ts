@@ -48,11 +48,7 @@ export async function inHotTransaction<T>(em: SqlEntityManager, use: (store: Hot
   }
 }
 
-async function onPostgres<T>(
-  pg: PgQueryable,
-  convert: (err: unknown) => never,
-  use: (store: HotStore, transaction: HotTransaction) => Promise<T>,
-): Promise<T> {
+async function onPostgres<T>(pg: PgQueryable, convert: (err: unknown) => never, use: (store: HotStore, transaction: HotTransaction) => Promise<T>): Promise<T> {
   let begun = false;
   let commitNext = false;
   let committed = false;
