@@ -60,12 +60,17 @@ async function onPostgres<T>(pg: PgQueryable, convert: (err: unknown) => never, 
       const after = commitNext ? COMMIT : NONE;
       begun = true;
       committed = commitNext;
-      return queryWithStatements(pg, config, before, after);
+      const sent = queryWithStatements(pg, config, before, after);
+      // A body that caught its last statement's failure must not pass for committed.
+      if (committed) sent.catch((err: unknown) => void (lastFailed = { err }));
+      return sent;
     },
   };
+  let lastFailed: { err: unknown } | null = null;
   let result: T;
   try {
     result = await use(postgresHotStore(client, convert), { commitWithNext: () => void (commitNext = true) });
+    if (lastFailed) convert((lastFailed as { err: unknown }).err);
   } catch (err) {
     // No values: one simple-protocol message. After a failed COMMIT there is nothing left to roll back (the server says so, harmlessly).
     if (begun) await pg.query({ text: "rollback", values: [] }).catch(() => {});
