@@ -133,6 +133,20 @@ describeEachDatabase("redemptions", (kind) => {
     ]);
   });
 
+  it("moves the participant's updated_at with the payment, its other columns as they were", async () => {
+    await playerWith("gil", 1500);
+    const before = await participantRow(club.db, club.scope, "gil");
+    const later = new Date(NOW.getTime() + 3_600_000);
+    await buy("gil", "store-bonus-10", undefined, later);
+    const after = await participantRow(club.db, club.scope, "gil");
+    expect(after.updatedAt.getTime()).toBe(later.getTime());
+    const columns = ({ xp, level, tierCode, tags, eventCounts }: typeof before) => ({ xp, level, tierCode, tags, eventCounts });
+    expect(columns(after)).toEqual(columns(before));
+    // A refused payment changes nothing.
+    await refusal(buy("gil", "store-bonus-10", undefined, new Date(later.getTime() + 1000)));
+    expect((await participantRow(club.db, club.scope, "gil")).updatedAt.getTime()).toBe(later.getTime());
+  });
+
   it("writes no webhook row that no enabled endpoint takes (the relay would drop it unsent)", async () => {
     await playerWith("flor", 3000);
     await club.db.em().nativeUpdate(WebhookEndpoint, { id: "we_redemptions" }, { events: ["reward.*"] });

@@ -70,7 +70,7 @@ const PARTICIPANT =
  * (whose uncommitted row an insert would wait for) to answer 409 at once.
  * Parameters: [claim: club, env, key; club, env, key, operation, fingerprint,
  * locked until, created at;] club, env, external id; club, env, key; amount,
- * now, currency, amount; club, env.
+ * now, currency, amount; now; club, env.
  */
 function payPostgresql(claim: boolean): string {
   const claimed = claim
@@ -82,7 +82,8 @@ function payPostgresql(claim: boolean): string {
   return `with ${claimed}p as (select ${PARTICIPANT} from participants where club_id = ? and env = ? and external_id = ? for update),
   s as (select result from redemptions where club_id = ? and env = ? and idempotency_key = ?),
   d as (update balances as b set amount = b.amount - ?::int8, updated_at = ? from p
-    where b.participant_id = p.id and b.currency = ? and b.amount >= ?::int8 and not exists (select 1 from s)${claim ? " and exists (select 1 from k)" : ""} returning b.amount)
+    where b.participant_id = p.id and b.currency = ? and b.amount >= ?::int8 and not exists (select 1 from s)${claim ? " and exists (select 1 from k)" : ""} returning b.amount, b.participant_id),
+  t as (update participants as q set updated_at = ? from d where q.id = d.participant_id)
   select p.*, (select result from s) as stored, (select amount from d) as balance_after,
     (select coalesce(json_agg(json_build_array(b.currency, b.amount)), '[]'::json) from balances as b where b.participant_id = p.id) as balances,
     ${ENDPOINTS.postgresql} as endpoints${claim ? ", (select got from lk) as key_lock, exists (select 1 from k) as key_claimed" : ""}
@@ -103,6 +104,7 @@ const READ_SQLITE = `select ${PARTICIPANT},
   from participants where club_id = ?1 and env = ?2 and external_id = ?3`;
 
 const DEBIT_SQLITE = "update balances set amount = amount - ?1, updated_at = ?2 where participant_id = ?3 and currency = ?4 and amount >= ?1 returning amount";
+const TOUCH_SQLITE = "update participants set updated_at = ?2 where id = ?1";
 
 type Row = Parameters<typeof viewedParticipant>[0] & {
   stored: Record<string, unknown> | string | null;
@@ -153,6 +155,7 @@ export async function payRedemption(
       pay.now,
       pay.currency,
       pay.amount,
+      pay.now,
       scope.clubId,
       scope.env,
     ]);
@@ -186,6 +189,7 @@ export async function payRedemption(
     participant.id,
     pay.currency,
   ]);
+  if (debited !== undefined) await store.run({ postgresql: "", sqlite: TOUCH_SQLITE }, [participant.id, pay.now.getTime()]);
   return { participant, stored: null, balanceAfter: debited === undefined ? null : Number(debited.amount), balances, endpointEvents };
 }
 

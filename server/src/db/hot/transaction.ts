@@ -1,6 +1,7 @@
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import { PostgreSqlPlatform } from "@mikro-orm/postgresql";
 import type { HotStore } from "./index.js";
+import { queryWithStatements, type PgQueryable } from "./pg-pipeline.js";
 import { postgresHotStore, type PgClient } from "./postgres.js";
 import { sqliteHotStore, type LibsqlDatabase } from "./sqlite.js";
 
@@ -12,43 +13,82 @@ import { sqliteHotStore, type LibsqlDatabase } from "./sqlite.js";
  * at commit) around statements that are all driver statements anyway.
  */
 
+/** What a transaction's body may tell it besides its statements. */
+export interface HotTransaction {
+  /**
+   * The next statement is the transaction's last: on PostgreSQL its COMMIT
+   * goes in that statement's round trip (see pg-pipeline.ts), and a statement
+   * after it fails. The body must not fail once that statement succeeded
+   * (it committed). Nothing changes on SQLite, where COMMIT is in-process.
+   */
+  commitWithNext(): void;
+}
+
 /**
  * Runs `use` in a transaction of its own on a pooled connection: committed
  * when it resolves, rolled back when it throws (its error is rethrown, a
- * driver error as MikroORM's exception, as the ORM raises them). On SQLite
+ * driver error as MikroORM's exception, as the ORM raises them). On
+ * PostgreSQL the BEGIN goes in the first statement's round trip, and the
+ * COMMIT in the last one's when `use` says which (commitWithNext). On SQLite
  * the transaction begins IMMEDIATE: it takes the write lock first (waiting
  * under busy_timeout), so it never reads a snapshot a later write would find
  * stale (see db/write-lock.ts).
  */
-export async function inHotTransaction<T>(em: SqlEntityManager, use: (store: HotStore) => Promise<T>): Promise<T> {
+export async function inHotTransaction<T>(em: SqlEntityManager, use: (store: HotStore, transaction: HotTransaction) => Promise<T>): Promise<T> {
   const { client } = em.getKnex();
   const convert = (err: unknown): never => {
     throw err instanceof Error ? em.getDriver().convertException(err) : err;
   };
   const connection: unknown = await client.acquireConnection();
   try {
-    if (em.getPlatform() instanceof PostgreSqlPlatform) return await onPostgres(connection as PgClient, convert, use);
+    if (em.getPlatform() instanceof PostgreSqlPlatform) return await onPostgres(connection as PgQueryable, convert, use);
     return await onSqlite(connection as LibsqlDatabase, convert, use);
   } finally {
     await client.releaseConnection(connection);
   }
 }
 
-async function onPostgres<T>(pg: PgClient, convert: (err: unknown) => never, use: (store: HotStore) => Promise<T>): Promise<T> {
-  // No values: each goes as one simple-protocol message.
-  await pg.query({ text: "begin", values: [] }).catch(convert);
+async function onPostgres<T>(pg: PgQueryable, convert: (err: unknown) => never, use: (store: HotStore, transaction: HotTransaction) => Promise<T>): Promise<T> {
+  let begun = false;
+  let commitNext = false;
+  let committed = false;
+  // The transaction's statements, with BEGIN before the first and COMMIT after the one commitWithNext announced.
+  const client: PgClient = {
+    query(config: { text: string; name?: string; values: unknown[] }) {
+      if (committed) return Promise.reject(new Error("a statement after its transaction's last one"));
+      const before = begun ? NONE : BEGIN;
+      const after = commitNext ? COMMIT : NONE;
+      begun = true;
+      committed = commitNext;
+      const sent = queryWithStatements(pg, config, before, after);
+      // A body that caught its last statement's failure must not pass for committed.
+      if (committed) sent.catch((err: unknown) => void (lastFailed = { err }));
+      return sent;
+    },
+  };
+  let lastFailed: { err: unknown } | null = null;
   let result: T;
   try {
-    result = await use(postgresHotStore(pg, convert));
+    result = await use(postgresHotStore(client, convert), { commitWithNext: () => void (commitNext = true) });
+    if (lastFailed) convert((lastFailed as { err: unknown }).err);
   } catch (err) {
-    await pg.query({ text: "rollback", values: [] }).catch(() => {});
+    // No values: one simple-protocol message. After a failed COMMIT there is nothing left to roll back (the server says so, harmlessly).
+    if (begun) await pg.query({ text: "rollback", values: [] }).catch(() => {});
     throw err;
   }
-  await pg.query({ text: "commit", values: [] }).catch(convert);
+  // A body that sent nothing had no transaction to end.
+  if (begun && !committed) await pg.query({ text: "commit", values: [] }).catch(convert);
   return result;
 }
+const NONE: readonly string[] = [];
+const BEGIN: readonly string[] = ["begin"];
+const COMMIT: readonly string[] = ["commit"];
 
-async function onSqlite<T>(db: LibsqlDatabase, convert: (err: unknown) => never, use: (store: HotStore) => Promise<T>): Promise<T> {
+async function onSqlite<T>(
+  db: LibsqlDatabase,
+  convert: (err: unknown) => never,
+  use: (store: HotStore, transaction: HotTransaction) => Promise<T>,
+): Promise<T> {
   const run = (sql: string) => {
     try {
       statement(db, sql).run([]);
@@ -59,7 +99,7 @@ async function onSqlite<T>(db: LibsqlDatabase, convert: (err: unknown) => never,
   run("begin immediate");
   let result: T;
   try {
-    result = await use(sqliteHotStore(db, convert));
+    result = await use(sqliteHotStore(db, convert), SQLITE_TRANSACTION);
   } catch (err) {
     if (db.inTransaction) {
       try {
@@ -73,6 +113,8 @@ async function onSqlite<T>(db: LibsqlDatabase, convert: (err: unknown) => never,
   run("commit");
   return result;
 }
+
+const SQLITE_TRANSACTION: HotTransaction = { commitWithNext: () => {} };
 
 /** BEGIN, COMMIT and ROLLBACK prepared once per connection. */
 const statements = new WeakMap<LibsqlDatabase, Map<string, ReturnType<LibsqlDatabase["prepare"]>>>();

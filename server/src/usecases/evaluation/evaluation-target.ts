@@ -24,6 +24,12 @@ export interface EvaluationTarget {
   publicUrl: string;
   /** The stored event evaluated; null for a claim or a redemption. */
   event: { id: string; type: string } | null;
+  /**
+   * Whether some endpoint takes webhooks of `type`, when the caller knows
+   * (a redemption reads the scope's subscriptions with its payment): the
+   * messages nobody takes are then not built. Every type when absent.
+   */
+  announces?: (type: string) => boolean;
 }
 
 /** Where an evaluation's delta is written and what it is about. */

@@ -75,6 +75,18 @@ export function gatherEvaluation(writes: PendingWrites, target: EvaluationTarget
   return { effects, participant, lotsCreated };
 }
 
+/**
+ * Whether the delta moves a participant column beyond `updated_at` (XP,
+ * level, tier, tags, event counts; the peak columns move with the level).
+ * Pure. A caller that sets `updated_at` by itself may then leave the
+ * participant's row out of its writes (PendingWrites.dropParticipantUpdate).
+ */
+export function movesParticipantColumns(participant: ParticipantSnapshot, delta: StateDelta): boolean {
+  if (delta.xp !== 0 || delta.level !== participant.level || delta.tierCode !== participant.tierCode || delta.tagsAdded.length > 0) return true;
+  for (const type in delta.eventCounts) if (delta.eventCounts[type] !== 0) return true;
+  return false;
+}
+
 /** Sets the participant's columns after the delta; returns them. */
 function updateParticipant(writes: PendingWrites, { participant, now }: EvaluationTarget, delta: StateDelta): ParticipantSnapshot {
   // Object.assign, not a spread: a new event type adds a key (see bench/micro/object-spread.ts).

@@ -2,7 +2,7 @@
 export { lockParticipant, lockParticipantByExternalId, lockParticipants } from "../../db/participants/locks.js";
 export { stateAfter } from "./carried-state.js";
 export { webhookParticipant } from "./evaluation-target.js";
-export { gatherEvaluation, persistEvaluation, pointsOf, storedPoints } from "./gather-evaluation.js";
+export { gatherEvaluation, movesParticipantColumns, persistEvaluation, pointsOf, storedPoints } from "./gather-evaluation.js";
 export { writeNotifications, type NotificationText } from "./notifications.js";
 export { clubTimeZone, type ParticipantSnapshot } from "./participant-snapshot.js";
 export { peakSince } from "./peak-level.js";

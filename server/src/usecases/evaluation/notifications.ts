@@ -79,10 +79,11 @@ export function notificationsFor(config: ClubConfig, participant: MessageRecipie
 /** `message.requested` for each `notify` when the club's CRM is in webhook mode and the participant has a contact. */
 export function gatherMessageRequests(
   writes: PendingWrites,
-  { scope, config, now }: EvaluationTarget,
+  { scope, config, now, announces }: EvaluationTarget,
   participant: MessageRecipient,
   messages: NotifyMessage[],
 ): void {
+  if (announces !== undefined && !announces("message.requested")) return;
   for (const { template, rendered, variables } of messages) {
     const data = messageRequest(config, participant, template, rendered, variables);
     if (data) writes.outbox.push(webhookMessage(scope, "message.requested", data, now));

@@ -100,6 +100,11 @@ export class PendingWrites {
     Object.assign(pending.changes, changes);
   }
 
+  /** Leaves the participant's row out of the flush (its caller wrote what changed of it). */
+  dropParticipantUpdate(participantId: string): void {
+    this.participants.delete(participantId);
+  }
+
   /** Adds `row.amount` to the balance of the row's participant and currency, creating it on first use. */
   addToBalance(row: RequiredEntityData<Balance>): void {
     const key = `${row.participantId}:${row.currency}`;

@@ -26,18 +26,21 @@ function completionRewardCode(config: ClubConfig, missionId: string): string | n
 
 export function gatherWebhooks(writes: PendingWrites, target: EvaluationTarget, effects: ApiEffect[], delta: StateDelta, rewards: GrantedReward[]): void {
   if (rewards.length === 0 && delta.webhooks.length === 0 && !hasEffectOf(effects, ANNOUNCED_EFFECTS)) return;
-  const { scope, config, participant, now, publicUrl, event } = target;
+  const { scope, config, participant, now, publicUrl, event, announces } = target;
+  const wants = (type: string) => announces === undefined || announces(type);
   const who = webhookParticipant(participant);
   const send = (type: string, data: Record<string, unknown>) => writes.outbox.push(webhookMessage(scope, type, data, now));
-  for (let r = 0; r < rewards.length; r++) {
+  const granting = wants("reward.granted");
+  const requesting = wants("reward.delivery_requested");
+  for (let r = 0; r < rewards.length && (granting || requesting); r++) {
     const { grant, rewardId, deliveryId } = rewards[r];
     const title = config.rewards.find((reward) => reward.code === grant.rewardCode)?.title ?? grant.rewardCode;
     const reward: Schemas["WebhookReward"] = { id: rewardId, code: grant.rewardCode, title, type: grant.type };
     const source = rewardSource(config, grant.ruleId);
     const granted: Schemas["RewardGrantedWebhookData"] = { participant: who, reward, source, delivery_id: deliveryId, expires_at: grant.expiresAt };
-    send("reward.granted", granted);
+    if (granting) send("reward.granted", granted);
     // Staff fulfil `manual` and `partner` deliveries from GET /v1/deliveries; only the client's system is asked to credit.
-    if (deliveryId === null || grant.type !== "client_delivered") continue;
+    if (deliveryId === null || grant.type !== "client_delivered" || !requesting) continue;
     const requested: Schemas["RewardDeliveryRequestedWebhookData"] = {
       participant: who,
       // The configured payload is free-form; `kind` tells the client what to credit.
@@ -55,11 +58,13 @@ export function gatherWebhooks(writes: PendingWrites, target: EvaluationTarget, 
     const effect = effects[i];
     if (effect.type === "level_up") {
       const data: Schemas["LevelUpWebhookData"] = { participant: who, level: effect.to, from: effect.from };
-      send("level.up", data);
+      if (wants("level.up")) send("level.up", data);
     } else if (effect.type === "tier_changed") {
+      if (!wants("tier.changed")) continue;
       const data: Schemas["TierChangedWebhookData"] = { participant: who, from: tierRef(config, effect.from), to: tierRef(config, effect.to) };
       send("tier.changed", data);
     } else if (effect.type === "mission_completed") {
+      if (!wants("mission.completed")) continue;
       const data: Schemas["MissionCompletedWebhookData"] = {
         participant: who,
         mission_id: effect.mission_id,
@@ -72,6 +77,6 @@ export function gatherWebhooks(writes: PendingWrites, target: EvaluationTarget, 
   // A rule's `webhook` effect: a custom event named by the rule, saying which rule and which event caused it.
   for (let i = 0; i < delta.webhooks.length; i++) {
     const { event: type, ruleId } = delta.webhooks[i];
-    send(type, { participant: who, rule_id: ruleId, event: event && { id: event.id, type: event.type } });
+    if (wants(type)) send(type, { participant: who, rule_id: ruleId, event: event && { id: event.id, type: event.type } });
   }
 }

@@ -23,6 +23,7 @@ import {
   gatherEvaluation,
   loadParticipantState,
   lockParticipant,
+  movesParticipantColumns,
   viewedState,
   webhookParticipant,
   type ParticipantSnapshot,
@@ -156,19 +157,6 @@ function withoutPayment(evaluation: Evaluation, priced: PricedReward): Evaluatio
   };
 }
 
-/**
- * Drops the webhook rows of `outbox` no endpoint subscribes to (the relay
- * would mark them relayed unsent), so a club without endpoints writes none.
- */
-function keepSubscribed(outbox: { kind?: unknown; payload?: unknown }[], endpointEvents: readonly string[][]): void {
-  const kept = outbox.filter((row) => {
-    const type = (row.payload as { type?: unknown } | undefined)?.type;
-    return row.kind !== "webhook" || typeof type !== "string" || endpointEvents.some((events) => subscriptionMatches(events, type));
-  });
-  outbox.length = 0;
-  outbox.push(...kept);
-}
-
 /** `pending` while someone still has to hand the reward over: the client's system or club staff. */
 function deliveryStatus(reward: RewardConfig): RedemptionView["delivery_status"] {
   return reward.type === "internal" ? "delivered" : "pending";
@@ -235,10 +223,15 @@ function redemptionRows(
   state: ParticipantState,
   written: Evaluation,
   evaluation: Evaluation,
+  announces?: (type: string) => boolean,
 ): RedemptionRows {
   const { scope, config, priced, key, opts } = context;
   const writes = new PendingWrites();
-  const { effects } = gatherEvaluation(writes, { scope, config, participant, state, now: opts.now, publicUrl: opts.publicUrl, event: null }, written);
+  const { effects } = gatherEvaluation(
+    writes,
+    { scope, config, participant, state, now: opts.now, publicUrl: opts.publicUrl, event: null, announces },
+    written,
+  );
   const cost = { currency: priced.currency.code, amount: fromMinorUnits(priced.cost, priced.currency.decimals) };
   const result: RedemptionView = {
     id: newId("red"),
@@ -261,13 +254,15 @@ function redemptionRows(
     result,
     createdAt: opts.now,
   };
-  const purchased: Schemas["StorePurchasedWebhookData"] = {
-    participant: webhookParticipant(participant),
-    reward_code: priced.reward.code,
-    cost,
-    redemption_id: result.id,
-  };
-  writes.outbox.push(webhookMessage(scope, "store.purchased", purchased, opts.now));
+  if (announces === undefined || announces("store.purchased")) {
+    const purchased: Schemas["StorePurchasedWebhookData"] = {
+      participant: webhookParticipant(participant),
+      reward_code: priced.reward.code,
+      cost,
+      redemption_id: result.id,
+    };
+    writes.outbox.push(webhookMessage(scope, "store.purchased", purchased, opts.now));
+  }
   return { result, writes, also: [{ insert: shapeOf(em, Redemption), rows: [redemption] }, ...(keyDone ? [keyDone.write] : [])] };
 }
 
@@ -287,15 +282,20 @@ async function payFirst(
 ): Promise<RedemptionView | ClaimRefused> {
   const { scope, config, priced, key, opts } = context;
   const { em } = db.orm;
-  return inHotTransaction(em, async (store) => {
+  return inHotTransaction(em, async (store, transaction) => {
     const paid = await paidFirst(store, scope, externalId, priced, key, opts.now, config, timeZone, claim);
     if (!paid) throw participantNotFound(externalId);
     if ("refused" in paid) return paid;
     if (paid.repeat) return paid.repeat;
     if (paid.evaluation === null) throw insufficientBalance(paid.participant, paid.state, priced, opts.now);
-    const rows = redemptionRows(context, em, keyDone, paid.participant, paid.state, withoutPayment(paid.evaluation, priced), paid.evaluation);
-    keepSubscribed(rows.writes.outbox, paid.endpointEvents);
-    // One round trip on PostgreSQL: the delta, the redemption (its unique key), the outbox rows and the key's mark (when not claimed here).
+    const { endpointEvents } = paid;
+    const announces = (type: string) => endpointEvents.some((events) => subscriptionMatches(events, type));
+    // The webhooks no endpoint takes are not built (the relay would mark them relayed unsent).
+    const rows = redemptionRows(context, em, keyDone, paid.participant, paid.state, withoutPayment(paid.evaluation, priced), paid.evaluation, announces);
+    // The payment's statement set the participant's updated_at: its row is rewritten only when the reward moved another column.
+    if (!movesParticipantColumns(paid.participant, paid.evaluation.delta)) rows.writes.dropParticipantUpdate(paid.participant.id);
+    // One round trip on PostgreSQL: the delta, the redemption (its unique key), the outbox rows, the key's mark (when not claimed here) and the COMMIT.
+    transaction.commitWithNext();
     await rows.writes.flush(em, rows.also, store);
     return done(rows);
   });

@@ -1,0 +1,117 @@
+import { createRequire } from "node:module";
+import type { PgClient } from "./postgres.js";
+
+/*
+ * node-postgres sends one statement per round trip (Parse/Bind/Execute/Sync,
+ * then it waits for ReadyForQuery). A driver transaction's BEGIN and COMMIT
+ * carry no values and nothing depends on their answers, so they can travel in
+ * the extended-protocol messages of the statement next to them, before its
+ * Sync: BEGIN with the first statement, COMMIT with the last. The server runs
+ * the messages in order and stops at the first error up to the Sync, as it
+ * does for one statement; node-postgres reads the answers as it reads a
+ * multi-statement query's (one result per command). This is the driver's own
+ * Query with its `prepare` (the messages it writes) extended: the statement's
+ * parameters, prepared statements and row parsing stay node-postgres's.
+ */
+
+interface Connection {
+  parse(config: { text: string; name?: string; types?: unknown[] }): void;
+  bind(config: { portal?: string; statement?: string; values?: unknown[]; binary?: boolean; valueMapper?: unknown }): void;
+  describe(config: { type: "P" | "S"; name: string }): void;
+  execute(config: { portal?: string; rows?: number }): void;
+  sync(): void;
+}
+
+interface QueryInstance {
+  text: string;
+  name?: string;
+  types?: unknown[];
+  values?: unknown[];
+  binary?: boolean;
+  portal: string;
+  rows?: number;
+  hasBeenParsed(connection: Connection): unknown;
+  handleError(err: unknown, connection: Connection): void;
+}
+
+type QueryClass = new (
+  config: { text: string; name?: string; values: unknown[] },
+  values: undefined,
+  callback: (err: Error | null, result: { rows: unknown[] } | { rows: unknown[] }[]) => void,
+) => QueryInstance;
+
+const require = createRequire(import.meta.url);
+const { Query } = require("pg") as { Query: QueryClass };
+const { prepareValue } = require("pg/lib/utils.js") as { prepareValue: (value: unknown) => unknown };
+
+/** Sends a parameterless statement (BEGIN, COMMIT) through the unnamed statement and portal, without a Sync. */
+function sendBare(connection: Connection, text: string): void {
+  connection.parse({ text });
+  connection.bind({});
+  connection.execute({});
+}
+
+/**
+ * A statement with `before` statements sent ahead of it and `after` ones
+ * behind it, all before one Sync. Rows mode, cursors (`rows`) and copy are
+ * not supported (the hot store uses none of them).
+ */
+class QueryWithStatements extends Query {
+  constructor(
+    config: { text: string; name?: string; values: unknown[] },
+    private readonly before: readonly string[],
+    private readonly after: readonly string[],
+    callback: (err: Error | null, result: { rows: unknown[] } | { rows: unknown[] }[]) => void,
+  ) {
+    super(config, undefined, callback);
+  }
+
+  prepare(connection: Connection): void {
+    const parse = !this.hasBeenParsed(connection);
+    // A named statement is parsed first: node-postgres records a name as prepared at the first ParseComplete it
+    // reads, which must be its own (an unnamed one goes after the bare statements, which reuse the unnamed slot).
+    if (parse && this.name) connection.parse({ text: this.text, name: this.name, types: this.types });
+    for (const text of this.before) sendBare(connection, text);
+    if (parse && !this.name) connection.parse({ text: this.text, types: this.types });
+    try {
+      connection.bind({ portal: this.portal, statement: this.name, values: this.values, binary: this.binary, valueMapper: prepareValue });
+    } catch (err) {
+      // As node-postgres's own prepare does.
+      this.handleError(err, connection);
+      return;
+    }
+    connection.describe({ type: "P", name: this.portal || "" });
+    connection.execute({ portal: this.portal });
+    for (const text of this.after) sendBare(connection, text);
+    connection.sync();
+  }
+}
+
+/** The part of a pooled `pg` Client this needs: its query, which takes a Query instance too (answered through its callback). */
+export interface PgQueryable extends PgClient {
+  query(config: { text: string; name?: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(submittable: QueryInstance): unknown;
+}
+
+/**
+ * Runs `config` on `client` with the parameterless `before` and `after`
+ * statements in its round trip; resolves to the statement's own result.
+ * Fails as the first failing of them fails (the server runs nothing after it).
+ */
+export function queryWithStatements(
+  client: PgQueryable,
+  config: { text: string; name?: string; values: unknown[] },
+  before: readonly string[],
+  after: readonly string[],
+): Promise<{ rows: unknown[] }> {
+  if (before.length === 0 && after.length === 0) return client.query(config);
+  return new Promise((resolve, reject) => {
+    client.query(
+      new QueryWithStatements(config, before, after, (err, results) => {
+        if (err) reject(err);
+        // One result per command, the statement's after the `before` ones.
+        else resolve(Array.isArray(results) ? results[before.length] : results);
+      }),
+    );
+  });
+}
