@@ -4,7 +4,8 @@ import type { Migrator } from "@mikro-orm/migrations";
 import { bindParameters } from "./bound-parameters.js";
 import { migrations as postgresqlMigrations } from "./migrations/postgresql/index.js";
 import { migrations as sqliteMigrations } from "./migrations/sqlite/index.js";
-import { databaseTarget, ormOptions, type Dialect } from "./options.js";
+import { databaseTarget, ormOptions, SQLITE_BUSY_TIMEOUT_MS, type Dialect } from "./options.js";
+import type { LibsqlDatabase } from "./hot/sqlite.js";
 import { startSqliteCheckpoints } from "./sqlite-checkpoints.js";
 import { walIndexCounter, walSync, type WalSync } from "./wal-sync.js";
 
@@ -23,6 +24,12 @@ export interface Database {
    * wal-sync.ts); PostgreSQL commits are durable when they return.
    */
   durable(): Promise<void>;
+  /**
+   * SQLite: a connection of its own for reads of one statement outside any
+   * transaction (db/hot/index.ts withHotReads), read-only; undefined on
+   * PostgreSQL, whose pool serves reads at once.
+   */
+  readConnection?: LibsqlDatabase;
   close(): Promise<void>;
 }
 
@@ -77,17 +84,32 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   // The embedded file's WAL is checkpointed off the event loop (see sqlite-checkpoints.ts).
   const checkpoints = target.dialect === "sqlite" ? startSqliteCheckpoints(target.file) : null;
   const wal = target.dialect === "sqlite" && !syncEachCommit ? sqliteWalSync(target.file) : null;
+  const readConnection = target.dialect === "sqlite" ? await openReadConnection(orm) : undefined;
   return {
     orm,
     dialect: target.dialect,
     em: () => orm.em.fork(),
     durable: wal ? () => wal.durable() : () => Promise.resolve(),
+    readConnection,
     close: async () => {
+      readConnection?.close();
       await wal?.close();
       await checkpoints?.stop();
       await orm.close(true);
     },
   };
+}
+
+/**
+ * A second connection to the embedded file for reads, opened as knex opens
+ * its own (same driver and settings), that refuses writes. In WAL mode its
+ * reads never wait for the writer and see each commit once it is made.
+ */
+async function openReadConnection(orm: MikroORM<AbstractSqlDriver, SqlEntityManager>): Promise<LibsqlDatabase & { close(): void }> {
+  const { client } = orm.em.getKnex();
+  const connection = (await client.acquireRawConnection()) as LibsqlDatabase & { exec(sql: string): void; close(): void };
+  connection.exec(`PRAGMA query_only = true; PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS};`);
+  return connection;
 }
 
 /**

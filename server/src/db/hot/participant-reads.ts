@@ -1,5 +1,5 @@
 import type { Scope } from "../scope.js";
-import type { HotStore } from "./index.js";
+import { firstRow, type HotStore } from "./index.js";
 
 /*
  * The participant views' reads on the driver (db/hot): what a view of one
@@ -131,9 +131,9 @@ export async function readParticipantView(
   externalId: string,
   missions?: { ids: string[]; periodKeys: string[] },
 ): Promise<ParticipantViewRows | null> {
-  const [row] = missions
-    ? await store.select<Row>(VIEW_WITH_MISSIONS, [missions.ids, missions.periodKeys, scope.clubId, scope.env, externalId])
-    : await store.select<Row>(VIEW, [scope.clubId, scope.env, externalId]);
+  const row = missions
+    ? await firstRow<Row>(store, VIEW_WITH_MISSIONS, [missions.ids, missions.periodKeys, scope.clubId, scope.env, externalId])
+    : await firstRow<Row>(store, VIEW, [scope.clubId, scope.env, externalId]);
   if (!row) return null;
   const balances: Record<string, number> = {};
   for (const [currency, amount] of json(row.balances)) balances[currency] = Number(amount);
@@ -159,7 +159,7 @@ const ACTIVE_CODES = `select coalesce(max(case when ends_at is null then 1 else 
  * time of each request by cache/registry.ts activeCodesAt).
  */
 export async function activePromotionCodes(store: HotStore, scope: Scope): Promise<{ unending: boolean; lastEnd: Date | null }> {
-  const [row] = await store.select<{ unending: number | string; last_end: Date | string | number | null }>({ postgresql: ACTIVE_CODES, sqlite: ACTIVE_CODES }, [
+  const row = await firstRow<{ unending: number | string; last_end: Date | string | number | null }>(store, { postgresql: ACTIVE_CODES, sqlite: ACTIVE_CODES }, [
     scope.clubId,
     scope.env,
   ]);

@@ -4,7 +4,7 @@ import type { components } from "../../../../generated/types.js";
 import type { ClubConfig } from "../../engine/config.js";
 import { progressFor } from "../../engine/progression.js";
 import { Balance, OutboxMessage, Participant } from "../../db/entities/index.js";
-import { withHotAutocommit } from "../../db/hot/index.js";
+import { withHotReads } from "../../db/hot/index.js";
 import { readParticipantView, type ParticipantViewRows } from "../../db/hot/participant-reads.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
@@ -154,8 +154,7 @@ export async function readViewedParticipant(
   externalId: string,
   missions?: { ids: string[]; periodKeys: string[] },
 ): Promise<ParticipantViewRows> {
-  // The root EntityManager: the statement needs only its driver, and a fork per read costs more than the read's own work.
-  const rows = await withHotAutocommit(db.orm.em, (store) => readParticipantView(store, scope, externalId, missions));
+  const rows = await withHotReads(db, (store) => readParticipantView(store, scope, externalId, missions));
   if (!rows) throw participantNotFound(externalId);
   return rows;
 }
