@@ -159,10 +159,11 @@ const ACTIVE_CODES = `select coalesce(max(case when ends_at is null then 1 else 
  * time of each request by cache/registry.ts activeCodesAt).
  */
 export async function activePromotionCodes(store: HotStore, scope: Scope): Promise<{ unending: boolean; lastEnd: Date | null }> {
-  const row = await firstRow<{ unending: number | string; last_end: Date | string | number | null }>(store, { postgresql: ACTIVE_CODES, sqlite: ACTIVE_CODES }, [
-    scope.clubId,
-    scope.env,
-  ]);
+  const row = await firstRow<{ unending: number | string; last_end: Date | string | number | null }>(
+    store,
+    { postgresql: ACTIVE_CODES, sqlite: ACTIVE_CODES },
+    [scope.clubId, scope.env],
+  );
   const lastEnd = row?.last_end ?? null;
   return { unending: Number(row?.unending ?? 0) > 0, lastEnd: lastEnd === null ? null : new Date(lastEnd) };
 }
