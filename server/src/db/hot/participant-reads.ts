@@ -69,6 +69,13 @@ function viewText(dialect: "postgresql" | "sqlite", missions: boolean): string {
   return `select ${COLUMNS}, ${BALANCES[dialect]}${missions ? `, ${MISSIONS[dialect]}` : ""} from participants as p where p.club_id = ? and p.env = ? and p.external_id = ?`;
 }
 const VIEW = { postgresql: viewText("postgresql", false), sqlite: viewText("sqlite", false) };
+
+/** The participant's columns the profile and progress views show (ViewedParticipant of usecases/participants/views.ts). */
+const PROFILE_COLUMNS = "p.id, p.external_id, p.display_name, p.avatar_url, p.xp, p.tier_code, p.flags, p.updated_at";
+const PROFILE = {
+  postgresql: `select ${PROFILE_COLUMNS}, ${BALANCES.postgresql} from participants as p where p.club_id = ? and p.env = ? and p.external_id = ?`,
+  sqlite: `select ${PROFILE_COLUMNS}, ${BALANCES.sqlite} from participants as p where p.club_id = ? and p.env = ? and p.external_id = ?`,
+};
 const VIEW_WITH_MISSIONS = { postgresql: viewText("postgresql", true), sqlite: viewText("sqlite", true) };
 
 interface Row {
@@ -119,6 +126,46 @@ export function viewedParticipant(row: Omit<Row, "balances" | "missions">): View
   };
 }
 
+/** A participant row of PROFILE: what the profile and progress views show of it. */
+export type ProfiledParticipantRow = Pick<ViewedParticipantRow, "id" | "externalId" | "displayName" | "avatarUrl" | "xp" | "tierCode" | "flags" | "updatedAt">;
+
+type ProfileRow = Pick<Row, "id" | "external_id" | "display_name" | "avatar_url" | "xp" | "tier_code" | "flags" | "updated_at" | "balances">;
+
+/**
+ * The participant with `externalId` in the scope as the profile and progress
+ * views show it, and its balances, in one statement of the columns they use
+ * (none of the JSON the engine's state needs: tags, event counts); null
+ * when no such participant.
+ */
+export async function readParticipantProfile(
+  store: HotStore,
+  scope: Scope,
+  externalId: string,
+): Promise<{ participant: ProfiledParticipantRow; balances: Record<string, number> } | null> {
+  const row = await firstRow<ProfileRow>(store, PROFILE, [scope.clubId, scope.env, externalId]);
+  if (!row) return null;
+  return {
+    participant: {
+      id: row.id,
+      externalId: row.external_id,
+      displayName: row.display_name,
+      avatarUrl: row.avatar_url,
+      xp: Number(row.xp),
+      tierCode: row.tier_code,
+      flags: json(row.flags) ?? {},
+      updatedAt: row.updated_at instanceof Date ? row.updated_at : new Date(row.updated_at),
+    },
+    balances: balancesOf(row.balances),
+  };
+}
+
+/** Minor units by currency code from the statement's [currency, amount] tuples. */
+function balancesOf(tuples: Row["balances"]): Record<string, number> {
+  const balances: Record<string, number> = {};
+  for (const [currency, amount] of json(tuples)) balances[currency] = Number(amount);
+  return balances;
+}
+
 /**
  * The participant with `externalId` in the scope, its balances and (with
  * `missions`: mission ids and the period keys in use) its progress in those
@@ -135,8 +182,7 @@ export async function readParticipantView(
     ? await firstRow<Row>(store, VIEW_WITH_MISSIONS, [missions.ids, missions.periodKeys, scope.clubId, scope.env, externalId])
     : await firstRow<Row>(store, VIEW, [scope.clubId, scope.env, externalId]);
   if (!row) return null;
-  const balances: Record<string, number> = {};
-  for (const [currency, amount] of json(row.balances)) balances[currency] = Number(amount);
+  const balances = balancesOf(row.balances);
   const progress =
     row.missions === undefined
       ? []

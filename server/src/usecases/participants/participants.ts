@@ -5,7 +5,7 @@ import type { ClubConfig } from "../../engine/config.js";
 import { progressFor } from "../../engine/progression.js";
 import { Balance, OutboxMessage, Participant } from "../../db/entities/index.js";
 import { withHotReads } from "../../db/hot/index.js";
-import { readParticipantView, type ParticipantViewRows } from "../../db/hot/participant-reads.js";
+import { readParticipantProfile, readParticipantView, type ParticipantViewRows } from "../../db/hot/participant-reads.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
@@ -159,16 +159,23 @@ export async function readViewedParticipant(
   return rows;
 }
 
+/** The participant with `externalId` as the profile and progress show it, and its balances: one statement of the columns they use; 404 when absent. */
+async function readProfiledParticipant(db: Database, scope: Scope, externalId: string) {
+  const rows = await withHotReads(db, (store) => readParticipantProfile(store, scope, externalId));
+  if (!rows) throw participantNotFound(externalId);
+  return rows;
+}
+
 export async function getProfile(db: Database, scope: Scope, externalId: string, audience: ProfileAudience = "server"): Promise<ParticipantProfile> {
   const { config } = await requirePublishedConfig(db, scope);
-  const { participant, balances } = await readViewedParticipant(db, scope, externalId);
+  const { participant, balances } = await readProfiledParticipant(db, scope, externalId);
   return profileView(participant, balances, config, audience);
 }
 
 /** The level bar and table, computed from the current state (history is never replayed). */
 export async function getProgress(db: Database, scope: Scope, externalId: string): Promise<ParticipantProgress> {
   const { config } = await requirePublishedConfig(db, scope);
-  const { participant, balances } = await readViewedParticipant(db, scope, externalId);
+  const { participant, balances } = await readProfiledParticipant(db, scope, externalId);
   return progressView(participant, balances, config);
 }
 
