@@ -6,14 +6,16 @@
  *   connection, queued) and libsql's `all` for the one row (before 4aac2d0);
  * - `reads + first`: withHotReads (SQLite: the read connection at once) and
  *   HotStore.first (libsql's `get`), the whole view row;
- * - `reads + profile`: the same, only the columns the profile and progress show.
+ * - `reads + profile`: the same, only the columns the profile and progress show;
+ * - `profileReader`: as the profile and progress read (PostgreSQL: the reads
+ *   asked for until the check phase in one statement).
  * SQLite also: the durable answers' change mark, the statement on the
  * connection (before b01e98b) against the WAL index's header.
  * Prints CPU µs per read (process.cpuUsage), medians over the rounds. Not a
  * test: `npx tsx bench/micro/participant-read-costs.ts [sqlite|postgresql]`.
  */
 import { withHotAutocommit, withHotReads, type HotStore } from "../../server/src/db/hot/index.js";
-import { readParticipantProfile, readParticipantView } from "../../server/src/db/hot/participant-reads.js";
+import { profileReader, readParticipantProfile, readParticipantView } from "../../server/src/db/hot/participant-reads.js";
 import { walIndexCounter } from "../../server/src/db/wal-sync.js";
 import { upsertParticipant } from "../../server/src/usecases/participants/index.js";
 import type { DatabaseKind } from "../../test/support/databases.js";
@@ -37,6 +39,7 @@ for (const kind of kinds) {
       "pool + all": (i) => withHotAutocommit(db.orm.em, (store) => readParticipantView({ ...store, first: undefined } as HotStore, scope, player(i))),
       "reads + first": (i) => withHotReads(db, (store) => readParticipantView(store, scope, player(i))),
       "reads + profile": (i) => withHotReads(db, (store) => readParticipantProfile(store, scope, player(i))),
+      profileReader: (i) => profileReader(db)(scope, player(i)),
     };
     if (kind === "sqlite") {
       const file = db.orm.config.get("dbName");

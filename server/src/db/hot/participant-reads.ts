@@ -1,5 +1,6 @@
 import type { Scope } from "../scope.js";
-import { firstRow, type HotStore } from "./index.js";
+import type { Database } from "../orm.js";
+import { firstRow, withHotReads, type HotStore } from "./index.js";
 
 /*
  * The participant views' reads on the driver (db/hot): what a view of one
@@ -52,8 +53,11 @@ const COLUMNS =
   "p.id, p.external_id, p.display_name, p.avatar_url, p.email, p.phone, p.xp, p.level, p.tier_code, p.tags, p.event_counts, p.flags, " +
   "p.peak_month, p.peak_level, p.prior_month_peak_level, p.updated_at";
 
+/** PostgreSQL: a participant's balances as a JSON array of [currency, amount] tuples. */
+const BALANCES_OF_P =
+  "(select coalesce(json_agg(json_build_array(b.currency, b.amount)), '[]'::json) from balances as b where b.participant_id = p.id) as balances";
 const BALANCES = {
-  postgresql: "(select coalesce(json_agg(json_build_array(b.currency, b.amount)), '[]'::json) from balances as b where b.participant_id = p.id) as balances",
+  postgresql: BALANCES_OF_P,
   sqlite: "(select json_group_array(json_array(b.currency, b.amount)) from balances as b where b.participant_id = p.id) as balances",
 };
 
@@ -137,13 +141,18 @@ type ProfileRow = Pick<Row, "id" | "external_id" | "display_name" | "avatar_url"
  * (none of the JSON the engine's state needs: tags, event counts); null
  * when no such participant.
  */
-export async function readParticipantProfile(
-  store: HotStore,
-  scope: Scope,
-  externalId: string,
-): Promise<{ participant: ProfiledParticipantRow; balances: Record<string, number> } | null> {
+export async function readParticipantProfile(store: HotStore, scope: Scope, externalId: string): Promise<ParticipantProfileRows | null> {
   const row = await firstRow<ProfileRow>(store, PROFILE, [scope.clubId, scope.env, externalId]);
-  if (!row) return null;
+  return row ? profileRows(row) : null;
+}
+
+export interface ParticipantProfileRows {
+  participant: ProfiledParticipantRow;
+  /** Minor units by currency code (a currency without a row is absent). */
+  balances: Record<string, number>;
+}
+
+function profileRows(row: ProfileRow): ParticipantProfileRows {
   return {
     participant: {
       id: row.id,
@@ -157,6 +166,73 @@ export async function readParticipantProfile(
     },
     balances: balancesOf(row.balances),
   };
+}
+
+/**
+ * Several participants' PROFILE rows of one scope (bound: club, env, the
+ * external ids as an array): one probe of the unique (club_id, env,
+ * external_id) per key, written as scoped-reads.ts byScopedKeys writes its
+ * reads so that the plan cannot depend on statistics.
+ */
+const PROFILES = {
+  postgresql: `select x.* from (select ?::text as club_id, ?::text as env) as s cross join unnest(?::text[]) as k(key)
+    cross join lateral (select ${PROFILE_COLUMNS}, ${BALANCES_OF_P} from participants as p where p.club_id = s.club_id and p.env = s.env and p.external_id = k.key offset 0) as x`,
+  sqlite: `select ${PROFILE_COLUMNS}, ${BALANCES.sqlite} from participants as p where p.club_id = ? and p.env = ? and p.external_id in (select value from json_each(?))`,
+};
+
+/**
+ * The profile rows of the participants asked for by concurrent requests,
+ * gathered until the event loop's check phase and read in one statement per
+ * scope (PostgreSQL: one round trip, one socket write and read, instead of
+ * one per request; the requests parsed in one poll of the sockets share it).
+ * SQLite reads each at once (no round trip to save: readParticipantProfile).
+ */
+export function profileReader(db: Pick<Database, "orm" | "readConnection">): (scope: Scope, externalId: string) => Promise<ParticipantProfileRows | null> {
+  let reader = profileReaders.get(db.orm);
+  if (!reader)
+    profileReaders.set(
+      db.orm,
+      (reader = db.readConnection ? (scope, externalId) => withHotReads(db, (store) => readParticipantProfile(store, scope, externalId)) : gathered(db)),
+    );
+  return reader;
+}
+const profileReaders = new WeakMap<object, (scope: Scope, externalId: string) => Promise<ParticipantProfileRows | null>>();
+
+interface Waiting {
+  resolve(rows: ParticipantProfileRows | null): void;
+  reject(err: unknown): void;
+}
+
+function gathered(db: Pick<Database, "orm" | "readConnection">): (scope: Scope, externalId: string) => Promise<ParticipantProfileRows | null> {
+  let pending = new Map<string, { scope: Scope; waiting: Map<string, Waiting[]> }>();
+  const flush = () => {
+    const groups = pending;
+    pending = new Map();
+    for (const { scope, waiting } of groups.values()) {
+      withHotReads(db, (store) => store.select<ProfileRow>(PROFILES, [scope.clubId, scope.env, [...waiting.keys()]])).then(
+        (rows) => {
+          const found = new Map(rows.map((row) => [row.external_id, row]));
+          for (const [externalId, waiters] of waiting) {
+            const row = found.get(externalId);
+            for (const waiter of waiters) waiter.resolve(row ? profileRows(row) : null);
+          }
+        },
+        (err: unknown) => {
+          for (const waiters of waiting.values()) for (const waiter of waiters) waiter.reject(err);
+        },
+      );
+    }
+  };
+  return (scope, externalId) =>
+    new Promise((resolve, reject) => {
+      if (pending.size === 0) setImmediate(flush);
+      const key = `${scope.clubId}\u0000${scope.env}`;
+      let group = pending.get(key);
+      if (!group) pending.set(key, (group = { scope, waiting: new Map() }));
+      let waiters = group.waiting.get(externalId);
+      if (!waiters) group.waiting.set(externalId, (waiters = []));
+      waiters.push({ resolve, reject });
+    });
 }
 
 /** Minor units by currency code from the statement's [currency, amount] tuples. */

@@ -5,7 +5,7 @@ import type { ClubConfig } from "../../engine/config.js";
 import { progressFor } from "../../engine/progression.js";
 import { Balance, OutboxMessage, Participant } from "../../db/entities/index.js";
 import { withHotReads } from "../../db/hot/index.js";
-import { readParticipantProfile, readParticipantView, type ParticipantViewRows } from "../../db/hot/participant-reads.js";
+import { profileReader, readParticipantView, type ParticipantViewRows } from "../../db/hot/participant-reads.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
@@ -161,7 +161,7 @@ export async function readViewedParticipant(
 
 /** The participant with `externalId` as the profile and progress show it, and its balances: one statement of the columns they use; 404 when absent. */
 async function readProfiledParticipant(db: Database, scope: Scope, externalId: string) {
-  const rows = await withHotReads(db, (store) => readParticipantProfile(store, scope, externalId));
+  const rows = await profileReader(db)(scope, externalId);
   if (!rows) throw participantNotFound(externalId);
   return rows;
 }

@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { profileReader } from "../../server/src/db/hot/participant-reads.js";
+import { upsertParticipant } from "../../server/src/usecases/participants/index.js";
+import { openTestClub, type DatabaseClub } from "../support/club.js";
+import { postgresEnabled, type DatabaseKind } from "../support/databases.js";
+
+const kinds: DatabaseKind[] = postgresEnabled ? ["sqlite", "postgresql"] : ["sqlite"];
+
+describe.each(kinds)("profile and progress reads of concurrent requests (db/hot/participant-reads.ts profileReader) [%s]", (kind) => {
+  let club: DatabaseClub;
+  beforeAll(async () => {
+    club = await openTestClub(kind);
+    for (const name of ["ana", "bia", "caio"]) await upsertParticipant(club.db, club.scope, { external_id: name, display_name: name.toUpperCase() });
+  });
+  afterAll(() => club?.close());
+
+  it("answers each caller its own participant, null for one that does not exist, however many ask at once", async () => {
+    const read = profileReader(club.db);
+    const other = await club.newClub();
+    await upsertParticipant(club.db, other.scope, { external_id: "ana", display_name: "Other Ana" });
+    const asked = ["ana", "bia", "nobody", "ana", "caio"];
+    const answers = await Promise.all([...asked.map((name) => read(club.scope, name)), read(other.scope, "ana"), read(other.scope, "bia")]);
+    expect(answers.map((answer) => answer?.participant.displayName ?? null)).toEqual(["ANA", "BIA", null, "ANA", "CAIO", "Other Ana", null]);
+    for (const answer of answers.filter((found) => found !== null)) {
+      expect(answer.balances).toEqual({});
+      expect(answer.participant.xp).toBe(0);
+      expect(answer.participant.updatedAt).toBeInstanceOf(Date);
+    }
+  });
+
+  it("sees what was committed before it was asked", async () => {
+    await upsertParticipant(club.db, club.scope, { external_id: "dora", display_name: "Dora" });
+    expect((await profileReader(club.db)(club.scope, "dora"))?.participant.displayName).toBe("Dora");
+    await upsertParticipant(club.db, club.scope, { external_id: "dora", display_name: "Dora 2" });
+    expect((await profileReader(club.db)(club.scope, "dora"))?.participant.displayName).toBe("Dora 2");
+  });
+});
