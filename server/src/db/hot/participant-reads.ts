@@ -82,6 +82,32 @@ const PROFILE = {
 };
 const VIEW_WITH_MISSIONS = { postgresql: viewText("postgresql", true), sqlite: viewText("sqlite", true) };
 
+/**
+ * VIEW and VIEW_WITH_MISSIONS of several participants of one scope (bound:
+ * club, env, with missions their ids and period keys as arrays, then the
+ * external ids as an array), in byScopedKeys' form (scoped-reads.ts): one
+ * probe of the unique (club_id, env, external_id) per key.
+ */
+function viewsText(missions: boolean): { postgresql: string; sqlite: string } {
+  const asked = missions ? ", ?::text[] as mission_ids, ?::text[] as period_keys" : "";
+  const progress = missions
+    ? `, (select coalesce(json_agg(json_build_array(m.mission_id, m.period_key, m.progress, m.completed_at is not null, m.claimed_at is not null)), '[]'::json)
+    from mission_progress as m where m.participant_id = p.id and m.mission_id = any(s.mission_ids) and m.period_key = any(s.period_keys)) as missions`
+    : "";
+  const sqliteProgress = missions
+    ? `, (select json_group_array(json_array(m.mission_id, m.period_key, m.progress, m.completed_at is not null, m.claimed_at is not null))
+    from mission_progress as m where m.participant_id = p.id and m.mission_id in (select value from json_each(s.mission_ids)) and m.period_key in (select value from json_each(s.period_keys))) as missions`
+    : "";
+  return {
+    postgresql: `select x.* from (select ?::text as club_id, ?::text as env${asked}) as s cross join unnest(?::text[]) as k(key)
+    cross join lateral (select ${COLUMNS}, ${BALANCES_OF_P}${progress} from participants as p where p.club_id = s.club_id and p.env = s.env and p.external_id = k.key offset 0) as x`,
+    sqlite: `select ${COLUMNS}, ${BALANCES.sqlite}${sqliteProgress} from (select ? as club_id, ? as env${missions ? ", ? as mission_ids, ? as period_keys" : ""}) as s
+    join participants as p on p.club_id = s.club_id and p.env = s.env where p.external_id in (select value from json_each(?))`,
+  };
+}
+const VIEWS = viewsText(false);
+const VIEWS_WITH_MISSIONS = viewsText(true);
+
 interface Row {
   id: string;
   external_id: string;
@@ -189,32 +215,89 @@ const PROFILES = {
  */
 export function profileReader(db: Pick<Database, "orm" | "readConnection">): (scope: Scope, externalId: string) => Promise<ParticipantProfileRows | null> {
   let reader = profileReaders.get(db.orm);
-  if (!reader)
-    profileReaders.set(
-      db.orm,
-      (reader = db.readConnection ? (scope, externalId) => withHotReads(db, (store) => readParticipantProfile(store, scope, externalId)) : gathered(db)),
-    );
+  if (!reader) {
+    if (db.readConnection) reader = (scope, externalId) => withHotReads(db, (store) => readParticipantProfile(store, scope, externalId));
+    else {
+      const read = gathered<Scope, ProfileRow, ParticipantProfileRows>(
+        db,
+        (store, scope, externalIds) => store.select<ProfileRow>(PROFILES, [scope.clubId, scope.env, externalIds]),
+        profileRows,
+      );
+      reader = (scope, externalId) => read(`${scope.clubId}\u0000${scope.env}`, scope, externalId);
+    }
+    profileReaders.set(db.orm, reader);
+  }
   return reader;
 }
 const profileReaders = new WeakMap<object, (scope: Scope, externalId: string) => Promise<ParticipantProfileRows | null>>();
 
-interface Waiting {
-  resolve(rows: ParticipantProfileRows | null): void;
+/** The missions' ids and the period keys in use, of readParticipantView. */
+export interface MissionsAsked {
+  ids: string[];
+  periodKeys: string[];
+}
+
+/** As profileReader, for readParticipantView (the whole row, and with `missions` its progress in them): gathered by scope and missions on PostgreSQL. */
+export function viewReader(
+  db: Pick<Database, "orm" | "readConnection">,
+): (scope: Scope, externalId: string, missions?: MissionsAsked) => Promise<ParticipantViewRows | null> {
+  let reader = viewReaders.get(db.orm);
+  if (!reader) {
+    if (db.readConnection) reader = (scope, externalId, missions) => withHotReads(db, (store) => readParticipantView(store, scope, externalId, missions));
+    else {
+      const read = gathered<{ scope: Scope; missions?: MissionsAsked }, Row, ParticipantViewRows>(
+        db,
+        (store, { scope, missions }, externalIds) =>
+          missions
+            ? store.select<Row>(VIEWS_WITH_MISSIONS, [scope.clubId, scope.env, missions.ids, missions.periodKeys, externalIds])
+            : store.select<Row>(VIEWS, [scope.clubId, scope.env, externalIds]),
+        viewRows,
+      );
+      reader = (scope, externalId, missions) =>
+        read(
+          missions
+            ? `${scope.clubId}\u0000${scope.env}\u0000${missions.ids.join("\u0001")}\u0000${missions.periodKeys.join("\u0001")}`
+            : `${scope.clubId}\u0000${scope.env}`,
+          { scope, missions },
+          externalId,
+        );
+    }
+    viewReaders.set(db.orm, reader);
+  }
+  return reader;
+}
+const viewReaders = new WeakMap<object, (scope: Scope, externalId: string, missions?: MissionsAsked) => Promise<ParticipantViewRows | null>>();
+
+interface Waiting<T> {
+  resolve(rows: T | null): void;
   reject(err: unknown): void;
 }
 
-function gathered(db: Pick<Database, "orm" | "readConnection">): (scope: Scope, externalId: string) => Promise<ParticipantProfileRows | null> {
-  let pending = new Map<string, { scope: Scope; waiting: Map<string, Waiting[]> }>();
+/**
+ * Reads of participants by external id asked for until the check phase,
+ * one statement per group (`key`: callers whose `params` are the same) for
+ * all of the group's external ids; each caller gets its participant's `make`
+ * of its row, or null.
+ */
+function gathered<P, R extends { external_id: string }, T>(
+  db: Pick<Database, "orm" | "readConnection">,
+  select: (store: HotStore, params: P, externalIds: string[]) => Promise<R[]>,
+  make: (row: R) => T,
+): (key: string, params: P, externalId: string) => Promise<T | null> {
+  let pending = new Map<string, { params: P; waiting: Map<string, Waiting<T>[]> }>();
   const flush = () => {
     const groups = pending;
     pending = new Map();
-    for (const { scope, waiting } of groups.values()) {
-      withHotReads(db, (store) => store.select<ProfileRow>(PROFILES, [scope.clubId, scope.env, [...waiting.keys()]])).then(
+    for (const { params, waiting } of groups.values()) {
+      withHotReads(db, (store) => select(store, params, [...waiting.keys()])).then(
         (rows) => {
           const found = new Map(rows.map((row) => [row.external_id, row]));
           for (const [externalId, waiters] of waiting) {
             const row = found.get(externalId);
-            for (const waiter of waiters) waiter.resolve(row ? profileRows(row) : null);
+            for (const waiter of waiters) {
+              // Each caller its own objects: a view may be changed by whoever receives it.
+              waiter.resolve(row ? make(row) : null);
+            }
           }
         },
         (err: unknown) => {
@@ -223,12 +306,11 @@ function gathered(db: Pick<Database, "orm" | "readConnection">): (scope: Scope, 
       );
     }
   };
-  return (scope, externalId) =>
+  return (key, params, externalId) =>
     new Promise((resolve, reject) => {
       if (pending.size === 0) setImmediate(flush);
-      const key = `${scope.clubId}\u0000${scope.env}`;
       let group = pending.get(key);
-      if (!group) pending.set(key, (group = { scope, waiting: new Map() }));
+      if (!group) pending.set(key, (group = { params, waiting: new Map() }));
       let waiters = group.waiting.get(externalId);
       if (!waiters) group.waiting.set(externalId, (waiters = []));
       waiters.push({ resolve, reject });
@@ -248,16 +330,14 @@ function balancesOf(tuples: Row["balances"]): Record<string, number> {
  * missions and periods, in one statement; null when no such participant.
  * A read outside any transaction: one consistent snapshot of the three tables.
  */
-export async function readParticipantView(
-  store: HotStore,
-  scope: Scope,
-  externalId: string,
-  missions?: { ids: string[]; periodKeys: string[] },
-): Promise<ParticipantViewRows | null> {
+export async function readParticipantView(store: HotStore, scope: Scope, externalId: string, missions?: MissionsAsked): Promise<ParticipantViewRows | null> {
   const row = missions
     ? await firstRow<Row>(store, VIEW_WITH_MISSIONS, [missions.ids, missions.periodKeys, scope.clubId, scope.env, externalId])
     : await firstRow<Row>(store, VIEW, [scope.clubId, scope.env, externalId]);
-  if (!row) return null;
+  return row ? viewRows(row) : null;
+}
+
+function viewRows(row: Row): ParticipantViewRows {
   const balances = balancesOf(row.balances);
   const progress =
     row.missions === undefined

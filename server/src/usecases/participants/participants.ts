@@ -4,8 +4,7 @@ import type { components } from "../../../../generated/types.js";
 import type { ClubConfig } from "../../engine/config.js";
 import { progressFor } from "../../engine/progression.js";
 import { Balance, OutboxMessage, Participant } from "../../db/entities/index.js";
-import { withHotReads } from "../../db/hot/index.js";
-import { profileReader, readParticipantView, type ParticipantViewRows } from "../../db/hot/participant-reads.js";
+import { profileReader, viewReader, type ParticipantViewRows } from "../../db/hot/participant-reads.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
@@ -154,7 +153,7 @@ export async function readViewedParticipant(
   externalId: string,
   missions?: { ids: string[]; periodKeys: string[] },
 ): Promise<ParticipantViewRows> {
-  const rows = await withHotReads(db, (store) => readParticipantView(store, scope, externalId, missions));
+  const rows = await viewReader(db)(scope, externalId, missions);
   if (!rows) throw participantNotFound(externalId);
   return rows;
 }
