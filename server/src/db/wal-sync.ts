@@ -27,7 +27,7 @@ import { open, type FileHandle } from "node:fs/promises";
  * every commit of every connection and process updates before anyone can
  * read it, and which nothing else but a restart of the WAL changes. One
  * read of 96 bytes, no statement: a read-only request waits for nothing and
- * pays next to nothing (docs/performance-log.md#wal-index-header).
+ * pays next to nothing (docs/performance-log.md#participant-read-costs).
  */
 
 /** What the sync needs of the database: a mark of what is committed. */
