@@ -1,8 +1,9 @@
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../server/src/db/orm.js";
-import { walFileSync, walSync, type ChangeCounter, type FileSync } from "../../server/src/db/wal-sync.js";
+import { walFileSync, walIndexCounter, walSync, type ChangeCounter, type FileSync } from "../../server/src/db/wal-sync.js";
 import { createTestDatabase } from "../support/databases.js";
 
 /** A sync the test finishes by hand, counting how many were started. */
@@ -23,16 +24,12 @@ function heldSyncs(): FileSync & { started: number; finish(error?: Error): void 
   };
 }
 
-/** A connection's change count the test moves by hand. */
-function counter(): ChangeCounter & { count: number; transaction: boolean } {
+/** A change mark the test moves by hand (null: unreadable). */
+function counter(): ChangeCounter & { count: number | null } {
   return {
     count: 0,
-    transaction: false,
     changes() {
       return this.count;
-    },
-    inTransaction() {
-      return this.transaction;
     },
   };
 }
@@ -85,20 +82,23 @@ describe("durable answers: the WAL synced off the event loop (wal-sync.ts)", () 
     expect(file.started).toBe(2);
   });
 
-  it("a sync started inside a transaction covers no known count: the next caller syncs again", async () => {
+  it("a mark that cannot be read covers nothing: every caller syncs until one is read", async () => {
     const { file, changes, wal } = heldWal();
-    changes.count = 5;
-    changes.transaction = true; // 5 may include changes not committed yet
+    changes.count = null;
     const first = wal.durable();
     file.finish();
     await first;
-    changes.transaction = false; // committed now, after that sync started
     const second = wal.durable();
     expect(file.started).toBe(2);
     file.finish();
     await second;
+    changes.count = 5;
+    const third = wal.durable();
+    expect(file.started).toBe(3);
+    file.finish();
+    await third;
     await wal.durable();
-    expect(file.started).toBe(2);
+    expect(file.started).toBe(3);
   });
 
   it("a failed sync fails its callers, and the next caller syncs anew", async () => {
@@ -113,34 +113,73 @@ describe("durable answers: the WAL synced off the event loop (wal-sync.ts)", () 
     await retried;
   });
 
-  it("on a real file: fdatasync of the WAL a libsql connection wrote, skipped when nothing changed", async () => {
+  it("on a real file: fdatasync of the WAL a libsql connection wrote, skipped when nothing was committed (the WAL index's header)", async () => {
     const target = await createTestDatabase("sqlite");
     const Database = createRequire(import.meta.url)("libsql");
-    const db = new Database(join(target.dataDir, "wal.sqlite"));
+    const path = join(target.dataDir, "wal.sqlite");
+    const db = new Database(path);
+    const other = new Database(path);
+    const index = walIndexCounter(`${path}-shm`);
     try {
       db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; create table t (x integer)");
-      const totalChanges = db.prepare("select total_changes()").raw(true);
-      const real = walFileSync(join(target.dataDir, "wal.sqlite-wal"));
+      const real = walFileSync(`${path}-wal`);
       let syncs = 0;
-      const wal = walSync(
-        "unused",
-        { changes: () => Number(totalChanges.get([])[0]), inTransaction: () => db.inTransaction },
-        {
-          sync: () => (syncs++, real.sync()),
-          close: () => real.close(),
-        },
-      );
+      const wal = walSync("unused", index, {
+        sync: () => (syncs++, real.sync()),
+        close: () => real.close(),
+      });
       db.prepare("insert into t values (1), (2)").run([]);
       await wal.durable();
       expect(syncs).toBe(1);
+      // Reads, of either connection, and a PASSIVE checkpoint commit nothing.
+      db.prepare("select * from t").all([]);
+      other.prepare("select * from t").all([]);
+      other.prepare("PRAGMA wal_checkpoint(PASSIVE)").all([]);
       await wal.durable();
       expect(syncs).toBe(1);
       db.prepare("insert into t values (3)").run([]);
       await wal.durable();
       expect(syncs).toBe(2);
+      // Another connection's commit (another process on the file) moves the mark too; an open transaction does not.
+      other.exec("begin");
+      other.prepare("insert into t values (4)").run([]);
+      await wal.durable();
+      expect(syncs).toBe(2);
+      other.exec("commit");
+      await wal.durable();
+      expect(syncs).toBe(3);
+      // A transaction rolled back commits nothing.
+      db.exec("begin");
+      db.prepare("insert into t values (5)").run([]);
+      db.exec("rollback");
+      await wal.durable();
+      expect(syncs).toBe(3);
       await wal.close();
     } finally {
+      index.close();
+      other.close();
       db.close();
+      await target.drop();
+    }
+  });
+
+  it("the WAL index's mark is null while the file is missing or its two header copies differ", async () => {
+    const target = await createTestDatabase("sqlite");
+    const path = join(target.dataDir, "torn.sqlite-shm");
+    const index = walIndexCounter(path);
+    try {
+      expect(index.changes()).toBeNull();
+      const header = Buffer.alloc(96);
+      header[12] = 1;
+      header[48 + 12] = 1;
+      header[16] = 7; // the first copy's last frame, the second not written yet
+      writeFileSync(path, header);
+      expect(index.changes()).toBeNull();
+      header[48 + 16] = 7;
+      writeFileSync(path, header);
+      expect(index.changes()).not.toBeNull();
+    } finally {
+      index.close();
       await target.drop();
     }
   });

@@ -27,7 +27,7 @@ export function databaseTarget(opts: { databaseUrl?: string; dataDir: string }):
 }
 
 /** How long a SQLite writer waits for another process's write lock before failing. */
-const SQLITE_BUSY_TIMEOUT_MS = 10_000;
+export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
 
 interface SqliteConnection {
   exec(sql: string): unknown;

@@ -4,9 +4,10 @@ import type { Migrator } from "@mikro-orm/migrations";
 import { bindParameters } from "./bound-parameters.js";
 import { migrations as postgresqlMigrations } from "./migrations/postgresql/index.js";
 import { migrations as sqliteMigrations } from "./migrations/sqlite/index.js";
-import { databaseTarget, ormOptions, type Dialect } from "./options.js";
+import { databaseTarget, ormOptions, SQLITE_BUSY_TIMEOUT_MS, type Dialect } from "./options.js";
+import type { LibsqlDatabase } from "./hot/sqlite.js";
 import { startSqliteCheckpoints } from "./sqlite-checkpoints.js";
-import { walSync, type WalSync } from "./wal-sync.js";
+import { walIndexCounter, walSync, type WalSync } from "./wal-sync.js";
 
 export type { Dialect } from "./options.js";
 
@@ -23,6 +24,12 @@ export interface Database {
    * wal-sync.ts); PostgreSQL commits are durable when they return.
    */
   durable(): Promise<void>;
+  /**
+   * SQLite: a connection of its own for reads of one statement outside any
+   * transaction (db/hot/index.ts withHotReads), read-only; undefined on
+   * PostgreSQL, whose pool serves reads at once.
+   */
+  readConnection?: LibsqlDatabase;
   close(): Promise<void>;
 }
 
@@ -76,13 +83,16 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   }
   // The embedded file's WAL is checkpointed off the event loop (see sqlite-checkpoints.ts).
   const checkpoints = target.dialect === "sqlite" ? startSqliteCheckpoints(target.file) : null;
-  const wal = target.dialect === "sqlite" && !syncEachCommit ? await sqliteWalSync(orm, target.file) : null;
+  const wal = target.dialect === "sqlite" && !syncEachCommit ? sqliteWalSync(target.file) : null;
+  const readConnection = target.dialect === "sqlite" ? await openReadConnection(orm) : undefined;
   return {
     orm,
     dialect: target.dialect,
     em: () => orm.em.fork(),
     durable: wal ? () => wal.durable() : () => Promise.resolve(),
+    readConnection,
     close: async () => {
+      readConnection?.close();
       await wal?.close();
       await checkpoints?.stop();
       await orm.close(true);
@@ -90,31 +100,32 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   };
 }
 
-/** The libsql connection knex keeps (one, never replaced: options.ts) as far as wal-sync.ts reads it. */
-interface LibsqlConnection {
-  inTransaction: boolean;
-  prepare(sql: string): { raw(toggle: boolean): { get(params: unknown[]): unknown[] } };
+/**
+ * A second connection to the embedded file for reads, opened as knex opens
+ * its own (same driver and settings), that refuses writes. In WAL mode its
+ * reads never wait for the writer and see each commit once it is made.
+ */
+async function openReadConnection(orm: MikroORM<AbstractSqlDriver, SqlEntityManager>): Promise<LibsqlDatabase & { close(): void }> {
+  const { client } = orm.em.getKnex();
+  const connection = (await client.acquireRawConnection()) as LibsqlDatabase & { exec(sql: string): void; close(): void };
+  connection.exec(`PRAGMA query_only = true; PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS};`);
+  return connection;
 }
 
 /**
- * A WalSync of the embedded file, counting the changes committed through the
- * ORM's connection plus SQLite's data_version, which moves when another
- * connection (a `clube worker` on the same file) commits: an answer that read
- * another process's commit waits for it to be on disk too.
+ * A WalSync of the embedded file, its mark the WAL index's header: it moves
+ * with every commit of this process and of any other on the same file (a
+ * `clube worker`), so an answer that read another process's commit waits for
+ * it to be on disk too.
  */
-async function sqliteWalSync(orm: MikroORM<AbstractSqlDriver, SqlEntityManager>, file: string): Promise<WalSync> {
-  const { client } = orm.em.getKnex();
-  const connection = (await client.acquireConnection()) as LibsqlConnection;
-  await client.releaseConnection(connection);
-  const totalChanges = connection.prepare("select total_changes() + data_version from pragma_data_version()").raw(true);
-  return walSync(`${file}-wal`, {
-    changes() {
-      try {
-        return Number(totalChanges.get([])[0]);
-      } catch {
-        return null; // the connection was closed: every durable() syncs
-      }
+function sqliteWalSync(file: string): WalSync {
+  const index = walIndexCounter(`${file}-shm`);
+  const wal = walSync(`${file}-wal`, index);
+  return {
+    durable: () => wal.durable(),
+    async close() {
+      await wal.close();
+      index.close();
     },
-    inTransaction: () => connection.inTransaction,
-  });
+  };
 }

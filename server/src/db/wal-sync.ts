@@ -1,3 +1,4 @@
+import { closeSync, openSync, readSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 
 /*
@@ -21,18 +22,18 @@ import { open, type FileHandle } from "node:fs/promises";
  * and since WAL frames are only appended and recovery stops at the first
  * frame missing, what a crash can lose is never an answered commit.
  *
- * Whether anything was committed since the last sync is read off the
- * connection (`total_changes()` and `data_version`, cheap and synchronous): a
- * read-only request waits for nothing. Inside an open transaction the count includes changes
- * not yet committed, so a sync started then covers an unknown count and only
- * one started outside a transaction moves the mark.
+ * Whether anything was committed since the last sync is read off the WAL
+ * index (walIndexCounter): the header SQLite keeps in the `-shm` file, which
+ * every commit of every connection and process updates before anyone can
+ * read it, and which nothing else but a restart of the WAL changes. One
+ * read of 96 bytes, no statement: a read-only request waits for nothing and
+ * pays next to nothing (docs/performance-log.md#participant-read-costs).
  */
 
-/** What the sync needs of the connection: its committed-changes count, and whether it is inside a transaction. */
+/** What the sync needs of the database: a mark of what is committed. */
 export interface ChangeCounter {
-  /** A count that moves whenever something is committed (SQLite's total_changes() + data_version); null when it cannot tell (a closed connection). */
-  changes(): number | null;
-  inTransaction(): boolean;
+  /** A value that changes whenever something is committed, and only then (compared with ===); null when it cannot tell (then every durable() syncs). */
+  changes(): string | number | null;
 }
 
 export interface WalSync {
@@ -43,8 +44,8 @@ export interface WalSync {
 
 interface Running {
   done: Promise<void>;
-  /** The change count the sync covers once done; null when it cannot tell (started inside a transaction). */
-  covers: number | null;
+  /** The mark the sync covers once done; null when it could not be read. */
+  covers: string | number | null;
 }
 
 const settled = Promise.resolve();
@@ -60,19 +61,20 @@ export interface FileSync {
  * through the thread pool; tests pass their own to observe or hold a sync).
  */
 export function walSync(walFile: string, counter: ChangeCounter, file: FileSync = walFileSync(walFile)): WalSync {
-  /** The change count known to be on disk; -1 until the first sync (migrations committed before it). */
-  let synced = -1;
+  /** The mark known to be on disk; null until the first sync (migrations committed before it). */
+  let synced: string | number | null = null;
   let running: Running | null = null;
   let next: Promise<void> | null = null;
 
   function start(): Promise<void> {
-    const count = counter.inTransaction() ? null : counter.changes();
+    const count = counter.changes();
     const run: Running = {
       covers: count,
       done: file
         .sync()
         .then(() => {
-          if (count !== null && count > synced) synced = count;
+          // Whichever sync finishes last sets it: a mark a finished sync covers is on disk, so an older one only costs a sync more.
+          if (count !== null) synced = count;
         })
         .finally(() => {
           if (running === run) running = null;
@@ -85,7 +87,7 @@ export function walSync(walFile: string, counter: ChangeCounter, file: FileSync 
   return {
     durable() {
       const count = counter.changes();
-      if (count !== null && count === synced) return settled;
+      if (count !== null && synced !== null && count === synced) return settled;
       if (running && count !== null && count === running.covers) return running.done;
       if (!running) return start();
       // The running sync may have started before the commits this caller must see on disk: one more after it,
@@ -105,6 +107,45 @@ export function walSync(walFile: string, counter: ChangeCounter, file: FileSync 
     },
   };
 }
+
+/**
+ * The header of the WAL index (the `-shm` file of a database in WAL mode,
+ * shared memory of every connection to it) as the change mark: SQLite
+ * writes a commit's frames to the WAL first, then this header (its change
+ * counter, last frame, salts and checksum), and a reader finds committed
+ * frames only through it, so whatever any connection can have read is
+ * covered by the header read after it. Uncommitted frames, PASSIVE
+ * checkpoints and reads leave it as it is; a WAL restart changes it (a sync
+ * more, never one less). The format is shared by every SQLite version that
+ * opens the file at once (sqlite.org/walformat.html): two copies of a
+ * 48-byte header, the second written first, so a read between the two
+ * writes sees them differ. Null (every durable() syncs) while the file
+ * cannot be read; it is opened at the first call that finds it.
+ */
+export function walIndexCounter(shmFile: string): ChangeCounter & { close(): void } {
+  let fd: number | null = null;
+  const header = Buffer.alloc(2 * WAL_INDEX_HEADER_BYTES);
+  return {
+    changes() {
+      try {
+        fd ??= openSync(shmFile, "r");
+        if (readSync(fd, header, 0, header.length, 0) !== header.length) return null;
+      } catch {
+        return null;
+      }
+      const initialised = header[WAL_INDEX_IS_INIT] === 1;
+      if (!initialised || header.compare(header, WAL_INDEX_HEADER_BYTES, header.length, 0, WAL_INDEX_HEADER_BYTES) !== 0) return null;
+      return header.toString("latin1", 0, WAL_INDEX_HEADER_BYTES);
+    },
+    close() {
+      if (fd !== null) closeSync(fd);
+      fd = null;
+    },
+  };
+}
+/** The WalIndexHdr struct of SQLite's wal.c, and its isInit byte. */
+const WAL_INDEX_HEADER_BYTES = 48;
+const WAL_INDEX_IS_INIT = 12;
 
 /** fdatasync of `path` on a descriptor of its own, opened at the first sync; a file not created yet has nothing to sync. */
 export function walFileSync(path: string): FileSync {

@@ -1,6 +1,7 @@
 import type { EntityName } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import { PostgreSqlPlatform } from "@mikro-orm/postgresql";
+import type { Database } from "../orm.js";
 import { postgresHotStore, type PgClient } from "./postgres.js";
 import { sqliteHotStore, type LibsqlDatabase } from "./sqlite.js";
 import { tableShape, type TableShape } from "./table-shape.js";
@@ -88,6 +89,8 @@ export interface HotStore {
    * come back as JSON has them (read them with Number() and new Date()).
    */
   select<R>(sql: { postgresql: string; sqlite: string }, params: unknown[]): Promise<R[]>;
+  /** The first row of a read as `select` gives it (undefined when none), where the driver has a cheaper way to one row; else see firstRow. */
+  first?<R>(sql: { postgresql: string; sqlite: string }, params: unknown[]): Promise<R | undefined>;
   /** A write statement written with `?` placeholders (bound as in select), on its own: never sharing a round trip with reads. */
   run(sql: { postgresql: string; sqlite: string }, params: unknown[]): Promise<void>;
   readonly dialect: "postgresql" | "sqlite";
@@ -157,6 +160,30 @@ export async function withHotAutocommit<T>(em: SqlEntityManager, use: (hot: HotS
   } finally {
     await client.releaseConnection(connection);
   }
+}
+
+/**
+ * Runs `use` with a HotStore for reads of one statement each, outside any
+ * transaction (each statement a consistent snapshot on its own). SQLite:
+ * the database's read connection (orm.ts), used at once: no wait in the
+ * pool's queue behind the one writing connection (and its timer), and never
+ * inside another request's open transaction; WAL gives it every commit as
+ * soon as it is made. PostgreSQL: a pooled connection (withAutocommitHotStore).
+ */
+export async function withHotReads<T>(db: Pick<Database, "orm" | "readConnection">, use: (hot: HotStore) => Promise<T>): Promise<T> {
+  const connection = db.readConnection;
+  if (!connection) return withHotAutocommit(db.orm.em, use);
+  let store = readStores.get(connection);
+  if (!store) readStores.set(connection, (store = sqliteHotStore(connection, converter(db.orm.em))));
+  return use(store);
+}
+const readStores = new WeakMap<LibsqlDatabase, HotStore>();
+
+/** The first row of a read (undefined when none): HotStore.first where the store has it, else the first of select's rows. */
+export async function firstRow<R>(store: HotStore, sql: { postgresql: string; sqlite: string }, params: unknown[]): Promise<R | undefined> {
+  if (store.first) return store.first<R>(sql, params);
+  const [row] = await store.select<R>(sql, params);
+  return row;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Scope } from "../scope.js";
-import type { HotStore } from "./index.js";
+import type { Database } from "../orm.js";
+import { firstRow, withHotReads, type HotStore } from "./index.js";
 
 /*
  * The participant views' reads on the driver (db/hot): what a view of one
@@ -52,8 +53,11 @@ const COLUMNS =
   "p.id, p.external_id, p.display_name, p.avatar_url, p.email, p.phone, p.xp, p.level, p.tier_code, p.tags, p.event_counts, p.flags, " +
   "p.peak_month, p.peak_level, p.prior_month_peak_level, p.updated_at";
 
+/** PostgreSQL: a participant's balances as a JSON array of [currency, amount] tuples. */
+const BALANCES_OF_P =
+  "(select coalesce(json_agg(json_build_array(b.currency, b.amount)), '[]'::json) from balances as b where b.participant_id = p.id) as balances";
 const BALANCES = {
-  postgresql: "(select coalesce(json_agg(json_build_array(b.currency, b.amount)), '[]'::json) from balances as b where b.participant_id = p.id) as balances",
+  postgresql: BALANCES_OF_P,
   sqlite: "(select json_group_array(json_array(b.currency, b.amount)) from balances as b where b.participant_id = p.id) as balances",
 };
 
@@ -69,7 +73,40 @@ function viewText(dialect: "postgresql" | "sqlite", missions: boolean): string {
   return `select ${COLUMNS}, ${BALANCES[dialect]}${missions ? `, ${MISSIONS[dialect]}` : ""} from participants as p where p.club_id = ? and p.env = ? and p.external_id = ?`;
 }
 const VIEW = { postgresql: viewText("postgresql", false), sqlite: viewText("sqlite", false) };
+
+/** The participant's columns the profile and progress views show (ViewedParticipant of usecases/participants/views.ts). */
+const PROFILE_COLUMNS = "p.id, p.external_id, p.display_name, p.avatar_url, p.xp, p.tier_code, p.flags, p.updated_at";
+const PROFILE = {
+  postgresql: `select ${PROFILE_COLUMNS}, ${BALANCES.postgresql} from participants as p where p.club_id = ? and p.env = ? and p.external_id = ?`,
+  sqlite: `select ${PROFILE_COLUMNS}, ${BALANCES.sqlite} from participants as p where p.club_id = ? and p.env = ? and p.external_id = ?`,
+};
 const VIEW_WITH_MISSIONS = { postgresql: viewText("postgresql", true), sqlite: viewText("sqlite", true) };
+
+/**
+ * VIEW and VIEW_WITH_MISSIONS of several participants of one scope (bound:
+ * club, env, with missions their ids and period keys as arrays, then the
+ * external ids as an array), in byScopedKeys' form (scoped-reads.ts): one
+ * probe of the unique (club_id, env, external_id) per key.
+ */
+function viewsText(missions: boolean): { postgresql: string; sqlite: string } {
+  const asked = missions ? ", ?::text[] as mission_ids, ?::text[] as period_keys" : "";
+  const progress = missions
+    ? `, (select coalesce(json_agg(json_build_array(m.mission_id, m.period_key, m.progress, m.completed_at is not null, m.claimed_at is not null)), '[]'::json)
+    from mission_progress as m where m.participant_id = p.id and m.mission_id = any(s.mission_ids) and m.period_key = any(s.period_keys)) as missions`
+    : "";
+  const sqliteProgress = missions
+    ? `, (select json_group_array(json_array(m.mission_id, m.period_key, m.progress, m.completed_at is not null, m.claimed_at is not null))
+    from mission_progress as m where m.participant_id = p.id and m.mission_id in (select value from json_each(s.mission_ids)) and m.period_key in (select value from json_each(s.period_keys))) as missions`
+    : "";
+  return {
+    postgresql: `select x.* from (select ?::text as club_id, ?::text as env${asked}) as s cross join unnest(?::text[]) as k(key)
+    cross join lateral (select ${COLUMNS}, ${BALANCES_OF_P}${progress} from participants as p where p.club_id = s.club_id and p.env = s.env and p.external_id = k.key offset 0) as x`,
+    sqlite: `select ${COLUMNS}, ${BALANCES.sqlite}${sqliteProgress} from (select ? as club_id, ? as env${missions ? ", ? as mission_ids, ? as period_keys" : ""}) as s
+    join participants as p on p.club_id = s.club_id and p.env = s.env where p.external_id in (select value from json_each(?))`,
+  };
+}
+const VIEWS = viewsText(false);
+const VIEWS_WITH_MISSIONS = viewsText(true);
 
 interface Row {
   id: string;
@@ -119,24 +156,189 @@ export function viewedParticipant(row: Omit<Row, "balances" | "missions">): View
   };
 }
 
+/** A participant row of PROFILE: what the profile and progress views show of it. */
+export type ProfiledParticipantRow = Pick<ViewedParticipantRow, "id" | "externalId" | "displayName" | "avatarUrl" | "xp" | "tierCode" | "flags" | "updatedAt">;
+
+type ProfileRow = Pick<Row, "id" | "external_id" | "display_name" | "avatar_url" | "xp" | "tier_code" | "flags" | "updated_at" | "balances">;
+
+/**
+ * The participant with `externalId` in the scope as the profile and progress
+ * views show it, and its balances, in one statement of the columns they use
+ * (none of the JSON the engine's state needs: tags, event counts); null
+ * when no such participant.
+ */
+export async function readParticipantProfile(store: HotStore, scope: Scope, externalId: string): Promise<ParticipantProfileRows | null> {
+  const row = await firstRow<ProfileRow>(store, PROFILE, [scope.clubId, scope.env, externalId]);
+  return row ? profileRows(row) : null;
+}
+
+export interface ParticipantProfileRows {
+  participant: ProfiledParticipantRow;
+  /** Minor units by currency code (a currency without a row is absent). */
+  balances: Record<string, number>;
+}
+
+function profileRows(row: ProfileRow): ParticipantProfileRows {
+  return {
+    participant: {
+      id: row.id,
+      externalId: row.external_id,
+      displayName: row.display_name,
+      avatarUrl: row.avatar_url,
+      xp: Number(row.xp),
+      tierCode: row.tier_code,
+      flags: json(row.flags) ?? {},
+      updatedAt: row.updated_at instanceof Date ? row.updated_at : new Date(row.updated_at),
+    },
+    balances: balancesOf(row.balances),
+  };
+}
+
+/**
+ * Several participants' PROFILE rows of one scope (bound: club, env, the
+ * external ids as an array): one probe of the unique (club_id, env,
+ * external_id) per key, written as scoped-reads.ts byScopedKeys writes its
+ * reads so that the plan cannot depend on statistics.
+ */
+const PROFILES = {
+  postgresql: `select x.* from (select ?::text as club_id, ?::text as env) as s cross join unnest(?::text[]) as k(key)
+    cross join lateral (select ${PROFILE_COLUMNS}, ${BALANCES_OF_P} from participants as p where p.club_id = s.club_id and p.env = s.env and p.external_id = k.key offset 0) as x`,
+  sqlite: `select ${PROFILE_COLUMNS}, ${BALANCES.sqlite} from participants as p where p.club_id = ? and p.env = ? and p.external_id in (select value from json_each(?))`,
+};
+
+/**
+ * The profile rows of the participants asked for by concurrent requests,
+ * gathered until the event loop's check phase and read in one statement per
+ * scope (PostgreSQL: one round trip, one socket write and read, instead of
+ * one per request; the requests parsed in one poll of the sockets share it).
+ * SQLite reads each at once (no round trip to save: readParticipantProfile).
+ */
+export function profileReader(db: Pick<Database, "orm" | "readConnection">): (scope: Scope, externalId: string) => Promise<ParticipantProfileRows | null> {
+  let reader = profileReaders.get(db.orm);
+  if (!reader) {
+    if (db.readConnection) reader = (scope, externalId) => withHotReads(db, (store) => readParticipantProfile(store, scope, externalId));
+    else {
+      const read = gathered<Scope, ProfileRow, ParticipantProfileRows>(
+        db,
+        (store, scope, externalIds) => store.select<ProfileRow>(PROFILES, [scope.clubId, scope.env, externalIds]),
+        profileRows,
+      );
+      reader = (scope, externalId) => read(`${scope.clubId}\u0000${scope.env}`, scope, externalId);
+    }
+    profileReaders.set(db.orm, reader);
+  }
+  return reader;
+}
+const profileReaders = new WeakMap<object, (scope: Scope, externalId: string) => Promise<ParticipantProfileRows | null>>();
+
+/** The missions' ids and the period keys in use, of readParticipantView. */
+export interface MissionsAsked {
+  ids: string[];
+  periodKeys: string[];
+}
+
+/** As profileReader, for readParticipantView (the whole row, and with `missions` its progress in them): gathered by scope and missions on PostgreSQL. */
+export function viewReader(
+  db: Pick<Database, "orm" | "readConnection">,
+): (scope: Scope, externalId: string, missions?: MissionsAsked) => Promise<ParticipantViewRows | null> {
+  let reader = viewReaders.get(db.orm);
+  if (!reader) {
+    if (db.readConnection) reader = (scope, externalId, missions) => withHotReads(db, (store) => readParticipantView(store, scope, externalId, missions));
+    else {
+      const read = gathered<{ scope: Scope; missions?: MissionsAsked }, Row, ParticipantViewRows>(
+        db,
+        (store, { scope, missions }, externalIds) =>
+          missions
+            ? store.select<Row>(VIEWS_WITH_MISSIONS, [scope.clubId, scope.env, missions.ids, missions.periodKeys, externalIds])
+            : store.select<Row>(VIEWS, [scope.clubId, scope.env, externalIds]),
+        viewRows,
+      );
+      reader = (scope, externalId, missions) =>
+        read(
+          missions
+            ? `${scope.clubId}\u0000${scope.env}\u0000${missions.ids.join("\u0001")}\u0000${missions.periodKeys.join("\u0001")}`
+            : `${scope.clubId}\u0000${scope.env}`,
+          { scope, missions },
+          externalId,
+        );
+    }
+    viewReaders.set(db.orm, reader);
+  }
+  return reader;
+}
+const viewReaders = new WeakMap<object, (scope: Scope, externalId: string, missions?: MissionsAsked) => Promise<ParticipantViewRows | null>>();
+
+interface Waiting<T> {
+  resolve(rows: T | null): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Reads of participants by external id asked for until the check phase,
+ * one statement per group (`key`: callers whose `params` are the same) for
+ * all of the group's external ids; each caller gets its participant's `make`
+ * of its row, or null.
+ */
+function gathered<P, R extends { external_id: string }, T>(
+  db: Pick<Database, "orm" | "readConnection">,
+  select: (store: HotStore, params: P, externalIds: string[]) => Promise<R[]>,
+  make: (row: R) => T,
+): (key: string, params: P, externalId: string) => Promise<T | null> {
+  let pending = new Map<string, { params: P; waiting: Map<string, Waiting<T>[]> }>();
+  const flush = () => {
+    const groups = pending;
+    pending = new Map();
+    for (const { params, waiting } of groups.values()) {
+      withHotReads(db, (store) => select(store, params, [...waiting.keys()])).then(
+        (rows) => {
+          const found = new Map(rows.map((row) => [row.external_id, row]));
+          for (const [externalId, waiters] of waiting) {
+            const row = found.get(externalId);
+            for (const waiter of waiters) {
+              // Each caller its own objects: a view may be changed by whoever receives it.
+              waiter.resolve(row ? make(row) : null);
+            }
+          }
+        },
+        (err: unknown) => {
+          for (const waiters of waiting.values()) for (const waiter of waiters) waiter.reject(err);
+        },
+      );
+    }
+  };
+  return (key, params, externalId) =>
+    new Promise((resolve, reject) => {
+      if (pending.size === 0) setImmediate(flush);
+      let group = pending.get(key);
+      if (!group) pending.set(key, (group = { params, waiting: new Map() }));
+      let waiters = group.waiting.get(externalId);
+      if (!waiters) group.waiting.set(externalId, (waiters = []));
+      waiters.push({ resolve, reject });
+    });
+}
+
+/** Minor units by currency code from the statement's [currency, amount] tuples. */
+function balancesOf(tuples: Row["balances"]): Record<string, number> {
+  const balances: Record<string, number> = {};
+  for (const [currency, amount] of json(tuples)) balances[currency] = Number(amount);
+  return balances;
+}
+
 /**
  * The participant with `externalId` in the scope, its balances and (with
  * `missions`: mission ids and the period keys in use) its progress in those
  * missions and periods, in one statement; null when no such participant.
  * A read outside any transaction: one consistent snapshot of the three tables.
  */
-export async function readParticipantView(
-  store: HotStore,
-  scope: Scope,
-  externalId: string,
-  missions?: { ids: string[]; periodKeys: string[] },
-): Promise<ParticipantViewRows | null> {
-  const [row] = missions
-    ? await store.select<Row>(VIEW_WITH_MISSIONS, [missions.ids, missions.periodKeys, scope.clubId, scope.env, externalId])
-    : await store.select<Row>(VIEW, [scope.clubId, scope.env, externalId]);
-  if (!row) return null;
-  const balances: Record<string, number> = {};
-  for (const [currency, amount] of json(row.balances)) balances[currency] = Number(amount);
+export async function readParticipantView(store: HotStore, scope: Scope, externalId: string, missions?: MissionsAsked): Promise<ParticipantViewRows | null> {
+  const row = missions
+    ? await firstRow<Row>(store, VIEW_WITH_MISSIONS, [missions.ids, missions.periodKeys, scope.clubId, scope.env, externalId])
+    : await firstRow<Row>(store, VIEW, [scope.clubId, scope.env, externalId]);
+  return row ? viewRows(row) : null;
+}
+
+function viewRows(row: Row): ParticipantViewRows {
+  const balances = balancesOf(row.balances);
   const progress =
     row.missions === undefined
       ? []
@@ -159,10 +361,11 @@ const ACTIVE_CODES = `select coalesce(max(case when ends_at is null then 1 else 
  * time of each request by cache/registry.ts activeCodesAt).
  */
 export async function activePromotionCodes(store: HotStore, scope: Scope): Promise<{ unending: boolean; lastEnd: Date | null }> {
-  const [row] = await store.select<{ unending: number | string; last_end: Date | string | number | null }>({ postgresql: ACTIVE_CODES, sqlite: ACTIVE_CODES }, [
-    scope.clubId,
-    scope.env,
-  ]);
+  const row = await firstRow<{ unending: number | string; last_end: Date | string | number | null }>(
+    store,
+    { postgresql: ACTIVE_CODES, sqlite: ACTIVE_CODES },
+    [scope.clubId, scope.env],
+  );
   const lastEnd = row?.last_end ?? null;
   return { unending: Number(row?.unending ?? 0) > 0, lastEnd: lastEnd === null ? null : new Date(lastEnd) };
 }

@@ -10,6 +10,7 @@ export interface LibsqlDatabase {
 interface LibsqlStatement {
   run(params: unknown[]): { changes: number };
   all(params: unknown[]): unknown[];
+  get(params: unknown[]): unknown;
   raw(toggle: boolean): LibsqlStatement;
   columns(): { name: string }[];
 }
@@ -57,16 +58,17 @@ function reader(db: LibsqlDatabase, sql: string): Reader {
  */
 function rowObjects(rows: unknown[], names: string[]): Record<string, unknown>[] {
   const objects: Record<string, unknown>[] = new Array(rows.length);
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r] as unknown[];
-    const object: Record<string, unknown> = {};
-    for (let c = 0; c < names.length; c++) {
-      const value = row[c];
-      object[names[c]] = typeof value === "object" && value !== null ? arrayBufferOf(value as Uint8Array) : value;
-    }
-    objects[r] = object;
-  }
+  for (let r = 0; r < rows.length; r++) objects[r] = rowObject(rows[r] as unknown[], names);
   return objects;
+}
+
+function rowObject(row: unknown[], names: string[]): Record<string, unknown> {
+  const object: Record<string, unknown> = {};
+  for (let c = 0; c < names.length; c++) {
+    const value = row[c];
+    object[names[c]] = typeof value === "object" && value !== null ? arrayBufferOf(value as Uint8Array) : value;
+  }
+  return object;
 }
 
 function arrayBufferOf(bytes: Uint8Array): ArrayBuffer {
@@ -361,6 +363,16 @@ function sqliteStatements(db: LibsqlDatabase, convert: (err: unknown) => never):
       try {
         const { stmt, names } = reader(db, sql.sqlite);
         return rowObjects(stmt.all(params.map(selectParam)), names) as R[];
+      } catch (err) {
+        return convert(err);
+      }
+    },
+    // One native call for the row (libsql's `all` runs an iterator: a rows object, a batch fetch, an object per step).
+    async first<R>(sql: { sqlite: string }, params: unknown[]) {
+      try {
+        const { stmt, names } = reader(db, sql.sqlite);
+        const row = stmt.get(params.map(selectParam)) as unknown[] | undefined;
+        return row === undefined ? undefined : (rowObject(row, names) as R);
       } catch (err) {
         return convert(err);
       }

@@ -4,8 +4,7 @@ import type { components } from "../../../../generated/types.js";
 import type { ClubConfig } from "../../engine/config.js";
 import { progressFor } from "../../engine/progression.js";
 import { Balance, OutboxMessage, Participant } from "../../db/entities/index.js";
-import { withHotAutocommit } from "../../db/hot/index.js";
-import { readParticipantView, type ParticipantViewRows } from "../../db/hot/participant-reads.js";
+import { profileReader, viewReader, type ParticipantViewRows } from "../../db/hot/participant-reads.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
@@ -154,22 +153,28 @@ export async function readViewedParticipant(
   externalId: string,
   missions?: { ids: string[]; periodKeys: string[] },
 ): Promise<ParticipantViewRows> {
-  // The root EntityManager: the statement needs only its driver, and a fork per read costs more than the read's own work.
-  const rows = await withHotAutocommit(db.orm.em, (store) => readParticipantView(store, scope, externalId, missions));
+  const rows = await viewReader(db)(scope, externalId, missions);
+  if (!rows) throw participantNotFound(externalId);
+  return rows;
+}
+
+/** The participant with `externalId` as the profile and progress show it, and its balances: one statement of the columns they use; 404 when absent. */
+async function readProfiledParticipant(db: Database, scope: Scope, externalId: string) {
+  const rows = await profileReader(db)(scope, externalId);
   if (!rows) throw participantNotFound(externalId);
   return rows;
 }
 
 export async function getProfile(db: Database, scope: Scope, externalId: string, audience: ProfileAudience = "server"): Promise<ParticipantProfile> {
   const { config } = await requirePublishedConfig(db, scope);
-  const { participant, balances } = await readViewedParticipant(db, scope, externalId);
+  const { participant, balances } = await readProfiledParticipant(db, scope, externalId);
   return profileView(participant, balances, config, audience);
 }
 
 /** The level bar and table, computed from the current state (history is never replayed). */
 export async function getProgress(db: Database, scope: Scope, externalId: string): Promise<ParticipantProgress> {
   const { config } = await requirePublishedConfig(db, scope);
-  const { participant, balances } = await readViewedParticipant(db, scope, externalId);
+  const { participant, balances } = await readProfiledParticipant(db, scope, externalId);
   return progressView(participant, balances, config);
 }
 
