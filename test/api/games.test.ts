@@ -117,6 +117,20 @@ describeEachDatabase("API game catalog", (kind) => {
     expect(after.body).toEqual({ data: [], has_more: false });
   });
 
+  it("applies syncs sent at once one after the other: none fails, none loses a game", async () => {
+    const { call, sync } = await freshCatalog();
+    await sync({ games: [mines, fortuneTiger, aviator] });
+    // Overlapping lists in different orders, half of them deactivating the rest: on PostgreSQL two such upserts deadlocked.
+    const bodies = Array.from({ length: 24 }, (_, i) => ({
+      games: i % 2 === 0 ? [{ ...mines, name: `Mines ${i}` }, aviator] : [aviator, { ...fortuneTiger, name: `Tiger ${i}` }, mines],
+      deactivate_missing: i % 3 === 0,
+    }));
+    const answers = await Promise.all(bodies.map((body) => sync(body)));
+    expect(answers.map((answer) => answer.status)).toEqual(bodies.map(() => 200));
+    const list = await call("GET", "/v1/games");
+    expect(list.body.data).toHaveLength(3);
+  });
+
   it("keeps test and live catalogs apart", async () => {
     const { club, sync } = await freshCatalog();
     await sync({ games: [fortuneTiger] });

@@ -25,3 +25,13 @@ export async function takeSqliteWriteLock(on: HotStore | SqlEntityManager): Prom
 function isEntityManager(on: HotStore | SqlEntityManager): on is SqlEntityManager {
   return typeof (on as SqlEntityManager).getPlatform === "function";
 }
+
+/**
+ * Serialises the transactions of one scope that write `what` as a whole (a catalog sync rewrites many rows in
+ * the order of its request, and two such syncs would otherwise take the same rows in different orders and
+ * deadlock): PostgreSQL a transaction-scoped advisory lock on the scope and `what`, SQLite its write lock.
+ */
+export async function takeScopeLock(em: SqlEntityManager, scope: { clubId: string; env: string }, what: string): Promise<void> {
+  if (dialectOf(em) === "sqlite") return takeSqliteWriteLock(em);
+  await em.execute("select pg_advisory_xact_lock(hashtextextended(? || ':' || ? || ':' || ?, 0))", [scope.clubId, scope.env, what], "get");
+}

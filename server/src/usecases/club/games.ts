@@ -3,6 +3,7 @@ import { Game } from "../../db/entities/index.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
+import { takeScopeLock } from "../../db/write-lock.js";
 import { validationFailed } from "../shared/errors.js";
 
 export type GameView = components["schemas"]["Game"];
@@ -52,6 +53,7 @@ export async function syncGames(db: Database, scope: Scope, input: GamesSync, no
   const problem = repeatedId(input.games);
   if (problem) throw validationFailed(problem);
   return db.em().transactional(async (em) => {
+    await takeScopeLock(em, scope, "games");
     const rows = input.games.map((game) => ({
       id: newId("gam"),
       ...scope,
