@@ -4,7 +4,7 @@ import type { components } from "../../../../generated/types.js";
 import type { ClubConfig } from "../../engine/config.js";
 import { progressFor } from "../../engine/progression.js";
 import { Balance, OutboxMessage, Participant } from "../../db/entities/index.js";
-import { profileReader, viewReader, type ParticipantViewRows } from "../../db/hot/participant-reads.js";
+import { missionsReader, profileReader, type MissionsAsked, type ParticipantMissionsRows } from "../../db/hot/participant-reads.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
@@ -143,17 +143,13 @@ export async function upsertParticipant(db: Database, scope: Scope, input: Parti
 }
 
 /**
- * The participant with `externalId` and its balances (and, with `missions`,
- * its progress in them), one statement on the driver outside any
- * transaction (db/hot/participant-reads.ts); 404 when absent.
+ * What the missions list needs of the participant with `externalId`: its
+ * tags and its progress in the missions and periods asked for, one statement
+ * on the driver outside any transaction (db/hot/participant-reads.ts); 404
+ * when absent.
  */
-export async function readViewedParticipant(
-  db: Database,
-  scope: Scope,
-  externalId: string,
-  missions?: { ids: string[]; periodKeys: string[] },
-): Promise<ParticipantViewRows> {
-  const rows = await viewReader(db)(scope, externalId, missions);
+export async function readParticipantMissions(db: Database, scope: Scope, externalId: string, missions: MissionsAsked): Promise<ParticipantMissionsRows> {
+  const rows = await missionsReader(db)(scope, externalId, missions);
   if (!rows) throw participantNotFound(externalId);
   return rows;
 }
