@@ -1,6 +1,6 @@
 import type { Scope } from "../scope.js";
 import type { Database } from "../orm.js";
-import { firstRow, withHotReads, type HotStore } from "./index.js";
+import { firstRow, readFirstNow, withHotReads, type HotStore } from "./index.js";
 
 /*
  * The participant views' reads on the driver (db/hot): what a view of one
@@ -180,18 +180,27 @@ const PROFILES = {
   sqlite: `select ${PROFILE_COLUMNS}, ${BALANCES.sqlite} from participants as p where p.club_id = ? and p.env = ? and p.external_id in (select value from json_each(?))`,
 };
 
+/** A read's answer: at once where it ran at once (SQLite), else a promise of it. */
+export type Found<T> = T | null | Promise<T | null>;
+
 /**
  * The profile rows of the participants asked for by concurrent requests,
  * gathered until the event loop's check phase and read in one statement per
  * scope (PostgreSQL: one round trip, one socket write and read, instead of
  * one per request; the requests parsed in one poll of the sockets share it).
- * SQLite reads each at once (no round trip to save: readParticipantProfile).
+ * SQLite reads each at once on the read connection and answers without a
+ * promise (readFirstNow).
  */
-export function profileReader(db: Pick<Database, "orm" | "readConnection">): (scope: Scope, externalId: string) => Promise<ParticipantProfileRows | null> {
+export function profileReader(db: Pick<Database, "orm" | "readConnection">): (scope: Scope, externalId: string) => Found<ParticipantProfileRows> {
   let reader = profileReaders.get(db.orm);
   if (!reader) {
-    if (db.readConnection) reader = (scope, externalId) => withHotReads(db, (store) => readParticipantProfile(store, scope, externalId));
-    else {
+    const now = readFirstNow(db);
+    if (now) {
+      reader = (scope, externalId) => {
+        const row = now<ProfileRow>(PROFILE, [scope.clubId, scope.env, externalId]);
+        return row ? profileRows(row) : null;
+      };
+    } else {
       const read = gathered<Scope, ProfileRow, ParticipantProfileRows>(
         db,
         (store, scope, externalIds) => store.select<ProfileRow>(PROFILES, [scope.clubId, scope.env, externalIds]),
@@ -203,7 +212,7 @@ export function profileReader(db: Pick<Database, "orm" | "readConnection">): (sc
   }
   return reader;
 }
-const profileReaders = new WeakMap<object, (scope: Scope, externalId: string) => Promise<ParticipantProfileRows | null>>();
+const profileReaders = new WeakMap<object, (scope: Scope, externalId: string) => Found<ParticipantProfileRows>>();
 
 /** The missions' ids and the period keys in use, of readParticipantMissions and readParticipantView. */
 export interface MissionsAsked {
@@ -260,11 +269,16 @@ function missionsRows(row: Omit<MissionsRow, "external_id">): ParticipantMission
 /** As profileReader, for readParticipantMissions: gathered by scope and missions asked on PostgreSQL, at once on SQLite's read connection. */
 export function missionsReader(
   db: Pick<Database, "orm" | "readConnection">,
-): (scope: Scope, externalId: string, missions: MissionsAsked) => Promise<ParticipantMissionsRows | null> {
+): (scope: Scope, externalId: string, missions: MissionsAsked) => Found<ParticipantMissionsRows> {
   let reader = missionsReaders.get(db.orm);
   if (!reader) {
-    if (db.readConnection) reader = (scope, externalId, missions) => withHotReads(db, (store) => readParticipantMissions(store, scope, externalId, missions));
-    else {
+    const now = readFirstNow(db);
+    if (now) {
+      reader = (scope, externalId, missions) => {
+        const row = now<MissionsRow>(MISSIONS_OF_ONE, [missions.ids, missions.periodKeys, scope.clubId, scope.env, externalId]);
+        return row ? missionsRows(row) : null;
+      };
+    } else {
       const read = gathered<{ scope: Scope; missions: MissionsAsked }, MissionsRow, ParticipantMissionsRows>(
         db,
         (store, { scope, missions }, externalIds) =>
@@ -282,7 +296,7 @@ export function missionsReader(
   }
   return reader;
 }
-const missionsReaders = new WeakMap<object, (scope: Scope, externalId: string, missions: MissionsAsked) => Promise<ParticipantMissionsRows | null>>();
+const missionsReaders = new WeakMap<object, (scope: Scope, externalId: string, missions: MissionsAsked) => Found<ParticipantMissionsRows>>();
 
 interface Waiting<T> {
   resolve(rows: T | null): void;

@@ -113,7 +113,8 @@ export async function listMyMissions(db: Database, scope: Scope, externalId: str
   const timeZone = clubTimeZone(config);
   // The participant's tags and its progress in the missions' current periods: one statement.
   const currentKey = new Map(config.missions.map((mission) => [mission.id, periodKey(mission.period, now, timeZone)]));
-  const read = await readParticipantMissions(db, scope, externalId, { ids: [...currentKey.keys()], periodKeys: [...new Set(currentKey.values())] });
+  const found = readParticipantMissions(db, scope, externalId, { ids: [...currentKey.keys()], periodKeys: [...new Set(currentKey.values())] });
+  const read = found instanceof Promise ? await found : found;
   const missions: Record<string, MissionState> = {};
   for (const row of read.missions) {
     if (currentKey.get(row.missionId) === row.periodKey)
