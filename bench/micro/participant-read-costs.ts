@@ -39,7 +39,7 @@ for (const kind of kinds) {
       "pool + all": (i) => withHotAutocommit(db.orm.em, (store) => readParticipantView({ ...store, first: undefined } as HotStore, scope, player(i))),
       "reads + first": (i) => withHotReads(db, (store) => readParticipantView(store, scope, player(i))),
       "reads + profile": (i) => withHotReads(db, (store) => readParticipantProfile(store, scope, player(i))),
-      profileReader: (i) => profileReader(db)(scope, player(i)),
+      profileReader: async (i) => profileReader(db)(scope, player(i)),
     };
     if (kind === "sqlite") {
       const file = db.orm.config.get("dbName");

@@ -3,7 +3,7 @@ import type { SqlEntityManager } from "@mikro-orm/knex";
 import { PostgreSqlPlatform } from "@mikro-orm/postgresql";
 import type { Database } from "../orm.js";
 import { postgresHotStore, type PgClient } from "./postgres.js";
-import { sqliteHotStore, type LibsqlDatabase } from "./sqlite.js";
+import { firstRowNow, sqliteHotStore, type LibsqlDatabase } from "./sqlite.js";
 import { tableShape, type TableShape } from "./table-shape.js";
 
 export { tableShape, type TableShape } from "./table-shape.js";
@@ -178,6 +178,27 @@ export async function withHotReads<T>(db: Pick<Database, "orm" | "readConnection
   return use(store);
 }
 const readStores = new WeakMap<LibsqlDatabase, HotStore>();
+
+/** A read of one row at once (see readFirstNow). */
+export type FirstRowNow = <R>(sql: { postgresql: string; sqlite: string }, params: unknown[]) => R | undefined;
+
+/**
+ * SQLite: the first row of a read of one statement on the read connection
+ * (withHotReads), returned at once rather than through a promise per layer
+ * (the statement runs on the event loop either way); null on PostgreSQL,
+ * whose reads go through withHotReads.
+ */
+export function readFirstNow(db: Pick<Database, "orm" | "readConnection">): FirstRowNow | null {
+  const connection = db.readConnection;
+  if (!connection) return null;
+  let read = readsNow.get(connection);
+  if (!read) {
+    const convert = converter(db.orm.em);
+    readsNow.set(connection, (read = (sql, params) => firstRowNow(connection, convert, sql, params)));
+  }
+  return read;
+}
+const readsNow = new WeakMap<LibsqlDatabase, FirstRowNow>();
 
 /** The first row of a read (undefined when none): HotStore.first where the store has it, else the first of select's rows. */
 export async function firstRow<R>(store: HotStore, sql: { postgresql: string; sqlite: string }, params: unknown[]): Promise<R | undefined> {

@@ -1,6 +1,6 @@
 import type { Scope } from "../scope.js";
 import type { Database } from "../orm.js";
-import { firstRow, withHotReads, type HotStore } from "./index.js";
+import { firstRow, readFirstNow, withHotReads, type HotStore } from "./index.js";
 
 /*
  * The participant views' reads on the driver (db/hot): what a view of one
@@ -81,32 +81,6 @@ const PROFILE = {
   sqlite: `select ${PROFILE_COLUMNS}, ${BALANCES.sqlite} from participants as p where p.club_id = ? and p.env = ? and p.external_id = ?`,
 };
 const VIEW_WITH_MISSIONS = { postgresql: viewText("postgresql", true), sqlite: viewText("sqlite", true) };
-
-/**
- * VIEW and VIEW_WITH_MISSIONS of several participants of one scope (bound:
- * club, env, with missions their ids and period keys as arrays, then the
- * external ids as an array), in byScopedKeys' form (scoped-reads.ts): one
- * probe of the unique (club_id, env, external_id) per key.
- */
-function viewsText(missions: boolean): { postgresql: string; sqlite: string } {
-  const asked = missions ? ", ?::text[] as mission_ids, ?::text[] as period_keys" : "";
-  const progress = missions
-    ? `, (select coalesce(json_agg(json_build_array(m.mission_id, m.period_key, m.progress, m.completed_at is not null, m.claimed_at is not null)), '[]'::json)
-    from mission_progress as m where m.participant_id = p.id and m.mission_id = any(s.mission_ids) and m.period_key = any(s.period_keys)) as missions`
-    : "";
-  const sqliteProgress = missions
-    ? `, (select json_group_array(json_array(m.mission_id, m.period_key, m.progress, m.completed_at is not null, m.claimed_at is not null))
-    from mission_progress as m where m.participant_id = p.id and m.mission_id in (select value from json_each(s.mission_ids)) and m.period_key in (select value from json_each(s.period_keys))) as missions`
-    : "";
-  return {
-    postgresql: `select x.* from (select ?::text as club_id, ?::text as env${asked}) as s cross join unnest(?::text[]) as k(key)
-    cross join lateral (select ${COLUMNS}, ${BALANCES_OF_P}${progress} from participants as p where p.club_id = s.club_id and p.env = s.env and p.external_id = k.key offset 0) as x`,
-    sqlite: `select ${COLUMNS}, ${BALANCES.sqlite}${sqliteProgress} from (select ? as club_id, ? as env${missions ? ", ? as mission_ids, ? as period_keys" : ""}) as s
-    join participants as p on p.club_id = s.club_id and p.env = s.env where p.external_id in (select value from json_each(?))`,
-  };
-}
-const VIEWS = viewsText(false);
-const VIEWS_WITH_MISSIONS = viewsText(true);
 
 interface Row {
   id: string;
@@ -206,18 +180,27 @@ const PROFILES = {
   sqlite: `select ${PROFILE_COLUMNS}, ${BALANCES.sqlite} from participants as p where p.club_id = ? and p.env = ? and p.external_id in (select value from json_each(?))`,
 };
 
+/** A read's answer: at once where it ran at once (SQLite), else a promise of it. */
+export type Found<T> = T | null | Promise<T | null>;
+
 /**
  * The profile rows of the participants asked for by concurrent requests,
  * gathered until the event loop's check phase and read in one statement per
  * scope (PostgreSQL: one round trip, one socket write and read, instead of
  * one per request; the requests parsed in one poll of the sockets share it).
- * SQLite reads each at once (no round trip to save: readParticipantProfile).
+ * SQLite reads each at once on the read connection and answers without a
+ * promise (readFirstNow).
  */
-export function profileReader(db: Pick<Database, "orm" | "readConnection">): (scope: Scope, externalId: string) => Promise<ParticipantProfileRows | null> {
+export function profileReader(db: Pick<Database, "orm" | "readConnection">): (scope: Scope, externalId: string) => Found<ParticipantProfileRows> {
   let reader = profileReaders.get(db.orm);
   if (!reader) {
-    if (db.readConnection) reader = (scope, externalId) => withHotReads(db, (store) => readParticipantProfile(store, scope, externalId));
-    else {
+    const now = readFirstNow(db);
+    if (now) {
+      reader = (scope, externalId) => {
+        const row = now<ProfileRow>(PROFILE, [scope.clubId, scope.env, externalId]);
+        return row ? profileRows(row) : null;
+      };
+    } else {
       const read = gathered<Scope, ProfileRow, ParticipantProfileRows>(
         db,
         (store, scope, externalIds) => store.select<ProfileRow>(PROFILES, [scope.clubId, scope.env, externalIds]),
@@ -229,44 +212,91 @@ export function profileReader(db: Pick<Database, "orm" | "readConnection">): (sc
   }
   return reader;
 }
-const profileReaders = new WeakMap<object, (scope: Scope, externalId: string) => Promise<ParticipantProfileRows | null>>();
+const profileReaders = new WeakMap<object, (scope: Scope, externalId: string) => Found<ParticipantProfileRows>>();
 
-/** The missions' ids and the period keys in use, of readParticipantView. */
+/** The missions' ids and the period keys in use, of readParticipantMissions and readParticipantView. */
 export interface MissionsAsked {
   ids: string[];
   periodKeys: string[];
 }
 
-/** As profileReader, for readParticipantView (the whole row, and with `missions` its progress in them): gathered by scope and missions on PostgreSQL. */
-export function viewReader(
+/**
+ * What the missions list needs of a participant: its tags (a mission's
+ * audience) and its progress rows of the missions asked for in the period
+ * keys asked for (the caller keeps each mission's own period). None of the
+ * profile's columns or balances, none of the engine's JSON but the tags.
+ */
+export interface ParticipantMissionsRows {
+  tags: string[];
+  missions: StoredMissionProgress[];
+}
+
+/** Bound: the missions' ids and the period keys as arrays, then club, env and the external id. */
+const MISSIONS_OF_ONE = {
+  postgresql: `select p.tags, ${MISSIONS.postgresql} from participants as p where p.club_id = ? and p.env = ? and p.external_id = ?`,
+  sqlite: `select p.tags, ${MISSIONS.sqlite} from participants as p where p.club_id = ? and p.env = ? and p.external_id = ?`,
+};
+
+/** MISSIONS_OF_ONE of several participants of one scope (bound: club, env, ids, period keys, the external ids), PostgreSQL in byScopedKeys' form. */
+const MISSIONS_OF_MANY = {
+  postgresql: `select x.* from (select ?::text as club_id, ?::text as env, ?::text[] as mission_ids, ?::text[] as period_keys) as s cross join unnest(?::text[]) as k(key)
+    cross join lateral (select p.external_id, p.tags, (select coalesce(json_agg(json_build_array(m.mission_id, m.period_key, m.progress, m.completed_at is not null, m.claimed_at is not null)), '[]'::json)
+    from mission_progress as m where m.participant_id = p.id and m.mission_id = any(s.mission_ids) and m.period_key = any(s.period_keys)) as missions
+    from participants as p where p.club_id = s.club_id and p.env = s.env and p.external_id = k.key offset 0) as x`,
+  sqlite: `select p.external_id, p.tags, (select json_group_array(json_array(m.mission_id, m.period_key, m.progress, m.completed_at is not null, m.claimed_at is not null))
+    from mission_progress as m where m.participant_id = p.id and m.mission_id in (select value from json_each(s.mission_ids)) and m.period_key in (select value from json_each(s.period_keys))) as missions
+    from (select ? as club_id, ? as env, ? as mission_ids, ? as period_keys) as s join participants as p on p.club_id = s.club_id and p.env = s.env
+    where p.external_id in (select value from json_each(?))`,
+};
+
+type MissionsRow = Pick<Row, "external_id" | "tags"> & { missions: NonNullable<Row["missions"]> };
+
+/** The participant with `externalId` in the scope as the missions list needs it (ParticipantMissionsRows), one statement; null when no such participant. */
+export async function readParticipantMissions(
+  store: HotStore,
+  scope: Scope,
+  externalId: string,
+  missions: MissionsAsked,
+): Promise<ParticipantMissionsRows | null> {
+  const row = await firstRow<MissionsRow>(store, MISSIONS_OF_ONE, [missions.ids, missions.periodKeys, scope.clubId, scope.env, externalId]);
+  return row ? missionsRows(row) : null;
+}
+
+function missionsRows(row: Omit<MissionsRow, "external_id">): ParticipantMissionsRows {
+  return { tags: json(row.tags), missions: progressOf(row.missions) };
+}
+
+/** As profileReader, for readParticipantMissions: gathered by scope and missions asked on PostgreSQL, at once on SQLite's read connection. */
+export function missionsReader(
   db: Pick<Database, "orm" | "readConnection">,
-): (scope: Scope, externalId: string, missions?: MissionsAsked) => Promise<ParticipantViewRows | null> {
-  let reader = viewReaders.get(db.orm);
+): (scope: Scope, externalId: string, missions: MissionsAsked) => Found<ParticipantMissionsRows> {
+  let reader = missionsReaders.get(db.orm);
   if (!reader) {
-    if (db.readConnection) reader = (scope, externalId, missions) => withHotReads(db, (store) => readParticipantView(store, scope, externalId, missions));
-    else {
-      const read = gathered<{ scope: Scope; missions?: MissionsAsked }, Row, ParticipantViewRows>(
+    const now = readFirstNow(db);
+    if (now) {
+      reader = (scope, externalId, missions) => {
+        const row = now<MissionsRow>(MISSIONS_OF_ONE, [missions.ids, missions.periodKeys, scope.clubId, scope.env, externalId]);
+        return row ? missionsRows(row) : null;
+      };
+    } else {
+      const read = gathered<{ scope: Scope; missions: MissionsAsked }, MissionsRow, ParticipantMissionsRows>(
         db,
         (store, { scope, missions }, externalIds) =>
-          missions
-            ? store.select<Row>(VIEWS_WITH_MISSIONS, [scope.clubId, scope.env, missions.ids, missions.periodKeys, externalIds])
-            : store.select<Row>(VIEWS, [scope.clubId, scope.env, externalIds]),
-        viewRows,
+          store.select<MissionsRow>(MISSIONS_OF_MANY, [scope.clubId, scope.env, missions.ids, missions.periodKeys, externalIds]),
+        missionsRows,
       );
       reader = (scope, externalId, missions) =>
         read(
-          missions
-            ? `${scope.clubId}\u0000${scope.env}\u0000${missions.ids.join("\u0001")}\u0000${missions.periodKeys.join("\u0001")}`
-            : `${scope.clubId}\u0000${scope.env}`,
+          `${scope.clubId}\u0000${scope.env}\u0000${missions.ids.join("\u0001")}\u0000${missions.periodKeys.join("\u0001")}`,
           { scope, missions },
           externalId,
         );
     }
-    viewReaders.set(db.orm, reader);
+    missionsReaders.set(db.orm, reader);
   }
   return reader;
 }
-const viewReaders = new WeakMap<object, (scope: Scope, externalId: string, missions?: MissionsAsked) => Promise<ParticipantViewRows | null>>();
+const missionsReaders = new WeakMap<object, (scope: Scope, externalId: string, missions: MissionsAsked) => Found<ParticipantMissionsRows>>();
 
 interface Waiting<T> {
   resolve(rows: T | null): void;
@@ -339,17 +369,18 @@ export async function readParticipantView(store: HotStore, scope: Scope, externa
 
 function viewRows(row: Row): ParticipantViewRows {
   const balances = balancesOf(row.balances);
-  const progress =
-    row.missions === undefined
-      ? []
-      : json(row.missions).map(([missionId, periodKey, value, completed, claimed]) => ({
-          missionId,
-          periodKey,
-          progress: Number(value),
-          completed: Boolean(completed),
-          claimed: Boolean(claimed),
-        }));
-  return { participant: viewedParticipant(row), balances, missions: progress };
+  return { participant: viewedParticipant(row), balances, missions: row.missions === undefined ? [] : progressOf(row.missions) };
+}
+
+/** Progress rows from the statement's [mission, period key, progress, completed, claimed] tuples. */
+function progressOf(tuples: NonNullable<Row["missions"]>): StoredMissionProgress[] {
+  return json(tuples).map(([missionId, periodKey, value, completed, claimed]) => ({
+    missionId,
+    periodKey,
+    progress: Number(value),
+    completed: Boolean(completed),
+    claimed: Boolean(claimed),
+  }));
 }
 
 const ACTIVE_CODES = `select coalesce(max(case when ends_at is null then 1 else 0 end), 0) as unending, max(ends_at) as last_end

@@ -367,15 +367,24 @@ function sqliteStatements(db: LibsqlDatabase, convert: (err: unknown) => never):
         return convert(err);
       }
     },
-    // One native call for the row (libsql's `all` runs an iterator: a rows object, a batch fetch, an object per step).
     async first<R>(sql: { sqlite: string }, params: unknown[]) {
-      try {
-        const { stmt, names } = reader(db, sql.sqlite);
-        const row = stmt.get(params.map(selectParam)) as unknown[] | undefined;
-        return row === undefined ? undefined : (rowObject(row, names) as R);
-      } catch (err) {
-        return convert(err);
-      }
+      return firstRowNow<R>(db, convert, sql, params);
     },
   };
+}
+
+/**
+ * The first row of a read, at once: libsql runs every statement on the event
+ * loop anyway, so a caller that needs nothing else to wait for gets the row
+ * without a promise. One native call for the row (libsql's `all` runs an
+ * iterator: a rows object, a batch fetch, an object per step).
+ */
+export function firstRowNow<R>(db: LibsqlDatabase, convert: (err: unknown) => never, sql: { sqlite: string }, params: unknown[]): R | undefined {
+  try {
+    const { stmt, names } = reader(db, sql.sqlite);
+    const row = stmt.get(params.map(selectParam)) as unknown[] | undefined;
+    return row === undefined ? undefined : (rowObject(row, names) as R);
+  } catch (err) {
+    return convert(err);
+  }
 }

@@ -8,8 +8,8 @@ import type { MissionState, ParticipantState } from "../../engine/types.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { requirePublishedConfig } from "../club/index.js";
-import { clubTimeZone, viewedState } from "../evaluation/index.js";
-import { readViewedParticipant } from "../participants/index.js";
+import { clubTimeZone } from "../evaluation/index.js";
+import { readParticipantMissions } from "../participants/index.js";
 
 /** The participant's missions (`/v1/me/missions`): listing (claims: claim-mission.ts). */
 
@@ -20,8 +20,43 @@ export type MyMission = Schemas["MyMission"];
 function listedMissions(config: ClubConfig, state: ParticipantState, now: Date, timeZone: string): MissionConfig[] {
   // The engine's own availability test, so a mission is listed exactly when events can advance it.
   const session = new Session(config, state, now, timeZone);
-  return config.missions.filter((mission) => missionAvailable(session, mission)).sort((a, b) => a.order - b.order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return missionsInOrder(config).filter((mission) => missionAvailable(session, mission));
 }
+
+/** The configuration's missions by `order` then `id`: sorted once per published version. */
+function missionsInOrder(config: ClubConfig): MissionConfig[] {
+  let sorted = sortedMissions.get(config);
+  if (!sorted) {
+    sorted = [...config.missions].sort((a, b) => a.order - b.order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    sortedMissions.set(config, sorted);
+  }
+  return sorted;
+}
+const sortedMissions = new WeakMap<ClubConfig, MissionConfig[]>();
+
+/**
+ * The state the availability test is given: the participant's tags (all it
+ * reads of the participant: a mission's audience) and its progress in the
+ * missions' current periods. Nothing else of the participant is read from
+ * the database for the list (readParticipantMissions), so the rest is empty.
+ */
+function listingState(tags: string[], missions: Record<string, MissionState>): ParticipantState {
+  return {
+    xp: 0,
+    level: 0,
+    tierCode: "",
+    tags,
+    balances: NO_RECORD,
+    lots: NO_LIST,
+    badges: NO_LIST,
+    eventCountsBefore: NO_RECORD,
+    ruleRuns: NO_RECORD,
+    missions,
+    peakLevel: null,
+  };
+}
+const NO_RECORD: Readonly<Record<string, never>> = Object.freeze({});
+const NO_LIST = Object.freeze([]) as unknown as never[];
 
 /** A mission's reward as the list names it: a configured reward by code and title, XP or currency by its spec. */
 function missionReward(config: ClubConfig, spec: string): Schemas["MyMissionReward"] {
@@ -49,8 +84,8 @@ function missionBase(config: ClubConfig, mission: MissionConfig): MissionBase {
 }
 
 /** `key`: the mission's current period key (periodKey at `now` in the club's zone). */
-function missionView(config: ClubConfig, mission: MissionConfig, state: ParticipantState, key: string): MyMission {
-  const stored = state.missions[mission.id];
+function missionView(config: ClubConfig, mission: MissionConfig, missions: Record<string, MissionState>, key: string): MyMission {
+  const stored = missions[mission.id];
   const current = stored?.periodKey === key ? stored : { progress: 0, completed: false, claimed: false };
   const { goal, reward } = missionBase(config, mission);
   return {
@@ -76,19 +111,18 @@ function missionView(config: ClubConfig, mission: MissionConfig, state: Particip
 export async function listMyMissions(db: Database, scope: Scope, externalId: string, now: Date): Promise<{ data: MyMission[] }> {
   const { config } = await requirePublishedConfig(db, scope);
   const timeZone = clubTimeZone(config);
-  // The participant, its balances and its progress in the missions' current periods: one statement.
+  // The participant's tags and its progress in the missions' current periods: one statement.
   const currentKey = new Map(config.missions.map((mission) => [mission.id, periodKey(mission.period, now, timeZone)]));
-  const read = await readViewedParticipant(
-    db,
-    scope,
-    externalId,
-    currentKey.size === 0 ? undefined : { ids: [...currentKey.keys()], periodKeys: [...new Set(currentKey.values())] },
-  );
+  const found = readParticipantMissions(db, scope, externalId, { ids: [...currentKey.keys()], periodKeys: [...new Set(currentKey.values())] });
+  const read = found instanceof Promise ? await found : found;
   const missions: Record<string, MissionState> = {};
   for (const row of read.missions) {
     if (currentKey.get(row.missionId) === row.periodKey)
       missions[row.missionId] = { periodKey: row.periodKey, progress: row.progress, completed: row.completed, claimed: row.claimed };
   }
-  const state = viewedState(read.participant, config, read.balances, missions);
-  return { data: listedMissions(config, state, now, timeZone).map((mission) => missionView(config, mission, state, currentKey.get(mission.id)!)) };
+  return {
+    data: listedMissions(config, listingState(read.tags, missions), now, timeZone).map((mission) =>
+      missionView(config, mission, missions, currentKey.get(mission.id)!),
+    ),
+  };
 }

@@ -9,7 +9,7 @@ export {
   newParticipantRow,
   participantCreatedMessage,
   participantNotFound,
-  readViewedParticipant,
+  readParticipantMissions,
   upsertParticipant,
 } from "./participants.js";
 export { renameParticipant } from "./rename.js";

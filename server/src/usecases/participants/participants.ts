@@ -4,7 +4,14 @@ import type { components } from "../../../../generated/types.js";
 import type { ClubConfig } from "../../engine/config.js";
 import { progressFor } from "../../engine/progression.js";
 import { Balance, OutboxMessage, Participant } from "../../db/entities/index.js";
-import { profileReader, viewReader, type ParticipantViewRows } from "../../db/hot/participant-reads.js";
+import {
+  missionsReader,
+  profileReader,
+  type Found,
+  type MissionsAsked,
+  type ParticipantMissionsRows,
+  type ParticipantProfileRows,
+} from "../../db/hot/participant-reads.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
@@ -143,38 +150,46 @@ export async function upsertParticipant(db: Database, scope: Scope, input: Parti
 }
 
 /**
- * The participant with `externalId` and its balances (and, with `missions`,
- * its progress in them), one statement on the driver outside any
- * transaction (db/hot/participant-reads.ts); 404 when absent.
+ * What the missions list needs of the participant with `externalId`: its
+ * tags and its progress in the missions and periods asked for, one statement
+ * on the driver outside any transaction (db/hot/participant-reads.ts); 404
+ * when absent. At once on SQLite (no promise: see missionsReader).
  */
-export async function readViewedParticipant(
+export function readParticipantMissions(
   db: Database,
   scope: Scope,
   externalId: string,
-  missions?: { ids: string[]; periodKeys: string[] },
-): Promise<ParticipantViewRows> {
-  const rows = await viewReader(db)(scope, externalId, missions);
-  if (!rows) throw participantNotFound(externalId);
-  return rows;
+  missions: MissionsAsked,
+): ParticipantMissionsRows | Promise<ParticipantMissionsRows> {
+  return orNotFound(missionsReader(db)(scope, externalId, missions), externalId);
 }
 
 /** The participant with `externalId` as the profile and progress show it, and its balances: one statement of the columns they use; 404 when absent. */
-async function readProfiledParticipant(db: Database, scope: Scope, externalId: string) {
-  const rows = await profileReader(db)(scope, externalId);
-  if (!rows) throw participantNotFound(externalId);
-  return rows;
+function readProfiledParticipant(db: Database, scope: Scope, externalId: string): ParticipantProfileRows | Promise<ParticipantProfileRows> {
+  return orNotFound(profileReader(db)(scope, externalId), externalId);
+}
+
+/** A read's rows, or 404 when it found no participant: at once when the read answered at once. */
+function orNotFound<T>(found: Found<T>, externalId: string): T | Promise<T> {
+  const present = (rows: T | null) => {
+    if (!rows) throw participantNotFound(externalId);
+    return rows;
+  };
+  return found instanceof Promise ? found.then(present) : present(found);
 }
 
 export async function getProfile(db: Database, scope: Scope, externalId: string, audience: ProfileAudience = "server"): Promise<ParticipantProfile> {
   const { config } = await requirePublishedConfig(db, scope);
-  const { participant, balances } = await readProfiledParticipant(db, scope, externalId);
+  const read = readProfiledParticipant(db, scope, externalId);
+  const { participant, balances } = read instanceof Promise ? await read : read;
   return profileView(participant, balances, config, audience);
 }
 
 /** The level bar and table, computed from the current state (history is never replayed). */
 export async function getProgress(db: Database, scope: Scope, externalId: string): Promise<ParticipantProgress> {
   const { config } = await requirePublishedConfig(db, scope);
-  const { participant, balances } = await readProfiledParticipant(db, scope, externalId);
+  const read = readProfiledParticipant(db, scope, externalId);
+  const { participant, balances } = read instanceof Promise ? await read : read;
   return progressView(participant, balances, config);
 }
 
