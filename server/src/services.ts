@@ -5,7 +5,7 @@ import type { AuthDeps } from "./http/auth.js";
 import { keysByBearer } from "./http/keys-by-bearer.js";
 import { openRateLimitStore, type RateLimitStore } from "./http/rate-limit-store.js";
 import { getSigningSecrets, resolveApiKey } from "./usecases/club/index.js";
-import { testClockAt } from "./usecases/sandbox/index.js";
+import { knownTestClockAt, testClockAt } from "./usecases/sandbox/index.js";
 import type { Settings } from "./settings.js";
 import { clockOverride } from "./usecases/sandbox/index.js";
 import { resolveSession } from "./usecases/staff/index.js";
@@ -88,7 +88,11 @@ export async function openServices(settings: Settings, overrides: ServiceOverrid
     },
     // Tokens expire in real time: they are checked before a test clock applies.
     now: () => base.now(),
-    testClockAt: (clubId) => testClockAt(db, clubId),
+    // At once when known: every request of a test environment asks.
+    testClockAt: (clubId) => {
+      const known = knownTestClockAt(clubId);
+      return known === undefined ? testClockAt(db, clubId) : known;
+    },
     staff: {
       // Sessions expire in real time, like tokens.
       resolve: (token) => resolveSession(db, token, base.now(), { idleMs: settings.staffSessionIdleMs, maxMs: settings.staffSessionMaxMs }),

@@ -3,7 +3,7 @@ import { ApiError } from "../usecases/shared/errors.js";
 import type { RequestContext } from "../http/router.js";
 import { claimCashback, getCashbackState } from "../usecases/cashback/index.js";
 import { claimCheckin, getCheckinState } from "../usecases/checkin/index.js";
-import { requirePublishedConfig } from "../usecases/club/index.js";
+import { publishedConfigNow, type PublishedConfig } from "../usecases/club/index.js";
 import { listNotifications, markAllNotificationsRead, markNotificationRead } from "../usecases/participants/index.js";
 import { getProfile, getProgress } from "../usecases/participants/index.js";
 import { getReferralState } from "../usecases/referrals/index.js";
@@ -19,6 +19,13 @@ import { afterCommitOf, meOf } from "./context.js";
 import type { OperationId } from "../../../generated/operations.js";
 import type { HandlerSet } from "./types.js";
 
+type Me = ReturnType<typeof meOf>;
+
+function withOrigin(ctx: RequestContext, config: PublishedConfig["config"], found: Me): Me {
+  allowOrigin(ctx.koa, config.allowedOrigins ?? []);
+  return found;
+}
+
 /** Every operation of the participant surface. */
 type MeOp = Extract<OperationId, `Me_${string}`>;
 
@@ -31,25 +38,28 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
   const { db, clock, settings } = services;
   const publicUrl = settings.publicUrl;
 
-  /** The caller's scope and participant, after setting CORS for the club's `allowedOrigins`. */
-  async function me(ctx: RequestContext) {
-    const { scope, externalId } = meOf(ctx);
-    const { config } = await requirePublishedConfig(db, scope);
-    allowOrigin(ctx.koa, config.allowedOrigins ?? []);
-    return { scope, externalId };
+  /** The caller's scope and participant, after setting CORS for the club's `allowedOrigins`; at once when the configuration is in memory. */
+  function me(ctx: RequestContext): Me | Promise<Me> {
+    const found = meOf(ctx);
+    const published = publishedConfigNow(db, found.scope);
+    if (published instanceof Promise) return published.then(({ config }) => withOrigin(ctx, config, found));
+    return withOrigin(ctx, published.config, found);
   }
 
   return {
     async Me_getProfile(_req, ctx) {
-      const { scope, externalId } = await me(ctx);
+      const found = me(ctx);
+      const { scope, externalId } = found instanceof Promise ? await found : found;
       return { status: 200, body: await getProfile(db, scope, externalId, "participant") };
     },
     async Me_getProgress(_req, ctx) {
-      const { scope, externalId } = await me(ctx);
+      const found = me(ctx);
+      const { scope, externalId } = found instanceof Promise ? await found : found;
       return { status: 200, body: await getProgress(db, scope, externalId) };
     },
     async Me_listMissions(_req, ctx) {
-      const { scope, externalId } = await me(ctx);
+      const found = me(ctx);
+      const { scope, externalId } = found instanceof Promise ? await found : found;
       return { status: 200, body: await listMyMissions(db, scope, externalId, clock.now()) };
     },
     async Me_claimMission(req, ctx) {

@@ -37,8 +37,8 @@ export interface AuthDeps {
   signingSecret(clubId: string, env: "test" | "live"): Promise<string | null>;
   /** The secrets a token is verified with (current, plus the previous one during a roll's overlap); defaults to `signingSecret`. */
   verificationSecrets?(clubId: string, env: "test" | "live"): Promise<readonly string[] | null>;
-  /** The club's test clock time, or null when its test environment runs in real time. */
-  testClockAt?(clubId: string): Promise<Date | null>;
+  /** The club's test clock time, or null when its test environment runs in real time; at once when known from memory. */
+  testClockAt?(clubId: string): Date | null | Promise<Date | null>;
   now(): Date;
   /** Staff sessions (the `clube_session` cookie); without it the cookie is not accepted. */
   staff?: StaffSessionDeps;
@@ -143,7 +143,9 @@ const PUBLIC: Auth = Object.freeze({ kind: "public" });
  */
 export function onTestClock<T>(deps: AuthDeps, auth: Auth, work: () => Promise<T>): Promise<T> {
   if (auth.kind === "public" || auth.env !== "test" || !deps.testClockAt) return work();
-  return deps.testClockAt(auth.clubId).then((at) => (at === null ? work() : withClockAt(at, work)));
+  const at = deps.testClockAt(auth.clubId);
+  if (at instanceof Promise) return at.then((time) => (time === null ? work() : withClockAt(time, work)));
+  return at === null ? work() : withClockAt(at, work);
 }
 
 /** A request header as Koa's `ctx.get` reads it (`name` in lower case, not Referer): "" when absent. */

@@ -191,11 +191,19 @@ export function createRateLimiter(limits: RateLimits = DEFAULT_RATE_LIMITS, stor
     return budget;
   };
   const participantBudget = { limiter: participant, limit: limits.participant, who: "this participant" };
+  // Counted in this process: the same fixed windows as the limiters', at once (no promise per request).
+  const windows = store ? null : new FixedWindows();
 
   const count = (ctx: Context, auth: Auth, operationId: string): Promise<void> | undefined => {
     const target = callerOf(auth);
     if (!target) return undefined;
     const { limiter, limit, who } = target.kind === "participant" ? participantBudget : keyBudgetOf(operationId);
+    if (windows) {
+      const res = windows.consume(limiter.keyPrefix, target.id, limit);
+      if (res.consumedPoints > limit.points) throw limited(limit, res, `Too many requests for ${who}.`);
+      setHeaders(ctx, limit, res);
+      return undefined;
+    }
     return limiter.consume(target.id).then(
       (res) => setHeaders(ctx, limit, res),
       (refused) => {
@@ -208,6 +216,41 @@ export function createRateLimiter(limits: RateLimits = DEFAULT_RATE_LIMITS, stor
   return { refuseExhausted, countRejected, count };
 }
 
+/** What a window's count tells: as rate-limiter-flexible's RateLimiterRes. */
+type Counted = Pick<RateLimiterRes, "remainingPoints" | "msBeforeNext" | "consumedPoints">;
+
+/**
+ * Fixed windows counted in memory as RateLimiterMemory counts them (a window
+ * starts at a key's first request and lasts the limit's seconds; a request
+ * over the points is refused and still counted), answered at once. Ended
+ * windows are dropped by a sweep once per longest window instead of a timer each.
+ */
+export class FixedWindows {
+  private readonly windows = new Map<string, { count: number; endsAt: number }>();
+  private sweepAt = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  consume(prefix: string, id: string, limit: Limit): Counted {
+    const now = this.now();
+    const durationMs = limit.seconds * 1000;
+    if (now >= this.sweepAt) this.sweep(now, durationMs);
+    const key = `${prefix}:${id}`;
+    let window = this.windows.get(key);
+    if (!window || window.endsAt <= now) {
+      window = { count: 0, endsAt: now + durationMs };
+      this.windows.set(key, window);
+    }
+    window.count += 1;
+    return { consumedPoints: window.count, remainingPoints: Math.max(limit.points - window.count, 0), msBeforeNext: window.endsAt - now };
+  }
+
+  private sweep(now: number, durationMs: number): void {
+    for (const [key, window] of this.windows) if (window.endsAt <= now) this.windows.delete(key);
+    this.sweepAt = now + durationMs;
+  }
+}
+
 /** Whose budget a request spends: the secret key's (also in headless mode) or the participant token's. */
 function callerOf(auth: Auth | undefined): { kind: "key" | "participant"; id: string } | null {
   if (!auth || auth.kind === "public") return null;
@@ -218,7 +261,7 @@ function callerOf(auth: Auth | undefined): { kind: "key" | "participant"; id: st
   return { kind: "participant", id: `${auth.clubId}:${auth.env}:${auth.externalId}` };
 }
 
-function headersOf(limit: Limit, res: RateLimiterRes): Record<string, string> {
+function headersOf(limit: Limit, res: Counted): Record<string, string> {
   const reset = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
   return {
     "RateLimit-Limit": String(limit.points),
@@ -227,7 +270,7 @@ function headersOf(limit: Limit, res: RateLimiterRes): Record<string, string> {
   };
 }
 
-function setHeaders(ctx: Context, limit: Limit, res: RateLimiterRes): void {
+function setHeaders(ctx: Context, limit: Limit, res: Counted): void {
   // Straight to Node's response (Koa's ctx.set would do the same per header, through its getters).
   const response = ctx.res;
   response.setHeader("RateLimit-Limit", String(limit.points));
@@ -235,7 +278,7 @@ function setHeaders(ctx: Context, limit: Limit, res: RateLimiterRes): void {
   response.setHeader("RateLimit-Reset", String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))));
 }
 
-function limited(limit: Limit, res: RateLimiterRes, why: string): ApiError {
+function limited(limit: Limit, res: Counted, why: string): ApiError {
   const headers: Record<string, string> = { ...headersOf(limit, res), "RateLimit-Remaining": "0" };
   return new ApiError(429, "rate_limited", `${why} Retry after ${headers["RateLimit-Reset"]} s.`, {
     ...headers,

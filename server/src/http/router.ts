@@ -88,8 +88,12 @@ function pipeline(op: Operation, handlers: Handlers<RequestContext>, options: Ro
   const readBody = op.body ? bodyReader(LARGE_BODIES.has(op.operationId) ? LARGE_BODY_LIMIT : BODY_LIMIT) : undefined;
   const answer = invoke(op, handlers, options);
 
-  const rest = async (ctx: Context, auth: Auth): Promise<void> => {
+  const rest = (ctx: Context, auth: Auth): Promise<void> => {
     const counted = limiter?.count(ctx, auth, op.operationId);
+    // A request without a body counted at once goes straight to its handler: no promise of its own.
+    return counted || readBody ? countedThenAnswer(ctx, auth, counted) : answer(ctx, auth);
+  };
+  const countedThenAnswer = async (ctx: Context, auth: Auth, counted: Promise<void> | undefined): Promise<void> => {
     if (counted) await counted;
     if (readBody) await readBody(ctx);
     await answer(ctx, auth);
@@ -107,7 +111,7 @@ function pipeline(op: Operation, handlers: Handlers<RequestContext>, options: Ro
       throw err;
     }
     ctx.state.auth = auth;
-    await onTestClock(options.auth, auth, () => rest(ctx, auth));
+    return onTestClock(options.auth, auth, () => rest(ctx, auth));
   };
 }
 
@@ -241,17 +245,25 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
 
     const audited = options.audit && isAudited(policy, auth);
     let ran = () => {};
-    const call = async () => {
-      ran();
-      const hooks = new Set<() => void>();
-      const result = await handler(
+    // The hooks the handler asked for, each once, run once it has returned (none when it threw).
+    let hooks: Set<() => void> | undefined;
+    const handle = () =>
+      handler(
         { path, query, headers, body },
-        { requestId: ctx.state.requestId, auth, koa: ctx, afterCommit: (hook) => void hooks.add(hook) },
+        { requestId: ctx.state.requestId, auth, koa: ctx, afterCommit: (hook) => void (hooks ??= new Set()).add(hook) },
       );
-      for (const hook of hooks) hook();
+    const runHooks = () => {
+      if (hooks) for (const hook of hooks) hook();
+    };
+    const call = async () => {
+      hooks = undefined;
+      ran();
+      const result = await handle();
+      runHooks();
       return result;
     };
     const key = headers["idempotency-key"];
+    const keyed = typeof key === "string" && options.idempotency !== undefined && auth.kind !== "public";
     const run = () =>
       typeof key === "string" && options.idempotency && auth.kind !== "public"
         ? withIdempotencyKey(
@@ -267,12 +279,18 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
             call,
           )
         : call();
-    const result = audited
-      ? await auditCall(options.audit!, ctx, { operationId: op.operationId, method: op.method, path: ctx.path, params: path, body }, (onRun) => {
-          ran = onRun;
-          return run();
-        })
-      : await run();
+    let result: Awaited<ReturnType<typeof handler>>;
+    if (audited)
+      result = await auditCall(options.audit!, ctx, { operationId: op.operationId, method: op.method, path: ctx.path, params: path, body }, (onRun) => {
+        ran = onRun;
+        return run();
+      });
+    else if (keyed) result = await run();
+    else {
+      // The usual request: the handler itself, without the wrappers' promises.
+      result = await handle();
+      runHooks();
+    }
     // A viewer never receives contact data or secrets (their own session's answers are theirs to see).
     if (auth.kind === "staff" && auth.role === "viewer" && redactable) result.body = redactForViewer(result.body);
 

@@ -88,6 +88,16 @@ export async function requirePublishedConfig(db: Database, scope: Scope, em?: Sq
   return published;
 }
 
+/**
+ * requirePublishedConfig, at once (no promise) when the configuration is in
+ * memory: every participant read asks for it, and each promise costs the
+ * promise hooks that stay on once an AsyncLocalStorage was entered.
+ */
+export function publishedConfigNow(db: Database, scope: Scope): PublishedConfig | Promise<PublishedConfig> {
+  const known = cachesOf(db).configs.peek(scopeKey(scope))?.value;
+  return known ?? requirePublishedConfig(db, scope);
+}
+
 /** A published document failing today's schema is a server-side problem (a release broke old configs), not the caller's. */
 function filledPublished(row: ConfigVersion): ClubConfig {
   try {

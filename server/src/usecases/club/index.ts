@@ -8,6 +8,7 @@ export {
   getVersion,
   listVersions,
   publish,
+  publishedConfigNow,
   requirePublishedConfig,
   saveDraft,
   validateClubConfig,

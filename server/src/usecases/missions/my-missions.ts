@@ -7,7 +7,7 @@ import { periodKey } from "../../engine/time.js";
 import type { MissionState, ParticipantState } from "../../engine/types.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { requirePublishedConfig } from "../club/index.js";
+import { publishedConfigNow } from "../club/index.js";
 import { clubTimeZone } from "../evaluation/index.js";
 import { readParticipantMissions } from "../participants/index.js";
 
@@ -109,7 +109,8 @@ function missionView(config: ClubConfig, mission: MissionConfig, missions: Recor
 
 /** GET /v1/me/missions: the listed missions in their current period. */
 export async function listMyMissions(db: Database, scope: Scope, externalId: string, now: Date): Promise<{ data: MyMission[] }> {
-  const { config } = await requirePublishedConfig(db, scope);
+  const published = publishedConfigNow(db, scope);
+  const { config } = published instanceof Promise ? await published : published;
   const timeZone = clubTimeZone(config);
   // The participant's tags and its progress in the missions' current periods: one statement.
   const currentKey = new Map(config.missions.map((mission) => [mission.id, periodKey(mission.period, now, timeZone)]));

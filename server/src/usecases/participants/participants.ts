@@ -15,7 +15,7 @@ import {
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { requirePublishedConfig } from "../club/index.js";
+import { publishedConfigNow, requirePublishedConfig } from "../club/index.js";
 import { notFound } from "../shared/errors.js";
 import { webhookMessage } from "../webhooks/index.js";
 import {
@@ -179,7 +179,8 @@ function orNotFound<T>(found: Found<T>, externalId: string): T | Promise<T> {
 }
 
 export async function getProfile(db: Database, scope: Scope, externalId: string, audience: ProfileAudience = "server"): Promise<ParticipantProfile> {
-  const { config } = await requirePublishedConfig(db, scope);
+  const published = publishedConfigNow(db, scope);
+  const { config } = published instanceof Promise ? await published : published;
   const read = readProfiledParticipant(db, scope, externalId);
   const { participant, balances } = read instanceof Promise ? await read : read;
   return profileView(participant, balances, config, audience);
@@ -187,7 +188,8 @@ export async function getProfile(db: Database, scope: Scope, externalId: string,
 
 /** The level bar and table, computed from the current state (history is never replayed). */
 export async function getProgress(db: Database, scope: Scope, externalId: string): Promise<ParticipantProgress> {
-  const { config } = await requirePublishedConfig(db, scope);
+  const published = publishedConfigNow(db, scope);
+  const { config } = published instanceof Promise ? await published : published;
   const read = readProfiledParticipant(db, scope, externalId);
   const { participant, balances } = read instanceof Promise ? await read : read;
   return progressView(participant, balances, config);

@@ -23,10 +23,16 @@ const DAY_MS = 86_400_000;
 const CLOCK_CACHE_MS = 1_000;
 const cached = new Map<string, { at: Date | null; readAt: number }>();
 
+/** testClockAt when this process knows the clock (no promise); undefined when it must be read. */
+export function knownTestClockAt(clubId: string): Date | null | undefined {
+  const hit = cached.get(clubId);
+  return hit && performance.now() - hit.readAt < CLOCK_CACHE_MS ? hit.at : undefined;
+}
+
 /** The club's test clock time, null without one (the test environment then runs in real time). */
 export async function testClockAt(db: Database, clubId: string): Promise<Date | null> {
-  const hit = cached.get(clubId);
-  if (hit && performance.now() - hit.readAt < CLOCK_CACHE_MS) return hit.at;
+  const known = knownTestClockAt(clubId);
+  if (known !== undefined) return known;
   // Callers that miss together (a worker's prefetched messages of one club) share one read instead of each querying.
   const pending = reading.get(clubId);
   if (pending) return pending;
