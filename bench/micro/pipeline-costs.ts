@@ -7,7 +7,8 @@
  * /proc/<pid>/stat). Paths: `GET /v1/me/config` with a matching
  * `If-None-Match` (a 304: little but the pipeline), `GET /v1/me` headless
  * (secret key + X-Participant) and with a participant token, and a keyed
- * `POST /v1/redemptions` of a 1-coin reward. Not a test: run
+ * `POST /v1/redemptions` of a 1-coin reward; the participant reads `GET /v1/me/missions`,
+ * `GET /v1/me/config` (a 200) and `GET /v1/participants/{id}/progress`. Not a test: run
  * `npx tsx bench/micro/pipeline-costs.ts [<root-of-a-tree>/ …]` (this tree without one)
  * (PIPELINE_DATABASE sqlite|postgresql, default sqlite; PIPELINE_PAIRS rounds, 3;
  * PIPELINE_REQUESTS, 3000; PIPELINE_PATHS, comma-separated parts of the names).
@@ -119,6 +120,9 @@ function paths(served: Served): Array<{ name: string; key: string; steps: Step[]
       steps: [{ method: "GET", path: () => "/v1/me/config", headers: (i) => ({ ...player(i), "if-none-match": served.etag }), ok: (s) => s === 304 }],
     },
     { name: "me headless", key: served.key, steps: [{ method: "GET", path: () => "/v1/me", headers: player }] },
+    { name: "me missions", key: served.key, steps: [{ method: "GET", path: () => "/v1/me/missions", headers: player }] },
+    { name: "me/config 200", key: served.key, steps: [{ method: "GET", path: () => "/v1/me/config", headers: player }] },
+    { name: "progress", key: served.key, steps: [{ method: "GET", path: (i) => `/v1/participants/bench-${i % PLAYERS}/progress` }] },
     { name: "me token", key: served.token, steps: [{ method: "GET", path: () => "/v1/me" }] },
     {
       name: "redemptions",

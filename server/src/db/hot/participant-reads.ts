@@ -216,8 +216,8 @@ const profileReaders = new WeakMap<object, (scope: Scope, externalId: string) =>
 
 /** The missions' ids and the period keys in use, of readParticipantMissions and readParticipantView. */
 export interface MissionsAsked {
-  ids: string[];
-  periodKeys: string[];
+  ids: readonly string[];
+  periodKeys: readonly string[];
 }
 
 /**

@@ -1,3 +1,4 @@
+import { jsonText } from "../../cache/json-text.js";
 import type { HotStore, ParticipantUpdate, ProcessedEvent, Upsert } from "./index.js";
 import type { ColumnKind, TableShape } from "./table-shape.js";
 
@@ -265,9 +266,9 @@ const MARK_EVENTS_PROCESSED = updateFromValues(
 
 const SPEND_LOTS = updateFromValues("currency_lots", ["amount", "id"], "remaining = currency_lots.remaining - u.amount");
 
-/** An array parameter is bound as JSON text: read it with `json_each(?)`. */
+/** An array parameter is bound as JSON text: read it with `json_each(?)` (made once for an array marked by frozenJson). */
 function selectParam(value: unknown): unknown {
-  if (Array.isArray(value)) return JSON.stringify(value);
+  if (Array.isArray(value)) return jsonText(value);
   return value instanceof Date ? value.getTime() : value;
 }
 

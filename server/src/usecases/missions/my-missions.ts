@@ -10,6 +10,8 @@ import type { Scope } from "../../db/scope.js";
 import { publishedConfigNow } from "../club/index.js";
 import { clubTimeZone } from "../evaluation/index.js";
 import { readParticipantMissions } from "../participants/index.js";
+import { frozenJson } from "../../cache/json-text.js";
+import type { MissionsAsked } from "../../db/hot/participant-reads.js";
 
 /** The participant's missions (`/v1/me/missions`): listing (claims: claim-mission.ts). */
 
@@ -107,14 +109,41 @@ function missionView(config: ClubConfig, mission: MissionConfig, missions: Recor
   };
 }
 
+/** The missions' current period keys (by mission id), and the (ids, period keys) read for them. */
+interface Asked {
+  keys: string;
+  currentKey: Map<string, string>;
+  asked: MissionsAsked;
+}
+const lastAsked = new WeakMap<ClubConfig, Asked>();
+
+/**
+ * What the list asks of the database at `now`: the same object while the
+ * configuration's period keys stay (a day, for daily missions), its arrays
+ * frozen so that their statement parameters are made once (frozenJson).
+ */
+function missionsAsked(config: ClubConfig, now: Date, timeZone: string): Asked {
+  const periodKeys = config.missions.map((mission) => periodKey(mission.period, now, timeZone));
+  const keys = periodKeys.join("\u0000");
+  let asked = lastAsked.get(config);
+  if (asked?.keys !== keys) {
+    const currentKey = new Map(config.missions.map((mission, at) => [mission.id, periodKeys[at]]));
+    const ids = frozenJson(Object.freeze([...currentKey.keys()]));
+    const distinct = frozenJson(Object.freeze([...new Set(periodKeys)]));
+    asked = { keys, currentKey, asked: { ids, periodKeys: distinct } };
+    lastAsked.set(config, asked);
+  }
+  return asked;
+}
+
 /** GET /v1/me/missions: the listed missions in their current period. */
 export async function listMyMissions(db: Database, scope: Scope, externalId: string, now: Date): Promise<{ data: MyMission[] }> {
   const published = publishedConfigNow(db, scope);
   const { config } = published instanceof Promise ? await published : published;
   const timeZone = clubTimeZone(config);
   // The participant's tags and its progress in the missions' current periods: one statement.
-  const currentKey = new Map(config.missions.map((mission) => [mission.id, periodKey(mission.period, now, timeZone)]));
-  const found = readParticipantMissions(db, scope, externalId, { ids: [...currentKey.keys()], periodKeys: [...new Set(currentKey.values())] });
+  const { currentKey, asked } = missionsAsked(config, now, timeZone);
+  const found = readParticipantMissions(db, scope, externalId, asked);
   const read = found instanceof Promise ? await found : found;
   const missions: Record<string, MissionState> = {};
   for (const row of read.missions) {
