@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../server/src/db/orm.js";
-import { walFileSync, walIndexCounter, walSync, type ChangeCounter, type FileSync } from "../../server/src/db/wal-sync.js";
+import { oncePerTurn, walFileSync, walIndexCounter, walSync, type ChangeCounter, type FileSync } from "../../server/src/db/wal-sync.js";
 import { createTestDatabase } from "../support/databases.js";
 
 /** A sync the test finishes by hand, counting how many were started. */
@@ -99,6 +99,33 @@ describe("durable answers: the WAL synced off the event loop (wal-sync.ts)", () 
     await third;
     await wal.durable();
     expect(file.started).toBe(3);
+  });
+
+  it("once per turn: the callers of one turn of the event loop share one look at the mark, taken after all of them", async () => {
+    const file = heldSyncs();
+    const changes = counter();
+    let looks = 0;
+    const wal = oncePerTurn(walSync("unused", { changes: () => (looks++, changes.changes()) }, file));
+    changes.count = 1;
+    const first = wal.durable();
+    expect(wal.durable()).toBe(first);
+    expect(looks).toBe(0);
+    // A commit later in the same turn (another answer's) is covered by the same look.
+    changes.count = 2;
+    await tick();
+    expect(file.started).toBe(1);
+    const covered = looks;
+    file.finish();
+    await first;
+    // The next turn looks again; nothing committed since: no sync.
+    await wal.durable();
+    expect(looks).toBeGreaterThan(covered);
+    expect(file.started).toBe(1);
+    changes.count = 3;
+    const failing = wal.durable();
+    await tick();
+    file.finish(new Error("EIO"));
+    await expect(failing).rejects.toThrow("EIO");
   });
 
   it("a failed sync fails its callers, and the next caller syncs anew", async () => {

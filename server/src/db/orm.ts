@@ -7,7 +7,7 @@ import { migrations as sqliteMigrations } from "./migrations/sqlite/index.js";
 import { databaseTarget, ormOptions, SQLITE_BUSY_TIMEOUT_MS, type Dialect } from "./options.js";
 import type { LibsqlDatabase } from "./hot/sqlite.js";
 import { startSqliteCheckpoints } from "./sqlite-checkpoints.js";
-import { walIndexCounter, walSync, type WalSync } from "./wal-sync.js";
+import { oncePerTurn, walIndexCounter, walSync, type WalSync } from "./wal-sync.js";
 
 export type { Dialect } from "./options.js";
 
@@ -116,11 +116,12 @@ async function openReadConnection(orm: MikroORM<AbstractSqlDriver, SqlEntityMana
  * A WalSync of the embedded file, its mark the WAL index's header: it moves
  * with every commit of this process and of any other on the same file (a
  * `clube worker`), so an answer that read another process's commit waits for
- * it to be on disk too.
+ * it to be on disk too. The mark is read once per turn of the event loop for
+ * all the answers of the turn (oncePerTurn).
  */
 function sqliteWalSync(file: string): WalSync {
   const index = walIndexCounter(`${file}-shm`);
-  const wal = walSync(`${file}-wal`, index);
+  const wal = oncePerTurn(walSync(`${file}-wal`, index));
   return {
     durable: () => wal.durable(),
     async close() {

@@ -109,6 +109,28 @@ export function walSync(walFile: string, counter: ChangeCounter, file: FileSync 
 }
 
 /**
+ * `wal`, its mark read once per turn of the event loop for every caller of
+ * that turn instead of once per caller: the callers share one promise,
+ * settled after `wal.durable()` asked in the turn's check phase (setImmediate),
+ * when every caller's reads of the turn are done, so the mark read then
+ * covers them all. An answer waits at most until the end of its turn.
+ */
+export function oncePerTurn(wal: WalSync): WalSync {
+  let turn: Promise<void> | null = null;
+  const settle = (resolve: () => void, reject: (err: unknown) => void) => {
+    turn = null;
+    wal.durable().then(resolve, reject);
+  };
+  return {
+    durable() {
+      turn ??= new Promise<void>((resolve, reject) => setImmediate(settle, resolve, reject));
+      return turn;
+    },
+    close: () => wal.close(),
+  };
+}
+
+/**
  * The header of the WAL index (the `-shm` file of a database in WAL mode,
  * shared memory of every connection to it) as the change mark: SQLite
  * writes a commit's frames to the WAL first, then this header (its change
