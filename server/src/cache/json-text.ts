@@ -16,8 +16,18 @@ export function frozenJson<T extends object>(value: T): T {
 }
 
 /**
+ * Marks `value` with `text`, its JSON.stringify made by the caller (from
+ * parts serialised once): `jsonText` takes it as made. The caller vouches
+ * for the text, and `value` must not change afterwards.
+ */
+export function withJsonText<T extends object>(value: T, text: string): T {
+  texts.set(value, text);
+  return value;
+}
+
+/**
  * `JSON.stringify(body)`, with the JSON text of each object marked by
- * `frozenJson` (the body itself, or a value of one of its own properties)
+ * `frozenJson` or `withJsonText` (the body itself, or a value of one of its own properties)
  * taken as made. The same text as JSON.stringify: properties in their order,
  * those whose value has no JSON form (undefined, functions) left out.
  */

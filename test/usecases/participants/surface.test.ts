@@ -13,6 +13,7 @@ import { describeEachDatabase } from "../../support/databases.js";
 import { eventInput, participantRow, PUBLIC_URL, recordedWebhooks } from "../fixtures.js";
 import { openTestClub, type DatabaseClub } from "../../support/club.js";
 import { demoConfig } from "../../support/club-config.js";
+import { jsonText } from "../../../server/src/cache/json-text.js";
 
 /** Wednesday 2026-11-18, 09:00 in São Paulo (ISO week 2026-W47). */
 const WEDNESDAY = new Date("2026-11-18T12:00:00Z");
@@ -142,6 +143,9 @@ describeEachDatabase("participant surface", (kind) => {
       });
       expect(byId.get("deposito-mensal")).toMatchObject({ progress: 300, completed: false, claimable: false, period_key: "2026-11" });
       expect(byId.get("verificar-conta")).toMatchObject({ completed: true, claimed: true, period_key: "once" });
+      // The answer's text, spliced from parts made once per mission, is JSON.stringify's to the byte.
+      expect(jsonText(after)).toBe(JSON.stringify(after));
+      expect(jsonText(before)).toBe(JSON.stringify(before));
       // The next club day the daily mission starts over.
       expect(
         (await listMyMissions(club.db, club.scope, "ana", new Date("2026-11-19T03:00:00Z"))).data.find((mission) => mission.id === "deposito-diario"),

@@ -10,7 +10,7 @@ import type { Scope } from "../../db/scope.js";
 import { publishedConfigNow } from "../club/index.js";
 import { clubTimeZone } from "../evaluation/index.js";
 import { readParticipantMissions } from "../participants/index.js";
-import { frozenJson } from "../../cache/json-text.js";
+import { frozenJson, withJsonText } from "../../cache/json-text.js";
 import type { MissionsAsked } from "../../db/hot/participant-reads.js";
 
 /** The participant's missions (`/v1/me/missions`): listing (claims: claim-mission.ts). */
@@ -72,24 +72,42 @@ function missionReward(config: ClubConfig, spec: string): Schemas["MyMissionRewa
   return { code, title: config.rewards.find((reward) => reward.code === code)?.title ?? code };
 }
 
-/** A mission's fields that depend on the configuration alone: made once per published version's mission. */
-type MissionBase = Pick<MyMission, "goal" | "reward"> & { config: ClubConfig };
+/**
+ * A mission's fields that depend on the configuration alone, made once per
+ * published version's mission, with the JSON text of the view's fields
+ * before its progress (`head`, without its closing brace) and after its
+ * period key (`tail`, without its opening brace).
+ */
+type MissionBase = Pick<MyMission, "goal" | "reward"> & { config: ClubConfig; head: string; tail: string };
 const missionBases = new WeakMap<MissionConfig, MissionBase>();
 
 function missionBase(config: ClubConfig, mission: MissionConfig): MissionBase {
   let base = missionBases.get(mission);
   if (base?.config !== config) {
-    base = { config, goal: { kind: mission.goal.kind, field: mission.goal.field, target: mission.goal.target }, reward: missionReward(config, mission.reward) };
+    const goal = { kind: mission.goal.kind, field: mission.goal.field, target: mission.goal.target };
+    const reward = missionReward(config, mission.reward);
+    const { id, title, illustration, event, period } = mission;
+    const head = JSON.stringify({ id, title, description: mission.description ?? null, illustration, event, period, goal }).slice(0, -1);
+    const tail = JSON.stringify({ reward, starts_at: mission.startsAt ?? null, ends_at: mission.endsAt ?? null }).slice(1);
+    base = { config, goal, reward, head, tail };
     missionBases.set(mission, base);
   }
   return base;
 }
 
+/** JSON.stringify(view) of missionView's answer, from its base's parts: the same text, the per-period fields serialised alone. */
+function missionText(base: MissionBase, view: MyMission): string {
+  const { progress, completed, claimable, claimed, period_key } = view;
+  // Only plain values splice as JSON.stringify writes them (an undefined field would be left out).
+  if (typeof progress !== "number" || typeof completed !== "boolean" || typeof claimed !== "boolean") return JSON.stringify(view);
+  return `${base.head},"progress":${JSON.stringify(progress)},"completed":${completed},"claimable":${claimable},"claimed":${claimed},"period_key":${JSON.stringify(period_key)},${base.tail}`;
+}
+
 /** `key`: the mission's current period key (periodKey at `now` in the club's zone). */
-function missionView(config: ClubConfig, mission: MissionConfig, missions: Record<string, MissionState>, key: string): MyMission {
+function missionView(base: MissionBase, mission: MissionConfig, missions: Record<string, MissionState>, key: string): MyMission {
   const stored = missions[mission.id];
   const current = stored?.periodKey === key ? stored : { progress: 0, completed: false, claimed: false };
-  const { goal, reward } = missionBase(config, mission);
+  const { goal, reward } = base;
   return {
     id: mission.id,
     title: mission.title,
@@ -150,9 +168,14 @@ export async function listMyMissions(db: Database, scope: Scope, externalId: str
     if (currentKey.get(row.missionId) === row.periodKey)
       missions[row.missionId] = { periodKey: row.periodKey, progress: row.progress, completed: row.completed, claimed: row.claimed };
   }
-  return {
-    data: listedMissions(config, listingState(read.tags, missions), now, timeZone).map((mission) =>
-      missionView(config, mission, missions, currentKey.get(mission.id)!),
-    ),
-  };
+  const data: MyMission[] = [];
+  let text = "";
+  for (const mission of listedMissions(config, listingState(read.tags, missions), now, timeZone)) {
+    const base = missionBase(config, mission);
+    const view = missionView(base, mission, missions, currentKey.get(mission.id)!);
+    text += `${data.length > 0 ? "," : ""}${missionText(base, view)}`;
+    data.push(view);
+  }
+  // The answer's text spliced from each mission's parts made once (cache/json-text.ts).
+  return { data: withJsonText(data, `[${text}]`) };
 }
