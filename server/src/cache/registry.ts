@@ -84,6 +84,12 @@ export class Caches {
   }
 }
 
+/** activeCodesAt of the scope's codes when they are in memory (no promise); undefined when they must be read. */
+export function knownActiveCodesAt(db: Database, scope: { clubId: string; env: Env }, now: Date): boolean | undefined {
+  const codes = cachesOf(db).activeCodes.peek(scopeKey(scope))?.value;
+  return codes === undefined ? undefined : activeCodesAt(codes, now);
+}
+
 export function scopeKey(scope: { clubId: string; env: Env }): string {
   return `${scope.clubId}:${scope.env}`;
 }

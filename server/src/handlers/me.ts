@@ -164,8 +164,7 @@ export function meHandlers(services: Services): HandlerSet<MeOp> {
       allowOrigin(ctx.koa, view.allowedOrigins);
       // A page of this server itself (the demo page, a club's own pages on the club host) is always allowed.
       const embedder = req.query.embedder;
-      const own = `${ctx.koa.protocol}://${ctx.koa.host}`;
-      if (embedder !== undefined && embedder !== own && !originAllowed(view.allowedOrigins, embedder)) {
+      if (embedder !== undefined && embedder !== `${ctx.koa.protocol}://${ctx.koa.host}` && !originAllowed(view.allowedOrigins, embedder)) {
         throw new ApiError(403, "origin_not_allowed", `The page origin ${JSON.stringify(embedder)} is not in this club's allowedOrigins.`);
       }
       // The URL is the same for every club and participant: the browser cache must key it by the token too.

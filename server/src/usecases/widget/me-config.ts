@@ -4,11 +4,12 @@ import type { ClubConfig } from "../../engine/config.js";
 import { parseRewardSpec } from "../../engine/rewards.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
-import { requirePublishedConfig } from "../club/index.js";
+import { publishedConfigNow } from "../club/index.js";
 import { fromMinorUnits } from "../../engine/money.js";
 import { levelTable } from "../participants/index.js";
 import { hasActiveCodes, pricedReward } from "../rewards/index.js";
 import { frozenJson } from "../../cache/json-text.js";
+import { knownActiveCodesAt } from "../../cache/registry.js";
 
 /*
  * GET /v1/me/config: the participant's view of the published configuration.
@@ -55,8 +56,10 @@ export interface MeConfigView {
 const built = new WeakMap<ClubConfig, Map<string, MeConfigView>>();
 
 export async function getMeConfig(db: Database, scope: Scope, now: Date): Promise<MeConfigView> {
-  const published = await requirePublishedConfig(db, scope);
-  const facts: MeConfigFacts = { codesActive: await hasActiveCodes(db, scope, now) };
+  // From memory without a promise when they are there: asked on every request of the widget.
+  const found = publishedConfigNow(db, scope);
+  const published = found instanceof Promise ? await found : found;
+  const facts: MeConfigFacts = { codesActive: knownActiveCodesAt(db, scope, now) ?? (await hasActiveCodes(db, scope, now)) };
   const key = JSON.stringify(facts);
   let views = built.get(published.config);
   const cached = views?.get(key);
