@@ -224,16 +224,37 @@ function eventIdReused(operationId: string, key: string, body: unknown): (() => 
   return () => new ApiError(409, "event_id_conflict", `Event id '${key}' was already used for a different event; send this event with its own id.`);
 }
 
+/** What a handler answers. */
+interface HandlerResult {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string | number>;
+}
+
+/** A handler's RequestContext: the hooks it asks for run once it has returned (each distinct hook once; none when it threw). */
+class HandlerContext implements RequestContext {
+  readonly requestId: string;
+  private hooks: Set<() => void> | undefined;
+
+  constructor(
+    readonly koa: Context,
+    readonly auth: Auth,
+  ) {
+    this.requestId = koa.state.requestId;
+  }
+
+  afterCommit(hook: () => void): void {
+    (this.hooks ??= new Set()).add(hook);
+  }
+
+  runHooks(): void {
+    if (this.hooks) for (const hook of this.hooks) hook();
+  }
+}
+
 function invoke(op: Operation, handlers: Handlers<RequestContext>, options: RouterOptions): (ctx: Context, auth: Auth) => Promise<void> {
   const validators = operationValidators[op.operationId as OperationId];
-  const handler = handlers[op.operationId as OperationId] as unknown as (
-    req: unknown,
-    ctx: RequestContext,
-  ) => Promise<{
-    status: number;
-    body: unknown;
-    headers?: Record<string, string | number>;
-  }>;
+  const handler = handlers[op.operationId as OperationId] as unknown as (req: unknown, ctx: RequestContext) => Promise<HandlerResult>;
   const policy = (op as { audit?: "always" | "staff" }).audit;
   const textResponses = (op as { textResponses?: Record<string, string> }).textResponses;
   const redactable = (op as { permission?: string }).permission !== "self" && !textResponses;
@@ -244,52 +265,44 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
     const body = readBody(ctx, op, validators.body);
 
     const audited = options.audit && isAudited(policy, auth);
-    let ran = () => {};
-    // The hooks the handler asked for, each once, run once it has returned (none when it threw).
-    let hooks: Set<() => void> | undefined;
-    const handle = () =>
-      handler(
-        { path, query, headers, body },
-        { requestId: ctx.state.requestId, auth, koa: ctx, afterCommit: (hook) => void (hooks ??= new Set()).add(hook) },
-      );
-    const runHooks = () => {
-      if (hooks) for (const hook of hooks) hook();
-    };
-    const call = async () => {
-      hooks = undefined;
-      ran();
-      const result = await handle();
-      runHooks();
-      return result;
-    };
     const key = headers["idempotency-key"];
-    const keyed = typeof key === "string" && options.idempotency !== undefined && auth.kind !== "public";
-    const run = () =>
-      typeof key === "string" && options.idempotency && auth.kind !== "public"
-        ? withIdempotencyKey(
-            options.idempotency.db,
-            options.idempotency.now,
-            {
-              scope: { clubId: auth.clubId, env: auth.env },
-              key,
-              operationId: op.operationId,
-              request: { path, query, body, participant: auth.kind === "participant" ? auth.externalId : null },
-              reused: eventIdReused(op.operationId, key, body),
-            },
-            call,
-          )
-        : call();
-    let result: Awaited<ReturnType<typeof handler>>;
-    if (audited)
-      result = await auditCall(options.audit!, ctx, { operationId: op.operationId, method: op.method, path: ctx.path, params: path, body }, (onRun) => {
-        ran = onRun;
-        return run();
-      });
-    else if (keyed) result = await run();
-    else {
-      // The usual request: the handler itself, without the wrappers' promises.
-      result = await handle();
-      runHooks();
+    const request = { path, query, headers, body };
+    let result: HandlerResult;
+    if (!audited && !(typeof key === "string" && options.idempotency && auth.kind !== "public")) {
+      // The usual request: the handler itself, without the wrappers' promises and closures.
+      const context = new HandlerContext(ctx, auth);
+      result = await handler(request, context);
+      context.runHooks();
+    } else {
+      let ran = () => {};
+      const call = async () => {
+        ran();
+        const context = new HandlerContext(ctx, auth);
+        const answered = await handler({ path, query, headers, body }, context);
+        context.runHooks();
+        return answered;
+      };
+      const run = () =>
+        typeof key === "string" && options.idempotency && auth.kind !== "public"
+          ? withIdempotencyKey(
+              options.idempotency.db,
+              options.idempotency.now,
+              {
+                scope: { clubId: auth.clubId, env: auth.env },
+                key,
+                operationId: op.operationId,
+                request: { path, query, body, participant: auth.kind === "participant" ? auth.externalId : null },
+                reused: eventIdReused(op.operationId, key, body),
+              },
+              call,
+            )
+          : call();
+      result = audited
+        ? await auditCall(options.audit!, ctx, { operationId: op.operationId, method: op.method, path: ctx.path, params: path, body }, (onRun) => {
+            ran = onRun;
+            return run();
+          })
+        : await run();
     }
     // A viewer never receives contact data or secrets (their own session's answers are theirs to see).
     if (auth.kind === "staff" && auth.role === "viewer" && redactable) result.body = redactForViewer(result.body);
