@@ -1,4 +1,3 @@
-import { jsonText } from "../../cache/json-text.js";
 import type { HotStore, ParticipantUpdate, ProcessedEvent, Upsert } from "./index.js";
 import type { ColumnKind, TableShape } from "./table-shape.js";
 
@@ -266,10 +265,18 @@ const MARK_EVENTS_PROCESSED = updateFromValues(
 
 const SPEND_LOTS = updateFromValues("currency_lots", ["amount", "id"], "remaining = currency_lots.remaining - u.amount");
 
-/** An array parameter is bound as JSON text: read it with `json_each(?)` (made once for an array marked by frozenJson). */
+/** An array parameter is bound as JSON text: read it with `json_each(?)`; a frozen array's (of values, not objects) made once. */
 function selectParam(value: unknown): unknown {
-  if (Array.isArray(value)) return jsonText(value);
+  if (Array.isArray(value)) return Object.isFrozen(value) ? frozenArrayText(value) : JSON.stringify(value);
   return value instanceof Date ? value.getTime() : value;
+}
+
+const arrayTexts = new WeakMap<readonly unknown[], string>();
+
+function frozenArrayText(values: readonly unknown[]): string {
+  let text = arrayTexts.get(values);
+  if (text === undefined) arrayTexts.set(values, (text = JSON.stringify(values)));
+  return text;
 }
 
 export function sqliteHotStore(db: LibsqlDatabase, convert: (err: unknown) => never): HotStore {

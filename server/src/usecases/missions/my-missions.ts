@@ -10,7 +10,7 @@ import type { Scope } from "../../db/scope.js";
 import { publishedConfigNow } from "../club/index.js";
 import { clubTimeZone } from "../evaluation/index.js";
 import { readParticipantMissions } from "../participants/index.js";
-import { frozenJson, withJsonText } from "../../cache/json-text.js";
+import { withJsonText } from "../../cache/json-text.js";
 import type { MissionsAsked } from "../../db/hot/participant-reads.js";
 
 /** The participant's missions (`/v1/me/missions`): listing (claims: claim-mission.ts). */
@@ -138,7 +138,7 @@ const lastAsked = new WeakMap<ClubConfig, Asked>();
 /**
  * What the list asks of the database at `now`: the same object while the
  * configuration's period keys stay (a day, for daily missions), its arrays
- * frozen so that their statement parameters are made once (frozenJson).
+ * frozen so that their statement parameters are made once (db/hot/sqlite.ts).
  */
 function missionsAsked(config: ClubConfig, now: Date, timeZone: string): Asked {
   const periodKeys = config.missions.map((mission) => periodKey(mission.period, now, timeZone));
@@ -146,8 +146,8 @@ function missionsAsked(config: ClubConfig, now: Date, timeZone: string): Asked {
   let asked = lastAsked.get(config);
   if (asked?.keys !== keys) {
     const currentKey = new Map(config.missions.map((mission, at) => [mission.id, periodKeys[at]]));
-    const ids = frozenJson(Object.freeze([...currentKey.keys()]));
-    const distinct = frozenJson(Object.freeze([...new Set(periodKeys)]));
+    const ids = Object.freeze([...currentKey.keys()]);
+    const distinct = Object.freeze([...new Set(periodKeys)]);
     asked = { keys, currentKey, asked: { ids, periodKeys: distinct } };
     lastAsked.set(config, asked);
   }
