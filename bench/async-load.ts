@@ -30,6 +30,7 @@ import { Endpoints } from "../test/async/support/endpoints.js";
 import { processEnvFor, startServe, startWorker, type ClubeProcess } from "../test/async/support/processes.js";
 import { createStackResources, usesBroker, type StackKind } from "../test/async/support/stack-resources.js";
 import type { Receiver } from "../test/webhooks/support/receiver.js";
+import { percentile } from "./load.js";
 import { cpuMs, peakRss } from "./rss.js";
 
 export interface AsyncOptions {
@@ -74,7 +75,6 @@ const LOAD_PROCESS = fileURLToPath(new URL("./async-load-process.mjs", import.me
 /** The async warm-up's phase name: its ids (`…-asyncwarm-i`) do not match the measured phase's (`…-async-i`). */
 const ASYNC_WARM_PHASE = "asyncwarm";
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function sendBatches(club: ClubClient, events: Array<Record<string, unknown>>, batchSize: number): Promise<void> {

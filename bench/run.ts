@@ -28,8 +28,11 @@
  *   (`/v1/participants/{id}/progress`, `/v1/me`, `/v1/me/missions`,
  *   `/v1/me/config` with and without `If-None-Match`), redemptions and a mixed
  *   widget session, each beside Koa + one indexed SELECT or one transactional
- *   INSERT; sizes `BENCH_READ_PARTICIPANTS` (400), `BENCH_READS` (5,000 per
- *   path), `BENCH_WARM_READS` (500), `BENCH_REDEMPTIONS` (4,000).
+ *   INSERT; sizes `BENCH_READ_PARTICIPANTS` (400), `BENCH_READS` (20,000 per
+ *   path: a read answers in well under a millisecond, so 5,000 lasted a
+ *   fraction of a second and their p99 was one GC pause or scheduling stall),
+ *   `BENCH_WARM_READS` (500, every path warmed before any is measured),
+ *   `BENCH_REDEMPTIONS` (4,000); latencies to the microsecond.
  * Traffic: bets, settlements, deposits and sessions over `BENCH_PARTICIPANTS`
  * (2,000) players, all created by a warm-up before measuring.
  * Sizes (bounded): `BENCH_EVENTS` single events (10,000: at c=32 one stall
@@ -76,7 +79,7 @@ const ASYNC_SECONDS = positiveInt("BENCH_ASYNC_SECONDS", 5);
 const ASYNC_IN_FLIGHT = positiveInt("BENCH_ASYNC_IN_FLIGHT", 64);
 const WEBHOOKS = positiveInt("BENCH_WEBHOOKS", 2000);
 const READ_PARTICIPANTS = positiveInt("BENCH_READ_PARTICIPANTS", 400);
-const READS = positiveInt("BENCH_READS", 5000);
+const READS = positiveInt("BENCH_READS", 20_000);
 const WARM_READS = positiveInt("BENCH_WARM_READS", 500);
 const REDEMPTIONS = positiveInt("BENCH_REDEMPTIONS", 4000);
 const BATCH_SIZE = 500;
