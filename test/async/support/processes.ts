@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { appendFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../e2e/clube-command.js";
 import { clubClient, type ClubClient } from "./client.js";
@@ -77,7 +78,12 @@ async function startClube(command: "serve" | "worker", env: ProcessEnv, ready: R
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  const collect = (chunk: Buffer) => void (output += chunk.toString());
+  // BENCH_SERVE_LOG: a file the process's output is copied to as well (e.g. for `--trace-gc` through BENCH_NODE_ARGS).
+  const copy = process.env.BENCH_SERVE_LOG;
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+    if (copy) appendFileSync(copy, chunk);
+  };
   child.stdout!.on("data", collect);
   child.stderr!.on("data", collect);
   const exited = new Promise<ProcessExit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
