@@ -3,6 +3,7 @@ import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { Database } from "../../server/src/db/orm.js";
 import type { HotStore } from "../../server/src/db/hot/index.js";
 import { byScopedKeys } from "../../server/src/db/hot/scoped-reads.js";
+import { MISSIONS_OF_MANY, PROFILES } from "../../server/src/db/hot/participant-reads.js";
 import { PENDING_REFERRALS, STORED_KEYS } from "../../server/src/db/events/event-keys.js";
 import { FIRED_DEDUPE_KEYS } from "../../server/src/db/evaluation/rule-counters.js";
 import { lockByExternalId, lockById, PARTICIPANT_IDS } from "../../server/src/db/participants/locks.js";
@@ -12,7 +13,7 @@ import { describeEachDatabase, openTestDatabase, type DatabaseKind } from "../su
 
 /*
  * Plan shapes of the event path's reads by key (db/hot/scoped-reads.ts and
- * the participant locks) under the conditions that made them disastrous,
+ * the participant locks) and of the participant reads gathered by scope under the conditions that made them disastrous,
  * never timings: PostgreSQL as a named prepared statement gets them (a
  * generic plan, as after five runs, and a custom one) on tables analysed
  * empty then filled (autovacuum off), then analysed with one big club while
@@ -132,6 +133,22 @@ const reads: PlannedRead[] = [
     probes: [{ index: "rule_dedupe_keys_pkey", cond: "dedupe_key = w.dedupe_key" }],
   },
   {
+    // SQLite reads one participant at a time on its read connection (PROFILE): PostgreSQL's shape only.
+    title: "the profile and progress reads gathered by scope (db/hot/participant-reads.ts PROFILES)",
+    statement: scoped({ postgresql: PROFILES.postgresql, sqlite: "" }, externalIds),
+    table: "participants",
+    probes: [{ index: EXTERNAL_ID_INDEX, cond: "(external_id)::text" }],
+  },
+  {
+    title: "the missions reads gathered by scope and missions asked (db/hot/participant-reads.ts MISSIONS_OF_MANY)",
+    statement: async (club) => {
+      const params = [club, "live", ["daily-bets", "weekly-deposit"], ["2026-11-27", "2026-W48"], externalIds(club)];
+      return { postgresql: MISSIONS_OF_MANY.postgresql, params: { postgresql: params, sqlite: params } };
+    },
+    table: "participants",
+    probes: [{ index: EXTERNAL_ID_INDEX, cond: "(external_id)::text" }],
+  },
+  {
     // SQLite reads after taking the database's write lock (see takeSqliteWriteLock).
     title: "participant locks by external id (db/participants/locks.ts): ids probed by key, then locked by the primary key",
     statement: sentBy((store, club) => lockByExternalId(store, { clubId: club, env: "live" }, externalIds(club))),
@@ -227,7 +244,7 @@ function scansOf(nodes: PlanNode[], table: string): { index: string; cond: strin
     .map((node) => ({ index: node["Index Name"] ?? node["Node Type"], cond: node["Index Cond"] ?? "", filter: node.Filter ?? "" }));
 }
 
-describeEachDatabase("query plans of the event path's reads by key", (kind) => {
+describeEachDatabase("query plans of the reads by key", (kind) => {
   let db: Database;
   let close: () => Promise<void>;
   const execute = async (statements: string[]) => {

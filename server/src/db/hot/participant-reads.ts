@@ -174,7 +174,7 @@ function profileRows(row: ProfileRow): ParticipantProfileRows {
  * external_id) per key, written as scoped-reads.ts byScopedKeys writes its
  * reads so that the plan cannot depend on statistics.
  */
-const PROFILES = {
+export const PROFILES = {
   postgresql: `select x.* from (select ?::text as club_id, ?::text as env) as s cross join unnest(?::text[]) as k(key)
     cross join lateral (select ${PROFILE_COLUMNS}, ${BALANCES_OF_P} from participants as p where p.club_id = s.club_id and p.env = s.env and p.external_id = k.key offset 0) as x`,
   sqlite: `select ${PROFILE_COLUMNS}, ${BALANCES.sqlite} from participants as p where p.club_id = ? and p.env = ? and p.external_id in (select value from json_each(?))`,
@@ -238,7 +238,7 @@ const MISSIONS_OF_ONE = {
 };
 
 /** MISSIONS_OF_ONE of several participants of one scope (bound: club, env, ids, period keys, the external ids), PostgreSQL in byScopedKeys' form. */
-const MISSIONS_OF_MANY = {
+export const MISSIONS_OF_MANY = {
   postgresql: `select x.* from (select ?::text as club_id, ?::text as env, ?::text[] as mission_ids, ?::text[] as period_keys) as s cross join unnest(?::text[]) as k(key)
     cross join lateral (select p.external_id, p.tags, (select coalesce(json_agg(json_build_array(m.mission_id, m.period_key, m.progress, m.completed_at is not null, m.claimed_at is not null)), '[]'::json)
     from mission_progress as m where m.participant_id = p.id and m.mission_id = any(s.mission_ids) and m.period_key = any(s.period_keys)) as missions
