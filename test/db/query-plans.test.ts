@@ -13,8 +13,9 @@ import { describeEachDatabase, openTestDatabase, type DatabaseKind } from "../su
 
 /*
  * Plan shapes of the event path's reads by key (db/hot/scoped-reads.ts and
- * the participant locks) and of the participant reads gathered by scope under the conditions that made them disastrous,
- * never timings: PostgreSQL as a named prepared statement gets them (a
+ * the participant locks) and of the participant reads gathered by scope
+ * (db/hot/participant-reads.ts), under the conditions that made them
+ * disastrous, never timings: PostgreSQL as a named prepared statement gets them (a
  * generic plan, as after five runs, and a custom one) on tables analysed
  * empty then filled (autovacuum off), then analysed with one big club while
  * a new club's rows arrive; SQLite without statistics, then with them
