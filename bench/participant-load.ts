@@ -13,11 +13,41 @@
  * be below zero. `BENCH_PATHS` (comma-separated parts of the names, e.g.
  * `progress,missions`) measures only those paths.
  */
+import { createRequire } from "node:module";
 import { randomBase62 } from "../server/src/db/ids.js";
 import { processEnvFor, startServe, type ClubeProcess } from "../test/async/support/processes.js";
 import { createTestDatabase, type DatabaseKind } from "../test/support/databases.js";
 import { type Baseline, drive, type Measured, perSecond, type Step, startBaseline } from "./load.js";
 import { cpuMs, peakRss } from "./rss.js";
+
+const { Client: PgClient } = createRequire(import.meta.url)("pg") as {
+  Client: new (config: { connectionString: string }) => {
+    connect(): Promise<void>;
+    query(sql: string): Promise<{ rows: { pid: number }[] }>;
+    end(): Promise<void>;
+  };
+};
+
+/** The PostgreSQL backends connected to the database at `url` (none for SQLite: the database is in the process). */
+async function backendsOf(url: string | undefined): Promise<number[]> {
+  if (!url) return [];
+  const client = new PgClient({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query("select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()");
+    return rows.map((row) => row.pid);
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPU ms of the backends serving `url` while `during` runs (a backend that started meanwhile counts from 0). */
+async function backendsCpu<T>(url: string | undefined, during: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const before = new Map((await backendsOf(url)).map((pid) => [pid, cpuMs(pid)]));
+  const value = await during();
+  const after = await backendsOf(url);
+  return { value, ms: after.reduce((sum, pid) => sum + Math.max(0, cpuMs(pid) - (before.get(pid) ?? 0)), 0) };
+}
 
 export interface ParticipantOptions {
   participants: number;
@@ -38,6 +68,8 @@ export interface PathFigures {
   p99_ratio: number;
   /** CPU (user + system) of the Clube process and of the baseline process per answered request, µs: steadier than rates on a shared machine. */
   cpu_us: { clube: number; baseline: number };
+  /** PostgreSQL: CPU of the database backends serving each per request, µs (the same machine's other core). */
+  database_cpu_us?: { clube: number; baseline: number };
 }
 
 export interface ParticipantFigures {
@@ -220,15 +252,23 @@ export async function benchParticipantPaths(kind: DatabaseKind, options: Partici
       await drive({ url: baseline.url, connections: concurrency, amount: warm, steps: path.baseline });
       const clubeCpu = cpuMs(serve.pid);
       const {
-        value: clube,
-        rssMb: [peak],
-      } = await peakRss([serve.pid], () => drive({ url, key, connections: concurrency, amount: path.amount, steps: path.clube }));
+        value: {
+          value: clube,
+          rssMb: [peak],
+        },
+        ms: clubeDatabaseMs,
+      } = await backendsCpu(clubeDb.url, () =>
+        peakRss([serve!.pid], () => drive({ url, key, connections: concurrency, amount: path.amount, steps: path.clube })),
+      );
       const baseCpu = cpuMs(baseline.child.pid!);
-      const base = await drive({ url: baseline.url, connections: concurrency, amount: path.amount, steps: path.baseline });
+      const { value: base, ms: baseDatabaseMs } = await backendsCpu(baselineDb.url, () =>
+        drive({ url: baseline!.url, connections: concurrency, amount: path.amount, steps: path.baseline }),
+      );
       const cpu_us = {
         clube: Math.round(((cpuMs(serve.pid) - clubeCpu) * 1000) / path.amount),
         baseline: Math.round(((cpuMs(baseline.child.pid!) - baseCpu) * 1000) / path.amount),
       };
+      const perRequest = (ms: number) => Math.round((ms * 1000) / path.amount);
       if (warmClube.failed > 0 || clube.failed > 0) log(`${kind}: ${path.name}: ${warmClube.failed + clube.failed} failed answers`);
       rss = Math.max(rss, peak);
       const clubeRate = perSecond(clube);
@@ -240,6 +280,7 @@ export async function benchParticipantPaths(kind: DatabaseKind, options: Partici
         ratio: Number((clubeRate / baseRate).toFixed(3)),
         p99_ratio: Number((clube.p99 / Math.max(base.p99, 0.1)).toFixed(2)),
         cpu_us,
+        ...(kind === "postgresql" ? { database_cpu_us: { clube: perRequest(clubeDatabaseMs), baseline: perRequest(baseDatabaseMs) } } : {}),
       });
     }
     const after = await coins(url, key, participants);

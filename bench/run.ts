@@ -323,6 +323,7 @@ function printParticipant(all: Figures[]): void {
           `${path.ratio}×`,
           `${path.p99_ratio}×`,
           `${path.cpu_us.clube} / ${path.cpu_us.baseline}`,
+          path.database_cpu_us ? `${path.database_cpu_us.clube} / ${path.database_cpu_us.baseline}` : "",
         ])
       : [],
   );
@@ -331,7 +332,19 @@ function printParticipant(all: Figures[]): void {
     `\nparticipant paths: ${READ_PARTICIPANTS} players, ${READS} reads / ${REDEMPTIONS} redemptions per path at c=${CONCURRENCY}; baselines Koa + one indexed SELECT (reads) or one transactional INSERT (writes)\n`,
   );
   printRows(
-    ["database", "path", "Clube", "p50/p99 ms", "baseline", "p50/p99 ms", "failed", "ratio", "p99 ratio", "CPU µs/request Clube / baseline"],
+    [
+      "database",
+      "path",
+      "Clube",
+      "p50/p99 ms",
+      "baseline",
+      "p50/p99 ms",
+      "failed",
+      "ratio",
+      "p99 ratio",
+      "CPU µs/request Clube / baseline",
+      "PostgreSQL backends' CPU µs/request",
+    ],
     participantRows,
   );
   for (const { database, participant: p } of all) {

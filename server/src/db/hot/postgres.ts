@@ -449,6 +449,20 @@ function statementOf(write: Write): { key: string; text: string; values: unknown
   return write.spendLots.length === 0 ? null : { key: "lots", text: SPEND_LOTS, values: lotArrays(write.spendLots) };
 }
 
+/**
+ * One statement's text numbered for `pattern` (sharedParameters), cached by
+ * the statement's own text: looking up a key joined from that text hashed it
+ * again on every call (a write statement's text runs to kilobytes).
+ */
+function numberedText(sql: string, pattern: string, numbers: readonly number[]): string {
+  let byPattern = numberedTexts.get(sql);
+  if (byPattern === undefined) numberedTexts.set(sql, (byPattern = new Map()));
+  let text = byPattern.get(pattern);
+  if (text === undefined) byPattern.set(pattern, (text = numberedAs(sql, numbers)));
+  return text;
+}
+const numberedTexts = new Map<string, Map<string, string>>();
+
 /** `?` placeholders numbered as PostgreSQL wants them: `numbers[0]`, `numbers[1]`… in turn (see sharedParameters). */
 function numberedAs(sql: string, numbers: readonly number[]): string {
   let k = 0;
@@ -511,7 +525,7 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
     const { numbers, values, bound, pattern } = sharedParameters(reads);
     const text =
       reads.length === 1
-        ? cachedText(`select|${reads[0].sql}|${pattern}`, () => numberedAs(reads[0].sql, numbers))
+        ? numberedText(reads[0].sql, pattern, numbers)
         : cachedText(`selects|${reads.map((read) => read.sql).join("\u0000")}|${pattern}`, () =>
             numberedAs(`select ${reads.map((read, i) => `(select coalesce(json_agg(t), '[]'::json) from (${read.sql}) as t) as r${i}`).join(", ")}`, numbers),
           );
@@ -594,11 +608,7 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
       // A lock is taken on its own, in the order its statement says.
       if (/\bfor update\b/.test(sql.postgresql)) {
         const { numbers, values, bound, pattern } = sharedParameters([{ sql: sql.postgresql, params }]);
-        return query(
-          cachedText(`select|${sql.postgresql}|${pattern}`, () => numberedAs(sql.postgresql, numbers)),
-          values,
-          bound,
-        ).then(({ rows }) => rows as R[]);
+        return query(numberedText(sql.postgresql, pattern, numbers), values, bound).then(({ rows }) => rows as R[]);
       }
       return new Promise((resolve, reject) => {
         pending.push({ sql: sql.postgresql, params, resolve: resolve as (rows: unknown[]) => void, reject });
