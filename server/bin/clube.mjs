@@ -10,6 +10,12 @@ import { compiledCli } from "./compile.mjs";
 // (docs/performance-log.md#memory). V8 reads the factor at every collection, so setting it after start works;
 // an operator's own flag wins.
 if (!process.execArgv.some((flag) => flag.startsWith("--heap-growing-percent"))) setFlagsFromString("--heap-growing-percent=50");
+// Allocation-site pretenuring: V8 allocates straight into the old generation the objects of a site whose objects once
+// survived scavenges, and never revisits that. The slow requests of a busy moment (a batch, writes waiting on the disk)
+// mark the sites of every request's objects (Node's HTTP messages, Koa's context), so afterwards each request's objects
+// are old from birth, keep the young ones they point to alive through two scavenges and are freed only by a full
+// collection: the pauses of every request after (docs/performance-log.md). An operator's own flag wins.
+if (!process.execArgv.some((flag) => /^--(no-)?allocation-site-pretenuring/.test(flag))) setFlagsFromString("--no-allocation-site-pretenuring");
 
 const compiled = await compiledCli();
 if (compiled) await import(compiled);
