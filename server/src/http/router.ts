@@ -266,9 +266,11 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
 
     const audited = options.audit && isAudited(policy, auth);
     const key = headers["idempotency-key"];
+    const { idempotency } = options;
+    const keyed = typeof key === "string" && idempotency !== undefined && auth.kind !== "public";
     const request = { path, query, headers, body };
     let result: HandlerResult;
-    if (!audited && !(typeof key === "string" && options.idempotency && auth.kind !== "public")) {
+    if (!audited && !keyed) {
       // The usual request: the handler itself, without the wrappers' promises and closures.
       const context = new HandlerContext(ctx, auth);
       result = await handler(request, context);
@@ -278,15 +280,15 @@ function invoke(op: Operation, handlers: Handlers<RequestContext>, options: Rout
       const call = async () => {
         ran();
         const context = new HandlerContext(ctx, auth);
-        const answered = await handler({ path, query, headers, body }, context);
+        const answered = await handler(request, context);
         context.runHooks();
         return answered;
       };
       const run = () =>
-        typeof key === "string" && options.idempotency && auth.kind !== "public"
+        keyed
           ? withIdempotencyKey(
-              options.idempotency.db,
-              options.idempotency.now,
+              idempotency.db,
+              idempotency.now,
               {
                 scope: { clubId: auth.clubId, env: auth.env },
                 key,
