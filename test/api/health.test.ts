@@ -3,6 +3,7 @@ import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../server/src/app.js";
 import { openDatabase, type Database } from "../../server/src/db/orm.js";
+import { openRateLimitStore } from "../../server/src/http/rate-limit-store.js";
 import { openServices, type Services } from "../../server/src/services.js";
 import { readSettings } from "../../server/src/settings.js";
 import { createClub } from "../../server/src/usecases/club/clubs.js";
@@ -183,6 +184,20 @@ describe("API health with a Redis rate-limit store", () => {
     ]);
   });
   afterAll(() => Promise.all([reachable?.close(), unreachable?.close()]));
+
+  it("a store just opened answers its first ping once its connection is up; an unreachable one fails at its first refused attempt", async () => {
+    const redisUrl = process.env.CLUBE_TEST_REDIS_URL || "redis://127.0.0.1:6379";
+    const fresh = openRateLimitStore(redisUrl, "clube_test_ping");
+    const closed = openRateLimitStore(`redis://127.0.0.1:${CLOSED_PORT}`, "clube_test_ping");
+    try {
+      await expect(fresh.ping(2_000)).resolves.toBeUndefined();
+      const started = Date.now();
+      await expect(closed.ping(2_000)).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(1_500);
+    } finally {
+      await Promise.all([fresh.close(), closed.close()]);
+    }
+  });
 
   it("answers ok when Redis answers", async () => {
     expect(await getHealth(reachable.url)).toMatchObject({ status: "ok", checks: { rate_limits: "ok" } });

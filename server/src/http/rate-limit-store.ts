@@ -17,6 +17,9 @@ export interface RateLimitStore {
   close(): Promise<void>;
 }
 
+/** ioredis' states while a connection attempt is under way. */
+const OPENING = new Set(["wait", "connecting", "connect"]);
+
 /** How long one Redis command may take before the request falls back to the in-memory limiter. */
 const COMMAND_TIMEOUT_MS = 500;
 
@@ -38,15 +41,25 @@ export function openRateLimitStore(url: string, prefix: string): RateLimitStore 
     prefix,
     async ping(timeoutMs) {
       let timer: NodeJS.Timeout | undefined;
+      let settle: ((error?: Error) => void) | undefined;
       try {
         await Promise.race([
-          client.ping(),
+          // Without an offline queue a PING sent while a connection is still opening fails at once, so a
+          // process that has just started waits for that attempt (ready, or its error) within the timeout.
+          (OPENING.has(client.status)
+            ? new Promise<void>((resolve, reject) => {
+                settle = (error) => (error ? reject(error) : resolve());
+                client.once("ready", settle).once("error", settle);
+              })
+            : Promise.resolve()
+          ).then(() => client.ping()),
           new Promise((_, reject) => {
             timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
           }),
         ]);
       } finally {
         clearTimeout(timer);
+        if (settle) client.off("ready", settle).off("error", settle);
       }
     },
     async close() {
