@@ -100,4 +100,69 @@ describe.skipIf(!postgresEnabled)("hot store writes spread into rows [postgresql
       ["r5", 5, "test"],
     ]);
   });
+  it("writes a flush whose every insert holds one row as plain values, storing what the spread form stores", async () => {
+    await client.query({ text: "create table hot_one_rows (like hot_spread_rows including all)", values: [] });
+    const shape: TableShape = { ...SHAPE, table: "hot_one_rows" };
+    const at = new Date("2026-11-24T06:13:35.123Z");
+    const sent: string[] = [];
+    const recording = postgresHotStore(
+      {
+        query: (config) => {
+          sent.push(config.text);
+          return client.query(config);
+        },
+      },
+      (err) => {
+        throw err;
+      },
+    );
+    // Three tables' worth of one row each, as a redemption's flush: each insert one row, so none spreads arrays.
+    await recording.writeAll([
+      {
+        insert: shape,
+        rows: [{ id: "o1", clubId: "c", env: "live", count: 1, total: 9007199254740991, ratio: 0.5, flag: true, meta: { a: [1, "ação"] }, at }],
+      },
+      { insert: shape, rows: [{ id: "o2", clubId: "c", env: "live", count: null, total: undefined, ratio: null, flag: null, meta: null, at: null }] },
+      { insert: shape, rows: [{ id: "o3", clubId: "c", env: "live", count: -3, total: -1, ratio: 1e21, flag: false, meta: { b: null }, at: new Date(5) }] },
+    ]);
+    expect(sent[0]).toContain('insert into "hot_one_rows"');
+    expect(sent[0]).not.toContain("unnest");
+    expect(sent[0]).toContain("values ($1::text, $2::text, $3::text, $4::int4, $5::int8, $6::float8, $7::bool, $8::jsonb, $9::timestamptz)");
+    const rows = async () =>
+      (
+        await client.query({
+          text: "select id, count, total::text as total, ratio, flag, meta, to_char(at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US') as at from hot_one_rows order by id",
+          values: [],
+        })
+      ).rows;
+    const first = [
+      { id: "o1", count: 1, total: "9007199254740991", ratio: 0.5, flag: true, meta: { a: [1, "ação"] }, at: "2026-11-24T06:13:35.123000" },
+      { id: "o2", count: null, total: null, ratio: null, flag: null, meta: null, at: null },
+      { id: "o3", count: -3, total: "-1", ratio: 1e21, flag: false, meta: { b: null }, at: "1970-01-01T00:00:00.005000" },
+    ];
+    expect(await rows()).toEqual(first);
+
+    // An upsert of one row, its datetime an ISO text; then a flush with two rows in one insert spreads every insert again.
+    await recording.writeAll([
+      {
+        insert: shape,
+        rows: [{ id: "o2", clubId: "c", env: "live", count: 7, total: 2, ratio: 0.25, flag: true, meta: [], at: "2026-01-02T03:04:05.678Z" }],
+        upsert: { conflict: ["id"], set: "count = excluded.count, total = excluded.total, meta = excluded.meta, at = excluded.at" },
+      },
+    ]);
+    await recording.writeAll([
+      { insert: shape, rows: [{ id: "o4", clubId: "c", env: "live", count: 4, total: 4, ratio: 4, flag: false, meta: "text", at }] },
+      { insert: shape, rows: [5, 6].map((n) => ({ id: `o${n}`, clubId: "c", env: "live", count: n, total: n, ratio: n, flag: true, meta: {}, at })) },
+    ]);
+    expect(sent[2]).toContain("unnest");
+    expect(sent[2]).not.toContain("values (");
+    expect((await rows()).map((row) => [row.id, row.count, row.total, row.meta, row.at])).toEqual([
+      ["o1", 1, "9007199254740991", { a: [1, "ação"] }, "2026-11-24T06:13:35.123000"],
+      ["o2", 7, "2", [], "2026-01-02T03:04:05.678000"],
+      ["o3", -3, "-1", { b: null }, "1970-01-01T00:00:00.005000"],
+      ["o4", 4, "4", "text", "2026-11-24T06:13:35.123000"],
+      ["o5", 5, "5", {}, "2026-11-24T06:13:35.123000"],
+      ["o6", 6, "6", {}, "2026-11-24T06:13:35.123000"],
+    ]);
+  });
 });

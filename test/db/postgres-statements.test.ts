@@ -124,7 +124,7 @@ describe("postgres hot store statements", () => {
     it("binds the scope and the declared columns once, whatever the number of rows", async () => {
       const { sent, store } = sending();
       await store.writeAll([{ insert: shape, rows: rows(3), uniform: ["createdAt"] }]);
-      await store.writeAll([{ insert: shape, rows: rows(1), uniform: ["createdAt"] }]);
+      await store.writeAll([{ insert: shape, rows: rows(2), uniform: ["createdAt"] }]);
       expect(sent[0].text).toBe(sent[1].text);
       expect(sent[0].text).toContain("$2::text, $3::text");
       expect(sent[0].text).toContain("$5::timestamptz");
@@ -136,6 +136,17 @@ describe("postgres hot store statements", () => {
         { element: 20, values: [0, 1, 2] },
         "2026-11-24T12:00:00.000Z",
       ]);
+    });
+
+    it("binds plain values when every insert of the flush holds one row, under one text per set of tables", async () => {
+      const { sent, store } = sending();
+      await store.writeAll([{ insert: shape, rows: rows(1), uniform: ["createdAt"] }]);
+      await store.writeAll([{ insert: shape, rows: rows(1) }]);
+      expect(sent[0].text).toBe(
+        'insert into "ledger_entries" ("id", "club_id", "env", "delta", "created_at") values ($1::text, $2::text, $3::text, $4::int8, $5::timestamptz)',
+      );
+      expect(sent[1].text).toBe(sent[0].text);
+      expect(sent[0].values).toEqual(["led_0", "club_1", "test", 0, "2026-11-24T12:00:00.000Z"]);
     });
 
     it("binds a declared column as an array when its rows differ, and an undeclared one always", async () => {

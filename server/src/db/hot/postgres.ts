@@ -184,9 +184,12 @@ const CAST_ELEMENT: Record<string, BinaryElement | undefined> = {
 /**
  * A parameter of a statement written with placeholders: an array cast to an
  * array type (`= any(?::text[])`) as scalarArray binds it, any other array
- * as its literal text (arrayParameter), a scalar as it is.
+ * as its literal text (arrayParameter), an instant as its ISO text, another
+ * scalar as it is.
  */
 function boundParameter(value: unknown, element: BinaryElement | undefined): unknown {
+  // An instant as its ISO text: node-postgres would format it in local time, field by field (every column is timestamptz).
+  if (value instanceof Date) return value.toISOString();
   if (!Array.isArray(value)) return value;
   return element === undefined ? arrayParameter(value) : scalarArray(element, value);
 }
@@ -419,11 +422,15 @@ function processedArrays(rows: ProcessedEvent[], processedAt: Date): unknown[] {
   return [scalarArray("text", ids), jsonColumn(effects), scalarArray("int4", counts), processedAt.toISOString()];
 }
 
-/** A write's statement (parameters numbered from $1), a key naming its text, and its values; null without rows. */
-function statementOf(write: Write): { key: string; text: string; values: unknown[] } | null {
+/**
+ * A write's statement (parameters numbered from $1), a key naming its text, and its values; null without rows.
+ * `oneRowEach`: every insert of the flush holds one row, so each binds plain values (singleRowInsert).
+ */
+function statementOf(write: Write, oneRowEach = false): { key: string; text: string; values: unknown[] } | null {
   if ("insert" in write) {
     if (write.rows.length === 0) return null;
     const { insert: shape, upsert } = write;
+    if (oneRowEach) return singleRowInsert(shape, write.rows[0] as Record<string, unknown>, upsert);
     const { values, bound } = columnArrays(shape, write.rows, uniformColumns(shape, write.rows, write.uniform));
     const key = `${shape.table}|${upsert?.conflict.join(",") ?? ""}|${upsert?.set ?? ""}|${boundKey(bound)}`;
     return { key, text: cachedText(key, () => insertText(shape, bound, upsert)), values };
@@ -447,6 +454,36 @@ function statementOf(write: Write): { key: string; text: string; values: unknown
     };
   }
   return write.spendLots.length === 0 ? null : { key: "lots", text: SPEND_LOTS, values: lotArrays(write.spendLots) };
+}
+
+/**
+ * An insert of one row as `VALUES` of one parameter per column. A row spread
+ * from one-element arrays costs the backend a ProjectSet and an array to read
+ * per column, and Node an array to build per column, for nothing: a
+ * redemption's and a single event's writes hold one row in each table
+ * (docs/performance-log.md#postgresql-one-row-writes). Only when every insert
+ * of the flush holds one row (writeAll), so the combined statements' texts
+ * stay one per set of tables and shape, not one per mix of row counts.
+ */
+function singleRowInsert(shape: TableShape, row: Record<string, unknown>, upsert?: Upsert): { key: string; text: string; values: unknown[] } {
+  const values = new Array<unknown>(shape.columns.length);
+  for (let c = 0; c < shape.columns.length; c++) {
+    const { property, kind } = shape.columns[c];
+    const value = row[property] ?? null;
+    // As in the spread form, a missing JSON value (or JSON null) stores SQL null.
+    values[c] = kind === "json" ? (value === null ? null : JSON.stringify(value)) : kind === "datetime" ? boundDatetime(value) : value;
+  }
+  const key = `${shape.table}|one|${upsert?.conflict.join(",") ?? ""}|${upsert?.set ?? ""}`;
+  return {
+    key,
+    text: cachedText(key, () => {
+      const columns = shape.columns.map((column) => `"${column.field}"`).join(", ");
+      const params = shape.columns.map((column, i) => `$${i + 1}::${column.kind === "json" ? "jsonb" : ARRAY_TYPE[column.kind].slice(0, -2)}`).join(", ");
+      const conflict = upsert ? ` on conflict (${upsert.conflict.map((field) => `"${field}"`).join(", ")}) do update set ${upsert.set}` : "";
+      return `insert into "${shape.table}" (${columns}) values (${params})${conflict}`;
+    }),
+    values,
+  };
 }
 
 /**
@@ -571,8 +608,10 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
       const parts: NonNullable<ReturnType<typeof statementOf>>[] = [];
       const keys: string[] = [];
       const values: unknown[] = [];
+      let oneRowEach = true;
+      for (const write of writes) if ("insert" in write && write.rows.length > 1) oneRowEach = false;
       for (const write of writes) {
-        const part = statementOf(write);
+        const part = statementOf(write, oneRowEach);
         if (part === null) continue;
         parts.push(part);
         keys.push(part.key);
