@@ -134,7 +134,7 @@ describe.skipIf(!postgresEnabled)("hot store writes spread into rows [postgresql
           text: "select id, count, total::text as total, ratio, flag, meta, to_char(at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US') as at from hot_one_rows order by id",
           values: [],
         })
-      ).rows;
+      ).rows as Record<string, unknown>[];
     const first = [
       { id: "o1", count: 1, total: "9007199254740991", ratio: 0.5, flag: true, meta: { a: [1, "ação"] }, at: "2026-11-24T06:13:35.123000" },
       { id: "o2", count: null, total: null, ratio: null, flag: null, meta: null, at: null },

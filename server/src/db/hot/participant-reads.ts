@@ -218,6 +218,8 @@ const profileReaders = new WeakMap<object, (scope: Scope, externalId: string) =>
 export interface MissionsAsked {
   ids: readonly string[];
   periodKeys: readonly string[];
+  /** Each mission's id then its current period key, in turn (SQLite's read of one participant looks up exactly these). */
+  pairs: readonly string[];
 }
 
 /**
@@ -249,6 +251,31 @@ export const MISSIONS_OF_MANY = {
     where p.external_id in (select value from json_each(?))`,
 };
 
+/**
+ * SQLite: MISSIONS_OF_ONE with each mission's (id, current period key) pair
+ * looked up on the unique index, one probe per mission (bound: the pairs,
+ * then club, env and the external id). The ids × keys of `in (json_each)`
+ * probed every combination and built both lists' tables on each run: about
+ * 14 against 11 µs a read in a loop
+ * (docs/performance-log.md#sqlite-missions-by-pair). The text depends only on the
+ * number of missions.
+ */
+function missionPairsOfOne(count: number): { postgresql: string; sqlite: string } {
+  let sql = missionPairTexts.get(count);
+  if (sql === undefined) {
+    const pairs = Array.from({ length: count }, () => "(m.mission_id = ? and m.period_key = ?)").join(" or ") || "false";
+    sql = {
+      postgresql: "",
+      sqlite: `select p.tags, (select json_group_array(json_array(m.mission_id, m.period_key, m.progress, m.completed_at is not null, m.claimed_at is not null))
+    from mission_progress as m where m.participant_id = p.id and (${pairs})) as missions
+  from participants as p where p.club_id = ? and p.env = ? and p.external_id = ?`,
+    };
+    missionPairTexts.set(count, sql);
+  }
+  return sql;
+}
+const missionPairTexts = new Map<number, { postgresql: string; sqlite: string }>();
+
 type MissionsRow = Pick<Row, "external_id" | "tags"> & { missions: NonNullable<Row["missions"]> };
 
 /** The participant with `externalId` in the scope as the missions list needs it (ParticipantMissionsRows), one statement; null when no such participant. */
@@ -275,7 +302,7 @@ export function missionsReader(
     const now = readFirstNow(db);
     if (now) {
       reader = (scope, externalId, missions) => {
-        const row = now<MissionsRow>(MISSIONS_OF_ONE, [missions.ids, missions.periodKeys, scope.clubId, scope.env, externalId]);
+        const row = now<MissionsRow>(missionPairsOfOne(missions.pairs.length / 2), [...missions.pairs, scope.clubId, scope.env, externalId]);
         return row ? missionsRows(row) : null;
       };
     } else {

@@ -148,7 +148,8 @@ function missionsAsked(config: ClubConfig, now: Date, timeZone: string): Asked {
     const currentKey = new Map(config.missions.map((mission, at) => [mission.id, periodKeys[at]]));
     const ids = Object.freeze([...currentKey.keys()]);
     const distinct = Object.freeze([...new Set(periodKeys)]);
-    asked = { keys, currentKey, asked: { ids, periodKeys: distinct } };
+    const pairs = Object.freeze([...currentKey].flat());
+    asked = { keys, currentKey, asked: { ids, periodKeys: distinct, pairs } };
     lastAsked.set(config, asked);
   }
   return asked;
