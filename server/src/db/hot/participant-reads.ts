@@ -255,10 +255,9 @@ export const MISSIONS_OF_MANY = {
  * SQLite: MISSIONS_OF_ONE with each mission's (id, current period key) pair
  * looked up on the unique index, one probe per mission (bound: the pairs,
  * then club, env and the external id). The ids × keys of `in (json_each)`
- * probed every combination and built both lists' tables on each run: about
- * 14 against 11 µs a read in a loop
- * (docs/performance-log.md#sqlite-missions-by-pair). The text depends only on the
- * number of missions.
+ * probed every combination and built both lists' tables on each run
+ * (docs/performance-log.md#sqlite-missions-by-pair). The text depends only on
+ * the number of missions.
  */
 function missionPairsOfOne(count: number): { postgresql: string; sqlite: string } {
   let sql = missionPairTexts.get(count);
