@@ -180,7 +180,7 @@ export async function withHotReads<T>(db: Pick<Database, "orm" | "readConnection
 const readStores = new WeakMap<LibsqlDatabase, HotStore>();
 
 /** A read of one row at once (see readFirstNow). */
-export type FirstRowNow = <R>(sql: { postgresql: string; sqlite: string }, params: unknown[]) => R | undefined;
+export type FirstRowNow = <R>(sql: { sqlite: string }, params: unknown[]) => R | undefined;
 
 /**
  * SQLite: the first row of a read of one statement on the read connection

@@ -262,12 +262,11 @@ export const MISSIONS_OF_MANY = {
  * (docs/performance-log.md#sqlite-missions-by-pair). The text depends only on
  * the number of missions.
  */
-function missionPairsOfOne(count: number): { postgresql: string; sqlite: string } {
+function missionPairsOfOne(count: number): { sqlite: string } {
   let sql = missionPairTexts.get(count);
   if (sql === undefined) {
     const pairs = Array.from({ length: count }, () => "(m.mission_id = ? and m.period_key = ?)").join(" or ") || "false";
     sql = {
-      postgresql: "",
       sqlite: `select p.tags, (select ${PROGRESS_ROWS_SQLITE}
     from mission_progress as m where m.participant_id = p.id and (${pairs})) as missions
   from participants as p where p.club_id = ? and p.env = ? and p.external_id = ?`,
@@ -276,7 +275,7 @@ function missionPairsOfOne(count: number): { postgresql: string; sqlite: string 
   }
   return sql;
 }
-const missionPairTexts = new Map<number, { postgresql: string; sqlite: string }>();
+const missionPairTexts = new Map<number, { sqlite: string }>();
 
 type MissionsRow = Pick<Row, "external_id" | "tags"> & { missions: NonNullable<Row["missions"]> };
 
