@@ -68,6 +68,8 @@ const PARTICIPANT =
  * all), and debits only if it did. A transaction-scoped advisory lock on the
  * key, tried without waiting, tells a concurrent request with the same key
  * (whose uncommitted row an insert would wait for) to answer 409 at once.
+ * The debit and the touch find their rows by the locked participant's id as
+ * a value (a subquery), not by a join whose order the planner would choose.
  * Parameters: [claim: club, env, key; club, env, key, operation, fingerprint,
  * locked until, created at;] club, env, external id; club, env, key; amount,
  * now, currency, amount; now; club, env.
@@ -81,9 +83,9 @@ function payPostgresql(claim: boolean): string {
     : "";
   return `with ${claimed}p as (select ${PARTICIPANT} from participants where club_id = ? and env = ? and external_id = ? for update),
   s as (select result from redemptions where club_id = ? and env = ? and idempotency_key = ?),
-  d as (update balances as b set amount = b.amount - ?::int8, updated_at = ? from p
-    where b.participant_id = p.id and b.currency = ? and b.amount >= ?::int8 and not exists (select 1 from s)${claim ? " and exists (select 1 from k)" : ""} returning b.amount, b.participant_id),
-  t as (update participants as q set updated_at = ? from d where q.id = d.participant_id)
+  d as (update balances as b set amount = b.amount - ?::int8, updated_at = ?
+    where b.participant_id = (select id from p) and b.currency = ? and b.amount >= ?::int8 and not exists (select 1 from s)${claim ? " and exists (select 1 from k)" : ""} returning b.amount, b.participant_id),
+  t as (update participants as q set updated_at = ? where q.id = (select participant_id from d))
   select p.*, (select result from s) as stored, (select amount from d) as balance_after,
     (select coalesce(json_agg(json_build_array(b.currency, b.amount)), '[]'::json) from balances as b where b.participant_id = p.id) as balances,
     ${ENDPOINTS.postgresql} as endpoints${claim ? ", (select got from lk) as key_lock, exists (select 1 from k) as key_claimed" : ""}
@@ -91,6 +93,8 @@ function payPostgresql(claim: boolean): string {
 }
 const PAY_POSTGRESQL = payPostgresql(false);
 const PAY_CLAIMING_POSTGRESQL = payPostgresql(true);
+/** The payment's two PostgreSQL statements, for the plan tests. */
+export const PAY_STATEMENTS = { paying: PAY_POSTGRESQL, claiming: PAY_CLAIMING_POSTGRESQL };
 
 /** SQLite's claim, first in the transaction (which holds the write lock: no other claim can be open). */
 const CLAIM_SQLITE = `insert into idempotency_keys (club_id, env, key, operation_id, fingerprint, state, locked_until, created_at)

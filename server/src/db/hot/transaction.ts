@@ -81,7 +81,16 @@ async function onPostgres<T>(pg: PgQueryable, convert: (err: unknown) => never, 
   return result;
 }
 const NONE: readonly string[] = [];
-const BEGIN: readonly string[] = ["begin"];
+/**
+ * PostgreSQL plans a named statement once for good after five runs (its
+ * generic plan), from the table sizes of that moment: on a fresh install a
+ * table is still empty then, a whole-table scan costs nothing, and the plan
+ * keeps scanning the table as it grows until the next ANALYZE (autovacuum's,
+ * or db/table-maintenance.ts's where it is off). Every statement of these
+ * transactions finds its rows by key, so they are planned without that
+ * choice.
+ */
+export const BEGIN: readonly string[] = ["begin", "set local enable_seqscan = off"];
 const COMMIT: readonly string[] = ["commit"];
 
 async function onSqlite<T>(
