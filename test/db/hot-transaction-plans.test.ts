@@ -1,16 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../server/src/db/orm.js";
 import { PAY_STATEMENTS } from "../../server/src/db/hot/redemption-writes.js";
+import { hotStore } from "../../server/src/db/hot/index.js";
 import { BEGIN, inHotTransaction } from "../../server/src/db/hot/transaction.js";
 import { openTestDatabase, postgresEnabled } from "../support/databases.js";
 
 /*
- * The short write transactions on the driver (db/hot/transaction.ts) on a
- * fresh PostgreSQL install: every table analysed empty, as the migrations
- * leave them. A named statement's generic plan is made once, from the table
- * sizes of that moment, and kept as the tables grow; made on empty tables,
- * a whole-table scan would cost nothing and stay. Inside these transactions
- * the payment's statements must probe each table by key all the same.
+ * The driver's statements in transactions (db/hot/transaction.ts, and the
+ * event path's hot store in the ORM's transactions) on a fresh PostgreSQL
+ * install: every table analysed empty, as the migrations leave them. A named
+ * statement's generic plan is made once, from the table sizes of that
+ * moment, and kept as the tables grow; made on empty tables, a whole-table
+ * scan would cost nothing and stay (db/hot/pg-pipeline.ts PLANNED_BY_KEY).
+ * Inside these transactions the payment's statements must probe each table
+ * by key all the same.
  */
 
 interface PlanNode {
@@ -41,6 +44,20 @@ describe.skipIf(!postgresEnabled)("plans of the driver's write transactions on a
       store.select<{ enable_seqscan: string }>({ postgresql: "select current_setting('enable_seqscan') as enable_seqscan", sqlite: "" }, []),
     );
     expect(setting).toEqual([{ enable_seqscan: "off" }]);
+  });
+
+  it("runs the event path's statements in the ORM's transactions without whole-table scans, from their first", async () => {
+    const setting = { postgresql: "select current_setting('enable_seqscan') as enable_seqscan", sqlite: "" };
+    const [before, first, second] = await db.em().transactional(async (em) => {
+      const asked = await em.execute<{ enable_seqscan: string }[]>(setting.postgresql);
+      const store = await hotStore(em);
+      return [asked, await store.select<{ enable_seqscan: string }>(setting, []), await store.select<{ enable_seqscan: string }>(setting, [])];
+    });
+    expect(before).toEqual([{ enable_seqscan: "on" }]);
+    expect(first).toEqual([{ enable_seqscan: "off" }]);
+    expect(second).toEqual([{ enable_seqscan: "off" }]);
+    // Set for the transaction only: the pooled connection goes back as it was.
+    expect(await db.em().execute(setting.postgresql)).toEqual([{ enable_seqscan: "on" }]);
   });
 
   it.each([

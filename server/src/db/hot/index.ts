@@ -2,6 +2,7 @@ import type { EntityName } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import { PostgreSqlPlatform } from "@mikro-orm/postgresql";
 import type { Database } from "../orm.js";
+import { plannedByKey, type PgQueryable } from "./pg-pipeline.js";
 import { postgresHotStore, type PgClient } from "./postgres.js";
 import { firstRowNow, sqliteHotStore, type LibsqlDatabase } from "./sqlite.js";
 import { tableShape, type TableShape } from "./table-shape.js";
@@ -115,7 +116,7 @@ const stores = new WeakMap<object, Promise<HotStore>>();
 async function openHotStore(em: SqlEntityManager, trx: { client: { acquireConnection(): Promise<unknown> } }): Promise<HotStore> {
   const connection = await trx.client.acquireConnection();
   return em.getPlatform() instanceof PostgreSqlPlatform
-    ? postgresHotStore(connection as PgClient, converter(em))
+    ? postgresHotStore(plannedByKey(connection as PgQueryable), converter(em))
     : sqliteHotStore(connection as LibsqlDatabase, converter(em));
 }
 

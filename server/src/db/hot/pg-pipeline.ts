@@ -44,6 +44,33 @@ const require = createRequire(import.meta.url);
 const { Query } = require("pg") as { Query: QueryClass };
 const { prepareValue } = require("pg/lib/utils.js") as { prepareValue: (value: unknown) => unknown };
 
+/**
+ * The setting every driver transaction begins with, in its first statement's
+ * round trip. PostgreSQL plans a named statement once for good after five
+ * runs (its generic plan), from the table sizes of that moment: on a fresh
+ * install a table is still empty then, a whole-table scan costs nothing, and
+ * the plan keeps scanning the table as it grows until the next ANALYZE
+ * (autovacuum's, or db/table-maintenance.ts's where it is off). The hot
+ * statements all find their rows by key, so they are planned without that
+ * choice (a table no index serves is still scanned).
+ */
+export const PLANNED_BY_KEY: readonly string[] = ["set local enable_seqscan = off"];
+
+/**
+ * `client` whose first statement carries PLANNED_BY_KEY in its round trip:
+ * for a transaction already begun (the ORM's, which the event path shares).
+ */
+export function plannedByKey(client: PgQueryable): PgQueryable {
+  let sent = false;
+  return {
+    query(config: { text: string; name?: string; values: unknown[] }) {
+      if (sent) return client.query(config);
+      sent = true;
+      return queryWithStatements(client, config, PLANNED_BY_KEY, []);
+    },
+  } as PgQueryable;
+}
+
 /** Sends a parameterless statement (BEGIN, COMMIT) through the unnamed statement and portal, without a Sync. */
 function sendBare(connection: Connection, text: string): void {
   connection.parse({ text });

@@ -1,7 +1,7 @@
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import { PostgreSqlPlatform } from "@mikro-orm/postgresql";
 import type { HotStore } from "./index.js";
-import { queryWithStatements, type PgQueryable } from "./pg-pipeline.js";
+import { PLANNED_BY_KEY, queryWithStatements, type PgQueryable } from "./pg-pipeline.js";
 import { postgresHotStore, type PgClient } from "./postgres.js";
 import { sqliteHotStore, type LibsqlDatabase } from "./sqlite.js";
 
@@ -81,16 +81,8 @@ async function onPostgres<T>(pg: PgQueryable, convert: (err: unknown) => never, 
   return result;
 }
 const NONE: readonly string[] = [];
-/**
- * PostgreSQL plans a named statement once for good after five runs (its
- * generic plan), from the table sizes of that moment: on a fresh install a
- * table is still empty then, a whole-table scan costs nothing, and the plan
- * keeps scanning the table as it grows until the next ANALYZE (autovacuum's,
- * or db/table-maintenance.ts's where it is off). Every statement of these
- * transactions finds its rows by key, so they are planned without that
- * choice.
- */
-export const BEGIN: readonly string[] = ["begin", "set local enable_seqscan = off"];
+/** BEGIN and the planner setting of every driver transaction (see pg-pipeline.ts PLANNED_BY_KEY), in one round trip. */
+export const BEGIN: readonly string[] = ["begin", ...PLANNED_BY_KEY];
 const COMMIT: readonly string[] = ["commit"];
 
 async function onSqlite<T>(
