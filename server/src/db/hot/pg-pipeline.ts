@@ -52,7 +52,8 @@ const { prepareValue } = require("pg/lib/utils.js") as { prepareValue: (value: u
  * the plan keeps scanning the table as it grows until the next ANALYZE
  * (autovacuum's, or db/table-maintenance.ts's where it is off). The hot
  * statements all find their rows by key, so they are planned without that
- * choice (a table no index serves is still scanned).
+ * choice (a table no index serves is still scanned). Found and measured:
+ * docs/performance-log.md#generic-plans-made-on-empty-tables
  */
 export const PLANNED_BY_KEY: readonly string[] = ["set local enable_seqscan = off"];
 
