@@ -61,7 +61,7 @@ export const PLANNED_BY_KEY: readonly string[] = ["set local enable_seqscan = of
  * `client` whose first statement carries PLANNED_BY_KEY in its round trip:
  * for a transaction already begun (the ORM's, which the event path shares).
  */
-export function plannedByKey(client: PgQueryable): PgQueryable {
+export function plannedByKey(client: PgQueryable): PgClient {
   let sent = false;
   return {
     query(config: { text: string; name?: string; values: unknown[] }) {
@@ -69,7 +69,7 @@ export function plannedByKey(client: PgQueryable): PgQueryable {
       sent = true;
       return queryWithStatements(client, config, PLANNED_BY_KEY, []);
     },
-  } as PgQueryable;
+  };
 }
 
 /** Sends a parameterless statement (BEGIN, COMMIT) through the unnamed statement and portal, without a Sync. */
