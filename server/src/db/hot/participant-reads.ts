@@ -236,13 +236,12 @@ export interface ParticipantMissionsRows {
   missions: StoredMissionProgress[];
 }
 
-/** Bound: the missions' ids and the period keys as arrays, then club, env and the external id. */
-const MISSIONS_OF_ONE = {
-  postgresql: `select p.tags, ${MISSIONS.postgresql} from participants as p where p.club_id = ? and p.env = ? and p.external_id = ?`,
-  sqlite: `select p.tags, ${MISSIONS.sqlite} from participants as p where p.club_id = ? and p.env = ? and p.external_id = ?`,
-};
-
-/** MISSIONS_OF_ONE of several participants of one scope (bound: club, env, ids, period keys, the external ids), PostgreSQL in byScopedKeys' form. */
+/**
+ * The missions list's read (the participant's tags, and its progress rows in
+ * the missions and period keys asked) of several participants of one scope
+ * (bound: club, env, ids, period keys, the external ids), PostgreSQL in
+ * byScopedKeys' form.
+ */
 export const MISSIONS_OF_MANY = {
   postgresql: `select x.* from (select ?::text as club_id, ?::text as env, ?::text[] as mission_ids, ?::text[] as period_keys) as s cross join unnest(?::text[]) as k(key)
     cross join lateral (select p.external_id, p.tags, (select coalesce(json_agg(json_build_array(m.mission_id, m.period_key, m.progress, m.completed_at is not null, m.claimed_at is not null)), '[]'::json)
@@ -255,12 +254,12 @@ export const MISSIONS_OF_MANY = {
 };
 
 /**
- * SQLite: MISSIONS_OF_ONE with each mission's (id, current period key) pair
- * looked up on the unique index, one probe per mission (bound: the pairs,
- * then club, env and the external id). The ids × keys of `in (json_each)`
- * probed every combination and built both lists' tables on each run
- * (docs/performance-log.md#sqlite-missions-by-pair). The text depends only on
- * the number of missions.
+ * SQLite: the missions list's read of one participant, each mission's (id,
+ * current period key) pair looked up on the unique index, one probe per
+ * mission (bound: the pairs, then club, env and the external id). The ids ×
+ * keys of `in (json_each)` probed every combination and built both lists'
+ * tables on each run (docs/performance-log.md#sqlite-missions-by-pair). The
+ * text depends only on the number of missions.
  */
 function missionPairsOfOne(count: number): { sqlite: string } {
   let sql = missionPairTexts.get(count);
@@ -278,17 +277,6 @@ function missionPairsOfOne(count: number): { sqlite: string } {
 const missionPairTexts = new Map<number, { sqlite: string }>();
 
 type MissionsRow = Pick<Row, "external_id" | "tags"> & { missions: NonNullable<Row["missions"]> };
-
-/** The participant with `externalId` in the scope as the missions list needs it (ParticipantMissionsRows), one statement; null when no such participant. */
-export async function readParticipantMissions(
-  store: HotStore,
-  scope: Scope,
-  externalId: string,
-  missions: MissionsAsked,
-): Promise<ParticipantMissionsRows | null> {
-  const row = await firstRow<MissionsRow>(store, MISSIONS_OF_ONE, [missions.ids, missions.periodKeys, scope.clubId, scope.env, externalId]);
-  return row ? missionsRows(row) : null;
-}
 
 function missionsRows(row: Omit<MissionsRow, "external_id">): ParticipantMissionsRows {
   return { tags: json(row.tags), missions: progressOf(row.missions) };
