@@ -1,4 +1,4 @@
-import type { Context, Middleware } from "koa";
+import type { Context } from "koa";
 import { ApiError } from "../usecases/shared/errors.js";
 import { isOutage, serviceUnavailable } from "./outages.js";
 
@@ -17,23 +17,6 @@ export function paramOf(code: string, message: string): string | undefined {
   return /^((?:body|query|path|headers|config)(?:\.[A-Za-z_$][\w$-]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\])*)(?:\s|$)/.exec(message)?.[1];
 }
 
-/**
- * Turns every failure into `{error: {code, message}}` with the right status.
- * `ApiError`s carry their own status and code (the router turns body-parser
- * failures into ApiErrors too); anything else is a 500 whose details go to the
- * log, never to the client.
- */
-export function errorHandler(log: (line: string) => void = (l) => console.error(l)): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-      answeredOrNotFound(ctx);
-    } catch (err) {
-      answerError(ctx, err, log);
-    }
-  };
-}
-
 /** A request no route answered (no status of its own, no body) is the documented 404. */
 export function answeredOrNotFound(ctx: Context): void {
   if (ctx.status === 404 && ctx.body === undefined) {
@@ -41,7 +24,12 @@ export function answeredOrNotFound(ctx: Context): void {
   }
 }
 
-/** Answers `err` in the documented error shape (errorHandler's catch, also used by the app's front middleware). */
+/**
+ * Answers `err` as `{error: {code, message}}` with the right status (the app's
+ * front middleware's catch). `ApiError`s carry their own status and code (the
+ * router turns body-parser failures into ApiErrors too); anything else is a
+ * 500 whose details go to the log, never to the client.
+ */
 export function answerError(ctx: Context, err: unknown, log: (line: string) => void = (l) => console.error(l)): void {
   const answer = toApiError(err);
   const { status, code, message } = answer;

@@ -1,4 +1,4 @@
-import { checkSignature, signatureHeader, type SignatureCheck, type SignatureFailure } from "../../../sdk-shared/src/webhook-signature.js";
+import { checkSignature, signatureHeader, type SignatureCheck } from "../../../sdk-shared/src/webhook-signature.js";
 
 /**
  * The webhook signature scheme of the contract (header
@@ -6,9 +6,6 @@ import { checkSignature, signatureHeader, type SignatureCheck, type SignatureFai
  * scheme itself lives in sdk-shared/src/webhook-signature.ts, which @clube/node's
  * verifier uses too, so sender and verifier cannot drift apart.
  */
-export { DEFAULT_TOLERANCE_SECONDS, parseSignatureHeader } from "../../../sdk-shared/src/webhook-signature.js";
-
-export type VerifyFailure = SignatureFailure;
 export type VerifyResult = SignatureCheck;
 
 export interface VerifyOptions {

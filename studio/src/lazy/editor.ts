@@ -152,7 +152,10 @@ export function createEditor(
 
 export type DiffLine = { kind: " " | "+" | "-"; text: string };
 
-/** A line diff (longest common subsequence), with unchanged runs longer than `context` lines folded. */
+/**
+ * A line diff (longest common subsequence), with unchanged runs longer than `context` lines folded.
+ * @public read from the lazily imported module (screens/config.tsx), which knip does not follow
+ */
 export function diffLines(before: string, after: string, context = 3): (DiffLine | { kind: "…"; text: string })[] {
   const a = before.split("\n");
   const b = after.split("\n");

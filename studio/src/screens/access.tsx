@@ -129,7 +129,7 @@ function Staff() {
         class="filters"
         onSubmit={(event) => {
           event.preventDefault();
-          add.run();
+          void add.run();
         }}
       >
         <Field label={t("signin.email")}>

@@ -39,7 +39,7 @@ export function TestClock() {
                 class="filters"
                 onSubmit={(event) => {
                   event.preventDefault();
-                  advance.run();
+                  void advance.run();
                 }}
               >
                 <Field label={t("clock.advance")}>

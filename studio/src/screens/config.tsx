@@ -201,7 +201,7 @@ function Backtest({ version }: { version: number }) {
         class="filters"
         onSubmit={(event) => {
           event.preventDefault();
-          run.run();
+          void run.run();
         }}
       >
         <Field label={t("config.backtest.from")}>

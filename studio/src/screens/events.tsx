@@ -296,7 +296,7 @@ function TestEventForm() {
         class="filters"
         onSubmit={(event) => {
           event.preventDefault();
-          send.run();
+          void send.run();
         }}
       >
         <Field label={t("common.participant")}>

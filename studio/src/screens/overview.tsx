@@ -92,15 +92,18 @@ function Chart({ x, events }: { x: number[]; events: number[] }) {
   useEffect(() => {
     let destroy: (() => void) | undefined;
     let alive = true;
-    import("../lazy/chart.js").then(({ barChart }) => {
-      if (!alive || !host.current) return;
-      destroy = barChart(host.current, {
-        title: "",
-        x,
-        width: Math.min(900, host.current.clientWidth || 600),
-        series: [{ label: t("nav.events"), values: events, color: "#1d4ed8" }],
-      });
-    });
+    import("../lazy/chart.js")
+      .then(({ barChart }) => {
+        if (!alive || !host.current) return;
+        destroy = barChart(host.current, {
+          title: "",
+          x,
+          width: Math.min(900, host.current.clientWidth || 600),
+          series: [{ label: t("nav.events"), values: events, color: "#1d4ed8" }],
+        });
+      })
+      // A chart that failed to load (a new deployment replaced its chunk) leaves the figures above it as they are.
+      .catch(() => {});
     return () => {
       alive = false;
       destroy?.();

@@ -286,7 +286,7 @@ function Rename({ externalId }: { externalId: string }) {
         class="filters"
         onSubmit={(event) => {
           event.preventDefault();
-          dry.run();
+          void dry.run();
         }}
       >
         <Field label={t("participants.rename.to")}>

@@ -43,7 +43,7 @@ function Codes() {
           class="filters"
           onSubmit={(event) => {
             event.preventDefault();
-            create.run();
+            void create.run();
           }}
         >
           <Field label={t("programs.code")}>
@@ -324,7 +324,7 @@ function CashbackForm({ program, onSaved }: { program: CashbackProgram; onSaved:
       class="stack"
       onSubmit={(event) => {
         event.preventDefault();
-        save.run();
+        void save.run();
       }}
     >
       <label class="check">

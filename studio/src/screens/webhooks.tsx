@@ -116,7 +116,7 @@ function CreateEndpoint({ onCreated }: { onCreated: () => void }) {
         class="stack"
         onSubmit={(event) => {
           event.preventDefault();
-          create.run();
+          void create.run();
         }}
       >
         <Field label={t("webhooks.url")}>
@@ -215,7 +215,7 @@ export function WebhookDetail({ id }: { id: string }) {
                   class="stack"
                   onSubmit={(event) => {
                     event.preventDefault();
-                    update.run({ events: events ?? data.events });
+                    void update.run({ events: events ?? data.events });
                   }}
                 >
                   <EventChoice chosen={events ?? data.events} onChange={setEvents} />

@@ -1,5 +1,5 @@
 import { useWidget } from "./context";
-import { Bar, Loaded, useLoad } from "./load";
+import { Loaded, useLoad } from "./load";
 import { Profile } from "./modules";
 import { Badge, Illustration } from "./art";
 import type { ModuleName } from "../protocol";
@@ -183,5 +183,3 @@ function FaqLink() {
     </button>
   ) : null;
 }
-
-export { Bar };

@@ -7,7 +7,7 @@ import { postgresHotStore, type PgClient } from "./postgres.js";
 import { firstRowNow, sqliteHotStore, type LibsqlDatabase } from "./sqlite.js";
 import { tableShape, type TableShape } from "./table-shape.js";
 
-export { tableShape, type TableShape } from "./table-shape.js";
+export type { TableShape } from "./table-shape.js";
 
 /*
  * The event path's data access on the database driver, inside the

@@ -1,6 +1,6 @@
 // The club domain's public face: what other folders may use of it.
 export { createApiKey, listApiKeys, revokeApiKey, rollApiKey, type ApiKeyView } from "./api-keys.js";
-export { clubLabel, levelName, messageRequest, participantVariables, renderClubMessage, type MessageRecipient } from "../shared/club-messages.js";
+export { clubLabel, levelName, renderClubMessage } from "../shared/club-messages.js";
 export { createClub, getKeyInfo, getSigningSecrets, resolveApiKey } from "./clubs.js";
 export {
   getDraft,

@@ -1,8 +1,8 @@
 // The evaluation domain's public face: what other folders may use of it.
-export { lockParticipant, lockParticipantByExternalId, lockParticipants } from "../../db/participants/locks.js";
+export { lockParticipant, lockParticipantByExternalId } from "../../db/participants/locks.js";
 export { stateAfter } from "./carried-state.js";
 export { webhookParticipant } from "./evaluation-target.js";
-export { gatherEvaluation, movesParticipantColumns, persistEvaluation, pointsOf, storedPoints } from "./gather-evaluation.js";
+export { gatherEvaluation, movesParticipantColumns, persistEvaluation, pointsOf } from "./gather-evaluation.js";
 export { writeNotifications, type NotificationText } from "./notifications.js";
 export { clubTimeZone, type ParticipantSnapshot } from "./participant-snapshot.js";
 export { peakSince } from "./peak-level.js";
@@ -10,4 +10,4 @@ export { PendingWrites } from "./pending-writes.js";
 export { StandingWrites } from "./standing-writes.js";
 export { loadParticipantState, loadStatesForEvents, viewedState } from "./state-loading.js";
 // Participants' claims (check-in, wheel, missions, codes, cashback): their writes with the unsubscribed webhooks left out.
-export { gatherClaim, keepSubscribed, writeClaim, type ClaimTarget, type GatheredClaim } from "./claim-writes.js";
+export { gatherClaim, writeClaim } from "./claim-writes.js";

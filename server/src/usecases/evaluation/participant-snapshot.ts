@@ -14,7 +14,10 @@ export function clubTimeZone(config: ClubConfig): string {
   return config.checkin?.timezone ?? DEFAULT_TIME_ZONE;
 }
 
-/** A plain copy of the row's snapshot columns: changing it never touches the ORM's tracked entity. */
+/**
+ * A plain copy of the row's snapshot columns: changing it never touches the ORM's tracked entity.
+ * @public loaded by path by bench/micro/event-path-costs.ts, which knip does not follow
+ */
 export function participantSnapshot(row: ParticipantSnapshot): ParticipantSnapshot {
   const { id, externalId, xp, level, tierCode, tags, eventCounts, peakMonth, peakLevel, priorMonthPeakLevel, displayName, email, phone } = row;
   return { id, externalId, xp, level, tierCode, tags, eventCounts, peakMonth, peakLevel, priorMonthPeakLevel, displayName, email, phone };

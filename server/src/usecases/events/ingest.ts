@@ -15,9 +15,8 @@ import type { AfterCommit } from "../shared/after-commit.js";
  * commits, batches applied as one transaction (apply-events.ts).
  */
 
-export { GROUP_CAP, groupKey, latest, signalOutbox } from "./commit-groups.js";
-export { engineEvent, eventRow, wroteOutbox, type EventInput, type EventResult, type EventsQueued, type IngestOptions } from "./event-rows.js";
-export { evaluateInOrder, type ParticipantRun } from "./evaluate-in-order.js";
+export { GROUP_CAP } from "./commit-groups.js";
+export { engineEvent, eventRow, type EventInput, type EventResult, type IngestOptions } from "./event-rows.js";
 
 /** A single event waiting for its group commit (see ingestEvent). */
 interface SingleEvent extends Incoming {
@@ -156,4 +155,4 @@ export async function ingestBatch(db: Database, scope: Scope, events: EventInput
   }
 }
 
-export { processQueuedEvent, queueEvents, queuedEventIds, type QueuedEventsMessage } from "./queued.js";
+export { processQueuedEvent, queueEvents, queuedEventIds } from "./queued.js";

@@ -31,9 +31,6 @@ export type ViewedParticipant = Pick<Participant, "id" | "externalId" | "display
 /** Balances in minor units by currency code; a currency without a row is 0. */
 export type Balances = Record<string, number>;
 
-/** Kept here for the callers that read the level views' helpers from this module. */
-export { levelName } from "../club/index.js";
-
 function badgeUrl(tier: TierConfig): string | null {
   return tier.badge && /^https?:\/\//.test(tier.badge) ? tier.badge : null;
 }

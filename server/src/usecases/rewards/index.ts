@@ -3,7 +3,7 @@ export { confirmDelivery, failDelivery, listDeliveries } from "./deliveries.js";
 export { expireCurrencyLots } from "./lot-expiry.js";
 export { createPromotionCode, disablePromotionCode, getPromotionCode, hasActiveCodes, listPromotionCodes } from "./promotion-codes.js";
 export { redeemCode } from "./redeem-code.js";
-export { pricedReward, redeem, spendableBalance, type RedemptionView } from "./redemptions.js";
+export { pricedReward, redeem } from "./redemptions.js";
 export { expireRewards } from "./reward-expiry.js";
 export { listMyRewards } from "./my-rewards.js";
 export { listStore, redeemFromStore } from "./store.js";

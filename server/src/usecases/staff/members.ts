@@ -17,8 +17,6 @@ export interface SessionPolicy {
   maxMs: number;
 }
 
-export const DEFAULT_SESSION_POLICY: SessionPolicy = { idleMs: 30 * 60_000, maxMs: 12 * 3_600_000 };
-
 /** A request refreshes `lastSeenAt` only when it is older than this, so reads do not each write. */
 const TOUCH_AFTER_MS = 15_000;
 
