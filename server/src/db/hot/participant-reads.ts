@@ -61,12 +61,14 @@ const BALANCES = {
   sqlite: "(select json_group_array(json_array(b.currency, b.amount)) from balances as b where b.participant_id = p.id) as balances",
 };
 
-/** SQLite: the progress rows `m` as one JSON array of [mission, period key, progress, completed, claimed] (progressOf reads it). */
+/** The progress rows `m` as one JSON array of [mission, period key, progress, completed, claimed] (progressOf reads it). */
+const PROGRESS_ROWS_POSTGRESQL =
+  "coalesce(json_agg(json_build_array(m.mission_id, m.period_key, m.progress, m.completed_at is not null, m.claimed_at is not null)), '[]'::json)";
 const PROGRESS_ROWS_SQLITE = "json_group_array(json_array(m.mission_id, m.period_key, m.progress, m.completed_at is not null, m.claimed_at is not null))";
 
 /** The participant's progress rows of the missions (ids) in the period keys bound (the caller keeps each mission's own). */
 const MISSIONS = {
-  postgresql: `(select coalesce(json_agg(json_build_array(m.mission_id, m.period_key, m.progress, m.completed_at is not null, m.claimed_at is not null)), '[]'::json)
+  postgresql: `(select ${PROGRESS_ROWS_POSTGRESQL}
     from mission_progress as m where m.participant_id = p.id and m.mission_id = any(?::text[]) and m.period_key = any(?::text[])) as missions`,
   sqlite: `(select ${PROGRESS_ROWS_SQLITE}
     from mission_progress as m where m.participant_id = p.id and m.mission_id in (select value from json_each(?)) and m.period_key in (select value from json_each(?))) as missions`,
@@ -244,7 +246,7 @@ export interface ParticipantMissionsRows {
  */
 export const MISSIONS_OF_MANY = {
   postgresql: `select x.* from (select ?::text as club_id, ?::text as env, ?::text[] as mission_ids, ?::text[] as period_keys) as s cross join unnest(?::text[]) as k(key)
-    cross join lateral (select p.external_id, p.tags, (select coalesce(json_agg(json_build_array(m.mission_id, m.period_key, m.progress, m.completed_at is not null, m.claimed_at is not null)), '[]'::json)
+    cross join lateral (select p.external_id, p.tags, (select ${PROGRESS_ROWS_POSTGRESQL}
     from mission_progress as m where m.participant_id = p.id and m.mission_id = any(s.mission_ids) and m.period_key = any(s.period_keys)) as missions
     from participants as p where p.club_id = s.club_id and p.env = s.env and p.external_id = k.key offset 0) as x`,
   sqlite: `select p.external_id, p.tags, (select ${PROGRESS_ROWS_SQLITE}
