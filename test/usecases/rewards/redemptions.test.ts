@@ -4,6 +4,8 @@ import { CurrencyLot, Delivery, LedgerEntry, Redemption, WebhookEndpoint } from 
 import { ApiError } from "../../../server/src/usecases/shared/errors.js";
 import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
 import { redeem, type RedemptionView } from "../../../server/src/usecases/rewards/redemptions.js";
+import { confirmDelivery } from "../../../server/src/usecases/rewards/deliveries.js";
+import { listNotifications } from "../../../server/src/usecases/participants/notifications.js";
 import { describeEachDatabase } from "../../support/databases.js";
 import { balancesOf, eventInput, ledgerSums, participantRow, PUBLIC_URL, recordedWebhooks } from "../fixtures.js";
 import { openTestClub, type DatabaseClub } from "../../support/club.js";
@@ -145,6 +147,17 @@ describeEachDatabase("redemptions", (kind) => {
     // A refused payment changes nothing.
     await refusal(buy("gil", "store-bonus-10", undefined, new Date(later.getTime() + 1000)));
     expect((await participantRow(club.db, club.scope, "gil")).updatedAt.getTime()).toBe(later.getTime());
+  });
+
+  it("leaves no inbox entry for the reward bought (the answer shows it); its delivery's outcome gets one", async () => {
+    await playerWith("lia", 1500);
+    const inbox = async () => (await listNotifications(club.db, club.scope, "lia", { limit: 100 })).data.map(({ kind, title }) => ({ kind, title }));
+    const before = await inbox();
+    const redemption = await buy("lia", "store-bonus-10");
+    expect(await inbox()).toEqual(before);
+    const { delivery_id: deliveryId } = redemption.effects[1] as { delivery_id: string };
+    await confirmDelivery(club.db, club.scope, deliveryId, undefined, new Date(NOW.getTime() + 60_000));
+    expect(await inbox()).toEqual([{ kind: "reward_delivered", title: "Prêmio entregue: R$ 10 de bônus" }, ...before]);
   });
 
   it("writes no webhook row that no enabled endpoint takes (the relay would drop it unsent)", async () => {
@@ -293,5 +306,8 @@ describeEachDatabase("redemptions", (kind) => {
     expect(bought).toMatchObject({ cost: { currency: "gems", amount: 20 }, balance_after: 10, delivery_status: "delivered" });
     const lots = await club.db.em().find(CurrencyLot, { participantId: hugoId }, { orderBy: { createdAt: "asc" } });
     expect(lots.map((lot) => lot.remaining)).toEqual([...Array(10).fill(1), ...Array(15).fill(0), ...Array(5).fill(0)]);
+    // Bought under the participant's lock with its lots read (the other path): no inbox entry for it either.
+    const inbox = await listNotifications(club.db, club.scope, "hugo", { limit: 100 });
+    expect(inbox.data.filter((notice) => notice.title.includes("Moldura dourada"))).toEqual([]);
   });
 });

@@ -30,6 +30,12 @@ export interface EvaluationTarget {
    * messages nobody takes are then not built. Every type when absent.
    */
   announces?: (type: string) => boolean;
+  /**
+   * The participant bought what the evaluation grants (a redemption): the
+   * inbox does not announce the rewards bought, which the purchase's answer
+   * shows (their delivery's outcome it does, when it comes).
+   */
+  purchase?: boolean;
 }
 
 /** Where an evaluation's delta is written and what it is about. */

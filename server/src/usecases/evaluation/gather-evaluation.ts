@@ -68,7 +68,7 @@ export function gatherEvaluation(writes: PendingWrites, target: EvaluationTarget
   gatherRewards(writes, target, rewards);
   gatherAchievements(writes, target, delta);
   const messages = notifyMessages(target.config, participant, delta);
-  const texts = notificationsFor(target.config, participant, effects, messages);
+  const texts = notificationsFor(target.config, participant, effects, messages, target.purchase);
   if (texts.length > 0) writes.notifications.push(...notificationRows(target.scope, target.participant.id, texts, target.now));
   gatherWebhooks(writes, target, effects, delta, rewards);
   if (messages.length > 0) gatherMessageRequests(writes, target, participant, messages);

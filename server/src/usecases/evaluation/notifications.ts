@@ -13,8 +13,9 @@ import type { PendingWrites } from "./pending-writes.js";
 
 /* The participant's inbox texts and the CRM's `message.requested` an evaluation causes. */
 
-/** The effects the inbox shows (notificationsFor). */
+/** The effects the inbox shows (notificationsFor); of a purchase, all but the rewards bought. */
 const NOTIFIED_EFFECTS: ReadonlySet<string> = new Set(["level_up", "mission_completed", "reward_granted"]);
+const NOTIFIED_EFFECTS_OF_PURCHASE: ReadonlySet<string> = new Set(["level_up", "mission_completed"]);
 
 export function hasEffectOf(effects: ApiEffect[], types: ReadonlySet<string>): boolean {
   for (let i = 0; i < effects.length; i++) if (types.has(effects[i].type)) return true;
@@ -47,10 +48,21 @@ export function notifyMessages(config: ClubConfig, participant: MessageRecipient
   }));
 }
 
-/** The participant's inbox entries for what the evaluation did, from the club's templates (else the built-in texts). */
-export function notificationsFor(config: ClubConfig, participant: MessageRecipient, effects: ApiEffect[], messages: NotifyMessage[]): NotificationText[] {
+/**
+ * The participant's inbox entries for what the evaluation did, from the
+ * club's templates (else the built-in texts). A `purchase` (a redemption)
+ * does not announce the rewards bought.
+ */
+export function notificationsFor(
+  config: ClubConfig,
+  participant: MessageRecipient,
+  effects: ApiEffect[],
+  messages: NotifyMessage[],
+  purchase = false,
+): NotificationText[] {
+  const notified = purchase ? NOTIFIED_EFFECTS_OF_PURCHASE : NOTIFIED_EFFECTS;
   // Most events neither notify nor have an effect the inbox shows: no closure, no variables then.
-  if (messages.length === 0 && !hasEffectOf(effects, NOTIFIED_EFFECTS)) return [];
+  if (messages.length === 0 && !hasEffectOf(effects, notified)) return [];
   const texts: NotificationText[] = [];
   let base: MessageVariables | undefined;
   const builtIn = (kind: string, view: string, variables: MessageVariables) => {
@@ -67,7 +79,7 @@ export function notificationsFor(config: ClubConfig, participant: MessageRecipie
     } else if (effect.type === "mission_completed") {
       const mission = config.missions.find((candidate) => candidate.id === effect.mission_id);
       builtIn("mission_completed", "missions", { mission_title: mission?.title ?? effect.mission_id });
-    } else if (effect.type === "reward_granted") {
+    } else if (effect.type === "reward_granted" && !purchase) {
       const reward = config.rewards.find((candidate) => candidate.code === effect.reward_code);
       builtIn("reward_granted", "rewards", { reward_title: reward?.title ?? effect.reward_code });
     }

@@ -229,7 +229,7 @@ function redemptionRows(
   const writes = new PendingWrites();
   const { effects } = gatherEvaluation(
     writes,
-    { scope, config, participant, state, now: opts.now, publicUrl: opts.publicUrl, event: null, announces },
+    { scope, config, participant, state, now: opts.now, publicUrl: opts.publicUrl, event: null, announces, purchase: true },
     written,
   );
   const cost = { currency: priced.currency.code, amount: fromMinorUnits(priced.cost, priced.currency.decimals) };
@@ -307,7 +307,9 @@ async function payFirst(
  * participant's lock, so two redemptions that together exceed the balance
  * cannot both pass. A `client_delivered` reward gets a pending delivery and
  * `reward.delivery_requested` with source `redemption:<code>`; every
- * redemption sends `store.purchased`.
+ * redemption sends `store.purchased`. The participant's inbox gets no entry
+ * for the reward bought (the answer shows it), only later for its delivery's
+ * outcome.
  *
  * With an Idempotency-Key, a key seen before answers the stored result with
  * `duplicate: true` and spends nothing, whatever the body of the repeat.
