@@ -28,7 +28,7 @@ const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).fla
 /** Parameters of the claiming payment (see payPostgresql), then of the plain one. */
 const now = "2026-11-28T00:00:00Z";
 const CLAIM = ["club", "live", "key", "club", "live", "key", "Redemptions_create", "fingerprint", now, now];
-const PAY = ["club", "live", "player", "club", "live", "key", 100, now, "coins", 100, now, "club", "live"];
+const PAY = ["club", "live", "player", "club", "live", "key", 100, now, "coins", 100, now, "coins", "club", "live"];
 
 describe.skipIf(!postgresEnabled)("plans of the driver's write transactions on a fresh PostgreSQL install", () => {
   let db: Database;

@@ -9,6 +9,7 @@ import { listNotifications } from "../../../server/src/usecases/participants/not
 import { describeEachDatabase } from "../../support/databases.js";
 import { balancesOf, eventInput, ledgerSums, participantRow, PUBLIC_URL, recordedWebhooks } from "../fixtures.js";
 import { openTestClub, type DatabaseClub } from "../../support/club.js";
+import { demoConfig } from "../../support/club-config.js";
 
 const NOW = new Date("2026-11-18T12:00:00Z");
 const DAY = 86_400_000;
@@ -17,7 +18,15 @@ describeEachDatabase("redemptions", (kind) => {
   let club: DatabaseClub;
 
   beforeAll(async () => {
-    club = await openTestClub(kind);
+    // Plus a coin-priced pack that credits gems: a reward moving a currency other than the one paid.
+    const gemPack = {
+      code: "pacote-gemas",
+      title: "Pacote de gemas",
+      type: "internal",
+      payload: { currency: "gems", amount: 5 },
+      cost: { currency: "coins", amount: 300 },
+    };
+    club = await openTestClub(kind, { config: demoConfig((config) => void config.rewards.push(gemPack)) });
     // Webhook rows are written only for events an enabled endpoint takes.
     await club.db.em().insert(WebhookEndpoint, {
       id: "we_redemptions",
@@ -200,6 +209,44 @@ describeEachDatabase("redemptions", (kind) => {
     expect(await club.db.em().count(Redemption, { participantId: shortId })).toBe(0);
     expect(await club.db.em().count(Delivery, { participantId: shortId })).toBe(1); // the first-deposit bonus only
     expect(await recordedWebhooks(club.db, club.scope)).toHaveLength(webhooks);
+  });
+
+  it("a reward crediting another currency: both balances and their ledger lines exact; no balance of the price's currency is 0", async () => {
+    const joId = await playerWith("jo", 400);
+    // A gem the player already has (a live-casino bet): the credit's ledger line counts from it.
+    await ingestEvent(
+      club.db,
+      club.scope,
+      eventInput({ participant: "jo", type: "bet.placed", id: "jo-live", amount: 25, meta: { game_type: "live-casino" } }),
+      {
+        now: NOW,
+        publicUrl: PUBLIC_URL,
+      },
+    );
+    const gemsBefore = (await balancesOf(club.db, joId)).gems;
+    expect(await buy("jo", "pacote-gemas")).toMatchObject({ cost: { currency: "coins", amount: 300 }, balance_after: 100 });
+    expect(await balancesOf(club.db, joId)).toEqual({ coins: 100, gems: gemsBefore + 5 });
+    expect(await ledgerSums(club.db, joId)).toMatchObject(await balancesOf(club.db, joId));
+    const credit = await club.db.em().findOneOrFail(LedgerEntry, { participantId: joId, unit: "gems", ruleId: "redemption:pacote-gemas" });
+    expect(credit).toMatchObject({ delta: 5, balanceAfter: gemsBefore + 5 });
+
+    // A participant who never had coins: nothing to read, 0 to spend.
+    await ingestEvent(
+      club.db,
+      club.scope,
+      eventInput({ participant: "ze", type: "bet.placed", id: "ze-live", amount: 25, meta: { game_type: "live-casino" } }),
+      {
+        now: NOW,
+        publicUrl: PUBLIC_URL,
+      },
+    );
+    const zeId = (await participantRow(club.db, club.scope, "ze")).id;
+    expect((await balancesOf(club.db, zeId)).coins).toBeUndefined();
+    expect(await refusal(buy("ze", "pacote-gemas"))).toEqual({
+      status: 409,
+      code: "insufficient_balance",
+      message: `Participant "ze" has 0 coins; reward "pacote-gemas" costs 300.`,
+    });
   });
 
   it("404 for an unknown participant or reward, 422 for a reward without a price", async () => {

@@ -22,12 +22,14 @@ export interface RedemptionPayment {
   /** The balance of the currency after the debit; null when it was short (nothing debited). */
   balanceAfter: number | null;
   /**
-   * Every balance of the participant (minor units by currency) as read by
-   * the statement: the debited currency's before the debit. On PostgreSQL a
-   * snapshot taken before the lock was granted: exact unless the statement
-   * waited for a transaction that moved them (reread with readBalances).
+   * The participant's balance of the paid currency (minor units; 0 without
+   * one) as read by the statement, before the debit. On PostgreSQL a snapshot
+   * taken before the lock was granted: exact unless the statement waited for
+   * a transaction that moved it (balanceAfter is exact). The other
+   * currencies' balances are not read: a reward that moves one rereads them
+   * (readBalances).
    */
-  balances: Record<string, number>;
+  balance: number;
   /**
    * The `events` list of each enabled endpoint of the scope, read by the same
    * statement: the outbox rows of the redemption no endpoint takes need not be
@@ -72,7 +74,7 @@ const PARTICIPANT =
  * a value (a subquery), not by a join whose order the planner would choose.
  * Parameters: [claim: club, env, key; club, env, key, operation, fingerprint,
  * locked until, created at;] club, env, external id; club, env, key; amount,
- * now, currency, amount; now; club, env.
+ * now, currency, amount; now; currency; club, env.
  */
 function payPostgresql(claim: boolean): string {
   const claimed = claim
@@ -87,7 +89,7 @@ function payPostgresql(claim: boolean): string {
     where b.participant_id = (select id from p) and b.currency = ? and b.amount >= ?::int8 and not exists (select 1 from s)${claim ? " and exists (select 1 from k)" : ""} returning b.amount, b.participant_id),
   t as (update participants as q set updated_at = ? where q.id = (select participant_id from d))
   select p.*, (select result from s) as stored, (select amount from d) as balance_after,
-    (select coalesce(json_agg(json_build_array(b.currency, b.amount)), '[]'::json) from balances as b where b.participant_id = p.id) as balances,
+    (select b.amount from balances as b where b.participant_id = p.id and b.currency = ?) as balance,
     ${ENDPOINTS.postgresql} as endpoints${claim ? ", (select got from lk) as key_lock, exists (select 1 from k) as key_claimed" : ""}
   from p`;
 }
@@ -100,10 +102,10 @@ export const PAY_STATEMENTS = { paying: PAY_POSTGRESQL, claiming: PAY_CLAIMING_P
 const CLAIM_SQLITE = `insert into idempotency_keys (club_id, env, key, operation_id, fingerprint, state, locked_until, created_at)
   values (?, ?, ?, ?, ?, 'done', ?, ?) on conflict do nothing returning key`;
 
-/** SQLite: the participant, the stored result and the balances, read once the write lock is held. */
+/** SQLite: the participant, the stored result and the paid currency's balance, read once the write lock is held. */
 const READ_SQLITE = `select ${PARTICIPANT},
     (select result from redemptions where club_id = ?1 and env = ?2 and idempotency_key = ?4) as stored,
-    (select json_group_array(json_array(b.currency, b.amount)) from balances as b where b.participant_id = participants.id) as balances,
+    (select b.amount from balances as b where b.participant_id = participants.id and b.currency = ?5) as balance,
     ${ENDPOINTS.sqlite} as endpoints
   from participants where club_id = ?1 and env = ?2 and external_id = ?3`;
 
@@ -113,7 +115,7 @@ const TOUCH_SQLITE = "update participants set updated_at = ?2 where id = ?1";
 type Row = Parameters<typeof viewedParticipant>[0] & {
   stored: Record<string, unknown> | string | null;
   balance_after?: number | string | null;
-  balances: [string, number | string][] | string;
+  balance: number | string | null;
   endpoints: string[][] | string;
   key_lock?: boolean;
   key_claimed?: boolean;
@@ -160,6 +162,7 @@ export async function payRedemption(
       pay.currency,
       pay.amount,
       pay.now,
+      pay.currency,
       scope.clubId,
       scope.env,
     ]);
@@ -170,7 +173,7 @@ export async function payRedemption(
       participant: viewedParticipant(row),
       stored: json(row.stored),
       balanceAfter: after === null ? null : Number(after),
-      balances: balancesOf(json(row.balances)),
+      balance: Number(row.balance ?? 0),
       endpointEvents: json(row.endpoints),
     };
   }
@@ -180,13 +183,13 @@ export async function payRedemption(
     const claimed = await store.select<{ key: string }>({ postgresql: "", sqlite: CLAIM_SQLITE }, keyClaimParameters(scope, claim));
     if (claimed.length === 0) return { refused: "taken" };
   }
-  const [row] = await store.select<Row>({ postgresql: "", sqlite: READ_SQLITE }, [scope.clubId, scope.env, pay.externalId, pay.idempotencyKey]);
+  const [row] = await store.select<Row>({ postgresql: "", sqlite: READ_SQLITE }, [scope.clubId, scope.env, pay.externalId, pay.idempotencyKey, pay.currency]);
   if (!row) return null;
   const participant = viewedParticipant(row);
-  const balances = balancesOf(json(row.balances));
+  const balance = Number(row.balance ?? 0);
   const stored = row.stored === null ? null : json(row.stored);
   const endpointEvents = json(row.endpoints);
-  if (stored !== null) return { participant, stored, balanceAfter: null, balances, endpointEvents };
+  if (stored !== null) return { participant, stored, balanceAfter: null, balance, endpointEvents };
   const [debited] = await store.select<{ amount: number }>({ postgresql: "", sqlite: DEBIT_SQLITE }, [
     pay.amount,
     pay.now.getTime(),
@@ -194,7 +197,7 @@ export async function payRedemption(
     pay.currency,
   ]);
   if (debited !== undefined) await store.run({ postgresql: "", sqlite: TOUCH_SQLITE }, [participant.id, pay.now.getTime()]);
-  return { participant, stored: null, balanceAfter: debited === undefined ? null : Number(debited.amount), balances, endpointEvents };
+  return { participant, stored: null, balanceAfter: debited === undefined ? null : Number(debited.amount), balance, endpointEvents };
 }
 
 /** The participant's balances (minor units by currency), read again inside the transaction holding its lock. */

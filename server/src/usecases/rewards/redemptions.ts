@@ -134,11 +134,12 @@ async function paidFirst(
   const repeat = payment.stored && repeatOf(payment.stored, config);
   const stateOf = (balances: Balances) =>
     viewedState(participant, config, payment.balanceAfter === null ? balances : { ...balances, [currency]: payment.balanceAfter + priced.cost }, NO_MISSIONS);
-  let state = stateOf(payment.balances);
+  // The paid currency's balance alone: the price and a reward that moves no other currency need no more.
+  let state = stateOf({ [currency]: payment.balance });
   const { endpointEvents } = payment;
   if (repeat || payment.balanceAfter === null) return { repeat, participant, state, evaluation: null, endpointEvents };
   let evaluation = redemptionEvaluation({ config, state, now, timeZone, priced });
-  // The reward moves another currency: its balance as committed now (the statement's may predate the lock).
+  // The reward moves another currency: every balance as committed now (the statement read the paid one alone).
   if (evaluation && evaluation.delta.ledger.some((line) => line.unit !== "xp" && line.unit !== currency)) {
     state = stateOf(await readBalances(store, participant.id));
     evaluation = redemptionEvaluation({ config, state, now, timeZone, priced });
