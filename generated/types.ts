@@ -5420,8 +5420,8 @@ export interface components {
          * @description A message for the participant in the club's inbox, created by the club's
          *     rules (`notify` effects) and by what happens to the participant (a level up,
          *     a delivered reward…). A reward the participant buys (a redemption) gets no
-         *     `reward_granted` entry, since the purchase's answer shows it; a level-up it
-         *     causes and its delivery's outcome do get one.
+         *     `reward_granted` entry, since the purchase's answer shows it; its delivery's
+         *     outcome (`reward_delivered`, `reward_delivery_failed`) does.
          */
         Notification: {
             /** @description `ntf_…`. */
