@@ -212,17 +212,17 @@ describeEachDatabase("redemptions", (kind) => {
   });
 
   it("a reward crediting another currency: both balances and their ledger lines exact; no balance of the price's currency is 0", async () => {
+    // One gem per live-casino bet of 25+.
+    const liveBet = (participant: string) =>
+      ingestEvent(
+        club.db,
+        club.scope,
+        eventInput({ participant, type: "bet.placed", id: `${participant}-live`, amount: 25, meta: { game_type: "live-casino" } }),
+        { now: NOW, publicUrl: PUBLIC_URL },
+      );
     const joId = await playerWith("jo", 400);
-    // A gem the player already has (a live-casino bet): the credit's ledger line counts from it.
-    await ingestEvent(
-      club.db,
-      club.scope,
-      eventInput({ participant: "jo", type: "bet.placed", id: "jo-live", amount: 25, meta: { game_type: "live-casino" } }),
-      {
-        now: NOW,
-        publicUrl: PUBLIC_URL,
-      },
-    );
+    // A gem the player already has: the credit's ledger line counts from it.
+    await liveBet("jo");
     const gemsBefore = (await balancesOf(club.db, joId)).gems;
     expect(await buy("jo", "pacote-gemas")).toMatchObject({ cost: { currency: "coins", amount: 300 }, balance_after: 100 });
     expect(await balancesOf(club.db, joId)).toEqual({ coins: 100, gems: gemsBefore + 5 });
@@ -231,15 +231,7 @@ describeEachDatabase("redemptions", (kind) => {
     expect(credit).toMatchObject({ delta: 5, balanceAfter: gemsBefore + 5 });
 
     // A participant who never had coins: nothing to read, 0 to spend.
-    await ingestEvent(
-      club.db,
-      club.scope,
-      eventInput({ participant: "ze", type: "bet.placed", id: "ze-live", amount: 25, meta: { game_type: "live-casino" } }),
-      {
-        now: NOW,
-        publicUrl: PUBLIC_URL,
-      },
-    );
+    await liveBet("ze");
     const zeId = (await participantRow(club.db, club.scope, "ze")).id;
     expect((await balancesOf(club.db, zeId)).coins).toBeUndefined();
     expect(await refusal(buy("ze", "pacote-gemas"))).toEqual({
