@@ -25,10 +25,12 @@ interface PlanNode {
 }
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
-/** Parameters of the claiming payment (see payPostgresql), then of the plain one. */
+/** Parameters of the plain payment (see payPostgresql), then of the claiming one. */
 const now = "2026-11-28T00:00:00Z";
-const CLAIM = ["club", "live", "key", "club", "live", "key", "Redemptions_create", "fingerprint", now, now];
-const PAY = ["club", "live", "player", "club", "live", "key", 100, now, "coins", 100, now, "coins", "club", "live"];
+const PARTICIPANT = ["club", "live", "player"];
+const REST = ["club", "live", "key", 100, now, "coins", 100, now, "coins", "club", "live"];
+const PAY = [...PARTICIPANT, ...REST];
+const CLAIMING = ["club", "live", "key", ...PARTICIPANT, "club", "live", "key", "Redemptions_create", "fingerprint", now, now, ...REST];
 
 describe.skipIf(!postgresEnabled)("plans of the driver's write transactions on a fresh PostgreSQL install", () => {
   let db: Database;
@@ -61,7 +63,7 @@ describe.skipIf(!postgresEnabled)("plans of the driver's write transactions on a
   });
 
   it.each([
-    ["claiming the key", PAY_STATEMENTS.claiming, [...CLAIM, ...PAY]],
+    ["claiming the key", PAY_STATEMENTS.claiming, CLAIMING],
     ["under a claimed key", PAY_STATEMENTS.paying, PAY],
   ])("plans the payment %s as probes by key, the tables empty", async (_title, sql, params) => {
     const rows = await db.em().transactional(async (trx) => {

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { queryWithStatements, type PgQueryable } from "../../server/src/db/hot/pg-pipeline.js";
+import { queryAllWithStatements, queryWithStatements, type PgQueryable } from "../../server/src/db/hot/pg-pipeline.js";
 import { createTestDatabase, postgresEnabled, type TestDatabase } from "../support/databases.js";
 
 /*
@@ -67,5 +67,35 @@ describe.skipIf(!postgresEnabled)("PostgreSQL statements with BEGIN and COMMIT i
     await client.query({ text: "rollback", values: [] });
     expect((await client.query({ name: "t_insert", text: "insert into t values ($1) returning id", values: [4] })).rows).toEqual([{ id: 4 }]);
     expect(await ids()).toEqual([1, 2, 4]);
+  });
+
+  it("runs several statements in one round trip, in order, each seeing the ones before; one named statement parsed once", async () => {
+    const insert = (id: number) => ({ name: "t_insert", text: "insert into t values ($1) returning id", values: [id] });
+    const results = await queryAllWithStatements(
+      client,
+      [
+        { text: "select count(*)::int as n from t where id >= $1", values: [10] },
+        insert(10),
+        insert(11),
+        { text: "select count(*)::int as n from t where id >= $1", values: [10] },
+      ],
+      ["begin"],
+      ["commit"],
+    );
+    expect(results.map((result) => result.rows)).toEqual([[{ n: 0 }], [{ id: 10 }], [{ id: 11 }], [{ n: 2 }]]);
+    expect(await ids()).toEqual([1, 2, 4, 10, 11]);
+    // The first failing one fails the call, and nothing after it runs (the COMMIT neither).
+    const failed = await queryAllWithStatements(client, [insert(12), insert(10), insert(13)], ["begin"], ["commit"]).catch((err: { code?: string }) => err);
+    expect(failed).toMatchObject({ code: "23505" });
+    await client.query({ text: "rollback", values: [] });
+    expect(await ids()).toEqual([1, 2, 4, 10, 11]);
+    // A statement not yet prepared on the connection is parsed once for all its runs, then known to be prepared.
+    const fresh = (id: number) => ({ name: "t_insert_fresh", text: "insert into t values ($1 + 0) returning id", values: [id] });
+    expect((await queryAllWithStatements(client, [fresh(20), fresh(21)], ["begin"], ["commit"])).map((result) => result.rows)).toEqual([
+      [{ id: 20 }],
+      [{ id: 21 }],
+    ]);
+    expect((await client.query(fresh(22))).rows).toEqual([{ id: 22 }]);
+    await expect(queryAllWithStatements(client, [insert(30), fresh(31)], [], [])).rejects.toThrow(/one prepared statement's name/);
   });
 });

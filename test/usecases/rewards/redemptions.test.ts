@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { schemaValidators } from "../../../generated/validators.js";
-import { CurrencyLot, Delivery, LedgerEntry, Redemption, WebhookEndpoint } from "../../../server/src/db/entities/index.js";
+import { CurrencyLot, Delivery, IdempotencyKey, LedgerEntry, Redemption, WebhookEndpoint } from "../../../server/src/db/entities/index.js";
+import { withIdempotencyKey } from "../../../server/src/http/idempotency.js";
 import { ApiError } from "../../../server/src/usecases/shared/errors.js";
 import { ingestEvent } from "../../../server/src/usecases/events/ingest.js";
 import { redeem, type RedemptionView } from "../../../server/src/usecases/rewards/redemptions.js";
@@ -304,6 +305,128 @@ describeEachDatabase("redemptions", (kind) => {
     expect(answered.every((result) => result.duplicate)).toBe(true);
     expect(new Set(answered.map((result) => result.id))).toEqual(new Set(succeeded.map((result) => result.id)));
     expect(await balancesOf(club.db, ivoId)).toEqual({ coins: 500 });
+  });
+
+  it("purchases of several participants at once: each its own outcome, those paid sharing one transaction on PostgreSQL", async () => {
+    const ids = {
+      rui: await playerWith("rui", 1500),
+      sol: await playerWith("sol", 1500),
+      tom: await playerWith("tom", 1500),
+      uli: await playerWith("uli", 1500),
+      vera: await playerWith("vera", 500),
+    };
+    const outcomes = await Promise.allSettled(
+      ["rui", "rui", "sol", "tom", "vera", "nobody-here", "uli"].map((participant, i) => buy(participant, "store-bonus-10", `resgate-junto-${i}`)),
+    );
+    const [rui, ruiAgain, sol, tom, vera, nobody, uli] = outcomes;
+    const paid = [rui, sol, tom, uli].map((outcome) => (outcome as PromiseFulfilledResult<RedemptionView>).value);
+    expect(paid.map((result) => [result.balance_after, result.duplicate])).toEqual(Array.from({ length: 4 }, () => [500, false]));
+    // The participant's second purchase sees the first one's payment.
+    expect((ruiAgain as PromiseRejectedResult).reason).toMatchObject({
+      status: 409,
+      code: "insufficient_balance",
+      message: expect.stringContaining("has 500 coins"),
+    });
+    expect((vera as PromiseRejectedResult).reason).toMatchObject({
+      status: 409,
+      code: "insufficient_balance",
+      message: expect.stringContaining("has 500 coins"),
+    });
+    expect((nobody as PromiseRejectedResult).reason).toMatchObject({ status: 404 });
+    for (const id of Object.values(ids)) {
+      expect(await balancesOf(club.db, id)).toEqual({ coins: 500 });
+      expect(await ledgerSums(club.db, id)).toMatchObject({ coins: 500 });
+      expect(await club.db.em().count(Redemption, { participantId: id })).toBe(id === ids.vera ? 0 : 1);
+    }
+    if (kind === "postgresql") {
+      const transactions = await club.db
+        .em()
+        .getConnection()
+        .execute<{ xmin: string }[]>("select distinct xmin::text as xmin from redemptions where id = any(?)", [paid.map((result) => result.id)]);
+      expect(transactions).toHaveLength(1);
+    }
+    // Repeats of the keys at once: the stored results; the failed purchases' keys were never taken.
+    const repeats = await Promise.all(
+      [0, 2, 3, 6].map((i) => buy(["rui", "rui", "sol", "tom", "vera", "nobody-here", "uli"][i], "store-bonus-10", `resgate-junto-${i}`)),
+    );
+    expect(repeats.map((result) => [result.id, result.duplicate])).toEqual(paid.map((result) => [result.id, true]));
+  });
+
+  it("keyed purchases at once (the route's key claims): a failed one's key is released, one key for two participants spends once", async () => {
+    const ids = {
+      wil: await playerWith("wil", 1500),
+      xavi: await playerWith("xavi", 500),
+      yara: await playerWith("yara", 1500),
+      zeca: await playerWith("zeca", 1500),
+    };
+    // As the HTTP route runs a keyed redemption: its key claimed by the payment's statement.
+    const keyed = (participant: string, key: string) =>
+      withIdempotencyKey(
+        club.db,
+        () => NOW,
+        { scope: club.scope, key, operationId: "Redemptions_create", request: { participant, reward: "store-bonus-10" } },
+        async () => ({
+          status: 200,
+          body: await buy(participant, "store-bonus-10", key),
+        }),
+      );
+    const [wil, xavi, nobody, yara, zeca] = await Promise.allSettled([
+      keyed("wil", "chave-junto-01"),
+      keyed("xavi", "chave-junto-02"),
+      keyed("nobody-here", "chave-junto-03"),
+      keyed("yara", "chave-junto-04"),
+      keyed("zeca", "chave-junto-04"),
+    ]);
+    expect(wil.status).toBe("fulfilled");
+    expect((xavi as PromiseRejectedResult).reason).toMatchObject({ status: 409, code: "insufficient_balance" });
+    expect((nobody as PromiseRejectedResult).reason).toMatchObject({ status: 404 });
+    // One of the two under one key paid; the other, another request under a key taken, is refused.
+    const shared = [yara, zeca];
+    expect(shared.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
+    expect((shared.find((outcome) => outcome.status === "rejected") as PromiseRejectedResult).reason).toMatchObject({
+      status: 409,
+      code: expect.stringMatching(/^idempotency_key_(reused|in_use)$/),
+    });
+    const coins = async (id: string) => (await balancesOf(club.db, id)).coins;
+    expect([await coins(ids.wil), await coins(ids.xavi), (await coins(ids.yara)) + (await coins(ids.zeca))]).toEqual([500, 500, 2000]);
+    const keys = async (key: string) =>
+      (
+        await club.db
+          .em()
+          .fork()
+          .find(IdempotencyKey, { ...club.scope, key })
+      ).map((row) => row.state);
+    expect([await keys("chave-junto-01"), await keys("chave-junto-02"), await keys("chave-junto-03"), await keys("chave-junto-04")]).toEqual([
+      ["done"],
+      [],
+      [],
+      ["done"],
+    ]);
+    if (kind === "postgresql") {
+      const paid = await club.db
+        .em()
+        .getConnection()
+        .execute<{ xmin: string }[]>("select distinct xmin::text as xmin from redemptions where participant_id = any(?)", [[ids.wil, ids.yara, ids.zeca]]);
+      expect(paid).toHaveLength(1);
+    }
+    // The released key buys once the balance allows it.
+    await ingestEvent(club.db, club.scope, eventInput({ participant: "xavi", type: "deposit.confirmed", id: "xavi-dep-2", amount: 10_000 }), {
+      now: NOW,
+      publicUrl: PUBLIC_URL,
+    });
+    const retried = await keyed("xavi", "chave-junto-02");
+    expect(retried.body.duplicate).toBe(false);
+    expect(await keys("chave-junto-02")).toEqual(["done"]);
+  });
+
+  it("one key for two participants at once, without the route's claim: spent once (on PostgreSQL their shared transaction fails on the key, then each is paid alone)", async () => {
+    const ids = [await playerWith("alba", 1500), await playerWith("bento", 1500)];
+    const results = await Promise.all([buy("alba", "store-bonus-10", "resgate-duplo-01"), buy("bento", "store-bonus-10", "resgate-duplo-01")]);
+    expect(results.map((result) => result.duplicate).sort()).toEqual([false, true]);
+    expect(new Set(results.map((result) => result.id)).size).toBe(1);
+    const coins = await Promise.all(ids.map(async (id) => (await balancesOf(club.db, id)).coins));
+    expect(coins.sort()).toEqual([1500, 500]);
+    for (const id of ids) expect((await ledgerSums(club.db, id)).coins).toBe((await balancesOf(club.db, id)).coins);
   });
 
   it("the same Idempotency-Key sent concurrently spends once", async () => {

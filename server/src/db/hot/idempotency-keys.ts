@@ -117,6 +117,18 @@ export function doneWithTransaction(scope: Scope, key: string | null): { write: 
   };
 }
 
+const RELEASE = "delete from idempotency_keys where club_id = ? and env = ? and key = ?";
+
+/**
+ * The write releasing `key`, claimed in the caller's transaction for a
+ * request that failed there while the transaction commits others' work
+ * (payments together, see db/hot/redemption-writes.ts): a request that
+ * failed holds no key.
+ */
+export function keyReleasedWithTransaction(scope: Scope, key: string): Write {
+  return { statement: { postgresql: RELEASE, sqlite: RELEASE }, params: [scope.clubId, scope.env, key] };
+}
+
 /** The claim of the running request's key a route makes in its transaction (see db/hot/redemption-writes.ts). */
 export interface TransactionKeyClaim {
   key: string;

@@ -90,6 +90,14 @@ export interface HotStore {
    * come back as JSON has them (read them with Number() and new Date()).
    */
   select<R>(sql: { postgresql: string; sqlite: string }, params: unknown[]): Promise<R[]>;
+  /**
+   * PostgreSQL, in a driver transaction (db/hot/transaction.ts): statements
+   * written with `?` placeholders, run in order in one round trip, each on
+   * its own (a later one sees what an earlier one changed); their rows in
+   * order. The first failing fails the rest. The ones marked `prepared` share
+   * one text (a named statement); the others are planned on each run.
+   */
+  selectInOrder?(statements: readonly { sql: string; params: unknown[]; prepared?: boolean }[]): Promise<unknown[][]>;
   /** The first row of a read as `select` gives it (undefined when none), where the driver has a cheaper way to one row; else see firstRow. */
   first?<R>(sql: { postgresql: string; sqlite: string }, params: unknown[]): Promise<R | undefined>;
   /** A write statement written with `?` placeholders (bound as in select), on its own: never sharing a round trip with reads. */

@@ -80,36 +80,43 @@ function sendBare(connection: Connection, text: string): void {
 }
 
 /**
- * A statement with `before` statements sent ahead of it and `after` ones
- * behind it, all before one Sync. Rows mode, cursors (`rows`) and copy are
- * not supported (the hot store uses none of them).
+ * Statements with `before` statements sent ahead of them and `after` ones
+ * behind them, all before one Sync, run in that order. Every named statement
+ * among them has the same name (node-postgres records the name of its Query
+ * as prepared at each ParseComplete it reads). Rows mode, cursors (`rows`)
+ * and copy are not supported (the hot store uses none of them).
  */
 class QueryWithStatements extends Query {
   constructor(
-    config: { text: string; name?: string; values: unknown[] },
+    private readonly statements: readonly { text: string; name?: string; values: unknown[] }[],
     private readonly before: readonly string[],
     private readonly after: readonly string[],
     callback: (err: Error | null, result: { rows: unknown[] } | { rows: unknown[] }[]) => void,
   ) {
-    super(config, undefined, callback);
+    const named = statements.find((statement) => statement.name !== undefined);
+    if (named && statements.some((statement) => statement.name !== undefined && statement.name !== named.name)) {
+      throw new Error("statements sent together share one prepared statement's name");
+    }
+    super(named ?? statements[0], undefined, callback);
   }
 
   prepare(connection: Connection): void {
-    const parse = !this.hasBeenParsed(connection);
     // A named statement is parsed first: node-postgres records a name as prepared at the first ParseComplete it
     // reads, which must be its own (an unnamed one goes after the bare statements, which reuse the unnamed slot).
-    if (parse && this.name) connection.parse({ text: this.text, name: this.name, types: this.types });
+    if (this.name && !this.hasBeenParsed(connection)) connection.parse({ text: this.text, name: this.name, types: this.types });
     for (const text of this.before) sendBare(connection, text);
-    if (parse && !this.name) connection.parse({ text: this.text, types: this.types });
-    try {
-      connection.bind({ portal: this.portal, statement: this.name, values: this.values, binary: this.binary, valueMapper: prepareValue });
-    } catch (err) {
-      // As node-postgres's own prepare does.
-      this.handleError(err, connection);
-      return;
+    for (const statement of this.statements) {
+      if (!statement.name) connection.parse({ text: statement.text, types: this.types });
+      try {
+        connection.bind({ portal: this.portal, statement: statement.name, values: statement.values, binary: this.binary, valueMapper: prepareValue });
+      } catch (err) {
+        // As node-postgres's own prepare does.
+        this.handleError(err, connection);
+        return;
+      }
+      connection.describe({ type: "P", name: this.portal || "" });
+      connection.execute({ portal: this.portal });
     }
-    connection.describe({ type: "P", name: this.portal || "" });
-    connection.execute({ portal: this.portal });
     for (const text of this.after) sendBare(connection, text);
     connection.sync();
   }
@@ -133,12 +140,37 @@ export function queryWithStatements(
   after: readonly string[],
 ): Promise<{ rows: unknown[] }> {
   if (before.length === 0 && after.length === 0) return client.query(config);
+  // One result per command, the statement's after the `before` ones.
+  return sendTogether(client, [config], before, after, (results) => results[before.length]);
+}
+
+/**
+ * Runs `statements` on `client`, in order and in one round trip, with the
+ * parameterless `before` and `after` statements around them; resolves to
+ * their results, in order. The named ones all have one name. Fails as the
+ * first failing of them fails (the server runs nothing after it).
+ */
+export function queryAllWithStatements(
+  client: PgQueryable,
+  statements: readonly { text: string; name?: string; values: unknown[] }[],
+  before: readonly string[],
+  after: readonly string[],
+): Promise<{ rows: unknown[] }[]> {
+  return sendTogether(client, statements, before, after, (results) => results.slice(before.length, before.length + statements.length));
+}
+
+function sendTogether<T>(
+  client: PgQueryable,
+  statements: readonly { text: string; name?: string; values: unknown[] }[],
+  before: readonly string[],
+  after: readonly string[],
+  pick: (results: { rows: unknown[] }[]) => T,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     client.query(
-      new QueryWithStatements(config, before, after, (err, results) => {
+      new QueryWithStatements(statements, before, after, (err, results) => {
         if (err) reject(err);
-        // One result per command, the statement's after the `before` ones.
-        else resolve(Array.isArray(results) ? results[before.length] : results);
+        else resolve(pick(Array.isArray(results) ? results : [results]));
       }),
     );
   });

@@ -6,6 +6,8 @@ import type { ColumnKind, TableShape } from "./table-shape.js";
 /** The part of a `pg` Client the hot path uses. */
 export interface PgClient {
   query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  /** Statements run in order in one round trip (see pg-pipeline.ts), where the client offers it: a driver transaction's. */
+  queryAll?(configs: readonly { name?: string; text: string; values: unknown[] }[]): Promise<{ rows: unknown[] }[]>;
 }
 
 /**
@@ -205,9 +207,14 @@ function jsonColumn(values: unknown[]): string {
  * name is derived from the text, so the same text always maps to the same name.
  */
 function run(client: PgClient, text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
+  return client.query({ name: statementName(text), text, values });
+}
+
+/** The prepared statement's name of `text`. */
+function statementName(text: string): string {
   let name = names.get(text);
   if (name === undefined) names.set(text, (name = `clube_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`));
-  return client.query({ name, text, values });
+  return name;
 }
 const names = new Map<string, string>();
 
@@ -635,6 +642,16 @@ export function postgresHotStore(client: PgClient, convert: (err: unknown) => ne
               .join(", ")} ${shifted[shifted.length - 1]}`;
       });
       await exec(text, values);
+    },
+    async selectInOrder(statements) {
+      if (!client.queryAll) throw new Error("statements in one round trip need a driver transaction's client");
+      const configs = statements.map(({ sql, params, prepared }) => {
+        const { numbers, bound, pattern } = sharedParameters([{ sql, params }]);
+        const text = numberedText(sql, pattern, numbers);
+        return prepared ? { name: statementName(text), text, values: bound } : { text, values: bound };
+      });
+      const results = await client.queryAll(configs).catch(convert);
+      return results.map((result) => result.rows);
     },
     async run(sql: { postgresql: string }, params: unknown[]) {
       const { numbers, bound, pattern } = sharedParameters([{ sql: sql.postgresql, params }]);

@@ -1,4 +1,5 @@
 import type { Scope } from "../scope.js";
+import { lockingByExternalId } from "../participants/locks.js";
 import { takeSqliteWriteLock } from "../write-lock.js";
 import { keyClaimParameters } from "./idempotency-keys.js";
 import type { HotStore } from "./index.js";
@@ -72,18 +73,20 @@ const PARTICIPANT =
  * (whose uncommitted row an insert would wait for) to answer 409 at once.
  * The debit and the touch find their rows by the locked participant's id as
  * a value (a subquery), not by a join whose order the planner would choose.
- * Parameters: [claim: club, env, key; club, env, key, operation, fingerprint,
- * locked until, created at;] club, env, external id; club, env, key; amount,
- * now, currency, amount; now; currency; club, env.
+ * The key is claimed only for a participant that exists (a payment of
+ * several in one transaction leaves no claim for a request that failed).
+ * Parameters: [claim: club, env, key;] club, env, external id; [claim: club,
+ * env, key, operation, fingerprint, locked until, created at;] club, env,
+ * key; amount, now, currency, amount; now; currency; club, env.
  */
 function payPostgresql(claim: boolean): string {
+  const locked = claim ? "lk as (select pg_try_advisory_xact_lock(hashtextextended(?::text || ':' || ?::text || ':' || ?::text, 0)) as got),\n  " : "";
   const claimed = claim
-    ? `lk as (select pg_try_advisory_xact_lock(hashtextextended(?::text || ':' || ?::text || ':' || ?::text, 0)) as got),
+    ? `
   k as (insert into idempotency_keys (club_id, env, key, operation_id, fingerprint, state, locked_until, created_at)
-    select ?, ?, ?, ?, ?, 'done', ?, ? from lk where lk.got on conflict do nothing returning key),
-  `
+    select ?, ?, ?, ?, ?, 'done', ?, ? from lk where lk.got and exists (select 1 from p) on conflict do nothing returning key),`
     : "";
-  return `with ${claimed}p as (select ${PARTICIPANT} from participants where club_id = ? and env = ? and external_id = ? for update),
+  return `with ${locked}p as (select ${PARTICIPANT} from participants where club_id = ? and env = ? and external_id = ? for update),${claimed}
   s as (select result from redemptions where club_id = ? and env = ? and idempotency_key = ?),
   d as (update balances as b set amount = b.amount - ?::int8, updated_at = ?
     where b.participant_id = (select id from p) and b.currency = ? and b.amount >= ?::int8 and not exists (select 1 from s)${claim ? " and exists (select 1 from k)" : ""} returning b.amount, b.participant_id),
@@ -131,6 +134,87 @@ function balancesOf(rows: [string, number | string][]): Record<string, number> {
   return balances;
 }
 
+/** One redemption's payment: `amount` minor units of `currency` from the participant with `externalId`. */
+export interface Payment {
+  externalId: string;
+  currency: string;
+  amount: number;
+  idempotencyKey: string | null;
+  now: Date;
+  claim?: PaymentKeyClaim | null;
+}
+
+/** The parameters of the payment's PostgreSQL statement (see payPostgresql). */
+function paymentParameters(scope: Scope, pay: Payment): unknown[] {
+  const { claim } = pay;
+  const lock = claim ? [scope.clubId, scope.env, claim.key] : [];
+  const claimed = claim ? [scope.clubId, scope.env, claim.key, claim.operationId, claim.fingerprint, claim.lockedUntil, claim.createdAt] : [];
+  return [
+    ...lock,
+    scope.clubId,
+    scope.env,
+    pay.externalId,
+    ...claimed,
+    scope.clubId,
+    scope.env,
+    pay.idempotencyKey,
+    pay.amount,
+    pay.now,
+    pay.currency,
+    pay.amount,
+    pay.now,
+    pay.currency,
+    scope.clubId,
+    scope.env,
+  ];
+}
+
+/** The payment as the PostgreSQL statement's row tells it; null when no such participant. */
+function paymentOf(row: Row | undefined, claim: PaymentKeyClaim | null): RedemptionPayment | ClaimRefused | null {
+  if (!row) return null;
+  if (claim !== null && !row.key_claimed) return { refused: row.key_lock ? "taken" : "in_use" };
+  const after = row.balance_after ?? null;
+  return {
+    participant: viewedParticipant(row),
+    stored: json(row.stored),
+    balanceAfter: after === null ? null : Number(after),
+    balance: Number(row.balance ?? 0),
+    endpointEvents: json(row.endpoints),
+  };
+}
+
+/** The participants of several payments, locked in id order, as every transaction locking several takes them. */
+const LOCK_IN_ID_ORDER = lockingByExternalId("id");
+
+/**
+ * Whether the database pays several redemptions in one transaction
+ * (payRedemptionsTogether): PostgreSQL. SQLite writes one transaction at a
+ * time anyway, in-process, so gathering them would save it no round trip.
+ */
+export function paysTogether(db: { dialect: "postgresql" | "sqlite" }): boolean {
+  return db.dialect === "postgresql";
+}
+
+/**
+ * PostgreSQL, in a driver transaction: the payments of several redemptions,
+ * of distinct participants, in one round trip. Their participants are
+ * locked first, in id order, then each payment's statement runs as
+ * payRedemption runs it (so each sees the ones before it); each payment's
+ * outcome, in order. All claim their keys, or none does.
+ */
+export async function payRedemptionsTogether(store: HotStore, scope: Scope, pays: readonly Payment[]): Promise<(RedemptionPayment | ClaimRefused | null)[]> {
+  if (!store.selectInOrder) throw new Error("payments together need a PostgreSQL driver transaction");
+  const claiming = pays[0].claim != null;
+  if (pays.some((pay) => (pay.claim != null) !== claiming)) throw new Error("payments together all claim their keys, or none does");
+  const externalIds = pays.map((pay) => pay.externalId);
+  const sql = claiming ? PAY_CLAIMING_POSTGRESQL : PAY_POSTGRESQL;
+  const results = await store.selectInOrder([
+    { sql: LOCK_IN_ID_ORDER, params: [scope.clubId, scope.env, externalIds, externalIds] },
+    ...pays.map((pay) => ({ sql, params: paymentParameters(scope, pay), prepared: true })),
+  ]);
+  return pays.map((pay, i) => paymentOf(results[i + 1][0] as Row | undefined, pay.claim ?? null));
+}
+
 /**
  * Locks the participant with `externalId` for the rest of the transaction
  * and takes `amount` minor units of `currency` from its balance if the
@@ -138,44 +222,11 @@ function balancesOf(rows: [string, number | string][]): Record<string, number> {
  * null when no such participant. For currencies without lots (that never
  * expire): the balance alone says what can be spent.
  */
-export async function payRedemption(
-  store: HotStore,
-  scope: Scope,
-  pay: { externalId: string; currency: string; amount: number; idempotencyKey: string | null; now: Date; claim?: PaymentKeyClaim | null },
-): Promise<RedemptionPayment | ClaimRefused | null> {
+export async function payRedemption(store: HotStore, scope: Scope, pay: Payment): Promise<RedemptionPayment | ClaimRefused | null> {
   const claim = pay.claim ?? null;
   if (store.dialect === "postgresql") {
-    const claimParams =
-      claim === null
-        ? []
-        : [scope.clubId, scope.env, claim.key, scope.clubId, scope.env, claim.key, claim.operationId, claim.fingerprint, claim.lockedUntil, claim.createdAt];
-    const [row] = await store.select<Row>({ postgresql: claim === null ? PAY_POSTGRESQL : PAY_CLAIMING_POSTGRESQL, sqlite: "" }, [
-      ...claimParams,
-      scope.clubId,
-      scope.env,
-      pay.externalId,
-      scope.clubId,
-      scope.env,
-      pay.idempotencyKey,
-      pay.amount,
-      pay.now,
-      pay.currency,
-      pay.amount,
-      pay.now,
-      pay.currency,
-      scope.clubId,
-      scope.env,
-    ]);
-    if (!row) return null;
-    if (claim !== null && !row.key_claimed) return { refused: row.key_lock ? "taken" : "in_use" };
-    const after = row.balance_after ?? null;
-    return {
-      participant: viewedParticipant(row),
-      stored: json(row.stored),
-      balanceAfter: after === null ? null : Number(after),
-      balance: Number(row.balance ?? 0),
-      endpointEvents: json(row.endpoints),
-    };
+    const [row] = await store.select<Row>({ postgresql: claim === null ? PAY_POSTGRESQL : PAY_CLAIMING_POSTGRESQL, sqlite: "" }, paymentParameters(scope, pay));
+    return paymentOf(row, claim);
   }
   // The write lock first, waited for under busy_timeout (see db/write-lock.ts).
   await takeSqliteWriteLock(store);

@@ -1,7 +1,7 @@
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import { PostgreSqlPlatform } from "@mikro-orm/postgresql";
 import type { HotStore } from "./index.js";
-import { PLANNED_BY_KEY, queryWithStatements, type PgQueryable } from "./pg-pipeline.js";
+import { PLANNED_BY_KEY, queryAllWithStatements, queryWithStatements, type PgQueryable } from "./pg-pipeline.js";
 import { postgresHotStore, type PgClient } from "./postgres.js";
 import { sqliteHotStore, type LibsqlDatabase } from "./sqlite.js";
 
@@ -53,18 +53,20 @@ async function onPostgres<T>(pg: PgQueryable, convert: (err: unknown) => never, 
   let commitNext = false;
   let committed = false;
   // The transaction's statements, with BEGIN before the first and COMMIT after the one commitWithNext announced.
+  const send = <R>(statements: (before: readonly string[], after: readonly string[]) => Promise<R>): Promise<R> => {
+    if (committed) return Promise.reject(new Error("a statement after its transaction's last one"));
+    const before = begun ? NONE : BEGIN;
+    const after = commitNext ? COMMIT : NONE;
+    begun = true;
+    committed = commitNext;
+    const sent = statements(before, after);
+    // A body that caught its last statement's failure must not pass for committed.
+    if (committed) sent.catch((err: unknown) => void (lastFailed = { err }));
+    return sent;
+  };
   const client: PgClient = {
-    query(config: { text: string; name?: string; values: unknown[] }) {
-      if (committed) return Promise.reject(new Error("a statement after its transaction's last one"));
-      const before = begun ? NONE : BEGIN;
-      const after = commitNext ? COMMIT : NONE;
-      begun = true;
-      committed = commitNext;
-      const sent = queryWithStatements(pg, config, before, after);
-      // A body that caught its last statement's failure must not pass for committed.
-      if (committed) sent.catch((err: unknown) => void (lastFailed = { err }));
-      return sent;
-    },
+    query: (config) => send((before, after) => queryWithStatements(pg, config, before, after)),
+    queryAll: (configs) => send((before, after) => queryAllWithStatements(pg, configs, before, after)),
   };
   let lastFailed: { err: unknown } | null = null;
   let result: T;

@@ -103,6 +103,15 @@ function snapshotOf(row: ParticipantRow): ParticipantSnapshot {
 const IDS_BY_EXTERNAL_ID = byScopedKeys({ table: "participants", columns: ["id"], key: "external_id" }).postgresql;
 
 /**
+ * PostgreSQL: the statement locking the scope's participants with the
+ * external ids, in id order, selecting `columns` (see lockByExternalId).
+ * Parameters: club, env, external ids, external ids.
+ */
+export function lockingByExternalId(columns: string): string {
+  return `select ${columns} from participants where id = any(array(${IDS_BY_EXTERNAL_ID})) and external_id = any(?::text[]) order by id for update`;
+}
+
+/**
  * Locks the participants of the scope with `externalIds` (those that exist)
  * for the rest of the transaction, in one statement; by external id.
  *
@@ -116,7 +125,7 @@ export async function lockByExternalId(store: HotStore, scope: Scope, externalId
   await takeSqliteWriteLock(store);
   const rows = await store.select<ParticipantRow>(
     {
-      postgresql: `select ${COLUMNS} from participants where id = any(array(${IDS_BY_EXTERNAL_ID})) and external_id = any(?::text[]) order by id for update`,
+      postgresql: lockingByExternalId(COLUMNS),
       sqlite: `select ${COLUMNS} from participants where club_id = ? and env = ? and external_id in (select value from json_each(?))`,
     },
     store.dialect === "postgresql" ? [scope.clubId, scope.env, externalIds, externalIds] : [scope.clubId, scope.env, externalIds],

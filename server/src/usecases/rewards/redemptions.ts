@@ -9,12 +9,28 @@ import type { Evaluation, MissionState, ParticipantState } from "../../engine/ty
 import { Redemption } from "../../db/entities/index.js";
 import { shapeOf, type HotStore, type Write } from "../../db/hot/index.js";
 import { inHotTransaction } from "../../db/hot/transaction.js";
-import { payRedemption, readBalances, type ClaimRefused } from "../../db/hot/redemption-writes.js";
-import { claimKeyNow, doneWithTransaction, keyClaimForTransaction, type TransactionKeyClaim } from "../../db/hot/idempotency-keys.js";
+import {
+  payRedemption,
+  payRedemptionsTogether,
+  paysTogether,
+  readBalances,
+  type ClaimRefused,
+  type Payment,
+  type RedemptionPayment,
+} from "../../db/hot/redemption-writes.js";
+import { groupCommitPer, groupsInFlight } from "../../db/group-commit.js";
+import {
+  claimKeyNow,
+  doneWithTransaction,
+  keyClaimForTransaction,
+  keyReleasedWithTransaction,
+  type TransactionKeyClaim,
+} from "../../db/hot/idempotency-keys.js";
 import { newId } from "../../db/ids.js";
 import type { Database } from "../../db/orm.js";
 import type { Scope } from "../../db/scope.js";
 import { requirePublishedConfig } from "../club/index.js";
+import { clockOverride } from "../sandbox/index.js";
 import { ApiError, notFound } from "../shared/errors.js";
 import { webhookMessage } from "../webhooks/index.js";
 import { subscriptionMatches } from "../../webhooks/envelope.js";
@@ -94,7 +110,7 @@ export function redemptionEvaluation(input: EngineInput & { priced: PricedReward
   };
 }
 
-/** What paidFirst found and did, under the participant's lock. */
+/** What a payment found and did, under the participant's lock (paidFrom). */
 interface Paid {
   /** The result stored under the key: nothing was paid. */
   repeat: RedemptionView | null;
@@ -108,36 +124,24 @@ interface Paid {
 }
 
 /**
- * Locks the participant and pays `priced` from its balance in one
- * conditional statement (db/hot/redemption-writes.ts) in the transaction of
- * `store`, unless a redemption is stored under `key`; then evaluates the
- * redemption against the state before the payment. Null when no such
- * participant. For a currency without lots (the balance alone says what is
- * spendable). With `claim`, the statement claims the request's
- * Idempotency-Key first and pays only if it did (else says why not).
+ * What a payment of `priced` (db/hot/redemption-writes.ts: the participant
+ * locked and the price taken off its balance in one conditional statement,
+ * unless a redemption is stored under the key) comes to: the redemption
+ * evaluated against the state before the payment, the stored result of a
+ * repeat, or no evaluation when the balance was short (nothing was paid).
+ * For a currency without lots (the balance alone says what is spendable).
  */
-async function paidFirst(
-  store: HotStore,
-  scope: Scope,
-  externalId: string,
-  priced: PricedReward,
-  key: string | null,
-  now: Date,
-  config: ClubConfig,
-  timeZone: string,
-  claim: TransactionKeyClaim | null,
-): Promise<Paid | ClaimRefused | null> {
+async function paidFrom(store: HotStore, context: RedemptionContext, payment: RedemptionPayment, timeZone: string): Promise<Paid> {
+  const { config, priced, opts } = context;
   const currency = priced.currency.code;
-  const payment = await payRedemption(store, scope, { externalId, currency, amount: priced.cost, idempotencyKey: key, now, claim });
-  if (!payment || "refused" in payment) return payment;
-  const { participant } = payment;
+  const { participant, endpointEvents } = payment;
   const repeat = payment.stored && repeatOf(payment.stored, config);
   const stateOf = (balances: Balances) =>
     viewedState(participant, config, payment.balanceAfter === null ? balances : { ...balances, [currency]: payment.balanceAfter + priced.cost }, NO_MISSIONS);
   // The paid currency's balance alone: the price and a reward that moves no other currency need no more.
   let state = stateOf({ [currency]: payment.balance });
-  const { endpointEvents } = payment;
   if (repeat || payment.balanceAfter === null) return { repeat, participant, state, evaluation: null, endpointEvents };
+  const now = opts.now;
   let evaluation = redemptionEvaluation({ config, state, now, timeZone, priced });
   // The reward moves another currency: every balance as committed now (the statement read the paid one alone).
   if (evaluation && evaluation.delta.ledger.some((line) => line.unit !== "xp" && line.unit !== currency)) {
@@ -149,7 +153,7 @@ async function paidFirst(
 }
 const NO_MISSIONS: Record<string, MissionState> = Object.freeze({}) as Record<string, MissionState>;
 
-/** The evaluation without the price's change of the balance, which paidFirst already made (its ledger line stays). */
+/** The evaluation without the price's change of the balance, which the payment already made (its ledger line stays). */
 function withoutPayment(evaluation: Evaluation, priced: PricedReward): Evaluation {
   const currency = priced.currency.code;
   return {
@@ -203,23 +207,23 @@ interface RedemptionContext {
   opts: { now: Date; publicUrl: string };
 }
 
-/** A redemption's answer and what its transaction writes. */
+/** A redemption's answer and its row, its other rows gathered in the transaction's PendingWrites. */
 interface RedemptionRows {
   result: RedemptionView;
-  writes: PendingWrites;
-  /** The redemption row and the Idempotency-Key's mark, written with `writes`. */
-  also: Write[];
+  redemption: RequiredEntityData<Redemption>;
+  /** It added rows to the outbox: the relay is woken once they commit. */
+  announced: boolean;
 }
 
 /**
  * The answer and the rows of a redemption evaluated as `evaluation` against
- * `state`: `written` is the evaluation whose delta is written (without the
- * price when paidFirst already took it off the stored balance).
+ * `state`, its rows but the redemption's own added to `writes`: `written` is
+ * the evaluation whose delta is written (without the price when the payment
+ * already took it off the stored balance).
  */
 function redemptionRows(
   context: RedemptionContext,
-  em: SqlEntityManager,
-  keyDone: ReturnType<typeof doneWithTransaction>,
+  writes: PendingWrites,
   participant: ParticipantSnapshot & { id: string; externalId: string },
   state: ParticipantState,
   written: Evaluation,
@@ -227,7 +231,7 @@ function redemptionRows(
   announces?: (type: string) => boolean,
 ): RedemptionRows {
   const { scope, config, priced, key, opts } = context;
-  const writes = new PendingWrites();
+  const outboxBefore = writes.outbox.length;
   const { effects } = gatherEvaluation(
     writes,
     { scope, config, participant, state, now: opts.now, publicUrl: opts.publicUrl, event: null, announces, purchase: true },
@@ -264,42 +268,183 @@ function redemptionRows(
     };
     writes.outbox.push(webhookMessage(scope, "store.purchased", purchased, opts.now));
   }
-  return { result, writes, also: [{ insert: shapeOf(em, Redemption), rows: [redemption] }, ...(keyDone ? [keyDone.write] : [])] };
+  return { result, redemption, announced: writes.outbox.length > outboxBefore };
+}
+
+/** The redemptions' rows as one write. */
+function redemptionsInsert(em: SqlEntityManager, rows: RequiredEntityData<Redemption>[]): Write {
+  return { insert: shapeOf(em, Redemption), rows };
 }
 
 /**
- * A redemption in a currency without lots, in a transaction on the driver:
- * paid first (paidFirst), then the rest of its rows in one more statement.
- * With `claim`, refused without paying when the key cannot be claimed.
+ * The rows of a purchase paid in its own statement (paidFrom), added to
+ * `writes`: the webhooks no endpoint takes are not built (the relay would
+ * mark them relayed unsent), and the participant's row is rewritten only
+ * when the reward moved another of its columns (the payment's statement set
+ * its updated_at).
  */
-async function payFirst(
-  db: Database,
-  context: RedemptionContext,
-  externalId: string,
-  claim: TransactionKeyClaim | null,
-  keyDone: ReturnType<typeof doneWithTransaction>,
-  timeZone: string,
-  done: (rows: RedemptionRows) => RedemptionView,
-): Promise<RedemptionView | ClaimRefused> {
-  const { scope, config, priced, key, opts } = context;
+function purchaseRows(context: RedemptionContext, writes: PendingWrites, paid: Paid & { evaluation: Evaluation }): RedemptionRows {
+  const { endpointEvents, participant, evaluation } = paid;
+  const announces = (type: string) => endpointEvents.some((events) => subscriptionMatches(events, type));
+  const rows = redemptionRows(context, writes, participant, paid.state, withoutPayment(evaluation, context.priced), evaluation, announces);
+  if (!movesParticipantColumns(participant, evaluation.delta)) writes.dropParticipantUpdate(participant.id);
+  return rows;
+}
+
+/**
+ * A redemption in a currency without lots, alone in a transaction on the
+ * driver: paid first (payRedemption, paidFrom), then the rest of its rows
+ * in one more statement, with the key's mark when `keyDone`. With a claim,
+ * refused without paying when the key cannot be claimed.
+ */
+async function payFirst(purchase: Purchase, keyDone: ReturnType<typeof doneWithTransaction> = null): Promise<RedemptionView | ClaimRefused> {
+  const { db, context, externalId, timeZone } = purchase;
+  const { scope, priced, opts } = context;
   const { em } = db.orm;
   return inHotTransaction(em, async (store, transaction) => {
-    const paid = await paidFirst(store, scope, externalId, priced, key, opts.now, config, timeZone, claim);
-    if (!paid) throw participantNotFound(externalId);
-    if ("refused" in paid) return paid;
+    const payment = await payRedemption(store, scope, paymentOf(purchase));
+    if (!payment) throw participantNotFound(externalId);
+    if ("refused" in payment) return payment;
+    const paid = await paidFrom(store, context, payment, timeZone);
     if (paid.repeat) return paid.repeat;
     if (paid.evaluation === null) throw insufficientBalance(paid.participant, paid.state, priced, opts.now);
-    const { endpointEvents } = paid;
-    const announces = (type: string) => endpointEvents.some((events) => subscriptionMatches(events, type));
-    // The webhooks no endpoint takes are not built (the relay would mark them relayed unsent).
-    const rows = redemptionRows(context, em, keyDone, paid.participant, paid.state, withoutPayment(paid.evaluation, priced), paid.evaluation, announces);
-    // The payment's statement set the participant's updated_at: its row is rewritten only when the reward moved another column.
-    if (!movesParticipantColumns(paid.participant, paid.evaluation.delta)) rows.writes.dropParticipantUpdate(paid.participant.id);
+    const writes = new PendingWrites();
+    const rows = purchaseRows(context, writes, { ...paid, evaluation: paid.evaluation });
     // One round trip on PostgreSQL: the delta, the redemption (its unique key), the outbox rows, the key's mark (when not claimed here) and the COMMIT.
     transaction.commitWithNext();
-    await rows.writes.flush(em, rows.also, store);
-    return done(rows);
+    await writes.flush(em, [redemptionsInsert(em, [rows.redemption]), ...(keyDone ? [keyDone.write] : [])], store);
+    return purchase.done(rows);
   });
+}
+
+/** A redemption in a currency without lots, as it is paid alone or with others. */
+interface Purchase {
+  db: Database;
+  context: RedemptionContext;
+  externalId: string;
+  claim: TransactionKeyClaim | null;
+  timeZone: string;
+  /** Its answer once its rows committed. */
+  done(rows: RedemptionRows): RedemptionView;
+}
+
+/** A purchase's outcome when paid with others: its answer, its key refused, or why it failed (nothing of it was written). */
+type PurchaseOutcome = RedemptionView | ClaimRefused | { failed: unknown };
+
+function paymentOf({ context, externalId, claim }: Purchase): Payment {
+  const { priced, key, opts } = context;
+  return { externalId, currency: priced.currency.code, amount: priced.cost, idempotencyKey: key, now: opts.now, claim };
+}
+
+/**
+ * PostgreSQL: purchases of distinct participants of one club environment in
+ * one transaction of two round trips (db/hot/redemption-writes.ts
+ * payRedemptionsTogether, then every purchase's rows and the COMMIT), each
+ * with its own outcome. A purchase that fails (404, 409) writes nothing: its
+ * key is released in the same commit. Throws, having committed nothing, when
+ * the transaction fails.
+ */
+async function payTogether(purchases: Purchase[]): Promise<PurchaseOutcome[]> {
+  const [{ db, context }] = purchases;
+  const { scope } = context;
+  const { em } = db.orm;
+  const outcomes = new Array<PurchaseOutcome>(purchases.length);
+  const bought: { index: number; rows: RedemptionRows }[] = [];
+  let committing = false;
+  try {
+    await inHotTransaction(em, async (store, transaction) => {
+      const payments = await payRedemptionsTogether(store, scope, purchases.map(paymentOf));
+      const writes = new PendingWrites();
+      const released: Write[] = [];
+      for (let i = 0; i < purchases.length; i++) {
+        const purchase = purchases[i];
+        const payment = payments[i];
+        if (!payment) outcomes[i] = { failed: participantNotFound(purchase.externalId) };
+        else if ("refused" in payment) outcomes[i] = payment;
+        else {
+          const paid = await paidFrom(store, purchase.context, payment, purchase.timeZone);
+          if (paid.repeat) outcomes[i] = paid.repeat;
+          else if (paid.evaluation === null) {
+            outcomes[i] = { failed: insufficientBalance(paid.participant, paid.state, purchase.context.priced, purchase.context.opts.now) };
+            if (purchase.claim) released.push(keyReleasedWithTransaction(scope, purchase.claim.key));
+          } else bought.push({ index: i, rows: purchaseRows(purchase.context, writes, { ...paid, evaluation: paid.evaluation }) });
+        }
+      }
+      transaction.commitWithNext();
+      committing = true;
+      await writes.flush(
+        em,
+        [
+          redemptionsInsert(
+            em,
+            bought.map(({ rows }) => rows.redemption),
+          ),
+          ...released,
+        ],
+        store,
+      );
+    });
+  } catch (err) {
+    // Before the COMMIT, or refused by the server (which rolled it back): nothing committed, each is paid alone again.
+    if (!committing || rolledBack(err)) throw err;
+    // The COMMIT's outcome is unknown (the connection broke): paid again, a purchase without a key could be paid twice.
+    for (const { index } of bought) outcomes[index] = { failed: err };
+    return outcomes;
+  }
+  for (const { index, rows } of bought) outcomes[index] = purchases[index].done(rows);
+  return outcomes;
+}
+
+/** The server refused a statement with an ERROR, so it rolled the transaction back (a broken connection or a FATAL error leaves the COMMIT's outcome unknown). */
+function rolledBack(err: unknown): boolean {
+  return (err as { severity?: unknown } | null)?.severity === "ERROR";
+}
+
+/**
+ * Purchases gathered together (group commit, db/group-commit.ts): those of
+ * distinct participants paid in one transaction (payTogether), a
+ * participant's second purchase of the group after it, alone, so it sees
+ * the first. Throws, having committed nothing, when the transaction fails:
+ * each purchase is then paid alone.
+ */
+async function payGathered(purchases: Purchase[]): Promise<PurchaseOutcome[]> {
+  const seen = new Set<string>();
+  const together: number[] = [];
+  const after: number[] = [];
+  purchases.forEach(({ externalId }, i) => {
+    (seen.has(externalId) ? after : together).push(i);
+    seen.add(externalId);
+  });
+  const outcomes = new Array<PurchaseOutcome>(purchases.length);
+  const paid = await payTogether(together.map((i) => purchases[i]));
+  together.forEach((i, k) => (outcomes[i] = paid[k]));
+  for (const i of after) outcomes[i] = await payFirst(purchases[i]).catch((failed: unknown) => ({ failed }));
+  return outcomes;
+}
+
+/** At most this many purchases share one transaction. */
+const PURCHASES_PER_GROUP = 64;
+
+const purchasesOf = groupCommitPer<Database, Purchase, PurchaseOutcome>((db) => ({
+  cap: PURCHASES_PER_GROUP,
+  maxInFlight: groupsInFlight(db),
+  applyGroup: (_, purchases) => payGathered(purchases),
+  applyOne: (_, purchase) => payFirst(purchase),
+}));
+
+/**
+ * Pays `purchase`: on PostgreSQL with the purchases of the same club
+ * environment arriving at the same time, in one transaction (see
+ * payGathered; a test clock's never mix with real time's), on SQLite alone.
+ */
+async function pay(purchase: Purchase): Promise<RedemptionView | ClaimRefused> {
+  const { db, context, claim } = purchase;
+  if (!paysTogether(db)) return payFirst(purchase);
+  // One statement text per group: the payments claiming their keys, or not.
+  const key = [context.scope.clubId, context.scope.env, claim ? "claiming" : "not-claiming", clockOverride() === undefined ? "real" : "test"].join("\u0000");
+  const outcome = await purchasesOf(db).submit(key, purchase);
+  if ("failed" in outcome) throw outcome.failed;
+  return outcome;
 }
 
 /**
@@ -316,6 +461,11 @@ async function payFirst(
  * `duplicate: true` and spends nothing, whatever the body of the repeat.
  * 404 unknown participant or reward; 422 `reward_has_no_price`; 409
  * `insufficient_balance` (nothing spent).
+ *
+ * On PostgreSQL, redemptions of one club environment arriving together in a
+ * currency without lots share one transaction (group commit, as single
+ * events do): each keeps its own outcome, and one that fails writes nothing
+ * (see payGathered).
  */
 export async function redeem(
   db: Database,
@@ -341,14 +491,14 @@ export async function redeem(
   let keyDone: ReturnType<typeof doneWithTransaction> = null;
   const done = (rows: RedemptionRows) => {
     // The relay is woken only for rows it has to hand over: a pass that finds none still costs it a transaction.
-    if (rows.writes.outbox.length > 0) opts.afterCommit?.("outbox");
+    if (rows.announced) opts.afterCommit?.("outbox");
     return rows.result;
   };
   try {
     if (priced.currency.expiresInDays === null) {
-      // A currency without lots: the key's claim, the lock, the key's lookup and the debit in one statement (paidFirst), in a transaction on the driver.
+      // A currency without lots: the key's claim, the lock, the key's lookup and the debit in one statement (payRedemption), in a transaction on the driver.
       const claim = keyClaimForTransaction(scope, key);
-      const paying = await payFirst(db, context, request.participant, claim, null, timeZone, done);
+      const paying = await pay({ db, context, externalId: request.participant, claim, timeZone, done });
       if (!("refused" in paying)) {
         claim?.committed();
         return paying;
@@ -357,7 +507,7 @@ export async function redeem(
       // The key is taken (reused, done, or in flight elsewhere): the key's own claim sorts it out, then the redemption runs (a repeat answers its stored result).
       await claimKeyNow(scope, key);
       keyDone = doneWithTransaction(scope, key);
-      const answer = await payFirst(db, context, request.participant, null, keyDone, timeZone, done);
+      const answer = await payFirst({ db, context, externalId: request.participant, claim: null, timeZone, done }, keyDone);
       if ("refused" in answer) throw new Error("a redemption without a key claim was refused its claim");
       // A repeat wrote nothing: its key is left to the caller to mark.
       if (!answer.duplicate) keyDone?.committed();
@@ -374,8 +524,9 @@ export async function redeem(
       const state = await loadParticipantState(em, participant, config, { now: opts.now, timeZone });
       const evaluation = redemptionEvaluation({ config, state, now: opts.now, timeZone, priced });
       if (evaluation === null) throw insufficientBalance(participant, state, priced, opts.now);
-      const rows = redemptionRows(context, em, keyDone, participant, state, evaluation, evaluation);
-      await rows.writes.flush(em, rows.also);
+      const writes = new PendingWrites();
+      const rows = redemptionRows(context, writes, participant, state, evaluation, evaluation);
+      await writes.flush(em, [redemptionsInsert(em, [rows.redemption]), ...(keyDone ? [keyDone.write] : [])]);
       return done(rows);
     });
     if (!answer.duplicate) keyDone?.committed();
