@@ -45,31 +45,24 @@ describe.skipIf(!postgresEnabled)("redemptions paid together when the COMMIT's r
     }
     const ids = await Promise.all(players.map(async (player) => (await participantRow(club.db, club.scope, player)).id));
     const before = await Promise.all(ids.map((id) => balancesOf(club.db, id)));
-    const outcomes = await Promise.allSettled(
-      players.map((participant) => redeem(club.db, club.scope, { participant, reward: "store-bonus-10" }, { now: NOW, publicUrl: PUBLIC_URL })),
-    );
+    const redemptions = () =>
+      club.db
+        .em()
+        .fork()
+        .count(Redemption, { participantId: { $in: ids } });
+    const buyAll = () =>
+      players.map((participant) => redeem(club.db, club.scope, { participant, reward: "store-bonus-10" }, { now: NOW, publicUrl: PUBLIC_URL }));
+    const outcomes = await Promise.allSettled(buyAll());
     for (const outcome of outcomes) {
       expect(outcome.status).toBe("rejected");
       expect((outcome as PromiseRejectedResult).reason).not.toBeInstanceOf(ApiError);
     }
     // The backend ended before its COMMIT ran: nothing was paid, and nothing was paid again alone.
     expect(await Promise.all(ids.map((id) => balancesOf(club.db, id)))).toEqual(before);
-    expect(
-      await club.db
-        .em()
-        .fork()
-        .count(Redemption, { participantId: { $in: ids } }),
-    ).toBe(0);
+    expect(await redemptions()).toBe(0);
     // The pool let the broken connection go: the next purchases are paid.
-    const again = await Promise.all(
-      players.map((participant) => redeem(club.db, club.scope, { participant, reward: "store-bonus-10" }, { now: NOW, publicUrl: PUBLIC_URL })),
-    );
+    const again = await Promise.all(buyAll());
     expect(again.map((result) => result.duplicate)).toEqual([false, false, false]);
-    expect(
-      await club.db
-        .em()
-        .fork()
-        .count(Redemption, { participantId: { $in: ids } }),
-    ).toBe(3);
+    expect(await redemptions()).toBe(3);
   });
 });

@@ -61,6 +61,13 @@ describeEachDatabase("redemptions", (kind) => {
     return participant.id;
   }
 
+  /** playerWith for each player, one after the other; their ids by external id. */
+  async function playersWith<K extends string>(coins: Record<K, number>): Promise<Record<K, string>> {
+    const ids = {} as Record<K, string>;
+    for (const [externalId, amount] of Object.entries(coins) as [K, number][]) ids[externalId] = await playerWith(externalId, amount);
+    return ids;
+  }
+
   async function buy(participant: string, reward: string, idempotencyKey?: string, now = NOW): Promise<RedemptionView> {
     const result = await redeem(club.db, club.scope, { participant, reward }, { idempotencyKey, now, publicUrl: PUBLIC_URL });
     expect(schemaValidators.Redemption(structuredClone(result)), JSON.stringify(schemaValidators.Redemption.errors)).toBe(true);
@@ -308,16 +315,9 @@ describeEachDatabase("redemptions", (kind) => {
   });
 
   it("purchases of several participants at once: each its own outcome, those paid sharing one transaction on PostgreSQL", async () => {
-    const ids = {
-      rui: await playerWith("rui", 1500),
-      sol: await playerWith("sol", 1500),
-      tom: await playerWith("tom", 1500),
-      uli: await playerWith("uli", 1500),
-      vera: await playerWith("vera", 500),
-    };
-    const outcomes = await Promise.allSettled(
-      ["rui", "rui", "sol", "tom", "vera", "nobody-here", "uli"].map((participant, i) => buy(participant, "store-bonus-10", `resgate-junto-${i}`)),
-    );
+    const ids = await playersWith({ rui: 1500, sol: 1500, tom: 1500, uli: 1500, vera: 500 });
+    const buyers = ["rui", "rui", "sol", "tom", "vera", "nobody-here", "uli"];
+    const outcomes = await Promise.allSettled(buyers.map((participant, i) => buy(participant, "store-bonus-10", `resgate-junto-${i}`)));
     const [rui, ruiAgain, sol, tom, vera, nobody, uli] = outcomes;
     const paid = [rui, sol, tom, uli].map((outcome) => (outcome as PromiseFulfilledResult<RedemptionView>).value);
     expect(paid.map((result) => [result.balance_after, result.duplicate])).toEqual(Array.from({ length: 4 }, () => [500, false]));
@@ -346,19 +346,12 @@ describeEachDatabase("redemptions", (kind) => {
       expect(transactions).toHaveLength(1);
     }
     // Repeats of the keys at once: the stored results; the failed purchases' keys were never taken.
-    const repeats = await Promise.all(
-      [0, 2, 3, 6].map((i) => buy(["rui", "rui", "sol", "tom", "vera", "nobody-here", "uli"][i], "store-bonus-10", `resgate-junto-${i}`)),
-    );
+    const repeats = await Promise.all([0, 2, 3, 6].map((i) => buy(buyers[i], "store-bonus-10", `resgate-junto-${i}`)));
     expect(repeats.map((result) => [result.id, result.duplicate])).toEqual(paid.map((result) => [result.id, true]));
   });
 
   it("keyed purchases at once (the route's key claims): a failed one's key is released, one key for two participants spends once", async () => {
-    const ids = {
-      wil: await playerWith("wil", 1500),
-      xavi: await playerWith("xavi", 500),
-      yara: await playerWith("yara", 1500),
-      zeca: await playerWith("zeca", 1500),
-    };
+    const ids = await playersWith({ wil: 1500, xavi: 500, yara: 1500, zeca: 1500 });
     // As the HTTP route runs a keyed redemption: its key claimed by the payment's statement.
     const keyed = (participant: string, key: string) =>
       withIdempotencyKey(
