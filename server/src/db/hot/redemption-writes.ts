@@ -12,7 +12,9 @@ import { viewedParticipant, type ViewedParticipantRow } from "./participant-read
  * the debit are one step (no read-then-write race) and nothing waits on a
  * lock across another round trip before it. The lock on the participant row
  * is taken first, as the event path takes it before its balance upserts, so
- * the two never wait on each other in opposite orders.
+ * the two never wait on each other in opposite orders. Several redemptions
+ * paid in one transaction (payRedemptionsTogether) lock their participants
+ * in id order first, as the event path locks a group's.
  */
 
 export interface RedemptionPayment {

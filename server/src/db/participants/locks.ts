@@ -111,6 +111,8 @@ export function lockingByExternalId(columns: string): string {
   return `select ${columns} from participants where id = any(array(${IDS_BY_EXTERNAL_ID})) and external_id = any(?::text[]) order by id for update`;
 }
 
+const LOCK_BY_EXTERNAL_ID = lockingByExternalId(COLUMNS);
+
 /**
  * Locks the participants of the scope with `externalIds` (those that exist)
  * for the rest of the transaction, in one statement; by external id.
@@ -125,7 +127,7 @@ export async function lockByExternalId(store: HotStore, scope: Scope, externalId
   await takeSqliteWriteLock(store);
   const rows = await store.select<ParticipantRow>(
     {
-      postgresql: lockingByExternalId(COLUMNS),
+      postgresql: LOCK_BY_EXTERNAL_ID,
       sqlite: `select ${COLUMNS} from participants where club_id = ? and env = ? and external_id in (select value from json_each(?))`,
     },
     store.dialect === "postgresql" ? [scope.clubId, scope.env, externalIds, externalIds] : [scope.clubId, scope.env, externalIds],
