@@ -277,14 +277,14 @@ function redemptionsInsert(em: SqlEntityManager, rows: RequiredEntityData<Redemp
 }
 
 /**
- * The rows of a purchase paid in its own statement (paidFrom), added to
- * `writes`: the webhooks no endpoint takes are not built (the relay would
+ * The rows of a purchase paid in its own statement (paidFrom) and evaluated
+ * as `evaluation` (its non-null one), added to `writes`: the webhooks no endpoint takes are not built (the relay would
  * mark them relayed unsent), and the participant's row is rewritten only
  * when the reward moved another of its columns (the payment's statement set
  * its updated_at).
  */
-function purchaseRows(context: RedemptionContext, writes: PendingWrites, paid: Paid & { evaluation: Evaluation }): RedemptionRows {
-  const { endpointEvents, participant, evaluation } = paid;
+function purchaseRows(context: RedemptionContext, writes: PendingWrites, paid: Paid, evaluation: Evaluation): RedemptionRows {
+  const { endpointEvents, participant } = paid;
   const announces = (type: string) => endpointEvents.some((events) => subscriptionMatches(events, type));
   const rows = redemptionRows(context, writes, participant, paid.state, withoutPayment(evaluation, context.priced), evaluation, announces);
   if (!movesParticipantColumns(participant, evaluation.delta)) writes.dropParticipantUpdate(participant.id);
@@ -309,7 +309,7 @@ async function payFirst(purchase: Purchase, keyDone: ReturnType<typeof doneWithT
     if (paid.repeat) return paid.repeat;
     if (paid.evaluation === null) throw insufficientBalance(paid.participant, paid.state, priced, opts.now);
     const writes = new PendingWrites();
-    const rows = purchaseRows(context, writes, { ...paid, evaluation: paid.evaluation });
+    const rows = purchaseRows(context, writes, paid, paid.evaluation);
     // One round trip on PostgreSQL: the delta, the redemption (its unique key), the outbox rows, the key's mark (when not claimed here) and the COMMIT.
     transaction.commitWithNext();
     await writes.flush(em, [redemptionsInsert(em, [rows.redemption]), ...(keyDone ? [keyDone.write] : [])], store);
@@ -367,7 +367,7 @@ async function payTogether(purchases: Purchase[]): Promise<PurchaseOutcome[]> {
           else if (paid.evaluation === null) {
             outcomes[i] = { failed: insufficientBalance(paid.participant, paid.state, purchase.context.priced, purchase.context.opts.now) };
             if (purchase.claim) released.push(keyReleasedWithTransaction(scope, purchase.claim.key));
-          } else bought.push({ index: i, rows: purchaseRows(purchase.context, writes, { ...paid, evaluation: paid.evaluation }) });
+          } else bought.push({ index: i, rows: purchaseRows(purchase.context, writes, paid, paid.evaluation) });
         }
       }
       transaction.commitWithNext();
